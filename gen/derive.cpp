@@ -1,0 +1,227 @@
+// derive.cpp — from a spec to the equations of motion (DESIGN.md §1):
+// M, k, Q; A, c_h for holonomic constraints; B, c_n for nonholonomic ones;
+// and the Baumgarte-stabilised constraint rows J q'' = r.
+#include "lagrangec.h"
+
+#include <cmath>
+
+namespace lgc {
+
+namespace {
+
+using GiNaC::ex;
+
+bool has_any(const ex &e, const std::vector<GiNaC::realsymbol> &syms) {
+  for (auto &s : syms)
+    if (e.has(s)) return true;
+  return false;
+}
+
+// Total time derivative of e(q, q', t) without the q'' terms: ∂e/∂q q' + ∂e/∂t.
+ex convective_derivative(const ex &e, const SymbolTable &s) {
+  ex d = e.diff(s.t);
+  for (size_t i = 0; i < s.q.size(); ++i) d += e.diff(s.q[i]) * s.v[i];
+  return d.expand();
+}
+
+// A fixed, reproducible set of sample states for numeric checks.
+struct SamplePoint {
+  GiNaC::exmap values;
+};
+
+std::vector<SamplePoint> sample_points(const Spec &spec, const SymbolTable &s, int count) {
+  std::vector<SamplePoint> points;
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&] {  // xorshift64*: the same sequence on every machine
+    state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
+    return double((state * 0x2545F4914F6CDD1Dull) >> 11) / double(1ull << 53);
+  };
+  for (int k = 0; k < count; ++k) {
+    SamplePoint p;
+    for (auto &q : s.q) p.values[q] = 0.3 + next();
+    for (auto &v : s.v) p.values[v] = next() - 0.5;
+    for (size_t i = 0; i < s.p.size(); ++i) p.values[s.p[i]] = spec.parameters[i].value;
+    for (size_t i = 0; i < s.u.size(); ++i) p.values[s.u[i]] = spec.inputs[i].value;
+    p.values[s.t] = next();
+    points.push_back(p);
+  }
+  return points;
+}
+
+double numeric_value(const ex &e, const SamplePoint &p) {
+  try {
+    ex v = GiNaC::evalf(e.subs(p.values));
+    if (GiNaC::is_a<GiNaC::numeric>(v) && GiNaC::ex_to<GiNaC::numeric>(v).is_real())
+      return GiNaC::ex_to<GiNaC::numeric>(v).to_double();
+  } catch (const std::exception &) {
+  }
+  return NAN;
+}
+
+// Whether the symmetric matrix is positive definite (a Cholesky attempt).
+bool positive_definite(std::vector<double> a, size_t n) {
+  for (size_t j = 0; j < n; ++j) {
+    double d = a[j * n + j];
+    for (size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+    if (!(d > 1e-12 * std::fabs(a[j * n + j]) && d > 0)) return false;
+    d = std::sqrt(d);
+    a[j * n + j] = d;
+    for (size_t i = j + 1; i < n; ++i) {
+      double s = a[i * n + j];
+      for (size_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+      a[i * n + j] = s / d;
+    }
+  }
+  return true;
+}
+
+class Deriver {
+ public:
+  explicit Deriver(const Spec &spec) : spec_(spec) {
+    m_.spec = &spec;
+    m_.symbols = make_symbols(spec);
+    m_.nq = spec.coordinates.size();
+    m_.nh = spec.holonomic.size();
+    m_.nn = spec.nonholonomic.size();
+  }
+
+  Model run() {
+    read_expressions();
+    derive_dynamics();
+    derive_holonomic();
+    derive_nonholonomic();
+    check_constraint_count();
+    m_.conservative = !has_time() && std::all_of(m_.Q.begin(), m_.Q.end(), [](const ex &q) { return q.is_zero(); });
+    return std::move(m_);
+  }
+
+ private:
+  const Spec &spec_;
+  Model m_;
+
+  const SymbolTable &sym() const { return m_.symbols; }
+
+  std::string name_of(size_t i) const { return spec_.coordinates[i].name; }
+
+  void read_expressions() {
+    m_.T = read_expression(spec_.kinetic, sym(), {"the kinetic energy", true, false});
+    m_.V = spec_.potential ? read_expression(*spec_.potential, sym(), {"the potential", false, false}) : ex(0);
+    for (size_t i = 0; i < m_.nq; ++i) {
+      std::string what = "the force on " + name_of(i);
+      m_.Q.push_back(spec_.forces[i] ? read_expression(*spec_.forces[i], sym(), {what.c_str(), true, true}).expand()
+                                     : ex(0));
+    }
+    for (size_t j = 0; j < m_.nh; ++j) {
+      std::string what = "holonomic constraint " + std::to_string(j + 1);
+      m_.phi.push_back(read_expression(spec_.holonomic[j], sym(), {what.c_str(), false, false}).expand());
+    }
+    for (size_t j = 0; j < m_.nn; ++j) {
+      std::string what = "nonholonomic constraint " + std::to_string(j + 1);
+      m_.g.push_back(read_expression(spec_.nonholonomic[j], sym(), {what.c_str(), true, false}).expand());
+    }
+  }
+
+  bool has_time() const {
+    if (m_.T.has(sym().t) || m_.V.has(sym().t)) return true;
+    for (auto &e : m_.phi) if (e.has(sym().t)) return true;
+    for (auto &e : m_.g) if (e.has(sym().t)) return true;
+    return false;
+  }
+
+  // M = ∂²T/∂q'∂q';  k = ∂p/∂q q' + ∂p/∂t − ∂L/∂q  with p = ∂T/∂q'.
+  void derive_dynamics() {
+    const auto &s = sym();
+    size_t n = m_.nq;
+    m_.M = GiNaC::matrix(n, n);
+    for (size_t i = 0; i < n; ++i) {
+      ex p = m_.T.diff(s.v[i]).expand();
+      for (size_t j = 0; j < n; ++j) {
+        m_.M(i, j) = j < i ? m_.M(j, i) : p.diff(s.v[j]).expand();
+        if (has_any(m_.M(i, j), s.v))
+          error_at(spec_.kinetic.loc_of(0),
+                   "the kinetic energy is not quadratic in the velocities: d2T/d" + name_of(i) + "'d" +
+                       name_of(j) + "' depends on the velocities");
+      }
+      ex L_q = (m_.T - m_.V).diff(s.q[i]);
+      m_.k.push_back((convective_derivative(p, s) - L_q).expand());
+    }
+    check_mass_matrix();
+  }
+
+  void check_mass_matrix() {
+    size_t n = m_.nq;
+    for (size_t i = 0; i < n; ++i)
+      if (m_.M(i, i).is_zero())
+        error_at(spec_.kinetic.loc_of(0), "the mass matrix is singular: the kinetic energy does not depend on " +
+                                              name_of(i) + "'");
+    for (const SamplePoint &p : sample_points(spec_, sym(), 3)) {
+      std::vector<double> a(n * n);
+      for (size_t i = 0; i < n * n; ++i) a[i] = numeric_value(m_.M(i / n, i % n), p);
+      if (positive_definite(a, n)) return;
+    }
+    error_at(spec_.kinetic.loc_of(0),
+             "the mass matrix d2T/dq'dq' is singular or not positive definite at every sampled state "
+             "(with the parameters' default values): check the kinetic energy");
+  }
+
+  // φ' = A q' + ∂φ/∂t,  φ'' = A q'' + c_h.
+  void derive_holonomic() {
+    const auto &s = sym();
+    m_.A = GiNaC::matrix(m_.nh, m_.nq);
+    for (size_t j = 0; j < m_.nh; ++j) {
+      ex phi_dot = m_.phi[j].diff(s.t);
+      m_.phi_t.push_back(phi_dot.expand());
+      for (size_t i = 0; i < m_.nq; ++i) {
+        m_.A(j, i) = m_.phi[j].diff(s.q[i]).expand();
+        phi_dot += m_.A(j, i) * s.v[i];
+      }
+      m_.phi_dot.push_back(phi_dot.expand());
+      m_.c_h.push_back(convective_derivative(m_.phi_dot[j], s));
+      m_.r.push_back((-m_.c_h[j] - m_.alpha * m_.phi_dot[j] - m_.beta * m_.phi[j]).expand());
+    }
+  }
+
+  // g = B q' + b,  g' = B q'' + c_n;  the rows are stabilised with ∫g (6.332).
+  void derive_nonholonomic() {
+    const auto &s = sym();
+    m_.B = GiNaC::matrix(m_.nn, m_.nq);
+    for (size_t j = 0; j < m_.nn; ++j) {
+      GiNaC::exmap at_rest;
+      for (auto &v : s.v) at_rest[v] = 0;
+      for (size_t i = 0; i < m_.nq; ++i) {
+        m_.B(j, i) = m_.g[j].diff(s.v[i]).expand();
+        if (has_any(m_.B(j, i), s.v))
+          error_at(spec_.nonholonomic[j].loc_of(0),
+                   "nonholonomic constraint " + std::to_string(j + 1) +
+                       " is not linear in the velocities: its derivative by " + name_of(i) +
+                       "' depends on the velocities");
+      }
+      bool any = false;
+      for (size_t i = 0; i < m_.nq; ++i) any = any || !m_.B(j, i).is_zero();
+      if (!any)
+        error_at(spec_.nonholonomic[j].loc_of(0),
+                 "nonholonomic constraint " + std::to_string(j + 1) +
+                     " does not contain any velocity; a constraint on positions belongs in 'holonomic'");
+      m_.b.push_back(m_.g[j].subs(at_rest).expand());
+      m_.c_n.push_back(convective_derivative(m_.g[j], s));
+      GiNaC::realsymbol z("int_g" + std::to_string(j + 1));
+      m_.z.push_back(z);
+      m_.r.push_back((-m_.c_n[j] - m_.alpha * m_.g[j] - m_.beta * z).expand());
+    }
+  }
+
+  void check_constraint_count() {
+    size_t m = m_.nh + m_.nn;
+    if (m >= m_.nq + 1) {
+      const SourceText &last = m_.nn ? spec_.nonholonomic.back() : spec_.holonomic.back();
+      error_at(last.loc_of(0), std::to_string(m) + " constraints on " + std::to_string(m_.nq) +
+                                   " coordinates: at most as many constraints as coordinates can be independent");
+    }
+  }
+};
+
+}  // namespace
+
+Model derive(const Spec &spec) { return Deriver(spec).run(); }
+
+}  // namespace lgc

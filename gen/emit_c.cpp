@@ -1,0 +1,642 @@
+// emit_c.cpp — prints the model as standalone C99 (NAME.h, NAME.c) and the
+// runtime's descriptor (NAME_model.c). Expressions are printed only from the
+// scheduled graph of lower.cpp, so the text is the same on every run.
+#include "lagrangec.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <sstream>
+
+namespace lgc {
+
+namespace {
+
+const char *kVersion = "0.1.0";
+
+std::string upper(std::string s) {
+  for (char &c : s) c = char(std::toupper((unsigned char)c));
+  return s;
+}
+
+// Text from the spec, safe inside a C comment.
+std::string comment_text(std::string s) {
+  for (size_t i; (i = s.find("*/")) != std::string::npos;) s.replace(i, 2, "* /");
+  for (char &c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return s;
+}
+
+// Names of the model's generated identifiers: NAME_rhs, KNIFE_EDGE_NQ, ...
+struct Names {
+  std::string p, P;  // prefix, upper-case prefix
+  explicit Names(const Model &m) : p(m.spec->name), P(upper(m.spec->name)) {}
+  std::string fn(const char *s) const { return p + "_" + s; }
+  std::string size(const char *s) const { return P + "_" + s; }
+};
+
+// ---- expressions ----
+
+class CPrinter {
+ public:
+  CPrinter(const Graph &g, const std::map<int, int> &temps) : g_(g), temps_(temps) {}
+
+  // The expression of node `id` itself, even when a temporary holds it.
+  std::string define(int id) const { return body(g_.node(id)); }
+
+  // Precedence: 1 sum, 2 product, 3 atom.
+  std::string print(int id, int context = 0) const {
+    auto t = temps_.find(id);
+    if (t != temps_.end()) return "w" + std::to_string(t->second);
+    const Node &n = g_.node(id);
+    int level = precedence(n);
+    std::string s = body(n);
+    return level < context ? "(" + s + ")" : s;
+  }
+
+ private:
+  const Graph &g_;
+  const std::map<int, int> &temps_;
+
+  static int precedence(const Node &n) {
+    switch (n.kind) {
+      case Node::num: return n.value < 0 ? 1 : 3;
+      case Node::add: return n.terms.size() == 1 && n.value == 0 && n.terms[0].first > 0 ? 2 : 1;
+      case Node::mul: return 2;
+      case Node::ipow: return n.exponent <= 3 ? 2 : 3;
+      default: return 3;
+    }
+  }
+
+  std::string body(const Node &n) const {
+    switch (n.kind) {
+      case Node::num: return format_double(n.value);
+      case Node::sym: return n.name;
+      case Node::add: return sum(n);
+      case Node::mul: return product(n);
+      case Node::ipow: {
+        std::string b = print(n.terms[0].second, 3);
+        if (n.exponent > 3) return "pow(" + b + ", " + std::to_string(n.exponent) + ".0)";
+        std::string s = b;
+        for (int i = 1; i < n.exponent; ++i) s += "*" + b;
+        return s;
+      }
+      case Node::pow: return "pow(" + print(n.terms[0].second) + ", " + print(n.terms[1].second) + ")";
+      case Node::call: {
+        std::string s = n.name + "(";
+        for (size_t i = 0; i < n.terms.size(); ++i) s += (i ? ", " : "") + print(n.terms[i].second);
+        return s + ")";
+      }
+    }
+    unreachable("unknown node kind");
+  }
+
+  std::string sum(const Node &n) const {
+    std::string s;
+    for (auto &[coef, id] : n.terms) {
+      double c = coef < 0 ? -coef : coef;
+      std::string term = c == 1 ? print(id, 2) : format_double(c) + "*" + print(id, 2);
+      if (s.empty()) s = coef < 0 ? "-" + term : term;
+      else s += (coef < 0 ? " - " : " + ") + term;
+    }
+    if (n.value != 0) s += (n.value < 0 ? " - " : " + ") + format_double(n.value < 0 ? -n.value : n.value);
+    return s;
+  }
+
+  std::string product(const Node &n) const {
+    std::string num, den;
+    int den_count = 0;
+    bool den_atom = false;
+    for (auto &[e, id] : n.terms) {
+      std::string f = print(id, 2);
+      if (e > 0) {
+        num += (num.empty() ? "" : "*") + f;
+      } else {
+        den += (den.empty() ? "" : "*") + f;
+        den_atom = ++den_count == 1 && (temps_.count(id) || precedence(g_.node(id)) == 3);
+      }
+    }
+    if (num.empty()) num = "1.0";
+    if (den.empty()) return num;
+    return num + "/" + (den_atom ? den : "(" + den + ")");
+  }
+};
+
+// ---- blocks of straight-line code ----
+
+struct Function {
+  std::string signature;  // "int knife_edge_rhs(...)"
+  std::vector<std::string> params;  // the names, to mark the unused ones
+};
+
+// The arrays a symbol is loaded from (grep tag: STATE-LAYOUT, see model.h).
+std::map<std::string, std::string> symbol_loads(const Model &m) {
+  const SymbolTable &s = m.symbols;
+  std::map<std::string, std::string> loads;
+  size_t nq = m.nq;
+  for (size_t i = 0; i < nq; ++i) loads[s.q[i].get_name()] = "state[" + std::to_string(i) + "]";
+  for (size_t i = 0; i < nq; ++i) loads[s.v[i].get_name()] = "state[" + std::to_string(nq + i) + "]";
+  for (size_t j = 0; j < m.z.size(); ++j) loads[m.z[j].get_name()] = "state[" + std::to_string(2 * nq + j) + "]";
+  for (size_t i = 0; i < s.p.size(); ++i) loads[s.p[i].get_name()] = "param[" + std::to_string(i) + "]";
+  for (size_t i = 0; i < s.u.size(); ++i) loads[s.u[i].get_name()] = "input[" + std::to_string(i) + "]";
+  return loads;
+}
+
+// Load order: state, then parameters, then inputs, each in spec order.
+std::vector<std::string> load_order(const Model &m) {
+  std::vector<std::string> order;
+  const SymbolTable &s = m.symbols;
+  for (auto &x : s.q) order.push_back(x.get_name());
+  for (auto &x : s.v) order.push_back(x.get_name());
+  for (auto &x : m.z) order.push_back(x.get_name());
+  for (auto &x : s.p) order.push_back(x.get_name());
+  for (auto &x : s.u) order.push_back(x.get_name());
+  return order;
+}
+
+class Emitter {
+ public:
+  explicit Emitter(const Model &m) : m_(m), n_(m) {}
+
+  // A function whose body computes `outs`; `prologue`/`epilogue` are extra
+  // statements (they may mention function parameters by name).
+  std::string function(const Function &f, const std::vector<Assignment> &outs, const std::string &prologue = "",
+                       const std::string &epilogue = "") {
+    Graph &g = graph_;
+    std::map<int, int> temps;
+    std::vector<Statement> code = schedule(g, outs, temps);
+    CPrinter printer(g, temps);
+
+    std::set<std::string> used;  // symbol names the block reads
+    std::set<int> seen;
+    std::function<void(int)> collect = [&](int id) {
+      if (!seen.insert(id).second) return;
+      const Node &n = g.node(id);
+      if (n.kind == Node::sym) used.insert(n.name);
+      for (auto &t : n.terms) collect(t.second);
+    };
+    for (auto &a : outs) collect(a.node);
+
+    std::ostringstream body;
+    auto loads = symbol_loads(m_);
+    std::set<std::string> arrays_read;
+    for (auto &name : load_order(m_)) {
+      if (!used.count(name)) continue;
+      const std::string &from = loads.at(name);
+      arrays_read.insert(from.substr(0, from.find('[')));
+      const SymbolInfo *info = spec_name(name);
+      body << "    const double " << name << " = " << from << ";";
+      if (info && info->spec_name != name) body << "  /* " << info->spec_name << " */";
+      body << "\n";
+    }
+    std::ostringstream stmts;
+    std::string code_only = prologue + epilogue;  // without comments, to see what is mentioned
+    for (const Statement &st : code) {
+      std::string line;
+      if (st.kind == Statement::temp) {
+        line = "const double w" + std::to_string(st.temp_index) + " = " + printer.define(st.node) + ";";
+      } else {
+        const Assignment &a = *st.out;
+        if (!a.comment.empty()) stmts << "    /* " << comment_text(a.comment) << " */\n";
+        line = (a.target == "return" ? "return" : a.target + " =") + " " + printer.print(st.node) + ";";
+      }
+      stmts << "    " << line << "\n";
+      code_only += line + "\n";
+    }
+    std::string text = prologue + stmts.str() + epilogue;
+    // Parameters no statement mentions are marked, for -Wunused-parameter.
+    std::ostringstream unused;
+    for (auto &p : f.params) {
+      bool mentioned = used.count(p) || arrays_read.count(p) || mentions(code_only, p);
+      if (!mentioned) unused << "    (void)" << p << ";\n";
+    }
+    std::ostringstream out;
+    out << f.signature << "\n{\n" << unused.str() << body.str() << text << "}\n";
+    return out.str();
+  }
+
+  Graph &graph() { return graph_; }
+
+ private:
+  const Model &m_;
+  Names n_;
+  Graph graph_;
+
+  const SymbolInfo *spec_name(const std::string &c_name) const {
+    auto it = m_.symbols.by_c_name.find(c_name);
+    return it == m_.symbols.by_c_name.end() ? nullptr : &it->second;
+  }
+
+  static bool mentions(const std::string &text, const std::string &word) {
+    for (size_t i = text.find(word); i != std::string::npos; i = text.find(word, i + 1)) {
+      bool left = i == 0 || !(std::isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_');
+      size_t e = i + word.size();
+      bool right = e >= text.size() || !(std::isalnum((unsigned char)text[e]) || text[e] == '_');
+      if (left && right) return true;
+    }
+    return false;
+  }
+};
+
+// ---- the pieces of NAME.c ----
+
+std::string coordinate_label(const Model &m, size_t i) { return m.spec->coordinates[i].name; }
+
+std::string constraint_label(const Model &m, size_t row) {
+  if (row < m.nh) return "holonomic " + std::to_string(row + 1) + ": " + m.spec->holonomic[row].text;
+  size_t j = row - m.nh;
+  return "nonholonomic " + std::to_string(j + 1) + ": " + m.spec->nonholonomic[j].text;
+}
+
+// Entries of the matrix that are not identically zero, lower triangle only
+// when `lower` (the solver reads no more of a symmetric M).
+void matrix_outputs(Graph &g, std::vector<Assignment> &outs, const GiNaC::matrix &a, const std::string &target,
+                    bool lower, const std::string &heading) {
+  bool first = true;
+  for (unsigned i = 0; i < a.rows(); ++i)
+    for (unsigned j = 0; j < (lower ? i + 1 : a.cols()); ++j) {
+      if (a(i, j).is_zero()) continue;
+      outs.push_back({target + "[" + std::to_string(i * a.cols() + j) + "]", g.from_ginac(a(i, j)),
+                      first ? heading : ""});
+      first = false;
+    }
+}
+
+GiNaC::matrix stacked_jacobian(const Model &m) {
+  GiNaC::matrix C(m.nh + m.nn, m.nq);
+  for (size_t j = 0; j < m.nh; ++j)
+    for (size_t i = 0; i < m.nq; ++i) C(j, i) = m.A(j, i);
+  for (size_t j = 0; j < m.nn; ++j)
+    for (size_t i = 0; i < m.nq; ++i) C(m.nh + j, i) = m.B(j, i);
+  return C;
+}
+
+std::string solver_source(const Names &n) {
+  const std::string Q = n.size("NQ"), C = n.size("NC"), p = n.p;
+  std::ostringstream s;
+  s << R"(/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot is not
+** positive beyond round-off, i.e. the matrix is singular or indefinite.
+*/
+static int )" << p << R"(_cholesky(int n, double a[])
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const double scale = a[j*n + j];
+        double d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > 1e-13*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            double s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void )" << p << R"(_cholesky_solve(int n, const double L[], double b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        double s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        double s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
+/*
+** Solves the KKT system of DESIGN.md §1,
+**     [ M  -J^T ] [ a  ]   [ f ]
+**     [ J   0   ] [ nu ] = [ r ],
+** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
+** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
+** mass matrix is and the constraint rows are independent, so two Cholesky
+** factorisations do it without pivoting. On entry a holds f and nu holds r;
+** M (lower triangle) and J are overwritten/read; Y, S, w are scratch.
+*/
+static int )" << p << R"(_solve_kkt(double M[], double a[], const double J[], double nu[],
+                      double Y[], double S[], double w[])
+{
+    int i, j, k;
+    if (!)" << p << R"(_cholesky()" << Q << R"(, M)) return )" << n.size("SINGULAR_MASS") << R"(;
+    )" << p << R"(_cholesky_solve()" << Q << R"(, M, a, 1);
+    /* Row i of Y is L^-1 J_i^T, so S = Y Y^T. */
+    for (i = 0; i < )" << C << R"(; ++i) {
+        for (k = 0; k < )" << Q << R"(; ++k) Y[i*)" << Q << R"( + k] = J[i*)" << Q << R"( + k];
+        )" << p << R"(_cholesky_solve()" << Q << R"(, M, Y + i*)" << Q << R"(, 0);
+    }
+    for (i = 0; i < )" << C << R"(; ++i) {
+        for (j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (k = 0; k < )" << Q << R"(; ++k) s += Y[i*)" << Q << R"( + k]*Y[j*)" << Q << R"( + k];
+            S[i*)" << C << R"( + j] = s;
+        }
+        for (k = 0; k < )" << Q << R"(; ++k) nu[i] -= J[i*)" << Q << R"( + k]*a[k];
+    }
+    if (!)" << p << R"(_cholesky()" << C << R"(, S)) return )" << n.size("SINGULAR_CONSTRAINTS") << R"(;
+    )" << p << R"(_cholesky_solve()" << C << R"(, S, nu, 1);
+    for (k = 0; k < )" << Q << R"(; ++k) {
+        double s = 0.0;
+        for (i = 0; i < )" << C << R"(; ++i) s += J[i*)" << Q << R"( + k]*nu[i];
+        w[k] = s;
+    }
+    )" << p << R"(_cholesky_solve()" << Q << R"(, M, w, 1);
+    for (k = 0; k < )" << Q << R"(; ++k) a[k] += w[k];
+    return )" << n.size("OK") << R"(;
+}
+
+static void )" << p << R"(_zero(double a[], int n)
+{
+    int i;
+    for (i = 0; i < n; ++i) a[i] = 0.0;
+}
+)";
+  return s.str();
+}
+
+std::string array_literal(const std::vector<double> &values, const std::vector<std::string> &labels) {
+  std::ostringstream s;
+  s << "{";
+  for (size_t i = 0; i < values.size(); ++i)
+    s << (i ? ", " : " ") << format_double(values[i]) << (labels.empty() ? "" : " /* " + labels[i] + " */");
+  s << " }";
+  return s.str();
+}
+
+std::vector<double> initial_state(const Model &m) {
+  std::vector<double> x = m.spec->initial_q;
+  x.insert(x.end(), m.spec->initial_v.begin(), m.spec->initial_v.end());
+  x.resize(2 * m.nq + m.nn, 0.0);
+  return x;
+}
+
+std::vector<std::string> state_labels(const Model &m) {
+  std::vector<std::string> l;
+  for (auto &c : m.spec->coordinates) l.push_back(c.name);
+  for (auto &c : m.spec->coordinates) l.push_back(c.name + "'");
+  for (size_t j = 0; j < m.nn; ++j) l.push_back("int g" + std::to_string(j + 1));
+  return l;
+}
+
+std::string banner(const Model &m, const std::string &file) {
+  return "/* " + file + " — generated by lagrangec " + kVersion + " from " + m.spec->name +
+         ".toml. Do not edit: change the spec and regenerate. */\n";
+}
+
+}  // namespace
+
+std::string emit_header(const Model &m) {
+  Names n(m);
+  std::ostringstream s;
+  size_t nc = m.nh + m.nn;
+  auto names_of = [](const std::vector<NamedValue> &v) {
+    std::string s;
+    for (auto &x : v) s += (s.empty() ? "" : ", ") + x.name;
+    return s.empty() ? "none" : s;
+  };
+  s << banner(m, m.spec->name + ".h");
+  s << "/* " << comment_text(m.spec->title) << " */\n";
+  s << "#ifndef " << n.P << "_H\n#define " << n.P << "_H\n\n";
+  s << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  s << "/* Sizes. */\n";
+  s << "#define " << n.size("NQ") << " " << m.nq << "  /* coordinates: " << names_of(m.spec->coordinates) << " */\n";
+  s << "#define " << n.size("NH") << " " << m.nh << "  /* holonomic constraints */\n";
+  s << "#define " << n.size("NN") << " " << m.nn << "  /* nonholonomic constraints */\n";
+  s << "#define " << n.size("NC") << " " << nc << "  /* constraint rows, NH + NN */\n";
+  s << "#define " << n.size("NX") << " " << 2 * m.nq + m.nn << "  /* state: q, q', the integrals of g */\n";
+  s << "#define " << n.size("NP") << " " << m.spec->parameters.size() << "  /* parameters: "
+    << names_of(m.spec->parameters) << " */\n";
+  s << "#define " << n.size("NU") << " " << m.spec->inputs.size() << "  /* inputs: " << names_of(m.spec->inputs)
+    << " */\n";
+  s << "#define " << n.size("NWORK") << " " << m.nq * m.nq + 2 * nc * m.nq + nc * nc + nc + m.nq
+    << "  /* doubles of scratch for " << n.fn("rhs") << " */\n\n";
+
+  s << "/* Where each quantity sits in the state, parameter and input arrays. */\n";
+  auto labels = state_labels(m);
+  for (size_t i = 0; i < m.nq; ++i) {
+    s << "#define " << n.size("STATE_") << m.spec->coordinates[i].name << " " << i << "\n";
+    s << "#define " << n.size("STATE_") << m.spec->coordinates[i].name << "_dot " << m.nq + i << "\n";
+  }
+  for (size_t i = 0; i < m.spec->parameters.size(); ++i)
+    s << "#define " << n.size("PARAM_") << m.spec->parameters[i].name << " " << i << "\n";
+  for (size_t i = 0; i < m.spec->inputs.size(); ++i)
+    s << "#define " << n.size("INPUT_") << m.spec->inputs[i].name << " " << i << "\n";
+
+  s << "\n/* Return codes of " << n.fn("rhs") << ". */\n";
+  s << "#define " << n.size("OK") << " 0\n";
+  s << "#define " << n.size("SINGULAR_MASS") << " 1         /* M(q, t) is not positive definite */\n";
+  s << "#define " << n.size("SINGULAR_CONSTRAINTS") << " 2  /* the constraint rows are dependent here */\n\n";
+
+  s << "/* The spec's defaults. */\n";
+  if (!m.spec->parameters.empty()) s << "extern const double " << n.fn("param_defaults") << "[" << n.size("NP") << "];\n";
+  if (!m.spec->inputs.empty()) s << "extern const double " << n.fn("input_defaults") << "[" << n.size("NU") << "];\n";
+  s << "extern const double " << n.fn("initial_state") << "[" << n.size("NX") << "];\n";
+  s << "#define " << n.size("ALPHA") << " " << format_double(m.spec->alpha) << "  /* Baumgarte gains */\n";
+  s << "#define " << n.size("BETA") << " " << format_double(m.spec->beta) << "\n\n";
+
+  s << R"(/*
+** The stabilised first-order system x' = f(t, x, u): q' = v,
+** M v' + k = Q + A^T lambda + B^T mu with the constraint rows replaced by
+** phi'' + alpha phi' + beta phi = 0 and g' = -alpha g - beta int g, and
+** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
+** [lambda; mu] (NC). work holds NWORK doubles. Returns )" << n.size("OK") << R"( or an error.
+*/
+)";
+  s << "int " << n.fn("rhs")
+    << "(double t, const double state[], const double input[], const double param[],\n"
+       "    double baumgarte_alpha, double baumgarte_beta,\n"
+       "    double out_dxdt[], double out_multipliers[], double work[]);\n\n";
+  s << "/* Constraint residuals: phi (NH), phi' (NH), g (NN). */\n";
+  s << "void " << n.fn("residuals")
+    << "(double t, const double state[], const double param[],\n"
+       "    double out_phi[], double out_phi_dot[], double out_g[]);\n\n";
+  s << "/* Total energy T + V. */\n";
+  s << "double " << n.fn("energy") << "(double t, const double state[], const double param[]);\n\n";
+  s << "/* Mass matrix M, NQ x NQ, row-major. */\n";
+  s << "void " << n.fn("mass_matrix") << "(double t, const double state[], const double param[], double out_M[]);\n\n";
+  s << "/* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */\n";
+  s << "void " << n.fn("constraint_jacobian")
+    << "(double t, const double state[], const double param[], double out_C[]);\n\n";
+  s << "/* The runtime's descriptor of this model, defined in " << m.spec->name << "_model.c. */\n";
+  s << "struct lgc_model;\nextern const struct lgc_model " << n.fn("model") << ";\n\n";
+  s << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  return s.str();
+}
+
+std::string emit_source(const Model &m) {
+  Names n(m);
+  Emitter e(m);
+  Graph &g = e.graph();
+  size_t nq = m.nq, nc = m.nh + m.nn;
+  std::ostringstream s;
+  s << banner(m, m.spec->name + ".c");
+  s << "#include \"" << m.spec->name << ".h\"\n\n#include <math.h>\n\n";
+
+  std::vector<std::string> pnames, unames;
+  std::vector<double> pvals, uvals;
+  for (auto &p : m.spec->parameters) pnames.push_back(p.name), pvals.push_back(p.value);
+  for (auto &u : m.spec->inputs) unames.push_back(u.name), uvals.push_back(u.value);
+  if (!pvals.empty())
+    s << "const double " << n.fn("param_defaults") << "[" << n.size("NP") << "] = " << array_literal(pvals, pnames) << ";\n";
+  if (!uvals.empty())
+    s << "const double " << n.fn("input_defaults") << "[" << n.size("NU") << "] = " << array_literal(uvals, unames) << ";\n";
+  s << "const double " << n.fn("initial_state") << "[" << n.size("NX") << "] = "
+    << array_literal(initial_state(m), state_labels(m)) << ";\n\n";
+  s << solver_source(n) << "\n";
+
+  // The equations at one state: M (lower triangle), f = Q - k, J, r, and g.
+  {
+    std::vector<Assignment> outs;
+    matrix_outputs(g, outs, m.M, "out_M", true, "mass matrix M = d2T/dq'dq' (lower triangle)");
+    for (size_t i = 0; i < nq; ++i)
+      outs.push_back({"out_f[" + std::to_string(i) + "]", g.from_ginac((m.Q[i] - m.k[i]).expand()),
+                      (i == 0 ? "f = Q - k, row " : "row ") + coordinate_label(m, i)});
+    matrix_outputs(g, outs, stacked_jacobian(m), "out_J", false, "constraint Jacobian J = [A; B]");
+    for (size_t j = 0; j < nc; ++j)
+      outs.push_back({"out_r[" + std::to_string(j) + "]", g.from_ginac(m.r[j]),
+                      "stabilised right-hand side of " + constraint_label(m, j)});
+    for (size_t j = 0; j < m.nn; ++j)
+      outs.push_back({"out_g[" + std::to_string(j) + "]", g.from_ginac(m.g[j]),
+                      j == 0 ? "g, the derivatives of the integral states" : ""});
+    s << "/* The equations at one state; entries of M and J not set here are zero. */\n";
+    s << e.function({"static void " + n.fn("equations") +
+                         "(double t, const double state[], const double input[], const double param[],\n"
+                         "    double baumgarte_alpha, double baumgarte_beta,\n"
+                         "    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])",
+                     {"t", "state", "input", "param", "baumgarte_alpha", "baumgarte_beta", "out_M", "out_f",
+                      "out_J", "out_r", "out_g"}},
+                    outs)
+      << "\n";
+  }
+
+  // rhs: no spec names are in scope here, so its locals cannot clash.
+  const std::string Q = n.size("NQ"), C = n.size("NC");
+  s << "int " << n.fn("rhs")
+    << "(double t, const double state[], const double input[], const double param[],\n"
+       "    double baumgarte_alpha, double baumgarte_beta,\n"
+       "    double out_dxdt[], double out_multipliers[], double work[])\n{\n"
+       "    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */\n"
+    << "    double *M = work;\n"
+    << "    double *J = M + " << Q << "*" << Q << ";\n"
+    << "    double *Y = J + " << C << "*" << Q << ";\n"
+    << "    double *S = Y + " << C << "*" << Q << ";\n"
+    << "    double *nu = S + " << C << "*" << C << ";\n"
+    << "    double *w = nu + " << C << ";\n"
+    << "    double *acceleration = out_dxdt + " << Q << ";\n"
+    << "    int i, status;\n"
+    << "    " << n.fn("zero") << "(M, " << Q << "*" << Q << ");\n"
+    << "    " << n.fn("zero") << "(J, " << C << "*" << Q << ");\n"
+    << "    " << n.fn("equations") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
+    << "        M, acceleration, J, nu, out_dxdt + 2*" << Q << ");\n"
+    << "    for (i = 0; i < " << Q << "; ++i) out_dxdt[i] = state[" << Q << " + i];\n"
+    << "    status = " << n.fn("solve_kkt") << "(M, acceleration, J, nu, Y, S, w);\n"
+    << "    if (out_multipliers)\n"
+    << "        for (i = 0; i < " << C << "; ++i) out_multipliers[i] = nu[i];\n"
+    << "    return status;\n}\n\n";
+
+  {
+    std::vector<Assignment> outs;
+    for (size_t j = 0; j < m.nh; ++j) {
+      outs.push_back({"out_phi[" + std::to_string(j) + "]", g.from_ginac(m.phi[j]), constraint_label(m, j)});
+      outs.push_back({"out_phi_dot[" + std::to_string(j) + "]", g.from_ginac(m.phi_dot[j]), ""});
+    }
+    for (size_t j = 0; j < m.nn; ++j)
+      outs.push_back({"out_g[" + std::to_string(j) + "]", g.from_ginac(m.g[j]), constraint_label(m, m.nh + j)});
+    s << e.function({"void " + n.fn("residuals") +
+                         "(double t, const double state[], const double param[],\n"
+                         "    double out_phi[], double out_phi_dot[], double out_g[])",
+                     {"t", "state", "param", "out_phi", "out_phi_dot", "out_g"}},
+                    outs)
+      << "\n";
+  }
+  {
+    std::vector<Assignment> outs = {{"return", g.from_ginac((m.T + m.V).expand()), "T + V"}};
+    s << e.function({"double " + n.fn("energy") + "(double t, const double state[], const double param[])",
+                     {"t", "state", "param"}},
+                    outs)
+      << "\n";
+  }
+  {
+    std::vector<Assignment> outs;
+    matrix_outputs(g, outs, m.M, "out_M", true, "lower triangle; the upper one mirrors it");
+    std::ostringstream mirror;
+    mirror << "    " << n.fn("mirror_lower") << "(out_M);\n";
+    std::string prologue = "    " + n.fn("zero") + "(out_M, " + Q + "*" + Q + ");\n";
+    s << "/* Copies the lower triangle of the symmetric M to the upper one. */\n"
+      << "static void " << n.fn("mirror_lower") << "(double a[])\n{\n    int i, j;\n"
+      << "    for (i = 0; i < " << Q << "; ++i)\n        for (j = 0; j < i; ++j) a[j*" << Q << " + i] = a[i*" << Q
+      << " + j];\n}\n\n";
+    s << e.function({"void " + n.fn("mass_matrix") + "(double t, const double state[], const double param[], double out_M[])",
+                     {"t", "state", "param", "out_M"}},
+                    outs, prologue, mirror.str())
+      << "\n";
+  }
+  {
+    std::vector<Assignment> outs;
+    matrix_outputs(g, outs, stacked_jacobian(m), "out_C", false, "");
+    for (size_t k = 0; k < outs.size(); ++k) {
+      size_t row = std::stoul(outs[k].target.substr(6)) / nq;
+      if (k == 0 || std::stoul(outs[k - 1].target.substr(6)) / nq != row) outs[k].comment = constraint_label(m, row);
+    }
+    std::string prologue = "    " + n.fn("zero") + "(out_C, " + C + "*" + Q + ");\n";
+    s << e.function({"void " + n.fn("constraint_jacobian") +
+                         "(double t, const double state[], const double param[], double out_C[])",
+                     {"t", "state", "param", "out_C"}},
+                    outs, prologue);
+  }
+  return s.str();
+}
+
+std::string emit_descriptor(const Model &m) {
+  Names n(m);
+  std::ostringstream s;
+  auto strings = [](const std::vector<NamedValue> &v) {
+    std::string s = "{";
+    for (size_t i = 0; i < v.size(); ++i) s += std::string(i ? ", " : " ") + "\"" + v[i].name + "\"";
+    return s + " }";
+  };
+  auto escaped = [](const std::string &t) {
+    std::string s;
+    for (char c : t) {
+      if (c == '"' || c == '\\') s += '\\';
+      if (c == '\n') { s += "\\n"; continue; }
+      s += c;
+    }
+    return s;
+  };
+  bool has_p = !m.spec->parameters.empty(), has_u = !m.spec->inputs.empty();
+  s << banner(m, m.spec->name + "_model.c");
+  s << "/* The runtime's descriptor of the model; " << m.spec->name
+    << ".c itself does not depend on the runtime. */\n";
+  s << "#include \"" << m.spec->name << ".h\"\n\n#include <lagrangec/model.h>\n#include <stddef.h>\n\n";
+  s << "static const char *const coordinate_names[] = " << strings(m.spec->coordinates) << ";\n";
+  if (has_p) s << "static const char *const parameter_names[] = " << strings(m.spec->parameters) << ";\n";
+  if (has_u) s << "static const char *const input_names[] = " << strings(m.spec->inputs) << ";\n";
+  s << "\nconst lgc_model " << n.fn("model") << " = {\n";
+  s << "    \"" << m.spec->name << "\",\n";
+  s << "    \"" << escaped(m.spec->title) << "\",\n";
+  s << "    " << n.size("NQ") << ", " << n.size("NH") << ", " << n.size("NN") << ", " << n.size("NX") << ", "
+    << n.size("NP") << ", " << n.size("NU") << ", " << n.size("NWORK") << ",\n";
+  s << "    coordinate_names, " << (has_p ? "parameter_names" : "NULL") << ", " << (has_u ? "input_names" : "NULL")
+    << ",\n";
+  s << "    " << (has_p ? n.fn("param_defaults") : "NULL") << ", " << (has_u ? n.fn("input_defaults") : "NULL") << ", "
+    << n.fn("initial_state") << ",\n";
+  s << "    " << n.size("ALPHA") << ", " << n.size("BETA") << ",\n";
+  s << "    " << (m.conservative ? 1 : 0) << ",  /* conservative: T + V is conserved */\n";
+  s << "    " << n.fn("rhs") << ",\n    " << n.fn("residuals") << ",\n    " << n.fn("energy") << ",\n    "
+    << n.fn("mass_matrix") << ",\n    " << n.fn("constraint_jacobian") << "\n};\n";
+  return s.str();
+}
+
+}  // namespace lgc

@@ -1,0 +1,215 @@
+// emit_report.cpp — the equations report, NAME.md: the spec and every derived
+// quantity in LaTeX, one equation per line, in a stable order, for review.
+#include "lagrangec.h"
+
+#include <set>
+#include <sstream>
+
+namespace lgc {
+
+namespace {
+
+const std::set<std::string> kGreek = {
+    "alpha", "beta",  "gamma", "delta",   "epsilon", "zeta", "eta",   "theta", "iota",  "kappa",
+    "lambda", "mu",   "nu",    "xi",      "pi",      "rho",  "sigma", "tau",   "upsilon", "phi",
+    "chi",   "psi",   "omega", "Gamma",   "Delta",   "Theta", "Lambda", "Xi",  "Pi",    "Sigma",
+    "Upsilon", "Phi", "Psi",   "Omega",   "varphi",  "vartheta", "varepsilon"};
+
+// x → x, phi → \phi, theta2 → \theta_{2}, x_dot → \dot{x}, long → \mathrm{long}.
+std::string tex_name(const std::string &name) {
+  size_t split = name.find('_');
+  if (split == std::string::npos) {
+    split = name.find_last_not_of("0123456789") + 1;
+    if (split == 0) split = name.size();
+  }
+  std::string stem = name.substr(0, split), sub = name.substr(split);
+  if (!sub.empty() && sub[0] == '_') sub = sub.substr(1);
+  std::string t = kGreek.count(stem) ? "\\" + stem : stem.size() == 1 ? stem : "\\mathrm{" + stem + "}";
+  if (!sub.empty()) {
+    std::string s;
+    for (char c : sub) s += c == '_' ? std::string("\\_") : std::string(1, c);
+    t += "_{" + s + "}";
+  }
+  return t;
+}
+
+class TexPrinter {
+ public:
+  TexPrinter(const Model &m, const Graph &g) : g_(g) {
+    const SymbolTable &s = m.symbols;
+    bool gains_named = s.by_name.count("alpha") || s.by_name.count("beta");
+    for (auto &[c_name, info] : s.by_c_name) {
+      switch (info.kind) {
+        case SymbolKind::velocity: names_[c_name] = "\\dot{" + tex_name(info.spec_name.substr(0, info.spec_name.size() - 1)) + "}"; break;
+        case SymbolKind::constant: names_[c_name] = "\\pi"; break;
+        default: names_[c_name] = tex_name(info.spec_name);
+      }
+    }
+    names_[m.alpha.get_name()] = gains_named ? "\\alpha_{B}" : "\\alpha";
+    names_[m.beta.get_name()] = gains_named ? "\\beta_{B}" : "\\beta";
+    for (size_t j = 0; j < m.z.size(); ++j)
+      names_[m.z[j].get_name()] = "\\textstyle\\int_0^t g_{" + std::to_string(j + 1) + "}\\,dt";
+  }
+
+  std::string print(int id, int context = 0) const {
+    const Node &n = g_.node(id);
+    int level = precedence(n);
+    std::string s = body(n);
+    return level < context ? "\\left(" + s + "\\right)" : s;
+  }
+
+ private:
+  const Graph &g_;
+  std::map<std::string, std::string> names_;
+
+  static int precedence(const Node &n) {
+    switch (n.kind) {
+      case Node::num: return n.value < 0 ? 1 : 3;
+      case Node::add: return n.terms.size() == 1 && n.value == 0 && n.terms[0].first > 0 ? 2 : 1;
+      case Node::mul: return 2;
+      default: return 3;
+    }
+  }
+
+  static std::string number(double v) {
+    std::string s = format_double(v);
+    if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+    size_t e = s.find('e');
+    if (e != std::string::npos) s = s.substr(0, e) + " \\cdot 10^{" + s.substr(e + 1) + "}";
+    return s;
+  }
+
+  std::string body(const Node &n) const {
+    switch (n.kind) {
+      case Node::num: return number(n.value);
+      case Node::sym: return names_.count(n.name) ? names_.at(n.name) : tex_name(n.name);
+      case Node::add: {
+        std::string s;
+        for (auto &[coef, id] : n.terms) {
+          double c = coef < 0 ? -coef : coef;
+          std::string term = c == 1 ? print(id, 2) : number(c) + " " + print(id, 2);
+          if (s.empty()) s = coef < 0 ? "-" + term : term;
+          else s += (coef < 0 ? " - " : " + ") + term;
+        }
+        if (n.value != 0) s += (n.value < 0 ? " - " : " + ") + number(n.value < 0 ? -n.value : n.value);
+        return s;
+      }
+      case Node::mul: {
+        std::string num, den;
+        for (auto &[e, id] : n.terms) (e > 0 ? num : den) += (e > 0 ? num : den).empty() ? print(id, 2) : " " + print(id, 2);
+        if (num.empty()) num = "1";
+        return den.empty() ? num : "\\frac{" + num + "}{" + den + "}";
+      }
+      case Node::ipow: return "{" + print(n.terms[0].second, 3) + "}^{" + std::to_string(n.exponent) + "}";
+      case Node::pow: return "{" + print(n.terms[0].second, 3) + "}^{" + print(n.terms[1].second) + "}";
+      case Node::call: {
+        if (n.name == "sqrt") return "\\sqrt{" + print(n.terms[0].second) + "}";
+        if (n.name == "fabs") return "\\left|" + print(n.terms[0].second) + "\\right|";
+        if (n.name == "copysign") return "\\operatorname{sgn}\\left(" + print(n.terms[1].second) + "\\right)";
+        static const std::set<std::string> known = {"sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "log"};
+        std::string f = known.count(n.name) ? "\\" + n.name : "\\operatorname{" + n.name + "}";
+        std::string s = f + "\\left(";
+        for (size_t i = 0; i < n.terms.size(); ++i) s += (i ? ", " : "") + print(n.terms[i].second);
+        return s + "\\right)";
+      }
+    }
+    unreachable("unknown node kind");
+  }
+};
+
+class Report {
+ public:
+  explicit Report(const Model &m) : m_(m), tex_(m, g_) {}
+
+  std::string run() {
+    const Spec &s = *m_.spec;
+    out_ << "# " << s.name << " — " << s.title << "\n\n";
+    out_ << "Generated by lagrangec from `" << s.name << ".toml`. Do not edit: change the spec and regenerate.\n\n";
+    out_ << "## Spec\n\n```toml\n" << s.source << (s.source.empty() || s.source.back() == '\n' ? "" : "\n")
+         << "```\n\n";
+    out_ << "## Energies\n\n";
+    equation("T", m_.T);
+    equation("V", m_.V);
+    out_ << "## Equations of motion\n\n"
+         << "$$M(q,t)\\,\\ddot q + k(q,\\dot q,t) = Q + A^T\\lambda + B^T\\mu$$\n\n"
+         << "Mass matrix $M = \\partial^2 T/\\partial\\dot q\\,\\partial\\dot q$, rows and columns in the order "
+         << coordinate_list() << ":\n\n";
+    matrix("M", m_.M);
+    out_ << "$k = \\frac{\\partial^2 T}{\\partial \\dot q\\,\\partial q}\\dot q + \\frac{\\partial^2 T}{\\partial \\dot q\\,"
+            "\\partial t} - \\frac{\\partial L}{\\partial q}$, and the applied forces $Q$:\n\n";
+    for (size_t i = 0; i < m_.nq; ++i) equation("k_{" + coordinate(i) + "}", m_.k[i]);
+    for (size_t i = 0; i < m_.nq; ++i) equation("Q_{" + coordinate(i) + "}", m_.Q[i]);
+    if (m_.nh) holonomic();
+    if (m_.nn) nonholonomic();
+    stabilised();
+    return out_.str();
+  }
+
+ private:
+  const Model &m_;
+  Graph g_;
+  TexPrinter tex_;
+  std::ostringstream out_;
+
+  std::string coordinate(size_t i) const { return tex_name(m_.spec->coordinates[i].name); }
+  std::string coordinate_list() const {
+    std::string s;
+    for (size_t i = 0; i < m_.nq; ++i) s += (i ? ", " : "") + std::string("$") + coordinate(i) + "$";
+    return s;
+  }
+  std::string tex(const GiNaC::ex &e) { return tex_.print(g_.from_ginac(e)); }
+
+  void equation(const std::string &lhs, const GiNaC::ex &rhs) { out_ << "$$" << lhs << " = " << tex(rhs) << "$$\n\n"; }
+
+  void matrix(const std::string &name, const GiNaC::matrix &a) {
+    out_ << "$$\n" << name << " = \\begin{pmatrix}\n";
+    for (unsigned i = 0; i < a.rows(); ++i) {
+      for (unsigned j = 0; j < a.cols(); ++j) out_ << (j ? " & " : "") << tex(a(i, j));
+      out_ << (i + 1 < a.rows() ? " \\\\\n" : "\n");
+    }
+    out_ << "\\end{pmatrix}\n$$\n\n";
+  }
+
+  void holonomic() {
+    out_ << "## Holonomic constraints\n\n"
+         << "$\\varphi(q,t) = 0$; $A = \\partial\\varphi/\\partial q$; "
+            "$\\dot\\varphi = A\\dot q + \\partial\\varphi/\\partial t$; $\\ddot\\varphi = A\\ddot q + c_h$.\n\n";
+    for (size_t j = 0; j < m_.nh; ++j) equation("\\varphi_{" + std::to_string(j + 1) + "}", m_.phi[j]);
+    matrix("A", m_.A);
+    for (size_t j = 0; j < m_.nh; ++j)
+      equation("\\partial\\varphi_{" + std::to_string(j + 1) + "}/\\partial t", m_.phi_t[j]);
+    for (size_t j = 0; j < m_.nh; ++j) equation("c_{h," + std::to_string(j + 1) + "}", m_.c_h[j]);
+  }
+
+  void nonholonomic() {
+    out_ << "## Nonholonomic constraints\n\n"
+         << "$g(q,\\dot q,t) = B\\dot q + b = 0$; $\\dot g = B\\ddot q + c_n$.\n\n";
+    for (size_t j = 0; j < m_.nn; ++j) equation("g_{" + std::to_string(j + 1) + "}", m_.g[j]);
+    matrix("B", m_.B);
+    for (size_t j = 0; j < m_.nn; ++j) equation("b_{" + std::to_string(j + 1) + "}", m_.b[j]);
+    for (size_t j = 0; j < m_.nn; ++j) equation("c_{n," + std::to_string(j + 1) + "}", m_.c_n[j]);
+  }
+
+  void stabilised() {
+    out_ << "## The stabilised system\n\n"
+         << "Baumgarte stabilisation (6.291, 6.332–6.333) replaces the constraint rows by "
+            "$\\ddot\\varphi + \\alpha\\dot\\varphi + \\beta\\varphi = 0$ and "
+            "$\\dot g = -\\alpha g - \\beta\\int_0^t g\\,dt$, so each step solves\n\n"
+         << "$$\n\\begin{pmatrix} M & -A^T & -B^T \\\\ A & 0 & 0 \\\\ B & 0 & 0 \\end{pmatrix}"
+            "\\begin{pmatrix} \\ddot q \\\\ \\lambda \\\\ \\mu \\end{pmatrix} = "
+            "\\begin{pmatrix} Q - k \\\\ r_h \\\\ r_n \\end{pmatrix}\n$$\n\n"
+         << "with the constraint rows' right-hand sides\n\n";
+    for (size_t j = 0; j < m_.nh + m_.nn; ++j) {
+      std::string lhs = j < m_.nh ? "r_{h," + std::to_string(j + 1) + "}" : "r_{n," + std::to_string(j - m_.nh + 1) + "}";
+      equation(lhs, m_.r[j]);
+    }
+    out_ << "State: $x = (q, \\dot q" << (m_.nn ? ", \\int g\\,dt" : "") << ")$, $\\dot x = (\\dot q, \\ddot q"
+         << (m_.nn ? ", g" : "") << ")$, " << 2 * m_.nq + m_.nn << " first-order equations.\n";
+  }
+};
+
+}  // namespace
+
+std::string emit_report(const Model &m) { return Report(m).run(); }
+
+}  // namespace lgc

@@ -1,0 +1,219 @@
+// lagrangec.h — the generator's one internal header, sectioned by the file
+// that defines each part. The pipeline, in file order:
+//   spec_reader → expr_reader → derive → lower → emit_c / emit_report
+#pragma once
+
+#include <ginac/ginac.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lgc {
+
+// ---- diagnostic.cpp -------------------------------------------------------
+
+struct SourceLoc {
+  std::string file;
+  int line = 0;  // 1-based; 0 means "the file as a whole"
+  int col = 0;   // 1-based, in code points
+};
+
+// A mistake in the user's spec: reported as FILE:LINE:COL, exit status 1.
+struct SpecError : std::runtime_error {
+  SourceLoc loc;
+  SpecError(SourceLoc l, const std::string &msg) : std::runtime_error(msg), loc(std::move(l)) {}
+};
+
+[[noreturn]] void error_at(const SourceLoc &loc, const std::string &msg);
+// Prints "FILE:LINE:COL: error: MSG" and, when the line is known, the source
+// line with a caret under the column.
+void print_error(const SpecError &e, const std::string &source_text);
+void warn_at(const SourceLoc &loc, const std::string &msg);
+// A bug in the generator, not in the spec.
+[[noreturn]] void unreachable(const char *what);
+
+// ---- spec_reader.cpp ------------------------------------------------------
+
+// An expression as written in the spec, with the file position of each byte
+// of its decoded text (plus one past the end), so the expression reader can
+// point into the TOML file.
+struct SourceText {
+  std::string text;
+  std::vector<SourceLoc> locs;
+  SourceLoc loc_of(size_t offset) const { return locs.at(std::min(offset, locs.size() - 1)); }
+};
+
+struct NamedValue {
+  std::string name;
+  double value = 0;
+  SourceLoc loc;
+};
+
+struct Spec {
+  std::string path;
+  std::string source;  // the file's bytes, for reports and error carets
+  std::string name, title;
+  std::vector<NamedValue> coordinates;  // value unused
+  std::vector<NamedValue> parameters, inputs;
+  SourceText kinetic;
+  std::optional<SourceText> potential;
+  std::vector<std::optional<SourceText>> forces;  // one per coordinate
+  std::vector<SourceText> holonomic, nonholonomic;
+  std::vector<double> initial_q, initial_v;       // one per coordinate
+  double alpha = 0, beta = 0;
+  SourceLoc file_loc() const { return SourceLoc{path, 0, 0}; }
+};
+
+// Reads and checks a spec file; throws SpecError.
+Spec read_spec(const std::string &path);
+// Same, from text already in memory (the fuzzer's entry point).
+Spec read_spec_text(const std::string &path, const std::string &text);
+
+// ---- expr_reader.cpp ------------------------------------------------------
+
+enum class SymbolKind { coordinate, velocity, parameter, input, time, constant };
+
+struct SymbolInfo {
+  GiNaC::ex ex;
+  SymbolKind kind;
+  std::string spec_name;  // as written: "x", "x'", "m", "t", "pi"
+  std::string c_name;     // the C local that holds it: "x", "x_dot", "m", "t"
+};
+
+// Every name an expression may use, looked up by spec name.
+struct SymbolTable {
+  std::map<std::string, SymbolInfo> by_name;
+  std::vector<GiNaC::realsymbol> q, v, p, u;
+  GiNaC::realsymbol t{"t"};
+  // GiNaC symbol name (== c_name) to its info, for the printers.
+  std::map<std::string, SymbolInfo> by_c_name;
+};
+
+SymbolTable make_symbols(const Spec &spec);
+
+// What an expression may refer to, and how to name it in a message.
+struct ExprContext {
+  const char *what;  // "the kinetic energy", "holonomic constraint 2", ...
+  bool velocities = true;
+  bool inputs = true;
+};
+
+GiNaC::ex read_expression(const SourceText &src, const SymbolTable &symbols,
+                          const ExprContext &ctx);
+
+// Functions the expression language knows, for name checks.
+bool is_function_name(const std::string &name);
+
+// ---- derive.cpp -----------------------------------------------------------
+
+// The equations of motion, symbolically (DESIGN.md §1).
+struct Model {
+  const Spec *spec = nullptr;
+  SymbolTable symbols;
+  GiNaC::realsymbol alpha{"baumgarte_alpha"}, beta{"baumgarte_beta"};
+  size_t nq = 0, nh = 0, nn = 0;
+  GiNaC::ex T, V;
+  std::vector<GiNaC::ex> Q;      // applied generalised forces
+  GiNaC::matrix M;               // nq x nq
+  std::vector<GiNaC::ex> k;      // M q'' + k = Q + J^T nu
+  std::vector<GiNaC::ex> phi, phi_t, phi_dot, c_h;  // holonomic
+  GiNaC::matrix A;               // nh x nq
+  std::vector<GiNaC::ex> g, b, c_n;                 // nonholonomic
+  GiNaC::matrix B;               // nn x nq
+  std::vector<GiNaC::realsymbol> z;  // ∫g dt, one per nonholonomic constraint
+  // Right-hand side of the constraint rows J q'' = r (Baumgarte-stabilised).
+  std::vector<GiNaC::ex> r;      // nh + nn
+  bool conservative = false;     // no forces, no explicit t
+};
+
+Model derive(const Spec &spec);
+
+// ---- lower.cpp ------------------------------------------------------------
+
+// A flat, canonical expression graph: GiNaC trees are interned into nodes
+// keyed by structure (symbols by name, numbers by value), so equal
+// subexpressions are one node and every order is independent of GiNaC's
+// run-to-run term order.
+struct Node {
+  enum Kind : uint8_t { num, sym, add, mul, ipow, pow, call } kind;
+  explicit Node(Kind k) : kind(k) {}
+  double value = 0;        // num: the value; add: constant term
+  std::string name;        // sym: C name; call: C function name
+  int exponent = 0;        // ipow: the integer exponent (>= 2)
+  // add: (coef, node) terms; mul: (node, ±1) factors (numerator/denominator);
+  // ipow/pow/call: operands with coef unused.
+  std::vector<std::pair<double, int>> terms;
+  uint64_t key = 0;        // structural hash, the canonical sort key
+};
+
+class Graph {
+ public:
+  int from_ginac(const GiNaC::ex &e);
+  const Node &node(int id) const { return nodes_[id]; }
+  size_t size() const { return nodes_.size(); }
+  bool is_zero(int id) const { return nodes_[id].kind == Node::num && nodes_[id].value == 0; }
+
+ private:
+  int intern(Node n);
+  int number(double v);
+  int scaled(double coef, int id);  // coef * node, as an add node
+  std::vector<Node> nodes_;
+  std::map<std::string, int> index_;  // structural signature -> id
+  std::map<GiNaC::ex, int, GiNaC::ex_is_less> memo_;
+};
+
+// A block of straight-line code: named outputs computed from shared
+// temporaries, numbered in order of first use.
+struct Assignment {
+  std::string target;   // "M[4]", "phi[0]"
+  int node;
+  std::string comment;  // optional, shown above the line
+};
+
+struct Statement {
+  enum Kind { temp, output } kind;
+  int node;
+  int temp_index = -1;      // temp: w<temp_index>
+  const Assignment *out = nullptr;
+};
+
+// Orders the computation of `outputs`: a temporary for every node used more
+// than once (and for every function call), outputs in the given order.
+std::vector<Statement> schedule(const Graph &g, const std::vector<Assignment> &outputs,
+                                std::map<int, int> &temp_of);
+
+// Number literal that round-trips, shortest form: "0.5", "2.0", "1e-10".
+std::string format_double(double v);
+
+// ---- emit_c.cpp -----------------------------------------------------------
+
+struct GeneratedFiles {
+  std::string header, source, descriptor, report;  // NAME.h, NAME.c, NAME_model.c, NAME.md
+};
+
+std::string emit_header(const Model &m);
+std::string emit_source(const Model &m);
+std::string emit_descriptor(const Model &m);
+
+// ---- emit_report.cpp ------------------------------------------------------
+
+std::string emit_report(const Model &m);
+
+// ---- generate.cpp ---------------------------------------------------------
+
+GeneratedFiles generate(const Spec &spec);
+// Writes the files for `spec` into dir, each whole or not at all.
+void write_generated(const Spec &spec, const GeneratedFiles &files, const std::string &dir);
+// Writes `content` to `path` through a temporary file renamed into place.
+void write_file_atomically(const std::string &path, const std::string &content);
+
+// ---- simulate.cpp ---------------------------------------------------------
+
+// Generates, compiles (once, cached) and runs the simulator; returns only on failure.
+int simulate(const std::string &spec_path, const std::vector<std::string> &options);
+
+}  // namespace lgc

@@ -1,0 +1,222 @@
+// lower.cpp — GiNaC trees into a canonical, shared expression graph, and the
+// order in which a block of code computes it. GiNaC orders terms by hashes
+// seeded from addresses, which change from run to run; everything here is
+// ordered by structural keys of our own, so the output is byte-identical.
+#include "lagrangec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+namespace lgc {
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64 step: stable everywhere
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  h ^= h >> 30, h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 27, h *= 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
+}
+
+uint64_t bits(double v) {
+  if (v == 0) v = 0;  // -0.0 and 0.0 are one number here
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+uint64_t hash_string(const std::string &s) {
+  uint64_t h = 0xCBF29CE484222325ull;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
+  return h;
+}
+
+double as_double(const GiNaC::numeric &n) {
+  if (!n.is_real()) unreachable("a complex number reached the C printer");
+  return n.to_double();
+}
+
+}  // namespace
+
+std::string format_double(double v) {
+  char buf[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // a double literal, not an int
+  return s;
+}
+
+int Graph::intern(Node n) {
+  // Commutative operands in canonical order, readable where it costs
+  // nothing: symbols by name first, then powers, calls, products and sums,
+  // each by structural key. The key hashes the structure.
+  if (n.kind == Node::add || n.kind == Node::mul)
+    std::sort(n.terms.begin(), n.terms.end(), [&](auto &a, auto &b) {
+      const Node &x = nodes_[a.second], &y = nodes_[b.second];
+      static const int rank[] = {/*num*/ 0, /*sym*/ 1, /*add*/ 6, /*mul*/ 5, /*ipow*/ 2, /*pow*/ 4, /*call*/ 3};
+      if (rank[x.kind] != rank[y.kind]) return rank[x.kind] < rank[y.kind];
+      if (x.kind == Node::sym && x.name != y.name) return x.name < y.name;
+      if (x.key != y.key) return x.key < y.key;
+      return a.first < b.first;
+    });
+  uint64_t key = mix(n.kind, bits(n.value));
+  key = mix(key, hash_string(n.name));
+  key = mix(key, uint64_t(n.exponent));
+  std::string sig = std::to_string(int(n.kind)) + '|' + std::to_string(bits(n.value)) + '|' + n.name + '|' +
+                    std::to_string(n.exponent);
+  for (auto &[c, id] : n.terms) {
+    key = mix(mix(key, bits(c)), nodes_[id].key);
+    sig += ',' + std::to_string(bits(c)) + ':' + std::to_string(id);
+  }
+  n.key = key;
+  auto it = index_.find(sig);
+  if (it != index_.end()) return it->second;
+  nodes_.push_back(std::move(n));
+  return index_[sig] = int(nodes_.size() - 1);
+}
+
+int Graph::number(double v) {
+  Node n(Node::num);
+  n.value = v == 0 ? 0.0 : v;
+  return intern(n);
+}
+
+int Graph::scaled(double coef, int id) {
+  if (coef == 1) return id;
+  if (nodes_[id].kind == Node::num) return number(coef * nodes_[id].value);
+  Node n(Node::add);
+  n.terms = {{coef, id}};
+  return intern(n);
+}
+
+int Graph::from_ginac(const GiNaC::ex &e) {
+  using namespace GiNaC;
+  auto memo = memo_.find(e);
+  if (memo != memo_.end()) return memo->second;
+  int id;
+  if (is_a<numeric>(e)) {
+    id = number(as_double(ex_to<numeric>(e)));
+  } else if (is_a<constant>(e)) {
+    id = number(as_double(ex_to<numeric>(evalf(e))));
+  } else if (is_a<symbol>(e)) {
+    Node n(Node::sym);
+    n.name = ex_to<symbol>(e).get_name();
+    id = intern(n);
+  } else if (is_a<add>(e)) {
+    Node n(Node::add);
+    for (size_t i = 0; i < e.nops(); ++i) {
+      ex term = e.op(i);
+      if (is_a<numeric>(term)) {
+        n.value += as_double(ex_to<numeric>(term));
+        continue;
+      }
+      // A term is coefficient × product; the product alone is shared.
+      numeric coef = 1;
+      if (is_a<mul>(term) && is_a<numeric>(term.op(term.nops() - 1))) {
+        coef = ex_to<numeric>(term.op(term.nops() - 1));
+        term = term / coef;
+      }
+      n.terms.push_back({as_double(coef), from_ginac(term)});
+    }
+    id = intern(n);
+  } else if (is_a<mul>(e)) {
+    Node n(Node::mul);
+    double coef = 1;
+    for (size_t i = 0; i < e.nops(); ++i) {
+      ex f = e.op(i);
+      if (is_a<numeric>(f)) {
+        coef *= as_double(ex_to<numeric>(f));
+      } else if (is_a<power>(f) && f.op(1).info(info_flags::negint)) {
+        n.terms.push_back({-1.0, from_ginac(pow(f.op(0), -f.op(1)))});
+      } else {
+        n.terms.push_back({1.0, from_ginac(f)});
+      }
+    }
+    id = n.terms.size() == 1 && n.terms[0].first == 1 ? n.terms[0].second : intern(n);
+    id = scaled(coef, id);
+  } else if (is_a<power>(e)) {
+    ex base = e.op(0), expo = e.op(1);
+    if (expo.info(info_flags::posint)) {
+      Node n(Node::ipow);
+      n.exponent = int(ex_to<numeric>(expo).to_int());
+      n.terms = {{1.0, from_ginac(base)}};
+      id = intern(n);
+    } else if (expo.info(info_flags::negint)) {
+      Node n(Node::mul);
+      n.terms = {{-1.0, from_ginac(pow(base, -expo))}};
+      id = intern(n);
+    } else if (expo == numeric(1, 2) || expo == numeric(-1, 2)) {
+      Node n(Node::call);
+      n.name = "sqrt";
+      n.terms = {{1.0, from_ginac(base)}};
+      id = intern(n);
+      if (expo == numeric(-1, 2)) {
+        Node inv(Node::mul);
+        inv.terms = {{-1.0, id}};
+        id = intern(inv);
+      }
+    } else {
+      Node n(Node::pow);
+      n.terms = {{1.0, from_ginac(base)}, {1.0, from_ginac(expo)}};
+      id = intern(n);
+    }
+  } else if (is_a<function>(e)) {
+    static const std::map<std::string, std::string> c_names = {{"abs", "fabs"}, {"csgn", "copysign"}};
+    Node n(Node::call);
+    std::string name = ex_to<function>(e).get_name();
+    n.name = c_names.count(name) ? c_names.at(name) : name;
+    // csgn(x) is the sign of x: copysign(1.0, x).
+    if (name == "csgn") n.terms.push_back({1.0, number(1.0)});
+    for (size_t i = 0; i < e.nops(); ++i) n.terms.push_back({1.0, from_ginac(e.op(i))});
+    id = intern(n);
+  } else {
+    unreachable(("an expression of GiNaC class " + std::string(ex_to<basic>(e).class_name()) + " reached the lowering").c_str());
+  }
+  memo_.emplace(e, id);
+  return id;
+}
+
+std::vector<Statement> schedule(const Graph &g, const std::vector<Assignment> &outputs, std::map<int, int> &temp_of) {
+  // How often each node is referenced in this block; a node printed more
+  // than once by its parent (the base of x*x) counts for each print.
+  std::map<int, int> uses;
+  std::function<void(int, int)> count = [&](int id, int times) {
+    bool first = uses.find(id) == uses.end();
+    uses[id] += times;
+    if (!first) return;
+    const Node &n = g.node(id);
+    int child_times = n.kind == Node::ipow && n.exponent <= 3 ? n.exponent : 1;
+    for (auto &t : n.terms) count(t.second, child_times);
+  };
+  for (auto &a : outputs) count(a.node, 1);
+
+  auto needs_temp = [&](int id) {
+    const Node &n = g.node(id);
+    if (n.kind == Node::num || n.kind == Node::sym) return false;
+    return uses[id] > 1 || n.kind == Node::call || n.kind == Node::pow;
+  };
+
+  std::vector<Statement> code;
+  std::function<void(int)> visit = [&](int id) {
+    if (temp_of.count(id)) return;
+    for (auto &t : g.node(id).terms) visit(t.second);
+    if (needs_temp(id)) {
+      int index = int(temp_of.size()) + 1;
+      temp_of[id] = index;
+      code.push_back({Statement::temp, id, index, nullptr});
+    }
+  };
+  for (auto &a : outputs) {
+    visit(a.node);
+    code.push_back({Statement::output, a.node, -1, &a});
+  }
+  return code;
+}
+
+}  // namespace lgc

@@ -1,0 +1,122 @@
+// main.cpp — the lagrangec command line: generate, equations, simulate.
+#include "lagrangec.h"
+#include "lagrangec_config.h"
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace {
+
+enum Exit { kOk = 0, kSpecError = 1, kUsage = 2 };
+
+const char *kUsageText =
+    "usage: lagrangec COMMAND [OPTIONS]\n"
+    "\n"
+    "Turns a constrained mechanical system, written as energies and constraints\n"
+    "in a TOML spec, into specialised C, and runs it.\n"
+    "\n"
+    "commands:\n"
+    "  generate SPEC... -o DIR   write NAME.h, NAME.c, NAME_model.c, NAME.md for each spec\n"
+    "  equations SPEC            print the derived equations (Markdown with LaTeX)\n"
+    "  simulate SPEC [OPTIONS]   generate, compile (cached), run and summarise\n"
+    "\n"
+    "Run 'lagrangec COMMAND --help' for a command's options.\n"
+    "Exit status: 0 success, 1 an error in a spec (or a failed run), 2 a usage error.\n";
+
+const char *kGenerateHelp =
+    "usage: lagrangec generate SPEC... -o DIR\n"
+    "\n"
+    "Writes DIR/NAME.h and DIR/NAME.c (standalone C99, <math.h> only),\n"
+    "DIR/NAME_model.c (the runtime's descriptor) and DIR/NAME.md (the equations)\n"
+    "for each spec. Every spec is read and derived before anything is written;\n"
+    "on an error nothing is written, and each file is replaced whole.\n";
+
+const char *kEquationsHelp =
+    "usage: lagrangec equations SPEC\n"
+    "\n"
+    "Prints the equations report: the spec, T and V, M, k, Q, the constraints\n"
+    "and their Jacobians, and the stabilised system, in Markdown with LaTeX.\n";
+
+int usage_error(const std::string &msg, const char *help) {
+  std::cerr << "lagrangec: " << msg << "\n\n" << help;
+  return kUsage;
+}
+
+bool is_help(const std::string &a) { return a == "--help" || a == "-h"; }
+
+int generate_command(const std::vector<std::string> &args) {
+  std::vector<std::string> specs;
+  std::string dir;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (is_help(args[i])) return std::cout << kGenerateHelp, kOk;
+    if (args[i] == "-o" || args[i] == "--output") {
+      if (i + 1 == args.size()) return usage_error("-o needs a directory", kGenerateHelp);
+      dir = args[++i];
+    } else if (args[i].rfind("-", 0) == 0 && args[i] != "-") {
+      return usage_error("unknown option '" + args[i] + "'", kGenerateHelp);
+    } else {
+      specs.push_back(args[i]);
+    }
+  }
+  if (specs.empty()) return usage_error("no spec given", kGenerateHelp);
+  if (dir.empty()) return usage_error("no output directory given (-o DIR)", kGenerateHelp);
+  std::vector<std::pair<lgc::Spec, lgc::GeneratedFiles>> out;
+  for (auto &path : specs) {
+    lgc::Spec spec = lgc::read_spec(path);
+    lgc::GeneratedFiles files = lgc::generate(spec);
+    out.emplace_back(std::move(spec), std::move(files));
+  }
+  for (auto &[spec, files] : out) lgc::write_generated(spec, files, dir);
+  return kOk;
+}
+
+int equations_command(const std::vector<std::string> &args) {
+  if (args.size() == 1 && is_help(args[0])) return std::cout << kEquationsHelp, kOk;
+  if (args.size() != 1 || args[0].rfind("-", 0) == 0) return usage_error("equations takes one spec", kEquationsHelp);
+  lgc::Spec spec = lgc::read_spec(args[0]);
+  std::cout << lgc::generate(spec).report;
+  return kOk;
+}
+
+int simulate_command(const std::vector<std::string> &args) {
+  if (args.empty() || args[0].rfind("-", 0) == 0) {
+    if (!args.empty() && is_help(args[0])) {
+      std::cout << "usage: lagrangec simulate SPEC [OPTIONS]\n\n"
+                   "Generates the model into a cache directory ($LAGRANGEC_CACHE, else\n"
+                   "$XDG_CACHE_HOME/lagrangec or ~/.cache/lagrangec), compiles it against the\n"
+                   "runtime once, and runs it. 'lagrangec simulate SPEC --help' lists the\n"
+                   "simulator's options.\n";
+      return kOk;
+    }
+    return usage_error("simulate needs a spec", "usage: lagrangec simulate SPEC [OPTIONS]\n");
+  }
+  return lgc::simulate(args[0], std::vector<std::string>(args.begin() + 1, args.end()));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return usage_error("no command given", kUsageText);
+  std::string cmd = args[0];
+  args.erase(args.begin());
+  try {
+    if (is_help(cmd)) return std::cout << kUsageText, kOk;
+    if (cmd == "--version") return std::cout << "lagrangec " << LGC_VERSION << "\n", kOk;
+    if (cmd == "generate") return generate_command(args);
+    if (cmd == "equations") return equations_command(args);
+    if (cmd == "simulate") return simulate_command(args);
+    return usage_error("unknown command '" + cmd + "'", kUsageText);
+  } catch (const lgc::SpecError &e) {
+    std::ifstream in(e.loc.file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    lgc::print_error(e, text.str());
+    return kSpecError;
+  } catch (const std::exception &e) {
+    std::cerr << "lagrangec: " << e.what() << "\n";
+    return kSpecError;
+  }
+}

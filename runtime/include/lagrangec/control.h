@@ -1,0 +1,34 @@
+/*
+** lagrangec/control.h — error control for adaptive steppers (rtol/atol).
+*/
+#ifndef LAGRANGEC_CONTROL_H
+#define LAGRANGEC_CONTROL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lgc_control {
+    double rtol, atol;
+    double safety;          /* 0.9 */
+    double min_factor;      /* 0.2: largest shrink per step */
+    double max_factor;      /* 10: largest growth per step */
+} lgc_control;
+
+void lgc_control_init(lgc_control *c, double rtol, double atol);
+
+/*
+** RMS of err_i / (atol + rtol max(|x0_i|, |x1_i|)) over the n entries;
+** a step is acceptable when it is <= 1.
+*/
+double lgc_control_error_norm(const lgc_control *c, int n, const double x0[],
+                              const double x1[], const double err[]);
+
+/* Next step size after a step of size h with error norm `err` (order q). */
+double lgc_control_next_h(const lgc_control *c, double h, double err, int q);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,63 @@
+/*
+** lagrangec/driver.h — integrates a system to requested times.
+** Combines a stepper, error control (adaptive types) and the one-step
+** correction; results land exactly on each requested time (dense output for
+** dopri5, a shortened last step for rk4). All memory is allocated by
+** lgc_driver_alloc; lgc_driver_advance never allocates.
+*/
+#ifndef LAGRANGEC_DRIVER_H
+#define LAGRANGEC_DRIVER_H
+
+#include "lagrangec/project.h"
+#include "lagrangec/stepper.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lgc_driver_options {
+    const lgc_stepper_type *type;
+    double h;               /* rk4: the step; dopri5: first step, 0 = estimate */
+    double rtol, atol;      /* dopri5 error control */
+    lgc_project_mode project;
+    lgc_metric metric;
+    double project_tol;     /* largest |phi| the position correction accepts */
+    int project_max_iter;
+} lgc_driver_options;
+
+/* rk4 with h = 1e-3 or dopri5 with rtol = 1e-8, atol = 1e-10; no projection. */
+void lgc_driver_options_default(lgc_driver_options *opt);
+
+typedef struct lgc_stats {
+    unsigned long steps;        /* accepted steps */
+    unsigned long rejected;     /* rejected steps (adaptive) */
+    unsigned long nfev;         /* rhs evaluations by the integrator */
+    unsigned long proj_iter;    /* Gauss–Newton position iterations, total */
+} lgc_stats;
+
+typedef struct lgc_driver lgc_driver;
+
+/* NULL on bad options or no memory. sys must outlive the driver. */
+lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt);
+void lgc_driver_free(lgc_driver *d);
+
+/*
+** Start at (t0, x0): projects x0 onto the constraints when projection is on,
+** and, for dopri5 with h = 0, estimates the first step.
+*/
+int lgc_driver_reset(lgc_driver *d, double t0, const double x0[]);
+
+/* Integrate to t1 >= current time; x gets the state at t1. */
+int lgc_driver_advance(lgc_driver *d, double t1, double x[]);
+
+/* Time of the last good internal state (where a fault was detected). */
+double lgc_driver_time(const lgc_driver *d);
+/* The step size the next step will try. */
+double lgc_driver_step_size(const lgc_driver *d);
+void lgc_driver_stats(const lgc_driver *d, lgc_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,68 @@
+/*
+** lagrangec/model.h — the model descriptor.
+** A generated NAME_model.c fills in one `lgc_model` for its system; the
+** runtime reads nothing else about a model. The generated NAME.c itself does
+** not include this header, so it stays standalone for embedding.
+*/
+#ifndef LAGRANGEC_MODEL_H
+#define LAGRANGEC_MODEL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes of a model's rhs (the generated code uses the same values). */
+enum lgc_model_status {
+    LGC_MODEL_OK = 0,
+    LGC_MODEL_SINGULAR_MASS = 1,        /* M(q, t) not positive definite */
+    LGC_MODEL_SINGULAR_CONSTRAINTS = 2  /* J M^-1 J^T singular: rank lost */
+};
+
+/*
+** State layout (grep tag: STATE-LAYOUT, kept in step with gen/emit_c.cpp):
+**   x[0 .. nq)           coordinates q
+**   x[nq .. 2nq)         velocities q'
+**   x[2nq .. 2nq+nn)     integrals of the nonholonomic residuals, z = ∫g dt
+** Constraint rows are ordered holonomic first, then nonholonomic:
+**   C = [A; B] is (nh+nn) x nq, row-major; multipliers are [lambda; mu].
+*/
+typedef struct lgc_model {
+    const char *name;                   /* the spec's `name` */
+    const char *title;                  /* the spec's `title` */
+    int nq;                             /* coordinates */
+    int nh;                             /* holonomic constraints */
+    int nn;                             /* nonholonomic constraints */
+    int nx;                             /* state size, 2 nq + nn */
+    int np;                             /* parameters */
+    int nu;                             /* control inputs */
+    int nwork;                          /* doubles of scratch rhs needs */
+    const char *const *coordinate_names;    /* nq */
+    const char *const *parameter_names;     /* np */
+    const char *const *input_names;         /* nu */
+    const double *parameter_defaults;       /* np */
+    const double *input_defaults;           /* nu */
+    const double *initial_state;            /* nx */
+    double alpha, beta;                 /* the spec's Baumgarte defaults */
+    int conservative;                   /* no forces, no explicit t: T + V is conserved */
+
+    /* dx/dt of the stabilised first-order system; multipliers may be NULL. */
+    int (*rhs)(double t, const double x[], const double u[], const double p[],
+               double alpha, double beta, double dxdt[], double multipliers[],
+               double work[]);
+    /* phi (nh), phi' (nh), g (nn) at the state x. */
+    void (*residuals)(double t, const double x[], const double p[],
+                      double phi[], double phi_dot[], double g[]);
+    /* T + V. */
+    double (*energy)(double t, const double x[], const double p[]);
+    /* M, nq x nq, row-major. */
+    void (*mass_matrix)(double t, const double x[], const double p[], double M[]);
+    /* C = [A; B] = d(phi', g)/dq', (nh+nn) x nq, row-major. */
+    void (*constraint_jacobian)(double t, const double x[], const double p[],
+                                double C[]);
+} lgc_model;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

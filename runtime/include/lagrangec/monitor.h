@@ -1,0 +1,44 @@
+/*
+** lagrangec/monitor.h — what is reported at an output sample: constraint
+** residuals, energy, multipliers, and their running extremes.
+*/
+#ifndef LAGRANGEC_MONITOR_H
+#define LAGRANGEC_MONITOR_H
+
+#include "lagrangec/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lgc_sample {
+    double t;
+    double *x;          /* nx: state */
+    double *phi;        /* nh */
+    double *phi_dot;    /* nh */
+    double *g;          /* nn */
+    double *mult;       /* nh + nn: [lambda; mu] */
+    double energy;
+} lgc_sample;
+
+typedef struct lgc_monitor {
+    lgc_sample s;           /* the last sample */
+    double *dxdt;           /* scratch for the multiplier evaluation */
+    unsigned long count;    /* samples taken */
+    double energy0;         /* energy at the first sample */
+    double max_phi, max_phi_dot, max_g;
+    double max_energy_drift;    /* max |E - E0| / |E0| (absolute if E0 = 0) */
+} lgc_monitor;
+
+int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model);
+void lgc_monitor_free(lgc_monitor *mon);
+
+/* Evaluate everything at (t, x) into mon->s and update the extremes. */
+int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
+                       const double x[]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,33 @@
+/*
+** lagrangec/status.h — status codes shared by every runtime call.
+*/
+#ifndef LAGRANGEC_STATUS_H
+#define LAGRANGEC_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runtime faults; each has its own code so a caller can tell them apart. */
+typedef enum lgc_status {
+    LGC_OK = 0,
+    LGC_ERR_SINGULAR_MASS = 1,      /* rhs: mass matrix not positive definite */
+    LGC_ERR_RANK_LOST = 2,          /* rhs: constraint Jacobian lost rank */
+    LGC_ERR_MODEL = 3,              /* rhs returned an unknown non-zero code */
+    LGC_ERR_NONFINITE = 4,          /* NaN or Inf in the state or derivative */
+    LGC_ERR_STEP_UNDERFLOW = 5,     /* adaptive step fell below round-off */
+    LGC_ERR_PROJECTION = 6,         /* position projection did not converge */
+    LGC_ERR_LAPACK = 7,             /* a LAPACK call reported an argument error */
+    LGC_ERR_NOMEM = 8,              /* allocation failed at setup */
+    LGC_ERR_ARG = 9,                /* invalid argument or option */
+    LGC_ERR_IO = 10                 /* output file or plotting failed */
+} lgc_status;
+
+/* A short English reason for `status`, never NULL. */
+const char *lgc_strerror(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,49 @@
+/*
+** lagrangec/system.h — a model bound to parameter, input and Baumgarte values.
+** The system owns copies of p and u and the model's rhs scratch, all sized
+** from the descriptor once; evaluating it never allocates.
+*/
+#ifndef LAGRANGEC_SYSTEM_H
+#define LAGRANGEC_SYSTEM_H
+
+#include "lagrangec/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lgc_system {
+    const lgc_model *model;
+    double *p;              /* np parameters, starts at model defaults */
+    double *u;              /* nu inputs, starts at model defaults */
+    double alpha, beta;     /* Baumgarte gains passed to model->rhs */
+    double *work;           /* model->nwork doubles of rhs scratch */
+    unsigned long nfev;     /* rhs evaluations so far */
+} lgc_system;
+
+/* Allocates p, u, work; gains from model->alpha/beta. */
+int lgc_system_init(lgc_system *sys, const lgc_model *model);
+void lgc_system_free(lgc_system *sys);
+
+/*
+** dxdt = f(t, x); multipliers (nh+nn, may be NULL) are the constraint forces.
+** Maps the model's codes to lgc_status and rejects non-finite derivatives.
+*/
+int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
+                   double multipliers[]);
+
+/*
+** Auto Baumgarte rule: place both roots of s^2 + alpha s + beta at -kappa/h
+** (critical damping), i.e. alpha = 2 kappa/h, beta = (kappa/h)^2.
+*/
+#define LGC_BAUMGARTE_KAPPA 0.5
+void lgc_baumgarte_auto(double h, double *alpha, double *beta);
+
+/* Index of a name in a list of n names, or -1. */
+int lgc_name_index(const char *const *names, int n, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,252 @@
+/* driver.c — stepping, error control, correction and sampling at given times. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lagrangec/control.h"
+#include "lagrangec/driver.h"
+#include "lagrangec/status.h"
+
+struct lgc_driver {
+    lgc_system *sys;
+    lgc_driver_options opt;
+    void *step;             /* the stepper type's state */
+    lgc_control ctl;
+    lgc_projector *proj;
+    int nx;
+    double t, h;            /* internal time and the next step to try */
+    double t_prev;          /* start of the last accepted step (dense output) */
+    int have_dxdt;          /* dxdt holds f(t, x) */
+    int rejected_last;      /* no step growth right after a rejection */
+    double *x, *xnew, *xerr, *dxdt;
+    lgc_stats stats;
+};
+
+void lgc_driver_options_default(lgc_driver_options *opt)
+{
+    opt->type = lgc_step_rk4;
+    opt->h = 1e-3;
+    opt->rtol = 1e-8;
+    opt->atol = 1e-10;
+    opt->project = LGC_PROJECT_NONE;
+    opt->metric = LGC_METRIC_IDENTITY;
+    opt->project_tol = 1e-13;
+    opt->project_max_iter = 20;
+}
+
+lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
+{
+    if (!opt->type || (!opt->type->adaptive && !(opt->h > 0.0))
+        || (opt->type->adaptive && !(opt->rtol >= 0.0 && opt->atol >= 0.0
+                                     && opt->rtol + opt->atol > 0.0)))
+        return NULL;
+    lgc_driver *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    const int nx = sys->model->nx;
+    d->sys = sys;
+    d->opt = *opt;
+    d->nx = nx;
+    lgc_control_init(&d->ctl, opt->rtol, opt->atol);
+    d->step = opt->type->alloc(nx);
+    d->proj = lgc_projector_alloc(sys->model, opt->project, opt->metric,
+                                  opt->project_tol, opt->project_max_iter);
+    d->x = calloc(4 * (size_t)(nx > 0 ? nx : 1), sizeof(double));
+    if (!d->step || !d->proj || !d->x) {
+        lgc_driver_free(d);
+        return NULL;
+    }
+    d->xnew = d->x + nx;
+    d->xerr = d->xnew + nx;
+    d->dxdt = d->xerr + nx;
+    return d;
+}
+
+void lgc_driver_free(lgc_driver *d)
+{
+    if (!d)
+        return;
+    if (d->step)
+        d->opt.type->free(d->step);
+    lgc_projector_free(d->proj);
+    free(d->x);
+    free(d);
+}
+
+static int all_finite(const double v[], int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return 0;
+    return 1;
+}
+
+/* Hairer–Wanner's starting step guess (Solving ODE I, §II.4). */
+static int initial_step(lgc_driver *d)
+{
+    const int n = d->nx, q = d->opt.type->order;
+    const lgc_control *c = &d->ctl;
+    int rc = lgc_system_rhs(d->sys, d->t, d->x, d->dxdt, NULL);
+    if (rc != LGC_OK)
+        return rc;
+    d->have_dxdt = 1;
+    double d0 = lgc_control_error_norm(c, n, d->x, d->x, d->x);
+    double d1 = lgc_control_error_norm(c, n, d->x, d->x, d->dxdt);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    for (int i = 0; i < n; i++)
+        d->xnew[i] = d->x[i] + h0 * d->dxdt[i];
+    if ((rc = lgc_system_rhs(d->sys, d->t + h0, d->xnew, d->xerr, NULL)) != LGC_OK)
+        return rc;
+    for (int i = 0; i < n; i++)
+        d->xerr[i] -= d->dxdt[i];
+    double d2 = lgc_control_error_norm(c, n, d->x, d->x, d->xerr) / h0;
+    double dm = fmax(d1, d2);
+    double h1 = dm <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / dm, 1.0 / q);
+    d->h = fmin(100.0 * h0, h1);
+    return LGC_OK;
+}
+
+int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
+{
+    unsigned long nfev0 = d->sys->nfev;
+    int it = 0, rc;
+    memset(&d->stats, 0, sizeof d->stats);
+    d->t = d->t_prev = t0;
+    d->h = d->opt.h;
+    d->have_dxdt = 0;
+    d->rejected_last = 0;
+    memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
+    rc = lgc_project(d->proj, d->sys, t0, d->x, &it);
+    d->stats.proj_iter += (unsigned long)it;
+    if (rc == LGC_OK && !all_finite(d->x, d->nx))
+        rc = LGC_ERR_NONFINITE;
+    if (rc == LGC_OK && d->opt.type->adaptive && !(d->h > 0.0))
+        rc = initial_step(d);
+    d->stats.nfev += d->sys->nfev - nfev0;
+    return rc;
+}
+
+/*
+** Take xnew at time t1 as the new state: correct it onto the constraints and
+** keep the dense output consistent with the corrected end point.
+*/
+static int accept_step(lgc_driver *d, double t1)
+{
+    const lgc_stepper_type *type = d->opt.type;
+    int it = 0;
+    const double *f = type->last_derivative(d->step);
+    if (d->opt.project != LGC_PROJECT_NONE) {
+        memcpy(d->xerr, d->xnew, (size_t)d->nx * sizeof *d->xerr);
+        int rc = lgc_project(d->proj, d->sys, t1, d->xnew, &it);
+        d->stats.proj_iter += (unsigned long)it;
+        if (rc != LGC_OK)
+            return rc;
+        for (int i = 0; i < d->nx; i++)
+            d->xerr[i] = d->xnew[i] - d->xerr[i];
+        if (type->shift_end)
+            type->shift_end(d->step, d->xerr);
+        f = NULL;   /* f(t1, x) changed with x */
+    }
+    if (!all_finite(d->xnew, d->nx))
+        return LGC_ERR_NONFINITE;
+    memcpy(d->x, d->xnew, (size_t)d->nx * sizeof *d->x);
+    d->have_dxdt = f != NULL;
+    if (f)
+        memcpy(d->dxdt, f, (size_t)d->nx * sizeof *d->dxdt);
+    d->t_prev = d->t;
+    d->t = t1;
+    d->stats.steps++;
+    return LGC_OK;
+}
+
+/* Fixed steps of h, the last one shortened (or stretched by <1e-9 h) to hit t1. */
+static int advance_fixed(lgc_driver *d, double t1)
+{
+    const double h = d->opt.h;
+    while (t1 - d->t > 1e-12 * h) {
+        double step = h, tn = d->t + h;
+        if (t1 - d->t <= h * (1.0 + 1e-9)) {
+            step = t1 - d->t;
+            tn = t1;
+        }
+        int rc = d->opt.type->apply(d->step, d->sys, d->t, step, d->x, NULL,
+                                    d->xnew, NULL);
+        if (rc == LGC_OK)
+            rc = accept_step(d, tn);
+        if (rc != LGC_OK)
+            return rc;
+    }
+    return LGC_OK;
+}
+
+/* Adaptive steps until the internal solution passes t1. */
+static int advance_adaptive(lgc_driver *d, double t1)
+{
+    const int q = d->opt.type->order - 1;  /* order of the error estimate */
+    while (d->t < t1) {
+        int rc = d->opt.type->apply(d->step, d->sys, d->t, d->h, d->x,
+                                    d->have_dxdt ? d->dxdt : NULL, d->xnew,
+                                    d->xerr);
+        if (rc != LGC_OK)
+            return rc;
+        double err = lgc_control_error_norm(&d->ctl, d->nx, d->x, d->xnew, d->xerr);
+        double hnext = lgc_control_next_h(&d->ctl, d->h, err, q);
+        if (err <= 1.0) {
+            if ((rc = accept_step(d, d->t + d->h)) != LGC_OK)
+                return rc;
+            d->h = d->rejected_last ? fmin(hnext, d->h) : hnext;
+            d->rejected_last = 0;
+        } else {
+            d->stats.rejected++;
+            d->rejected_last = 1;
+            d->h = hnext;
+            if (!(d->h > 16.0 * DBL_EPSILON * fabs(d->t)) || d->h < DBL_MIN)
+                return LGC_ERR_STEP_UNDERFLOW;
+        }
+    }
+    return LGC_OK;
+}
+
+int lgc_driver_advance(lgc_driver *d, double t1, double x[])
+{
+    const lgc_stepper_type *type = d->opt.type;
+    unsigned long nfev0 = d->sys->nfev;
+    int rc = LGC_OK;
+    if (t1 < (type->adaptive ? d->t_prev : d->t - 1e-12 * d->opt.h))
+        return LGC_ERR_ARG;     /* only forwards, within the last step at most */
+    if (type->adaptive) {
+        rc = advance_adaptive(d, t1);
+        if (rc == LGC_OK && d->t > d->t_prev && t1 < d->t) {
+            type->dense(d->step, (t1 - d->t_prev) / (d->t - d->t_prev), x);
+            /* The interpolant leaves the constraints by its own error; a
+            ** corrected run reports corrected samples. */
+            int it = 0;
+            rc = lgc_project(d->proj, d->sys, t1, x, &it);
+            d->stats.proj_iter += (unsigned long)it;
+        } else if (rc == LGC_OK) {
+            memcpy(x, d->x, (size_t)d->nx * sizeof *x);
+        }
+    } else {
+        rc = advance_fixed(d, t1);
+        if (rc == LGC_OK)
+            memcpy(x, d->x, (size_t)d->nx * sizeof *x);
+    }
+    d->stats.nfev += d->sys->nfev - nfev0;
+    return rc;
+}
+
+double lgc_driver_time(const lgc_driver *d)
+{
+    return d->t;
+}
+
+double lgc_driver_step_size(const lgc_driver *d)
+{
+    return d->h;
+}
+
+void lgc_driver_stats(const lgc_driver *d, lgc_stats *stats)
+{
+    *stats = d->stats;
+}

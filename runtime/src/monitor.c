@@ -1,0 +1,66 @@
+/* monitor.c — residuals, energy and multipliers at output samples. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lagrangec/monitor.h"
+#include "lagrangec/status.h"
+
+int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
+{
+    const int nx = model->nx, nh = model->nh, nn = model->nn;
+    memset(mon, 0, sizeof *mon);
+    /* x, phi, phi', g, multipliers, dxdt in one block */
+    double *v = calloc((size_t)(2 * nx + 3 * nh + 2 * nn) + 1, sizeof *v);
+    if (!v)
+        return LGC_ERR_NOMEM;
+    mon->s.x = v;
+    mon->s.phi = mon->s.x + nx;
+    mon->s.phi_dot = mon->s.phi + nh;
+    mon->s.g = mon->s.phi_dot + nh;
+    mon->s.mult = mon->s.g + nn;
+    mon->dxdt = mon->s.mult + nh + nn;
+    return LGC_OK;
+}
+
+void lgc_monitor_free(lgc_monitor *mon)
+{
+    free(mon->s.x);
+    memset(mon, 0, sizeof *mon);
+}
+
+static double max_abs(const double v[], int n, double start)
+{
+    for (int i = 0; i < n; i++)
+        start = fmax(start, fabs(v[i]));
+    return start;
+}
+
+int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
+                       const double x[])
+{
+    const lgc_model *m = sys->model;
+    lgc_sample *s = &mon->s;
+    /* Output evaluations are not integration work: keep nfev honest. */
+    unsigned long nfev = sys->nfev;
+    int rc = lgc_system_rhs(sys, t, x, mon->dxdt, s->mult);
+    sys->nfev = nfev;
+    if (rc != LGC_OK)
+        return rc;
+    s->t = t;
+    memcpy(s->x, x, (size_t)m->nx * sizeof *s->x);
+    m->residuals(t, x, sys->p, s->phi, s->phi_dot, s->g);
+    s->energy = m->energy(t, x, sys->p);
+    if (!isfinite(s->energy) || !isfinite(max_abs(s->phi, 2 * m->nh + m->nn, 0.0))
+        || !isfinite(max_abs(s->mult, m->nh + m->nn, 0.0)))
+        return LGC_ERR_NONFINITE;
+    if (mon->count++ == 0)
+        mon->energy0 = s->energy;
+    mon->max_phi = max_abs(s->phi, m->nh, mon->max_phi);
+    mon->max_phi_dot = max_abs(s->phi_dot, m->nh, mon->max_phi_dot);
+    mon->max_g = max_abs(s->g, m->nn, mon->max_g);
+    double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
+    mon->max_energy_drift = fmax(mon->max_energy_drift,
+                                 fabs(s->energy - mon->energy0) / scale);
+    return LGC_OK;
+}

@@ -1,0 +1,20 @@
+/* status.c — messages for lgc_status codes. */
+#include "lagrangec/status.h"
+
+const char *lgc_strerror(int status)
+{
+    switch (status) {
+    case LGC_OK: return "success";
+    case LGC_ERR_SINGULAR_MASS: return "mass matrix singular (not positive definite)";
+    case LGC_ERR_RANK_LOST: return "constraint Jacobian lost rank (singular configuration)";
+    case LGC_ERR_MODEL: return "model rhs failed with an unknown code";
+    case LGC_ERR_NONFINITE: return "non-finite value (NaN or Inf) in state or derivative";
+    case LGC_ERR_STEP_UNDERFLOW: return "step size underflow (tolerances unreachable or stiff/singular system)";
+    case LGC_ERR_PROJECTION: return "constraint projection did not converge";
+    case LGC_ERR_LAPACK: return "LAPACK argument error";
+    case LGC_ERR_NOMEM: return "out of memory";
+    case LGC_ERR_ARG: return "invalid argument";
+    case LGC_ERR_IO: return "output failed";
+    default: return "unknown error";
+    }
+}

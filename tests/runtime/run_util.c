@@ -1,0 +1,44 @@
+/* run_util.c — the shared driver loop of the runtime tests. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "lagrangec/status.h"
+#include "run_util.h"
+
+void run_model(const lgc_model *m, const lgc_driver_options *opt,
+               const double gains[2], double t_end, double sample, run_result *r)
+{
+    lgc_system sys;
+    double *x = malloc((size_t)m->nx * sizeof *x);
+    r->status = lgc_system_init(&sys, m);
+    if (r->status == LGC_OK)
+        r->status = lgc_monitor_init(&r->mon, m);
+    if (gains) {
+        sys.alpha = gains[0];
+        sys.beta = gains[1];
+    }
+    lgc_driver *d = lgc_driver_alloc(&sys, opt);
+    if (!d || !x) {
+        r->status = LGC_ERR_NOMEM;
+    } else {
+        r->status = lgc_driver_reset(d, 0.0, m->initial_state);
+        for (long k = 0; r->status == LGC_OK; k++) {
+            double t = fmin(t_end, (double)k * sample);
+            r->status = lgc_driver_advance(d, t, x);
+            if (r->status == LGC_OK)
+                r->status = lgc_monitor_sample(&r->mon, &sys, t, x);
+            if (t >= t_end)
+                break;
+        }
+        r->t_fail = lgc_driver_time(d);
+        lgc_driver_stats(d, &r->stats);
+    }
+    lgc_driver_free(d);
+    lgc_system_free(&sys);
+    free(x);
+}
+
+void run_free(run_result *r)
+{
+    lgc_monitor_free(&r->mon);
+}

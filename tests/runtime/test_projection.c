@@ -1,0 +1,109 @@
+/*
+** test_projection.c — constraint drift under each correction mode and
+** metric, the auto Baumgarte rule, and the knife-edge acceptance figures.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "lagrangec/driver.h"
+#include "lagrangec/status.h"
+#include "run_util.h"
+
+static const double gains_off[2] = {0.0, 0.0};
+
+/* Coarse RK4 on the pendulum, so uncorrected drift is plain to see. */
+static run_result pendulum(lgc_project_mode mode, lgc_metric metric,
+                           const double gains[2])
+{
+    lgc_driver_options o;
+    lgc_driver_options_default(&o);
+    o.h = 1e-2;
+    o.project = mode;
+    o.metric = metric;
+    run_result r;
+    run_model(&fixture_pendulum_model, &o, gains, 100.0, 1e-2, &r);
+    assert_int_equal(r.status, LGC_OK);
+    print_message("  project %d metric %d: max |phi| %.2e  |phi'| %.2e  dE %.2e\n",
+                  mode, metric, r.mon.max_phi, r.mon.max_phi_dot,
+                  r.mon.max_energy_drift);
+    return r;
+}
+
+static void no_correction_drifts(void **state)
+{
+    (void)state;
+    run_result r = pendulum(LGC_PROJECT_NONE, LGC_METRIC_IDENTITY, gains_off);
+    assert_true(r.mon.max_phi > 1e-8);
+    run_free(&r);
+}
+
+static void velocity_correction(void **state)
+{
+    (void)state;
+    for (int metric = 0; metric < 2; metric++) {
+        run_result r = pendulum(LGC_PROJECT_VELOCITY, (lgc_metric)metric, gains_off);
+        assert_true(r.mon.max_phi_dot <= 1e-12);
+        run_free(&r);
+    }
+}
+
+static void full_correction(void **state)
+{
+    (void)state;
+    for (int metric = 0; metric < 2; metric++) {
+        run_result r = pendulum(LGC_PROJECT_FULL, (lgc_metric)metric, gains_off);
+        assert_true(r.mon.max_phi <= 1e-12);
+        assert_true(r.mon.max_phi_dot <= 1e-12);
+        run_free(&r);
+    }
+}
+
+/* alpha = 2 kappa/h, beta = (kappa/h)^2: a double root at -kappa/h. */
+static void baumgarte_auto_rule(void **state)
+{
+    (void)state;
+    double a, b, h = 1e-2;
+    lgc_baumgarte_auto(h, &a, &b);
+    assert_true(fabs(a - 2 * LGC_BAUMGARTE_KAPPA / h) < 1e-12 * a);
+    assert_true(fabs(a * a - 4 * b) < 1e-12 * a * a);    /* double root */
+    double gains[2] = {a, b};
+    run_result off = pendulum(LGC_PROJECT_NONE, LGC_METRIC_IDENTITY, gains_off);
+    run_result on = pendulum(LGC_PROJECT_NONE, LGC_METRIC_IDENTITY, gains);
+    assert_true(on.mon.max_phi < 0.01 * off.mon.max_phi);
+    run_free(&off);
+    run_free(&on);
+}
+
+/* The figures: m = l = 1, t to 100, RK4 h = 1e-3, velocity correction. */
+static void knife_edge_acceptance(void **state)
+{
+    (void)state;
+    lgc_driver_options o;
+    lgc_driver_options_default(&o);
+    o.h = 1e-3;
+    o.project = LGC_PROJECT_VELOCITY;
+    run_result r;
+    run_model(&fixture_knife_edge_model, &o, NULL, 100.0, 1e-3, &r);
+    assert_int_equal(r.status, LGC_OK);
+    print_message("  knife edge: %lu steps, max |g| %.2e, energy drift %.2e\n",
+                  r.stats.steps, r.mon.max_g, r.mon.max_energy_drift);
+    assert_true(r.mon.max_g <= 1e-12);
+    assert_true(r.mon.max_energy_drift <= 1e-9);
+    run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(no_correction_drifts),
+        cmocka_unit_test(velocity_correction),
+        cmocka_unit_test(full_correction),
+        cmocka_unit_test(baumgarte_auto_rule),
+        cmocka_unit_test(knife_edge_acceptance),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

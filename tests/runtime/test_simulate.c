@@ -1,0 +1,98 @@
+/*
+** test_simulate.c — the `lagrangec simulate` program: exit codes, the CSV it
+** writes, options reaching the model.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "lagrangec/simulate.h"
+
+#define RUN(model, ...) \
+    run(model, (char *[]){"simulate", __VA_ARGS__, NULL})
+
+static int run(const lgc_model *m, char **argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    return lgc_simulate_main(m, argc, argv);
+}
+
+static void unknown_names_exit_2(void **state)
+{
+    (void)state;
+    assert_int_equal(RUN(&fixture_pendulum_model, "--param", "mass=2"), 2);
+    assert_int_equal(RUN(&fixture_pendulum_model, "--init", "z'=1"), 2);
+    assert_int_equal(RUN(&fixture_pendulum_model, "--method", "euler"), 2);
+    assert_int_equal(RUN(&fixture_pendulum_model, "--frobnicate"), 2);
+    assert_int_equal(RUN(&fixture_pendulum_model, "--baumgarte", "1"), 2);
+}
+
+static void writes_csv(void **state)
+{
+    (void)state;
+    const char *path = "test_simulate_out.csv";
+    assert_int_equal(RUN(&fixture_knife_edge_model, "--t-end", "1", "--dt", "1e-3",
+                         "--sample", "0.25", "--project", "velocity", "--init",
+                         "x'=2", "--param", "l=0.5", "--out", (char *)path, "--quiet"),
+                     0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_string_equal(line, "t,x,y,phi,x',y',phi',g1,energy,mu1\n");
+    int rows = 0;
+    double t = -1, x = 0, y, phi, vx = 0;
+    while (fgets(line, sizeof line, f)) {
+        assert_true(sscanf(line, "%lf,%lf,%lf,%lf,%lf", &t, &x, &y, &phi, &vx) == 5);
+        if (rows++ == 0)
+            assert_true(vx == 2.0);
+    }
+    fclose(f);
+    assert_int_equal(rows, 5);
+    assert_true(t == 1.0);
+    remove(path);
+}
+
+/* A fault ends the run with status 1 and a message, keeping whole CSV lines. */
+static int rank_lost_rhs(double t, const double x[], const double u[],
+                         const double p[], double alpha, double beta,
+                         double dxdt[], double multipliers[], double work[])
+{
+    if (t >= 0.5)
+        return LGC_MODEL_SINGULAR_CONSTRAINTS;
+    return fixture_pendulum_model.rhs(t, x, u, p, alpha, beta, dxdt, multipliers,
+                                      work);
+}
+
+static void fault_exits_1(void **state)
+{
+    (void)state;
+    lgc_model m = fixture_pendulum_model;
+    m.rhs = rank_lost_rhs;
+    assert_int_equal(RUN(&m, "--t-end", "1", "--dt", "1e-3", "--out",
+                         "test_simulate_fault.csv"), 1);
+    FILE *f = fopen("test_simulate_fault.csv", "r");
+    assert_non_null(f);
+    int c, last = '\n';
+    while ((c = fgetc(f)) != EOF)
+        last = c;
+    fclose(f);
+    assert_int_equal(last, '\n');
+    remove("test_simulate_fault.csv");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(unknown_names_exit_2),
+        cmocka_unit_test(writes_csv),
+        cmocka_unit_test(fault_exits_1),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
