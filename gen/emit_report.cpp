@@ -2,6 +2,7 @@
 // quantity in LaTeX, one equation per line, in a stable order, for review.
 #include "lagrangec.h"
 
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -15,8 +16,9 @@ const std::set<std::string> kGreek = {
     "chi",   "psi",   "omega", "Gamma",   "Delta",   "Theta", "Lambda", "Xi",  "Pi",    "Sigma",
     "Upsilon", "Phi", "Psi",   "Omega",   "varphi",  "vartheta", "varepsilon"};
 
-// x → x, phi → \phi, theta2 → \theta_{2}, x_dot → \dot{x}, long → \mathrm{long}.
-std::string tex_name(const std::string &name) {
+// x → x, phi → \phi, theta2 → \theta_{2}, long → \mathrm{long}; with
+// `dotted`, the stem gets the dot: \dot{\theta}_{2}.
+std::string tex_name(const std::string &name, bool dotted = false) {
   size_t split = name.find('_');
   if (split == std::string::npos) {
     split = name.find_last_not_of("0123456789") + 1;
@@ -25,6 +27,7 @@ std::string tex_name(const std::string &name) {
   std::string stem = name.substr(0, split), sub = name.substr(split);
   if (!sub.empty() && sub[0] == '_') sub = sub.substr(1);
   std::string t = kGreek.count(stem) ? "\\" + stem : stem.size() == 1 ? stem : "\\mathrm{" + stem + "}";
+  if (dotted) t = "\\dot{" + t + "}";
   if (!sub.empty()) {
     std::string s;
     for (char c : sub) s += c == '_' ? std::string("\\_") : std::string(1, c);
@@ -40,7 +43,7 @@ class TexPrinter {
     bool gains_named = s.by_name.count("alpha") || s.by_name.count("beta");
     for (auto &[c_name, info] : s.by_c_name) {
       switch (info.kind) {
-        case SymbolKind::velocity: names_[c_name] = "\\dot{" + tex_name(info.spec_name.substr(0, info.spec_name.size() - 1)) + "}"; break;
+        case SymbolKind::velocity: names_[c_name] = tex_name(info.spec_name.substr(0, info.spec_name.size() - 1), true); break;
         case SymbolKind::constant: names_[c_name] = "\\pi"; break;
         default: names_[c_name] = tex_name(info.spec_name);
       }
@@ -71,7 +74,14 @@ class TexPrinter {
     }
   }
 
+  // Simple fractions as fractions: 1/24, not 0.041666666666666664.
   static std::string number(double v) {
+    for (int d = 1; d <= 720; ++d) {
+      double n = v * d;
+      if (std::fabs(n) < 1e6 && n == std::round(n) && std::fabs(n) >= 1 && double(std::llround(n)) / d == v)
+        return d == 1 ? std::to_string(std::llround(n))
+                      : "\\frac{" + std::to_string(std::llround(n)) + "}{" + std::to_string(d) + "}";
+    }
     std::string s = format_double(v);
     if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
     size_t e = s.find('e');

@@ -4,6 +4,7 @@
 // error is.
 #include "lagrangec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 
@@ -217,14 +218,44 @@ class ExprReader {
     return mantissa * GiNaC::pow(GiNaC::numeric(10), scale);
   }
 
-  std::string known_names() const {
-    std::string s;
-    auto add = [&](const std::string &n) { s += (s.empty() ? "" : ", ") + n; };
-    for (auto kind : {SymbolKind::coordinate, SymbolKind::velocity, SymbolKind::parameter,
-                      SymbolKind::input, SymbolKind::time, SymbolKind::constant})
-      for (auto &[n, info] : symbols_.by_name)
-        if (info.kind == kind && allowed(info.kind)) add(n);
-    return s;
+  // The names this expression may use, in the spec's order.
+  std::vector<std::string> usable_names() const {
+    std::vector<std::string> names;
+    for (auto *list : {&symbols_.q, &symbols_.v, &symbols_.p, &symbols_.u})
+      for (auto &sym : *list) {
+        const SymbolInfo &info = symbols_.by_c_name.at(sym.get_name());
+        if (allowed(info.kind)) names.push_back(info.spec_name);
+      }
+    names.push_back("t");
+    names.push_back("pi");
+    return names;
+  }
+
+  static size_t edit_distance(const std::string &a, const std::string &b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+        diagonal = up;
+      }
+    }
+    return row[b.size()];
+  }
+
+  std::string unknown_name_message(const std::string &id) const {
+    std::string known, closest;
+    size_t best = 3;  // suggest only near misses
+    for (auto &n : usable_names()) {
+      known += (known.empty() ? "" : ", ") + n;
+      size_t d = edit_distance(id, n);
+      if (d < best && d < id.size()) best = d, closest = n;
+    }
+    return "unknown name '" + id + "'" + (closest.empty() ? "" : " (did you mean '" + closest + "'?)") +
+           "; known names: " + known;
   }
 
   bool allowed(SymbolKind k) const {
@@ -252,7 +283,7 @@ class ExprReader {
       }
       if (functions().count(id))
         fail(start, "'" + id + "' is a function: write " + id + "(...)");
-      fail(start, "unknown name '" + id + "'; known names: " + known_names());
+      fail(start, unknown_name_message(id));
     }
     const SymbolInfo &info = it->second;
     if (!allowed(info.kind)) {

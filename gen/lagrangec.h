@@ -159,6 +159,10 @@ class Graph {
 
  private:
   int intern(Node n);
+  void sort_operands(Node &n) const;
+  int signed_sum(Node n);
+  // A node as coefficient × node: (c, inner) for a scaled node, else (1, id).
+  std::pair<double, int> split_coefficient(int id) const;
   int number(double v);
   int scaled(double coef, int id);  // coef * node, as an add node
   std::vector<Node> nodes_;

@@ -52,19 +52,40 @@ std::string format_double(double v) {
   return s;
 }
 
-int Graph::intern(Node n) {
+void Graph::sort_operands(Node &n) const {
   // Commutative operands in canonical order, readable where it costs
   // nothing: symbols by name first, then powers, calls, products and sums,
-  // each by structural key. The key hashes the structure.
-  if (n.kind == Node::add || n.kind == Node::mul)
-    std::sort(n.terms.begin(), n.terms.end(), [&](auto &a, auto &b) {
-      const Node &x = nodes_[a.second], &y = nodes_[b.second];
-      static const int rank[] = {/*num*/ 0, /*sym*/ 1, /*add*/ 6, /*mul*/ 5, /*ipow*/ 2, /*pow*/ 4, /*call*/ 3};
-      if (rank[x.kind] != rank[y.kind]) return rank[x.kind] < rank[y.kind];
-      if (x.kind == Node::sym && x.name != y.name) return x.name < y.name;
-      if (x.key != y.key) return x.key < y.key;
-      return a.first < b.first;
-    });
+  // each by structural key.
+  std::sort(n.terms.begin(), n.terms.end(), [&](auto &a, auto &b) {
+    const Node &x = nodes_[a.second], &y = nodes_[b.second];
+    static const int rank[] = {/*num*/ 0, /*sym*/ 1, /*add*/ 6, /*mul*/ 5, /*ipow*/ 2, /*pow*/ 4, /*call*/ 3};
+    if (rank[x.kind] != rank[y.kind]) return rank[x.kind] < rank[y.kind];
+    if (x.kind == Node::sym && x.name != y.name) return x.name < y.name;
+    if (x.key != y.key) return x.key < y.key;
+    return a.first < b.first;
+  });
+}
+
+std::pair<double, int> Graph::split_coefficient(int id) const {
+  const Node &n = nodes_[id];
+  if (n.kind == Node::add && n.terms.size() == 1 && n.value == 0) return n.terms[0];
+  return {1.0, id};
+}
+
+int Graph::signed_sum(Node n) {
+  // GiNaC writes a sum as a - b in one run and -(b - a) in the next; the
+  // sum is kept with its first canonical term positive, the sign outside.
+  sort_operands(n);
+  bool flip = n.terms.empty() ? n.value < 0 : n.terms[0].first < 0;
+  if (!flip) return intern(n);
+  n.value = -n.value;
+  for (auto &t : n.terms) t.first = -t.first;
+  return scaled(-1.0, intern(n));
+}
+
+int Graph::intern(Node n) {
+  // The key hashes the structure, operands in canonical order.
+  if (n.kind == Node::add || n.kind == Node::mul) sort_operands(n);
   uint64_t key = mix(n.kind, bits(n.value));
   key = mix(key, hash_string(n.name));
   key = mix(key, uint64_t(n.exponent));
@@ -122,9 +143,10 @@ int Graph::from_ginac(const GiNaC::ex &e) {
         coef = ex_to<numeric>(term.op(term.nops() - 1));
         term = term / coef;
       }
-      n.terms.push_back({as_double(coef), from_ginac(term)});
+      auto [inner, node] = split_coefficient(from_ginac(term));
+      n.terms.push_back({as_double(coef) * inner, node});
     }
-    id = intern(n);
+    id = signed_sum(n);
   } else if (is_a<mul>(e)) {
     Node n(Node::mul);
     double coef = 1;
@@ -132,10 +154,12 @@ int Graph::from_ginac(const GiNaC::ex &e) {
       ex f = e.op(i);
       if (is_a<numeric>(f)) {
         coef *= as_double(ex_to<numeric>(f));
-      } else if (is_a<power>(f) && f.op(1).info(info_flags::negint)) {
-        n.terms.push_back({-1.0, from_ginac(pow(f.op(0), -f.op(1)))});
       } else {
-        n.terms.push_back({1.0, from_ginac(f)});
+        // Signs and coefficients of factors move out to the product's own.
+        bool denominator = is_a<power>(f) && f.op(1).info(info_flags::negint);
+        auto [c, node] = split_coefficient(from_ginac(denominator ? pow(f.op(0), -f.op(1)) : f));
+        coef = denominator ? coef / c : coef * c;
+        n.terms.push_back({denominator ? -1.0 : 1.0, node});
       }
     }
     id = n.terms.size() == 1 && n.terms[0].first == 1 ? n.terms[0].second : intern(n);
@@ -145,12 +169,14 @@ int Graph::from_ginac(const GiNaC::ex &e) {
     if (expo.info(info_flags::posint)) {
       Node n(Node::ipow);
       n.exponent = int(ex_to<numeric>(expo).to_int());
-      n.terms = {{1.0, from_ginac(base)}};
-      id = intern(n);
+      auto [c, node] = split_coefficient(from_ginac(base));
+      n.terms = {{1.0, node}};
+      id = scaled(std::pow(c, n.exponent), intern(n));
     } else if (expo.info(info_flags::negint)) {
       Node n(Node::mul);
-      n.terms = {{-1.0, from_ginac(pow(base, -expo))}};
-      id = intern(n);
+      auto [c, node] = split_coefficient(from_ginac(pow(base, -expo)));
+      n.terms = {{-1.0, node}};
+      id = scaled(1.0 / c, intern(n));
     } else if (expo == numeric(1, 2) || expo == numeric(-1, 2)) {
       Node n(Node::call);
       n.name = "sqrt";

@@ -219,8 +219,7 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[])
         rc = advance_adaptive(d, t1);
         if (rc == LGC_OK && d->t > d->t_prev && t1 < d->t) {
             type->dense(d->step, (t1 - d->t_prev) / (d->t - d->t_prev), x);
-            /* The interpolant leaves the constraints by its own error; a
-            ** corrected run reports corrected samples. */
+            /* The interpolant strays by its own error: correct samples too. */
             int it = 0;
             rc = lgc_project(d->proj, d->sys, t1, x, &it);
             d->stats.proj_iter += (unsigned long)it;

@@ -15,7 +15,8 @@ static const char usage[] =
     "  --method rk4|dopri5        integrator (default rk4 with --dt, else dopri5)\n"
     "  --baumgarte ALPHA,BETA|auto|off\n"
     "                             stabilisation gains (default: the spec's);\n"
-    "                             auto: alpha = 1/h, beta = 1/(4 h^2)\n"
+    "                             auto: both roots of s^2 + alpha s + beta\n"
+    "                             at -%g/h (h: the step, or dopri5's first)\n"
     "  --project none|velocity|full   correction after each step (default none)\n"
     "  --metric identity|mass     metric of the correction (default identity)\n"
     "  --param NAME=VALUE         set a parameter\n"
@@ -152,7 +153,7 @@ int sim_parse_options(int argc, char **argv, lgc_system *sys, double x0[],
     for (int k = 1; k < argc; k++) {
         const char *o = argv[k];
         if (strcmp(o, "--help") == 0) {
-            printf(usage, prog);
+            printf(usage, prog, LGC_BAUMGARTE_KAPPA);
             return 1;
         }
         if (strcmp(o, "--quiet") == 0) {

@@ -59,12 +59,15 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
 }
 
 /*
-** The constraint error e (phi, or z = ∫g) obeys e'' + alpha e' + beta e = 0.
-** Its roots are placed together at s = -kappa/h: fast enough to pull the
-** per-step truncation error back within a few steps, slow enough that
-** h|s| = kappa = 1/2 stays well inside RK4's real stability interval
-** (h|s| < 2.78) and in its accurate range, so the feedback adds no
-** stiffness of its own. Double root -w: (s + w)^2 = s^2 + 2w s + w^2.
+** The constraint error e (phi, or z = ∫g) obeys e'' + alpha e' + beta e = 0;
+** a double root at -w, (s + w)^2 = s^2 + 2w s + w^2, damps it critically.
+** w = kappa/h ties the decay to the step: the error the integrator makes in
+** one step is pulled back over ~1/kappa steps. kappa must stay well below 1:
+** RK4's stages leave the constraint manifold by O(h^2), and gains of order
+** 1/h, 1/h^2 turn those stage excursions into spurious accelerations (at
+** kappa = 0.5 the drift and energy error were 100x worse than without
+** stabilisation). kappa = 0.02 was the best or near-best choice on the
+** pendulum, double pendulum and slider-crank at h = 1e-2 and 1e-3.
 */
 void lgc_baumgarte_auto(double h, double *alpha, double *beta)
 {

@@ -102,7 +102,7 @@ const lgc_model fixture_knife_edge_model = {
     .parameter_defaults = parameter_defaults,
     .input_defaults = NULL,
     .initial_state = initial_state,
-    .alpha = 10.0, .beta = 0.0,
+    .alpha = 10.0, .beta = 25.0,
     .conservative = 1,
     .rhs = knife_edge_rhs,
     .residuals = knife_edge_residuals,

@@ -62,6 +62,26 @@ static void full_correction(void **state)
     }
 }
 
+/* dopri5's samples come from its interpolant, corrected like the steps. */
+static void full_correction_dopri5(void **state)
+{
+    (void)state;
+    lgc_driver_options o;
+    lgc_driver_options_default(&o);
+    o.type = lgc_step_dopri5;
+    o.h = 0.0;
+    o.project = LGC_PROJECT_FULL;
+    o.metric = LGC_METRIC_MASS;
+    run_result r;
+    run_model(&fixture_pendulum_model, &o, NULL, 20.0, 1e-3, &r);
+    assert_int_equal(r.status, LGC_OK);
+    print_message("  dopri5 full: %lu steps, max |phi| %.2e  |phi'| %.2e\n",
+                  r.stats.steps, r.mon.max_phi, r.mon.max_phi_dot);
+    assert_true(r.mon.max_phi <= 1e-12);
+    assert_true(r.mon.max_phi_dot <= 1e-12);
+    run_free(&r);
+}
+
 /* alpha = 2 kappa/h, beta = (kappa/h)^2: a double root at -kappa/h. */
 static void baumgarte_auto_rule(void **state)
 {
@@ -102,6 +122,7 @@ int main(void)
         cmocka_unit_test(no_correction_drifts),
         cmocka_unit_test(velocity_correction),
         cmocka_unit_test(full_correction),
+        cmocka_unit_test(full_correction_dopri5),
         cmocka_unit_test(baumgarte_auto_rule),
         cmocka_unit_test(knife_edge_acceptance),
     };

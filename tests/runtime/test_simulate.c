@@ -59,6 +59,23 @@ static void writes_csv(void **state)
     remove(path);
 }
 
+/* --plot runs gnuplot and leaves a PNG (no --out: the CSV is a temporary). */
+static void plots_png(void **state)
+{
+    (void)state;
+    const char *png = "test_simulate_plot.png";
+    remove(png);
+    assert_int_equal(RUN(&fixture_pendulum_model, "--t-end", "2", "--project", "full",
+                         "--plot", (char *)png, "--quiet"), 0);
+    FILE *f = fopen(png, "rb");
+    assert_non_null(f);
+    unsigned char magic[8] = {0};
+    assert_int_equal(fread(magic, 1, 8, f), 8);
+    fclose(f);
+    assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
+    remove(png);
+}
+
 /* A fault ends the run with status 1 and a message, keeping whole CSV lines. */
 static int rank_lost_rhs(double t, const double x[], const double u[],
                          const double p[], double alpha, double beta,
@@ -92,6 +109,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unknown_names_exit_2),
         cmocka_unit_test(writes_csv),
+        cmocka_unit_test(plots_png),
         cmocka_unit_test(fault_exits_1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

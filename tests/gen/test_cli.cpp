@@ -1,0 +1,187 @@
+// test_cli.cpp — lagrangec as a user runs it: real processes, real files.
+// Determinism across processes, the committed generated/ being fresh, the
+// standalone compile of every generated .c, exit codes, and bad specs that
+// must each get their expected message and leave nothing on disk.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#include "cmocka.hpp"  // last: cmocka defines a macro `fail`
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string lagrangec = LAGRANGEC;
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch(const std::string &tag) {
+  std::string tmpl = (fs::temp_directory_path() / ("lagrangec-test-" + tag + "-XXXXXX")).string();
+  if (!mkdtemp(tmpl.data())) fail_msg("mkdtemp failed");
+  return tmpl;
+}
+
+// Runs argv with stdout and stderr captured in files.
+Result run(const std::vector<std::string> &argv) {
+  fs::path dir = scratch("run");
+  fs::path out = dir / "out", err = dir / "err";
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
+    std::vector<char *> args;
+    for (auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
+  fs::remove_all(dir);
+  return r;
+}
+
+std::vector<fs::path> specs() {
+  std::vector<fs::path> v;
+  for (auto &e : fs::directory_iterator(SPECS_DIR))
+    if (e.path().extension() == ".toml") v.push_back(e.path());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::vector<std::string> generate_args(const fs::path &dir) {
+  std::vector<std::string> args = {lagrangec, "generate"};
+  for (auto &s : specs()) args.push_back(s.string());
+  args.push_back("-o");
+  args.push_back(dir.string());
+  return args;
+}
+
+void two_processes_write_identical_bytes(void **) {
+  fs::path a = scratch("a"), b = scratch("b");
+  assert_int_equal(run(generate_args(a)).status, 0);
+  assert_int_equal(run(generate_args(b)).status, 0);
+  int files = 0;
+  for (auto &e : fs::directory_iterator(a)) {
+    ++files;
+    if (slurp(e.path()) != slurp(b / e.path().filename()))
+      fail_msg("%s differs between two runs", e.path().filename().c_str());
+  }
+  assert_int_equal(files, 4 * int(specs().size()));
+  fs::remove_all(a), fs::remove_all(b);
+}
+
+void committed_generated_is_fresh(void **) {
+  fs::path fresh = scratch("fresh");
+  assert_int_equal(run(generate_args(fresh)).status, 0);
+  for (auto &e : fs::directory_iterator(fresh)) {
+    fs::path committed = fs::path(GENERATED_DIR) / e.path().filename();
+    if (!fs::exists(committed) || slurp(committed) != slurp(e.path()))
+      fail_msg("generated/%s is stale: run `ninja -C build regenerate` and commit it", e.path().filename().c_str());
+  }
+  fs::remove_all(fresh);
+}
+
+// Each NAME.c compiles as strict C99 and links with -lm alone into a
+// program that evaluates its right-hand side; its object calls no allocator.
+void generated_c_is_standalone(void **) {
+  fs::path dir = scratch("standalone");
+  assert_int_equal(run(generate_args(dir)).status, 0);
+  for (auto &spec : specs()) {
+    std::string name = spec.stem().string(), upper = name;
+    for (char &c : upper) c = char(std::toupper((unsigned char)c));
+    fs::path c_file = dir / (name + ".c"), obj = dir / (name + ".o"), main_c = dir / ("main_" + name + ".c");
+    Result cc = run({"cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-c", c_file.string(), "-o", obj.string()});
+    if (cc.status != 0) fail_msg("%s.c does not compile standalone:\n%s", name.c_str(), cc.err.c_str());
+    Result nm = run({"nm", "-u", obj.string()});
+    for (const char *f : {"malloc", "calloc", "realloc", "free"})
+      if (nm.out.find(" " + std::string(f) + "\n") != std::string::npos) fail_msg("%s.o calls %s", name.c_str(), f);
+    std::ofstream(main_c) << "#include \"" << name << ".h\"\n"
+                          << "int main(void)\n{\n"
+                          << "    double dxdt[" << upper << "_NX], mult[" << upper << "_NC + 1], work[" << upper
+                          << "_NWORK];\n"
+                          << "    return " << name << "_rhs(0.0, " << name << "_initial_state, 0, "
+                          << (slurp(dir / (name + ".h")).find(name + "_param_defaults") != std::string::npos
+                                  ? name + "_param_defaults"
+                                  : std::string("0"))
+                          << ", 1.0, 1.0, dxdt, mult, work);\n}\n";
+    fs::path exe = dir / ("main_" + name);
+    Result link = run({"cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-I", dir.string(),
+                       main_c.string(), obj.string(), "-lm", "-o", exe.string()});
+    if (link.status != 0) fail_msg("%s does not link with -lm alone:\n%s", name.c_str(), link.err.c_str());
+    assert_int_equal(run({exe.string()}).status, 0);
+  }
+  fs::remove_all(dir);
+}
+
+void exit_codes(void **) {
+  assert_int_equal(run({lagrangec, "--help"}).status, 0);
+  assert_int_equal(run({lagrangec, "generate", "--help"}).status, 0);
+  assert_int_equal(run({lagrangec, "equations", "--help"}).status, 0);
+  assert_int_equal(run({lagrangec}).status, 2);
+  assert_int_equal(run({lagrangec, "frobnicate"}).status, 2);
+  assert_int_equal(run({lagrangec, "generate", std::string(SPECS_DIR) + "/pendulum.toml"}).status, 2);
+  assert_int_equal(run({lagrangec, "generate", "--bogus"}).status, 2);
+  Result eq = run({lagrangec, "equations", std::string(SPECS_DIR) + "/knife_edge.toml"});
+  assert_int_equal(eq.status, 0);
+  assert_true(eq.out.find("M = \\begin{pmatrix}") != std::string::npos);
+  assert_int_equal(run({lagrangec, "generate", "/nonexistent.toml", "-o", "/tmp"}).status, 1);
+}
+
+// tests/bad_specs/*.toml: line 1 is "# expect: MESSAGE", the exact first line
+// of stderr with the spec's path written as {file}.
+void bad_specs_get_their_message_and_write_nothing(void **) {
+  int count = 0;
+  std::vector<fs::path> files;
+  for (auto &e : fs::directory_iterator(BAD_SPECS_DIR)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (auto &f : files) {
+    if (f.extension() != ".toml") continue;
+    ++count;
+    std::string first;
+    std::getline(std::ifstream(f), first);
+    const std::string tag = "# expect: ";
+    if (first.rfind(tag, 0) != 0) fail_msg("%s has no '# expect: ' line", f.c_str());
+    std::string expected = first.substr(tag.size());
+    expected.replace(expected.find("{file}"), 6, f.string());
+    fs::path out = scratch("bad");
+    Result r = run({lagrangec, "generate", f.string(), "-o", out.string()});
+    std::string got = r.err.substr(0, r.err.find('\n'));
+    if (r.status != 1 || got != expected)
+      fail_msg("%s: exit %d, first line\n  got:      %s\n  expected: %s", f.filename().c_str(), r.status,
+               got.c_str(), expected.c_str());
+    if (!fs::is_empty(out)) fail_msg("%s: files were written", f.filename().c_str());
+    fs::remove_all(out);
+  }
+  assert_true(count > 0);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(two_processes_write_identical_bytes),
+      cmocka_unit_test(committed_generated_is_fresh),
+      cmocka_unit_test(generated_c_is_standalone),
+      cmocka_unit_test(exit_codes),
+      cmocka_unit_test(bad_specs_get_their_message_and_write_nothing),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
