@@ -423,11 +423,12 @@ std::string emit_header(const Model &m) {
     << "  /* doubles of scratch for " << n.fn("rhs") << " */\n\n";
 
   s << "/* Where each quantity sits in the state, parameter and input arrays. */\n";
-  auto labels = state_labels(m);
-  for (size_t i = 0; i < m.nq; ++i) {
+  for (size_t i = 0; i < m.nq; ++i)
     s << "#define " << n.size("STATE_") << m.spec->coordinates[i].name << " " << i << "\n";
+  for (size_t i = 0; i < m.nq; ++i)
     s << "#define " << n.size("STATE_") << m.spec->coordinates[i].name << "_dot " << m.nq + i << "\n";
-  }
+  for (size_t j = 0; j < m.nn; ++j)
+    s << "#define " << n.size("STATE_") << m.z[j].get_name() << " " << 2 * m.nq + j << "\n";
   for (size_t i = 0; i < m.spec->parameters.size(); ++i)
     s << "#define " << n.size("PARAM_") << m.spec->parameters[i].name << " " << i << "\n";
   for (size_t i = 0; i < m.spec->inputs.size(); ++i)

@@ -43,6 +43,10 @@ double as_double(const GiNaC::numeric &n) {
 
 std::string format_double(double v) {
   char buf[40];
+  if (v == std::trunc(v) && std::fabs(v) < 1e15) {  // whole numbers in full: 10.0, not 1e+01
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+  }
   for (int digits = 1; digits <= 17; ++digits) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     if (std::strtod(buf, nullptr) == v) break;

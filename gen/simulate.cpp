@@ -124,7 +124,7 @@ int simulate(const std::string &spec_path, const std::vector<std::string> &optio
   std::string key = hex_hash(spec.source + '\0' + LGC_VERSION + '\0' + read_all(self_path()) + '\0' +
                              read_all(rt.library));
   std::string exe = build_simulator(spec, rt, cache_root() + "/" + spec.name + "-" + key);
-  std::vector<std::string> argv = {exe};
+  std::vector<std::string> argv = {"lagrangec simulate " + spec_path};  // for its usage text
   argv.insert(argv.end(), options.begin(), options.end());
   std::fflush(nullptr);
   std::vector<char *> args;

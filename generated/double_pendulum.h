@@ -19,12 +19,12 @@ extern "C" {
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define DOUBLE_PENDULUM_STATE_x1 0
-#define DOUBLE_PENDULUM_STATE_x1_dot 4
 #define DOUBLE_PENDULUM_STATE_y1 1
-#define DOUBLE_PENDULUM_STATE_y1_dot 5
 #define DOUBLE_PENDULUM_STATE_x2 2
-#define DOUBLE_PENDULUM_STATE_x2_dot 6
 #define DOUBLE_PENDULUM_STATE_y2 3
+#define DOUBLE_PENDULUM_STATE_x1_dot 4
+#define DOUBLE_PENDULUM_STATE_y1_dot 5
+#define DOUBLE_PENDULUM_STATE_x2_dot 6
 #define DOUBLE_PENDULUM_STATE_y2_dot 7
 #define DOUBLE_PENDULUM_PARAM_m1 0
 #define DOUBLE_PENDULUM_PARAM_m2 1
@@ -40,7 +40,7 @@ extern "C" {
 /* The spec's defaults. */
 extern const double double_pendulum_param_defaults[DOUBLE_PENDULUM_NP];
 extern const double double_pendulum_initial_state[DOUBLE_PENDULUM_NX];
-#define DOUBLE_PENDULUM_ALPHA 1e+01  /* Baumgarte gains */
+#define DOUBLE_PENDULUM_ALPHA 10.0  /* Baumgarte gains */
 #define DOUBLE_PENDULUM_BETA 25.0
 
 /*

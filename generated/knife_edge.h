@@ -19,11 +19,12 @@ extern "C" {
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define KNIFE_EDGE_STATE_x 0
-#define KNIFE_EDGE_STATE_x_dot 3
 #define KNIFE_EDGE_STATE_y 1
-#define KNIFE_EDGE_STATE_y_dot 4
 #define KNIFE_EDGE_STATE_phi 2
+#define KNIFE_EDGE_STATE_x_dot 3
+#define KNIFE_EDGE_STATE_y_dot 4
 #define KNIFE_EDGE_STATE_phi_dot 5
+#define KNIFE_EDGE_STATE_int_g1 6
 #define KNIFE_EDGE_PARAM_m 0
 #define KNIFE_EDGE_PARAM_l 1
 
@@ -35,7 +36,7 @@ extern "C" {
 /* The spec's defaults. */
 extern const double knife_edge_param_defaults[KNIFE_EDGE_NP];
 extern const double knife_edge_initial_state[KNIFE_EDGE_NX];
-#define KNIFE_EDGE_ALPHA 1e+01  /* Baumgarte gains */
+#define KNIFE_EDGE_ALPHA 10.0  /* Baumgarte gains */
 #define KNIFE_EDGE_BETA 25.0
 
 /*

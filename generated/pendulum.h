@@ -19,8 +19,8 @@ extern "C" {
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define PENDULUM_STATE_x 0
-#define PENDULUM_STATE_x_dot 2
 #define PENDULUM_STATE_y 1
+#define PENDULUM_STATE_x_dot 2
 #define PENDULUM_STATE_y_dot 3
 #define PENDULUM_PARAM_m 0
 #define PENDULUM_PARAM_l 1
@@ -34,7 +34,7 @@ extern "C" {
 /* The spec's defaults. */
 extern const double pendulum_param_defaults[PENDULUM_NP];
 extern const double pendulum_initial_state[PENDULUM_NX];
-#define PENDULUM_ALPHA 1e+01  /* Baumgarte gains */
+#define PENDULUM_ALPHA 10.0  /* Baumgarte gains */
 #define PENDULUM_BETA 25.0
 
 /*

@@ -4,7 +4,7 @@
 #include <math.h>
 
 const double slider_crank_param_defaults[SLIDER_CRANK_NP] = { 0.1 /* r */, 0.3 /* L */, 0.01 /* Jc */, 0.5 /* mr */, 1.0 /* ms */ };
-const double slider_crank_initial_state[SLIDER_CRANK_NX] = { 0.3 /* theta */, 0.09866674653012757 /* psi */, 0.39407456415626446 /* s */, 1e+01 /* theta' */, 3.2000186250710367 /* psi' */, -0.3900872232014524 /* s' */ };
+const double slider_crank_initial_state[SLIDER_CRANK_NX] = { 0.3 /* theta */, 0.09866674653012757 /* psi */, 0.39407456415626446 /* s */, 10.0 /* theta' */, 3.2000186250710367 /* psi' */, -0.3900872232014524 /* s' */ };
 
 /*
 ** Dense Cholesky factorisation in place: the lower triangle of the n x n

@@ -19,10 +19,10 @@ extern "C" {
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define SLIDER_CRANK_STATE_theta 0
-#define SLIDER_CRANK_STATE_theta_dot 3
 #define SLIDER_CRANK_STATE_psi 1
-#define SLIDER_CRANK_STATE_psi_dot 4
 #define SLIDER_CRANK_STATE_s 2
+#define SLIDER_CRANK_STATE_theta_dot 3
+#define SLIDER_CRANK_STATE_psi_dot 4
 #define SLIDER_CRANK_STATE_s_dot 5
 #define SLIDER_CRANK_PARAM_r 0
 #define SLIDER_CRANK_PARAM_L 1
@@ -38,7 +38,7 @@ extern "C" {
 /* The spec's defaults. */
 extern const double slider_crank_param_defaults[SLIDER_CRANK_NP];
 extern const double slider_crank_initial_state[SLIDER_CRANK_NX];
-#define SLIDER_CRANK_ALPHA 1e+01  /* Baumgarte gains */
+#define SLIDER_CRANK_ALPHA 10.0  /* Baumgarte gains */
 #define SLIDER_CRANK_BETA 25.0
 
 /*

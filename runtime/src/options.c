@@ -10,7 +10,8 @@
 static const char usage[] =
     "usage: %s [options]\n"
     "  --t-end T                  end time (default 10)\n"
-    "  --dt H                     fixed step; selects rk4 unless --method given\n"
+    "  --dt H                     fixed step (rk4, the default with --dt);\n"
+    "                             dopri5: the first step\n"
     "  --rtol R --atol A          adaptive tolerances (default 1e-8, 1e-10)\n"
     "  --method rk4|dopri5        integrator (default rk4 with --dt, else dopri5)\n"
     "  --baumgarte ALPHA,BETA|auto|off\n"

@@ -176,7 +176,7 @@ static int setup(sim_run *r, int argc, char **argv)
     lgc_driver_options dopt;
     lgc_driver_options_default(&dopt);
     dopt.type = lgc_stepper_type_find(r->opt.method);
-    dopt.h = strcmp(r->opt.method, "rk4") == 0 ? r->opt.dt : 0.0;
+    dopt.h = r->opt.dt;     /* dopri5: first step; 0 = estimate */
     dopt.rtol = r->opt.rtol;
     dopt.atol = r->opt.atol;
     dopt.project = r->opt.project;
