@@ -3,14 +3,9 @@
 // standalone compile of every generated .c, exit codes, and bad specs that
 // must each get their expected message and leave nothing on disk.
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <string>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <vector>
+
+#include "process.hpp"
 
 #include "cmocka.hpp"  // last: cmocka defines a macro `fail`
 
@@ -19,44 +14,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string lagrangec = LAGRANGEC;
-
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path scratch(const std::string &tag) {
-  std::string tmpl = (fs::temp_directory_path() / ("lagrangec-test-" + tag + "-XXXXXX")).string();
-  if (!mkdtemp(tmpl.data())) fail_msg("mkdtemp failed");
-  return tmpl;
-}
-
-// Runs argv with stdout and stderr captured in files.
-Result run(const std::vector<std::string> &argv) {
-  fs::path dir = scratch("run");
-  fs::path out = dir / "out", err = dir / "err";
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
-    std::vector<char *> args;
-    for (auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
-  fs::remove_all(dir);
-  return r;
-}
 
 std::vector<fs::path> specs() {
   std::vector<fs::path> v;
