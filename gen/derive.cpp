@@ -91,6 +91,7 @@ class Deriver {
     derive_holonomic();
     derive_nonholonomic();
     check_constraint_count();
+    derive_jacobian();
     m_.conservative = !has_time() && std::all_of(m_.Q.begin(), m_.Q.end(), [](const ex &q) { return q.is_zero(); });
     return std::move(m_);
   }
@@ -208,6 +209,42 @@ class Deriver {
       m_.z.push_back(z);
       m_.r.push_back((-m_.c_n[j] - m_.alpha * m_.g[j] - m_.beta * z).expand());
     }
+  }
+
+  // The state is (q, q', z); R's derivatives by each, and by the inputs.
+  void derive_jacobian() {
+    const auto &s = sym();
+    size_t nq = m_.nq, nc = m_.nh + m_.nn;
+    std::vector<ex> state;
+    for (auto &x : s.q) state.push_back(x);
+    for (auto &x : s.v) state.push_back(x);
+    for (auto &x : m_.z) state.push_back(x);
+    for (size_t i = 0; i < nq; ++i) m_.acc.push_back(GiNaC::realsymbol("in_acceleration[" + std::to_string(i) + "]"));
+    for (size_t c = 0; c < nc; ++c) m_.nu.push_back(GiNaC::realsymbol("in_multipliers[" + std::to_string(c) + "]"));
+    auto J = [&](size_t c, size_t i) { return c < m_.nh ? m_.A(c, i) : m_.B(c - m_.nh, i); };
+    std::vector<ex> R;
+    for (size_t i = 0; i < nq; ++i) {
+      ex row = m_.k[i] - m_.Q[i];
+      for (size_t j = 0; j < nq; ++j) row += m_.M(i, j) * m_.acc[j];
+      for (size_t c = 0; c < nc; ++c) row -= J(c, i) * m_.nu[c];
+      R.push_back(row);
+    }
+    for (size_t c = 0; c < nc; ++c) {
+      ex row = -m_.r[c];
+      for (size_t i = 0; i < nq; ++i) row += J(c, i) * m_.acc[i];
+      R.push_back(row);
+    }
+    auto jacobian = [](const std::vector<ex> &f, const std::vector<ex> &by) {
+      GiNaC::matrix d(f.size(), by.size());
+      for (size_t i = 0; i < f.size(); ++i)
+        for (size_t j = 0; j < by.size(); ++j) d(i, j) = f[i].diff(GiNaC::ex_to<GiNaC::symbol>(by[j])).expand();
+      return d;
+    };
+    std::vector<ex> inputs(s.u.begin(), s.u.end());
+    m_.dR_dx = jacobian(R, state);
+    m_.dR_du = jacobian(R, inputs);
+    m_.dg_dx = jacobian(m_.g, state);
+    m_.dg_du = jacobian(m_.g, inputs);
   }
 
   void check_constraint_count() {

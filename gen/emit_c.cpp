@@ -316,35 +316,43 @@ static void )" << p << R"(_cholesky_solve(int n, const double L[], double b[], i
 }
 
 /*
-** Solves the KKT system of DESIGN.md §1,
+** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
 ** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
 ** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting. On entry a holds f and nu holds r;
-** M (lower triangle) and J are overwritten/read; Y, S, w are scratch.
+** factorisations do it without pivoting.
+**
+** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
+** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
 */
-static int )" << p << R"(_solve_kkt(double M[], double a[], const double J[], double nu[],
-                      double Y[], double S[], double w[])
+static int )" << p << R"(_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
     int i, j, k;
     if (!)" << p << R"(_cholesky()" << Q << R"(, M)) return )" << n.size("SINGULAR_MASS") << R"(;
-    )" << p << R"(_cholesky_solve()" << Q << R"(, M, a, 1);
-    /* Row i of Y is L^-1 J_i^T, so S = Y Y^T. */
     for (i = 0; i < )" << C << R"(; ++i) {
         for (k = 0; k < )" << Q << R"(; ++k) Y[i*)" << Q << R"( + k] = J[i*)" << Q << R"( + k];
         )" << p << R"(_cholesky_solve()" << Q << R"(, M, Y + i*)" << Q << R"(, 0);
     }
-    for (i = 0; i < )" << C << R"(; ++i) {
+    for (i = 0; i < )" << C << R"(; ++i)
         for (j = 0; j <= i; ++j) {
             double s = 0.0;
             for (k = 0; k < )" << Q << R"(; ++k) s += Y[i*)" << Q << R"( + k]*Y[j*)" << Q << R"( + k];
             S[i*)" << C << R"( + j] = s;
         }
-        for (k = 0; k < )" << Q << R"(; ++k) nu[i] -= J[i*)" << Q << R"( + k]*a[k];
-    }
     if (!)" << p << R"(_cholesky()" << C << R"(, S)) return )" << n.size("SINGULAR_CONSTRAINTS") << R"(;
+    return )" << n.size("OK") << R"(;
+}
+
+/* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
+static void )" << p << R"(_solve_kkt(const double M[], const double J[], const double S[],
+                      double a[], double nu[], double w[])
+{
+    int i, k;
+    )" << p << R"(_cholesky_solve()" << Q << R"(, M, a, 1);
+    for (i = 0; i < )" << C << R"(; ++i)
+        for (k = 0; k < )" << Q << R"(; ++k) nu[i] -= J[i*)" << Q << R"( + k]*a[k];
     )" << p << R"(_cholesky_solve()" << C << R"(, S, nu, 1);
     for (k = 0; k < )" << Q << R"(; ++k) {
         double s = 0.0;
@@ -353,7 +361,6 @@ static int )" << p << R"(_solve_kkt(double M[], double a[], const double J[], do
     }
     )" << p << R"(_cholesky_solve()" << Q << R"(, M, w, 1);
     for (k = 0; k < )" << Q << R"(; ++k) a[k] += w[k];
-    return )" << n.size("OK") << R"(;
 }
 
 static void )" << p << R"(_zero(double a[], int n)
@@ -394,6 +401,79 @@ std::string banner(const Model &m, const std::string &file) {
          ".toml. Do not edit: change the spec and regenerate. */\n";
 }
 
+// dR/dx and dR/du of the KKT residual and dg/dx, dg/du, then the Jacobian
+// of the first-order system by one factored solve per column.
+std::string jacobian_source(const Model &m, Emitter &e) {
+  Names n(m);
+  Graph &g = e.graph();
+  const std::string Q = n.size("NQ"), C = n.size("NC"), X = n.size("NX"), U = n.size("NU");
+  std::vector<Assignment> outs;
+  matrix_outputs(g, outs, m.dR_dx, "out_dR_dx", false, "dR/dx, R = [M a + k - Q - J^T nu; J a - r]");
+  matrix_outputs(g, outs, m.dR_du, "out_dR_du", false, "dR/du");
+  matrix_outputs(g, outs, m.dg_dx, "out_dg_dx", false, "dg/dx: the rows of the integral states");
+  matrix_outputs(g, outs, m.dg_du, "out_dg_du", false, "dg/du");
+  std::ostringstream s;
+  s << "/* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */\n";
+  s << e.function({"static void " + n.fn("residual_derivatives") +
+                       "(double t, const double state[], const double input[], const double param[],\n"
+                       "    double baumgarte_alpha, double baumgarte_beta,\n"
+                       "    const double in_acceleration[], const double in_multipliers[],\n"
+                       "    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])",
+                   {"t", "state", "input", "param", "baumgarte_alpha", "baumgarte_beta", "in_acceleration",
+                    "in_multipliers", "out_dR_dx", "out_dR_du", "out_dg_dx", "out_dg_du"}},
+                  outs)
+    << "\n";
+  const std::string R = "(" + Q + " + " + C + ")";
+  s << "int " << n.fn("jacobian")
+    << "(double t, const double state[], const double input[], const double param[],\n"
+       "    double baumgarte_alpha, double baumgarte_beta,\n"
+       "    double out_dfdx[], double out_dfdu[], double work[])\n{\n"
+       "    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column\n"
+       "       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */\n"
+    << "    double *M = work;\n"
+    << "    double *J = M + " << Q << "*" << Q << ";\n"
+    << "    double *S = J + 2*" << C << "*" << Q << ";\n"
+    << "    double *nu = S + " << C << "*" << C << ";\n"
+    << "    double *w = nu + " << C << ";\n"
+    << "    double *dxdt = work + " << n.size("NWORK") << ";\n"
+    << "    double *dR_dx = dxdt + " << X << ";\n"
+    << "    double *dR_du = dR_dx + " << R << "*" << X << ";\n"
+    << "    double *dg_dx = dR_du + " << R << "*" << U << ";\n"
+    << "    double *dg_du = dg_dx + " << n.size("NN") << "*" << X << ";\n"
+    << "    double *column = dg_du + " << n.size("NN") << "*" << U << ";\n"
+    << "    int i, k, status;\n"
+    << "    status = " << n.fn("rhs") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);\n"
+    << "    if (status != " << n.size("OK") << ") return status;\n"
+    << "    " << n.fn("zero") << "(dR_dx, " << R << "*" << X << ");\n"
+    << "    " << n.fn("zero") << "(dR_du, " << R << "*" << U << ");\n"
+    << "    " << n.fn("zero") << "(dg_dx, " << n.size("NN") << "*" << X << ");\n"
+    << "    " << n.fn("zero") << "(dg_du, " << n.size("NN") << "*" << U << ");\n"
+    << "    " << n.fn("residual_derivatives") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
+    << "        dxdt + " << Q << ", nu, dR_dx, dR_du, dg_dx, dg_du);\n"
+    << "    /* Rows of q' = v: the identity on the velocities. */\n"
+    << "    " << n.fn("zero") << "(out_dfdx, " << X << "*" << X << ");\n"
+    << "    " << n.fn("zero") << "(out_dfdu, " << X << "*" << U << ");\n"
+    << "    for (i = 0; i < " << Q << "; ++i) out_dfdx[i*" << X << " + " << Q << " + i] = 1.0;\n"
+    << "    /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */\n"
+    << "    for (k = 0; k < " << X << " + " << U << "; ++k) {\n"
+    << "        const double *dR = k < " << X << " ? dR_dx + k : dR_du + (k - " << X << ");\n"
+    << "        const int stride = k < " << X << " ? " << X << " : " << U << ";\n"
+    << "        for (i = 0; i < " << R << "; ++i) column[i] = -dR[i*stride];\n"
+    << "        " << n.fn("solve_kkt") << "(M, J, S, column, column + " << Q << ", w);\n"
+    << "        for (i = 0; i < " << Q << "; ++i) {\n"
+    << "            if (k < " << X << ") out_dfdx[(" << Q << " + i)*" << X << " + k] = column[i];\n"
+    << "            else out_dfdu[(" << Q << " + i)*" << U << " + k - " << X << "] = column[i];\n"
+    << "        }\n"
+    << "    }\n"
+    << "    /* Rows of the integral states, z' = g. */\n"
+    << "    for (i = 0; i < " << n.size("NN") << "; ++i) {\n"
+    << "        for (k = 0; k < " << X << "; ++k) out_dfdx[(2*" << Q << " + i)*" << X << " + k] = dg_dx[i*" << X << " + k];\n"
+    << "        for (k = 0; k < " << U << "; ++k) out_dfdu[(2*" << Q << " + i)*" << U << " + k] = dg_du[i*" << U << " + k];\n"
+    << "    }\n"
+    << "    return " << n.size("OK") << ";\n}\n\n";
+  return s.str();
+}
+
 }  // namespace
 
 std::string emit_header(const Model &m) {
@@ -420,7 +500,10 @@ std::string emit_header(const Model &m) {
   s << "#define " << n.size("NU") << " " << m.spec->inputs.size() << "  /* inputs: " << names_of(m.spec->inputs)
     << " */\n";
   s << "#define " << n.size("NWORK") << " " << m.nq * m.nq + 2 * nc * m.nq + nc * nc + nc + m.nq
-    << "  /* doubles of scratch for " << n.fn("rhs") << " */\n\n";
+    << "  /* doubles of scratch for " << n.fn("rhs") << " */\n";
+  size_t nx = 2 * m.nq + m.nn, nu = m.spec->inputs.size(), rows = m.nq + nc;
+  s << "#define " << n.size("NWORK_JACOBIAN") << " (" << n.size("NWORK") << " + "
+    << nx + rows * (nx + nu) + m.nn * (nx + nu) + rows << ")  /* ... for " << n.fn("jacobian") << " */\n\n";
 
   s << "/* Where each quantity sits in the state, parameter and input arrays. */\n";
   for (size_t i = 0; i < m.nq; ++i)
@@ -458,6 +541,13 @@ std::string emit_header(const Model &m) {
     << "(double t, const double state[], const double input[], const double param[],\n"
        "    double baumgarte_alpha, double baumgarte_beta,\n"
        "    double out_dxdt[], double out_multipliers[], double work[]);\n\n";
+  s << "/*\n** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\n"
+       "** derived symbolically: q'' by differentiating the KKT system it solves.\n"
+       "** work holds NWORK_JACOBIAN doubles.\n*/\n";
+  s << "int " << n.fn("jacobian")
+    << "(double t, const double state[], const double input[], const double param[],\n"
+       "    double baumgarte_alpha, double baumgarte_beta,\n"
+       "    double out_dfdx[], double out_dfdu[], double work[]);\n\n";
   s << "/* Constraint residuals: phi (NH), phi' (NH), g (NN). */\n";
   s << "void " << n.fn("residuals")
     << "(double t, const double state[], const double param[],\n"
@@ -541,10 +631,13 @@ std::string emit_source(const Model &m) {
     << "    " << n.fn("equations") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
     << "        M, acceleration, J, nu, out_dxdt + 2*" << Q << ");\n"
     << "    for (i = 0; i < " << Q << "; ++i) out_dxdt[i] = state[" << Q << " + i];\n"
-    << "    status = " << n.fn("solve_kkt") << "(M, acceleration, J, nu, Y, S, w);\n"
+    << "    status = " << n.fn("factor_kkt") << "(M, J, Y, S);\n"
+    << "    if (status != " << n.size("OK") << ") return status;\n"
+    << "    " << n.fn("solve_kkt") << "(M, J, S, acceleration, nu, w);\n"
     << "    if (out_multipliers)\n"
     << "        for (i = 0; i < " << C << "; ++i) out_multipliers[i] = nu[i];\n"
-    << "    return status;\n}\n\n";
+    << "    return " << n.size("OK") << ";\n}\n\n";
+  s << jacobian_source(m, e);
 
   {
     std::vector<Assignment> outs;
@@ -636,7 +729,8 @@ std::string emit_descriptor(const Model &m) {
   s << "    " << n.size("ALPHA") << ", " << n.size("BETA") << ",\n";
   s << "    " << (m.conservative ? 1 : 0) << ",  /* conservative: T + V is conserved */\n";
   s << "    " << n.fn("rhs") << ",\n    " << n.fn("residuals") << ",\n    " << n.fn("energy") << ",\n    "
-    << n.fn("mass_matrix") << ",\n    " << n.fn("constraint_jacobian") << "\n};\n";
+    << n.fn("mass_matrix") << ",\n    " << n.fn("constraint_jacobian") << ",\n    " << n.fn("jacobian")
+    << ",\n    " << n.size("NWORK_JACOBIAN") << "\n};\n";
   return s.str();
 }
 

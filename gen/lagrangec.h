@@ -128,6 +128,14 @@ struct Model {
   // Right-hand side of the constraint rows J q'' = r (Baumgarte-stabilised).
   std::vector<GiNaC::ex> r;      // nh + nn
   bool conservative = false;     // no forces, no explicit t
+
+  // Derivatives for the Jacobian of the first-order system. With the KKT
+  // residual R(x, u, a, nu) = [M a + k - Q - J^T nu; J a - r], which is zero
+  // at a = q'', nu = the multipliers, the solve's sensitivity is
+  // K d(a, nu)/dx = -dR/dx. a and nu stand in R as symbols.
+  std::vector<GiNaC::realsymbol> acc, nu;  // C names in_acceleration[i], in_multipliers[c]
+  GiNaC::matrix dR_dx, dR_du;    // (nq + nc) x nx, (nq + nc) x nu
+  GiNaC::matrix dg_dx, dg_du;    // nn x nx, nn x nu: the integral states' rows
 };
 
 Model derive(const Spec &spec);

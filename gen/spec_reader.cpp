@@ -153,9 +153,10 @@ class Reader {
       return name.size() > stem.size() && name.rfind(stem, 0) == 0 &&
              name.find_first_not_of("0123456789", stem.size()) == std::string::npos;
     };
-    if (kGeneratedNames.count(name) || name.rfind("out_", 0) == 0 || numbered("w") || numbered("int_g"))
+    if (kGeneratedNames.count(name) || name.rfind("out_", 0) == 0 || name.rfind("in_", 0) == 0 || numbered("w") ||
+        numbered("int_g"))
       return "'" + name + "' is reserved: the generated C uses it (state, input, param, work, "
-             "baumgarte_alpha, baumgarte_beta, out_*, w1, w2, ..., int_g1, ..., pi, pow, sqrt, fabs, copysign)";
+             "baumgarte_alpha, baumgarte_beta, in_*, out_*, w1, w2, ..., int_g1, ..., pi, pow, sqrt, fabs, copysign)";
     if (name.rfind(spec_.name + "_", 0) == 0)
       return "'" + name + "' starts with the model's prefix '" + spec_.name + "_'";
     return "";

@@ -48,35 +48,43 @@ static void double_pendulum_cholesky_solve(int n, const double L[], double b[], 
 }
 
 /*
-** Solves the KKT system of DESIGN.md §1,
+** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
 ** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
 ** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting. On entry a holds f and nu holds r;
-** M (lower triangle) and J are overwritten/read; Y, S, w are scratch.
+** factorisations do it without pivoting.
+**
+** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
+** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
 */
-static int double_pendulum_solve_kkt(double M[], double a[], const double J[], double nu[],
-                      double Y[], double S[], double w[])
+static int double_pendulum_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
     int i, j, k;
     if (!double_pendulum_cholesky(DOUBLE_PENDULUM_NQ, M)) return DOUBLE_PENDULUM_SINGULAR_MASS;
-    double_pendulum_cholesky_solve(DOUBLE_PENDULUM_NQ, M, a, 1);
-    /* Row i of Y is L^-1 J_i^T, so S = Y Y^T. */
     for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) {
         for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) Y[i*DOUBLE_PENDULUM_NQ + k] = J[i*DOUBLE_PENDULUM_NQ + k];
         double_pendulum_cholesky_solve(DOUBLE_PENDULUM_NQ, M, Y + i*DOUBLE_PENDULUM_NQ, 0);
     }
-    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) {
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i)
         for (j = 0; j <= i; ++j) {
             double s = 0.0;
             for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) s += Y[i*DOUBLE_PENDULUM_NQ + k]*Y[j*DOUBLE_PENDULUM_NQ + k];
             S[i*DOUBLE_PENDULUM_NC + j] = s;
         }
-        for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) nu[i] -= J[i*DOUBLE_PENDULUM_NQ + k]*a[k];
-    }
     if (!double_pendulum_cholesky(DOUBLE_PENDULUM_NC, S)) return DOUBLE_PENDULUM_SINGULAR_CONSTRAINTS;
+    return DOUBLE_PENDULUM_OK;
+}
+
+/* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
+static void double_pendulum_solve_kkt(const double M[], const double J[], const double S[],
+                      double a[], double nu[], double w[])
+{
+    int i, k;
+    double_pendulum_cholesky_solve(DOUBLE_PENDULUM_NQ, M, a, 1);
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i)
+        for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) nu[i] -= J[i*DOUBLE_PENDULUM_NQ + k]*a[k];
     double_pendulum_cholesky_solve(DOUBLE_PENDULUM_NC, S, nu, 1);
     for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) {
         double s = 0.0;
@@ -85,7 +93,6 @@ static int double_pendulum_solve_kkt(double M[], double a[], const double J[], d
     }
     double_pendulum_cholesky_solve(DOUBLE_PENDULUM_NQ, M, w, 1);
     for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) a[k] += w[k];
-    return DOUBLE_PENDULUM_OK;
 }
 
 static void double_pendulum_zero(double a[], int n)
@@ -167,10 +174,117 @@ int double_pendulum_rhs(double t, const double state[], const double input[], co
     double_pendulum_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_NQ);
     for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) out_dxdt[i] = state[DOUBLE_PENDULUM_NQ + i];
-    status = double_pendulum_solve_kkt(M, acceleration, J, nu, Y, S, w);
+    status = double_pendulum_factor_kkt(M, J, Y, S);
+    if (status != DOUBLE_PENDULUM_OK) return status;
+    double_pendulum_solve_kkt(M, J, S, acceleration, nu, w);
     if (out_multipliers)
         for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) out_multipliers[i] = nu[i];
-    return status;
+    return DOUBLE_PENDULUM_OK;
+}
+
+/* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
+static void double_pendulum_residual_derivatives(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    const double in_acceleration[], const double in_multipliers[],
+    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+{
+    (void)t;
+    (void)input;
+    (void)param;
+    (void)out_dR_du;
+    (void)out_dg_dx;
+    (void)out_dg_du;
+    const double x1 = state[0];
+    const double y1 = state[1];
+    const double x2 = state[2];
+    const double y2 = state[3];
+    const double x1_dot = state[4];  /* x1' */
+    const double y1_dot = state[5];  /* y1' */
+    const double x2_dot = state[6];  /* x2' */
+    const double y2_dot = state[7];  /* y2' */
+    const double w1 = -(2.0*in_multipliers[0] + 2.0*in_multipliers[1]);
+    /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
+    out_dR_dx[0] = w1;
+    const double w2 = 2.0*in_multipliers[1];
+    out_dR_dx[2] = w2;
+    out_dR_dx[9] = w1;
+    out_dR_dx[11] = w2;
+    out_dR_dx[16] = w2;
+    const double w3 = -2.0*in_multipliers[1];
+    out_dR_dx[18] = w3;
+    out_dR_dx[25] = w2;
+    out_dR_dx[27] = w3;
+    const double w4 = baumgarte_beta*x1;
+    const double w5 = baumgarte_alpha*x1_dot;
+    out_dR_dx[32] = 2.0*in_acceleration[0] + 2.0*w4 + 2.0*w5;
+    const double w6 = baumgarte_beta*y1;
+    const double w7 = baumgarte_alpha*y1_dot;
+    out_dR_dx[33] = 2.0*in_acceleration[1] + 2.0*w6 + 2.0*w7;
+    const double w8 = baumgarte_alpha*x1;
+    out_dR_dx[36] = 4.0*x1_dot + 2.0*w8;
+    const double w9 = baumgarte_alpha*y1;
+    out_dR_dx[37] = 4.0*y1_dot + 2.0*w9;
+    const double w10 = 2.0*in_acceleration[0] - 2.0*in_acceleration[2] - 2.0*baumgarte_beta*x2 + 2.0*w4 - 2.0*baumgarte_alpha*x2_dot + 2.0*w5;
+    out_dR_dx[40] = w10;
+    const double w11 = 2.0*in_acceleration[1] - 2.0*in_acceleration[3] - 2.0*baumgarte_beta*y2 - 2.0*baumgarte_alpha*y2_dot + 2.0*w6 + 2.0*w7;
+    out_dR_dx[41] = w11;
+    out_dR_dx[42] = -w10;
+    out_dR_dx[43] = -w11;
+    const double w12 = 4.0*x1_dot - 4.0*x2_dot + 2.0*w8 - 2.0*baumgarte_alpha*x2;
+    out_dR_dx[44] = w12;
+    const double w13 = 4.0*y1_dot - 4.0*y2_dot - 2.0*baumgarte_alpha*y2 + 2.0*w9;
+    out_dR_dx[45] = w13;
+    out_dR_dx[46] = -w12;
+    out_dR_dx[47] = -w13;
+}
+
+int double_pendulum_jacobian(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_dfdx[], double out_dfdu[], double work[])
+{
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
+       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    double *M = work;
+    double *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
+    double *S = J + 2*DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double *nu = S + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
+    double *w = nu + DOUBLE_PENDULUM_NC;
+    double *dxdt = work + DOUBLE_PENDULUM_NWORK;
+    double *dR_dx = dxdt + DOUBLE_PENDULUM_NX;
+    double *dR_du = dR_dx + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NX;
+    double *dg_dx = dR_du + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NU;
+    double *dg_du = dg_dx + DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NX;
+    double *column = dg_du + DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NU;
+    int i, k, status;
+    status = double_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    if (status != DOUBLE_PENDULUM_OK) return status;
+    double_pendulum_zero(dR_dx, (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NX);
+    double_pendulum_zero(dR_du, (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NU);
+    double_pendulum_zero(dg_dx, DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NX);
+    double_pendulum_zero(dg_du, DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NU);
+    double_pendulum_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + DOUBLE_PENDULUM_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+    /* Rows of q' = v: the identity on the velocities. */
+    double_pendulum_zero(out_dfdx, DOUBLE_PENDULUM_NX*DOUBLE_PENDULUM_NX);
+    double_pendulum_zero(out_dfdu, DOUBLE_PENDULUM_NX*DOUBLE_PENDULUM_NU);
+    for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) out_dfdx[i*DOUBLE_PENDULUM_NX + DOUBLE_PENDULUM_NQ + i] = 1.0;
+    /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
+    for (k = 0; k < DOUBLE_PENDULUM_NX + DOUBLE_PENDULUM_NU; ++k) {
+        const double *dR = k < DOUBLE_PENDULUM_NX ? dR_dx + k : dR_du + (k - DOUBLE_PENDULUM_NX);
+        const int stride = k < DOUBLE_PENDULUM_NX ? DOUBLE_PENDULUM_NX : DOUBLE_PENDULUM_NU;
+        for (i = 0; i < (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC); ++i) column[i] = -dR[i*stride];
+        double_pendulum_solve_kkt(M, J, S, column, column + DOUBLE_PENDULUM_NQ, w);
+        for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) {
+            if (k < DOUBLE_PENDULUM_NX) out_dfdx[(DOUBLE_PENDULUM_NQ + i)*DOUBLE_PENDULUM_NX + k] = column[i];
+            else out_dfdu[(DOUBLE_PENDULUM_NQ + i)*DOUBLE_PENDULUM_NU + k - DOUBLE_PENDULUM_NX] = column[i];
+        }
+    }
+    /* Rows of the integral states, z' = g. */
+    for (i = 0; i < DOUBLE_PENDULUM_NN; ++i) {
+        for (k = 0; k < DOUBLE_PENDULUM_NX; ++k) out_dfdx[(2*DOUBLE_PENDULUM_NQ + i)*DOUBLE_PENDULUM_NX + k] = dg_dx[i*DOUBLE_PENDULUM_NX + k];
+        for (k = 0; k < DOUBLE_PENDULUM_NU; ++k) out_dfdu[(2*DOUBLE_PENDULUM_NQ + i)*DOUBLE_PENDULUM_NU + k] = dg_du[i*DOUBLE_PENDULUM_NU + k];
+    }
+    return DOUBLE_PENDULUM_OK;
 }
 
 void double_pendulum_residuals(double t, const double state[], const double param[],

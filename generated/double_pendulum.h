@@ -16,6 +16,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_NP 5  /* parameters: m1, m2, l1, l2, g */
 #define DOUBLE_PENDULUM_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_NWORK 42  /* doubles of scratch for double_pendulum_rhs */
+#define DOUBLE_PENDULUM_NWORK_JACOBIAN (DOUBLE_PENDULUM_NWORK + 62)  /* ... for double_pendulum_jacobian */
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define DOUBLE_PENDULUM_STATE_x1 0
@@ -53,6 +54,15 @@ extern const double double_pendulum_initial_state[DOUBLE_PENDULUM_NX];
 int double_pendulum_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[]);
+
+/*
+** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
+** derived symbolically: q'' by differentiating the KKT system it solves.
+** work holds NWORK_JACOBIAN doubles.
+*/
+int double_pendulum_jacobian(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_dfdx[], double out_dfdu[], double work[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void double_pendulum_residuals(double t, const double state[], const double param[],

@@ -20,5 +20,7 @@ const lgc_model double_pendulum_model = {
     double_pendulum_residuals,
     double_pendulum_energy,
     double_pendulum_mass_matrix,
-    double_pendulum_constraint_jacobian
+    double_pendulum_constraint_jacobian,
+    double_pendulum_jacobian,
+    DOUBLE_PENDULUM_NWORK_JACOBIAN
 };

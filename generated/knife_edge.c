@@ -48,35 +48,43 @@ static void knife_edge_cholesky_solve(int n, const double L[], double b[], int t
 }
 
 /*
-** Solves the KKT system of DESIGN.md §1,
+** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
 ** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
 ** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting. On entry a holds f and nu holds r;
-** M (lower triangle) and J are overwritten/read; Y, S, w are scratch.
+** factorisations do it without pivoting.
+**
+** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
+** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
 */
-static int knife_edge_solve_kkt(double M[], double a[], const double J[], double nu[],
-                      double Y[], double S[], double w[])
+static int knife_edge_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
     int i, j, k;
     if (!knife_edge_cholesky(KNIFE_EDGE_NQ, M)) return KNIFE_EDGE_SINGULAR_MASS;
-    knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, a, 1);
-    /* Row i of Y is L^-1 J_i^T, so S = Y Y^T. */
     for (i = 0; i < KNIFE_EDGE_NC; ++i) {
         for (k = 0; k < KNIFE_EDGE_NQ; ++k) Y[i*KNIFE_EDGE_NQ + k] = J[i*KNIFE_EDGE_NQ + k];
         knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, Y + i*KNIFE_EDGE_NQ, 0);
     }
-    for (i = 0; i < KNIFE_EDGE_NC; ++i) {
+    for (i = 0; i < KNIFE_EDGE_NC; ++i)
         for (j = 0; j <= i; ++j) {
             double s = 0.0;
             for (k = 0; k < KNIFE_EDGE_NQ; ++k) s += Y[i*KNIFE_EDGE_NQ + k]*Y[j*KNIFE_EDGE_NQ + k];
             S[i*KNIFE_EDGE_NC + j] = s;
         }
-        for (k = 0; k < KNIFE_EDGE_NQ; ++k) nu[i] -= J[i*KNIFE_EDGE_NQ + k]*a[k];
-    }
     if (!knife_edge_cholesky(KNIFE_EDGE_NC, S)) return KNIFE_EDGE_SINGULAR_CONSTRAINTS;
+    return KNIFE_EDGE_OK;
+}
+
+/* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
+static void knife_edge_solve_kkt(const double M[], const double J[], const double S[],
+                      double a[], double nu[], double w[])
+{
+    int i, k;
+    knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, a, 1);
+    for (i = 0; i < KNIFE_EDGE_NC; ++i)
+        for (k = 0; k < KNIFE_EDGE_NQ; ++k) nu[i] -= J[i*KNIFE_EDGE_NQ + k]*a[k];
     knife_edge_cholesky_solve(KNIFE_EDGE_NC, S, nu, 1);
     for (k = 0; k < KNIFE_EDGE_NQ; ++k) {
         double s = 0.0;
@@ -85,7 +93,6 @@ static int knife_edge_solve_kkt(double M[], double a[], const double J[], double
     }
     knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, w, 1);
     for (k = 0; k < KNIFE_EDGE_NQ; ++k) a[k] += w[k];
-    return KNIFE_EDGE_OK;
 }
 
 static void knife_edge_zero(double a[], int n)
@@ -151,10 +158,98 @@ int knife_edge_rhs(double t, const double state[], const double input[], const d
     knife_edge_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*KNIFE_EDGE_NQ);
     for (i = 0; i < KNIFE_EDGE_NQ; ++i) out_dxdt[i] = state[KNIFE_EDGE_NQ + i];
-    status = knife_edge_solve_kkt(M, acceleration, J, nu, Y, S, w);
+    status = knife_edge_factor_kkt(M, J, Y, S);
+    if (status != KNIFE_EDGE_OK) return status;
+    knife_edge_solve_kkt(M, J, S, acceleration, nu, w);
     if (out_multipliers)
         for (i = 0; i < KNIFE_EDGE_NC; ++i) out_multipliers[i] = nu[i];
-    return status;
+    return KNIFE_EDGE_OK;
+}
+
+/* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
+static void knife_edge_residual_derivatives(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    const double in_acceleration[], const double in_multipliers[],
+    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+{
+    (void)t;
+    (void)input;
+    (void)out_dR_du;
+    (void)out_dg_du;
+    const double phi = state[2];
+    const double x_dot = state[3];  /* x' */
+    const double y_dot = state[4];  /* y' */
+    const double phi_dot = state[5];  /* phi' */
+    const double m = param[0];
+    const double l = param[1];
+    const double w1 = cos(phi);
+    const double w2 = phi_dot*phi_dot;
+    const double w3 = sin(phi);
+    /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
+    out_dR_dx[2] = -(in_acceleration[2]*l*m*w1 - in_multipliers[0]*w1 - l*m*w2*w3);
+    out_dR_dx[5] = -2.0*l*m*phi_dot*w1;
+    out_dR_dx[9] = in_multipliers[0]*w3 - l*m*w2*w1 - in_acceleration[2]*l*m*w3;
+    out_dR_dx[12] = -2.0*l*m*phi_dot*w3;
+    out_dR_dx[16] = -(in_acceleration[1]*l*m*w3 + in_acceleration[0]*l*m*w1);
+    out_dR_dx[23] = -(in_acceleration[1]*w3 + baumgarte_alpha*x_dot*w1 + baumgarte_alpha*y_dot*w3 + in_acceleration[0]*w1 - phi_dot*x_dot*w3 + phi_dot*y_dot*w1);
+    out_dR_dx[24] = -(phi_dot*w1 + baumgarte_alpha*w3);
+    out_dR_dx[25] = baumgarte_alpha*w1 - phi_dot*w3;
+    const double w4 = -(x_dot*w1 + y_dot*w3);
+    out_dR_dx[26] = w4;
+    out_dR_dx[27] = baumgarte_beta;
+    /* dg/dx: the rows of the integral states */
+    out_dg_dx[2] = w4;
+    out_dg_dx[3] = -w3;
+    out_dg_dx[4] = w1;
+}
+
+int knife_edge_jacobian(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_dfdx[], double out_dfdu[], double work[])
+{
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
+       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    double *M = work;
+    double *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
+    double *S = J + 2*KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    double *nu = S + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
+    double *w = nu + KNIFE_EDGE_NC;
+    double *dxdt = work + KNIFE_EDGE_NWORK;
+    double *dR_dx = dxdt + KNIFE_EDGE_NX;
+    double *dR_du = dR_dx + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NX;
+    double *dg_dx = dR_du + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NU;
+    double *dg_du = dg_dx + KNIFE_EDGE_NN*KNIFE_EDGE_NX;
+    double *column = dg_du + KNIFE_EDGE_NN*KNIFE_EDGE_NU;
+    int i, k, status;
+    status = knife_edge_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    if (status != KNIFE_EDGE_OK) return status;
+    knife_edge_zero(dR_dx, (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NX);
+    knife_edge_zero(dR_du, (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NU);
+    knife_edge_zero(dg_dx, KNIFE_EDGE_NN*KNIFE_EDGE_NX);
+    knife_edge_zero(dg_du, KNIFE_EDGE_NN*KNIFE_EDGE_NU);
+    knife_edge_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + KNIFE_EDGE_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+    /* Rows of q' = v: the identity on the velocities. */
+    knife_edge_zero(out_dfdx, KNIFE_EDGE_NX*KNIFE_EDGE_NX);
+    knife_edge_zero(out_dfdu, KNIFE_EDGE_NX*KNIFE_EDGE_NU);
+    for (i = 0; i < KNIFE_EDGE_NQ; ++i) out_dfdx[i*KNIFE_EDGE_NX + KNIFE_EDGE_NQ + i] = 1.0;
+    /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
+    for (k = 0; k < KNIFE_EDGE_NX + KNIFE_EDGE_NU; ++k) {
+        const double *dR = k < KNIFE_EDGE_NX ? dR_dx + k : dR_du + (k - KNIFE_EDGE_NX);
+        const int stride = k < KNIFE_EDGE_NX ? KNIFE_EDGE_NX : KNIFE_EDGE_NU;
+        for (i = 0; i < (KNIFE_EDGE_NQ + KNIFE_EDGE_NC); ++i) column[i] = -dR[i*stride];
+        knife_edge_solve_kkt(M, J, S, column, column + KNIFE_EDGE_NQ, w);
+        for (i = 0; i < KNIFE_EDGE_NQ; ++i) {
+            if (k < KNIFE_EDGE_NX) out_dfdx[(KNIFE_EDGE_NQ + i)*KNIFE_EDGE_NX + k] = column[i];
+            else out_dfdu[(KNIFE_EDGE_NQ + i)*KNIFE_EDGE_NU + k - KNIFE_EDGE_NX] = column[i];
+        }
+    }
+    /* Rows of the integral states, z' = g. */
+    for (i = 0; i < KNIFE_EDGE_NN; ++i) {
+        for (k = 0; k < KNIFE_EDGE_NX; ++k) out_dfdx[(2*KNIFE_EDGE_NQ + i)*KNIFE_EDGE_NX + k] = dg_dx[i*KNIFE_EDGE_NX + k];
+        for (k = 0; k < KNIFE_EDGE_NU; ++k) out_dfdu[(2*KNIFE_EDGE_NQ + i)*KNIFE_EDGE_NU + k] = dg_du[i*KNIFE_EDGE_NU + k];
+    }
+    return KNIFE_EDGE_OK;
 }
 
 void knife_edge_residuals(double t, const double state[], const double param[],

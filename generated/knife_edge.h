@@ -16,6 +16,7 @@ extern "C" {
 #define KNIFE_EDGE_NP 2  /* parameters: m, l */
 #define KNIFE_EDGE_NU 0  /* inputs: none */
 #define KNIFE_EDGE_NWORK 20  /* doubles of scratch for knife_edge_rhs */
+#define KNIFE_EDGE_NWORK_JACOBIAN (KNIFE_EDGE_NWORK + 46)  /* ... for knife_edge_jacobian */
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define KNIFE_EDGE_STATE_x 0
@@ -49,6 +50,15 @@ extern const double knife_edge_initial_state[KNIFE_EDGE_NX];
 int knife_edge_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[]);
+
+/*
+** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
+** derived symbolically: q'' by differentiating the KKT system it solves.
+** work holds NWORK_JACOBIAN doubles.
+*/
+int knife_edge_jacobian(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_dfdx[], double out_dfdu[], double work[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void knife_edge_residuals(double t, const double state[], const double param[],

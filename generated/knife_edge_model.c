@@ -20,5 +20,7 @@ const lgc_model knife_edge_model = {
     knife_edge_residuals,
     knife_edge_energy,
     knife_edge_mass_matrix,
-    knife_edge_constraint_jacobian
+    knife_edge_constraint_jacobian,
+    knife_edge_jacobian,
+    KNIFE_EDGE_NWORK_JACOBIAN
 };

@@ -48,35 +48,43 @@ static void pendulum_cholesky_solve(int n, const double L[], double b[], int tra
 }
 
 /*
-** Solves the KKT system of DESIGN.md §1,
+** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
 ** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
 ** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting. On entry a holds f and nu holds r;
-** M (lower triangle) and J are overwritten/read; Y, S, w are scratch.
+** factorisations do it without pivoting.
+**
+** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
+** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
 */
-static int pendulum_solve_kkt(double M[], double a[], const double J[], double nu[],
-                      double Y[], double S[], double w[])
+static int pendulum_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
     int i, j, k;
     if (!pendulum_cholesky(PENDULUM_NQ, M)) return PENDULUM_SINGULAR_MASS;
-    pendulum_cholesky_solve(PENDULUM_NQ, M, a, 1);
-    /* Row i of Y is L^-1 J_i^T, so S = Y Y^T. */
     for (i = 0; i < PENDULUM_NC; ++i) {
         for (k = 0; k < PENDULUM_NQ; ++k) Y[i*PENDULUM_NQ + k] = J[i*PENDULUM_NQ + k];
         pendulum_cholesky_solve(PENDULUM_NQ, M, Y + i*PENDULUM_NQ, 0);
     }
-    for (i = 0; i < PENDULUM_NC; ++i) {
+    for (i = 0; i < PENDULUM_NC; ++i)
         for (j = 0; j <= i; ++j) {
             double s = 0.0;
             for (k = 0; k < PENDULUM_NQ; ++k) s += Y[i*PENDULUM_NQ + k]*Y[j*PENDULUM_NQ + k];
             S[i*PENDULUM_NC + j] = s;
         }
-        for (k = 0; k < PENDULUM_NQ; ++k) nu[i] -= J[i*PENDULUM_NQ + k]*a[k];
-    }
     if (!pendulum_cholesky(PENDULUM_NC, S)) return PENDULUM_SINGULAR_CONSTRAINTS;
+    return PENDULUM_OK;
+}
+
+/* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
+static void pendulum_solve_kkt(const double M[], const double J[], const double S[],
+                      double a[], double nu[], double w[])
+{
+    int i, k;
+    pendulum_cholesky_solve(PENDULUM_NQ, M, a, 1);
+    for (i = 0; i < PENDULUM_NC; ++i)
+        for (k = 0; k < PENDULUM_NQ; ++k) nu[i] -= J[i*PENDULUM_NQ + k]*a[k];
     pendulum_cholesky_solve(PENDULUM_NC, S, nu, 1);
     for (k = 0; k < PENDULUM_NQ; ++k) {
         double s = 0.0;
@@ -85,7 +93,6 @@ static int pendulum_solve_kkt(double M[], double a[], const double J[], double n
     }
     pendulum_cholesky_solve(PENDULUM_NQ, M, w, 1);
     for (k = 0; k < PENDULUM_NQ; ++k) a[k] += w[k];
-    return PENDULUM_OK;
 }
 
 static void pendulum_zero(double a[], int n)
@@ -141,10 +148,87 @@ int pendulum_rhs(double t, const double state[], const double input[], const dou
     pendulum_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*PENDULUM_NQ);
     for (i = 0; i < PENDULUM_NQ; ++i) out_dxdt[i] = state[PENDULUM_NQ + i];
-    status = pendulum_solve_kkt(M, acceleration, J, nu, Y, S, w);
+    status = pendulum_factor_kkt(M, J, Y, S);
+    if (status != PENDULUM_OK) return status;
+    pendulum_solve_kkt(M, J, S, acceleration, nu, w);
     if (out_multipliers)
         for (i = 0; i < PENDULUM_NC; ++i) out_multipliers[i] = nu[i];
-    return status;
+    return PENDULUM_OK;
+}
+
+/* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
+static void pendulum_residual_derivatives(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    const double in_acceleration[], const double in_multipliers[],
+    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+{
+    (void)t;
+    (void)input;
+    (void)param;
+    (void)out_dR_du;
+    (void)out_dg_dx;
+    (void)out_dg_du;
+    const double x = state[0];
+    const double y = state[1];
+    const double x_dot = state[2];  /* x' */
+    const double y_dot = state[3];  /* y' */
+    const double w1 = -2.0*in_multipliers[0];
+    /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
+    out_dR_dx[0] = w1;
+    out_dR_dx[5] = w1;
+    out_dR_dx[8] = 2.0*in_acceleration[0] + 2.0*baumgarte_alpha*x_dot + 2.0*baumgarte_beta*x;
+    out_dR_dx[9] = 2.0*in_acceleration[1] + 2.0*baumgarte_alpha*y_dot + 2.0*baumgarte_beta*y;
+    out_dR_dx[10] = 4.0*x_dot + 2.0*baumgarte_alpha*x;
+    out_dR_dx[11] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
+}
+
+int pendulum_jacobian(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_dfdx[], double out_dfdu[], double work[])
+{
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
+       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    double *M = work;
+    double *J = M + PENDULUM_NQ*PENDULUM_NQ;
+    double *S = J + 2*PENDULUM_NC*PENDULUM_NQ;
+    double *nu = S + PENDULUM_NC*PENDULUM_NC;
+    double *w = nu + PENDULUM_NC;
+    double *dxdt = work + PENDULUM_NWORK;
+    double *dR_dx = dxdt + PENDULUM_NX;
+    double *dR_du = dR_dx + (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NX;
+    double *dg_dx = dR_du + (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NU;
+    double *dg_du = dg_dx + PENDULUM_NN*PENDULUM_NX;
+    double *column = dg_du + PENDULUM_NN*PENDULUM_NU;
+    int i, k, status;
+    status = pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    if (status != PENDULUM_OK) return status;
+    pendulum_zero(dR_dx, (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NX);
+    pendulum_zero(dR_du, (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NU);
+    pendulum_zero(dg_dx, PENDULUM_NN*PENDULUM_NX);
+    pendulum_zero(dg_du, PENDULUM_NN*PENDULUM_NU);
+    pendulum_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + PENDULUM_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+    /* Rows of q' = v: the identity on the velocities. */
+    pendulum_zero(out_dfdx, PENDULUM_NX*PENDULUM_NX);
+    pendulum_zero(out_dfdu, PENDULUM_NX*PENDULUM_NU);
+    for (i = 0; i < PENDULUM_NQ; ++i) out_dfdx[i*PENDULUM_NX + PENDULUM_NQ + i] = 1.0;
+    /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
+    for (k = 0; k < PENDULUM_NX + PENDULUM_NU; ++k) {
+        const double *dR = k < PENDULUM_NX ? dR_dx + k : dR_du + (k - PENDULUM_NX);
+        const int stride = k < PENDULUM_NX ? PENDULUM_NX : PENDULUM_NU;
+        for (i = 0; i < (PENDULUM_NQ + PENDULUM_NC); ++i) column[i] = -dR[i*stride];
+        pendulum_solve_kkt(M, J, S, column, column + PENDULUM_NQ, w);
+        for (i = 0; i < PENDULUM_NQ; ++i) {
+            if (k < PENDULUM_NX) out_dfdx[(PENDULUM_NQ + i)*PENDULUM_NX + k] = column[i];
+            else out_dfdu[(PENDULUM_NQ + i)*PENDULUM_NU + k - PENDULUM_NX] = column[i];
+        }
+    }
+    /* Rows of the integral states, z' = g. */
+    for (i = 0; i < PENDULUM_NN; ++i) {
+        for (k = 0; k < PENDULUM_NX; ++k) out_dfdx[(2*PENDULUM_NQ + i)*PENDULUM_NX + k] = dg_dx[i*PENDULUM_NX + k];
+        for (k = 0; k < PENDULUM_NU; ++k) out_dfdu[(2*PENDULUM_NQ + i)*PENDULUM_NU + k] = dg_du[i*PENDULUM_NU + k];
+    }
+    return PENDULUM_OK;
 }
 
 void pendulum_residuals(double t, const double state[], const double param[],

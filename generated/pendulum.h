@@ -16,6 +16,7 @@ extern "C" {
 #define PENDULUM_NP 3  /* parameters: m, l, g */
 #define PENDULUM_NU 0  /* inputs: none */
 #define PENDULUM_NWORK 12  /* doubles of scratch for pendulum_rhs */
+#define PENDULUM_NWORK_JACOBIAN (PENDULUM_NWORK + 19)  /* ... for pendulum_jacobian */
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define PENDULUM_STATE_x 0
@@ -47,6 +48,15 @@ extern const double pendulum_initial_state[PENDULUM_NX];
 int pendulum_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[]);
+
+/*
+** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
+** derived symbolically: q'' by differentiating the KKT system it solves.
+** work holds NWORK_JACOBIAN doubles.
+*/
+int pendulum_jacobian(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_dfdx[], double out_dfdu[], double work[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void pendulum_residuals(double t, const double state[], const double param[],

@@ -20,5 +20,7 @@ const lgc_model pendulum_model = {
     pendulum_residuals,
     pendulum_energy,
     pendulum_mass_matrix,
-    pendulum_constraint_jacobian
+    pendulum_constraint_jacobian,
+    pendulum_jacobian,
+    PENDULUM_NWORK_JACOBIAN
 };

@@ -48,35 +48,43 @@ static void slider_crank_cholesky_solve(int n, const double L[], double b[], int
 }
 
 /*
-** Solves the KKT system of DESIGN.md §1,
+** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
 ** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
 ** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting. On entry a holds f and nu holds r;
-** M (lower triangle) and J are overwritten/read; Y, S, w are scratch.
+** factorisations do it without pivoting.
+**
+** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
+** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
 */
-static int slider_crank_solve_kkt(double M[], double a[], const double J[], double nu[],
-                      double Y[], double S[], double w[])
+static int slider_crank_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
     int i, j, k;
     if (!slider_crank_cholesky(SLIDER_CRANK_NQ, M)) return SLIDER_CRANK_SINGULAR_MASS;
-    slider_crank_cholesky_solve(SLIDER_CRANK_NQ, M, a, 1);
-    /* Row i of Y is L^-1 J_i^T, so S = Y Y^T. */
     for (i = 0; i < SLIDER_CRANK_NC; ++i) {
         for (k = 0; k < SLIDER_CRANK_NQ; ++k) Y[i*SLIDER_CRANK_NQ + k] = J[i*SLIDER_CRANK_NQ + k];
         slider_crank_cholesky_solve(SLIDER_CRANK_NQ, M, Y + i*SLIDER_CRANK_NQ, 0);
     }
-    for (i = 0; i < SLIDER_CRANK_NC; ++i) {
+    for (i = 0; i < SLIDER_CRANK_NC; ++i)
         for (j = 0; j <= i; ++j) {
             double s = 0.0;
             for (k = 0; k < SLIDER_CRANK_NQ; ++k) s += Y[i*SLIDER_CRANK_NQ + k]*Y[j*SLIDER_CRANK_NQ + k];
             S[i*SLIDER_CRANK_NC + j] = s;
         }
-        for (k = 0; k < SLIDER_CRANK_NQ; ++k) nu[i] -= J[i*SLIDER_CRANK_NQ + k]*a[k];
-    }
     if (!slider_crank_cholesky(SLIDER_CRANK_NC, S)) return SLIDER_CRANK_SINGULAR_CONSTRAINTS;
+    return SLIDER_CRANK_OK;
+}
+
+/* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
+static void slider_crank_solve_kkt(const double M[], const double J[], const double S[],
+                      double a[], double nu[], double w[])
+{
+    int i, k;
+    slider_crank_cholesky_solve(SLIDER_CRANK_NQ, M, a, 1);
+    for (i = 0; i < SLIDER_CRANK_NC; ++i)
+        for (k = 0; k < SLIDER_CRANK_NQ; ++k) nu[i] -= J[i*SLIDER_CRANK_NQ + k]*a[k];
     slider_crank_cholesky_solve(SLIDER_CRANK_NC, S, nu, 1);
     for (k = 0; k < SLIDER_CRANK_NQ; ++k) {
         double s = 0.0;
@@ -85,7 +93,6 @@ static int slider_crank_solve_kkt(double M[], double a[], const double J[], doub
     }
     slider_crank_cholesky_solve(SLIDER_CRANK_NQ, M, w, 1);
     for (k = 0; k < SLIDER_CRANK_NQ; ++k) a[k] += w[k];
-    return SLIDER_CRANK_OK;
 }
 
 static void slider_crank_zero(double a[], int n)
@@ -162,10 +169,112 @@ int slider_crank_rhs(double t, const double state[], const double input[], const
     slider_crank_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*SLIDER_CRANK_NQ);
     for (i = 0; i < SLIDER_CRANK_NQ; ++i) out_dxdt[i] = state[SLIDER_CRANK_NQ + i];
-    status = slider_crank_solve_kkt(M, acceleration, J, nu, Y, S, w);
+    status = slider_crank_factor_kkt(M, J, Y, S);
+    if (status != SLIDER_CRANK_OK) return status;
+    slider_crank_solve_kkt(M, J, S, acceleration, nu, w);
     if (out_multipliers)
         for (i = 0; i < SLIDER_CRANK_NC; ++i) out_multipliers[i] = nu[i];
-    return status;
+    return SLIDER_CRANK_OK;
+}
+
+/* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
+static void slider_crank_residual_derivatives(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    const double in_acceleration[], const double in_multipliers[],
+    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+{
+    (void)t;
+    (void)input;
+    (void)out_dR_du;
+    (void)out_dg_dx;
+    (void)out_dg_du;
+    const double theta = state[0];
+    const double psi = state[1];
+    const double theta_dot = state[3];  /* theta' */
+    const double psi_dot = state[4];  /* psi' */
+    const double r = param[0];
+    const double L = param[1];
+    const double mr = param[3];
+    const double w1 = psi_dot*psi_dot;
+    const double w2 = sin(psi);
+    const double w3 = sin(theta);
+    const double w4 = L*mr*r*w1*w2*w3;
+    const double w5 = cos(psi);
+    const double w6 = L*in_acceleration[1]*mr*r*w5*w3;
+    const double w7 = cos(theta);
+    const double w8 = L*mr*r*w1*w7*w5;
+    const double w9 = L*in_acceleration[1]*mr*r*w7*w2;
+    /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
+    out_dR_dx[0] = -(0.5*w4 - in_multipliers[1]*r*w3 - 0.5*w6 - in_multipliers[0]*r*w7 - 0.5*w8 - 0.5*w9);
+    out_dR_dx[1] = -(0.5*w4 - 0.5*w6 - 0.5*w8 - 0.5*w9);
+    out_dR_dx[4] = L*mr*psi_dot*r*w5*w3 + L*mr*psi_dot*r*w7*w2;
+    const double w10 = L*in_acceleration[0]*mr*r*w5*w3;
+    const double w11 = theta_dot*theta_dot;
+    const double w12 = L*mr*r*w11*w2*w3;
+    const double w13 = L*mr*r*w11*w7*w5;
+    const double w14 = L*in_acceleration[0]*mr*r*w7*w2;
+    out_dR_dx[6] = 0.5*w10 - 0.5*w12 + 0.5*w13 + 0.5*w14;
+    out_dR_dx[7] = 0.5*w10 - 0.5*w12 + 0.5*w13 + 0.5*w14 - L*in_multipliers[1]*w2 + L*in_multipliers[0]*w5;
+    out_dR_dx[9] = L*mr*r*theta_dot*w7*w2 + L*mr*r*theta_dot*w5*w3;
+    out_dR_dx[18] = -(baumgarte_beta*r*w3 - r*w11*w3 + baumgarte_alpha*r*theta_dot*w7 + in_acceleration[0]*r*w7);
+    out_dR_dx[19] = -(L*in_acceleration[1]*w5 - L*w1*w2 + L*baumgarte_beta*w2 + L*baumgarte_alpha*psi_dot*w5);
+    out_dR_dx[20] = -baumgarte_beta;
+    out_dR_dx[21] = -(2.0*r*theta_dot*w7 + baumgarte_alpha*r*w3);
+    out_dR_dx[22] = -(2.0*L*psi_dot*w5 + L*baumgarte_alpha*w2);
+    out_dR_dx[23] = -baumgarte_alpha;
+    out_dR_dx[24] = baumgarte_beta*r*w7 - baumgarte_alpha*r*theta_dot*w3 - r*w11*w7 - in_acceleration[0]*r*w3;
+    out_dR_dx[25] = -(L*baumgarte_beta*w5 - L*w1*w5 - L*baumgarte_alpha*psi_dot*w2 - L*in_acceleration[1]*w2);
+    out_dR_dx[27] = -(2.0*r*theta_dot*w3 - baumgarte_alpha*r*w7);
+    out_dR_dx[28] = -(L*baumgarte_alpha*w5 - 2.0*L*psi_dot*w2);
+}
+
+int slider_crank_jacobian(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_dfdx[], double out_dfdu[], double work[])
+{
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
+       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    double *M = work;
+    double *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
+    double *S = J + 2*SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    double *nu = S + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
+    double *w = nu + SLIDER_CRANK_NC;
+    double *dxdt = work + SLIDER_CRANK_NWORK;
+    double *dR_dx = dxdt + SLIDER_CRANK_NX;
+    double *dR_du = dR_dx + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NX;
+    double *dg_dx = dR_du + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NU;
+    double *dg_du = dg_dx + SLIDER_CRANK_NN*SLIDER_CRANK_NX;
+    double *column = dg_du + SLIDER_CRANK_NN*SLIDER_CRANK_NU;
+    int i, k, status;
+    status = slider_crank_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    if (status != SLIDER_CRANK_OK) return status;
+    slider_crank_zero(dR_dx, (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NX);
+    slider_crank_zero(dR_du, (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NU);
+    slider_crank_zero(dg_dx, SLIDER_CRANK_NN*SLIDER_CRANK_NX);
+    slider_crank_zero(dg_du, SLIDER_CRANK_NN*SLIDER_CRANK_NU);
+    slider_crank_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + SLIDER_CRANK_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+    /* Rows of q' = v: the identity on the velocities. */
+    slider_crank_zero(out_dfdx, SLIDER_CRANK_NX*SLIDER_CRANK_NX);
+    slider_crank_zero(out_dfdu, SLIDER_CRANK_NX*SLIDER_CRANK_NU);
+    for (i = 0; i < SLIDER_CRANK_NQ; ++i) out_dfdx[i*SLIDER_CRANK_NX + SLIDER_CRANK_NQ + i] = 1.0;
+    /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
+    for (k = 0; k < SLIDER_CRANK_NX + SLIDER_CRANK_NU; ++k) {
+        const double *dR = k < SLIDER_CRANK_NX ? dR_dx + k : dR_du + (k - SLIDER_CRANK_NX);
+        const int stride = k < SLIDER_CRANK_NX ? SLIDER_CRANK_NX : SLIDER_CRANK_NU;
+        for (i = 0; i < (SLIDER_CRANK_NQ + SLIDER_CRANK_NC); ++i) column[i] = -dR[i*stride];
+        slider_crank_solve_kkt(M, J, S, column, column + SLIDER_CRANK_NQ, w);
+        for (i = 0; i < SLIDER_CRANK_NQ; ++i) {
+            if (k < SLIDER_CRANK_NX) out_dfdx[(SLIDER_CRANK_NQ + i)*SLIDER_CRANK_NX + k] = column[i];
+            else out_dfdu[(SLIDER_CRANK_NQ + i)*SLIDER_CRANK_NU + k - SLIDER_CRANK_NX] = column[i];
+        }
+    }
+    /* Rows of the integral states, z' = g. */
+    for (i = 0; i < SLIDER_CRANK_NN; ++i) {
+        for (k = 0; k < SLIDER_CRANK_NX; ++k) out_dfdx[(2*SLIDER_CRANK_NQ + i)*SLIDER_CRANK_NX + k] = dg_dx[i*SLIDER_CRANK_NX + k];
+        for (k = 0; k < SLIDER_CRANK_NU; ++k) out_dfdu[(2*SLIDER_CRANK_NQ + i)*SLIDER_CRANK_NU + k] = dg_du[i*SLIDER_CRANK_NU + k];
+    }
+    return SLIDER_CRANK_OK;
 }
 
 void slider_crank_residuals(double t, const double state[], const double param[],

@@ -16,6 +16,7 @@ extern "C" {
 #define SLIDER_CRANK_NP 5  /* parameters: r, L, Jc, mr, ms */
 #define SLIDER_CRANK_NU 0  /* inputs: none */
 #define SLIDER_CRANK_NWORK 30  /* doubles of scratch for slider_crank_rhs */
+#define SLIDER_CRANK_NWORK_JACOBIAN (SLIDER_CRANK_NWORK + 41)  /* ... for slider_crank_jacobian */
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define SLIDER_CRANK_STATE_theta 0
@@ -51,6 +52,15 @@ extern const double slider_crank_initial_state[SLIDER_CRANK_NX];
 int slider_crank_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[]);
+
+/*
+** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
+** derived symbolically: q'' by differentiating the KKT system it solves.
+** work holds NWORK_JACOBIAN doubles.
+*/
+int slider_crank_jacobian(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_dfdx[], double out_dfdu[], double work[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void slider_crank_residuals(double t, const double state[], const double param[],

@@ -20,5 +20,7 @@ const lgc_model slider_crank_model = {
     slider_crank_residuals,
     slider_crank_energy,
     slider_crank_mass_matrix,
-    slider_crank_constraint_jacobian
+    slider_crank_constraint_jacobian,
+    slider_crank_jacobian,
+    SLIDER_CRANK_NWORK_JACOBIAN
 };

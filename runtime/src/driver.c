@@ -21,6 +21,8 @@ struct lgc_driver {
     int rejected_last;      /* no step growth right after a rejection */
     double *x, *xnew, *xerr, *dxdt;
     lgc_stats stats;
+    lgc_step_observer observer;
+    void *observer_ctx;
 };
 
 void lgc_driver_options_default(lgc_driver_options *opt)
@@ -150,6 +152,11 @@ static int accept_step(lgc_driver *d, double t1)
     }
     if (!all_finite(d->xnew, d->nx))
         return LGC_ERR_NONFINITE;
+    if (d->observer) {
+        int rc = d->observer(d->observer_ctx, t1, d->xnew);
+        if (rc != LGC_OK)
+            return rc;
+    }
     memcpy(d->x, d->xnew, (size_t)d->nx * sizeof *d->x);
     d->have_dxdt = f != NULL;
     if (f)
@@ -160,17 +167,16 @@ static int accept_step(lgc_driver *d, double t1)
     return LGC_OK;
 }
 
-/* Fixed steps of h, the last one shortened (or stretched by <1e-9 h) to hit t1. */
+/*
+** Fixed steps of h, the last one shortened (or stretched by <1e-9 h) to hit
+** t1. Step k ends at t0 + k h, not at a running sum that would drift from it.
+*/
 static int advance_fixed(lgc_driver *d, double t1)
 {
-    const double h = d->opt.h;
-    while (t1 - d->t > 1e-12 * h) {
-        double step = h, tn = d->t + h;
-        if (t1 - d->t <= h * (1.0 + 1e-9)) {
-            step = t1 - d->t;
-            tn = t1;
-        }
-        int rc = d->opt.type->apply(d->step, d->sys, d->t, step, d->x, NULL,
+    const double h = d->opt.h, t0 = d->t;
+    for (long k = 1; t1 - d->t > 1e-12 * h; k++) {
+        double tn = t1 - d->t <= h * (1.0 + 1e-9) ? t1 : t0 + (double)k * h;
+        int rc = d->opt.type->apply(d->step, d->sys, d->t, tn - d->t, d->x, NULL,
                                     d->xnew, NULL);
         if (rc == LGC_OK)
             rc = accept_step(d, tn);
@@ -233,6 +239,12 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[])
     }
     d->stats.nfev += d->sys->nfev - nfev0;
     return rc;
+}
+
+void lgc_driver_observe(lgc_driver *d, lgc_step_observer fn, void *ctx)
+{
+    d->observer = fn;
+    d->observer_ctx = ctx;
 }
 
 double lgc_driver_time(const lgc_driver *d)

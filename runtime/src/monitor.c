@@ -1,4 +1,4 @@
-/* monitor.c — residuals, energy and multipliers at output samples. */
+/* monitor.c — residuals, energy and multipliers at output samples and steps. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +10,8 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
 {
     const int nx = model->nx, nh = model->nh, nn = model->nn;
     memset(mon, 0, sizeof *mon);
-    /* x, phi, phi', g, multipliers, dxdt in one block */
-    double *v = calloc((size_t)(2 * nx + 3 * nh + 2 * nn) + 1, sizeof *v);
+    /* x, phi, phi', g, multipliers, dxdt, tracked residuals in one block */
+    double *v = calloc((size_t)(2 * nx + 5 * nh + 3 * nn) + 1, sizeof *v);
     if (!v)
         return LGC_ERR_NOMEM;
     mon->s.x = v;
@@ -20,6 +20,7 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
     mon->s.g = mon->s.phi_dot + nh;
     mon->s.mult = mon->s.g + nn;
     mon->dxdt = mon->s.mult + nh + nn;
+    mon->res = mon->dxdt + nx;
     return LGC_OK;
 }
 
@@ -34,6 +35,24 @@ static double max_abs(const double v[], int n, double start)
     for (int i = 0; i < n; i++)
         start = fmax(start, fabs(v[i]));
     return start;
+}
+
+/* Residuals r = [phi; phi'; g] and energy at one state into the extremes. */
+static int update_extremes(lgc_monitor *mon, const lgc_model *m, const double r[],
+                           double energy)
+{
+    const int nh = m->nh;
+    if (!isfinite(energy) || !isfinite(max_abs(r, 2 * nh + m->nn, 0.0)))
+        return LGC_ERR_NONFINITE;
+    if (mon->count + mon->tracked == 0)
+        mon->energy0 = energy;
+    mon->max_phi = max_abs(r, nh, mon->max_phi);
+    mon->max_phi_dot = max_abs(r + nh, nh, mon->max_phi_dot);
+    mon->max_g = max_abs(r + 2 * nh, m->nn, mon->max_g);
+    double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
+    mon->max_energy_drift = fmax(mon->max_energy_drift,
+                                 fabs(energy - mon->energy0) / scale);
+    return LGC_OK;
 }
 
 int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
@@ -51,16 +70,22 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
     memcpy(s->x, x, (size_t)m->nx * sizeof *s->x);
     m->residuals(t, x, sys->p, s->phi, s->phi_dot, s->g);
     s->energy = m->energy(t, x, sys->p);
-    if (!isfinite(s->energy) || !isfinite(max_abs(s->phi, 2 * m->nh + m->nn, 0.0))
-        || !isfinite(max_abs(s->mult, m->nh + m->nn, 0.0)))
+    if (!isfinite(max_abs(s->mult, m->nh + m->nn, 0.0)))
         return LGC_ERR_NONFINITE;
-    if (mon->count++ == 0)
-        mon->energy0 = s->energy;
-    mon->max_phi = max_abs(s->phi, m->nh, mon->max_phi);
-    mon->max_phi_dot = max_abs(s->phi_dot, m->nh, mon->max_phi_dot);
-    mon->max_g = max_abs(s->g, m->nn, mon->max_g);
-    double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
-    mon->max_energy_drift = fmax(mon->max_energy_drift,
-                                 fabs(s->energy - mon->energy0) / scale);
-    return LGC_OK;
+    /* phi, phi', g lie back to back in s */
+    if ((rc = update_extremes(mon, m, s->phi, s->energy)) == LGC_OK)
+        mon->count++;
+    return rc;
+}
+
+int lgc_monitor_track(lgc_monitor *mon, const lgc_system *sys, double t,
+                      const double x[])
+{
+    const lgc_model *m = sys->model;
+    double *r = mon->res;
+    m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
+    int rc = update_extremes(mon, m, r, m->energy(t, x, sys->p));
+    if (rc == LGC_OK)
+        mon->tracked++;
+    return rc;
 }

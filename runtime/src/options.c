@@ -52,7 +52,7 @@ static void list_names(const char *what, const char *const *names, int n,
     if (n == 0)
         fputs(" (none)", stderr);
     for (int i = 0; i < n; i++)
-        fprintf(stderr, " %s%s", names[i], suffix);
+        fprintf(stderr, "%s %s%s", i > 0 ? "," : "", names[i], suffix);
     fputc('\n', stderr);
 }
 

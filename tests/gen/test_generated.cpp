@@ -104,6 +104,41 @@ void check_model(const lgc_model *gm, std::mt19937_64 &rng) {
   }
 }
 
+// df/dx and df/du against central differences of rhs.
+void check_jacobian(const lgc_model *gm, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  int nx = gm->nx, nu = gm->nu;
+  for (int trial = 0; trial < 5; ++trial) {
+    std::vector<double> x(nx), p(gm->parameter_defaults, gm->parameter_defaults + gm->np), in(nu);
+    for (double &xi : x) xi = u(rng);
+    for (double &ui : in) ui = u(rng);
+    double t = u(rng), alpha = 10, beta = 25;
+    std::vector<double> dfdx(nx * nx), dfdu(nx * nu + 1), work(gm->nwork_jacobian), f1(nx), f2(nx);
+    assert_int_equal(gm->jacobian(t, x.data(), in.data(), p.data(), alpha, beta, dfdx.data(), dfdu.data(), work.data()),
+                     LGC_MODEL_OK);
+    for (int k = 0; k < nx + nu; ++k) {
+      std::vector<double> xp = x, xm = x, up = in, um = in;
+      double &vp = k < nx ? xp[k] : up[k - nx], &vm = k < nx ? xm[k] : um[k - nx];
+      double h = 1e-6 * (1 + std::fabs(vp));
+      vp += h, vm -= h;
+      gm->rhs(t, xp.data(), up.data(), p.data(), alpha, beta, f1.data(), nullptr, work.data());
+      gm->rhs(t, xm.data(), um.data(), p.data(), alpha, beta, f2.data(), nullptr, work.data());
+      for (int i = 0; i < nx; ++i) {
+        double fd = (f1[i] - f2[i]) / (2 * h);
+        double exact = k < nx ? dfdx[i * nx + k] : dfdu[i * nu + k - nx];
+        if (!(std::fabs(fd - exact) <= 1e-6 * (1 + std::fabs(exact))))
+          fail_msg("%s: df%d/d%s%d = %.10g, central difference %.10g", gm->name, i, k < nx ? "x" : "u",
+                   k < nx ? k : k - nx, exact, fd);
+      }
+    }
+  }
+}
+
+void jacobians_match_central_differences(void **) {
+  std::mt19937_64 rng(11);
+  for (const lgc_model *const *m = all_models; *m; ++m) check_jacobian(*m, rng);
+}
+
 void generated_code_satisfies_the_equations(void **) {
   std::mt19937_64 rng(7);
   int count = 0;
@@ -114,6 +149,9 @@ void generated_code_satisfies_the_equations(void **) {
 }  // namespace
 
 int main() {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(generated_code_satisfies_the_equations)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(generated_code_satisfies_the_equations),
+      cmocka_unit_test(jacobians_match_central_differences),
+  };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

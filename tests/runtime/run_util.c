@@ -1,11 +1,14 @@
-/* run_util.c — the shared driver loop of the runtime tests. */
+/* run_util.c — the driver loop, step tracker and initial states the runtime tests share. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "lagrangec/status.h"
 #include "run_util.h"
 
-void run_model(const lgc_model *m, const lgc_driver_options *opt,
+const double pendulum_horizontal[4] = {1.0, 0.0, 0.0, 0.0};
+const double pendulum_angle_horizontal[2] = {1.5707963267948966, 0.0};
+
+void run_model(const lgc_model *m, const double x0[], const lgc_driver_options *opt,
                const double gains[2], double t_end, double sample, run_result *r)
 {
     lgc_system sys;
@@ -21,7 +24,7 @@ void run_model(const lgc_model *m, const lgc_driver_options *opt,
     if (!d || !x) {
         r->status = LGC_ERR_NOMEM;
     } else {
-        r->status = lgc_driver_reset(d, 0.0, m->initial_state);
+        r->status = lgc_driver_reset(d, 0.0, x0 ? x0 : m->initial_state);
         for (long k = 0; r->status == LGC_OK; k++) {
             double t = fmin(t_end, (double)k * sample);
             r->status = lgc_driver_advance(d, t, x);
@@ -41,4 +44,10 @@ void run_model(const lgc_model *m, const lgc_driver_options *opt,
 void run_free(run_result *r)
 {
     lgc_monitor_free(&r->mon);
+}
+
+int run_track(void *tracker, double t, const double x[])
+{
+    run_tracker *tr = tracker;
+    return lgc_monitor_track(tr->mon, tr->sys, t, x);
 }

@@ -8,10 +8,13 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fixtures.h"
+#include "knife_edge.h"
 #include "lagrangec/driver.h"
+#include "lagrangec/model.h"
 #include "lagrangec/monitor.h"
 #include "lagrangec/status.h"
+#include "pendulum.h"
+#include "run_util.h"
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -45,11 +48,12 @@ void free(void *p)
     __libc_free(p);
 }
 
-/* At least 1e5 steps (and monitor samples) with counting on. */
+/* At least 1e5 steps (each tracked) and monitor samples with counting on. */
 static void count_steps(const lgc_model *m, const lgc_driver_options *o)
 {
     lgc_system sys;
     lgc_monitor mon;
+    run_tracker tr = {&mon, &sys};
     double x[16];
     assert_true(m->nx <= 16);
     assert_int_equal(lgc_system_init(&sys, m), LGC_OK);
@@ -62,6 +66,7 @@ static void count_steps(const lgc_model *m, const lgc_driver_options *o)
     assert_non_null(d);
     assert_true(heap_calls > 0);
     assert_int_equal(lgc_driver_reset(d, 0.0, m->initial_state), LGC_OK);
+    lgc_driver_observe(d, run_track, &tr);
     const double dt = o->type->adaptive ? 1.0 : o->h;
     const unsigned long nsteps = 100000;
     unsigned long before;
@@ -98,9 +103,9 @@ static void rk4_full_mass_allocates_nothing(void **state)
     o.h = 1e-3;
     o.project = LGC_PROJECT_FULL;
     o.metric = LGC_METRIC_MASS;
-    count_steps(&fixture_pendulum_model, &o);
+    count_steps(&pendulum_model, &o);
     o.metric = LGC_METRIC_IDENTITY;
-    count_steps(&fixture_pendulum_model, &o);
+    count_steps(&pendulum_model, &o);
 }
 
 static void dopri5_velocity_allocates_nothing(void **state)
@@ -114,9 +119,9 @@ static void dopri5_velocity_allocates_nothing(void **state)
     o.atol = 1e-12;
     o.project = LGC_PROJECT_VELOCITY;
     o.metric = LGC_METRIC_MASS;
-    count_steps(&fixture_knife_edge_model, &o);
+    count_steps(&knife_edge_model, &o);
     o.project = LGC_PROJECT_FULL;
-    count_steps(&fixture_pendulum_model, &o);
+    count_steps(&pendulum_model, &o);
 }
 
 int main(void)

@@ -1,6 +1,7 @@
 /*
 ** test_dense.c — samples land on requested times: dopri5's continuous
-** extension and rk4's shortened steps against q = cos t.
+** extension and rk4's shortened steps against q = cos t (the generated
+** specs/oscillator.toml, w = 1).
 */
 #include <math.h>
 #include <setjmp.h>
@@ -8,9 +9,10 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fixtures.h"
 #include "lagrangec/driver.h"
+#include "lagrangec/model.h"
 #include "lagrangec/status.h"
+#include "oscillator.h"
 
 /* Max error against (cos t, -sin t) at samples every dt; steps in *steps. */
 static double oscillator_error(const lgc_driver_options *o, double dt, double t_end,
@@ -18,10 +20,10 @@ static double oscillator_error(const lgc_driver_options *o, double dt, double t_
 {
     lgc_system sys;
     double x[2], worst = 0.0;
-    assert_int_equal(lgc_system_init(&sys, &fixture_oscillator_model), LGC_OK);
+    assert_int_equal(lgc_system_init(&sys, &oscillator_model), LGC_OK);
     lgc_driver *d = lgc_driver_alloc(&sys, o);
     assert_non_null(d);
-    assert_int_equal(lgc_driver_reset(d, 0.0, fixture_oscillator_model.initial_state),
+    assert_int_equal(lgc_driver_reset(d, 0.0, oscillator_model.initial_state),
                      LGC_OK);
     for (int k = 0; k * dt <= t_end; k++) {
         double t = k * dt;

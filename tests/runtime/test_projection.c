@@ -8,9 +8,11 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fixtures.h"
+#include "knife_edge.h"
 #include "lagrangec/driver.h"
+#include "lagrangec/model.h"
 #include "lagrangec/status.h"
+#include "pendulum.h"
 #include "run_util.h"
 
 static const double gains_off[2] = {0.0, 0.0};
@@ -25,7 +27,7 @@ static run_result pendulum(lgc_project_mode mode, lgc_metric metric,
     o.project = mode;
     o.metric = metric;
     run_result r;
-    run_model(&fixture_pendulum_model, &o, gains, 100.0, 1e-2, &r);
+    run_model(&pendulum_model, pendulum_horizontal, &o, gains, 100.0, 1e-2, &r);
     assert_int_equal(r.status, LGC_OK);
     print_message("  project %d metric %d: max |phi| %.2e  |phi'| %.2e  dE %.2e\n",
                   mode, metric, r.mon.max_phi, r.mon.max_phi_dot,
@@ -73,7 +75,7 @@ static void full_correction_dopri5(void **state)
     o.project = LGC_PROJECT_FULL;
     o.metric = LGC_METRIC_MASS;
     run_result r;
-    run_model(&fixture_pendulum_model, &o, NULL, 20.0, 1e-3, &r);
+    run_model(&pendulum_model, pendulum_horizontal, &o, NULL, 20.0, 1e-3, &r);
     assert_int_equal(r.status, LGC_OK);
     print_message("  dopri5 full: %lu steps, max |phi| %.2e  |phi'| %.2e\n",
                   r.stats.steps, r.mon.max_phi, r.mon.max_phi_dot);
@@ -107,7 +109,7 @@ static void knife_edge_acceptance(void **state)
     o.h = 1e-3;
     o.project = LGC_PROJECT_VELOCITY;
     run_result r;
-    run_model(&fixture_knife_edge_model, &o, NULL, 100.0, 1e-3, &r);
+    run_model(&knife_edge_model, NULL, &o, NULL, 100.0, 1e-3, &r);
     assert_int_equal(r.status, LGC_OK);
     print_message("  knife edge: %lu steps, max |g| %.2e, energy drift %.2e\n",
                   r.stats.steps, r.mon.max_g, r.mon.max_energy_drift);

@@ -9,8 +9,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fixtures.h"
+#include "knife_edge.h"
+#include "lagrangec/model.h"
 #include "lagrangec/simulate.h"
+#include "pendulum.h"
+#include "rank_lost.h"
 
 #define RUN(model, ...) \
     run(model, (char *[]){"simulate", __VA_ARGS__, NULL})
@@ -26,18 +29,18 @@ static int run(const lgc_model *m, char **argv)
 static void unknown_names_exit_2(void **state)
 {
     (void)state;
-    assert_int_equal(RUN(&fixture_pendulum_model, "--param", "mass=2"), 2);
-    assert_int_equal(RUN(&fixture_pendulum_model, "--init", "z'=1"), 2);
-    assert_int_equal(RUN(&fixture_pendulum_model, "--method", "euler"), 2);
-    assert_int_equal(RUN(&fixture_pendulum_model, "--frobnicate"), 2);
-    assert_int_equal(RUN(&fixture_pendulum_model, "--baumgarte", "1"), 2);
+    assert_int_equal(RUN(&pendulum_model, "--param", "mass=2"), 2);
+    assert_int_equal(RUN(&pendulum_model, "--init", "z'=1"), 2);
+    assert_int_equal(RUN(&pendulum_model, "--method", "euler"), 2);
+    assert_int_equal(RUN(&pendulum_model, "--frobnicate"), 2);
+    assert_int_equal(RUN(&pendulum_model, "--baumgarte", "1"), 2);
 }
 
 static void writes_csv(void **state)
 {
     (void)state;
     const char *path = "test_simulate_out.csv";
-    assert_int_equal(RUN(&fixture_knife_edge_model, "--t-end", "1", "--dt", "1e-3",
+    assert_int_equal(RUN(&knife_edge_model, "--t-end", "1", "--dt", "1e-3",
                          "--sample", "0.25", "--project", "velocity", "--init",
                          "x'=2", "--param", "l=0.5", "--out", (char *)path, "--quiet"),
                      0);
@@ -65,7 +68,7 @@ static void plots_png(void **state)
     (void)state;
     const char *png = "test_simulate_plot.png";
     remove(png);
-    assert_int_equal(RUN(&fixture_pendulum_model, "--t-end", "2", "--project", "full",
+    assert_int_equal(RUN(&pendulum_model, "--t-end", "2", "--project", "full",
                          "--plot", (char *)png, "--quiet"), 0);
     FILE *f = fopen(png, "rb");
     assert_non_null(f);
@@ -77,22 +80,10 @@ static void plots_png(void **state)
 }
 
 /* A fault ends the run with status 1 and a message, keeping whole CSV lines. */
-static int rank_lost_rhs(double t, const double x[], const double u[],
-                         const double p[], double alpha, double beta,
-                         double dxdt[], double multipliers[], double work[])
-{
-    if (t >= 0.5)
-        return LGC_MODEL_SINGULAR_CONSTRAINTS;
-    return fixture_pendulum_model.rhs(t, x, u, p, alpha, beta, dxdt, multipliers,
-                                      work);
-}
-
 static void fault_exits_1(void **state)
 {
     (void)state;
-    lgc_model m = fixture_pendulum_model;
-    m.rhs = rank_lost_rhs;
-    assert_int_equal(RUN(&m, "--t-end", "1", "--dt", "1e-3", "--out",
+    assert_int_equal(RUN(&rank_lost_model, "--t-end", "1", "--dt", "1e-3", "--out",
                          "test_simulate_fault.csv"), 1);
     FILE *f = fopen("test_simulate_fault.csv", "r");
     assert_non_null(f);

@@ -50,6 +50,14 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[]);
 /* Integrate to t1 >= current time; x gets the state at t1. */
 int lgc_driver_advance(lgc_driver *d, double t1, double x[]);
 
+/*
+** Have fn(ctx, t, x) see every accepted step's state (after the correction)
+** before the driver takes it; a status other than LGC_OK from fn ends the
+** advance with that status at the previous state. fn = NULL: no observer.
+*/
+typedef int (*lgc_step_observer)(void *ctx, double t, const double x[]);
+void lgc_driver_observe(lgc_driver *d, lgc_step_observer fn, void *ctx);
+
 /* Time of the last good internal state (where a fault was detected). */
 double lgc_driver_time(const lgc_driver *d);
 /* The step size the next step will try. */

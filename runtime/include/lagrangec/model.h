@@ -59,6 +59,11 @@ typedef struct lgc_model {
     /* C = [A; B] = d(phi', g)/dq', (nh+nn) x nq, row-major. */
     void (*constraint_jacobian)(double t, const double x[], const double p[],
                                 double C[]);
+    /* df/dx (nx x nx) and df/du (nx x nu) of rhs's system, row-major. */
+    int (*jacobian)(double t, const double x[], const double u[], const double p[],
+                    double alpha, double beta, double dfdx[], double dfdu[],
+                    double work[]);
+    int nwork_jacobian;                 /* doubles of scratch jacobian needs */
 } lgc_model;
 
 #ifdef __cplusplus

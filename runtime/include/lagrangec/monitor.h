@@ -1,6 +1,7 @@
 /*
 ** lagrangec/monitor.h — what is reported at an output sample: constraint
-** residuals, energy, multipliers, and their running extremes.
+** residuals, energy, multipliers, and their running extremes over the
+** samples and, through lgc_monitor_track, over every accepted step.
 */
 #ifndef LAGRANGEC_MONITOR_H
 #define LAGRANGEC_MONITOR_H
@@ -24,8 +25,10 @@ typedef struct lgc_sample {
 typedef struct lgc_monitor {
     lgc_sample s;           /* the last sample */
     double *dxdt;           /* scratch for the multiplier evaluation */
+    double *res;            /* scratch for tracked residuals, 2 nh + nn */
     unsigned long count;    /* samples taken */
-    double energy0;         /* energy at the first sample */
+    unsigned long tracked;  /* states seen by lgc_monitor_track */
+    double energy0;         /* energy at the first state seen */
     double max_phi, max_phi_dot, max_g;
     double max_energy_drift;    /* max |E - E0| / |E0| (absolute if E0 = 0) */
 } lgc_monitor;
@@ -36,6 +39,14 @@ void lgc_monitor_free(lgc_monitor *mon);
 /* Evaluate everything at (t, x) into mon->s and update the extremes. */
 int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
                        const double x[]);
+
+/*
+** Fold the residuals and energy at (t, x) into the extremes only: no
+** multipliers, no rhs evaluation, mon->s untouched. For an observer of every
+** accepted step (lgc_driver_observe); never allocates.
+*/
+int lgc_monitor_track(lgc_monitor *mon, const lgc_system *sys, double t,
+                      const double x[]);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,16 @@
+// fuzz_spec.cpp — libFuzzer target: any bytes through the whole pipeline
+// (spec reader, expression reader, derivation, lowering, both emitters).
+// A SpecError is a clean rejection; anything else escaping is a finding.
+#include "lagrangec.h"
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  try {
+    lgc::Spec spec = lgc::read_spec_text("fuzz.toml", std::string(reinterpret_cast<const char *>(data), size));
+    lgc::generate(spec);
+  } catch (const lgc::SpecError &) {
+  }
+  return 0;
+}
