@@ -77,8 +77,9 @@ bool positive_definite(std::vector<double> a, size_t n) {
 
 class Deriver {
  public:
-  explicit Deriver(const Spec &spec) : spec_(spec) {
+  Deriver(const Spec &spec, Formulation formulation) : spec_(spec) {
     m_.spec = &spec;
+    m_.formulation = formulation;
     m_.symbols = make_symbols(spec);
     m_.nq = spec.coordinates.size();
     m_.nh = spec.holonomic.size();
@@ -91,6 +92,9 @@ class Deriver {
     derive_holonomic();
     derive_nonholonomic();
     check_constraint_count();
+    warn_integrable();
+    if (m_.formulation == Formulation::vakonomic) derive_vakonomic();
+    lay_out_state();
     derive_jacobian();
     m_.conservative = !has_time() && std::all_of(m_.Q.begin(), m_.Q.end(), [](const ex &q) { return q.is_zero(); });
     return std::move(m_);
@@ -211,14 +215,93 @@ class Deriver {
     }
   }
 
-  // The state is (q, q', z); R's derivatives by each, and by the inputs.
+  // Vakonomic (seed 003, 1.239–1.240): the Lagrange equations of
+  // L + mu^T g with mu a state add mu_j (dB_j/dt - dg_j/dq) to k, and the
+  // nonholonomic rows' multipliers become -mu'.
+  void derive_vakonomic() {
+    const auto &s = sym();
+    for (size_t j = 0; j < m_.nn; ++j) {
+      GiNaC::realsymbol mu("mu" + std::to_string(j + 1));
+      m_.mu.push_back(mu);
+      for (size_t i = 0; i < m_.nq; ++i) {
+        ex B_dot = convective_derivative(m_.B(j, i), s);
+        m_.k[i] = (m_.k[i] + mu * (B_dot - m_.g[j].diff(s.q[i]))).expand();
+      }
+    }
+  }
+
+  void lay_out_state() {
+    const auto &s = sym();
+    for (size_t i = 0; i < m_.nq; ++i) m_.state.push_back({s.q[i], name_of(i), spec_.initial_q[i]});
+    for (size_t i = 0; i < m_.nq; ++i) m_.state.push_back({s.v[i], name_of(i) + "'", spec_.initial_v[i]});
+    for (auto &z : m_.z) m_.state.push_back({z, z.get_name(), 0.0});
+    for (size_t j = 0; j < m_.mu.size(); ++j) m_.state.push_back({m_.mu[j], m_.mu[j].get_name(), spec_.initial_mu[j]});
+  }
+
+  // A nonholonomic constraint g = B q' + b is a holonomic one in disguise
+  // when the 1-form w = B dq + b dt is integrable: w ^ dw = 0 (Frobenius,
+  // for one form; t counts as a coordinate). Tested symbolically, then at
+  // sample states so that trigonometric identities do not hide a zero.
+  void warn_integrable() {
+    const auto &s = sym();
+    std::vector<ex> coords(s.q.begin(), s.q.end());
+    coords.push_back(s.t);
+    size_t n = coords.size();
+    auto points = sample_points(spec_, s, 4);
+    for (size_t j = 0; j < m_.nn; ++j) {
+      std::vector<ex> w;
+      for (size_t i = 0; i < m_.nq; ++i) w.push_back(m_.B(j, i));
+      w.push_back(m_.b[j]);
+      auto d = [&](size_t a, size_t b) { return w[b].diff(GiNaC::ex_to<GiNaC::symbol>(coords[a])); };
+      bool exact = true, integrable = true;
+      for (size_t a = 0; a < n && integrable; ++a)
+        for (size_t b = a + 1; b < n && integrable; ++b) {
+          exact = exact && is_zero(d(a, b) - d(b, a), points);
+          for (size_t c = b + 1; c < n && integrable; ++c)
+            integrable = is_zero(w[a] * (d(b, c) - d(c, b)) + w[b] * (d(c, a) - d(a, c)) + w[c] * (d(a, b) - d(b, a)),
+                                 points);
+        }
+      if (!integrable) continue;
+      std::string msg = "nonholonomic constraint " + std::to_string(j + 1) +
+                        " is integrable (its 1-form w satisfies w ^ dw = 0), so it is a holonomic constraint "
+                        "written in velocity form";
+      if (exact && is_polynomial_of_degree_one(w))
+        msg += ": write it as holonomic = [\"" + holonomic_form(w, coords) + " - (its initial value)\"]";
+      else
+        msg += exact ? ": it is the time derivative of a function of q and t; write that function as a holonomic constraint"
+                     : ": an integrating factor makes it the time derivative of a function of q and t; write that "
+                       "function as a holonomic constraint";
+      warn_at(spec_.nonholonomic[j].loc_of(0), msg);
+    }
+  }
+
+  bool is_zero(const ex &e, const std::vector<SamplePoint> &points) const {
+    ex x = e.expand();
+    if (x.is_zero()) return true;
+    for (auto &p : points)
+      if (!(std::fabs(numeric_value(x, p)) <= 1e-12)) return false;
+    return true;
+  }
+
+  // Coefficients free of q and t: w = B dq + b dt with B, b constant.
+  bool is_polynomial_of_degree_one(const std::vector<ex> &w) const {
+    for (auto &c : w)
+      if (has_any(c, sym().q) || c.has(sym().t)) return false;
+    return true;
+  }
+
+  std::string holonomic_form(const std::vector<ex> &w, const std::vector<ex> &coords) const {
+    ex phi = 0;
+    for (size_t i = 0; i < w.size(); ++i) phi += w[i] * coords[i];
+    return c_expression(phi.expand());
+  }
+
+  // The state is (q, q', z, mu); R's derivatives by each, and by the inputs.
   void derive_jacobian() {
     const auto &s = sym();
     size_t nq = m_.nq, nc = m_.nh + m_.nn;
     std::vector<ex> state;
-    for (auto &x : s.q) state.push_back(x);
-    for (auto &x : s.v) state.push_back(x);
-    for (auto &x : m_.z) state.push_back(x);
+    for (auto &x : m_.state) state.push_back(x.sym);
     for (size_t i = 0; i < nq; ++i) m_.acc.push_back(GiNaC::realsymbol("in_acceleration[" + std::to_string(i) + "]"));
     for (size_t c = 0; c < nc; ++c) m_.nu.push_back(GiNaC::realsymbol("in_multipliers[" + std::to_string(c) + "]"));
     auto J = [&](size_t c, size_t i) { return c < m_.nh ? m_.A(c, i) : m_.B(c - m_.nh, i); };
@@ -259,6 +342,12 @@ class Deriver {
 
 }  // namespace
 
-Model derive(const Spec &spec) { return Deriver(spec).run(); }
+std::optional<Formulation> parse_formulation(const std::string &name) {
+  if (name == "dalembert") return Formulation::dalembert;
+  if (name == "vakonomic") return Formulation::vakonomic;
+  return std::nullopt;
+}
+
+Model derive(const Spec &spec, Formulation formulation) { return Deriver(spec, formulation).run(); }
 
 }  // namespace lgc

@@ -16,6 +16,8 @@ namespace {
 constexpr int kMaxDepth = 200;
 // Larger powers are typos, and 2^1e9 would be computed exactly.
 constexpr int kMaxExponent = 100;
+// Decimal exponents beyond ±400 are neither physics nor representable.
+constexpr const char *kOutOfRange = "number out of range (its power of ten must be within -400..400)";
 
 struct Function {
   int arity;
@@ -76,11 +78,16 @@ class ExprReader {
 
   [[noreturn]] void fail(size_t at, const std::string &msg) const { error_at(src_.loc_of(at), msg); }
 
+  // The word, or the whole UTF-8 character, at pos_.
   std::string found() const {
     if (pos_ >= s_.size()) return "the end of the expression";
     size_t n = 1;
-    if (std::isalnum((unsigned char)s_[pos_]) || s_[pos_] == '_')
-      while (pos_ + n < s_.size() && (std::isalnum((unsigned char)s_[pos_ + n]) || s_[pos_ + n] == '_')) ++n;
+    auto continues = [&](size_t i) {
+      unsigned char c = s_[i];
+      return std::isalnum((unsigned char)s_[pos_]) || s_[pos_] == '_' ? std::isalnum(c) || c == '_'
+                                                                        : (c & 0xC0) == 0x80;
+    };
+    while (pos_ + n < s_.size() && continues(pos_ + n)) ++n;
     return "'" + s_.substr(pos_, n) + "'";
   }
 
@@ -207,10 +214,10 @@ class ExprReader {
       std::string exp;
       while (pos_ < s_.size() && std::isdigit((unsigned char)s_[pos_])) exp += s_[pos_++];
       if (exp.empty()) fail(e_at, "expected digits after the exponent 'e'");
-      if (exp.size() > 3) fail(e_at, "exponent out of range");
+      if (exp.size() > 3) fail(e_at, kOutOfRange);
       scale += negative ? -std::stoi(exp) : std::stoi(exp);
     }
-    if (std::abs(scale) > 400) fail(start, "number out of range");
+    if (std::abs(scale) > 400) fail(start, kOutOfRange);
     size_t first = digits.find_first_not_of('0');
     GiNaC::numeric mantissa =
         first == std::string::npos ? GiNaC::numeric(0) : GiNaC::numeric(digits.c_str() + first);

@@ -64,6 +64,7 @@ struct Spec {
   std::vector<std::optional<SourceText>> forces;  // one per coordinate
   std::vector<SourceText> holonomic, nonholonomic;
   std::vector<double> initial_q, initial_v;       // one per coordinate
+  std::vector<double> initial_mu;                 // one per nonholonomic constraint (vakonomic)
   double alpha = 0, beta = 0;
   SourceLoc file_loc() const { return SourceLoc{path, 0, 0}; }
 };
@@ -110,6 +111,20 @@ bool is_function_name(const std::string &name);
 
 // ---- derive.cpp -----------------------------------------------------------
 
+// How nonholonomic constraints enter the equations (DESIGN.md §1, seed 003):
+// d'Alembert–Lagrange (the physical default), or vakonomic, from the
+// augmented Lagrangian L + mu^T g, where mu becomes a state.
+enum class Formulation { dalembert, vakonomic };
+// "dalembert" or "vakonomic"; nullopt for anything else.
+std::optional<Formulation> parse_formulation(const std::string &name);
+
+// One entry of the state vector, in order (grep tag: STATE-LAYOUT).
+struct StateVar {
+  GiNaC::realsymbol sym;
+  std::string name;  // as a user writes it: x, x', int_g1, mu1
+  double initial;
+};
+
 // The equations of motion, symbolically (DESIGN.md §1).
 struct Model {
   const Spec *spec = nullptr;
@@ -125,6 +140,9 @@ struct Model {
   std::vector<GiNaC::ex> g, b, c_n;                 // nonholonomic
   GiNaC::matrix B;               // nn x nq
   std::vector<GiNaC::realsymbol> z;  // ∫g dt, one per nonholonomic constraint
+  Formulation formulation = Formulation::dalembert;
+  std::vector<GiNaC::realsymbol> mu;  // vakonomic only: the multipliers, states
+  std::vector<StateVar> state;        // q, q', z, then (vakonomic) mu
   // Right-hand side of the constraint rows J q'' = r (Baumgarte-stabilised).
   std::vector<GiNaC::ex> r;      // nh + nn
   bool conservative = false;     // no forces, no explicit t
@@ -138,7 +156,7 @@ struct Model {
   GiNaC::matrix dg_dx, dg_du;    // nn x nx, nn x nu: the integral states' rows
 };
 
-Model derive(const Spec &spec);
+Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert);
 
 // ---- lower.cpp ------------------------------------------------------------
 
@@ -210,6 +228,8 @@ struct GeneratedFiles {
 std::string emit_header(const Model &m);
 std::string emit_source(const Model &m);
 std::string emit_descriptor(const Model &m);
+// An expression in C syntax, in canonical order, for messages.
+std::string c_expression(const GiNaC::ex &e);
 
 // ---- emit_report.cpp ------------------------------------------------------
 
@@ -217,7 +237,7 @@ std::string emit_report(const Model &m);
 
 // ---- generate.cpp ---------------------------------------------------------
 
-GeneratedFiles generate(const Spec &spec);
+GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation::dalembert);
 // Writes the files for `spec` into dir, each whole or not at all.
 void write_generated(const Spec &spec, const GeneratedFiles &files, const std::string &dir);
 // Writes `content` to `path` through a temporary file renamed into place.
@@ -226,6 +246,6 @@ void write_file_atomically(const std::string &path, const std::string &content);
 // ---- simulate.cpp ---------------------------------------------------------
 
 // Generates, compiles (once, cached) and runs the simulator; returns only on failure.
-int simulate(const std::string &spec_path, const std::vector<std::string> &options);
+int simulate(const std::string &spec_path, Formulation formulation, const std::vector<std::string> &options);
 
 }  // namespace lgc

@@ -22,11 +22,14 @@ const char *kUsageText =
     "  equations SPEC            print the derived equations (Markdown with LaTeX)\n"
     "  simulate SPEC [OPTIONS]   generate, compile (cached), run and summarise\n"
     "\n"
+    "Each takes --formulation dalembert|vakonomic: how nonholonomic constraints\n"
+    "enter the equations (default dalembert, the d'Alembert-Lagrange equations).\n"
+    "\n"
     "Run 'lagrangec COMMAND --help' for a command's options.\n"
     "Exit status: 0 success, 1 an error in a spec (or a failed run), 2 a usage error.\n";
 
 const char *kGenerateHelp =
-    "usage: lagrangec generate SPEC... -o DIR\n"
+    "usage: lagrangec generate SPEC... -o DIR [--formulation dalembert|vakonomic]\n"
     "\n"
     "Writes DIR/NAME.h and DIR/NAME.c (standalone C99, <math.h> only),\n"
     "DIR/NAME_model.c (the runtime's descriptor) and DIR/NAME.md (the equations)\n"
@@ -34,7 +37,7 @@ const char *kGenerateHelp =
     "on an error nothing is written, and each file is replaced whole.\n";
 
 const char *kEquationsHelp =
-    "usage: lagrangec equations SPEC\n"
+    "usage: lagrangec equations SPEC [--formulation dalembert|vakonomic]\n"
     "\n"
     "Prints the equations report: the spec, T and V, M, k, Q, the constraints\n"
     "and their Jacobians, and the stabilised system, in Markdown with LaTeX.\n";
@@ -44,9 +47,25 @@ int usage_error(const std::string &msg, const char *help) {
   return kUsage;
 }
 
+// Takes "--formulation NAME" out of args; false on a bad or missing NAME.
+bool take_formulation(std::vector<std::string> &args, lgc::Formulation &f) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] != "--formulation") continue;
+    auto parsed = i + 1 < args.size() ? lgc::parse_formulation(args[i + 1]) : std::nullopt;
+    if (!parsed) return false;
+    f = *parsed;
+    args.erase(args.begin() + long(i), args.begin() + long(i) + 2);
+    --i;
+  }
+  return true;
+}
+
 bool is_help(const std::string &a) { return a == "--help" || a == "-h"; }
 
-int generate_command(const std::vector<std::string> &args) {
+int generate_command(std::vector<std::string> args) {
+  lgc::Formulation formulation = lgc::Formulation::dalembert;
+  if (!take_formulation(args, formulation))
+    return usage_error("--formulation takes dalembert or vakonomic", kGenerateHelp);
   std::vector<std::string> specs;
   std::string dir;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -65,34 +84,40 @@ int generate_command(const std::vector<std::string> &args) {
   std::vector<std::pair<lgc::Spec, lgc::GeneratedFiles>> out;
   for (auto &path : specs) {
     lgc::Spec spec = lgc::read_spec(path);
-    lgc::GeneratedFiles files = lgc::generate(spec);
+    lgc::GeneratedFiles files = lgc::generate(spec, formulation);
     out.emplace_back(std::move(spec), std::move(files));
   }
   for (auto &[spec, files] : out) lgc::write_generated(spec, files, dir);
   return kOk;
 }
 
-int equations_command(const std::vector<std::string> &args) {
+int equations_command(std::vector<std::string> args) {
+  lgc::Formulation formulation = lgc::Formulation::dalembert;
+  if (!take_formulation(args, formulation))
+    return usage_error("--formulation takes dalembert or vakonomic", kEquationsHelp);
   if (args.size() == 1 && is_help(args[0])) return std::cout << kEquationsHelp, kOk;
   if (args.size() != 1 || args[0].rfind("-", 0) == 0) return usage_error("equations takes one spec", kEquationsHelp);
   lgc::Spec spec = lgc::read_spec(args[0]);
-  std::cout << lgc::generate(spec).report;
+  std::cout << lgc::generate(spec, formulation).report;
   return kOk;
 }
 
-int simulate_command(const std::vector<std::string> &args) {
+int simulate_command(std::vector<std::string> args) {
+  lgc::Formulation formulation = lgc::Formulation::dalembert;
+  if (!take_formulation(args, formulation))
+    return usage_error("--formulation takes dalembert or vakonomic", "usage: lagrangec simulate SPEC [OPTIONS]\n");
   if (args.empty() || args[0].rfind("-", 0) == 0) {
     if (!args.empty() && is_help(args[0])) {
       std::cout << "usage: lagrangec simulate SPEC [OPTIONS]\n\n"
                    "Generates the model into a cache directory ($LAGRANGEC_CACHE, else\n"
                    "$XDG_CACHE_HOME/lagrangec or ~/.cache/lagrangec), compiles it against the\n"
                    "runtime once, and runs it. 'lagrangec simulate SPEC --help' lists the\n"
-                   "simulator's options.\n";
+                   "simulator's options. --formulation dalembert|vakonomic chooses the model.\n";
       return kOk;
     }
     return usage_error("simulate needs a spec", "usage: lagrangec simulate SPEC [OPTIONS]\n");
   }
-  return lgc::simulate(args[0], std::vector<std::string>(args.begin() + 1, args.end()));
+  return lgc::simulate(args[0], formulation, std::vector<std::string>(args.begin() + 1, args.end()));
 }
 
 }  // namespace

@@ -93,11 +93,11 @@ std::vector<std::string> split(const std::string &s) {
 }
 
 // Builds the simulator for `spec` in `dir` unless it is there already.
-std::string build_simulator(const Spec &spec, const Runtime &rt, const std::string &dir) {
+std::string build_simulator(const Spec &spec, Formulation formulation, const Runtime &rt, const std::string &dir) {
   std::string exe = dir + "/" + spec.name;
   if (::access(exe.c_str(), X_OK) == 0) return exe;
   make_dirs(dir);
-  GeneratedFiles files = generate(spec);
+  GeneratedFiles files = generate(spec, formulation);
   write_generated(spec, files, dir);
   write_file_atomically(dir + "/main.c",
                         "/* main.c — the simulator of " + spec.name + ", written by lagrangec simulate. */\n"
@@ -118,12 +118,13 @@ std::string build_simulator(const Spec &spec, const Runtime &rt, const std::stri
 
 }  // namespace
 
-int simulate(const std::string &spec_path, const std::vector<std::string> &options) {
+int simulate(const std::string &spec_path, Formulation formulation, const std::vector<std::string> &options) {
   Spec spec = read_spec(spec_path);
   Runtime rt = find_runtime();
-  std::string key = hex_hash(spec.source + '\0' + LGC_VERSION + '\0' + read_all(self_path()) + '\0' +
-                             read_all(rt.library));
-  std::string exe = build_simulator(spec, rt, cache_root() + "/" + spec.name + "-" + key);
+  std::string variant = formulation == Formulation::vakonomic ? "-vakonomic" : "";
+  std::string key = hex_hash(spec.source + '\0' + variant + '\0' + LGC_VERSION + '\0' + read_all(self_path()) +
+                             '\0' + read_all(rt.library));
+  std::string exe = build_simulator(spec, formulation, rt, cache_root() + "/" + spec.name + variant + "-" + key);
   std::vector<std::string> argv = {"lagrangec simulate " + spec_path};  // for its usage text
   argv.insert(argv.end(), options.begin(), options.end());
   std::fflush(nullptr);

@@ -154,9 +154,10 @@ class Reader {
              name.find_first_not_of("0123456789", stem.size()) == std::string::npos;
     };
     if (kGeneratedNames.count(name) || name.rfind("out_", 0) == 0 || name.rfind("in_", 0) == 0 || numbered("w") ||
-        numbered("int_g"))
+        numbered("int_g") || numbered("mu") || numbered("lambda"))
       return "'" + name + "' is reserved: the generated C uses it (state, input, param, work, "
-             "baumgarte_alpha, baumgarte_beta, in_*, out_*, w1, w2, ..., int_g1, ..., pi, pow, sqrt, fabs, copysign)";
+             "baumgarte_alpha, baumgarte_beta, in_*, out_*, w1, w2, ..., int_g1, ..., mu1, ..., lambda1, ..., "
+             "pi, pow, sqrt, fabs, copysign)";
     if (name.rfind(spec_.name + "_", 0) == 0)
       return "'" + name + "' starts with the model's prefix '" + spec_.name + "_'";
     return "";
@@ -200,7 +201,7 @@ class Reader {
     if (!a) wrong_type(*n, "coordinates", "a list of names");
     if (a->empty()) error_at(loc(*n), "'coordinates' is empty: a system needs at least one");
     for (const toml::node &e : *a) {
-      if (!e.is_string()) wrong_type(e, "coordinates", "a list of names");
+      if (!e.is_string()) error_at(loc(e), std::string("a coordinate must be a name (a string), not ") + type_name(e));
       spec_.coordinates.push_back({e.as_string()->get(), 0, loc(e)});
     }
   }
@@ -349,10 +350,12 @@ class Reader {
   }
 
   // [initial] holds coordinates by name; its subtable [initial.velocity]
-  // holds velocities by coordinate name.
+  // holds velocities by coordinate name, and [initial.multiplier] the
+  // vakonomic formulation's multipliers mu1, mu2, ...
   void read_initial(const toml::table &root) {
     spec_.initial_q.assign(spec_.coordinates.size(), 0.0);
     spec_.initial_v.assign(spec_.coordinates.size(), 0.0);
+    spec_.initial_mu.assign(spec_.nonholonomic.size(), 0.0);
     const toml::node *n = root.get("initial");
     if (!n) return;
     const toml::table *t = n->as_table();
@@ -364,8 +367,23 @@ class Reader {
               number(vv, std::string(kv.str()) + "'");
         continue;
       }
+      if (k == "multiplier" && v.is_table()) {
+        for (auto &&[km, vm] : *v.as_table()) spec_.initial_mu[multiplier_index(km)] = number(vm, std::string(km.str()));
+        continue;
+      }
       spec_.initial_q[coordinate_index(k, "initial")] = number(v, std::string(k.str()));
     }
+  }
+
+  size_t multiplier_index(const toml::key &k) const {
+    std::string name(k.str());
+    size_t count = spec_.nonholonomic.size();
+    for (size_t j = 0; j < count; ++j)
+      if (name == "mu" + std::to_string(j + 1)) return j;
+    error_at(loc(k.source().begin),
+             "'" + name + "' in [initial.multiplier] is not a multiplier; the spec has " +
+                 (count ? "mu1 to mu" + std::to_string(count) + ", one per nonholonomic constraint"
+                        : std::string("no nonholonomic constraints")));
   }
 
   void read_stabilization(const toml::table &root) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 static const char *const coordinate_names[] = { "x1", "y1", "x2", "y2" };
+static const char *const state_names[] = { "x1", "y1", "x2", "y2", "x1'", "y1'", "x2'", "y2'" };
 static const char *const parameter_names[] = { "m1", "m2", "l1", "l2", "g" };
 
 const lgc_model double_pendulum_model = {
@@ -22,5 +23,7 @@ const lgc_model double_pendulum_model = {
     double_pendulum_mass_matrix,
     double_pendulum_constraint_jacobian,
     double_pendulum_jacobian,
-    DOUBLE_PENDULUM_NWORK_JACOBIAN
+    DOUBLE_PENDULUM_NWORK_JACOBIAN,
+    state_names,
+    0  /* vakonomic */
 };

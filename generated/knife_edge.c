@@ -4,7 +4,7 @@
 #include <math.h>
 
 const double knife_edge_param_defaults[KNIFE_EDGE_NP] = { 1.0 /* m */, 1.0 /* l */ };
-const double knife_edge_initial_state[KNIFE_EDGE_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* phi */, 1.0 /* x' */, 0.0 /* y' */, 1.0 /* phi' */, 0.0 /* int g1 */ };
+const double knife_edge_initial_state[KNIFE_EDGE_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* phi */, 1.0 /* x' */, 0.0 /* y' */, 1.0 /* phi' */, 0.0 /* int_g1 */ };
 
 /*
 ** Dense Cholesky factorisation in place: the lower triangle of the n x n

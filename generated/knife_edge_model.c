@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "y", "phi" };
+static const char *const state_names[] = { "x", "y", "phi", "x'", "y'", "phi'", "int_g1" };
 static const char *const parameter_names[] = { "m", "l" };
 
 const lgc_model knife_edge_model = {
@@ -22,5 +23,7 @@ const lgc_model knife_edge_model = {
     knife_edge_mass_matrix,
     knife_edge_constraint_jacobian,
     knife_edge_jacobian,
-    KNIFE_EDGE_NWORK_JACOBIAN
+    KNIFE_EDGE_NWORK_JACOBIAN,
+    state_names,
+    0  /* vakonomic */
 };

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 static const char *const coordinate_names[] = { "q" };
+static const char *const state_names[] = { "q", "q'" };
 static const char *const parameter_names[] = { "w" };
 
 const lgc_model oscillator_model = {
@@ -22,5 +23,7 @@ const lgc_model oscillator_model = {
     oscillator_mass_matrix,
     oscillator_constraint_jacobian,
     oscillator_jacobian,
-    OSCILLATOR_NWORK_JACOBIAN
+    OSCILLATOR_NWORK_JACOBIAN,
+    state_names,
+    0  /* vakonomic */
 };

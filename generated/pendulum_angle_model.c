@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 static const char *const coordinate_names[] = { "theta" };
+static const char *const state_names[] = { "theta", "theta'" };
 static const char *const parameter_names[] = { "m", "l", "g" };
 
 const lgc_model pendulum_angle_model = {
@@ -22,5 +23,7 @@ const lgc_model pendulum_angle_model = {
     pendulum_angle_mass_matrix,
     pendulum_angle_constraint_jacobian,
     pendulum_angle_jacobian,
-    PENDULUM_ANGLE_NWORK_JACOBIAN
+    PENDULUM_ANGLE_NWORK_JACOBIAN,
+    state_names,
+    0  /* vakonomic */
 };

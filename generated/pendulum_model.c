@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "y" };
+static const char *const state_names[] = { "x", "y", "x'", "y'" };
 static const char *const parameter_names[] = { "m", "l", "g" };
 
 const lgc_model pendulum_model = {
@@ -22,5 +23,7 @@ const lgc_model pendulum_model = {
     pendulum_mass_matrix,
     pendulum_constraint_jacobian,
     pendulum_jacobian,
-    PENDULUM_NWORK_JACOBIAN
+    PENDULUM_NWORK_JACOBIAN,
+    state_names,
+    0  /* vakonomic */
 };

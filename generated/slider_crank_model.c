@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 static const char *const coordinate_names[] = { "theta", "psi", "s" };
+static const char *const state_names[] = { "theta", "psi", "s", "theta'", "psi'", "s'" };
 static const char *const parameter_names[] = { "r", "L", "Jc", "mr", "ms" };
 
 const lgc_model slider_crank_model = {
@@ -22,5 +23,7 @@ const lgc_model slider_crank_model = {
     slider_crank_mass_matrix,
     slider_crank_constraint_jacobian,
     slider_crank_jacobian,
-    SLIDER_CRANK_NWORK_JACOBIAN
+    SLIDER_CRANK_NWORK_JACOBIAN,
+    state_names,
+    0  /* vakonomic */
 };

@@ -21,7 +21,8 @@ static const char usage[] =
     "  --project none|velocity|full   correction after each step (default none)\n"
     "  --metric identity|mass     metric of the correction (default identity)\n"
     "  --param NAME=VALUE         set a parameter\n"
-    "  --init NAME=VALUE          initial coordinate; NAME'=VALUE a velocity\n"
+    "  --init NAME=VALUE          initial coordinate; NAME'=VALUE a velocity;\n"
+    "                             mu1=VALUE a vakonomic multiplier\n"
     "  --input NAME=VALUE         set a constant control input\n"
     "  --sample DT                output interval (default t_end/1000)\n"
     "  --out FILE.csv             write samples as CSV\n"
@@ -45,14 +46,13 @@ static int parse_double(const char *s, double *v)
     return end != s && *end == '\0' && errno == 0;
 }
 
-static void list_names(const char *what, const char *const *names, int n,
-                       const char *suffix)
+static void list_names(const char *what, const char *const *names, int n)
 {
     fprintf(stderr, "  known %s:", what);
     if (n == 0)
         fputs(" (none)", stderr);
     for (int i = 0; i < n; i++)
-        fprintf(stderr, "%s %s%s", i > 0 ? "," : "", names[i], suffix);
+        fprintf(stderr, "%s %s", i > 0 ? "," : "", names[i]);
     fputc('\n', stderr);
 }
 
@@ -78,29 +78,25 @@ static int assign(const char *opt, const char *arg, lgc_system *sys, double x0[]
     if (strcmp(opt, "--param") == 0) {
         if ((i = lgc_name_index(m->parameter_names, m->np, name)) < 0) {
             usage_error("unknown parameter '%s' in %s", name, opt);
-            list_names("parameters", m->parameter_names, m->np, "");
+            list_names("parameters", m->parameter_names, m->np);
             return 2;
         }
         sys->p[i] = value;
     } else if (strcmp(opt, "--input") == 0) {
         if ((i = lgc_name_index(m->input_names, m->nu, name)) < 0) {
             usage_error("unknown input '%s' in %s", name, opt);
-            list_names("inputs", m->input_names, m->nu, "");
+            list_names("inputs", m->input_names, m->nu);
             return 2;
         }
         sys->u[i] = value;
     } else {
-        size_t len = strlen(name);
-        int velocity = name[len - 1] == '\'';
-        if (velocity)
-            name[len - 1] = '\0';
-        if ((i = lgc_name_index(m->coordinate_names, m->nq, name)) < 0) {
-            usage_error("unknown coordinate '%s%s' in --init", name, velocity ? "'" : "");
-            list_names("coordinates", m->coordinate_names, m->nq, "");
-            list_names("velocities", m->coordinate_names, m->nq, "'");
+        /* The descriptor names every state: x, x', int_g1, (vakonomic) mu1. */
+        if ((i = lgc_name_index(m->state_names, m->nx, name)) < 0) {
+            usage_error("unknown state '%s' in %s", name, opt);
+            list_names("states", m->state_names, m->nx);
             return 2;
         }
-        x0[i + (velocity ? m->nq : 0)] = value;
+        x0[i] = value;
     }
     return 0;
 }

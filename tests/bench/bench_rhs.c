@@ -3,6 +3,8 @@
 **   bench_rhs ns        median ns per call over 5 runs of about 0.1 s each
 **   bench_rhs calls K   K calls and nothing else, for
 **                       valgrind --tool=callgrind --toggle-collect=bench_call
+**   bench_rhs value     one call, then the last entry of dx/dt, to check
+**                       that both sides compute the same thing
 */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
@@ -40,8 +42,12 @@ static double run(long k)
 
 int main(int argc, char **argv)
 {
+    bench_setup();
     if (argc == 3 && strcmp(argv[1], "calls") == 0) {
         run(atol(argv[2]));
+    } else if (argc == 2 && strcmp(argv[1], "value") == 0) {
+        run(1);
+        printf("%.17g\n", bench_result());
     } else if (argc == 2 && strcmp(argv[1], "ns") == 0) {
         double ns[5];
         long k = 1;
@@ -52,7 +58,7 @@ int main(int argc, char **argv)
         qsort(ns, 5, sizeof ns[0], cmp);
         printf("%.1f\n", ns[2]);
     } else {
-        fprintf(stderr, "usage: bench_rhs ns | calls K\n");
+        fprintf(stderr, "usage: bench_rhs ns | calls K | value\n");
         return 2;
     }
     return bench_result() != bench_result(); /* 1 on NaN */

@@ -1,7 +1,7 @@
 /*
 ** dense_kkt.h — the generated code's KKT solve (range-space method, two dense
 ** Cholesky factorisations in plain loops over compile-time sizes NQ and NC),
-** copied from generated/*.c as of issue 5, so the SymPy side and the
+** copied from the generated NAME.c as of issue 5, so the SymPy side and the
 ** LAPACK micro-benchmark are measured against the same loops.
 ** Define NQ and NC before including it.
 */

@@ -11,11 +11,19 @@
 
 static double work[CAT(UMODEL, _NWORK) + 1];
 static double dxdt[CAT(UMODEL, _NX)];
+double bench_state[CAT(UMODEL, _NX)], bench_param[CAT(UMODEL, _NP) + 1];
+
+void bench_setup(void)
+{
+    int i;
+    for (i = 0; i < CAT(UMODEL, _NX); ++i) bench_state[i] = CAT(MODEL, _initial_state)[i];
+    for (i = 0; i < CAT(UMODEL, _NP); ++i) bench_param[i] = CAT(MODEL, _param_defaults)[i];
+}
 
 int bench_call(void)
 {
     /* The spec's gains, as the runtime would pass them. */
-    return CAT(MODEL, _rhs)(0.0, CAT(MODEL, _initial_state), NULL, CAT(MODEL, _param_defaults),
+    return CAT(MODEL, _rhs)(0.0, bench_state, NULL, bench_param,
                             10.0, 25.0, dxdt, NULL, work);
 }
 

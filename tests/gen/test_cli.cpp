@@ -102,7 +102,7 @@ void exit_codes(void **) {
   assert_int_equal(run({lagrangec, "generate", "/nonexistent.toml", "-o", "/tmp"}).status, 1);
 }
 
-// tests/bad_specs/*.toml: line 1 is "# expect: MESSAGE", the exact first line
+// tests/gen/bad_specs/*.toml: line 1 is "# expect: MESSAGE", the exact first line
 // of stderr with the spec's path written as {file}.
 void bad_specs_get_their_message_and_write_nothing(void **) {
   int count = 0;
@@ -130,6 +130,33 @@ void bad_specs_get_their_message_and_write_nothing(void **) {
   assert_true(count > 0);
 }
 
+// A megabyte of nested parentheses, and of nested TOML arrays: a message at
+// the depth limit, not a stack overflow.
+void megabyte_of_nesting_is_refused(void **) {
+  const size_t half = 512 * 1024;
+  const std::pair<std::string, std::string> cases[] = {
+      {"name = \"deep\"\ncoordinates = [\"x\"]\nkinetic = \"" + std::string(half, '(') + "x'" +
+           std::string(half, ')') + "\"\n",
+       ":3:212: error: expression nested too deeply (more than 200 levels)"},
+      {"name = \"deep\"\ncoordinates = " + std::string(half, '[') + "\"x\"" + std::string(half, ']') +
+           "\nkinetic = \"x'^2\"\n",
+       ":2:271: error: invalid TOML: Error while parsing value: exceeded maximum nested value depth of 256"},
+  };
+  fs::path dir = scratch("deep"), out = dir / "out";
+  fs::create_directory(out);
+  for (auto &[text, expected] : cases) {
+    fs::path spec = dir / "deep.toml";
+    std::ofstream(spec) << text;
+    Result r = run({lagrangec, "generate", spec.string(), "-o", out.string()});
+    std::string got = r.err.substr(0, r.err.find('\n'));
+    if (r.status != 1 || got.rfind(spec.string() + expected, 0) != 0)
+      fail_msg("exit %d, first line\n  got:      %s\n  expected: %s%s...", r.status, got.c_str(),
+               spec.c_str(), expected.c_str());
+    assert_true(fs::is_empty(out));
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 
 int main() {
@@ -139,6 +166,7 @@ int main() {
       cmocka_unit_test(generated_c_is_standalone),
       cmocka_unit_test(exit_codes),
       cmocka_unit_test(bad_specs_get_their_message_and_write_nothing),
+      cmocka_unit_test(megabyte_of_nesting_is_refused),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -1,4 +1,4 @@
-/* run_util.c — the driver loop, step tracker and initial states the runtime tests share. */
+/* run_util.c — the driver loop, step tracker and states the runtime tests share. */
 #include <math.h>
 #include <stdlib.h>
 

@@ -39,28 +39,31 @@ static void expect_fault(const lgc_model *m, const lgc_stepper_type *type,
 static void rhs_reports_rank_loss(void **state)
 {
     (void)state;
-    expect_fault(&rank_lost_model, lgc_step_rk4, LGC_PROJECT_NONE, LGC_ERR_RANK_LOST, 0.498, 0.5);
-    expect_fault(&rank_lost_model, lgc_step_dopri5, LGC_PROJECT_NONE, LGC_ERR_RANK_LOST, 0.3, 0.5);
+    const lgc_model *m = &rank_lost_model;
+    expect_fault(m, lgc_step_rk4, LGC_PROJECT_NONE, LGC_ERR_RANK_LOST, 0.498, 0.5);
+    expect_fault(m, lgc_step_dopri5, LGC_PROJECT_NONE, LGC_ERR_RANK_LOST, 0.3, 0.5);
 }
 
 static void nan_force_is_caught(void **state)
 {
     (void)state;
-    expect_fault(&nan_force_model, lgc_step_rk4, LGC_PROJECT_NONE, LGC_ERR_NONFINITE, 0.248, 0.25);
-    expect_fault(&nan_force_model, lgc_step_dopri5, LGC_PROJECT_NONE, LGC_ERR_NONFINITE, 0.1, 0.25);
+    const lgc_model *m = &nan_force_model;
+    expect_fault(m, lgc_step_rk4, LGC_PROJECT_NONE, LGC_ERR_NONFINITE, 0.248, 0.25);
+    expect_fault(m, lgc_step_dopri5, LGC_PROJECT_NONE, LGC_ERR_NONFINITE, 0.1, 0.25);
 }
 
 static void step_size_underflow(void **state)
 {
     (void)state;
-    expect_fault(&blow_up_model, lgc_step_dopri5, LGC_PROJECT_NONE, LGC_ERR_STEP_UNDERFLOW,
-                 0.99, 1.0);
+    expect_fault(&blow_up_model, lgc_step_dopri5, LGC_PROJECT_NONE,
+                 LGC_ERR_STEP_UNDERFLOW, 0.99, 1.0);
 }
 
 static void projection_not_converging(void **state)
 {
     (void)state;
-    expect_fault(&unsatisfiable_model, lgc_step_rk4, LGC_PROJECT_FULL, LGC_ERR_PROJECTION, 0.0, 0.0);
+    expect_fault(&unsatisfiable_model, lgc_step_rk4, LGC_PROJECT_FULL,
+                 LGC_ERR_PROJECTION, 0.0, 0.0);
 }
 
 static void messages_are_distinct(void **state)

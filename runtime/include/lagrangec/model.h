@@ -23,6 +23,7 @@ enum lgc_model_status {
 **   x[0 .. nq)           coordinates q
 **   x[nq .. 2nq)         velocities q'
 **   x[2nq .. 2nq+nn)     integrals of the nonholonomic residuals, z = ∫g dt
+**   x[2nq+nn .. nx)      vakonomic formulation only: the multipliers mu
 ** Constraint rows are ordered holonomic first, then nonholonomic:
 **   C = [A; B] is (nh+nn) x nq, row-major; multipliers are [lambda; mu].
 */
@@ -32,7 +33,7 @@ typedef struct lgc_model {
     int nq;                             /* coordinates */
     int nh;                             /* holonomic constraints */
     int nn;                             /* nonholonomic constraints */
-    int nx;                             /* state size, 2 nq + nn */
+    int nx;                             /* state size: 2 nq + nn, + nn if vakonomic */
     int np;                             /* parameters */
     int nu;                             /* control inputs */
     int nwork;                          /* doubles of scratch rhs needs */
@@ -64,6 +65,8 @@ typedef struct lgc_model {
                     double alpha, double beta, double dfdx[], double dfdu[],
                     double work[]);
     int nwork_jacobian;                 /* doubles of scratch jacobian needs */
+    const char *const *state_names;     /* nx: x, x', int_g1, (vakonomic) mu1 */
+    int vakonomic;                      /* nonholonomic multipliers are states */
 } lgc_model;
 
 #ifdef __cplusplus

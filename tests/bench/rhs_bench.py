@@ -1,0 +1,49 @@
+"""rhs_bench.py — cost of one rhs evaluation: lagrangec's NAME_rhs vs SymPy's cse+ccode with the same dense KKT solve."""
+import os
+import sys
+
+import measure
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CC = os.environ.get("CC", "cc")
+CFLAGS = ["-std=c11", "-O2"]  # what `lagrangec simulate` compiles with
+CALLS = 20  # callgrind counts are exact; a few calls average out nothing but are cheap
+
+
+def build(work, row):
+    """The two harness executables for one chain."""
+    name, lgc_c, sym_c = row["name"], row["lgc"]["c"], row["sympy"]["c"]
+    lgc_exe, sym_exe = f"{work}/rhs_lgc_{name}", f"{work}/rhs_sympy_{name}"
+    measure.output([CC] + CFLAGS + [f"-I{HERE}", f"-I{os.path.dirname(lgc_c)}",
+                                    "-include", f"{name}.h", f"-DMODEL={name}", f"-DUMODEL={name.upper()}",
+                                    f"{HERE}/lagrangec_adapter.c", lgc_c, f"{HERE}/bench_rhs.c", "-lm", "-o", lgc_exe])
+    measure.output([CC] + CFLAGS + [f"-I{HERE}", f"-I{os.path.dirname(sym_c)}",
+                                    f'-DSYMPY_SOURCE="{os.path.basename(sym_c)}"',
+                                    f"{HERE}/sympy_adapter.c", f"{HERE}/bench_rhs.c", "-lm", "-o", sym_exe])
+    return lgc_exe, sym_exe
+
+
+def side(exe, solve_too=False):
+    r = {"value": float(measure.output([exe, "value"])),
+         "ir": measure.callgrind_ir([exe, "calls", str(CALLS)], "bench_call") / CALLS,
+         "ns": float(measure.output([exe, "ns"]))}
+    if solve_too:  # the dense solve's share, the same loops on both sides
+        r["solve_ir"] = measure.callgrind_ir([exe, "calls", str(CALLS)], "bench_solve") / CALLS
+    return r
+
+
+def run(work, gen_rows, grid):
+    """One row per generated chain with N in grid that both sides reached."""
+    rows = []
+    for g in gen_rows:
+        if g["n"] not in grid or not g.get("lgc") or not g.get("sympy"):
+            continue
+        lgc_exe, sym_exe = build(work, g)
+        row = {"form": g["form"], "n": g["n"], "lgc": side(lgc_exe), "sympy": side(sym_exe, solve_too=True)}
+        a, b = row["lgc"]["value"], row["sympy"]["value"]
+        row["agree"] = abs(a - b) <= 1e-8 * max(1.0, abs(a), abs(b))
+        print(f"rhs {g['form']:9} N={g['n']:2}: lagrangec {row['lgc']['ir']:.0f} Ir {row['lgc']['ns']:.0f} ns, "
+              f"sympy {row['sympy']['ir']:.0f} Ir {row['sympy']['ns']:.0f} ns, same result: {row['agree']}",
+              file=sys.stderr, flush=True)
+        rows.append(row)
+    return rows
