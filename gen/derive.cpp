@@ -11,19 +11,6 @@ namespace {
 
 using GiNaC::ex;
 
-bool has_any(const ex &e, const std::vector<GiNaC::realsymbol> &syms) {
-  for (auto &s : syms)
-    if (e.has(s)) return true;
-  return false;
-}
-
-// Total time derivative of e(q, q', t) without the q'' terms: ∂e/∂q q' + ∂e/∂t.
-ex convective_derivative(const ex &e, const SymbolTable &s) {
-  ex d = e.diff(s.t);
-  for (size_t i = 0; i < s.q.size(); ++i) d += e.diff(s.q[i]) * s.v[i];
-  return d.expand();
-}
-
 // A fixed, reproducible set of sample states for numeric checks.
 struct SamplePoint {
   GiNaC::exmap values;
@@ -95,7 +82,7 @@ class Deriver {
     warn_integrable();
     if (m_.formulation == Formulation::vakonomic) derive_vakonomic();
     lay_out_state();
-    derive_jacobian();
+    derive_kkt_residual();
     m_.conservative = !has_time() && std::all_of(m_.Q.begin(), m_.Q.end(), [](const ex &q) { return q.is_zero(); });
     return std::move(m_);
   }
@@ -133,22 +120,21 @@ class Deriver {
     return false;
   }
 
-  // M = ∂²T/∂q'∂q';  k = ∂p/∂q q' + ∂p/∂t − ∂L/∂q  with p = ∂T/∂q'.
+  // M = ∂²T/∂q'∂q';  k = d/dt(∂T/∂q') − ∂T/∂q + ∂V/∂q without the q'' terms.
   void derive_dynamics() {
     const auto &s = sym();
     size_t n = m_.nq;
-    m_.M = GiNaC::matrix(n, n);
+    KineticTerms kin = derive_kinetic(m_.T, s);
+    m_.M = kin.M;
     for (size_t i = 0; i < n; ++i) {
-      ex p = m_.T.diff(s.v[i]).expand();
       for (size_t j = 0; j < n; ++j) {
-        m_.M(i, j) = j < i ? m_.M(j, i) : p.diff(s.v[j]).expand();
-        if (has_any(m_.M(i, j), s.v))
+        if (s.has_kind(m_.M(i, j), SymbolKind::velocity))
           error_at(spec_.kinetic.loc_of(0),
                    "the kinetic energy is not quadratic in the velocities: d2T/d" + name_of(i) + "'d" +
                        name_of(j) + "' depends on the velocities");
+        if (m_.M(i, j).expand().is_zero()) m_.M(i, j) = 0;  // structural zeros, for sparsity
       }
-      ex L_q = (m_.T - m_.V).diff(s.q[i]);
-      m_.k.push_back((convective_derivative(p, s) - L_q).expand());
+      m_.k.push_back(kin.k[i] + m_.V.diff(s.q[i]));
     }
     check_mass_matrix();
   }
@@ -161,7 +147,7 @@ class Deriver {
                                               name_of(i) + "'");
     for (const SamplePoint &p : sample_points(spec_, sym(), 3)) {
       std::vector<double> a(n * n);
-      for (size_t i = 0; i < n * n; ++i) a[i] = numeric_value(m_.M(i / n, i % n), p);
+      for (size_t i = 0; i < n * n; ++i) a[i] = m_.M(i / n, i % n).is_zero() ? 0.0 : numeric_value(m_.M(i / n, i % n), p);
       if (positive_definite(a, n)) return;
     }
     error_at(spec_.kinetic.loc_of(0),
@@ -181,7 +167,7 @@ class Deriver {
         phi_dot += m_.A(j, i) * s.v[i];
       }
       m_.phi_dot.push_back(phi_dot.expand());
-      m_.c_h.push_back(convective_derivative(m_.phi_dot[j], s));
+      m_.c_h.push_back(s.convective_derivative(m_.phi_dot[j]).expand());
       m_.r.push_back((-m_.c_h[j] - m_.alpha * m_.phi_dot[j] - m_.beta * m_.phi[j]).expand());
     }
   }
@@ -195,7 +181,7 @@ class Deriver {
       for (auto &v : s.v) at_rest[v] = 0;
       for (size_t i = 0; i < m_.nq; ++i) {
         m_.B(j, i) = m_.g[j].diff(s.v[i]).expand();
-        if (has_any(m_.B(j, i), s.v))
+        if (s.has_kind(m_.B(j, i), SymbolKind::velocity))
           error_at(spec_.nonholonomic[j].loc_of(0),
                    "nonholonomic constraint " + std::to_string(j + 1) +
                        " is not linear in the velocities: its derivative by " + name_of(i) +
@@ -208,7 +194,7 @@ class Deriver {
                  "nonholonomic constraint " + std::to_string(j + 1) +
                      " does not contain any velocity; a constraint on positions belongs in 'holonomic'");
       m_.b.push_back(m_.g[j].subs(at_rest).expand());
-      m_.c_n.push_back(convective_derivative(m_.g[j], s));
+      m_.c_n.push_back(s.convective_derivative(m_.g[j]).expand());
       GiNaC::realsymbol z("int_g" + std::to_string(j + 1));
       m_.z.push_back(z);
       m_.r.push_back((-m_.c_n[j] - m_.alpha * m_.g[j] - m_.beta * z).expand());
@@ -224,7 +210,7 @@ class Deriver {
       GiNaC::realsymbol mu("mu" + std::to_string(j + 1));
       m_.mu.push_back(mu);
       for (size_t i = 0; i < m_.nq; ++i) {
-        ex B_dot = convective_derivative(m_.B(j, i), s);
+        ex B_dot = s.convective_derivative(m_.B(j, i));
         m_.k[i] = (m_.k[i] + mu * (B_dot - m_.g[j].diff(s.q[i]))).expand();
       }
     }
@@ -286,7 +272,7 @@ class Deriver {
   // Coefficients free of q and t: w = B dq + b dt with B, b constant.
   bool is_polynomial_of_degree_one(const std::vector<ex> &w) const {
     for (auto &c : w)
-      if (has_any(c, sym().q) || c.has(sym().t)) return false;
+      if (sym().has_kind(c, SymbolKind::coordinate) || c.has(sym().t)) return false;
     return true;
   }
 
@@ -296,38 +282,23 @@ class Deriver {
     return c_expression(phi.expand());
   }
 
-  // The state is (q, q', z, mu); R's derivatives by each, and by the inputs.
-  void derive_jacobian() {
-    const auto &s = sym();
+  // The KKT residual, with the solution (a, nu) as symbols.
+  void derive_kkt_residual() {
     size_t nq = m_.nq, nc = m_.nh + m_.nn;
-    std::vector<ex> state;
-    for (auto &x : m_.state) state.push_back(x.sym);
     for (size_t i = 0; i < nq; ++i) m_.acc.push_back(GiNaC::realsymbol("in_acceleration[" + std::to_string(i) + "]"));
     for (size_t c = 0; c < nc; ++c) m_.nu.push_back(GiNaC::realsymbol("in_multipliers[" + std::to_string(c) + "]"));
     auto J = [&](size_t c, size_t i) { return c < m_.nh ? m_.A(c, i) : m_.B(c - m_.nh, i); };
-    std::vector<ex> R;
     for (size_t i = 0; i < nq; ++i) {
       ex row = m_.k[i] - m_.Q[i];
       for (size_t j = 0; j < nq; ++j) row += m_.M(i, j) * m_.acc[j];
       for (size_t c = 0; c < nc; ++c) row -= J(c, i) * m_.nu[c];
-      R.push_back(row);
+      m_.R.push_back(row);
     }
     for (size_t c = 0; c < nc; ++c) {
       ex row = -m_.r[c];
       for (size_t i = 0; i < nq; ++i) row += J(c, i) * m_.acc[i];
-      R.push_back(row);
+      m_.R.push_back(row);
     }
-    auto jacobian = [](const std::vector<ex> &f, const std::vector<ex> &by) {
-      GiNaC::matrix d(f.size(), by.size());
-      for (size_t i = 0; i < f.size(); ++i)
-        for (size_t j = 0; j < by.size(); ++j) d(i, j) = f[i].diff(GiNaC::ex_to<GiNaC::symbol>(by[j])).expand();
-      return d;
-    };
-    std::vector<ex> inputs(s.u.begin(), s.u.end());
-    m_.dR_dx = jacobian(R, state);
-    m_.dR_du = jacobian(R, inputs);
-    m_.dg_dx = jacobian(m_.g, state);
-    m_.dg_du = jacobian(m_.g, inputs);
   }
 
   void check_constraint_count() {

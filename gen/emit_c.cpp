@@ -429,11 +429,27 @@ std::string jacobian_source(const Model &m, Emitter &e) {
   Names n(m);
   Graph &g = e.graph();
   const std::string Q = n.size("NQ"), C = n.size("NC"), X = n.size("NX"), U = n.size("NU");
+  std::vector<std::string> state, inputs;
+  for (auto &x : m.state) state.push_back(x.sym.get_name());
+  for (auto &u : m.symbols.u) inputs.push_back(u.get_name());
   std::vector<Assignment> outs;
-  matrix_outputs(g, outs, m.dR_dx, "out_dR_dx", false, "dR/dx, R = [M a + k - Q - J^T nu; J a - r]");
-  matrix_outputs(g, outs, m.dR_du, "out_dR_du", false, "dR/du");
-  matrix_outputs(g, outs, m.dg_dx, "out_dg_dx", false, "dg/dx: the rows of the integral states");
-  matrix_outputs(g, outs, m.dg_du, "out_dg_du", false, "dg/du");
+  auto derivatives = [&](const std::vector<GiNaC::ex> &rows, const std::vector<std::string> &by,
+                         const std::string &target, const std::string &heading) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      int row = g.from_ginac(rows[i]);
+      for (size_t k = 0; k < by.size(); ++k) {
+        int d = g.derivative(row, by[k]);
+        if (g.is_zero(d)) continue;
+        outs.push_back({target + "[" + std::to_string(i * by.size() + k) + "]", d, outs.size() ? "" : heading});
+      }
+    }
+  };
+  derivatives(m.R, state, "out_dR_dx", "dR/dx, R = [M a + k - Q - J^T nu; J a - r]");
+  size_t before = outs.size();
+  derivatives(m.R, inputs, "out_dR_du", "");
+  derivatives(m.g, state, "out_dg_dx", "");
+  derivatives(m.g, inputs, "out_dg_du", "");
+  if (outs.size() > before) outs[before].comment = "dR/du, dg/dx, dg/du";
   std::ostringstream s;
   s << "/* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */\n";
   s << e.function({"static void " + n.fn("residual_derivatives") +
@@ -533,8 +549,10 @@ std::string emit_header(const Model &m) {
   s << "#define " << n.size("NWORK") << " " << m.nq * m.nq + 2 * nc * m.nq + nc * nc + nc + m.nq
     << "  /* doubles of scratch for " << n.fn("rhs") << " */\n";
   size_t nx = m.state.size(), nu = m.spec->inputs.size(), rows = m.nq + nc;
-  s << "#define " << n.size("NWORK_JACOBIAN") << " (" << n.size("NWORK") << " + "
-    << nx + rows * (nx + nu) + m.nn * (nx + nu) + rows << ")  /* ... for " << n.fn("jacobian") << " */\n\n";
+  if (m.with_jacobian)
+    s << "#define " << n.size("NWORK_JACOBIAN") << " (" << n.size("NWORK") << " + "
+      << nx + rows * (nx + nu) + m.nn * (nx + nu) + rows << ")  /* ... for " << n.fn("jacobian") << " */\n";
+  s << "\n";
 
   s << "/* Where each quantity sits in the state, parameter and input arrays. */\n";
   for (size_t i = 0; i < m.state.size(); ++i)
@@ -568,13 +586,15 @@ std::string emit_header(const Model &m) {
     << "(double t, const double state[], const double input[], const double param[],\n"
        "    double baumgarte_alpha, double baumgarte_beta,\n"
        "    double out_dxdt[], double out_multipliers[], double work[]);\n\n";
-  s << "/*\n** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\n"
-       "** derived symbolically: q'' by differentiating the KKT system it solves.\n"
-       "** work holds NWORK_JACOBIAN doubles.\n*/\n";
-  s << "int " << n.fn("jacobian")
-    << "(double t, const double state[], const double input[], const double param[],\n"
-       "    double baumgarte_alpha, double baumgarte_beta,\n"
-       "    double out_dfdx[], double out_dfdu[], double work[]);\n\n";
+  if (m.with_jacobian) {
+    s << "/*\n** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\n"
+         "** derived symbolically: q'' by differentiating the KKT system it solves.\n"
+         "** work holds NWORK_JACOBIAN doubles.\n*/\n";
+    s << "int " << n.fn("jacobian")
+      << "(double t, const double state[], const double input[], const double param[],\n"
+         "    double baumgarte_alpha, double baumgarte_beta,\n"
+         "    double out_dfdx[], double out_dfdu[], double work[]);\n\n";
+  }
   s << "/* Constraint residuals: phi (NH), phi' (NH), g (NN). */\n";
   s << "void " << n.fn("residuals")
     << "(double t, const double state[], const double param[],\n"
@@ -662,7 +682,7 @@ std::string emit_source(const Model &m) {
     << "    if (status != " << n.size("OK") << ") return status;\n"
     << "    " << n.fn("solve_kkt") << "(M, J, S, acceleration, nu, w);\n"
     << multiplier_outputs(m) << "    return " << n.size("OK") << ";\n}\n\n";
-  s << jacobian_source(m, e);
+  if (m.with_jacobian) s << jacobian_source(m, e);
 
   {
     std::vector<Assignment> outs;
@@ -757,8 +777,9 @@ std::string emit_descriptor(const Model &m) {
   s << "    " << n.size("ALPHA") << ", " << n.size("BETA") << ",\n";
   s << "    " << (m.conservative ? 1 : 0) << ",  /* conservative: T + V is conserved */\n";
   s << "    " << n.fn("rhs") << ",\n    " << n.fn("residuals") << ",\n    " << n.fn("energy") << ",\n    "
-    << n.fn("mass_matrix") << ",\n    " << n.fn("constraint_jacobian") << ",\n    " << n.fn("jacobian")
-    << ",\n    " << n.size("NWORK_JACOBIAN") << ",\n    state_names,\n    "
+    << n.fn("mass_matrix") << ",\n    " << n.fn("constraint_jacobian") << ",\n    "
+    << (m.with_jacobian ? n.fn("jacobian") + ",\n    " + n.size("NWORK_JACOBIAN") : "NULL, 0  /* generated without Jacobians */")
+    << ",\n    state_names,\n    "
     << (m.mu.empty() ? "0" : "1") << "  /* vakonomic */\n};\n";
   return s.str();
 }

@@ -74,13 +74,22 @@ class TexPrinter {
     }
   }
 
-  // Simple fractions as fractions: 1/24, not 0.041666666666666664.
+  // Simple fractions as fractions: 1/24, not 0.041666666666666664. The
+  // continued fraction of v finds the smallest denominator that is exact.
   static std::string number(double v) {
-    for (int d = 1; d <= 720; ++d) {
-      double n = v * d;
-      if (std::fabs(n) < 1e6 && n == std::round(n) && std::fabs(n) >= 1 && double(std::llround(n)) / d == v)
-        return d == 1 ? std::to_string(std::llround(n))
-                      : "\\frac{" + std::to_string(std::llround(n)) + "}{" + std::to_string(d) + "}";
+    double x = std::fabs(v);
+    long long p0 = 0, q0 = 1, p1 = 1, q1 = 0;  // convergents p/q
+    for (int step = 0; step < 12 && x < 1e9; ++step) {
+      long long a = (long long)std::floor(x);
+      long long p = a * p1 + p0, q = a * q1 + q0;
+      if (q > 720) break;
+      p0 = p1, q0 = q1, p1 = p, q1 = q;
+      if (double(p) / double(q) == std::fabs(v)) {
+        std::string sign = v < 0 ? "-" : "";
+        return q == 1 ? sign + std::to_string(p) : sign + "\\frac{" + std::to_string(p) + "}{" + std::to_string(q) + "}";
+      }
+      if (x == double(a)) break;
+      x = 1 / (x - double(a));
     }
     std::string s = format_double(v);
     if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <optional>
 #include <functional>
 
 namespace lgc {
@@ -118,9 +120,16 @@ class ExprReader {
   GiNaC::ex expr() {
     GiNaC::ex e = term();
     for (;;) {
-      if (accept('+')) e += term();
-      else if (accept('-')) e -= term();
-      else return e;
+      size_t at = pos_;
+      if (accept('+')) {
+        GiNaC::ex r = term();
+        e = evaluated(at, [&] { return e + r; });
+      } else if (accept('-')) {
+        GiNaC::ex r = term();
+        e = evaluated(at, [&] { return e - r; });
+      } else {
+        return e;
+      }
     }
   }
 
@@ -128,10 +137,12 @@ class ExprReader {
   GiNaC::ex term() {
     GiNaC::ex e = unary();
     for (;;) {
+      size_t at = pos_;
       if (accept('*')) {
-        e *= unary();
+        GiNaC::ex r = unary();
+        e = evaluated(at, [&] { return e * r; });
       } else if (accept('/')) {
-        size_t at = pos_;
+        at = pos_;
         GiNaC::ex d = unary();
         if (d.is_zero()) fail(at, "division by zero");
         e = evaluated(at, [&] { return e / d; });
@@ -155,20 +166,46 @@ class ExprReader {
     size_t at = pos_;
     if (!accept('^')) return base;
     GiNaC::ex exponent = unary();
-    if (GiNaC::is_a<GiNaC::numeric>(exponent) && abs(GiNaC::ex_to<GiNaC::numeric>(exponent)) > kMaxExponent)
+    bool integer = GiNaC::is_a<GiNaC::numeric>(exponent) && GiNaC::ex_to<GiNaC::numeric>(exponent).is_integer();
+    if (integer && abs(GiNaC::ex_to<GiNaC::numeric>(exponent)) > kMaxExponent)
       fail(at, "exponent out of range (at most " + std::to_string(kMaxExponent) + " in size)");
+    // b^e is exp(e log b): complex, or not differentiable, when b <= 0.
+    std::optional<double> b = constant_value(base);
+    if (!integer && b && *b <= 0)
+      fail(at, "a number <= 0 to a non-integer power is not a real function");
     return evaluated(at, [&] { return GiNaC::pow(base, exponent); });
   }
 
+  // The value of a constant (no symbols), or nothing; NaN if it is not a
+  // finite real number.
+  static std::optional<double> constant_value(const GiNaC::ex &e) {
+    for (auto i = e.preorder_begin(); i != e.preorder_end(); ++i)
+      if (GiNaC::is_a<GiNaC::symbol>(*i)) return std::nullopt;
+    try {
+      GiNaC::ex v = GiNaC::evalf(e);
+      if (GiNaC::is_a<GiNaC::numeric>(v) && GiNaC::ex_to<GiNaC::numeric>(v).is_real()) {
+        double d = GiNaC::ex_to<GiNaC::numeric>(v).to_double();
+        if (std::isfinite(d)) return d;
+      }
+    } catch (const std::exception &) {  // CLN's overflow
+    }
+    return NAN;
+  }
+
   // GiNaC evaluates as it builds (log(0), 0^-1, tan(pi/2) throw): report
-  // those at the operator or function that caused them.
+  // those at the operator or function that caused them. A constant must be
+  // a finite real number, or the C would compute NaN or Inf.
   template <class F>
   GiNaC::ex evaluated(size_t at, F make) const {
+    GiNaC::ex e;
     try {
-      return make();
-    } catch (const std::exception &e) {
-      fail(at, std::string("this cannot be evaluated: ") + e.what());
+      e = make();
+    } catch (const std::exception &x) {
+      fail(at, std::string("this cannot be evaluated: ") + x.what());
     }
+    std::optional<double> v = constant_value(e);
+    if (v && std::isnan(*v)) fail(at, "this constant is not a finite real number (C would compute NaN or Inf)");
+    return e;
   }
 
   // primary := number | name | name "'" | name '(' expr (',' expr)* ')' | '(' expr ')'
@@ -222,7 +259,7 @@ class ExprReader {
     GiNaC::numeric mantissa =
         first == std::string::npos ? GiNaC::numeric(0) : GiNaC::numeric(digits.c_str() + first);
     skip_space();
-    return mantissa * GiNaC::pow(GiNaC::numeric(10), scale);
+    return evaluated(start, [&] { return mantissa * GiNaC::pow(GiNaC::numeric(10), scale); });
   }
 
   // The names this expression may use, in the spec's order.
@@ -323,24 +360,6 @@ class ExprReader {
 }  // namespace
 
 bool is_function_name(const std::string &name) { return functions().count(name) > 0; }
-
-SymbolTable make_symbols(const Spec &spec) {
-  SymbolTable s;
-  auto add = [&](const std::string &spec_name, const std::string &c_name, SymbolKind kind,
-                 std::vector<GiNaC::realsymbol> *list) {
-    GiNaC::realsymbol sym(c_name);
-    if (list) list->push_back(sym);
-    s.by_name[spec_name] = SymbolInfo{sym, kind, spec_name, c_name};
-  };
-  for (auto &c : spec.coordinates) add(c.name, c.name, SymbolKind::coordinate, &s.q);
-  for (auto &c : spec.coordinates) add(c.name + "'", c.name + "_dot", SymbolKind::velocity, &s.v);
-  for (auto &p : spec.parameters) add(p.name, p.name, SymbolKind::parameter, &s.p);
-  for (auto &u : spec.inputs) add(u.name, u.name, SymbolKind::input, &s.u);
-  s.by_name["t"] = SymbolInfo{s.t, SymbolKind::time, "t", "t"};
-  s.by_name["pi"] = SymbolInfo{GiNaC::Pi, SymbolKind::constant, "pi", "pi"};
-  for (auto &[n, info] : s.by_name) s.by_c_name.emplace(info.c_name, info);
-  return s;
-}
 
 GiNaC::ex read_expression(const SourceText &src, const SymbolTable &symbols, const ExprContext &ctx) {
   return ExprReader(src, symbols, ctx).read();

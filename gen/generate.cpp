@@ -13,8 +13,9 @@
 
 namespace lgc {
 
-GeneratedFiles generate(const Spec &spec, Formulation formulation) {
+GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian) {
   Model model = derive(spec, formulation);
+  model.with_jacobian = with_jacobian;
   return {emit_header(model), emit_source(model), emit_descriptor(model), emit_report(model)};
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -92,7 +93,16 @@ struct SymbolTable {
   GiNaC::realsymbol t{"t"};
   // GiNaC symbol name (== c_name) to its info, for the printers.
   std::map<std::string, SymbolInfo> by_c_name;
+
+  std::map<GiNaC::ex, SymbolKind, GiNaC::ex_is_less> kind_of;  // by symbol
+
+  // Whether e contains a symbol of this kind (symbols.cpp).
+  bool has_kind(const GiNaC::ex &e, SymbolKind kind) const;
+  // Total time derivative of e(q, q', t) without the q'' terms: ∂e/∂q q' + ∂e/∂t.
+  GiNaC::ex convective_derivative(const GiNaC::ex &e) const;
 };
+
+// ---- symbols.cpp ----------------------------------------------------------
 
 SymbolTable make_symbols(const Spec &spec);
 
@@ -147,16 +157,25 @@ struct Model {
   std::vector<GiNaC::ex> r;      // nh + nn
   bool conservative = false;     // no forces, no explicit t
 
-  // Derivatives for the Jacobian of the first-order system. With the KKT
-  // residual R(x, u, a, nu) = [M a + k - Q - J^T nu; J a - r], which is zero
-  // at a = q'', nu = the multipliers, the solve's sensitivity is
-  // K d(a, nu)/dx = -dR/dx. a and nu stand in R as symbols.
+  // For the Jacobian of the first-order system: the KKT residual
+  // R(x, u, a, nu) = [M a + k - Q - J^T nu; J a - r], zero at a = q'' and
+  // nu = the multipliers, so the solve's sensitivity is K d(a, nu)/dx = -dR/dx.
+  // a and nu stand in R as symbols; emit_c differentiates R and g.
   std::vector<GiNaC::realsymbol> acc, nu;  // C names in_acceleration[i], in_multipliers[c]
-  GiNaC::matrix dR_dx, dR_du;    // (nq + nc) x nx, (nq + nc) x nu
-  GiNaC::matrix dg_dx, dg_du;    // nn x nx, nn x nu: the integral states' rows
+  std::vector<GiNaC::ex> R;                // nq + nc rows
+  bool with_jacobian = true;               // emit NAME_jacobian
 };
 
 Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert);
+
+// ---- kinetic.cpp ----------------------------------------------------------
+
+// M and d/dt(dT/dv) - dT/dq without the acceleration terms, from T.
+struct KineticTerms {
+  GiNaC::matrix M;
+  std::vector<GiNaC::ex> k;
+};
+KineticTerms derive_kinetic(const GiNaC::ex &T, const SymbolTable &s);
 
 // ---- lower.cpp ------------------------------------------------------------
 
@@ -183,17 +202,35 @@ class Graph {
   size_t size() const { return nodes_.size(); }
   bool is_zero(int id) const { return nodes_[id].kind == Node::num && nodes_[id].value == 0; }
 
+  // Builders that keep nodes canonical (flattened, coefficients outside).
+  int number(double v);
+  int sum(const std::vector<std::pair<double, int>> &terms, double constant = 0);
+  int product(const std::vector<std::pair<int, int>> &factors, double coef = 1);  // (node, ±1)
+  int call(const std::string &name, const std::vector<int> &args);
+  int integer_power(int base, int exponent);
+
+  // d(node)/d(symbol named var), as a node of this graph (differentiate.cpp):
+  // symbolic differentiation on the shared graph, so the derivative shares
+  // subexpressions with the function and never expands.
+  int derivative(int id, const std::string &var);
+
  private:
   int intern(Node n);
   void sort_operands(Node &n) const;
   int signed_sum(Node n);
   // A node as coefficient × node: (c, inner) for a scaled node, else (1, id).
   std::pair<double, int> split_coefficient(int id) const;
-  int number(double v);
+  int call_derivative(const Node &n, int id, const std::string &var);
   int scaled(double coef, int id);  // coef * node, as an add node
   std::vector<Node> nodes_;
-  std::map<std::string, int> index_;  // structural signature -> id
+  std::unordered_multimap<uint64_t, int> index_;  // structural key -> ids
   std::map<GiNaC::ex, int, GiNaC::ex_is_less> memo_;
+  // Which symbols each node depends on, as bits indexed by symbol_index_,
+  // so a derivative skips every subexpression without its variable.
+  std::vector<std::vector<uint64_t>> depends_;
+  std::unordered_map<std::string, int> symbol_index_;
+  std::unordered_map<uint64_t, int> derivatives_;  // (node, symbol index) -> node
+  bool depends_on(int id, int symbol) const;
 };
 
 // A block of straight-line code: named outputs computed from shared
@@ -237,7 +274,8 @@ std::string emit_report(const Model &m);
 
 // ---- generate.cpp ---------------------------------------------------------
 
-GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation::dalembert);
+GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation::dalembert,
+                        bool with_jacobian = true);
 // Writes the files for `spec` into dir, each whole or not at all.
 void write_generated(const Spec &spec, const GeneratedFiles &files, const std::string &dir);
 // Writes `content` to `path` through a temporary file renamed into place.
@@ -245,7 +283,9 @@ void write_file_atomically(const std::string &path, const std::string &content);
 
 // ---- simulate.cpp ---------------------------------------------------------
 
-// Generates, compiles (once, cached) and runs the simulator; returns only on failure.
-int simulate(const std::string &spec_path, Formulation formulation, const std::vector<std::string> &options);
+// Generates, compiles (once, cached) and runs the model's program with
+// command "simulate" or "linearize"; returns only on failure.
+int run_model(const std::string &command, const std::string &spec_path, Formulation formulation,
+              const std::vector<std::string> &options);
 
 }  // namespace lgc

@@ -93,17 +93,36 @@ int Graph::intern(Node n) {
   uint64_t key = mix(n.kind, bits(n.value));
   key = mix(key, hash_string(n.name));
   key = mix(key, uint64_t(n.exponent));
-  std::string sig = std::to_string(int(n.kind)) + '|' + std::to_string(bits(n.value)) + '|' + n.name + '|' +
-                    std::to_string(n.exponent);
-  for (auto &[c, id] : n.terms) {
-    key = mix(mix(key, bits(c)), nodes_[id].key);
-    sig += ',' + std::to_string(bits(c)) + ':' + std::to_string(id);
-  }
+  for (auto &[c, id] : n.terms) key = mix(mix(key, bits(c)), nodes_[id].key);
   n.key = key;
-  auto it = index_.find(sig);
-  if (it != index_.end()) return it->second;
+  // Equal structure means equal key; equal keys are compared in full.
+  auto same = [&](const Node &o) {
+    if (o.kind != n.kind || bits(o.value) != bits(n.value) || o.name != n.name || o.exponent != n.exponent ||
+        o.terms.size() != n.terms.size())
+      return false;
+    for (size_t i = 0; i < n.terms.size(); ++i)
+      if (bits(o.terms[i].first) != bits(n.terms[i].first) || o.terms[i].second != n.terms[i].second) return false;
+    return true;
+  };
+  auto range = index_.equal_range(key);
+  for (auto it = range.first; it != range.second; ++it)
+    if (same(nodes_[size_t(it->second)])) return it->second;
+  std::vector<uint64_t> deps;
+  if (n.kind == Node::sym) {
+    int bit = int(symbol_index_.emplace(n.name, int(symbol_index_.size())).first->second);
+    deps.assign(size_t(bit / 64 + 1), 0);
+    deps[size_t(bit / 64)] |= uint64_t(1) << (bit % 64);
+  }
+  for (auto &t : n.terms) {
+    const auto &child = depends_[size_t(t.second)];
+    if (child.size() > deps.size()) deps.resize(child.size(), 0);
+    for (size_t w = 0; w < child.size(); ++w) deps[w] |= child[w];
+  }
   nodes_.push_back(std::move(n));
-  return index_[sig] = int(nodes_.size() - 1);
+  depends_.push_back(std::move(deps));
+  int id = int(nodes_.size() - 1);
+  index_.emplace(key, id);
+  return id;
 }
 
 int Graph::number(double v) {
@@ -113,11 +132,93 @@ int Graph::number(double v) {
 }
 
 int Graph::scaled(double coef, int id) {
-  if (coef == 1) return id;
-  if (nodes_[id].kind == Node::num) return number(coef * nodes_[id].value);
+  auto [inner, node] = split_coefficient(id);
+  coef *= inner;
+  if (coef == 0) return number(0);
+  if (coef == 1) return node;
+  if (nodes_[node].kind == Node::num) return number(coef * nodes_[node].value);
   Node n(Node::add);
-  n.terms = {{coef, id}};
+  n.terms = {{coef, node}};
   return intern(n);
+}
+
+int Graph::sum(const std::vector<std::pair<double, int>> &terms, double constant) {
+  // Flattened: nested sums are opened, numbers join the constant, and equal
+  // nodes are merged, so a sum has one canonical form however it was built.
+  std::map<int, double> coef;
+  std::vector<int> order;
+  std::function<void(double, int)> add = [&](double c, int id) {
+    const Node &n = nodes_[id];
+    if (c == 0) return;
+    if (n.kind == Node::num) {
+      constant += c * n.value;
+    } else if (n.kind == Node::add) {
+      constant += c * n.value;
+      for (auto &[tc, t] : std::vector<std::pair<double, int>>(n.terms)) add(c * tc, t);
+    } else {
+      if (!coef.count(id)) order.push_back(id);
+      coef[id] += c;
+    }
+  };
+  for (auto &[c, id] : terms) add(c, id);
+  Node n(Node::add);
+  n.value = constant;
+  for (int id : order)
+    if (coef[id] != 0) n.terms.push_back({coef[id], id});
+  if (n.terms.empty()) return number(constant);
+  if (n.terms.size() == 1 && constant == 0) return scaled(n.terms[0].first, n.terms[0].second);
+  return signed_sum(n);
+}
+
+int Graph::product(const std::vector<std::pair<int, int>> &factors, double coef) {
+  // Flattened likewise: coefficients pulled out, nested products opened,
+  // and repeated factors gathered into integer powers.
+  std::map<int, int> exponent;
+  std::vector<int> order;
+  std::function<void(int, int)> add = [&](int id, int e) {
+    auto [c, node] = split_coefficient(id);
+    coef *= std::pow(c, e);
+    const Node &n = nodes_[node];
+    if (n.kind == Node::num) {
+      coef *= std::pow(n.value, e);
+    } else if (n.kind == Node::mul) {
+      for (auto &[fe, f] : std::vector<std::pair<double, int>>(n.terms)) add(f, e * int(fe));
+    } else if (n.kind == Node::ipow) {
+      add(n.terms[0].second, e * n.exponent);
+    } else {
+      if (!exponent.count(node)) order.push_back(node);
+      exponent[node] += e;
+    }
+  };
+  for (auto &[id, e] : factors) add(id, e);
+  if (coef == 0) return number(0);
+  Node n(Node::mul);
+  for (int id : order) {
+    int e = exponent[id];
+    if (e == 0) continue;
+    int base = id;
+    if (std::abs(e) >= 2) {
+      Node p(Node::ipow);
+      p.exponent = std::abs(e);
+      p.terms = {{1.0, id}};
+      base = intern(p);
+    }
+    n.terms.push_back({e > 0 ? 1.0 : -1.0, base});
+  }
+  if (n.terms.empty()) return number(coef);
+  if (n.terms.size() == 1 && n.terms[0].first > 0) return scaled(coef, n.terms[0].second);
+  return scaled(coef, intern(n));
+}
+
+int Graph::call(const std::string &name, const std::vector<int> &args) {
+  Node n(Node::call);
+  n.name = name;
+  for (int a : args) n.terms.push_back({1.0, a});
+  return intern(n);
+}
+
+int Graph::integer_power(int base, int exponent) {
+  return product(std::vector<std::pair<int, int>>(std::abs(exponent), {base, exponent > 0 ? 1 : -1}), 1.0);
 }
 
 int Graph::from_ginac(const GiNaC::ex &e) {

@@ -1,4 +1,4 @@
-// main.cpp — the lagrangec command line: generate, equations, simulate.
+// main.cpp — the lagrangec command line: generate, equations, simulate, linearize.
 #include "lagrangec.h"
 #include "lagrangec_config.h"
 
@@ -21,6 +21,9 @@ const char *kUsageText =
     "  generate SPEC... -o DIR   write NAME.h, NAME.c, NAME_model.c, NAME.md for each spec\n"
     "  equations SPEC            print the derived equations (Markdown with LaTeX)\n"
     "  simulate SPEC [OPTIONS]   generate, compile (cached), run and summarise\n"
+    "  linearize SPEC --at NAME=VALUE... [OPTIONS]\n"
+    "                            the linear model about a point on the constraints,\n"
+    "                            in independent coordinates and speeds; its eigenvalues\n"
     "\n"
     "Each takes --formulation dalembert|vakonomic: how nonholonomic constraints\n"
     "enter the equations (default dalembert, the d'Alembert-Lagrange equations).\n"
@@ -29,12 +32,14 @@ const char *kUsageText =
     "Exit status: 0 success, 1 an error in a spec (or a failed run), 2 a usage error.\n";
 
 const char *kGenerateHelp =
-    "usage: lagrangec generate SPEC... -o DIR [--formulation dalembert|vakonomic]\n"
+    "usage: lagrangec generate SPEC... -o DIR [--formulation dalembert|vakonomic] [--no-jacobian]\n"
     "\n"
     "Writes DIR/NAME.h and DIR/NAME.c (standalone C99, <math.h> only),\n"
     "DIR/NAME_model.c (the runtime's descriptor) and DIR/NAME.md (the equations)\n"
     "for each spec. Every spec is read and derived before anything is written;\n"
-    "on an error nothing is written, and each file is replaced whole.\n";
+    "on an error nothing is written, and each file is replaced whole.\n"
+    "--no-jacobian leaves out NAME_jacobian (df/dx, df/du), which on large\n"
+    "models costs more to generate than the rest.\n";
 
 const char *kEquationsHelp =
     "usage: lagrangec equations SPEC [--formulation dalembert|vakonomic]\n"
@@ -68,9 +73,12 @@ int generate_command(std::vector<std::string> args) {
     return usage_error("--formulation takes dalembert or vakonomic", kGenerateHelp);
   std::vector<std::string> specs;
   std::string dir;
+  bool with_jacobian = true;
   for (size_t i = 0; i < args.size(); ++i) {
     if (is_help(args[i])) return std::cout << kGenerateHelp, kOk;
-    if (args[i] == "-o" || args[i] == "--output") {
+    if (args[i] == "--no-jacobian") {
+      with_jacobian = false;
+    } else if (args[i] == "-o" || args[i] == "--output") {
       if (i + 1 == args.size()) return usage_error("-o needs a directory", kGenerateHelp);
       dir = args[++i];
     } else if (args[i].rfind("-", 0) == 0 && args[i] != "-") {
@@ -84,7 +92,7 @@ int generate_command(std::vector<std::string> args) {
   std::vector<std::pair<lgc::Spec, lgc::GeneratedFiles>> out;
   for (auto &path : specs) {
     lgc::Spec spec = lgc::read_spec(path);
-    lgc::GeneratedFiles files = lgc::generate(spec, formulation);
+    lgc::GeneratedFiles files = lgc::generate(spec, formulation, with_jacobian);
     out.emplace_back(std::move(spec), std::move(files));
   }
   for (auto &[spec, files] : out) lgc::write_generated(spec, files, dir);
@@ -102,22 +110,30 @@ int equations_command(std::vector<std::string> args) {
   return kOk;
 }
 
-int simulate_command(std::vector<std::string> args) {
+// `simulate` and `linearize` run the model's compiled program (simulate.cpp).
+int model_command(const std::string &command, std::vector<std::string> args) {
+  const std::string usage = "usage: lagrangec " + command + " SPEC [OPTIONS]\n";
   lgc::Formulation formulation = lgc::Formulation::dalembert;
   if (!take_formulation(args, formulation))
-    return usage_error("--formulation takes dalembert or vakonomic", "usage: lagrangec simulate SPEC [OPTIONS]\n");
+    return usage_error("--formulation takes dalembert or vakonomic", usage.c_str());
+  if (command == "linearize" && formulation == lgc::Formulation::vakonomic)
+    return usage_error("linearize takes the d'Alembert-Lagrange equations only (the vakonomic "
+                       "multipliers are states with no linearisation on the constraints here)",
+                       usage.c_str());
   if (args.empty() || args[0].rfind("-", 0) == 0) {
     if (!args.empty() && is_help(args[0])) {
-      std::cout << "usage: lagrangec simulate SPEC [OPTIONS]\n\n"
+      std::cout << usage << "\n"
                    "Generates the model into a cache directory ($LAGRANGEC_CACHE, else\n"
                    "$XDG_CACHE_HOME/lagrangec or ~/.cache/lagrangec), compiles it against the\n"
-                   "runtime once, and runs it. 'lagrangec simulate SPEC --help' lists the\n"
-                   "simulator's options. --formulation dalembert|vakonomic chooses the model.\n";
+                   "runtime once, and runs it. 'lagrangec " << command << " SPEC --help' lists\n"
+                   "its options."
+                << (command == "simulate" ? " --formulation dalembert|vakonomic chooses the model." : "")
+                << "\n";
       return kOk;
     }
-    return usage_error("simulate needs a spec", "usage: lagrangec simulate SPEC [OPTIONS]\n");
+    return usage_error(command + " needs a spec", usage.c_str());
   }
-  return lgc::simulate(args[0], formulation, std::vector<std::string>(args.begin() + 1, args.end()));
+  return lgc::run_model(command, args[0], formulation, std::vector<std::string>(args.begin() + 1, args.end()));
 }
 
 }  // namespace
@@ -132,7 +148,7 @@ int main(int argc, char **argv) {
     if (cmd == "--version") return std::cout << "lagrangec " << LGC_VERSION << "\n", kOk;
     if (cmd == "generate") return generate_command(args);
     if (cmd == "equations") return equations_command(args);
-    if (cmd == "simulate") return simulate_command(args);
+    if (cmd == "simulate" || cmd == "linearize") return model_command(cmd, args);
     return usage_error("unknown command '" + cmd + "'", kUsageText);
   } catch (const lgc::SpecError &e) {
     std::ifstream in(e.loc.file, std::ios::binary);

@@ -1,6 +1,7 @@
-// simulate.cpp — `lagrangec simulate`: generate the model into a cache
-// directory keyed by the spec and the generator, compile it against the
-// runtime once, and run it with the user's options.
+// simulate.cpp — `lagrangec simulate` and `lagrangec linearize`: generate the
+// model into a cache directory keyed by the spec and the generator, compile
+// it against the runtime once, and run it with the command and the user's
+// options.
 #include "lagrangec.h"
 #include "lagrangec_config.h"
 
@@ -92,17 +93,17 @@ std::vector<std::string> split(const std::string &s) {
   return words;
 }
 
-// Builds the simulator for `spec` in `dir` unless it is there already.
-std::string build_simulator(const Spec &spec, Formulation formulation, const Runtime &rt, const std::string &dir) {
+// Builds the model's program for `spec` in `dir` unless it is there already.
+std::string build_program(const Spec &spec, Formulation formulation, const Runtime &rt, const std::string &dir) {
   std::string exe = dir + "/" + spec.name;
   if (::access(exe.c_str(), X_OK) == 0) return exe;
   make_dirs(dir);
   GeneratedFiles files = generate(spec, formulation);
   write_generated(spec, files, dir);
   write_file_atomically(dir + "/main.c",
-                        "/* main.c — the simulator of " + spec.name + ", written by lagrangec simulate. */\n"
-                        "#include \"" + spec.name + ".h\"\n\n#include <lagrangec/model.h>\n#include <lagrangec/simulate.h>\n\n"
-                        "int main(int argc, char **argv) { return lgc_simulate_main(&" + spec.name +
+                        "/* main.c — the program of " + spec.name + ", written by lagrangec simulate. */\n"
+                        "#include \"" + spec.name + ".h\"\n\n#include <lagrangec/model.h>\n#include <lagrangec/program.h>\n\n"
+                        "int main(int argc, char **argv) { return lgc_main(&" + spec.name +
                         "_model, argc, argv); }\n");
   const char *cc = std::getenv("CC");
   std::string tmp = exe + ".partial";
@@ -110,7 +111,7 @@ std::string build_simulator(const Spec &spec, Formulation formulation, const Run
                                   dir + "/" + spec.name + ".c", dir + "/" + spec.name + "_model.c", dir + "/main.c",
                                   rt.library, "-o", tmp};
   for (auto &a : split(LGC_RUNTIME_LINK_ARGS)) cmd.push_back(a);
-  if (run(cmd) != 0) throw std::runtime_error("compiling the simulator in " + dir + " failed (the command is above)");
+  if (run(cmd) != 0) throw std::runtime_error("compiling the model's program in " + dir + " failed (the command is above)");
   if (std::rename(tmp.c_str(), exe.c_str()) != 0)
     throw std::runtime_error("cannot create " + exe + ": " + std::strerror(errno));
   return exe;
@@ -118,14 +119,15 @@ std::string build_simulator(const Spec &spec, Formulation formulation, const Run
 
 }  // namespace
 
-int simulate(const std::string &spec_path, Formulation formulation, const std::vector<std::string> &options) {
+int run_model(const std::string &command, const std::string &spec_path, Formulation formulation,
+              const std::vector<std::string> &options) {
   Spec spec = read_spec(spec_path);
   Runtime rt = find_runtime();
   std::string variant = formulation == Formulation::vakonomic ? "-vakonomic" : "";
   std::string key = hex_hash(spec.source + '\0' + variant + '\0' + LGC_VERSION + '\0' + read_all(self_path()) +
                              '\0' + read_all(rt.library));
-  std::string exe = build_simulator(spec, formulation, rt, cache_root() + "/" + spec.name + variant + "-" + key);
-  std::vector<std::string> argv = {"lagrangec simulate " + spec_path};  // for its usage text
+  std::string exe = build_program(spec, formulation, rt, cache_root() + "/" + spec.name + variant + "-" + key);
+  std::vector<std::string> argv = {"lagrangec " + command + " " + spec_path, command};  // [0]: for its usage text
   argv.insert(argv.end(), options.begin(), options.end());
   std::fflush(nullptr);
   std::vector<char *> args;

@@ -197,7 +197,7 @@ static void knife_edge_residual_derivatives(double t, const double state[], cons
     const double w4 = -(x_dot*w1 + y_dot*w3);
     out_dR_dx[26] = w4;
     out_dR_dx[27] = baumgarte_beta;
-    /* dg/dx: the rows of the integral states */
+    /* dR/du, dg/dx, dg/du */
     out_dg_dx[2] = w4;
     out_dg_dx[3] = -w3;
     out_dg_dx[4] = w1;

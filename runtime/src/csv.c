@@ -26,6 +26,8 @@ int lgc_csv_header(FILE *f, const lgc_model *m)
         fprintf(f, ",lambda%d", i + 1);
     for (int i = 0; i < m->nn; i++)
         fprintf(f, ",mu%d", i + 1);
+    for (int i = 0; i < m->nq; i++)
+        fprintf(f, ",Fc_%s", m->coordinate_names[i]);
     fputc('\n', f);
     return fflush(f) == 0 && !ferror(f) ? LGC_OK : LGC_ERR_IO;
 }
@@ -40,6 +42,8 @@ int lgc_csv_row(FILE *f, const lgc_model *m, const lgc_sample *s)
     fprintf(f, ",%.17g", s->energy);
     for (int i = 0; i < m->nh + m->nn; i++)
         fprintf(f, ",%.17g", s->mult[i]);
+    for (int i = 0; i < m->nq; i++)
+        fprintf(f, ",%.17g", s->fc[i]);
     fputc('\n', f);
     return fflush(f) == 0 && !ferror(f) ? LGC_OK : LGC_ERR_IO;
 }

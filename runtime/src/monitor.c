@@ -8,10 +8,11 @@
 
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
 {
-    const int nx = model->nx, nh = model->nh, nn = model->nn;
+    const int nx = model->nx, nh = model->nh, nn = model->nn, nq = model->nq;
     memset(mon, 0, sizeof *mon);
-    /* x, phi, phi', g, multipliers, dxdt, tracked residuals in one block */
-    double *v = calloc((size_t)(2 * nx + 5 * nh + 3 * nn) + 1, sizeof *v);
+    /* x, phi, phi', g, multipliers, fc, dxdt, tracked residuals, C in one block */
+    double *v = calloc((size_t)(2 * nx + 5 * nh + 3 * nn + nq + (nh + nn) * nq) + 1,
+                       sizeof *v);
     if (!v)
         return LGC_ERR_NOMEM;
     mon->s.x = v;
@@ -19,8 +20,10 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
     mon->s.phi_dot = mon->s.phi + nh;
     mon->s.g = mon->s.phi_dot + nh;
     mon->s.mult = mon->s.g + nn;
-    mon->dxdt = mon->s.mult + nh + nn;
+    mon->s.fc = mon->s.mult + nh + nn;
+    mon->dxdt = mon->s.fc + nq;
     mon->res = mon->dxdt + nx;
+    mon->jac = mon->res + 2 * nh + nn;
     return LGC_OK;
 }
 
@@ -28,6 +31,18 @@ void lgc_monitor_free(lgc_monitor *mon)
 {
     free(mon->s.x);
     memset(mon, 0, sizeof *mon);
+}
+
+/* fc = C^T mult, C row-major (nh + nn) x nq. */
+static void constraint_force(const lgc_model *m, const double C[], const double mult[],
+                             double fc[])
+{
+    const int nc = m->nh + m->nn;
+    for (int i = 0; i < m->nq; i++) {
+        fc[i] = 0.0;
+        for (int c = 0; c < nc; c++)
+            fc[i] += C[c * m->nq + i] * mult[c];
+    }
 }
 
 static double max_abs(const double v[], int n, double start)
@@ -72,6 +87,8 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
     s->energy = m->energy(t, x, sys->p);
     if (!isfinite(max_abs(s->mult, m->nh + m->nn, 0.0)))
         return LGC_ERR_NONFINITE;
+    m->constraint_jacobian(t, x, sys->p, mon->jac);
+    constraint_force(m, mon->jac, s->mult, s->fc);
     /* phi, phi', g lie back to back in s */
     if ((rc = update_extremes(mon, m, s->phi, s->energy)) == LGC_OK)
         mon->count++;

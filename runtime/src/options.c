@@ -30,7 +30,7 @@ static const char usage[] =
     "  --quiet                    no summary, no progress\n"
     "  --help                     this text\n";
 
-static int usage_error(const char *fmt, const char *a, const char *b)
+int sim_usage_error(const char *fmt, const char *a, const char *b)
 {
     fputs("lagrangec: ", stderr);
     fprintf(stderr, fmt, a, b);
@@ -46,7 +46,7 @@ static int parse_double(const char *s, double *v)
     return end != s && *end == '\0' && errno == 0;
 }
 
-static void list_names(const char *what, const char *const *names, int n)
+void sim_list_names(const char *what, const char *const *names, int n)
 {
     fprintf(stderr, "  known %s:", what);
     if (n == 0)
@@ -67,33 +67,33 @@ static int split_assignment(const char *arg, char *buf, size_t size, double *val
     return parse_double(eq + 1, value);
 }
 
-static int assign(const char *opt, const char *arg, lgc_system *sys, double x0[])
+int sim_assign(const char *opt, const char *arg, lgc_system *sys, double x0[])
 {
     const lgc_model *m = sys->model;
     char name[256];
     double value;
     if (!split_assignment(arg, name, sizeof name, &value))
-        return usage_error("%s expects NAME=VALUE, got '%s'", opt, arg);
+        return sim_usage_error("%s expects NAME=VALUE, got '%s'", opt, arg);
     int i;
     if (strcmp(opt, "--param") == 0) {
         if ((i = lgc_name_index(m->parameter_names, m->np, name)) < 0) {
-            usage_error("unknown parameter '%s' in %s", name, opt);
-            list_names("parameters", m->parameter_names, m->np);
+            sim_usage_error("unknown parameter '%s' in %s", name, opt);
+            sim_list_names("parameters", m->parameter_names, m->np);
             return 2;
         }
         sys->p[i] = value;
     } else if (strcmp(opt, "--input") == 0) {
         if ((i = lgc_name_index(m->input_names, m->nu, name)) < 0) {
-            usage_error("unknown input '%s' in %s", name, opt);
-            list_names("inputs", m->input_names, m->nu);
+            sim_usage_error("unknown input '%s' in %s", name, opt);
+            sim_list_names("inputs", m->input_names, m->nu);
             return 2;
         }
         sys->u[i] = value;
     } else {
         /* The descriptor names every state: x, x', int_g1, (vakonomic) mu1. */
         if ((i = lgc_name_index(m->state_names, m->nx, name)) < 0) {
-            usage_error("unknown state '%s' in %s", name, opt);
-            list_names("states", m->state_names, m->nx);
+            sim_usage_error("unknown state '%s' in %s", name, opt);
+            sim_list_names("states", m->state_names, m->nx);
             return 2;
         }
         x0[i] = value;
@@ -158,15 +158,15 @@ int sim_parse_options(int argc, char **argv, lgc_system *sys, double x0[],
             continue;
         }
         if (keyword(o, with_value) < 0)
-            return usage_error("unknown option '%s'%s (see --help)", o, "");
+            return sim_usage_error("unknown option '%s'%s (see --help)", o, "");
         if (k + 1 >= argc)
-            return usage_error("%s needs a value%s", o, "");
+            return sim_usage_error("%s needs a value%s", o, "");
         const char *a = argv[++k];
         double v = 0.0;
         int ok = 1, rc;
         if (strcmp(o, "--param") == 0 || strcmp(o, "--init") == 0
             || strcmp(o, "--input") == 0) {
-            if ((rc = assign(o, a, sys, x0)) != 0)
+            if ((rc = sim_assign(o, a, sys, x0)) != 0)
                 return rc;
         } else if (strcmp(o, "--method") == 0) {
             ok = keyword(a, methods) >= 0;
@@ -192,12 +192,12 @@ int sim_parse_options(int argc, char **argv, lgc_system *sys, double x0[],
             else opt->sample = v;
         }
         if (!ok)
-            return usage_error("bad value '%s' for %s", a, o);
+            return sim_usage_error("bad value '%s' for %s", a, o);
     }
     if (!opt->method)
         opt->method = opt->dt > 0.0 ? "rk4" : "dopri5";
     if (strcmp(opt->method, "rk4") == 0 && !(opt->dt > 0.0))
-        return usage_error("--method rk4 needs --dt%s%s", "", "");
+        return sim_usage_error("--method rk4 needs --dt%s%s", "", "");
     if (opt->sample == 0.0)
         opt->sample = opt->t_end / 1000.0;
     return 0;

@@ -32,6 +32,19 @@ typedef struct sim_options {
 int sim_parse_options(int argc, char **argv, lgc_system *sys, double x0[],
                       sim_options *opt);
 
+/* "lagrangec: " + the message (fmt with a, b) on stderr; returns 2. */
+int sim_usage_error(const char *fmt, const char *a, const char *b);
+
+/* "  known WHAT: a, b, c" on stderr. */
+void sim_list_names(const char *what, const char *const *names, int n);
+
+/*
+** NAME=VALUE of option opt: --param into sys->p, --input into sys->u, any
+** other option into the state x0 by its name (x, x', int_g1, mu1). Returns
+** 0, or 2 after a usage error listing the known names.
+*/
+int sim_assign(const char *opt, const char *arg, lgc_system *sys, double x0[]);
+
 /* plot.c */
 
 /* Render the CSV at csv_path to png_path with gnuplot; LGC_OK or LGC_ERR_IO. */

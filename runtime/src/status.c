@@ -15,6 +15,7 @@ const char *lgc_strerror(int status)
     case LGC_ERR_NOMEM: return "out of memory";
     case LGC_ERR_ARG: return "invalid argument";
     case LGC_ERR_IO: return "output failed";
+    case LGC_ERR_INCONSISTENT: return "the state violates a constraint";
     default: return "unknown error";
     }
 }

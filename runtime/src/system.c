@@ -44,14 +44,10 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
 {
     const lgc_model *m = sys->model;
     sys->nfev++;
-    int rc = m->rhs(t, x, sys->u, sys->p, sys->alpha, sys->beta, dxdt,
-                    multipliers, sys->work);
-    switch (rc) {
-    case LGC_MODEL_OK: break;
-    case LGC_MODEL_SINGULAR_MASS: return LGC_ERR_SINGULAR_MASS;
-    case LGC_MODEL_SINGULAR_CONSTRAINTS: return LGC_ERR_RANK_LOST;
-    default: return LGC_ERR_MODEL;
-    }
+    int rc = lgc_model_status(m->rhs(t, x, sys->u, sys->p, sys->alpha, sys->beta,
+                                     dxdt, multipliers, sys->work));
+    if (rc != LGC_OK)
+        return rc;
     for (int i = 0; i < m->nx; i++)
         if (!isfinite(dxdt[i]))
             return LGC_ERR_NONFINITE;
@@ -74,6 +70,16 @@ void lgc_baumgarte_auto(double h, double *alpha, double *beta)
     double w = LGC_BAUMGARTE_KAPPA / h;
     *alpha = 2.0 * w;
     *beta = w * w;
+}
+
+int lgc_model_status(int model_rc)
+{
+    switch (model_rc) {
+    case LGC_MODEL_OK: return LGC_OK;
+    case LGC_MODEL_SINGULAR_MASS: return LGC_ERR_SINGULAR_MASS;
+    case LGC_MODEL_SINGULAR_CONSTRAINTS: return LGC_ERR_RANK_LOST;
+    default: return LGC_ERR_MODEL;
+    }
 }
 
 int lgc_name_index(const char *const *names, int n, const char *name)

@@ -19,8 +19,10 @@
 
 #include "dense_kkt.h"
 
-static double M0[NQ * NQ], J[NC * NQ], f0[NQ], r0[NC];
-static double M[NQ * NQ], a[NQ], nu[NC], Y[NC * NQ], S[NC * NC], w[NQ];
+#define NCX (NC > 0 ? NC : 1) /* no zero-length arrays in C */
+
+static double M0[NQ * NQ], J[NCX * NQ], f0[NQ], r0[NCX];
+static double M[NQ * NQ], a[NQ], nu[NCX], Y[NCX * NQ], S[NCX * NCX], w[NQ];
 
 /* M = B B^T + NQ I (row-major, lower triangle used), J, f, r uniform in [-1, 1]. */
 static void make_system(void)
@@ -55,6 +57,7 @@ static int lapack_solve_kkt(void)
 {
     if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', NQ, M, NQ) != 0) return 1;
     LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', NQ, 1, M, NQ, a, NQ);
+    if (NC == 0) return 0;
     memcpy(Y, J, sizeof Y);
     cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, NQ, NC, 1.0, M, NQ, Y, NQ);
     cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, NC, NQ, 1.0, Y, NQ, 0.0, S, NC);

@@ -1,5 +1,6 @@
 // fuzz_spec.cpp — libFuzzer target: any bytes through the whole pipeline
-// (spec reader, expression reader, derivation, lowering, both emitters).
+// (spec reader, expression reader, derivation in both formulations,
+// lowering, both emitters).
 // A SpecError is a clean rejection; anything else escaping is a finding.
 #include "lagrangec.h"
 
@@ -10,6 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   try {
     lgc::Spec spec = lgc::read_spec_text("fuzz.toml", std::string(reinterpret_cast<const char *>(data), size));
     lgc::generate(spec);
+    if (!spec.nonholonomic.empty()) lgc::generate(spec, lgc::Formulation::vakonomic);
   } catch (const lgc::SpecError &) {
   }
   return 0;

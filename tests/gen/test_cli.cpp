@@ -73,8 +73,8 @@ void generated_c_is_standalone(void **) {
     std::ofstream(main_c) << "#include \"" << name << ".h\"\n"
                           << "int main(void)\n{\n"
                           << "    double dxdt[" << upper << "_NX], mult[" << upper << "_NC + 1], work[" << upper
-                          << "_NWORK];\n"
-                          << "    return " << name << "_rhs(0.0, " << name << "_initial_state, 0, "
+                          << "_NWORK], input[" << upper << "_NU + 1] = {0};\n"
+                          << "    return " << name << "_rhs(0.0, " << name << "_initial_state, input, "
                           << (slurp(dir / (name + ".h")).find(name + "_param_defaults") != std::string::npos
                                   ? name + "_param_defaults"
                                   : std::string("0"))
@@ -157,6 +157,29 @@ void megabyte_of_nesting_is_refused(void **) {
   fs::remove_all(dir);
 }
 
+// Resource bounds: a 30-link chain in Cartesian coordinates (60
+// coordinates, 30 length constraints) generates in about a second and 10 MB
+// (measured); the test's timeout is the bound that catches a blow-up.
+void thirty_link_chain(void **) {
+  std::string coordinates, kinetic, potential, holonomic;
+  for (int i = 1; i <= 30; ++i) {
+    std::string x = "x" + std::to_string(i), y = "y" + std::to_string(i);
+    std::string px = i > 1 ? "x" + std::to_string(i - 1) : "0", py = i > 1 ? "y" + std::to_string(i - 1) : "0";
+    std::string sep = i > 1 ? ", " : "", plus = i > 1 ? " + " : "";
+    coordinates += sep + "\"" + x + "\", \"" + y + "\"";
+    kinetic += plus + x + "'^2 + " + y + "'^2";
+    potential += plus + y;
+    holonomic += sep + "\"(" + x + " - " + px + ")^2 + (" + y + " - " + py + ")^2 - l^2\"";
+  }
+  fs::path dir = scratch("chain"), spec = dir / "chain.toml";
+  std::ofstream(spec) << "name = \"chain\"\ncoordinates = [" << coordinates << "]\nkinetic = \"m/2*(" << kinetic
+                      << ")\"\npotential = \"m*g*(" << potential << ")\"\n[parameters]\nm = 1.0\nl = 1.0\ng = 9.81\n"
+                      << "[constraints]\nholonomic = [" << holonomic << "]\n";
+  Result r = run({lagrangec, "generate", spec.string(), "-o", dir.string()});
+  if (r.status != 0) fail_msg("the chain failed:\n%s", r.err.c_str());
+  fs::remove_all(dir);
+}
+
 }  // namespace
 
 int main() {
@@ -167,6 +190,7 @@ int main() {
       cmocka_unit_test(exit_codes),
       cmocka_unit_test(bad_specs_get_their_message_and_write_nothing),
       cmocka_unit_test(megabyte_of_nesting_is_refused),
+      cmocka_unit_test(thirty_link_chain),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

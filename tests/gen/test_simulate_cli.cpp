@@ -55,7 +55,7 @@ void knife_edge_meets_its_bounds_and_writes_csv_and_png(void **) {
   std::ifstream csv(out / "k.csv");
   std::string header, line, last;
   std::getline(csv, header);
-  assert_string_equal(header.c_str(), "t,x,y,phi,x',y',phi',g1,energy,mu1");
+  assert_string_equal(header.c_str(), "t,x,y,phi,x',y',phi',g1,energy,mu1,Fc_x,Fc_y,Fc_phi");
   int rows = 0;
   while (std::getline(csv, line)) ++rows, last = line;
   assert_true(rows >= 1001);

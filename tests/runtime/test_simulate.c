@@ -48,7 +48,7 @@ static void writes_csv(void **state)
     assert_non_null(f);
     char line[1024];
     assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(line, "t,x,y,phi,x',y',phi',g1,energy,mu1\n");
+    assert_string_equal(line, "t,x,y,phi,x',y',phi',g1,energy,mu1,Fc_x,Fc_y,Fc_phi\n");
     int rows = 0;
     double t = -1, x = 0, y, phi, vx = 0;
     while (fgets(line, sizeof line, f)) {

@@ -2,7 +2,7 @@
 ** lagrangec/csv.h — the CSV output format (one row per sample).
 ** Columns (grep tag: CSV-COLUMNS, kept in step with plot.c):
 **   t, q..., q'..., phi1..phiH, phi1'..phiH', g1..gN, energy,
-**   lambda1..lambdaH, mu1..muN
+**   lambda1..lambdaH, mu1..muN, Fc_q... (one per coordinate: A^T lambda + B^T mu)
 */
 #ifndef LAGRANGEC_CSV_H
 #define LAGRANGEC_CSV_H

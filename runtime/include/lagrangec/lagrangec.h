@@ -14,5 +14,7 @@
 #include "lagrangec/monitor.h"
 #include "lagrangec/csv.h"
 #include "lagrangec/simulate.h"
+#include "lagrangec/linearize.h"
+#include "lagrangec/program.h"
 
 #endif

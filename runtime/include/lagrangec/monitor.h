@@ -19,12 +19,14 @@ typedef struct lgc_sample {
     double *phi_dot;    /* nh */
     double *g;          /* nn */
     double *mult;       /* nh + nn: [lambda; mu] */
+    double *fc;         /* nq: generalised constraint force A^T lambda + B^T mu */
     double energy;
 } lgc_sample;
 
 typedef struct lgc_monitor {
     lgc_sample s;           /* the last sample */
     double *dxdt;           /* scratch for the multiplier evaluation */
+    double *jac;            /* scratch for C = [A; B], (nh + nn) x nq */
     double *res;            /* scratch for tracked residuals, 2 nh + nn */
     unsigned long count;    /* samples taken */
     unsigned long tracked;  /* states seen by lgc_monitor_track */
@@ -36,7 +38,12 @@ typedef struct lgc_monitor {
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model);
 void lgc_monitor_free(lgc_monitor *mon);
 
-/* Evaluate everything at (t, x) into mon->s and update the extremes. */
+/*
+** Evaluate everything at (t, x) into mon->s and update the extremes.
+** s.fc = C^T [lambda; mu] with C the model's constraint_jacobian. For a
+** vakonomic model mu is the state mu, and the force of the constraints has
+** further terms (mu' B, mu (B' - dg/dq)) that fc leaves out.
+*/
 int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
                        const double x[]);
 

@@ -20,7 +20,8 @@ typedef enum lgc_status {
     LGC_ERR_LAPACK = 7,             /* a LAPACK call reported an argument error */
     LGC_ERR_NOMEM = 8,              /* allocation failed at setup */
     LGC_ERR_ARG = 9,                /* invalid argument or option */
-    LGC_ERR_IO = 10                 /* output file or plotting failed */
+    LGC_ERR_IO = 10,                /* output file or plotting failed */
+    LGC_ERR_INCONSISTENT = 11       /* the state violates a constraint */
 } lgc_status;
 
 /* A short English reason for `status`, never NULL. */

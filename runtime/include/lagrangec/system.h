@@ -41,6 +41,9 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
 #define LGC_BAUMGARTE_KAPPA 0.02
 void lgc_baumgarte_auto(double h, double *alpha, double *beta);
 
+/* The lgc_status for a return code of a model's rhs or jacobian. */
+int lgc_model_status(int model_rc);
+
 /* Index of a name in a list of n names, or -1. */
 int lgc_name_index(const char *const *names, int n, const char *name);
 
