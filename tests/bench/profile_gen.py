@@ -32,7 +32,7 @@ def run(lagrangec, spec, work):
     rows, seen = [], set()
     for m in re.finditer(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+\S*?:(.+?) \[", text, re.M):
         ir, fn = int(m.group(1).replace(",", "")), m.group(2)
-        if "'" in fn.split("(")[0] or fn.endswith("'2") or re.search(r"'\d+$", fn):
+        if re.search(r"'\d+$", fn):
             continue  # a recursive activation; the outermost one holds the inclusive cost
         mine = fn.startswith("lgc::") and ir >= MIN_SHARE * total
         if (mine or any(fn.startswith(k) for k in MARKERS)) and short(fn) not in seen:

@@ -25,7 +25,7 @@ def speedup(row):
 
 def generation(res):
     lim = res["limits"]
-    out = [f"## Generation: time and peak memory\n",
+    out = ["## Generation: time and peak memory\n",
            f"One `lagrangec generate` per spec (median of 3, 1 when a run takes over 5 s; limit {lim['lgc']} s) "
            f"against one SymPy process (limit {lim['sympy']} s). *SymPy total* is the process's wall time "
            "(interpreter start and `import sympy` included); *SymPy work* is LagrangesMethod + msubs + cse + "
@@ -149,7 +149,7 @@ def targets(res):
     yes = lambda ok: "**met**" if ok else "**missed**"
     out = ["## Targets of issue 5\n", "| target | measured | verdict |", "|---|---|---|"]
     s = t["speedup_a10"]
-    out.append(f"| generation ≥ 100× faster than SymPy at N = 10 (angles) | "
+    out.append("| generation ≥ 100× faster than SymPy at N = 10 (angles) | "
                + (f"{s['ratio']:.0f}× (SymPy work {s['sympy']:.2f} s / lagrangec {s['lgc']:.3f} s; "
                   f"{s['ratio_process']:.0f}× process to process) | {yes(s['ratio'] >= 100)}"
                   + ("" if s["ratio"] >= 100 else f", by {100 / s['ratio']:.1f}×") + " |"
@@ -160,7 +160,7 @@ def targets(res):
                   f"over the {res['limits']['lgc']} s limit | **missed** |" if c is None else
                   f"{c['wall']:.2f} s, {c['peak_mib']:.0f} MiB | {yes(c['wall'] < 10 and c['peak_mib'] < 2048)} |"))
     r = t["rhs"]
-    out.append(f"| generated rhs ≤ ½ the instructions of SymPy's, every N ≥ 4 reached | "
+    out.append("| generated rhs ≤ ½ the instructions of SymPy's, every N ≥ 4 reached | "
                + (f"worst ratio {r['worst']:.2f} ({r['where']}); best {r['best']:.2f} | {yes(r['worst'] <= 0.5)}"
                   + ("" if r["worst"] <= 0.5 else f", by {r['worst'] / 0.5:.1f}×") + " |"
                   if r else "not measured | — |"))
@@ -180,7 +180,15 @@ def machine(res):
             f"tests/bench/run.sh{' ' + res['options'] if res['options'] else ''}"
             "            # builds build-bench (release) and writes BENCHMARKS.md", "```\n",
             "Everything below comes from that one run; SymPy's side runs in the same run, with Debian's "
-            "`/usr/bin/python3` and `python3-sympy`.\n"]
+            "`/usr/bin/python3` and `python3-sympy`. `ninja -C BUILD_DIR bench` runs the same on an existing "
+            "build directory. The measurements underneath, per case:\n", "```",
+            "/usr/bin/time -f '%e %M' lagrangec generate SPEC -o DIR",
+            "/usr/bin/time -f '%e %M' /usr/bin/python3 tests/bench/sympy_chain.py angles|cartesian N OUT.c",
+            "valgrind --tool=callgrind --toggle-collect=bench_call RHS_HARNESS calls 20     # and: RHS_HARNESS ns",
+            "lagrangec simulate SPEC --dt 1e-3 --t-end T --project none|velocity|full      # steps/s of the summary",
+            "LD_PRELOAD=alloc_count.so SIMULATOR simulate --dt 1e-3 --t-end 0.1|0.05 --project MODE --quiet",
+            "OPENBLAS_NUM_THREADS=1 kkt_bench loop|lapack ns   # and under callgrind --toggle-collect=solve_once",
+            "valgrind --tool=callgrind lagrangec generate SPEC -o DIR; callgrind_annotate --inclusive=yes", "```\n"]
 
 
 def write(path, res):

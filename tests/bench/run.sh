@@ -11,4 +11,4 @@ esac
 [ -d "$build" ] || meson setup "$build" "$root" --buildtype=release
 # -j1: the machine is shared. Only what the benchmark runs: the generator and the runtime.
 ninja -C "$build" -j1 gen/lagrangec runtime/liblagrangec.a runtime/liblagrangec.so.0.1.0
-exec /usr/bin/python3 "$root/tests/bench/bench.py" "$build" "$@"
+exec /usr/bin/python3 -B "$root/tests/bench/bench.py" "$build" "$@"

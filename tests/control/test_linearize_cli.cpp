@@ -10,27 +10,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path cache;
 
 std::string spec(const char *name) { return std::string(SPECS_DIR) + "/" + name + ".toml"; }
 
 Result linearize(std::vector<std::string> args) {
   args.insert(args.begin(), {LAGRANGEC, "linearize"});
-  return run(args, {"LAGRANGEC_CACHE=" + cache.string()});
+  return run(args, {"LAGRANGEC_CACHE=" + group_dir().string()});
 }
 
 void assert_contains(const std::string &text, const std::string &part) {
   if (text.find(part) == std::string::npos) fail_msg("no '%s' in:\n%s", part.c_str(), text.c_str());
-}
-
-int setup(void **) {
-  cache = scratch("cache");
-  return 0;
-}
-
-int teardown(void **) {
-  fs::remove_all(cache);
-  return 0;
 }
 
 void pendulum_bottom_as_text(void **) {
@@ -83,5 +72,5 @@ int main() {
       cmocka_unit_test(leaning_disk_with_chosen_speeds),
       cmocka_unit_test(refusals),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }

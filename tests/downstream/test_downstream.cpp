@@ -13,7 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path work;  // the copies of the project, the build trees, the prefix
 
 void assert_contains(const std::string &text, const std::string &part) {
   if (text.find(part) == std::string::npos) fail_msg("no '%s' in:\n%s", part.c_str(), text.c_str());
@@ -25,28 +24,18 @@ Result must(const std::vector<std::string> &argv, const std::vector<std::string>
   return r;
 }
 
-// A copy of the project at work/NAME.
+// A copy of the project at group_dir()/NAME.
 fs::path copy_project(const std::string &name) {
-  fs::path dir = work / name;
+  fs::path dir = group_dir() / name;
   fs::copy(DOWNSTREAM_DIR, dir, fs::copy_options::recursive);
   return dir;
-}
-
-int setup(void **) {
-  work = scratch("downstream");
-  return 0;
-}
-
-int teardown(void **) {
-  fs::remove_all(work);
-  return 0;
 }
 
 void as_a_subproject_rebuilt_when_the_spec_changes(void **) {
   fs::path src = copy_project("subproject");
   fs::create_directory_symlink(SOURCE_ROOT, src / "subprojects" / "lagrangec");
-  fs::path build = work / "build";
-  Result r = must({MESON, "setup", build.string(), src.string(), "--prefix=" + (work / "prefix").string()});
+  fs::path build = group_dir() / "build";
+  Result r = must({MESON, "setup", build.string(), src.string(), "--prefix=" + (group_dir() / "prefix").string()});
   assert_contains(r.out, "Program lagrangec found: YES (overridden)");
   must({NINJA, "-C", build.string()});
   assert_contains(must({(build / "downstream").string()}).out, "k = 4: q(1) = -0.416146837,");
@@ -63,8 +52,8 @@ void as_a_subproject_rebuilt_when_the_spec_changes(void **) {
 
 // Uses the build of the test above: its prefix gets lagrangec installed.
 void installed_through_path_and_pkg_config(void **) {
-  fs::path prefix = work / "prefix";
-  must({MESON, "install", "-C", (work / "build").string()});
+  fs::path prefix = group_dir() / "prefix";
+  must({MESON, "install", "-C", (group_dir() / "build").string()});
   fs::path pc;
   for (auto &e : fs::recursive_directory_iterator(prefix))
     if (e.path().filename() == "lagrangec.pc") pc = e.path();
@@ -72,7 +61,7 @@ void installed_through_path_and_pkg_config(void **) {
   std::vector<std::string> env = {"PATH=" + (prefix / "bin").string() + ":" + getenv("PATH"),
                                   "PKG_CONFIG_PATH=" + pc.parent_path().string(),
                                   "LD_LIBRARY_PATH=" + pc.parent_path().parent_path().string()};
-  fs::path src = copy_project("installed"), build = work / "build-installed";
+  fs::path src = copy_project("installed"), build = group_dir() / "build-installed";
   Result r = must({MESON, "setup", build.string(), src.string(), "--wrap-mode=nofallback"}, env);
   assert_contains(r.out, "Program lagrangec found: YES (" + (prefix / "bin" / "lagrangec").string() + ")");
   must({NINJA, "-C", build.string()}, env);
@@ -86,5 +75,5 @@ int main() {
       cmocka_unit_test(as_a_subproject_rebuilt_when_the_spec_changes),
       cmocka_unit_test(installed_through_path_and_pkg_config),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }

@@ -20,7 +20,6 @@ namespace {
 const std::string lagrangec = LAGRANGEC;
 const std::string velocity_form = std::string(EXAMPLE_SPECS_DIR) + "/velocity_form.toml";
 const std::string knife_edge = std::string(SPECS_DIR) + "/knife_edge.toml";
-fs::path dir;
 
 // A CSV's columns by header name.
 std::map<std::string, std::vector<double>> read_csv(const fs::path &p) {
@@ -40,22 +39,12 @@ std::map<std::string, std::vector<double>> read_csv(const fs::path &p) {
 // Runs simulate with the formulation and returns the CSV's columns.
 std::map<std::string, std::vector<double>> simulate(const std::string &spec, const std::string &formulation,
                                                     const std::string &t_end) {
-  fs::path csv = dir / (formulation + ".csv");
+  fs::path csv = group_dir() / (formulation + ".csv");
   Result r = run({lagrangec, "simulate", spec, "--formulation", formulation, "--t-end", t_end, "--rtol", "1e-12",
                   "--atol", "1e-14", "--project", "velocity", "--sample", "0.01", "--out", csv.string(), "--quiet"},
-                 {"LAGRANGEC_CACHE=" + (dir / "cache").string()});
+                 {"LAGRANGEC_CACHE=" + (group_dir() / "cache").string()});
   if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
   return read_csv(csv);
-}
-
-int setup(void **) {
-  dir = scratch("formulations");
-  return 0;
-}
-
-int teardown(void **) {
-  fs::remove_all(dir);
-  return 0;
 }
 
 void agree_where_the_constraint_is_integrable(void **) {
@@ -88,7 +77,7 @@ void differ_on_the_knife_edge(void **) {
 }
 
 void integrable_constraint_gets_a_warning(void **) {
-  Result r = run({lagrangec, "generate", velocity_form, "-o", dir.string()});
+  Result r = run({lagrangec, "generate", velocity_form, "-o", group_dir().string()});
   assert_int_equal(r.status, 0);
   const std::string where = velocity_form + ":17:18: warning: nonholonomic constraint 1 is integrable";
   if (r.err.find(where) != 0) fail_msg("stderr: %s", r.err.c_str());
@@ -97,7 +86,7 @@ void integrable_constraint_gets_a_warning(void **) {
 
 void genuinely_nonholonomic_ones_get_none(void **) {
   for (auto name : {"knife_edge", "rolling_disk", "rolling_ball"}) {
-    Result r = run({lagrangec, "generate", std::string(SPECS_DIR) + "/" + name + ".toml", "-o", dir.string()});
+    Result r = run({lagrangec, "generate", std::string(SPECS_DIR) + "/" + name + ".toml", "-o", group_dir().string()});
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err.c_str(), "");
   }
@@ -112,5 +101,5 @@ int main() {
       cmocka_unit_test(integrable_constraint_gets_a_warning),
       cmocka_unit_test(genuinely_nonholonomic_ones_get_none),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }

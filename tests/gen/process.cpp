@@ -24,6 +24,20 @@ fs::path scratch(const std::string &tag) {
   return tmpl;
 }
 
+static fs::path the_group_dir;
+
+int group_dir_setup(void **) {
+  the_group_dir = scratch("group");
+  return 0;
+}
+
+int group_dir_teardown(void **) {
+  fs::remove_all(the_group_dir);
+  return 0;
+}
+
+const fs::path &group_dir() { return the_group_dir; }
+
 Result run(const std::vector<std::string> &argv, const std::vector<std::string> &env) {
   fs::path dir = scratch("run");
   fs::path out = dir / "out", err = dir / "err";

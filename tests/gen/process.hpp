@@ -16,3 +16,9 @@ Result run(const std::vector<std::string> &argv, const std::vector<std::string> 
 std::string slurp(const std::filesystem::path &p);
 // A new empty directory under the temporary directory.
 std::filesystem::path scratch(const std::string &tag);
+
+// cmocka group fixtures: one scratch directory for a whole group of tests,
+// made before the first and removed after the last; group_dir() names it.
+int group_dir_setup(void **state);
+int group_dir_teardown(void **state);
+const std::filesystem::path &group_dir();

@@ -14,13 +14,12 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string lagrangec = LAGRANGEC;
-fs::path cache;
 
 std::string spec(const char *name) { return std::string(SPECS_DIR) + "/" + name + ".toml"; }
 
 Result simulate(std::vector<std::string> args) {
   args.insert(args.begin(), {lagrangec, "simulate"});
-  return run(args, {"LAGRANGEC_CACHE=" + cache.string()});
+  return run(args, {"LAGRANGEC_CACHE=" + group_dir().string()});
 }
 
 // The number after "LABEL ...:" on the summary line that starts with LABEL.
@@ -29,16 +28,6 @@ double summary_value(const std::string &summary, const std::string &label) {
   for (std::string line; std::getline(in, line);)
     if (line.rfind(label, 0) == 0) return std::strtod(line.c_str() + line.find(':') + 1, nullptr);
   fail_msg("no '%s' line in the summary:\n%s", label.c_str(), summary.c_str());
-  return 0;
-}
-
-int setup(void **) {
-  cache = scratch("cache");
-  return 0;
-}
-
-int teardown(void **) {
-  fs::remove_all(cache);
   return 0;
 }
 
@@ -76,7 +65,7 @@ void second_run_reuses_the_compiled_simulator(void **) {
   assert_int_equal(simulate({spec("double_pendulum"), "--t-end", "0.1", "--quiet"}).status, 0);
   int entries = 0;
   fs::path exe;
-  for (auto &e : fs::directory_iterator(cache))
+  for (auto &e : fs::directory_iterator(group_dir()))
     if (e.path().filename().string().rfind("double_pendulum-", 0) == 0) ++entries, exe = e.path() / "double_pendulum";
   assert_int_equal(entries, 1);
   auto built = fs::last_write_time(exe);
@@ -107,5 +96,5 @@ int main() {
       cmocka_unit_test(second_run_reuses_the_compiled_simulator),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }
