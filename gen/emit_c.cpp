@@ -27,13 +27,6 @@ std::string comment_text(std::string s) {
   return s;
 }
 
-// Names of the model's generated identifiers: NAME_rhs, KNIFE_EDGE_NQ, ...
-struct Names {
-  std::string p, P;  // prefix, upper-case prefix
-  explicit Names(const Model &m) : p(m.spec->name), P(upper(m.spec->name)) {}
-  std::string fn(const char *s) const { return p + "_" + s; }
-  std::string size(const char *s) const { return P + "_" + s; }
-};
 
 // ---- expressions ----
 
@@ -123,6 +116,8 @@ class CPrinter {
 };
 
 }  // namespace
+
+Names::Names(const Model &m) : p(m.spec->name), P(upper(m.spec->name)) {}
 
 std::string c_expression(const GiNaC::ex &e) {
   Graph g;
@@ -266,6 +261,8 @@ void matrix_outputs(Graph &g, std::vector<Assignment> &outs, const GiNaC::matrix
     }
 }
 
+}  // namespace
+
 GiNaC::matrix stacked_jacobian(const Model &m) {
   GiNaC::matrix C(m.nh + m.nn, m.nq);
   for (size_t j = 0; j < m.nh; ++j)
@@ -275,106 +272,7 @@ GiNaC::matrix stacked_jacobian(const Model &m) {
   return C;
 }
 
-std::string solver_source(const Names &n) {
-  const std::string Q = n.size("NQ"), C = n.size("NC"), p = n.p;
-  std::ostringstream s;
-  s << R"(/*
-** Dense Cholesky factorisation in place: the lower triangle of the n x n
-** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot is not
-** positive beyond round-off, i.e. the matrix is singular or indefinite.
-*/
-static int )" << p << R"(_cholesky(int n, double a[])
-{
-    int i, j, k;
-    for (j = 0; j < n; ++j) {
-        const double scale = a[j*n + j];
-        double d = scale;
-        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
-        if (!(d > 1e-13*scale)) return 0;
-        d = sqrt(d);
-        a[j*n + j] = d;
-        for (i = j + 1; i < n; ++i) {
-            double s = a[i*n + j];
-            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
-            a[i*n + j] = s/d;
-        }
-    }
-    return 1;
-}
-
-/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
-static void )" << p << R"(_cholesky_solve(int n, const double L[], double b[], int transposed_too)
-{
-    int i, k;
-    for (i = 0; i < n; ++i) {
-        double s = b[i];
-        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-    if (!transposed_too) return;
-    for (i = n - 1; i >= 0; --i) {
-        double s = b[i];
-        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-}
-
-/*
-** The KKT system of DESIGN.md §1,
-**     [ M  -J^T ] [ a  ]   [ f ]
-**     [ J   0   ] [ nu ] = [ r ],
-** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
-** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
-** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting.
-**
-** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
-** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
-*/
-static int )" << p << R"(_factor_kkt(double M[], const double J[], double Y[], double S[])
-{
-    int i, j, k;
-    if (!)" << p << R"(_cholesky()" << Q << R"(, M)) return )" << n.size("SINGULAR_MASS") << R"(;
-    for (i = 0; i < )" << C << R"(; ++i) {
-        for (k = 0; k < )" << Q << R"(; ++k) Y[i*)" << Q << R"( + k] = J[i*)" << Q << R"( + k];
-        )" << p << R"(_cholesky_solve()" << Q << R"(, M, Y + i*)" << Q << R"(, 0);
-    }
-    for (i = 0; i < )" << C << R"(; ++i)
-        for (j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (k = 0; k < )" << Q << R"(; ++k) s += Y[i*)" << Q << R"( + k]*Y[j*)" << Q << R"( + k];
-            S[i*)" << C << R"( + j] = s;
-        }
-    if (!)" << p << R"(_cholesky()" << C << R"(, S)) return )" << n.size("SINGULAR_CONSTRAINTS") << R"(;
-    return )" << n.size("OK") << R"(;
-}
-
-/* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void )" << p << R"(_solve_kkt(const double M[], const double J[], const double S[],
-                      double a[], double nu[], double w[])
-{
-    int i, k;
-    )" << p << R"(_cholesky_solve()" << Q << R"(, M, a, 1);
-    for (i = 0; i < )" << C << R"(; ++i)
-        for (k = 0; k < )" << Q << R"(; ++k) nu[i] -= J[i*)" << Q << R"( + k]*a[k];
-    )" << p << R"(_cholesky_solve()" << C << R"(, S, nu, 1);
-    for (k = 0; k < )" << Q << R"(; ++k) {
-        double s = 0.0;
-        for (i = 0; i < )" << C << R"(; ++i) s += J[i*)" << Q << R"( + k]*nu[i];
-        w[k] = s;
-    }
-    )" << p << R"(_cholesky_solve()" << Q << R"(, M, w, 1);
-    for (k = 0; k < )" << Q << R"(; ++k) a[k] += w[k];
-}
-
-static void )" << p << R"(_zero(double a[], int n)
-{
-    int i;
-    for (i = 0; i < n; ++i) a[i] = 0.0;
-}
-)";
-  return s.str();
-}
+namespace {
 
 std::string array_literal(const std::vector<double> &values, const std::vector<std::string> &labels) {
   std::ostringstream s;
@@ -631,7 +529,7 @@ std::string emit_source(const Model &m) {
     s << "const double " << n.fn("input_defaults") << "[" << n.size("NU") << "] = " << array_literal(uvals, unames) << ";\n";
   s << "const double " << n.fn("initial_state") << "[" << n.size("NX") << "] = "
     << array_literal(initial_state(m), state_labels(m)) << ";\n\n";
-  s << solver_source(n) << "\n";
+  s << emit_kkt_solver(m) << "\n";
 
   // The equations at one state: M (lower triangle), f = Q - k, J, r, and g.
   {

@@ -258,6 +258,17 @@ std::string format_double(double v);
 
 // ---- emit_c.cpp -----------------------------------------------------------
 
+// Names of a model's generated identifiers: knife_edge_rhs, KNIFE_EDGE_NQ, ...
+struct Names {
+  std::string p, P;  // prefix, upper-case prefix
+  explicit Names(const Model &m);
+  std::string fn(const char *s) const { return p + "_" + s; }
+  std::string size(const char *s) const { return P + "_" + s; }
+};
+
+// The stacked constraint Jacobian J = [A; B] of a model.
+GiNaC::matrix stacked_jacobian(const Model &m);
+
 struct GeneratedFiles {
   std::string header, source, descriptor, report;  // NAME.h, NAME.c, NAME_model.c, NAME.md
 };
@@ -267,6 +278,13 @@ std::string emit_source(const Model &m);
 std::string emit_descriptor(const Model &m);
 // An expression in C syntax, in canonical order, for messages.
 std::string c_expression(const GiNaC::ex &e);
+
+// ---- emit_solve.cpp -------------------------------------------------------
+
+// NAME.c's static KKT solver, NAME_factor_kkt and NAME_solve_kkt: straight
+// line over the structural nonzeros of M and J when that code is small,
+// else dense loops over the compile-time sizes.
+std::string emit_kkt_solver(const Model &m);
 
 // ---- emit_report.cpp ------------------------------------------------------
 

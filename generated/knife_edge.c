@@ -7,92 +7,70 @@ const double knife_edge_param_defaults[KNIFE_EDGE_NP] = { 1.0 /* m */, 1.0 /* l 
 const double knife_edge_initial_state[KNIFE_EDGE_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* phi */, 1.0 /* x' */, 0.0 /* y' */, 1.0 /* phi' */, 0.0 /* int_g1 */ };
 
 /*
-** Dense Cholesky factorisation in place: the lower triangle of the n x n
-** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot is not
-** positive beyond round-off, i.e. the matrix is singular or indefinite.
-*/
-static int knife_edge_cholesky(int n, double a[])
-{
-    int i, j, k;
-    for (j = 0; j < n; ++j) {
-        const double scale = a[j*n + j];
-        double d = scale;
-        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
-        if (!(d > 1e-13*scale)) return 0;
-        d = sqrt(d);
-        a[j*n + j] = d;
-        for (i = j + 1; i < n; ++i) {
-            double s = a[i*n + j];
-            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
-            a[i*n + j] = s/d;
-        }
-    }
-    return 1;
-}
-
-/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
-static void knife_edge_cholesky_solve(int n, const double L[], double b[], int transposed_too)
-{
-    int i, k;
-    for (i = 0; i < n; ++i) {
-        double s = b[i];
-        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-    if (!transposed_too) return;
-    for (i = n - 1; i >= 0; --i) {
-        double s = b[i];
-        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-}
-
-/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
-** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
-** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting.
-**
-** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
-** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
+** a = a0 + M^-1 J^T nu, with two Cholesky factorisations. The code below
+** is specialised to the structural nonzeros of M and J (and their fill-in).
+** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
 static int knife_edge_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
-    int i, j, k;
-    if (!knife_edge_cholesky(KNIFE_EDGE_NQ, M)) return KNIFE_EDGE_SINGULAR_MASS;
-    for (i = 0; i < KNIFE_EDGE_NC; ++i) {
-        for (k = 0; k < KNIFE_EDGE_NQ; ++k) Y[i*KNIFE_EDGE_NQ + k] = J[i*KNIFE_EDGE_NQ + k];
-        knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, Y + i*KNIFE_EDGE_NQ, 0);
-    }
-    for (i = 0; i < KNIFE_EDGE_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (k = 0; k < KNIFE_EDGE_NQ; ++k) s += Y[i*KNIFE_EDGE_NQ + k]*Y[j*KNIFE_EDGE_NQ + k];
-            S[i*KNIFE_EDGE_NC + j] = s;
-        }
-    if (!knife_edge_cholesky(KNIFE_EDGE_NC, S)) return KNIFE_EDGE_SINGULAR_CONSTRAINTS;
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return KNIFE_EDGE_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    M[6] = M[6]/M[0];
+    d = M[4];
+    if (!(d > 1e-13*M[4])) return KNIFE_EDGE_SINGULAR_MASS;
+    M[4] = sqrt(d);
+    M[7] = M[7]/M[4];
+    d = M[8] - M[6]*M[6] - M[7]*M[7];
+    if (!(d > 1e-13*M[8])) return KNIFE_EDGE_SINGULAR_MASS;
+    M[8] = sqrt(d);
+    /* Y = L^-1 J^T, a row per constraint */
+    Y[0] = J[0]/M[0];
+    Y[1] = J[1]/M[4];
+    Y[2] = (-M[6]*Y[0] - M[7]*Y[1])/M[8];
+    /* S = Y Y^T */
+    S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-13*S[0])) return KNIFE_EDGE_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
     return KNIFE_EDGE_OK;
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
 static void knife_edge_solve_kkt(const double M[], const double J[], const double S[],
-                      double a[], double nu[], double w[])
+    double a[], double nu[], double w[])
 {
-    int i, k;
-    knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, a, 1);
-    for (i = 0; i < KNIFE_EDGE_NC; ++i)
-        for (k = 0; k < KNIFE_EDGE_NQ; ++k) nu[i] -= J[i*KNIFE_EDGE_NQ + k]*a[k];
-    knife_edge_cholesky_solve(KNIFE_EDGE_NC, S, nu, 1);
-    for (k = 0; k < KNIFE_EDGE_NQ; ++k) {
-        double s = 0.0;
-        for (i = 0; i < KNIFE_EDGE_NC; ++i) s += J[i*KNIFE_EDGE_NQ + k]*nu[i];
-        w[k] = s;
-    }
-    knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, w, 1);
-    for (k = 0; k < KNIFE_EDGE_NQ; ++k) a[k] += w[k];
+    /* a = M^-1 f */
+    a[0] = a[0]/M[0];
+    a[1] = a[1]/M[4];
+    a[2] = (a[2] - M[6]*a[0] - M[7]*a[1])/M[8];
+    a[2] = a[2]/M[8];
+    a[1] = (a[1] - M[7]*a[2])/M[4];
+    a[0] = (a[0] - M[6]*a[2])/M[0];
+    /* nu = S^-1 (r - J a) */
+    nu[0] = nu[0] - J[0]*a[0] - J[1]*a[1];
+    nu[0] = nu[0]/S[0];
+    nu[0] = nu[0]/S[0];
+    /* a += M^-1 J^T nu */
+    w[0] = J[0]*nu[0];
+    w[1] = J[1]*nu[0];
+    w[2] = 0.0;
+    w[0] = w[0]/M[0];
+    w[1] = w[1]/M[4];
+    w[2] = (w[2] - M[6]*w[0] - M[7]*w[1])/M[8];
+    w[2] = w[2]/M[8];
+    w[1] = (w[1] - M[7]*w[2])/M[4];
+    w[0] = (w[0] - M[6]*w[2])/M[0];
+    a[0] += w[0];
+    a[1] += w[1];
+    a[2] += w[2];
 }
 
 static void knife_edge_zero(double a[], int n)

@@ -7,92 +7,107 @@ const double leaning_disk_param_defaults[LEANING_DISK_NP] = { 1.0 /* m */, 0.5 /
 const double leaning_disk_initial_state[LEANING_DISK_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* psi */, 0.0 /* theta */, 0.0 /* phi */, 3.0 /* x' */, 0.0 /* y' */, 0.0 /* psi' */, 0.0 /* theta' */, 6.0 /* phi' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
 
 /*
-** Dense Cholesky factorisation in place: the lower triangle of the n x n
-** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot is not
-** positive beyond round-off, i.e. the matrix is singular or indefinite.
-*/
-static int leaning_disk_cholesky(int n, double a[])
-{
-    int i, j, k;
-    for (j = 0; j < n; ++j) {
-        const double scale = a[j*n + j];
-        double d = scale;
-        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
-        if (!(d > 1e-13*scale)) return 0;
-        d = sqrt(d);
-        a[j*n + j] = d;
-        for (i = j + 1; i < n; ++i) {
-            double s = a[i*n + j];
-            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
-            a[i*n + j] = s/d;
-        }
-    }
-    return 1;
-}
-
-/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
-static void leaning_disk_cholesky_solve(int n, const double L[], double b[], int transposed_too)
-{
-    int i, k;
-    for (i = 0; i < n; ++i) {
-        double s = b[i];
-        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-    if (!transposed_too) return;
-    for (i = n - 1; i >= 0; --i) {
-        double s = b[i];
-        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-}
-
-/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
-** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
-** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting.
-**
-** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
-** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
+** a = a0 + M^-1 J^T nu, with two Cholesky factorisations. The code below
+** is specialised to the structural nonzeros of M and J (and their fill-in).
+** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
 static int leaning_disk_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
-    int i, j, k;
-    if (!leaning_disk_cholesky(LEANING_DISK_NQ, M)) return LEANING_DISK_SINGULAR_MASS;
-    for (i = 0; i < LEANING_DISK_NC; ++i) {
-        for (k = 0; k < LEANING_DISK_NQ; ++k) Y[i*LEANING_DISK_NQ + k] = J[i*LEANING_DISK_NQ + k];
-        leaning_disk_cholesky_solve(LEANING_DISK_NQ, M, Y + i*LEANING_DISK_NQ, 0);
-    }
-    for (i = 0; i < LEANING_DISK_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (k = 0; k < LEANING_DISK_NQ; ++k) s += Y[i*LEANING_DISK_NQ + k]*Y[j*LEANING_DISK_NQ + k];
-            S[i*LEANING_DISK_NC + j] = s;
-        }
-    if (!leaning_disk_cholesky(LEANING_DISK_NC, S)) return LEANING_DISK_SINGULAR_CONSTRAINTS;
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return LEANING_DISK_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    M[10] = M[10]/M[0];
+    M[15] = M[15]/M[0];
+    d = M[6];
+    if (!(d > 1e-13*M[6])) return LEANING_DISK_SINGULAR_MASS;
+    M[6] = sqrt(d);
+    M[11] = M[11]/M[6];
+    M[16] = M[16]/M[6];
+    d = M[12] - M[10]*M[10] - M[11]*M[11];
+    if (!(d > 1e-13*M[12])) return LEANING_DISK_SINGULAR_MASS;
+    M[12] = sqrt(d);
+    M[17] = (M[17] - M[15]*M[10] - M[16]*M[11])/M[12];
+    M[22] = M[22]/M[12];
+    d = M[18] - M[15]*M[15] - M[16]*M[16] - M[17]*M[17];
+    if (!(d > 1e-13*M[18])) return LEANING_DISK_SINGULAR_MASS;
+    M[18] = sqrt(d);
+    M[23] = (M[23] - M[22]*M[17])/M[18];
+    d = M[24] - M[22]*M[22] - M[23]*M[23];
+    if (!(d > 1e-13*M[24])) return LEANING_DISK_SINGULAR_MASS;
+    M[24] = sqrt(d);
+    /* Y = L^-1 J^T, a row per constraint */
+    Y[0] = J[0]/M[0];
+    Y[2] = -M[10]*Y[0]/M[12];
+    Y[3] = (-M[15]*Y[0] - M[17]*Y[2])/M[18];
+    Y[4] = (J[4] - M[22]*Y[2] - M[23]*Y[3])/M[24];
+    Y[6] = J[6]/M[6];
+    Y[7] = -M[11]*Y[6]/M[12];
+    Y[8] = (-M[16]*Y[6] - M[17]*Y[7])/M[18];
+    Y[9] = (J[9] - M[22]*Y[7] - M[23]*Y[8])/M[24];
+    /* S = Y Y^T */
+    S[0] = Y[0]*Y[0] + Y[2]*Y[2] + Y[3]*Y[3] + Y[4]*Y[4];
+    S[2] = Y[7]*Y[2] + Y[8]*Y[3] + Y[9]*Y[4];
+    S[3] = Y[6]*Y[6] + Y[7]*Y[7] + Y[8]*Y[8] + Y[9]*Y[9];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-13*S[0])) return LEANING_DISK_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[2] = S[2]/S[0];
+    d = S[3] - S[2]*S[2];
+    if (!(d > 1e-13*S[3])) return LEANING_DISK_SINGULAR_CONSTRAINTS;
+    S[3] = sqrt(d);
     return LEANING_DISK_OK;
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
 static void leaning_disk_solve_kkt(const double M[], const double J[], const double S[],
-                      double a[], double nu[], double w[])
+    double a[], double nu[], double w[])
 {
-    int i, k;
-    leaning_disk_cholesky_solve(LEANING_DISK_NQ, M, a, 1);
-    for (i = 0; i < LEANING_DISK_NC; ++i)
-        for (k = 0; k < LEANING_DISK_NQ; ++k) nu[i] -= J[i*LEANING_DISK_NQ + k]*a[k];
-    leaning_disk_cholesky_solve(LEANING_DISK_NC, S, nu, 1);
-    for (k = 0; k < LEANING_DISK_NQ; ++k) {
-        double s = 0.0;
-        for (i = 0; i < LEANING_DISK_NC; ++i) s += J[i*LEANING_DISK_NQ + k]*nu[i];
-        w[k] = s;
-    }
-    leaning_disk_cholesky_solve(LEANING_DISK_NQ, M, w, 1);
-    for (k = 0; k < LEANING_DISK_NQ; ++k) a[k] += w[k];
+    /* a = M^-1 f */
+    a[0] = a[0]/M[0];
+    a[1] = a[1]/M[6];
+    a[2] = (a[2] - M[10]*a[0] - M[11]*a[1])/M[12];
+    a[3] = (a[3] - M[15]*a[0] - M[16]*a[1] - M[17]*a[2])/M[18];
+    a[4] = (a[4] - M[22]*a[2] - M[23]*a[3])/M[24];
+    a[4] = a[4]/M[24];
+    a[3] = (a[3] - M[23]*a[4])/M[18];
+    a[2] = (a[2] - M[17]*a[3] - M[22]*a[4])/M[12];
+    a[1] = (a[1] - M[11]*a[2] - M[16]*a[3])/M[6];
+    a[0] = (a[0] - M[10]*a[2] - M[15]*a[3])/M[0];
+    /* nu = S^-1 (r - J a) */
+    nu[0] = nu[0] - J[0]*a[0] - J[4]*a[4];
+    nu[1] = nu[1] - J[6]*a[1] - J[9]*a[4];
+    nu[0] = nu[0]/S[0];
+    nu[1] = (nu[1] - S[2]*nu[0])/S[3];
+    nu[1] = nu[1]/S[3];
+    nu[0] = (nu[0] - S[2]*nu[1])/S[0];
+    /* a += M^-1 J^T nu */
+    w[0] = J[0]*nu[0];
+    w[1] = J[6]*nu[1];
+    w[2] = 0.0;
+    w[3] = 0.0;
+    w[4] = J[4]*nu[0] + J[9]*nu[1];
+    w[0] = w[0]/M[0];
+    w[1] = w[1]/M[6];
+    w[2] = (w[2] - M[10]*w[0] - M[11]*w[1])/M[12];
+    w[3] = (w[3] - M[15]*w[0] - M[16]*w[1] - M[17]*w[2])/M[18];
+    w[4] = (w[4] - M[22]*w[2] - M[23]*w[3])/M[24];
+    w[4] = w[4]/M[24];
+    w[3] = (w[3] - M[23]*w[4])/M[18];
+    w[2] = (w[2] - M[17]*w[3] - M[22]*w[4])/M[12];
+    w[1] = (w[1] - M[11]*w[2] - M[16]*w[3])/M[6];
+    w[0] = (w[0] - M[10]*w[2] - M[15]*w[3])/M[0];
+    a[0] += w[0];
+    a[1] += w[1];
+    a[2] += w[2];
+    a[3] += w[3];
+    a[4] += w[4];
 }
 
 static void leaning_disk_zero(double a[], int n)

@@ -7,92 +7,58 @@ const double pendulum_param_defaults[PENDULUM_NP] = { 1.0 /* m */, 1.0 /* l */, 
 const double pendulum_initial_state[PENDULUM_NX] = { 0.479425538604203 /* x */, -0.8775825618903728 /* y */, 0.0 /* x' */, 0.0 /* y' */ };
 
 /*
-** Dense Cholesky factorisation in place: the lower triangle of the n x n
-** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot is not
-** positive beyond round-off, i.e. the matrix is singular or indefinite.
-*/
-static int pendulum_cholesky(int n, double a[])
-{
-    int i, j, k;
-    for (j = 0; j < n; ++j) {
-        const double scale = a[j*n + j];
-        double d = scale;
-        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
-        if (!(d > 1e-13*scale)) return 0;
-        d = sqrt(d);
-        a[j*n + j] = d;
-        for (i = j + 1; i < n; ++i) {
-            double s = a[i*n + j];
-            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
-            a[i*n + j] = s/d;
-        }
-    }
-    return 1;
-}
-
-/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
-static void pendulum_cholesky_solve(int n, const double L[], double b[], int transposed_too)
-{
-    int i, k;
-    for (i = 0; i < n; ++i) {
-        double s = b[i];
-        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-    if (!transposed_too) return;
-    for (i = n - 1; i >= 0; --i) {
-        double s = b[i];
-        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-}
-
-/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
-** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
-** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting.
-**
-** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
-** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
+** a = a0 + M^-1 J^T nu, with two Cholesky factorisations. The code below
+** is specialised to the structural nonzeros of M and J (and their fill-in).
+** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
 static int pendulum_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
-    int i, j, k;
-    if (!pendulum_cholesky(PENDULUM_NQ, M)) return PENDULUM_SINGULAR_MASS;
-    for (i = 0; i < PENDULUM_NC; ++i) {
-        for (k = 0; k < PENDULUM_NQ; ++k) Y[i*PENDULUM_NQ + k] = J[i*PENDULUM_NQ + k];
-        pendulum_cholesky_solve(PENDULUM_NQ, M, Y + i*PENDULUM_NQ, 0);
-    }
-    for (i = 0; i < PENDULUM_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (k = 0; k < PENDULUM_NQ; ++k) s += Y[i*PENDULUM_NQ + k]*Y[j*PENDULUM_NQ + k];
-            S[i*PENDULUM_NC + j] = s;
-        }
-    if (!pendulum_cholesky(PENDULUM_NC, S)) return PENDULUM_SINGULAR_CONSTRAINTS;
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return PENDULUM_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    d = M[3];
+    if (!(d > 1e-13*M[3])) return PENDULUM_SINGULAR_MASS;
+    M[3] = sqrt(d);
+    /* Y = L^-1 J^T, a row per constraint */
+    Y[0] = J[0]/M[0];
+    Y[1] = J[1]/M[3];
+    /* S = Y Y^T */
+    S[0] = Y[0]*Y[0] + Y[1]*Y[1];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-13*S[0])) return PENDULUM_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
     return PENDULUM_OK;
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
 static void pendulum_solve_kkt(const double M[], const double J[], const double S[],
-                      double a[], double nu[], double w[])
+    double a[], double nu[], double w[])
 {
-    int i, k;
-    pendulum_cholesky_solve(PENDULUM_NQ, M, a, 1);
-    for (i = 0; i < PENDULUM_NC; ++i)
-        for (k = 0; k < PENDULUM_NQ; ++k) nu[i] -= J[i*PENDULUM_NQ + k]*a[k];
-    pendulum_cholesky_solve(PENDULUM_NC, S, nu, 1);
-    for (k = 0; k < PENDULUM_NQ; ++k) {
-        double s = 0.0;
-        for (i = 0; i < PENDULUM_NC; ++i) s += J[i*PENDULUM_NQ + k]*nu[i];
-        w[k] = s;
-    }
-    pendulum_cholesky_solve(PENDULUM_NQ, M, w, 1);
-    for (k = 0; k < PENDULUM_NQ; ++k) a[k] += w[k];
+    /* a = M^-1 f */
+    a[0] = a[0]/M[0];
+    a[1] = a[1]/M[3];
+    a[1] = a[1]/M[3];
+    a[0] = a[0]/M[0];
+    /* nu = S^-1 (r - J a) */
+    nu[0] = nu[0] - J[0]*a[0] - J[1]*a[1];
+    nu[0] = nu[0]/S[0];
+    nu[0] = nu[0]/S[0];
+    /* a += M^-1 J^T nu */
+    w[0] = J[0]*nu[0];
+    w[1] = J[1]*nu[0];
+    w[0] = w[0]/M[0];
+    w[1] = w[1]/M[3];
+    w[1] = w[1]/M[3];
+    w[0] = w[0]/M[0];
+    a[0] += w[0];
+    a[1] += w[1];
 }
 
 static void pendulum_zero(double a[], int n)

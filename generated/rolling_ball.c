@@ -7,92 +7,126 @@ const double rolling_ball_param_defaults[ROLLING_BALL_NP] = { 1.0 /* m */, 1.0 /
 const double rolling_ball_initial_state[ROLLING_BALL_NX] = { 1.0 /* x */, 0.0 /* y */, 1.0 /* q0 */, 0.0 /* q1 */, 0.0 /* q2 */, 0.0 /* q3 */, 0.0 /* x' */, 1.0 /* y' */, 0.0 /* q0' */, -0.5 /* q1' */, 0.0 /* q2' */, 0.0 /* q3' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
 
 /*
-** Dense Cholesky factorisation in place: the lower triangle of the n x n
-** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot is not
-** positive beyond round-off, i.e. the matrix is singular or indefinite.
-*/
-static int rolling_ball_cholesky(int n, double a[])
-{
-    int i, j, k;
-    for (j = 0; j < n; ++j) {
-        const double scale = a[j*n + j];
-        double d = scale;
-        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
-        if (!(d > 1e-13*scale)) return 0;
-        d = sqrt(d);
-        a[j*n + j] = d;
-        for (i = j + 1; i < n; ++i) {
-            double s = a[i*n + j];
-            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
-            a[i*n + j] = s/d;
-        }
-    }
-    return 1;
-}
-
-/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
-static void rolling_ball_cholesky_solve(int n, const double L[], double b[], int transposed_too)
-{
-    int i, k;
-    for (i = 0; i < n; ++i) {
-        double s = b[i];
-        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-    if (!transposed_too) return;
-    for (i = n - 1; i >= 0; --i) {
-        double s = b[i];
-        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-}
-
-/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
-** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
-** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting.
-**
-** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
-** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
+** a = a0 + M^-1 J^T nu, with two Cholesky factorisations. The code below
+** is specialised to the structural nonzeros of M and J (and their fill-in).
+** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
 static int rolling_ball_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
-    int i, j, k;
-    if (!rolling_ball_cholesky(ROLLING_BALL_NQ, M)) return ROLLING_BALL_SINGULAR_MASS;
-    for (i = 0; i < ROLLING_BALL_NC; ++i) {
-        for (k = 0; k < ROLLING_BALL_NQ; ++k) Y[i*ROLLING_BALL_NQ + k] = J[i*ROLLING_BALL_NQ + k];
-        rolling_ball_cholesky_solve(ROLLING_BALL_NQ, M, Y + i*ROLLING_BALL_NQ, 0);
-    }
-    for (i = 0; i < ROLLING_BALL_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (k = 0; k < ROLLING_BALL_NQ; ++k) s += Y[i*ROLLING_BALL_NQ + k]*Y[j*ROLLING_BALL_NQ + k];
-            S[i*ROLLING_BALL_NC + j] = s;
-        }
-    if (!rolling_ball_cholesky(ROLLING_BALL_NC, S)) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return ROLLING_BALL_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    d = M[7];
+    if (!(d > 1e-13*M[7])) return ROLLING_BALL_SINGULAR_MASS;
+    M[7] = sqrt(d);
+    d = M[14];
+    if (!(d > 1e-13*M[14])) return ROLLING_BALL_SINGULAR_MASS;
+    M[14] = sqrt(d);
+    d = M[21];
+    if (!(d > 1e-13*M[21])) return ROLLING_BALL_SINGULAR_MASS;
+    M[21] = sqrt(d);
+    d = M[28];
+    if (!(d > 1e-13*M[28])) return ROLLING_BALL_SINGULAR_MASS;
+    M[28] = sqrt(d);
+    d = M[35];
+    if (!(d > 1e-13*M[35])) return ROLLING_BALL_SINGULAR_MASS;
+    M[35] = sqrt(d);
+    /* Y = L^-1 J^T, a row per constraint */
+    Y[2] = J[2]/M[14];
+    Y[3] = J[3]/M[21];
+    Y[4] = J[4]/M[28];
+    Y[5] = J[5]/M[35];
+    Y[6] = J[6]/M[0];
+    Y[8] = J[8]/M[14];
+    Y[9] = J[9]/M[21];
+    Y[10] = J[10]/M[28];
+    Y[11] = J[11]/M[35];
+    Y[13] = J[13]/M[7];
+    Y[14] = J[14]/M[14];
+    Y[15] = J[15]/M[21];
+    Y[16] = J[16]/M[28];
+    Y[17] = J[17]/M[35];
+    /* S = Y Y^T */
+    S[0] = Y[2]*Y[2] + Y[3]*Y[3] + Y[4]*Y[4] + Y[5]*Y[5];
+    S[3] = Y[8]*Y[2] + Y[9]*Y[3] + Y[10]*Y[4] + Y[11]*Y[5];
+    S[4] = Y[6]*Y[6] + Y[8]*Y[8] + Y[9]*Y[9] + Y[10]*Y[10] + Y[11]*Y[11];
+    S[6] = Y[14]*Y[2] + Y[15]*Y[3] + Y[16]*Y[4] + Y[17]*Y[5];
+    S[7] = Y[14]*Y[8] + Y[15]*Y[9] + Y[16]*Y[10] + Y[17]*Y[11];
+    S[8] = Y[13]*Y[13] + Y[14]*Y[14] + Y[15]*Y[15] + Y[16]*Y[16] + Y[17]*Y[17];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-13*S[0])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[3] = S[3]/S[0];
+    S[6] = S[6]/S[0];
+    d = S[4] - S[3]*S[3];
+    if (!(d > 1e-13*S[4])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
+    S[4] = sqrt(d);
+    S[7] = (S[7] - S[6]*S[3])/S[4];
+    d = S[8] - S[6]*S[6] - S[7]*S[7];
+    if (!(d > 1e-13*S[8])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
+    S[8] = sqrt(d);
     return ROLLING_BALL_OK;
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
 static void rolling_ball_solve_kkt(const double M[], const double J[], const double S[],
-                      double a[], double nu[], double w[])
+    double a[], double nu[], double w[])
 {
-    int i, k;
-    rolling_ball_cholesky_solve(ROLLING_BALL_NQ, M, a, 1);
-    for (i = 0; i < ROLLING_BALL_NC; ++i)
-        for (k = 0; k < ROLLING_BALL_NQ; ++k) nu[i] -= J[i*ROLLING_BALL_NQ + k]*a[k];
-    rolling_ball_cholesky_solve(ROLLING_BALL_NC, S, nu, 1);
-    for (k = 0; k < ROLLING_BALL_NQ; ++k) {
-        double s = 0.0;
-        for (i = 0; i < ROLLING_BALL_NC; ++i) s += J[i*ROLLING_BALL_NQ + k]*nu[i];
-        w[k] = s;
-    }
-    rolling_ball_cholesky_solve(ROLLING_BALL_NQ, M, w, 1);
-    for (k = 0; k < ROLLING_BALL_NQ; ++k) a[k] += w[k];
+    /* a = M^-1 f */
+    a[0] = a[0]/M[0];
+    a[1] = a[1]/M[7];
+    a[2] = a[2]/M[14];
+    a[3] = a[3]/M[21];
+    a[4] = a[4]/M[28];
+    a[5] = a[5]/M[35];
+    a[5] = a[5]/M[35];
+    a[4] = a[4]/M[28];
+    a[3] = a[3]/M[21];
+    a[2] = a[2]/M[14];
+    a[1] = a[1]/M[7];
+    a[0] = a[0]/M[0];
+    /* nu = S^-1 (r - J a) */
+    nu[0] = nu[0] - J[2]*a[2] - J[3]*a[3] - J[4]*a[4] - J[5]*a[5];
+    nu[1] = nu[1] - J[6]*a[0] - J[8]*a[2] - J[9]*a[3] - J[10]*a[4] - J[11]*a[5];
+    nu[2] = nu[2] - J[13]*a[1] - J[14]*a[2] - J[15]*a[3] - J[16]*a[4] - J[17]*a[5];
+    nu[0] = nu[0]/S[0];
+    nu[1] = (nu[1] - S[3]*nu[0])/S[4];
+    nu[2] = (nu[2] - S[6]*nu[0] - S[7]*nu[1])/S[8];
+    nu[2] = nu[2]/S[8];
+    nu[1] = (nu[1] - S[7]*nu[2])/S[4];
+    nu[0] = (nu[0] - S[3]*nu[1] - S[6]*nu[2])/S[0];
+    /* a += M^-1 J^T nu */
+    w[0] = J[6]*nu[1];
+    w[1] = J[13]*nu[2];
+    w[2] = J[2]*nu[0] + J[8]*nu[1] + J[14]*nu[2];
+    w[3] = J[3]*nu[0] + J[9]*nu[1] + J[15]*nu[2];
+    w[4] = J[4]*nu[0] + J[10]*nu[1] + J[16]*nu[2];
+    w[5] = J[5]*nu[0] + J[11]*nu[1] + J[17]*nu[2];
+    w[0] = w[0]/M[0];
+    w[1] = w[1]/M[7];
+    w[2] = w[2]/M[14];
+    w[3] = w[3]/M[21];
+    w[4] = w[4]/M[28];
+    w[5] = w[5]/M[35];
+    w[5] = w[5]/M[35];
+    w[4] = w[4]/M[28];
+    w[3] = w[3]/M[21];
+    w[2] = w[2]/M[14];
+    w[1] = w[1]/M[7];
+    w[0] = w[0]/M[0];
+    a[0] += w[0];
+    a[1] += w[1];
+    a[2] += w[2];
+    a[3] += w[3];
+    a[4] += w[4];
+    a[5] += w[5];
 }
 
 static void rolling_ball_zero(double a[], int n)

@@ -7,92 +7,87 @@ const double rolling_disk_param_defaults[ROLLING_DISK_NP] = { 1.0 /* m */, 0.5 /
 const double rolling_disk_initial_state[ROLLING_DISK_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* th */, 0.0 /* ph */, 2.0 /* x' */, 0.0 /* y' */, 1.0 /* th' */, 4.0 /* ph' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
 
 /*
-** Dense Cholesky factorisation in place: the lower triangle of the n x n
-** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot is not
-** positive beyond round-off, i.e. the matrix is singular or indefinite.
-*/
-static int rolling_disk_cholesky(int n, double a[])
-{
-    int i, j, k;
-    for (j = 0; j < n; ++j) {
-        const double scale = a[j*n + j];
-        double d = scale;
-        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
-        if (!(d > 1e-13*scale)) return 0;
-        d = sqrt(d);
-        a[j*n + j] = d;
-        for (i = j + 1; i < n; ++i) {
-            double s = a[i*n + j];
-            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
-            a[i*n + j] = s/d;
-        }
-    }
-    return 1;
-}
-
-/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
-static void rolling_disk_cholesky_solve(int n, const double L[], double b[], int transposed_too)
-{
-    int i, k;
-    for (i = 0; i < n; ++i) {
-        double s = b[i];
-        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-    if (!transposed_too) return;
-    for (i = n - 1; i >= 0; --i) {
-        double s = b[i];
-        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
-        b[i] = s/L[i*n + i];
-    }
-}
-
-/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
-** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
-** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting.
-**
-** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
-** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
+** a = a0 + M^-1 J^T nu, with two Cholesky factorisations. The code below
+** is specialised to the structural nonzeros of M and J (and their fill-in).
+** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
 static int rolling_disk_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
-    int i, j, k;
-    if (!rolling_disk_cholesky(ROLLING_DISK_NQ, M)) return ROLLING_DISK_SINGULAR_MASS;
-    for (i = 0; i < ROLLING_DISK_NC; ++i) {
-        for (k = 0; k < ROLLING_DISK_NQ; ++k) Y[i*ROLLING_DISK_NQ + k] = J[i*ROLLING_DISK_NQ + k];
-        rolling_disk_cholesky_solve(ROLLING_DISK_NQ, M, Y + i*ROLLING_DISK_NQ, 0);
-    }
-    for (i = 0; i < ROLLING_DISK_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (k = 0; k < ROLLING_DISK_NQ; ++k) s += Y[i*ROLLING_DISK_NQ + k]*Y[j*ROLLING_DISK_NQ + k];
-            S[i*ROLLING_DISK_NC + j] = s;
-        }
-    if (!rolling_disk_cholesky(ROLLING_DISK_NC, S)) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return ROLLING_DISK_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    d = M[5];
+    if (!(d > 1e-13*M[5])) return ROLLING_DISK_SINGULAR_MASS;
+    M[5] = sqrt(d);
+    d = M[10];
+    if (!(d > 1e-13*M[10])) return ROLLING_DISK_SINGULAR_MASS;
+    M[10] = sqrt(d);
+    d = M[15];
+    if (!(d > 1e-13*M[15])) return ROLLING_DISK_SINGULAR_MASS;
+    M[15] = sqrt(d);
+    /* Y = L^-1 J^T, a row per constraint */
+    Y[0] = J[0]/M[0];
+    Y[3] = J[3]/M[15];
+    Y[5] = J[5]/M[5];
+    Y[7] = J[7]/M[15];
+    /* S = Y Y^T */
+    S[0] = Y[0]*Y[0] + Y[3]*Y[3];
+    S[2] = Y[7]*Y[3];
+    S[3] = Y[5]*Y[5] + Y[7]*Y[7];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-13*S[0])) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[2] = S[2]/S[0];
+    d = S[3] - S[2]*S[2];
+    if (!(d > 1e-13*S[3])) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
+    S[3] = sqrt(d);
     return ROLLING_DISK_OK;
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
 static void rolling_disk_solve_kkt(const double M[], const double J[], const double S[],
-                      double a[], double nu[], double w[])
+    double a[], double nu[], double w[])
 {
-    int i, k;
-    rolling_disk_cholesky_solve(ROLLING_DISK_NQ, M, a, 1);
-    for (i = 0; i < ROLLING_DISK_NC; ++i)
-        for (k = 0; k < ROLLING_DISK_NQ; ++k) nu[i] -= J[i*ROLLING_DISK_NQ + k]*a[k];
-    rolling_disk_cholesky_solve(ROLLING_DISK_NC, S, nu, 1);
-    for (k = 0; k < ROLLING_DISK_NQ; ++k) {
-        double s = 0.0;
-        for (i = 0; i < ROLLING_DISK_NC; ++i) s += J[i*ROLLING_DISK_NQ + k]*nu[i];
-        w[k] = s;
-    }
-    rolling_disk_cholesky_solve(ROLLING_DISK_NQ, M, w, 1);
-    for (k = 0; k < ROLLING_DISK_NQ; ++k) a[k] += w[k];
+    /* a = M^-1 f */
+    a[0] = a[0]/M[0];
+    a[1] = a[1]/M[5];
+    a[2] = a[2]/M[10];
+    a[3] = a[3]/M[15];
+    a[3] = a[3]/M[15];
+    a[2] = a[2]/M[10];
+    a[1] = a[1]/M[5];
+    a[0] = a[0]/M[0];
+    /* nu = S^-1 (r - J a) */
+    nu[0] = nu[0] - J[0]*a[0] - J[3]*a[3];
+    nu[1] = nu[1] - J[5]*a[1] - J[7]*a[3];
+    nu[0] = nu[0]/S[0];
+    nu[1] = (nu[1] - S[2]*nu[0])/S[3];
+    nu[1] = nu[1]/S[3];
+    nu[0] = (nu[0] - S[2]*nu[1])/S[0];
+    /* a += M^-1 J^T nu */
+    w[0] = J[0]*nu[0];
+    w[1] = J[5]*nu[1];
+    w[2] = 0.0;
+    w[3] = J[3]*nu[0] + J[7]*nu[1];
+    w[0] = w[0]/M[0];
+    w[1] = w[1]/M[5];
+    w[2] = w[2]/M[10];
+    w[3] = w[3]/M[15];
+    w[3] = w[3]/M[15];
+    w[2] = w[2]/M[10];
+    w[1] = w[1]/M[5];
+    w[0] = w[0]/M[0];
+    a[0] += w[0];
+    a[1] += w[1];
+    a[2] += w[2];
+    a[3] += w[3];
 }
 
 static void rolling_disk_zero(double a[], int n)
