@@ -12,9 +12,9 @@ namespace {
 using GiNaC::ex;
 
 // A fixed, reproducible set of sample states for numeric checks.
-struct SamplePoint {
-  GiNaC::exmap values;
-};
+// A fixed, reproducible sample state (C names to values), parameters and
+// inputs at their defaults.
+using SamplePoint = std::unordered_map<std::string, double>;
 
 std::vector<SamplePoint> sample_points(const Spec &spec, const SymbolTable &s, int count) {
   std::vector<SamplePoint> points;
@@ -25,24 +25,14 @@ std::vector<SamplePoint> sample_points(const Spec &spec, const SymbolTable &s, i
   };
   for (int k = 0; k < count; ++k) {
     SamplePoint p;
-    for (auto &q : s.q) p.values[q] = 0.3 + next();
-    for (auto &v : s.v) p.values[v] = next() - 0.5;
-    for (size_t i = 0; i < s.p.size(); ++i) p.values[s.p[i]] = spec.parameters[i].value;
-    for (size_t i = 0; i < s.u.size(); ++i) p.values[s.u[i]] = spec.inputs[i].value;
-    p.values[s.t] = next();
+    for (auto &q : s.q) p[q.get_name()] = 0.3 + next();
+    for (auto &v : s.v) p[v.get_name()] = next() - 0.5;
+    for (size_t i = 0; i < s.p.size(); ++i) p[s.p[i].get_name()] = spec.parameters[i].value;
+    for (size_t i = 0; i < s.u.size(); ++i) p[s.u[i].get_name()] = spec.inputs[i].value;
+    p["t"] = next();
     points.push_back(p);
   }
   return points;
-}
-
-double numeric_value(const ex &e, const SamplePoint &p) {
-  try {
-    ex v = GiNaC::evalf(e.subs(p.values));
-    if (GiNaC::is_a<GiNaC::numeric>(v) && GiNaC::ex_to<GiNaC::numeric>(v).is_real())
-      return GiNaC::ex_to<GiNaC::numeric>(v).to_double();
-  } catch (const std::exception &) {
-  }
-  return NAN;
 }
 
 // Whether the symmetric matrix is positive definite (a Cholesky attempt).
@@ -90,6 +80,7 @@ class Deriver {
  private:
   const Spec &spec_;
   Model m_;
+  Graph numeric_;  // expressions lowered for the numeric checks
 
   const SymbolTable &sym() const { return m_.symbols; }
 
@@ -132,9 +123,9 @@ class Deriver {
           error_at(spec_.kinetic.loc_of(0),
                    "the kinetic energy is not quadratic in the velocities: d2T/d" + name_of(i) + "'d" +
                        name_of(j) + "' depends on the velocities");
-        if (m_.M(i, j).expand().is_zero()) m_.M(i, j) = 0;  // structural zeros, for sparsity
+        m_.M(i, j) = m_.M(i, j).expand();  // like terms merged, structural zeros found
       }
-      m_.k.push_back(kin.k[i] + m_.V.diff(s.q[i]));
+      m_.k.push_back((kin.k[i] + m_.V.diff(s.q[i])).expand());
     }
     check_mass_matrix();
   }
@@ -146,8 +137,9 @@ class Deriver {
         error_at(spec_.kinetic.loc_of(0), "the mass matrix is singular: the kinetic energy does not depend on " +
                                               name_of(i) + "'");
     for (const SamplePoint &p : sample_points(spec_, sym(), 3)) {
+      Evaluator value(numeric_, p);
       std::vector<double> a(n * n);
-      for (size_t i = 0; i < n * n; ++i) a[i] = m_.M(i / n, i % n).is_zero() ? 0.0 : numeric_value(m_.M(i / n, i % n), p);
+      for (size_t i = 0; i < n * n; ++i) a[i] = m_.M(i / n, i % n).is_zero() ? 0.0 : value(numeric_.from_ginac(m_.M(i / n, i % n)));
       if (positive_definite(a, n)) return;
     }
     error_at(spec_.kinetic.loc_of(0),
@@ -261,11 +253,12 @@ class Deriver {
     }
   }
 
-  bool is_zero(const ex &e, const std::vector<SamplePoint> &points) const {
+  bool is_zero(const ex &e, const std::vector<SamplePoint> &points) {
     ex x = e.expand();
     if (x.is_zero()) return true;
+    int id = numeric_.from_ginac(x);
     for (auto &p : points)
-      if (!(std::fabs(numeric_value(x, p)) <= 1e-12)) return false;
+      if (!(std::fabs(Evaluator(numeric_, p)(id)) <= 1e-12)) return false;
     return true;
   }
 

@@ -172,7 +172,7 @@ class ExprReader {
     // b^e is exp(e log b): complex, or not differentiable, when b <= 0.
     std::optional<double> b = constant_value(base);
     if (!integer && b && *b <= 0)
-      fail(at, "a number <= 0 to a non-integer power is not a real function");
+      fail(at, "a number <= 0 to a non-integer or symbolic power is not a real function");
     return evaluated(at, [&] { return GiNaC::pow(base, exponent); });
   }
 

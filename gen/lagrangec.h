@@ -233,6 +233,22 @@ class Graph {
   bool depends_on(int id, int symbol) const;
 };
 
+// ---- evaluate.cpp ---------------------------------------------------------
+
+// Numeric values of a graph's nodes at one point, symbols given by C name
+// (a symbol without a value is NaN).
+class Evaluator {
+ public:
+  Evaluator(const Graph &g, std::unordered_map<std::string, double> values) : graph_(g), values_(std::move(values)) {}
+  double operator()(int id);
+
+ private:
+  static double call(const std::string &f, double a, double b);
+  const Graph &graph_;
+  std::unordered_map<std::string, double> values_;
+  std::unordered_map<int, double> memo_;
+};
+
 // A block of straight-line code: named outputs computed from shared
 // temporaries, numbered in order of first use.
 struct Assignment {
