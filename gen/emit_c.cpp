@@ -493,6 +493,14 @@ std::string emit_header(const Model &m) {
          "    double baumgarte_alpha, double baumgarte_beta,\n"
          "    double out_dfdx[], double out_dfdu[], double work[]);\n\n";
   }
+  s << "/*\n** The pieces of the KKT system of " << n.fn("rhs") << " at one state: M (NQ x NQ, lower\n"
+       "** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the\n"
+       "** stabilised constraint rows' right-hand side r (NC), and g (NN), the\n"
+       "** derivatives of the integral states. For callers with their own solver.\n*/\n";
+  s << "void " << n.fn("kkt_terms")
+    << "(double t, const double state[], const double input[], const double param[],\n"
+       "    double baumgarte_alpha, double baumgarte_beta,\n"
+       "    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);\n\n";
   s << "/* Constraint residuals: phi (NH), phi' (NH), g (NN). */\n";
   s << "void " << n.fn("residuals")
     << "(double t, const double state[], const double param[],\n"
@@ -545,14 +553,15 @@ std::string emit_source(const Model &m) {
     for (size_t j = 0; j < m.nn; ++j)
       outs.push_back({"out_g[" + std::to_string(j) + "]", g.from_ginac(m.g[j]),
                       j == 0 ? "g, the derivatives of the integral states" : ""});
-    s << "/* The equations at one state; entries of M and J not set here are zero. */\n";
-    s << e.function({"static void " + n.fn("equations") +
+    s << e.function({"void " + n.fn("kkt_terms") +
                          "(double t, const double state[], const double input[], const double param[],\n"
                          "    double baumgarte_alpha, double baumgarte_beta,\n"
                          "    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])",
                      {"t", "state", "input", "param", "baumgarte_alpha", "baumgarte_beta", "out_M", "out_f",
                       "out_J", "out_r", "out_g"}},
-                    outs)
+                    outs,
+                    "    " + n.fn("zero") + "(out_M, " + n.size("NQ") + "*" + n.size("NQ") + ");\n    " + n.fn("zero") +
+                        "(out_J, " + n.size("NC") + "*" + n.size("NQ") + ");\n")
       << "\n";
   }
 
@@ -571,9 +580,7 @@ std::string emit_source(const Model &m) {
     << "    double *w = nu + " << C << ";\n"
     << "    double *acceleration = out_dxdt + " << Q << ";\n"
     << "    int i, status;\n"
-    << "    " << n.fn("zero") << "(M, " << Q << "*" << Q << ");\n"
-    << "    " << n.fn("zero") << "(J, " << C << "*" << Q << ");\n"
-    << "    " << n.fn("equations") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
+    << "    " << n.fn("kkt_terms") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
     << "        M, acceleration, J, nu, out_dxdt + 2*" << Q << ");\n"
     << "    for (i = 0; i < " << Q << "; ++i) out_dxdt[i] = state[" << Q << " + i];\n"
     << "    status = " << n.fn("factor_kkt") << "(M, J, Y, S);\n"
@@ -678,7 +685,8 @@ std::string emit_descriptor(const Model &m) {
     << n.fn("mass_matrix") << ",\n    " << n.fn("constraint_jacobian") << ",\n    "
     << (m.with_jacobian ? n.fn("jacobian") + ",\n    " + n.size("NWORK_JACOBIAN") : "NULL, 0  /* generated without Jacobians */")
     << ",\n    state_names,\n    "
-    << (m.mu.empty() ? "0" : "1") << "  /* vakonomic */\n};\n";
+    << (m.mu.empty() ? "0" : "1") << ",  /* vakonomic */\n    " << n.fn("kkt_terms") << ",\n    "
+    << (kkt_solver_is_straight_line(m) ? "1" : "0") << "  /* the rhs's solve is straight-line code */\n};\n";
   return s.str();
 }
 

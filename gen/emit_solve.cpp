@@ -291,6 +291,13 @@ std::string zero_source(const Names &n) {
 
 }  // namespace
 
+bool kkt_solver_is_straight_line(const Model &m) {
+  Names n(m);
+  SparseSolver sparse(m, n);
+  sparse.source();
+  return sparse.ops() <= kMaxStraightLineOps;
+}
+
 std::string emit_kkt_solver(const Model &m) {
   Names n(m);
   SparseSolver sparse(m, n);

@@ -301,6 +301,7 @@ std::string c_expression(const GiNaC::ex &e);
 // line over the structural nonzeros of M and J when that code is small,
 // else dense loops over the compile-time sizes.
 std::string emit_kkt_solver(const Model &m);
+bool kkt_solver_is_straight_line(const Model &m);
 
 // ---- emit_report.cpp ------------------------------------------------------
 

@@ -88,8 +88,7 @@ static void bead_hoop_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-/* The equations at one state; entries of M and J not set here are zero. */
-static void bead_hoop_equations(double t, const double state[], const double input[], const double param[],
+void bead_hoop_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -105,6 +104,8 @@ static void bead_hoop_equations(double t, const double state[], const double inp
     const double R = param[1];
     const double g = param[2];
     const double w = param[3];
+    bead_hoop_zero(out_M, BEAD_HOOP_NQ*BEAD_HOOP_NQ);
+    bead_hoop_zero(out_J, BEAD_HOOP_NC*BEAD_HOOP_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = m;
@@ -144,9 +145,7 @@ int bead_hoop_rhs(double t, const double state[], const double input[], const do
     double *w = nu + BEAD_HOOP_NC;
     double *acceleration = out_dxdt + BEAD_HOOP_NQ;
     int i, status;
-    bead_hoop_zero(M, BEAD_HOOP_NQ*BEAD_HOOP_NQ);
-    bead_hoop_zero(J, BEAD_HOOP_NC*BEAD_HOOP_NQ);
-    bead_hoop_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    bead_hoop_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*BEAD_HOOP_NQ);
     for (i = 0; i < BEAD_HOOP_NQ; ++i) out_dxdt[i] = state[BEAD_HOOP_NQ + i];
     status = bead_hoop_factor_kkt(M, J, Y, S);

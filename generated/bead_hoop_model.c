@@ -25,5 +25,7 @@ const lgc_model bead_hoop_model = {
     bead_hoop_jacobian,
     BEAD_HOOP_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    bead_hoop_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

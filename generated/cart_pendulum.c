@@ -78,8 +78,7 @@ static void cart_pendulum_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-/* The equations at one state; entries of M and J not set here are zero. */
-static void cart_pendulum_equations(double t, const double state[], const double input[], const double param[],
+void cart_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -96,6 +95,8 @@ static void cart_pendulum_equations(double t, const double state[], const double
     const double l = param[2];
     const double g = param[3];
     const double F = input[0];
+    cart_pendulum_zero(out_M, CART_PENDULUM_NQ*CART_PENDULUM_NQ);
+    cart_pendulum_zero(out_J, CART_PENDULUM_NC*CART_PENDULUM_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = M;
     out_M[4] = m;
@@ -128,9 +129,7 @@ int cart_pendulum_rhs(double t, const double state[], const double input[], cons
     double *w = nu + CART_PENDULUM_NC;
     double *acceleration = out_dxdt + CART_PENDULUM_NQ;
     int i, status;
-    cart_pendulum_zero(M, CART_PENDULUM_NQ*CART_PENDULUM_NQ);
-    cart_pendulum_zero(J, CART_PENDULUM_NC*CART_PENDULUM_NQ);
-    cart_pendulum_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    cart_pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*CART_PENDULUM_NQ);
     for (i = 0; i < CART_PENDULUM_NQ; ++i) out_dxdt[i] = state[CART_PENDULUM_NQ + i];
     status = cart_pendulum_factor_kkt(M, J, Y, S);

@@ -26,5 +26,7 @@ const lgc_model cart_pendulum_model = {
     cart_pendulum_jacobian,
     CART_PENDULUM_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    cart_pendulum_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

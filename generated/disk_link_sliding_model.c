@@ -25,5 +25,7 @@ const lgc_model disk_link_sliding_model = {
     disk_link_sliding_jacobian,
     DISK_LINK_SLIDING_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    disk_link_sliding_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

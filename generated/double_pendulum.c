@@ -98,8 +98,7 @@ static void double_pendulum_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-/* The equations at one state; entries of M and J not set here are zero. */
-static void double_pendulum_equations(double t, const double state[], const double input[], const double param[],
+void double_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -119,6 +118,8 @@ static void double_pendulum_equations(double t, const double state[], const doub
     const double l1 = param[2];
     const double l2 = param[3];
     const double g = param[4];
+    double_pendulum_zero(out_M, DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ);
+    double_pendulum_zero(out_J, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m1;
     out_M[5] = m1;
@@ -166,9 +167,7 @@ int double_pendulum_rhs(double t, const double state[], const double input[], co
     double *w = nu + DOUBLE_PENDULUM_NC;
     double *acceleration = out_dxdt + DOUBLE_PENDULUM_NQ;
     int i, status;
-    double_pendulum_zero(M, DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ);
-    double_pendulum_zero(J, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
-    double_pendulum_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    double_pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_NQ);
     for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) out_dxdt[i] = state[DOUBLE_PENDULUM_NQ + i];
     status = double_pendulum_factor_kkt(M, J, Y, S);

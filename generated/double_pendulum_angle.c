@@ -53,8 +53,7 @@ static void double_pendulum_angle_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-/* The equations at one state; entries of M and J not set here are zero. */
-static void double_pendulum_angle_equations(double t, const double state[], const double input[], const double param[],
+void double_pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -62,7 +61,6 @@ static void double_pendulum_angle_equations(double t, const double state[], cons
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
-    (void)out_J;
     (void)out_r;
     (void)out_g;
     const double th1 = state[0];
@@ -74,6 +72,8 @@ static void double_pendulum_angle_equations(double t, const double state[], cons
     const double l1 = param[2];
     const double l2 = param[3];
     const double g = param[4];
+    double_pendulum_angle_zero(out_M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
+    double_pendulum_angle_zero(out_J, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
     const double w1 = l1*l1;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m2*w1 + m1*w1;
@@ -103,9 +103,7 @@ int double_pendulum_angle_rhs(double t, const double state[], const double input
     double *w = nu + DOUBLE_PENDULUM_ANGLE_NC;
     double *acceleration = out_dxdt + DOUBLE_PENDULUM_ANGLE_NQ;
     int i, status;
-    double_pendulum_angle_zero(M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
-    double_pendulum_angle_zero(J, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
-    double_pendulum_angle_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    double_pendulum_angle_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_ANGLE_NQ);
     for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NQ; ++i) out_dxdt[i] = state[DOUBLE_PENDULUM_ANGLE_NQ + i];
     status = double_pendulum_angle_factor_kkt(M, J, Y, S);

@@ -25,5 +25,7 @@ const lgc_model double_pendulum_model = {
     double_pendulum_jacobian,
     DOUBLE_PENDULUM_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    double_pendulum_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

@@ -90,8 +90,7 @@ static void four_bar_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-/* The equations at one state; entries of M and J not set here are zero. */
-static void four_bar_equations(double t, const double state[], const double input[], const double param[],
+void four_bar_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -111,6 +110,8 @@ static void four_bar_equations(double t, const double state[], const double inpu
     const double ma = param[4];
     const double mb = param[5];
     const double mc = param[6];
+    four_bar_zero(out_M, FOUR_BAR_NQ*FOUR_BAR_NQ);
+    four_bar_zero(out_J, FOUR_BAR_NC*FOUR_BAR_NQ);
     const double w1 = cos(th2);
     const double w2 = a*a;
     const double w3 = sin(th2);
@@ -159,9 +160,7 @@ int four_bar_rhs(double t, const double state[], const double input[], const dou
     double *w = nu + FOUR_BAR_NC;
     double *acceleration = out_dxdt + FOUR_BAR_NQ;
     int i, status;
-    four_bar_zero(M, FOUR_BAR_NQ*FOUR_BAR_NQ);
-    four_bar_zero(J, FOUR_BAR_NC*FOUR_BAR_NQ);
-    four_bar_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    four_bar_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*FOUR_BAR_NQ);
     for (i = 0; i < FOUR_BAR_NQ; ++i) out_dxdt[i] = state[FOUR_BAR_NQ + i];
     status = four_bar_factor_kkt(M, J, Y, S);

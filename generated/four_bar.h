@@ -64,6 +64,16 @@ int four_bar_jacobian(double t, const double state[], const double input[], cons
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[]);
 
+/*
+** The pieces of the KKT system of four_bar_rhs at one state: M (NQ x NQ, lower
+** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
+** stabilised constraint rows' right-hand side r (NC), and g (NN), the
+** derivatives of the integral states. For callers with their own solver.
+*/
+void four_bar_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void four_bar_residuals(double t, const double state[], const double param[],
     double out_phi[], double out_phi_dot[], double out_g[]);

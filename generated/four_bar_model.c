@@ -25,5 +25,7 @@ const lgc_model four_bar_model = {
     four_bar_jacobian,
     FOUR_BAR_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    four_bar_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

@@ -79,8 +79,7 @@ static void knife_edge_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-/* The equations at one state; entries of M and J not set here are zero. */
-static void knife_edge_equations(double t, const double state[], const double input[], const double param[],
+void knife_edge_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -93,6 +92,8 @@ static void knife_edge_equations(double t, const double state[], const double in
     const double int_g1 = state[6];
     const double m = param[0];
     const double l = param[1];
+    knife_edge_zero(out_M, KNIFE_EDGE_NQ*KNIFE_EDGE_NQ);
+    knife_edge_zero(out_J, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
     const double w1 = 2.0*m;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = w1;
@@ -131,9 +132,7 @@ int knife_edge_rhs(double t, const double state[], const double input[], const d
     double *w = nu + KNIFE_EDGE_NC;
     double *acceleration = out_dxdt + KNIFE_EDGE_NQ;
     int i, status;
-    knife_edge_zero(M, KNIFE_EDGE_NQ*KNIFE_EDGE_NQ);
-    knife_edge_zero(J, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
-    knife_edge_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    knife_edge_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*KNIFE_EDGE_NQ);
     for (i = 0; i < KNIFE_EDGE_NQ; ++i) out_dxdt[i] = state[KNIFE_EDGE_NQ + i];
     status = knife_edge_factor_kkt(M, J, Y, S);

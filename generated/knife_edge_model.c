@@ -25,5 +25,7 @@ const lgc_model knife_edge_model = {
     knife_edge_jacobian,
     KNIFE_EDGE_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    knife_edge_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

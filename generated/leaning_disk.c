@@ -116,8 +116,7 @@ static void leaning_disk_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-/* The equations at one state; entries of M and J not set here are zero. */
-static void leaning_disk_equations(double t, const double state[], const double input[], const double param[],
+void leaning_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -135,6 +134,8 @@ static void leaning_disk_equations(double t, const double state[], const double 
     const double m = param[0];
     const double R = param[1];
     const double g = param[2];
+    leaning_disk_zero(out_M, LEANING_DISK_NQ*LEANING_DISK_NQ);
+    leaning_disk_zero(out_J, LEANING_DISK_NC*LEANING_DISK_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[6] = m;
@@ -196,9 +197,7 @@ int leaning_disk_rhs(double t, const double state[], const double input[], const
     double *w = nu + LEANING_DISK_NC;
     double *acceleration = out_dxdt + LEANING_DISK_NQ;
     int i, status;
-    leaning_disk_zero(M, LEANING_DISK_NQ*LEANING_DISK_NQ);
-    leaning_disk_zero(J, LEANING_DISK_NC*LEANING_DISK_NQ);
-    leaning_disk_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    leaning_disk_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*LEANING_DISK_NQ);
     for (i = 0; i < LEANING_DISK_NQ; ++i) out_dxdt[i] = state[LEANING_DISK_NQ + i];
     status = leaning_disk_factor_kkt(M, J, Y, S);

@@ -25,5 +25,7 @@ const lgc_model leaning_disk_model = {
     leaning_disk_jacobian,
     LEANING_DISK_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    leaning_disk_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

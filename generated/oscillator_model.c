@@ -25,5 +25,7 @@ const lgc_model oscillator_model = {
     oscillator_jacobian,
     OSCILLATOR_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    oscillator_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

@@ -67,8 +67,7 @@ static void pendulum_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-/* The equations at one state; entries of M and J not set here are zero. */
-static void pendulum_equations(double t, const double state[], const double input[], const double param[],
+void pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -82,6 +81,8 @@ static void pendulum_equations(double t, const double state[], const double inpu
     const double m = param[0];
     const double l = param[1];
     const double g = param[2];
+    pendulum_zero(out_M, PENDULUM_NQ*PENDULUM_NQ);
+    pendulum_zero(out_J, PENDULUM_NC*PENDULUM_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[3] = m;
@@ -109,9 +110,7 @@ int pendulum_rhs(double t, const double state[], const double input[], const dou
     double *w = nu + PENDULUM_NC;
     double *acceleration = out_dxdt + PENDULUM_NQ;
     int i, status;
-    pendulum_zero(M, PENDULUM_NQ*PENDULUM_NQ);
-    pendulum_zero(J, PENDULUM_NC*PENDULUM_NQ);
-    pendulum_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*PENDULUM_NQ);
     for (i = 0; i < PENDULUM_NQ; ++i) out_dxdt[i] = state[PENDULUM_NQ + i];
     status = pendulum_factor_kkt(M, J, Y, S);

@@ -25,5 +25,7 @@ const lgc_model pendulum_angle_model = {
     pendulum_angle_jacobian,
     PENDULUM_ANGLE_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    pendulum_angle_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

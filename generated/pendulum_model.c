@@ -25,5 +25,7 @@ const lgc_model pendulum_model = {
     pendulum_jacobian,
     PENDULUM_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    pendulum_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

@@ -25,5 +25,7 @@ const lgc_model rolling_ball_model = {
     rolling_ball_jacobian,
     ROLLING_BALL_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    rolling_ball_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

@@ -25,5 +25,7 @@ const lgc_model rolling_disk_model = {
     rolling_disk_jacobian,
     ROLLING_DISK_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    rolling_disk_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

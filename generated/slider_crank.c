@@ -89,8 +89,7 @@ static void slider_crank_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-/* The equations at one state; entries of M and J not set here are zero. */
-static void slider_crank_equations(double t, const double state[], const double input[], const double param[],
+void slider_crank_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -108,6 +107,8 @@ static void slider_crank_equations(double t, const double state[], const double 
     const double Jc = param[2];
     const double mr = param[3];
     const double ms = param[4];
+    slider_crank_zero(out_M, SLIDER_CRANK_NQ*SLIDER_CRANK_NQ);
+    slider_crank_zero(out_J, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
     const double w1 = sin(theta);
     const double w2 = r*r;
     const double w3 = cos(theta);
@@ -152,9 +153,7 @@ int slider_crank_rhs(double t, const double state[], const double input[], const
     double *w = nu + SLIDER_CRANK_NC;
     double *acceleration = out_dxdt + SLIDER_CRANK_NQ;
     int i, status;
-    slider_crank_zero(M, SLIDER_CRANK_NQ*SLIDER_CRANK_NQ);
-    slider_crank_zero(J, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
-    slider_crank_equations(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    slider_crank_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*SLIDER_CRANK_NQ);
     for (i = 0; i < SLIDER_CRANK_NQ; ++i) out_dxdt[i] = state[SLIDER_CRANK_NQ + i];
     status = slider_crank_factor_kkt(M, J, Y, S);

@@ -25,5 +25,7 @@ const lgc_model slider_crank_model = {
     slider_crank_jacobian,
     SLIDER_CRANK_NWORK_JACOBIAN,
     state_names,
-    0  /* vakonomic */
+    0,  /* vakonomic */
+    slider_crank_kkt_terms,
+    1  /* the rhs's solve is straight-line code */
 };

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kkt_lapack.h"
 #include "lagrangec/status.h"
 #include "lagrangec/system.h"
 
@@ -24,7 +25,10 @@ int lgc_system_init(lgc_system *sys, const lgc_model *model)
     sys->p = alloc_doubles(model->np, model->parameter_defaults);
     sys->u = alloc_doubles(model->nu, model->input_defaults);
     sys->work = alloc_doubles(model->nwork, NULL);
-    if (!sys->p || !sys->u || !sys->work) {
+    int lapack = model->kkt_terms && !model->straight_line_solve && model->nq >= LGC_LAPACK_MIN_NQ;
+    if (lapack)
+        sys->kkt_work = alloc_doubles((int)lgc_kkt_lapack_size(model), NULL);
+    if (!sys->p || !sys->u || !sys->work || (lapack && !sys->kkt_work)) {
         lgc_system_free(sys);
         return LGC_ERR_NOMEM;
     }
@@ -36,7 +40,13 @@ void lgc_system_free(lgc_system *sys)
     free(sys->p);
     free(sys->u);
     free(sys->work);
-    sys->p = sys->u = sys->work = NULL;
+    free(sys->kkt_work);
+    sys->p = sys->u = sys->work = sys->kkt_work = NULL;
+}
+
+int lgc_system_uses_lapack(const lgc_system *sys)
+{
+    return sys->kkt_work != NULL;
 }
 
 int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
@@ -44,8 +54,11 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
 {
     const lgc_model *m = sys->model;
     sys->nfev++;
-    int rc = lgc_model_status(m->rhs(t, x, sys->u, sys->p, sys->alpha, sys->beta,
-                                     dxdt, multipliers, sys->work));
+    int rc = lgc_model_status(
+        sys->kkt_work ? lgc_kkt_lapack_rhs(m, sys->kkt_work, t, x, sys->u, sys->p, sys->alpha,
+                                           sys->beta, dxdt, multipliers)
+                      : m->rhs(t, x, sys->u, sys->p, sys->alpha, sys->beta, dxdt, multipliers,
+                               sys->work));
     if (rc != LGC_OK)
         return rc;
     for (int i = 0; i < m->nx; i++)

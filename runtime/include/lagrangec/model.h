@@ -67,6 +67,11 @@ typedef struct lgc_model {
     int nwork_jacobian;                 /* doubles of scratch jacobian needs */
     const char *const *state_names;     /* nx: x, x', int_g1, (vakonomic) mu1 */
     int vakonomic;                      /* nonholonomic multipliers are states */
+    /* The KKT pieces rhs solves: M (lower triangle), f = Q - k, J, r, and g. */
+    void (*kkt_terms)(double t, const double x[], const double u[], const double p[],
+                      double alpha, double beta, double M[], double f[], double J[],
+                      double r[], double g[]);
+    int straight_line_solve;            /* rhs's solve is specialised straight-line code */
 } lgc_model;
 
 #ifdef __cplusplus

@@ -18,12 +18,29 @@ typedef struct lgc_system {
     double *u;              /* nu inputs, starts at model defaults */
     double alpha, beta;     /* Baumgarte gains passed to model->rhs */
     double *work;           /* model->nwork doubles of rhs scratch */
+    double *kkt_work;       /* LAPACK solve's scratch when it replaces the model's, else NULL */
     unsigned long nfev;     /* rhs evaluations so far */
 } lgc_system;
 
-/* Allocates p, u, work; gains from model->alpha/beta. */
+/*
+** Allocates p, u, work; gains from model->alpha/beta. When the model's own
+** KKT solve is the dense-loop one and it has at least LGC_LAPACK_MIN_NQ
+** coordinates, lgc_system_rhs solves with LAPACK instead, and init
+** allocates that solve's scratch too.
+*/
 int lgc_system_init(lgc_system *sys, const lgc_model *model);
 void lgc_system_free(lgc_system *sys);
+
+/*
+** From this many coordinates LAPACK (OpenBLAS, 1 thread) beats the generated
+** dense-loop solve: BENCHMARKS.md, "Large systems", measured by
+** `python3 tests/bench/kkt_bench.py BUILD_DIR`. (Straight-line solves are
+** kept at every size: they beat LAPACK wherever the generator emits them.)
+*/
+#define LGC_LAPACK_MIN_NQ 30
+
+/* 1 when lgc_system_rhs solves the KKT system with LAPACK, not the model's rhs. */
+int lgc_system_uses_lapack(const lgc_system *sys);
 
 /*
 ** dxdt = f(t, x); multipliers (nh+nn, may be NULL) are the constraint forces.

@@ -1,0 +1,23 @@
+/*
+** kkt_lapack.h — a model's rhs with its KKT system solved by LAPACK
+** (kkt_lapack.c); private to the runtime and its tests.
+*/
+#ifndef LAGRANGEC_KKT_LAPACK_H
+#define LAGRANGEC_KKT_LAPACK_H
+
+#include <stddef.h>
+
+#include "lagrangec/model.h"
+
+/* Doubles of workspace lgc_kkt_lapack_rhs needs for model m. */
+size_t lgc_kkt_lapack_size(const lgc_model *m);
+
+/*
+** What m->rhs computes (dxdt, multipliers may be NULL, the same LGC_MODEL_*
+** codes), from m->kkt_terms and a LAPACK solve in `work`. Never allocates.
+*/
+int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double x[],
+                       const double u[], const double p[], double alpha, double beta,
+                       double dxdt[], double multipliers[]);
+
+#endif
