@@ -96,7 +96,7 @@ class Deriver {
     }
     for (size_t j = 0; j < m_.nh; ++j) {
       std::string what = "holonomic constraint " + std::to_string(j + 1);
-      m_.phi.push_back(read_expression(spec_.holonomic[j], sym(), {what.c_str(), false, false}).expand());
+      m_.phi.push_back(read_expression(spec_.holonomic[j], sym(), {what.c_str(), false, false}));
     }
     for (size_t j = 0; j < m_.nn; ++j) {
       std::string what = "nonholonomic constraint " + std::to_string(j + 1);
@@ -152,15 +152,17 @@ class Deriver {
     const auto &s = sym();
     m_.A = GiNaC::matrix(m_.nh, m_.nq);
     for (size_t j = 0; j < m_.nh; ++j) {
+      // Kept as written, not expanded: (x2 - x1)^2 differentiates to
+      // 2 (x2 - x1), and the common subexpressions stay visible to the CSE.
       ex phi_dot = m_.phi[j].diff(s.t);
-      m_.phi_t.push_back(phi_dot.expand());
+      m_.phi_t.push_back(phi_dot);
       for (size_t i = 0; i < m_.nq; ++i) {
-        m_.A(j, i) = m_.phi[j].diff(s.q[i]).expand();
+        m_.A(j, i) = m_.phi[j].diff(s.q[i]);
         phi_dot += m_.A(j, i) * s.v[i];
       }
-      m_.phi_dot.push_back(phi_dot.expand());
-      m_.c_h.push_back(s.convective_derivative(m_.phi_dot[j]).expand());
-      m_.r.push_back((-m_.c_h[j] - m_.alpha * m_.phi_dot[j] - m_.beta * m_.phi[j]).expand());
+      m_.phi_dot.push_back(phi_dot);
+      m_.c_h.push_back(s.convective_derivative(m_.phi_dot[j]));
+      m_.r.push_back(-m_.c_h[j] - m_.alpha * m_.phi_dot[j] - m_.beta * m_.phi[j]);
     }
   }
 

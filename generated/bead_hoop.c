@@ -126,10 +126,10 @@ void bead_hoop_kkt_terms(double t, const double state[], const double input[], c
     const double w3 = cos(w1);
     out_J[4] = w3;
     /* stabilised right-hand side of holonomic 1: x^2 + y^2 + z^2 - R^2 */
-    out_r[0] = -(2.0*x_dot*x_dot + 2.0*y_dot*y_dot + 2.0*z_dot*z_dot + baumgarte_beta*y*y + baumgarte_beta*x*x + 2.0*baumgarte_alpha*y*y_dot - baumgarte_beta*R*R + 2.0*baumgarte_alpha*x*x_dot + 2.0*baumgarte_alpha*z*z_dot + baumgarte_beta*z*z);
+    out_r[0] = -(2.0*x_dot*x_dot + 2.0*y_dot*y_dot + 2.0*z_dot*z_dot + 2.0*baumgarte_alpha*(y*y_dot + x*x_dot + z*z_dot) + baumgarte_beta*(x*x + z*z + y*y - R*R));
     const double w4 = w*w;
     /* stabilised right-hand side of holonomic 2: -x*sin(w*t) + y*cos(w*t) */
-    out_r[1] = 2.0*w*y_dot*w2 - baumgarte_beta*y*w3 + baumgarte_alpha*x_dot*w2 - baumgarte_alpha*y_dot*w3 + baumgarte_alpha*w*y*w2 + baumgarte_alpha*w*x*w3 - x*w4*w2 + baumgarte_beta*x*w2 + 2.0*w*x_dot*w3 + y*w4*w3;
+    out_r[1] = 2.0*w*y_dot*w2 - baumgarte_beta*(y*w3 - x*w2) - x*w4*w2 + 2.0*w*x_dot*w3 + baumgarte_alpha*(w*x*w3 + x_dot*w2 - y_dot*w3 + w*y*w2) + y*w4*w3;
 }
 
 int bead_hoop_rhs(double t, const double state[], const double input[], const double param[],

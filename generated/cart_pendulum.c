@@ -112,8 +112,10 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
     out_J[0] = w1;
     out_J[1] = -w1;
     out_J[2] = 2.0*y;
+    const double w2 = s_dot - x_dot;
+    const double w3 = s - x;
     /* stabilised right-hand side of holonomic 1: (x - s)^2 + y^2 - l^2 */
-    out_r[0] = -(2.0*x_dot*x_dot + 2.0*y_dot*y_dot + 2.0*s_dot*s_dot + baumgarte_beta*y*y + baumgarte_beta*x*x + 2.0*baumgarte_alpha*s*s_dot + 2.0*baumgarte_alpha*y*y_dot - 4.0*s_dot*x_dot - 2.0*baumgarte_alpha*s*x_dot - 2.0*baumgarte_alpha*s_dot*x + baumgarte_beta*s*s + 2.0*baumgarte_alpha*x*x_dot - baumgarte_beta*l*l - 2.0*baumgarte_beta*s*x);
+    out_r[0] = -(2.0*y_dot*y_dot - 2.0*x_dot*w2 - baumgarte_beta*(l*l - w3*w3 - y*y) + 2.0*s_dot*w2 + 2.0*baumgarte_alpha*(y*y_dot - x_dot*w3 + s_dot*w3));
 }
 
 int cart_pendulum_rhs(double t, const double state[], const double input[], const double param[],
@@ -165,11 +167,11 @@ static void cart_pendulum_residual_derivatives(double t, const double state[], c
     out_dR_dx[6] = w2;
     out_dR_dx[7] = w1;
     out_dR_dx[14] = w1;
-    const double w3 = 2.0*in_acceleration[0] - 2.0*in_acceleration[1] + 2.0*baumgarte_alpha*s_dot - 2.0*baumgarte_alpha*x_dot - 2.0*baumgarte_beta*x + 2.0*baumgarte_beta*s;
+    const double w3 = 2.0*in_acceleration[0] - 2.0*in_acceleration[1] + baumgarte_beta*(2.0*s - 2.0*x) + 2.0*baumgarte_alpha*(s_dot - x_dot);
     out_dR_dx[18] = w3;
     out_dR_dx[19] = -w3;
     out_dR_dx[20] = 2.0*in_acceleration[2] + 2.0*baumgarte_alpha*y_dot + 2.0*baumgarte_beta*y;
-    const double w4 = 4.0*s_dot - 4.0*x_dot - 2.0*baumgarte_alpha*x + 2.0*baumgarte_alpha*s;
+    const double w4 = 4.0*s_dot - 4.0*x_dot + 2.0*baumgarte_alpha*(s - x);
     out_dR_dx[21] = w4;
     out_dR_dx[22] = -w4;
     out_dR_dx[23] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
@@ -238,9 +240,10 @@ void cart_pendulum_residuals(double t, const double state[], const double param[
     const double x_dot = state[4];  /* x' */
     const double y_dot = state[5];  /* y' */
     const double l = param[2];
+    const double w1 = s - x;
     /* holonomic 1: (x - s)^2 + y^2 - l^2 */
-    out_phi[0] = -(l*l - x*x - s*s - y*y + 2.0*s*x);
-    out_phi_dot[0] = 2.0*s*s_dot - 2.0*s*x_dot + 2.0*y*y_dot - 2.0*s_dot*x + 2.0*x*x_dot;
+    out_phi[0] = -(l*l - w1*w1 - y*y);
+    out_phi_dot[0] = 2.0*y*y_dot - 2.0*x_dot*w1 + 2.0*s_dot*w1;
 }
 
 double cart_pendulum_energy(double t, const double state[], const double param[])

@@ -112,7 +112,7 @@ void disk_link_rolling_kkt_terms(double t, const double state[], const double in
     out_J[1] = -r;
     out_J[2] = -1.0;
     /* stabilised right-hand side of holonomic 1: x - r*th - s - c0 */
-    out_r[0] = baumgarte_beta*r*th + baumgarte_alpha*s_dot - baumgarte_alpha*x_dot + baumgarte_beta*c0 + baumgarte_alpha*r*th_dot - baumgarte_beta*x + baumgarte_beta*s;
+    out_r[0] = baumgarte_alpha*(s_dot - x_dot + r*th_dot) + baumgarte_beta*(c0 + s - x + r*th);
 }
 
 int disk_link_rolling_rhs(double t, const double state[], const double input[], const double param[],

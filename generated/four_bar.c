@@ -131,20 +131,26 @@ void four_bar_kkt_terms(double t, const double state[], const double input[], co
     out_f[1] = -(0.5*a*b*mb*w8*w5*w1 - 0.5*a*b*mb*w8*w4*w3);
     /* row th4 */
     out_f[2] = 0.0;
+    const double w9 = a*w3;
     /* constraint Jacobian J = [A; B] */
-    out_J[0] = -a*w3;
-    out_J[1] = -b*w5;
-    const double w9 = sin(th4);
-    out_J[2] = c*w9;
-    out_J[3] = a*w1;
-    out_J[4] = b*w4;
-    const double w10 = cos(th4);
-    out_J[5] = -c*w10;
-    const double w11 = th4_dot*th4_dot;
+    out_J[0] = -w9;
+    const double w10 = b*w5;
+    out_J[1] = -w10;
+    const double w11 = sin(th4);
+    const double w12 = c*w11;
+    out_J[2] = w12;
+    const double w13 = a*w1;
+    out_J[3] = w13;
+    const double w14 = b*w4;
+    out_J[4] = w14;
+    const double w15 = cos(th4);
+    const double w16 = c*w15;
+    out_J[5] = -w16;
+    const double w17 = th4_dot*th4_dot;
     /* stabilised right-hand side of holonomic 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
-    out_r[0] = a*w8*w1 + b*baumgarte_alpha*th3_dot*w5 - a*baumgarte_beta*w1 - b*baumgarte_beta*w4 - baumgarte_alpha*c*th4_dot*w9 + b*w7*w4 + baumgarte_beta*c*w10 + a*baumgarte_alpha*th2_dot*w3 + baumgarte_beta*d - c*w11*w10;
+    out_r[0] = -(baumgarte_alpha*(c*th4_dot*w11 - a*th2_dot*w3 - b*th3_dot*w5) - a*w8*w1 - baumgarte_beta*(d - w13 + w16 - w14) - b*w7*w4 + c*w17*w15);
     /* stabilised right-hand side of holonomic 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
-    out_r[1] = a*w8*w3 - b*baumgarte_alpha*th3_dot*w4 - b*baumgarte_beta*w5 - c*w11*w9 + b*w7*w5 + baumgarte_alpha*c*th4_dot*w10 - a*baumgarte_alpha*th2_dot*w1 + baumgarte_beta*c*w9 - a*baumgarte_beta*w3;
+    out_r[1] = a*w8*w3 - baumgarte_beta*(w10 - w12 + w9) - c*w17*w11 + b*w7*w5 - baumgarte_alpha*(b*th3_dot*w4 - c*th4_dot*w15 + a*th2_dot*w1);
 }
 
 int four_bar_rhs(double t, const double state[], const double input[], const double param[],

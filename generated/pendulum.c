@@ -94,7 +94,7 @@ void pendulum_kkt_terms(double t, const double state[], const double input[], co
     out_J[0] = 2.0*x;
     out_J[1] = 2.0*y;
     /* stabilised right-hand side of holonomic 1: x^2 + y^2 - l^2 */
-    out_r[0] = -(2.0*x_dot*x_dot + 2.0*y_dot*y_dot + baumgarte_beta*y*y + baumgarte_beta*x*x + 2.0*baumgarte_alpha*y*y_dot + 2.0*baumgarte_alpha*x*x_dot - baumgarte_beta*l*l);
+    out_r[0] = -(2.0*x_dot*x_dot + 2.0*y_dot*y_dot - baumgarte_beta*(l*l - x*x - y*y) + 2.0*baumgarte_alpha*(y*y_dot + x*x_dot));
 }
 
 int pendulum_rhs(double t, const double state[], const double input[], const double param[],

@@ -128,16 +128,20 @@ void slider_crank_kkt_terms(double t, const double state[], const double input[]
     out_f[1] = -(0.5*L*mr*r*w8*w5*w1 + 0.5*L*mr*r*w8*w3*w4);
     /* row s */
     out_f[2] = 0.0;
+    const double w9 = r*w1;
     /* constraint Jacobian J = [A; B] */
-    out_J[0] = -r*w1;
-    out_J[1] = -L*w4;
+    out_J[0] = -w9;
+    const double w10 = L*w4;
+    out_J[1] = -w10;
     out_J[2] = -1.0;
-    out_J[3] = r*w3;
-    out_J[4] = -L*w5;
+    const double w11 = r*w3;
+    out_J[3] = w11;
+    const double w12 = L*w5;
+    out_J[4] = -w12;
     /* stabilised right-hand side of holonomic 1: r*cos(theta) + L*cos(psi) - s */
-    out_r[0] = -(L*baumgarte_beta*w5 - baumgarte_alpha*s_dot + baumgarte_beta*r*w3 - L*w7*w5 - baumgarte_alpha*r*theta_dot*w1 - L*baumgarte_alpha*psi_dot*w4 - r*w8*w3 - baumgarte_beta*s);
+    out_r[0] = baumgarte_beta*(s - w12 - w11) + L*w7*w5 + baumgarte_alpha*(s_dot + r*theta_dot*w1 + L*psi_dot*w4) + r*w8*w3;
     /* stabilised right-hand side of holonomic 2: r*sin(theta) - L*sin(psi) */
-    out_r[1] = -(L*w7*w4 + baumgarte_beta*r*w1 - r*w8*w1 + baumgarte_alpha*r*theta_dot*w3 - L*baumgarte_beta*w4 - L*baumgarte_alpha*psi_dot*w5);
+    out_r[1] = -(L*w7*w4 + baumgarte_beta*(w9 - w10) - baumgarte_alpha*(L*psi_dot*w5 - r*theta_dot*w3) - r*w8*w1);
 }
 
 int slider_crank_rhs(double t, const double state[], const double input[], const double param[],

@@ -47,7 +47,7 @@ def run(lagrangec, work, grid, lgc_limit, sympy_limit):
                 row["lgc"] = lagrangec_case(lagrangec, spec, out, lgc_limit)
                 lgc_on = row["lgc"] is not None
                 if lgc_on:
-                    row["lgc"]["ops"] = count_ops.count_function(f"{out}/{name}.c", f"{name}_equations")
+                    row["lgc"]["ops"] = count_ops.count_function(f"{out}/{name}.c", f"{name}_kkt_terms")
                     row["lgc"]["c"] = f"{out}/{name}.c"
             if sympy_on:
                 c_path = os.path.join(work, f"sympy_{form}_{n}.c")

@@ -1,4 +1,4 @@
-"""rhs_bench.py — cost of one rhs evaluation: lagrangec's NAME_rhs vs SymPy's cse+ccode with the same dense KKT solve."""
+"""rhs_bench.py — cost of one rhs evaluation: lagrangec's NAME_rhs vs SymPy's cse+ccode with the same KKT solve."""
 import os
 import sys
 
@@ -11,16 +11,19 @@ CALLS = 20  # callgrind counts are exact; a few calls average out nothing but ar
 
 
 def build(work, row):
-    """The two harness executables for one chain."""
+    """The harness executables for one chain: lagrangec; SymPy with lagrangec's own generated solve
+    (the same solve); SymPy with dense loops (a generic solve)."""
     name, lgc_c, sym_c = row["name"], row["lgc"]["c"], row["sympy"]["c"]
-    lgc_exe, sym_exe = f"{work}/rhs_lgc_{name}", f"{work}/rhs_sympy_{name}"
+    lgc_exe, same_exe, dense_exe = (f"{work}/rhs_{side}_{name}" for side in ("lgc", "sympy_same", "sympy_dense"))
     measure.output([CC] + CFLAGS + [f"-I{HERE}", f"-I{os.path.dirname(lgc_c)}",
                                     "-include", f"{name}.h", f"-DMODEL={name}", f"-DUMODEL={name.upper()}",
                                     f"{HERE}/lagrangec_adapter.c", lgc_c, f"{HERE}/bench_rhs.c", "-lm", "-o", lgc_exe])
-    measure.output([CC] + CFLAGS + [f"-I{HERE}", f"-I{os.path.dirname(sym_c)}",
-                                    f'-DSYMPY_SOURCE="{os.path.basename(sym_c)}"',
-                                    f"{HERE}/sympy_adapter.c", f"{HERE}/bench_rhs.c", "-lm", "-o", sym_exe])
-    return lgc_exe, sym_exe
+    sympy = [CC] + CFLAGS + [f"-I{HERE}", f"-I{os.path.dirname(sym_c)}", f'-DSYMPY_SOURCE="{os.path.basename(sym_c)}"']
+    measure.output(sympy + [f"-I{os.path.dirname(lgc_c)}", f"-DMODEL={name}",
+                            f'-DMODEL_SOURCE="{os.path.basename(lgc_c)}"',
+                            f"{HERE}/sympy_adapter.c", f"{HERE}/bench_rhs.c", "-lm", "-o", same_exe])
+    measure.output(sympy + [f"{HERE}/sympy_adapter.c", f"{HERE}/bench_rhs.c", "-lm", "-o", dense_exe])
+    return lgc_exe, same_exe, dense_exe
 
 
 def side(exe, solve_too=False):
@@ -38,12 +41,13 @@ def run(work, gen_rows, grid):
     for g in gen_rows:
         if g["n"] not in grid or not g.get("lgc") or not g.get("sympy"):
             continue
-        lgc_exe, sym_exe = build(work, g)
-        row = {"form": g["form"], "n": g["n"], "lgc": side(lgc_exe), "sympy": side(sym_exe, solve_too=True)}
-        a, b = row["lgc"]["value"], row["sympy"]["value"]
-        row["agree"] = abs(a - b) <= 1e-8 * max(1.0, abs(a), abs(b))
+        lgc_exe, same_exe, dense_exe = build(work, g)
+        row = {"form": g["form"], "n": g["n"], "lgc": side(lgc_exe), "sympy": side(same_exe, solve_too=True),
+               "sympy_dense": side(dense_exe, solve_too=True)}
+        a, b, c = row["lgc"]["value"], row["sympy"]["value"], row["sympy_dense"]["value"]
+        row["agree"] = all(abs(a - x) <= 1e-8 * max(1.0, abs(a), abs(x)) for x in (b, c))
         print(f"rhs {g['form']:9} N={g['n']:2}: lagrangec {row['lgc']['ir']:.0f} Ir {row['lgc']['ns']:.0f} ns, "
-              f"sympy {row['sympy']['ir']:.0f} Ir {row['sympy']['ns']:.0f} ns, same result: {row['agree']}",
-              file=sys.stderr, flush=True)
+              f"sympy (same solve) {row['sympy']['ir']:.0f} Ir, sympy (dense loops) {row['sympy_dense']['ir']:.0f} Ir, "
+              f"same result: {row['agree']}", file=sys.stderr, flush=True)
         rows.append(row)
     return rows

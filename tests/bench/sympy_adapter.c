@@ -1,15 +1,23 @@
 /*
 ** sympy_adapter.c — bench_call for SymPy's cse+ccode of M, f, J, r, wrapped
-** with the generated code's own KKT solve (dense_kkt.h), as lagrangec's rhs
-** does it: zero M and J, fill them, copy q', solve.
-** Compile with -DSYMPY_SOURCE='"sympy_angles_4.c"'.
+** with a KKT solve as lagrangec's rhs does it: zero M and J, fill them,
+** copy q', solve. Compile with -DSYMPY_SOURCE='"sympy_angles_4.c"' and either
+** -DMODEL=chain_a4 -DMODEL_SOURCE='"chain_a4.c"' (the very solve lagrangec
+** generated for the same chain: the strict "same solve") or neither (the
+** dense loops of dense_kkt.h, what a generic wrapper would do).
 */
 #include <math.h>
 #include <stddef.h>
 
 #include "bench_call.h"
 #include SYMPY_SOURCE
+#ifdef MODEL_SOURCE
+#include MODEL_SOURCE
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#else
 #include "dense_kkt.h"
+#endif
 
 #define NCX (NC > 0 ? NC : 1) /* no zero-length arrays in C */
 
@@ -28,7 +36,13 @@ void bench_setup(void)
 __attribute__((noinline)) int bench_solve(double a[]);
 __attribute__((noinline)) int bench_solve(double a[])
 {
+#ifdef MODEL_SOURCE
+    int status = CAT(MODEL, _factor_kkt)(M, J, Y, S);
+    if (status == 0) CAT(MODEL, _solve_kkt)(M, J, S, a, nu, w);
+    return status;
+#else
     return dense_solve_kkt(M, a, J, nu, Y, S, w);
+#endif
 }
 
 int bench_call(void)
