@@ -218,6 +218,10 @@ class Graph {
   int intern(Node n);
   void sort_operands(Node &n) const;
   int signed_sum(Node n);
+  // A term as its factors and their integer powers: x^3 y / z -> {x:3, y:1, z:-1}.
+  std::map<int, int> factors_of(int id) const;
+  int from_factors(const std::map<int, int> &factors);
+  bool combine_pythagoras(Node &n);
   // A node as coefficient × node: (c, inner) for a scaled node, else (1, id).
   std::pair<double, int> split_coefficient(int id) const;
   int call_derivative(const Node &n, int id, const std::string &var);

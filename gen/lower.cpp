@@ -76,7 +76,86 @@ std::pair<double, int> Graph::split_coefficient(int id) const {
   return {1.0, id};
 }
 
+std::map<int, int> Graph::factors_of(int id) const {
+  const Node &n = nodes_[id];
+  std::map<int, int> f;
+  if (n.kind == Node::mul) {
+    for (auto &[e, factor] : n.terms)
+      for (auto &[base, power] : factors_of(factor)) f[base] += int(e) * power;
+  } else if (n.kind == Node::ipow) {
+    f[n.terms[0].second] = n.exponent;
+  } else {
+    f[id] = 1;
+  }
+  return f;
+}
+
+int Graph::from_factors(const std::map<int, int> &factors) {
+  std::vector<std::pair<int, int>> list;
+  for (auto &[base, power] : factors)
+    for (int k = 0; k < std::abs(power); ++k) list.push_back({base, power > 0 ? 1 : -1});
+  return product(list);
+}
+
+bool Graph::combine_pythagoras(Node &n) {
+  // c F sin(a)^2 + c F cos(a)^2 = c F: a term with sin(a)^2 looks for its
+  // partner with cos(a)^2, the same coefficient and the same other factors.
+  for (size_t i = 0; i < n.terms.size(); ++i) {
+    auto fi = factors_of(n.terms[i].second);
+    for (auto &[base, power] : fi) {
+      const Node &b = nodes_[base];
+      if (b.kind != Node::call || b.name != "sin" || power < 2) continue;
+      int cos_node = call("cos", {b.terms[0].second});
+      auto want = fi;
+      if ((want[base] -= 2) == 0) want.erase(base);
+      for (size_t j = 0; j < n.terms.size(); ++j) {
+        if (j == i || n.terms[j].first != n.terms[i].first) continue;
+        auto fj = factors_of(n.terms[j].second);
+        auto c = fj.find(cos_node);
+        if (c == fj.end() || c->second < 2) continue;
+        if ((c->second -= 2) == 0) fj.erase(c);
+        if (fj != want) continue;
+        double coef = n.terms[i].first;
+        n.terms.erase(n.terms.begin() + long(std::max(i, j)));
+        n.terms.erase(n.terms.begin() + long(std::min(i, j)));
+        n.terms.push_back({coef, from_factors(want)});
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 int Graph::signed_sum(Node n) {
+  while (combine_pythagoras(n)) {
+  }
+  // Factors common to every term come out: 3 m l^2 (c1 c2 + s1 s2), not
+  // 3 m l^2 c1 c2 + 3 m l^2 s1 s2; coefficients too, when all are equal.
+  if (n.terms.size() >= 2 && n.value == 0) {
+    std::map<int, int> common = factors_of(n.terms[0].second);
+    double coef = std::fabs(n.terms[0].first);
+    for (auto &[c, id] : n.terms) {
+      auto f = factors_of(id);
+      for (auto it = common.begin(); it != common.end();) {
+        auto g = f.find(it->first);
+        int shared = g == f.end() || (g->second > 0) != (it->second > 0) ? 0
+                     : it->second > 0 ? std::min(it->second, g->second) : std::max(it->second, g->second);
+        if (shared == 0) it = common.erase(it);
+        else it->second = shared, ++it;
+      }
+      if (std::fabs(c) != coef) coef = 1;
+    }
+    if (!common.empty() || coef != 1) {
+      std::vector<std::pair<double, int>> rest;
+      for (auto &[c, id] : n.terms) {
+        auto f = factors_of(id);
+        for (auto &[base, power] : common)
+          if ((f[base] -= power) == 0) f.erase(base);
+        rest.push_back({c / coef, from_factors(f)});
+      }
+      return product({{from_factors(common), 1}, {sum(rest), 1}}, coef);
+    }
+  }
   // GiNaC writes a sum as a - b in one run and -(b - a) in the next; the
   // sum is kept with its first canonical term positive, the sign outside.
   sort_operands(n);

@@ -178,9 +178,9 @@ static void bead_hoop_residual_derivatives(double t, const double state[], const
     out_dR_dx[0] = w1;
     out_dR_dx[7] = w1;
     out_dR_dx[14] = w1;
-    out_dR_dx[18] = 2.0*in_acceleration[0] + 2.0*baumgarte_alpha*x_dot + 2.0*baumgarte_beta*x;
-    out_dR_dx[19] = 2.0*in_acceleration[1] + 2.0*baumgarte_alpha*y_dot + 2.0*baumgarte_beta*y;
-    out_dR_dx[20] = 2.0*in_acceleration[2] + 2.0*baumgarte_alpha*z_dot + 2.0*baumgarte_beta*z;
+    out_dR_dx[18] = 2.0*(in_acceleration[0] + baumgarte_alpha*x_dot + baumgarte_beta*x);
+    out_dR_dx[19] = 2.0*(in_acceleration[1] + baumgarte_alpha*y_dot + baumgarte_beta*y);
+    out_dR_dx[20] = 2.0*(in_acceleration[2] + baumgarte_alpha*z_dot + baumgarte_beta*z);
     out_dR_dx[21] = 4.0*x_dot + 2.0*baumgarte_alpha*x;
     out_dR_dx[22] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
     out_dR_dx[23] = 4.0*z_dot + 2.0*baumgarte_alpha*z;
@@ -257,7 +257,7 @@ void bead_hoop_residuals(double t, const double state[], const double param[],
     const double w = param[3];
     /* holonomic 1: x^2 + y^2 + z^2 - R^2 */
     out_phi[0] = x*x + z*z + y*y - R*R;
-    out_phi_dot[0] = 2.0*y*y_dot + 2.0*x*x_dot + 2.0*z*z_dot;
+    out_phi_dot[0] = 2.0*(y*y_dot + x*x_dot + z*z_dot);
     const double w1 = t*w;
     const double w2 = cos(w1);
     const double w3 = sin(w1);
@@ -276,7 +276,7 @@ double bead_hoop_energy(double t, const double state[], const double param[])
     const double m = param[0];
     const double g = param[2];
     /* T + V */
-    return 0.5*m*z_dot*z_dot + 0.5*m*y_dot*y_dot + 0.5*m*x_dot*x_dot + g*m*z;
+    return m*(0.5*x_dot*x_dot + 0.5*y_dot*y_dot + 0.5*z_dot*z_dot + g*z);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

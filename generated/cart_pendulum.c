@@ -107,15 +107,14 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
     out_f[1] = 0.0;
     /* row y */
     out_f[2] = -g*m;
-    const double w1 = 2.0*s - 2.0*x;
+    const double w1 = s - x;
     /* constraint Jacobian J = [A; B] */
-    out_J[0] = w1;
-    out_J[1] = -w1;
+    out_J[0] = 2.0*w1;
+    out_J[1] = -2.0*w1;
     out_J[2] = 2.0*y;
     const double w2 = s_dot - x_dot;
-    const double w3 = s - x;
     /* stabilised right-hand side of holonomic 1: (x - s)^2 + y^2 - l^2 */
-    out_r[0] = -(2.0*y_dot*y_dot - 2.0*x_dot*w2 - baumgarte_beta*(l*l - w3*w3 - y*y) + 2.0*s_dot*w2 + 2.0*baumgarte_alpha*(y*y_dot - x_dot*w3 + s_dot*w3));
+    out_r[0] = -(2.0*y_dot*y_dot - 2.0*x_dot*w2 - baumgarte_beta*(l*l - w1*w1 - y*y) + 2.0*s_dot*w2 + 2.0*baumgarte_alpha*(y*y_dot - x_dot*w1 + s_dot*w1));
 }
 
 int cart_pendulum_rhs(double t, const double state[], const double input[], const double param[],
@@ -167,13 +166,14 @@ static void cart_pendulum_residual_derivatives(double t, const double state[], c
     out_dR_dx[6] = w2;
     out_dR_dx[7] = w1;
     out_dR_dx[14] = w1;
-    const double w3 = 2.0*in_acceleration[0] - 2.0*in_acceleration[1] + baumgarte_beta*(2.0*s - 2.0*x) + 2.0*baumgarte_alpha*(s_dot - x_dot);
-    out_dR_dx[18] = w3;
-    out_dR_dx[19] = -w3;
-    out_dR_dx[20] = 2.0*in_acceleration[2] + 2.0*baumgarte_alpha*y_dot + 2.0*baumgarte_beta*y;
-    const double w4 = 4.0*s_dot - 4.0*x_dot + 2.0*baumgarte_alpha*(s - x);
-    out_dR_dx[21] = w4;
-    out_dR_dx[22] = -w4;
+    const double w3 = s - x;
+    const double w4 = in_acceleration[0] - in_acceleration[1] + baumgarte_alpha*(s_dot - x_dot) + baumgarte_beta*w3;
+    out_dR_dx[18] = 2.0*w4;
+    out_dR_dx[19] = -2.0*w4;
+    out_dR_dx[20] = 2.0*(in_acceleration[2] + baumgarte_alpha*y_dot + baumgarte_beta*y);
+    const double w5 = 4.0*s_dot - 4.0*x_dot + 2.0*baumgarte_alpha*w3;
+    out_dR_dx[21] = w5;
+    out_dR_dx[22] = -w5;
     out_dR_dx[23] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
     /* dR/du, dg/dx, dg/du */
     out_dR_du[0] = -1.0;
@@ -243,7 +243,7 @@ void cart_pendulum_residuals(double t, const double state[], const double param[
     const double w1 = s - x;
     /* holonomic 1: (x - s)^2 + y^2 - l^2 */
     out_phi[0] = -(l*l - w1*w1 - y*y);
-    out_phi_dot[0] = 2.0*y*y_dot - 2.0*x_dot*w1 + 2.0*s_dot*w1;
+    out_phi_dot[0] = 2.0*(y*y_dot - x_dot*w1 + s_dot*w1);
 }
 
 double cart_pendulum_energy(double t, const double state[], const double param[])
@@ -290,9 +290,9 @@ void cart_pendulum_constraint_jacobian(double t, const double state[], const dou
     const double x = state[1];
     const double y = state[2];
     cart_pendulum_zero(out_C, CART_PENDULUM_NC*CART_PENDULUM_NQ);
-    const double w1 = 2.0*s - 2.0*x;
+    const double w1 = s - x;
     /* holonomic 1: (x - s)^2 + y^2 - l^2 */
-    out_C[0] = w1;
-    out_C[1] = -w1;
+    out_C[0] = 2.0*w1;
+    out_C[1] = -2.0*w1;
     out_C[2] = 2.0*y;
 }

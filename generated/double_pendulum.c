@@ -136,20 +136,18 @@ void double_pendulum_kkt_terms(double t, const double state[], const double inpu
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*x1;
     out_J[1] = 2.0*y1;
-    const double w1 = 2.0*x1 - 2.0*x2;
-    out_J[4] = w1;
-    const double w2 = 2.0*y1 - 2.0*y2;
-    out_J[5] = w2;
-    out_J[6] = -w1;
-    out_J[7] = -w2;
+    const double w1 = x1 - x2;
+    out_J[4] = 2.0*w1;
+    const double w2 = y1 - y2;
+    out_J[5] = 2.0*w2;
+    out_J[6] = -2.0*w1;
+    out_J[7] = -2.0*w2;
     /* stabilised right-hand side of holonomic 1: x1^2 + y1^2 - l1^2 */
     out_r[0] = -(2.0*x1_dot*x1_dot + 2.0*y1_dot*y1_dot + 2.0*baumgarte_alpha*(y1*y1_dot + x1*x1_dot) + baumgarte_beta*(y1*y1 + x1*x1 - l1*l1));
     const double w3 = x1_dot - x2_dot;
-    const double w4 = x1 - x2;
-    const double w5 = y1 - y2;
-    const double w6 = y1_dot - y2_dot;
+    const double w4 = y1_dot - y2_dot;
     /* stabilised right-hand side of holonomic 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
-    out_r[1] = -(2.0*x1_dot*w3 - baumgarte_beta*(l2*l2 - w4*w4 - w5*w5) - 2.0*x2_dot*w3 + 2.0*y1_dot*w6 + 2.0*baumgarte_alpha*(x1_dot*w4 - y2_dot*w5 - x2_dot*w4 + y1_dot*w5) - 2.0*y2_dot*w6);
+    out_r[1] = -(2.0*x1_dot*w3 - baumgarte_beta*(l2*l2 - w1*w1 - w2*w2) - 2.0*x2_dot*w3 + 2.0*y1_dot*w4 + 2.0*baumgarte_alpha*(x1_dot*w1 - y2_dot*w2 - x2_dot*w1 + y1_dot*w2) - 2.0*y2_dot*w4);
 }
 
 int double_pendulum_rhs(double t, const double state[], const double input[], const double param[],
@@ -196,7 +194,7 @@ static void double_pendulum_residual_derivatives(double t, const double state[],
     const double y1_dot = state[5];  /* y1' */
     const double x2_dot = state[6];  /* x2' */
     const double y2_dot = state[7];  /* y2' */
-    const double w1 = -(2.0*in_multipliers[0] + 2.0*in_multipliers[1]);
+    const double w1 = -2.0*(in_multipliers[0] + in_multipliers[1]);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = w1;
     const double w2 = 2.0*in_multipliers[1];
@@ -208,22 +206,24 @@ static void double_pendulum_residual_derivatives(double t, const double state[],
     out_dR_dx[18] = w3;
     out_dR_dx[25] = w2;
     out_dR_dx[27] = w3;
-    out_dR_dx[32] = 2.0*in_acceleration[0] + 2.0*baumgarte_beta*x1 + 2.0*baumgarte_alpha*x1_dot;
-    out_dR_dx[33] = 2.0*in_acceleration[1] + 2.0*baumgarte_beta*y1 + 2.0*baumgarte_alpha*y1_dot;
+    out_dR_dx[32] = 2.0*(in_acceleration[0] + baumgarte_beta*x1 + baumgarte_alpha*x1_dot);
+    out_dR_dx[33] = 2.0*(in_acceleration[1] + baumgarte_beta*y1 + baumgarte_alpha*y1_dot);
     out_dR_dx[36] = 4.0*x1_dot + 2.0*baumgarte_alpha*x1;
     out_dR_dx[37] = 4.0*y1_dot + 2.0*baumgarte_alpha*y1;
-    const double w4 = 2.0*in_acceleration[0] - 2.0*in_acceleration[2] + baumgarte_beta*(2.0*x1 - 2.0*x2) + 2.0*baumgarte_alpha*(x1_dot - x2_dot);
-    out_dR_dx[40] = w4;
-    const double w5 = 2.0*in_acceleration[1] - 2.0*in_acceleration[3] + 2.0*baumgarte_alpha*(y1_dot - y2_dot) + baumgarte_beta*(2.0*y1 - 2.0*y2);
-    out_dR_dx[41] = w5;
-    out_dR_dx[42] = -w4;
-    out_dR_dx[43] = -w5;
-    const double w6 = 4.0*x1_dot - 4.0*x2_dot + 2.0*baumgarte_alpha*(x1 - x2);
-    out_dR_dx[44] = w6;
-    const double w7 = 4.0*y1_dot - 4.0*y2_dot + 2.0*baumgarte_alpha*(y1 - y2);
-    out_dR_dx[45] = w7;
-    out_dR_dx[46] = -w6;
-    out_dR_dx[47] = -w7;
+    const double w4 = x1 - x2;
+    const double w5 = in_acceleration[0] - in_acceleration[2] + baumgarte_alpha*(x1_dot - x2_dot) + baumgarte_beta*w4;
+    out_dR_dx[40] = 2.0*w5;
+    const double w6 = y1 - y2;
+    const double w7 = in_acceleration[1] - in_acceleration[3] + baumgarte_alpha*(y1_dot - y2_dot) + baumgarte_beta*w6;
+    out_dR_dx[41] = 2.0*w7;
+    out_dR_dx[42] = -2.0*w5;
+    out_dR_dx[43] = -2.0*w7;
+    const double w8 = 4.0*x1_dot - 4.0*x2_dot + 2.0*baumgarte_alpha*w4;
+    out_dR_dx[44] = w8;
+    const double w9 = 4.0*y1_dot - 4.0*y2_dot + 2.0*baumgarte_alpha*w6;
+    out_dR_dx[45] = w9;
+    out_dR_dx[46] = -w8;
+    out_dR_dx[47] = -w9;
 }
 
 int double_pendulum_jacobian(double t, const double state[], const double input[], const double param[],
@@ -292,12 +292,12 @@ void double_pendulum_residuals(double t, const double state[], const double para
     const double l2 = param[3];
     /* holonomic 1: x1^2 + y1^2 - l1^2 */
     out_phi[0] = y1*y1 + x1*x1 - l1*l1;
-    out_phi_dot[0] = 2.0*y1*y1_dot + 2.0*x1*x1_dot;
+    out_phi_dot[0] = 2.0*(y1*y1_dot + x1*x1_dot);
     const double w1 = x1 - x2;
     const double w2 = y1 - y2;
     /* holonomic 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
     out_phi[1] = -(l2*l2 - w1*w1 - w2*w2);
-    out_phi_dot[1] = 2.0*x1_dot*w1 - 2.0*y2_dot*w2 - 2.0*x2_dot*w1 + 2.0*y1_dot*w2;
+    out_phi_dot[1] = 2.0*(x1_dot*w1 - y2_dot*w2 - x2_dot*w1 + y1_dot*w2);
 }
 
 double double_pendulum_energy(double t, const double state[], const double param[])
@@ -351,11 +351,11 @@ void double_pendulum_constraint_jacobian(double t, const double state[], const d
     /* holonomic 1: x1^2 + y1^2 - l1^2 */
     out_C[0] = 2.0*x1;
     out_C[1] = 2.0*y1;
-    const double w1 = 2.0*x1 - 2.0*x2;
+    const double w1 = x1 - x2;
     /* holonomic 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
-    out_C[4] = w1;
-    const double w2 = 2.0*y1 - 2.0*y2;
-    out_C[5] = w2;
-    out_C[6] = -w1;
-    out_C[7] = -w2;
+    out_C[4] = 2.0*w1;
+    const double w2 = y1 - y2;
+    out_C[5] = 2.0*w2;
+    out_C[6] = -2.0*w1;
+    out_C[7] = -2.0*w2;
 }

@@ -74,20 +74,19 @@ void double_pendulum_angle_kkt_terms(double t, const double state[], const doubl
     const double g = param[4];
     double_pendulum_angle_zero(out_M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
     double_pendulum_angle_zero(out_J, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
-    const double w1 = l1*l1;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
-    out_M[0] = m2*w1 + m1*w1;
-    const double w2 = th1 - th2;
-    const double w3 = cos(w2);
-    out_M[2] = l1*l2*m2*w3;
+    out_M[0] = l1*l1*(m1 + m2);
+    const double w1 = th1 - th2;
+    const double w2 = cos(w1);
+    out_M[2] = l1*l2*m2*w2;
     out_M[3] = m2*l2*l2;
-    const double w4 = sin(w2);
-    const double w5 = sin(th1);
+    const double w3 = sin(th1);
+    const double w4 = sin(w1);
     /* f = Q - k, row th1 */
-    out_f[0] = -(l1*l2*m2*th2_dot*th2_dot*w4 + g*l1*m2*w5 + g*l1*m1*w5);
-    const double w6 = sin(th2);
+    out_f[0] = -l1*(g*m2*w3 + g*m1*w3 + l2*m2*th2_dot*th2_dot*w4);
+    const double w5 = sin(th2);
     /* row th2 */
-    out_f[1] = l1*l2*m2*th1_dot*th1_dot*w4 - g*l2*m2*w6;
+    out_f[1] = -l2*m2*(g*w5 - l1*th1_dot*th1_dot*w4);
 }
 
 int double_pendulum_angle_rhs(double t, const double state[], const double input[], const double param[],
@@ -138,21 +137,19 @@ static void double_pendulum_angle_residual_derivatives(double t, const double st
     const double l2 = param[3];
     const double g = param[4];
     const double w1 = th1 - th2;
-    const double w2 = cos(w1);
-    const double w3 = l1*l2*m2*th2_dot*th2_dot*w2;
-    const double w4 = sin(w1);
-    const double w5 = in_acceleration[1]*l1*l2*m2*w4;
-    const double w6 = cos(th1);
+    const double w2 = sin(w1);
+    const double w3 = cos(th1);
+    const double w4 = th2_dot*th2_dot;
+    const double w5 = cos(w1);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = w3 - w5 + g*l1*m2*w6 + g*l1*m1*w6;
-    out_dR_dx[1] = -(w3 - w5);
-    out_dR_dx[3] = 2.0*l1*l2*m2*th2_dot*w4;
-    const double w7 = in_acceleration[0]*l1*l2*m2*w4;
-    const double w8 = l1*l2*m2*th1_dot*th1_dot*w2;
-    out_dR_dx[4] = -(w7 + w8);
-    const double w9 = cos(th2);
-    out_dR_dx[5] = g*l2*m2*w9 + w7 + w8;
-    out_dR_dx[6] = -2.0*l1*l2*m2*th1_dot*w4;
+    out_dR_dx[0] = -l1*(in_acceleration[1]*l2*m2*w2 - g*m2*w3 - g*m1*w3 - l2*m2*w4*w5);
+    out_dR_dx[1] = l1*l2*m2*(in_acceleration[1]*w2 - w4*w5);
+    out_dR_dx[3] = 2.0*l1*l2*m2*th2_dot*w2;
+    const double w6 = th1_dot*th1_dot;
+    out_dR_dx[4] = -l1*l2*m2*(w6*w5 + in_acceleration[0]*w2);
+    const double w7 = cos(th2);
+    out_dR_dx[5] = l2*m2*(g*w7 + in_acceleration[0]*l1*w2 + l1*w6*w5);
+    out_dR_dx[6] = -2.0*l1*l2*m2*th1_dot*w2;
 }
 
 int double_pendulum_angle_jacobian(double t, const double state[], const double input[], const double param[],
@@ -254,11 +251,10 @@ void double_pendulum_angle_mass_matrix(double t, const double state[], const dou
     const double l1 = param[2];
     const double l2 = param[3];
     double_pendulum_angle_zero(out_M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
-    const double w1 = l1*l1;
     /* lower triangle; the upper one mirrors it */
-    out_M[0] = m2*w1 + m1*w1;
-    const double w2 = cos(th1 - th2);
-    out_M[2] = l1*l2*m2*w2;
+    out_M[0] = l1*l1*(m1 + m2);
+    const double w1 = cos(th1 - th2);
+    out_M[2] = l1*l2*m2*w1;
     out_M[3] = m2*l2*l2;
     double_pendulum_angle_mirror_lower(out_M);
 }

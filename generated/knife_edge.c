@@ -167,15 +167,17 @@ static void knife_edge_residual_derivatives(double t, const double state[], cons
     out_dR_dx[5] = -2.0*l*m*phi_dot*w1;
     out_dR_dx[9] = in_multipliers[0]*w3 - l*m*w2*w1 - in_acceleration[2]*l*m*w3;
     out_dR_dx[12] = -2.0*l*m*phi_dot*w3;
-    out_dR_dx[16] = -(in_acceleration[1]*l*m*w3 + in_acceleration[0]*l*m*w1);
-    out_dR_dx[23] = -(in_acceleration[1]*w3 + baumgarte_alpha*x_dot*w1 + baumgarte_alpha*y_dot*w3 + in_acceleration[0]*w1 - phi_dot*x_dot*w3 + phi_dot*y_dot*w1);
+    const double w4 = in_acceleration[1]*w3;
+    const double w5 = in_acceleration[0]*w1;
+    out_dR_dx[16] = -l*m*(w4 + w5);
+    out_dR_dx[23] = -(w4 + baumgarte_alpha*x_dot*w1 + baumgarte_alpha*y_dot*w3 + w5 - phi_dot*x_dot*w3 + phi_dot*y_dot*w1);
     out_dR_dx[24] = -(phi_dot*w1 + baumgarte_alpha*w3);
     out_dR_dx[25] = baumgarte_alpha*w1 - phi_dot*w3;
-    const double w4 = -(x_dot*w1 + y_dot*w3);
-    out_dR_dx[26] = w4;
+    const double w6 = -(x_dot*w1 + y_dot*w3);
+    out_dR_dx[26] = w6;
     out_dR_dx[27] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = w4;
+    out_dg_dx[2] = w6;
     out_dg_dx[3] = -w3;
     out_dg_dx[4] = w1;
 }
@@ -257,7 +259,7 @@ double knife_edge_energy(double t, const double state[], const double param[])
     const double w1 = cos(phi);
     const double w2 = sin(phi);
     /* T + V */
-    return l*m*phi_dot*y_dot*w1 - l*m*phi_dot*x_dot*w2 + m*y_dot*y_dot + m*x_dot*x_dot + 0.5*m*l*l*phi_dot*phi_dot;
+    return m*(x_dot*x_dot + y_dot*y_dot + l*phi_dot*y_dot*w1 + 0.5*l*l*phi_dot*phi_dot - l*phi_dot*x_dot*w2);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -144,32 +144,27 @@ void leaning_disk_kkt_terms(double t, const double state[], const double input[]
     out_M[10] = R*m*w1*w2;
     const double w3 = sin(psi);
     out_M[11] = R*m*w3*w2;
-    const double w4 = w2*w2;
-    const double w5 = w3*w3;
-    const double w6 = R*R;
-    const double w7 = m*w4*w6;
-    const double w8 = cos(theta);
-    const double w9 = w8*w8;
-    const double w10 = w1*w1;
-    out_M[12] = m*w4*w5*w6 + 0.5*w7 + 0.25*m*w9*w6 + m*w10*w4*w6;
-    out_M[15] = R*m*w8*w3;
-    out_M[16] = -R*m*w8*w1;
-    const double w11 = m*w6;
-    out_M[18] = m*w10*w9*w6 + w7 + m*w5*w9*w6 + 0.25*w11;
-    out_M[22] = 0.5*m*w6*w2;
-    out_M[24] = 0.5*w11;
-    const double w12 = psi_dot*psi_dot;
-    const double w13 = theta_dot*theta_dot;
+    const double w4 = R*R;
+    const double w5 = cos(theta);
+    out_M[12] = m*w4*(1.5*w2*w2 + 0.25*w5*w5);
+    out_M[15] = R*m*w5*w3;
+    out_M[16] = -R*m*w5*w1;
+    const double w6 = m*w4;
+    out_M[18] = 1.25*w6;
+    out_M[22] = 0.5*m*w4*w2;
+    out_M[24] = 0.5*w6;
+    const double w7 = psi_dot*psi_dot;
+    const double w8 = theta_dot*theta_dot;
     /* f = Q - k, row x */
-    out_f[0] = R*m*w12*w3*w2 - 2.0*R*m*psi_dot*theta_dot*w8*w1 + R*m*w13*w3*w2;
+    out_f[0] = R*m*(w7*w3*w2 + w8*w3*w2 - 2.0*psi_dot*theta_dot*w5*w1);
     /* row y */
-    out_f[1] = -(R*m*w12*w1*w2 + R*m*w13*w1*w2 + 2.0*R*m*psi_dot*theta_dot*w8*w3);
+    out_f[1] = -R*m*(w7*w1*w2 + 2.0*psi_dot*theta_dot*w5*w3 + w8*w1*w2);
     /* row psi */
-    out_f[2] = -(2.0*m*psi_dot*theta_dot*w10*w6*w8*w2 + 2.0*m*psi_dot*theta_dot*w5*w6*w8*w2 + 0.5*m*psi_dot*theta_dot*w6*w8*w2 + 0.5*m*phi_dot*theta_dot*w6*w8);
+    out_f[2] = -m*theta_dot*w4*w5*(0.5*phi_dot + 2.5*psi_dot*w2);
     /* row theta */
-    out_f[3] = m*w10*w6*w13*w8*w2 + m*w5*w12*w6*w8*w2 + m*w10*w12*w6*w8*w2 + m*w5*w6*w13*w8*w2 + R*g*m*w2 - m*w6*w13*w8*w2 + 0.25*m*w12*w6*w8*w2 + 0.5*m*phi_dot*psi_dot*w6*w8;
+    out_f[3] = R*m*(0.5*R*phi_dot*psi_dot*w5 + 1.25*R*w7*w5*w2 + g*w2);
     /* row phi */
-    out_f[4] = -0.5*m*psi_dot*theta_dot*w6*w8;
+    out_f[4] = -0.5*m*psi_dot*theta_dot*w4*w5;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 1.0;
     out_J[4] = -R*w1;
@@ -229,69 +224,55 @@ static void leaning_disk_residual_derivatives(double t, const double state[], co
     const double w1 = psi_dot*psi_dot;
     const double w2 = cos(psi);
     const double w3 = sin(theta);
-    const double w4 = theta_dot*theta_dot;
-    const double w5 = cos(theta);
-    const double w6 = sin(psi);
+    const double w4 = cos(theta);
+    const double w5 = sin(psi);
+    const double w6 = theta_dot*theta_dot;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[2] = -(R*m*w1*w2*w3 + R*m*w4*w2*w3 + 2.0*R*m*psi_dot*theta_dot*w5*w6 - R*in_acceleration[3]*m*w5*w2 + R*in_acceleration[2]*m*w6*w3);
-    out_dR_dx[3] = -(R*m*w4*w5*w6 + 2.0*R*m*psi_dot*theta_dot*w2*w3 + R*m*w1*w5*w6 - R*in_acceleration[2]*m*w5*w2 + R*in_acceleration[3]*m*w6*w3);
-    out_dR_dx[7] = -(2.0*R*m*psi_dot*w6*w3 - 2.0*R*m*theta_dot*w5*w2);
-    out_dR_dx[8] = 2.0*R*m*psi_dot*w5*w2 - 2.0*R*m*theta_dot*w6*w3;
-    out_dR_dx[14] = R*in_acceleration[2]*m*w2*w3 - R*m*w1*w6*w3 + R*in_acceleration[3]*m*w5*w6 + 2.0*R*m*psi_dot*theta_dot*w5*w2 - R*m*w4*w6*w3;
-    out_dR_dx[15] = R*m*w1*w5*w2 - 2.0*R*m*psi_dot*theta_dot*w6*w3 + R*in_acceleration[2]*m*w5*w6 + R*in_acceleration[3]*m*w2*w3 + R*m*w4*w5*w2;
-    out_dR_dx[19] = 2.0*R*m*theta_dot*w5*w6 + 2.0*R*m*psi_dot*w2*w3;
-    out_dR_dx[20] = 2.0*R*m*theta_dot*w2*w3 + 2.0*R*m*psi_dot*w5*w6;
-    const double w7 = R*in_acceleration[1]*m*w2*w3;
-    const double w8 = R*in_acceleration[0]*m*w6*w3;
-    out_dR_dx[26] = w7 - w8;
-    const double w9 = w2*w2;
-    const double w10 = R*R;
-    const double w11 = m*w9*w10*w5*w3;
-    const double w12 = m*w10*w5*w3;
-    const double w13 = w6*w6;
-    const double w14 = m*w13*w10*w5*w3;
-    const double w15 = R*in_acceleration[1]*m*w5*w6;
-    const double w16 = w5*w5;
-    const double w17 = w3*w3;
-    const double w18 = R*in_acceleration[0]*m*w5*w2;
-    out_dR_dx[27] = 0.25*in_acceleration[2]*(8.0*w11 + 2.0*w12 + 8.0*w14) + w15 + 0.5*m*psi_dot*theta_dot*w16*w10 + 0.5*in_acceleration[4]*m*w10*w5 - 2.0*m*psi_dot*theta_dot*w9*w17*w10 + 2.0*m*psi_dot*theta_dot*w13*w16*w10 + 2.0*m*psi_dot*theta_dot*w9*w16*w10 - 2.0*m*psi_dot*theta_dot*w17*w13*w10 + w18 - 0.5*m*psi_dot*theta_dot*w17*w10 - 0.5*m*phi_dot*theta_dot*w10*w3;
-    const double w19 = m*theta_dot*w13*w10*w5*w3;
-    const double w20 = m*theta_dot*w9*w10*w5*w3;
-    const double w21 = m*theta_dot*w10*w5*w3;
-    out_dR_dx[31] = 2.0*w19 + 2.0*w20 + 0.5*w21;
-    const double w22 = 2.0*m*psi_dot*w9*w10*w5*w3 + 0.5*m*phi_dot*w10*w5 + 0.5*m*psi_dot*w10*w5*w3 + 2.0*m*psi_dot*w13*w10*w5*w3;
-    out_dR_dx[32] = w22;
-    const double w23 = 0.5*m*theta_dot*w10*w5;
-    out_dR_dx[33] = w23;
-    out_dR_dx[38] = w15 + w18;
-    out_dR_dx[39] = w7 - w8 + m*w17*w13*w10*w4 - m*w17*w10*w4 - m*w9*w1*w16*w10 + 0.25*m*w17*w1*w10 - R*g*m*w5 + m*w17*w13*w1*w10 - m*w13*w16*w10*w4 + m*w9*w17*w1*w10 + m*w9*w17*w10*w4 - 0.25*m*w1*w16*w10 + 0.5*m*phi_dot*psi_dot*w10*w3 - m*w9*w16*w10*w4 + m*w16*w10*w4 - 0.25*in_acceleration[3]*(8.0*w11 - 8.0*w12 + 8.0*w14) - m*w13*w1*w16*w10;
-    out_dR_dx[43] = -w22;
-    out_dR_dx[44] = -(2.0*w19 + 2.0*w20 - 2.0*w21);
-    const double w24 = m*psi_dot*w10*w5;
-    out_dR_dx[45] = -0.5*w24;
-    out_dR_dx[50] = R*in_multipliers[1]*w2 - R*in_multipliers[0]*w6;
-    out_dR_dx[51] = 0.5*in_acceleration[2]*m*w10*w5 - 0.5*m*psi_dot*theta_dot*w10*w3;
-    out_dR_dx[55] = w23;
-    out_dR_dx[56] = 0.5*w24;
-    out_dR_dx[62] = R*baumgarte_alpha*phi_dot*w6 + R*phi_dot*psi_dot*w2 + R*in_acceleration[4]*w6;
+    out_dR_dx[2] = -R*m*(w1*w2*w3 + 2.0*psi_dot*theta_dot*w4*w5 - in_acceleration[3]*w4*w2 + w6*w2*w3 + in_acceleration[2]*w5*w3);
+    out_dR_dx[3] = -R*m*(w6*w4*w5 + 2.0*psi_dot*theta_dot*w2*w3 + w1*w4*w5 + in_acceleration[3]*w5*w3 - in_acceleration[2]*w4*w2);
+    out_dR_dx[7] = -2.0*R*m*(psi_dot*w5*w3 - theta_dot*w4*w2);
+    out_dR_dx[8] = -2.0*R*m*(theta_dot*w5*w3 - psi_dot*w4*w2);
+    out_dR_dx[14] = -R*m*(w1*w5*w3 + w6*w5*w3 - 2.0*psi_dot*theta_dot*w4*w2 - in_acceleration[2]*w2*w3 - in_acceleration[3]*w4*w5);
+    out_dR_dx[15] = R*m*(w6*w4*w2 - 2.0*psi_dot*theta_dot*w5*w3 + w1*w4*w2 + in_acceleration[2]*w4*w5 + in_acceleration[3]*w2*w3);
+    out_dR_dx[19] = 2.0*R*m*(psi_dot*w2*w3 + theta_dot*w4*w5);
+    out_dR_dx[20] = 2.0*R*m*(theta_dot*w2*w3 + psi_dot*w4*w5);
+    out_dR_dx[26] = R*m*w3*(in_acceleration[1]*w2 - in_acceleration[0]*w5);
+    const double w7 = w3*w3 - w4*w4;
+    out_dR_dx[27] = -R*m*(2.5*R*psi_dot*theta_dot*w7 - in_acceleration[0]*w4*w2 - 2.5*R*in_acceleration[2]*w4*w3 - 0.5*R*in_acceleration[4]*w4 - in_acceleration[1]*w4*w5 + 0.5*R*phi_dot*theta_dot*w3);
+    const double w8 = R*R;
+    out_dR_dx[31] = 2.5*m*theta_dot*w8*w4*w3;
+    const double w9 = m*w8*w4*(0.5*phi_dot + 2.5*psi_dot*w3);
+    out_dR_dx[32] = w9;
+    const double w10 = 0.5*m*theta_dot*w8*w4;
+    out_dR_dx[33] = w10;
+    out_dR_dx[38] = R*m*w4*(in_acceleration[1]*w5 + in_acceleration[0]*w2);
+    out_dR_dx[39] = -R*m*(g*w4 - 0.5*R*phi_dot*psi_dot*w3 + in_acceleration[0]*w5*w3 - in_acceleration[1]*w2*w3 - 1.25*R*w1*w7);
+    out_dR_dx[43] = -w9;
+    const double w11 = m*psi_dot*w8*w4;
+    out_dR_dx[45] = -0.5*w11;
+    out_dR_dx[50] = R*(in_multipliers[1]*w2 - in_multipliers[0]*w5);
+    out_dR_dx[51] = -0.5*m*w8*(psi_dot*theta_dot*w3 - in_acceleration[2]*w4);
+    out_dR_dx[55] = w10;
+    out_dR_dx[56] = 0.5*w11;
+    out_dR_dx[62] = R*(baumgarte_alpha*phi_dot*w5 + phi_dot*psi_dot*w2 + in_acceleration[4]*w5);
     out_dR_dx[65] = baumgarte_alpha;
-    const double w25 = R*phi_dot*w6;
-    out_dR_dx[67] = w25;
-    out_dR_dx[69] = R*psi_dot*w6 - R*baumgarte_alpha*w2;
+    const double w12 = R*phi_dot*w5;
+    out_dR_dx[67] = w12;
+    out_dR_dx[69] = R*(psi_dot*w5 - baumgarte_alpha*w2);
     out_dR_dx[70] = baumgarte_beta;
-    out_dR_dx[74] = -(R*in_acceleration[4]*w2 + R*baumgarte_alpha*phi_dot*w2 - R*phi_dot*psi_dot*w6);
+    out_dR_dx[74] = -R*(in_acceleration[4]*w2 - phi_dot*psi_dot*w5 + baumgarte_alpha*phi_dot*w2);
     out_dR_dx[78] = baumgarte_alpha;
-    const double w26 = -R*phi_dot*w2;
-    out_dR_dx[79] = w26;
-    out_dR_dx[81] = -(R*baumgarte_alpha*w6 + R*psi_dot*w2);
+    const double w13 = -R*phi_dot*w2;
+    out_dR_dx[79] = w13;
+    out_dR_dx[81] = -R*(psi_dot*w2 + baumgarte_alpha*w5);
     out_dR_dx[83] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = w25;
+    out_dg_dx[2] = w12;
     out_dg_dx[5] = 1.0;
     out_dg_dx[9] = -R*w2;
-    out_dg_dx[14] = w26;
+    out_dg_dx[14] = w13;
     out_dg_dx[18] = 1.0;
-    out_dg_dx[21] = -R*w6;
+    out_dg_dx[21] = -R*w5;
 }
 
 int leaning_disk_jacobian(double t, const double state[], const double input[], const double param[],
@@ -375,19 +356,14 @@ double leaning_disk_energy(double t, const double state[], const double param[])
     const double m = param[0];
     const double R = param[1];
     const double g = param[2];
-    const double w1 = sin(psi);
-    const double w2 = sin(theta);
+    const double w1 = cos(theta);
+    const double w2 = sin(psi);
     const double w3 = R*R;
-    const double w4 = theta_dot*theta_dot;
-    const double w5 = cos(theta);
-    const double w6 = w2*w2;
-    const double w7 = psi_dot*psi_dot;
-    const double w8 = cos(psi);
-    const double w9 = w1*w1;
-    const double w10 = w5*w5;
-    const double w11 = w8*w8;
+    const double w4 = sin(theta);
+    const double w5 = psi_dot*psi_dot;
+    const double w6 = cos(psi);
     /* T + V */
-    return R*m*psi_dot*y_dot*w1*w2 + 0.125*m*w3*w4 + R*m*theta_dot*x_dot*w5*w1 + 0.5*m*w6*w3*w4 + 0.25*m*phi_dot*phi_dot*w3 + 0.25*m*w6*w7*w3 - R*m*theta_dot*y_dot*w5*w8 + R*g*m*w5 + 0.5*m*w6*w9*w7*w3 + 0.5*m*w9*w10*w3*w4 + R*m*psi_dot*x_dot*w8*w2 + 0.5*m*w11*w6*w7*w3 + 0.5*m*y_dot*y_dot + 0.5*m*x_dot*x_dot + 0.125*m*w7*w10*w3 + 0.5*m*phi_dot*psi_dot*w3*w2 + 0.5*m*w11*w10*w3*w4;
+    return m*(0.5*x_dot*x_dot + 0.5*y_dot*y_dot + R*theta_dot*x_dot*w1*w2 + 0.625*w3*theta_dot*theta_dot + 0.75*w4*w4*w5*w3 + R*psi_dot*y_dot*w2*w4 + R*g*w1 + 0.125*w5*w1*w1*w3 + 0.25*phi_dot*phi_dot*w3 - R*theta_dot*y_dot*w1*w6 + 0.5*phi_dot*psi_dot*w3*w4 + R*psi_dot*x_dot*w6*w4);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
@@ -414,20 +390,15 @@ void leaning_disk_mass_matrix(double t, const double state[], const double param
     out_M[10] = R*m*w1*w2;
     const double w3 = sin(psi);
     out_M[11] = R*m*w3*w2;
-    const double w4 = w2*w2;
-    const double w5 = w3*w3;
-    const double w6 = R*R;
-    const double w7 = m*w4*w6;
-    const double w8 = cos(theta);
-    const double w9 = w8*w8;
-    const double w10 = w1*w1;
-    out_M[12] = m*w4*w5*w6 + 0.5*w7 + 0.25*m*w9*w6 + m*w10*w4*w6;
-    out_M[15] = R*m*w8*w3;
-    out_M[16] = -R*m*w8*w1;
-    const double w11 = m*w6;
-    out_M[18] = m*w10*w9*w6 + w7 + m*w5*w9*w6 + 0.25*w11;
-    out_M[22] = 0.5*m*w6*w2;
-    out_M[24] = 0.5*w11;
+    const double w4 = R*R;
+    const double w5 = cos(theta);
+    out_M[12] = m*w4*(1.5*w2*w2 + 0.25*w5*w5);
+    out_M[15] = R*m*w5*w3;
+    out_M[16] = -R*m*w5*w1;
+    const double w6 = m*w4;
+    out_M[18] = 1.25*w6;
+    out_M[22] = 0.5*m*w4*w2;
+    out_M[24] = 0.5*w6;
     leaning_disk_mirror_lower(out_M);
 }
 

@@ -179,7 +179,7 @@ double oscillator_energy(double t, const double state[], const double param[])
     const double q_dot = state[1];  /* q' */
     const double w = param[0];
     /* T + V */
-    return 0.5*q_dot*q_dot + 0.5*q*q*w*w;
+    return 0.5*(q_dot*q_dot + q*q*w*w);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -141,8 +141,8 @@ static void pendulum_residual_derivatives(double t, const double state[], const 
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = w1;
     out_dR_dx[5] = w1;
-    out_dR_dx[8] = 2.0*in_acceleration[0] + 2.0*baumgarte_alpha*x_dot + 2.0*baumgarte_beta*x;
-    out_dR_dx[9] = 2.0*in_acceleration[1] + 2.0*baumgarte_alpha*y_dot + 2.0*baumgarte_beta*y;
+    out_dR_dx[8] = 2.0*(in_acceleration[0] + baumgarte_alpha*x_dot + baumgarte_beta*x);
+    out_dR_dx[9] = 2.0*(in_acceleration[1] + baumgarte_alpha*y_dot + baumgarte_beta*y);
     out_dR_dx[10] = 4.0*x_dot + 2.0*baumgarte_alpha*x;
     out_dR_dx[11] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
 }
@@ -208,7 +208,7 @@ void pendulum_residuals(double t, const double state[], const double param[],
     const double l = param[1];
     /* holonomic 1: x^2 + y^2 - l^2 */
     out_phi[0] = -(l*l - x*x - y*y);
-    out_phi_dot[0] = 2.0*y*y_dot + 2.0*x*x_dot;
+    out_phi_dot[0] = 2.0*(y*y_dot + x*x_dot);
 }
 
 double pendulum_energy(double t, const double state[], const double param[])
@@ -220,7 +220,7 @@ double pendulum_energy(double t, const double state[], const double param[])
     const double m = param[0];
     const double g = param[2];
     /* T + V */
-    return g*m*y + 0.5*m*y_dot*y_dot + 0.5*m*x_dot*x_dot;
+    return m*(0.5*x_dot*x_dot + 0.5*y_dot*y_dot + g*y);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -188,7 +188,7 @@ double pendulum_angle_energy(double t, const double state[], const double param[
     const double g = param[2];
     const double w1 = cos(theta);
     /* T + V */
-    return 0.5*m*l*l*theta_dot*theta_dot - g*l*m*w1;
+    return -l*m*(g*w1 - 0.5*l*theta_dot*theta_dot);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

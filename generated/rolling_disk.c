@@ -181,29 +181,29 @@ static void rolling_disk_residual_derivatives(double t, const double state[], co
     const double th_dot = state[6];  /* th' */
     const double ph_dot = state[7];  /* ph' */
     const double r = param[1];
-    const double w1 = cos(th);
-    const double w2 = sin(th);
+    const double w1 = sin(th);
+    const double w2 = cos(th);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[32] = in_multipliers[1]*r*w1 - in_multipliers[0]*r*w2;
-    out_dR_dx[42] = in_acceleration[3]*r*w2 + baumgarte_alpha*ph_dot*r*w2 + ph_dot*r*th_dot*w1;
+    out_dR_dx[32] = -r*(in_multipliers[0]*w1 - in_multipliers[1]*w2);
+    out_dR_dx[42] = r*(ph_dot*th_dot*w2 + baumgarte_alpha*ph_dot*w1 + in_acceleration[3]*w1);
     out_dR_dx[44] = baumgarte_alpha;
-    const double w3 = ph_dot*r*w2;
+    const double w3 = ph_dot*r*w1;
     out_dR_dx[46] = w3;
-    out_dR_dx[47] = r*th_dot*w2 - baumgarte_alpha*r*w1;
+    out_dR_dx[47] = r*(th_dot*w1 - baumgarte_alpha*w2);
     out_dR_dx[48] = baumgarte_beta;
-    out_dR_dx[52] = -(in_acceleration[3]*r*w1 - ph_dot*r*th_dot*w2 + baumgarte_alpha*ph_dot*r*w1);
+    out_dR_dx[52] = r*(ph_dot*th_dot*w1 - baumgarte_alpha*ph_dot*w2 - in_acceleration[3]*w2);
     out_dR_dx[55] = baumgarte_alpha;
-    const double w4 = -ph_dot*r*w1;
+    const double w4 = -ph_dot*r*w2;
     out_dR_dx[56] = w4;
-    out_dR_dx[57] = -(baumgarte_alpha*r*w2 + r*th_dot*w1);
+    out_dR_dx[57] = -r*(th_dot*w2 + baumgarte_alpha*w1);
     out_dR_dx[59] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
     out_dg_dx[2] = w3;
     out_dg_dx[4] = 1.0;
-    out_dg_dx[7] = -r*w1;
+    out_dg_dx[7] = -r*w2;
     out_dg_dx[12] = w4;
     out_dg_dx[15] = 1.0;
-    out_dg_dx[17] = -r*w2;
+    out_dg_dx[17] = -r*w1;
 }
 
 int rolling_disk_jacobian(double t, const double state[], const double input[], const double param[],
@@ -285,7 +285,7 @@ double rolling_disk_energy(double t, const double state[], const double param[])
     const double r = param[1];
     const double w1 = r*r;
     /* T + V */
-    return 0.125*m*th_dot*th_dot*w1 + 0.5*m*y_dot*y_dot + 0.5*m*x_dot*x_dot + 0.25*m*ph_dot*ph_dot*w1;
+    return m*(0.5*x_dot*x_dot + 0.5*y_dot*y_dot + 0.25*ph_dot*ph_dot*w1 + 0.125*th_dot*th_dot*w1);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
