@@ -12,8 +12,11 @@ namespace lgc {
 
 namespace {
 
-// Straight-line code up to this many multiply-adds; loops beyond.
-constexpr size_t kMaxStraightLineOps = 6000;
+// Straight-line code up to this many multiply-adds; loops beyond. A dense
+// M (no constraints) passes it at n = 24, where the runtime's LAPACK path
+// starts to beat both (BENCHMARKS.md, "Large systems"); the runtime takes
+// over only loop-solved models.
+constexpr size_t kMaxStraightLineOps = 2600;
 
 // A boolean matrix: which entries are structurally nonzero.
 struct Pattern {

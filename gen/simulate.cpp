@@ -18,6 +18,9 @@ namespace lgc {
 
 namespace {
 
+// Generated sources from this size on are compiled with -O1 (see build_program).
+constexpr size_t kLargeSource = 1 << 20;
+
 std::string read_all(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
@@ -94,11 +97,12 @@ std::vector<std::string> split(const std::string &s) {
 }
 
 // Builds the model's program for `spec` in `dir` unless it is there already.
-std::string build_program(const Spec &spec, Formulation formulation, const Runtime &rt, const std::string &dir) {
+std::string build_program(const Spec &spec, Formulation formulation, bool with_jacobian, const Runtime &rt,
+                          const std::string &dir) {
   std::string exe = dir + "/" + spec.name;
   if (::access(exe.c_str(), X_OK) == 0) return exe;
   make_dirs(dir);
-  GeneratedFiles files = generate(spec, formulation);
+  GeneratedFiles files = generate(spec, formulation, with_jacobian);
   write_generated(spec, files, dir);
   write_file_atomically(dir + "/main.c",
                         "/* main.c — the program of " + spec.name + ", written by lagrangec simulate. */\n"
@@ -107,7 +111,10 @@ std::string build_program(const Spec &spec, Formulation formulation, const Runti
                         "_model, argc, argv); }\n");
   const char *cc = std::getenv("CC");
   std::string tmp = exe + ".partial";
-  std::vector<std::string> cmd = {cc && *cc ? cc : "cc", "-std=c11", "-O2", "-I" + dir, "-I" + rt.include_dir,
+  // gcc -O2 on megabytes of straight-line code takes minutes and gigabytes
+  // (a 40-link chain in angles: over 7 min and 13 GB); -O1 keeps that bounded.
+  const char *optimise = files.source.size() < kLargeSource ? "-O2" : "-O1";
+  std::vector<std::string> cmd = {cc && *cc ? cc : "cc", "-std=c11", optimise, "-I" + dir, "-I" + rt.include_dir,
                                   dir + "/" + spec.name + ".c", dir + "/" + spec.name + "_model.c", dir + "/main.c",
                                   rt.library, "-o", tmp};
   for (auto &a : split(LGC_RUNTIME_LINK_ARGS)) cmd.push_back(a);
@@ -123,10 +130,14 @@ int run_model(const std::string &command, const std::string &spec_path, Formulat
               const std::vector<std::string> &options) {
   Spec spec = read_spec(spec_path);
   Runtime rt = find_runtime();
-  std::string variant = formulation == Formulation::vakonomic ? "-vakonomic" : "";
+  // simulate needs no Jacobians, and they can cost more than the rest.
+  bool with_jacobian = command == "linearize";
+  std::string variant = std::string(formulation == Formulation::vakonomic ? "-vakonomic" : "") +
+                        (with_jacobian ? "-jacobian" : "");
   std::string key = hex_hash(spec.source + '\0' + variant + '\0' + LGC_VERSION + '\0' + read_all(self_path()) +
                              '\0' + read_all(rt.library));
-  std::string exe = build_program(spec, formulation, rt, cache_root() + "/" + spec.name + variant + "-" + key);
+  std::string exe =
+      build_program(spec, formulation, with_jacobian, rt, cache_root() + "/" + spec.name + variant + "-" + key);
   std::vector<std::string> argv = {"lagrangec " + command + " " + spec_path, command};  // [0]: for its usage text
   argv.insert(argv.end(), options.begin(), options.end());
   std::fflush(nullptr);

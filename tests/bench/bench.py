@@ -23,9 +23,10 @@ import sim_bench
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FULL = {"grid": [1, 2, 4, 6, 8, 10, 15, 20, 30, 40, 50], "rhs": [2, 4, 6, 8, 10],
-        "kkt": [10, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200], "sim_t": 1.0,
+        "kkt": kkt_bench.CASES, "sim_t": 1.0,
         "profile": [("angles", 10), ("angles", 15), ("cartesian", 50)]}
-QUICK = {"grid": [1, 2, 4], "rhs": [2, 4], "kkt": [10, 40], "sim_t": 0.1, "profile": [("angles", 4)]}
+QUICK = {"grid": [1, 2, 4], "rhs": [2, 4], "kkt": [("angles", 10), ("angles", 40)], "sim_t": 0.1,
+         "profile": [("angles", 4)]}
 LIMITS = {"lgc": 120, "sympy": 60}  # seconds per case
 
 
@@ -81,12 +82,7 @@ def main():
          ("10-link chain (Cartesian)", chain10, 5 * cfg["sim_t"])],
         [] if quick else [(f"{n}-link chain (Cartesian)", chain_specs.write(work, "cartesian", n)[1])
                           for n in (20, 50)])
-    rows = kkt_bench.run(work, cfg["kkt"])
-    res["kkt"] = {"rows": rows, "crossover": {
-        "half_ns": kkt_bench.crossover(rows, lambda n: n // 2, "ns"),
-        "half_ir": kkt_bench.crossover(rows, lambda n: n // 2, "ir"),
-        "zero_ns": kkt_bench.crossover(rows, lambda n: 0, "ns"),
-        "zero_ir": kkt_bench.crossover(rows, lambda n: 0, "ir")}}
+    res["kkt"] = kkt_bench.results(kkt_bench.run(lagrangec, build, work, cfg["kkt"]))
     res["profile"] = {}
     for form, n in cfg["profile"]:
         name, spec = chain_specs.write(work, form, n)

@@ -112,23 +112,31 @@ def simulation(res):
 
 def kkt(res):
     k = res["kkt"]
-    out = ["\n## Large systems: generated loop solve vs OpenBLAS/LAPACK\n",
-           "`tests/bench/kkt_bench.c`, compiled per size: the generated loops (`dense_kkt.h`, sizes known at "
-           "compile time) against the same range-space solve through LAPACK/BLAS (dpotrf, dpotrs, dtrsm, dsyrk, "
-           "dgemv; OpenBLAS with 1 thread), on a random dense SPD M (n × n) and a random J (m × n); each solve "
-           "first copies M, f, r in. ns: median of 5 runs; Ir: callgrind (under valgrind OpenBLAS runs a "
-           "different, non-AVX-512 kernel, so its Ir is only indicative; the ns decide). "
-           f"Largest difference between the two answers: {max(r['max_diff'] for r in k['rows']):.1e}.\n",
-           "| n | m | loop ns | LAPACK ns | loop Ir | LAPACK Ir | LAPACK faster |",
-           "|---:|---:|---:|---:|---:|---:|:-:|"]
-    for r in sorted(k["rows"], key=lambda r: (r["nc"] == 0, r["nq"])):
-        out.append(f"| {r['nq']} | {r['nc']} | {r['loop']['ns']:.0f} | {r['lapack']['ns']:.0f} | "
-                   f"{r['loop']['ir']:.0f} | {r['lapack']['ir']:.0f} | "
-                   f"{'yes' if r['lapack']['ns'] < r['loop']['ns'] else 'no'} |")
+    out = ["\n## Large systems: generated KKT solve vs the runtime's LAPACK path\n",
+           "`tests/bench/kkt_bench.c` per model (`lagrangec generate --no-jacobian`, `cc -O2`; *dense*: "
+           "M = diag(m) + k 1 1ᵀ from parameters, with *half* n/2 rows q_i − q_(i+n/2); the chains of "
+           "`chain_specs.py`): the generated "
+           "`NAME_rhs` with its own solve (straight-line code, or dense loops over compile-time sizes when that "
+           "code would pass ~6000 multiply-adds) against `lgc_kkt_lapack_rhs` (runtime/src/kkt_lapack.c: dpotrf, "
+           "dtrsv, dtrsm, dsyrk, dgemv, dpotrs; OpenBLAS with 1 thread). Both call `NAME_kkt_terms` first; the "
+           "*solve* columns are a path's cost minus that call's. ns: median of 5 runs; Ir: callgrind (under "
+           "valgrind OpenBLAS runs a different, non-AVX-512 kernel, so its Ir is only indicative; the ns decide). "
+           f"Largest relative difference of dxdt between the paths: {max(r['max_rel_diff'] for r in k['rows']):.1e}.\n",
+           "| model | n | m | generated solve | kkt_terms ns | generated solve ns | LAPACK solve ns "
+           "| generated solve Ir | LAPACK solve Ir | LAPACK faster |",
+           "|---|---:|---:|---|---:|---:|---:|---:|---:|:-:|"]
+    for r in sorted(k["rows"], key=lambda r: (r["form"], r["nq"])):
+        g, l = r["generated"], r["lapack"]
+        out.append(f"| {r['form']} {r['n']} | {r['nq']} | {r['nc']} | "
+                   f"{'straight-line' if r['straight_line'] else 'dense loops'} | {r['terms']['ns']:.0f} | "
+                   f"{g['solve_ns']:.0f} | {l['solve_ns']:.0f} | {g['solve_ir']:.0f} | {l['solve_ir']:.0f} | "
+                   f"{'yes' if l['solve_ns'] < g['solve_ns'] else 'no'} |")
     c = k["crossover"]
-    out.append(f"\n**Crossover** (smallest measured n from which LAPACK is faster at every larger measured n): "
-               f"m = n/2: n = {c['half_ns']} by time ({c['half_ir']} by Ir); m = 0 (M alone): n = {c['zero_ns']} "
-               f"by time ({c['zero_ir']} by Ir).")
+    out.append(f"\n**Crossover for dense M** (smallest measured n from which LAPACK's solve is faster at every "
+               f"larger measured n): m = 0: n = {c['dense_ns']} by time ({c['dense_ir']} by Ir); m = n/2: "
+               f"n = {c['dense_half_ns']} by time ({c['dense_half_ir']} by Ir). The runtime takes LAPACK when the "
+               "generated solve is the dense-loop one and n ≥ `LGC_LAPACK_MIN_NQ` "
+               "(runtime/include/lagrangec/system.h).")
     return out
 
 
@@ -190,7 +198,7 @@ def machine(res):
             "valgrind --tool=callgrind --toggle-collect=bench_call RHS_HARNESS calls 20     # and: RHS_HARNESS ns",
             "lagrangec simulate SPEC --dt 1e-3 --t-end T --project none|velocity|full      # steps/s of the summary",
             "LD_PRELOAD=alloc_count.so SIMULATOR simulate --dt 1e-3 --t-end 0.1|0.05 --project MODE --quiet",
-            "OPENBLAS_NUM_THREADS=1 kkt_bench loop|lapack ns   # and under callgrind --toggle-collect=solve_once",
+            "OPENBLAS_NUM_THREADS=1 kkt_bench generated|lapack|terms ns   # and under callgrind --toggle-collect=call_once",
             "valgrind --tool=callgrind lagrangec generate SPEC -o DIR; callgrind_annotate --inclusive=yes", "```\n"]
 
 

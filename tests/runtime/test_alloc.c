@@ -1,13 +1,14 @@
 /*
 ** test_alloc.c — no heap traffic inside steps: this binary interposes
 ** malloc, calloc, realloc and free (forwarding to glibc) and counts calls
-** made while stepping, OpenBLAS/LAPACK included.
+** made while stepping, OpenBLAS/LAPACK included (the LAPACK KKT path too).
 */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "chain_kkt.h"
 #include "knife_edge.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/model.h"
@@ -48,14 +49,14 @@ void free(void *p)
     __libc_free(p);
 }
 
-/* At least 1e5 steps (each tracked) and monitor samples with counting on. */
-static void count_steps(const lgc_model *m, const lgc_driver_options *o)
+/* At least nsteps steps (each tracked) and monitor samples with counting on. */
+static void count_steps(const lgc_model *m, const lgc_driver_options *o, unsigned long nsteps)
 {
     lgc_system sys;
     lgc_monitor mon;
     run_tracker tr = {&mon, &sys};
-    double x[16];
-    assert_true(m->nx <= 16);
+    double x[CHAIN_KKT_NX];
+    assert_true(m->nx <= CHAIN_KKT_NX);
     assert_int_equal(lgc_system_init(&sys, m), LGC_OK);
     assert_int_equal(lgc_monitor_init(&mon, m), LGC_OK);
     /* Setup does allocate: proof the interposition sees the library's calls. */
@@ -68,7 +69,6 @@ static void count_steps(const lgc_model *m, const lgc_driver_options *o)
     assert_int_equal(lgc_driver_reset(d, 0.0, m->initial_state), LGC_OK);
     lgc_driver_observe(d, run_track, &tr);
     const double dt = o->type->adaptive ? 1.0 : o->h;
-    const unsigned long nsteps = 100000;
     unsigned long before;
     lgc_stats st;
     int rc = LGC_OK;
@@ -103,9 +103,9 @@ static void rk4_full_mass_allocates_nothing(void **state)
     o.h = 1e-3;
     o.project = LGC_PROJECT_FULL;
     o.metric = LGC_METRIC_MASS;
-    count_steps(&pendulum_model, &o);
+    count_steps(&pendulum_model, &o, 100000);
     o.metric = LGC_METRIC_IDENTITY;
-    count_steps(&pendulum_model, &o);
+    count_steps(&pendulum_model, &o, 100000);
 }
 
 static void dopri5_velocity_allocates_nothing(void **state)
@@ -119,9 +119,25 @@ static void dopri5_velocity_allocates_nothing(void **state)
     o.atol = 1e-12;
     o.project = LGC_PROJECT_VELOCITY;
     o.metric = LGC_METRIC_MASS;
-    count_steps(&knife_edge_model, &o);
+    count_steps(&knife_edge_model, &o, 100000);
     o.project = LGC_PROJECT_FULL;
-    count_steps(&pendulum_model, &o);
+    count_steps(&pendulum_model, &o, 100000);
+}
+
+/* The rhs through the runtime's LAPACK KKT solve (kkt_lapack.c). */
+static void lapack_kkt_path_allocates_nothing(void **state)
+{
+    (void)state;
+    lgc_system sys;
+    assert_int_equal(lgc_system_init(&sys, &chain_kkt_model), LGC_OK);
+    assert_true(lgc_system_uses_lapack(&sys));
+    lgc_system_free(&sys);
+    lgc_driver_options o;
+    lgc_driver_options_default(&o);
+    o.h = 1e-3;
+    o.project = LGC_PROJECT_FULL;
+    o.metric = LGC_METRIC_MASS;
+    count_steps(&chain_kkt_model, &o, 1000);
 }
 
 int main(void)
@@ -129,6 +145,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rk4_full_mass_allocates_nothing),
         cmocka_unit_test(dopri5_velocity_allocates_nothing),
+        cmocka_unit_test(lapack_kkt_path_allocates_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

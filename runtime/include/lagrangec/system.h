@@ -33,11 +33,12 @@ void lgc_system_free(lgc_system *sys);
 
 /*
 ** From this many coordinates LAPACK (OpenBLAS, 1 thread) beats the generated
-** dense-loop solve: BENCHMARKS.md, "Large systems", measured by
-** `python3 tests/bench/kkt_bench.py BUILD_DIR`. (Straight-line solves are
-** kept at every size: they beat LAPACK wherever the generator emits them.)
+** dense-loop solve: at 24 with 12 rows 4.4 vs 5.5 us, at 22 the loops still
+** win. BENCHMARKS.md, "Large systems", measured by
+** `OPENBLAS_NUM_THREADS=1 /usr/bin/python3 -B tests/bench/kkt_bench.py BUILD_DIR`.
+** Straight-line solves are always kept: for sparse models they are far faster.
 */
-#define LGC_LAPACK_MIN_NQ 30
+#define LGC_LAPACK_MIN_NQ 24
 
 /* 1 when lgc_system_rhs solves the KKT system with LAPACK, not the model's rhs. */
 int lgc_system_uses_lapack(const lgc_system *sys);
