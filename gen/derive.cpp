@@ -123,11 +123,45 @@ class Deriver {
           error_at(spec_.kinetic.loc_of(0),
                    "the kinetic energy is not quadratic in the velocities: d2T/d" + name_of(i) + "'d" +
                        name_of(j) + "' depends on the velocities");
+        count_terms(m_.M(i, j));  // before expanding: the expansion is what can explode
         m_.M(i, j) = m_.M(i, j).expand();  // like terms merged, structural zeros found
       }
-      m_.k.push_back((kin.k[i] + m_.V.diff(s.q[i])).expand());
+      ex k = kin.k[i] + m_.V.diff(s.q[i]);
+      count_terms(k);
+      m_.k.push_back(k.expand());
     }
     check_mass_matrix();
+  }
+
+  // Equations past this many terms would take minutes and gigabytes to
+  // generate and to compile: stop with a message instead.
+  static constexpr size_t kMaxTerms = 1000000;
+  size_t terms_ = 0;
+
+  // An upper bound on the terms e has once expanded, without expanding it.
+  static double expanded_size(const ex &e) {
+    if (GiNaC::is_a<GiNaC::add>(e)) {
+      double n = 0;
+      for (size_t i = 0; i < e.nops(); ++i) n += expanded_size(e.op(i));
+      return n;
+    }
+    if (GiNaC::is_a<GiNaC::mul>(e)) {
+      double n = 1;
+      for (size_t i = 0; i < e.nops(); ++i) n *= expanded_size(e.op(i));
+      return n;
+    }
+    if (GiNaC::is_a<GiNaC::power>(e) && e.op(1).info(GiNaC::info_flags::posint))
+      return std::pow(expanded_size(e.op(0)), GiNaC::ex_to<GiNaC::numeric>(e.op(1)).to_double());
+    return 1;
+  }
+
+  void count_terms(const ex &e) {
+    terms_ += size_t(std::min(expanded_size(e), double(kMaxTerms) + 1));
+    if (terms_ > kMaxTerms)
+      error_at(spec_.kinetic.loc_of(0),
+               "the equations of motion grow past " + std::to_string(kMaxTerms) +
+                   " terms (the generator's limit on their size); a chain in relative angles grows like n^6: "
+                   "write such a system in absolute angles, or in Cartesian coordinates with constraints");
   }
 
   void check_mass_matrix() {

@@ -136,6 +136,7 @@ static double sliding_vs_rolling(double eps)
     walk_init(&ws, &disk_link_sliding_model, f.t1, 1, 1e-11, LGC_PROJECT_NONE);
     ws.p = p;
     assert_int_equal(walk(&ws, keep_state, x1), LGC_OK);
+    walk_free(&ws);  /* each walk makes its own monitor */
     ws.x0 = x1;
     ws.t0 = f.t1;
     ws.t_end = f.t1 + 5.0;
