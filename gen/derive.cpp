@@ -29,7 +29,7 @@ std::vector<SamplePoint> sample_points(const Spec &spec, const SymbolTable &s, i
     for (auto &v : s.v) p[v.get_name()] = next() - 0.5;
     for (size_t i = 0; i < s.p.size(); ++i) p[s.p[i].get_name()] = spec.parameters[i].value;
     for (size_t i = 0; i < s.u.size(); ++i) p[s.u[i].get_name()] = spec.inputs[i].value;
-    p["t"] = next();
+    p["t"] = 2 * next() - 1;  // times on both sides of 0, for terms that switch with t
     points.push_back(p);
   }
   return points;
@@ -69,6 +69,7 @@ class Deriver {
     derive_holonomic();
     derive_nonholonomic();
     check_constraint_count();
+    check_independent_constraints();
     warn_integrable();
     if (m_.formulation == Formulation::vakonomic) derive_vakonomic();
     lay_out_state();
@@ -328,6 +329,87 @@ class Deriver {
       for (size_t i = 0; i < nq; ++i) row += J(c, i) * m_.acc[i];
       m_.R.push_back(row);
     }
+  }
+
+  // Constraints dependent everywhere (a four-bar closed twice) are refused,
+  // naming the row the ones before it already imply; rank lost at one
+  // instant only is a runtime fault instead (LGC_ERR_RANK_LOST).
+  void check_independent_constraints() {
+    size_t nc = m_.nh + m_.nn, n = m_.nq;
+    auto J = [&](size_t c, size_t i) { return c < m_.nh ? m_.A(c, i) : m_.B(c - m_.nh, i); };
+    auto source = [&](size_t c) -> const SourceText & {
+      return c < m_.nh ? spec_.holonomic[c] : spec_.nonholonomic[c - m_.nh];
+    };
+    auto label = [&](size_t c) {
+      return (c < m_.nh ? "holonomic constraint " + std::to_string(c + 1)
+                        : "nonholonomic constraint " + std::to_string(c - m_.nh + 1));
+    };
+    for (size_t c = 0; c < m_.nh; ++c) {
+      bool any = false;
+      for (size_t i = 0; i < n; ++i) any = any || !J(c, i).is_zero();
+      if (!any) error_at(source(c).loc_of(0), label(c) + " does not depend on the coordinates");
+    }
+    std::vector<SamplePoint> initial(1);
+    for (size_t i = 0; i < n; ++i) {
+      initial[0][sym().q[i].get_name()] = spec_.initial_q[i];
+      initial[0][sym().v[i].get_name()] = spec_.initial_v[i];
+    }
+    for (size_t k = 0; k < sym().p.size(); ++k) initial[0][sym().p[k].get_name()] = spec_.parameters[k].value;
+    initial[0]["t"] = 0;
+    // Dependent at random states: dependent everywhere. Dependent at the
+    // initial state, when it is on the constraints (where a four-bar closed
+    // twice shows it): the run would fail at its first step.
+    std::vector<std::pair<std::vector<SamplePoint>, std::string>> checks = {
+        {sample_points(spec_, sym(), 4), "every sampled state"}};
+    Evaluator at_start(numeric_, initial[0]);
+    double scale = 1;
+    for (double q : spec_.initial_q) scale = std::max(scale, std::fabs(q));
+    bool consistent = true;
+    for (auto &phi : m_.phi) consistent = consistent && std::fabs(at_start(numeric_.from_ginac(phi))) <= 1e-9 * scale;
+    if (consistent) checks.push_back({initial, "the initial state"});
+    for (auto &[points, where] : checks) {
+      std::vector<bool> dependent = dependent_rows(points);
+      for (size_t c = 0; c < nc; ++c)
+        if (dependent[c])
+          error_at(source(c).loc_of(0), label(c) + " is implied by the constraints before it: its row of the "
+                                                   "constraint Jacobian is a combination of theirs at " + where +
+                                                   "; remove it");
+    }
+  }
+
+  // Rows of J = [A; B] that the rows before them span at every one of the
+  // points (modified Gram–Schmidt; a NaN counts as independent).
+  std::vector<bool> dependent_rows(const std::vector<SamplePoint> &points) {
+    size_t nc = m_.nh + m_.nn, n = m_.nq;
+    auto J = [&](size_t c, size_t i) { return c < m_.nh ? m_.A(c, i) : m_.B(c - m_.nh, i); };
+    std::vector<bool> dependent(nc, true);
+    for (const SamplePoint &p : points) {
+      Evaluator value(numeric_, p);
+      std::vector<std::vector<double>> basis;  // orthonormal, of the rows so far
+      for (size_t c = 0; c < nc; ++c) {
+        std::vector<double> row(n);
+        for (size_t i = 0; i < n; ++i) row[i] = J(c, i).is_zero() ? 0.0 : value(numeric_.from_ginac(J(c, i)));
+        auto norm = [&] {
+          double s = 0;
+          for (double x : row) s += x * x;
+          return std::sqrt(s);
+        };
+        double before = norm();
+        for (auto &b : basis) {
+          double d = 0;
+          for (size_t i = 0; i < n; ++i) d += row[i] * b[i];
+          for (size_t i = 0; i < n; ++i) row[i] -= d * b[i];
+        }
+        double after = norm();
+        if (!(after <= 1e-9 * before)) {
+          dependent[c] = false;
+          if (after > 0)
+            for (double &x : row) x /= after;
+          basis.push_back(row);
+        }
+      }
+    }
+    return dependent;
   }
 
   void check_constraint_count() {

@@ -1,6 +1,7 @@
 // test_simulate_cli.cpp — `lagrangec simulate` as a user runs it: generate,
 // compile into the cache, run; the acceptance figures for the
 // knife-edge dumbbell and the Cartesian pendulum; the cache reused; errors.
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -73,6 +74,31 @@ void second_run_reuses_the_compiled_simulator(void **) {
   assert_true(fs::last_write_time(exe) == built);
 }
 
+// A run that fails (a force that is NaN from t = 1/4) exits 1, says when and
+// why, and leaves a CSV of whole lines with no NaN, up to the failure.
+void a_failed_run_says_when_and_keeps_its_csv(void **) {
+  fs::path csv = group_dir() / "nan_force.csv";
+  Result r = simulate({std::string(RUNTIME_SPECS_DIR) + "/nan_force.toml", "--t-end", "1", "--dt", "1e-3",
+                       "--sample", "0.01", "--out", csv.string()});
+  assert_int_equal(r.status, 1);
+  assert_true(r.err.find("t = 0.25") != std::string::npos);
+  assert_true(r.err.find("non-finite") != std::string::npos);
+  std::string text = slurp(csv);
+  assert_true(!text.empty() && text.back() == '\n');
+  assert_true(text.find("nan") == std::string::npos && text.find("inf") == std::string::npos);
+  std::istringstream lines(text);
+  std::string header, line, last;
+  std::getline(lines, header);
+  size_t columns = std::count(header.begin(), header.end(), ',');
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    assert_int_equal(std::count(line.begin(), line.end(), ','), columns);
+    ++rows, last = line;
+  }
+  assert_true(rows >= 26);  // every sample up to t = 0.25, where the force is still sqrt(0)
+  assert_true(std::strtod(last.c_str(), nullptr) <= 0.25);
+}
+
 void mistakes_get_a_message_and_an_exit_status(void **) {
   Result unknown = simulate({spec("pendulum"), "--param", "mass=2"});
   assert_int_equal(unknown.status, 2);
@@ -94,6 +120,7 @@ int main() {
       cmocka_unit_test(knife_edge_meets_its_bounds_and_writes_csv_and_png),
       cmocka_unit_test(pendulum_full_correction_stays_on_the_circle),
       cmocka_unit_test(second_run_reuses_the_compiled_simulator),
+      cmocka_unit_test(a_failed_run_says_when_and_keeps_its_csv),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
