@@ -67,7 +67,6 @@ struct Spec {
   std::vector<double> initial_q, initial_v;       // one per coordinate
   std::vector<double> initial_mu;                 // one per nonholonomic constraint (vakonomic)
   double alpha = 0, beta = 0;
-  SourceLoc file_loc() const { return SourceLoc{path, 0, 0}; }
 };
 
 // Reads and checks a spec file; throws SpecError.
