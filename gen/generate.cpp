@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -142,6 +143,9 @@ void write_generated(const Spec &spec, const GeneratedFiles &files, const std::s
                                                                  {spec.name + ".md", &files.report}};
   // All temporaries first, then the renames: a failure before the renames
   // leaves every previous file as it was.
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) io_error("create the directory", dir, ec.value());
   std::vector<std::pair<std::string, std::string>> staged;
   try {
     for (auto &[name, content] : outputs) {

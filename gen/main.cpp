@@ -37,8 +37,9 @@ const char *kGenerateHelp =
     "\n"
     "Writes DIR/NAME.h and DIR/NAME.c (standalone C99, <math.h> only),\n"
     "DIR/NAME_model.c (the runtime's descriptor) and DIR/NAME.md (the equations)\n"
-    "for each spec. Every spec is read and derived before anything is written;\n"
-    "on an error nothing is written, and each file is replaced whole.\n"
+    "for each spec, creating DIR if needed. Every spec is read and derived\n"
+    "before anything is written; on an error nothing is written, and each\n"
+    "file is replaced whole.\n"
     "--no-jacobian leaves out NAME_jacobian (df/dx, df/du), which on large\n"
     "models costs more to generate than the rest.\n";
 

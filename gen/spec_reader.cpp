@@ -5,11 +5,14 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <tuple>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace lgc {
 
@@ -409,8 +412,10 @@ Spec read_spec_text(const std::string &path, const std::string &text) {
 }
 
 Spec read_spec(const std::string &path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) error_at({path, 0, 0}, "is a directory, not a spec file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) error_at({path, 0, 0}, "cannot read the file");
+  if (!in) error_at({path, 0, 0}, std::string("cannot read the file: ") + std::strerror(errno));
   std::ostringstream s;
   s << in.rdbuf();
   return read_spec_text(path, s.str());

@@ -1,4 +1,5 @@
 /* control.c — step-size control for embedded Runge–Kutta pairs. */
+#include <float.h>
 #include <math.h>
 
 #include "lagrangec/control.h"
@@ -13,14 +14,18 @@ void lgc_control_init(lgc_control *c, double rtol, double atol)
 }
 
 double lgc_control_error_norm(const lgc_control *c, int n, const double x0[],
-                              const double x1[], const double err[])
+                              const double x1[], const double err[], double *roundoff)
 {
-    double sum = 0.0;
+    double sum = 0.0, size = 0.0;
     for (int i = 0; i < n; i++) {
-        double sk = c->atol + c->rtol * fmax(fabs(x0[i]), fabs(x1[i]));
-        double r = err[i] / sk;
+        double m = fmax(fabs(x0[i]), fabs(x1[i]));
+        double w = 1.0 / (c->atol + c->rtol * m);
+        double r = err[i] * w, s = m * w;
         sum += r * r;
+        size += s * s;
     }
+    if (roundoff)
+        *roundoff = n > 0 ? DBL_EPSILON * sqrt(size / n) : 0.0;
     return n > 0 ? sqrt(sum / n) : 0.0;
 }
 

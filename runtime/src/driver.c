@@ -93,8 +93,8 @@ static int initial_step(lgc_driver *d)
     if (rc != LGC_OK)
         return rc;
     d->have_dxdt = 1;
-    double d0 = lgc_control_error_norm(c, n, d->x, d->x, d->x);
-    double d1 = lgc_control_error_norm(c, n, d->x, d->x, d->dxdt);
+    double d0 = lgc_control_error_norm(c, n, d->x, d->x, d->x, NULL);
+    double d1 = lgc_control_error_norm(c, n, d->x, d->x, d->dxdt, NULL);
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
     for (int i = 0; i < n; i++)
         d->xnew[i] = d->x[i] + h0 * d->dxdt[i];
@@ -102,7 +102,7 @@ static int initial_step(lgc_driver *d)
         return rc;
     for (int i = 0; i < n; i++)
         d->xerr[i] -= d->dxdt[i];
-    double d2 = lgc_control_error_norm(c, n, d->x, d->x, d->xerr) / h0;
+    double d2 = lgc_control_error_norm(c, n, d->x, d->x, d->xerr, NULL) / h0;
     double dm = fmax(d1, d2);
     double h1 = dm <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / dm, 1.0 / q);
     d->h = fmin(100.0 * h0, h1);
@@ -196,7 +196,15 @@ static int advance_adaptive(lgc_driver *d, double t1)
                                     d->xerr);
         if (rc != LGC_OK)
             return rc;
-        double err = lgc_control_error_norm(&d->ctl, d->nx, d->x, d->xnew, d->xerr);
+        double roundoff;
+        double err = lgc_control_error_norm(&d->ctl, d->nx, d->x, d->xnew, d->xerr, &roundoff);
+        /*
+         * No step is more accurate than the round-off of its end points; when
+         * the tolerances ask for less (ODEPACK's "excess accuracy requested"),
+         * err <= 1 would be noise passed off as a tolerance met.
+         */
+        if (roundoff > 1.0)
+            return LGC_ERR_TOLERANCE;
         double hnext = lgc_control_next_h(&d->ctl, d->h, err, q);
         if (err <= 1.0) {
             if ((rc = accept_step(d, d->t + d->h)) != LGC_OK)

@@ -1,5 +1,7 @@
 /* options.c — command-line options of `lagrangec simulate`. */
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +14,7 @@ static const char usage[] =
     "  --t-end T                  end time (default 10)\n"
     "  --dt H                     fixed step (rk4, the default with --dt);\n"
     "                             dopri5: the first step\n"
-    "  --rtol R --atol A          adaptive tolerances (default 1e-8, 1e-10)\n"
+    "  --rtol R --atol A          adaptive tolerances, either may be 0 (default 1e-8, 1e-10)\n"
     "  --method rk4|dopri5        integrator (default rk4 with --dt, else dopri5)\n"
     "  --baumgarte ALPHA,BETA|auto|off\n"
     "                             stabilisation gains (default: the spec's);\n"
@@ -43,7 +45,7 @@ static int parse_double(const char *s, double *v)
     char *end;
     errno = 0;
     *v = strtod(s, &end);
-    return end != s && *end == '\0' && errno == 0;
+    return end != s && *end == '\0' && errno == 0 && isfinite(*v);
 }
 
 void sim_list_names(const char *what, const char *const *names, int n)
@@ -73,7 +75,7 @@ int sim_assign(const char *opt, const char *arg, lgc_system *sys, double x0[])
     char name[256];
     double value;
     if (!split_assignment(arg, name, sizeof name, &value))
-        return sim_usage_error("%s expects NAME=VALUE, got '%s'", opt, arg);
+        return sim_usage_error("%s expects NAME=VALUE with a finite number, got '%s'", opt, arg);
     int i;
     if (strcmp(opt, "--param") == 0) {
         if ((i = lgc_name_index(m->parameter_names, m->np, name)) < 0) {
@@ -184,7 +186,8 @@ int sim_parse_options(int argc, char **argv, lgc_system *sys, double x0[],
         } else if (strcmp(o, "--plot") == 0) {
             opt->plot = a;
         } else {
-            ok = parse_double(a, &v) && v > 0.0;
+            int is_tol = strcmp(o, "--rtol") == 0 || strcmp(o, "--atol") == 0;
+            ok = parse_double(a, &v) && (v > 0.0 || (is_tol && v == 0.0));
             if (strcmp(o, "--t-end") == 0) opt->t_end = v;
             else if (strcmp(o, "--dt") == 0) opt->dt = v;
             else if (strcmp(o, "--rtol") == 0) opt->rtol = v;
@@ -194,6 +197,13 @@ int sim_parse_options(int argc, char **argv, lgc_system *sys, double x0[],
         if (!ok)
             return sim_usage_error("bad value '%s' for %s", a, o);
     }
+    if (!(opt->rtol + opt->atol > 0.0))
+        return sim_usage_error("--rtol and --atol cannot both be 0%s%s", "", "");
+    /* A step or sample interval at the round-off of t_end would never end. */
+    const double t_round = 16.0 * DBL_EPSILON * opt->t_end;
+    if ((opt->dt > 0.0 && opt->dt < t_round) || (opt->sample > 0.0 && opt->sample < t_round))
+        return sim_usage_error("%s below the round-off of t at --t-end (16 eps t_end)%s",
+                               opt->dt > 0.0 && opt->dt < t_round ? "--dt is" : "--sample is", "");
     if (!opt->method)
         opt->method = opt->dt > 0.0 ? "rk4" : "dopri5";
     if (strcmp(opt->method, "rk4") == 0 && !(opt->dt > 0.0))

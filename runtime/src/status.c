@@ -9,13 +9,14 @@ const char *lgc_strerror(int status)
     case LGC_ERR_RANK_LOST: return "constraint Jacobian lost rank (singular configuration)";
     case LGC_ERR_MODEL: return "model rhs failed with an unknown code";
     case LGC_ERR_NONFINITE: return "non-finite value (NaN or Inf) in state or derivative";
-    case LGC_ERR_STEP_UNDERFLOW: return "step size underflow (tolerances unreachable or stiff/singular system)";
+    case LGC_ERR_STEP_UNDERFLOW: return "step size underflow (the solution changes faster than the smallest step: a singularity, blow-up or stiffness)";
     case LGC_ERR_PROJECTION: return "constraint projection did not converge";
     case LGC_ERR_LAPACK: return "LAPACK argument error";
     case LGC_ERR_NOMEM: return "out of memory";
     case LGC_ERR_ARG: return "invalid argument";
     case LGC_ERR_IO: return "output failed";
     case LGC_ERR_INCONSISTENT: return "the state violates a constraint";
+    case LGC_ERR_TOLERANCE: return "tolerance unreachable: rtol/atol ask for less error than the round-off of the state";
     default: return "unknown error";
     }
 }

@@ -99,7 +99,16 @@ void exit_codes(void **) {
   Result eq = run({lagrangec, "equations", std::string(SPECS_DIR) + "/knife_edge.toml"});
   assert_int_equal(eq.status, 0);
   assert_true(eq.out.find("M = \\begin{pmatrix}") != std::string::npos);
-  assert_int_equal(run({lagrangec, "generate", "/nonexistent.toml", "-o", "/tmp"}).status, 1);
+  Result missing = run({lagrangec, "generate", "/nonexistent.toml", "-o", "/tmp"});
+  assert_int_equal(missing.status, 1);
+  assert_true(missing.err.find("/nonexistent.toml: error: cannot read the file: No such file") == 0);
+  Result directory = run({lagrangec, "generate", SPECS_DIR, "-o", "/tmp"});
+  assert_int_equal(directory.status, 1);
+  assert_true(directory.err.find("is a directory, not a spec file") != std::string::npos);
+  fs::path nested = scratch("exit_codes") / "a" / "b";  // -o creates what is missing
+  assert_int_equal(run({lagrangec, "generate", std::string(SPECS_DIR) + "/pendulum.toml", "-o", nested}).status, 0);
+  assert_true(fs::exists(nested / "pendulum.h"));
+  fs::remove_all(nested.parent_path().parent_path());
 }
 
 // tests/gen/bad_specs/*.toml: line 1 is "# expect: MESSAGE", the exact first line

@@ -74,29 +74,54 @@ void second_run_reuses_the_compiled_simulator(void **) {
   assert_true(fs::last_write_time(exe) == built);
 }
 
-// A run that fails (a force that is NaN from t = 1/4) exits 1, says when and
-// why, and leaves a CSV of whole lines with no NaN, up to the failure.
+// A run that fails: the misbehaving specs of tests/runtime/specs, one per
+// runtime fault, each run as a user would, to t_end with samples every 0.01.
+struct Fault {
+  const char *spec;
+  std::vector<std::string> options;
+  const char *when;    // how the message starts after "lagrangec: "
+  double t_fail;       // the fault's time, the last sample's bound
+  const char *reason;  // a phrase of the fault's own message
+};
+
+const Fault faults[] = {
+    {"mass_runs_out", {"--t-end", "2", "--dt", "1e-3"}, "t = 0.999:", 0.999, "mass matrix singular"},
+    {"nan_force", {"--t-end", "1", "--dt", "1e-3"}, "t = 0.25:", 0.25, "non-finite value"},
+    {"rank_lost", {"--t-end", "1", "--dt", "1e-3"}, "t = 0.499:", 0.499, "constraint Jacobian lost rank"},
+    {"blow_up", {"--t-end", "2"}, "t = 1:", 0.9999, "step size underflow"},  // 1 - 2e-12
+    {"runaway", {"--t-end", "10", "--rtol", "0", "--atol", "1e-12"}, "t = 8.41", 8.41, "tolerance unreachable"},
+    {"shrinking_rod", {"--t-end", "2", "--dt", "1e-3", "--project", "full"}, "t = 1:", 1.0,
+     "projection did not converge"},
+};
+
+// Each exits 1, says when and why, and leaves a CSV of whole lines with no
+// NaN or Inf holding every sample up to the failure.
 void a_failed_run_says_when_and_keeps_its_csv(void **) {
-  fs::path csv = group_dir() / "nan_force.csv";
-  Result r = simulate({std::string(RUNTIME_SPECS_DIR) + "/nan_force.toml", "--t-end", "1", "--dt", "1e-3",
-                       "--sample", "0.01", "--out", csv.string()});
-  assert_int_equal(r.status, 1);
-  assert_true(r.err.find("t = 0.25") != std::string::npos);
-  assert_true(r.err.find("non-finite") != std::string::npos);
-  std::string text = slurp(csv);
-  assert_true(!text.empty() && text.back() == '\n');
-  assert_true(text.find("nan") == std::string::npos && text.find("inf") == std::string::npos);
-  std::istringstream lines(text);
-  std::string header, line, last;
-  std::getline(lines, header);
-  size_t columns = std::count(header.begin(), header.end(), ',');
-  int rows = 0;
-  while (std::getline(lines, line)) {
-    assert_int_equal(std::count(line.begin(), line.end(), ','), columns);
-    ++rows, last = line;
+  for (const Fault &f : faults) {
+    fs::path csv = group_dir() / (std::string(f.spec) + ".csv");
+    std::vector<std::string> args{std::string(RUNTIME_SPECS_DIR) + "/" + f.spec + ".toml", "--sample", "0.01",
+                                  "--out", csv.string(), "--quiet"};
+    args.insert(args.end(), f.options.begin(), f.options.end());
+    Result r = simulate(args);
+    print_message("%s: exit %d, %s", f.spec, r.status, r.err.c_str());
+    assert_int_equal(r.status, 1);
+    assert_true(r.err.find(std::string("lagrangec: ") + f.when) == 0);
+    assert_true(r.err.find(f.reason) != std::string::npos);
+    std::string text = slurp(csv);
+    assert_true(!text.empty() && text.back() == '\n');
+    assert_true(text.find("nan") == std::string::npos && text.find("inf") == std::string::npos);
+    std::istringstream lines(text);
+    std::string header, line, last;
+    std::getline(lines, header);
+    size_t columns = std::count(header.begin(), header.end(), ',');
+    int rows = 0;
+    while (std::getline(lines, line)) {
+      assert_int_equal(std::count(line.begin(), line.end(), ','), columns);
+      ++rows, last = line;
+    }
+    assert_true(rows >= static_cast<int>(f.t_fail / 0.01 + 1e-9) + 1);  // the samples at 0, 0.01, ... up to t_fail
+    assert_true(std::strtod(last.c_str(), nullptr) <= f.t_fail);
   }
-  assert_true(rows >= 26);  // every sample up to t = 0.25, where the force is still sqrt(0)
-  assert_true(std::strtod(last.c_str(), nullptr) <= 0.25);
 }
 
 void mistakes_get_a_message_and_an_exit_status(void **) {
@@ -105,6 +130,12 @@ void mistakes_get_a_message_and_an_exit_status(void **) {
   assert_true(unknown.err.find("mass") != std::string::npos);
   assert_true(unknown.err.find("m, l, g") != std::string::npos);
   assert_int_equal(simulate({spec("pendulum"), "--method", "euler"}).status, 2);
+  assert_int_equal(simulate({spec("pendulum"), "--rtol", "0", "--atol", "0"}).status, 2);
+  // Runs that would never end, or start from NaN, are refused before they start.
+  assert_int_equal(simulate({spec("pendulum"), "--t-end", "inf"}).status, 2);
+  assert_int_equal(simulate({spec("pendulum"), "--dt", "1e-300"}).status, 2);
+  assert_int_equal(simulate({spec("pendulum"), "--sample", "1e-300"}).status, 2);
+  assert_int_equal(simulate({spec("pendulum"), "--init", "x=nan"}).status, 2);
   fs::path bad = scratch("bad") / "typo.toml";
   std::ofstream(bad) << "name = \"typo\"\ncoordinates = [\"x\"]\nkinetic = \"x'^2/2 +\"\n";
   Result typo = simulate({bad.string()});

@@ -3,6 +3,7 @@
 ** time it happened, and never as NaN in a sample. The faulty models are
 ** generated from the specs in tests/runtime/specs, which really misbehave.
 */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,27 +14,51 @@
 #include "lagrangec/driver.h"
 #include "lagrangec/model.h"
 #include "lagrangec/status.h"
+#include "mass_runs_out.h"
 #include "nan_force.h"
 #include "rank_lost.h"
 #include "run_util.h"
-#include "unsatisfiable.h"
+#include "runaway.h"
+#include "shrinking_rod.h"
 
-static void expect_fault(const lgc_model *m, const lgc_stepper_type *type,
-                         lgc_project_mode mode, int status, double t_lo, double t_hi)
+/* The driver's defaults with `type` (dopri5 adaptive, rk4 at h = 1e-3) and `mode`. */
+static lgc_driver_options fault_options(const lgc_stepper_type *type, lgc_project_mode mode)
 {
     lgc_driver_options o;
     lgc_driver_options_default(&o);
     o.type = type;
     o.h = type->adaptive ? 0.0 : 1e-3;
     o.project = mode;
+    return o;
+}
+
+/* A run to t_end that must stop with `status` at a time in [t_lo, t_hi]. */
+static void expect_fault_with(const lgc_model *m, const lgc_driver_options *o, double t_end,
+                              int status, double t_lo, double t_hi)
+{
     run_result r;
-    run_model(m, NULL, &o, NULL, 2.0, 0.01, &r);
-    print_message("  %s: status %d (%s) at t = %g\n", type->name, r.status,
+    run_model(m, NULL, o, NULL, t_end, 0.01, &r);
+    print_message("  %s: status %d (%s) at t = %.17g\n", o->type->name, r.status,
                   lgc_strerror(r.status), r.t_fail);
     assert_int_equal(r.status, status);
     assert_true(r.t_fail >= t_lo && r.t_fail <= t_hi);
     assert_true(isfinite(r.mon.max_phi) && isfinite(r.mon.max_energy_drift));
     run_free(&r);
+}
+
+static void expect_fault(const lgc_model *m, const lgc_stepper_type *type,
+                         lgc_project_mode mode, int status, double t_lo, double t_hi)
+{
+    lgc_driver_options o = fault_options(type, mode);
+    expect_fault_with(m, &o, 2.0, status, t_lo, t_hi);
+}
+
+/* m (1 - t) x'^2/2: the mass runs out at t = 1, where rk4's last stage lands. */
+static void rhs_reports_singular_mass(void **state)
+{
+    (void)state;
+    expect_fault(&mass_runs_out_model, lgc_step_rk4, LGC_PROJECT_NONE, LGC_ERR_SINGULAR_MASS,
+                 0.998, 0.9995);
 }
 
 static void rhs_reports_rank_loss(void **state)
@@ -59,27 +84,55 @@ static void step_size_underflow(void **state)
                  LGC_ERR_STEP_UNDERFLOW, 0.99, 1.0);
 }
 
+/*
+** x = e^t with a pure absolute tolerance of 1e-12: the round-off of x,
+** eps e^t, passes it at t = ln(1e-12/eps) = 8.41264; the step that would
+** cross it cannot be checked to 1e-12, so the run stops at its start
+** instead of passing noise off as a met tolerance. A relative tolerance
+** below eps stops at once, one just above it never.
+*/
+static void tolerance_unreachable(void **state)
+{
+    (void)state;
+    lgc_driver_options o = fault_options(lgc_step_dopri5, LGC_PROJECT_NONE);
+    const double t_roundoff = log(1e-12 / DBL_EPSILON);
+    o.rtol = 0.0;
+    o.atol = 1e-12;
+    expect_fault_with(&runaway_model, &o, 10.0, LGC_ERR_TOLERANCE, t_roundoff - 0.02, t_roundoff);
+    o.rtol = 1e-16;
+    o.atol = 0.0;
+    expect_fault_with(&runaway_model, &o, 10.0, LGC_ERR_TOLERANCE, 0.0, 0.0);
+    o.rtol = 1e-15;
+    run_result r;
+    run_model(&runaway_model, NULL, &o, NULL, 20.0, 0.01, &r);
+    assert_int_equal(r.status, LGC_OK);
+    run_free(&r);
+}
+
+/* Past t = 1 the rod's squared length l^2 - t is negative: nothing to project on. */
 static void projection_not_converging(void **state)
 {
     (void)state;
-    expect_fault(&unsatisfiable_model, lgc_step_rk4, LGC_PROJECT_FULL,
-                 LGC_ERR_PROJECTION, 0.0, 0.0);
+    expect_fault(&shrinking_rod_model, lgc_step_rk4, LGC_PROJECT_FULL,
+                 LGC_ERR_PROJECTION, 0.999, 1.0);
 }
 
 static void messages_are_distinct(void **state)
 {
     (void)state;
-    for (int a = LGC_OK; a <= LGC_ERR_IO; a++)
-        for (int b = a + 1; b <= LGC_ERR_IO; b++)
+    for (int a = LGC_OK; a <= LGC_ERR_TOLERANCE; a++)
+        for (int b = a + 1; b <= LGC_ERR_TOLERANCE; b++)
             assert_string_not_equal(lgc_strerror(a), lgc_strerror(b));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rhs_reports_singular_mass),
         cmocka_unit_test(rhs_reports_rank_loss),
         cmocka_unit_test(nan_force_is_caught),
         cmocka_unit_test(step_size_underflow),
+        cmocka_unit_test(tolerance_unreachable),
         cmocka_unit_test(projection_not_converging),
         cmocka_unit_test(messages_are_distinct),
     };

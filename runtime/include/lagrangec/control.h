@@ -18,11 +18,13 @@ typedef struct lgc_control {
 void lgc_control_init(lgc_control *c, double rtol, double atol);
 
 /*
-** RMS of err_i / (atol + rtol max(|x0_i|, |x1_i|)) over the n entries;
-** a step is acceptable when it is <= 1.
+** RMS of err_i / w_i with w_i = atol + rtol max(|x0_i|, |x1_i|) over the n
+** entries; a step is acceptable when it is <= 1. If `roundoff` is not NULL
+** it gets the same norm of the state's own round-off, eps max(|x0_i|, |x1_i|):
+** above 1, no step's error estimate can show the tolerances met.
 */
 double lgc_control_error_norm(const lgc_control *c, int n, const double x0[],
-                              const double x1[], const double err[]);
+                              const double x1[], const double err[], double *roundoff);
 
 /* Next step size after a step of size h with error norm `err` (order q). */
 double lgc_control_next_h(const lgc_control *c, double h, double err, int q);

@@ -15,13 +15,14 @@ typedef enum lgc_status {
     LGC_ERR_RANK_LOST = 2,          /* rhs: constraint Jacobian lost rank */
     LGC_ERR_MODEL = 3,              /* rhs returned an unknown non-zero code */
     LGC_ERR_NONFINITE = 4,          /* NaN or Inf in the state or derivative */
-    LGC_ERR_STEP_UNDERFLOW = 5,     /* adaptive step fell below round-off */
+    LGC_ERR_STEP_UNDERFLOW = 5,     /* adaptive step fell below round-off of t */
     LGC_ERR_PROJECTION = 6,         /* position projection did not converge */
     LGC_ERR_LAPACK = 7,             /* a LAPACK call reported an argument error */
     LGC_ERR_NOMEM = 8,              /* allocation failed at setup */
     LGC_ERR_ARG = 9,                /* invalid argument or option */
     LGC_ERR_IO = 10,                /* output file or plotting failed */
-    LGC_ERR_INCONSISTENT = 11       /* the state violates a constraint */
+    LGC_ERR_INCONSISTENT = 11,      /* the state violates a constraint */
+    LGC_ERR_TOLERANCE = 12          /* tolerances below the state's round-off */
 } lgc_status;
 
 /* A short English reason for `status`, never NULL. */
