@@ -19,7 +19,12 @@ double lgc_control_error_norm(const lgc_control *c, int n, const double x0[],
     double sum = 0.0, size = 0.0;
     for (int i = 0; i < n; i++) {
         double m = fmax(fabs(x0[i]), fabs(x1[i]));
-        double w = 1.0 / (c->atol + c->rtol * m);
+        double sk = c->atol + c->rtol * m;
+        if (!(sk > 0.0)) {      /* atol = 0 and x_i = 0: no error is small enough */
+            size = INFINITY;
+            continue;
+        }
+        double w = 1.0 / sk;
         double r = err[i] * w, s = m * w;
         sum += r * r;
         size += s * s;

@@ -16,7 +16,7 @@ const char *lgc_strerror(int status)
     case LGC_ERR_ARG: return "invalid argument";
     case LGC_ERR_IO: return "output failed";
     case LGC_ERR_INCONSISTENT: return "the state violates a constraint";
-    case LGC_ERR_TOLERANCE: return "tolerance unreachable: rtol/atol ask for less error than the round-off of the state";
+    case LGC_ERR_TOLERANCE: return "tolerance unreachable: rtol/atol ask for less error than the round-off of the state (or atol = 0 on a component at 0)";
     default: return "unknown error";
     }
 }

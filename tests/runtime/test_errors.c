@@ -16,6 +16,7 @@
 #include "lagrangec/status.h"
 #include "mass_runs_out.h"
 #include "nan_force.h"
+#include "pendulum.h"
 #include "rank_lost.h"
 #include "run_util.h"
 #include "runaway.h"
@@ -32,12 +33,12 @@ static lgc_driver_options fault_options(const lgc_stepper_type *type, lgc_projec
     return o;
 }
 
-/* A run to t_end that must stop with `status` at a time in [t_lo, t_hi]. */
-static void expect_fault_with(const lgc_model *m, const lgc_driver_options *o, double t_end,
-                              int status, double t_lo, double t_hi)
+/* A run from x0 (NULL: the model's) to t_end that must stop with `status` at a time in [t_lo, t_hi]. */
+static void expect_fault_with(const lgc_model *m, const double x0[], const lgc_driver_options *o,
+                              double t_end, int status, double t_lo, double t_hi)
 {
     run_result r;
-    run_model(m, NULL, o, NULL, t_end, 0.01, &r);
+    run_model(m, x0, o, NULL, t_end, 0.01, &r);
     print_message("  %s: status %d (%s) at t = %.17g\n", o->type->name, r.status,
                   lgc_strerror(r.status), r.t_fail);
     assert_int_equal(r.status, status);
@@ -50,7 +51,7 @@ static void expect_fault(const lgc_model *m, const lgc_stepper_type *type,
                          lgc_project_mode mode, int status, double t_lo, double t_hi)
 {
     lgc_driver_options o = fault_options(type, mode);
-    expect_fault_with(m, &o, 2.0, status, t_lo, t_hi);
+    expect_fault_with(m, NULL, &o, 2.0, status, t_lo, t_hi);
 }
 
 /* m (1 - t) x'^2/2: the mass runs out at t = 1, where rk4's last stage lands. */
@@ -98,15 +99,34 @@ static void tolerance_unreachable(void **state)
     const double t_roundoff = log(1e-12 / DBL_EPSILON);
     o.rtol = 0.0;
     o.atol = 1e-12;
-    expect_fault_with(&runaway_model, &o, 10.0, LGC_ERR_TOLERANCE, t_roundoff - 0.02, t_roundoff);
+    expect_fault_with(&runaway_model, NULL, &o, 10.0, LGC_ERR_TOLERANCE, t_roundoff - 0.02, t_roundoff);
     o.rtol = 1e-16;
     o.atol = 0.0;
-    expect_fault_with(&runaway_model, &o, 10.0, LGC_ERR_TOLERANCE, 0.0, 0.0);
+    expect_fault_with(&runaway_model, NULL, &o, 10.0, LGC_ERR_TOLERANCE, 0.0, 0.0);
     o.rtol = 1e-15;
     run_result r;
     run_model(&runaway_model, NULL, &o, NULL, 20.0, 0.01, &r);
     assert_int_equal(r.status, LGC_OK);
     run_free(&r);
+}
+
+/*
+** Pure relative control (atol = 0) weighs each component by its larger end
+** of a step: the pendulum released at rest (x' = y' = 0 at t = 0) runs; at
+** rest at the bottom x stays exactly 0, so no error is small enough there.
+*/
+static void pure_relative_tolerance(void **state)
+{
+    (void)state;
+    lgc_driver_options o = fault_options(lgc_step_dopri5, LGC_PROJECT_NONE);
+    o.atol = 0.0;
+    run_result r;
+    run_model(&pendulum_model, NULL, &o, NULL, 1.0, 0.01, &r);
+    assert_int_equal(r.status, LGC_OK);
+    assert_true(r.mon.max_phi < 1e-6);
+    run_free(&r);
+    const double bottom[] = {0.0, -1.0, 0.0, 0.0};
+    expect_fault_with(&pendulum_model, bottom, &o, 1.0, LGC_ERR_TOLERANCE, 0.0, 0.0);
 }
 
 /* Past t = 1 the rod's squared length l^2 - t is negative: nothing to project on. */
@@ -133,6 +153,7 @@ int main(void)
         cmocka_unit_test(nan_force_is_caught),
         cmocka_unit_test(step_size_underflow),
         cmocka_unit_test(tolerance_unreachable),
+        cmocka_unit_test(pure_relative_tolerance),
         cmocka_unit_test(projection_not_converging),
         cmocka_unit_test(messages_are_distinct),
     };
