@@ -26,6 +26,15 @@ typedef struct lin_options {
     int json;
 } lin_options;
 
+/* 2, after saying how many independent coordinates or speeds the model has. */
+static int independent_count_error(const char *how, int speed, const lgc_linearization *lin)
+{
+    fprintf(stderr, "lagrangec: --independent names too %s %s (this model has %d: %s)\n", how,
+            speed ? "speeds" : "coordinates", speed ? lin->nvi : lin->nqi,
+            speed ? "nq - nh - nn" : "nq - nh");
+    return 2;
+}
+
 /*
 ** The comma-separated names into q_ind (coordinates) and v_ind (x' speeds);
 ** *has_q, *has_v say whether any were given. 0, or 2 after a usage error.
@@ -53,9 +62,7 @@ static int parse_independent(const lgc_linearization *lin, const char *list, int
             return 2;
         }
         if (speed ? nv == lin->nvi : nq == lin->nqi)
-            return sim_usage_error("--independent names too many %s (this model has %s)",
-                                   speed ? "speeds" : "coordinates",
-                                   speed ? "nq - nh - nn of them" : "nq - nh of them");
+            return independent_count_error("many", speed, lin);
         if (speed)
             v_ind[nv++] = i;
         else
@@ -64,9 +71,7 @@ static int parse_independent(const lgc_linearization *lin, const char *list, int
     *has_q = nq > 0;
     *has_v = nv > 0;
     if ((nq > 0 && nq < lin->nqi) || (nv > 0 && nv < lin->nvi))
-        return sim_usage_error("--independent names too few %s (%s)",
-                               nq > 0 && nq < lin->nqi ? "coordinates" : "speeds",
-                               "one for each degree of freedom");
+        return independent_count_error("few", !(nq > 0 && nq < lin->nqi), lin);
     return 0;
 }
 

@@ -61,6 +61,12 @@ void refusals(void **) {
   r = linearize({spec("pendulum"), "--independent", "z"});
   assert_int_equal(r.status, 2);
   assert_contains(r.err, "unknown coordinate 'z' in --independent\n  known coordinates: x, y\n");
+  r = linearize({spec("pendulum"), "--independent", "x,y"});
+  assert_int_equal(r.status, 2);
+  assert_contains(r.err, "names too many coordinates (this model has 1: nq - nh)");
+  r = linearize({spec("knife_edge"), "--independent", "x"});
+  assert_int_equal(r.status, 2);
+  assert_contains(r.err, "names too few coordinates (this model has 3: nq - nh)");
 }
 
 }  // namespace
