@@ -43,7 +43,7 @@ const std::map<std::string, Function> &functions() {
       {"exp", {1, [](const V &a) { return GiNaC::exp(a[0]); }}},
       {"log", {1, [](const V &a) { return GiNaC::log(a[0]); }}},
       {"sqrt", {1, [](const V &a) { return GiNaC::sqrt(a[0]); }}},
-      {"abs", {1, [](const V &a) { return GiNaC::abs(a[0]); }}},
+      {"abs", {1, [](const V &a) { return real_abs(a[0]); }}},
   };
   return table;
 }

@@ -118,6 +118,13 @@ GiNaC::ex read_expression(const SourceText &src, const SymbolTable &symbols,
 // Functions the expression language knows, for name checks.
 bool is_function_name(const std::string &name);
 
+// ---- real_functions.cpp ---------------------------------------------------
+
+// abs(x) for real x, whose derivative is sign(x) (not GiNaC's x/abs(x),
+// NaN at 0); both lower to C's fabs and copysign(1.0, x).
+DECLARE_FUNCTION_1P(real_abs)
+DECLARE_FUNCTION_1P(real_sign)
+
 // ---- derive.cpp -----------------------------------------------------------
 
 // How nonholonomic constraints enter the equations (DESIGN.md §1, seed 003):

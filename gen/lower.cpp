@@ -377,12 +377,13 @@ int Graph::from_ginac(const GiNaC::ex &e) {
       id = intern(n);
     }
   } else if (is_a<function>(e)) {
-    static const std::map<std::string, std::string> c_names = {{"abs", "fabs"}, {"csgn", "copysign"}};
+    static const std::map<std::string, std::string> c_names = {
+        {"real_abs", "fabs"}, {"real_sign", "copysign"}, {"abs", "fabs"}, {"csgn", "copysign"}};
     Node n(Node::call);
     std::string name = ex_to<function>(e).get_name();
     n.name = c_names.count(name) ? c_names.at(name) : name;
-    // csgn(x) is the sign of x: copysign(1.0, x).
-    if (name == "csgn") n.terms.push_back({1.0, number(1.0)});
+    // The sign of x is copysign(1.0, x).
+    if (n.name == "copysign") n.terms.push_back({1.0, number(1.0)});
     for (size_t i = 0; i < e.nops(); ++i) n.terms.push_back({1.0, from_ginac(e.op(i))});
     id = intern(n);
   } else {

@@ -85,12 +85,29 @@ void cartesian_pendulum_matches_hand_derivation(void **) {
                              m.beta * (x * x + y * y - sym(m, "l") * sym(m, "l")));
 }
 
+// V = c |x - a| + |y|^2: the force at the tip of the V is -c sign(0) = -c,
+// not GiNaC's -c (x - a)/|x - a| = NaN there; an even power of |y| is y^2.
+void v_shaped_potential_has_a_force_at_its_tip(void **) {
+  lgc::Spec spec = lgc::read_spec_text("v.toml",
+                                       "name = \"v\"\ncoordinates = [\"x\", \"y\"]\n"
+                                       "kinetic = \"(x'^2 + y'^2)/2\"\npotential = \"c*abs(x - a) + abs(y)^2\"\n"
+                                       "[parameters]\nc = 2.0\na = 0.5\n");
+  lgc::Model m = lgc::derive(spec);
+  ex x = sym(m, "x"), y = sym(m, "y"), c = sym(m, "c"), a = sym(m, "a");
+  assert_same(m, m.k[0], c * lgc::real_sign(x - a));  // M q'' + k = Q: k holds dV/dq
+  assert_same(m, m.k[1], 2 * y);
+  ex tip = GiNaC::evalf(m.k[0].subs(GiNaC::lst{x == a, c == 2}));
+  assert_true(GiNaC::is_a<GiNaC::numeric>(tip));
+  assert_true(GiNaC::ex_to<GiNaC::numeric>(tip).to_double() == 2.0);
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(knife_edge_matches_hand_derivation),
       cmocka_unit_test(cartesian_pendulum_matches_hand_derivation),
+      cmocka_unit_test(v_shaped_potential_has_a_force_at_its_tip),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
