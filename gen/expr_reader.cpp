@@ -173,6 +173,9 @@ class ExprReader {
     std::optional<double> b = constant_value(base);
     if (!integer && b && *b <= 0)
       fail(at, "a number <= 0 to a non-integer or symbolic power is not a real function");
+    // GiNaC throws on these after allocating the power, and leaks it.
+    if (base.is_zero() && integer && !GiNaC::ex_to<GiNaC::numeric>(exponent).is_positive())
+      fail(at, exponent.is_zero() ? "0^0 is undefined" : "division by zero (0 to a negative power)");
     return evaluated(at, [&] { return GiNaC::pow(base, exponent); });
   }
 
