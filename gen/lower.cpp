@@ -377,8 +377,7 @@ int Graph::from_ginac(const GiNaC::ex &e) {
       id = intern(n);
     }
   } else if (is_a<function>(e)) {
-    static const std::map<std::string, std::string> c_names = {
-        {"real_abs", "fabs"}, {"real_sign", "copysign"}, {"abs", "fabs"}, {"csgn", "copysign"}};
+    static const std::map<std::string, std::string> c_names = {{"real_abs", "fabs"}, {"real_sign", "copysign"}};
     Node n(Node::call);
     std::string name = ex_to<function>(e).get_name();
     n.name = c_names.count(name) ? c_names.at(name) : name;

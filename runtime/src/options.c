@@ -201,9 +201,12 @@ int sim_parse_options(int argc, char **argv, lgc_system *sys, double x0[],
         return sim_usage_error("--rtol and --atol cannot both be 0%s%s", "", "");
     /* A step or sample interval at the round-off of t_end would never end. */
     const double t_round = 16.0 * DBL_EPSILON * opt->t_end;
-    if ((opt->dt > 0.0 && opt->dt < t_round) || (opt->sample > 0.0 && opt->sample < t_round))
-        return sim_usage_error("%s below the round-off of t at --t-end (16 eps t_end)%s",
-                               opt->dt > 0.0 && opt->dt < t_round ? "--dt is" : "--sample is", "");
+    const char *too_small = opt->dt > 0.0 && opt->dt < t_round             ? "--dt"
+                            : opt->sample > 0.0 && opt->sample < t_round ? "--sample"
+                                                                         : NULL;
+    if (too_small)
+        return sim_usage_error("%s is below the round-off of t at --t-end (16 eps t_end)%s",
+                               too_small, "");
     if (!opt->method)
         opt->method = opt->dt > 0.0 ? "rk4" : "dopri5";
     if (strcmp(opt->method, "rk4") == 0 && !(opt->dt > 0.0))
