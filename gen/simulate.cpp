@@ -100,8 +100,10 @@ int run_model(const std::string &command, const std::string &spec_path, Formulat
   std::vector<char *> args;
   for (auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
-  // The descriptor that was checked is the one run: no path is looked up
-  // again between the check and the exec.
+  // The descriptor that was hashed is the one run: no path is looked up
+  // again between the check and the exec, and the file it holds is one that
+  // only the user (or root) can write. (A sealed copy in a memfd would close
+  // even that window, at a copy per run and a program known as /memfd:.)
   ::fexecve(program, args.data(), environ);
   throw std::runtime_error("cannot run the model's program: " + std::string(std::strerror(errno)));
 }
