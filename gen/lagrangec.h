@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX (sha256.cpp)
+
 namespace lgc {
 
 // ---- diagnostic.cpp -------------------------------------------------------
@@ -329,20 +331,19 @@ void write_file_atomically(const std::string &path, const std::string &content);
 
 // ---- sha256.cpp -----------------------------------------------------------
 
-// SHA-256 of a stream of bytes; hex() ends it (call it once).
+// SHA-256 of a stream of bytes (libcrypto); hex() ends it (call it once).
 class Sha256 {
  public:
   Sha256();
+  ~Sha256();
+  Sha256(const Sha256 &) = delete;
+  Sha256 &operator=(const Sha256 &) = delete;
   Sha256 &update(const void *data, size_t size);
   Sha256 &update(const std::string &data);
   std::string hex();  // 64 lowercase hex digits
 
  private:
-  void compress(const unsigned char *block);
-  uint32_t state_[8];
-  unsigned char block_[64];
-  size_t used_ = 0;
-  uint64_t length_ = 0;
+  ::evp_md_ctx_st *ctx_;  // OpenSSL's EVP_MD_CTX
 };
 std::string sha256_hex(const std::string &data);
 // Of everything left to read from fd; `path` names it in errors.
