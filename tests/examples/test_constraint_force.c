@@ -40,7 +40,7 @@ static void knife_edge_lateral_force(void **state)
     walk_init(&w, &knife_edge_model, 10.0, 1000, 1e-12, LGC_PROJECT_VELOCITY);
     assert_int_equal(walk(&w, knife_edge_force, &worst), LGC_OK);
     print_message("  knife edge, t = 10: max |Fc - m v w n| %.2e\n", worst);
-    assert_true(worst <= 1e-9);
+    assert_le(worst, 1e-9);
     walk_free(&w);
 }
 
@@ -61,7 +61,7 @@ static void pendulum_rod_tension(void **state)
     walk_init(&w, &pendulum_model, 10.0, 1000, 1e-12, LGC_PROJECT_FULL);
     assert_int_equal(walk(&w, pendulum_force, &worst), LGC_OK);
     print_message("  pendulum, t = 10: max |Fc + T (x, y)/l| %.2e\n", worst);
-    assert_true(worst <= 1e-9);
+    assert_le(worst, 1e-9);
     walk_free(&w);
 }
 

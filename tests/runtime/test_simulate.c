@@ -135,6 +135,29 @@ static void plots_png(void **state)
     remove(png);
 }
 
+/*
+** A title that closes gnuplot's quote, breaks the line and calls system(),
+** with backquotes, a macro, a carriage return and a trigraph: plotted as
+** text, nothing run.
+*/
+static void a_title_is_text_to_gnuplot(void **state)
+{
+    (void)state;
+    const char *marker = "test_simulate_marker", *png = "test_simulate_title.png";
+    remove(marker);
+    lgc_model evil = pendulum_model;
+    evil.title = "a'\nsystem \"touch test_simulate_marker\"\n'''' `touch test_simulate_marker` @x\r?" "?/ \"";
+    assert_int_equal(RUN(&evil, "--t-end", "1", "--plot", (char *)png, "--quiet"), LGC_EXIT_OK);
+    check(fopen(marker, "r") == NULL, "gnuplot ran the title: %s exists", marker);
+    FILE *f = fopen(png, "rb");
+    assert_non_null(f);
+    unsigned char magic[8] = {0};
+    assert_int_equal(fread(magic, 1, 8, f), 8);
+    fclose(f);
+    assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
+    remove(png);
+}
+
 /* A fault ends the run with status 1 and a message, keeping whole CSV lines. */
 static void fault_exits_1(void **state)
 {
@@ -187,6 +210,7 @@ int main(void)
         cmocka_unit_test(writes_csv),
         cmocka_unit_test(the_step_is_independent_of_the_samples),
         cmocka_unit_test(plots_png),
+        cmocka_unit_test(a_title_is_text_to_gnuplot),
         cmocka_unit_test(fault_exits_1),
         cmocka_unit_test(a_start_off_the_constraints_is_refused),
         cmocka_unit_test(consistent_completes_the_start),
