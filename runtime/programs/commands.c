@@ -32,7 +32,8 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
                            "or dopri5's first)"},
     [LGC_SIM_PROJECT] = {"--project", "none|velocity|full", LGC_OPTION_VALUE,
                          "correction onto the constraints after each step and\n"
-                         "at each sample (default full: positions, then velocities)"},
+                         "at each sample (default for a constrained model: full,\n"
+                         "positions then velocities)"},
     [LGC_SIM_METRIC] = {"--metric", "identity|mass", LGC_OPTION_VALUE,
                         "metric of the correction (default identity)"},
     [LGC_SIM_PARAM] = {"--param", "NAME=VALUE", LGC_OPTION_VALUE, "set a parameter"},

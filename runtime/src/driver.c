@@ -194,6 +194,8 @@ static int advance_fixed(lgc_driver *d, double t1)
         double tn = d->t_start + (double)(d->stats.steps + 1) * h;
         if (tn >= t_stop - 1e-9 * h)
             tn = t_stop;
+        if (!(tn > d->t))
+            return LGC_ERR_STEP_UNDERFLOW;  /* h below the round-off of t: no step at all */
         int rc = end_derivative(d);
         if (rc == LGC_OK)
             rc = d->opt.type->apply(d->step, d->sys, d->t, tn - d->t, d->x, d->dxdt,

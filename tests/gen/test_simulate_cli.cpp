@@ -140,7 +140,8 @@ void help_needs_no_spec_and_no_compile(void **) {
   Result s = run({lagrangec, "simulate", "--help"}, env);
   assert_int_equal(s.status, 0);
   assert_contains(s.out, "usage: lagrangec simulate SPEC [OPTIONS]");
-  for (auto o : {"--t-end T", "--consistent", "--summary-json FILE|-", "--formulation", "default full"})
+  for (auto o :
+       {"--t-end T", "--consistent", "--summary-json FILE|-", "--formulation", "default for a constrained model: full"})
     assert_contains(s.out, o);
   Result l = run({lagrangec, "linearize", "--help"}, env);
   assert_int_equal(l.status, 0);
@@ -278,7 +279,8 @@ void temporaries_are_removed_on_every_exit(void **) {
 void the_fixed_step_is_the_step(void **) {
   json::Value fine = summary({spec("pendulum"), "--dt", "0.5", "--sample", "0.01", "--quiet"});
   json::Value coarse = summary({spec("pendulum"), "--dt", "0.5", "--sample", "0.5", "--quiet"});
-  for (auto name : {"x", "y", "x'", "y'"}) assert_eq(fine["final_state"][name].num(), coarse["final_state"][name].num());
+  for (auto name : {"x", "y", "x'", "y'"})
+    assert_eq(fine["final_state"][name].num(), coarse["final_state"][name].num());
   assert_eq(fine["steps"].num(), 20);
   assert_eq(coarse["steps"].num(), 20);
   assert_eq(fine["samples"].num(), 1001);
