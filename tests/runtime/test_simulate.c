@@ -118,6 +118,18 @@ static void the_step_is_independent_of_the_samples(void **state)
     remove("test_simulate_coarse.csv");
 }
 
+/* png holds a PNG (its signature); then it is removed. */
+static void assert_png_then_remove(const char *png)
+{
+    FILE *f = fopen(png, "rb");
+    assert_non_null(f);
+    unsigned char magic[8] = {0};
+    assert_int_equal(fread(magic, 1, 8, f), 8);
+    fclose(f);
+    assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
+    remove(png);
+}
+
 /* --plot runs gnuplot and leaves a PNG (no --out: the CSV is a scratch file). */
 static void plots_png(void **state)
 {
@@ -126,13 +138,7 @@ static void plots_png(void **state)
     remove(png);
     assert_int_equal(RUN(&pendulum_model, "--t-end", "2", "--plot", (char *)png, "--quiet"),
                      LGC_EXIT_OK);
-    FILE *f = fopen(png, "rb");
-    assert_non_null(f);
-    unsigned char magic[8] = {0};
-    assert_int_equal(fread(magic, 1, 8, f), 8);
-    fclose(f);
-    assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
-    remove(png);
+    assert_png_then_remove(png);
 }
 
 /*
@@ -149,13 +155,7 @@ static void a_title_is_text_to_gnuplot(void **state)
     evil.title = "a'\nsystem \"touch test_simulate_marker\"\n'''' `touch test_simulate_marker` @x\r?" "?/ \"";
     assert_int_equal(RUN(&evil, "--t-end", "1", "--plot", (char *)png, "--quiet"), LGC_EXIT_OK);
     check(fopen(marker, "r") == NULL, "gnuplot ran the title: %s exists", marker);
-    FILE *f = fopen(png, "rb");
-    assert_non_null(f);
-    unsigned char magic[8] = {0};
-    assert_int_equal(fread(magic, 1, 8, f), 8);
-    fclose(f);
-    assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
-    remove(png);
+    assert_png_then_remove(png);
 }
 
 /* A fault ends the run with status 1 and a message, keeping whole CSV lines. */
