@@ -1,16 +1,18 @@
 // main.cpp — the lagrangec command line: generate, equations, simulate, linearize.
 #include "lagrangec.h"
 #include "lagrangec_config.h"
+#include "commands.h"  // simulate's and linearize's options, help and exit statuses
 
 #include <cstring>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 namespace {
 
-enum Exit { kOk = 0, kSpecError = 1, kUsage = 2 };
+enum Exit { kOk = LGC_EXIT_OK, kSpecError = LGC_EXIT_FAILED, kUsage = LGC_EXIT_USAGE };
 
 const char *kUsageText =
     "usage: lagrangec COMMAND [OPTIONS]\n"
@@ -112,9 +114,34 @@ int equations_command(std::vector<std::string> args) {
   return kOk;
 }
 
-// `simulate` and `linearize` run the model's compiled program (simulate.cpp).
+// An option that names a file the command writes, given the spec itself
+// (the same file, by device and inode): the message, else "".
+std::string overwrites_spec(const lgc_command *cmd, const std::vector<std::string> &args) {
+  struct stat spec, out;
+  if (args.empty() || ::stat(args[0].c_str(), &spec) != 0) return "";
+  for (size_t i = 1; i + 1 < args.size(); ++i) {
+    int k = lgc_command_option(cmd, args[i].c_str());
+    if (k < 0 || cmd->options[k].kind == LGC_OPTION_FLAG) continue;
+    const std::string &path = args[++i];
+    if (cmd->options[k].kind == LGC_OPTION_OUTPUT && ::stat(path.c_str(), &out) == 0 &&
+        out.st_dev == spec.st_dev && out.st_ino == spec.st_ino)
+      return args[i - 1] + " " + path + " is the spec " + args[0] + ": writing it would destroy the spec";
+  }
+  return "";
+}
+
+// `simulate` and `linearize` run the model's compiled program (simulate.cpp);
+// their options and help are the program's own table (commands.h), so the
+// help needs no spec and no compile.
 int model_command(const std::string &command, std::vector<std::string> args) {
-  const std::string usage = "usage: lagrangec " + command + " SPEC [OPTIONS]\n";
+  const lgc_command *cmd = lgc_command_find(command.c_str());
+  const std::string program = "lagrangec " + command + " SPEC";
+  const std::string usage = "usage: " + program + " " + cmd->operands + "\n(see 'lagrangec " + command +
+                            " --help')\n";
+  std::vector<char *> words;
+  for (auto &a : args) words.push_back(a.data());
+  if (lgc_command_wants_help(cmd, int(words.size()), words.data()))
+    return lgc_command_help(cmd, program.c_str(), stdout), kOk;
   lgc::Formulation formulation = lgc::Formulation::dalembert;
   if (!take_formulation(args, formulation))
     return usage_error("--formulation takes dalembert or vakonomic", usage.c_str());
@@ -122,19 +149,9 @@ int model_command(const std::string &command, std::vector<std::string> args) {
     return usage_error("linearize takes the d'Alembert-Lagrange equations only (the vakonomic "
                        "multipliers are states with no linearisation on the constraints here)",
                        usage.c_str());
-  if (args.empty() || args[0].rfind("-", 0) == 0) {
-    if (!args.empty() && is_help(args[0])) {
-      std::cout << usage << "\n"
-                   "Generates the model into a cache directory ($LAGRANGEC_CACHE, else\n"
-                   "$XDG_CACHE_HOME/lagrangec or ~/.cache/lagrangec), compiles it against the\n"
-                   "runtime once, and runs it. 'lagrangec " << command << " SPEC --help' lists\n"
-                   "its options."
-                << (command == "simulate" ? " --formulation dalembert|vakonomic chooses the model." : "")
-                << "\n";
-      return kOk;
-    }
-    return usage_error(command + " needs a spec", usage.c_str());
-  }
+  if (args.empty() || args[0].rfind("-", 0) == 0) return usage_error(command + " needs a spec", usage.c_str());
+  std::string clash = overwrites_spec(cmd, args);
+  if (!clash.empty()) return usage_error(clash, usage.c_str());
   return lgc::run_model(command, args[0], formulation, std::vector<std::string>(args.begin() + 1, args.end()));
 }
 

@@ -1,49 +1,150 @@
-/* csv.c — writing samples as CSV (columns: see CSV-COLUMNS in csv.h). */
+/* csv.c — writing samples as CSV, whole lines only (columns: CSV-COLUMNS in csv.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "lagrangec/csv.h"
 #include "lagrangec/status.h"
 
-int lgc_csv_column_q(const lgc_model *m) { (void)m; return 2; }
-int lgc_csv_column_phi(const lgc_model *m) { return 2 + 2 * m->nq; }
+/* Longest "%.17g" of a double, -1.2345678901234567e-308, and its comma. */
+#define NUMBER_MAX 25
+/* Longest column name written: a coordinate's name and 6 more bytes. */
+#define NAME_EXTRA 8
+
+struct lgc_csv {
+    const lgc_model *model;
+    int fd;
+    off_t end;              /* offset after the last whole line */
+    size_t size;
+    char *line;
+};
+
+int lgc_csv_column_q(const lgc_model *m) { (void)m; return 1; }
+int lgc_csv_column_phi(const lgc_model *m) { return 1 + 2 * m->nq; }
 int lgc_csv_column_phi_dot(const lgc_model *m) { return lgc_csv_column_phi(m) + m->nh; }
 int lgc_csv_column_g(const lgc_model *m) { return lgc_csv_column_phi_dot(m) + m->nh; }
 int lgc_csv_column_energy(const lgc_model *m) { return lgc_csv_column_g(m) + m->nn; }
+int lgc_csv_column_multipliers(const lgc_model *m) { return lgc_csv_column_energy(m) + 1; }
+int lgc_csv_column_force(const lgc_model *m) { return lgc_csv_column_multipliers(m) + m->nh + m->nn; }
+int lgc_csv_columns(const lgc_model *m) { return lgc_csv_column_force(m) + m->nq; }
 
-int lgc_csv_header(FILE *f, const lgc_model *m)
+void lgc_csv_column_name(const lgc_model *m, int j, char *buf, size_t size)
 {
-    fprintf(f, "t");
-    for (int i = 0; i < m->nq; i++)
-        fprintf(f, ",%s", m->coordinate_names[i]);
-    for (int i = 0; i < m->nq; i++)
-        fprintf(f, ",%s'", m->coordinate_names[i]);
-    for (int i = 0; i < m->nh; i++)
-        fprintf(f, ",phi%d", i + 1);
-    for (int i = 0; i < m->nh; i++)
-        fprintf(f, ",phi%d'", i + 1);
-    for (int i = 0; i < m->nn; i++)
-        fprintf(f, ",g%d", i + 1);
-    fprintf(f, ",energy");
-    for (int i = 0; i < m->nh; i++)
-        fprintf(f, ",lambda%d", i + 1);
-    for (int i = 0; i < m->nn; i++)
-        fprintf(f, ",mu%d", i + 1);
-    for (int i = 0; i < m->nq; i++)
-        fprintf(f, ",Fc_%s", m->coordinate_names[i]);
-    fputc('\n', f);
-    return fflush(f) == 0 && !ferror(f) ? LGC_OK : LGC_ERR_IO;
+    const char *const *q = m->coordinate_names;
+    const int phi = lgc_csv_column_phi(m), phi_dot = lgc_csv_column_phi_dot(m),
+              g = lgc_csv_column_g(m), mult = lgc_csv_column_multipliers(m),
+              fc = lgc_csv_column_force(m);
+    if (j == 0)
+        snprintf(buf, size, "t");
+    else if (j < 1 + m->nq)
+        snprintf(buf, size, "%s", q[j - 1]);
+    else if (j < phi)
+        snprintf(buf, size, "%s'", q[j - 1 - m->nq]);
+    else if (j < phi_dot)
+        snprintf(buf, size, "phi[%d]", j - phi + 1);
+    else if (j < g)
+        snprintf(buf, size, "phi[%d]'", j - phi_dot + 1);
+    else if (j < g + m->nn)
+        snprintf(buf, size, "g[%d]", j - g + 1);
+    else if (j == g + m->nn)
+        snprintf(buf, size, "T+V");
+    else if (j < mult + m->nh)
+        snprintf(buf, size, "lambda[%d]", j - mult + 1);
+    else if (j < fc)
+        snprintf(buf, size, "mu[%d]", j - mult - m->nh + 1);
+    else
+        snprintf(buf, size, "Fc[%s]", q[j - fc]);
 }
 
-int lgc_csv_row(FILE *f, const lgc_model *m, const lgc_sample *s)
+lgc_csv *lgc_csv_open(int fd, const lgc_model *m)
 {
-    fprintf(f, "%.17g", s->t);
+    lgc_csv *w = calloc(1, sizeof *w);
+    size_t longest = 0;
+    for (int i = 0; i < m->nq; i++) {
+        size_t len = 0;
+        while (m->coordinate_names[i][len])
+            len++;
+        longest = len > longest ? len : longest;
+    }
+    const size_t per_column = NUMBER_MAX > longest + NAME_EXTRA ? NUMBER_MAX : longest + NAME_EXTRA;
+    if (w)
+        w->size = (size_t)lgc_csv_columns(m) * per_column + 2;
+    if (!w || !(w->line = malloc(w->size))) {
+        free(w);
+        return NULL;
+    }
+    w->model = m;
+    w->fd = fd;
+    w->end = lseek(fd, 0, SEEK_CUR);
+    return w;
+}
+
+void lgc_csv_free(lgc_csv *w)
+{
+    if (w)
+        free(w->line);
+    free(w);
+}
+
+/* Writes line[0..len) whole, or cuts the file back to the last whole line. */
+static int write_line(lgc_csv *w, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(w->fd, w->line + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int err = n == 0 ? ENOSPC : errno;
+            /* A pipe or terminal has no length to cut; a file keeps whole lines. */
+            if (done > 0 && w->end >= 0 && ftruncate(w->fd, w->end) == 0)
+                lseek(w->fd, w->end, SEEK_SET);
+            errno = err;
+            return LGC_ERR_IO;
+        }
+        done += (size_t)n;
+    }
+    if (w->end >= 0)
+        w->end += (off_t)len;
+    return LGC_OK;
+}
+
+int lgc_csv_header(lgc_csv *w)
+{
+    const int columns = lgc_csv_columns(w->model);
+    size_t len = 0;
+    for (int j = 0; j < columns; j++) {
+        if (j > 0)
+            w->line[len++] = ',';
+        lgc_csv_column_name(w->model, j, w->line + len, w->size - len - 1);
+        while (w->line[len])
+            len++;
+    }
+    w->line[len++] = '\n';
+    return write_line(w, len);
+}
+
+static size_t put(lgc_csv *w, size_t len, double v)
+{
+    int n = snprintf(w->line + len, w->size - len, len > 0 ? ",%.17g" : "%.17g", v + 0.0);
+    return len + (size_t)n;
+}
+
+int lgc_csv_row(lgc_csv *w, const lgc_sample *s)
+{
+    const lgc_model *m = w->model;
+    size_t len = put(w, 0, s->t);
     for (int i = 0; i < 2 * m->nq; i++)
-        fprintf(f, ",%.17g", s->x[i]);
+        len = put(w, len, s->x[i]);
     for (int i = 0; i < 2 * m->nh + m->nn; i++)     /* phi, phi', g: contiguous */
-        fprintf(f, ",%.17g", s->phi[i]);
-    fprintf(f, ",%.17g", s->energy);
+        len = put(w, len, s->phi[i]);
+    len = put(w, len, s->energy);
     for (int i = 0; i < m->nh + m->nn; i++)
-        fprintf(f, ",%.17g", s->mult[i]);
+        len = put(w, len, s->mult[i]);
     for (int i = 0; i < m->nq; i++)
-        fprintf(f, ",%.17g", s->fc[i]);
-    fputc('\n', f);
-    return fflush(f) == 0 && !ferror(f) ? LGC_OK : LGC_ERR_IO;
+        len = put(w, len, s->fc[i]);
+    w->line[len++] = '\n';
+    return write_line(w, len);
 }

@@ -124,12 +124,17 @@ static void dopri5_dense(const void *state, double theta, double xout[])
                   + theta * (s->r4[i] + theta1 * s->r5[i])));
 }
 
-/* The interpolant at theta = 1 is r1 + r2: adding dx to r2 adds theta dx. */
-static void dopri5_shift_end(void *state, const double dx[])
+/*
+** The interpolant at theta = 1 is r1 + r2: moving r2 to x1 - r1 adds theta dx
+** for a correction dx of the end point. f1 is not used: the shape of the
+** fourth-order interpolant stays the one the stages gave.
+*/
+static void dopri5_set_end(void *state, const double x1[], const double f1[])
 {
     dopri5_state *s = state;
+    (void)f1;
     for (int i = 0; i < s->nx; i++)
-        s->r2[i] += dx[i];
+        s->r2[i] = x1[i] - s->r1[i];
 }
 
 static void dopri5_free(void *state)
@@ -142,7 +147,7 @@ static void dopri5_free(void *state)
 
 static const lgc_stepper_type dopri5_type = {
     "dopri5", 5, 1, dopri5_alloc, dopri5_apply, dopri5_last_derivative,
-    dopri5_dense, dopri5_shift_end, dopri5_free
+    dopri5_set_end, dopri5_dense, dopri5_free
 };
 
 const lgc_stepper_type *const lgc_step_dopri5 = &dopri5_type;

@@ -17,7 +17,8 @@ struct lgc_driver {
     int nx;
     double t, h;            /* internal time and the next step to try */
     double t_prev;          /* start of the last accepted step (dense output) */
-    int have_dxdt;          /* dxdt holds f(t, x) */
+    double t_start;         /* the reset time: fixed step k ends at t_start + k h */
+    int have_dxdt;          /* dxdt holds f(t, x), and the interpolant ends there */
     int rejected_last;      /* no step growth right after a rejection */
     double *x, *xnew, *xerr, *dxdt;
     lgc_stats stats;
@@ -35,11 +36,12 @@ void lgc_driver_options_default(lgc_driver_options *opt)
     opt->metric = LGC_METRIC_IDENTITY;
     opt->project_tol = 1e-13;
     opt->project_max_iter = 20;
+    opt->t_stop = INFINITY;
 }
 
 lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
 {
-    if (!opt->type || (!opt->type->adaptive && !(opt->h > 0.0))
+    if (!opt->type || (!opt->type->adaptive && !(opt->h > 0.0)) || isnan(opt->t_stop)
         || (opt->type->adaptive && !(opt->rtol >= 0.0 && opt->atol >= 0.0
                                      && opt->rtol + opt->atol > 0.0)))
         return NULL;
@@ -114,7 +116,9 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     unsigned long nfev0 = d->sys->nfev;
     int it = 0, rc;
     memset(&d->stats, 0, sizeof d->stats);
-    d->t = d->t_prev = t0;
+    if (!(t0 <= d->opt.t_stop))
+        return LGC_ERR_ARG;
+    d->t = d->t_prev = d->t_start = t0;
     d->h = d->opt.h;
     d->have_dxdt = 0;
     d->rejected_last = 0;
@@ -130,25 +134,33 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
 }
 
 /*
-** Take xnew at time t1 as the new state: correct it onto the constraints and
-** keep the dense output consistent with the corrected end point.
+** f(t, x) at the current state into dxdt, unless it is there: the next
+** step's first stage, and the end slope of the last step's interpolant.
 */
+static int end_derivative(lgc_driver *d)
+{
+    if (d->have_dxdt)
+        return LGC_OK;
+    int rc = lgc_system_rhs(d->sys, d->t, d->x, d->dxdt, NULL);
+    if (rc != LGC_OK)
+        return rc;
+    if (d->stats.steps > 0)
+        d->opt.type->set_end(d->step, d->x, d->dxdt);
+    d->have_dxdt = 1;
+    return LGC_OK;
+}
+
+/* Take xnew at time t1 as the new state, corrected onto the constraints. */
 static int accept_step(lgc_driver *d, double t1)
 {
-    const lgc_stepper_type *type = d->opt.type;
+    const double *f = d->opt.type->last_derivative(d->step);
     int it = 0;
-    const double *f = type->last_derivative(d->step);
     if (d->opt.project != LGC_PROJECT_NONE) {
-        memcpy(d->xerr, d->xnew, (size_t)d->nx * sizeof *d->xerr);
         int rc = lgc_project(d->proj, d->sys, t1, d->xnew, &it);
         d->stats.proj_iter += (unsigned long)it;
         if (rc != LGC_OK)
             return rc;
-        for (int i = 0; i < d->nx; i++)
-            d->xerr[i] = d->xnew[i] - d->xerr[i];
-        if (type->shift_end)
-            type->shift_end(d->step, d->xerr);
-        f = NULL;   /* f(t1, x) changed with x */
+        f = NULL;   /* f(t1, x) changed with x; the interpolant must meet x */
     }
     if (!all_finite(d->xnew, d->nx))
         return LGC_ERR_NONFINITE;
@@ -161,6 +173,9 @@ static int accept_step(lgc_driver *d, double t1)
     d->have_dxdt = f != NULL;
     if (f)
         memcpy(d->dxdt, f, (size_t)d->nx * sizeof *d->dxdt);
+    const double h = t1 - d->t;
+    d->stats.h_min = d->stats.steps == 0 ? h : fmin(d->stats.h_min, h);
+    d->stats.h_max = fmax(d->stats.h_max, h);
     d->t_prev = d->t;
     d->t = t1;
     d->stats.steps++;
@@ -168,15 +183,22 @@ static int accept_step(lgc_driver *d, double t1)
 }
 
 /*
-** Fixed steps of h, the last one shortened (or stretched by <1e-9 h) to hit
-** t1. Step k ends at t0 + k h, not at a running sum that would drift from it.
+** Steps of h until the state reaches t1. Step k ends at t_start + k h, not
+** at a running sum that would drift from it; only the step that reaches
+** t_stop ends there instead.
 */
 static int advance_fixed(lgc_driver *d, double t1)
 {
-    const double h = d->opt.h, t0 = d->t;
-    for (long k = 1; t1 - d->t > 1e-12 * h; k++) {
-        double tn = t1 - d->t <= h * (1.0 + 1e-9) ? t1 : t0 + (double)k * h;
-        int rc = d->opt.type->apply(d->step, d->sys, d->t, tn - d->t, d->x, NULL,
+    const double h = d->opt.h, t_stop = d->opt.t_stop;
+    while (d->t < t1) {
+        double tn = d->t_start + (double)(d->stats.steps + 1) * h;
+        if (tn >= t_stop - 1e-9 * h)
+            tn = t_stop;
+        if (!(tn > d->t))
+            return LGC_ERR_STEP_UNDERFLOW;  /* h below the round-off of t: no step at all */
+        int rc = end_derivative(d);
+        if (rc == LGC_OK)
+            rc = d->opt.type->apply(d->step, d->sys, d->t, tn - d->t, d->x, d->dxdt,
                                     d->xnew, NULL);
         if (rc == LGC_OK)
             rc = accept_step(d, tn);
@@ -186,14 +208,20 @@ static int advance_fixed(lgc_driver *d, double t1)
     return LGC_OK;
 }
 
-/* Adaptive steps until the internal solution passes t1. */
+/*
+** Adaptive steps until the state reaches t1. A step that would end within
+** 1% of t_stop or past it ends on t_stop (as Hairer's DOPRI5 does).
+*/
 static int advance_adaptive(lgc_driver *d, double t1)
 {
     const int q = d->opt.type->order - 1;  /* order of the error estimate */
+    const double t_stop = d->opt.t_stop;
     while (d->t < t1) {
-        int rc = d->opt.type->apply(d->step, d->sys, d->t, d->h, d->x,
-                                    d->have_dxdt ? d->dxdt : NULL, d->xnew,
-                                    d->xerr);
+        const int last = d->t + 1.01 * d->h >= t_stop;
+        const double h = last ? t_stop - d->t : d->h;
+        int rc = end_derivative(d);
+        if (rc == LGC_OK)
+            rc = d->opt.type->apply(d->step, d->sys, d->t, h, d->x, d->dxdt, d->xnew, d->xerr);
         if (rc != LGC_OK)
             return rc;
         double roundoff;
@@ -205,11 +233,11 @@ static int advance_adaptive(lgc_driver *d, double t1)
          */
         if (roundoff > 1.0)
             return LGC_ERR_TOLERANCE;
-        double hnext = lgc_control_next_h(&d->ctl, d->h, err, q);
+        double hnext = lgc_control_next_h(&d->ctl, h, err, q);
         if (err <= 1.0) {
-            if ((rc = accept_step(d, d->t + d->h)) != LGC_OK)
+            if ((rc = accept_step(d, last ? t_stop : d->t + h)) != LGC_OK)
                 return rc;
-            d->h = d->rejected_last ? fmin(hnext, d->h) : hnext;
+            d->h = d->rejected_last ? fmin(hnext, h) : hnext;
             d->rejected_last = 0;
         } else {
             d->stats.rejected++;
@@ -226,24 +254,20 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[])
 {
     const lgc_stepper_type *type = d->opt.type;
     unsigned long nfev0 = d->sys->nfev;
-    int rc = LGC_OK;
-    if (t1 < (type->adaptive ? d->t_prev : d->t - 1e-12 * d->opt.h))
+    if (!(t1 >= d->t_prev && t1 <= d->opt.t_stop))
         return LGC_ERR_ARG;     /* only forwards, within the last step at most */
-    if (type->adaptive) {
-        rc = advance_adaptive(d, t1);
-        if (rc == LGC_OK && d->t > d->t_prev && t1 < d->t) {
+    int rc = type->adaptive ? advance_adaptive(d, t1) : advance_fixed(d, t1);
+    if (rc == LGC_OK && t1 < d->t) {
+        rc = end_derivative(d);
+        if (rc == LGC_OK) {
             type->dense(d->step, (t1 - d->t_prev) / (d->t - d->t_prev), x);
             /* The interpolant strays by its own error: correct samples too. */
             int it = 0;
             rc = lgc_project(d->proj, d->sys, t1, x, &it);
             d->stats.proj_iter += (unsigned long)it;
-        } else if (rc == LGC_OK) {
-            memcpy(x, d->x, (size_t)d->nx * sizeof *x);
         }
-    } else {
-        rc = advance_fixed(d, t1);
-        if (rc == LGC_OK)
-            memcpy(x, d->x, (size_t)d->nx * sizeof *x);
+    } else if (rc == LGC_OK) {
+        memcpy(x, d->x, (size_t)d->nx * sizeof *x);
     }
     d->stats.nfev += d->sys->nfev - nfev0;
     return rc;

@@ -10,8 +10,8 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
 {
     const int nx = model->nx, nh = model->nh, nn = model->nn, nq = model->nq;
     memset(mon, 0, sizeof *mon);
-    /* x, phi, phi', g, multipliers, fc, dxdt, tracked residuals, C in one block */
-    double *v = calloc((size_t)(2 * nx + 5 * nh + 3 * nn + nq + (nh + nn) * nq) + 1,
+    /* x, phi, phi', g, multipliers, fc, dxdt, tracked residuals, C, row maxima in one block */
+    double *v = calloc((size_t)(2 * nx + 7 * nh + 4 * nn + nq + (nh + nn) * nq) + 1,
                        sizeof *v);
     if (!v)
         return LGC_ERR_NOMEM;
@@ -24,6 +24,7 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
     mon->dxdt = mon->s.fc + nq;
     mon->res = mon->dxdt + nx;
     mon->jac = mon->res + 2 * nh + nn;
+    mon->max_residual = mon->jac + (nh + nn) * nq;
     return LGC_OK;
 }
 
@@ -64,6 +65,8 @@ static int update_extremes(lgc_monitor *mon, const lgc_model *m, const double r[
     mon->max_phi = max_abs(r, nh, mon->max_phi);
     mon->max_phi_dot = max_abs(r + nh, nh, mon->max_phi_dot);
     mon->max_g = max_abs(r + 2 * nh, m->nn, mon->max_g);
+    for (int i = 0; i < 2 * nh + m->nn; i++)
+        mon->max_residual[i] = fmax(mon->max_residual[i], fabs(r[i]));
     double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
     mon->max_energy_drift = fmax(mon->max_energy_drift,
                                  fabs(energy - mon->energy0) / scale);

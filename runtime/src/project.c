@@ -1,10 +1,14 @@
 /*
-** project.c — one-step constraint correction (6.416–6.418) with LAPACK.
+** project.c — one-step constraint correction (6.416–6.418).
 **
-** The smallest correction d in the metric W = L L^T subject to C d = r is,
-** with w = L^T d, the minimum-norm solution of (C L^-T) w = r; that equals
-** d = W^-1 C^T K with (C W^-1 C^T) K = r, but dgelsd (SVD) also copes when
-** C loses rank. W = I skips the triangular solves.
+** The smallest correction d in the metric W = L L^T subject to C d = r is
+** d = L^-T w with w = X^T K, X = C L^-T (X's rows: L^-1 C_i^T), and
+** (X X^T) K = r: the normal equations, factored by Cholesky in plain loops
+** (the matrices are a few rows: a LAPACK call would cost more than the
+** arithmetic, and its SVD ten times more). Where X X^T is singular or too
+** ill-conditioned for them (a pivot below 1e-8 of the largest diagonal
+** entry: cond(C) past ~1e4), w is the minimum-norm solution of X w = r by
+** LAPACK's dgelsd (SVD), which copes when C loses rank. W = I: L = I.
 */
 #include <float.h>
 #include <lapacke.h>
@@ -16,6 +20,8 @@
 
 /* Singular values below RCOND * s_max count as zero (rank deficiency). */
 #define RCOND 1e-12
+/* A Cholesky pivot of X X^T below this fraction of its largest diagonal entry hands over to the SVD. */
+#define NORMAL_PIVOT 1e-8
 
 struct lgc_projector {
     const lgc_model *model;
@@ -25,8 +31,10 @@ struct lgc_projector {
     int max_iter;
     int n, nh, m;           /* coordinates, holonomic rows, all rows */
     double *C;              /* m x n row-major, [A; B] */
-    double *L;              /* n x n, Cholesky factor of M (column-major) */
-    double *X;              /* n x m, L^-1 C^T */
+    double *L;              /* n x n row-major, lower Cholesky factor of M (metric mass) */
+    double *X;              /* m x n row-major, C L^-T */
+    double *S;              /* m x m row-major, X X^T and its factor */
+    double *K;              /* m: (X X^T)^-1 r */
     double *a;              /* m x n column-major, dgelsd's matrix */
     double *b;              /* max(m, n): right side in, solution out */
     double *sv;             /* min(m, n) singular values */
@@ -86,8 +94,8 @@ lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode
     pr->lwork = lw_all > lw_h ? lw_all : lw_h;
     lapack_int liwork = liw_all > liw_h ? liw_all : liw_h;
 
-    size_t nd = (size_t)m * n * 3 + (size_t)n * n + big + small + 2 * model->nh
-                + model->nn + pr->lwork;
+    size_t nd = (size_t)m * n * 3 + (size_t)n * n + (size_t)m * m + m + big + small
+                + 2 * model->nh + model->nn + pr->lwork;
     double *v = calloc(nd, sizeof *v);
     pr->iwork = calloc(liwork > 0 ? (size_t)liwork : 1, sizeof *pr->iwork);
     if (!v || !pr->iwork) {
@@ -100,7 +108,9 @@ lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode
     pr->X = pr->C + (size_t)m * n;
     pr->a = pr->X + (size_t)m * n;
     pr->L = pr->a + (size_t)m * n;
-    pr->b = pr->L + (size_t)n * n;
+    pr->S = pr->L + (size_t)n * n;
+    pr->K = pr->S + (size_t)m * m;
+    pr->b = pr->K + m;
     pr->sv = pr->b + big;
     pr->res = pr->sv + small;
     pr->work = pr->res + 2 * model->nh + model->nn;
@@ -116,53 +126,120 @@ void lgc_projector_free(lgc_projector *pr)
     free(pr);
 }
 
+/*
+** In place, the lower Cholesky factor of the n x n row-major a (its lower
+** triangle read). 0, or -1 when a pivot is not above rel * the largest
+** diagonal entry.
+*/
+static int cholesky(double *a, int n, double rel)
+{
+    double largest = 0.0;
+    for (int i = 0; i < n; i++)
+        largest = fmax(largest, a[(size_t)i * n + i]);
+    for (int j = 0; j < n; j++) {
+        double *rj = a + (size_t)j * n, d = rj[j];
+        for (int k = 0; k < j; k++)
+            d -= rj[k] * rj[k];
+        if (!(d > rel * largest))
+            return -1;
+        rj[j] = d = sqrt(d);
+        for (int i = j + 1; i < n; i++) {
+            double *ri = a + (size_t)i * n, s = ri[j];
+            for (int k = 0; k < j; k++)
+                s -= ri[k] * rj[k];
+            ri[j] = s / d;
+        }
+    }
+    return 0;
+}
+
+/* x := L^-1 x (trans 0) or L^-T x (trans 1), L n x n lower, row-major. */
+static void triangular_solve(const double *L, int n, int trans, double x[])
+{
+    if (!trans) {
+        for (int i = 0; i < n; i++) {
+            double s = x[i];
+            for (int k = 0; k < i; k++)
+                s -= L[(size_t)i * n + k] * x[k];
+            x[i] = s / L[(size_t)i * n + i];
+        }
+    } else {
+        for (int i = n - 1; i >= 0; i--) {
+            double s = x[i];
+            for (int k = i + 1; k < n; k++)
+                s -= L[(size_t)k * n + i] * x[k];
+            x[i] = s / L[(size_t)i * n + i];
+        }
+    }
+}
+
 /* L L^T = M(t, x); a failed factorisation means M is not positive definite. */
 static int factor_metric(lgc_projector *pr, const lgc_system *sys, double t,
                          const double x[])
 {
     if (pr->metric != LGC_METRIC_MASS)
         return LGC_OK;
-    pr->model->mass_matrix(t, x, sys->p, pr->L);  /* symmetric: layout-free */
-    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', pr->n, pr->L, pr->n);
-    return info == 0 ? LGC_OK : info > 0 ? LGC_ERR_SINGULAR_MASS : LGC_ERR_LAPACK;
+    pr->model->mass_matrix(t, x, sys->p, pr->L);
+    return cholesky(pr->L, pr->n, 0.0) == 0 ? LGC_OK : LGC_ERR_SINGULAR_MASS;
+}
+
+/* w := the minimum-norm solution of X[0..rows) w = b by SVD, into b. */
+static int min_norm_svd(lgc_projector *pr, int rows)
+{
+    const int n = pr->n, ldb = rows > n ? rows : n;
+    lapack_int rank;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < n; j++)
+            pr->a[i + (size_t)j * rows] = pr->X[(size_t)i * n + j];
+    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, rows, n, 1, pr->a, rows, pr->b,
+                                          ldb, pr->sv, RCOND, &rank, pr->work, pr->lwork,
+                                          pr->iwork);
+    if (info < 0)
+        return LGC_ERR_LAPACK;
+    return info > 0 ? LGC_ERR_PROJECTION : LGC_OK;  /* > 0: the SVD did not converge */
 }
 
 /*
-** d = smallest (in W) solution of C[0..rows) d = r; r is read from pr->b.
-** On return pr->b[0..n) holds d.
+** d = the smallest change (in W) with C[0..rows) d = r; r is read from
+** pr->b, d written to pr->b[0..n).
 */
 static int min_norm(lgc_projector *pr, int rows)
 {
-    const int n = pr->n, ldb = rows > n ? rows : n;
-    lapack_int info, rank;
-    const double *src = pr->C;
-    if (pr->metric == LGC_METRIC_MASS) {
-        /* C^T (n x rows, column-major) is C's row-major storage. */
-        for (size_t k = 0; k < (size_t)rows * n; k++)
-            pr->X[k] = pr->C[k];
-        info = LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'L', 'N', 'N', n, rows,
-                                   pr->L, n, pr->X, n);
-        if (info != 0)
-            return LGC_ERR_LAPACK;
-        src = pr->X;    /* (C L^-T)^T, column-major: row-major C L^-T */
-    }
-    /* Row-major rows x n -> column-major, as dgelsd wants. */
-    for (int i = 0; i < rows; i++)
+    const int n = pr->n;
+    const int mass = pr->metric == LGC_METRIC_MASS;
+    for (int i = 0; i < rows; i++) {
+        double *xi = pr->X + (size_t)i * n;
         for (int j = 0; j < n; j++)
-            pr->a[i + (size_t)j * rows] = src[(size_t)i * n + j];
-    info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, rows, n, 1, pr->a, rows, pr->b,
-                               ldb, pr->sv, RCOND, &rank, pr->work, pr->lwork,
-                               pr->iwork);
-    if (info < 0)
-        return LGC_ERR_LAPACK;
-    if (info > 0)
-        return LGC_ERR_PROJECTION;  /* SVD did not converge */
-    if (pr->metric == LGC_METRIC_MASS) {
-        info = LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'L', 'T', 'N', n, 1, pr->L, n,
-                                   pr->b, ldb);
-        if (info != 0)
-            return LGC_ERR_LAPACK;
+            xi[j] = pr->C[(size_t)i * n + j];
+        if (mass)
+            triangular_solve(pr->L, n, 0, xi);
     }
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j <= i; j++) {
+            double s = 0.0;
+            for (int k = 0; k < n; k++)
+                s += pr->X[(size_t)i * n + k] * pr->X[(size_t)j * n + k];
+            pr->S[(size_t)i * rows + j] = s;
+        }
+    if (cholesky(pr->S, rows, NORMAL_PIVOT) == 0) {
+        double *K = pr->K;
+        for (int i = 0; i < rows; i++)
+            K[i] = pr->b[i];
+        triangular_solve(pr->S, rows, 0, K);
+        triangular_solve(pr->S, rows, 1, K);
+        for (int j = 0; j < n; j++) {
+            double s = 0.0;
+            for (int i = 0; i < rows; i++)
+                s += pr->X[(size_t)i * n + j] * K[i];
+            pr->b[j] = s;
+        }
+    } else {
+        int rc = min_norm_svd(pr, rows);
+        if (rc != LGC_OK)
+            return rc;
+    }
+    if (mass)
+        triangular_solve(pr->L, n, 1, pr->b);
     return LGC_OK;
 }
 

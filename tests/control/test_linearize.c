@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "lagrangec/linearize.h"
 #include "cart_pendulum.h"
 #include "lagrangec/status.h"
@@ -29,7 +31,7 @@ typedef struct fixture {
 
 static void open_fixture(fixture *f, const lgc_model *m)
 {
-    assert_true(m->nx <= 16);
+    assert_le(m->nx, 16);
     assert_int_equal(lgc_system_init(&f->sys, m), LGC_OK);
     assert_int_equal(lgc_linearization_init(&f->lin, m), LGC_OK);
     for (int i = 0; i < m->nx; i++)
@@ -59,7 +61,7 @@ static void assert_pair(const lgc_linearization *lin, double root, int imaginary
     }
     print_message("  eigenvalues %s%.17g: relative error %.2e\n", imaginary ? "+-i " : "+-",
                   root, err);
-    assert_true(err <= 1e-9);
+    assert_le(err, 1e-9);
 }
 
 /* The Cartesian pendulum at (0, -+l), l = 1.3 and g = 9.81. */
@@ -75,7 +77,7 @@ static void pendulum_at(double sign, double expected_x_coefficient)
     assert_int_equal(f.lin.q_ind[0], PENDULUM_STATE_x);   /* QR keeps y dependent */
     assert_int_equal(f.lin.q_dep[0], PENDULUM_STATE_y);
     assert_int_equal(f.lin.v_dep[0], PENDULUM_STATE_y);
-    assert_true(fabs(f.lin.A[2] - expected_x_coefficient * g / l) <= 1e-12 * g / l);
+    assert_le(fabs(f.lin.A[2] - expected_x_coefficient * g / l), 1e-12 * g / l);
     assert_pair(&f.lin, sqrt(g / l), sign < 0);
     close_fixture(&f);
 }
@@ -115,7 +117,7 @@ static void pendulum_away_from_equilibrium_is_flagged(void **state)
     f.x[PENDULUM_STATE_x] = sin(0.7);
     f.x[PENDULUM_STATE_y] = -cos(0.7);
     assert_int_equal(lgc_linearize(&f.lin, &f.sys, 0.0, f.x, NULL, NULL), LGC_OK);
-    assert_true(f.lin.max_accel > 1.0);
+    assert_gt(f.lin.max_accel, 1.0);
     close_fixture(&f);
 }
 
@@ -127,7 +129,7 @@ static void pendulum_off_the_constraints_is_refused(void **state)
     f.x[PENDULUM_STATE_y] = -0.5;
     assert_int_equal(lgc_linearize(&f.lin, &f.sys, 0.0, f.x, NULL, NULL), LGC_ERR_INCONSISTENT);
     assert_int_equal(f.lin.bad_row, 0);     /* phi1 */
-    assert_true(fabs(f.lin.bad_residual + 0.75) <= 1e-15);
+    assert_le(fabs(f.lin.bad_residual + 0.75), 1e-15);
     f.x[PENDULUM_STATE_y] = -1.0;
     f.x[PENDULUM_STATE_y_dot] = 1e-3;
     assert_int_equal(lgc_linearize(&f.lin, &f.sys, 0.0, f.x, NULL, NULL), LGC_ERR_INCONSISTENT);
@@ -156,12 +158,13 @@ static void cart_pendulum_upright(void **state)
     const double k = m * g / (M * l), expected[2][4] = {{k, -k, 0, 0}, {-g / l, g / l, 0, 0}};
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 4; j++)
-            assert_true(fabs(f.lin.A[(2 + i) * 4 + j] - expected[i][j]) <= 1e-12 * g / l);
-    assert_true(fabs(f.lin.B[2] - 1 / M) <= 1e-15 && fabs(f.lin.B[3]) <= 1e-15);
+            assert_le(fabs(f.lin.A[(2 + i) * 4 + j] - expected[i][j]), 1e-12 * g / l);
+    assert_le(fabs(f.lin.B[2] - 1 / M), 1e-15);
+    assert_le(fabs(f.lin.B[3]), 1e-15);
     double root = sqrt((M + m) * g / (M * l));
     double err = fmax(fabs(f.lin.eig_re[0] - root), fabs(f.lin.eig_re[3] + root)) / root;
     print_message("  tilt eigenvalues +-%.17g: relative error %.2e\n", root, err);
-    assert_true(err <= 1e-9);
+    assert_le(err, 1e-9);
     close_fixture(&f);
 }
 
@@ -174,7 +177,7 @@ static void disk_rolling(fixture *f, double omega, double psi0)
     f->x[LEANING_DISK_STATE_x_dot] = R * omega * cos(psi0);
     f->x[LEANING_DISK_STATE_y_dot] = R * omega * sin(psi0);
     assert_int_equal(lgc_linearize(&f->lin, &f->sys, 0.0, f->x, NULL, NULL), LGC_OK);
-    assert_true(f->lin.max_accel <= 1e-12);     /* a steady motion */
+    assert_le(f->lin.max_accel, 1e-12);     /* a steady motion */
 }
 
 static void open_disk(fixture *f)
@@ -199,10 +202,10 @@ static void disk_stability_limit(void **state)
     const double wc = disk_critical_spin(&f);
     disk_rolling(&f, wc * (1 + 1e-3), 0.7);
     print_message("  Omega = 1.001 Omega_c: largest real part %.2e\n", max_real_part(&f.lin));
-    assert_true(max_real_part(&f.lin) <= 1e-9);
+    assert_le(max_real_part(&f.lin), 1e-9);
     disk_rolling(&f, wc * (1 - 1e-3), 0.7);
     print_message("  Omega = 0.999 Omega_c: largest real part %.2e\n", max_real_part(&f.lin));
-    assert_true(max_real_part(&f.lin) > 1e-3);
+    assert_gt(max_real_part(&f.lin), 1e-3);
     close_fixture(&f);
 }
 
@@ -225,7 +228,7 @@ static void disk_critical_speed_by_bisection(void **state)
     double err = fabs(0.5 * (lo + hi) - wc) / wc;
     print_message("  critical spin %.15g, closed form %.15g: relative error %.2e\n",
                   0.5 * (lo + hi), wc, err);
-    assert_true(err <= 1e-6);
+    assert_le(err, 1e-6);
     close_fixture(&f);
 }
 
@@ -254,8 +257,8 @@ static void disk_lean_frequency_and_choice(void **state)
             im = fmax(im, f.lin.eig_im[i]);
         double err = fabs(im - sqrt(-k)) / sqrt(-k);
         print_message("  lean frequency, speeds choice %d: relative error %.2e\n", c, err);
-        assert_true(err <= 1e-9);
-        assert_true(max_real_part(&f.lin) <= 1e-9);
+        assert_le(err, 1e-9);
+        assert_le(max_real_part(&f.lin), 1e-9);
     }
     close_fixture(&f);
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "bead_hoop.h"
 #include "lagrangec/status.h"
 #include "walk.h"
@@ -46,7 +48,7 @@ static void jacobi_integral_is_conserved(void **state)
     assert_int_equal(walk(&r, check_jacobi, &e), LGC_OK);
     print_message("  from 1 rad, t = 20: Jacobi integral %.6f, drift %.2e; max |phi| %.2e\n",
                   e.jacobi0, e.jacobi_drift, r.mon.max_phi);
-    assert_true(e.jacobi_drift <= 1e-8);
+    assert_le(e.jacobi_drift, 1e-8);
     walk_free(&r);
 }
 
@@ -62,7 +64,7 @@ static void relative_equilibrium_holds(void **state)
     assert_int_equal(walk(&r, check_jacobi, &e), LGC_OK);
     print_message("  at cos(theta) = g/(w^2 R) (theta = %.6f), t = 20: max |theta - theta_eq| %.2e\n",
                   th, e.theta_error);
-    assert_true(e.theta_error <= 1e-8);
+    assert_le(e.theta_error, 1e-8);
     walk_free(&r);
 }
 

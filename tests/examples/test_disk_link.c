@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "disk_link_rolling.h"
 #include "disk_link_sliding.h"
 #include "lagrangec/status.h"
@@ -61,7 +63,7 @@ static void sliding_phase_is_analytic(void **state)
     walk_init(&w, &disk_link_sliding_model, 0.9 * stick_time(), 100, 1e-12, LGC_PROJECT_NONE);
     assert_int_equal(walk(&w, against_sliding, &worst), LGC_OK);
     print_message("  sliding until 0.9 t* (t* = %.6f): max state error %.2e\n", stick_time(), worst);
-    assert_true(worst <= 1e-10);
+    assert_le(worst, 1e-10);
     walk_free(&w);
 }
 
@@ -90,7 +92,7 @@ static void rolling_model_is_analytic(void **state)
     assert_int_equal(walk(&w, against_rolling, &st), LGC_OK);
     print_message("  rolling model, t = 10: max error %.2e, energy drift %.2e\n", st.worst,
                   w.mon.max_energy_drift);
-    assert_true(st.worst <= 1e-9);
+    assert_le(st.worst, 1e-9);
     walk_free(&w);
 }
 
@@ -163,8 +165,9 @@ static void sliding_converges_to_rolling(void **state)
            e4 = sliding_vs_rolling(1e-4);
     print_message("  friction vs rolling over 5 s after sticking: eps 1e-2: %.2e, "
                   "1e-3: %.2e, 1e-4: %.2e\n", e2, e3, e4);
-    assert_true(e3 < e2 / 5 && e4 < e3 / 5);
-    assert_true(e4 <= 1e-4);
+    assert_lt(e3, e2 / 5);
+    assert_lt(e4, e3 / 5);
+    assert_le(e4, 1e-4);
 }
 
 int main(void)

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "four_bar.h"
 #include "lagrangec/status.h"
 #include "walk.h"
@@ -42,10 +44,11 @@ static void crank_turns_and_rocker_meets_its_limits(void **state)
                   "[%.8f, %.8f]: errors %.2e, %.2e; energy drift %.2e; max |phi| %.2e\n",
                   w.th2_end / (2 * acos(-1.0)), w.th2_rate_min, w.th4_min, w.th4_max, lo, hi,
                   w.th4_min - lo, w.th4_max - hi, r.mon.max_energy_drift, r.mon.max_phi);
-    assert_true(w.th2_rate_min > 0.0);
-    assert_true(w.th2_end > 2 * acos(-1.0) * 5);
-    assert_true(fabs(w.th4_min - lo) <= 1e-6 && fabs(w.th4_max - hi) <= 1e-6);
-    assert_true(r.mon.max_energy_drift <= 1e-9);
+    assert_gt(w.th2_rate_min, 0.0);
+    assert_gt(w.th2_end, 2 * acos(-1.0) * 5);
+    assert_le(fabs(w.th4_min - lo), 1e-6);
+    assert_le(fabs(w.th4_max - hi), 1e-6);
+    assert_le(r.mon.max_energy_drift, 1e-9);
     walk_free(&r);
 }
 

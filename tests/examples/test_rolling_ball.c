@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "lagrangec/status.h"
 #include "rolling_ball.h"
 #include "walk.h"
@@ -50,9 +52,9 @@ static void one_lap_turns_the_ball(void **state)
                   "error %.2e; net turn %.4f rad; max |w_z| %.2e; max |phi| %.2e, |g| %.2e\n",
                   pos_err, x[2], x[3], x[4], x[5], q_err, turn, x[ROLLING_BALL_NX],
                   w.mon.max_phi, w.mon.max_g);
-    assert_true(pos_err <= 1e-9);
-    assert_true(q_err <= 1e-9);
-    assert_true(fabs(turn - 2 * acos(-1.0) * (sqrt(2.0) - 1)) <= 1e-8);
+    assert_le(pos_err, 1e-9);
+    assert_le(q_err, 1e-9);
+    assert_le(fabs(turn - 2 * acos(-1.0) * (sqrt(2.0) - 1)), 1e-8);
     walk_free(&w);
 }
 

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "lagrangec/status.h"
 #include "slider_crank.h"
 #include "walk.h"
@@ -56,8 +58,8 @@ static void crank_rate_follows_the_reduction(void **state)
     print_message("  t = 10 (%.1f turns): geometry %.2e, crank rate vs sqrt(2 T0/J) %.2e, "
                   "energy drift %.2e\n", w.mon.s.x[0] / (2 * acos(-1.0)), red.worst_pos,
                   red.worst_rate, w.mon.max_energy_drift);
-    assert_true(red.worst_pos <= 1e-12);
-    assert_true(red.worst_rate <= 1e-9);
+    assert_le(red.worst_pos, 1e-12);
+    assert_le(red.worst_rate, 1e-9);
     walk_free(&w);
 }
 

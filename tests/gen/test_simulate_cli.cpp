@@ -1,14 +1,22 @@
 // test_simulate_cli.cpp — `lagrangec simulate` as a user runs it: generate,
-// compile into the cache, run; the issue's acceptance figures for the
-// knife-edge dumbbell and the Cartesian pendulum; the cache reused; errors.
+// compile into the cache, run; read back through --summary-json. The
+// acceptance figures of the knife edge and the pendulum; faults; the help
+// without a spec; plots that run nothing of the spec's; a step that is the
+// step; a full disk; the start checked and completed; constraints kept by
+// default; CSV columns that cannot collide; mistakes refused.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <unistd.h>
 
+#include "../runtime/json.hpp"
 #include "process.hpp"
 
 #include "cmocka.hpp"  // last: cmocka defines a macro `fail`
+#include "../runtime/check.h"
 
 namespace fs = std::filesystem;
 
@@ -17,61 +25,139 @@ namespace {
 const std::string lagrangec = LAGRANGEC;
 
 std::string spec(const char *name) { return std::string(SPECS_DIR) + "/" + name + ".toml"; }
+std::string test_spec(const char *name) { return std::string(RUNTIME_SPECS_DIR) + "/" + name + ".toml"; }
 
-Result simulate(std::vector<std::string> args) {
+std::vector<std::string> cache_env() { return {"LAGRANGEC_CACHE=" + (group_dir() / "cache").string()}; }
+
+Result simulate(std::vector<std::string> args, std::vector<std::string> env = {}) {
   args.insert(args.begin(), {lagrangec, "simulate"});
-  return run(args, {"LAGRANGEC_CACHE=" + group_dir().string()});
+  for (auto &e : cache_env()) env.push_back(e);
+  return run(args, env);
 }
 
-// The number after "LABEL ...:" on the summary line that starts with LABEL.
-double summary_value(const std::string &summary, const std::string &label) {
-  std::istringstream in(summary);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(label, 0) == 0) return std::strtod(line.c_str() + line.find(':') + 1, nullptr);
-  fail_msg("no '%s' line in the summary:\n%s", label.c_str(), summary.c_str());
-  return 0;
+void assert_contains(const std::string &text, const std::string &part) {
+  if (text.find(part) == std::string::npos) fail_msg("no '%s' in:\n%s", part.c_str(), text.c_str());
+}
+
+json::Value parse(const std::string &text) {
+  try {
+    return json::parse(text);
+  } catch (const std::exception &e) {
+    fail_msg("%s in:\n%s", e.what(), text.c_str());
+  }
+  return {};
+}
+
+// A run that must succeed, read through its JSON summary on stdout.
+json::Value summary(std::vector<std::string> args) {
+  args.insert(args.end(), {"--summary-json", "-"});
+  Result r = simulate(args);
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  return parse(r.out);
+}
+
+void assert_png(const fs::path &p) {
+  std::string head = slurp(p).substr(0, 8);
+  check(head == "\x89PNG\r\n\x1a\n", "%s is not a PNG (it starts '%s')", p.c_str(), head.c_str());
+}
+
+// A member that must be null: not a number, never NaN.
+void assert_json_null(const json::Value &v, const char *what) {
+  check(v.is_null(), "%s is not null", what);
+}
+
+fs::path write_spec(const std::string &name, const std::string &text) {
+  fs::path p = group_dir() / (name + ".toml");
+  std::ofstream(p) << text;
+  return p;
+}
+
+std::vector<std::string> lines_of(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A CSV holds whole lines only: each ends in a newline and has the header's columns.
+std::vector<std::string> whole_csv_rows(const fs::path &csv) {
+  std::string text = slurp(csv);
+  if (text.empty() || text.back() != '\n') fail_msg("%s does not end in a whole line", csv.c_str());
+  std::vector<std::string> lines = lines_of(text);
+  auto columns = std::count(lines[0].begin(), lines[0].end(), ',');
+  for (auto &line : lines)
+    if (std::count(line.begin(), line.end(), ',') != columns)
+      fail_msg("%s: a line of %zu columns, not %zu: %s", csv.c_str(),
+               size_t(std::count(line.begin(), line.end(), ',') + 1), size_t(columns + 1), line.c_str());
+  lines.erase(lines.begin());
+  return lines;
 }
 
 // Issue 3's acceptance run: m = l = 1; x' = 1, phi' = 1; t to 100, RK4,
 // h = 1e-3, velocity correction: max |g| <= 1e-12, energy drift <= 1e-9.
 void knife_edge_meets_its_bounds_and_writes_csv_and_png(void **) {
   fs::path out = scratch("out");
-  Result r = simulate({spec("knife_edge"), "--t-end", "100", "--dt", "1e-3", "--project", "velocity", "--out",
-                       (out / "k.csv").string(), "--plot", (out / "k.png").string()});
-  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
-  assert_true(summary_value(r.out, "max |g|") <= 1e-12);
-  assert_true(summary_value(r.out, "energy drift") <= 1e-9);
-  assert_true(summary_value(r.out, "steps") == 100000);
-  std::ifstream csv(out / "k.csv");
-  std::string header, line, last;
-  std::getline(csv, header);
-  assert_string_equal(header.c_str(), "t,x,y,phi,x',y',phi',g1,energy,mu1,Fc_x,Fc_y,Fc_phi");
-  int rows = 0;
-  while (std::getline(csv, line)) ++rows, last = line;
-  assert_true(rows >= 1001);
-  assert_true(std::strtod(last.c_str(), nullptr) == 100.0);
-  assert_true(slurp(out / "k.png").compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+  json::Value s = summary({spec("knife_edge"), "--t-end", "100", "--dt", "1e-3", "--project", "velocity", "--out",
+                           (out / "k.csv").string(), "--plot", (out / "k.png").string()});
+  assert_le(s["max_g"].num(), 1e-12);
+  assert_le(s["energy_drift"].num(), 1e-9);
+  assert_eq(s["steps"].num(), 100000);
+  assert_string_equal(s["correction"].str().c_str(), "velocity");
+  std::string header = lines_of(slurp(out / "k.csv"))[0];
+  assert_string_equal(header.c_str(), "t,x,y,phi,x',y',phi',g[1],T+V,mu[1],Fc[x],Fc[y],Fc[phi]");
+  std::vector<std::string> rows = whole_csv_rows(out / "k.csv");
+  assert_ge(rows.size(), 1001);
+  assert_eq(std::strtod(rows.back().c_str(), nullptr), 100.0);
+  assert_png(out / "k.png");
   fs::remove_all(out);
 }
 
 // 10^6 RK4 steps of the Cartesian pendulum with full correction: max |phi| <= 1e-12.
 void pendulum_full_correction_stays_on_the_circle(void **) {
-  Result r = simulate({spec("pendulum"), "--t-end", "1000", "--dt", "1e-3", "--project", "full"});
-  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
-  assert_true(summary_value(r.out, "steps") == 1e6);
-  assert_true(summary_value(r.out, "max |phi|") <= 1e-12);
+  json::Value s = summary({spec("pendulum"), "--t-end", "1000", "--dt", "1e-3", "--project", "full", "--quiet"});
+  assert_eq(s["steps"].num(), 1e6);
+  assert_le(s["max_phi"].num(), 1e-12);
 }
 
 void second_run_reuses_the_compiled_simulator(void **) {
+  fs::path cache = group_dir() / "cache";
   assert_int_equal(simulate({spec("double_pendulum"), "--t-end", "0.1", "--quiet"}).status, 0);
   int entries = 0;
   fs::path exe;
-  for (auto &e : fs::directory_iterator(group_dir()))
+  for (auto &e : fs::directory_iterator(cache))
     if (e.path().filename().string().rfind("double_pendulum-", 0) == 0) ++entries, exe = e.path() / "double_pendulum";
   assert_int_equal(entries, 1);
   auto built = fs::last_write_time(exe);
   assert_int_equal(simulate({spec("double_pendulum"), "--t-end", "0.1", "--quiet"}).status, 0);
-  assert_true(fs::last_write_time(exe) == built);
+  check(fs::last_write_time(exe) == built, "%s was built again", exe.c_str());
+}
+
+// `lagrangec simulate --help` and `linearize --help` print their own options
+// at once: no spec, no generation, no compile (the cache stays empty).
+void help_needs_no_spec_and_no_compile(void **) {
+  fs::path cache = scratch("help-cache");
+  std::vector<std::string> env = {"LAGRANGEC_CACHE=" + cache.string()};
+  Result s = run({lagrangec, "simulate", "--help"}, env);
+  assert_int_equal(s.status, 0);
+  assert_contains(s.out, "usage: lagrangec simulate SPEC [OPTIONS]");
+  for (auto o :
+       {"--t-end T", "--consistent", "--summary-json FILE|-", "--formulation", "default for a constrained model: full"})
+    assert_contains(s.out, o);
+  Result l = run({lagrangec, "linearize", "--help"}, env);
+  assert_int_equal(l.status, 0);
+  assert_contains(l.out, "usage: lagrangec linearize SPEC [--at NAME=VALUE...] [OPTIONS]");
+  assert_contains(l.out, "t=VALUE the time");
+  check(l.out.find("--summary-json") == std::string::npos, "linearize's help has simulate's options:\n%s",
+        l.out.c_str());
+  // After a spec too, and one that does not even exist.
+  Result after = run({lagrangec, "simulate", spec("pendulum"), "--t-end", "1", "--help"}, env);
+  assert_int_equal(after.status, 0);
+  assert_string_equal(after.out.c_str(), s.out.c_str());
+  assert_int_equal(run({lagrangec, "linearize", "no-such.toml", "--help"}, env).status, 0);
+  // A value that looks like --help is a value, not the option.
+  assert_int_equal(run({lagrangec, "simulate", "no-such.toml", "--out", "--help"}, env).status, 1);
+  check(fs::is_empty(cache), "the help compiled something into %s", cache.c_str());
+  fs::remove_all(cache);
 }
 
 // A run that fails: the misbehaving specs of tests/runtime/specs, one per
@@ -90,45 +176,245 @@ const Fault faults[] = {
     {"rank_lost", {"--t-end", "1", "--dt", "1e-3"}, "t = 0.499:", 0.499, "constraint Jacobian lost rank"},
     {"blow_up", {"--t-end", "2"}, "t = 1:", 0.9999, "step size underflow"},  // 1 - 2e-12
     {"runaway", {"--t-end", "10", "--rtol", "0", "--atol", "1e-12"}, "t = 8.41", 8.41, "tolerance unreachable"},
-    {"shrinking_rod", {"--t-end", "2", "--dt", "1e-3", "--project", "full"}, "t = 1:", 1.0,
+    // At rest on a rod that shrinks, phi' = 1: --consistent sets the speeds.
+    {"shrinking_rod", {"--t-end", "2", "--dt", "1e-3", "--project", "full", "--consistent"}, "t = 1:", 1.0,
      "projection did not converge"},
 };
 
 // Each exits 1, says when and why, and leaves a CSV of whole lines with no
-// NaN or Inf holding every sample up to the failure.
+// NaN or Inf holding every sample up to the failure, and a summary saying so.
 void a_failed_run_says_when_and_keeps_its_csv(void **) {
   for (const Fault &f : faults) {
-    fs::path csv = group_dir() / (std::string(f.spec) + ".csv");
-    std::vector<std::string> args{std::string(RUNTIME_SPECS_DIR) + "/" + f.spec + ".toml", "--sample", "0.01",
-                                  "--out", csv.string(), "--quiet"};
+    fs::path csv = group_dir() / (std::string(f.spec) + ".csv"), json = group_dir() / (std::string(f.spec) + ".json");
+    std::vector<std::string> args{test_spec(f.spec), "--sample", "0.01", "--out", csv.string(),
+                                  "--summary-json", json.string(), "--quiet"};
     args.insert(args.end(), f.options.begin(), f.options.end());
     Result r = simulate(args);
     print_message("%s: exit %d, %s", f.spec, r.status, r.err.c_str());
     assert_int_equal(r.status, 1);
-    assert_true(r.err.find(std::string("lagrangec: ") + f.when) == 0);
-    assert_true(r.err.find(f.reason) != std::string::npos);
+    assert_contains(r.err, std::string("lagrangec: ") + f.when);
+    assert_contains(r.err, f.reason);
     std::string text = slurp(csv);
-    assert_true(!text.empty() && text.back() == '\n');
-    assert_true(text.find("nan") == std::string::npos && text.find("inf") == std::string::npos);
-    std::istringstream lines(text);
-    std::string header, line, last;
-    std::getline(lines, header);
-    size_t columns = std::count(header.begin(), header.end(), ',');
-    int rows = 0;
-    while (std::getline(lines, line)) {
-      assert_int_equal(std::count(line.begin(), line.end(), ','), columns);
-      ++rows, last = line;
-    }
-    assert_true(rows >= static_cast<int>(f.t_fail / 0.01 + 1e-9) + 1);  // the samples at 0, 0.01, ... up to t_fail
-    assert_true(std::strtod(last.c_str(), nullptr) <= f.t_fail);
+    check(text.find("nan") == std::string::npos && text.find("inf") == std::string::npos, "%s: NaN or Inf in %s",
+          f.spec, csv.c_str());
+    std::vector<std::string> rows = whole_csv_rows(csv);
+    assert_ge(rows.size(), int(f.t_fail / 0.01 + 1e-9) + 1);  // the samples at 0, 0.01, ... up to t_fail
+    assert_le(std::strtod(rows.back().c_str(), nullptr), f.t_fail);
+    json::Value s = parse(slurp(json));
+    assert_string_equal(s["status"].str().c_str(), "fault");
+    assert_contains(s["fault"]["reason"].str(), f.reason);
+    assert_le(std::fabs(s["fault"]["t"].num() - f.t_fail), 0.01);
   }
+}
+
+// The spec's title is text, never gnuplot code: an apostrophe plots; a title
+// that closes the quote, breaks the line and calls system() runs nothing.
+void titles_are_text_to_gnuplot(void **) {
+  const std::string body = "coordinates = [\"x\"]\nkinetic = \"x'^2/2\"\npotential = \"x^2/2\"\n[initial]\nx = 1.0\n";
+  fs::path marker = group_dir() / "gnuplot-ran-the-title";
+  fs::path cradle = write_spec("cradle", "name = \"cradle\"\ntitle = \"Newton's cradle\"\n" + body);
+  Result r = simulate({cradle.string(), "--t-end", "1", "--plot", (group_dir() / "cradle.png").string(), "--quiet"});
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_png(group_dir() / "cradle.png");
+  const std::string attack = "a'\\nsystem \\\"touch " + marker.string() + "\\\"\\n'''' `touch " + marker.string() +
+                             "` @x";
+  fs::path evil = write_spec("evil", "name = \"evil\"\ntitle = \"" + attack + "\"\n" + body);
+  r = simulate({evil.string(), "--t-end", "1", "--plot", (group_dir() / "evil.png").string(), "--quiet"});
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_png(group_dir() / "evil.png");
+  check(!fs::exists(marker), "gnuplot ran the title: %s exists", marker.c_str());
+}
+
+// No gnuplot, or a PNG path nobody can write: refused before the run
+// (exit 2, nothing written, no PNG on stdout).
+void a_plot_that_cannot_be_made_stops_before_the_run(void **) {
+  fs::path csv = group_dir() / "never.csv";
+  Result r = simulate({spec("pendulum"), "--t-end", "1", "--out", csv.string(), "--plot",
+                       (group_dir() / "never.png").string()},
+                      {"PATH=/nonexistent"});
+  assert_int_equal(r.status, 2);
+  assert_contains(r.err, "--plot needs gnuplot, and there is none on PATH");
+  check(!fs::exists(csv) && !fs::exists(group_dir() / "never.png"), "a refused run wrote %s", csv.c_str());
+  r = simulate({spec("pendulum"), "--t-end", "1", "--plot", "/nonexistent/dir/p.png"});
+  assert_int_equal(r.status, 2);
+  assert_contains(r.err, "--plot /nonexistent/dir/p.png: cannot write there");
+  assert_string_equal(r.out.c_str(), "");
+}
+
+// Temporary files go on every exit: a plotted run, a failed one, and one
+// ended by SIGTERM leave nothing in TMPDIR or beside the PNG.
+void temporaries_are_removed_on_every_exit(void **) {
+  fs::path tmp = scratch("tmpdir"), plots = scratch("plots");
+  std::vector<std::string> env = {"TMPDIR=" + tmp.string()};
+  auto leftovers = [&](const char *after) {
+    std::string found;
+    for (auto &dir : {tmp, plots})
+      for (auto &e : fs::directory_iterator(dir))
+        if (e.path().filename().string()[0] == '.' || dir == tmp) found += e.path().string() + " ";
+    check(found.empty(), "after %s: %s", after, found.c_str());
+  };
+  assert_int_equal(simulate({spec("pendulum"), "--t-end", "1", "--plot", (plots / "a.png").string(), "--quiet"}, env)
+                       .status,
+                   0);
+  leftovers("a plotted run");
+  assert_int_equal(simulate({test_spec("rank_lost"), "--dt", "1e-3", "--plot", (plots / "b.png").string(), "--quiet"},
+                            env)
+                       .status,
+                   1);
+  leftovers("a failed run");
+  check(!fs::exists(plots / "b.png"), "a failed run left a plot");
+  // A run of 10^8 steps, ended after a second; the model is compiled by now.
+  Result r = run({"timeout", "-s", "TERM", "1", lagrangec, "simulate", spec("pendulum"), "--dt", "1e-6", "--t-end",
+                  "100", "--plot", (plots / "c.png").string(), "--quiet"},
+                 [&] { auto e = env; e.push_back(cache_env()[0]); return e; }());
+  assert_int_equal(r.status, 124);  // timeout's status: its command ended by the signal
+  leftovers("SIGTERM");
+  fs::remove_all(tmp);
+  fs::remove_all(plots);
+}
+
+// The fixed step is the step asked for: the answer at a step's end does not
+// depend on --sample; a last step that does not fit is shortened and said so;
+// a step longer than the run is refused.
+void the_fixed_step_is_the_step(void **) {
+  json::Value fine = summary({spec("pendulum"), "--dt", "0.5", "--sample", "0.01", "--quiet"});
+  json::Value coarse = summary({spec("pendulum"), "--dt", "0.5", "--sample", "0.5", "--quiet"});
+  for (auto name : {"x", "y", "x'", "y'"})
+    assert_eq(fine["final_state"][name].num(), coarse["final_state"][name].num());
+  assert_eq(fine["steps"].num(), 20);
+  assert_eq(coarse["steps"].num(), 20);
+  assert_eq(fine["samples"].num(), 1001);
+  json::Value three = summary({spec("oscillator"), "--dt", "3", "--t-end", "10", "--quiet"});
+  assert_eq(three["steps"].num(), 4);
+  assert_le(std::fabs(three["h_max"].num() - 3), 1e-12);
+  assert_le(std::fabs(three["h_min"].num() - 1), 1e-12);
+  assert_eq(three["final_t"].num(), 10);
+  Result text = simulate({spec("oscillator"), "--dt", "3", "--t-end", "10"});
+  assert_contains(text.out, "steps:            4: 3 of h, the last 1 to end at t = 10\n");
+  for (auto dt : {"1e300", "1e11"}) {
+    Result r = simulate({spec("pendulum"), "--dt", dt});
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "is longer than the run");
+  }
+}
+
+// A full disk: the CSV keeps whole rows, the run fails at a sample's time
+// with the reason. On a 64 KiB tmpfs, so only as root.
+void a_full_disk_leaves_whole_rows(void **) {
+  if (geteuid() != 0) {
+    print_message("skipped: mounting a small tmpfs needs root\n");
+    skip();
+  }
+  fs::path mnt = scratch("tmpfs");
+  if (run({"mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt.string()}).status != 0) {
+    fs::remove_all(mnt);
+    print_message("skipped: cannot mount a tmpfs here\n");
+    skip();
+  }
+  fs::path csv = mnt / "full.csv";
+  Result r = simulate({spec("pendulum"), "--dt", "1e-3", "--sample", "1e-3", "--out", csv.string(), "--quiet"});
+  std::vector<std::string> rows = whole_csv_rows(csv);
+  run({"umount", mnt.string()});
+  fs::remove_all(mnt);
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "output failed: No space left on device");
+  assert_ge(rows.size(), 100);
+  assert_le(rows.size(), 10000);
+  // The run failed at the sample after the last whole row.
+  double t_last = std::strtod(rows.back().c_str(), nullptr), t_fail = std::strtod(r.err.c_str() + 15, nullptr);
+  check(r.err.rfind("lagrangec: t = ", 0) == 0 && std::fabs(t_fail - (t_last + 1e-3)) <= 1e-9,
+        "the last row is at t = %.17g, the message: %s", t_last, r.err.c_str());
+}
+
+// A start off the constraints is refused with the constraint, its residual
+// and the way out; --consistent keeps what was given and solves the rest.
+void the_start_is_checked_and_completed(void **) {
+  Result r = simulate({spec("pendulum"), "--init", "x=0.5"});
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "the initial state violates holonomic constraint 1: phi[1] = 0.0202");
+  assert_contains(r.err, "--consistent");
+  assert_string_equal(r.out.c_str(), "");
+
+  r = simulate({spec("pendulum"), "--init", "x=0.5", "--consistent", "--t-end", "0.1", "--summary-json", "-"});
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_contains(r.err, "lagrangec: --consistent set y = -0.8660254037844");
+  json::Value s = parse(r.out);
+  assert_eq(s["initial_state"]["x"].num(), 0.5);
+  assert_le(std::fabs(s["initial_state"]["y"].num() + std::sqrt(0.75)), 1e-15);
+
+  // The four-bar's crank at 90 degrees and 2 rad/s: the coupler and rocker follow.
+  s = summary({spec("four_bar"), "--init", "th2=1.5708", "--init", "th2'=2", "--consistent", "--t-end", "0.1",
+               "--quiet"});
+  assert_eq(s["initial_state"]["th2"].num(), 1.5708);
+  assert_eq(s["initial_state"]["th2'"].num(), 2.0);
+  assert_le(s["max_phi"].num(), 1e-12);
+  assert_le(s["max_phi_dot"].num(), 1e-12);
+
+  // At rest on a shrinking rod, phi' = 1: the velocity form is named.
+  r = simulate({test_spec("shrinking_rod"), "--t-end", "0.1"});
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "the velocity form of holonomic constraint 1: phi[1]' = 1");
+}
+
+// A constrained model keeps its constraints unless told otherwise; a run
+// that drifts past 1e-6 ends with a warning.
+void constraints_are_kept_by_default(void **) {
+  Result r = simulate({test_spec("rheonomic_pendulum"), "--dt", "1e-2", "--summary-json", "-"});
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  json::Value s = parse(r.out);
+  assert_string_equal(s["correction"].str().c_str(), "full");
+  assert_le(s["max_phi"].num(), 1e-12);
+  assert_int_equal(s["warnings"].items.size(), 0);
+  assert_string_equal(r.err.c_str(), "");
+
+  r = simulate({test_spec("rheonomic_pendulum"), "--dt", "1e-2", "--project", "none", "--summary-json", "-"});
+  assert_int_equal(r.status, 0);
+  s = parse(r.out);
+  assert_gt(s["max_phi"].num(), 1e-6);
+  assert_int_equal(s["warnings"].items.size(), 1);
+  assert_contains(s["warnings"][0].str(), "constraints drifted: max |phi[1]|");
+  assert_contains(r.err, "lagrangec: warning: the constraints drifted: max |phi[1]| = ");
+}
+
+// Coordinates called phi1, g1, energy, Fc_x, Fc and phi: still one column each.
+void csv_columns_are_unique(void **) {
+  fs::path csv = group_dir() / "names.csv";
+  Result r = simulate({test_spec("column_names"), "--t-end", "0.1", "--out", csv.string(), "--quiet"});
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  std::string header = lines_of(slurp(csv))[0];
+  assert_string_equal(header.c_str(),
+                      "t,phi1,g1,energy,Fc_x,x,Fc,phi,phi1',g1',energy',Fc_x',x',Fc',phi',phi[1],phi[1]',g[1],"
+                      "T+V,lambda[1],mu[1],Fc[phi1],Fc[g1],Fc[energy],Fc[Fc_x],Fc[x],Fc[Fc],Fc[phi]");
+  std::set<std::string> names;
+  std::istringstream in(header);
+  size_t n = 0;
+  for (std::string c; std::getline(in, c, ','); ++n) names.insert(c);
+  assert_int_equal(names.size(), n);
+}
+
+// The summary is JSON: a model without a conserved energy gets null, not NaN.
+void the_summary_is_json(void **) {
+  fs::path file = group_dir() / "bead.json";
+  Result r = simulate({spec("bead_hoop"), "--t-end", "1", "--summary-json", file.string()});
+  assert_int_equal(r.status, 0);
+  assert_contains(r.out, "energy drift:     n/a");  // the human summary still goes to stdout
+  json::Value s = parse(slurp(file));
+  assert_json_null(s["energy_drift"], "energy_drift");
+  assert_json_null(s["max_g"], "max_g");
+  assert_json_null(s["fault"], "fault");
+  assert_string_equal(s["model"].str().c_str(), "bead_hoop");
+  assert_string_equal(s["method"].str().c_str(), "dopri5");
+  assert_json_null(s["h"], "h");
+  assert_gt(s["rhs_evaluations"].num(), s["steps"].num());
+  assert_eq(s["final_t"].num(), 1);
+  for (auto name : {"x", "y", "z", "x'", "y'", "z'"}) assert_le(std::fabs(s["final_state"][name].num()), 10);
 }
 
 void mistakes_get_a_message_and_an_exit_status(void **) {
   Result unknown = simulate({spec("pendulum"), "--param", "mass=2"});
   assert_int_equal(unknown.status, 2);
-  assert_true(unknown.err.find("mass") != std::string::npos);
-  assert_true(unknown.err.find("m, l, g") != std::string::npos);
+  assert_contains(unknown.err, "unknown parameter 'mass'");
+  assert_contains(unknown.err, "m, l, g");
   assert_int_equal(simulate({spec("pendulum"), "--method", "euler"}).status, 2);
   assert_int_equal(simulate({spec("pendulum"), "--rtol", "0", "--atol", "0"}).status, 2);
   // Runs that would never end, or start from NaN, are refused before they start.
@@ -136,11 +422,30 @@ void mistakes_get_a_message_and_an_exit_status(void **) {
   assert_int_equal(simulate({spec("pendulum"), "--dt", "1e-300"}).status, 2);
   assert_int_equal(simulate({spec("pendulum"), "--sample", "1e-300"}).status, 2);
   assert_int_equal(simulate({spec("pendulum"), "--init", "x=nan"}).status, 2);
+  assert_int_equal(simulate({spec("pendulum"), "--baumgarte", "nan,nan"}).status, 2);
+  // x_dot is x': a name a shell does not trip over.
+  json::Value s = summary({spec("oscillator"), "--init", "q_dot=0.5", "--t-end", "0.1", "--quiet"});
+  assert_eq(s["initial_state"]["q'"].num(), 0.5);
+  // An output that is the spec, by its name or another (a hard link), is refused; the spec stays.
+  fs::path copy = write_spec("mine", slurp(spec("pendulum"))), link = group_dir() / "link.csv";
+  fs::create_hard_link(copy, link);
+  for (auto out : {copy, link})
+    for (auto option : {"--out", "--plot", "--summary-json"}) {
+      Result r = simulate({copy.string(), option, out.string()});
+      assert_int_equal(r.status, 2);
+      assert_contains(r.err, "writing it would destroy the spec");
+    }
+  assert_string_equal(slurp(copy).c_str(), slurp(spec("pendulum")).c_str());
+  // A path longer than PATH_MAX is refused, not cut short.
+  Result longer = simulate({spec("pendulum"), "--out", "/tmp/" + std::string(5000, 'a') + ".csv"});
+  assert_int_equal(longer.status, 2);
+  assert_contains(longer.err, "longer than PATH_MAX");
   fs::path bad = scratch("bad") / "typo.toml";
   std::ofstream(bad) << "name = \"typo\"\ncoordinates = [\"x\"]\nkinetic = \"x'^2/2 +\"\n";
   Result typo = simulate({bad.string()});
   assert_int_equal(typo.status, 1);
-  assert_true(typo.err.rfind(bad.string() + ":3:", 0) == 0);
+  check(typo.err.rfind(bad.string() + ":3:", 0) == 0, "the message does not start with %s:3: %s", bad.c_str(),
+        typo.err.c_str());
   fs::remove_all(bad.parent_path());
 }
 
@@ -151,7 +456,17 @@ int main() {
       cmocka_unit_test(knife_edge_meets_its_bounds_and_writes_csv_and_png),
       cmocka_unit_test(pendulum_full_correction_stays_on_the_circle),
       cmocka_unit_test(second_run_reuses_the_compiled_simulator),
+      cmocka_unit_test(help_needs_no_spec_and_no_compile),
       cmocka_unit_test(a_failed_run_says_when_and_keeps_its_csv),
+      cmocka_unit_test(titles_are_text_to_gnuplot),
+      cmocka_unit_test(a_plot_that_cannot_be_made_stops_before_the_run),
+      cmocka_unit_test(temporaries_are_removed_on_every_exit),
+      cmocka_unit_test(the_fixed_step_is_the_step),
+      cmocka_unit_test(a_full_disk_leaves_whole_rows),
+      cmocka_unit_test(the_start_is_checked_and_completed),
+      cmocka_unit_test(constraints_are_kept_by_default),
+      cmocka_unit_test(csv_columns_are_unique),
+      cmocka_unit_test(the_summary_is_json),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);

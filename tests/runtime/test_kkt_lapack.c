@@ -11,6 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "bead_hoop.h"
 #include "cart_pendulum.h"
 #include "chain_kkt.h"
@@ -66,7 +68,8 @@ static void compare_at(const lgc_model *m, const double p[], const double x[], d
     double *kkt = malloc(lgc_kkt_lapack_size(m) * sizeof *kkt);
     const double *u = m->input_defaults;
     const int nc = m->nh + m->nn;
-    assert_true(m->nx <= MAXX && nc <= MAXX);
+    assert_le(m->nx, MAXX);
+    assert_le(nc, MAXX);
     int rc_gen = m->rhs(0.3, x, u, p, m->alpha, m->beta, gen, gen_mult, work);
     int rc_lap = lgc_kkt_lapack_rhs(m, kkt, 0.3, x, u, p, m->alpha, m->beta, lap, lap_mult);
     assert_int_equal(rc_lap, rc_gen);
@@ -108,7 +111,7 @@ static void singular_cases_give_the_generated_codes(void **state)
     const int c = lgc_name_index(m->parameter_names, m->np, "c");
     double p[CHAIN_KKT_NP], dxdt[CHAIN_KKT_NX];
     lgc_system sys;
-    assert_true(c >= 0);
+    assert_ge(c, 0);
     assert_int_equal(lgc_system_init(&sys, m), LGC_OK);
 
     for (int i = 0; i < m->np; i++)
@@ -131,11 +134,11 @@ static void system_rhs_takes_lapack_for_the_chain(void **state)
 {
     (void)state;
     const lgc_model *m = &chain_kkt_model;
-    assert_false(m->straight_line_solve);
-    assert_true(m->nq >= LGC_LAPACK_MIN_NQ);
+    assert_int_equal(m->straight_line_solve, 0);
+    assert_ge(m->nq, LGC_LAPACK_MIN_NQ);
     lgc_system sys;
     assert_int_equal(lgc_system_init(&sys, m), LGC_OK);
-    assert_true(lgc_system_uses_lapack(&sys));
+    assert_int_equal(lgc_system_uses_lapack(&sys), 1);
     double x[CHAIN_KKT_NX], dxdt[CHAIN_KKT_NX], mult[CHAIN_KKT_NC];
     double gen[CHAIN_KKT_NX], gen_mult[CHAIN_KKT_NC];
     srand(7);
@@ -150,7 +153,7 @@ static void system_rhs_takes_lapack_for_the_chain(void **state)
     const lgc_model *small[] = {&pendulum_model, &knife_edge_model, &chain_kkt_vak_model};
     for (size_t k = 0; k < sizeof small / sizeof *small; k++) {
         assert_int_equal(lgc_system_init(&sys, small[k]), LGC_OK);
-        assert_false(lgc_system_uses_lapack(&sys));
+        assert_int_equal(lgc_system_uses_lapack(&sys), 0);
         lgc_system_free(&sys);
     }
 }

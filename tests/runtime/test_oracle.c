@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "lagrangec/driver.h"
 #include "lagrangec/model.h"
 #include "lagrangec/monitor.h"
@@ -62,8 +64,8 @@ static void compare(const lgc_driver_options *cart, double t_end, double tol,
     }
     print_message("  %s: max state error %.2e, max tension error %.2e\n",
                   cart->type->name, worst, worst_tension);
-    assert_true(worst <= tol);
-    assert_true(worst_tension <= tension_tol);
+    assert_le(worst, tol);
+    assert_le(worst_tension, tension_tol);
     lgc_driver_free(dc);
     lgc_driver_free(da);
     lgc_monitor_free(&mon);
@@ -104,7 +106,7 @@ static void pendulum_energy_conserved(void **state)
     assert_int_equal(r.status, LGC_OK);
     print_message("  rk4 h=1e-3, t=20: max |E - E0| = %.2e, max |phi| = %.2e\n",
                   r.mon.max_energy_drift, r.mon.max_phi);
-    assert_true(r.mon.max_energy_drift <= 1e-9);
+    assert_le(r.mon.max_energy_drift, 1e-9);
     run_free(&r);
 }
 

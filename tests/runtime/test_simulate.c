@@ -1,18 +1,25 @@
 /*
-** test_simulate.c — the `lagrangec simulate` program: exit codes, the CSV it
-** writes, options reaching the model.
+** test_simulate.c — the simulate program in process: exit statuses, the
+** CSV it writes, options reaching the model, the fixed step that is the
+** step, the start checked against the constraints and completed.
+** (tests/gen/test_simulate_cli.cpp runs it as users do, messages and all.)
 */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "knife_edge.h"
 #include "lagrangec/model.h"
-#include "lagrangec/simulate.h"
 #include "pendulum.h"
+#include "programs.h"
 #include "rank_lost.h"
 
 #define RUN(model, ...) \
@@ -26,50 +33,94 @@ static int run(const lgc_model *m, char **argv)
     return lgc_simulate_main(m, argc, argv);
 }
 
-static void unknown_names_exit_2(void **state)
+/* The first (after the header) and last lines of a CSV, and the number of rows. */
+static int csv_rows(const char *path, char first[], char last[], size_t size)
 {
-    (void)state;
-    assert_int_equal(RUN(&pendulum_model, "--param", "mass=2"), 2);
-    assert_int_equal(RUN(&pendulum_model, "--init", "z'=1"), 2);
-    assert_int_equal(RUN(&pendulum_model, "--method", "euler"), 2);
-    assert_int_equal(RUN(&pendulum_model, "--frobnicate"), 2);
-    assert_int_equal(RUN(&pendulum_model, "--baumgarte", "1"), 2);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[4096];
+    int rows = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (rows++ == 0)
+            snprintf(first, size, "%s", line);
+        snprintf(last, size, "%s", line);
+    }
+    fclose(f);
+    return rows;
 }
 
+static void usage_errors_exit_2(void **state)
+{
+    (void)state;
+    assert_int_equal(RUN(&pendulum_model, "--param", "mass=2"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&pendulum_model, "--init", "z'=1"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&pendulum_model, "--method", "euler"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&pendulum_model, "--frobnicate"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&pendulum_model, "--baumgarte", "1"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&pendulum_model, "--baumgarte", "nan,nan"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&pendulum_model, "--baumgarte", "1,inf"), LGC_EXIT_USAGE);
+    /* A step longer than the run is no step of the run. */
+    assert_int_equal(RUN(&pendulum_model, "--dt", "1e300"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&pendulum_model, "--dt", "1e11"), LGC_EXIT_USAGE);
+    /* lagrangec's own option, not the program's. */
+    assert_int_equal(RUN(&pendulum_model, "--formulation", "vakonomic"), LGC_EXIT_USAGE);
+    /* A path the system would cut short is refused, not truncated. */
+    char *longer = malloc(PATH_MAX + 8);
+    assert_non_null(longer);
+    memset(longer, 'a', PATH_MAX + 4);
+    memcpy(longer + PATH_MAX, ".csv", 5);
+    assert_int_equal(RUN(&pendulum_model, "--out", longer), LGC_EXIT_USAGE);
+    free(longer);
+}
+
+/* Options reach the model; x_dot names x'; the CSV has the documented header. */
 static void writes_csv(void **state)
 {
     (void)state;
     const char *path = "test_simulate_out.csv";
-    assert_int_equal(RUN(&knife_edge_model, "--t-end", "1", "--dt", "1e-3",
-                         "--sample", "0.25", "--project", "velocity", "--init",
-                         "x'=2", "--param", "l=0.5", "--out", (char *)path, "--quiet"),
-                     0);
+    assert_int_equal(RUN(&knife_edge_model, "--t-end", "1", "--dt", "1e-3", "--sample", "0.25",
+                         "--project", "velocity", "--init", "x_dot=2", "--init", "phi'=2",
+                         "--param", "l=0.5", "--out", (char *)path, "--quiet"),
+                     LGC_EXIT_OK);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
-    char line[1024];
-    assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(line, "t,x,y,phi,x',y',phi',g1,energy,mu1,Fc_x,Fc_y,Fc_phi\n");
-    int rows = 0;
-    double t = -1, x = 0, y, phi, vx = 0;
-    while (fgets(line, sizeof line, f)) {
-        assert_true(sscanf(line, "%lf,%lf,%lf,%lf,%lf", &t, &x, &y, &phi, &vx) == 5);
-        if (rows++ == 0)
-            assert_true(vx == 2.0);
-    }
+    char header[1024];
+    assert_non_null(fgets(header, sizeof header, f));
     fclose(f);
-    assert_int_equal(rows, 5);
-    assert_true(t == 1.0);
+    assert_string_equal(header, "t,x,y,phi,x',y',phi',g[1],T+V,mu[1],Fc[x],Fc[y],Fc[phi]\n");
+    char first[4096], last[4096];
+    assert_int_equal(csv_rows(path, first, last, sizeof first), 5);
+    double t, x, y, phi, vx;
+    assert_int_equal(sscanf(first, "%lf,%lf,%lf,%lf,%lf", &t, &x, &y, &phi, &vx), 5);
+    assert_eq(vx, 2.0);
+    assert_int_equal(sscanf(last, "%lf", &t), 1);
+    assert_eq(t, 1.0);
     remove(path);
 }
 
-/* --plot runs gnuplot and leaves a PNG (no --out: the CSV is a temporary). */
-static void plots_png(void **state)
+/*
+** The step is the step asked for: with h = 0.5 the state at t = 10 (a step's
+** end) is the same whatever the sample interval, which only reads the
+** steps' interpolant in between.
+*/
+static void the_step_is_independent_of_the_samples(void **state)
 {
     (void)state;
-    const char *png = "test_simulate_plot.png";
-    remove(png);
-    assert_int_equal(RUN(&pendulum_model, "--t-end", "2", "--project", "full",
-                         "--plot", (char *)png, "--quiet"), 0);
+    char first[4096], fine[4096], coarse[4096];
+    assert_int_equal(RUN(&pendulum_model, "--dt", "0.5", "--sample", "0.01", "--out",
+                         "test_simulate_fine.csv", "--quiet"), LGC_EXIT_OK);
+    assert_int_equal(RUN(&pendulum_model, "--dt", "0.5", "--sample", "0.5", "--out",
+                         "test_simulate_coarse.csv", "--quiet"), LGC_EXIT_OK);
+    assert_int_equal(csv_rows("test_simulate_fine.csv", first, fine, sizeof fine), 1001);
+    assert_int_equal(csv_rows("test_simulate_coarse.csv", first, coarse, sizeof coarse), 21);
+    assert_string_equal(fine, coarse);
+    remove("test_simulate_fine.csv");
+    remove("test_simulate_coarse.csv");
+}
+
+/* png holds a PNG (its signature); then it is removed. */
+static void assert_png_then_remove(const char *png)
+{
     FILE *f = fopen(png, "rb");
     assert_non_null(f);
     unsigned char magic[8] = {0};
@@ -79,12 +130,40 @@ static void plots_png(void **state)
     remove(png);
 }
 
+/* --plot runs gnuplot and leaves a PNG (no --out: the CSV is a scratch file). */
+static void plots_png(void **state)
+{
+    (void)state;
+    const char *png = "test_simulate_plot.png";
+    remove(png);
+    assert_int_equal(RUN(&pendulum_model, "--t-end", "2", "--plot", (char *)png, "--quiet"),
+                     LGC_EXIT_OK);
+    assert_png_then_remove(png);
+}
+
+/*
+** A title that closes gnuplot's quote, breaks the line and calls system(),
+** with backquotes, a macro, a carriage return and a trigraph: plotted as
+** text, nothing run.
+*/
+static void a_title_is_text_to_gnuplot(void **state)
+{
+    (void)state;
+    const char *marker = "test_simulate_marker", *png = "test_simulate_title.png";
+    remove(marker);
+    lgc_model evil = pendulum_model;
+    evil.title = "a'\nsystem \"touch test_simulate_marker\"\n'''' `touch test_simulate_marker` @x\r?" "?/ \"";
+    assert_int_equal(RUN(&evil, "--t-end", "1", "--plot", (char *)png, "--quiet"), LGC_EXIT_OK);
+    check(fopen(marker, "r") == NULL, "gnuplot ran the title: %s exists", marker);
+    assert_png_then_remove(png);
+}
+
 /* A fault ends the run with status 1 and a message, keeping whole CSV lines. */
 static void fault_exits_1(void **state)
 {
     (void)state;
     assert_int_equal(RUN(&rank_lost_model, "--t-end", "1", "--dt", "1e-3", "--out",
-                         "test_simulate_fault.csv"), 1);
+                         "test_simulate_fault.csv"), LGC_EXIT_FAILED);
     FILE *f = fopen("test_simulate_fault.csv", "r");
     assert_non_null(f);
     int c, last = '\n';
@@ -95,13 +174,46 @@ static void fault_exits_1(void **state)
     remove("test_simulate_fault.csv");
 }
 
+/* A start off the circle is refused before anything is written... */
+static void a_start_off_the_constraints_is_refused(void **state)
+{
+    (void)state;
+    const char *path = "test_simulate_refused.csv";
+    remove(path);
+    assert_int_equal(RUN(&pendulum_model, "--init", "x=0.5", "--out", (char *)path, "--quiet"),
+                     LGC_EXIT_FAILED);
+    check(fopen(path, "r") == NULL, "%s was written for a refused start", path);
+}
+
+/* ... and --consistent keeps x = 0.5 and solves y on the circle. */
+static void consistent_completes_the_start(void **state)
+{
+    (void)state;
+    const char *path = "test_simulate_consistent.csv";
+    assert_int_equal(RUN(&pendulum_model, "--init", "x=0.5", "--consistent", "--t-end", "0.1",
+                         "--out", (char *)path, "--quiet"), LGC_EXIT_OK);
+    char first[4096], last[4096];
+    csv_rows(path, first, last, sizeof first);
+    double t, x, y, vx, vy;
+    assert_int_equal(sscanf(first, "%lf,%lf,%lf,%lf,%lf", &t, &x, &y, &vx, &vy), 5);
+    assert_eq(x, 0.5);
+    assert_le(fabs(y + sqrt(0.75)), 1e-15);
+    assert_eq(vx, 0.0);
+    assert_eq(vy, 0.0);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(unknown_names_exit_2),
+        cmocka_unit_test(usage_errors_exit_2),
         cmocka_unit_test(writes_csv),
+        cmocka_unit_test(the_step_is_independent_of_the_samples),
         cmocka_unit_test(plots_png),
+        cmocka_unit_test(a_title_is_text_to_gnuplot),
         cmocka_unit_test(fault_exits_1),
+        cmocka_unit_test(a_start_off_the_constraints_is_refused),
+        cmocka_unit_test(consistent_completes_the_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /*
 ** lagrangec/driver.h — integrates a system to requested times.
 ** Combines a stepper, error control (adaptive types) and the one-step
-** correction; results land exactly on each requested time (dense output for
-** dopri5, a shortened last step for rk4). All memory is allocated by
+** correction. The steps are the stepper's own (a fixed step is the step
+** asked for); a requested time between two steps gets the step's
+** interpolant, corrected like the steps. All memory is allocated by
 ** lgc_driver_alloc; lgc_driver_advance never allocates.
 */
 #ifndef LAGRANGEC_DRIVER_H
@@ -23,9 +24,18 @@ typedef struct lgc_driver_options {
     lgc_metric metric;
     double project_tol;     /* largest |phi| the position correction accepts */
     int project_max_iter;
+    /*
+    ** No step goes past t_stop: the step that would is shortened to end on
+    ** it (a fixed step within 1e-9 h of it is stretched instead), and no
+    ** time after it can be requested. INFINITY: no such bound.
+    */
+    double t_stop;
 } lgc_driver_options;
 
-/* rk4 with h = 1e-3 or dopri5 with rtol = 1e-8, atol = 1e-10; no projection. */
+/*
+** rk4 with h = 1e-3 or dopri5 with rtol = 1e-8, atol = 1e-10; no projection;
+** no t_stop.
+*/
 void lgc_driver_options_default(lgc_driver_options *opt);
 
 typedef struct lgc_stats {
@@ -33,6 +43,7 @@ typedef struct lgc_stats {
     unsigned long rejected;     /* rejected steps (adaptive) */
     unsigned long nfev;         /* rhs evaluations by the integrator */
     unsigned long proj_iter;    /* Gauss–Newton position iterations, total */
+    double h_min, h_max;        /* smallest and largest accepted step (0 before one) */
 } lgc_stats;
 
 typedef struct lgc_driver lgc_driver;
@@ -43,11 +54,16 @@ void lgc_driver_free(lgc_driver *d);
 
 /*
 ** Start at (t0, x0): projects x0 onto the constraints when projection is on,
-** and, for dopri5 with h = 0, estimates the first step.
+** and, for dopri5 with h = 0, estimates the first step. Fixed steps end at
+** t0 + k h.
 */
 int lgc_driver_reset(lgc_driver *d, double t0, const double x0[]);
 
-/* Integrate to t1 >= current time; x gets the state at t1. */
+/*
+** Integrate to t1 and put the state at t1 in x: the last step's end, or its
+** interpolant when t1 falls inside it. t1 may lie back to the start of the
+** last step taken, and not past t_stop (LGC_ERR_ARG).
+*/
 int lgc_driver_advance(lgc_driver *d, double t1, double x[]);
 
 /*

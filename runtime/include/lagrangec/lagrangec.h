@@ -1,5 +1,5 @@
 /*
-** lagrangec/lagrangec.h — the whole runtime API in one include.
+** lagrangec/lagrangec.h — the whole library API in one include.
 */
 #ifndef LAGRANGEC_LAGRANGEC_H
 #define LAGRANGEC_LAGRANGEC_H
@@ -13,8 +13,7 @@
 #include "lagrangec/driver.h"
 #include "lagrangec/monitor.h"
 #include "lagrangec/csv.h"
-#include "lagrangec/simulate.h"
 #include "lagrangec/linearize.h"
-#include "lagrangec/program.h"
+#include "lagrangec/initial.h"
 
 #endif

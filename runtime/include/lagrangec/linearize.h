@@ -51,9 +51,6 @@ void lgc_linearization_free(lgc_linearization *lin);
 int lgc_linearize(lgc_linearization *lin, const lgc_system *sys, double t,
                   const double x[], const int q_ind[], const int v_ind[]);
 
-/* The program behind `lagrangec linearize`: exit 0, 1 refused point, 2 usage. */
-int lgc_linearize_main(const lgc_model *model, int argc, char **argv);
-
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,7 @@ typedef struct lgc_monitor {
     unsigned long tracked;  /* states seen by lgc_monitor_track */
     double energy0;         /* energy at the first state seen */
     double max_phi, max_phi_dot, max_g;
+    double *max_residual;   /* 2 nh + nn: max |r_i| of each row of [phi; phi'; g] */
     double max_energy_drift;    /* max |E - E0| / |E0| (absolute if E0 = 0) */
 } lgc_monitor;
 

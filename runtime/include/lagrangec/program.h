@@ -1,8 +1,11 @@
 /*
-** lagrangec/program.h — the program `lagrangec simulate` and `lagrangec
-** linearize` compile for a model: main.c is
+** lagrangec/program.h — the entry of the program `lagrangec simulate` and
+** `lagrangec linearize` compile for a model: its main.c is
 ** `return lgc_main(&NAME_model, argc, argv);`, run as
-** `PROGRAM simulate|linearize [OPTIONS]`.
+** `PROGRAM simulate|linearize [OPTIONS]`. lgc_main is not liblagrangec's:
+** it is in liblagrangec-program.a (runtime/programs/, which bundles the
+** library), what a model's program links. This header sits with the
+** library's because a model's program is compiled against that directory.
 */
 #ifndef LAGRANGEC_PROGRAM_H
 #define LAGRANGEC_PROGRAM_H
@@ -13,7 +16,7 @@
 extern "C" {
 #endif
 
-/* Dispatches to lgc_simulate_main or lgc_linearize_main; 2 on a bad command. */
+/* Runs the command argv[1] (simulate or linearize); the exit status. */
 int lgc_main(const lgc_model *model, int argc, char **argv);
 
 #ifdef __cplusplus

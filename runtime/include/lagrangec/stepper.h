@@ -1,5 +1,6 @@
 /*
-** lagrangec/stepper.h — one Runge–Kutta step of an lgc_system.
+** lagrangec/stepper.h — one Runge–Kutta step of an lgc_system, and the
+** step's interpolant.
 ** A stepper type is a const table of functions (GSL odeiv2 style); a stepper
 ** holds the stage vectors, allocated once for the system's state size.
 */
@@ -16,7 +17,7 @@ extern "C" {
 typedef struct lgc_stepper_type {
     const char *name;
     int order;          /* order of the propagated solution */
-    int adaptive;       /* produces an error estimate and dense output */
+    int adaptive;       /* produces an error estimate */
     void *(*alloc)(int nx);
     /*
     ** Advance x from t by h into xout (x unchanged); yerr (adaptive only, may
@@ -28,10 +29,14 @@ typedef struct lgc_stepper_type {
                  double yerr[]);
     /* f(t + h, xout) from the last apply, or NULL if the method lacks it. */
     const double *(*last_derivative)(const void *state);
-    /* x(t + theta h), 0 <= theta <= 1, from the last apply (adaptive only). */
+    /*
+    ** The end point the last step was accepted with (xout after a correction)
+    ** and f there. The interpolant meets it: call before `dense` whenever the
+    ** end point moved, and always when last_derivative is NULL.
+    */
+    void (*set_end)(void *state, const double x1[], const double f1[]);
+    /* x(t + theta h), 0 <= theta <= 1, from the last step. */
     void (*dense)(const void *state, double theta, double xout[]);
-    /* Shift the last step's end point by dx (after a projection). */
-    void (*shift_end)(void *state, const double dx[]);
     void (*free)(void *state);
 } lgc_stepper_type;
 

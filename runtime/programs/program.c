@@ -2,9 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lagrangec/linearize.h"
 #include "lagrangec/program.h"
-#include "lagrangec/simulate.h"
+#include "programs.h"
 
 int lgc_main(const lgc_model *model, int argc, char **argv)
 {
@@ -15,7 +14,7 @@ int lgc_main(const lgc_model *model, int argc, char **argv)
                                         : NULL;
     if (!run) {
         fprintf(stderr, "usage: %s simulate|linearize [OPTIONS]\n", argc > 0 ? argv[0] : "model");
-        return 2;
+        return LGC_EXIT_USAGE;
     }
     /* The command's own argv[0] is the program's, for its usage text. */
     argv[1] = argv[0];

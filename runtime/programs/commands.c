@@ -1,0 +1,153 @@
+/* commands.c — the option tables and help of simulate and linearize (see commands.h). */
+#include <string.h>
+
+#include "commands.h"
+#include "lagrangec/initial.h"
+#include "lagrangec/linearize.h"
+#include "lagrangec/system.h"
+
+#define TEXT(x) #x
+#define NUMBER(x) TEXT(x)
+
+static const char formulation_help[] =
+    "how nonholonomic constraints enter the equations: the\n"
+    "d'Alembert-Lagrange equations (default) or L + mu g";
+
+static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
+    [LGC_SIM_T_END] = {"--t-end", "T", LGC_OPTION_VALUE, "end time (default 10)"},
+    [LGC_SIM_DT] = {"--dt", "H", LGC_OPTION_VALUE,
+                    "rk4's step, every step of the run but a last one\n"
+                    "shortened to end on T (rk4 is the default with --dt);\n"
+                    "dopri5: the first step"},
+    [LGC_SIM_RTOL] = {"--rtol", "R", LGC_OPTION_VALUE, "dopri5's relative tolerance (default 1e-8)"},
+    [LGC_SIM_ATOL] = {"--atol", "A", LGC_OPTION_VALUE,
+                      "dopri5's absolute tolerance (default 1e-10);\n"
+                      "either tolerance may be 0, not both"},
+    [LGC_SIM_METHOD] = {"--method", "rk4|dopri5", LGC_OPTION_VALUE,
+                        "integrator (default rk4 with --dt, else dopri5)"},
+    [LGC_SIM_BAUMGARTE] = {"--baumgarte", "ALPHA,BETA|auto|off", LGC_OPTION_VALUE,
+                           "stabilisation gains (default: the spec's); auto: both\n"
+                           "roots of s^2 + alpha s + beta at -" NUMBER(LGC_BAUMGARTE_KAPPA)
+                           "/h (h: the step,\n"
+                           "or dopri5's first)"},
+    [LGC_SIM_PROJECT] = {"--project", "none|velocity|full", LGC_OPTION_VALUE,
+                         "correction onto the constraints after each step and\n"
+                         "at each sample (default for a constrained model: full,\n"
+                         "positions then velocities)"},
+    [LGC_SIM_METRIC] = {"--metric", "identity|mass", LGC_OPTION_VALUE,
+                        "metric of the correction (default identity)"},
+    [LGC_SIM_PARAM] = {"--param", "NAME=VALUE", LGC_OPTION_VALUE, "set a parameter"},
+    [LGC_SIM_INIT] = {"--init", "NAME=VALUE", LGC_OPTION_VALUE,
+                      "initial coordinate; NAME'=VALUE or NAME_dot=VALUE a\n"
+                      "velocity; mu1=VALUE a vakonomic multiplier"},
+    [LGC_SIM_CONSISTENT] = {"--consistent", NULL, LGC_OPTION_FLAG,
+                            "solve the coordinates and velocities not given\n"
+                            "(by --init) for a start on the constraints, and say\n"
+                            "what was set; without it a start off them by more\n"
+                            "than " NUMBER(LGC_INITIAL_TOL) " (relative) is refused"},
+    [LGC_SIM_INPUT] = {"--input", "NAME=VALUE", LGC_OPTION_VALUE, "set a constant control input"},
+    [LGC_SIM_SAMPLE] = {"--sample", "DT", LGC_OPTION_VALUE,
+                        "output interval (default T/1000); samples between\n"
+                        "steps come from the step's interpolant"},
+    [LGC_SIM_OUT] = {"--out", "FILE.csv", LGC_OPTION_OUTPUT,
+                     "samples as CSV: t, q, q', phi[i], phi[i]', g[i], T+V,\n"
+                     "lambda[i], mu[i], Fc[q]"},
+    [LGC_SIM_PLOT] = {"--plot", "FILE.png", LGC_OPTION_OUTPUT,
+                      "trajectory, residuals (log scale), energy error\n"
+                      "(gnuplot)"},
+    [LGC_SIM_SUMMARY_JSON] = {"--summary-json", "FILE|-", LGC_OPTION_OUTPUT,
+                              "the summary as JSON, to FILE or (-) stdout"},
+    [LGC_SIM_QUIET] = {"--quiet", NULL, LGC_OPTION_FLAG, "no summary, no progress"},
+    [LGC_SIM_FORMULATION] = {"--formulation", "dalembert|vakonomic", LGC_OPTION_FRONT,
+                             formulation_help},
+    [LGC_SIM_HELP] = {"--help", NULL, LGC_OPTION_FLAG, "this text"},
+};
+
+static const lgc_option linearize_options[LGC_LIN_NOPTIONS] = {
+    [LGC_LIN_AT] = {"--at", "NAME=VALUE", LGC_OPTION_VALUE,
+                    "the point: NAME=VALUE a coordinate, NAME'=VALUE or\n"
+                    "NAME_dot=VALUE a velocity, t=VALUE the time (others:\n"
+                    "the spec's initial state, t = 0)"},
+    [LGC_LIN_PARAM] = {"--param", "NAME=VALUE", LGC_OPTION_VALUE, "set a parameter"},
+    [LGC_LIN_INPUT] = {"--input", "NAME=VALUE", LGC_OPTION_VALUE, "the input at the point"},
+    [LGC_LIN_CONSISTENT] = {"--consistent", NULL, LGC_OPTION_FLAG,
+                            "solve the coordinates and velocities not given\n"
+                            "(by --at) for a point on the constraints, and say\n"
+                            "what was set"},
+    [LGC_LIN_INDEPENDENT] = {"--independent", "NAME,...", LGC_OPTION_VALUE,
+                             "independent coordinates (nq - nh of them); NAME'\n"
+                             "names independent speeds (nq - nh - nn), else they\n"
+                             "follow (pivoted QR by default)"},
+    [LGC_LIN_JSON] = {"--json", NULL, LGC_OPTION_FLAG, "print JSON instead of text"},
+    [LGC_LIN_FORMULATION] = {"--formulation", "dalembert", LGC_OPTION_FRONT,
+                             "the d'Alembert-Lagrange equations, the only ones\n"
+                             "linearize takes"},
+    [LGC_LIN_HELP] = {"--help", NULL, LGC_OPTION_FLAG, "this text"},
+};
+
+const lgc_command lgc_simulate_command = {
+    "simulate", "[OPTIONS]",
+    "Generates the model into a cache directory ($LAGRANGEC_CACHE, else\n"
+    "$XDG_CACHE_HOME/lagrangec or ~/.cache/lagrangec), compiles it against the\n"
+    "runtime once, runs it from the spec's initial state and summarises the run.\n"
+    "Exit status: 0 success, 1 a refused start or a failed run (a fault: the\n"
+    "CSV is whole up to its time), 2 a usage error (nothing ran).\n",
+    simulate_options, LGC_SIM_NOPTIONS,
+};
+
+const lgc_command lgc_linearize_command = {
+    "linearize", "[--at NAME=VALUE...] [OPTIONS]",
+    "The linear model y' = A y + B du about a point on the constraints, in\n"
+    "independent coordinates and speeds, and the eigenvalues of A. The point\n"
+    "must satisfy the constraints (|phi|, |phi'|, |g| <= " NUMBER(LGC_LINEARIZE_TOL)
+    " relative).\n"
+    "Exit status: 0 success, 1 a refused point, 2 a usage error.\n",
+    linearize_options, LGC_LIN_NOPTIONS,
+};
+
+const lgc_command *lgc_command_find(const char *name)
+{
+    return strcmp(name, "simulate") == 0    ? &lgc_simulate_command
+           : strcmp(name, "linearize") == 0 ? &lgc_linearize_command
+                                            : NULL;
+}
+
+int lgc_command_option(const lgc_command *c, const char *name)
+{
+    if (strcmp(name, "-h") == 0)
+        name = "--help";
+    for (int i = 0; i < c->noptions; i++)
+        if (strcmp(c->options[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+void lgc_command_help(const lgc_command *c, const char *program, FILE *out)
+{
+    fprintf(out, "usage: %s %s\n\n%s\noptions:\n", program, c->operands, c->about);
+    for (int i = 0; i < c->noptions; i++) {
+        const lgc_option *o = &c->options[i];
+        char head[64];
+        snprintf(head, sizeof head, "%s%s%s", o->name, o->value ? " " : "", o->value ? o->value : "");
+        /* The name column is 28 wide; a longer name puts its help on the next line. */
+        fprintf(out, strlen(head) < 27 ? "  %-27s" : "  %s\n%29s", head, "");
+        for (const char *s = o->help; *s; s++) {
+            fputc(*s, out);
+            if (*s == '\n')
+                fprintf(out, "%29s", "");
+        }
+        fputc('\n', out);
+    }
+}
+
+int lgc_command_wants_help(const lgc_command *c, int argc, char *const argv[])
+{
+    for (int k = 0; k < argc; k++) {
+        int i = lgc_command_option(c, argv[k]);
+        if (i >= 0 && c->options[i].kind == LGC_OPTION_FLAG && strcmp(c->options[i].name, "--help") == 0)
+            return 1;
+        if (i >= 0 && c->options[i].kind != LGC_OPTION_FLAG)
+            k++;
+    }
+    return 0;
+}

@@ -1,0 +1,84 @@
+/*
+** commands.h — the options and help of `lagrangec simulate` and `lagrangec
+** linearize`, and the exit statuses of lagrangec and of these programs:
+** one definition, read by the model's program (runtime/programs/) and by
+** the `lagrangec` command (gen/main.cpp), which prints a command's help
+** without a spec or a compile. C, so C++ includes it too.
+*/
+#ifndef LAGRANGEC_COMMANDS_H
+#define LAGRANGEC_COMMANDS_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit statuses; lgc_status codes never reach the exit status. */
+enum lgc_exit {
+    LGC_EXIT_OK = 0,
+    LGC_EXIT_FAILED = 1,    /* an error in a spec, a refused state or point, a failed run */
+    LGC_EXIT_USAGE = 2      /* a bad command line, an output that cannot be written,
+                               a missing tool: nothing ran */
+};
+
+typedef enum lgc_option_kind {
+    LGC_OPTION_FLAG,        /* takes no value */
+    LGC_OPTION_VALUE,       /* takes a value */
+    LGC_OPTION_OUTPUT,      /* takes the path of a file the command writes */
+    LGC_OPTION_FRONT        /* takes a value that lagrangec itself reads (the model it
+                               generates); the program never sees it */
+} lgc_option_kind;
+
+typedef struct lgc_option {
+    const char *name;       /* "--t-end" */
+    const char *value;      /* what the help calls the value, "T"; NULL for a flag */
+    lgc_option_kind kind;
+    const char *help;       /* lines joined by '\n' */
+} lgc_option;
+
+typedef struct lgc_command {
+    const char *name;       /* "simulate" */
+    const char *operands;   /* the usage line after the command and the spec */
+    const char *about;      /* printed after the usage line */
+    const lgc_option *options;
+    int noptions;
+} lgc_command;
+
+/* The options of simulate, by index into lgc_simulate_command.options. */
+enum lgc_simulate_option {
+    LGC_SIM_T_END, LGC_SIM_DT, LGC_SIM_RTOL, LGC_SIM_ATOL, LGC_SIM_METHOD,
+    LGC_SIM_BAUMGARTE, LGC_SIM_PROJECT, LGC_SIM_METRIC, LGC_SIM_PARAM, LGC_SIM_INIT,
+    LGC_SIM_CONSISTENT, LGC_SIM_INPUT, LGC_SIM_SAMPLE, LGC_SIM_OUT, LGC_SIM_PLOT,
+    LGC_SIM_SUMMARY_JSON, LGC_SIM_QUIET, LGC_SIM_FORMULATION, LGC_SIM_HELP,
+    LGC_SIM_NOPTIONS
+};
+
+/* The options of linearize, by index into lgc_linearize_command.options. */
+enum lgc_linearize_option {
+    LGC_LIN_AT, LGC_LIN_PARAM, LGC_LIN_INPUT, LGC_LIN_CONSISTENT, LGC_LIN_INDEPENDENT,
+    LGC_LIN_JSON, LGC_LIN_FORMULATION, LGC_LIN_HELP, LGC_LIN_NOPTIONS
+};
+
+extern const lgc_command lgc_simulate_command, lgc_linearize_command;
+
+/* "simulate" or "linearize"; NULL for any other name. */
+const lgc_command *lgc_command_find(const char *name);
+
+/* The index of option `name` in c's table ("-h" is --help's), or -1. */
+int lgc_command_option(const lgc_command *c, const char *name);
+
+/* "usage: PROGRAM OPERANDS", the about text and the options, to out. */
+void lgc_command_help(const lgc_command *c, const char *program, FILE *out);
+
+/*
+** 1 when args (the words after the spec) ask for --help, read as the
+** command reads them: an option's value is never taken for an option.
+*/
+int lgc_command_wants_help(const lgc_command *c, int argc, char *const argv[]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,136 @@
+/*
+** outputs.c — files a run writes whole: a temporary beside the target,
+** renamed over it at the end; temporaries removed on every exit path, the
+** signals that end a run included.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lagrangec/status.h"
+#include "programs.h"
+
+/* The temporaries a signal must remove: few (the PNG, the summary). */
+#define MAX_TEMPS 4
+static char *volatile temps[MAX_TEMPS];
+static const int ending_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void remove_temps_and_die(int sig)
+{
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (temps[i])
+            unlink(temps[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Adds (or, with remove, drops) path in the list, signals held meanwhile. */
+static int track(char *path, int remove)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    int done = 0;
+    for (int i = 0; i < MAX_TEMPS && !done; i++)
+        if (remove ? temps[i] == path : temps[i] == NULL) {
+            temps[i] = remove ? NULL : path;
+            done = 1;
+        }
+    static int installed;
+    if (!installed && !remove) {
+        for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = remove_temps_and_die;
+            sigfillset(&sa.sa_mask);
+            sigaction(ending_signals[i], &sa, NULL);
+        }
+        installed = 1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return done;
+}
+
+int lgc_output_open(lgc_output *o, const char *option, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return lgc_usage_error("%s %s: is a directory", option, path);
+    const char *slash = strrchr(path, '/');
+    const size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    o->path = strdup(path);
+    o->temp = malloc(strlen(path) + 16);
+    if (!o->path || !o->temp) {
+        lgc_output_discard(o);
+        return lgc_usage_error("%s %s: %s", option, path, lgc_strerror(LGC_ERR_NOMEM));
+    }
+    /* DIR/.NAME.XXXXXX: in the target's directory, so the rename is atomic. */
+    sprintf(o->temp, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
+    mode_t mask = umask(0);
+    umask(mask);
+    o->fd = mkstemp(o->temp);
+    if (o->fd < 0) {
+        free(o->temp);      /* not ours to remove: mkstemp made nothing */
+        o->temp = NULL;
+    }
+    if (o->fd < 0 || fchmod(o->fd, 0666 & ~mask) != 0 || !track(o->temp, 0)) {
+        int err = errno;
+        lgc_output_discard(o);
+        return lgc_usage_error("%s %s: cannot write there: %s", option, path, strerror(err));
+    }
+    return LGC_EXIT_OK;
+}
+
+int lgc_output_commit(lgc_output *o)
+{
+    int rc = close(o->fd) == 0 && rename(o->temp, o->path) == 0 ? LGC_OK : LGC_ERR_IO;
+    int err = errno;
+    o->fd = -1;
+    if (rc == LGC_OK) {
+        track(o->temp, 1);
+        free(o->temp);
+        o->temp = NULL;
+    }
+    lgc_output_discard(o);
+    errno = err;
+    return rc;
+}
+
+void lgc_output_discard(lgc_output *o)
+{
+    if (o->fd >= 0)
+        close(o->fd);
+    if (o->temp) {
+        unlink(o->temp);
+        track(o->temp, 1);
+    }
+    free(o->temp);
+    free(o->path);
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+}
+
+int lgc_scratch_fd(void)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    char *path = malloc(strlen(dir) + 24);
+    if (!path)
+        return -1;
+    sprintf(path, "%s/lagrangec-XXXXXX", dir);
+    int fd = mkstemp(path);
+    /* Unlinked at once: nothing is left behind, whatever ends the run. */
+    if (fd >= 0)
+        unlink(path);
+    free(path);
+    return fd;
+}

@@ -1,0 +1,367 @@
+/* simulate_main.c — the `lagrangec simulate` program: options, start, run, outputs. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lagrangec/status.h"
+#include "programs.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int parse_gains(const char *arg, lgc_sim_options *opt)
+{
+    if (strcmp(arg, "auto") == 0) {
+        opt->gains = LGC_GAINS_AUTO;
+        return 1;
+    }
+    if (strcmp(arg, "off") == 0) {
+        opt->gains = LGC_GAINS_OFF;
+        return 1;
+    }
+    const char *comma = strchr(arg, ',');
+    char alpha[64];
+    if (!comma || (size_t)(comma - arg) >= sizeof alpha)
+        return 0;
+    memcpy(alpha, arg, (size_t)(comma - arg));
+    alpha[comma - arg] = '\0';
+    opt->gains = LGC_GAINS_GIVEN;
+    return lgc_parse_number(alpha, &opt->alpha) && lgc_parse_number(comma + 1, &opt->beta);
+}
+
+/* Index of s in the NULL-terminated list, or -1. */
+static int keyword(const char *s, const char *const *list)
+{
+    for (int i = 0; list[i]; i++)
+        if (strcmp(s, list[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* One option's value into opt (or sys, given); 0, or LGC_EXIT_USAGE after a message. */
+static int take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
+{
+    static const char *const projects[] = {"none", "velocity", "full", NULL};
+    static const char *const metrics[] = {"identity", "mass", NULL};
+    static const char *const methods[] = {"rk4", "dopri5", NULL};
+    lgc_sim_options *opt = &r->opt;
+    const char *name = lgc_simulate_command.options[option].name;
+    double v = 0.0;
+    int ok = 1, k;
+    switch (option) {
+    case LGC_SIM_PARAM: case LGC_SIM_INIT: case LGC_SIM_INPUT:
+        return lgc_assign(name, a, &r->sys, given);
+    case LGC_SIM_METHOD: ok = keyword(a, methods) >= 0; opt->method = a; break;
+    case LGC_SIM_BAUMGARTE: ok = parse_gains(a, opt); break;
+    case LGC_SIM_PROJECT:
+        ok = (k = keyword(a, projects)) >= 0;
+        opt->project = (lgc_project_mode)k;
+        opt->project_given = 1;
+        break;
+    case LGC_SIM_METRIC:
+        ok = (k = keyword(a, metrics)) >= 0;
+        opt->metric = (lgc_metric)k;
+        break;
+    case LGC_SIM_OUT: opt->out = a; break;
+    case LGC_SIM_PLOT: opt->plot = a; break;
+    case LGC_SIM_SUMMARY_JSON: opt->summary_json = a; break;
+    case LGC_SIM_CONSISTENT: opt->consistent = 1; break;
+    case LGC_SIM_QUIET: opt->quiet = 1; break;
+    default: {
+        const int is_tol = option == LGC_SIM_RTOL || option == LGC_SIM_ATOL;
+        ok = lgc_parse_number(a, &v) && (v > 0.0 || (is_tol && v == 0.0));
+        double *field[] = {[LGC_SIM_T_END] = &opt->t_end, [LGC_SIM_DT] = &opt->dt,
+                           [LGC_SIM_RTOL] = &opt->rtol, [LGC_SIM_ATOL] = &opt->atol,
+                           [LGC_SIM_SAMPLE] = &opt->sample};
+        *field[option] = v;
+    }
+    }
+    return ok ? LGC_EXIT_OK : lgc_usage_error("bad value '%s' for %s", a, name);
+}
+
+/* The options that only make sense together, and the defaults that follow from them. */
+static int settle(lgc_sim_options *opt, const lgc_model *m)
+{
+    if (!(opt->rtol + opt->atol > 0.0))
+        return lgc_usage_error("--rtol and --atol cannot both be 0");
+    /* A step or sample interval at the round-off of t_end would never end. */
+    const double t_round = 16.0 * DBL_EPSILON * opt->t_end;
+    if (opt->dt > 0.0 && opt->dt < t_round)
+        return lgc_usage_error("--dt is below the round-off of t at --t-end (16 eps t_end)");
+    if (opt->sample > 0.0 && opt->sample < t_round)
+        return lgc_usage_error("--sample is below the round-off of t at --t-end (16 eps t_end)");
+    /* The step is the step: one longer than the run would be a shorter one in disguise. */
+    if (opt->dt > opt->t_end)
+        return lgc_usage_error("--dt %g is longer than the run (--t-end %g): no step of it can "
+                               "be taken", opt->dt, opt->t_end);
+    if (!opt->method)
+        opt->method = opt->dt > 0.0 ? "rk4" : "dopri5";
+    if (strcmp(opt->method, "rk4") == 0 && !(opt->dt > 0.0))
+        return lgc_usage_error("--method rk4 needs --dt");
+    if (opt->sample == 0.0)
+        opt->sample = opt->t_end / 1000.0;
+    if (!opt->project_given)
+        opt->project = m->nh + m->nn > 0 ? LGC_PROJECT_FULL : LGC_PROJECT_NONE;
+    return LGC_EXIT_OK;
+}
+
+static int parse(lgc_sim_run *r, lgc_given *given, int argc, char **argv)
+{
+    lgc_sim_options *opt = &r->opt;
+    memset(opt, 0, sizeof *opt);
+    opt->t_end = 10.0;
+    opt->rtol = 1e-8;
+    opt->atol = 1e-10;
+    opt->gains = LGC_GAINS_MODEL;
+    lgc_args args;
+    lgc_args_init(&args, &lgc_simulate_command, argc, argv);
+    int option, rc;
+    const char *value;
+    while ((rc = lgc_args_next(&args, &option, &value)) == 1) {
+        if (option == LGC_SIM_HELP) {
+            lgc_command_help(&lgc_simulate_command, argc > 0 ? argv[0] : "simulate", stdout);
+            return -1;
+        }
+        if ((rc = take(r, given, option, value)) != LGC_EXIT_OK)
+            return rc;
+    }
+    return rc == 0 ? settle(opt, r->model) : rc;
+}
+
+/* Gains from the options; auto uses the fixed step, or dopri5's first step. */
+static int set_gains(lgc_sim_run *r)
+{
+    lgc_system *sys = &r->sys;
+    switch (r->opt.gains) {
+    case LGC_GAINS_MODEL: break;
+    case LGC_GAINS_GIVEN: sys->alpha = r->opt.alpha; sys->beta = r->opt.beta; break;
+    case LGC_GAINS_OFF: sys->alpha = sys->beta = 0.0; break;
+    case LGC_GAINS_AUTO:
+        if (r->opt.dt > 0.0) {
+            lgc_baumgarte_auto(r->opt.dt, &sys->alpha, &sys->beta);
+        } else {
+            /* Estimate dopri5's first step without feedback, then size it. */
+            sys->alpha = sys->beta = 0.0;
+            int rc = lgc_driver_reset(r->drv, 0.0, r->x0);
+            if (rc != LGC_OK)
+                return rc;
+            lgc_baumgarte_auto(lgc_driver_step_size(r->drv), &sys->alpha, &sys->beta);
+        }
+        break;
+    }
+    return LGC_OK;
+}
+
+/* The state to start from: given, completed (--consistent), checked. */
+static int start(lgc_sim_run *r, const lgc_given *given)
+{
+    lgc_start_state(&r->sys, given, r->x0, r->fixed);
+    if (r->opt.consistent
+        && lgc_start_complete(&r->sys, 0.0, r->x0, r->fixed, "--init") != LGC_EXIT_OK)
+        return LGC_EXIT_FAILED;
+    for (int i = 0; i < r->model->nx; i++)
+        if (!isfinite(r->x0[i]))
+            return lgc_usage_error("the initial %s is not finite", r->model->state_names[i]);
+    return lgc_start_check(&r->sys, 0.0, r->x0, "--init");
+}
+
+/* The CSV (--out, or a scratch file for --plot), the PNG and the summary. */
+static int open_outputs(lgc_sim_run *r)
+{
+    const lgc_sim_options *opt = &r->opt;
+    if (opt->plot && !lgc_find_program("gnuplot", r->gnuplot, sizeof r->gnuplot))
+        return lgc_usage_error("--plot needs gnuplot, and there is none on PATH (Debian: "
+                               "apt-get install gnuplot-nox)");
+    if (opt->out) {
+        r->csv_fd = open(opt->out, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (r->csv_fd < 0)
+            return lgc_usage_error("--out %s: %s", opt->out, strerror(errno));
+    } else if (opt->plot && (r->csv_fd = lgc_scratch_fd()) < 0) {
+        return lgc_usage_error("--plot: cannot make a scratch file for its data: %s",
+                               strerror(errno));
+    }
+    int rc;
+    if (opt->plot && (rc = lgc_output_open(&r->png, "--plot", opt->plot)) != LGC_EXIT_OK)
+        return rc;
+    if (opt->summary_json && strcmp(opt->summary_json, "-") != 0
+        && (rc = lgc_output_open(&r->summary, "--summary-json", opt->summary_json)) != LGC_EXIT_OK)
+        return rc;
+    if (r->csv_fd >= 0 && !(r->csv = lgc_csv_open(r->csv_fd, r->model))) {
+        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
+        return LGC_EXIT_FAILED;
+    }
+    return LGC_EXIT_OK;
+}
+
+static int setup(lgc_sim_run *r, int argc, char **argv)
+{
+    const lgc_model *m = r->model;
+    const size_t nx = (size_t)m->nx + 1;
+    lgc_given given = {NULL, NULL};
+    if (lgc_system_init(&r->sys, m) != LGC_OK || lgc_monitor_init(&r->mon, m) != LGC_OK
+        || lgc_given_init(&given, m) != LGC_OK || !(r->x0 = calloc(2 * nx, sizeof *r->x0))
+        || !(r->fixed = calloc(nx, sizeof *r->fixed))) {
+        lgc_given_free(&given);
+        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
+        return LGC_EXIT_FAILED;
+    }
+    r->x = r->x0 + nx;
+    int rc = parse(r, &given, argc, argv);
+    if (rc == LGC_EXIT_OK)
+        rc = start(r, &given);
+    lgc_given_free(&given);
+    if (rc != LGC_EXIT_OK || (rc = open_outputs(r)) != LGC_EXIT_OK)
+        return rc;
+    lgc_driver_options dopt;
+    lgc_driver_options_default(&dopt);
+    dopt.type = lgc_stepper_type_find(r->opt.method);
+    dopt.h = r->opt.dt;     /* dopri5: first step; 0 = estimate */
+    dopt.rtol = r->opt.rtol;
+    dopt.atol = r->opt.atol;
+    dopt.project = r->opt.project;
+    dopt.metric = r->opt.metric;
+    dopt.t_stop = r->opt.t_end;
+    if (!(r->drv = lgc_driver_alloc(&r->sys, &dopt))) {
+        fprintf(stderr, "lagrangec: driver setup: %s\n", lgc_strerror(LGC_ERR_NOMEM));
+        return LGC_EXIT_FAILED;
+    }
+    if ((rc = set_gains(r)) != LGC_OK) {
+        fprintf(stderr, "lagrangec: t = 0: %s\n", lgc_strerror(rc));
+        return LGC_EXIT_FAILED;
+    }
+    if (r->csv && lgc_csv_header(r->csv) != LGC_OK)
+        return lgc_usage_error("--out %s: %s", r->opt.out ? r->opt.out : "(scratch)",
+                               strerror(errno));
+    return LGC_EXIT_OK;
+}
+
+static void progress(const lgc_sim_run *r, double t, double *last)
+{
+    double w = now();
+    if (w - *last < 0.25)
+        return;
+    *last = w;
+    fprintf(stderr, "\r  t = %-12.6g %5.1f%%", t, 100.0 * t / r->opt.t_end);
+}
+
+/* The driver's observer: each accepted step's state into the extremes. */
+static int track_step(void *ctx, double t, const double x[])
+{
+    lgc_sim_run *r = ctx;
+    return lgc_monitor_track(&r->mon, &r->sys, t, x);
+}
+
+/* Integrate sample by sample, recording and writing each; the outcome into r. */
+static void run(lgc_sim_run *r)
+{
+    const int show = !r->opt.quiet && isatty(STDERR_FILENO);
+    double t = 0.0, last = now(), begin = last;
+    int rc = lgc_driver_reset(r->drv, 0.0, r->x0);
+    lgc_driver_observe(r->drv, track_step, r);
+    for (long k = 1; rc == LGC_OK; k++) {
+        rc = lgc_driver_advance(r->drv, t, r->x);
+        if (rc == LGC_OK)
+            rc = lgc_monitor_sample(&r->mon, &r->sys, t, r->x);
+        if (rc == LGC_OK && r->csv && (rc = lgc_csv_row(r->csv, &r->mon.s)) != LGC_OK)
+            r->fault_detail = strerror(errno);
+        if (rc != LGC_OK || t >= r->opt.t_end)
+            break;
+        t = fmin(r->opt.t_end, (double)k * r->opt.sample);
+        if (show)
+            progress(r, t, &last);
+    }
+    r->wall = now() - begin;
+    if (show)
+        fputs("\r                              \r", stderr);
+    r->status = rc;
+    /* A sample that could not be written failed at its own time; a step at the driver's. */
+    r->t_fault = rc == LGC_ERR_IO ? t : lgc_driver_time(r->drv);
+    for (int i = 0; i < 2 * r->model->nh + r->model->nn; i++)
+        if (r->mon.max_residual[i] > LGC_DRIFT_WARNING)
+            r->drifted = 1;
+}
+
+/* Plot and summaries after the run; the exit status. */
+static int finish(lgc_sim_run *r)
+{
+    int exit = LGC_EXIT_OK;
+    if (r->status != LGC_OK) {
+        fprintf(stderr, "lagrangec: t = %.6g: %s%s%s\n", r->t_fault, lgc_strerror(r->status),
+                r->fault_detail ? ": " : "", r->fault_detail ? r->fault_detail : "");
+        exit = LGC_EXIT_FAILED;
+    }
+    if (r->drifted)
+        lgc_summary_warn(r);
+    if (r->status == LGC_OK && r->opt.plot) {
+        if (lgc_plot(r->model, r->gnuplot, r->csv_fd, r->png.fd, r->mon.energy0) != LGC_OK)
+            exit = LGC_EXIT_FAILED;
+        else if (lgc_output_commit(&r->png) != LGC_OK) {
+            fprintf(stderr, "lagrangec: --plot %s: %s\n", r->opt.plot, strerror(errno));
+            exit = LGC_EXIT_FAILED;
+        }
+    }
+    const int json_to_stdout = r->opt.summary_json && strcmp(r->opt.summary_json, "-") == 0;
+    if (!r->opt.quiet && !json_to_stdout)
+        lgc_summary_print(r, stdout);
+    if (json_to_stdout)
+        lgc_summary_json(r, stdout);
+    if (r->summary.fd >= 0) {
+        /* A stream on a copy of the descriptor: commit closes the original. */
+        int fd = dup(r->summary.fd);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        int ok = f != NULL;
+        if (ok) {
+            lgc_summary_json(r, f);
+            ok = !ferror(f);
+            ok = fclose(f) == 0 && ok;
+        } else if (fd >= 0) {
+            close(fd);
+        }
+        if (!ok || lgc_output_commit(&r->summary) != LGC_OK) {
+            fprintf(stderr, "lagrangec: --summary-json %s: %s\n", r->opt.summary_json,
+                    strerror(errno));
+            exit = LGC_EXIT_FAILED;
+        }
+    }
+    return exit;
+}
+
+static void teardown(lgc_sim_run *r)
+{
+    lgc_csv_free(r->csv);
+    if (r->csv_fd >= 0)
+        close(r->csv_fd);
+    lgc_output_discard(&r->png);
+    lgc_output_discard(&r->summary);
+    lgc_driver_free(r->drv);
+    lgc_monitor_free(&r->mon);
+    lgc_system_free(&r->sys);
+    free(r->x0);
+    free(r->fixed);
+}
+
+int lgc_simulate_main(const lgc_model *model, int argc, char **argv)
+{
+    lgc_sim_run r;
+    memset(&r, 0, sizeof r);
+    r.model = model;
+    r.csv_fd = r.png.fd = r.summary.fd = -1;
+    int exit = setup(&r, argc, argv);
+    if (exit == LGC_EXIT_OK) {
+        run(&r);
+        exit = finish(&r);
+    }
+    teardown(&r);
+    return exit < 0 ? LGC_EXIT_OK : exit;
+}

@@ -1,0 +1,224 @@
+/*
+** summary.c — what a simulate run did: the warning of a drifting run, the
+** summary for people, and the same as JSON (--summary-json).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lagrangec/status.h"
+#include "programs.h"
+
+static const char *const project_names[] = {"none", "velocity", "full"};
+static const char *const metric_names[] = {"identity", "mass"};
+
+/* The row of [phi; phi'; g] whose largest |residual| is the largest. */
+static int worst_row(const lgc_sim_run *r)
+{
+    int worst = 0;
+    for (int i = 1; i < 2 * r->model->nh + r->model->nn; i++)
+        if (r->mon.max_residual[i] > r->mon.max_residual[worst])
+            worst = i;
+    return worst;
+}
+
+/* rk4 takes steps of h but a last one shortened to end on t_end. */
+static int last_step_shortened(const lgc_sim_run *r, const lgc_stats *st)
+{
+    return st->steps > 1 && st->h_min < r->opt.dt * (1.0 - 1e-9);
+}
+
+void lgc_summary_warn(const lgc_sim_run *r)
+{
+    const int row = worst_row(r);
+    char what[160], name[32];
+    lgc_describe_row(r->model, row, what, sizeof what);
+    lgc_row_name(r->model, row, name, sizeof name);
+    fprintf(stderr, "lagrangec: warning: the constraints drifted: max |%s| = %.3g, past %g (%s); ",
+            name, r->mon.max_residual[row], LGC_DRIFT_WARNING, what);
+    if (r->opt.project == LGC_PROJECT_NONE)
+        fprintf(stderr, "keep them with --project full (the default) or a smaller step\n");
+    else
+        fprintf(stderr, "with --project %s on, take a smaller step or tighter tolerances\n",
+                project_names[r->opt.project]);
+}
+
+static void print_steps(const lgc_sim_run *r, const lgc_stats *st, FILE *out)
+{
+    if (strcmp(r->opt.method, "rk4") == 0) {
+        fprintf(out, "method:           rk4, h = %g\n", r->opt.dt);
+        if (last_step_shortened(r, st))
+            fprintf(out, "steps:            %lu: %lu of h, the last %g to end at t = %g\n",
+                    st->steps, st->steps - 1, st->h_min, r->opt.t_end);
+        else
+            fprintf(out, "steps:            %lu of h\n", st->steps);
+    } else {
+        fprintf(out, "method:           dopri5, rtol = %g, atol = %g\n", r->opt.rtol, r->opt.atol);
+        fprintf(out, "steps:            %lu (rejected %lu), h from %.3g to %.3g\n", st->steps,
+                st->rejected, st->h_min, st->h_max);
+    }
+}
+
+static void print_residuals(const lgc_sim_run *r, FILE *out)
+{
+    const lgc_model *m = r->model;
+    if (m->nh + m->nn == 0) {
+        fprintf(out, "residuals:        none (no constraints)\n");
+        return;
+    }
+    fprintf(out, "residuals:        max over every accepted step (after correction) and sample\n");
+    for (int i = 0; i < 2 * m->nh + m->nn; i++) {
+        char name[32], bars[36], what[160];
+        lgc_row_name(m, i, name, sizeof name);
+        lgc_describe_row(m, i, what, sizeof what);
+        snprintf(bars, sizeof bars, "|%s|", name);
+        fprintf(out, "  %-15s %.3e   %s\n", bars, r->mon.max_residual[i], what);
+    }
+}
+
+void lgc_summary_print(const lgc_sim_run *r, FILE *out)
+{
+    const lgc_model *m = r->model;
+    lgc_stats st;
+    lgc_driver_stats(r->drv, &st);
+    fprintf(out, "model:            %s%s%s\n", m->name, m->title ? " — " : "", m->title ? m->title : "");
+    print_steps(r, &st, out);
+    fprintf(out, "rhs evaluations:  %lu\n", st.nfev);
+    fprintf(out, "stabilisation:    Baumgarte alpha = %g, beta = %g; correction %s, metric %s\n",
+            r->sys.alpha, r->sys.beta, project_names[r->opt.project], metric_names[r->opt.metric]);
+    fprintf(out, "wall time:        %.3f s (%.0f steps/s)\n", r->wall,
+            r->wall > 0 ? (double)st.steps / r->wall : 0.0);
+    print_residuals(r, out);
+    if (m->conservative)
+        fprintf(out, "energy drift:     %.3e (max |E-E0|/|E0|%s)\n", r->mon.max_energy_drift,
+                r->mon.energy0 == 0.0 ? ", E0 = 0: absolute" : "");
+    else
+        fprintf(out, "energy drift:     n/a (applied forces or explicit time)\n");
+    if (r->status != LGC_OK)
+        fprintf(out, "failed:           t = %.6g: %s\n", r->t_fault, lgc_strerror(r->status));
+    fprintf(out, "final state (t = %g):\n", r->mon.s.t);
+    for (int i = 0; i < 2 * m->nq; i++)
+        fprintf(out, "  %-12s = % .15g\n", m->state_names[i], r->mon.s.x[i]);
+}
+
+/* {"x": ..., "x'": ...}: the coordinates and velocities of x by name. */
+static void json_state(lgc_json *j, const lgc_model *m, const double x[])
+{
+    lgc_json_begin(j, '{');
+    for (int i = 0; i < 2 * m->nq; i++) {
+        lgc_json_key(j, m->state_names[i]);
+        lgc_json_number(j, x[i]);
+    }
+    lgc_json_end(j);
+}
+
+static void json_residuals(lgc_json *j, const lgc_sim_run *r)
+{
+    const lgc_model *m = r->model;
+    lgc_json_key(j, "max_residuals");
+    lgc_json_begin(j, '{');
+    for (int i = 0; i < 2 * m->nh + m->nn; i++) {
+        char name[32];
+        lgc_row_name(m, i, name, sizeof name);
+        lgc_json_key(j, name);
+        lgc_json_number(j, r->mon.max_residual[i]);
+    }
+    lgc_json_end(j);
+    const double none = NAN;    /* null: the model has no such rows */
+    lgc_json_key(j, "max_phi");
+    lgc_json_number(j, m->nh > 0 ? r->mon.max_phi : none);
+    lgc_json_key(j, "max_phi_dot");
+    lgc_json_number(j, m->nh > 0 ? r->mon.max_phi_dot : none);
+    lgc_json_key(j, "max_g");
+    lgc_json_number(j, m->nn > 0 ? r->mon.max_g : none);
+}
+
+void lgc_summary_json(const lgc_sim_run *r, FILE *out)
+{
+    const lgc_model *m = r->model;
+    const int rk4 = strcmp(r->opt.method, "rk4") == 0;
+    lgc_stats st;
+    lgc_driver_stats(r->drv, &st);
+    lgc_json j;
+    lgc_json_open(&j, out);
+    lgc_json_key(&j, "model");
+    lgc_json_string(&j, m->name);
+    lgc_json_key(&j, "title");
+    lgc_json_string(&j, m->title);
+    lgc_json_key(&j, "status");
+    lgc_json_string(&j, r->status == LGC_OK ? "ok" : "fault");
+    lgc_json_key(&j, "fault");
+    if (r->status == LGC_OK) {
+        lgc_json_null(&j);
+    } else {
+        lgc_json_begin(&j, '{');
+        lgc_json_key(&j, "t");
+        lgc_json_number(&j, r->t_fault);
+        lgc_json_key(&j, "code");
+        lgc_json_count(&j, (unsigned long)r->status);
+        lgc_json_key(&j, "reason");
+        lgc_json_string(&j, lgc_strerror(r->status));
+        lgc_json_end(&j);
+    }
+    lgc_json_key(&j, "method");
+    lgc_json_string(&j, r->opt.method);
+    lgc_json_key(&j, "h");
+    lgc_json_number(&j, rk4 ? r->opt.dt : NAN);
+    lgc_json_key(&j, "rtol");
+    lgc_json_number(&j, rk4 ? NAN : r->opt.rtol);
+    lgc_json_key(&j, "atol");
+    lgc_json_number(&j, rk4 ? NAN : r->opt.atol);
+    lgc_json_key(&j, "t_end");
+    lgc_json_number(&j, r->opt.t_end);
+    lgc_json_key(&j, "steps");
+    lgc_json_count(&j, st.steps);
+    lgc_json_key(&j, "rejected");
+    lgc_json_count(&j, st.rejected);
+    lgc_json_key(&j, "h_min");
+    lgc_json_number(&j, st.steps > 0 ? st.h_min : NAN);
+    lgc_json_key(&j, "h_max");
+    lgc_json_number(&j, st.steps > 0 ? st.h_max : NAN);
+    lgc_json_key(&j, "rhs_evaluations");
+    lgc_json_count(&j, st.nfev);
+    lgc_json_key(&j, "position_iterations");
+    lgc_json_count(&j, st.proj_iter);
+    lgc_json_key(&j, "baumgarte");
+    lgc_json_begin(&j, '{');
+    lgc_json_key(&j, "alpha");
+    lgc_json_number(&j, r->sys.alpha);
+    lgc_json_key(&j, "beta");
+    lgc_json_number(&j, r->sys.beta);
+    lgc_json_end(&j);
+    lgc_json_key(&j, "correction");
+    lgc_json_string(&j, project_names[r->opt.project]);
+    lgc_json_key(&j, "metric");
+    lgc_json_string(&j, metric_names[r->opt.metric]);
+    lgc_json_key(&j, "samples");
+    lgc_json_count(&j, r->mon.count);
+    json_residuals(&j, r);
+    lgc_json_key(&j, "energy_drift");
+    lgc_json_number(&j, m->conservative ? r->mon.max_energy_drift : NAN);
+    lgc_json_key(&j, "initial_state");
+    json_state(&j, m, r->x0);
+    lgc_json_key(&j, "final_t");
+    lgc_json_number(&j, r->mon.count > 0 ? r->mon.s.t : NAN);
+    lgc_json_key(&j, "final_state");
+    if (r->mon.count > 0)
+        json_state(&j, m, r->mon.s.x);
+    else
+        lgc_json_null(&j);
+    lgc_json_key(&j, "warnings");
+    lgc_json_begin(&j, '[');
+    if (r->drifted) {
+        char name[32], text[96];
+        const int row = worst_row(r);
+        lgc_row_name(m, row, name, sizeof name);
+        snprintf(text, sizeof text, "constraints drifted: max |%s| = %.3g, past %g", name,
+                 r->mon.max_residual[row], LGC_DRIFT_WARNING);
+        lgc_json_string(&j, text);
+    }
+    lgc_json_end(&j);
+    lgc_json_key(&j, "wall_time");
+    lgc_json_number(&j, r->wall);
+    lgc_json_close(&j);
+}

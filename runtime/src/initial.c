@@ -1,0 +1,167 @@
+/*
+** initial.c — an initial state against the constraints: the check, and the
+** completion of the coordinates and velocities not given (LAPACK dgelsd
+** for the smallest change over the free columns, as project.c).
+*/
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "lagrangec/initial.h"
+#include "lagrangec/status.h"
+
+/* Singular values below RCOND s_max count as zero (project.c's). */
+#define RCOND 1e-12
+#define MAX_ITER 50
+
+static double max_abs(const double v[], int n)
+{
+    double r = 0.0;
+    for (int i = 0; i < n; i++)
+        r = fmax(r, fabs(v[i]));
+    return r;
+}
+
+int lgc_state_check(const lgc_system *sys, double t, const double x[], double tol,
+                    int *row, double *residual)
+{
+    const lgc_model *m = sys->model;
+    const int rows = 2 * m->nh + m->nn;
+    double *r = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *r);
+    if (!r)
+        return LGC_ERR_NOMEM;
+    m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
+    const double bound = tol * fmax(1.0, max_abs(x, 2 * m->nq));
+    *row = -1;
+    for (int i = 0; i < rows; i++)
+        if (!(fabs(r[i]) <= bound) && (*row < 0 || !(fabs(r[i]) <= fabs(*residual)))) {
+            *row = i;
+            *residual = r[i];
+        }
+    free(r);
+    return *row < 0 ? LGC_OK : LGC_ERR_INCONSISTENT;
+}
+
+typedef struct completion {
+    const lgc_model *m;
+    int nq, nc, nfree;
+    int *free_cols;         /* nq: the free columns of this pass */
+    double *C;              /* nc x nq row-major: [A; B] */
+    double *a;              /* nc x nq column-major: the free columns */
+    double *b;              /* max(nc, nq): right side in, change out */
+    double *sv, *res;       /* singular values; phi, phi', g */
+    double *work;
+    lapack_int lwork, *iwork;
+} completion;
+
+/*
+** The smallest change d of the free columns with C[0..rows) d = b (rows of
+** C): into b. LGC_ERR_RANK_LOST when those columns do not span the rows.
+*/
+static int smallest_change(completion *c, int rows)
+{
+    const int n = c->nfree, ldb = rows > n ? rows : n;
+    if (n < rows)
+        return LGC_ERR_RANK_LOST;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < n; j++)
+            c->a[i + (size_t)j * rows] = c->C[(size_t)i * c->nq + c->free_cols[j]];
+    lapack_int rank = 0;
+    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, rows, n, 1, c->a, rows, c->b,
+                                          ldb, c->sv, RCOND, &rank, c->work, c->lwork,
+                                          c->iwork);
+    if (info != 0)
+        return info < 0 ? LGC_ERR_LAPACK : LGC_ERR_PROJECTION;
+    return rank < rows ? LGC_ERR_RANK_LOST : LGC_OK;
+}
+
+/* The free columns among fixed[offset .. offset + nq). */
+static void choose_free(completion *c, const unsigned char fixed[], int offset)
+{
+    c->nfree = 0;
+    for (int j = 0; j < c->nq; j++)
+        if (!fixed[offset + j])
+            c->free_cols[c->nfree++] = j;
+}
+
+static int complete_positions(completion *c, const lgc_system *sys, double t, double x[])
+{
+    const lgc_model *m = c->m;
+    const int nh = m->nh;
+    double *phi = c->res;
+    for (int it = 0;; it++) {
+        m->residuals(t, x, sys->p, phi, phi + nh, phi + 2 * nh);
+        m->constraint_jacobian(t, x, sys->p, c->C);
+        /* phi's round-off, as project.c's floor: no closer can be asked for. */
+        double floor = 64 * DBL_EPSILON * (1.0 + max_abs(c->C, nh * c->nq) * max_abs(x, c->nq));
+        if (max_abs(phi, nh) <= floor)
+            return LGC_OK;
+        if (it == MAX_ITER || !isfinite(max_abs(phi, nh)))
+            return LGC_ERR_PROJECTION;
+        for (int i = 0; i < nh; i++)
+            c->b[i] = -phi[i];
+        int rc = smallest_change(c, nh);
+        if (rc != LGC_OK)
+            return rc;
+        for (int j = 0; j < c->nfree; j++)
+            x[c->free_cols[j]] += c->b[j];
+    }
+}
+
+static int complete_velocities(completion *c, const lgc_system *sys, double t, double x[])
+{
+    const lgc_model *m = c->m;
+    double *r = c->res;
+    m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
+    m->constraint_jacobian(t, x, sys->p, c->C);
+    for (int i = 0; i < c->nc; i++)
+        c->b[i] = -r[m->nh + i];    /* phi' and g are contiguous */
+    int rc = smallest_change(c, c->nc);
+    if (rc != LGC_OK)
+        return rc;
+    for (int j = 0; j < c->nfree; j++)
+        x[c->nq + c->free_cols[j]] += c->b[j];
+    return LGC_OK;
+}
+
+int lgc_state_complete(const lgc_system *sys, double t, double x[],
+                       const unsigned char fixed[])
+{
+    const lgc_model *m = sys->model;
+    completion c = {m, m->nq, m->nh + m->nn, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+                    NULL};
+    if (c.nc == 0)
+        return LGC_OK;
+    const int big = c.nc > c.nq ? c.nc : c.nq;
+    double wq = 0.0, dummy = 0.0;
+    lapack_int iwq = 0, rank = 0;
+    if (LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, c.nc, c.nq, 1, &dummy, c.nc, &dummy, big, &dummy,
+                            RCOND, &rank, &wq, -1, &iwq) != 0)
+        return LGC_ERR_LAPACK;
+    /* The query's sizes for all rows and columns cover every smaller pass. */
+    c.lwork = (lapack_int)wq + 1;
+    size_t nd = 2u * (size_t)c.nc * c.nq + big + big + (size_t)(2 * m->nh + m->nn) + c.lwork;
+    double *v = calloc(nd, sizeof *v);
+    c.iwork = calloc((size_t)iwq + 1, sizeof *c.iwork);
+    c.free_cols = calloc((size_t)c.nq + 1, sizeof *c.free_cols);
+    int rc = LGC_ERR_NOMEM;
+    if (v && c.iwork && c.free_cols) {
+        c.C = v;
+        c.a = c.C + (size_t)c.nc * c.nq;
+        c.b = c.a + (size_t)c.nc * c.nq;
+        c.sv = c.b + big;
+        c.res = c.sv + big;
+        c.work = c.res + 2 * m->nh + m->nn;
+        choose_free(&c, fixed, 0);
+        rc = m->nh > 0 ? complete_positions(&c, sys, t, x) : LGC_OK;
+        if (rc == LGC_OK) {
+            choose_free(&c, fixed, c.nq);
+            rc = complete_velocities(&c, sys, t, x);
+        }
+    }
+    free(v);
+    free(c.iwork);
+    free(c.free_cols);
+    return rc;
+}
