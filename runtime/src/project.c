@@ -126,6 +126,11 @@ void lgc_projector_free(lgc_projector *pr)
     free(pr);
 }
 
+int lgc_projector_active(const lgc_projector *pr)
+{
+    return pr->mode != LGC_PROJECT_NONE && pr->m > 0;
+}
+
 /*
 ** In place, the lower Cholesky factor of the n x n row-major a (its lower
 ** triangle read). 0, or -1 when a pivot is not above rel * the largest
@@ -246,7 +251,9 @@ static int min_norm(lgc_projector *pr, int rows)
 /*
 ** Gauss–Newton on the holonomic rows: q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
 ** until |phi| <= tol, or down to phi's round-off floor, ~eps |A| |q|, where
-** a tol tighter than the arithmetic allows would never be met.
+** a tol tighter than the arithmetic allows would never be met. tol = 0
+** takes one iteration at least: the corrected state is then a smooth
+** function of the state, not one left alone below a threshold.
 */
 static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
                              double x[], int *iterations)
@@ -261,7 +268,7 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
         double err = max_abs(phi, nh);
         double floor = 64 * DBL_EPSILON * (1.0 + max_abs(pr->C, nh * n) * max_abs(x, n));
         *iterations = it;
-        if (err <= fmax(pr->tol, floor))
+        if (err <= fmax(pr->tol, floor) && (it > 0 || pr->tol > 0.0))
             return LGC_OK;
         if (it == pr->max_iter || !isfinite(err))
             return LGC_ERR_PROJECTION;
@@ -301,7 +308,7 @@ int lgc_project(lgc_projector *pr, const lgc_system *sys, double t, double x[],
                 int *iterations)
 {
     int it = 0, rc = LGC_OK;
-    if (pr->mode != LGC_PROJECT_NONE && pr->m > 0) {
+    if (lgc_projector_active(pr)) {
         if (pr->mode == LGC_PROJECT_FULL && pr->nh > 0)
             rc = project_positions(pr, sys, t, x, &it);
         if (rc == LGC_OK)
