@@ -1,5 +1,6 @@
 // emit_report.cpp — the equations report, NAME.md: the spec and every derived
 // quantity in LaTeX, one equation per line, in a stable order, for review.
+// It reads the model's expressions and prints them from the plan's graph.
 #include "lagrangec.h"
 
 #include <cmath>
@@ -38,20 +39,20 @@ std::string tex_name(const std::string &name, bool dotted = false) {
 
 class TexPrinter {
  public:
-  TexPrinter(const Model &m, const Graph &g) : g_(g) {
-    const SymbolTable &s = m.symbols;
-    bool gains_named = s.by_name.count("alpha") || s.by_name.count("beta");
-    for (auto &[c_name, info] : s.by_c_name) {
-      switch (info.kind) {
-        case SymbolKind::velocity: names_[c_name] = tex_name(info.spec_name.substr(0, info.spec_name.size() - 1), true); break;
-        case SymbolKind::constant: names_[c_name] = "\\pi"; break;
-        default: names_[c_name] = tex_name(info.spec_name);
+  explicit TexPrinter(const Plan &plan) : g_(plan.graph) {
+    const Model &m = plan.model;
+    bool gains_named = m.symbols.by_name.count("alpha") || m.symbols.by_name.count("beta");
+    for (const Local &l : plan.locals) {
+      switch (l.role) {
+        case Local::velocity: names_[l.name] = tex_name(l.spec_name.substr(0, l.spec_name.size() - 1), true); break;
+        case Local::gain: names_[l.name] = "\\" + l.spec_name + (gains_named ? "_{B}" : ""); break;
+        case Local::integral:
+          names_[l.name] = "\\textstyle\\int_0^t g_{" + l.spec_name.substr(5) + "}\\,dt";  // int_gN
+          break;
+        case Local::solution: break;
+        default: names_[l.name] = tex_name(l.spec_name);
       }
     }
-    names_[m.alpha.get_name()] = gains_named ? "\\alpha_{B}" : "\\alpha";
-    names_[m.beta.get_name()] = gains_named ? "\\beta_{B}" : "\\beta";
-    for (size_t j = 0; j < m.z.size(); ++j)
-      names_[m.z[j].get_name()] = "\\textstyle\\int_0^t g_{" + std::to_string(j + 1) + "}\\,dt";
   }
 
   std::string print(int id, int context = 0) const {
@@ -138,7 +139,7 @@ class TexPrinter {
 
 class Report {
  public:
-  explicit Report(const Model &m) : m_(m), tex_(m, g_) {}
+  explicit Report(const Plan &plan) : m_(plan.model), g_(plan.graph), tex_(plan) {}
 
   std::string run() {
     const Spec &s = *m_.spec;
@@ -166,7 +167,7 @@ class Report {
 
  private:
   const Model &m_;
-  Graph g_;
+  const Graph &g_;
   TexPrinter tex_;
   std::ostringstream out_;
 
@@ -176,7 +177,8 @@ class Report {
     for (size_t i = 0; i < m_.nq; ++i) s += (i ? ", " : "") + std::string("$") + coordinate(i) + "$";
     return s;
   }
-  std::string tex(const GiNaC::ex &e) { return tex_.print(g_.from_ginac(e)); }
+  // The plan lowered every expression of the model: its canonical order is the report's.
+  std::string tex(const GiNaC::ex &e) { return tex_.print(g_.lowered(e)); }
 
   void equation(const std::string &lhs, const GiNaC::ex &rhs) { out_ << "$$" << lhs << " = " << tex(rhs) << "$$\n\n"; }
 
@@ -229,6 +231,6 @@ class Report {
 
 }  // namespace
 
-std::string emit_report(const Model &m) { return Report(m).run(); }
+std::string emit_report(const Plan &plan) { return Report(plan).run(); }
 
 }  // namespace lgc
