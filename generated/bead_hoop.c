@@ -4,7 +4,7 @@
 #include <math.h>
 
 const double bead_hoop_param_defaults[BEAD_HOOP_NP] = { 1.0 /* m */, 1.0 /* R */, 9.81 /* g */, 5.0 /* w */ };
-const double bead_hoop_initial_state[BEAD_HOOP_NX] = { 0.8414709848078965 /* x */, 0.0 /* y */, -0.5403023058681397 /* z */, 0.0 /* x' */, 4.207354924039483 /* y' */, 0.0 /* z' */ };
+const double bead_hoop_initial_state[BEAD_HOOP_NX] = { 0.8414709848078965 /* x */, 0.0 /* y */, -0.5403023058681398 /* z */, 0.0 /* x' */, 4.207354924039483 /* y' */, 0.0 /* z' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -341,11 +341,14 @@ void bead_hoop_constraint_coordinate_jacobian(double t, const double state[], co
 
 void bead_hoop_initial_state_at(const double param[], double out_state[])
 {
-    (void)param;
-    out_state[0] = 0.8414709848078965;  /* x */
+    const double R = param[1];
+    const double w = param[3];
+    const double w1 = sin(1.0);
+    out_state[0] = R*w1;  /* x */
     out_state[1] = 0.0;  /* y */
-    out_state[2] = -0.5403023058681397;  /* z */
+    const double w2 = cos(1.0);
+    out_state[2] = -R*w2;  /* z */
     out_state[3] = 0.0;  /* x' */
-    out_state[4] = 4.207354924039483;  /* y' */
+    out_state[4] = R*w*w1;  /* y' */
     out_state[5] = 0.0;  /* z' */
 }

@@ -270,9 +270,11 @@ void pendulum_constraint_coordinate_jacobian(double t, const double state[], con
 
 void pendulum_initial_state_at(const double param[], double out_state[])
 {
-    (void)param;
-    out_state[0] = 0.479425538604203;  /* x */
-    out_state[1] = -0.8775825618903728;  /* y */
+    const double l = param[1];
+    const double w1 = sin(0.5);
+    out_state[0] = l*w1;  /* x */
+    const double w2 = cos(0.5);
+    out_state[1] = -l*w2;  /* y */
     out_state[2] = 0.0;  /* x' */
     out_state[3] = 0.0;  /* y' */
 }
