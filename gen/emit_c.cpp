@@ -321,7 +321,7 @@ std::string jacobian_source(const Plan &plan) {
     << "        const double *dR = k < " << X << " ? dR_dx + k : dR_du + (k - " << X << ");\n"
     << "        const int stride = k < " << X << " ? " << X << " : " << U << ";\n"
     << "        for (i = 0; i < " << size("column") << "; ++i) column[i] = -dR[i*stride];\n"
-    << "        " << n.fn("solve_kkt") << "(M, J, S, column, column + " << text(plan.kkt.offset("nu")) << ", w);\n"
+    << "        " << n.fn("solve_kkt") << "(M, J, S, column, column + " << text(plan.kkt.offset("lambda")) << ", w);\n"
     << "        for (i = 0; i < " << extent_text(n, plan.kkt.extent("a")) << "; ++i) {\n"
     << "            if (k < " << X << ") out_dfdx[" << row(n, x.offset("v"), "i") << "*" << X
     << " + k] = " << element(n, "column", plan.kkt.offset("a"), "i") << ";\n"
@@ -329,12 +329,10 @@ std::string jacobian_source(const Plan &plan) {
     << "] = " << element(n, "column", plan.kkt.offset("a"), "i") << ";\n"
     << "        }\n";
   if (!plan.model.mu.empty()) {
-    Offset nonholonomic = plan.kkt.offset("nu");
-    for (auto &e : plan.rows.offset("nonholonomic")) nonholonomic.push_back(e);
     s << "        /* Vakonomic: mu' = -nu on the nonholonomic rows. */\n"
       << "        for (i = 0; i < " << extent_text(n, x.extent("mu")) << "; ++i) {\n"
       << "            const int row = " << text(x.offset("mu")) << " + i;\n"
-      << "            const double d = -" << element(n, "column", nonholonomic, "i") << ";\n"
+      << "            const double d = -" << element(n, "column", plan.kkt.offset("mu"), "i") << ";\n"
       << "            if (k < " << X << ") out_dfdx[row*" << X << " + k] = d;\n"
       << "            else out_dfdu[row*" << U << " + k - " << X << "] = d;\n"
       << "        }\n";
@@ -394,7 +392,7 @@ std::string emit_header(const Plan &plan) {
     s << "#define " << n.size("NWORK_JACOBIAN") << " (" << n.size("NWORK") << " + " << plan.jacobian_work.size_after_inner()
       << ")  /* ... for " << n.fn("jacobian") << " */\n";
   for (Size size : {Size::nh, Size::nn, Size::nc, Size::np, Size::nu})
-    s << "#define " << n.size(size) << "_ARRAY " << (z[size] ? z[size] : 1) << "\n";
+    s << "#define " << n.size(size) << "_ARRAY " << z.array_length(size) << "\n";
   s << "\n";
 
   s << "/* Where each quantity sits in the state, parameter and input arrays. */\n";

@@ -332,6 +332,8 @@ const char *size_suffix(Size s);  // "NQ"
 struct Sizes {
   size_t nq = 0, nh = 0, nn = 0, nc = 0, nx = 0, np = 0, nu = 0, nwork = 0;
   size_t operator[](Size s) const;
+  // The length to declare an array of s elements with: s, or 1 when it is 0.
+  size_t array_length(Size s) const { return (*this)[s] ? (*this)[s] : 1; }
 };
 
 // A size as the C spells it: count × a product of factors, each a sum of

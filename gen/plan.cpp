@@ -41,11 +41,12 @@ Layout rows_layout(const Sizes &s) {
   return l;
 }
 
-// The unknowns of the KKT system, (a, nu).
+// The unknowns of the KKT system, (a, nu), nu as the rows order it.
 Layout kkt_layout(const Sizes &s) {
   Layout l(s);
   l.add("a", {{Size::nq}});
-  l.add("nu", {{Size::nc}});
+  l.add("lambda", {{Size::nh}});
+  l.add("mu", {{Size::nn}});
   return l;
 }
 
@@ -180,7 +181,8 @@ Plan::Plan(const Model &m, bool jacobians)
 
   // Every symbol as the C holds it: state entries, parameters and inputs
   // loaded into locals in that order, t and the gains as the functions'
-  // own parameters.
+  // own parameters (grep tag: GENERATED-NAMES, the names the spec reader
+  // refuses).
   for (size_t i = 0; i < m.state.size(); ++i) {
     const StateVar &x = m.state[i];
     Local::Role role = i < m.nq ? Local::coordinate : i < 2 * m.nq ? Local::velocity

@@ -35,7 +35,7 @@ const std::set<std::string> kCKeywords = {
     "_Static_assert", "_Thread_local", "bool", "true", "false", "NULL"};
 
 // Identifiers the generated C declares inside its functions (grep tag:
-// GENERATED-NAMES, kept in step with emit_c.cpp), and what it emits from <math.h>.
+// GENERATED-NAMES, kept in step with plan.cpp), and what it emits from <math.h>.
 const std::set<std::string> kGeneratedNames = {
     "state", "input", "param", "work", "baumgarte_alpha", "baumgarte_beta",
     "pow", "sqrt", "fabs", "copysign", "pi"};
