@@ -1,5 +1,5 @@
 // generate.cpp — the whole pipeline for one spec, and writing its files
-// whole or not at all.
+// whole or not at all, as one set even when writers race.
 #include "lagrangec.h"
 
 #include <algorithm>
@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,6 +89,16 @@ void discard(const std::string &tmp) {
   p.erase(std::remove(p.begin(), p.end(), tmp), p.end());
 }
 
+// The permissions of a new file, as every tool gives them: 0666 less the umask.
+mode_t new_file_mode() {
+  static const mode_t mode = [] {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    return 0666 & ~mask;
+  }();
+  return mode;
+}
+
 // A temporary file beside `path`, filled with `content` and flushed to disk.
 std::string write_temporary(const std::string &path, const std::string &content) {
   install_cleanup();
@@ -109,7 +121,7 @@ std::string write_temporary(const std::string &path, const std::string &content)
     }
     done += size_t(n);
   }
-  if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0 || ::close(fd) != 0) {
+  if (::fchmod(fd, new_file_mode()) != 0 || ::fsync(fd) != 0 || ::close(fd) != 0) {
     int err = errno;
     discard(tmp);
     io_error("write", path, err);
@@ -117,17 +129,53 @@ std::string write_temporary(const std::string &path, const std::string &content)
   return tmp;
 }
 
+// The lock of one set of files, held while they are renamed into place so
+// that concurrent writers of the set replace it whole, one after another.
+// The lock file exists only while it is held (its holder removes it, and a
+// waiter that finds it removed or replaced tries again), and a symbolic link
+// in its place is never followed.
+class SetLock {
+ public:
+  explicit SetLock(std::string path) : path_(std::move(path)) {
+    for (;;) {
+      fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd_ < 0) io_error("create the lock", path_, errno);
+      while (::flock(fd_, LOCK_EX) != 0)
+        if (errno != EINTR) io_error("lock", path_, errno);
+      struct stat held, named;
+      if (::fstat(fd_, &held) == 0 && ::lstat(path_.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+          held.st_ino == named.st_ino)
+        return;
+      ::close(fd_);
+    }
+  }
+  ~SetLock() {
+    ::unlink(path_.c_str());
+    ::close(fd_);
+  }
+  SetLock(const SetLock &) = delete;
+  SetLock &operator=(const SetLock &) = delete;
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
 // Renames every staged temporary into place, all or (on an interrupt) none
 // before the signal takes effect: the interrupts wait until the renames end.
-void commit(const std::vector<std::pair<std::string, std::string>> &staged) {
+// With `lock_path`, under that lock.
+void commit(const std::vector<std::pair<std::string, std::string>> &staged, const std::string &lock_path = "") {
   Uninterrupted quiet;
-  for (auto &[tmp, path] : staged)
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      int err = errno;
-      for (auto &s : staged) ::unlink(s.first.c_str());
-      pending().clear();
-      io_error("replace", path, err);
-    }
+  std::optional<SetLock> lock;
+  try {
+    if (!lock_path.empty()) lock.emplace(lock_path);
+    for (auto &[tmp, path] : staged)
+      if (std::rename(tmp.c_str(), path.c_str()) != 0) io_error("replace", path, errno);
+  } catch (...) {
+    for (auto &s : staged) ::unlink(s.first.c_str());
+    pending().clear();
+    throw;
+  }
   pending().clear();
 }
 
@@ -157,7 +205,7 @@ void write_generated(const Spec &spec, const GeneratedFiles &files, const std::s
     for (auto &s : staged) discard(s.first);
     throw;
   }
-  commit(staged);
+  commit(staged, dir + "/." + spec.name + ".lagrangec-lock");
 }
 
 }  // namespace lgc

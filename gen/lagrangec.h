@@ -13,19 +13,24 @@
 //   emit         emit_c, emit_solve,               NAME.h, NAME.c, NAME_model.c, NAME.md,
 //                emit_descriptor, emit_report      printed from the plan (no layout here)
 //
-// generate.cpp runs the pipeline for one spec and writes its files;
-// simulate.cpp builds and runs the model's program.
+// generate.cpp runs the pipeline for one spec and writes its files. Apart
+// from the pipeline, `simulate` and `linearize`: simulate.cpp runs the
+// model's program, which compile.cpp builds into the cache of cache.cpp
+// (content hashes by sha256.cpp).
 #pragma once
 
 #include <ginac/ginac.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX (sha256.cpp)
 
 namespace lgc {
 
@@ -573,6 +578,60 @@ GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation:
 void write_generated(const Spec &spec, const GeneratedFiles &files, const std::string &dir);
 // Writes `content` to `path` through a temporary file renamed into place.
 void write_file_atomically(const std::string &path, const std::string &content);
+
+// ---- sha256.cpp -----------------------------------------------------------
+
+// SHA-256 of a stream of bytes (libcrypto); hex() ends it (call it once).
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256 &) = delete;
+  Sha256 &operator=(const Sha256 &) = delete;
+  Sha256 &update(const void *data, size_t size);
+  Sha256 &update(const std::string &data);
+  std::string hex();  // 64 lowercase hex digits
+
+ private:
+  ::evp_md_ctx_st *ctx_;  // OpenSSL's EVP_MD_CTX
+};
+std::string sha256_hex(const std::string &data);
+// Of everything left to read from fd; `path` names it in errors.
+std::string sha256_hex_of_fd(int fd, const std::string &path);
+
+// ---- cache.cpp ------------------------------------------------------------
+
+// A directory held open, so that what was checked is what is used: `fd` for
+// the *at calls and as a working directory, `path` for messages, `via_fd`
+// (/proc/self/fd/N) for calls that take a path.
+struct OpenDir {
+  int fd;
+  std::string path, via_fd;
+};
+
+// A descriptor, open for fexecve, of the program `name` in entry `entry` of
+// the user's cache, after checking it against the entry's manifest. When it
+// is missing or does not match, `build` first writes it and its sources into
+// an empty staging directory, under the entry's lock (concurrent callers wait,
+// then use what it built). Throws, naming the path, when a directory or file
+// on the way is not the user's alone.
+int cached_program(const std::string &entry, const std::string &name,
+                   const std::function<void(const OpenDir &staging)> &build);
+
+// ---- compile.cpp ----------------------------------------------------------
+
+// How a model's program is compiled: the C compiler ($CC split into words
+// as a shell splits them, never run by one; else cc) and the runtime it
+// links. Every word of it is part of the cache key.
+struct Toolchain {
+  std::vector<std::string> compiler;
+  std::string runtime_include, runtime_library;
+  std::vector<std::string> link_args;
+};
+Toolchain find_toolchain();
+// Compiles main.c, NAME.c and NAME_model.c in dir into the program NAME and
+// checks that it runs.
+void compile_program(const Toolchain &toolchain, const std::string &name, size_t source_size, const OpenDir &dir);
 
 // ---- simulate.cpp ---------------------------------------------------------
 
