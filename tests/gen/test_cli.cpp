@@ -16,13 +16,7 @@ namespace {
 
 std::string lagrangec = LAGRANGEC;
 
-std::vector<fs::path> specs() {
-  std::vector<fs::path> v;
-  for (auto &e : fs::directory_iterator(SPECS_DIR))
-    if (e.path().extension() == ".toml") v.push_back(e.path());
-  std::sort(v.begin(), v.end());
-  return v;
-}
+std::vector<fs::path> specs() { return files_in(SPECS_DIR, ".toml"); }
 
 std::vector<std::string> generate_args(const fs::path &dir) {
   std::vector<std::string> args = {lagrangec, "generate"};
@@ -182,11 +176,7 @@ void exit_codes(void **) {
 // of stderr with the spec's path written as {file}.
 void bad_specs_get_their_message_and_write_nothing(void **) {
   int count = 0;
-  std::vector<fs::path> files;
-  for (auto &e : fs::directory_iterator(BAD_SPECS_DIR)) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  for (auto &f : files) {
-    if (f.extension() != ".toml") continue;
+  for (auto &f : files_in(BAD_SPECS_DIR, ".toml")) {
     ++count;
     std::string first;
     std::getline(std::ifstream(f), first);

@@ -42,13 +42,7 @@ const Variant kVariants[] = {
     {"vakonomic-no-jacobian", {"--formulation", "vakonomic", "--no-jacobian"}, lgc::Formulation::vakonomic, false},
 };
 
-std::vector<fs::path> specs() {
-  std::vector<fs::path> v;
-  for (auto &e : fs::directory_iterator(SPECS_DIR))
-    if (e.path().extension() == ".toml") v.push_back(e.path());
-  std::sort(v.begin(), v.end());
-  return v;
-}
+std::vector<fs::path> specs() { return files_in(SPECS_DIR, ".toml"); }
 
 // The models of one variant, from a shared object built of every spec's
 // NAME.c and NAME_model.c.
@@ -69,8 +63,7 @@ int generate_and_load(void **) {
     Result g = run(generate);
     if (g.status != 0) return std::fprintf(stderr, "%s: generate failed:\n%s", v.name, g.err.c_str()), -1;
     std::vector<std::string> cc = {"cc", "-shared", "-fPIC", "-O0", "-std=c99", "-I", out.string(), "-I", RUNTIME_INCLUDE};
-    for (auto &e : fs::directory_iterator(out))
-      if (e.path().extension() == ".c") cc.push_back(e.path().string());
+    for (auto &c : files_in(out, ".c")) cc.push_back(c.string());
     cc.insert(cc.end(), {"-o", library.string(), "-lm"});
     Result c = run(cc);
     if (c.status != 0) return std::fprintf(stderr, "%s: cc failed:\n%s", v.name, c.err.c_str()), -1;
