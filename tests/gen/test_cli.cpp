@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include <lagrangec/version.h>
+
 #include "process.hpp"
 
 #include "cmocka.hpp"  // last: cmocka defines a macro `fail`
@@ -147,6 +149,24 @@ void spec_text_stays_text_in_the_c(void **) {
   fs::remove_all(dir);
 }
 
+// One version, meson's project(): lagrangec --version, the first line of
+// every generated file, and the runtime library's lgc_version().
+void one_version_everywhere(void **) {
+  Result v = run({lagrangec, "--version"});
+  assert_int_equal(v.status, 0);
+  const std::string prefix = "lagrangec ";
+  if (v.out.rfind(prefix, 0) != 0) fail_msg("--version printed %s", v.out.c_str());
+  std::string version = v.out.substr(prefix.size(), v.out.find('\n') - prefix.size());
+  assert_string_equal(lgc_version(), version.c_str());
+  for (auto &f : fs::directory_iterator(GENERATED_DIR)) {
+    if (f.path().filename() == "meson.build") continue;
+    std::string first = slurp(f.path()).substr(0, 200);
+    if (first.find("enerated by lagrangec " + version + " from") == std::string::npos)  // [Gg]enerated
+      fail_msg("%s does not name version %s: %s", f.path().filename().c_str(), version.c_str(),
+               first.substr(0, first.find('\n')).c_str());
+  }
+}
+
 void exit_codes(void **) {
   assert_int_equal(run({lagrangec, "--help"}).status, 0);
   assert_int_equal(run({lagrangec, "generate", "--help"}).status, 0);
@@ -254,6 +274,7 @@ int main() {
       cmocka_unit_test(committed_generated_is_fresh),
       cmocka_unit_test(generated_c_is_standalone),
       cmocka_unit_test(spec_text_stays_text_in_the_c),
+      cmocka_unit_test(one_version_everywhere),
       cmocka_unit_test(exit_codes),
       cmocka_unit_test(bad_specs_get_their_message_and_write_nothing),
       cmocka_unit_test(megabyte_of_nesting_is_refused),
