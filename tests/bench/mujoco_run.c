@@ -3,6 +3,7 @@
 **   mujoco_run MODEL.xml load         median ms of mj_loadXML + mj_makeData over 5 loads
 **   mujoco_run MODEL.xml steps T_END  steps/s of mj_step (the model's integrator
 **                                     and timestep) from keyframe 0 to T_END
+**   mujoco_run MODEL.xml qacc         qacc of mj_forward at keyframe 0, one a line
 */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
@@ -71,13 +72,28 @@ static int steps_per_second(const char *path, double t_end)
     return !finite;
 }
 
+static void accelerations(const char *path)
+{
+    mjModel *m = load(path);
+    mjData *d = mj_makeData(m);
+    mj_resetDataKeyframe(m, d, 0);
+    mj_forward(m, d);
+    for (int i = 0; i < m->nv; ++i) printf("%.17g\n", d->qacc[i]);
+    mj_deleteData(d);
+    mj_deleteModel(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[2], "load") == 0) {
         load_ms(argv[1]);
         return 0;
     }
+    if (argc == 3 && strcmp(argv[2], "qacc") == 0) {
+        accelerations(argv[1]);
+        return 0;
+    }
     if (argc == 4 && strcmp(argv[2], "steps") == 0) return steps_per_second(argv[1], atof(argv[3]));
-    fprintf(stderr, "usage: mujoco_run MODEL.xml load | steps T_END\n");
+    fprintf(stderr, "usage: mujoco_run MODEL.xml load | steps T_END | qacc\n");
     return 2;
 }
