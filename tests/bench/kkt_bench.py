@@ -21,7 +21,7 @@ CASES = ([("dense", n) for n in (10, 20, 24, 28, 32, 40, 60, 80)]
          + [("angles", 10), ("angles", 20), ("cartesian", 10), ("cartesian", 50)])
 QUICK_CASES = [("angles", 10), ("dense", 24)]  # a straight-line and a dense-loop solve
 PATHS = ("generated", "lapack", "terms")
-COMMANDS = ["OPENBLAS_NUM_THREADS=1 kkt_bench generated|lapack|terms ns   # and under callgrind --toggle-collect=call_once"]
+COMMANDS = ["OPENBLAS_NUM_THREADS=1 kkt_bench generated|lapack|terms ns   # and: callgrind --toggle-collect=call_once"]
 
 
 def blas_flags():

@@ -41,7 +41,8 @@ def outcome(r):
         return {"status": "timeout"}
     if r["status"] != 0:
         lines = [line for line in r["stderr"].splitlines() if line.strip()] or [f"exit {r['status']}"]
-        return {"status": "failed", "message": re.sub(r"^\S+:\d+:\d+: error: ", "", lines[-1])[:200]}
+        causes = [line for line in lines if re.search(r"error:|out of memory", line)]  # cc's, under lagrangec's
+        return {"status": "failed", "message": re.sub(r"^\S+:\d+:\d+: error: ", "", (causes or lines)[-1])[:200]}
     return {"status": "ok", "wall": r["wall"], "cpu": r["cpu"], "peak_mib": r["peak_mib"]}
 
 
@@ -59,7 +60,8 @@ def mujoco_case(tools, work, n):
     rhs, run = tools
     _, xml = rod_chain.write(work, "mjcf", n)
     env = dict(os.environ, BENCH_MJCF=xml)
-    row = {"side": "mujoco", "n": n, "steps": round(horizon(n) / H), "load_ms": float(measure.output([run, xml, "load"])),
+    row = {"side": "mujoco", "n": n, "steps": round(horizon(n) / H),
+           "load_ms": float(measure.output([run, xml, "load"])),
            "qacc": [float(v) for v in measure.output([run, xml, "qacc"]).split()],
            "ir": measure.callgrind_ir([rhs, "calls", str(CALLS)], "bench_call", env=env) / CALLS}
     timing = {"ns": ([rhs, "ns"], env, float), "rk4": ([run, xml, "steps", str(horizon(n))], None, float)}
@@ -200,8 +202,13 @@ def status_cell(o, key="wall", digits=2, limit=None):
     if o["status"] == "timeout":
         return f"> {limit} s" if limit else "timeout"
     if o["status"] == "failed":
-        return f"failed: {o['message']}"
+        return f"failed: {first_clause(o['message'])}"
     return f"{o[key]:.{digits}f}"
+
+
+def first_clause(message):
+    """A failure's message up to its first ';': the generator's refusal says what, then advises."""
+    return message.split(";")[0]
 
 
 def label(row):
@@ -252,7 +259,7 @@ def stopped(r, stages=("generate", "compile")):
         o = r.get(stage)
         if o and o["status"] != "ok":
             what = {"generate": "generate", "first_run": "first simulate", "compile": "cc -O2"}[stage]
-            return f"{what}: " + ("over its limit" if o["status"] == "timeout" else o["message"])
+            return f"{what}: " + ("over its limit" if o["status"] == "timeout" else first_clause(o["message"]))
     return "—"
 
 
@@ -284,7 +291,8 @@ def steps_table(m):
 def first_run_table(m):
     lim = m["limits"]
     out = ["\n### First run\n",
-           f"lagrangec: `lagrangec generate --no-jacobian` alone, then `lagrangec simulate SPEC --dt 1e-3 --t-end 1e-3` "
+           "lagrangec: `lagrangec generate --no-jacobian` alone, then "
+           "`lagrangec simulate SPEC --dt 1e-3 --t-end 1e-3` "
            "on an empty cache (generate, compile with the system cc, one step), then the benchmark's own "
            f"`cc -O2 -c` of the generated C; each limited to {lim['generate']} s, {lim['simulate']} s and "
            f"{lim['compile']} s and {m['memory_gib']} GiB of address space (the generator's own ceiling). "

@@ -10,7 +10,7 @@ CFLAGS = ["-std=c11", "-O2"]  # what `lagrangec simulate` compiles with
 CALLS = 20  # callgrind counts are exact; a few calls average out nothing but are cheap
 GRID, QUICK_GRID = (2, 4, 6, 8, 10), (2, 4)
 NEEDS = ("generation",)
-COMMANDS = ["LD_BIND_NOW=1 valgrind --tool=callgrind --toggle-collect=bench_call RHS_HARNESS calls 20   # and: RHS_HARNESS ns"]
+COMMANDS = ["LD_BIND_NOW=1 valgrind --tool=callgrind --toggle-collect=bench_call RHS_HARNESS calls 20   # and: ns"]
 
 
 def build(work, row):

@@ -18,7 +18,7 @@ CC = os.environ.get("CC", "cc")
 CFLAGS = ["-std=c11", "-O2", "-g"]  # -g gives callgrind the source lines; gcc's code is the same without it
 CALLS = 20
 GRID, QUICK_GRID = (2, 5, 10, 20, 50), (2, 5)
-PARTS = ("loads and zeroing", "M", "f", "J", "r", "factor", "solve", "rhs")
+PARTS = ("loads and zeroing", "M", "f", "J", "r", "factor", "solve", "dense loops", "rhs")
 COMMANDS = ["LD_BIND_NOW=1 valgrind --tool=callgrind --dump-instr=yes --toggle-collect=bench_call RHS_HARNESS calls 20",
             "callgrind_annotate --auto=no PROFILE NAME.c    # Ir per line of the generated C, calls into libm included"]
 
@@ -46,6 +46,8 @@ def parts_by_line(source, name):
             parts[number] = "loads and zeroing"
         elif function in (f"{name}_factor_kkt", f"{name}_solve_kkt", f"{name}_rhs"):
             parts[number] = function[len(name) + 1:].replace("_kkt", "")
+        elif function in (f"{name}_cholesky", f"{name}_cholesky_solve"):
+            parts[number] = "dense loops"  # the dense-loop solve's helpers, called by the factor and the solve
         if line == "}":
             function = None
     return parts
@@ -53,7 +55,8 @@ def parts_by_line(source, name):
 
 def cost_by_line(profile, source_path):
     """{line: instructions} from callgrind_annotate's listing of source_path: each line's own instructions
-    plus those of the calls it makes outside that file (libm's sqrt, sin, cos)."""
+    plus those of the calls it makes outside that file (libm's sqrt, libc's memset for a zeroing loop); a
+    call within the file is counted in the callee's own lines."""
     text = measure.output(["callgrind_annotate", "--auto=no", "--show-percs=no", profile, source_path])
     costs, line, inside = {}, None, False
     for row in text.splitlines():
@@ -145,8 +148,9 @@ class Expression:
                 self.take()
                 args.append(self.sum())
             self.take(close)
-            inner = ", ".join(show(a) for a in args)
-            return ("leaf", f"{t}{'[' if close == ']' else '('}{inner}{close}", set().union(*(names(a) for a in args)) | {t})
+            opening = "[" if close == "]" else "("
+            text = f"{t}{opening}{', '.join(show(a) for a in args)}{close}"
+            return ("leaf", text, set().union(*(names(a) for a in args)) | {t})
         return ("leaf", t, {t})
 
 
@@ -248,8 +252,8 @@ def case(lagrangec, work, label, name, spec):
            "parts": {k: v / CALLS for k, v in split.items()}, "baumgarte": (total - free_total) / CALLS}
     row["elsewhere"] = row["total"] - sum(row["parts"].values())
     print(f"rhs split {name}: {row['total']:.0f} Ir, kkt_terms {sum(row['parts'][p] for p in PARTS[:5]):.0f}, "
-          f"factor {row['parts']['factor']:.0f}, solve {row['parts']['solve']:.0f}, "
-          f"Baumgarte {row['baumgarte']:.0f}", file=sys.stderr, flush=True)
+          f"factor and solve {sum(row['parts'][p] for p in PARTS[5:8]):.0f}, Baumgarte {row['baumgarte']:.0f}, "
+          f"other {row['elsewhere']:.0f}", file=sys.stderr, flush=True)
     return row
 
 
@@ -273,20 +277,23 @@ def report(res):
            "One `NAME_rhs` of the chains in Cartesian coordinates (issue 13, item 4): the rod chains of the MuJoCo "
            "comparison, and SymPy's point-mass chain (diagonal M). `cc -std=c11 -O2 -g`, instructions per call "
            "from callgrind per source line of the generated C (`callgrind_annotate`), each line's calls into "
-           "libm (sqrt) counted with it, summed by the part the line belongs to: in `NAME_kkt_terms` the loads "
-           "of state and parameters and the zeroing of M and J, M (lower triangle), f = Q − k, J, and r (the "
-           "stabilised constraint right-hand sides: −c − αφ' − βφ); then the factorisations of M and "
-           "J M⁻¹ Jᵀ (`NAME_factor_kkt`), the solves (`NAME_solve_kkt`), and `NAME_rhs`'s own lines (q' copied, "
-           "the calls). *Baumgarte*: the instructions saved when the same C is compiled with the α and β terms "
-           "of r removed (`rhs_split.baumgarte_free`), part of r. *other*: the harness's call.\n",
-           "| chain | rhs Ir | loads, zeroing | M | f | J | r | of r: Baumgarte | factor | solve | rhs | other "
-           "| kkt_terms share | factor + solve share |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "libm and libc (sqrt; memset for a zeroing loop) counted with it, summed by the part the line "
+           "belongs to: in `NAME_kkt_terms` the loads of state and parameters and the zeroing of M and J, M "
+           "(lower triangle), f = Q − k, J, and r (the stabilised constraint right-hand sides: −c − αφ' − βφ); "
+           "then the factorisations of M and J M⁻¹ Jᵀ (`NAME_factor_kkt`), the solves (`NAME_solve_kkt`), "
+           "*dense loops*: the Cholesky helpers both call when the generated solve is the dense-loop one instead "
+           "of straight-line code (the rod chains from 20 links: their M is banded, not diagonal, and the "
+           "fill-in passes the straight-line limit), and `NAME_rhs`'s own lines (q' copied, the calls). "
+           "*Baumgarte*: the instructions saved when the same C is compiled with the α and β terms of r removed "
+           "(`rhs_split.baumgarte_free`), part of r. *other*: the harness's call.\n",
+           "| chain | rhs Ir | loads, zeroing | M | f | J | r | of r: Baumgarte | factor | solve | dense loops "
+           "| rhs | other | kkt_terms share | factor + solve share |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         p, total = r["parts"], r["total"]
         kkt = sum(p[k] for k in PARTS[:5])
+        solve = p["factor"] + p["solve"] + p["dense loops"]
         out.append(f"| {r['label']} | {total:.0f} | " + " | ".join(f"{p[k]:.0f}" for k in PARTS[:5])
-                   + f" | {r['baumgarte']:.0f} | {p['factor']:.0f} | {p['solve']:.0f} | {p['rhs']:.0f} | "
-                   f"{r['elsewhere']:.0f} | {100 * kkt / total:.0f}% | "
-                   f"{100 * (p['factor'] + p['solve']) / total:.0f}% |")
+                   + f" | {r['baumgarte']:.0f} | " + " | ".join(f"{p[k]:.0f}" for k in PARTS[5:])
+                   + f" | {r['elsewhere']:.0f} | {100 * kkt / total:.0f}% | {100 * solve / total:.0f}% |")
     return out

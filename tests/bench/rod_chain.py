@@ -171,9 +171,10 @@ def mjcf(n, name, timestep=1e-3):
         # the x and z ones (0 for a thin rod) must be positive in MuJoCo and change nothing here
         pos = "0 0 0" if i == 1 else f"0 0 {-length(i - 1)!r}"
         inner = "" if i == n else body(i + 1, indent + 2)
+        moments = f"{inertia!r} {inertia!r} {inertia!r}"
         return (f'{pad}<body name="link{i}" pos="{pos}">\n'
                 f'{pad}  <joint name="ph{i}" type="hinge" axis="0 -1 0"/>\n'
-                f'{pad}  <inertial pos="0 0 {-l / 2!r}" mass="{m!r}" diaginertia="{inertia!r} {inertia!r} {inertia!r}"/>\n'
+                f'{pad}  <inertial pos="0 0 {-l / 2!r}" mass="{m!r}" diaginertia="{moments}"/>\n'
                 f'{inner}{pad}</body>\n')
 
     flags = " ".join(f'{f}="disable"' for f in MJCF_DISABLED)

@@ -28,7 +28,8 @@ def issue5(res):
         cell = (f"over the {gen_bench.LIMITS['lgc']} s limit | **missed** |" if c is None else
                 f"{c['wall']:.2f} s, {c['peak_mib']:.0f} MiB | {verdict(c['wall'] < 10 and c['peak_mib'] < 2048)} |")
     out.append(f"| 50-link Cartesian chain generated in < 10 s and < 2 GiB | {cell}")
-    ratios = [(r["lgc"]["ir"] / r["sympy"]["ir"], f"{r['form']} N = {r['n']}") for r in res.get("rhs", []) if r["n"] >= 4]
+    ratios = [(r["lgc"]["ir"] / r["sympy"]["ir"], f"{r['form']} N = {r['n']}")
+              for r in res.get("rhs", []) if r["n"] >= 4]
     cell = NOT_MEASURED
     if ratios:
         worst, best = max(ratios), min(ratios)
