@@ -89,7 +89,7 @@ int spring_pendulum_rhs(double t, const double state[], const double input[], co
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (SPRING_PENDULUM_NWORK doubles) */
     double *M = work;
     double *J = M + SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ;
     double *Y = J + SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ;
@@ -158,8 +158,8 @@ int spring_pendulum_jacobian(double t, const double state[], const double input[
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (SPRING_PENDULUM_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ;
     double *S = J + 2*SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ;
@@ -172,7 +172,8 @@ int spring_pendulum_jacobian(double t, const double state[], const double input[
     double *dg_du = dg_dx + SPRING_PENDULUM_NN*SPRING_PENDULUM_NX;
     double *column = dg_du + SPRING_PENDULUM_NN*SPRING_PENDULUM_NU;
     int i, k, status;
-    status = spring_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = spring_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != SPRING_PENDULUM_OK) return status;
     spring_pendulum_zero(dR_dx, (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC)*SPRING_PENDULUM_NX);
     spring_pendulum_zero(dR_du, (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC)*SPRING_PENDULUM_NU);
@@ -258,4 +259,21 @@ void spring_pendulum_constraint_jacobian(double t, const double state[], const d
     (void)state;
     (void)param;
     spring_pendulum_zero(out_C, SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ);
+}
+
+void spring_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    spring_pendulum_zero(out_D, SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ);
+}
+
+void spring_pendulum_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.48421979399024506;  /* x */
+    out_state[1] = -0.8863583875092765;  /* y */
+    out_state[2] = 0.0;  /* x' */
+    out_state[3] = 0.0;  /* y' */
 }

@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define SPRING_PENDULUM_NQ 2  /* coordinates: x, y */
 #define SPRING_PENDULUM_NH 0  /* holonomic constraints */
 #define SPRING_PENDULUM_NN 0  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define SPRING_PENDULUM_NU 0  /* inputs: none */
 #define SPRING_PENDULUM_NWORK 6  /* doubles of scratch for spring_pendulum_rhs */
 #define SPRING_PENDULUM_NWORK_JACOBIAN (SPRING_PENDULUM_NWORK + 14)  /* ... for spring_pendulum_jacobian */
+#define SPRING_PENDULUM_NH_ARRAY 1
+#define SPRING_PENDULUM_NN_ARRAY 1
+#define SPRING_PENDULUM_NC_ARRAY 1
+#define SPRING_PENDULUM_NP_ARRAY 5
+#define SPRING_PENDULUM_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define SPRING_PENDULUM_STATE_x 0
@@ -29,7 +35,7 @@ extern "C" {
 #define SPRING_PENDULUM_PARAM_k 3
 #define SPRING_PENDULUM_PARAM_c 4
 
-/* Return codes of spring_pendulum_rhs. */
+/* Return codes of spring_pendulum_rhs (lagrangec/model.h's lgc_model_status). */
 #define SPRING_PENDULUM_OK 0
 #define SPRING_PENDULUM_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define SPRING_PENDULUM_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -82,6 +88,20 @@ void spring_pendulum_mass_matrix(double t, const double state[], const double pa
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void spring_pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = spring_pendulum_constraint_jacobian).
+*/
+void spring_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (spring_pendulum_initial_state
+** holds them at the defaults).
+*/
+void spring_pendulum_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in spring_pendulum_model.c. */
 struct lgc_model;

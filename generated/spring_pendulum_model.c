@@ -3,29 +3,42 @@
 #include "spring_pendulum.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "y" };
 static const char *const state_names[] = { "x", "y", "x'", "y'" };
 static const char *const parameter_names[] = { "m", "g", "l", "k", "c" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 1, 0, 0 };
 
 const lgc_model spring_pendulum_model = {
-    "spring_pendulum",
-    "Bob on a stiff overdamped spring (stiff: 3732/s along it, 3.13 rad/s swing)",
-    SPRING_PENDULUM_NQ, SPRING_PENDULUM_NH, SPRING_PENDULUM_NN, SPRING_PENDULUM_NX, SPRING_PENDULUM_NP, SPRING_PENDULUM_NU, SPRING_PENDULUM_NWORK,
-    coordinate_names, parameter_names, NULL,
-    spring_pendulum_param_defaults, NULL, spring_pendulum_initial_state,
-    SPRING_PENDULUM_ALPHA, SPRING_PENDULUM_BETA,
-    0,  /* conservative: T + V is conserved */
-    spring_pendulum_rhs,
-    spring_pendulum_residuals,
-    spring_pendulum_energy,
-    spring_pendulum_mass_matrix,
-    spring_pendulum_constraint_jacobian,
-    spring_pendulum_jacobian,
-    SPRING_PENDULUM_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    spring_pendulum_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "spring_pendulum",
+    .title = "Bob on a stiff overdamped spring (stiff: 3732/s along it, 3.13 rad/s swing)",
+    .nq = SPRING_PENDULUM_NQ,
+    .nh = SPRING_PENDULUM_NH,
+    .nn = SPRING_PENDULUM_NN,
+    .nx = SPRING_PENDULUM_NX,
+    .np = SPRING_PENDULUM_NP,
+    .nu = SPRING_PENDULUM_NU,
+    .nwork = SPRING_PENDULUM_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = spring_pendulum_param_defaults,
+    .initial_state = spring_pendulum_initial_state,
+    .initial_state_at = spring_pendulum_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = SPRING_PENDULUM_ALPHA,
+    .beta = SPRING_PENDULUM_BETA,
+    .conservative = 0,
+    .vakonomic = 0,
+    .rhs = spring_pendulum_rhs,
+    .kkt_terms = spring_pendulum_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = spring_pendulum_residuals,
+    .energy = spring_pendulum_energy,
+    .mass_matrix = spring_pendulum_mass_matrix,
+    .constraint_jacobian = spring_pendulum_constraint_jacobian,
+    .constraint_coordinate_jacobian = spring_pendulum_constraint_coordinate_jacobian,
+    .jacobian = spring_pendulum_jacobian,
+    .nwork_jacobian = SPRING_PENDULUM_NWORK_JACOBIAN,
 };
