@@ -251,7 +251,7 @@ static void *cvode_alloc(const lgc_stepper_setup *setup, int lmm)
     ** defaults (the matrix kept up to 20 steps, df/dx up to 51), made for
     ** Jacobians of n difference quotients, left the stiff spring pendulum
     ** 47 times less accurate at rtol 1e-6, and no cheaper in time
-    ** (docs/work-precision.md, "The Newton matrix").
+    ** (measured when this was written; CVodeSetJacEvalFrequency 1 below).
     */
     if (flag == CV_SUCCESS && m->jacobian)
         flag = CVodeSetLSetupFrequency(s->mem, 1);
