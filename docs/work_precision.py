@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""work_precision.py — the work–precision diagrams of docs/work-precision.md.
+"""work_precision.py — the work–precision diagrams of docs/work-precision.md (tests/bench/method_bench.py uses its runs).
 
 For the knife edge, a 5-link Cartesian chain and the stiff spring pendulum:
 `lagrangec simulate` to t = 10 with rk4 over a range of steps and with
@@ -82,12 +82,13 @@ def plot(png, title, data, floor):
     def curves(column):
         return ", ".join(f"{gnuplot_string(path)} using {column}:2 with linespoints title {gnuplot_string(m)}"
                          for m, path in data)
-    script = f"""set terminal pngcairo size 1200,520 font ',11'
+    # noenhanced: titles and labels are text, not gnuplot's markup (q_ref is no subscript)
+    script = f"""set terminal pngcairo size 1200,520 font ',11' noenhanced
 set output {gnuplot_string(png)}
 set multiplot layout 1,2 title {gnuplot_string(title)}
 set logscale xy
-set format x '10^{{%L}}'
-set format y '10^{{%L}}'
+set format x '1e%L'
+set format y '1e%L'
 set ylabel {gnuplot_string("error at t = 10: max |q - q_ref|, |q' - q'_ref|")}
 set key bottom left
 set grid
