@@ -106,7 +106,7 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
     /* row x */
     out_f[1] = 0.0;
     /* row y */
-    out_f[2] = -g*m;
+    out_f[2] = -m*g;
     const double w1 = s - x;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*w1;
@@ -114,7 +114,7 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
     out_J[2] = 2.0*y;
     const double w2 = s_dot - x_dot;
     /* stabilised right-hand side of holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
-    out_r[0] = -(2.0*y_dot*y_dot - 2.0*x_dot*w2 - baumgarte_beta*(l*l - w1*w1 - y*y) + 2.0*s_dot*w2 + 2.0*baumgarte_alpha*(y*y_dot - x_dot*w1 + s_dot*w1));
+    out_r[0] = -(2.0*(y_dot*y_dot + w2*w2 + baumgarte_alpha*(y*y_dot + w1*w2)) - baumgarte_beta*(l*l - y*y - w1*w1));
 }
 
 int cart_pendulum_rhs(double t, const double state[], const double input[], const double param[],
@@ -171,7 +171,7 @@ static void cart_pendulum_residual_derivatives(double t, const double state[], c
     out_dR_dx[18] = 2.0*w4;
     out_dR_dx[19] = -2.0*w4;
     out_dR_dx[20] = 2.0*(in_acceleration[2] + baumgarte_alpha*y_dot + baumgarte_beta*y);
-    const double w5 = 4.0*s_dot - 4.0*x_dot + 2.0*baumgarte_alpha*w3;
+    const double w5 = 4.0*(s_dot - x_dot) + 2.0*baumgarte_alpha*w3;
     out_dR_dx[21] = w5;
     out_dR_dx[22] = -w5;
     out_dR_dx[23] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
@@ -243,8 +243,8 @@ void cart_pendulum_residuals(double t, const double state[], const double param[
     const double l = param[2];
     const double w1 = s - x;
     /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
-    out_phi[0] = -(l*l - w1*w1 - y*y);
-    out_phi_dot[0] = 2.0*(y*y_dot - x_dot*w1 + s_dot*w1);
+    out_phi[0] = -(l*l - y*y - w1*w1);
+    out_phi_dot[0] = 2.0*(y*y_dot + w1*(s_dot - x_dot));
 }
 
 double cart_pendulum_energy(double t, const double state[], const double param[])
@@ -258,7 +258,7 @@ double cart_pendulum_energy(double t, const double state[], const double param[]
     const double m = param[1];
     const double g = param[3];
     /* T + V */
-    return g*m*y + 0.5*m*y_dot*y_dot + 0.5*m*x_dot*x_dot + 0.5*M*s_dot*s_dot;
+    return 0.5*M*s_dot*s_dot + m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

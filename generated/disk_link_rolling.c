@@ -112,7 +112,7 @@ void disk_link_rolling_kkt_terms(double t, const double state[], const double in
     out_J[1] = -r;
     out_J[2] = -1.0;
     /* stabilised right-hand side of holonomic constraint 1: x - r*th - s - c0 */
-    out_r[0] = baumgarte_alpha*(s_dot - x_dot + r*th_dot) + baumgarte_beta*(c0 + s - x + r*th);
+    out_r[0] = -(baumgarte_alpha*(x_dot - s_dot - r*th_dot) - baumgarte_beta*(c0 - x + s + r*th));
 }
 
 int disk_link_rolling_rhs(double t, const double state[], const double input[], const double param[],
@@ -229,8 +229,8 @@ void disk_link_rolling_residuals(double t, const double state[], const double pa
     const double r = param[1];
     const double c0 = param[4];
     /* holonomic constraint 1: x - r*th - s - c0 */
-    out_phi[0] = -(c0 + s - x + r*th);
-    out_phi_dot[0] = -(s_dot - x_dot + r*th_dot);
+    out_phi[0] = -(c0 - x + s + r*th);
+    out_phi_dot[0] = x_dot - s_dot - r*th_dot;
 }
 
 double disk_link_rolling_energy(double t, const double state[], const double param[])
@@ -245,7 +245,7 @@ double disk_link_rolling_energy(double t, const double state[], const double par
     const double M = param[2];
     const double k = param[3];
     /* T + V */
-    return 0.25*m*th_dot*th_dot*r*r + 0.5*k*s*s + 0.5*m*x_dot*x_dot + 0.5*M*s_dot*s_dot;
+    return m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*(M*s_dot*s_dot + k*s*s);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -84,12 +84,12 @@ void disk_link_sliding_kkt_terms(double t, const double state[], const double in
     out_M[0] = m;
     out_M[4] = 0.5*m*r*r;
     out_M[8] = M;
-    const double w1 = tanh(-(s_dot - x_dot + r*th_dot)/eps);
-    const double w2 = g*m*mu_c*w1;
+    const double w1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const double w2 = m*g*mu_c*w1;
     /* f = Q - k, row x */
     out_f[0] = -w2;
     /* row th */
-    out_f[1] = g*m*mu_c*r*w1;
+    out_f[1] = m*r*g*mu_c*w1;
     /* row s */
     out_f[2] = w2 - k*s;
 }
@@ -142,17 +142,17 @@ static void disk_link_sliding_residual_derivatives(double t, const double state[
     const double g = param[4];
     const double mu_c = param[5];
     const double eps = param[6];
-    const double w1 = tanh(-(s_dot - x_dot + r*th_dot)/eps);
+    const double w1 = tanh((x_dot - s_dot - r*th_dot)/eps);
     const double w2 = w1*w1 - 1.0;
-    const double w3 = g*m*mu_c*w2/eps;
+    const double w3 = m*g*mu_c*w2/eps;
     const double w4 = -w3;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[3] = w4;
-    const double w5 = g*m*mu_c*r*w2/eps;
+    const double w5 = m*r*g*mu_c*w2/eps;
     out_dR_dx[4] = w5;
     out_dR_dx[5] = w3;
     out_dR_dx[9] = w5;
-    out_dR_dx[10] = -g*m*mu_c*r*r*w2/eps;
+    out_dR_dx[10] = -m*r*r*g*mu_c*w2/eps;
     const double w6 = -w5;
     out_dR_dx[11] = w6;
     out_dR_dx[14] = k;
@@ -234,7 +234,7 @@ double disk_link_sliding_energy(double t, const double state[], const double par
     const double M = param[2];
     const double k = param[3];
     /* T + V */
-    return 0.25*m*th_dot*th_dot*r*r + 0.5*k*s*s + 0.5*m*x_dot*x_dot + 0.5*M*s_dot*s_dot;
+    return m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*(M*s_dot*s_dot + k*s*s);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

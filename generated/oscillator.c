@@ -64,7 +64,7 @@ void oscillator_kkt_terms(double t, const double state[], const double input[], 
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = 1.0;
     /* f = Q - k, row q */
-    out_f[0] = -q*w*w;
+    out_f[0] = -w*w*q;
 }
 
 int oscillator_rhs(double t, const double state[], const double input[], const double param[],
@@ -180,7 +180,7 @@ double oscillator_energy(double t, const double state[], const double param[])
     const double q_dot = state[1];  /* q' */
     const double w = param[0];
     /* T + V */
-    return 0.5*(q_dot*q_dot + q*q*w*w);
+    return 0.5*(q_dot*q_dot + w*w*q*q);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -89,12 +89,12 @@ void pendulum_kkt_terms(double t, const double state[], const double input[], co
     /* f = Q - k, row x */
     out_f[0] = 0.0;
     /* row y */
-    out_f[1] = -g*m;
+    out_f[1] = -m*g;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*x;
     out_J[1] = 2.0*y;
     /* stabilised right-hand side of holonomic constraint 1: x^2 + y^2 - l^2 */
-    out_r[0] = -(2.0*x_dot*x_dot + 2.0*y_dot*y_dot - baumgarte_beta*(l*l - x*x - y*y) + 2.0*baumgarte_alpha*(y*y_dot + x*x_dot));
+    out_r[0] = -(2.0*(x_dot*x_dot + y_dot*y_dot + baumgarte_alpha*(x*x_dot + y*y_dot)) - baumgarte_beta*(l*l - x*x - y*y));
 }
 
 int pendulum_rhs(double t, const double state[], const double input[], const double param[],
@@ -209,7 +209,7 @@ void pendulum_residuals(double t, const double state[], const double param[],
     const double l = param[1];
     /* holonomic constraint 1: x^2 + y^2 - l^2 */
     out_phi[0] = -(l*l - x*x - y*y);
-    out_phi_dot[0] = 2.0*(y*y_dot + x*x_dot);
+    out_phi_dot[0] = 2.0*(x*x_dot + y*y_dot);
 }
 
 double pendulum_energy(double t, const double state[], const double param[])
@@ -221,7 +221,7 @@ double pendulum_energy(double t, const double state[], const double param[])
     const double m = param[0];
     const double g = param[2];
     /* T + V */
-    return m*(0.5*x_dot*x_dot + 0.5*y_dot*y_dot + g*y);
+    return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

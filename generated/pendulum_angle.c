@@ -67,7 +67,7 @@ void pendulum_angle_kkt_terms(double t, const double state[], const double input
     out_M[0] = m*l*l;
     const double w1 = sin(theta);
     /* f = Q - k, row theta */
-    out_f[0] = -g*l*m*w1;
+    out_f[0] = -m*l*g*w1;
 }
 
 int pendulum_angle_rhs(double t, const double state[], const double input[], const double param[],
@@ -115,7 +115,7 @@ static void pendulum_angle_residual_derivatives(double t, const double state[], 
     const double g = param[2];
     const double w1 = cos(theta);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = g*l*m*w1;
+    out_dR_dx[0] = m*l*g*w1;
 }
 
 int pendulum_angle_jacobian(double t, const double state[], const double input[], const double param[],
@@ -189,7 +189,7 @@ double pendulum_angle_energy(double t, const double state[], const double param[
     const double g = param[2];
     const double w1 = cos(theta);
     /* T + V */
-    return -l*m*(g*w1 - 0.5*l*theta_dot*theta_dot);
+    return m*l*(0.5*l*theta_dot*theta_dot - g*w1);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
