@@ -283,7 +283,8 @@ std::string rhs_source(const Plan &plan) {
   s << "    /* work: " << slices << " (" << n.size(Size::nwork) << " doubles) */\n";
   s << declare_pointers(n, plan.rhs.pointers);
   s << "    int i, status;\n"
-    << "    " << n.fn("kkt_terms") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
+    << "    " << n.fn(plan.solver.straight_line ? "kkt_entries" : "kkt_terms")
+    << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
     << "        M, acceleration, J, nu, out_dxdt + " << text(x.offset("z")) << ");\n"
     << "    for (i = 0; i < " << count(x, "q") << "; ++i) " << element(n, "out_dxdt", x.offset("q"), "i") << " = "
     << element(n, "state", x.offset("v"), "i") << ";\n"
@@ -373,6 +374,18 @@ std::string jacobian_source(const Plan &plan) {
   return s.str();
 }
 
+// kkt_terms: M and J zeroed, then their structural nonzeros and the rest.
+std::string kkt_terms_source(const Plan &plan) {
+  const Names &n = plan.names;
+  std::ostringstream s;
+  s << signature_text(plan.kkt_terms.signature) << "\n{\n";
+  for (auto &a : plan.kkt_terms.arrays)
+    s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
+  s << "    " << n.fn("kkt_entries") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
+    << "        out_M, out_f, out_J, out_r, out_g);\n}\n\n";
+  return s.str();
+}
+
 std::string mirror_source(const Names &n) {
   const std::string Q = n.size(Size::nq);
   return "/* Copies the lower triangle of the symmetric M to the upper one. */\nstatic void " + n.fn("mirror_lower") +
@@ -441,7 +454,8 @@ std::string emit_header(const Plan &plan) {
 
   s << declaration(plan.rhs.signature, plan.rhs.doc);
   if (plan.with_jacobian) s << declaration(plan.jacobian.signature, plan.jacobian.doc);
-  for (const Block *b : {&plan.kkt_terms, &plan.residuals, &plan.energy, &plan.mass_matrix, &plan.constraint_jacobian,
+  s << declaration(plan.kkt_terms.signature, plan.kkt_terms.doc);
+  for (const Block *b : {&plan.residuals, &plan.energy, &plan.mass_matrix, &plan.constraint_jacobian,
                          &plan.constraint_coordinate_jacobian, &plan.initial_state_at})
     s << declaration(b->signature, b->doc);
   s << "/* The runtime's descriptor of this model, defined in " << n.p << "_model.c. */\n";
@@ -472,7 +486,7 @@ std::string emit_source(const Plan &plan) {
   s << "const double " << n.fn("initial_state") << "[" << n.size("NX") << "] = " << array_literal(xvals, xnames)
     << ";\n\n";
   s << emit_kkt_solver(plan) << "\n";
-  s << block_source(plan, plan.kkt_terms) << "\n";
+  s << block_source(plan, plan.kkt_entries) << "\n" << kkt_terms_source(plan);
   s << rhs_source(plan);
   if (plan.with_jacobian) s << jacobian_source(plan);
   s << block_source(plan, plan.residuals) << "\n";

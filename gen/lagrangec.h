@@ -577,9 +577,9 @@ struct Plan {
   // mu); the KKT unknowns (a, nu); the work of rhs and of jacobian.
   Layout state, rows, kkt, rhs_work, jacobian_work;
   KktSolver solver;
-  Block kkt_terms, residuals, energy, mass_matrix, constraint_jacobian, constraint_coordinate_jacobian,
+  Block kkt_entries, residuals, energy, mass_matrix, constraint_jacobian, constraint_coordinate_jacobian,
       initial_state_at;
-  Routine rhs;
+  Routine kkt_terms, rhs;  // kkt_terms: the arrays zeroed, then kkt_entries
   // With Jacobians: the derivatives of the KKT residual, and the routine
   // solving for df/dx and df/du with them.
   Block residual_derivatives;

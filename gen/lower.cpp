@@ -729,7 +729,14 @@ std::map<int, SumReuse> reused_sums(Graph &g, const std::vector<int> &outputs) {
     int node = g.sum(part);
     made.emplace(key, node);
     add_base(node, part);
-    if (g.node(node).kind == Node::add && g.node(node).terms == part) sums.push_back(node);
+    // The part as built: a sum, or c times one (2*(a + b)), which is a sum
+    // of this block from now on, to be built from others in turn.
+    const Node &built = g.node(node);
+    int inner = built.kind == Node::add && built.terms.size() == 1 && built.value == 0 ? built.terms[0].second : node;
+    if (g.node(inner).kind == Node::add && g.node(inner).terms.size() >= 2 && seen.insert(inner).second) {
+      add_base(inner, g.node(inner).terms);
+      sums.push_back(inner);
+    }
   }
   std::map<int, SumReuse> reuse;
   for (int id : sums) {

@@ -298,19 +298,26 @@ Plan::Plan(const Model &m, bool jacobians)
       outs.push_back({3, c, graph.from_ginac(m.r[c]), "stabilised right-hand side of " + label(c), ""});
     for (size_t j = 0; j < m.nn; ++j)
       outs.push_back({4, j, graph.from_ginac(m.g[j]), j == 0 ? "g, the derivatives of the integral states" : "", ""});
-    kkt_terms = b.block(
-        {"void", names.fn("kkt_terms"), false,
-         {kAt, kGains, {out("out_M"), out("out_f"), out("out_J"), out("out_r"), out("out_g")}}},
-        "The pieces of the KKT system of " + names.fn("rhs") +
-            " at one state: M (NQ x NQ, lower\ntriangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), "
-            "the\nstabilised constraint rows' right-hand side r (NC), and g (NN), the\nderivatives of the integral "
-            "states. For callers with their own solver.",
-        {{"out_M", extent({{Size::nq}, {Size::nq}}), true, false},
-         {"out_f", extent({{Size::nq}})},
-         {"out_J", extent({{Size::nc}, {Size::nq}}), true, false},
-         {"out_r", extent({{Size::nc}})},
-         {"out_g", extent({{Size::nn}})}},
-        outs);
+    // Only the structural nonzeros of M and J: the straight-line solve
+    // reads no other entry, so rhs calls this directly; kkt_terms zeroes
+    // the arrays first.
+    const std::vector<std::vector<Param>> params = {
+        kAt, kGains, {out("out_M"), out("out_f"), out("out_J"), out("out_r"), out("out_g")}};
+    kkt_entries = b.block({"void", names.fn("kkt_entries"), true, params}, "",
+                          {{"out_M", extent({{Size::nq}, {Size::nq}})},
+                           {"out_f", extent({{Size::nq}})},
+                           {"out_J", extent({{Size::nc}, {Size::nq}})},
+                           {"out_r", extent({{Size::nc}})},
+                           {"out_g", extent({{Size::nn}})}},
+                          outs);
+    kkt_terms = {{"void", names.fn("kkt_terms"), false, params},
+                 "The pieces of the KKT system of " + names.fn("rhs") +
+                     " at one state: M (NQ x NQ, lower\ntriangle only; the rest is zero), f = Q - k (NQ), J = [A; B] "
+                     "(NC x NQ), the\nstabilised constraint rows' right-hand side r (NC), and g (NN), the\nderivatives "
+                     "of the integral states. For callers with their own solver.",
+                 {},
+                 {{"out_M", extent({{Size::nq}, {Size::nq}}), true, false},
+                  {"out_J", extent({{Size::nc}, {Size::nq}}), true, false}}};
   }
 
   rhs = {{"int", names.fn("rhs"), false, {kAt, kGains, {out("out_dxdt"), out("out_multipliers"), out("work")}}},

@@ -88,7 +88,7 @@ static void bead_hoop_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void bead_hoop_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void bead_hoop_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -104,8 +104,6 @@ void bead_hoop_kkt_terms(double t, const double state[], const double input[], c
     const double R = param[1];
     const double g = param[2];
     const double w = param[3];
-    bead_hoop_zero(out_M, BEAD_HOOP_NQ*BEAD_HOOP_NQ);
-    bead_hoop_zero(out_J, BEAD_HOOP_NC*BEAD_HOOP_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = m;
@@ -132,6 +130,16 @@ void bead_hoop_kkt_terms(double t, const double state[], const double input[], c
     out_r[1] = baumgarte_alpha*(w*(x*w3 + y*w2) + x_dot*w2 - y_dot*w3) + baumgarte_beta*w4 - w*(w*w4 - 2.0*(x_dot*w3 + y_dot*w2));
 }
 
+void bead_hoop_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    bead_hoop_zero(out_M, BEAD_HOOP_NQ*BEAD_HOOP_NQ);
+    bead_hoop_zero(out_J, BEAD_HOOP_NC*BEAD_HOOP_NQ);
+    bead_hoop_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int bead_hoop_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -145,7 +153,7 @@ int bead_hoop_rhs(double t, const double state[], const double input[], const do
     double *w = nu + BEAD_HOOP_NC;
     double *acceleration = out_dxdt + BEAD_HOOP_NQ;
     int i, status;
-    bead_hoop_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    bead_hoop_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*BEAD_HOOP_NQ);
     for (i = 0; i < BEAD_HOOP_NQ; ++i) out_dxdt[i] = state[BEAD_HOOP_NQ + i];
     status = bead_hoop_factor_kkt(M, J, Y, S);

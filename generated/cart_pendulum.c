@@ -78,7 +78,7 @@ static void cart_pendulum_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void cart_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void cart_pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -95,8 +95,6 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
     const double l = param[2];
     const double g = param[3];
     const double F = input[0];
-    cart_pendulum_zero(out_M, CART_PENDULUM_NQ*CART_PENDULUM_NQ);
-    cart_pendulum_zero(out_J, CART_PENDULUM_NC*CART_PENDULUM_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = M;
     out_M[4] = m;
@@ -117,6 +115,16 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
     out_r[0] = -(2.0*(y_dot*y_dot + w2*w2 + baumgarte_alpha*(y*y_dot + w1*w2)) - baumgarte_beta*(l*l - y*y - w1*w1));
 }
 
+void cart_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    cart_pendulum_zero(out_M, CART_PENDULUM_NQ*CART_PENDULUM_NQ);
+    cart_pendulum_zero(out_J, CART_PENDULUM_NC*CART_PENDULUM_NQ);
+    cart_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int cart_pendulum_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -130,7 +138,7 @@ int cart_pendulum_rhs(double t, const double state[], const double input[], cons
     double *w = nu + CART_PENDULUM_NC;
     double *acceleration = out_dxdt + CART_PENDULUM_NQ;
     int i, status;
-    cart_pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    cart_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*CART_PENDULUM_NQ);
     for (i = 0; i < CART_PENDULUM_NQ; ++i) out_dxdt[i] = state[CART_PENDULUM_NQ + i];
     status = cart_pendulum_factor_kkt(M, J, Y, S);

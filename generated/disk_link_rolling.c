@@ -77,7 +77,7 @@ static void disk_link_rolling_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void disk_link_rolling_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void disk_link_rolling_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -95,8 +95,6 @@ void disk_link_rolling_kkt_terms(double t, const double state[], const double in
     const double M = param[2];
     const double k = param[3];
     const double c0 = param[4];
-    disk_link_rolling_zero(out_M, DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ);
-    disk_link_rolling_zero(out_J, DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = 0.5*m*r*r;
@@ -115,6 +113,16 @@ void disk_link_rolling_kkt_terms(double t, const double state[], const double in
     out_r[0] = -(baumgarte_alpha*(x_dot - s_dot - r*th_dot) - baumgarte_beta*(c0 - x + s + r*th));
 }
 
+void disk_link_rolling_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    disk_link_rolling_zero(out_M, DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ);
+    disk_link_rolling_zero(out_J, DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ);
+    disk_link_rolling_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int disk_link_rolling_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -128,7 +136,7 @@ int disk_link_rolling_rhs(double t, const double state[], const double input[], 
     double *w = nu + DISK_LINK_ROLLING_NC;
     double *acceleration = out_dxdt + DISK_LINK_ROLLING_NQ;
     int i, status;
-    disk_link_rolling_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    disk_link_rolling_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DISK_LINK_ROLLING_NQ);
     for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) out_dxdt[i] = state[DISK_LINK_ROLLING_NQ + i];
     status = disk_link_rolling_factor_kkt(M, J, Y, S);

@@ -57,7 +57,7 @@ static void disk_link_sliding_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void disk_link_sliding_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void disk_link_sliding_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -65,6 +65,7 @@ void disk_link_sliding_kkt_terms(double t, const double state[], const double in
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
+    (void)out_J;
     (void)out_r;
     (void)out_g;
     const double s = state[2];
@@ -78,8 +79,6 @@ void disk_link_sliding_kkt_terms(double t, const double state[], const double in
     const double g = param[4];
     const double mu_c = param[5];
     const double eps = param[6];
-    disk_link_sliding_zero(out_M, DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ);
-    disk_link_sliding_zero(out_J, DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = 0.5*m*r*r;
@@ -92,6 +91,16 @@ void disk_link_sliding_kkt_terms(double t, const double state[], const double in
     out_f[1] = m*r*g*mu_c*w1;
     /* row s */
     out_f[2] = w2 - k*s;
+}
+
+void disk_link_sliding_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    disk_link_sliding_zero(out_M, DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ);
+    disk_link_sliding_zero(out_J, DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ);
+    disk_link_sliding_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int disk_link_sliding_rhs(double t, const double state[], const double input[], const double param[],
@@ -107,7 +116,7 @@ int disk_link_sliding_rhs(double t, const double state[], const double input[], 
     double *w = nu + DISK_LINK_SLIDING_NC;
     double *acceleration = out_dxdt + DISK_LINK_SLIDING_NQ;
     int i, status;
-    disk_link_sliding_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    disk_link_sliding_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DISK_LINK_SLIDING_NQ);
     for (i = 0; i < DISK_LINK_SLIDING_NQ; ++i) out_dxdt[i] = state[DISK_LINK_SLIDING_NQ + i];
     status = disk_link_sliding_factor_kkt(M, J, Y, S);

@@ -98,7 +98,7 @@ static void double_pendulum_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void double_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void double_pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -118,8 +118,6 @@ void double_pendulum_kkt_terms(double t, const double state[], const double inpu
     const double l1 = param[2];
     const double l2 = param[3];
     const double g = param[4];
-    double_pendulum_zero(out_M, DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ);
-    double_pendulum_zero(out_J, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m1;
     out_M[5] = m1;
@@ -150,6 +148,16 @@ void double_pendulum_kkt_terms(double t, const double state[], const double inpu
     out_r[1] = -(2.0*(w3*w3 + w4*w4 + baumgarte_alpha*(w1*w3 + w2*w4)) - baumgarte_beta*(l2*l2 - w1*w1 - w2*w2));
 }
 
+void double_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    double_pendulum_zero(out_M, DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ);
+    double_pendulum_zero(out_J, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
+    double_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int double_pendulum_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -163,7 +171,7 @@ int double_pendulum_rhs(double t, const double state[], const double input[], co
     double *w = nu + DOUBLE_PENDULUM_NC;
     double *acceleration = out_dxdt + DOUBLE_PENDULUM_NQ;
     int i, status;
-    double_pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    double_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_NQ);
     for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) out_dxdt[i] = state[DOUBLE_PENDULUM_NQ + i];
     status = double_pendulum_factor_kkt(M, J, Y, S);

@@ -53,7 +53,7 @@ static void double_pendulum_angle_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void double_pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void double_pendulum_angle_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -61,6 +61,7 @@ void double_pendulum_angle_kkt_terms(double t, const double state[], const doubl
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
+    (void)out_J;
     (void)out_r;
     (void)out_g;
     const double th1 = state[0];
@@ -72,8 +73,6 @@ void double_pendulum_angle_kkt_terms(double t, const double state[], const doubl
     const double l1 = param[2];
     const double l2 = param[3];
     const double g = param[4];
-    double_pendulum_angle_zero(out_M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
-    double_pendulum_angle_zero(out_J, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
     const double w1 = m1 + m2;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = l1*l1*w1;
@@ -90,6 +89,16 @@ void double_pendulum_angle_kkt_terms(double t, const double state[], const doubl
     out_f[1] = -m2*l2*(l1*th1_dot*th1_dot*w6 + g*w5);
 }
 
+void double_pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    double_pendulum_angle_zero(out_M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
+    double_pendulum_angle_zero(out_J, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
+    double_pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int double_pendulum_angle_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -103,7 +112,7 @@ int double_pendulum_angle_rhs(double t, const double state[], const double input
     double *w = nu + DOUBLE_PENDULUM_ANGLE_NC;
     double *acceleration = out_dxdt + DOUBLE_PENDULUM_ANGLE_NQ;
     int i, status;
-    double_pendulum_angle_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    double_pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_ANGLE_NQ);
     for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NQ; ++i) out_dxdt[i] = state[DOUBLE_PENDULUM_ANGLE_NQ + i];
     status = double_pendulum_angle_factor_kkt(M, J, Y, S);

@@ -90,7 +90,7 @@ static void four_bar_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void four_bar_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void four_bar_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -110,8 +110,6 @@ void four_bar_kkt_terms(double t, const double state[], const double input[], co
     const double ma = param[4];
     const double mb = param[5];
     const double mc = param[6];
-    four_bar_zero(out_M, FOUR_BAR_NQ*FOUR_BAR_NQ);
-    four_bar_zero(out_J, FOUR_BAR_NC*FOUR_BAR_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = a*a*(0.3333333333333333*ma + mb);
     const double w1 = cos(th2);
@@ -152,6 +150,16 @@ void four_bar_kkt_terms(double t, const double state[], const double input[], co
     out_r[1] = -(baumgarte_alpha*(a*th2_dot*w1 + b*th3_dot*w2 - c*th4_dot*w14) + baumgarte_beta*(w8 + w9 - w11) - a*w7*w3 - b*w5*w4 + c*w16*w10);
 }
 
+void four_bar_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    four_bar_zero(out_M, FOUR_BAR_NQ*FOUR_BAR_NQ);
+    four_bar_zero(out_J, FOUR_BAR_NC*FOUR_BAR_NQ);
+    four_bar_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int four_bar_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -165,7 +173,7 @@ int four_bar_rhs(double t, const double state[], const double input[], const dou
     double *w = nu + FOUR_BAR_NC;
     double *acceleration = out_dxdt + FOUR_BAR_NQ;
     int i, status;
-    four_bar_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    four_bar_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*FOUR_BAR_NQ);
     for (i = 0; i < FOUR_BAR_NQ; ++i) out_dxdt[i] = state[FOUR_BAR_NQ + i];
     status = four_bar_factor_kkt(M, J, Y, S);

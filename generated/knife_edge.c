@@ -79,7 +79,7 @@ static void knife_edge_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void knife_edge_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void knife_edge_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -92,8 +92,6 @@ void knife_edge_kkt_terms(double t, const double state[], const double input[], 
     const double int_g1 = state[6];
     const double m = param[0];
     const double l = param[1];
-    knife_edge_zero(out_M, KNIFE_EDGE_NQ*KNIFE_EDGE_NQ);
-    knife_edge_zero(out_J, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
     const double w1 = 2.0*m;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = w1;
@@ -120,6 +118,16 @@ void knife_edge_kkt_terms(double t, const double state[], const double input[], 
     out_g[0] = -w5;
 }
 
+void knife_edge_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    knife_edge_zero(out_M, KNIFE_EDGE_NQ*KNIFE_EDGE_NQ);
+    knife_edge_zero(out_J, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
+    knife_edge_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int knife_edge_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -133,7 +141,7 @@ int knife_edge_rhs(double t, const double state[], const double input[], const d
     double *w = nu + KNIFE_EDGE_NC;
     double *acceleration = out_dxdt + KNIFE_EDGE_NQ;
     int i, status;
-    knife_edge_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    knife_edge_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*KNIFE_EDGE_NQ);
     for (i = 0; i < KNIFE_EDGE_NQ; ++i) out_dxdt[i] = state[KNIFE_EDGE_NQ + i];
     status = knife_edge_factor_kkt(M, J, Y, S);

@@ -32,12 +32,12 @@ static int leaning_disk_factor_kkt(double M[], const double J[], double Y[], dou
     d = M[12] - M[10]*M[10] - M[11]*M[11];
     if (!(d > 1e-13*M[12])) return LEANING_DISK_SINGULAR_MASS;
     M[12] = sqrt(d);
-    M[17] = (M[17] - M[15]*M[10] - M[16]*M[11])/M[12];
+    M[17] = (-M[15]*M[10] - M[16]*M[11])/M[12];
     M[22] = M[22]/M[12];
     d = M[18] - M[15]*M[15] - M[16]*M[16] - M[17]*M[17];
     if (!(d > 1e-13*M[18])) return LEANING_DISK_SINGULAR_MASS;
     M[18] = sqrt(d);
-    M[23] = (M[23] - M[22]*M[17])/M[18];
+    M[23] = -M[22]*M[17]/M[18];
     d = M[24] - M[22]*M[22] - M[23]*M[23];
     if (!(d > 1e-13*M[24])) return LEANING_DISK_SINGULAR_MASS;
     M[24] = sqrt(d);
@@ -116,7 +116,7 @@ static void leaning_disk_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void leaning_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void leaning_disk_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -134,8 +134,6 @@ void leaning_disk_kkt_terms(double t, const double state[], const double input[]
     const double m = param[0];
     const double R = param[1];
     const double g = param[2];
-    leaning_disk_zero(out_M, LEANING_DISK_NQ*LEANING_DISK_NQ);
-    leaning_disk_zero(out_J, LEANING_DISK_NC*LEANING_DISK_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[6] = m;
@@ -181,6 +179,16 @@ void leaning_disk_kkt_terms(double t, const double state[], const double input[]
     out_g[1] = w10;
 }
 
+void leaning_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    leaning_disk_zero(out_M, LEANING_DISK_NQ*LEANING_DISK_NQ);
+    leaning_disk_zero(out_J, LEANING_DISK_NC*LEANING_DISK_NQ);
+    leaning_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int leaning_disk_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -194,7 +202,7 @@ int leaning_disk_rhs(double t, const double state[], const double input[], const
     double *w = nu + LEANING_DISK_NC;
     double *acceleration = out_dxdt + LEANING_DISK_NQ;
     int i, status;
-    leaning_disk_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    leaning_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*LEANING_DISK_NQ);
     for (i = 0; i < LEANING_DISK_NQ; ++i) out_dxdt[i] = state[LEANING_DISK_NQ + i];
     status = leaning_disk_factor_kkt(M, J, Y, S);

@@ -67,7 +67,7 @@ static void pendulum_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -81,8 +81,6 @@ void pendulum_kkt_terms(double t, const double state[], const double input[], co
     const double m = param[0];
     const double l = param[1];
     const double g = param[2];
-    pendulum_zero(out_M, PENDULUM_NQ*PENDULUM_NQ);
-    pendulum_zero(out_J, PENDULUM_NC*PENDULUM_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[3] = m;
@@ -95,6 +93,16 @@ void pendulum_kkt_terms(double t, const double state[], const double input[], co
     out_J[1] = 2.0*y;
     /* stabilised right-hand side of holonomic constraint 1: x^2 + y^2 - l^2 */
     out_r[0] = -(2.0*(x_dot*x_dot + y_dot*y_dot + baumgarte_alpha*(x*x_dot + y*y_dot)) - baumgarte_beta*(l*l - x*x - y*y));
+}
+
+void pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    pendulum_zero(out_M, PENDULUM_NQ*PENDULUM_NQ);
+    pendulum_zero(out_J, PENDULUM_NC*PENDULUM_NQ);
+    pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int pendulum_rhs(double t, const double state[], const double input[], const double param[],
@@ -110,7 +118,7 @@ int pendulum_rhs(double t, const double state[], const double input[], const dou
     double *w = nu + PENDULUM_NC;
     double *acceleration = out_dxdt + PENDULUM_NQ;
     int i, status;
-    pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*PENDULUM_NQ);
     for (i = 0; i < PENDULUM_NQ; ++i) out_dxdt[i] = state[PENDULUM_NQ + i];
     status = pendulum_factor_kkt(M, J, Y, S);

@@ -135,7 +135,7 @@ static void rolling_ball_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void rolling_ball_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void rolling_ball_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -158,8 +158,6 @@ void rolling_ball_kkt_terms(double t, const double state[], const double input[]
     const double m = param[0];
     const double r = param[1];
     const double k = param[2];
-    rolling_ball_zero(out_M, ROLLING_BALL_NQ*ROLLING_BALL_NQ);
-    rolling_ball_zero(out_J, ROLLING_BALL_NC*ROLLING_BALL_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[7] = m;
@@ -212,6 +210,16 @@ void rolling_ball_kkt_terms(double t, const double state[], const double input[]
     out_g[1] = w7;
 }
 
+void rolling_ball_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    rolling_ball_zero(out_M, ROLLING_BALL_NQ*ROLLING_BALL_NQ);
+    rolling_ball_zero(out_J, ROLLING_BALL_NC*ROLLING_BALL_NQ);
+    rolling_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int rolling_ball_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -225,7 +233,7 @@ int rolling_ball_rhs(double t, const double state[], const double input[], const
     double *w = nu + ROLLING_BALL_NC;
     double *acceleration = out_dxdt + ROLLING_BALL_NQ;
     int i, status;
-    rolling_ball_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    rolling_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*ROLLING_BALL_NQ);
     for (i = 0; i < ROLLING_BALL_NQ; ++i) out_dxdt[i] = state[ROLLING_BALL_NQ + i];
     status = rolling_ball_factor_kkt(M, J, Y, S);

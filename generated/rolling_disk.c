@@ -96,7 +96,7 @@ static void rolling_disk_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void rolling_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void rolling_disk_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -111,8 +111,6 @@ void rolling_disk_kkt_terms(double t, const double state[], const double input[]
     const double int_g2 = state[9];
     const double m = param[0];
     const double r = param[1];
-    rolling_disk_zero(out_M, ROLLING_DISK_NQ*ROLLING_DISK_NQ);
-    rolling_disk_zero(out_J, ROLLING_DISK_NC*ROLLING_DISK_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[5] = m;
@@ -145,6 +143,16 @@ void rolling_disk_kkt_terms(double t, const double state[], const double input[]
     out_g[1] = w5;
 }
 
+void rolling_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    rolling_disk_zero(out_M, ROLLING_DISK_NQ*ROLLING_DISK_NQ);
+    rolling_disk_zero(out_J, ROLLING_DISK_NC*ROLLING_DISK_NQ);
+    rolling_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int rolling_disk_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -158,7 +166,7 @@ int rolling_disk_rhs(double t, const double state[], const double input[], const
     double *w = nu + ROLLING_DISK_NC;
     double *acceleration = out_dxdt + ROLLING_DISK_NQ;
     int i, status;
-    rolling_disk_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    rolling_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*ROLLING_DISK_NQ);
     for (i = 0; i < ROLLING_DISK_NQ; ++i) out_dxdt[i] = state[ROLLING_DISK_NQ + i];
     status = rolling_disk_factor_kkt(M, J, Y, S);

@@ -89,7 +89,7 @@ static void slider_crank_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void slider_crank_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void slider_crank_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -107,8 +107,6 @@ void slider_crank_kkt_terms(double t, const double state[], const double input[]
     const double Jc = param[2];
     const double mr = param[3];
     const double ms = param[4];
-    slider_crank_zero(out_M, SLIDER_CRANK_NQ*SLIDER_CRANK_NQ);
-    slider_crank_zero(out_J, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = Jc + r*r*mr;
     const double w1 = cos(theta);
@@ -143,6 +141,16 @@ void slider_crank_kkt_terms(double t, const double state[], const double input[]
     out_r[1] = -(baumgarte_alpha*(r*theta_dot*w1 - L*psi_dot*w2) + baumgarte_beta*(w8 - w9) - r*w7*w3 + L*w5*w4);
 }
 
+void slider_crank_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    slider_crank_zero(out_M, SLIDER_CRANK_NQ*SLIDER_CRANK_NQ);
+    slider_crank_zero(out_J, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
+    slider_crank_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
+}
+
 int slider_crank_rhs(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
@@ -156,7 +164,7 @@ int slider_crank_rhs(double t, const double state[], const double input[], const
     double *w = nu + SLIDER_CRANK_NC;
     double *acceleration = out_dxdt + SLIDER_CRANK_NQ;
     int i, status;
-    slider_crank_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    slider_crank_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*SLIDER_CRANK_NQ);
     for (i = 0; i < SLIDER_CRANK_NQ; ++i) out_dxdt[i] = state[SLIDER_CRANK_NQ + i];
     status = slider_crank_factor_kkt(M, J, Y, S);
