@@ -17,6 +17,19 @@ namespace {
 // systems"); the runtime takes over only loop-solved models.
 constexpr size_t kMaxStraightLineOps = 2600;
 
+// A sparse system (a Cartesian chain: banded M, two points per constraint)
+// stays straight-line up to this many operations when they are at most a
+// quarter of the dense solve's, which loops or LAPACK would do instead: the
+// 20-rod Cartesian chain's 6,900 (of 37,000 dense) run in 25,000
+// instructions against 300,000 in loops, for 1.5 s more of cc -O2
+// (BENCHMARKS.md, "Where a Cartesian chain's rhs goes").
+constexpr size_t kMaxSparseStraightLineOps = 8000;
+
+// The multiply-adds and divisions of the same solve over dense M and J.
+size_t dense_ops(size_t n, size_t c) {
+  return n * n * n / 6 + c * n * n / 2 + c * c * n / 2 + c * c * c / 6 + 2 * n * n + 2 * c * n + c * c;
+}
+
 // A boolean matrix: which entries are structurally nonzero.
 struct Pattern {
   size_t rows, cols;
@@ -211,7 +224,8 @@ KktSolver plan_kkt_solver(const Model &m) {
   k.solve = planner.solve();
   for (auto *lines : {&k.factor, &k.solve})
     for (auto &l : *lines) k.ops += l.products.size() + (l.divisor ? 1 : 0);
-  k.straight_line = k.ops <= kMaxStraightLineOps;
+  k.straight_line = k.ops <= kMaxStraightLineOps ||
+                    (k.ops <= kMaxSparseStraightLineOps && 4 * k.ops <= dense_ops(m.nq, m.nc()));
   k.factor_unused = unmentioned(k.factor, {"M", "J", "Y", "S"});
   k.solve_unused = unmentioned(k.solve, {"M", "J", "S", "a", "nu", "w"});
   return k;
