@@ -23,7 +23,7 @@ constexpr size_t kMaxStraightLineOps = 2600;
 // stays straight-line up to this many operations when they are at most a
 // quarter of the dense solve's, which loops or LAPACK would do instead: the
 // 20-rod Cartesian chain's 6,900 (of 37,000 dense) run in 25,000
-// instructions against 300,000 in loops, for 1.5 s more of cc -O2
+// instructions against 300,000 in loops, for 2.5 s more CPU of cc -O2
 // (BENCHMARKS.md, "Where a Cartesian chain's rhs goes").
 constexpr size_t kMaxSparseStraightLineOps = 8000;
 
