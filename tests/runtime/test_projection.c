@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "bead_hoop.h"
+#include "cart_pendulum.h"
 #include "chain_kkt.h"
 #include "chain_kkt_vak.h"
 #include "disk_link_rolling.h"
@@ -24,6 +25,7 @@
 #include "lagrangec/status.h"
 #include "pendulum.h"
 #include "rank_lost.h"
+#include "rolling_ball.h"
 #include "rolling_disk.h"
 #include "slider_crank.h"
 #include "run_util.h"
@@ -241,14 +243,17 @@ static void gauss_solve(double *A, int n, double *B, int k)
 ** nonzeros) and the projector's generic one (row lists, envelope Cholesky,
 ** metric solves), run by hiding the former. Then the full correction from
 ** moved positions reaches the constraints in a few Gauss-Newton (chord)
-** iterations, to the same state on both paths. The 40-link chain in angles
-** is too large for a generated correction: its descriptor has none.
+** iterations, to the same state on both paths. Every model of specs/ with
+** constraints, the envelope's, and the 3-link chain in angles as the
+** vakonomic formulation writes it; the 40-link chain in angles is too
+** large for a generated correction: its descriptor has none.
 */
 static void corrections_match_the_dense_formula(void **state)
 {
     (void)state;
-    const lgc_model *models[] = {&double_pendulum_model, &four_bar_model, &slider_crank_model,
-                                 &knife_edge_model, &rolling_disk_model, &disk_link_rolling_model,
+    const lgc_model *models[] = {&pendulum_model, &cart_pendulum_model, &double_pendulum_model,
+                                 &four_bar_model, &slider_crank_model, &knife_edge_model,
+                                 &rolling_disk_model, &rolling_ball_model, &disk_link_rolling_model,
                                  &bead_hoop_model, &leaning_disk_model, &envelope_rows_model,
                                  &chain_kkt_vak_model, &chain_kkt_model};
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++)
