@@ -1,7 +1,9 @@
 /*
 ** outputs.c — files a run writes whole: a temporary beside the target,
 ** renamed over it at the end; temporaries removed on every exit path, the
-** signals that end a run included.
+** signals that end a run included. A temporary's name, .NAME.PID-N, is
+** this process's own, so many processes (a sweep's workers) can write
+** beside each other.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -16,30 +18,30 @@
 #include "lagrangec/status.h"
 #include "programs.h"
 
-/* The temporaries a signal must remove: few (the PNG, the summary). */
+/* The temporaries a signal must remove: few (the PNG, the summary; a run's two files). */
 #define MAX_TEMPS 4
-static char *volatile temps[MAX_TEMPS];
+static const lgc_output *volatile temps[MAX_TEMPS];
 static const int ending_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void remove_temps_and_die(int sig)
 {
     for (int i = 0; i < MAX_TEMPS; i++)
         if (temps[i])
-            unlink(temps[i]);
+            unlinkat(temps[i]->dir, temps[i]->temp, 0);
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-/* Adds (or, with remove, drops) path in the list, signals held meanwhile. */
-static int track(char *path, int remove)
+/* Adds (or, with remove, drops) o in the list, signals held meanwhile. */
+static int track(const lgc_output *o, int remove)
 {
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, &old);
     int done = 0;
     for (int i = 0; i < MAX_TEMPS && !done; i++)
-        if (remove ? temps[i] == path : temps[i] == NULL) {
-            temps[i] = remove ? NULL : path;
+        if (remove ? temps[i] == o : temps[i] == NULL) {
+            temps[i] = remove ? NULL : o;
             done = 1;
         }
     static int installed;
@@ -57,45 +59,66 @@ static int track(char *path, int remove)
     return done;
 }
 
-int lgc_output_open(lgc_output *o, const char *option, const char *path)
+int lgc_output_open_at(lgc_output *o, int dir, const char *path)
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return lgc_usage_error("%s %s: is a directory", option, path);
+    o->dir = dir;
     const char *slash = strrchr(path, '/');
-    const size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    const size_t base = slash ? (size_t)(slash - path) + 1 : 0;
     o->path = strdup(path);
-    o->temp = malloc(strlen(path) + 16);
+    o->temp = malloc(strlen(path) + 48);
     if (!o->path || !o->temp) {
         lgc_output_discard(o);
-        return lgc_usage_error("%s %s: %s", option, path, lgc_strerror(LGC_ERR_NOMEM));
+        errno = ENOMEM;
+        return LGC_ERR_IO;
     }
-    /* DIR/.NAME.XXXXXX: in the target's directory, so the rename is atomic. */
-    sprintf(o->temp, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
     mode_t mask = umask(0);
     umask(mask);
-    o->fd = mkstemp(o->temp);
+    /* DIR/.NAME.PID-N: in the target's directory, so the rename is atomic. */
+    static unsigned long serial;
+    do {
+        sprintf(o->temp, "%.*s.%s.%ld-%lu", (int)base, path, path + base, (long)getpid(), serial++);
+        o->fd = openat(dir, o->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    } while (o->fd < 0 && errno == EEXIST);
     if (o->fd < 0) {
-        free(o->temp);      /* not ours to remove: mkstemp made nothing */
+        int err = errno;
+        free(o->temp);      /* not ours to remove: nothing was made */
         o->temp = NULL;
+        lgc_output_discard(o);
+        errno = err;
+        return LGC_ERR_IO;
     }
-    if (o->fd < 0 || fchmod(o->fd, 0666 & ~mask) != 0 || !track(o->temp, 0)) {
+    if (fchmod(o->fd, 0666 & ~mask) != 0 || !track(o, 0)) {
         int err = errno;
         lgc_output_discard(o);
-        return lgc_usage_error("%s %s: cannot write there: %s", option, path, strerror(err));
+        errno = err;
+        return LGC_ERR_IO;
     }
+    return LGC_OK;
+}
+
+int lgc_output_open(lgc_output *o, const char *option, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        memset(o, 0, sizeof *o);
+        o->fd = -1;
+        return lgc_usage_error("%s %s: is a directory", option, path);
+    }
+    if (lgc_output_open_at(o, AT_FDCWD, path) != LGC_OK)
+        return lgc_usage_error("%s %s: cannot write there: %s", option, path, strerror(errno));
     return LGC_EXIT_OK;
 }
 
 int lgc_output_commit(lgc_output *o)
 {
-    int rc = close(o->fd) == 0 && rename(o->temp, o->path) == 0 ? LGC_OK : LGC_ERR_IO;
+    int rc = close(o->fd) == 0 && renameat(o->dir, o->temp, o->dir, o->path) == 0 ? LGC_OK
+                                                                                 : LGC_ERR_IO;
     int err = errno;
     o->fd = -1;
     if (rc == LGC_OK) {
-        track(o->temp, 1);
+        track(o, 1);
         free(o->temp);
         o->temp = NULL;
     }
@@ -109,8 +132,8 @@ void lgc_output_discard(lgc_output *o)
     if (o->fd >= 0)
         close(o->fd);
     if (o->temp) {
-        unlink(o->temp);
-        track(o->temp, 1);
+        unlinkat(o->dir, o->temp, 0);
+        track(o, 1);
     }
     free(o->temp);
     free(o->path);

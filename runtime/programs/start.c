@@ -3,6 +3,7 @@
 ** initial values with the options' over them, checked against the
 ** constraints, or completed onto them (--consistent).
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,20 @@ void lgc_start_state(const lgc_system *sys, const lgc_given *g, double x[], unsi
             x[i] = g->value[i];
 }
 
+void lgc_start_incomplete(int rc, const char *option, char *buf, size_t size)
+{
+    if (rc == LGC_ERR_RANK_LOST)
+        snprintf(buf, size, "--consistent cannot put the state on the constraints: the "
+                            "coordinates and velocities not given by %s cannot satisfy them (give "
+                            "fewer, or leave a singular configuration)", option);
+    else if (rc == LGC_ERR_PROJECTION)
+        snprintf(buf, size, "--consistent: the coordinates not given did not converge onto the "
+                            "constraints from the spec's values; give values nearer them with %s",
+                 option);
+    else
+        snprintf(buf, size, "--consistent: %s", lgc_strerror(rc));
+}
+
 int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
                        const char *option)
 {
@@ -52,16 +67,11 @@ int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsign
     }
     memcpy(before, x, (size_t)m->nx * sizeof *before);
     int rc = lgc_state_complete(sys, t, x, fixed);
-    if (rc == LGC_ERR_RANK_LOST)
-        fprintf(stderr, "lagrangec: --consistent cannot put the state on the constraints: the "
-                        "coordinates and velocities not given by %s cannot satisfy them (give "
-                        "fewer, or leave a singular configuration)\n", option);
-    else if (rc == LGC_ERR_PROJECTION)
-        fprintf(stderr, "lagrangec: --consistent: the coordinates not given did not converge "
-                        "onto the constraints from the spec's values; give values nearer them "
-                        "with %s\n", option);
-    else if (rc != LGC_OK)
-        fprintf(stderr, "lagrangec: --consistent: %s\n", lgc_strerror(rc));
+    if (rc != LGC_OK) {
+        char why[512];
+        lgc_start_incomplete(rc, option, why, sizeof why);
+        fprintf(stderr, "lagrangec: %s\n", why);
+    }
     for (int i = 0; rc == LGC_OK && i < 2 * m->nq; i++)
         if (x[i] != before[i])
             fprintf(stderr, "lagrangec: --consistent set %s = %.17g (was %.17g)\n",
@@ -70,23 +80,39 @@ int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsign
     return rc == LGC_OK ? LGC_EXIT_OK : LGC_EXIT_FAILED;
 }
 
-int lgc_start_check(const lgc_system *sys, double t, const double x[], const char *option)
+int lgc_start_problem(const lgc_system *sys, double t, const double x[], char *buf, size_t size)
 {
+    const lgc_model *m = sys->model;
+    for (int i = 0; i < m->nx; i++)
+        if (!isfinite(x[i])) {
+            snprintf(buf, size, "the initial %s is not finite", m->state_names[i]);
+            return LGC_ERR_NONFINITE;
+        }
     int row = -1;
     double residual = 0.0;
     int rc = lgc_state_check(sys, t, x, LGC_INITIAL_TOL, &row, &residual);
+    if (rc == LGC_ERR_INCONSISTENT) {
+        char what[128], name[32];
+        lgc_describe_row(m, row, what, sizeof what);
+        lgc_row_name(m, row, name, sizeof name);
+        snprintf(buf, size, "the initial state violates %s: %s = %.3g at t = %g (tolerance %g "
+                            "relative)", what, name, residual, t, LGC_INITIAL_TOL);
+    } else if (rc != LGC_OK) {
+        snprintf(buf, size, "%s", lgc_strerror(rc));
+    }
+    return rc;
+}
+
+int lgc_start_check(const lgc_system *sys, double t, const double x[], const char *option)
+{
+    char why[512];
+    int rc = lgc_start_problem(sys, t, x, why, sizeof why);
     if (rc == LGC_OK)
         return LGC_EXIT_OK;
-    if (rc != LGC_ERR_INCONSISTENT) {
-        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(rc));
-        return LGC_EXIT_FAILED;
-    }
-    char what[128], name[32];
-    lgc_describe_row(sys->model, row, what, sizeof what);
-    lgc_row_name(sys->model, row, name, sizeof name);
-    fprintf(stderr, "lagrangec: the initial state violates %s: %s = %.3g at t = %g "
-                    "(tolerance %g relative); give a state on the constraints with %s, or add "
-                    "--consistent to solve for the coordinates and velocities not given\n",
-            what, name, residual, t, LGC_INITIAL_TOL, option);
+    fprintf(stderr, "lagrangec: %s", why);
+    if (rc == LGC_ERR_INCONSISTENT)
+        fprintf(stderr, "; give a state on the constraints with %s, or add --consistent to "
+                        "solve for the coordinates and velocities not given", option);
+    fputc('\n', stderr);
     return LGC_EXIT_FAILED;
 }
