@@ -1,9 +1,7 @@
-// emit_solve.cpp — the KKT solve inside NAME_rhs (DESIGN.md §1), by the
-// range-space method: M = L L^T, Y = L^-1 J^T, S = Y Y^T = J M^-1 J^T,
-// S = Ls Ls^T. Small or sparse systems get straight-line code over the
-// structural nonzeros (a Cartesian chain's M is diagonal and its S
-// tridiagonal); large dense ones get loops over the compile-time sizes, so a
-// 150 x 150 system stays a few hundred lines.
+// emit_solve.cpp — prints the KKT solve inside NAME_rhs: the plan's
+// straight-line statements over the structural nonzeros (kkt_plan.cpp), or,
+// when the plan found them too many, dense Cholesky loops over the
+// compile-time sizes.
 #include "lagrangec.h"
 
 #include <sstream>
@@ -12,185 +10,61 @@ namespace lgc {
 
 namespace {
 
-// Straight-line code up to this many multiply-adds; loops beyond. A dense
-// M (no constraints) passes it at n = 24, where the runtime's LAPACK path
-// starts to beat both (BENCHMARKS.md, "Large systems"); the runtime takes
-// over only loop-solved models.
-constexpr size_t kMaxStraightLineOps = 2600;
+std::string ref(const ArrayRef &r) { return std::string(r.array) + "[" + std::to_string(r.index) + "]"; }
 
-// A boolean matrix: which entries are structurally nonzero.
-struct Pattern {
-  size_t rows, cols;
-  std::vector<char> nz;
-  Pattern(size_t r, size_t c) : rows(r), cols(c), nz(r * c, 0) {}
-  bool operator()(size_t i, size_t j) const { return nz[i * cols + j]; }
-  void set(size_t i, size_t j) { nz[i * cols + j] = 1; }
-};
+// (e) where e is a difference, e alone where it is one term.
+std::string grouped(const std::string &e) { return e.find(' ') == std::string::npos ? e : "(" + e + ")"; }
 
-// The lower-triangular pattern of a symmetric matrix's Cholesky factor.
-Pattern cholesky_fill(Pattern a) {
-  for (size_t j = 0; j < a.rows; ++j)
-    for (size_t i = j + 1; i < a.rows; ++i)
-      for (size_t k = 0; k < j && !a(i, j); ++k)
-        if (a(i, k) && a(j, k)) a.set(i, j);
-  return a;
+std::string line_text(const Names &n, const SolveLine &l) {
+  std::string terms;
+  for (auto &[a, b] : l.products) terms += (l.sign < 0 ? " - " : terms.empty() ? "" : " + ") + ref(a) + "*" + ref(b);
+  switch (l.kind) {
+    case SolveLine::heading: return "    /* " + l.text + " */\n";
+    case SolveLine::pivot:
+      return "    d = " + ref(l.target) + terms + ";\n    if (!(d > 1e-13*" + ref(l.target) + ")) return " +
+             n.size(l.text.c_str()) + ";\n    " + ref(l.target) + " = sqrt(d);\n";
+    case SolveLine::add: return "    " + ref(l.target) + " += " + ref(*l.base) + ";\n";
+    case SolveLine::assign: {
+      std::string e = l.base ? ref(*l.base) + terms : terms;
+      if (!l.base && l.sign < 0 && !e.empty()) e = "-" + e.substr(3);  // " - a*b": the first product negated
+      if (e.empty()) e = "0.0";
+      return "    " + ref(l.target) + " = " + (l.divisor ? grouped(e) + "/" + ref(*l.divisor) : e) + ";\n";
+    }
+  }
+  unreachable("unknown solve line");
 }
 
-// The straight-line solver, as text, with its operation count.
-class SparseSolver {
- public:
-  SparseSolver(const Model &m, const Names &n) : n_(n), nq_(m.nq), nc_(m.nh + m.nn), L_(nq_, nq_), J_(nc_, nq_),
-                                                 Y_(nc_, nq_), Ls_(nc_, nc_) {
-    Pattern M(nq_, nq_);
-    for (size_t i = 0; i < nq_; ++i)
-      for (size_t j = 0; j <= i; ++j)
-        if (!m.M(i, j).is_zero()) M.set(i, j);
-    L_ = cholesky_fill(M);
-    GiNaC::matrix J = stacked_jacobian(m);
-    for (size_t c = 0; c < nc_; ++c)
-      for (size_t i = 0; i < nq_; ++i)
-        if (!J(c, i).is_zero()) J_.set(c, i);
-    // Y_c = L^-1 J_c^T reaches every row that depends on a nonzero of J_c.
-    for (size_t c = 0; c < nc_; ++c)
-      for (size_t i = 0; i < nq_; ++i) {
-        bool nz = J_(c, i);
-        for (size_t k = 0; k < i && !nz; ++k) nz = L_(i, k) && Y_(c, k);
-        if (nz) Y_.set(c, i);
-      }
-    Pattern S(nc_, nc_);
-    for (size_t a = 0; a < nc_; ++a)
-      for (size_t b = 0; b <= a; ++b)
-        for (size_t i = 0; i < nq_; ++i)
-          if (Y_(a, i) && Y_(b, i)) {
-            S.set(a, b);
-            break;
-          }
-    Ls_ = cholesky_fill(S);
-  }
+std::string lines_text(const Names &n, const std::vector<SolveLine> &lines) {
+  std::string s;
+  for (auto &l : lines) s += line_text(n, l);
+  return s;
+}
 
-  size_t ops() const { return ops_; }
+std::string unused_text(const std::vector<std::string> &params) {
+  std::string s;
+  for (auto &p : params) s += "    (void)" + p + ";\n";
+  return s;
+}
 
-  std::string source() {
-    std::ostringstream s;
-    s << "/*\n** The KKT system of DESIGN.md §1,\n"
-         "**     [ M  -J^T ] [ a  ]   [ f ]\n"
-         "**     [ J   0   ] [ nu ] = [ r ],\n"
-         "** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,\n"
-         "** a = a0 + M^-1 J^T nu, with two Cholesky factorisations. The code below\n"
-         "** is specialised to the structural nonzeros of M and J (and their fill-in).\n"
-         "** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.\n*/\n";
-    s << "static int " << n_.fn("factor_kkt") << "(double M[], const double J[], double Y[], double S[])\n{\n";
-    s << "    double d;\n";
-    if (nc_ == 0) s << "    (void)J;\n    (void)Y;\n    (void)S;\n";
-    s << "    /* M = L L^T in place */\n";
-    factor(s, "M", L_, nq_, n_.size("SINGULAR_MASS"));
-    if (nc_) {
-      s << "    /* Y = L^-1 J^T, a row per constraint */\n";
-      for (size_t c = 0; c < nc_; ++c)
-        for (size_t i = 0; i < nq_; ++i) {
-          if (!Y_(c, i)) continue;
-          std::string e = J_(c, i) ? at("J", c, i, nq_) : "";
-          for (size_t k = 0; k < i; ++k)
-            if (L_(i, k) && Y_(c, k)) e += " - " + at("M", i, k, nq_) + "*" + at("Y", c, k, nq_), ++ops_;
-          if (e.empty()) continue;
-          if (e.rfind(" - ", 0) == 0) e = "-" + e.substr(3);
-          s << "    " << at("Y", c, i, nq_) << " = " << grouped(e) << "/" << at("M", i, i, nq_) << ";\n";
-          ++ops_;
-        }
-      s << "    /* S = Y Y^T */\n";
-        for (size_t a = 0; a < nc_; ++a)
-        for (size_t b = 0; b <= a; ++b) {
-          std::string e;
-          for (size_t i = 0; i < nq_; ++i)
-            if (Y_(a, i) && Y_(b, i)) e += (e.empty() ? "" : " + ") + at("Y", a, i, nq_) + "*" + at("Y", b, i, nq_), ++ops_;
-          if (!e.empty()) s << "    " << at("S", a, b, nc_) << " = " << e << ";\n";
-        }
-      s << "    /* S = Ls Ls^T in place */\n";
-      factor(s, "S", Ls_, nc_, n_.size("SINGULAR_CONSTRAINTS"));
-    }
-    s << "    return " << n_.size("OK") << ";\n}\n\n";
-
-    s << "/* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */\n";
-    s << "static void " << n_.fn("solve_kkt")
-      << "(const double M[], const double J[], const double S[],\n    double a[], double nu[], double w[])\n{\n";
-    if (nc_ == 0) s << "    (void)J;\n    (void)S;\n    (void)nu;\n    (void)w;\n";
-    s << "    /* a = M^-1 f */\n";
-    substitute(s, "M", L_, nq_, "a");
-    if (nc_) {
-      s << "    /* nu = S^-1 (r - J a) */\n";
-      for (size_t c = 0; c < nc_; ++c) {
-        std::string e;
-        for (size_t i = 0; i < nq_; ++i)
-          if (J_(c, i)) e += " - " + at("J", c, i, nq_) + "*a[" + std::to_string(i) + "]", ++ops_;
-        if (!e.empty()) s << "    nu[" << c << "] = nu[" << c << "]" << e << ";\n";
-      }
-      substitute(s, "S", Ls_, nc_, "nu");
-      s << "    /* a += M^-1 J^T nu */\n";
-      for (size_t i = 0; i < nq_; ++i) {
-        std::string e;
-        for (size_t c = 0; c < nc_; ++c)
-          if (J_(c, i)) e += (e.empty() ? "" : " + ") + at("J", c, i, nq_) + "*nu[" + std::to_string(c) + "]", ++ops_;
-        s << "    w[" << i << "] = " << (e.empty() ? "0.0" : e) << ";\n";
-      }
-      substitute(s, "M", L_, nq_, "w");
-      for (size_t i = 0; i < nq_; ++i) s << "    a[" << i << "] += w[" << i << "];\n";
-    }
-    s << "}\n";
-    return s.str();
-  }
-
- private:
-  const Names &n_;
-  size_t nq_, nc_;
-  Pattern L_, J_, Y_, Ls_;
-  size_t ops_ = 0;
-
-  // (e) where e is a difference, e alone where it is one term.
-  static std::string grouped(const std::string &e) { return e.find(' ') == std::string::npos ? e : "(" + e + ")"; }
-
-  static std::string at(const char *array, size_t i, size_t j, size_t cols) {
-    return std::string(array) + "[" + std::to_string(i * cols + j) + "]";
-  }
-
-  // Cholesky in place over the pattern L (fill included); a pivot that is
-  // not positive beyond round-off returns `failure`.
-  void factor(std::ostringstream &s, const char *a, const Pattern &L, size_t n, const std::string &failure) {
-    for (size_t j = 0; j < n; ++j) {
-      std::string pivot = at(a, j, j, n);
-      s << "    d = " << pivot;
-      for (size_t k = 0; k < j; ++k)
-        if (L(j, k)) s << " - " << at(a, j, k, n) << "*" << at(a, j, k, n), ++ops_;
-      s << ";\n    if (!(d > 1e-13*" << pivot << ")) return " << failure << ";\n";
-      s << "    " << pivot << " = sqrt(d);\n";
-      for (size_t i = j + 1; i < n; ++i) {
-        if (!L(i, j)) continue;
-        std::string e = at(a, i, j, n);
-        for (size_t k = 0; k < j; ++k)
-          if (L(i, k) && L(j, k)) e += " - " + at(a, i, k, n) + "*" + at(a, j, k, n), ++ops_;
-        s << "    " << at(a, i, j, n) << " = " << grouped(e) << "/" << pivot << ";\n";
-        ++ops_;
-      }
-    }
-  }
-
-  // x := (L L^T)^-1 x over the pattern of L.
-  void substitute(std::ostringstream &s, const char *a, const Pattern &L, size_t n, const char *x) {
-    auto xi = [&](size_t i) { return std::string(x) + "[" + std::to_string(i) + "]"; };
-    for (size_t i = 0; i < n; ++i) {
-      std::string e = xi(i);
-      for (size_t k = 0; k < i; ++k)
-        if (L(i, k)) e += " - " + at(a, i, k, n) + "*" + xi(k), ++ops_;
-      s << "    " << xi(i) << " = " << grouped(e) << "/" << at(a, i, i, n) << ";\n";
-    }
-    for (size_t i = n; i-- > 0;) {
-      std::string e = xi(i);
-      for (size_t k = i + 1; k < n; ++k)
-        if (L(k, i)) e += " - " + at(a, k, i, n) + "*" + xi(k), ++ops_;
-      s << "    " << xi(i) << " = " << grouped(e) << "/" << at(a, i, i, n) << ";\n";
-    }
-    ops_ += 2 * n;
-  }
-};
+// The plan's straight-line factor and solve.
+std::string straight_line_solver(const Names &n, const KktSolver &k) {
+  std::ostringstream s;
+  s << "/*\n** The KKT system of DESIGN.md §1,\n"
+       "**     [ M  -J^T ] [ a  ]   [ f ]\n"
+       "**     [ J   0   ] [ nu ] = [ r ],\n"
+       "** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,\n"
+       "** a = a0 + M^-1 J^T nu, with two Cholesky factorisations. The code below\n"
+       "** is specialised to the structural nonzeros of M and J (and their fill-in).\n"
+       "** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.\n*/\n";
+  s << "static int " << n.fn("factor_kkt") << "(double M[], const double J[], double Y[], double S[])\n{\n";
+  s << "    double d;\n" << unused_text(k.factor_unused) << lines_text(n, k.factor);
+  s << "    return " << n.size("OK") << ";\n}\n\n";
+  s << "/* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */\n";
+  s << "static void " << n.fn("solve_kkt")
+    << "(const double M[], const double J[], const double S[],\n    double a[], double nu[], double w[])\n{\n";
+  s << unused_text(k.solve_unused) << lines_text(n, k.solve) << "}\n";
+  return s.str();
+}
 
 std::string dense_solver(const Names &n) {
   const std::string Q = n.size("NQ"), C = n.size("NC"), p = n.p;
@@ -294,18 +168,9 @@ std::string zero_source(const Names &n) {
 
 }  // namespace
 
-bool kkt_solver_is_straight_line(const Model &m) {
-  Names n(m);
-  SparseSolver sparse(m, n);
-  sparse.source();
-  return sparse.ops() <= kMaxStraightLineOps;
-}
-
-std::string emit_kkt_solver(const Model &m) {
-  Names n(m);
-  SparseSolver sparse(m, n);
-  std::string straight = sparse.source();
-  return (sparse.ops() <= kMaxStraightLineOps ? straight : dense_solver(n)) + "\n" + zero_source(n);
+std::string emit_kkt_solver(const Plan &plan) {
+  const Names &n = plan.names;
+  return (plan.solver.straight_line ? straight_line_solver(n, plan.solver) : dense_solver(n)) + "\n" + zero_source(n);
 }
 
 }  // namespace lgc

@@ -1,58 +1,65 @@
-// evaluate.cpp — numeric values of graph nodes at a point, for the checks
-// the derivation makes at sample states (a positive definite M, a zero
-// that trigonometric identities hide). Much cheaper than GiNaC's subs+evalf.
+// evaluate.cpp — numeric values of the model's expressions at a point, in
+// double precision, for the checks the derivation makes at sample states (a
+// positive definite M, a zero that trigonometric identities hide). Shared
+// subexpressions are evaluated once; much cheaper than GiNaC's subs + evalf.
 #include "lagrangec.h"
 
 #include <cmath>
 
 namespace lgc {
 
-double Evaluator::operator()(int id) {
-  auto memo = memo_.find(id);
-  if (memo != memo_.end()) return memo->second;
-  const Node &n = graph_.node(id);
-  auto arg = [&](size_t i) { return (*this)(n.terms[i].second); };
-  double v = NAN;
-  switch (n.kind) {
-    case Node::num: v = n.value; break;
-    case Node::sym: {
-      auto it = values_.find(n.name);
-      v = it == values_.end() ? NAN : it->second;
-      break;
-    }
-    case Node::add:
-      v = n.value;
-      for (size_t i = 0; i < n.terms.size(); ++i) v += n.terms[i].first * arg(i);
-      break;
-    case Node::mul:
-      v = 1;
-      for (size_t i = 0; i < n.terms.size(); ++i) v = n.terms[i].first > 0 ? v * arg(i) : v / arg(i);
-      break;
-    case Node::ipow: v = std::pow(arg(0), n.exponent); break;
-    case Node::pow: v = std::pow(arg(0), arg(1)); break;
-    case Node::call: v = call(n.name, n.terms.size() > 0 ? arg(0) : NAN, n.terms.size() > 1 ? arg(1) : NAN); break;
-  }
-  memo_[id] = v;
-  return v;
+namespace {
+
+double call(const std::string &f, const std::vector<double> &a) {
+  if (f == "sin") return std::sin(a[0]);
+  if (f == "cos") return std::cos(a[0]);
+  if (f == "tan") return std::tan(a[0]);
+  if (f == "asin") return std::asin(a[0]);
+  if (f == "acos") return std::acos(a[0]);
+  if (f == "atan") return std::atan(a[0]);
+  if (f == "atan2") return std::atan2(a[0], a[1]);
+  if (f == "sinh") return std::sinh(a[0]);
+  if (f == "cosh") return std::cosh(a[0]);
+  if (f == "tanh") return std::tanh(a[0]);
+  if (f == "exp") return std::exp(a[0]);
+  if (f == "log") return std::log(a[0]);
+  if (f == "real_abs") return std::fabs(a[0]);
+  if (f == "real_sign") return std::copysign(1.0, a[0]);
+  unreachable(("no numeric rule for the function " + f).c_str());
 }
 
-double Evaluator::call(const std::string &f, double a, double b) {
-  if (f == "sin") return std::sin(a);
-  if (f == "cos") return std::cos(a);
-  if (f == "tan") return std::tan(a);
-  if (f == "asin") return std::asin(a);
-  if (f == "acos") return std::acos(a);
-  if (f == "atan") return std::atan(a);
-  if (f == "atan2") return std::atan2(a, b);
-  if (f == "sinh") return std::sinh(a);
-  if (f == "cosh") return std::cosh(a);
-  if (f == "tanh") return std::tanh(a);
-  if (f == "exp") return std::exp(a);
-  if (f == "log") return std::log(a);
-  if (f == "sqrt") return std::sqrt(a);
-  if (f == "fabs") return std::fabs(a);
-  if (f == "copysign") return std::copysign(a, b);
-  unreachable(("no numeric rule for " + f).c_str());
+}  // namespace
+
+double Evaluator::operator()(const GiNaC::ex &e) {
+  const GiNaC::basic *key = &GiNaC::ex_to<GiNaC::basic>(e);
+  auto memo = memo_.find(key);
+  if (memo != memo_.end()) return memo->second.second;
+  double v = NAN;
+  if (GiNaC::is_a<GiNaC::numeric>(e)) {
+    const GiNaC::numeric &n = GiNaC::ex_to<GiNaC::numeric>(e);
+    if (n.is_real()) v = n.to_double();
+  } else if (GiNaC::is_a<GiNaC::symbol>(e)) {
+    auto it = values_.find(e);
+    if (it != values_.end()) v = it->second;
+  } else if (GiNaC::is_a<GiNaC::constant>(e)) {
+    v = GiNaC::ex_to<GiNaC::numeric>(GiNaC::evalf(e)).to_double();
+  } else if (GiNaC::is_a<GiNaC::add>(e)) {
+    v = 0;
+    for (size_t i = 0; i < e.nops(); ++i) v += (*this)(e.op(i));
+  } else if (GiNaC::is_a<GiNaC::mul>(e)) {
+    v = 1;
+    for (size_t i = 0; i < e.nops(); ++i) v *= (*this)(e.op(i));
+  } else if (GiNaC::is_a<GiNaC::power>(e)) {
+    v = std::pow((*this)(e.op(0)), (*this)(e.op(1)));
+  } else if (GiNaC::is_a<GiNaC::function>(e)) {
+    std::vector<double> args;
+    for (size_t i = 0; i < e.nops(); ++i) args.push_back((*this)(e.op(i)));
+    v = call(GiNaC::ex_to<GiNaC::function>(e).get_name(), args);
+  } else {
+    unreachable("an expression of an unexpected GiNaC class reached the evaluator");
+  }
+  memo_.emplace(key, std::make_pair(e, v));  // e held: its address stays its own
+  return v;
 }
 
 }  // namespace lgc

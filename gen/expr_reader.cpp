@@ -270,10 +270,10 @@ class ExprReader {
     std::vector<std::string> names;
     for (auto *list : {&symbols_.q, &symbols_.v, &symbols_.p, &symbols_.u})
       for (auto &sym : *list) {
-        const SymbolInfo &info = symbols_.by_c_name.at(sym.get_name());
+        const SymbolInfo &info = symbols_.by_name.at(sym.get_name());
         if (allowed(info.kind)) names.push_back(info.spec_name);
       }
-    names.push_back("t");
+    if (ctx_.coordinates) names.push_back("t");
     names.push_back("pi");
     return names;
   }
@@ -306,7 +306,13 @@ class ExprReader {
   }
 
   bool allowed(SymbolKind k) const {
-    return (k != SymbolKind::velocity || ctx_.velocities) && (k != SymbolKind::input || ctx_.inputs);
+    switch (k) {
+      case SymbolKind::velocity: return ctx_.velocities;
+      case SymbolKind::input: return ctx_.inputs;
+      case SymbolKind::coordinate:
+      case SymbolKind::time: return ctx_.coordinates;
+      default: return true;
+    }
   }
 
   GiNaC::ex name() {
@@ -334,9 +340,13 @@ class ExprReader {
     }
     const SymbolInfo &info = it->second;
     if (!allowed(info.kind)) {
-      if (info.kind == SymbolKind::velocity)
-        fail(start, "velocity " + id + " in " + ctx_.what + ", which may depend on coordinates and t only");
-      fail(start, "input '" + id + "' in " + ctx_.what + "; inputs may appear in forces only");
+      std::string only = std::string(", which may depend on ") + ctx_.depends_on + " only";
+      switch (info.kind) {
+        case SymbolKind::velocity: fail(start, "velocity " + id + " in " + ctx_.what + only);
+        case SymbolKind::coordinate: fail(start, "coordinate '" + id + "' in " + ctx_.what + only);
+        case SymbolKind::time: fail(start, std::string("time 't' in ") + ctx_.what + only);
+        default: fail(start, "input '" + id + "' in " + ctx_.what + "; inputs may appear in forces only");
+      }
     }
     return info.ex;
   }

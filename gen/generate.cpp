@@ -16,10 +16,11 @@
 
 namespace lgc {
 
+// spec → model → plan → the four files.
 GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian) {
   Model model = derive(spec, formulation);
-  model.with_jacobian = with_jacobian;
-  return {emit_header(model), emit_source(model), emit_descriptor(model), emit_report(model)};
+  Plan plan(model, with_jacobian);
+  return {emit_header(plan), emit_source(plan), emit_descriptor(plan), emit_report(plan)};
 }
 
 namespace {

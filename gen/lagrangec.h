@@ -1,6 +1,22 @@
 // lagrangec.h — the generator's one internal header, sectioned by the file
-// that defines each part. The pipeline, in file order:
-//   spec_reader → expr_reader → derive → lower → emit_c / emit_report
+// that defines each part, in pipeline order. Each stage hands the next one a
+// value and never reaches back into an earlier stage's workings:
+//
+//   spec         spec_reader                       TOML → Spec (texts with positions)
+//   expressions  symbols, expr_reader,             Spec → GiNaC expressions in the
+//                expression_text, real_functions   spec's own names
+//   model        kinetic, derive, evaluate,        the mathematics: M, k, A, B, the
+//                model_checks                      stabilised rows (knows no C)
+//   plan         lower, differentiate, layout,     one lowered graph; the state and work
+//                kkt_plan, plan                    buffers as named slices; the statements
+//                                                  of every generated function
+//   emit         emit_c, emit_solve,               NAME.h, NAME.c, NAME_model.c, NAME.md,
+//                emit_descriptor, emit_report      printed from the plan (no layout here)
+//
+// generate.cpp runs the pipeline for one spec and writes its files. Apart
+// from the pipeline, `simulate` and `linearize`: simulate.cpp runs the
+// model's program, which compile.cpp builds into the cache of cache.cpp
+// (content hashes by sha256.cpp).
 #pragma once
 
 #include <ginac/ginac.h>
@@ -10,8 +26,8 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX (sha256.cpp)
@@ -67,8 +83,10 @@ struct Spec {
   std::optional<SourceText> potential;
   std::vector<std::optional<SourceText>> forces;  // one per coordinate
   std::vector<SourceText> holonomic, nonholonomic;
-  std::vector<double> initial_q, initial_v;       // one per coordinate
-  std::vector<double> initial_mu;                 // one per nonholonomic constraint (vakonomic)
+  // The [initial] tables, expressions of the parameters; nullopt where the
+  // spec gives no value (it is 0).
+  std::vector<std::optional<SourceText>> initial_q, initial_v;  // one per coordinate
+  std::vector<std::optional<SourceText>> initial_mu;  // one per nonholonomic constraint (vakonomic)
   double alpha = 0, beta = 0;
 };
 
@@ -77,15 +95,16 @@ Spec read_spec(const std::string &path);
 // Same, from text already in memory (the fuzzer's entry point).
 Spec read_spec_text(const std::string &path, const std::string &text);
 
-// ---- expr_reader.cpp ------------------------------------------------------
+// ---- symbols.cpp ----------------------------------------------------------
 
 enum class SymbolKind { coordinate, velocity, parameter, input, time, constant };
 
+// A name an expression may use. Its GiNaC symbol carries the spec's own
+// name ("x", "x'", "m", "t"): how code names it is the plan's business.
 struct SymbolInfo {
   GiNaC::ex ex;
   SymbolKind kind;
-  std::string spec_name;  // as written: "x", "x'", "m", "t", "pi"
-  std::string c_name;     // the C local that holds it: "x", "x_dot", "m", "t"
+  std::string spec_name;
 };
 
 // Every name an expression may use, looked up by spec name.
@@ -93,26 +112,26 @@ struct SymbolTable {
   std::map<std::string, SymbolInfo> by_name;
   std::vector<GiNaC::realsymbol> q, v, p, u;
   GiNaC::realsymbol t{"t"};
-  // GiNaC symbol name (== c_name) to its info, for the printers.
-  std::map<std::string, SymbolInfo> by_c_name;
-
   std::map<GiNaC::ex, SymbolKind, GiNaC::ex_is_less> kind_of;  // by symbol
 
-  // Whether e contains a symbol of this kind (symbols.cpp).
+  // Whether e contains a symbol of this kind.
   bool has_kind(const GiNaC::ex &e, SymbolKind kind) const;
   // Total time derivative of e(q, q', t) without the q'' terms: ∂e/∂q q' + ∂e/∂t.
   GiNaC::ex convective_derivative(const GiNaC::ex &e) const;
 };
 
-// ---- symbols.cpp ----------------------------------------------------------
-
 SymbolTable make_symbols(const Spec &spec);
+
+// ---- expr_reader.cpp ------------------------------------------------------
 
 // What an expression may refer to, and how to name it in a message.
 struct ExprContext {
   const char *what;  // "the kinetic energy", "holonomic constraint 2", ...
   bool velocities = true;
   bool inputs = true;
+  bool coordinates = true;  // and t
+  // What it may depend on, for a message about a name it may not use.
+  const char *depends_on = "coordinates and t";
 };
 
 GiNaC::ex read_expression(const SourceText &src, const SymbolTable &symbols,
@@ -121,12 +140,27 @@ GiNaC::ex read_expression(const SourceText &src, const SymbolTable &symbols,
 // Functions the expression language knows, for name checks.
 bool is_function_name(const std::string &name);
 
+// ---- expression_text.cpp --------------------------------------------------
+
+// An expression in the spec's own syntax, terms in a fixed order, for
+// messages ("x - y"): the reader's inverse, not the C printer.
+std::string expression_text(const GiNaC::ex &e);
+
 // ---- real_functions.cpp ---------------------------------------------------
 
 // abs(x) for real x, whose derivative is sign(x) (not GiNaC's x/abs(x),
 // NaN at 0); both lower to C's fabs and copysign(1.0, x).
 DECLARE_FUNCTION_1P(real_abs)
 DECLARE_FUNCTION_1P(real_sign)
+
+// ---- kinetic.cpp ----------------------------------------------------------
+
+// M and d/dt(dT/dv) - dT/dq without the acceleration terms, from T.
+struct KineticTerms {
+  GiNaC::matrix M;
+  std::vector<GiNaC::ex> k;
+};
+KineticTerms derive_kinetic(const GiNaC::ex &T, const SymbolTable &s);
 
 // ---- derive.cpp -----------------------------------------------------------
 
@@ -137,18 +171,20 @@ enum class Formulation { dalembert, vakonomic };
 // "dalembert" or "vakonomic"; nullopt for anything else.
 std::optional<Formulation> parse_formulation(const std::string &name);
 
-// One entry of the state vector, in order (grep tag: STATE-LAYOUT).
+// One entry of the state vector x = (q, q', ∫g, then vakonomic mu).
 struct StateVar {
   GiNaC::realsymbol sym;
-  std::string name;  // as a user writes it: x, x', int_g1, mu1
-  double initial;
+  std::string name;       // as a user writes it: x, x', int_g1, mu1
+  GiNaC::ex initial;      // its initial value, an expression of the parameters
+  double initial_value;   // ... at the parameters' defaults
+  bool given;             // set by the spec's [initial] tables, not defaulted to 0
 };
 
 // The equations of motion, symbolically (DESIGN.md §1).
 struct Model {
   const Spec *spec = nullptr;
   SymbolTable symbols;
-  GiNaC::realsymbol alpha{"baumgarte_alpha"}, beta{"baumgarte_beta"};
+  GiNaC::realsymbol alpha{"alpha"}, beta{"beta"};  // the Baumgarte gains
   size_t nq = 0, nh = 0, nn = 0;
   GiNaC::ex T, V;
   std::vector<GiNaC::ex> Q;      // applied generalised forces
@@ -166,25 +202,47 @@ struct Model {
   std::vector<GiNaC::ex> r;      // nh + nn
   bool conservative = false;     // no forces, no explicit t
 
-  // For the Jacobian of the first-order system: the KKT residual
-  // R(x, u, a, nu) = [M a + k - Q - J^T nu; J a - r], zero at a = q'' and
-  // nu = the multipliers, so the solve's sensitivity is K d(a, nu)/dx = -dR/dx.
-  // a and nu stand in R as symbols; emit_c differentiates R and g.
-  std::vector<GiNaC::realsymbol> acc, nu;  // C names in_acceleration[i], in_multipliers[c]
-  std::vector<GiNaC::ex> R;                // nq + nc rows
-  bool with_jacobian = true;               // emit NAME_jacobian
+  size_t nc() const { return nh + nn; }
+  // Row c of the stacked constraint Jacobian J = [A; B], entry i.
+  const GiNaC::ex &J(size_t c, size_t i) const { return c < nh ? A(c, i) : B(c - nh, i); }
+  // The velocity-level constraint row c, [phi'; g]_c.
+  const GiNaC::ex &rate(size_t c) const { return c < nh ? phi_dot[c] : g[c - nh]; }
+  // "holonomic constraint 2", and with its text: "holonomic constraint 2: x^2 + y^2 - l^2".
+  std::string constraint_name(size_t c) const;
+  std::string constraint_label(size_t c) const;
+  const SourceText &constraint_source(size_t c) const;
 };
 
 Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert);
 
-// ---- kinetic.cpp ----------------------------------------------------------
+// ---- evaluate.cpp ---------------------------------------------------------
 
-// M and d/dt(dT/dv) - dT/dq without the acceleration terms, from T.
-struct KineticTerms {
-  GiNaC::matrix M;
-  std::vector<GiNaC::ex> k;
+// Numeric values of the model's expressions at one point, in double
+// precision, for the checks at sample states; symbols without a value are NaN.
+class Evaluator {
+ public:
+  using Point = std::map<GiNaC::ex, double, GiNaC::ex_is_less>;  // symbol -> value
+  explicit Evaluator(Point values) : values_(std::move(values)) {}
+  double operator()(const GiNaC::ex &e);
+
+ private:
+  Point values_;
+  // Shared subexpressions once, by address; each kept alive with its value.
+  std::unordered_map<const GiNaC::basic *, std::pair<GiNaC::ex, double>> memo_;
 };
-KineticTerms derive_kinetic(const GiNaC::ex &T, const SymbolTable &s);
+
+// ---- model_checks.cpp -----------------------------------------------------
+
+// Checks at sample states that symbolic tests cannot make (a trigonometric
+// identity hides a zero); each throws SpecError at the spec's text.
+// M positive definite at one of three sampled states.
+void check_mass_matrix(const Model &m);
+// No constraint row spanned by the rows before it, everywhere or at the
+// initial state.
+void check_independent_constraints(const Model &m);
+// A warning for each nonholonomic constraint that is a holonomic one
+// written in velocity form.
+void warn_integrable(const Model &m);
 
 // ---- lower.cpp ------------------------------------------------------------
 
@@ -196,7 +254,7 @@ struct Node {
   enum Kind : uint8_t { num, sym, add, mul, ipow, pow, call } kind;
   explicit Node(Kind k) : kind(k) {}
   double value = 0;        // num: the value; add: constant term
-  std::string name;        // sym: C name; call: C function name
+  std::string name;        // sym: the name the plan gave it; call: C function name
   int exponent = 0;        // ipow: the integer exponent (>= 2)
   // add: (coef, node) terms; mul: (node, ±1) factors (numerator/denominator);
   // ipow/pow/call: operands with coef unused.
@@ -206,7 +264,11 @@ struct Node {
 
 class Graph {
  public:
+  // The name a GiNaC symbol gets in the graph; every symbol lowered needs one.
+  void name_symbol(const GiNaC::ex &symbol, const std::string &name);
   int from_ginac(const GiNaC::ex &e);
+  // The node of an expression from_ginac has lowered.
+  int lowered(const GiNaC::ex &e) const;
   const Node &node(int id) const { return nodes_[id]; }
   size_t size() const { return nodes_.size(); }
   bool is_zero(int id) const { return nodes_[id].kind == Node::num && nodes_[id].value == 0; }
@@ -238,6 +300,7 @@ class Graph {
   std::vector<Node> nodes_;
   std::unordered_multimap<uint64_t, int> index_;  // structural key -> ids
   std::map<GiNaC::ex, int, GiNaC::ex_is_less> memo_;
+  std::map<GiNaC::ex, std::string, GiNaC::ex_is_less> symbol_names_;
   // Which symbols each node depends on, as bits indexed by symbol_index_,
   // so a derivative skips every subexpression without its variable.
   std::vector<std::vector<uint64_t>> depends_;
@@ -246,81 +309,268 @@ class Graph {
   bool depends_on(int id, int symbol) const;
 };
 
-// ---- evaluate.cpp ---------------------------------------------------------
-
-// Numeric values of a graph's nodes at one point, symbols given by C name
-// (a symbol without a value is NaN).
-class Evaluator {
- public:
-  Evaluator(const Graph &g, std::unordered_map<std::string, double> values) : graph_(g), values_(std::move(values)) {}
-  double operator()(int id);
-
- private:
-  static double call(const std::string &f, double a, double b);
-  const Graph &graph_;
-  std::unordered_map<std::string, double> values_;
-  std::unordered_map<int, double> memo_;
-};
-
-// A block of straight-line code: named outputs computed from shared
-// temporaries, numbered in order of first use.
-struct Assignment {
-  std::string target;   // "M[4]", "phi[0]"
-  int node;
-  std::string comment;  // optional, shown above the line
-};
-
+// One line of a block of straight-line code: a temporary w<temp> for a node
+// used more than once (or a call), or the block's output number `output`.
 struct Statement {
   enum Kind { temp, output } kind;
   int node;
-  int temp_index = -1;      // temp: w<temp_index>
-  const Assignment *out = nullptr;
+  int temp_number = -1;   // temp: its number, from 1 in order of first use
+  int output_index = -1;  // output: its index in the block's outputs
 };
 
-// Orders the computation of `outputs`: a temporary for every node used more
-// than once (and for every function call), outputs in the given order.
-std::vector<Statement> schedule(const Graph &g, const std::vector<Assignment> &outputs,
-                                std::map<int, int> &temp_of);
+// The computation of `outputs` (nodes, in order): a temporary for every node
+// used more than once (and for every function call); temp_of maps a node to
+// its temporary's number.
+std::vector<Statement> schedule(const Graph &g, const std::vector<int> &outputs, std::map<int, int> &temp_of);
 
 // Number literal that round-trips, shortest form: "0.5", "2.0", "1e-10".
 std::string format_double(double v);
 
-// ---- emit_c.cpp -----------------------------------------------------------
+// ---- layout.cpp -----------------------------------------------------------
+
+// The size macros of the generated header (NAME_NQ, ...), in which the C
+// spells every size and offset.
+enum class Size { nq, nh, nn, nc, nx, np, nu, nwork };
+const char *size_suffix(Size s);  // "NQ"
+
+// The numbers behind the size macros, for one model.
+struct Sizes {
+  size_t nq = 0, nh = 0, nn = 0, nc = 0, nx = 0, np = 0, nu = 0, nwork = 0;
+  size_t operator[](Size s) const;
+  // The length to declare an array of s elements with: s, or 1 when it is 0.
+  size_t array_length(Size s) const { return (*this)[s] ? (*this)[s] : 1; }
+};
+
+// A size as the C spells it: count × a product of factors, each a sum of
+// size macros: NQ*NQ, 2*NC*NQ, (NQ + NC)*NX; `value` is its number.
+struct Extent {
+  size_t count = 1;
+  std::vector<std::vector<Size>> factors;
+  size_t value = 0;
+};
+// A sum of extents, equal ones merged: 2*NQ + NN.
+using Offset = std::vector<Extent>;
+Extent make_extent(const Sizes &sizes, std::vector<std::vector<Size>> factors, size_t count = 1);
+
+// A buffer as named slices in order, one level of which may be another
+// layout standing in it whole (the Jacobian's work starts with the rhs's).
+// The sizes callers allocate and every offset the generated C uses are
+// computed here, once.
+class Layout {
+ public:
+  explicit Layout(const Sizes &sizes) : sizes_(sizes) {}
+  // A slice of `count` × the product of `factors` (each a sum of sizes).
+  void add(const std::string &name, std::vector<std::vector<Size>> factors, size_t count = 1);
+  // All of `inner` at this point, spelled as one size macro (NWORK); its
+  // slices stay reachable by their names.
+  void add_layout(const Layout &inner, Size spelled_as);
+
+  size_t size() const;
+  const Extent &extent(const std::string &slice) const;
+  // Where the slice starts: the extents before it on its own level.
+  Offset offset(const std::string &slice) const;
+  // The extents from slice `from` (included) to `to`, on one level.
+  Offset between(const std::string &from, const std::string &to) const;
+  // Doubles after the inner layout: NWORK_JACOBIAN is NWORK + this.
+  size_t size_after_inner() const;
+  // Whether `slice` is a slice of the inner layout.
+  bool is_inner(const std::string &slice) const;
+  std::vector<std::string> names(int level) const;  // of the slices on one level, in order
+
+ private:
+  struct Entry {
+    std::string name;
+    Extent extent;
+    int level;  // 0: this layout's own slice; 1: a slice of the inner layout
+  };
+  const Entry &find(const std::string &slice) const;
+  Sizes sizes_;
+  std::vector<Entry> entries_;
+  std::optional<Extent> inner_;  // the inner layout as one extent, when there is one
+};
+
+// A pointer the generated code sets to a slice of a buffer: `base + offset`,
+// base the buffer, or the pointer before it on the same level of the layout.
+struct Pointer {
+  std::string name, base;
+  Offset offset;
+  std::string slice;
+};
+// Pointers into `buffer` (a parameter), each (its name, the slice of
+// `layout` it points to), in the order they are declared.
+std::vector<Pointer> pointers(const Layout &layout, const std::string &buffer,
+                              const std::vector<std::pair<std::string, std::string>> &slices);
+
+// ---- kkt_plan.cpp ---------------------------------------------------------
+
+// An element of one of the solver's arrays: M[6], a[2].
+struct ArrayRef {
+  const char *array;
+  size_t index;
+};
+
+// One statement of the straight-line KKT solve:
+//   heading:  /* text */
+//   pivot:    d = target - Σ a*b; fail with `text` unless d > 0; target = sqrt(d)
+//   assign:   target = [base] ∓ Σ a*b [/ divisor]  (sign -1: base minus the
+//             products; +1: their sum, 0.0 when there are none)
+//   add:      target += base
+struct SolveLine {
+  enum Kind { heading, pivot, assign, add } kind = heading;
+  std::string text;  // heading: the comment; pivot: the status macro's suffix on failure
+  ArrayRef target{"", 0};
+  std::optional<ArrayRef> base;
+  int sign = -1;
+  std::vector<std::pair<ArrayRef, ArrayRef>> products;
+  std::optional<ArrayRef> divisor;
+};
+
+// The KKT solve of NAME_rhs by the range-space method (DESIGN.md §1), over
+// the structural nonzeros of M and J and their Cholesky fill-in.
+struct KktSolver {
+  std::vector<SolveLine> factor, solve;  // NAME_factor_kkt, NAME_solve_kkt
+  size_t ops = 0;                        // multiply-adds and divisions in them
+  bool straight_line = false;            // small enough to print; else dense loops
+  // The array parameters of each that no line mentions (no constraints: J, S, ...).
+  std::vector<std::string> factor_unused, solve_unused;
+};
+KktSolver plan_kkt_solver(const Model &m);
+
+// ---- plan.cpp -------------------------------------------------------------
 
 // Names of a model's generated identifiers: knife_edge_rhs, KNIFE_EDGE_NQ, ...
 struct Names {
   std::string p, P;  // prefix, upper-case prefix
-  explicit Names(const Model &m);
+  explicit Names(const std::string &name);
   std::string fn(const char *s) const { return p + "_" + s; }
   std::string size(const char *s) const { return P + "_" + s; }
+  std::string size(Size s) const { return P + "_" + size_suffix(s); }
 };
 
-// The stacked constraint Jacobian J = [A; B] of a model.
-GiNaC::matrix stacked_jacobian(const Model &m);
+// A symbol of the model as generated code holds it: a local loaded from an
+// array (x_dot = state[4]), a scalar parameter of the function (t), or an
+// array element used in place (in_multipliers[0]).
+struct Local {
+  enum Kind { loaded, scalar, element } kind;
+  enum Role { coordinate, velocity, integral, multiplier, parameter, input, time, gain, solution } role;
+  GiNaC::ex symbol;       // the model's symbol (solution: the plan's own)
+  std::string name;       // the C name, also its name in the graph
+  std::string array;      // loaded, element: the array parameter it comes from
+  size_t index = 0;       // ... and where in it
+  std::string spec_name;  // as the spec writes it (x'), for comments
+};
+
+// A parameter of a generated function.
+struct Param {
+  enum Type { real, real_array, const_real_array } type;
+  std::string name;
+};
+
+struct Signature {
+  std::string result;  // "int", "void", "double"
+  std::string name;
+  bool is_static = false;
+  std::vector<std::vector<Param>> lines;  // parameters, as the declaration breaks them
+};
+
+// An output array of a block: only its structural nonzeros are assigned, so
+// it is zeroed first when `zeroed`; `mirrored`: a symmetric matrix whose
+// upper triangle is copied from the lower one after.
+struct OutputArray {
+  std::string param;
+  Extent extent;
+  bool zeroed = false, mirrored = false;
+};
+
+// One output of a block: `array` (an index into Block::arrays; -1 for the
+// function's return value) [index] = node.
+struct Assignment {
+  int array;
+  size_t index;
+  int node;
+  std::string comment;  // shown above the line
+  std::string note;     // shown after it
+};
+
+// A generated function that is straight-line code: its parameters, the
+// outputs, the order of their computation, the locals it loads, and the
+// parameters nothing reads or writes (marked unused).
+struct Block {
+  Signature signature;
+  std::string doc;  // the header's comment on it, "" for a static function
+  std::vector<OutputArray> arrays;
+  std::vector<Assignment> outputs;
+  std::vector<Statement> code;
+  std::map<int, int> temps;            // node -> temporary number
+  std::vector<const Local *> loads;    // in load order: state, parameters, inputs
+  std::vector<std::string> unused;     // in parameter order
+};
+
+// A generated function whose body is a fixed algorithm over the plan's
+// buffers (the rhs around the KKT solve, the Jacobian's column solves).
+struct Routine {
+  Signature signature;
+  std::string doc;
+  std::vector<Pointer> pointers;    // the slices it names, in declaration order
+  std::vector<OutputArray> arrays;  // the outputs it fills whole
+};
+
+// What the printers print: everything about the generated code that is
+// computed rather than written out, computed once.
+struct Plan {
+  const Model &model;
+  Names names;
+  Sizes sizes;
+  bool with_jacobian;
+  Graph graph;                     // every expression, lowered once
+  std::vector<Local> locals;       // in load order
+  // The layouts: the state x and its derivative; constraint rows (lambda,
+  // mu); the KKT unknowns (a, nu); the work of rhs and of jacobian.
+  Layout state, rows, kkt, rhs_work, jacobian_work;
+  KktSolver solver;
+  Block kkt_terms, residuals, energy, mass_matrix, constraint_jacobian, constraint_coordinate_jacobian,
+      initial_state_at;
+  Routine rhs;
+  // With Jacobians: the derivatives of the KKT residual, and the routine
+  // solving for df/dx and df/du with them.
+  Block residual_derivatives;
+  Routine jacobian;
+
+  Plan(const Model &m, bool with_jacobian);
+  Plan(const Plan &) = delete;
+};
+
+// ---- emit_c.cpp -----------------------------------------------------------
+
+// NAME.h and NAME.c: standalone C99.
+std::string emit_header(const Plan &plan);
+std::string emit_source(const Plan &plan);
+// Pieces the descriptor's printer shares: the "generated by" line, and a
+// C string literal of any text (escapes, no trigraphs).
+std::string banner(const Plan &plan, const std::string &file);
+std::string string_literal(const std::string &text);
+
+// ---- emit_solve.cpp -------------------------------------------------------
+
+// NAME.c's static KKT solver, NAME_factor_kkt and NAME_solve_kkt: the plan's
+// straight-line code, or dense loops over the compile-time sizes.
+std::string emit_kkt_solver(const Plan &plan);
+
+// ---- emit_descriptor.cpp --------------------------------------------------
+
+// NAME_model.c: the runtime's lgc_model, filled in by field name.
+std::string emit_descriptor(const Plan &plan);
+
+// ---- emit_report.cpp ------------------------------------------------------
+
+// NAME.md: the spec and every derived quantity in LaTeX.
+std::string emit_report(const Plan &plan);
+
+// ---- generate.cpp ---------------------------------------------------------
 
 struct GeneratedFiles {
   std::string header, source, descriptor, report;  // NAME.h, NAME.c, NAME_model.c, NAME.md
 };
-
-std::string emit_header(const Model &m);
-std::string emit_source(const Model &m);
-std::string emit_descriptor(const Model &m);
-// An expression in C syntax, in canonical order, for messages.
-std::string c_expression(const GiNaC::ex &e);
-
-// ---- emit_solve.cpp -------------------------------------------------------
-
-// NAME.c's static KKT solver, NAME_factor_kkt and NAME_solve_kkt: straight
-// line over the structural nonzeros of M and J when that code is small,
-// else dense loops over the compile-time sizes.
-std::string emit_kkt_solver(const Model &m);
-bool kkt_solver_is_straight_line(const Model &m);
-
-// ---- emit_report.cpp ------------------------------------------------------
-
-std::string emit_report(const Model &m);
-
-// ---- generate.cpp ---------------------------------------------------------
 
 GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation::dalembert,
                         bool with_jacobian = true);

@@ -1,7 +1,8 @@
-// lower.cpp — GiNaC trees into a canonical, shared expression graph, and the
-// order in which a block of code computes it. GiNaC orders terms by hashes
-// seeded from addresses, which change from run to run; everything here is
-// ordered by structural keys of our own, so the output is byte-identical.
+// lower.cpp — GiNaC trees into a canonical, shared expression graph (symbols
+// under the names the plan gives them), and the order in which a block of
+// code computes it. GiNaC orders terms by hashes seeded from addresses,
+// which change from run to run; everything here is ordered by structural
+// keys of our own, so the output is byte-identical.
 #include "lagrangec.h"
 
 #include <algorithm>
@@ -300,6 +301,14 @@ int Graph::integer_power(int base, int exponent) {
   return product(std::vector<std::pair<int, int>>(std::abs(exponent), {base, exponent > 0 ? 1 : -1}), 1.0);
 }
 
+void Graph::name_symbol(const GiNaC::ex &symbol, const std::string &name) { symbol_names_[symbol] = name; }
+
+int Graph::lowered(const GiNaC::ex &e) const {
+  auto memo = memo_.find(e);
+  if (memo == memo_.end()) unreachable("an expression the plan did not lower reached a printer");
+  return memo->second;
+}
+
 int Graph::from_ginac(const GiNaC::ex &e) {
   using namespace GiNaC;
   auto memo = memo_.find(e);
@@ -310,8 +319,11 @@ int Graph::from_ginac(const GiNaC::ex &e) {
   } else if (is_a<constant>(e)) {
     id = number(as_double(ex_to<numeric>(evalf(e))));
   } else if (is_a<symbol>(e)) {
+    auto name = symbol_names_.find(e);
+    if (name == symbol_names_.end())
+      unreachable(("the symbol " + ex_to<symbol>(e).get_name() + " reached the lowering without a name").c_str());
     Node n(Node::sym);
-    n.name = ex_to<symbol>(e).get_name();
+    n.name = name->second;
     id = intern(n);
   } else if (is_a<add>(e)) {
     Node n(Node::add);
@@ -392,7 +404,7 @@ int Graph::from_ginac(const GiNaC::ex &e) {
   return id;
 }
 
-std::vector<Statement> schedule(const Graph &g, const std::vector<Assignment> &outputs, std::map<int, int> &temp_of) {
+std::vector<Statement> schedule(const Graph &g, const std::vector<int> &outputs, std::map<int, int> &temp_of) {
   // How often each node is referenced in this block; a node printed more
   // than once by its parent (the base of x*x) counts for each print.
   std::map<int, int> uses;
@@ -404,7 +416,7 @@ std::vector<Statement> schedule(const Graph &g, const std::vector<Assignment> &o
     int child_times = n.kind == Node::ipow && n.exponent <= 3 ? n.exponent : 1;
     for (auto &t : n.terms) count(t.second, child_times);
   };
-  for (auto &a : outputs) count(a.node, 1);
+  for (int node : outputs) count(node, 1);
 
   auto needs_temp = [&](int id) {
     const Node &n = g.node(id);
@@ -419,12 +431,12 @@ std::vector<Statement> schedule(const Graph &g, const std::vector<Assignment> &o
     if (needs_temp(id)) {
       int index = int(temp_of.size()) + 1;
       temp_of[id] = index;
-      code.push_back({Statement::temp, id, index, nullptr});
+      code.push_back({Statement::temp, id, index, -1});
     }
   };
-  for (auto &a : outputs) {
-    visit(a.node);
-    code.push_back({Statement::output, a.node, -1, &a});
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    visit(outputs[i]);
+    code.push_back({Statement::output, outputs[i], -1, int(i)});
   }
   return code;
 }

@@ -35,7 +35,7 @@ const std::set<std::string> kCKeywords = {
     "_Static_assert", "_Thread_local", "bool", "true", "false", "NULL"};
 
 // Identifiers the generated C declares inside its functions (grep tag:
-// GENERATED-NAMES, kept in step with emit_c.cpp), and what it emits from <math.h>.
+// GENERATED-NAMES, kept in step with plan.cpp), and what it emits from <math.h>.
 const std::set<std::string> kGeneratedNames = {
     "state", "input", "param", "work", "baumgarte_alpha", "baumgarte_beta",
     "pow", "sqrt", "fabs", "copysign", "pi"};
@@ -174,6 +174,12 @@ class Reader {
     if (!is_identifier(name) || name[0] == '_')
       error_at(loc(*n), "'name' must be a C identifier not starting with '_', not '" + name + "'");
     if (kCKeywords.count(name)) error_at(loc(*n), "'name' is a C keyword: '" + name + "'");
+    auto is_or_prefixes = [&](const std::string &stem) { return name == stem || name.rfind(stem + "_", 0) == 0; };
+    // The model's program (simulate's main.c, beside NAME.c) and the runtime
+    // it links (lgc_*, header guards LAGRANGEC_*_H) own these names.
+    if (name == "main" || is_or_prefixes("lgc") || is_or_prefixes("lagrangec"))
+      error_at(loc(*n), "'name' = '" + name + "' would clash with the model's program or the runtime, which use "
+                            "main, lgc, lgc_*, lagrangec and lagrangec_*");
     return name;
   }
 
@@ -354,11 +360,12 @@ class Reader {
 
   // [initial] holds coordinates by name; its subtable [initial.velocity]
   // holds velocities by coordinate name, and [initial.multiplier] the
-  // vakonomic formulation's multipliers mu1, mu2, ...
+  // vakonomic formulation's multipliers mu1, mu2, ... Each value is a number
+  // or an expression of the parameters, read by the derivation.
   void read_initial(const toml::table &root) {
-    spec_.initial_q.assign(spec_.coordinates.size(), 0.0);
-    spec_.initial_v.assign(spec_.coordinates.size(), 0.0);
-    spec_.initial_mu.assign(spec_.nonholonomic.size(), 0.0);
+    spec_.initial_q.resize(spec_.coordinates.size());
+    spec_.initial_v.resize(spec_.coordinates.size());
+    spec_.initial_mu.resize(spec_.nonholonomic.size());
     const toml::node *n = root.get("initial");
     if (!n) return;
     const toml::table *t = n->as_table();
@@ -366,16 +373,22 @@ class Reader {
     for (auto &&[k, v] : *t) {
       if (k == "velocity" && v.is_table()) {
         for (auto &&[kv, vv] : *v.as_table())
-          spec_.initial_v[coordinate_index(kv, "initial.velocity")] =
-              number(vv, std::string(kv.str()) + "'");
+          spec_.initial_v[coordinate_index(kv, "initial.velocity")] = initial_value(vv, std::string(kv.str()) + "'");
         continue;
       }
       if (k == "multiplier" && v.is_table()) {
-        for (auto &&[km, vm] : *v.as_table()) spec_.initial_mu[multiplier_index(km)] = number(vm, std::string(km.str()));
+        for (auto &&[km, vm] : *v.as_table())
+          spec_.initial_mu[multiplier_index(km)] = initial_value(vm, std::string(km.str()));
         continue;
       }
-      spec_.initial_q[coordinate_index(k, "initial")] = number(v, std::string(k.str()));
+      spec_.initial_q[coordinate_index(k, "initial")] = initial_value(v, std::string(k.str()));
     }
+  }
+
+  SourceText initial_value(const toml::node &n, const std::string &key) {
+    if (!n.is_string() && !n.is_number())
+      wrong_type(n, key, "a number or an expression of the parameters (a string such as \"l*sin(0.3)\")");
+    return expression(n, key);
   }
 
   size_t multiplier_index(const toml::key &k) const {

@@ -1,27 +1,25 @@
-// symbols.cpp — the names an expression may use, and the questions the
-// derivation asks about which of them an expression contains.
+// symbols.cpp — the names an expression may use, as GiNaC symbols named as
+// the spec names them (x, x', m, t), and the questions the derivation asks
+// about which of them an expression contains.
 #include "lagrangec.h"
 
 namespace lgc {
 
 SymbolTable make_symbols(const Spec &spec) {
   SymbolTable s;
-  auto add = [&](const std::string &spec_name, const std::string &c_name, SymbolKind kind,
-                 std::vector<GiNaC::realsymbol> *list) {
-    GiNaC::realsymbol sym(c_name);
-    if (list) list->push_back(sym);
-    s.by_name[spec_name] = SymbolInfo{sym, kind, spec_name, c_name};
+  auto add = [&](const std::string &spec_name, SymbolKind kind, std::vector<GiNaC::realsymbol> &list) {
+    GiNaC::realsymbol sym(spec_name);
+    list.push_back(sym);
+    s.by_name[spec_name] = SymbolInfo{sym, kind, spec_name};
+    s.kind_of.emplace(sym, kind);
   };
-  for (auto &c : spec.coordinates) add(c.name, c.name, SymbolKind::coordinate, &s.q);
-  for (auto &c : spec.coordinates) add(c.name + "'", c.name + "_dot", SymbolKind::velocity, &s.v);
-  for (auto &p : spec.parameters) add(p.name, p.name, SymbolKind::parameter, &s.p);
-  for (auto &u : spec.inputs) add(u.name, u.name, SymbolKind::input, &s.u);
-  s.by_name["t"] = SymbolInfo{s.t, SymbolKind::time, "t", "t"};
-  s.by_name["pi"] = SymbolInfo{GiNaC::Pi, SymbolKind::constant, "pi", "pi"};
-  for (auto &[n, info] : s.by_name) {
-    s.by_c_name.emplace(info.c_name, info);
-    if (GiNaC::is_a<GiNaC::symbol>(info.ex)) s.kind_of.emplace(info.ex, info.kind);
-  }
+  for (auto &c : spec.coordinates) add(c.name, SymbolKind::coordinate, s.q);
+  for (auto &c : spec.coordinates) add(c.name + "'", SymbolKind::velocity, s.v);
+  for (auto &p : spec.parameters) add(p.name, SymbolKind::parameter, s.p);
+  for (auto &u : spec.inputs) add(u.name, SymbolKind::input, s.u);
+  s.by_name["t"] = SymbolInfo{s.t, SymbolKind::time, "t"};
+  s.kind_of.emplace(s.t, SymbolKind::time);
+  s.by_name["pi"] = SymbolInfo{GiNaC::Pi, SymbolKind::constant, "pi"};
   return s;
 }
 

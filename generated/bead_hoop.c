@@ -4,7 +4,7 @@
 #include <math.h>
 
 const double bead_hoop_param_defaults[BEAD_HOOP_NP] = { 1.0 /* m */, 1.0 /* R */, 9.81 /* g */, 5.0 /* w */ };
-const double bead_hoop_initial_state[BEAD_HOOP_NX] = { 0.8414709848078965 /* x */, 0.0 /* y */, -0.5403023058681397 /* z */, 0.0 /* x' */, 4.207354924039483 /* y' */, 0.0 /* z' */ };
+const double bead_hoop_initial_state[BEAD_HOOP_NX] = { 0.8414709848078965 /* x */, 0.0 /* y */, -0.5403023058681398 /* z */, 0.0 /* x' */, 4.207354924039483 /* y' */, 0.0 /* z' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -125,10 +125,10 @@ void bead_hoop_kkt_terms(double t, const double state[], const double input[], c
     out_J[3] = -w2;
     const double w3 = cos(w1);
     out_J[4] = w3;
-    /* stabilised right-hand side of holonomic 1: x^2 + y^2 + z^2 - R^2 */
+    /* stabilised right-hand side of holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_r[0] = -(2.0*x_dot*x_dot + 2.0*y_dot*y_dot + 2.0*z_dot*z_dot + 2.0*baumgarte_alpha*(y*y_dot + x*x_dot + z*z_dot) + baumgarte_beta*(x*x + z*z + y*y - R*R));
     const double w4 = w*w;
-    /* stabilised right-hand side of holonomic 2: -x*sin(w*t) + y*cos(w*t) */
+    /* stabilised right-hand side of holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
     out_r[1] = 2.0*w*y_dot*w2 - baumgarte_beta*(y*w3 - x*w2) - x*w4*w2 + 2.0*w*x_dot*w3 + baumgarte_alpha*(w*x*w3 + x_dot*w2 - y_dot*w3 + w*y*w2) + y*w4*w3;
 }
 
@@ -136,7 +136,7 @@ int bead_hoop_rhs(double t, const double state[], const double input[], const do
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (BEAD_HOOP_NWORK doubles) */
     double *M = work;
     double *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
     double *Y = J + BEAD_HOOP_NC*BEAD_HOOP_NQ;
@@ -198,8 +198,8 @@ int bead_hoop_jacobian(double t, const double state[], const double input[], con
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (BEAD_HOOP_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
     double *S = J + 2*BEAD_HOOP_NC*BEAD_HOOP_NQ;
@@ -212,7 +212,8 @@ int bead_hoop_jacobian(double t, const double state[], const double input[], con
     double *dg_du = dg_dx + BEAD_HOOP_NN*BEAD_HOOP_NX;
     double *column = dg_du + BEAD_HOOP_NN*BEAD_HOOP_NU;
     int i, k, status;
-    status = bead_hoop_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = bead_hoop_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != BEAD_HOOP_OK) return status;
     bead_hoop_zero(dR_dx, (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NX);
     bead_hoop_zero(dR_du, (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NU);
@@ -255,13 +256,13 @@ void bead_hoop_residuals(double t, const double state[], const double param[],
     const double z_dot = state[5];  /* z' */
     const double R = param[1];
     const double w = param[3];
-    /* holonomic 1: x^2 + y^2 + z^2 - R^2 */
+    /* holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_phi[0] = x*x + z*z + y*y - R*R;
     out_phi_dot[0] = 2.0*(y*y_dot + x*x_dot + z*z_dot);
     const double w1 = t*w;
     const double w2 = cos(w1);
     const double w3 = sin(w1);
-    /* holonomic 2: -x*sin(w*t) + y*cos(w*t) */
+    /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
     out_phi[1] = y*w2 - x*w3;
     out_phi_dot[1] = -(w*x*w2 + x_dot*w3 - y_dot*w2 + w*y*w3);
 }
@@ -307,14 +308,47 @@ void bead_hoop_constraint_jacobian(double t, const double state[], const double 
     const double z = state[2];
     const double w = param[3];
     bead_hoop_zero(out_C, BEAD_HOOP_NC*BEAD_HOOP_NQ);
-    /* holonomic 1: x^2 + y^2 + z^2 - R^2 */
+    /* holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_C[0] = 2.0*x;
     out_C[1] = 2.0*y;
     out_C[2] = 2.0*z;
     const double w1 = t*w;
     const double w2 = sin(w1);
-    /* holonomic 2: -x*sin(w*t) + y*cos(w*t) */
+    /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
     out_C[3] = -w2;
     const double w3 = cos(w1);
     out_C[4] = w3;
+}
+
+void bead_hoop_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    const double x_dot = state[3];  /* x' */
+    const double y_dot = state[4];  /* y' */
+    const double z_dot = state[5];  /* z' */
+    const double w = param[3];
+    bead_hoop_zero(out_D, BEAD_HOOP_NC*BEAD_HOOP_NQ);
+    /* holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
+    out_D[0] = 2.0*x_dot;
+    out_D[1] = 2.0*y_dot;
+    out_D[2] = 2.0*z_dot;
+    const double w1 = t*w;
+    const double w2 = cos(w1);
+    /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
+    out_D[3] = -w*w2;
+    const double w3 = sin(w1);
+    out_D[4] = -w*w3;
+}
+
+void bead_hoop_initial_state_at(const double param[], double out_state[])
+{
+    const double R = param[1];
+    const double w = param[3];
+    const double w1 = sin(1.0);
+    out_state[0] = R*w1;  /* x */
+    out_state[1] = 0.0;  /* y */
+    const double w2 = cos(1.0);
+    out_state[2] = -R*w2;  /* z */
+    out_state[3] = 0.0;  /* x' */
+    out_state[4] = R*w*w1;  /* y' */
+    out_state[5] = 0.0;  /* z' */
 }

@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define BEAD_HOOP_NQ 3  /* coordinates: x, y, z */
 #define BEAD_HOOP_NH 2  /* holonomic constraints */
 #define BEAD_HOOP_NN 0  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define BEAD_HOOP_NU 0  /* inputs: none */
 #define BEAD_HOOP_NWORK 30  /* doubles of scratch for bead_hoop_rhs */
 #define BEAD_HOOP_NWORK_JACOBIAN (BEAD_HOOP_NWORK + 41)  /* ... for bead_hoop_jacobian */
+#define BEAD_HOOP_NH_ARRAY 2
+#define BEAD_HOOP_NN_ARRAY 1
+#define BEAD_HOOP_NC_ARRAY 2
+#define BEAD_HOOP_NP_ARRAY 4
+#define BEAD_HOOP_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define BEAD_HOOP_STATE_x 0
@@ -30,7 +36,7 @@ extern "C" {
 #define BEAD_HOOP_PARAM_g 2
 #define BEAD_HOOP_PARAM_w 3
 
-/* Return codes of bead_hoop_rhs. */
+/* Return codes of bead_hoop_rhs (lagrangec/model.h's lgc_model_status). */
 #define BEAD_HOOP_OK 0
 #define BEAD_HOOP_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define BEAD_HOOP_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -83,6 +89,20 @@ void bead_hoop_mass_matrix(double t, const double state[], const double param[],
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void bead_hoop_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = bead_hoop_constraint_jacobian).
+*/
+void bead_hoop_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (bead_hoop_initial_state
+** holds them at the defaults).
+*/
+void bead_hoop_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in bead_hoop_model.c. */
 struct lgc_model;

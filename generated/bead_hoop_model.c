@@ -3,29 +3,44 @@
 #include "bead_hoop.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "y", "z" };
 static const char *const state_names[] = { "x", "y", "z", "x'", "y'", "z'" };
 static const char *const parameter_names[] = { "m", "R", "g", "w" };
+static const char *const constraint_labels[] = { "holonomic constraint 1: x^2 + y^2 + z^2 - R^2", "holonomic constraint 2: -x*sin(w*t) + y*cos(w*t)" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 0, 1, 0, 1, 0 };
 
 const lgc_model bead_hoop_model = {
-    "bead_hoop",
-    "Bead on a rotating hoop (rheonomic constraint)",
-    BEAD_HOOP_NQ, BEAD_HOOP_NH, BEAD_HOOP_NN, BEAD_HOOP_NX, BEAD_HOOP_NP, BEAD_HOOP_NU, BEAD_HOOP_NWORK,
-    coordinate_names, parameter_names, NULL,
-    bead_hoop_param_defaults, NULL, bead_hoop_initial_state,
-    BEAD_HOOP_ALPHA, BEAD_HOOP_BETA,
-    0,  /* conservative: T + V is conserved */
-    bead_hoop_rhs,
-    bead_hoop_residuals,
-    bead_hoop_energy,
-    bead_hoop_mass_matrix,
-    bead_hoop_constraint_jacobian,
-    bead_hoop_jacobian,
-    BEAD_HOOP_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    bead_hoop_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "bead_hoop",
+    .title = "Bead on a rotating hoop (rheonomic constraint)",
+    .nq = BEAD_HOOP_NQ,
+    .nh = BEAD_HOOP_NH,
+    .nn = BEAD_HOOP_NN,
+    .nx = BEAD_HOOP_NX,
+    .np = BEAD_HOOP_NP,
+    .nu = BEAD_HOOP_NU,
+    .nwork = BEAD_HOOP_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = bead_hoop_param_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = bead_hoop_initial_state,
+    .initial_state_at = bead_hoop_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = BEAD_HOOP_ALPHA,
+    .beta = BEAD_HOOP_BETA,
+    .conservative = 0,
+    .vakonomic = 0,
+    .rhs = bead_hoop_rhs,
+    .kkt_terms = bead_hoop_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = bead_hoop_residuals,
+    .energy = bead_hoop_energy,
+    .mass_matrix = bead_hoop_mass_matrix,
+    .constraint_jacobian = bead_hoop_constraint_jacobian,
+    .constraint_coordinate_jacobian = bead_hoop_constraint_coordinate_jacobian,
+    .jacobian = bead_hoop_jacobian,
+    .nwork_jacobian = BEAD_HOOP_NWORK_JACOBIAN,
 };

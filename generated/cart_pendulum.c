@@ -113,7 +113,7 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
     out_J[1] = -2.0*w1;
     out_J[2] = 2.0*y;
     const double w2 = s_dot - x_dot;
-    /* stabilised right-hand side of holonomic 1: (x - s)^2 + y^2 - l^2 */
+    /* stabilised right-hand side of holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
     out_r[0] = -(2.0*y_dot*y_dot - 2.0*x_dot*w2 - baumgarte_beta*(l*l - w1*w1 - y*y) + 2.0*s_dot*w2 + 2.0*baumgarte_alpha*(y*y_dot - x_dot*w1 + s_dot*w1));
 }
 
@@ -121,7 +121,7 @@ int cart_pendulum_rhs(double t, const double state[], const double input[], cons
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (CART_PENDULUM_NWORK doubles) */
     double *M = work;
     double *J = M + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
     double *Y = J + CART_PENDULUM_NC*CART_PENDULUM_NQ;
@@ -183,8 +183,8 @@ int cart_pendulum_jacobian(double t, const double state[], const double input[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (CART_PENDULUM_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
     double *S = J + 2*CART_PENDULUM_NC*CART_PENDULUM_NQ;
@@ -197,7 +197,8 @@ int cart_pendulum_jacobian(double t, const double state[], const double input[],
     double *dg_du = dg_dx + CART_PENDULUM_NN*CART_PENDULUM_NX;
     double *column = dg_du + CART_PENDULUM_NN*CART_PENDULUM_NU;
     int i, k, status;
-    status = cart_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = cart_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != CART_PENDULUM_OK) return status;
     cart_pendulum_zero(dR_dx, (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NX);
     cart_pendulum_zero(dR_du, (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NU);
@@ -241,7 +242,7 @@ void cart_pendulum_residuals(double t, const double state[], const double param[
     const double y_dot = state[5];  /* y' */
     const double l = param[2];
     const double w1 = s - x;
-    /* holonomic 1: (x - s)^2 + y^2 - l^2 */
+    /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
     out_phi[0] = -(l*l - w1*w1 - y*y);
     out_phi_dot[0] = 2.0*(y*y_dot - x_dot*w1 + s_dot*w1);
 }
@@ -291,8 +292,34 @@ void cart_pendulum_constraint_jacobian(double t, const double state[], const dou
     const double y = state[2];
     cart_pendulum_zero(out_C, CART_PENDULUM_NC*CART_PENDULUM_NQ);
     const double w1 = s - x;
-    /* holonomic 1: (x - s)^2 + y^2 - l^2 */
+    /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
     out_C[0] = 2.0*w1;
     out_C[1] = -2.0*w1;
     out_C[2] = 2.0*y;
+}
+
+void cart_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    (void)param;
+    const double s_dot = state[3];  /* s' */
+    const double x_dot = state[4];  /* x' */
+    const double y_dot = state[5];  /* y' */
+    cart_pendulum_zero(out_D, CART_PENDULUM_NC*CART_PENDULUM_NQ);
+    const double w1 = s_dot - x_dot;
+    /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
+    out_D[0] = 2.0*w1;
+    out_D[1] = -2.0*w1;
+    out_D[2] = 2.0*y_dot;
+}
+
+void cart_pendulum_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.0;  /* s */
+    out_state[1] = 0.09933466539753061;  /* x */
+    out_state[2] = 0.4900332889206208;  /* y */
+    out_state[3] = 0.0;  /* s' */
+    out_state[4] = 0.0;  /* x' */
+    out_state[5] = 0.0;  /* y' */
 }

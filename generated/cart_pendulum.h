@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define CART_PENDULUM_NQ 3  /* coordinates: s, x, y */
 #define CART_PENDULUM_NH 1  /* holonomic constraints */
 #define CART_PENDULUM_NN 0  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define CART_PENDULUM_NU 1  /* inputs: F */
 #define CART_PENDULUM_NWORK 20  /* doubles of scratch for cart_pendulum_rhs */
 #define CART_PENDULUM_NWORK_JACOBIAN (CART_PENDULUM_NWORK + 38)  /* ... for cart_pendulum_jacobian */
+#define CART_PENDULUM_NH_ARRAY 1
+#define CART_PENDULUM_NN_ARRAY 1
+#define CART_PENDULUM_NC_ARRAY 1
+#define CART_PENDULUM_NP_ARRAY 4
+#define CART_PENDULUM_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define CART_PENDULUM_STATE_s 0
@@ -31,7 +37,7 @@ extern "C" {
 #define CART_PENDULUM_PARAM_g 3
 #define CART_PENDULUM_INPUT_F 0
 
-/* Return codes of cart_pendulum_rhs. */
+/* Return codes of cart_pendulum_rhs (lagrangec/model.h's lgc_model_status). */
 #define CART_PENDULUM_OK 0
 #define CART_PENDULUM_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define CART_PENDULUM_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -85,6 +91,20 @@ void cart_pendulum_mass_matrix(double t, const double state[], const double para
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void cart_pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = cart_pendulum_constraint_jacobian).
+*/
+void cart_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (cart_pendulum_initial_state
+** holds them at the defaults).
+*/
+void cart_pendulum_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in cart_pendulum_model.c. */
 struct lgc_model;

@@ -3,30 +3,47 @@
 #include "cart_pendulum.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "s", "x", "y" };
 static const char *const state_names[] = { "s", "x", "y", "s'", "x'", "y'" };
 static const char *const parameter_names[] = { "M", "m", "l", "g" };
 static const char *const input_names[] = { "F" };
+static const char *const constraint_labels[] = { "holonomic constraint 1: (x - s)^2 + y^2 - l^2" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 1, 1, 0, 0, 0 };
 
 const lgc_model cart_pendulum_model = {
-    "cart_pendulum",
-    "Cart with a pendulum on a rod, pushed by a force",
-    CART_PENDULUM_NQ, CART_PENDULUM_NH, CART_PENDULUM_NN, CART_PENDULUM_NX, CART_PENDULUM_NP, CART_PENDULUM_NU, CART_PENDULUM_NWORK,
-    coordinate_names, parameter_names, input_names,
-    cart_pendulum_param_defaults, cart_pendulum_input_defaults, cart_pendulum_initial_state,
-    CART_PENDULUM_ALPHA, CART_PENDULUM_BETA,
-    0,  /* conservative: T + V is conserved */
-    cart_pendulum_rhs,
-    cart_pendulum_residuals,
-    cart_pendulum_energy,
-    cart_pendulum_mass_matrix,
-    cart_pendulum_constraint_jacobian,
-    cart_pendulum_jacobian,
-    CART_PENDULUM_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    cart_pendulum_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "cart_pendulum",
+    .title = "Cart with a pendulum on a rod, pushed by a force",
+    .nq = CART_PENDULUM_NQ,
+    .nh = CART_PENDULUM_NH,
+    .nn = CART_PENDULUM_NN,
+    .nx = CART_PENDULUM_NX,
+    .np = CART_PENDULUM_NP,
+    .nu = CART_PENDULUM_NU,
+    .nwork = CART_PENDULUM_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = cart_pendulum_param_defaults,
+    .input_names = input_names,
+    .input_defaults = cart_pendulum_input_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = cart_pendulum_initial_state,
+    .initial_state_at = cart_pendulum_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = CART_PENDULUM_ALPHA,
+    .beta = CART_PENDULUM_BETA,
+    .conservative = 0,
+    .vakonomic = 0,
+    .rhs = cart_pendulum_rhs,
+    .kkt_terms = cart_pendulum_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = cart_pendulum_residuals,
+    .energy = cart_pendulum_energy,
+    .mass_matrix = cart_pendulum_mass_matrix,
+    .constraint_jacobian = cart_pendulum_constraint_jacobian,
+    .constraint_coordinate_jacobian = cart_pendulum_constraint_coordinate_jacobian,
+    .jacobian = cart_pendulum_jacobian,
+    .nwork_jacobian = CART_PENDULUM_NWORK_JACOBIAN,
 };

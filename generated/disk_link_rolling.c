@@ -111,7 +111,7 @@ void disk_link_rolling_kkt_terms(double t, const double state[], const double in
     out_J[0] = 1.0;
     out_J[1] = -r;
     out_J[2] = -1.0;
-    /* stabilised right-hand side of holonomic 1: x - r*th - s - c0 */
+    /* stabilised right-hand side of holonomic constraint 1: x - r*th - s - c0 */
     out_r[0] = baumgarte_alpha*(s_dot - x_dot + r*th_dot) + baumgarte_beta*(c0 + s - x + r*th);
 }
 
@@ -119,7 +119,7 @@ int disk_link_rolling_rhs(double t, const double state[], const double input[], 
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (DISK_LINK_ROLLING_NWORK doubles) */
     double *M = work;
     double *J = M + DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ;
     double *Y = J + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
@@ -169,8 +169,8 @@ int disk_link_rolling_jacobian(double t, const double state[], const double inpu
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (DISK_LINK_ROLLING_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ;
     double *S = J + 2*DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
@@ -183,7 +183,8 @@ int disk_link_rolling_jacobian(double t, const double state[], const double inpu
     double *dg_du = dg_dx + DISK_LINK_ROLLING_NN*DISK_LINK_ROLLING_NX;
     double *column = dg_du + DISK_LINK_ROLLING_NN*DISK_LINK_ROLLING_NU;
     int i, k, status;
-    status = disk_link_rolling_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = disk_link_rolling_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != DISK_LINK_ROLLING_OK) return status;
     disk_link_rolling_zero(dR_dx, (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC)*DISK_LINK_ROLLING_NX);
     disk_link_rolling_zero(dR_du, (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC)*DISK_LINK_ROLLING_NU);
@@ -227,7 +228,7 @@ void disk_link_rolling_residuals(double t, const double state[], const double pa
     const double s_dot = state[5];  /* s' */
     const double r = param[1];
     const double c0 = param[4];
-    /* holonomic 1: x - r*th - s - c0 */
+    /* holonomic constraint 1: x - r*th - s - c0 */
     out_phi[0] = -(c0 + s - x + r*th);
     out_phi_dot[0] = -(s_dot - x_dot + r*th_dot);
 }
@@ -276,8 +277,27 @@ void disk_link_rolling_constraint_jacobian(double t, const double state[], const
     (void)state;
     const double r = param[1];
     disk_link_rolling_zero(out_C, DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ);
-    /* holonomic 1: x - r*th - s - c0 */
+    /* holonomic constraint 1: x - r*th - s - c0 */
     out_C[0] = 1.0;
     out_C[1] = -r;
     out_C[2] = -1.0;
+}
+
+void disk_link_rolling_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    disk_link_rolling_zero(out_D, DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ);
+}
+
+void disk_link_rolling_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.2;  /* x */
+    out_state[1] = 0.0;  /* th */
+    out_state[2] = 0.2;  /* s */
+    out_state[3] = 0.0;  /* x' */
+    out_state[4] = 0.0;  /* th' */
+    out_state[5] = 0.0;  /* s' */
 }

@@ -3,29 +3,44 @@
 #include "disk_link_rolling.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "th", "s" };
 static const char *const state_names[] = { "x", "th", "s", "x'", "th'", "s'" };
 static const char *const parameter_names[] = { "m", "r", "M", "k", "c0" };
+static const char *const constraint_labels[] = { "holonomic constraint 1: x - r*th - s - c0" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 0, 1, 0, 0, 0 };
 
 const lgc_model disk_link_rolling_model = {
-    "disk_link_rolling",
-    "Disk rolling without slipping on a sprung link",
-    DISK_LINK_ROLLING_NQ, DISK_LINK_ROLLING_NH, DISK_LINK_ROLLING_NN, DISK_LINK_ROLLING_NX, DISK_LINK_ROLLING_NP, DISK_LINK_ROLLING_NU, DISK_LINK_ROLLING_NWORK,
-    coordinate_names, parameter_names, NULL,
-    disk_link_rolling_param_defaults, NULL, disk_link_rolling_initial_state,
-    DISK_LINK_ROLLING_ALPHA, DISK_LINK_ROLLING_BETA,
-    1,  /* conservative: T + V is conserved */
-    disk_link_rolling_rhs,
-    disk_link_rolling_residuals,
-    disk_link_rolling_energy,
-    disk_link_rolling_mass_matrix,
-    disk_link_rolling_constraint_jacobian,
-    disk_link_rolling_jacobian,
-    DISK_LINK_ROLLING_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    disk_link_rolling_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "disk_link_rolling",
+    .title = "Disk rolling without slipping on a sprung link",
+    .nq = DISK_LINK_ROLLING_NQ,
+    .nh = DISK_LINK_ROLLING_NH,
+    .nn = DISK_LINK_ROLLING_NN,
+    .nx = DISK_LINK_ROLLING_NX,
+    .np = DISK_LINK_ROLLING_NP,
+    .nu = DISK_LINK_ROLLING_NU,
+    .nwork = DISK_LINK_ROLLING_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = disk_link_rolling_param_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = disk_link_rolling_initial_state,
+    .initial_state_at = disk_link_rolling_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = DISK_LINK_ROLLING_ALPHA,
+    .beta = DISK_LINK_ROLLING_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = disk_link_rolling_rhs,
+    .kkt_terms = disk_link_rolling_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = disk_link_rolling_residuals,
+    .energy = disk_link_rolling_energy,
+    .mass_matrix = disk_link_rolling_mass_matrix,
+    .constraint_jacobian = disk_link_rolling_constraint_jacobian,
+    .constraint_coordinate_jacobian = disk_link_rolling_constraint_coordinate_jacobian,
+    .jacobian = disk_link_rolling_jacobian,
+    .nwork_jacobian = DISK_LINK_ROLLING_NWORK_JACOBIAN,
 };

@@ -98,7 +98,7 @@ int disk_link_sliding_rhs(double t, const double state[], const double input[], 
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (DISK_LINK_SLIDING_NWORK doubles) */
     double *M = work;
     double *J = M + DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ;
     double *Y = J + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ;
@@ -165,8 +165,8 @@ int disk_link_sliding_jacobian(double t, const double state[], const double inpu
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (DISK_LINK_SLIDING_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ;
     double *S = J + 2*DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ;
@@ -179,7 +179,8 @@ int disk_link_sliding_jacobian(double t, const double state[], const double inpu
     double *dg_du = dg_dx + DISK_LINK_SLIDING_NN*DISK_LINK_SLIDING_NX;
     double *column = dg_du + DISK_LINK_SLIDING_NN*DISK_LINK_SLIDING_NU;
     int i, k, status;
-    status = disk_link_sliding_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = disk_link_sliding_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != DISK_LINK_SLIDING_OK) return status;
     disk_link_sliding_zero(dR_dx, (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NX);
     disk_link_sliding_zero(dR_du, (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NU);
@@ -265,4 +266,23 @@ void disk_link_sliding_constraint_jacobian(double t, const double state[], const
     (void)state;
     (void)param;
     disk_link_sliding_zero(out_C, DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ);
+}
+
+void disk_link_sliding_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    disk_link_sliding_zero(out_D, DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ);
+}
+
+void disk_link_sliding_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.0;  /* x */
+    out_state[1] = 0.0;  /* th */
+    out_state[2] = 0.0;  /* s */
+    out_state[3] = 0.0;  /* x' */
+    out_state[4] = 4.0;  /* th' */
+    out_state[5] = 0.0;  /* s' */
 }

@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define DISK_LINK_SLIDING_NQ 3  /* coordinates: x, th, s */
 #define DISK_LINK_SLIDING_NH 0  /* holonomic constraints */
 #define DISK_LINK_SLIDING_NN 0  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define DISK_LINK_SLIDING_NU 0  /* inputs: none */
 #define DISK_LINK_SLIDING_NWORK 12  /* doubles of scratch for disk_link_sliding_rhs */
 #define DISK_LINK_SLIDING_NWORK_JACOBIAN (DISK_LINK_SLIDING_NWORK + 27)  /* ... for disk_link_sliding_jacobian */
+#define DISK_LINK_SLIDING_NH_ARRAY 1
+#define DISK_LINK_SLIDING_NN_ARRAY 1
+#define DISK_LINK_SLIDING_NC_ARRAY 1
+#define DISK_LINK_SLIDING_NP_ARRAY 7
+#define DISK_LINK_SLIDING_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define DISK_LINK_SLIDING_STATE_x 0
@@ -33,7 +39,7 @@ extern "C" {
 #define DISK_LINK_SLIDING_PARAM_mu_c 5
 #define DISK_LINK_SLIDING_PARAM_eps 6
 
-/* Return codes of disk_link_sliding_rhs. */
+/* Return codes of disk_link_sliding_rhs (lagrangec/model.h's lgc_model_status). */
 #define DISK_LINK_SLIDING_OK 0
 #define DISK_LINK_SLIDING_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define DISK_LINK_SLIDING_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -86,6 +92,20 @@ void disk_link_sliding_mass_matrix(double t, const double state[], const double 
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void disk_link_sliding_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = disk_link_sliding_constraint_jacobian).
+*/
+void disk_link_sliding_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (disk_link_sliding_initial_state
+** holds them at the defaults).
+*/
+void disk_link_sliding_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in disk_link_sliding_model.c. */
 struct lgc_model;

@@ -3,29 +3,42 @@
 #include "disk_link_sliding.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "th", "s" };
 static const char *const state_names[] = { "x", "th", "s", "x'", "th'", "s'" };
 static const char *const parameter_names[] = { "m", "r", "M", "k", "g", "mu_c", "eps" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 0, 0, 0, 0, 1, 0 };
 
 const lgc_model disk_link_sliding_model = {
-    "disk_link_sliding",
-    "Disk sliding, then rolling, on a sprung link (Coulomb friction)",
-    DISK_LINK_SLIDING_NQ, DISK_LINK_SLIDING_NH, DISK_LINK_SLIDING_NN, DISK_LINK_SLIDING_NX, DISK_LINK_SLIDING_NP, DISK_LINK_SLIDING_NU, DISK_LINK_SLIDING_NWORK,
-    coordinate_names, parameter_names, NULL,
-    disk_link_sliding_param_defaults, NULL, disk_link_sliding_initial_state,
-    DISK_LINK_SLIDING_ALPHA, DISK_LINK_SLIDING_BETA,
-    0,  /* conservative: T + V is conserved */
-    disk_link_sliding_rhs,
-    disk_link_sliding_residuals,
-    disk_link_sliding_energy,
-    disk_link_sliding_mass_matrix,
-    disk_link_sliding_constraint_jacobian,
-    disk_link_sliding_jacobian,
-    DISK_LINK_SLIDING_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    disk_link_sliding_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "disk_link_sliding",
+    .title = "Disk sliding, then rolling, on a sprung link (Coulomb friction)",
+    .nq = DISK_LINK_SLIDING_NQ,
+    .nh = DISK_LINK_SLIDING_NH,
+    .nn = DISK_LINK_SLIDING_NN,
+    .nx = DISK_LINK_SLIDING_NX,
+    .np = DISK_LINK_SLIDING_NP,
+    .nu = DISK_LINK_SLIDING_NU,
+    .nwork = DISK_LINK_SLIDING_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = disk_link_sliding_param_defaults,
+    .initial_state = disk_link_sliding_initial_state,
+    .initial_state_at = disk_link_sliding_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = DISK_LINK_SLIDING_ALPHA,
+    .beta = DISK_LINK_SLIDING_BETA,
+    .conservative = 0,
+    .vakonomic = 0,
+    .rhs = disk_link_sliding_rhs,
+    .kkt_terms = disk_link_sliding_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = disk_link_sliding_residuals,
+    .energy = disk_link_sliding_energy,
+    .mass_matrix = disk_link_sliding_mass_matrix,
+    .constraint_jacobian = disk_link_sliding_constraint_jacobian,
+    .constraint_coordinate_jacobian = disk_link_sliding_constraint_coordinate_jacobian,
+    .jacobian = disk_link_sliding_jacobian,
+    .nwork_jacobian = DISK_LINK_SLIDING_NWORK_JACOBIAN,
 };

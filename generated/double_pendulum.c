@@ -142,11 +142,11 @@ void double_pendulum_kkt_terms(double t, const double state[], const double inpu
     out_J[5] = 2.0*w2;
     out_J[6] = -2.0*w1;
     out_J[7] = -2.0*w2;
-    /* stabilised right-hand side of holonomic 1: x1^2 + y1^2 - l1^2 */
+    /* stabilised right-hand side of holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_r[0] = -(2.0*x1_dot*x1_dot + 2.0*y1_dot*y1_dot + 2.0*baumgarte_alpha*(y1*y1_dot + x1*x1_dot) + baumgarte_beta*(y1*y1 + x1*x1 - l1*l1));
     const double w3 = x1_dot - x2_dot;
     const double w4 = y1_dot - y2_dot;
-    /* stabilised right-hand side of holonomic 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
+    /* stabilised right-hand side of holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
     out_r[1] = -(2.0*x1_dot*w3 - baumgarte_beta*(l2*l2 - w1*w1 - w2*w2) - 2.0*x2_dot*w3 + 2.0*y1_dot*w4 + 2.0*baumgarte_alpha*(x1_dot*w1 - y2_dot*w2 - x2_dot*w1 + y1_dot*w2) - 2.0*y2_dot*w4);
 }
 
@@ -154,7 +154,7 @@ int double_pendulum_rhs(double t, const double state[], const double input[], co
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (DOUBLE_PENDULUM_NWORK doubles) */
     double *M = work;
     double *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
     double *Y = J + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
@@ -230,8 +230,8 @@ int double_pendulum_jacobian(double t, const double state[], const double input[
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (DOUBLE_PENDULUM_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
     double *S = J + 2*DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
@@ -244,7 +244,8 @@ int double_pendulum_jacobian(double t, const double state[], const double input[
     double *dg_du = dg_dx + DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NX;
     double *column = dg_du + DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NU;
     int i, k, status;
-    status = double_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = double_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != DOUBLE_PENDULUM_OK) return status;
     double_pendulum_zero(dR_dx, (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NX);
     double_pendulum_zero(dR_du, (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NU);
@@ -290,12 +291,12 @@ void double_pendulum_residuals(double t, const double state[], const double para
     const double y2_dot = state[7];  /* y2' */
     const double l1 = param[2];
     const double l2 = param[3];
-    /* holonomic 1: x1^2 + y1^2 - l1^2 */
+    /* holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_phi[0] = y1*y1 + x1*x1 - l1*l1;
     out_phi_dot[0] = 2.0*(y1*y1_dot + x1*x1_dot);
     const double w1 = x1 - x2;
     const double w2 = y1 - y2;
-    /* holonomic 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
+    /* holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
     out_phi[1] = -(l2*l2 - w1*w1 - w2*w2);
     out_phi_dot[1] = 2.0*(x1_dot*w1 - y2_dot*w2 - x2_dot*w1 + y1_dot*w2);
 }
@@ -348,14 +349,48 @@ void double_pendulum_constraint_jacobian(double t, const double state[], const d
     const double x2 = state[2];
     const double y2 = state[3];
     double_pendulum_zero(out_C, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
-    /* holonomic 1: x1^2 + y1^2 - l1^2 */
+    /* holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_C[0] = 2.0*x1;
     out_C[1] = 2.0*y1;
     const double w1 = x1 - x2;
-    /* holonomic 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
+    /* holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
     out_C[4] = 2.0*w1;
     const double w2 = y1 - y2;
     out_C[5] = 2.0*w2;
     out_C[6] = -2.0*w1;
     out_C[7] = -2.0*w2;
+}
+
+void double_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    (void)param;
+    const double x1_dot = state[4];  /* x1' */
+    const double y1_dot = state[5];  /* y1' */
+    const double x2_dot = state[6];  /* x2' */
+    const double y2_dot = state[7];  /* y2' */
+    double_pendulum_zero(out_D, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
+    /* holonomic constraint 1: x1^2 + y1^2 - l1^2 */
+    out_D[0] = 2.0*x1_dot;
+    out_D[1] = 2.0*y1_dot;
+    const double w1 = x1_dot - x2_dot;
+    /* holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
+    out_D[4] = 2.0*w1;
+    const double w2 = y1_dot - y2_dot;
+    out_D[5] = 2.0*w2;
+    out_D[6] = -2.0*w1;
+    out_D[7] = -2.0*w2;
+}
+
+void double_pendulum_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.479425538604203;  /* x1 */
+    out_state[1] = -0.8775825618903728;  /* y1 */
+    out_state[2] = 1.3208965234120995;  /* x2 */
+    out_state[3] = -1.4178848677585125;  /* y2 */
+    out_state[4] = 0.0;  /* x1' */
+    out_state[5] = 0.0;  /* y1' */
+    out_state[6] = 0.0;  /* x2' */
+    out_state[7] = 0.0;  /* y2' */
 }

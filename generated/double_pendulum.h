@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define DOUBLE_PENDULUM_NQ 4  /* coordinates: x1, y1, x2, y2 */
 #define DOUBLE_PENDULUM_NH 2  /* holonomic constraints */
 #define DOUBLE_PENDULUM_NN 0  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define DOUBLE_PENDULUM_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_NWORK 42  /* doubles of scratch for double_pendulum_rhs */
 #define DOUBLE_PENDULUM_NWORK_JACOBIAN (DOUBLE_PENDULUM_NWORK + 62)  /* ... for double_pendulum_jacobian */
+#define DOUBLE_PENDULUM_NH_ARRAY 2
+#define DOUBLE_PENDULUM_NN_ARRAY 1
+#define DOUBLE_PENDULUM_NC_ARRAY 2
+#define DOUBLE_PENDULUM_NP_ARRAY 5
+#define DOUBLE_PENDULUM_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define DOUBLE_PENDULUM_STATE_x1 0
@@ -33,7 +39,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_PARAM_l2 3
 #define DOUBLE_PENDULUM_PARAM_g 4
 
-/* Return codes of double_pendulum_rhs. */
+/* Return codes of double_pendulum_rhs (lagrangec/model.h's lgc_model_status). */
 #define DOUBLE_PENDULUM_OK 0
 #define DOUBLE_PENDULUM_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define DOUBLE_PENDULUM_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -86,6 +92,20 @@ void double_pendulum_mass_matrix(double t, const double state[], const double pa
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void double_pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = double_pendulum_constraint_jacobian).
+*/
+void double_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (double_pendulum_initial_state
+** holds them at the defaults).
+*/
+void double_pendulum_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in double_pendulum_model.c. */
 struct lgc_model;

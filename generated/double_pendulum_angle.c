@@ -93,7 +93,7 @@ int double_pendulum_angle_rhs(double t, const double state[], const double input
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (DOUBLE_PENDULUM_ANGLE_NWORK doubles) */
     double *M = work;
     double *J = M + DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ;
     double *Y = J + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ;
@@ -156,8 +156,8 @@ int double_pendulum_angle_jacobian(double t, const double state[], const double 
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ;
     double *S = J + 2*DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ;
@@ -170,7 +170,8 @@ int double_pendulum_angle_jacobian(double t, const double state[], const double 
     double *dg_du = dg_dx + DOUBLE_PENDULUM_ANGLE_NN*DOUBLE_PENDULUM_ANGLE_NX;
     double *column = dg_du + DOUBLE_PENDULUM_ANGLE_NN*DOUBLE_PENDULUM_ANGLE_NU;
     int i, k, status;
-    status = double_pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = double_pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != DOUBLE_PENDULUM_ANGLE_OK) return status;
     double_pendulum_angle_zero(dR_dx, (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NX);
     double_pendulum_angle_zero(dR_du, (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NU);
@@ -265,4 +266,21 @@ void double_pendulum_angle_constraint_jacobian(double t, const double state[], c
     (void)state;
     (void)param;
     double_pendulum_angle_zero(out_C, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
+}
+
+void double_pendulum_angle_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    double_pendulum_angle_zero(out_D, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
+}
+
+void double_pendulum_angle_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.5;  /* th1 */
+    out_state[1] = 1.0;  /* th2 */
+    out_state[2] = 0.0;  /* th1' */
+    out_state[3] = 0.0;  /* th2' */
 }

@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define DOUBLE_PENDULUM_ANGLE_NQ 2  /* coordinates: th1, th2 */
 #define DOUBLE_PENDULUM_ANGLE_NH 0  /* holonomic constraints */
 #define DOUBLE_PENDULUM_ANGLE_NN 0  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define DOUBLE_PENDULUM_ANGLE_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_ANGLE_NWORK 6  /* doubles of scratch for double_pendulum_angle_rhs */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 14)  /* ... for double_pendulum_angle_jacobian */
+#define DOUBLE_PENDULUM_ANGLE_NH_ARRAY 1
+#define DOUBLE_PENDULUM_ANGLE_NN_ARRAY 1
+#define DOUBLE_PENDULUM_ANGLE_NC_ARRAY 1
+#define DOUBLE_PENDULUM_ANGLE_NP_ARRAY 5
+#define DOUBLE_PENDULUM_ANGLE_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define DOUBLE_PENDULUM_ANGLE_STATE_th1 0
@@ -29,7 +35,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_ANGLE_PARAM_l2 3
 #define DOUBLE_PENDULUM_ANGLE_PARAM_g 4
 
-/* Return codes of double_pendulum_angle_rhs. */
+/* Return codes of double_pendulum_angle_rhs (lagrangec/model.h's lgc_model_status). */
 #define DOUBLE_PENDULUM_ANGLE_OK 0
 #define DOUBLE_PENDULUM_ANGLE_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define DOUBLE_PENDULUM_ANGLE_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -82,6 +88,20 @@ void double_pendulum_angle_mass_matrix(double t, const double state[], const dou
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void double_pendulum_angle_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = double_pendulum_angle_constraint_jacobian).
+*/
+void double_pendulum_angle_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (double_pendulum_angle_initial_state
+** holds them at the defaults).
+*/
+void double_pendulum_angle_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in double_pendulum_angle_model.c. */
 struct lgc_model;

@@ -3,29 +3,42 @@
 #include "double_pendulum_angle.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "th1", "th2" };
 static const char *const state_names[] = { "th1", "th2", "th1'", "th2'" };
 static const char *const parameter_names[] = { "m1", "m2", "l1", "l2", "g" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 1, 0, 0 };
 
 const lgc_model double_pendulum_angle_model = {
-    "double_pendulum_angle",
-    "Planar double pendulum in its angles",
-    DOUBLE_PENDULUM_ANGLE_NQ, DOUBLE_PENDULUM_ANGLE_NH, DOUBLE_PENDULUM_ANGLE_NN, DOUBLE_PENDULUM_ANGLE_NX, DOUBLE_PENDULUM_ANGLE_NP, DOUBLE_PENDULUM_ANGLE_NU, DOUBLE_PENDULUM_ANGLE_NWORK,
-    coordinate_names, parameter_names, NULL,
-    double_pendulum_angle_param_defaults, NULL, double_pendulum_angle_initial_state,
-    DOUBLE_PENDULUM_ANGLE_ALPHA, DOUBLE_PENDULUM_ANGLE_BETA,
-    1,  /* conservative: T + V is conserved */
-    double_pendulum_angle_rhs,
-    double_pendulum_angle_residuals,
-    double_pendulum_angle_energy,
-    double_pendulum_angle_mass_matrix,
-    double_pendulum_angle_constraint_jacobian,
-    double_pendulum_angle_jacobian,
-    DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    double_pendulum_angle_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "double_pendulum_angle",
+    .title = "Planar double pendulum in its angles",
+    .nq = DOUBLE_PENDULUM_ANGLE_NQ,
+    .nh = DOUBLE_PENDULUM_ANGLE_NH,
+    .nn = DOUBLE_PENDULUM_ANGLE_NN,
+    .nx = DOUBLE_PENDULUM_ANGLE_NX,
+    .np = DOUBLE_PENDULUM_ANGLE_NP,
+    .nu = DOUBLE_PENDULUM_ANGLE_NU,
+    .nwork = DOUBLE_PENDULUM_ANGLE_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = double_pendulum_angle_param_defaults,
+    .initial_state = double_pendulum_angle_initial_state,
+    .initial_state_at = double_pendulum_angle_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = DOUBLE_PENDULUM_ANGLE_ALPHA,
+    .beta = DOUBLE_PENDULUM_ANGLE_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = double_pendulum_angle_rhs,
+    .kkt_terms = double_pendulum_angle_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = double_pendulum_angle_residuals,
+    .energy = double_pendulum_angle_energy,
+    .mass_matrix = double_pendulum_angle_mass_matrix,
+    .constraint_jacobian = double_pendulum_angle_constraint_jacobian,
+    .constraint_coordinate_jacobian = double_pendulum_angle_constraint_coordinate_jacobian,
+    .jacobian = double_pendulum_angle_jacobian,
+    .nwork_jacobian = DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN,
 };

@@ -3,29 +3,44 @@
 #include "double_pendulum.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "x1", "y1", "x2", "y2" };
 static const char *const state_names[] = { "x1", "y1", "x2", "y2", "x1'", "y1'", "x2'", "y2'" };
 static const char *const parameter_names[] = { "m1", "m2", "l1", "l2", "g" };
+static const char *const constraint_labels[] = { "holonomic constraint 1: x1^2 + y1^2 - l1^2", "holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 1, 1, 1, 0, 0, 0, 0 };
 
 const lgc_model double_pendulum_model = {
-    "double_pendulum",
-    "Planar double pendulum in Cartesian coordinates",
-    DOUBLE_PENDULUM_NQ, DOUBLE_PENDULUM_NH, DOUBLE_PENDULUM_NN, DOUBLE_PENDULUM_NX, DOUBLE_PENDULUM_NP, DOUBLE_PENDULUM_NU, DOUBLE_PENDULUM_NWORK,
-    coordinate_names, parameter_names, NULL,
-    double_pendulum_param_defaults, NULL, double_pendulum_initial_state,
-    DOUBLE_PENDULUM_ALPHA, DOUBLE_PENDULUM_BETA,
-    1,  /* conservative: T + V is conserved */
-    double_pendulum_rhs,
-    double_pendulum_residuals,
-    double_pendulum_energy,
-    double_pendulum_mass_matrix,
-    double_pendulum_constraint_jacobian,
-    double_pendulum_jacobian,
-    DOUBLE_PENDULUM_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    double_pendulum_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "double_pendulum",
+    .title = "Planar double pendulum in Cartesian coordinates",
+    .nq = DOUBLE_PENDULUM_NQ,
+    .nh = DOUBLE_PENDULUM_NH,
+    .nn = DOUBLE_PENDULUM_NN,
+    .nx = DOUBLE_PENDULUM_NX,
+    .np = DOUBLE_PENDULUM_NP,
+    .nu = DOUBLE_PENDULUM_NU,
+    .nwork = DOUBLE_PENDULUM_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = double_pendulum_param_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = double_pendulum_initial_state,
+    .initial_state_at = double_pendulum_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = DOUBLE_PENDULUM_ALPHA,
+    .beta = DOUBLE_PENDULUM_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = double_pendulum_rhs,
+    .kkt_terms = double_pendulum_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = double_pendulum_residuals,
+    .energy = double_pendulum_energy,
+    .mass_matrix = double_pendulum_mass_matrix,
+    .constraint_jacobian = double_pendulum_constraint_jacobian,
+    .constraint_coordinate_jacobian = double_pendulum_constraint_coordinate_jacobian,
+    .jacobian = double_pendulum_jacobian,
+    .nwork_jacobian = DOUBLE_PENDULUM_NWORK_JACOBIAN,
 };

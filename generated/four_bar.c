@@ -146,9 +146,9 @@ void four_bar_kkt_terms(double t, const double state[], const double input[], co
     const double w15 = c*w14;
     out_J[5] = -w15;
     const double w16 = th4_dot*th4_dot;
-    /* stabilised right-hand side of holonomic 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
+    /* stabilised right-hand side of holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
     out_r[0] = -(baumgarte_alpha*(c*th4_dot*w10 - a*th2_dot*w4 - b*th3_dot*w3) - a*w7*w1 - baumgarte_beta*(d - w12 + w15 - w13) - b*w5*w2 + c*w16*w14);
-    /* stabilised right-hand side of holonomic 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
+    /* stabilised right-hand side of holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
     out_r[1] = a*w7*w4 - baumgarte_beta*(w9 - w11 + w8) - c*w16*w10 + b*w5*w3 - baumgarte_alpha*(b*th3_dot*w2 - c*th4_dot*w14 + a*th2_dot*w1);
 }
 
@@ -156,7 +156,7 @@ int four_bar_rhs(double t, const double state[], const double input[], const dou
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (FOUR_BAR_NWORK doubles) */
     double *M = work;
     double *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
     double *Y = J + FOUR_BAR_NC*FOUR_BAR_NQ;
@@ -233,8 +233,8 @@ int four_bar_jacobian(double t, const double state[], const double input[], cons
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (FOUR_BAR_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
     double *S = J + 2*FOUR_BAR_NC*FOUR_BAR_NQ;
@@ -247,7 +247,8 @@ int four_bar_jacobian(double t, const double state[], const double input[], cons
     double *dg_du = dg_dx + FOUR_BAR_NN*FOUR_BAR_NX;
     double *column = dg_du + FOUR_BAR_NN*FOUR_BAR_NU;
     int i, k, status;
-    status = four_bar_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = four_bar_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != FOUR_BAR_OK) return status;
     four_bar_zero(dR_dx, (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NX);
     four_bar_zero(dR_du, (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NU);
@@ -296,13 +297,13 @@ void four_bar_residuals(double t, const double state[], const double param[],
     const double w1 = cos(th2);
     const double w2 = cos(th4);
     const double w3 = cos(th3);
-    /* holonomic 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
+    /* holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
     out_phi[0] = -(d - a*w1 + c*w2 - b*w3);
     const double w4 = sin(th4);
     const double w5 = sin(th2);
     const double w6 = sin(th3);
     out_phi_dot[0] = c*th4_dot*w4 - a*th2_dot*w5 - b*th3_dot*w6;
-    /* holonomic 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
+    /* holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
     out_phi[1] = b*w6 - c*w4 + a*w5;
     out_phi_dot[1] = b*th3_dot*w3 - c*th4_dot*w2 + a*th2_dot*w1;
 }
@@ -375,17 +376,57 @@ void four_bar_constraint_jacobian(double t, const double state[], const double p
     const double c = param[2];
     four_bar_zero(out_C, FOUR_BAR_NC*FOUR_BAR_NQ);
     const double w1 = sin(th2);
-    /* holonomic 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
+    /* holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
     out_C[0] = -a*w1;
     const double w2 = sin(th3);
     out_C[1] = -b*w2;
     const double w3 = sin(th4);
     out_C[2] = c*w3;
     const double w4 = cos(th2);
-    /* holonomic 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
+    /* holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
     out_C[3] = a*w4;
     const double w5 = cos(th3);
     out_C[4] = b*w5;
     const double w6 = cos(th4);
     out_C[5] = -c*w6;
+}
+
+void four_bar_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    const double th2 = state[0];
+    const double th3 = state[1];
+    const double th4 = state[2];
+    const double th2_dot = state[3];  /* th2' */
+    const double th3_dot = state[4];  /* th3' */
+    const double th4_dot = state[5];  /* th4' */
+    const double a = param[0];
+    const double b = param[1];
+    const double c = param[2];
+    four_bar_zero(out_D, FOUR_BAR_NC*FOUR_BAR_NQ);
+    const double w1 = cos(th2);
+    /* holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
+    out_D[0] = -a*th2_dot*w1;
+    const double w2 = cos(th3);
+    out_D[1] = -b*th3_dot*w2;
+    const double w3 = cos(th4);
+    out_D[2] = c*th4_dot*w3;
+    const double w4 = sin(th2);
+    /* holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
+    out_D[3] = -a*th2_dot*w4;
+    const double w5 = sin(th3);
+    out_D[4] = -b*th3_dot*w5;
+    const double w6 = sin(th4);
+    out_D[5] = c*th4_dot*w6;
+}
+
+void four_bar_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.0;  /* th2 */
+    out_state[1] = 0.9733899101495463;  /* th3 */
+    out_state[2] = 1.696124157962962;  /* th4 */
+    out_state[3] = 2.0;  /* th2' */
+    out_state[4] = -1.0;  /* th3' */
+    out_state[5] = -1.0;  /* th4' */
 }

@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define FOUR_BAR_NQ 3  /* coordinates: th2, th3, th4 */
 #define FOUR_BAR_NH 2  /* holonomic constraints */
 #define FOUR_BAR_NN 0  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define FOUR_BAR_NU 0  /* inputs: none */
 #define FOUR_BAR_NWORK 30  /* doubles of scratch for four_bar_rhs */
 #define FOUR_BAR_NWORK_JACOBIAN (FOUR_BAR_NWORK + 41)  /* ... for four_bar_jacobian */
+#define FOUR_BAR_NH_ARRAY 2
+#define FOUR_BAR_NN_ARRAY 1
+#define FOUR_BAR_NC_ARRAY 2
+#define FOUR_BAR_NP_ARRAY 7
+#define FOUR_BAR_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define FOUR_BAR_STATE_th2 0
@@ -33,7 +39,7 @@ extern "C" {
 #define FOUR_BAR_PARAM_mb 5
 #define FOUR_BAR_PARAM_mc 6
 
-/* Return codes of four_bar_rhs. */
+/* Return codes of four_bar_rhs (lagrangec/model.h's lgc_model_status). */
 #define FOUR_BAR_OK 0
 #define FOUR_BAR_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define FOUR_BAR_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -86,6 +92,20 @@ void four_bar_mass_matrix(double t, const double state[], const double param[], 
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void four_bar_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = four_bar_constraint_jacobian).
+*/
+void four_bar_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (four_bar_initial_state
+** holds them at the defaults).
+*/
+void four_bar_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in four_bar_model.c. */
 struct lgc_model;

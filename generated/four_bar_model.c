@@ -3,29 +3,44 @@
 #include "four_bar.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "th2", "th3", "th4" };
 static const char *const state_names[] = { "th2", "th3", "th4", "th2'", "th3'", "th4'" };
 static const char *const parameter_names[] = { "a", "b", "c", "d", "ma", "mb", "mc" };
+static const char *const constraint_labels[] = { "holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d", "holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4)" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 1, 1, 1, 1, 1 };
 
 const lgc_model four_bar_model = {
-    "four_bar",
-    "Four-bar linkage, crank-rocker (closed kinematic loop)",
-    FOUR_BAR_NQ, FOUR_BAR_NH, FOUR_BAR_NN, FOUR_BAR_NX, FOUR_BAR_NP, FOUR_BAR_NU, FOUR_BAR_NWORK,
-    coordinate_names, parameter_names, NULL,
-    four_bar_param_defaults, NULL, four_bar_initial_state,
-    FOUR_BAR_ALPHA, FOUR_BAR_BETA,
-    1,  /* conservative: T + V is conserved */
-    four_bar_rhs,
-    four_bar_residuals,
-    four_bar_energy,
-    four_bar_mass_matrix,
-    four_bar_constraint_jacobian,
-    four_bar_jacobian,
-    FOUR_BAR_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    four_bar_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "four_bar",
+    .title = "Four-bar linkage, crank-rocker (closed kinematic loop)",
+    .nq = FOUR_BAR_NQ,
+    .nh = FOUR_BAR_NH,
+    .nn = FOUR_BAR_NN,
+    .nx = FOUR_BAR_NX,
+    .np = FOUR_BAR_NP,
+    .nu = FOUR_BAR_NU,
+    .nwork = FOUR_BAR_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = four_bar_param_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = four_bar_initial_state,
+    .initial_state_at = four_bar_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = FOUR_BAR_ALPHA,
+    .beta = FOUR_BAR_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = four_bar_rhs,
+    .kkt_terms = four_bar_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = four_bar_residuals,
+    .energy = four_bar_energy,
+    .mass_matrix = four_bar_mass_matrix,
+    .constraint_jacobian = four_bar_constraint_jacobian,
+    .constraint_coordinate_jacobian = four_bar_constraint_coordinate_jacobian,
+    .jacobian = four_bar_jacobian,
+    .nwork_jacobian = FOUR_BAR_NWORK_JACOBIAN,
 };

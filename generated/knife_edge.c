@@ -113,7 +113,7 @@ void knife_edge_kkt_terms(double t, const double state[], const double input[], 
     /* constraint Jacobian J = [A; B] */
     out_J[0] = -w2;
     out_J[1] = w3;
-    /* stabilised right-hand side of nonholonomic 1: -x'*sin(phi) + y'*cos(phi) */
+    /* stabilised right-hand side of nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
     out_r[0] = phi_dot*x_dot*w3 + phi_dot*y_dot*w2 + baumgarte_alpha*x_dot*w2 - baumgarte_alpha*y_dot*w3 - baumgarte_beta*int_g1;
     /* g, the derivatives of the integral states */
     out_g[0] = y_dot*w3 - x_dot*w2;
@@ -123,7 +123,7 @@ int knife_edge_rhs(double t, const double state[], const double input[], const d
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (KNIFE_EDGE_NWORK doubles) */
     double *M = work;
     double *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
     double *Y = J + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
@@ -186,8 +186,8 @@ int knife_edge_jacobian(double t, const double state[], const double input[], co
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (KNIFE_EDGE_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
     double *S = J + 2*KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
@@ -200,7 +200,8 @@ int knife_edge_jacobian(double t, const double state[], const double input[], co
     double *dg_du = dg_dx + KNIFE_EDGE_NN*KNIFE_EDGE_NX;
     double *column = dg_du + KNIFE_EDGE_NN*KNIFE_EDGE_NU;
     int i, k, status;
-    status = knife_edge_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = knife_edge_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != KNIFE_EDGE_OK) return status;
     knife_edge_zero(dR_dx, (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NX);
     knife_edge_zero(dR_du, (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NU);
@@ -243,7 +244,7 @@ void knife_edge_residuals(double t, const double state[], const double param[],
     const double y_dot = state[4];  /* y' */
     const double w1 = cos(phi);
     const double w2 = sin(phi);
-    /* nonholonomic 1: -x'*sin(phi) + y'*cos(phi) */
+    /* nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
     out_g[0] = y_dot*w1 - x_dot*w2;
 }
 
@@ -296,8 +297,34 @@ void knife_edge_constraint_jacobian(double t, const double state[], const double
     const double phi = state[2];
     knife_edge_zero(out_C, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
     const double w1 = sin(phi);
-    /* nonholonomic 1: -x'*sin(phi) + y'*cos(phi) */
+    /* nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
     out_C[0] = -w1;
     const double w2 = cos(phi);
     out_C[1] = w2;
+}
+
+void knife_edge_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    (void)param;
+    const double phi = state[2];
+    const double x_dot = state[3];  /* x' */
+    const double y_dot = state[4];  /* y' */
+    knife_edge_zero(out_D, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
+    const double w1 = cos(phi);
+    const double w2 = sin(phi);
+    /* nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
+    out_D[2] = -(x_dot*w1 + y_dot*w2);
+}
+
+void knife_edge_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.0;  /* x */
+    out_state[1] = 0.0;  /* y */
+    out_state[2] = 0.0;  /* phi */
+    out_state[3] = 1.0;  /* x' */
+    out_state[4] = 0.0;  /* y' */
+    out_state[5] = 1.0;  /* phi' */
+    out_state[6] = 0.0;  /* int_g1 */
 }

@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define KNIFE_EDGE_NQ 3  /* coordinates: x, y, phi */
 #define KNIFE_EDGE_NH 0  /* holonomic constraints */
 #define KNIFE_EDGE_NN 1  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define KNIFE_EDGE_NU 0  /* inputs: none */
 #define KNIFE_EDGE_NWORK 20  /* doubles of scratch for knife_edge_rhs */
 #define KNIFE_EDGE_NWORK_JACOBIAN (KNIFE_EDGE_NWORK + 46)  /* ... for knife_edge_jacobian */
+#define KNIFE_EDGE_NH_ARRAY 1
+#define KNIFE_EDGE_NN_ARRAY 1
+#define KNIFE_EDGE_NC_ARRAY 1
+#define KNIFE_EDGE_NP_ARRAY 2
+#define KNIFE_EDGE_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define KNIFE_EDGE_STATE_x 0
@@ -29,7 +35,7 @@ extern "C" {
 #define KNIFE_EDGE_PARAM_m 0
 #define KNIFE_EDGE_PARAM_l 1
 
-/* Return codes of knife_edge_rhs. */
+/* Return codes of knife_edge_rhs (lagrangec/model.h's lgc_model_status). */
 #define KNIFE_EDGE_OK 0
 #define KNIFE_EDGE_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define KNIFE_EDGE_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -82,6 +88,20 @@ void knife_edge_mass_matrix(double t, const double state[], const double param[]
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void knife_edge_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = knife_edge_constraint_jacobian).
+*/
+void knife_edge_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (knife_edge_initial_state
+** holds them at the defaults).
+*/
+void knife_edge_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in knife_edge_model.c. */
 struct lgc_model;

@@ -3,29 +3,44 @@
 #include "knife_edge.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "y", "phi" };
 static const char *const state_names[] = { "x", "y", "phi", "x'", "y'", "phi'", "int_g1" };
 static const char *const parameter_names[] = { "m", "l" };
+static const char *const constraint_labels[] = { "nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi)" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 1, 1, 1, 0, 1, 0 };
 
 const lgc_model knife_edge_model = {
-    "knife_edge",
-    "Knife-edge dumbbell (seed Examples 6.4 and 6.6)",
-    KNIFE_EDGE_NQ, KNIFE_EDGE_NH, KNIFE_EDGE_NN, KNIFE_EDGE_NX, KNIFE_EDGE_NP, KNIFE_EDGE_NU, KNIFE_EDGE_NWORK,
-    coordinate_names, parameter_names, NULL,
-    knife_edge_param_defaults, NULL, knife_edge_initial_state,
-    KNIFE_EDGE_ALPHA, KNIFE_EDGE_BETA,
-    1,  /* conservative: T + V is conserved */
-    knife_edge_rhs,
-    knife_edge_residuals,
-    knife_edge_energy,
-    knife_edge_mass_matrix,
-    knife_edge_constraint_jacobian,
-    knife_edge_jacobian,
-    KNIFE_EDGE_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    knife_edge_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "knife_edge",
+    .title = "Knife-edge dumbbell (seed Examples 6.4 and 6.6)",
+    .nq = KNIFE_EDGE_NQ,
+    .nh = KNIFE_EDGE_NH,
+    .nn = KNIFE_EDGE_NN,
+    .nx = KNIFE_EDGE_NX,
+    .np = KNIFE_EDGE_NP,
+    .nu = KNIFE_EDGE_NU,
+    .nwork = KNIFE_EDGE_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = knife_edge_param_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = knife_edge_initial_state,
+    .initial_state_at = knife_edge_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = KNIFE_EDGE_ALPHA,
+    .beta = KNIFE_EDGE_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = knife_edge_rhs,
+    .kkt_terms = knife_edge_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = knife_edge_residuals,
+    .energy = knife_edge_energy,
+    .mass_matrix = knife_edge_mass_matrix,
+    .constraint_jacobian = knife_edge_constraint_jacobian,
+    .constraint_coordinate_jacobian = knife_edge_constraint_coordinate_jacobian,
+    .jacobian = knife_edge_jacobian,
+    .nwork_jacobian = KNIFE_EDGE_NWORK_JACOBIAN,
 };

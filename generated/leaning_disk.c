@@ -170,9 +170,9 @@ void leaning_disk_kkt_terms(double t, const double state[], const double input[]
     out_J[4] = -R*w1;
     out_J[6] = 1.0;
     out_J[9] = -R*w3;
-    /* stabilised right-hand side of nonholonomic 1: x' - R*phi'*cos(psi) */
+    /* stabilised right-hand side of nonholonomic constraint 1: x' - R*phi'*cos(psi) */
     out_r[0] = -(baumgarte_alpha*x_dot - R*baumgarte_alpha*phi_dot*w1 + R*phi_dot*psi_dot*w3 + baumgarte_beta*int_g1);
-    /* stabilised right-hand side of nonholonomic 2: y' - R*phi'*sin(psi) */
+    /* stabilised right-hand side of nonholonomic constraint 2: y' - R*phi'*sin(psi) */
     out_r[1] = R*baumgarte_alpha*phi_dot*w3 - baumgarte_beta*int_g2 + R*phi_dot*psi_dot*w1 - baumgarte_alpha*y_dot;
     /* g, the derivatives of the integral states */
     out_g[0] = x_dot - R*phi_dot*w1;
@@ -183,7 +183,7 @@ int leaning_disk_rhs(double t, const double state[], const double input[], const
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (LEANING_DISK_NWORK doubles) */
     double *M = work;
     double *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
     double *Y = J + LEANING_DISK_NC*LEANING_DISK_NQ;
@@ -279,8 +279,8 @@ int leaning_disk_jacobian(double t, const double state[], const double input[], 
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (LEANING_DISK_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
     double *S = J + 2*LEANING_DISK_NC*LEANING_DISK_NQ;
@@ -293,7 +293,8 @@ int leaning_disk_jacobian(double t, const double state[], const double input[], 
     double *dg_du = dg_dx + LEANING_DISK_NN*LEANING_DISK_NX;
     double *column = dg_du + LEANING_DISK_NN*LEANING_DISK_NU;
     int i, k, status;
-    status = leaning_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = leaning_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != LEANING_DISK_OK) return status;
     leaning_disk_zero(dR_dx, (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NX);
     leaning_disk_zero(dR_du, (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NU);
@@ -336,10 +337,10 @@ void leaning_disk_residuals(double t, const double state[], const double param[]
     const double phi_dot = state[9];  /* phi' */
     const double R = param[1];
     const double w1 = cos(psi);
-    /* nonholonomic 1: x' - R*phi'*cos(psi) */
+    /* nonholonomic constraint 1: x' - R*phi'*cos(psi) */
     out_g[0] = x_dot - R*phi_dot*w1;
     const double w2 = sin(psi);
-    /* nonholonomic 2: y' - R*phi'*sin(psi) */
+    /* nonholonomic constraint 2: y' - R*phi'*sin(psi) */
     out_g[1] = y_dot - R*phi_dot*w2;
 }
 
@@ -408,12 +409,44 @@ void leaning_disk_constraint_jacobian(double t, const double state[], const doub
     const double psi = state[2];
     const double R = param[1];
     leaning_disk_zero(out_C, LEANING_DISK_NC*LEANING_DISK_NQ);
-    /* nonholonomic 1: x' - R*phi'*cos(psi) */
+    /* nonholonomic constraint 1: x' - R*phi'*cos(psi) */
     out_C[0] = 1.0;
     const double w1 = cos(psi);
     out_C[4] = -R*w1;
-    /* nonholonomic 2: y' - R*phi'*sin(psi) */
+    /* nonholonomic constraint 2: y' - R*phi'*sin(psi) */
     out_C[6] = 1.0;
     const double w2 = sin(psi);
     out_C[9] = -R*w2;
+}
+
+void leaning_disk_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    const double psi = state[2];
+    const double phi_dot = state[9];  /* phi' */
+    const double R = param[1];
+    leaning_disk_zero(out_D, LEANING_DISK_NC*LEANING_DISK_NQ);
+    const double w1 = sin(psi);
+    /* nonholonomic constraint 1: x' - R*phi'*cos(psi) */
+    out_D[2] = R*phi_dot*w1;
+    const double w2 = cos(psi);
+    /* nonholonomic constraint 2: y' - R*phi'*sin(psi) */
+    out_D[7] = -R*phi_dot*w2;
+}
+
+void leaning_disk_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.0;  /* x */
+    out_state[1] = 0.0;  /* y */
+    out_state[2] = 0.0;  /* psi */
+    out_state[3] = 0.0;  /* theta */
+    out_state[4] = 0.0;  /* phi */
+    out_state[5] = 3.0;  /* x' */
+    out_state[6] = 0.0;  /* y' */
+    out_state[7] = 0.0;  /* psi' */
+    out_state[8] = 0.0;  /* theta' */
+    out_state[9] = 6.0;  /* phi' */
+    out_state[10] = 0.0;  /* int_g1 */
+    out_state[11] = 0.0;  /* int_g2 */
 }

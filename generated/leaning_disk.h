@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define LEANING_DISK_NQ 5  /* coordinates: x, y, psi, theta, phi */
 #define LEANING_DISK_NH 0  /* holonomic constraints */
 #define LEANING_DISK_NN 2  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define LEANING_DISK_NU 0  /* inputs: none */
 #define LEANING_DISK_NWORK 56  /* doubles of scratch for leaning_disk_rhs */
 #define LEANING_DISK_NWORK_JACOBIAN (LEANING_DISK_NWORK + 127)  /* ... for leaning_disk_jacobian */
+#define LEANING_DISK_NH_ARRAY 1
+#define LEANING_DISK_NN_ARRAY 2
+#define LEANING_DISK_NC_ARRAY 2
+#define LEANING_DISK_NP_ARRAY 3
+#define LEANING_DISK_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define LEANING_DISK_STATE_x 0
@@ -35,7 +41,7 @@ extern "C" {
 #define LEANING_DISK_PARAM_R 1
 #define LEANING_DISK_PARAM_g 2
 
-/* Return codes of leaning_disk_rhs. */
+/* Return codes of leaning_disk_rhs (lagrangec/model.h's lgc_model_status). */
 #define LEANING_DISK_OK 0
 #define LEANING_DISK_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define LEANING_DISK_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -88,6 +94,20 @@ void leaning_disk_mass_matrix(double t, const double state[], const double param
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void leaning_disk_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = leaning_disk_constraint_jacobian).
+*/
+void leaning_disk_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (leaning_disk_initial_state
+** holds them at the defaults).
+*/
+void leaning_disk_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in leaning_disk_model.c. */
 struct lgc_model;

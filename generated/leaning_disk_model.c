@@ -3,29 +3,44 @@
 #include "leaning_disk.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "y", "psi", "theta", "phi" };
 static const char *const state_names[] = { "x", "y", "psi", "theta", "phi", "x'", "y'", "psi'", "theta'", "phi'", "int_g1", "int_g2" };
 static const char *const parameter_names[] = { "m", "R", "g" };
+static const char *const constraint_labels[] = { "nonholonomic constraint 1: x' - R*phi'*cos(psi)", "nonholonomic constraint 2: y' - R*phi'*sin(psi)" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0 };
 
 const lgc_model leaning_disk_model = {
-    "leaning_disk",
-    "Thin disk rolling on a plane, free to lean",
-    LEANING_DISK_NQ, LEANING_DISK_NH, LEANING_DISK_NN, LEANING_DISK_NX, LEANING_DISK_NP, LEANING_DISK_NU, LEANING_DISK_NWORK,
-    coordinate_names, parameter_names, NULL,
-    leaning_disk_param_defaults, NULL, leaning_disk_initial_state,
-    LEANING_DISK_ALPHA, LEANING_DISK_BETA,
-    1,  /* conservative: T + V is conserved */
-    leaning_disk_rhs,
-    leaning_disk_residuals,
-    leaning_disk_energy,
-    leaning_disk_mass_matrix,
-    leaning_disk_constraint_jacobian,
-    leaning_disk_jacobian,
-    LEANING_DISK_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    leaning_disk_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "leaning_disk",
+    .title = "Thin disk rolling on a plane, free to lean",
+    .nq = LEANING_DISK_NQ,
+    .nh = LEANING_DISK_NH,
+    .nn = LEANING_DISK_NN,
+    .nx = LEANING_DISK_NX,
+    .np = LEANING_DISK_NP,
+    .nu = LEANING_DISK_NU,
+    .nwork = LEANING_DISK_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = leaning_disk_param_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = leaning_disk_initial_state,
+    .initial_state_at = leaning_disk_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = LEANING_DISK_ALPHA,
+    .beta = LEANING_DISK_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = leaning_disk_rhs,
+    .kkt_terms = leaning_disk_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = leaning_disk_residuals,
+    .energy = leaning_disk_energy,
+    .mass_matrix = leaning_disk_mass_matrix,
+    .constraint_jacobian = leaning_disk_constraint_jacobian,
+    .constraint_coordinate_jacobian = leaning_disk_constraint_coordinate_jacobian,
+    .jacobian = leaning_disk_jacobian,
+    .nwork_jacobian = LEANING_DISK_NWORK_JACOBIAN,
 };

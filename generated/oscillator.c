@@ -71,7 +71,7 @@ int oscillator_rhs(double t, const double state[], const double input[], const d
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (OSCILLATOR_NWORK doubles) */
     double *M = work;
     double *J = M + OSCILLATOR_NQ*OSCILLATOR_NQ;
     double *Y = J + OSCILLATOR_NC*OSCILLATOR_NQ;
@@ -116,8 +116,8 @@ int oscillator_jacobian(double t, const double state[], const double input[], co
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (OSCILLATOR_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + OSCILLATOR_NQ*OSCILLATOR_NQ;
     double *S = J + 2*OSCILLATOR_NC*OSCILLATOR_NQ;
@@ -130,7 +130,8 @@ int oscillator_jacobian(double t, const double state[], const double input[], co
     double *dg_du = dg_dx + OSCILLATOR_NN*OSCILLATOR_NX;
     double *column = dg_du + OSCILLATOR_NN*OSCILLATOR_NU;
     int i, k, status;
-    status = oscillator_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = oscillator_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != OSCILLATOR_OK) return status;
     oscillator_zero(dR_dx, (OSCILLATOR_NQ + OSCILLATOR_NC)*OSCILLATOR_NX);
     oscillator_zero(dR_du, (OSCILLATOR_NQ + OSCILLATOR_NC)*OSCILLATOR_NU);
@@ -207,4 +208,19 @@ void oscillator_constraint_jacobian(double t, const double state[], const double
     (void)state;
     (void)param;
     oscillator_zero(out_C, OSCILLATOR_NC*OSCILLATOR_NQ);
+}
+
+void oscillator_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    oscillator_zero(out_D, OSCILLATOR_NC*OSCILLATOR_NQ);
+}
+
+void oscillator_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 1.0;  /* q */
+    out_state[1] = 0.0;  /* q' */
 }

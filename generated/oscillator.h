@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define OSCILLATOR_NQ 1  /* coordinates: q */
 #define OSCILLATOR_NH 0  /* holonomic constraints */
 #define OSCILLATOR_NN 0  /* nonholonomic constraints */
@@ -17,13 +18,18 @@ extern "C" {
 #define OSCILLATOR_NU 0  /* inputs: none */
 #define OSCILLATOR_NWORK 2  /* doubles of scratch for oscillator_rhs */
 #define OSCILLATOR_NWORK_JACOBIAN (OSCILLATOR_NWORK + 5)  /* ... for oscillator_jacobian */
+#define OSCILLATOR_NH_ARRAY 1
+#define OSCILLATOR_NN_ARRAY 1
+#define OSCILLATOR_NC_ARRAY 1
+#define OSCILLATOR_NP_ARRAY 1
+#define OSCILLATOR_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define OSCILLATOR_STATE_q 0
 #define OSCILLATOR_STATE_q_dot 1
 #define OSCILLATOR_PARAM_w 0
 
-/* Return codes of oscillator_rhs. */
+/* Return codes of oscillator_rhs (lagrangec/model.h's lgc_model_status). */
 #define OSCILLATOR_OK 0
 #define OSCILLATOR_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define OSCILLATOR_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -76,6 +82,20 @@ void oscillator_mass_matrix(double t, const double state[], const double param[]
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void oscillator_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = oscillator_constraint_jacobian).
+*/
+void oscillator_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (oscillator_initial_state
+** holds them at the defaults).
+*/
+void oscillator_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in oscillator_model.c. */
 struct lgc_model;

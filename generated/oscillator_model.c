@@ -3,29 +3,42 @@
 #include "oscillator.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "q" };
 static const char *const state_names[] = { "q", "q'" };
 static const char *const parameter_names[] = { "w" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 0 };
 
 const lgc_model oscillator_model = {
-    "oscillator",
-    "Harmonic oscillator",
-    OSCILLATOR_NQ, OSCILLATOR_NH, OSCILLATOR_NN, OSCILLATOR_NX, OSCILLATOR_NP, OSCILLATOR_NU, OSCILLATOR_NWORK,
-    coordinate_names, parameter_names, NULL,
-    oscillator_param_defaults, NULL, oscillator_initial_state,
-    OSCILLATOR_ALPHA, OSCILLATOR_BETA,
-    1,  /* conservative: T + V is conserved */
-    oscillator_rhs,
-    oscillator_residuals,
-    oscillator_energy,
-    oscillator_mass_matrix,
-    oscillator_constraint_jacobian,
-    oscillator_jacobian,
-    OSCILLATOR_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    oscillator_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "oscillator",
+    .title = "Harmonic oscillator",
+    .nq = OSCILLATOR_NQ,
+    .nh = OSCILLATOR_NH,
+    .nn = OSCILLATOR_NN,
+    .nx = OSCILLATOR_NX,
+    .np = OSCILLATOR_NP,
+    .nu = OSCILLATOR_NU,
+    .nwork = OSCILLATOR_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = oscillator_param_defaults,
+    .initial_state = oscillator_initial_state,
+    .initial_state_at = oscillator_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = OSCILLATOR_ALPHA,
+    .beta = OSCILLATOR_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = oscillator_rhs,
+    .kkt_terms = oscillator_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = oscillator_residuals,
+    .energy = oscillator_energy,
+    .mass_matrix = oscillator_mass_matrix,
+    .constraint_jacobian = oscillator_constraint_jacobian,
+    .constraint_coordinate_jacobian = oscillator_constraint_coordinate_jacobian,
+    .jacobian = oscillator_jacobian,
+    .nwork_jacobian = OSCILLATOR_NWORK_JACOBIAN,
 };

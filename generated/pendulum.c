@@ -93,7 +93,7 @@ void pendulum_kkt_terms(double t, const double state[], const double input[], co
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*x;
     out_J[1] = 2.0*y;
-    /* stabilised right-hand side of holonomic 1: x^2 + y^2 - l^2 */
+    /* stabilised right-hand side of holonomic constraint 1: x^2 + y^2 - l^2 */
     out_r[0] = -(2.0*x_dot*x_dot + 2.0*y_dot*y_dot - baumgarte_beta*(l*l - x*x - y*y) + 2.0*baumgarte_alpha*(y*y_dot + x*x_dot));
 }
 
@@ -101,7 +101,7 @@ int pendulum_rhs(double t, const double state[], const double input[], const dou
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (PENDULUM_NWORK doubles) */
     double *M = work;
     double *J = M + PENDULUM_NQ*PENDULUM_NQ;
     double *Y = J + PENDULUM_NC*PENDULUM_NQ;
@@ -151,8 +151,8 @@ int pendulum_jacobian(double t, const double state[], const double input[], cons
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (PENDULUM_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + PENDULUM_NQ*PENDULUM_NQ;
     double *S = J + 2*PENDULUM_NC*PENDULUM_NQ;
@@ -165,7 +165,8 @@ int pendulum_jacobian(double t, const double state[], const double input[], cons
     double *dg_du = dg_dx + PENDULUM_NN*PENDULUM_NX;
     double *column = dg_du + PENDULUM_NN*PENDULUM_NU;
     int i, k, status;
-    status = pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != PENDULUM_OK) return status;
     pendulum_zero(dR_dx, (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NX);
     pendulum_zero(dR_du, (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NU);
@@ -206,7 +207,7 @@ void pendulum_residuals(double t, const double state[], const double param[],
     const double x_dot = state[2];  /* x' */
     const double y_dot = state[3];  /* y' */
     const double l = param[1];
-    /* holonomic 1: x^2 + y^2 - l^2 */
+    /* holonomic constraint 1: x^2 + y^2 - l^2 */
     out_phi[0] = -(l*l - x*x - y*y);
     out_phi_dot[0] = 2.0*(y*y_dot + x*x_dot);
 }
@@ -250,7 +251,30 @@ void pendulum_constraint_jacobian(double t, const double state[], const double p
     const double x = state[0];
     const double y = state[1];
     pendulum_zero(out_C, PENDULUM_NC*PENDULUM_NQ);
-    /* holonomic 1: x^2 + y^2 - l^2 */
+    /* holonomic constraint 1: x^2 + y^2 - l^2 */
     out_C[0] = 2.0*x;
     out_C[1] = 2.0*y;
+}
+
+void pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    (void)param;
+    const double x_dot = state[2];  /* x' */
+    const double y_dot = state[3];  /* y' */
+    pendulum_zero(out_D, PENDULUM_NC*PENDULUM_NQ);
+    /* holonomic constraint 1: x^2 + y^2 - l^2 */
+    out_D[0] = 2.0*x_dot;
+    out_D[1] = 2.0*y_dot;
+}
+
+void pendulum_initial_state_at(const double param[], double out_state[])
+{
+    const double l = param[1];
+    const double w1 = sin(0.5);
+    out_state[0] = l*w1;  /* x */
+    const double w2 = cos(0.5);
+    out_state[1] = -l*w2;  /* y */
+    out_state[2] = 0.0;  /* x' */
+    out_state[3] = 0.0;  /* y' */
 }

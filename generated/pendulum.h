@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define PENDULUM_NQ 2  /* coordinates: x, y */
 #define PENDULUM_NH 1  /* holonomic constraints */
 #define PENDULUM_NN 0  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define PENDULUM_NU 0  /* inputs: none */
 #define PENDULUM_NWORK 12  /* doubles of scratch for pendulum_rhs */
 #define PENDULUM_NWORK_JACOBIAN (PENDULUM_NWORK + 19)  /* ... for pendulum_jacobian */
+#define PENDULUM_NH_ARRAY 1
+#define PENDULUM_NN_ARRAY 1
+#define PENDULUM_NC_ARRAY 1
+#define PENDULUM_NP_ARRAY 3
+#define PENDULUM_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define PENDULUM_STATE_x 0
@@ -27,7 +33,7 @@ extern "C" {
 #define PENDULUM_PARAM_l 1
 #define PENDULUM_PARAM_g 2
 
-/* Return codes of pendulum_rhs. */
+/* Return codes of pendulum_rhs (lagrangec/model.h's lgc_model_status). */
 #define PENDULUM_OK 0
 #define PENDULUM_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define PENDULUM_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -80,6 +86,20 @@ void pendulum_mass_matrix(double t, const double state[], const double param[], 
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = pendulum_constraint_jacobian).
+*/
+void pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (pendulum_initial_state
+** holds them at the defaults).
+*/
+void pendulum_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in pendulum_model.c. */
 struct lgc_model;

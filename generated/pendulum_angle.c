@@ -74,7 +74,7 @@ int pendulum_angle_rhs(double t, const double state[], const double input[], con
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (PENDULUM_ANGLE_NWORK doubles) */
     double *M = work;
     double *J = M + PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ;
     double *Y = J + PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ;
@@ -122,8 +122,8 @@ int pendulum_angle_jacobian(double t, const double state[], const double input[]
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (PENDULUM_ANGLE_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ;
     double *S = J + 2*PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ;
@@ -136,7 +136,8 @@ int pendulum_angle_jacobian(double t, const double state[], const double input[]
     double *dg_du = dg_dx + PENDULUM_ANGLE_NN*PENDULUM_ANGLE_NX;
     double *column = dg_du + PENDULUM_ANGLE_NN*PENDULUM_ANGLE_NU;
     int i, k, status;
-    status = pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != PENDULUM_ANGLE_OK) return status;
     pendulum_angle_zero(dR_dx, (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NX);
     pendulum_angle_zero(dR_du, (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NU);
@@ -217,4 +218,19 @@ void pendulum_angle_constraint_jacobian(double t, const double state[], const do
     (void)state;
     (void)param;
     pendulum_angle_zero(out_C, PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ);
+}
+
+void pendulum_angle_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    pendulum_angle_zero(out_D, PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ);
+}
+
+void pendulum_angle_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.5;  /* theta */
+    out_state[1] = 0.0;  /* theta' */
 }

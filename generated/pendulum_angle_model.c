@@ -3,29 +3,42 @@
 #include "pendulum_angle.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "theta" };
 static const char *const state_names[] = { "theta", "theta'" };
 static const char *const parameter_names[] = { "m", "l", "g" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 0 };
 
 const lgc_model pendulum_angle_model = {
-    "pendulum_angle",
-    "Planar pendulum in its angle",
-    PENDULUM_ANGLE_NQ, PENDULUM_ANGLE_NH, PENDULUM_ANGLE_NN, PENDULUM_ANGLE_NX, PENDULUM_ANGLE_NP, PENDULUM_ANGLE_NU, PENDULUM_ANGLE_NWORK,
-    coordinate_names, parameter_names, NULL,
-    pendulum_angle_param_defaults, NULL, pendulum_angle_initial_state,
-    PENDULUM_ANGLE_ALPHA, PENDULUM_ANGLE_BETA,
-    1,  /* conservative: T + V is conserved */
-    pendulum_angle_rhs,
-    pendulum_angle_residuals,
-    pendulum_angle_energy,
-    pendulum_angle_mass_matrix,
-    pendulum_angle_constraint_jacobian,
-    pendulum_angle_jacobian,
-    PENDULUM_ANGLE_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    pendulum_angle_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "pendulum_angle",
+    .title = "Planar pendulum in its angle",
+    .nq = PENDULUM_ANGLE_NQ,
+    .nh = PENDULUM_ANGLE_NH,
+    .nn = PENDULUM_ANGLE_NN,
+    .nx = PENDULUM_ANGLE_NX,
+    .np = PENDULUM_ANGLE_NP,
+    .nu = PENDULUM_ANGLE_NU,
+    .nwork = PENDULUM_ANGLE_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = pendulum_angle_param_defaults,
+    .initial_state = pendulum_angle_initial_state,
+    .initial_state_at = pendulum_angle_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = PENDULUM_ANGLE_ALPHA,
+    .beta = PENDULUM_ANGLE_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = pendulum_angle_rhs,
+    .kkt_terms = pendulum_angle_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = pendulum_angle_residuals,
+    .energy = pendulum_angle_energy,
+    .mass_matrix = pendulum_angle_mass_matrix,
+    .constraint_jacobian = pendulum_angle_constraint_jacobian,
+    .constraint_coordinate_jacobian = pendulum_angle_constraint_coordinate_jacobian,
+    .jacobian = pendulum_angle_jacobian,
+    .nwork_jacobian = PENDULUM_ANGLE_NWORK_JACOBIAN,
 };

@@ -3,29 +3,44 @@
 #include "pendulum.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "y" };
 static const char *const state_names[] = { "x", "y", "x'", "y'" };
 static const char *const parameter_names[] = { "m", "l", "g" };
+static const char *const constraint_labels[] = { "holonomic constraint 1: x^2 + y^2 - l^2" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 1, 0, 0 };
 
 const lgc_model pendulum_model = {
-    "pendulum",
-    "Planar pendulum in Cartesian coordinates",
-    PENDULUM_NQ, PENDULUM_NH, PENDULUM_NN, PENDULUM_NX, PENDULUM_NP, PENDULUM_NU, PENDULUM_NWORK,
-    coordinate_names, parameter_names, NULL,
-    pendulum_param_defaults, NULL, pendulum_initial_state,
-    PENDULUM_ALPHA, PENDULUM_BETA,
-    1,  /* conservative: T + V is conserved */
-    pendulum_rhs,
-    pendulum_residuals,
-    pendulum_energy,
-    pendulum_mass_matrix,
-    pendulum_constraint_jacobian,
-    pendulum_jacobian,
-    PENDULUM_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    pendulum_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "pendulum",
+    .title = "Planar pendulum in Cartesian coordinates",
+    .nq = PENDULUM_NQ,
+    .nh = PENDULUM_NH,
+    .nn = PENDULUM_NN,
+    .nx = PENDULUM_NX,
+    .np = PENDULUM_NP,
+    .nu = PENDULUM_NU,
+    .nwork = PENDULUM_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = pendulum_param_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = pendulum_initial_state,
+    .initial_state_at = pendulum_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = PENDULUM_ALPHA,
+    .beta = PENDULUM_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = pendulum_rhs,
+    .kkt_terms = pendulum_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = pendulum_residuals,
+    .energy = pendulum_energy,
+    .mass_matrix = pendulum_mass_matrix,
+    .constraint_jacobian = pendulum_constraint_jacobian,
+    .constraint_coordinate_jacobian = pendulum_constraint_coordinate_jacobian,
+    .jacobian = pendulum_jacobian,
+    .nwork_jacobian = PENDULUM_NWORK_JACOBIAN,
 };

@@ -199,11 +199,11 @@ void rolling_ball_kkt_terms(double t, const double state[], const double input[]
     out_J[15] = 2.0*w4;
     out_J[16] = w3;
     out_J[17] = w2;
-    /* stabilised right-hand side of holonomic 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
+    /* stabilised right-hand side of holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
     out_r[0] = -(2.0*q1_dot*q1_dot + 2.0*q2_dot*q2_dot + 2.0*q3_dot*q3_dot + 2.0*q0_dot*q0_dot + baumgarte_beta*(q1*q1 + q2*q2 + q3*q3 + q0*q0 - 1.0) + 2.0*baumgarte_alpha*(q2*q2_dot + q1*q1_dot + q0*q0_dot + q3*q3_dot));
-    /* stabilised right-hand side of nonholonomic 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
+    /* stabilised right-hand side of nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
     out_r[1] = -(2.0*baumgarte_alpha*q0_dot*q2*r + baumgarte_alpha*x_dot - 2.0*baumgarte_alpha*q0*q2_dot*r - 2.0*baumgarte_alpha*q1_dot*q3*r + baumgarte_beta*int_g1 + 2.0*baumgarte_alpha*q1*q3_dot*r);
-    /* stabilised right-hand side of nonholonomic 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
+    /* stabilised right-hand side of nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
     out_r[2] = -(baumgarte_beta*int_g2 + 2.0*baumgarte_alpha*q2*q3_dot*r - 2.0*baumgarte_alpha*q0_dot*q1*r - 2.0*baumgarte_alpha*q2_dot*q3*r + 2.0*baumgarte_alpha*q0*q1_dot*r + baumgarte_alpha*y_dot);
     /* g, the derivatives of the integral states */
     out_g[0] = x_dot + 2.0*q0_dot*q2*r + 2.0*q1*q3_dot*r - 2.0*q1_dot*q3*r - 2.0*q0*q2_dot*r;
@@ -214,7 +214,7 @@ int rolling_ball_rhs(double t, const double state[], const double input[], const
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (ROLLING_BALL_NWORK doubles) */
     double *M = work;
     double *J = M + ROLLING_BALL_NQ*ROLLING_BALL_NQ;
     double *Y = J + ROLLING_BALL_NC*ROLLING_BALL_NQ;
@@ -349,8 +349,8 @@ int rolling_ball_jacobian(double t, const double state[], const double input[], 
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (ROLLING_BALL_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + ROLLING_BALL_NQ*ROLLING_BALL_NQ;
     double *S = J + 2*ROLLING_BALL_NC*ROLLING_BALL_NQ;
@@ -363,7 +363,8 @@ int rolling_ball_jacobian(double t, const double state[], const double input[], 
     double *dg_du = dg_dx + ROLLING_BALL_NN*ROLLING_BALL_NX;
     double *column = dg_du + ROLLING_BALL_NN*ROLLING_BALL_NU;
     int i, k, status;
-    status = rolling_ball_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = rolling_ball_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != ROLLING_BALL_OK) return status;
     rolling_ball_zero(dR_dx, (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NX);
     rolling_ball_zero(dR_du, (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NU);
@@ -409,12 +410,12 @@ void rolling_ball_residuals(double t, const double state[], const double param[]
     const double q2_dot = state[10];  /* q2' */
     const double q3_dot = state[11];  /* q3' */
     const double r = param[1];
-    /* holonomic 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
+    /* holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
     out_phi[0] = q1*q1 + q2*q2 + q3*q3 + q0*q0 - 1.0;
     out_phi_dot[0] = 2.0*(q2*q2_dot + q1*q1_dot + q0*q0_dot + q3*q3_dot);
-    /* nonholonomic 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
+    /* nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
     out_g[0] = x_dot + 2.0*q0_dot*q2*r + 2.0*q1*q3_dot*r - 2.0*q1_dot*q3*r - 2.0*q0*q2_dot*r;
-    /* nonholonomic 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
+    /* nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
     out_g[1] = y_dot - 2.0*q2_dot*q3*r - 2.0*q0_dot*q1*r + 2.0*q2*q3_dot*r + 2.0*q0*q1_dot*r;
 }
 
@@ -472,12 +473,12 @@ void rolling_ball_constraint_jacobian(double t, const double state[], const doub
     const double q3 = state[5];
     const double r = param[1];
     rolling_ball_zero(out_C, ROLLING_BALL_NC*ROLLING_BALL_NQ);
-    /* holonomic 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
+    /* holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
     out_C[2] = 2.0*q0;
     out_C[3] = 2.0*q1;
     out_C[4] = 2.0*q2;
     out_C[5] = 2.0*q3;
-    /* nonholonomic 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
+    /* nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
     out_C[6] = 1.0;
     const double w1 = 2.0*q2*r;
     out_C[8] = w1;
@@ -487,10 +488,59 @@ void rolling_ball_constraint_jacobian(double t, const double state[], const doub
     out_C[10] = -2.0*w3;
     const double w4 = q1*r;
     out_C[11] = 2.0*w4;
-    /* nonholonomic 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
+    /* nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
     out_C[13] = 1.0;
     out_C[14] = -2.0*w4;
     out_C[15] = 2.0*w3;
     out_C[16] = w2;
     out_C[17] = w1;
+}
+
+void rolling_ball_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    const double q0_dot = state[8];  /* q0' */
+    const double q1_dot = state[9];  /* q1' */
+    const double q2_dot = state[10];  /* q2' */
+    const double q3_dot = state[11];  /* q3' */
+    const double r = param[1];
+    rolling_ball_zero(out_D, ROLLING_BALL_NC*ROLLING_BALL_NQ);
+    /* holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
+    out_D[2] = 2.0*q0_dot;
+    out_D[3] = 2.0*q1_dot;
+    out_D[4] = 2.0*q2_dot;
+    out_D[5] = 2.0*q3_dot;
+    const double w1 = -2.0*q2_dot*r;
+    /* nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
+    out_D[8] = w1;
+    const double w2 = 2.0*q3_dot*r;
+    out_D[9] = w2;
+    const double w3 = q0_dot*r;
+    out_D[10] = 2.0*w3;
+    const double w4 = q1_dot*r;
+    out_D[11] = -2.0*w4;
+    /* nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
+    out_D[14] = 2.0*w4;
+    out_D[15] = -2.0*w3;
+    out_D[16] = w2;
+    out_D[17] = w1;
+}
+
+void rolling_ball_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 1.0;  /* x */
+    out_state[1] = 0.0;  /* y */
+    out_state[2] = 1.0;  /* q0 */
+    out_state[3] = 0.0;  /* q1 */
+    out_state[4] = 0.0;  /* q2 */
+    out_state[5] = 0.0;  /* q3 */
+    out_state[6] = 0.0;  /* x' */
+    out_state[7] = 1.0;  /* y' */
+    out_state[8] = 0.0;  /* q0' */
+    out_state[9] = -0.5;  /* q1' */
+    out_state[10] = 0.0;  /* q2' */
+    out_state[11] = 0.0;  /* q3' */
+    out_state[12] = 0.0;  /* int_g1 */
+    out_state[13] = 0.0;  /* int_g2 */
 }

@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define ROLLING_BALL_NQ 6  /* coordinates: x, y, q0, q1, q2, q3 */
 #define ROLLING_BALL_NH 1  /* holonomic constraints */
 #define ROLLING_BALL_NN 2  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define ROLLING_BALL_NU 0  /* inputs: none */
 #define ROLLING_BALL_NWORK 90  /* doubles of scratch for rolling_ball_rhs */
 #define ROLLING_BALL_NWORK_JACOBIAN (ROLLING_BALL_NWORK + 177)  /* ... for rolling_ball_jacobian */
+#define ROLLING_BALL_NH_ARRAY 1
+#define ROLLING_BALL_NN_ARRAY 2
+#define ROLLING_BALL_NC_ARRAY 3
+#define ROLLING_BALL_NP_ARRAY 3
+#define ROLLING_BALL_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define ROLLING_BALL_STATE_x 0
@@ -37,7 +43,7 @@ extern "C" {
 #define ROLLING_BALL_PARAM_r 1
 #define ROLLING_BALL_PARAM_k 2
 
-/* Return codes of rolling_ball_rhs. */
+/* Return codes of rolling_ball_rhs (lagrangec/model.h's lgc_model_status). */
 #define ROLLING_BALL_OK 0
 #define ROLLING_BALL_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define ROLLING_BALL_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -90,6 +96,20 @@ void rolling_ball_mass_matrix(double t, const double state[], const double param
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void rolling_ball_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = rolling_ball_constraint_jacobian).
+*/
+void rolling_ball_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (rolling_ball_initial_state
+** holds them at the defaults).
+*/
+void rolling_ball_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in rolling_ball_model.c. */
 struct lgc_model;

@@ -3,29 +3,44 @@
 #include "rolling_ball.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "y", "q0", "q1", "q2", "q3" };
 static const char *const state_names[] = { "x", "y", "q0", "q1", "q2", "q3", "x'", "y'", "q0'", "q1'", "q2'", "q3'", "int_g1", "int_g2" };
 static const char *const parameter_names[] = { "m", "r", "k" };
+static const char *const constraint_labels[] = { "holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1", "nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3')", "nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2')" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0 };
 
 const lgc_model rolling_ball_model = {
-    "rolling_ball",
-    "Ball rolling on a plane (path-dependent orientation)",
-    ROLLING_BALL_NQ, ROLLING_BALL_NH, ROLLING_BALL_NN, ROLLING_BALL_NX, ROLLING_BALL_NP, ROLLING_BALL_NU, ROLLING_BALL_NWORK,
-    coordinate_names, parameter_names, NULL,
-    rolling_ball_param_defaults, NULL, rolling_ball_initial_state,
-    ROLLING_BALL_ALPHA, ROLLING_BALL_BETA,
-    1,  /* conservative: T + V is conserved */
-    rolling_ball_rhs,
-    rolling_ball_residuals,
-    rolling_ball_energy,
-    rolling_ball_mass_matrix,
-    rolling_ball_constraint_jacobian,
-    rolling_ball_jacobian,
-    ROLLING_BALL_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    rolling_ball_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "rolling_ball",
+    .title = "Ball rolling on a plane (path-dependent orientation)",
+    .nq = ROLLING_BALL_NQ,
+    .nh = ROLLING_BALL_NH,
+    .nn = ROLLING_BALL_NN,
+    .nx = ROLLING_BALL_NX,
+    .np = ROLLING_BALL_NP,
+    .nu = ROLLING_BALL_NU,
+    .nwork = ROLLING_BALL_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = rolling_ball_param_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = rolling_ball_initial_state,
+    .initial_state_at = rolling_ball_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = ROLLING_BALL_ALPHA,
+    .beta = ROLLING_BALL_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = rolling_ball_rhs,
+    .kkt_terms = rolling_ball_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = rolling_ball_residuals,
+    .energy = rolling_ball_energy,
+    .mass_matrix = rolling_ball_mass_matrix,
+    .constraint_jacobian = rolling_ball_constraint_jacobian,
+    .constraint_coordinate_jacobian = rolling_ball_constraint_coordinate_jacobian,
+    .jacobian = rolling_ball_jacobian,
+    .nwork_jacobian = ROLLING_BALL_NWORK_JACOBIAN,
 };

@@ -134,9 +134,9 @@ void rolling_disk_kkt_terms(double t, const double state[], const double input[]
     out_J[5] = 1.0;
     const double w3 = sin(th);
     out_J[7] = -r*w3;
-    /* stabilised right-hand side of nonholonomic 1: x' - r*cos(th)*ph' */
+    /* stabilised right-hand side of nonholonomic constraint 1: x' - r*cos(th)*ph' */
     out_r[0] = -(baumgarte_alpha*x_dot + ph_dot*r*th_dot*w3 + baumgarte_beta*int_g1 - baumgarte_alpha*ph_dot*r*w2);
-    /* stabilised right-hand side of nonholonomic 2: y' - r*sin(th)*ph' */
+    /* stabilised right-hand side of nonholonomic constraint 2: y' - r*sin(th)*ph' */
     out_r[1] = -(baumgarte_beta*int_g2 - baumgarte_alpha*ph_dot*r*w3 - ph_dot*r*th_dot*w2 + baumgarte_alpha*y_dot);
     /* g, the derivatives of the integral states */
     out_g[0] = x_dot - ph_dot*r*w2;
@@ -147,7 +147,7 @@ int rolling_disk_rhs(double t, const double state[], const double input[], const
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (ROLLING_DISK_NWORK doubles) */
     double *M = work;
     double *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
     double *Y = J + ROLLING_DISK_NC*ROLLING_DISK_NQ;
@@ -210,8 +210,8 @@ int rolling_disk_jacobian(double t, const double state[], const double input[], 
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (ROLLING_DISK_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
     double *S = J + 2*ROLLING_DISK_NC*ROLLING_DISK_NQ;
@@ -224,7 +224,8 @@ int rolling_disk_jacobian(double t, const double state[], const double input[], 
     double *dg_du = dg_dx + ROLLING_DISK_NN*ROLLING_DISK_NX;
     double *column = dg_du + ROLLING_DISK_NN*ROLLING_DISK_NU;
     int i, k, status;
-    status = rolling_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = rolling_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != ROLLING_DISK_OK) return status;
     rolling_disk_zero(dR_dx, (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NX);
     rolling_disk_zero(dR_du, (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NU);
@@ -267,10 +268,10 @@ void rolling_disk_residuals(double t, const double state[], const double param[]
     const double ph_dot = state[7];  /* ph' */
     const double r = param[1];
     const double w1 = cos(th);
-    /* nonholonomic 1: x' - r*cos(th)*ph' */
+    /* nonholonomic constraint 1: x' - r*cos(th)*ph' */
     out_g[0] = x_dot - ph_dot*r*w1;
     const double w2 = sin(th);
-    /* nonholonomic 2: y' - r*sin(th)*ph' */
+    /* nonholonomic constraint 2: y' - r*sin(th)*ph' */
     out_g[1] = y_dot - ph_dot*r*w2;
 }
 
@@ -318,12 +319,42 @@ void rolling_disk_constraint_jacobian(double t, const double state[], const doub
     const double th = state[2];
     const double r = param[1];
     rolling_disk_zero(out_C, ROLLING_DISK_NC*ROLLING_DISK_NQ);
-    /* nonholonomic 1: x' - r*cos(th)*ph' */
+    /* nonholonomic constraint 1: x' - r*cos(th)*ph' */
     out_C[0] = 1.0;
     const double w1 = cos(th);
     out_C[3] = -r*w1;
-    /* nonholonomic 2: y' - r*sin(th)*ph' */
+    /* nonholonomic constraint 2: y' - r*sin(th)*ph' */
     out_C[5] = 1.0;
     const double w2 = sin(th);
     out_C[7] = -r*w2;
+}
+
+void rolling_disk_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    const double th = state[2];
+    const double ph_dot = state[7];  /* ph' */
+    const double r = param[1];
+    rolling_disk_zero(out_D, ROLLING_DISK_NC*ROLLING_DISK_NQ);
+    const double w1 = sin(th);
+    /* nonholonomic constraint 1: x' - r*cos(th)*ph' */
+    out_D[2] = ph_dot*r*w1;
+    const double w2 = cos(th);
+    /* nonholonomic constraint 2: y' - r*sin(th)*ph' */
+    out_D[6] = -ph_dot*r*w2;
+}
+
+void rolling_disk_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.0;  /* x */
+    out_state[1] = 0.0;  /* y */
+    out_state[2] = 0.0;  /* th */
+    out_state[3] = 0.0;  /* ph */
+    out_state[4] = 2.0;  /* x' */
+    out_state[5] = 0.0;  /* y' */
+    out_state[6] = 1.0;  /* th' */
+    out_state[7] = 4.0;  /* ph' */
+    out_state[8] = 0.0;  /* int_g1 */
+    out_state[9] = 0.0;  /* int_g2 */
 }

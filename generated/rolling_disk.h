@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define ROLLING_DISK_NQ 4  /* coordinates: x, y, th, ph */
 #define ROLLING_DISK_NH 0  /* holonomic constraints */
 #define ROLLING_DISK_NN 2  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define ROLLING_DISK_NU 0  /* inputs: none */
 #define ROLLING_DISK_NWORK 42  /* doubles of scratch for rolling_disk_rhs */
 #define ROLLING_DISK_NWORK_JACOBIAN (ROLLING_DISK_NWORK + 96)  /* ... for rolling_disk_jacobian */
+#define ROLLING_DISK_NH_ARRAY 1
+#define ROLLING_DISK_NN_ARRAY 2
+#define ROLLING_DISK_NC_ARRAY 2
+#define ROLLING_DISK_NP_ARRAY 2
+#define ROLLING_DISK_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define ROLLING_DISK_STATE_x 0
@@ -32,7 +38,7 @@ extern "C" {
 #define ROLLING_DISK_PARAM_m 0
 #define ROLLING_DISK_PARAM_r 1
 
-/* Return codes of rolling_disk_rhs. */
+/* Return codes of rolling_disk_rhs (lagrangec/model.h's lgc_model_status). */
 #define ROLLING_DISK_OK 0
 #define ROLLING_DISK_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define ROLLING_DISK_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -85,6 +91,20 @@ void rolling_disk_mass_matrix(double t, const double state[], const double param
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void rolling_disk_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = rolling_disk_constraint_jacobian).
+*/
+void rolling_disk_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (rolling_disk_initial_state
+** holds them at the defaults).
+*/
+void rolling_disk_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in rolling_disk_model.c. */
 struct lgc_model;

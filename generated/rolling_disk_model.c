@@ -3,29 +3,44 @@
 #include "rolling_disk.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "x", "y", "th", "ph" };
 static const char *const state_names[] = { "x", "y", "th", "ph", "x'", "y'", "th'", "ph'", "int_g1", "int_g2" };
 static const char *const parameter_names[] = { "m", "r" };
+static const char *const constraint_labels[] = { "nonholonomic constraint 1: x' - r*cos(th)*ph'", "nonholonomic constraint 2: y' - r*sin(th)*ph'" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 0, 0, 0, 0, 1, 0, 1, 1, 0, 0 };
 
 const lgc_model rolling_disk_model = {
-    "rolling_disk",
-    "Vertical disk rolling on a plane",
-    ROLLING_DISK_NQ, ROLLING_DISK_NH, ROLLING_DISK_NN, ROLLING_DISK_NX, ROLLING_DISK_NP, ROLLING_DISK_NU, ROLLING_DISK_NWORK,
-    coordinate_names, parameter_names, NULL,
-    rolling_disk_param_defaults, NULL, rolling_disk_initial_state,
-    ROLLING_DISK_ALPHA, ROLLING_DISK_BETA,
-    1,  /* conservative: T + V is conserved */
-    rolling_disk_rhs,
-    rolling_disk_residuals,
-    rolling_disk_energy,
-    rolling_disk_mass_matrix,
-    rolling_disk_constraint_jacobian,
-    rolling_disk_jacobian,
-    ROLLING_DISK_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    rolling_disk_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "rolling_disk",
+    .title = "Vertical disk rolling on a plane",
+    .nq = ROLLING_DISK_NQ,
+    .nh = ROLLING_DISK_NH,
+    .nn = ROLLING_DISK_NN,
+    .nx = ROLLING_DISK_NX,
+    .np = ROLLING_DISK_NP,
+    .nu = ROLLING_DISK_NU,
+    .nwork = ROLLING_DISK_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = rolling_disk_param_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = rolling_disk_initial_state,
+    .initial_state_at = rolling_disk_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = ROLLING_DISK_ALPHA,
+    .beta = ROLLING_DISK_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = rolling_disk_rhs,
+    .kkt_terms = rolling_disk_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = rolling_disk_residuals,
+    .energy = rolling_disk_energy,
+    .mass_matrix = rolling_disk_mass_matrix,
+    .constraint_jacobian = rolling_disk_constraint_jacobian,
+    .constraint_coordinate_jacobian = rolling_disk_constraint_coordinate_jacobian,
+    .jacobian = rolling_disk_jacobian,
+    .nwork_jacobian = ROLLING_DISK_NWORK_JACOBIAN,
 };

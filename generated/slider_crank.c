@@ -137,9 +137,9 @@ void slider_crank_kkt_terms(double t, const double state[], const double input[]
     out_J[3] = w10;
     const double w11 = L*w2;
     out_J[4] = -w11;
-    /* stabilised right-hand side of holonomic 1: r*cos(theta) + L*cos(psi) - s */
+    /* stabilised right-hand side of holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
     out_r[0] = baumgarte_beta*(s - w11 - w10) + L*w5*w2 + baumgarte_alpha*(s_dot + r*theta_dot*w4 + L*psi_dot*w3) + r*w7*w1;
-    /* stabilised right-hand side of holonomic 2: r*sin(theta) - L*sin(psi) */
+    /* stabilised right-hand side of holonomic constraint 2: r*sin(theta) - L*sin(psi) */
     out_r[1] = -(L*w5*w3 + baumgarte_beta*(w8 - w9) - baumgarte_alpha*(L*psi_dot*w2 - r*theta_dot*w1) - r*w7*w4);
 }
 
@@ -147,7 +147,7 @@ int slider_crank_rhs(double t, const double state[], const double input[], const
     double baumgarte_alpha, double baumgarte_beta,
     double out_dxdt[], double out_multipliers[], double work[])
 {
-    /* work: M | J | Y | S | nu | w  (grep tag: WORK-LAYOUT, sizes in NWORK) */
+    /* work: M | J | Y | S | nu | w (SLIDER_CRANK_NWORK doubles) */
     double *M = work;
     double *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
     double *Y = J + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
@@ -215,8 +215,8 @@ int slider_crank_jacobian(double t, const double state[], const double input[], 
     double baumgarte_alpha, double baumgarte_beta,
     double out_dfdx[], double out_dfdu[], double work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR/dx | dR/du | dg/dx | dg/du | column
-       (grep tag: WORK-LAYOUT, sizes in NWORK_JACOBIAN) */
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+       (SLIDER_CRANK_NWORK_JACOBIAN doubles) */
     double *M = work;
     double *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
     double *S = J + 2*SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
@@ -229,7 +229,8 @@ int slider_crank_jacobian(double t, const double state[], const double input[], 
     double *dg_du = dg_dx + SLIDER_CRANK_NN*SLIDER_CRANK_NX;
     double *column = dg_du + SLIDER_CRANK_NN*SLIDER_CRANK_NU;
     int i, k, status;
-    status = slider_crank_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, nu, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
+    status = slider_crank_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
     if (status != SLIDER_CRANK_OK) return status;
     slider_crank_zero(dR_dx, (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NX);
     slider_crank_zero(dR_du, (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NU);
@@ -275,12 +276,12 @@ void slider_crank_residuals(double t, const double state[], const double param[]
     const double L = param[1];
     const double w1 = cos(psi);
     const double w2 = cos(theta);
-    /* holonomic 1: r*cos(theta) + L*cos(psi) - s */
+    /* holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
     out_phi[0] = -(s - L*w1 - r*w2);
     const double w3 = sin(theta);
     const double w4 = sin(psi);
     out_phi_dot[0] = -(s_dot + r*theta_dot*w3 + L*psi_dot*w4);
-    /* holonomic 2: r*sin(theta) - L*sin(psi) */
+    /* holonomic constraint 2: r*sin(theta) - L*sin(psi) */
     out_phi[1] = r*w3 - L*w4;
     out_phi_dot[1] = -(L*psi_dot*w1 - r*theta_dot*w2);
 }
@@ -348,14 +349,47 @@ void slider_crank_constraint_jacobian(double t, const double state[], const doub
     const double L = param[1];
     slider_crank_zero(out_C, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
     const double w1 = sin(theta);
-    /* holonomic 1: r*cos(theta) + L*cos(psi) - s */
+    /* holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
     out_C[0] = -r*w1;
     const double w2 = sin(psi);
     out_C[1] = -L*w2;
     out_C[2] = -1.0;
     const double w3 = cos(theta);
-    /* holonomic 2: r*sin(theta) - L*sin(psi) */
+    /* holonomic constraint 2: r*sin(theta) - L*sin(psi) */
     out_C[3] = r*w3;
     const double w4 = cos(psi);
     out_C[4] = -L*w4;
+}
+
+void slider_crank_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+{
+    (void)t;
+    const double theta = state[0];
+    const double psi = state[1];
+    const double theta_dot = state[3];  /* theta' */
+    const double psi_dot = state[4];  /* psi' */
+    const double r = param[0];
+    const double L = param[1];
+    slider_crank_zero(out_D, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
+    const double w1 = cos(theta);
+    /* holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
+    out_D[0] = -r*theta_dot*w1;
+    const double w2 = cos(psi);
+    out_D[1] = -L*psi_dot*w2;
+    const double w3 = sin(theta);
+    /* holonomic constraint 2: r*sin(theta) - L*sin(psi) */
+    out_D[3] = -r*theta_dot*w3;
+    const double w4 = sin(psi);
+    out_D[4] = L*psi_dot*w4;
+}
+
+void slider_crank_initial_state_at(const double param[], double out_state[])
+{
+    (void)param;
+    out_state[0] = 0.3;  /* theta */
+    out_state[1] = 0.09866674653012757;  /* psi */
+    out_state[2] = 0.39407456415626446;  /* s */
+    out_state[3] = 10.0;  /* theta' */
+    out_state[4] = 3.2000186250710367;  /* psi' */
+    out_state[5] = -0.3900872232014524;  /* s' */
 }

@@ -7,7 +7,8 @@
 extern "C" {
 #endif
 
-/* Sizes. */
+/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
+   arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define SLIDER_CRANK_NQ 3  /* coordinates: theta, psi, s */
 #define SLIDER_CRANK_NH 2  /* holonomic constraints */
 #define SLIDER_CRANK_NN 0  /* nonholonomic constraints */
@@ -17,6 +18,11 @@ extern "C" {
 #define SLIDER_CRANK_NU 0  /* inputs: none */
 #define SLIDER_CRANK_NWORK 30  /* doubles of scratch for slider_crank_rhs */
 #define SLIDER_CRANK_NWORK_JACOBIAN (SLIDER_CRANK_NWORK + 41)  /* ... for slider_crank_jacobian */
+#define SLIDER_CRANK_NH_ARRAY 2
+#define SLIDER_CRANK_NN_ARRAY 1
+#define SLIDER_CRANK_NC_ARRAY 2
+#define SLIDER_CRANK_NP_ARRAY 5
+#define SLIDER_CRANK_NU_ARRAY 1
 
 /* Where each quantity sits in the state, parameter and input arrays. */
 #define SLIDER_CRANK_STATE_theta 0
@@ -31,7 +37,7 @@ extern "C" {
 #define SLIDER_CRANK_PARAM_mr 3
 #define SLIDER_CRANK_PARAM_ms 4
 
-/* Return codes of slider_crank_rhs. */
+/* Return codes of slider_crank_rhs (lagrangec/model.h's lgc_model_status). */
 #define SLIDER_CRANK_OK 0
 #define SLIDER_CRANK_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define SLIDER_CRANK_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
@@ -84,6 +90,20 @@ void slider_crank_mass_matrix(double t, const double state[], const double param
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
 void slider_crank_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+
+/*
+** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
+** constraint rows change with the coordinates. On the constraints a
+** perturbation keeps C dq' + D dq = 0 (C = slider_crank_constraint_jacobian).
+*/
+void slider_crank_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+
+/*
+** The spec's initial state (NX) at the parameters param: the [initial]
+** values are expressions of the parameters (slider_crank_initial_state
+** holds them at the defaults).
+*/
+void slider_crank_initial_state_at(const double param[], double out_state[]);
 
 /* The runtime's descriptor of this model, defined in slider_crank_model.c. */
 struct lgc_model;

@@ -3,29 +3,44 @@
 #include "slider_crank.h"
 
 #include <lagrangec/model.h>
-#include <stddef.h>
 
 static const char *const coordinate_names[] = { "theta", "psi", "s" };
 static const char *const state_names[] = { "theta", "psi", "s", "theta'", "psi'", "s'" };
 static const char *const parameter_names[] = { "r", "L", "Jc", "mr", "ms" };
+static const char *const constraint_labels[] = { "holonomic constraint 1: r*cos(theta) + L*cos(psi) - s", "holonomic constraint 2: r*sin(theta) - L*sin(psi)" };
+/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
+static const unsigned char initial_given[] = { 1, 1, 1, 1, 1, 1 };
 
 const lgc_model slider_crank_model = {
-    "slider_crank",
-    "Slider-crank mechanism (closed kinematic loop)",
-    SLIDER_CRANK_NQ, SLIDER_CRANK_NH, SLIDER_CRANK_NN, SLIDER_CRANK_NX, SLIDER_CRANK_NP, SLIDER_CRANK_NU, SLIDER_CRANK_NWORK,
-    coordinate_names, parameter_names, NULL,
-    slider_crank_param_defaults, NULL, slider_crank_initial_state,
-    SLIDER_CRANK_ALPHA, SLIDER_CRANK_BETA,
-    1,  /* conservative: T + V is conserved */
-    slider_crank_rhs,
-    slider_crank_residuals,
-    slider_crank_energy,
-    slider_crank_mass_matrix,
-    slider_crank_constraint_jacobian,
-    slider_crank_jacobian,
-    SLIDER_CRANK_NWORK_JACOBIAN,
-    state_names,
-    0,  /* vakonomic */
-    slider_crank_kkt_terms,
-    1  /* the rhs's solve is straight-line code */
+    .name = "slider_crank",
+    .title = "Slider-crank mechanism (closed kinematic loop)",
+    .nq = SLIDER_CRANK_NQ,
+    .nh = SLIDER_CRANK_NH,
+    .nn = SLIDER_CRANK_NN,
+    .nx = SLIDER_CRANK_NX,
+    .np = SLIDER_CRANK_NP,
+    .nu = SLIDER_CRANK_NU,
+    .nwork = SLIDER_CRANK_NWORK,
+    .coordinate_names = coordinate_names,
+    .state_names = state_names,
+    .parameter_names = parameter_names,
+    .parameter_defaults = slider_crank_param_defaults,
+    .constraint_labels = constraint_labels,
+    .initial_state = slider_crank_initial_state,
+    .initial_state_at = slider_crank_initial_state_at,
+    .initial_given = initial_given,
+    .alpha = SLIDER_CRANK_ALPHA,
+    .beta = SLIDER_CRANK_BETA,
+    .conservative = 1,
+    .vakonomic = 0,
+    .rhs = slider_crank_rhs,
+    .kkt_terms = slider_crank_kkt_terms,
+    .straight_line_solve = 1,
+    .residuals = slider_crank_residuals,
+    .energy = slider_crank_energy,
+    .mass_matrix = slider_crank_mass_matrix,
+    .constraint_jacobian = slider_crank_constraint_jacobian,
+    .constraint_coordinate_jacobian = slider_crank_constraint_coordinate_jacobian,
+    .jacobian = slider_crank_jacobian,
+    .nwork_jacobian = SLIDER_CRANK_NWORK_JACOBIAN,
 };

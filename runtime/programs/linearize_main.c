@@ -370,7 +370,7 @@ static int refuse(const lgc_linearization *lin, int rc)
 {
     const lgc_model *m = lin->model;
     if (rc == LGC_ERR_INCONSISTENT) {
-        char what[128], name[32];
+        char what[512], name[32];
         lgc_describe_row(m, lin->bad_row, what, sizeof what);
         lgc_row_name(m, lin->bad_row, name, sizeof name);
         fprintf(stderr, "lagrangec: the point violates %s (%s = %.3g); give a point on the "
@@ -459,7 +459,7 @@ int lgc_linearize_main(const lgc_model *model, int argc, char **argv)
     if (status == LGC_EXIT_OK) {
         lgc_start_state(&sys, &given, x, fixed);
         if (opt.consistent)
-            status = lgc_start_complete(&sys, opt.t, x, fixed, "--at");
+            status = lgc_start_complete(&sys, opt.t, x, fixed, &given, "--at");
     }
     if (status == LGC_EXIT_OK)
         status = linearize(&lin, &sys, &opt, x, ind);

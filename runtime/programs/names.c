@@ -77,12 +77,13 @@ void lgc_row_name(const lgc_model *m, int row, char *buf, size_t size)
 
 void lgc_describe_row(const lgc_model *m, int row, char *buf, size_t size)
 {
+    /* Rows are [phi; phi'; g]; the labels [holonomic; nonholonomic]. */
     if (row < m->nh)
-        snprintf(buf, size, "holonomic constraint %d", row + 1);
+        snprintf(buf, size, "%s", m->constraint_labels[row]);
     else if (row < 2 * m->nh)
-        snprintf(buf, size, "the velocity form of holonomic constraint %d", row - m->nh + 1);
+        snprintf(buf, size, "the velocity form of %s", m->constraint_labels[row - m->nh]);
     else
-        snprintf(buf, size, "nonholonomic constraint %d", row - 2 * m->nh + 1);
+        snprintf(buf, size, "%s", m->constraint_labels[row - m->nh]);
 }
 
 int lgc_target_find(const lgc_model *m, const char *name, lgc_target *t)

@@ -107,7 +107,7 @@ int lgc_assign(const char *option, const char *arg, lgc_system *sys, lgc_given *
 /* Row i of [phi; phi'; g] as the CSV names it: "phi[1]", "phi[1]'", "g[1]". */
 void lgc_row_name(const lgc_model *m, int row, char *buf, size_t size);
 
-/* "holonomic constraint 1", "nonholonomic constraint 2", ... for row i. */
+/* "holonomic constraint 1: x^2 + y^2 - l^2", "the velocity form of ...", ... for row i. */
 void lgc_describe_row(const lgc_model *m, int row, char *buf, size_t size);
 
 /* What a name sets in a run: a parameter, an input, or a state's initial value. */
@@ -136,19 +136,31 @@ void lgc_given_free(lgc_given *g);
 
 /*
 ** The spec's initial state at sys's parameters with the options' values
-** over it, into x; fixed[i] = 1 for the entries given (nx each).
+** over it, into x; fixed[i] = 1 for the entries given, by the spec's
+** [initial] tables or by an option (nx each).
 */
 void lgc_start_state(const lgc_system *sys, const lgc_given *g, double x[], unsigned char fixed[]);
 
 /*
 ** --consistent: puts x on the constraints at t, changing only entries not
-** fixed, and says on stderr what it set. `option` names how values are
-** given (--init, --at). LGC_EXIT_OK or LGC_EXIT_FAILED after a message.
+** fixed, and says on stderr what it set. When the fixed entries leave no
+** solution and some were fixed by the spec alone, those become free (the
+** options' values win) and the message says so. `option` names how values
+** are given (--init, --at). LGC_EXIT_OK or LGC_EXIT_FAILED after a message.
 */
 int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
-                       const char *option);
+                       const lgc_given *g, const char *option);
 
-/* Why lgc_state_complete failed with rc, into buf (the message lgc_start_complete prints). */
+/*
+** lgc_start_complete without a word: x from before (nx) onto the
+** constraints, spec_freed[i] = 1 where a spec's value had to yield; tried
+** is scratch (nx). An lgc_status.
+*/
+int lgc_start_solve(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
+                    const lgc_given *g, const double before[], unsigned char tried[],
+                    unsigned char spec_freed[]);
+
+/* Why lgc_start_solve failed with rc, into buf (the message lgc_start_complete prints). */
 void lgc_start_incomplete(int rc, const char *option, char *buf, size_t size);
 
 /*
@@ -464,6 +476,8 @@ typedef struct lgc_sweep_worker {
     lgc_sweep *sweep;
     lgc_given given;            /* the run's initial values */
     double *values;             /* the run's values, ncolumns */
+    double *before;             /* --consistent's scratch: the start before, nx */
+    unsigned char *tried, *freed;   /* and its entries held, nx each */
     lgc_text line;              /* its result */
     lgc_output trajectory, result;
 } lgc_sweep_worker;

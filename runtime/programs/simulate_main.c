@@ -172,7 +172,7 @@ static int start(lgc_sim_run *r, const lgc_given *given)
 {
     lgc_start_state(&r->sys, given, r->x0, r->fixed);
     if (r->opt.consistent
-        && lgc_start_complete(&r->sys, 0.0, r->x0, r->fixed, "--init") != LGC_EXIT_OK)
+        && lgc_start_complete(&r->sys, 0.0, r->x0, r->fixed, given, "--init") != LGC_EXIT_OK)
         return LGC_EXIT_FAILED;
     for (int i = 0; i < r->model->nx; i++)
         if (!isfinite(r->x0[i]))

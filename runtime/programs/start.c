@@ -26,20 +26,36 @@ void lgc_given_free(lgc_given *g)
 }
 
 /*
-** The one place that knows where a start comes from. The spec's values are
-** the descriptor's initial_state (the values at the default parameters),
-** and the entries counted as given are those the options set; when the
-** descriptor gains initial_state_at(p, x) and initial_given, they replace
-** these two lines.
+** The one place that knows where a start comes from: the spec's initial
+** values at the run's parameters (they may be expressions of them), the
+** options' values over them. Given are the entries the spec's [initial]
+** tables set and those the options set.
 */
 void lgc_start_state(const lgc_system *sys, const lgc_given *g, double x[], unsigned char fixed[])
 {
     const lgc_model *m = sys->model;
-    memcpy(x, m->initial_state, (size_t)m->nx * sizeof *x);
-    memcpy(fixed, g->set, (size_t)m->nx * sizeof *fixed);
-    for (int i = 0; i < m->nx; i++)
+    m->initial_state_at(sys->p, x);
+    for (int i = 0; i < m->nx; i++) {
+        fixed[i] = g->set[i] || m->initial_given[i];
         if (g->set[i])
             x[i] = g->value[i];
+    }
+}
+
+/* Says on stderr which coordinates and velocities differ from `before`. */
+static void report_changes(const lgc_model *m, const double before[], const double x[],
+                           const unsigned char spec_freed[], const char *option)
+{
+    for (int i = 0; i < 2 * m->nq; i++) {
+        if (x[i] == before[i])
+            continue;
+        fprintf(stderr, "lagrangec: --consistent set %s = %.17g (was %.17g)", m->state_names[i],
+                x[i], before[i]);
+        if (spec_freed[i])
+            fprintf(stderr, "; the spec gives it, but with the values of %s the spec's values "
+                            "admit no state on the constraints, so %s wins", option, option);
+        fputc('\n', stderr);
+    }
 }
 
 void lgc_start_incomplete(int rc, const char *option, char *buf, size_t size)
@@ -56,27 +72,59 @@ void lgc_start_incomplete(int rc, const char *option, char *buf, size_t size)
         snprintf(buf, size, "--consistent: %s", lgc_strerror(rc));
 }
 
+int lgc_start_solve(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
+                    const lgc_given *g, const double before[], unsigned char tried[],
+                    unsigned char spec_freed[])
+{
+    const int nx = sys->model->nx, nq = sys->model->nq;
+    /*
+    ** The spec's values and the options' together may leave nothing free to
+    ** solve (the pendulum's spec gives x and y; --init x=0.5 then fixes
+    ** both): then the options' values win and the spec's become starting
+    ** values, the coordinates' first, the velocities' only if still needed.
+    */
+    int rc = LGC_OK;
+    for (int pass = 0; pass < 3; pass++) {
+        for (int i = 0; i < nx; i++) {
+            int velocity_part = i >= nq;
+            int spec_yields = pass == 2 || (pass == 1 && !velocity_part);
+            tried[i] = spec_yields ? g->set[i] : fixed[i];
+            spec_freed[i] = fixed[i] && !tried[i];
+        }
+        memcpy(x, before, (size_t)nx * sizeof *x);
+        rc = lgc_state_complete(sys, t, x, tried);
+        if (rc != LGC_ERR_RANK_LOST && rc != LGC_ERR_PROJECTION)
+            break;
+    }
+    return rc;
+}
+
 int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
-                       const char *option)
+                       const lgc_given *g, const char *option)
 {
     const lgc_model *m = sys->model;
-    double *before = malloc((size_t)m->nx * sizeof *before + 1);
-    if (!before) {
+    const int nx = m->nx;
+    double *before = malloc((size_t)nx * sizeof *before + 1);
+    unsigned char *tried = malloc((size_t)nx + 1), *spec_freed = calloc((size_t)nx + 1, 1);
+    if (!before || !tried || !spec_freed) {
+        free(before);
+        free(tried);
+        free(spec_freed);
         fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
         return LGC_EXIT_FAILED;
     }
-    memcpy(before, x, (size_t)m->nx * sizeof *before);
-    int rc = lgc_state_complete(sys, t, x, fixed);
+    memcpy(before, x, (size_t)nx * sizeof *before);
+    int rc = lgc_start_solve(sys, t, x, fixed, g, before, tried, spec_freed);
     if (rc != LGC_OK) {
-        char why[512];
+        char why[1024];
         lgc_start_incomplete(rc, option, why, sizeof why);
         fprintf(stderr, "lagrangec: %s\n", why);
+    } else {
+        report_changes(m, before, x, spec_freed, option);
     }
-    for (int i = 0; rc == LGC_OK && i < 2 * m->nq; i++)
-        if (x[i] != before[i])
-            fprintf(stderr, "lagrangec: --consistent set %s = %.17g (was %.17g)\n",
-                    m->state_names[i], x[i], before[i]);
     free(before);
+    free(tried);
+    free(spec_freed);
     return rc == LGC_OK ? LGC_EXIT_OK : LGC_EXIT_FAILED;
 }
 
@@ -92,10 +140,10 @@ int lgc_start_problem(const lgc_system *sys, double t, const double x[], char *b
     double residual = 0.0;
     int rc = lgc_state_check(sys, t, x, LGC_INITIAL_TOL, &row, &residual);
     if (rc == LGC_ERR_INCONSISTENT) {
-        char what[128], name[32];
+        char what[512], name[32];
         lgc_describe_row(m, row, what, sizeof what);
         lgc_row_name(m, row, name, sizeof name);
-        snprintf(buf, size, "the initial state violates %s: %s = %.3g at t = %g (tolerance %g "
+        snprintf(buf, size, "the initial state violates %s (%s = %.3g at t = %g, tolerance %g "
                             "relative)", what, name, residual, t, LGC_INITIAL_TOL);
     } else if (rc != LGC_OK) {
         snprintf(buf, size, "%s", lgc_strerror(rc));
@@ -105,7 +153,7 @@ int lgc_start_problem(const lgc_system *sys, double t, const double x[], char *b
 
 int lgc_start_check(const lgc_system *sys, double t, const double x[], const char *option)
 {
-    char why[512];
+    char why[1024];
     int rc = lgc_start_problem(sys, t, x, why, sizeof why);
     if (rc == LGC_OK)
         return LGC_EXIT_OK;

@@ -31,7 +31,7 @@ static int last_step_shortened(const lgc_sim_run *r, const lgc_stats *st)
 void lgc_summary_warn(const lgc_sim_run *r)
 {
     const int row = worst_row(r);
-    char what[160], name[32];
+    char what[512], name[32];
     lgc_describe_row(r->model, row, what, sizeof what);
     lgc_row_name(r->model, row, name, sizeof name);
     fprintf(stderr, "lagrangec: warning: the constraints drifted: max |%s| = %.3g, past %g (%s); ",

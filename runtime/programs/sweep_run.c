@@ -23,14 +23,24 @@ int lgc_sweep_worker_init(lgc_sweep_worker *w, lgc_sweep *s)
     memset(w, 0, sizeof *w);
     w->sweep = s;
     w->trajectory.fd = w->result.fd = -1;
+    const size_t nx = (size_t)s->model->nx + 1;
     w->values = calloc((size_t)s->ncolumns + 1, sizeof *w->values);
-    return lgc_given_init(&w->given, s->model) == LGC_OK && w->values ? LGC_OK : LGC_ERR_NOMEM;
+    w->before = calloc(nx, sizeof *w->before);
+    w->tried = calloc(nx, 1);
+    w->freed = calloc(nx, 1);
+    return lgc_given_init(&w->given, s->model) == LGC_OK && w->values && w->before && w->tried
+                   && w->freed
+               ? LGC_OK
+               : LGC_ERR_NOMEM;
 }
 
 void lgc_sweep_worker_free(lgc_sweep_worker *w)
 {
     lgc_given_free(&w->given);
     free(w->values);
+    free(w->before);
+    free(w->tried);
+    free(w->freed);
     lgc_text_free(&w->line);
     lgc_output_discard(&w->trajectory);
     lgc_output_discard(&w->result);
@@ -60,8 +70,12 @@ static int start(lgc_sweep_worker *w, unsigned long run, char *why, size_t size)
         lgc_target_set(&s->targets[j], w->values[j], &r->sys, &w->given);
     lgc_start_state(&r->sys, &w->given, r->x0, r->fixed);
     int rc = LGC_OK;
-    if (r->opt.consistent && (rc = lgc_state_complete(&r->sys, 0.0, r->x0, r->fixed)) != LGC_OK)
-        lgc_start_incomplete(rc, "--init and the run's values", why, size);
+    if (r->opt.consistent) {
+        memcpy(w->before, r->x0, (size_t)m->nx * sizeof *r->x0);
+        rc = lgc_start_solve(&r->sys, 0.0, r->x0, r->fixed, &w->given, w->before, w->tried, w->freed);
+        if (rc != LGC_OK)
+            lgc_start_incomplete(rc, "--init and the run's values", why, size);
+    }
     if (rc == LGC_OK)
         rc = lgc_start_problem(&r->sys, 0.0, r->x0, why, size);
     if (rc == LGC_OK && (rc = lgc_sim_set_gains(r)) != LGC_OK)
@@ -127,7 +141,7 @@ int lgc_sweep_run(lgc_sweep_worker *w, unsigned long run)
 {
     lgc_sweep *s = w->sweep;
     lgc_sim_run *r = &s->run;
-    char name[LGC_RUN_FILE_MAX], why[512];
+    char name[LGC_RUN_FILE_MAX], why[1024];
     const int started = start(w, run, why, sizeof why) == LGC_OK;
     if (s->trajectories) {
         lgc_run_file(run, "csv", name);

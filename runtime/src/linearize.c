@@ -4,7 +4,8 @@
 **
 ** From the generated Jacobian with alpha = beta = 0: F_vq = dq''/dq,
 ** F_vv = dq''/dv, G = dq''/du. On the constraints A dq = 0 and
-** C dv + D dq = 0, so dq = P dq_ind and dv = Vq dq_ind + Vu dv_ind, and
+** C dv + D dq = 0 (C and D = d[phi'; g]/dq the model's own functions), so
+** dq = P dq_ind and dv = Vq dq_ind + Vu dv_ind, and
 **   dq_ind' = S_qi (Vq dq_ind + Vu dv_ind)
 **   dv_ind' = S_vi [(F_vq P + F_vv Vq) dq_ind + F_vv Vu dv_ind + G du].
 */
@@ -22,8 +23,9 @@
 struct lgc_linearize_work {
     double *res;            /* 2 nh + nn: phi, phi', g */
     double *C;              /* nc x nq, row-major: [A; B] */
-    double *D;              /* nc x nq: d[phi'; g]/dq */
-    double *J0, *J1;        /* nx x nx: df/dx at alpha = 0 and alpha = 1 */
+    double *D;              /* nc x nq: d[phi'; g]/dq at fixed q' */
+    double *J0;             /* nx x nx: df/dx at alpha = beta = 0 */
+    double *f;              /* nx: f at the point */
     double *G;              /* nx x nu: df/du */
     double *jwork;          /* the model's jacobian and rhs scratch */
     double *qr, *tau;       /* nc x nq column-major, nq: pivoted QR */
@@ -56,7 +58,7 @@ static lapack_int query_lwork(int nc, int nq, int n)
 int lgc_linearization_init(lgc_linearization *lin, const lgc_model *m)
 {
     memset(lin, 0, sizeof *lin);
-    if (m->vakonomic || !m->jacobian)
+    if (m->vakonomic || !m->jacobian || !m->constraint_coordinate_jacobian)
         return LGC_ERR_ARG;
     const int nq = m->nq, nc = m->nh + m->nn, nx = m->nx;
     lin->model = m;
@@ -80,7 +82,7 @@ int lgc_linearization_init(lgc_linearization *lin, const lgc_model *m)
     w->mark = lin->v_dep + nc;
     w->nlwork = query_lwork(nc, nq, n);
     int nscratch = m->nwork_jacobian > m->nwork ? m->nwork_jacobian : m->nwork;
-    size_t nd = (size_t)(2 * m->nh + m->nn) + 3u * nc * nq + 2u * nx * nx
+    size_t nd = (size_t)(2 * m->nh + m->nn) + 3u * nc * nq + (size_t)nx * nx + (size_t)nx
                 + (size_t)nx * m->nu + (size_t)nscratch + nq + (size_t)nc * nc
                 + (size_t)nc * n + 3u * nq * nq + 2u * n * n + (size_t)n * m->nu + 2u * n
                 + (size_t)w->nlwork + 1;
@@ -97,8 +99,8 @@ int lgc_linearization_init(lgc_linearization *lin, const lgc_model *m)
     w->C = w->res + 2 * m->nh + m->nn;
     w->D = w->C + (size_t)nc * nq;
     w->J0 = w->D + (size_t)nc * nq;
-    w->J1 = w->J0 + (size_t)nx * nx;
-    w->G = w->J1 + (size_t)nx * nx;
+    w->f = w->J0 + (size_t)nx * nx;
+    w->G = w->f + nx;
     w->jwork = w->G + (size_t)nx * m->nu;
     w->qr = w->jwork + nscratch;
     w->tau = w->qr + (size_t)nc * nq;
@@ -250,27 +252,6 @@ static int choose(lgc_linearization *lin, const int q_ind[], const int v_ind[])
     return rc;
 }
 
-/*
-** D = d[phi'; g]/dq at fixed q'. The stabilised rows are C q'' = r - alpha
-** [phi'; g], so on the constraints (where [phi'; g] = 0) the alpha = 1 and
-** alpha = 0 Jacobians differ by exactly C (F_vq(1) - F_vq(0)) = -D.
-*/
-static void velocity_constraint_slope(lgc_linearization *lin)
-{
-    const lgc_model *m = lin->model;
-    const lgc_linearize_work *w = lin->w;
-    const int nq = m->nq, nx = m->nx, nc = m->nh + m->nn;
-    for (int i = 0; i < nc; i++)
-        for (int k = 0; k < nq; k++) {
-            double s = 0.0;
-            for (int l = 0; l < nq; l++) {
-                size_t at = (size_t)(nq + l) * nx + k;
-                s += w->C[(size_t)i * nq + l] * (w->J1[at] - w->J0[at]);
-            }
-            w->D[(size_t)i * nq + k] = -s;
-        }
-}
-
 /* P (dq = P dq_ind), then Vq and Vu (dv = Vq dq_ind + Vu dv_ind). */
 static int tangent_space(lgc_linearization *lin)
 {
@@ -388,21 +369,18 @@ int lgc_linearize(lgc_linearization *lin, const lgc_system *sys, double t,
     if (rc != LGC_OK)
         return rc;
     m->constraint_jacobian(t, x, sys->p, w->C);
+    m->constraint_coordinate_jacobian(t, x, sys->p, w->D);
     if ((rc = choose(lin, q_ind, v_ind)) != LGC_OK)
         return rc;
-    /* J1 first: its dfdu is overwritten by J0's, identical (u is not in phi', g). */
-    if ((rc = lgc_model_status(m->jacobian(t, x, sys->u, sys->p, 1.0, 0.0, w->J1, w->G, w->jwork))) != LGC_OK
-        || (rc = lgc_model_status(m->jacobian(t, x, sys->u, sys->p, 0.0, 0.0, w->J0, w->G, w->jwork))) != LGC_OK)
+    if ((rc = lgc_model_status(m->jacobian(t, x, sys->u, sys->p, 0.0, 0.0, w->J0, w->G, w->jwork))) != LGC_OK)
         return rc;
-    velocity_constraint_slope(lin);
     if ((rc = tangent_space(lin)) != LGC_OK)
         return rc;
     reduce(lin);
-    /* The state derivative at the point, into J1, which is no longer needed. */
-    if ((rc = lgc_model_status(m->rhs(t, x, sys->u, sys->p, 0.0, 0.0, w->J1, NULL, w->jwork))) != LGC_OK)
+    if ((rc = lgc_model_status(m->rhs(t, x, sys->u, sys->p, 0.0, 0.0, w->f, NULL, w->jwork))) != LGC_OK)
         return rc;
     lin->max_accel = 0.0;
     for (int i = 0; i < m->nq; i++)
-        lin->max_accel = fmax(lin->max_accel, fabs(w->J1[m->nq + i]));
+        lin->max_accel = fmax(lin->max_accel, fabs(w->f[m->nq + i]));
     return eigenvalues(lin);
 }

@@ -29,8 +29,9 @@ static const int ind[NI] = {CART_PENDULUM_STATE_s, CART_PENDULUM_STATE_x};
 */
 static int linearise(const double p[], double A[N][N], double B[N])
 {
-    double x[NX] = {0}, u[CART_PENDULUM_NU] = {0}, C[NQ], P[NQ][NI];
-    double dfdx[NX][NX], dfdu[NX][CART_PENDULUM_NU], work[CART_PENDULUM_NWORK_JACOBIAN];
+    /* Sizes that may be 0 in another model (NU) declare arrays by their _ARRAY length. */
+    double x[NX] = {0}, u[CART_PENDULUM_NU_ARRAY] = {0}, C[NQ], P[NQ][NI];
+    double dfdx[NX][NX], dfdu[NX][CART_PENDULUM_NU_ARRAY], work[CART_PENDULUM_NWORK_JACOBIAN];
     x[CART_PENDULUM_STATE_y] = p[CART_PENDULUM_PARAM_l];
     if (cart_pendulum_jacobian(0.0, x, u, p, 0.0, 0.0, &dfdx[0][0], &dfdu[0][0], work)
         != CART_PENDULUM_OK)
@@ -164,7 +165,7 @@ int main(void)
     printf("gains (Riccati: %d iterations): K = [%.6g %.6g %.6g %.6g]\n", iterations, K[0],
            K[1], K[2], K[3]);
 
-    double x[NX], u[CART_PENDULUM_NU], work[CART_PENDULUM_NWORK];
+    double x[NX], u[CART_PENDULUM_NU_ARRAY], work[CART_PENDULUM_NWORK];
     for (int i = 0; i < NX; i++)
         x[i] = cart_pendulum_initial_state[i];
     double settled = -1.0;  /* since when the targets hold, or -1 */

@@ -1,6 +1,6 @@
 // fuzz_spec.cpp — libFuzzer target: any bytes through the whole pipeline
-// (spec reader, expression reader, derivation in both formulations,
-// lowering, both emitters).
+// (spec reader, expression reader, derivation in both formulations, the
+// plan, every printer).
 // A SpecError is a clean rejection; anything else escaping is a finding.
 #include "lagrangec.h"
 

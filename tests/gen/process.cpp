@@ -1,6 +1,8 @@
 // process.cpp — running real programs and reading real files, for the tests.
 #include "process.hpp"
 
+#include <algorithm>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +23,14 @@ std::string slurp(const fs::path &p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+std::vector<fs::path> files_in(const fs::path &dir, const std::string &extension) {
+  std::vector<fs::path> files;
+  for (auto &e : fs::directory_iterator(dir))
+    if (e.path().extension() == extension) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 fs::path scratch(const std::string &tag) {

@@ -47,6 +47,8 @@ void resume(pid_t pid, int sig);
 #endif
 
 std::string slurp(const std::filesystem::path &p);
+// The files in dir whose names end in `extension` (".toml"), sorted.
+std::vector<std::filesystem::path> files_in(const std::filesystem::path &dir, const std::string &extension);
 // A new empty directory under the temporary directory.
 std::filesystem::path scratch(const std::string &tag);
 

@@ -1,9 +1,12 @@
 // test_cli.cpp — lagrangec as a user runs it: real processes, real files.
 // Determinism across processes, the committed generated/ being fresh, the
-// standalone compile of every generated .c, exit codes, and bad specs that
-// must each get their expected message and leave nothing on disk.
+// strict C99 compile of every generated file, spec text that stays text in
+// the C, exit codes, and bad specs that must each get their expected
+// message and leave nothing on disk.
 #include <algorithm>
 #include <fstream>
+
+#include <lagrangec/version.h>
 
 #include "process.hpp"
 
@@ -15,13 +18,7 @@ namespace {
 
 std::string lagrangec = LAGRANGEC;
 
-std::vector<fs::path> specs() {
-  std::vector<fs::path> v;
-  for (auto &e : fs::directory_iterator(SPECS_DIR))
-    if (e.path().extension() == ".toml") v.push_back(e.path());
-  std::sort(v.begin(), v.end());
-  return v;
-}
+std::vector<fs::path> specs() { return files_in(SPECS_DIR, ".toml"); }
 
 std::vector<std::string> generate_args(const fs::path &dir) {
   std::vector<std::string> args = {lagrangec, "generate"};
@@ -56,36 +53,118 @@ void committed_generated_is_fresh(void **) {
   fs::remove_all(fresh);
 }
 
-// Each NAME.c compiles as strict C99 and links with -lm alone into a
-// program that evaluates its right-hand side; its object calls no allocator.
+const std::vector<std::string> kStrictC99 = {"cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"};
+
+// Compiles (with `args`) under strict C99; fails the test with the
+// compiler's message.
+void compile(const std::string &what, std::vector<std::string> args) {
+  args.insert(args.begin(), kStrictC99.begin(), kStrictC99.end());
+  Result cc = run(args);
+  if (cc.status != 0) fail_msg("%s does not compile as strict C99:\n%s", what.c_str(), cc.err.c_str());
+}
+
+// Each NAME.c and NAME_model.c compiles as strict C99, and NAME.c links
+// with -lm alone into a program that calls every function with arrays
+// declared by the header's sizes (the _ARRAY lengths where a count may be
+// 0); NAME.c's object calls no allocator.
 void generated_c_is_standalone(void **) {
   fs::path dir = scratch("standalone");
   assert_int_equal(run(generate_args(dir)).status, 0);
   for (auto &spec : specs()) {
-    std::string name = spec.stem().string(), upper = name;
-    for (char &c : upper) c = char(std::toupper((unsigned char)c));
+    std::string name = spec.stem().string(), P = name;
+    for (char &c : P) c = char(std::toupper((unsigned char)c));
     fs::path c_file = dir / (name + ".c"), obj = dir / (name + ".o"), main_c = dir / ("main_" + name + ".c");
-    Result cc = run({"cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-c", c_file.string(), "-o", obj.string()});
-    if (cc.status != 0) fail_msg("%s.c does not compile standalone:\n%s", name.c_str(), cc.err.c_str());
+    compile(name + ".c", {"-c", c_file.string(), "-o", obj.string()});
+    compile(name + "_model.c", {"-I", dir.string(), "-I", RUNTIME_INCLUDE, "-c", (dir / (name + "_model.c")).string(),
+                                "-o", (dir / (name + "_model.o")).string()});
     Result nm = run({"nm", "-u", obj.string()});
     for (const char *f : {"malloc", "calloc", "realloc", "free"})
       if (nm.out.find(" " + std::string(f) + "\n") != std::string::npos) fail_msg("%s.o calls %s", name.c_str(), f);
-    std::ofstream(main_c) << "#include \"" << name << ".h\"\n"
-                          << "int main(void)\n{\n"
-                          << "    double dxdt[" << upper << "_NX], mult[" << upper << "_NC + 1], work[" << upper
-                          << "_NWORK], input[" << upper << "_NU + 1] = {0};\n"
-                          << "    return " << name << "_rhs(0.0, " << name << "_initial_state, input, "
-                          << (slurp(dir / (name + ".h")).find(name + "_param_defaults") != std::string::npos
-                                  ? name + "_param_defaults"
-                                  : std::string("0"))
-                          << ", 1.0, 1.0, dxdt, mult, work);\n}\n";
+    std::string n = name + "_", N = P + "_";
+    std::ofstream(main_c)
+        << "#include <math.h>\n#include \"" << name << ".h\"\n"
+        << "int main(void)\n{\n"
+        << "    double x[" << N << "NX], dxdt[" << N << "NX], multipliers[" << N << "NC_ARRAY], work[" << N << "NWORK];\n"
+        << "    double input[" << N << "NU_ARRAY] = {0}, param[" << N << "NP_ARRAY] = {0};\n"
+        << "    double phi[" << N << "NH_ARRAY], phi_dot[" << N << "NH_ARRAY], g[" << N << "NN_ARRAY];\n"
+        << "    double M[" << N << "NQ*" << N << "NQ], C[" << N << "NC_ARRAY*" << N << "NQ], D[" << N << "NC_ARRAY*" << N
+        << "NQ];\n"
+        << "    double f[" << N << "NQ], r[" << N << "NC_ARRAY], dzdt[" << N << "NN_ARRAY];\n"
+        << "    double dfdx[" << N << "NX*" << N << "NX], dfdu[" << N << "NX*" << N << "NU_ARRAY], jacobian_work[" << N
+        << "NWORK_JACOBIAN];\n"
+        << "    int i, status;\n"
+        << "#if " << N << "NP > 0\n"
+        << "    for (i = 0; i < " << N << "NP; ++i) param[i] = " << n << "param_defaults[i];\n"
+        << "#endif\n"
+        << "    " << n << "initial_state_at(param, x);\n"
+        << "    for (i = 0; i < " << N << "NX; ++i)\n"
+        << "        if (fabs(x[i] - " << n << "initial_state[i]) > 1e-15*(1 + fabs(x[i]))) return 10;\n"
+        << "    status = " << n << "rhs(0.0, x, input, param, " << N << "ALPHA, " << N << "BETA, dxdt, multipliers, work);\n"
+        << "    if (status != " << N << "OK) return 11;\n"
+        << "    status = " << n << "jacobian(0.0, x, input, param, " << N << "ALPHA, " << N
+        << "BETA, dfdx, dfdu, jacobian_work);\n"
+        << "    if (status != " << N << "OK) return 12;\n"
+        << "    " << n << "kkt_terms(0.0, x, input, param, " << N << "ALPHA, " << N << "BETA, M, f, C, r, dzdt);\n"
+        << "    " << n << "residuals(0.0, x, param, phi, phi_dot, g);\n"
+        << "    " << n << "mass_matrix(0.0, x, param, M);\n"
+        << "    " << n << "constraint_jacobian(0.0, x, param, C);\n"
+        << "    " << n << "constraint_coordinate_jacobian(0.0, x, param, D);\n"
+        << "    return " << n << "energy(0.0, x, param) == " << n << "energy(0.0, x, param) ? 0 : 13;\n"
+        << "}\n";
     fs::path exe = dir / ("main_" + name);
-    Result link = run({"cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-I", dir.string(),
-                       main_c.string(), obj.string(), "-lm", "-o", exe.string()});
-    if (link.status != 0) fail_msg("%s does not link with -lm alone:\n%s", name.c_str(), link.err.c_str());
-    assert_int_equal(run({exe.string()}).status, 0);
+    compile("main_" + name + ".c", {"-I", dir.string(), main_c.string(), obj.string(), "-lm", "-o", exe.string()});
+    Result program = run({exe.string()});
+    if (program.status != 0) fail_msg("main_%s exits %d", name.c_str(), program.status);
   }
   fs::remove_all(dir);
+}
+
+// Text from the spec reaches the C as comments and string literals: a title
+// with a trigraph (??/ is a backslash in C99), a carriage return, quotes,
+// a backslash and comment delimiters, and a constraint written over lines,
+// compile warning-free and come back as written.
+void spec_text_stays_text_in_the_c(void **) {
+  fs::path dir = scratch("text"), spec = dir / "texts.toml";
+  std::ofstream(spec) << "name = \"texts\"\n"
+                         "title = \"a ?\?/ b\\r\\\"quoted\\\" c:\\\\ */ d /* e ?\?= f\\tg\"\n"
+                         "coordinates = [\"x\", \"y\"]\nkinetic = \"(x'^2 + y'^2)/2\"\n"
+                         "[constraints]\nholonomic = [\"\"\"x^2 +\n  y^2 - 1\"\"\"]\n";
+  const std::string title = "a ?\?/ b\r\"quoted\" c:\\ */ d /* e ?\?= f\tg";
+  Result g = run({lagrangec, "generate", spec.string(), "-o", dir.string()});
+  if (g.status != 0) fail_msg("generate failed:\n%s", g.err.c_str());
+  std::ofstream(dir / "main.c") << "#include <stdio.h>\n#include <string.h>\n#include <lagrangec/model.h>\n"
+                                   "#include \"texts.h\"\n"
+                                   "int main(void)\n{\n"
+                                   "    fputs(texts_model.title, stdout);\n"
+                                   "    fputs(\"|\", stdout);\n"
+                                   "    fputs(texts_model.constraint_labels[0], stdout);\n"
+                                   "    return 0;\n}\n";
+  fs::path exe = dir / "texts";
+  compile("the title's texts.c, texts_model.c and a main",
+          {"-I", dir.string(), "-I", RUNTIME_INCLUDE, (dir / "texts.c").string(), (dir / "texts_model.c").string(),
+           (dir / "main.c").string(), "-lm", "-o", exe.string()});
+  Result r = run({exe.string()});
+  assert_int_equal(r.status, 0);
+  assert_string_equal(r.out.c_str(), (title + "|holonomic constraint 1: x^2 + y^2 - 1").c_str());
+  fs::remove_all(dir);
+}
+
+// One version, meson's project(): lagrangec --version, the first line of
+// every generated file, and the runtime library's lgc_version().
+void one_version_everywhere(void **) {
+  Result v = run({lagrangec, "--version"});
+  assert_int_equal(v.status, 0);
+  const std::string prefix = "lagrangec ";
+  if (v.out.rfind(prefix, 0) != 0) fail_msg("--version printed %s", v.out.c_str());
+  std::string version = v.out.substr(prefix.size(), v.out.find('\n') - prefix.size());
+  assert_string_equal(lgc_version(), version.c_str());
+  for (auto &f : fs::directory_iterator(GENERATED_DIR)) {
+    if (f.path().filename() == "meson.build") continue;
+    std::string first = slurp(f.path()).substr(0, 200);
+    if (first.find("enerated by lagrangec " + version + " from") == std::string::npos)  // [Gg]enerated
+      fail_msg("%s does not name version %s: %s", f.path().filename().c_str(), version.c_str(),
+               first.substr(0, first.find('\n')).c_str());
+  }
 }
 
 void exit_codes(void **) {
@@ -98,16 +177,18 @@ void exit_codes(void **) {
   assert_int_equal(run({lagrangec, "generate", "--bogus"}).status, 2);
   Result eq = run({lagrangec, "equations", std::string(SPECS_DIR) + "/knife_edge.toml"});
   assert_int_equal(eq.status, 0);
-  assert_true(eq.out.find("M = \\begin{pmatrix}") != std::string::npos);
+  if (eq.out.find("M = \\begin{pmatrix}") == std::string::npos) fail_msg("equations printed no M:\n%s", eq.out.c_str());
   Result missing = run({lagrangec, "generate", "/nonexistent.toml", "-o", "/tmp"});
   assert_int_equal(missing.status, 1);
-  assert_true(missing.err.find("/nonexistent.toml: error: cannot read the file: No such file") == 0);
+  if (missing.err.find("/nonexistent.toml: error: cannot read the file: No such file") != 0)
+    fail_msg("a missing spec: %s", missing.err.c_str());
   Result directory = run({lagrangec, "generate", SPECS_DIR, "-o", "/tmp"});
   assert_int_equal(directory.status, 1);
-  assert_true(directory.err.find("is a directory, not a spec file") != std::string::npos);
+  if (directory.err.find("is a directory, not a spec file") == std::string::npos)
+    fail_msg("a directory as the spec: %s", directory.err.c_str());
   fs::path nested = scratch("exit_codes") / "a" / "b";  // -o creates what is missing
   assert_int_equal(run({lagrangec, "generate", std::string(SPECS_DIR) + "/pendulum.toml", "-o", nested}).status, 0);
-  assert_true(fs::exists(nested / "pendulum.h"));
+  if (!fs::exists(nested / "pendulum.h")) fail_msg("-o %s: no pendulum.h there", nested.c_str());
   fs::remove_all(nested.parent_path().parent_path());
 }
 
@@ -115,11 +196,7 @@ void exit_codes(void **) {
 // of stderr with the spec's path written as {file}.
 void bad_specs_get_their_message_and_write_nothing(void **) {
   int count = 0;
-  std::vector<fs::path> files;
-  for (auto &e : fs::directory_iterator(BAD_SPECS_DIR)) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  for (auto &f : files) {
-    if (f.extension() != ".toml") continue;
+  for (auto &f : files_in(BAD_SPECS_DIR, ".toml")) {
     ++count;
     std::string first;
     std::getline(std::ifstream(f), first);
@@ -136,7 +213,7 @@ void bad_specs_get_their_message_and_write_nothing(void **) {
     if (!fs::is_empty(out)) fail_msg("%s: files were written", f.filename().c_str());
     fs::remove_all(out);
   }
-  assert_true(count > 0);
+  assert_int_not_equal(count, 0);
 }
 
 // A megabyte of nested parentheses, and of nested TOML arrays: a message at
@@ -161,7 +238,7 @@ void megabyte_of_nesting_is_refused(void **) {
     if (r.status != 1 || got.rfind(spec.string() + expected, 0) != 0)
       fail_msg("exit %d, first line\n  got:      %s\n  expected: %s%s...", r.status, got.c_str(),
                spec.c_str(), expected.c_str());
-    assert_true(fs::is_empty(out));
+    if (!fs::is_empty(out)) fail_msg("%s: files were written", expected.c_str());
   }
   fs::remove_all(dir);
 }
@@ -196,6 +273,8 @@ int main() {
       cmocka_unit_test(two_processes_write_identical_bytes),
       cmocka_unit_test(committed_generated_is_fresh),
       cmocka_unit_test(generated_c_is_standalone),
+      cmocka_unit_test(spec_text_stays_text_in_the_c),
+      cmocka_unit_test(one_version_everywhere),
       cmocka_unit_test(exit_codes),
       cmocka_unit_test(bad_specs_get_their_message_and_write_nothing),
       cmocka_unit_test(megabyte_of_nesting_is_refused),

@@ -331,13 +331,14 @@ void a_full_disk_leaves_whole_rows(void **) {
 void the_start_is_checked_and_completed(void **) {
   Result r = simulate({spec("pendulum"), "--init", "x=0.5"});
   assert_int_equal(r.status, 1);
-  assert_contains(r.err, "the initial state violates holonomic constraint 1: phi[1] = 0.0202");
+  assert_contains(r.err, "the initial state violates holonomic constraint 1: x^2 + y^2 - l^2 (phi[1] = 0.0202 at t = 0");
   assert_contains(r.err, "--consistent");
   assert_string_equal(r.out.c_str(), "");
 
   r = simulate({spec("pendulum"), "--init", "x=0.5", "--consistent", "--t-end", "0.1", "--summary-json", "-"});
   if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
   assert_contains(r.err, "lagrangec: --consistent set y = -0.8660254037844");
+  assert_contains(r.err, "the spec gives it, but with the values of --init");
   json::Value s = parse(r.out);
   assert_eq(s["initial_state"]["x"].num(), 0.5);
   assert_le(std::fabs(s["initial_state"]["y"].num() + std::sqrt(0.75)), 1e-15);
@@ -353,7 +354,12 @@ void the_start_is_checked_and_completed(void **) {
   // At rest on a shrinking rod, phi' = 1: the velocity form is named.
   r = simulate({test_spec("shrinking_rod"), "--t-end", "0.1"});
   assert_int_equal(r.status, 1);
-  assert_contains(r.err, "the velocity form of holonomic constraint 1: phi[1]' = 1");
+  assert_contains(r.err, "the velocity form of holonomic constraint 1: x^2 + y^2 - l^2 + t (phi[1]' = 1");
+
+  // The spec's initial values are expressions of l: they follow --param.
+  s = summary({spec("pendulum"), "--param", "l=2", "--t-end", "0.1", "--quiet"});
+  assert_le(std::fabs(s["initial_state"]["x"].num() - 2 * std::sin(0.5)), 1e-15);
+  assert_le(std::fabs(s["initial_state"]["y"].num() + 2 * std::cos(0.5)), 1e-15);
 }
 
 // A constrained model keeps its constraints unless told otherwise; a run

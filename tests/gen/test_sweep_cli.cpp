@@ -7,6 +7,7 @@
 // the bad-table catalogue (tests/gen/bad_runs) and other mistakes refused
 // before anything runs.
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <map>
@@ -331,8 +332,8 @@ void faults_stay_in_their_runs(void **) {
                        1, 2);
   rows = index_of(out);
   assert_string_equal(rows[1]["fault"].c_str(),
-                      "the initial state violates holonomic constraint 1: phi[1] = -3 at t = 0 (tolerance 1e-10 "
-                      "relative)");
+                      "the initial state violates holonomic constraint 1: x1^2 + y1^2 - l1^2 (phi[1] = -3 at t = 0, "
+                      "tolerance 1e-10 relative)");
   size_t lines = lines_of(slurp(out / "run" / "000002.csv")).size();
   check(lines == 1, "a refused start's trajectory has %zu lines, not its header alone", lines);
 
@@ -344,6 +345,23 @@ void faults_stay_in_their_runs(void **) {
     check(row["fault"].rfind("step size underflow", 0) == 0, "run %s: %s", row["run"].c_str(), row["fault"].c_str());
     double at = std::strtod(row["fault t"].c_str(), nullptr);
     check(at > 0.999 && at < 1.0, "run %s: underflow at t = %.17g", row["run"].c_str(), at);
+  }
+}
+
+// The pendulum's spec starts it at x = l sin(0.5), y = -l cos(0.5): a row
+// that sets l starts it there, on its own circle, with no --consistent.
+void a_rows_parameters_move_the_initial_values_made_of_them(void **) {
+  fs::path runs = write_file("lengths_only.csv", "l\n0.5\n2\n"), out = group_dir() / "lengths";
+  Result r = sweep({spec("pendulum"), "--runs", runs.string(), "--t-end", "0.1", "--dt", "1e-2", "--out", out.string()});
+  if (r.status != 0) fail_msg("exit %d:\n%s", r.status, r.err.c_str());
+  for (int k = 1; k <= 2; ++k) {
+    const double l = k == 1 ? 0.5 : 2.0;
+    char name[32];
+    std::snprintf(name, sizeof name, "run/%06d.csv", k);
+    std::vector<std::string> first = fields_of(lines_of(slurp(out / name)).at(1));
+    const double x = std::strtod(first.at(1).c_str(), nullptr), y = std::strtod(first.at(2).c_str(), nullptr);
+    check(std::fabs(x - l * std::sin(0.5)) < 1e-15 * l && std::fabs(y + l * std::cos(0.5)) < 1e-15 * l,
+          "run %d (l = %g) starts at (%.17g, %.17g)", k, l, x, y);
   }
 }
 
@@ -452,6 +470,7 @@ int main() {
       cmocka_unit_test(a_killed_sweep_resumes_to_the_same_bytes),
       cmocka_unit_test(shards_merge_into_the_whole),
       cmocka_unit_test(faults_stay_in_their_runs),
+      cmocka_unit_test(a_rows_parameters_move_the_initial_values_made_of_them),
       cmocka_unit_test(bad_runs_tables_get_their_message_and_run_nothing),
       cmocka_unit_test(mistakes_are_refused_before_anything_runs),
   };

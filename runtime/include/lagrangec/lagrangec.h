@@ -6,6 +6,7 @@
 
 #include "lagrangec/model.h"
 #include "lagrangec/status.h"
+#include "lagrangec/version.h"
 #include "lagrangec/system.h"
 #include "lagrangec/stepper.h"
 #include "lagrangec/control.h"

@@ -34,7 +34,7 @@ typedef struct lgc_linearization {
     lgc_linearize_work *w;  /* workspace, allocated once by init */
 } lgc_linearization;
 
-/* Allocates everything lgc_linearize needs; LGC_ERR_ARG for a vakonomic model. */
+/* Allocates everything lgc_linearize needs; LGC_ERR_ARG for a vakonomic model or one without Jacobians. */
 int lgc_linearization_init(lgc_linearization *lin, const lgc_model *model);
 void lgc_linearization_free(lgc_linearization *lin);
 

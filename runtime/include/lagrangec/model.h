@@ -11,7 +11,11 @@
 extern "C" {
 #endif
 
-/* Return codes of a model's rhs (the generated code uses the same values). */
+/*
+** Return codes of a model's rhs and jacobian: the one definition. The
+** generator prints each generated header's NAME_OK, NAME_SINGULAR_MASS and
+** NAME_SINGULAR_CONSTRAINTS from these values.
+*/
 enum lgc_model_status {
     LGC_MODEL_OK = 0,
     LGC_MODEL_SINGULAR_MASS = 1,        /* M(q, t) not positive definite */
@@ -19,13 +23,16 @@ enum lgc_model_status {
 };
 
 /*
-** State layout (grep tag: STATE-LAYOUT, kept in step with gen/emit_c.cpp):
+** State layout (grep tag: STATE-LAYOUT, the generator's gen/plan.cpp):
 **   x[0 .. nq)           coordinates q
 **   x[nq .. 2nq)         velocities q'
 **   x[2nq .. 2nq+nn)     integrals of the nonholonomic residuals, z = ∫g dt
 **   x[2nq+nn .. nx)      vakonomic formulation only: the multipliers mu
 ** Constraint rows are ordered holonomic first, then nonholonomic:
 **   C = [A; B] is (nh+nn) x nq, row-major; multipliers are [lambda; mu].
+**
+** A generated NAME_model.c sets every field by name. Lists of zero entries
+** (no parameters, no inputs, no constraints) are NULL.
 */
 typedef struct lgc_model {
     const char *name;                   /* the spec's `name` */
@@ -38,18 +45,31 @@ typedef struct lgc_model {
     int nu;                             /* control inputs */
     int nwork;                          /* doubles of scratch rhs needs */
     const char *const *coordinate_names;    /* nq */
+    const char *const *state_names;         /* nx: x, x', int_g1, (vakonomic) mu1 */
     const char *const *parameter_names;     /* np */
     const char *const *input_names;         /* nu */
+    /* nh + nn, for messages: "holonomic constraint 1: x^2 + y^2 - l^2". */
+    const char *const *constraint_labels;
     const double *parameter_defaults;       /* np */
     const double *input_defaults;           /* nu */
-    const double *initial_state;            /* nx */
+    const double *initial_state;            /* nx, at the parameter defaults */
+    /* The spec's initial state at parameters p ([initial] values may be expressions of them). */
+    void (*initial_state_at)(const double p[], double x[]);
+    /* nx: 1 where the spec's [initial] tables give the value, 0 where it defaulted to 0. */
+    const unsigned char *initial_given;
     double alpha, beta;                 /* the spec's Baumgarte defaults */
     int conservative;                   /* no forces, no explicit t: T + V is conserved */
+    int vakonomic;                      /* nonholonomic multipliers are states */
 
     /* dx/dt of the stabilised first-order system; multipliers may be NULL. */
     int (*rhs)(double t, const double x[], const double u[], const double p[],
                double alpha, double beta, double dxdt[], double multipliers[],
                double work[]);
+    /* The KKT pieces rhs solves: M (lower triangle), f = Q - k, J, r, and g. */
+    void (*kkt_terms)(double t, const double x[], const double u[], const double p[],
+                      double alpha, double beta, double M[], double f[], double J[],
+                      double r[], double g[]);
+    int straight_line_solve;            /* rhs's solve is specialised straight-line code */
     /* phi (nh), phi' (nh), g (nn) at the state x. */
     void (*residuals)(double t, const double x[], const double p[],
                       double phi[], double phi_dot[], double g[]);
@@ -60,18 +80,15 @@ typedef struct lgc_model {
     /* C = [A; B] = d(phi', g)/dq', (nh+nn) x nq, row-major. */
     void (*constraint_jacobian)(double t, const double x[], const double p[],
                                 double C[]);
-    /* df/dx (nx x nx) and df/du (nx x nu) of rhs's system, row-major. */
+    /* D = d(phi', g)/dq at fixed q', (nh+nn) x nq, row-major. */
+    void (*constraint_coordinate_jacobian)(double t, const double x[], const double p[],
+                                           double D[]);
+    /* df/dx (nx x nx) and df/du (nx x nu) of rhs's system, row-major; NULL
+       when generated with --no-jacobian. */
     int (*jacobian)(double t, const double x[], const double u[], const double p[],
                     double alpha, double beta, double dfdx[], double dfdu[],
                     double work[]);
     int nwork_jacobian;                 /* doubles of scratch jacobian needs */
-    const char *const *state_names;     /* nx: x, x', int_g1, (vakonomic) mu1 */
-    int vakonomic;                      /* nonholonomic multipliers are states */
-    /* The KKT pieces rhs solves: M (lower triangle), f = Q - k, J, r, and g. */
-    void (*kkt_terms)(double t, const double x[], const double u[], const double p[],
-                      double alpha, double beta, double M[], double f[], double J[],
-                      double r[], double g[]);
-    int straight_line_solve;            /* rhs's solve is specialised straight-line code */
 } lgc_model;
 
 #ifdef __cplusplus

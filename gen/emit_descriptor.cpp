@@ -1,0 +1,98 @@
+// emit_descriptor.cpp — prints NAME_model.c: the runtime's lgc_model for
+// the plan, every field set by name (lagrangec/model.h says what each one
+// holds), so the descriptor never depends on the order of the struct.
+#include "lagrangec.h"
+
+#include <sstream>
+
+namespace lgc {
+
+namespace {
+
+std::string string_array(const std::vector<std::string> &items) {
+  std::string s = "{";
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : " ") + string_literal(items[i]);
+  return s + " }";
+}
+
+std::vector<std::string> names_of(const std::vector<NamedValue> &v) {
+  std::vector<std::string> names;
+  for (auto &x : v) names.push_back(x.name);
+  return names;
+}
+
+}  // namespace
+
+std::string emit_descriptor(const Plan &plan) {
+  const Model &m = plan.model;
+  const Names &n = plan.names;
+  const Spec &spec = *m.spec;
+  std::ostringstream s;
+  s << banner(plan, n.p + "_model.c");
+  s << "/* The runtime's descriptor of the model; " << n.p << ".c itself does not depend on the runtime. */\n";
+  s << "#include \"" << n.p << ".h\"\n\n#include <lagrangec/model.h>\n\n";
+
+  std::vector<std::string> state_names, labels;
+  std::string given;
+  for (auto &x : m.state) {
+    state_names.push_back(x.name);
+    given += std::string(given.empty() ? " " : ", ") + (x.given ? "1" : "0");
+  }
+  for (size_t c = 0; c < m.nc(); ++c) labels.push_back(m.constraint_label(c));
+  s << "static const char *const coordinate_names[] = " << string_array(names_of(spec.coordinates)) << ";\n";
+  s << "static const char *const state_names[] = " << string_array(state_names) << ";\n";
+  if (!spec.parameters.empty())
+    s << "static const char *const parameter_names[] = " << string_array(names_of(spec.parameters)) << ";\n";
+  if (!spec.inputs.empty())
+    s << "static const char *const input_names[] = " << string_array(names_of(spec.inputs)) << ";\n";
+  if (!labels.empty()) s << "static const char *const constraint_labels[] = " << string_array(labels) << ";\n";
+  s << "/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */\n";
+  s << "static const unsigned char initial_given[] = {" << given << " };\n";
+
+  s << "\nconst lgc_model " << n.fn("model") << " = {\n";
+  auto field = [&](const char *name, const std::string &value) { s << "    ." << name << " = " << value << ",\n"; };
+  field("name", string_literal(spec.name));
+  field("title", string_literal(spec.title));
+  for (Size size : {Size::nq, Size::nh, Size::nn, Size::nx, Size::np, Size::nu}) {
+    std::string member = size_suffix(size);
+    for (char &c : member) c = char(std::tolower((unsigned char)c));
+    field(member.c_str(), n.size(size));
+  }
+  field("nwork", n.size(Size::nwork));
+  field("coordinate_names", "coordinate_names");
+  field("state_names", "state_names");
+  if (!spec.parameters.empty()) {
+    field("parameter_names", "parameter_names");
+    field("parameter_defaults", n.fn("param_defaults"));
+  }
+  if (!spec.inputs.empty()) {
+    field("input_names", "input_names");
+    field("input_defaults", n.fn("input_defaults"));
+  }
+  if (!labels.empty()) field("constraint_labels", "constraint_labels");
+  field("initial_state", n.fn("initial_state"));
+  field("initial_state_at", n.fn("initial_state_at"));
+  field("initial_given", "initial_given");
+  field("alpha", n.size("ALPHA"));
+  field("beta", n.size("BETA"));
+  field("conservative", m.conservative ? "1" : "0");
+  field("vakonomic", m.mu.empty() ? "0" : "1");
+  field("rhs", n.fn("rhs"));
+  field("kkt_terms", n.fn("kkt_terms"));
+  field("straight_line_solve", plan.solver.straight_line ? "1" : "0");
+  field("residuals", n.fn("residuals"));
+  field("energy", n.fn("energy"));
+  field("mass_matrix", n.fn("mass_matrix"));
+  field("constraint_jacobian", n.fn("constraint_jacobian"));
+  field("constraint_coordinate_jacobian", n.fn("constraint_coordinate_jacobian"));
+  if (plan.with_jacobian) {
+    field("jacobian", n.fn("jacobian"));
+    field("nwork_jacobian", n.size("NWORK_JACOBIAN"));
+  } else {
+    s << "    /* generated without Jacobians: .jacobian = NULL */\n";
+  }
+  s << "};\n";
+  return s.str();
+}
+
+}  // namespace lgc

@@ -1,0 +1,218 @@
+// kkt_plan.cpp — the KKT solve inside NAME_rhs (DESIGN.md §1), by the
+// range-space method: M = L L^T, Y = L^-1 J^T, S = Y Y^T = J M^-1 J^T,
+// S = Ls Ls^T. Planned as straight-line statements over the structural
+// nonzeros of M and J and their fill-in (a Cartesian chain's M is diagonal
+// and its S tridiagonal); when those are too many, the printer writes dense
+// loops over the compile-time sizes instead, so a 150 x 150 system stays a
+// few hundred lines.
+#include "lagrangec.h"
+
+namespace lgc {
+
+namespace {
+
+// Straight-line code up to this many multiply-adds and divisions; loops
+// beyond. A dense M (no constraints) passes it at n = 24, where the
+// runtime's LAPACK path starts to beat both (BENCHMARKS.md, "Large
+// systems"); the runtime takes over only loop-solved models.
+constexpr size_t kMaxStraightLineOps = 2600;
+
+// A boolean matrix: which entries are structurally nonzero.
+struct Pattern {
+  size_t rows, cols;
+  std::vector<char> nz;
+  Pattern(size_t r, size_t c) : rows(r), cols(c), nz(r * c, 0) {}
+  bool operator()(size_t i, size_t j) const { return nz[i * cols + j]; }
+  void set(size_t i, size_t j) { nz[i * cols + j] = 1; }
+};
+
+// The lower-triangular pattern of a symmetric matrix's Cholesky factor.
+Pattern cholesky_fill(Pattern a) {
+  for (size_t j = 0; j < a.rows; ++j)
+    for (size_t i = j + 1; i < a.rows; ++i)
+      for (size_t k = 0; k < j && !a(i, j); ++k)
+        if (a(i, k) && a(j, k)) a.set(i, j);
+  return a;
+}
+
+class Planner {
+ public:
+  explicit Planner(const Model &m) : nq_(m.nq), nc_(m.nc()), L_(nq_, nq_), J_(nc_, nq_), Y_(nc_, nq_), Ls_(nc_, nc_) {
+    Pattern M(nq_, nq_);
+    for (size_t i = 0; i < nq_; ++i)
+      for (size_t j = 0; j <= i; ++j)
+        if (!m.M(i, j).is_zero()) M.set(i, j);
+    L_ = cholesky_fill(M);
+    for (size_t c = 0; c < nc_; ++c)
+      for (size_t i = 0; i < nq_; ++i)
+        if (!m.J(c, i).is_zero()) J_.set(c, i);
+    // Y_c = L^-1 J_c^T reaches every row that depends on a nonzero of J_c.
+    for (size_t c = 0; c < nc_; ++c)
+      for (size_t i = 0; i < nq_; ++i) {
+        bool nz = J_(c, i);
+        for (size_t k = 0; k < i && !nz; ++k) nz = L_(i, k) && Y_(c, k);
+        if (nz) Y_.set(c, i);
+      }
+    Pattern S(nc_, nc_);
+    for (size_t a = 0; a < nc_; ++a)
+      for (size_t b = 0; b <= a; ++b)
+        for (size_t i = 0; i < nq_; ++i)
+          if (Y_(a, i) && Y_(b, i)) {
+            S.set(a, b);
+            break;
+          }
+    Ls_ = cholesky_fill(S);
+  }
+
+  // Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
+  std::vector<SolveLine> factor() const {
+    std::vector<SolveLine> s;
+    heading(s, "M = L L^T in place");
+    cholesky(s, "M", L_, nq_, "SINGULAR_MASS");
+    if (!nc_) return s;
+    heading(s, "Y = L^-1 J^T, a row per constraint");
+    for (size_t c = 0; c < nc_; ++c)
+      for (size_t i = 0; i < nq_; ++i) {
+        if (!Y_(c, i)) continue;
+        SolveLine y = assign(at("Y", c, i, nq_));
+        if (J_(c, i)) y.base = at("J", c, i, nq_);
+        for (size_t k = 0; k < i; ++k)
+          if (L_(i, k) && Y_(c, k)) y.products.push_back({at("M", i, k, nq_), at("Y", c, k, nq_)});
+        if (!y.base && y.products.empty()) continue;
+        y.divisor = at("M", i, i, nq_);
+        s.push_back(y);
+      }
+    heading(s, "S = Y Y^T");
+    for (size_t a = 0; a < nc_; ++a)
+      for (size_t b = 0; b <= a; ++b) {
+        SolveLine e = assign(at("S", a, b, nc_));
+        e.sign = +1;
+        for (size_t i = 0; i < nq_; ++i)
+          if (Y_(a, i) && Y_(b, i)) e.products.push_back({at("Y", a, i, nq_), at("Y", b, i, nq_)});
+        if (!e.products.empty()) s.push_back(e);
+      }
+    heading(s, "S = Ls Ls^T in place");
+    cholesky(s, "S", Ls_, nc_, "SINGULAR_CONSTRAINTS");
+    return s;
+  }
+
+  // With M and S factored: on entry a holds f and nu holds r; on return the solution.
+  std::vector<SolveLine> solve() const {
+    std::vector<SolveLine> s;
+    heading(s, "a = M^-1 f");
+    substitute(s, "M", L_, nq_, "a");
+    if (!nc_) return s;
+    heading(s, "nu = S^-1 (r - J a)");
+    for (size_t c = 0; c < nc_; ++c) {
+      SolveLine nu = assign({"nu", c});
+      nu.base = ArrayRef{"nu", c};
+      for (size_t i = 0; i < nq_; ++i)
+        if (J_(c, i)) nu.products.push_back({at("J", c, i, nq_), {"a", i}});
+      if (!nu.products.empty()) s.push_back(nu);
+    }
+    substitute(s, "S", Ls_, nc_, "nu");
+    heading(s, "a += M^-1 J^T nu");
+    for (size_t i = 0; i < nq_; ++i) {
+      SolveLine w = assign({"w", i});
+      w.sign = +1;
+      for (size_t c = 0; c < nc_; ++c)
+        if (J_(c, i)) w.products.push_back({at("J", c, i, nq_), {"nu", c}});
+      s.push_back(w);
+    }
+    substitute(s, "M", L_, nq_, "w");
+    for (size_t i = 0; i < nq_; ++i) {
+      SolveLine add = line(SolveLine::add, "", {"a", i});
+      add.base = ArrayRef{"w", i};
+      s.push_back(add);
+    }
+    return s;
+  }
+
+ private:
+  size_t nq_, nc_;
+  Pattern L_, J_, Y_, Ls_;
+
+  static ArrayRef at(const char *array, size_t i, size_t j, size_t cols) { return {array, i * cols + j}; }
+  static SolveLine line(SolveLine::Kind kind, const std::string &text, ArrayRef target) {
+    SolveLine l;
+    l.kind = kind, l.text = text, l.target = target;
+    return l;
+  }
+  static SolveLine assign(ArrayRef target) { return line(SolveLine::assign, "", target); }
+  static void heading(std::vector<SolveLine> &s, const char *text) { s.push_back(line(SolveLine::heading, text, {"", 0})); }
+
+  // Cholesky in place over the pattern L (fill included); a pivot that is
+  // not positive beyond round-off returns the status `failure`.
+  static void cholesky(std::vector<SolveLine> &s, const char *a, const Pattern &L, size_t n, const char *failure) {
+    for (size_t j = 0; j < n; ++j) {
+      SolveLine pivot = line(SolveLine::pivot, failure, at(a, j, j, n));
+      for (size_t k = 0; k < j; ++k)
+        if (L(j, k)) pivot.products.push_back({at(a, j, k, n), at(a, j, k, n)});
+      s.push_back(pivot);
+      for (size_t i = j + 1; i < n; ++i) {
+        if (!L(i, j)) continue;
+        SolveLine e = assign(at(a, i, j, n));
+        e.base = at(a, i, j, n);
+        for (size_t k = 0; k < j; ++k)
+          if (L(i, k) && L(j, k)) e.products.push_back({at(a, i, k, n), at(a, j, k, n)});
+        e.divisor = at(a, j, j, n);
+        s.push_back(e);
+      }
+    }
+  }
+
+  // x := (L L^T)^-1 x over the pattern of L: forward, then back substitution.
+  static void substitute(std::vector<SolveLine> &s, const char *a, const Pattern &L, size_t n, const char *x) {
+    for (size_t i = 0; i < n; ++i) {
+      SolveLine e = assign({x, i});
+      e.base = ArrayRef{x, i};
+      for (size_t k = 0; k < i; ++k)
+        if (L(i, k)) e.products.push_back({at(a, i, k, n), {x, k}});
+      e.divisor = at(a, i, i, n);
+      s.push_back(e);
+    }
+    for (size_t i = n; i-- > 0;) {
+      SolveLine e = assign({x, i});
+      e.base = ArrayRef{x, i};
+      for (size_t k = i + 1; k < n; ++k)
+        if (L(k, i)) e.products.push_back({at(a, k, i, n), {x, k}});
+      e.divisor = at(a, i, i, n);
+      s.push_back(e);
+    }
+  }
+};
+
+// The arrays of `params` no line mentions, in order.
+std::vector<std::string> unmentioned(const std::vector<SolveLine> &lines, std::vector<std::string> params) {
+  auto mentions = [&](const std::string &p) {
+    auto is = [&](const std::optional<ArrayRef> &r) { return r && p == r->array; };
+    for (auto &l : lines) {
+      if (l.kind == SolveLine::heading) continue;
+      if (is(l.target) || is(l.base) || is(l.divisor)) return true;
+      for (auto &[a, b] : l.products)
+        if (is(a) || is(b)) return true;
+    }
+    return false;
+  };
+  std::vector<std::string> unused;
+  for (auto &p : params)
+    if (!mentions(p)) unused.push_back(p);
+  return unused;
+}
+
+}  // namespace
+
+KktSolver plan_kkt_solver(const Model &m) {
+  Planner planner(m);
+  KktSolver k;
+  k.factor = planner.factor();
+  k.solve = planner.solve();
+  for (auto *lines : {&k.factor, &k.solve})
+    for (auto &l : *lines) k.ops += l.products.size() + (l.divisor ? 1 : 0);
+  k.straight_line = k.ops <= kMaxStraightLineOps;
+  k.factor_unused = unmentioned(k.factor, {"M", "J", "Y", "S"});
+  k.solve_unused = unmentioned(k.solve, {"M", "J", "S", "a", "nu", "w"});
+  return k;
+}
+
+}  // namespace lgc

@@ -1,0 +1,390 @@
+// plan.cpp — from the model to everything the printers print: the names of
+// the generated identifiers and of every symbol in C; the model lowered once
+// into one shared graph; the layouts of the state, the constraint rows and
+// the work buffers; and each generated function, as straight-line blocks
+// (outputs, their schedule, the locals they load, the parameters they leave
+// unused) or as routines over named slices. A new generated function is one
+// entry here and one printer call; no printer computes a size or an offset.
+#include "lagrangec.h"
+
+#include <functional>
+#include <set>
+
+namespace lgc {
+
+namespace {
+
+using GiNaC::ex;
+
+std::string upper(std::string s) {
+  for (char &c : s) c = char(std::toupper((unsigned char)c));
+  return s;
+}
+
+// ---- layouts ----
+
+// The state x and the derivative dx/dt (grep tag: STATE-LAYOUT, see lagrangec/model.h).
+Layout state_layout(const Model &m, const Sizes &s) {
+  Layout l(s);
+  l.add("q", {{Size::nq}});
+  l.add("v", {{Size::nq}});
+  l.add("z", {{Size::nn}});  // ∫g
+  if (!m.mu.empty()) l.add("mu", {{Size::nn}});
+  return l;
+}
+
+// Constraint rows: the multipliers [lambda; mu], r, and nu in the solve.
+Layout rows_layout(const Sizes &s) {
+  Layout l(s);
+  l.add("holonomic", {{Size::nh}});
+  l.add("nonholonomic", {{Size::nn}});
+  return l;
+}
+
+// The unknowns of the KKT system, (a, nu), nu as the rows order it.
+Layout kkt_layout(const Sizes &s) {
+  Layout l(s);
+  l.add("a", {{Size::nq}});
+  l.add("lambda", {{Size::nh}});
+  l.add("mu", {{Size::nn}});
+  return l;
+}
+
+// rhs's work: M and J from kkt_terms, factored in place (Y, S scratch of
+// the factorisation), the multipliers nu, and the solve's scratch w.
+Layout rhs_work_layout(const Sizes &s) {
+  Layout l(s);
+  l.add("M", {{Size::nq}, {Size::nq}});
+  l.add("J", {{Size::nc}, {Size::nq}});
+  l.add("Y", {{Size::nc}, {Size::nq}});
+  l.add("S", {{Size::nc}, {Size::nc}});
+  l.add("nu", {{Size::nc}});
+  l.add("w", {{Size::nq}});
+  return l;
+}
+
+// jacobian's work: rhs's (its factors and multipliers stay there to be
+// used), then f, the residual's derivatives and a column of the solve.
+Layout jacobian_work_layout(const Sizes &s, const Layout &rhs_work) {
+  Layout l(s);
+  l.add_layout(rhs_work, Size::nwork);
+  l.add("dxdt", {{Size::nx}});
+  l.add("dR_dx", {{Size::nq, Size::nc}, {Size::nx}});
+  l.add("dR_du", {{Size::nq, Size::nc}, {Size::nu}});
+  l.add("dg_dx", {{Size::nn}, {Size::nx}});
+  l.add("dg_du", {{Size::nn}, {Size::nu}});
+  l.add("column", {{Size::nq, Size::nc}});
+  return l;
+}
+
+Sizes sizes_of(const Model &m) {
+  Sizes s;
+  s.nq = m.nq, s.nh = m.nh, s.nn = m.nn, s.nc = m.nc(), s.nx = m.state.size();
+  s.np = m.symbols.p.size(), s.nu = m.symbols.u.size();
+  s.nwork = rhs_work_layout(s).size();
+  return s;
+}
+
+// ---- signatures ----
+
+Param real(const char *name) { return {Param::real, name}; }
+Param in(const char *name) { return {Param::const_real_array, name}; }
+Param out(const char *name) { return {Param::real_array, name}; }
+
+const std::vector<Param> kAt = {real("t"), in("state"), in("input"), in("param")};  // a state under inputs
+const std::vector<Param> kGains = {real("baumgarte_alpha"), real("baumgarte_beta")};
+
+}  // namespace
+
+Names::Names(const std::string &name) : p(name), P(upper(name)) {}
+
+namespace {
+
+// Builds the blocks of one plan.
+class BlockBuilder {
+ public:
+  explicit BlockBuilder(Plan &plan) : p_(plan) {}
+
+  // The straight-line function computing `outputs` into `arrays`.
+  Block block(Signature signature, std::string doc, std::vector<OutputArray> arrays,
+              std::vector<Assignment> outputs) {
+    Block b{std::move(signature), std::move(doc), std::move(arrays), std::move(outputs), {}, {}, {}, {}};
+    std::vector<int> nodes;
+    for (auto &a : b.outputs) nodes.push_back(a.node);
+    b.code = schedule(p_.graph, nodes, b.temps);
+    std::set<std::string> used = symbols_under(nodes), touched;
+    for (const Local &l : p_.locals) {
+      if (!used.count(l.name)) continue;
+      if (l.kind == Local::loaded) b.loads.push_back(&l);
+      touched.insert(l.kind == Local::scalar ? l.name : l.array);
+    }
+    for (auto &a : b.outputs)
+      if (a.array >= 0) touched.insert(b.arrays[size_t(a.array)].param);
+    for (auto &a : b.arrays)
+      if (a.zeroed || a.mirrored) touched.insert(a.param);
+    for (auto &line : b.signature.lines)
+      for (auto &param : line)
+        if (!touched.count(param.name)) b.unused.push_back(param.name);
+    return b;
+  }
+
+  // The nonzero entries of matrix `a` as outputs into array number `array`,
+  // lower triangle only when `lower`; `heading` above the first, or each
+  // row's `row_comment` above its first entry.
+  void matrix(std::vector<Assignment> &outs, int array, const GiNaC::matrix &a, bool lower, const std::string &heading,
+              const std::function<std::string(size_t)> &row_comment = nullptr) {
+    bool first = true;
+    for (unsigned i = 0; i < a.rows(); ++i) {
+      bool row_first = true;
+      for (unsigned j = 0; j < (lower ? i + 1 : a.cols()); ++j) {
+        if (a(i, j).is_zero()) continue;
+        std::string comment = row_comment ? (row_first ? row_comment(i) : "") : (first ? heading : "");
+        outs.push_back({array, i * a.cols() + j, p_.graph.from_ginac(a(i, j)), comment, ""});
+        first = row_first = false;
+      }
+    }
+  }
+
+ private:
+  Plan &p_;
+
+  // Names of the symbols the nodes read.
+  std::set<std::string> symbols_under(const std::vector<int> &nodes) const {
+    std::set<std::string> names;
+    std::set<int> seen;
+    std::function<void(int)> visit = [&](int id) {
+      if (!seen.insert(id).second) return;
+      const Node &n = p_.graph.node(id);
+      if (n.kind == Node::sym) names.insert(n.name);
+      for (auto &t : n.terms) visit(t.second);
+    };
+    for (int id : nodes) visit(id);
+    return names;
+  }
+};
+
+}  // namespace
+
+Plan::Plan(const Model &m, bool jacobians)
+    : model(m),
+      names(m.spec->name),
+      sizes(sizes_of(m)),
+      with_jacobian(jacobians),
+      state(state_layout(m, sizes)),
+      rows(rows_layout(sizes)),
+      kkt(kkt_layout(sizes)),
+      rhs_work(rhs_work_layout(sizes)),
+      jacobian_work(jacobian_work_layout(sizes, rhs_work)),
+      solver(plan_kkt_solver(m)) {
+  const SymbolTable &s = m.symbols;
+  const std::string &P = names.P;
+
+  // Every symbol as the C holds it: state entries, parameters and inputs
+  // loaded into locals in that order, t and the gains as the functions'
+  // own parameters (grep tag: GENERATED-NAMES, the names the spec reader
+  // refuses).
+  for (size_t i = 0; i < m.state.size(); ++i) {
+    const StateVar &x = m.state[i];
+    Local::Role role = i < m.nq ? Local::coordinate : i < 2 * m.nq ? Local::velocity
+                       : i < 2 * m.nq + m.nn ? Local::integral : Local::multiplier;
+    std::string name = role == Local::velocity ? m.spec->coordinates[i - m.nq].name + "_dot" : x.name;
+    locals.push_back({Local::loaded, role, x.sym, name, "state", i, x.name});
+  }
+  for (size_t i = 0; i < s.p.size(); ++i) {
+    const std::string &name = m.spec->parameters[i].name;
+    locals.push_back({Local::loaded, Local::parameter, s.p[i], name, "param", i, name});
+  }
+  for (size_t i = 0; i < s.u.size(); ++i) {
+    const std::string &name = m.spec->inputs[i].name;
+    locals.push_back({Local::loaded, Local::input, s.u[i], name, "input", i, name});
+  }
+  locals.push_back({Local::scalar, Local::time, s.t, "t", "", 0, "t"});
+  locals.push_back({Local::scalar, Local::gain, m.alpha, "baumgarte_alpha", "", 0, "alpha"});
+  locals.push_back({Local::scalar, Local::gain, m.beta, "baumgarte_beta", "", 0, "beta"});
+  // The KKT residual R(x, u, a, nu) of the Jacobian, with the solution
+  // (a, nu) as symbols read in place from the residual derivatives' inputs.
+  std::vector<GiNaC::realsymbol> a, nu;
+  if (with_jacobian) {
+    for (size_t i = 0; i < m.nq; ++i) {
+      a.push_back(GiNaC::realsymbol("a" + std::to_string(i + 1)));
+      locals.push_back({Local::element, Local::solution, a.back(), "in_acceleration[" + std::to_string(i) + "]",
+                        "in_acceleration", i, ""});
+    }
+    for (size_t c = 0; c < m.nc(); ++c) {
+      nu.push_back(GiNaC::realsymbol("nu" + std::to_string(c + 1)));
+      locals.push_back({Local::element, Local::solution, nu.back(), "in_multipliers[" + std::to_string(c) + "]",
+                        "in_multipliers", c, ""});
+    }
+  }
+  for (const Local &l : locals) graph.name_symbol(l.symbol, l.name);
+
+  // The whole model, lowered once: the C below and the report share it.
+  for (const ex &e : {m.T, m.V}) graph.from_ginac(e);
+  for (auto *list : {&m.Q, &m.k, &m.phi, &m.phi_t, &m.phi_dot, &m.c_h, &m.g, &m.b, &m.c_n, &m.r})
+    for (const ex &e : *list) graph.from_ginac(e);
+  for (auto *matrix : {&m.M, &m.A, &m.B})
+    for (unsigned i = 0; i < matrix->rows(); ++i)
+      for (unsigned j = 0; j < matrix->cols(); ++j) graph.from_ginac((*matrix)(i, j));
+
+  GiNaC::matrix J(m.nc(), m.nq);
+  for (size_t c = 0; c < m.nc(); ++c)
+    for (size_t i = 0; i < m.nq; ++i) J(c, i) = m.J(c, i);
+  auto label = [&](size_t c) { return m.constraint_label(c); };
+  auto extent = [&](std::vector<std::vector<Size>> factors) { return make_extent(sizes, std::move(factors)); };
+  BlockBuilder b(*this);
+
+  {  // M (lower triangle), f = Q - k, J, r and g: the KKT system at one state.
+    std::vector<Assignment> outs;
+    b.matrix(outs, 0, m.M, true, "mass matrix M = d2T/dq'dq' (lower triangle)");
+    for (size_t i = 0; i < m.nq; ++i)
+      outs.push_back({1, i, graph.from_ginac((m.Q[i] - m.k[i]).expand()),
+                      (i == 0 ? "f = Q - k, row " : "row ") + m.spec->coordinates[i].name, ""});
+    b.matrix(outs, 2, J, false, "constraint Jacobian J = [A; B]");
+    for (size_t c = 0; c < m.nc(); ++c)
+      outs.push_back({3, c, graph.from_ginac(m.r[c]), "stabilised right-hand side of " + label(c), ""});
+    for (size_t j = 0; j < m.nn; ++j)
+      outs.push_back({4, j, graph.from_ginac(m.g[j]), j == 0 ? "g, the derivatives of the integral states" : "", ""});
+    kkt_terms = b.block(
+        {"void", names.fn("kkt_terms"), false,
+         {kAt, kGains, {out("out_M"), out("out_f"), out("out_J"), out("out_r"), out("out_g")}}},
+        "The pieces of the KKT system of " + names.fn("rhs") +
+            " at one state: M (NQ x NQ, lower\ntriangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), "
+            "the\nstabilised constraint rows' right-hand side r (NC), and g (NN), the\nderivatives of the integral "
+            "states. For callers with their own solver.",
+        {{"out_M", extent({{Size::nq}, {Size::nq}}), true, false},
+         {"out_f", extent({{Size::nq}})},
+         {"out_J", extent({{Size::nc}, {Size::nq}}), true, false},
+         {"out_r", extent({{Size::nc}})},
+         {"out_g", extent({{Size::nn}})}},
+        outs);
+  }
+
+  rhs = {{"int", names.fn("rhs"), false, {kAt, kGains, {out("out_dxdt"), out("out_multipliers"), out("work")}}},
+         "The stabilised first-order system x' = f(t, x, u): q' = v,\nM v' + k = Q + A^T lambda + B^T mu with the "
+         "constraint rows replaced by\nphi'' + alpha phi' + beta phi = 0 and g' = -alpha g - beta int g, and\n(int g)' "
+         "= g. Writes out_dxdt (NX) and, unless NULL, the multipliers\n[lambda; mu] (NC). work holds NWORK doubles. "
+         "Returns " + P + "_OK or an error.",
+         pointers(rhs_work, "work", {{"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"}}),
+         {}};
+  for (auto &ptr : pointers(state, "out_dxdt", {{"acceleration", "v"}})) rhs.pointers.push_back(ptr);
+
+  if (with_jacobian) {
+    // dR/dx and dR/du of R = [M a + k - Q - J^T nu; J a - r], and dg/dx,
+    // dg/du: with the factored K, d(a, nu)/dx = -K^-1 dR/dx.
+    std::vector<ex> R;
+    for (size_t i = 0; i < m.nq; ++i) {
+      ex row = m.k[i] - m.Q[i];
+      for (size_t j = 0; j < m.nq; ++j) row += m.M(i, j) * a[j];
+      for (size_t c = 0; c < m.nc(); ++c) row -= m.J(c, i) * nu[c];
+      R.push_back(row);
+    }
+    for (size_t c = 0; c < m.nc(); ++c) {
+      ex row = -m.r[c];
+      for (size_t i = 0; i < m.nq; ++i) row += m.J(c, i) * a[i];
+      R.push_back(row);
+    }
+    std::vector<std::string> by_state, by_input;
+    for (size_t i = 0; i < m.state.size(); ++i) by_state.push_back(locals[i].name);
+    for (auto &u : m.spec->inputs) by_input.push_back(u.name);
+    std::vector<Assignment> outs;
+    auto derivatives = [&](const std::vector<ex> &rows, const std::vector<std::string> &by, int array,
+                           const std::string &heading) {
+      for (size_t i = 0; i < rows.size(); ++i) {
+        int row = graph.from_ginac(rows[i]);
+        for (size_t k = 0; k < by.size(); ++k) {
+          int d = graph.derivative(row, by[k]);
+          if (!graph.is_zero(d)) outs.push_back({array, i * by.size() + k, d, outs.empty() ? heading : "", ""});
+        }
+      }
+    };
+    derivatives(R, by_state, 0, "dR/dx, R = [M a + k - Q - J^T nu; J a - r]");
+    size_t before = outs.size();
+    derivatives(R, by_input, 1, "");
+    derivatives(m.g, by_state, 2, "");
+    derivatives(m.g, by_input, 3, "");
+    if (outs.size() > before) outs[before].comment = "dR/du, dg/dx, dg/du";
+    residual_derivatives = b.block(
+        {"void", names.fn("residual_derivatives"), true,
+         {kAt, kGains, {in("in_acceleration"), in("in_multipliers")},
+          {out("out_dR_dx"), out("out_dR_du"), out("out_dg_dx"), out("out_dg_du")}}},
+        "",
+        {{"out_dR_dx", extent({{Size::nq, Size::nc}, {Size::nx}})},
+         {"out_dR_du", extent({{Size::nq, Size::nc}, {Size::nu}})},
+         {"out_dg_dx", extent({{Size::nn}, {Size::nx}})},
+         {"out_dg_du", extent({{Size::nn}, {Size::nu}})}},
+        outs);
+    jacobian = {{"int", names.fn("jacobian"), false, {kAt, kGains, {out("out_dfdx"), out("out_dfdu"), out("work")}}},
+                "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\nderived "
+                "symbolically: q'' by differentiating the KKT system it solves.\nwork holds NWORK_JACOBIAN doubles.",
+                pointers(jacobian_work, "work",
+                         {{"M", "M"}, {"J", "J"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"}, {"dxdt", "dxdt"},
+                          {"dR_dx", "dR_dx"}, {"dR_du", "dR_du"}, {"dg_dx", "dg_dx"}, {"dg_du", "dg_du"},
+                          {"column", "column"}}),
+                {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
+                 {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
+  }
+
+  {  // phi, phi', g
+    std::vector<Assignment> outs;
+    for (size_t j = 0; j < m.nh; ++j) {
+      outs.push_back({0, j, graph.from_ginac(m.phi[j]), label(j), ""});
+      outs.push_back({1, j, graph.from_ginac(m.phi_dot[j]), "", ""});
+    }
+    for (size_t j = 0; j < m.nn; ++j) outs.push_back({2, j, graph.from_ginac(m.g[j]), label(m.nh + j), ""});
+    residuals = b.block({"void", names.fn("residuals"), false,
+                         {{real("t"), in("state"), in("param")}, {out("out_phi"), out("out_phi_dot"), out("out_g")}}},
+                        "Constraint residuals: phi (NH), phi' (NH), g (NN).",
+                        {{"out_phi", extent({{Size::nh}})},
+                         {"out_phi_dot", extent({{Size::nh}})},
+                         {"out_g", extent({{Size::nn}})}},
+                        outs);
+  }
+  energy = b.block({"double", names.fn("energy"), false, {{real("t"), in("state"), in("param")}}},
+                   "Total energy T + V.", {}, {{-1, 0, graph.from_ginac((m.T + m.V).expand()), "T + V", ""}});
+  {
+    std::vector<Assignment> outs;
+    b.matrix(outs, 0, m.M, true, "lower triangle; the upper one mirrors it");
+    mass_matrix = b.block({"void", names.fn("mass_matrix"), false, {{real("t"), in("state"), in("param"), out("out_M")}}},
+                          "Mass matrix M, NQ x NQ, row-major.",
+                          {{"out_M", extent({{Size::nq}, {Size::nq}}), true, true}}, outs);
+  }
+  {
+    std::vector<Assignment> outs;
+    b.matrix(outs, 0, J, false, "", label);
+    constraint_jacobian =
+        b.block({"void", names.fn("constraint_jacobian"), false, {{real("t"), in("state"), in("param"), out("out_C")}}},
+                "Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major.",
+                {{"out_C", extent({{Size::nc}, {Size::nq}}), true, false}}, outs);
+  }
+  {  // D = d[phi'; g]/dq at fixed q', on the shared graph
+    std::vector<Assignment> outs;
+    for (size_t c = 0; c < m.nc(); ++c) {
+      int rate = graph.from_ginac(m.rate(c));
+      bool first = true;
+      for (size_t i = 0; i < m.nq; ++i) {
+        int d = graph.derivative(rate, locals[i].name);
+        if (graph.is_zero(d)) continue;
+        outs.push_back({0, c * m.nq + i, d, first ? label(c) : "", ""});
+        first = false;
+      }
+    }
+    constraint_coordinate_jacobian = b.block(
+        {"void", names.fn("constraint_coordinate_jacobian"), false, {{real("t"), in("state"), in("param"), out("out_D")}}},
+        "D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level\nconstraint rows change with the "
+        "coordinates. On the constraints a\nperturbation keeps C dq' + D dq = 0 (C = " + names.fn("constraint_jacobian") +
+            ").",
+        {{"out_D", extent({{Size::nc}, {Size::nq}}), true, false}}, outs);
+  }
+  {  // x(0) as expressions of the parameters
+    std::vector<Assignment> outs;
+    for (size_t i = 0; i < m.state.size(); ++i)
+      outs.push_back({0, i, graph.from_ginac(m.state[i].initial), "", m.state[i].name});
+    initial_state_at = b.block({"void", names.fn("initial_state_at"), false, {{in("param"), out("out_state")}}},
+                               "The spec's initial state (NX) at the parameters param: the [initial]\nvalues are "
+                               "expressions of the parameters (" + names.fn("initial_state") +
+                                   "\nholds them at the defaults).",
+                               {{"out_state", extent({{Size::nx}})}}, outs);
+  }
+}
+
+}  // namespace lgc
