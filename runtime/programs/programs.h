@@ -289,6 +289,9 @@ typedef struct lgc_sim_run {
     double wall;                /* seconds spent integrating */
 } lgc_sim_run;
 
+/* Seconds on a monotonic clock, for the terminal (never into a file a run writes). */
+double lgc_now(void);
+
 /* r with its system and monitor made, nothing else: LGC_EXIT_OK, or FAILED after a message. */
 int lgc_sim_init(lgc_sim_run *r, const lgc_model *m);
 void lgc_sim_free(lgc_sim_run *r);

@@ -16,7 +16,7 @@
 #include "lagrangec/status.h"
 #include "programs.h"
 
-static double now(void)
+double lgc_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -268,7 +268,7 @@ static int setup(lgc_sim_run *r, int argc, char **argv)
 
 static void progress(const lgc_sim_run *r, double t, double *last)
 {
-    double w = now();
+    double w = lgc_now();
     if (w - *last < 0.25)
         return;
     *last = w;
@@ -285,7 +285,7 @@ static int track_step(void *ctx, double t, const double x[])
 void lgc_sim_integrate(lgc_sim_run *r)
 {
     const int show = !r->opt.quiet && isatty(STDERR_FILENO);
-    double t = 0.0, last = now(), begin = last;
+    double t = 0.0, last = lgc_now(), begin = last;
     lgc_monitor_reset(&r->mon, r->model);
     r->fault_detail = NULL;
     r->drifted = 0;
@@ -303,7 +303,7 @@ void lgc_sim_integrate(lgc_sim_run *r)
         if (show)
             progress(r, t, &last);
     }
-    r->wall = now() - begin;
+    r->wall = lgc_now() - begin;
     if (show)
         fputs("\r                              \r", stderr);
     r->status = rc;

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lagrangec/status.h"
@@ -30,13 +29,6 @@ int lgc_mpi_launched(void)
     if (size)
         return atoi(size) > 0 ? atoi(size) : -1;
     return getenv("PMIX_RANK") ? -1 : 0;                    /* srun --mpi=pmix */
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* A count: decimal digits only, from lo to hi. */
@@ -73,18 +65,17 @@ static int parse_shard(const char *s, lgc_sweep *sw)
 static int add_vary(lgc_sweep *s, const char *text)
 {
     lgc_vary *v = realloc(s->vary, (size_t)(s->nvary + 1) * sizeof *v);
-    if (!v)
+    if (v)
+        s->vary = v;
+    const char **texts = v ? realloc(s->vary_text, (size_t)(s->nvary + 1) * sizeof *texts) : NULL;
+    if (texts)
+        s->vary_text = texts;
+    if (!v || !texts)
         return lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM));
-    s->vary = v;
     lgc_input_error e;
     if (lgc_vary_read(text, &s->vary[s->nvary], &e) != LGC_OK) {
         lgc_input_error_print("--vary", text, strlen(text), &e);
         return LGC_EXIT_USAGE;
-    }
-    s->vary_text = realloc(s->vary_text, (size_t)(s->nvary + 1) * sizeof *s->vary_text);
-    if (!s->vary_text) {
-        lgc_vary_free(&s->vary[s->nvary]);
-        return lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM));
     }
     s->vary_text[s->nvary++] = text;
     return LGC_EXIT_OK;
@@ -321,12 +312,9 @@ static int describe(lgc_sweep *s)
     lgc_text_printf(t, "formulation %s\nruns %lu\n", m->vakonomic ? "vakonomic" : "dalembert",
                     s->nruns);
     if (s->runs_path) {
-        lgc_text values = {0};
-        for (size_t i = 0; i < s->table.nrows * (size_t)s->ncolumns; i++)
-            lgc_text_printf(&values, "%.17g,", s->table.values[i]);
-        lgc_text_printf(t, "table %016llx\n", (unsigned long long)lgc_fnv1a(LGC_FNV1A_START,
-                                                                             values.s, values.len));
-        lgc_text_free(&values);
+        const size_t bytes = s->table.nrows * (size_t)s->ncolumns * sizeof *s->table.values;
+        lgc_text_printf(t, "table %016llx\n",
+                        (unsigned long long)lgc_fnv1a(LGC_FNV1A_START, s->table.values, bytes));
     } else {
         lgc_text_printf(t, "seed %llu\n", (unsigned long long)s->seed);
         for (int j = 0; j < s->nvary; j++) {
@@ -338,9 +326,12 @@ static int describe(lgc_sweep *s)
     static const char *const gains[] = {"model", "given", "auto", "off"};
     lgc_text_printf(t, "method %s\nt-end %.17g\ndt %.17g\nrtol %.17g\natol %.17g\nsample %.17g\n",
                     o->method, o->t_end, o->dt, o->rtol, o->atol, o->sample);
-    lgc_text_printf(t, "baumgarte %s %.17g %.17g\nproject %s\nmetric %s\nconsistent %d\n",
-                    gains[o->gains], o->alpha, o->beta, lgc_project_names[o->project],
-                    lgc_metric_names[o->metric], o->consistent);
+    if (o->gains == LGC_GAINS_GIVEN)
+        lgc_text_printf(t, "baumgarte %.17g,%.17g\n", o->alpha, o->beta);
+    else
+        lgc_text_printf(t, "baumgarte %s\n", gains[o->gains]);
+    lgc_text_printf(t, "project %s\nmetric %s\nconsistent %s\n", lgc_project_names[o->project],
+                    lgc_metric_names[o->metric], o->consistent ? "yes" : "no");
     for (int i = 0; i < m->np; i++)
         lgc_text_printf(t, "param %s %.17g\n", m->parameter_names[i], s->p0[i]);
     for (int i = 0; i < m->nu; i++)
@@ -437,7 +428,7 @@ static int finish(lgc_sweep *s, unsigned long ran, double seconds)
     if (lgc_dir_write_index(&s->dir, s->header.s, s->todo, n, &failed) != LGC_OK)
         return LGC_EXIT_FAILED;
     if (!s->quiet)
-        fprintf(stderr, "lagrangec: %zu runs%s, %lu failed: %s/%s (%lu run now, in %.3g s: "
+        fprintf(stderr, "lagrangec: %zu runs%s, %lu failed: %s/%s (%lu of them run now, in %.3g s: "
                         "%.1f runs/s)\n", n, s->shards ? " of this shard" : "", failed, s->out,
                 LGC_SWEEP_INDEX, ran, seconds, seconds > 0 ? (double)ran / seconds : 0.0);
     return lgc_dir_say_failed(&s->dir, failed, n);
@@ -504,7 +495,7 @@ int lgc_sweep_main(const lgc_model *model, const lgc_ranks *ranks, int argc, cha
     rc = worst(&s, rc);
     if (rc == LGC_EXIT_OK) {
         unsigned long counts[2] = {0, 0};
-        const double begin = now();
+        const double begin = lgc_now();
         if (run_share(&s, &counts[0], &counts[1]) != 0)
             rc = LGC_EXIT_FAILED;
         if (ranks) {
@@ -512,7 +503,7 @@ int lgc_sweep_main(const lgc_model *model, const lgc_ranks *ranks, int argc, cha
             ranks->barrier();   /* every result written: rank 0 reads them all */
         }
         if (rank == 0) {
-            const int index = finish(&s, counts[0], now() - begin);
+            const int index = finish(&s, counts[0], lgc_now() - begin);
             rc = index > rc ? index : rc;
         }
         rc = worst(&s, rc);

@@ -16,7 +16,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "programs.h"
@@ -28,13 +27,6 @@ typedef struct shared {
     atomic_int stop;            /* a task could not be finished: take no more */
 } shared;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The progress line on a terminal: when it started, when it was last drawn. */
 typedef struct shown {
     double begin, last;
@@ -43,18 +35,21 @@ typedef struct shown {
 /* "\r  done/n runs, F failed, R runs/s, M:SS left", at most 4 times a second; final: erased. */
 static void progress(shared *sh, unsigned long n, shown *p, int final)
 {
-    const double t = now();
+    const double t = lgc_now();
     if (!final && t - p->last < 0.25)
         return;
     p->last = t;
     const unsigned long done = atomic_load(&sh->done), failed = atomic_load(&sh->failed);
     const double rate = done > 0 ? (double)done / (t - p->begin) : 0.0;
     const unsigned long left = rate > 0.0 ? (unsigned long)((double)(n - done) / rate + 0.5) : 0;
+    char eta[32] = "-:--";  /* no rate yet */
+    if (rate > 0.0)
+        snprintf(eta, sizeof eta, "%lu:%02lu", left / 60, left % 60);
     if (final)
         fputs("\r                                                                \r", stderr);
     else
-        fprintf(stderr, "\r  %lu/%lu runs, %lu failed, %.1f runs/s, %lu:%02lu left   ", done, n,
-                failed, rate, left / 60, left % 60);
+        fprintf(stderr, "\r  %lu/%lu runs, %lu failed, %.1f runs/s, %s left   ", done, n, failed,
+                rate, eta);
 }
 
 /* Takes tasks until there are none or one could not be finished; progress when p. */
@@ -97,7 +92,7 @@ static int supervise(shared *sh, unsigned long n, int jobs, lgc_task work, void 
     sigemptyset(&child);
     sigaddset(&child, SIGCHLD);
     const struct timespec quarter = {0, 250000000};
-    shown p = {now(), 0.0};
+    shown p = {lgc_now(), 0.0};
     int alive = jobs, rc = 0;
     while (alive > 0) {
         if (show)
@@ -148,7 +143,7 @@ int lgc_pool_run(int jobs, unsigned long n, lgc_task work, void *ctx, int show, 
     int rc = 0;
     if (jobs <= 1) {
         /* This process alone, drawing its progress between runs. */
-        shown p = {now(), 0.0};
+        shown p = {lgc_now(), 0.0};
         work_on(sh, n, work, ctx, show ? &p : NULL);
         if (show)
             progress(sh, n, &p, 1);
