@@ -1,13 +1,14 @@
 """sweep_bench.py — issue 16's benchmark: `lagrangec sweep` of 10,000 runs of the double pendulum to t = 10
 (RK4, h = 1e-2: 1,000 steps a run) with one worker, two, and two MPI ranks; and what a run costs beyond its
-integration: instructions (callgrind, one process) and wall time, against a 1,000-step run."""
+integration: instructions (callgrind, one process) and CPU time (DIR on the work directory's file system and on
+a tmpfs), against a 1,000-step run."""
 import glob
 import os
-import re
+import resource
 import shutil
-import statistics
 import subprocess
 import sys
+import tempfile
 
 import measure
 
@@ -20,20 +21,26 @@ COMMANDS = [
     "lagrangec sweep specs/double_pendulum.toml --samples 10000 " + " ".join(RUN) +
     " --no-trajectories --quiet --out DIR -j 1|-j 2          # runs/s: runs / the command's wall time",
     "mpirun --oversubscribe -np 2 lagrangec sweep ...        # the same, two ranks",
+    "lagrangec sweep ... -j 1 --out /dev/shm/DIR             # the same, DIR on a tmpfs",
     "lagrangec sweep ... --samples 1000 -j 1 --out DIR        # with trajectories (1,001 rows a run)",
     "valgrind --tool=callgrind --toggle-collect=lgc_sweep_run|lgc_sim_integrate PROGRAM sweep --samples 200 "
     "... -j 1   # instructions a run, and of its integration",
-    "lagrangec simulate specs/double_pendulum.toml --t-end 10 --dt 1e-2 --summary-json -   # wall_time: the bare "
-    "integration, median of 9",
+    "lagrangec sweep ... --t-end 20 -j 1 --out DIR|/dev/shm/DIR   # CPU: a run's fixed cost and its steps' apart",
 ]
 
 
 def timed_sweep(cmd, env, out):
+    """The sweep's wall seconds, its CPU and system seconds (its own and its workers' or ranks', which
+    /usr/bin/time waited for), and the 1-minute load average before it: on a shared machine the wall time of
+    -j 2 says more of the others' load than of the sweep."""
     shutil.rmtree(out, ignore_errors=True)
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = measure.bounded(cmd, 3600, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.get("timeout") or r["status"] not in (0, 1):
         raise RuntimeError(f"{' '.join(cmd)}: {r.get('stderr', 'timed out')[-2000:]}")
-    return r["wall"]
+    return {"wall": r["wall"], "cpu": r["cpu"], "sys": after.ru_stime - before.ru_stime, "load": load}
 
 
 def section(ctx, res):
@@ -49,14 +56,26 @@ def section(ctx, res):
         if cmd[0] == "mpirun" and not shutil.which("mpirun"):
             rows.append({"workers": label, "runs": runs, "wall": None})
             continue
-        wall = timed_sweep(cmd + ["--out", out], env, out)
-        rows.append({"workers": label, "runs": runs, "wall": wall, "runs_per_s": runs / wall})
-        print(f"sweep {label}: {runs} runs in {wall:.1f} s", file=sys.stderr, flush=True)
+        rows.append(dict(timed_sweep(cmd + ["--out", out], env, out), workers=label, runs=runs))
+        print(f"sweep {label}: {runs} runs in {rows[-1]['wall']:.1f} s", file=sys.stderr, flush=True)
+    # -j 1 again with runs twice as long (t = 20), into the work directory and into a tmpfs: a run's CPU time
+    # is a + b steps, so 2 c(t=10) - c(t=20) is N a (plus one start-up) and c(t=20) - c(t=10) is N b 1000.
+    longer = [lagrangec, "sweep", SPEC, "--samples", str(runs), "--t-end", "20"] + RUN[2:] + [
+        "--no-trajectories", "--quiet", "-j", "1"]
+    rows.append(dict(timed_sweep(longer + ["--out", out], env, out), workers="-j 1, t = 20", runs=runs))
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK):
+        fast = tempfile.mkdtemp(prefix="lagrangec-bench-", dir=shm)
+        try:
+            there = os.path.join(fast, "sweep")
+            for label, cmd in [("-j 1, DIR on tmpfs", base + ["-j", "1"]), ("-j 1, t = 20, DIR on tmpfs", longer)]:
+                rows.append(dict(timed_sweep(cmd + ["--out", there], env, there), workers=label, runs=runs))
+        finally:
+            shutil.rmtree(fast)
     traj_runs = runs // 10
-    wall = timed_sweep(base[:4] + [str(traj_runs)] + RUN + ["--quiet", "-j", "1", "--out", out], env, out)
-    size = sum(os.path.getsize(f) for f in glob.glob(os.path.join(out, "run", "*.csv")))
-    rows.append({"workers": "-j 1, trajectories", "runs": traj_runs, "wall": wall, "runs_per_s": traj_runs / wall,
-                 "mib": size / 2**20})
+    row = timed_sweep(base[:4] + [str(traj_runs)] + RUN + ["--quiet", "-j", "1", "--out", out], env, out)
+    row["mib"] = sum(os.path.getsize(f) for f in glob.glob(os.path.join(out, "run", "*.csv"))) / 2**20
+    rows.append(dict(row, workers="-j 1, trajectories", runs=traj_runs))
 
     # Instructions of a run, and of its integration alone, in one process.
     program = glob.glob(os.path.join(env["LAGRANGEC_CACHE"], "double_pendulum-*", "double_pendulum"))[0]
@@ -65,17 +84,16 @@ def section(ctx, res):
     for toggle in ("lgc_sweep_run", "lgc_sim_integrate"):
         shutil.rmtree(out, ignore_errors=True)
         ir[toggle] = measure.callgrind_ir(probe + ["--out", out], toggle, env=env) / 200
-    # The bare integration's wall time: simulate's own clock around its loop.
-    bare = []
-    for _ in range(9):
-        s = measure.output([lagrangec, "simulate", SPEC, "--t-end", "10", "--dt", "1e-2", "--summary-json", "-"],
-                           env=env)
-        bare.append(float(re.search(r'"wall_time": ([0-9.e-]+)', s).group(1)))
-    one = next(r for r in rows if r["workers"] == "-j 1")
     return {"rows": rows, "ir_run": ir["lgc_sweep_run"], "ir_integration": ir["lgc_sim_integrate"],
-            "bare_wall": statistics.median(bare), "sweep_wall_per_run": one["wall"] / one["runs"],
+            "dir_fs": filesystem(work),
             "mpi": subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
             if shutil.which("mpirun") else None}
+
+
+def filesystem(path):
+    """The type of the file system path is on, as df says it."""
+    r = subprocess.run(["df", "--output=fstype", path], capture_output=True, text=True)
+    return r.stdout.split()[-1] if r.returncode == 0 else "?"
 
 
 def report(res):
@@ -83,27 +101,39 @@ def report(res):
     if not s:
         return []
     ir_over = s["ir_run"] / s["ir_integration"] - 1
-    wall_over = s["sweep_wall_per_run"] / s["bare_wall"] - 1
     out = ["\n## Sweeps (issue 16)\n",
            "`lagrangec sweep specs/double_pendulum.toml --samples N --vary m1=normal(1,0.05) "
            "--vary m2=uniform(0.5,1.5) --t-end 10 --dt 1e-2 --no-trajectories`: RK4, 1,000 steps and 1,001 samples "
-           "a run. runs/s = N / the whole command's wall time (start-up, every run, the index). "
-           f"MPI: {s['mpi'] or 'no mpirun'}, ranks on this machine's cores.\n",
-           "| workers | runs | wall s | runs/s |", "|---|---:|---:|---:|"]
+           "a run. runs/s = N / the whole command's wall time (start-up, every run, the index); CPU s is the user "
+           "+ system time of every process of the sweep, what other load does not stretch. "
+           f"DIR on {s['dir_fs']} unless said. MPI: {s['mpi'] or 'no mpirun'}, ranks on this machine's cores.\n",
+           "| workers | runs | wall s | runs/s | CPU s | of it system | ms CPU a run | load before |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in s["rows"]:
         if r["wall"] is None:
-            out.append(f"| {r['workers']} | {r['runs']} | not measured | — |")
+            out.append(f"| {r['workers']} | {r['runs']} | not measured | — | — | — | — | — |")
             continue
         extra = f" ({r['mib']:.0f} MiB of CSV)" if "mib" in r else ""
-        out.append(f"| {r['workers']}{extra} | {r['runs']} | {r['wall']:.1f} | {r['runs_per_s']:.0f} |")
+        out.append(f"| {r['workers']}{extra} | {r['runs']} | {r['wall']:.1f} | {r['runs'] / r['wall']:.0f} | "
+                   f"{r['cpu']:.2f} | {r['sys']:.2f} | {1e3 * r['cpu'] / r['runs']:.3f} | {r['load']:.1f} |")
     out += ["",
             "What a run costs beyond its integration, against a 1,000-step run (target: under 5 %):\n",
             "| measure | the run | its integration | overhead |", "|---|---:|---:|---:|",
             f"| instructions (callgrind, `lgc_sweep_run` vs `lgc_sim_integrate`, 200 runs) | {s['ir_run']:.0f} | "
-            f"{s['ir_integration']:.0f} | {100 * ir_over:.2f} % |",
-            f"| wall time (sweep -j 1 per run vs simulate's integration loop) | {1e3 * s['sweep_wall_per_run']:.3f} ms "
-            f"| {1e3 * s['bare_wall']:.3f} ms | {100 * wall_over:.1f} % |",
-            "",
-            "The instruction count leaves out the kernel's share (each run creates and renames one file, two with "
-            "its trajectory); the wall time has it, and the noise of a shared machine."]
+            f"{s['ir_integration']:.0f} | {100 * ir_over:.2f} % |"]
+    by = {r["workers"]: r for r in s["rows"] if r["wall"] is not None}
+    for where, short, long in [(s["dir_fs"], "-j 1", "-j 1, t = 20"),
+                               ("tmpfs", "-j 1, DIR on tmpfs", "-j 1, t = 20, DIR on tmpfs")]:
+        if short in by and long in by:
+            n = by[short]["runs"]
+            fixed = (2 * by[short]["cpu"] - by[long]["cpu"]) / n
+            steps = (by[long]["cpu"] - by[short]["cpu"]) / n
+            out.append(f"| CPU time, DIR on {where} (a run's fixed cost 2 c(t=10) − c(t=20), its 1,000 steps "
+                       f"c(t=20) − c(t=10), over {n} runs) | {1e3 * fixed:.3f} ms | {1e3 * steps:.3f} ms | "
+                       f"{100 * fixed / steps:.1f} % |")
+    out += ["",
+            "The instruction count is the run's own work in user space: its values, its start's check, its "
+            "index line and trajectory formatted. It leaves out the kernel's share: each run creates and renames "
+            "one file (two with its trajectory), which the CPU times have (and the sweep's start-up, once over "
+            "all the runs): the tmpfs rows show how much of it is the file system's."]
     return out
