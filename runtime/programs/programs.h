@@ -500,16 +500,23 @@ int lgc_sweep_run(lgc_sweep_worker *w, unsigned long run);
 
 /* ---- workers.c: runs over processes ---- */
 
-/* Task i: 0 done, 1 done and failed, -1 stop taking tasks. */
-typedef int (*lgc_task)(void *ctx, unsigned long i);
+/*
+** Task i: 0 done, 1 done and failed, -1 stop taking tasks; into *inner the
+** seconds of it the task measured itself (a sweep's run: its integration).
+*/
+typedef int (*lgc_task)(void *ctx, unsigned long i, double *inner);
+
+/* What the tasks came to: how many were done, how many failed, their inner microseconds summed. */
+typedef struct lgc_tally {
+    unsigned long done, failed, inner_us;
+} lgc_tally;
 
 /*
 ** Tasks 0..n-1 over jobs processes: this one when jobs is 1, else forked
 ** workers that take the next as they finish. Progress on stderr if show;
-** how many were done and failed into *done, *failed. 0, or -1 when some
+** what they came to into *tally. 0, or -1 when some
 ** task was not done (a worker stopped or was killed).
 */
-int lgc_pool_run(int jobs, unsigned long n, lgc_task work, void *ctx, int show, unsigned long *done,
-                 unsigned long *failed);
+int lgc_pool_run(int jobs, unsigned long n, lgc_task work, void *ctx, int show, lgc_tally *tally);
 
 #endif

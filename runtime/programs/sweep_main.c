@@ -387,14 +387,17 @@ static int processors(void)
     return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
 }
 
-static int work(void *ctx, unsigned long i)
+static int work(void *ctx, unsigned long i, double *integrating)
 {
     lgc_sweep_worker *w = ctx;
-    return lgc_sweep_run(w, w->sweep->todo[i]);
+    w->sweep->run.wall = 0.0;   /* stays 0 for a start refused */
+    const int rc = lgc_sweep_run(w, w->sweep->todo[i]);
+    *integrating = w->sweep->run.wall;
+    return rc;
 }
 
 /* This process's runs that are not done, over its workers. */
-static int run_share(lgc_sweep *s, unsigned long *ran, unsigned long *failed)
+static int run_share(lgc_sweep *s, lgc_tally *tally)
 {
     const int rank = s->ranks ? s->ranks->rank : 0, size = s->ranks ? s->ranks->size : 1;
     size_t n = 0;
@@ -412,13 +415,13 @@ static int run_share(lgc_sweep *s, unsigned long *ran, unsigned long *failed)
         return -1;
     }
     const int show = !s->quiet && isatty(STDERR_FILENO);
-    int rc = lgc_pool_run(jobs, n, work, &w, show, ran, failed);
+    int rc = lgc_pool_run(jobs, n, work, &w, show, tally);
     lgc_sweep_worker_free(&w);
     return rc;
 }
 
 /* The runs of this invocation (its shard) in order, their index, and what it all came to. */
-static int finish(lgc_sweep *s, unsigned long ran, double seconds)
+static int finish(lgc_sweep *s, const lgc_tally *ran, double seconds)
 {
     size_t n = 0;
     for (unsigned long k = 1; k <= s->nruns; k++)
@@ -429,8 +432,9 @@ static int finish(lgc_sweep *s, unsigned long ran, double seconds)
         return LGC_EXIT_FAILED;
     if (!s->quiet)
         fprintf(stderr, "lagrangec: %zu runs%s, %lu failed: %s/%s (%lu of them run now, in %.3g s: "
-                        "%.1f runs/s)\n", n, s->shards ? " of this shard" : "", failed, s->out,
-                LGC_SWEEP_INDEX, ran, seconds, seconds > 0 ? (double)ran / seconds : 0.0);
+                        "%.1f runs/s; integrating %.3g s, summed over the processes)\n", n,
+                s->shards ? " of this shard" : "", failed, s->out, LGC_SWEEP_INDEX, ran->done, seconds,
+                seconds > 0 ? (double)ran->done / seconds : 0.0, 1e-6 * (double)ran->inner_us);
     return lgc_dir_say_failed(&s->dir, failed, n);
 }
 
@@ -494,16 +498,18 @@ int lgc_sweep_main(const lgc_model *model, const lgc_ranks *ranks, int argc, cha
         rc = lgc_dir_join(&s.dir, "--out", s.out, s.manifest.s);
     rc = worst(&s, rc);
     if (rc == LGC_EXIT_OK) {
-        unsigned long counts[2] = {0, 0};
+        lgc_tally tally = {0, 0, 0};
         const double begin = lgc_now();
-        if (run_share(&s, &counts[0], &counts[1]) != 0)
+        if (run_share(&s, &tally) != 0)
             rc = LGC_EXIT_FAILED;
         if (ranks) {
-            ranks->sum(counts, 2);
+            unsigned long counts[3] = {tally.done, tally.failed, tally.inner_us};
+            ranks->sum(counts, 3);
+            tally = (lgc_tally){counts[0], counts[1], counts[2]};
             ranks->barrier();   /* every result written: rank 0 reads them all */
         }
         if (rank == 0) {
-            const int index = finish(&s, counts[0], lgc_now() - begin);
+            const int index = finish(&s, &tally, lgc_now() - begin);
             rc = index > rc ? index : rc;
         }
         rc = worst(&s, rc);

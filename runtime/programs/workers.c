@@ -24,6 +24,7 @@
 typedef struct shared {
     atomic_ulong next;          /* the next task to take */
     atomic_ulong done, failed;  /* tasks finished, and those that failed */
+    atomic_ulong inner_us;      /* the microseconds the tasks measured of themselves */
     atomic_int stop;            /* a task could not be finished: take no more */
 } shared;
 
@@ -56,11 +57,13 @@ static void progress(shared *sh, unsigned long n, shown *p, int final)
 static void work_on(shared *sh, unsigned long n, lgc_task work, void *ctx, shown *p)
 {
     for (unsigned long i; !atomic_load(&sh->stop) && (i = atomic_fetch_add(&sh->next, 1)) < n;) {
-        const int rc = work(ctx, i);
+        double inner = 0.0;
+        const int rc = work(ctx, i, &inner);
         if (rc < 0) {
             atomic_store(&sh->stop, 1);
             break;
         }
+        atomic_fetch_add(&sh->inner_us, (unsigned long)(inner * 1e6 + 0.5));
         atomic_fetch_add(&sh->failed, (unsigned long)rc);
         atomic_fetch_add(&sh->done, 1);
         if (p)
@@ -128,8 +131,7 @@ static int supervise(shared *sh, unsigned long n, int jobs, lgc_task work, void 
     return rc;
 }
 
-int lgc_pool_run(int jobs, unsigned long n, lgc_task work, void *ctx, int show, unsigned long *done,
-                 unsigned long *failed)
+int lgc_pool_run(int jobs, unsigned long n, lgc_task work, void *ctx, int show, lgc_tally *tally)
 {
     shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED) {
@@ -139,6 +141,7 @@ int lgc_pool_run(int jobs, unsigned long n, lgc_task work, void *ctx, int show, 
     atomic_init(&sh->next, 0);
     atomic_init(&sh->done, 0);
     atomic_init(&sh->failed, 0);
+    atomic_init(&sh->inner_us, 0);
     atomic_init(&sh->stop, 0);
     int rc = 0;
     if (jobs <= 1) {
@@ -166,8 +169,9 @@ int lgc_pool_run(int jobs, unsigned long n, lgc_task work, void *ctx, int show, 
             rc = -1;
         sigprocmask(SIG_SETMASK, &old, NULL);
     }
-    *done = atomic_load(&sh->done);
-    *failed = atomic_load(&sh->failed);
+    tally->done = atomic_load(&sh->done);
+    tally->failed = atomic_load(&sh->failed);
+    tally->inner_us = atomic_load(&sh->inner_us);
     munmap(sh, sizeof *sh);
     return rc;
 }
