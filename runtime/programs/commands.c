@@ -101,7 +101,7 @@ static const lgc_option sweep_options[LGC_SWEEP_NOPTIONS] = {
                         "values depend on S, k and the name only"},
     [LGC_SWEEP_OUT] = {"--out", "DIR", LGC_OPTION_OUTPUT,
                        "runs.csv (the index), run/NNNNNN.csv (trajectories),\n"
-                       "run/NNNNNN.result (a run's index line: it is done)"},
+                       "run/*.journal (the runs done, until runs.csv is written)"},
     [LGC_SWEEP_JOBS] = {"-j", "N", LGC_OPTION_VALUE,
                         "worker processes (default: the processors this\n"
                         "process may use; 1 per rank under mpirun)"},

@@ -8,7 +8,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,32 +20,44 @@
 #include "lagrangec/status.h"
 #include "programs.h"
 
-/* The temporaries a signal must remove: few (the PNG, the summary; a run's two files). */
+/* The temporaries a signal must remove: few (the PNG, the summary; a run's trajectory). */
 #define MAX_TEMPS 4
-static const lgc_output *volatile temps[MAX_TEMPS];
+/* A slot is one lock-free store, so a handler sees an output whole or not at all. */
+static _Atomic(const lgc_output *) temps[MAX_TEMPS];
 static const int ending_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void remove_temps_and_die(int sig)
 {
-    for (int i = 0; i < MAX_TEMPS; i++)
-        if (temps[i])
-            unlinkat(temps[i]->dir, temps[i]->temp, 0);
+    for (int i = 0; i < MAX_TEMPS; i++) {
+        const lgc_output *o = atomic_load(&temps[i]);
+        if (o)
+            unlinkat(o->dir, o->temp, 0);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-/* Adds (or, with remove, drops) o in the list, signals held meanwhile. */
+/* The process's id, asked once per process (a fork asks again): a temporary's name has it. */
+static pid_t pid;
+
+static void forget_pid(void)
+{
+    pid = 0;
+}
+
+static pid_t own_pid(void)
+{
+    static int registered;
+    if (!registered)
+        registered = pthread_atfork(NULL, NULL, forget_pid) == 0;
+    if (pid == 0 || !registered)
+        pid = getpid();
+    return pid;
+}
+
+/* Adds (or, with remove, drops) o in the list; the handlers installed at the first. */
 static int track(const lgc_output *o, int remove)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &old);
-    int done = 0;
-    for (int i = 0; i < MAX_TEMPS && !done; i++)
-        if (remove ? temps[i] == o : temps[i] == NULL) {
-            temps[i] = remove ? NULL : o;
-            done = 1;
-        }
     static int installed;
     if (!installed && !remove) {
         for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++) {
@@ -55,8 +69,12 @@ static int track(const lgc_output *o, int remove)
         }
         installed = 1;
     }
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    return done;
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (atomic_load(&temps[i]) == (remove ? o : NULL)) {
+            atomic_store(&temps[i], remove ? NULL : o);
+            return 1;
+        }
+    return 0;
 }
 
 int lgc_output_open_at(lgc_output *o, int dir, const char *path)
@@ -73,13 +91,11 @@ int lgc_output_open_at(lgc_output *o, int dir, const char *path)
         errno = ENOMEM;
         return LGC_ERR_IO;
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    /* DIR/.NAME.PID-N: in the target's directory, so the rename is atomic. */
+    /* DIR/.NAME.PID-N: in the target's directory, so the rename is atomic; 0666 less the umask. */
     static unsigned long serial;
     do {
-        sprintf(o->temp, "%.*s.%s.%ld-%lu", (int)base, path, path + base, (long)getpid(), serial++);
-        o->fd = openat(dir, o->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        sprintf(o->temp, "%.*s.%s.%ld-%lu", (int)base, path, path + base, (long)own_pid(), serial++);
+        o->fd = openat(dir, o->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     } while (o->fd < 0 && errno == EEXIST);
     if (o->fd < 0) {
         int err = errno;
@@ -89,10 +105,9 @@ int lgc_output_open_at(lgc_output *o, int dir, const char *path)
         errno = err;
         return LGC_ERR_IO;
     }
-    if (fchmod(o->fd, 0666 & ~mask) != 0 || !track(o, 0)) {
-        int err = errno;
+    if (!track(o, 0)) {
         lgc_output_discard(o);
-        errno = err;
+        errno = EMFILE;
         return LGC_ERR_IO;
     }
     return LGC_OK;

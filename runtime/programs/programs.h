@@ -425,16 +425,49 @@ int lgc_manifest_compare(const char *theirs, const char *ours, const char *path)
 /* text written whole to name in dir: LGC_OK, or LGC_ERR_IO with errno. */
 int lgc_dir_write_file(int dir, const char *name, const char *text, size_t len);
 
-/* 1 when run is done: its result (and, with trajectories, its CSV) is in DIR/run. */
-int lgc_dir_run_done(int run_fd, unsigned long run, int trajectories);
+/* ---- sweep_results.c: the runs' results, in journals and the index ---- */
+
+/* The results of a directory's runs 1..nruns: each a line of the index. */
+typedef struct lgc_results {
+    unsigned long nruns;
+    lgc_text text;              /* the lines */
+    size_t *at, *len;           /* run k's: text.s + at[k], len[k] bytes (0: none), nruns + 1 */
+    unsigned char *indexed;     /* run k's line was read from DIR/runs.csv */
+} lgc_results;
+
+/* The results in DIR/runs.csv and DIR/run's journals: LGC_OK or LGC_ERR_NOMEM. */
+int lgc_results_read(lgc_results *r, int dir_fd, int run_fd, unsigned long nruns);
+void lgc_results_free(lgc_results *r);
+int lgc_results_has(const lgc_results *r, unsigned long run);
+/* from's result of run into to (unless it has one): 1, or 0 when from has none or memory ran out. */
+int lgc_results_add(lgc_results *to, const lgc_results *from, unsigned long run);
+
+/* A process's journal of results, made at its first record. */
+typedef struct lgc_journal {
+    int fd;                     /* -1 until made */
+    lgc_text record;
+} lgc_journal;
+
+/* Run's line of the index (len bytes, ending in a newline), appended: 0, or -1 with errno. */
+int lgc_journal_append(lgc_journal *j, int run_fd, const char *line, size_t len);
+void lgc_journal_close(lgc_journal *j);
+/* The results read from runs.csv of runs not in_index (nruns + 1 flags) into a journal: 0, or -1 with errno. */
+int lgc_results_carry(const lgc_results *r, int run_fd, const unsigned char *in_index);
+/* The journals of runs all in_index removed, when this process is alone in DIR. */
+void lgc_results_remove_journals(const lgc_sweep_dir *d, unsigned long nruns,
+                                 const unsigned char *in_index);
+
+/* 1 when run is done: its result is in r (and, with trajectories, its CSV in DIR/run). */
+int lgc_dir_run_done(const lgc_results *r, int run_fd, unsigned long run, int trajectories);
 
 /*
-** DIR/runs.csv, whole: the header and the results of runs[0..n) in that
-** order; *failed: how many are faults. LGC_OK, else an lgc_status after a
-** message (LGC_ERR_INCONSISTENT: runs without a result, named).
+** DIR/runs.csv, whole: the header and the results of runs[0..n) of r in
+** that order, then the journals it empties removed; *failed: how many are
+** faults. LGC_OK, else an lgc_status after a message
+** (LGC_ERR_INCONSISTENT: runs without a result, named).
 */
-int lgc_dir_write_index(const lgc_sweep_dir *d, const char *header, const unsigned long *runs,
-                        size_t n, unsigned long *failed);
+int lgc_dir_write_index(const lgc_sweep_dir *d, const lgc_results *r, const char *header,
+                        const unsigned long *runs, size_t n, unsigned long *failed);
 
 /* The exit status of a sweep of n runs, failed of them faults (they are said on stderr). */
 int lgc_dir_say_failed(const lgc_sweep_dir *d, unsigned long failed, size_t n);
@@ -482,7 +515,8 @@ typedef struct lgc_sweep_worker {
     double *before;             /* --consistent's scratch: the start before, nx */
     unsigned char *tried, *freed;   /* and its entries held, nx each */
     lgc_text line;              /* its result */
-    lgc_output trajectory, result;
+    lgc_output trajectory;
+    lgc_journal journal;        /* this process's: a worker's, made in the worker */
 } lgc_sweep_worker;
 
 int lgc_sweep_worker_init(lgc_sweep_worker *w, lgc_sweep *s);

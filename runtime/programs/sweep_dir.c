@@ -5,13 +5,14 @@
 **   DIR/sweep.txt            what each run depends on: the model, the options,
 **                            where the values come from, the index's columns
 **   DIR/run/NNNNNN.csv       run NNNNNN's trajectory
-**   DIR/run/NNNNNN.result    its line of the index; written (temporary and
-**                            rename) after the trajectory, it marks the run done
-**   DIR/runs.csv             the index: the results in run order, written last
+**   DIR/run/HOST-PID-N.journal  the runs' lines of the index, a file per process,
+**                            appended after each trajectory (sweep_results.c)
+**   DIR/runs.csv             the index: the results in run order, written last,
+**                            its journals then removed
 **   DIR/.lock                held shared by every process working in DIR
 **
-** Every file is written whole (a temporary and a rename, outputs.c). A run
-** without its result is redone by the next sweep; the temporaries a killed
+** Every other file is written whole (a temporary and a rename, outputs.c).
+** A run without its result is redone by the next sweep; the temporaries a killed
 ** process left are removed by the next one that finds nobody else at work
 ** (it gets the lock alone). Nothing here depends on the clock or on which
 ** process wrote it.
@@ -214,77 +215,57 @@ void lgc_dir_close(lgc_sweep_dir *d)
     d->fd = d->run_fd = d->lock_fd = -1;
 }
 
-int lgc_dir_run_done(int run_fd, unsigned long run, int trajectories)
+int lgc_dir_run_done(const lgc_results *r, int run_fd, unsigned long run, int trajectories)
 {
     char name[LGC_RUN_FILE_MAX];
     struct stat st;
-    lgc_run_file(run, "result", name);
-    if (fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+    if (!lgc_results_has(r, run))
         return 0;
     lgc_run_file(run, "csv", name);
     return !trajectories
            || (fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
 }
 
-/* Run k's result: one line "k,STATUS,...\n" into t (appended); 1 if fault, 0 if ok, -1 if none. */
-static int read_result(int run_fd, unsigned long run, lgc_text *t)
-{
-    char name[LGC_RUN_FILE_MAX], head[40];
-    lgc_run_file(run, "result", name);
-    int fd = openat(run_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    const size_t start = t->len;
-    char buf[4096];
-    for (ssize_t n; (n = read(fd, buf, sizeof buf)) != 0;) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            break;
-        lgc_text_add(t, buf, (size_t)n);
-    }
-    close(fd);
-    const char *line = t->s + start;
-    const size_t len = t->len - start;
-    const int k = snprintf(head, sizeof head, "%lu,", run);
-    /* One whole line, of this run, ok or a fault. */
-    if (!t->failed && len > 0 && memchr(line, '\n', len) == line + len - 1 && !memchr(line, '\0', len)
-        && strncmp(line, head, (size_t)k) == 0) {
-        if (strncmp(line + k, "ok,", 3) == 0)
-            return 0;
-        if (strncmp(line + k, "fault,", 6) == 0)
-            return 1;
-    }
-    t->len = start;     /* not a result: as if there were none */
-    return -1;
-}
-
-int lgc_dir_write_index(const lgc_sweep_dir *d, const char *header, const unsigned long *runs,
-                        size_t n, unsigned long *failed)
+int lgc_dir_write_index(const lgc_sweep_dir *d, const lgc_results *r, const char *header,
+                        const unsigned long *runs, size_t n, unsigned long *failed)
 {
     lgc_text index = {0};
+    unsigned char *in_index = calloc(r->nruns + 1, 1);
     lgc_text_add(&index, header, strlen(header));
     lgc_text_add(&index, "\n", 1);
     size_t missing = 0;
     *failed = 0;
     for (size_t i = 0; i < n; i++) {
-        int rc = read_result(d->run_fd, runs[i], &index);
-        if (rc < 0 && missing++ < 10)
-            fprintf(stderr, "%s run %lu", missing == 1 ? "lagrangec: no result for" : ",", runs[i]);
-        *failed += rc == 1;
+        const unsigned long k = runs[i];
+        if (!lgc_results_has(r, k)) {
+            if (missing++ < 10)
+                fprintf(stderr, "%s run %lu", missing == 1 ? "lagrangec: no result for" : ",", k);
+            continue;
+        }
+        const char *line = r->text.s + r->at[k];
+        lgc_text_add(&index, line, r->len[k]);
+        *failed += line[strcspn(line, ",") + 1] == 'f';     /* K,fault,... */
+        if (in_index)
+            in_index[k] = 1;
     }
     int rc = LGC_OK;
     if (missing > 0) {
         fprintf(stderr, "%s (%zu of %zu runs): rerun the same command to finish them\n",
                 missing > 10 ? ", ..." : "", missing, n);
         rc = LGC_ERR_INCONSISTENT;
-    } else if (index.failed) {
+    } else if (index.failed || !in_index) {
         fprintf(stderr, "lagrangec: %s/%s: %s\n", d->path, LGC_SWEEP_INDEX, strerror(ENOMEM));
         rc = LGC_ERR_NOMEM;
+    } else if (lgc_results_carry(r, d->run_fd, in_index) != 0) {
+        fprintf(stderr, "lagrangec: %s/run: %s\n", d->path, strerror(errno));
+        rc = LGC_ERR_IO;
     } else if (lgc_dir_write_file(d->fd, LGC_SWEEP_INDEX, index.s, index.len) != LGC_OK) {
         fprintf(stderr, "lagrangec: %s/%s: %s\n", d->path, LGC_SWEEP_INDEX, strerror(errno));
         rc = LGC_ERR_IO;
+    } else {
+        lgc_results_remove_journals(d, r->nruns, in_index);
     }
+    free(in_index);
     lgc_text_free(&index);
     return rc;
 }

@@ -400,11 +400,18 @@ static int work(void *ctx, unsigned long i, double *integrating)
 static int run_share(lgc_sweep *s, lgc_tally *tally)
 {
     const int rank = s->ranks ? s->ranks->rank : 0, size = s->ranks ? s->ranks->size : 1;
+    lgc_results done;
+    if (lgc_results_read(&done, s->dir.fd, s->dir.run_fd, s->nruns) != LGC_OK) {
+        lgc_results_free(&done);
+        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
+        return -1;
+    }
     size_t n = 0;
     for (unsigned long k = 1, position = 0; k <= s->nruns; k++)
         if (in_shard(s, k) && position++ % (unsigned long)size == (unsigned long)rank
-            && !lgc_dir_run_done(s->dir.run_fd, k, s->trajectories))
+            && !lgc_dir_run_done(&done, s->dir.run_fd, k, s->trajectories))
             s->todo[n++] = k;
+    lgc_results_free(&done);
     int jobs = s->jobs > 0 ? s->jobs : s->ranks ? 1 : processors();
     if ((size_t)jobs > n)
         jobs = n > 0 ? (int)n : 1;
@@ -428,7 +435,14 @@ static int finish(lgc_sweep *s, const lgc_tally *ran, double seconds)
         if (in_shard(s, k))
             s->todo[n++] = k;
     unsigned long failed = 0;
-    if (lgc_dir_write_index(&s->dir, s->header.s, s->todo, n, &failed) != LGC_OK)
+    lgc_results results;
+    int rc = lgc_results_read(&results, s->dir.fd, s->dir.run_fd, s->nruns);
+    if (rc != LGC_OK)
+        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(rc));
+    else
+        rc = lgc_dir_write_index(&s->dir, &results, s->header.s, s->todo, n, &failed);
+    lgc_results_free(&results);
+    if (rc != LGC_OK)
         return LGC_EXIT_FAILED;
     if (!s->quiet)
         fprintf(stderr, "lagrangec: %zu runs%s, %lu failed: %s/%s (%lu of them run now, in %.3g s: "
@@ -506,6 +520,8 @@ int lgc_sweep_main(const lgc_model *model, const lgc_ranks *ranks, int argc, cha
             unsigned long counts[3] = {tally.done, tally.failed, tally.inner_us};
             ranks->sum(counts, 3);
             tally = (lgc_tally){counts[0], counts[1], counts[2]};
+            if (rank > 0)
+                lgc_dir_close(&s.dir);  /* done in DIR: rank 0 may find itself alone there */
             ranks->barrier();   /* every result written: rank 0 reads them all */
         }
         if (rank == 0) {

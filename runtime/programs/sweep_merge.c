@@ -2,9 +2,9 @@
 ** sweep_merge.c — `lagrangec sweep --merge DIR... --out DIR`: the
 ** directories of one sweep's shards (or of one sweep, run in pieces) into
 ** one, with no model and no spec: their sweep.txt must say the same, every
-** run must have its result in one of them, and each run's files are
-** linked into the output (copied across file systems), the index written
-** last. lagrangec itself runs this; the result is the directory one sweep
+** run must have its result in one of them (an index or a journal), and
+** each run's trajectory is linked into the output (copied across file
+** systems), the index written last from their results. lagrangec itself runs this; the result is the directory one sweep
 ** of every run would have written.
 */
 #define _POSIX_C_SOURCE 200809L
@@ -79,11 +79,12 @@ static int place(int from, int to, const char *name)
     return lgc_output_commit(&out) == LGC_OK ? 0 : -1;
 }
 
-/* An input: its directory, its run directory, its sweep.txt. */
+/* An input: its directory, its run directory, its sweep.txt, its runs' results. */
 typedef struct input {
     const char *path;
     int fd, run_fd;
     lgc_text manifest;
+    lgc_results results;
 } input;
 
 static int open_input(input *in, const char *path)
@@ -100,15 +101,16 @@ static int open_input(input *in, const char *path)
                                : LGC_EXIT_OK;
 }
 
-/* Every run's files into the output; the runs no input has, named. */
-static int gather(const input *ins, int n, lgc_sweep_dir *out, unsigned long runs, int trajectories)
+/* Every run's trajectory into the output, its result into *results; the runs no input has, named. */
+static int gather(const input *ins, int n, lgc_sweep_dir *out, lgc_results *results, int trajectories)
 {
+    const unsigned long runs = results->nruns;
     unsigned long missing = 0;
     for (unsigned long k = 1; k <= runs; k++) {
         int i = 0;
-        while (i < n && !lgc_dir_run_done(ins[i].run_fd, k, trajectories))
+        while (i < n && !lgc_dir_run_done(&ins[i].results, ins[i].run_fd, k, trajectories))
             i++;
-        if (i == n && lgc_dir_run_done(out->run_fd, k, trajectories))
+        if (i == n && lgc_dir_run_done(results, out->run_fd, k, trajectories))
             continue;   /* the output has it from before */
         if (i == n) {
             if (missing++ < 10)
@@ -116,13 +118,15 @@ static int gather(const input *ins, int n, lgc_sweep_dir *out, unsigned long run
             continue;
         }
         char name[LGC_RUN_FILE_MAX];
-        for (int f = !trajectories; f < 2; f++) {   /* the trajectory, then the result */
-            lgc_run_file(k, f == 0 ? "csv" : "result", name);
-            if (place(ins[i].run_fd, out->run_fd, name) != 0) {
-                fprintf(stderr, "%slagrangec: %s/run/%s into %s: %s\n", missing ? "\n" : "",
-                        ins[i].path, name, out->path, strerror(errno));
-                return LGC_EXIT_FAILED;
-            }
+        lgc_run_file(k, "csv", name);
+        if (trajectories && place(ins[i].run_fd, out->run_fd, name) != 0) {
+            fprintf(stderr, "%slagrangec: %s/run/%s into %s: %s\n", missing ? "\n" : "",
+                    ins[i].path, name, out->path, strerror(errno));
+            return LGC_EXIT_FAILED;
+        }
+        if (!lgc_results_add(results, &ins[i].results, k)) {
+            fprintf(stderr, "%slagrangec: %s\n", missing ? "\n" : "", strerror(ENOMEM));
+            return LGC_EXIT_FAILED;
         }
     }
     if (missing == 0)
@@ -155,15 +159,21 @@ static int merge(input *ins, int n, const char *out_path, int quiet)
     lgc_sweep_dir out = {NULL, -1, -1, -1};
     int rc = header && all ? lgc_dir_join(&out, "--out", out_path, manifest)
                            : lgc_usage_error("%s", strerror(ENOMEM));
+    lgc_results results = {0};
+    for (int i = 0; rc == LGC_EXIT_OK && i <= n; i++)
+        if (lgc_results_read(i < n ? &ins[i].results : &results, i < n ? ins[i].fd : out.fd,
+                             i < n ? ins[i].run_fd : out.run_fd, nruns) != LGC_OK)
+            rc = lgc_usage_error("%s", strerror(ENOMEM));
     if (rc == LGC_EXIT_OK)
-        rc = gather(ins, n, &out, nruns, strncmp(trajectories, "yes", 3) == 0);
+        rc = gather(ins, n, &out, &results, strncmp(trajectories, "yes", 3) == 0);
     unsigned long failed = 0;
     if (rc == LGC_EXIT_OK) {
         for (unsigned long k = 0; k < nruns; k++)
             all[k] = k + 1;
-        if (lgc_dir_write_index(&out, header, all, nruns, &failed) != LGC_OK)
+        if (lgc_dir_write_index(&out, &results, header, all, nruns, &failed) != LGC_OK)
             rc = LGC_EXIT_FAILED;
     }
+    lgc_results_free(&results);
     if (rc == LGC_EXIT_OK && !quiet)
         fprintf(stderr, "lagrangec: %lu runs from %d directories, %lu failed: %s/%s\n", nruns, n,
                 failed, out_path, LGC_SWEEP_INDEX);
@@ -192,7 +202,7 @@ int lgc_sweep_merge(int argc, char **argv)
         else if (argv[k][0] == '-')
             rc = lgc_usage_error("--merge takes directories, --out DIR and --quiet; not '%s'", argv[k]);
         else
-            ins[n++] = (input){argv[k], -1, -1, {0}};
+            ins[n++] = (input){argv[k], -1, -1, {0}, {0}};
     }
     if (rc == LGC_EXIT_OK && n == 0)
         rc = lgc_usage_error("--merge needs the directories to merge");
@@ -206,6 +216,7 @@ int lgc_sweep_merge(int argc, char **argv)
         if (ins[i].fd >= 0)
             close(ins[i].fd);
         lgc_text_free(&ins[i].manifest);
+        lgc_results_free(&ins[i].results);
     }
     free(ins);
     return rc;

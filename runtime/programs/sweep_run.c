@@ -1,8 +1,8 @@
 /*
 ** sweep_run.c — one run of a sweep, in whichever process takes it: the
 ** run's values over the sweep's base, the start checked (or completed),
-** simulate's integration, then its trajectory and its result written
-** whole, the result last. A run that fails (a refused start, a fault on
+** simulate's integration, then its trajectory written whole and its
+** result appended to the process's journal, the result last. A run that fails (a refused start, a fault on
 ** the way) is a result like any other: its status says so, and the runs
 ** after it go on. The worker's memory is made once and reused, so a run
 ** allocates nothing but its CSV writer's line.
@@ -22,7 +22,7 @@ int lgc_sweep_worker_init(lgc_sweep_worker *w, lgc_sweep *s)
 {
     memset(w, 0, sizeof *w);
     w->sweep = s;
-    w->trajectory.fd = w->result.fd = -1;
+    w->trajectory.fd = w->journal.fd = -1;
     const size_t nx = (size_t)s->model->nx + 1;
     w->values = calloc((size_t)s->ncolumns + 1, sizeof *w->values);
     w->before = calloc(nx, sizeof *w->before);
@@ -43,7 +43,7 @@ void lgc_sweep_worker_free(lgc_sweep_worker *w)
     free(w->freed);
     lgc_text_free(&w->line);
     lgc_output_discard(&w->trajectory);
-    lgc_output_discard(&w->result);
+    lgc_journal_close(&w->journal);
 }
 
 void lgc_sweep_values(const lgc_sweep *s, unsigned long run, double v[])
@@ -128,12 +128,16 @@ static void result_line(lgc_sweep_worker *w, unsigned long run, int started, con
     lgc_text_add(t, "\n", 1);
 }
 
-/* -1 after a message naming the file of run that could not be written. */
+/* -1 after a message naming what of run could not be written: its trajectory, or (ext NULL) its result. */
 static int cannot_write(const lgc_sweep *s, unsigned long run, const char *ext)
 {
     char name[LGC_RUN_FILE_MAX];
-    lgc_run_file(run, ext, name);
-    fprintf(stderr, "lagrangec: %s/run/%s: %s\n", s->out, name, strerror(errno));
+    lgc_run_file(run, ext ? ext : "csv", name);
+    if (ext)
+        fprintf(stderr, "lagrangec: %s/run/%s: %s\n", s->out, name, strerror(errno));
+    else
+        fprintf(stderr, "lagrangec: %s/run: run %lu's result, into this process's journal: %s\n",
+                s->out, run, strerror(errno));
     return -1;
 }
 
@@ -168,20 +172,11 @@ int lgc_sweep_run(lgc_sweep_worker *w, unsigned long run)
     if (s->trajectories && lgc_output_commit(&w->trajectory) != LGC_OK)
         return cannot_write(s, run, "csv");
     result_line(w, run, started, why);
-    lgc_run_file(run, "result", name);
     if (w->line.failed) {
         errno = ENOMEM;
-        return cannot_write(s, run, "result");
+        return cannot_write(s, run, NULL);
     }
-    if (lgc_output_open_at(&w->result, s->dir.run_fd, name) != LGC_OK)
-        return cannot_write(s, run, "result");
-    if (lgc_write_all(w->result.fd, w->line.s, w->line.len) != 0) {
-        int err = errno;
-        lgc_output_discard(&w->result);
-        errno = err;
-        return cannot_write(s, run, "result");
-    }
-    if (lgc_output_commit(&w->result) != LGC_OK)
-        return cannot_write(s, run, "result");
+    if (lgc_journal_append(&w->journal, s->dir.run_fd, w->line.s, w->line.len) != 0)
+        return cannot_write(s, run, NULL);
     return started && r->status == LGC_OK ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../runtime/json.hpp"
@@ -245,8 +246,40 @@ void monte_carlo_values_are_the_runs_own(void **) {
   check(seeded["1"] != all["1"], "seed 43 drew seed 42's run 1: %s", all["1"].c_str());
 }
 
-// A sweep killed mid-way (SIGKILL: no handler runs, temporaries stay) and
-// run again ends with the bytes of one never interrupted.
+// The journals of a sweep's directory, and the offset of the last whole
+// record ("LEN HASH LINE") of one: where a write killed mid-way would tear it.
+std::vector<fs::path> journals(const fs::path &dir) {
+  std::vector<fs::path> found;
+  if (fs::exists(dir / "run"))
+    for (auto &e : fs::directory_iterator(dir / "run"))
+      if (e.path().extension() == ".journal") found.push_back(e.path());
+  return found;
+}
+
+// A journal's whole records: where each one's line starts, and the line.
+std::vector<std::pair<size_t, std::string>> records(const std::string &journal) {
+  std::vector<std::pair<size_t, std::string>> found;
+  size_t at = 0;
+  while (at < journal.size()) {
+    size_t space = journal.find(' ', at);
+    if (space == std::string::npos || space + 18 > journal.size()) break;
+    size_t len = std::stoul(journal.substr(at, space - at)), start = space + 18;
+    if (start + len > journal.size()) break;
+    found.emplace_back(start, journal.substr(start, len));
+    at = start + len;
+  }
+  return found;
+}
+
+ino_t inode(const fs::path &p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+// A sweep killed mid-way (SIGKILL: no handler runs, temporaries stay), the
+// last record of one of its journals then torn as a write cut short would
+// leave it, and run again: it ends with the bytes of one never
+// interrupted, the torn record's run redone and the others kept.
 void a_killed_sweep_resumes_to_the_same_bytes(void **) {
   auto args = [](const fs::path &out) {
     return std::vector<std::string>{lagrangec, "sweep", spec("double_pendulum"), "--samples", "60", "--vary",
@@ -256,23 +289,53 @@ void a_killed_sweep_resumes_to_the_same_bytes(void **) {
   fs::path whole = group_dir() / "whole", killed = group_dir() / "killed";
   Result r = run(args(whole), cache_env());
   if (r.status != 0) fail_msg("exit %d:\n%s", r.status, r.err.c_str());
+  check(journals(whole).empty(), "%zu journals left in %s", journals(whole).size(), whole.c_str());
   Started s = start(args(killed), cache_env(), true);
-  auto results = [&] {
+  auto trajectories = [&] {
     size_t n = 0;
     if (fs::exists(killed / "run"))
-      for (auto &e : fs::directory_iterator(killed / "run")) n += e.path().extension() == ".result";
+      for (auto &e : fs::directory_iterator(killed / "run"))
+        n += e.path().extension() == ".csv" && e.path().filename().string()[0] != '.';
     return n;
   };
-  for (int i = 0; i < 3000 && results() < 6; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (int i = 0; i < 3000 && trajectories() < 6; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ::kill(-s.pid, SIGKILL);
   Result k = finish(s);
   assert_int_equal(k.status, 128 + SIGKILL);
-  size_t done = results();
+  size_t done = trajectories();
   check(done >= 6 && done < 60 && !fs::exists(killed / "runs.csv"),
         "killed with %zu of 60 runs done (runs.csv %s): not mid-way", done,
         fs::exists(killed / "runs.csv") ? "written" : "absent");
+  // Tear the last whole record of a journal halfway through its line; keep the others.
+  std::string torn_run, kept_run;
+  for (auto &j : journals(killed)) {
+    std::ifstream in(j, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto found = records(text);
+    for (size_t i = 0; i < found.size(); ++i) {
+      std::string run = found[i].second.substr(0, found[i].second.find(','));
+      if (torn_run.empty() && i + 1 == found.size()) {
+        torn_run = run;
+        in.close();
+        fs::resize_file(j, found[i].first + found[i].second.size() / 2);
+      } else if (kept_run.empty()) {
+        kept_run = run;
+      }
+    }
+  }
+  check(!torn_run.empty() && !kept_run.empty(), "no two records in the journals of %s (torn run '%s', kept '%s')",
+        killed.c_str(), torn_run.c_str(), kept_run.c_str());
+  auto trajectory = [&](const std::string &run) {
+    char name[16];
+    snprintf(name, sizeof name, "%06lu.csv", std::stoul(run));
+    return killed / "run" / name;
+  };
+  auto torn_inode = fs::exists(trajectory(torn_run)) ? inode(trajectory(torn_run)) : 0;
+  auto kept_inode = inode(trajectory(kept_run));
   r = run(args(killed), cache_env());
   if (r.status != 0) fail_msg("the rerun: exit %d:\n%s", r.status, r.err.c_str());
+  check(inode(trajectory(torn_run)) != torn_inode, "run %s, its record torn, was not redone", torn_run.c_str());
+  check(inode(trajectory(kept_run)) == kept_inode, "run %s, its record whole, was redone", kept_run.c_str());
   assert_same_tree(whole, killed);
 }
 
