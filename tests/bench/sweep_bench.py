@@ -133,8 +133,9 @@ def report(res):
                        f"{100 * (r['loop'] / r['integrating'] - 1):.1f} % |")
     out += ["",
             "The instruction count is the run's own work in user space: its values, its start's check, its "
-            "index line and trajectory formatted. It leaves out the kernel's share: each run creates and renames "
-            "one file (two with its trajectory), which the wall times have: both clocks of a wall-time row run in "
+            "index line and trajectory formatted. It leaves out the kernel's share: each run appends one record to "
+            "its process's journal (one write), and with its trajectory creates and renames one file, which the "
+            "wall times have: both clocks of a wall-time row run in "
             "the same process, run after run, so the load of a shared machine stretches both alike. With "
             "trajectories, writing the 1,001 rows of CSV is part of the integration's time."]
     return out
