@@ -435,8 +435,12 @@ typedef struct lgc_results {
     unsigned char *indexed;     /* run k's line was read from DIR/runs.csv */
 } lgc_results;
 
+/* No results yet, of runs 1..nruns: LGC_OK or LGC_ERR_NOMEM. */
+int lgc_results_init(lgc_results *r, unsigned long nruns);
 /* The results in DIR/runs.csv and DIR/run's journals: LGC_OK or LGC_ERR_NOMEM. */
 int lgc_results_read(lgc_results *r, int dir_fd, int run_fd, unsigned long nruns);
+/* A journal's whole records, up to the first that is not (a torn one), into r. */
+void lgc_results_take_journal(lgc_results *r, const char *text, size_t len);
 void lgc_results_free(lgc_results *r);
 int lgc_results_has(const lgc_results *r, unsigned long run);
 /* from's result of run into to (unless it has one): 1, or 0 when from has none or memory ran out. */

@@ -167,24 +167,35 @@ static void put_journaled(void *ctx, const char *line, size_t len)
     put(ctx, line, len, 0);
 }
 
+void lgc_results_take_journal(lgc_results *r, const char *text, size_t len)
+{
+    const lgc_text t = {(char *)text, len, len, 0};
+    each_record(&t, put_journaled, r);
+}
+
 static void read_journal(void *ctx, const char *name)
 {
     reading *g = ctx;
     lgc_text_clear(&g->journal);
     if (read_all(g->run_fd, name, &g->journal) == 0)
-        each_record(&g->journal, put_journaled, g->r);
+        lgc_results_take_journal(g->r, g->journal.s, g->journal.len);
     else if (errno == ENOMEM)
         g->r->text.failed = 1;
 }
 
-int lgc_results_read(lgc_results *r, int dir_fd, int run_fd, unsigned long nruns)
+int lgc_results_init(lgc_results *r, unsigned long nruns)
 {
     memset(r, 0, sizeof *r);
     r->nruns = nruns;
     r->at = calloc(nruns + 1, sizeof *r->at);
     r->len = calloc(nruns + 1, sizeof *r->len);
     r->indexed = calloc(nruns + 1, 1);
-    if (!r->at || !r->len || !r->indexed)
+    return r->at && r->len && r->indexed ? LGC_OK : LGC_ERR_NOMEM;
+}
+
+int lgc_results_read(lgc_results *r, int dir_fd, int run_fd, unsigned long nruns)
+{
+    if (lgc_results_init(r, nruns) != LGC_OK)
         return LGC_ERR_NOMEM;
     /* The index a sweep finished, then what the journals add. */
     lgc_text index = {0};

@@ -1,12 +1,14 @@
 /*
 ** fuzz_runs.c — libFuzzer target: any bytes as a sweep's runs table
-** (runs_table.c), and each of their lines as a --vary value (vary.c),
-** drawn from.
+** (runs_table.c), each of their lines as a --vary value (vary.c), drawn
+** from, and the bytes as a journal of results (sweep_results.c).
 ** A rejection must say where (a line and column inside the text) and what;
 ** a table read must hold whole rows of finite numbers; a draw must be
-** finite. Anything else, or a crash, a leak or a read past the input, is a
+** finite; a result taken from a journal must be a whole line of the
+** index of its run, inside the input. Anything else, or a crash, a leak or a read past the input, is a
 ** finding.
 */
+#define _GNU_SOURCE     /* memmem */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,10 +71,32 @@ static void vary(const char *line, size_t size)
     free(text);
 }
 
+static void journal(const char *text, size_t size)
+{
+    lgc_results r;
+    if (lgc_results_init(&r, 1000) != LGC_OK) {
+        lgc_results_free(&r);
+        return;
+    }
+    lgc_results_take_journal(&r, text, size);
+    for (unsigned long k = 1; k <= r.nruns; k++) {
+        if (!lgc_results_has(&r, k))
+            continue;
+        const char *line = r.text.s + r.at[k];
+        char head[24];
+        const int n = snprintf(head, sizeof head, "%lu,", k);
+        if (r.len[k] > size || line[r.len[k] - 1] != '\n' || strncmp(line, head, (size_t)n) != 0
+            || !memmem(text, size, line, r.len[k]))
+            abort();
+    }
+    lgc_results_free(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
     table(text, size);
+    journal(text, size);
     for (size_t start = 0; start < size;) {
         const char *nl = memchr(text + start, '\n', size - start);
         const size_t end = nl ? (size_t)(nl - text) : size;
