@@ -4,8 +4,9 @@
 ** one, with no model and no spec: their sweep.txt must say the same, every
 ** run must have its result in one of them (an index or a journal), and
 ** each run's trajectory is linked into the output (copied across file
-** systems), the index written last from their results. lagrangec itself runs this; the result is the directory one sweep
-** of every run would have written.
+** systems), the index written last from their results. lagrangec itself
+** runs this; the result is the directory one sweep of every run would
+** have written.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
