@@ -25,7 +25,7 @@ extern const lgc_model *const all_models[];
 #define STATES 20        /* random states per model */
 #define RK4_STEPS 500    /* mj_step's from the keyframe, h = the MJCF's timestep */
 #define RTOL 1e-9        /* of the largest entry compared */
-#define MAX_LINKS 10
+#define MAX_LINKS 20
 
 static const char *mjcf_dir;
 
