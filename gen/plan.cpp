@@ -220,6 +220,7 @@ Plan::Plan(const Model &m, bool jacobians)
 
   // The whole model, lowered once: the C below and the report share it.
   for (const ex &e : {m.T, m.V}) graph.from_ginac(e);
+  for (const BodyEnergy &b : m.bodies) graph.from_ginac(b.T), graph.from_ginac(b.V);  // the report's
   for (auto *list : {&m.Q, &m.k, &m.phi, &m.phi_t, &m.phi_dot, &m.c_h, &m.g, &m.b, &m.c_n, &m.r})
     for (const ex &e : *list) graph.from_ginac(e);
   for (auto *matrix : {&m.M, &m.A, &m.B})

@@ -113,10 +113,11 @@ void knife_edge_kkt_terms(double t, const double state[], const double input[], 
     /* constraint Jacobian J = [A; B] */
     out_J[0] = -w2;
     out_J[1] = w3;
+    const double w5 = y_dot*w3 - x_dot*w2;
     /* stabilised right-hand side of nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
-    out_r[0] = phi_dot*x_dot*w3 + phi_dot*y_dot*w2 + baumgarte_alpha*x_dot*w2 - baumgarte_alpha*y_dot*w3 - baumgarte_beta*int_g1;
+    out_r[0] = phi_dot*(x_dot*w3 + y_dot*w2) - baumgarte_beta*int_g1 - baumgarte_alpha*w5;
     /* g, the derivatives of the integral states */
-    out_g[0] = y_dot*w3 - x_dot*w2;
+    out_g[0] = w5;
 }
 
 int knife_edge_rhs(double t, const double state[], const double input[], const double param[],
@@ -170,14 +171,15 @@ static void knife_edge_residual_derivatives(double t, const double state[], cons
     const double w4 = in_acceleration[1]*w3;
     const double w5 = in_acceleration[0]*w1;
     out_dR_dx[16] = -l*m*(w4 + w5);
-    out_dR_dx[23] = -(w4 + baumgarte_alpha*x_dot*w1 + baumgarte_alpha*y_dot*w3 + w5 - phi_dot*x_dot*w3 + phi_dot*y_dot*w1);
+    const double w6 = x_dot*w1 + y_dot*w3;
+    out_dR_dx[23] = -(baumgarte_alpha*w6 + w4 + phi_dot*(y_dot*w1 - x_dot*w3) + w5);
     out_dR_dx[24] = -(phi_dot*w1 + baumgarte_alpha*w3);
     out_dR_dx[25] = baumgarte_alpha*w1 - phi_dot*w3;
-    const double w6 = -(x_dot*w1 + y_dot*w3);
-    out_dR_dx[26] = w6;
+    const double w7 = -w6;
+    out_dR_dx[26] = w7;
     out_dR_dx[27] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = w6;
+    out_dg_dx[2] = w7;
     out_dg_dx[3] = -w3;
     out_dg_dx[4] = w1;
 }

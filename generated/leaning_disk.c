@@ -170,13 +170,15 @@ void leaning_disk_kkt_terms(double t, const double state[], const double input[]
     out_J[4] = -R*w1;
     out_J[6] = 1.0;
     out_J[9] = -R*w3;
+    const double w9 = x_dot - R*phi_dot*w1;
     /* stabilised right-hand side of nonholonomic constraint 1: x' - R*phi'*cos(psi) */
-    out_r[0] = -(baumgarte_alpha*x_dot - R*baumgarte_alpha*phi_dot*w1 + R*phi_dot*psi_dot*w3 + baumgarte_beta*int_g1);
+    out_r[0] = -(R*phi_dot*psi_dot*w3 + baumgarte_alpha*w9 + baumgarte_beta*int_g1);
+    const double w10 = y_dot - R*phi_dot*w3;
     /* stabilised right-hand side of nonholonomic constraint 2: y' - R*phi'*sin(psi) */
-    out_r[1] = R*baumgarte_alpha*phi_dot*w3 - baumgarte_beta*int_g2 + R*phi_dot*psi_dot*w1 - baumgarte_alpha*y_dot;
+    out_r[1] = -(baumgarte_beta*int_g2 - R*phi_dot*psi_dot*w1 + baumgarte_alpha*w10);
     /* g, the derivatives of the integral states */
-    out_g[0] = x_dot - R*phi_dot*w1;
-    out_g[1] = y_dot - R*phi_dot*w3;
+    out_g[0] = w9;
+    out_g[1] = w10;
 }
 
 int leaning_disk_rhs(double t, const double state[], const double input[], const double param[],

@@ -201,13 +201,15 @@ void rolling_ball_kkt_terms(double t, const double state[], const double input[]
     out_J[17] = w2;
     /* stabilised right-hand side of holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
     out_r[0] = -(2.0*q1_dot*q1_dot + 2.0*q2_dot*q2_dot + 2.0*q3_dot*q3_dot + 2.0*q0_dot*q0_dot + baumgarte_beta*(q1*q1 + q2*q2 + q3*q3 + q0*q0 - 1.0) + 2.0*baumgarte_alpha*(q2*q2_dot + q1*q1_dot + q0*q0_dot + q3*q3_dot));
+    const double w6 = x_dot + 2.0*q0_dot*q2*r + 2.0*q1*q3_dot*r - 2.0*q1_dot*q3*r - 2.0*q0*q2_dot*r;
     /* stabilised right-hand side of nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
-    out_r[1] = -(2.0*baumgarte_alpha*q0_dot*q2*r + baumgarte_alpha*x_dot - 2.0*baumgarte_alpha*q0*q2_dot*r - 2.0*baumgarte_alpha*q1_dot*q3*r + baumgarte_beta*int_g1 + 2.0*baumgarte_alpha*q1*q3_dot*r);
+    out_r[1] = -(baumgarte_alpha*w6 + baumgarte_beta*int_g1);
+    const double w7 = y_dot - 2.0*q2_dot*q3*r - 2.0*q0_dot*q1*r + 2.0*q2*q3_dot*r + 2.0*q0*q1_dot*r;
     /* stabilised right-hand side of nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
-    out_r[2] = -(baumgarte_beta*int_g2 + 2.0*baumgarte_alpha*q2*q3_dot*r - 2.0*baumgarte_alpha*q0_dot*q1*r - 2.0*baumgarte_alpha*q2_dot*q3*r + 2.0*baumgarte_alpha*q0*q1_dot*r + baumgarte_alpha*y_dot);
+    out_r[2] = -(baumgarte_beta*int_g2 + baumgarte_alpha*w7);
     /* g, the derivatives of the integral states */
-    out_g[0] = x_dot + 2.0*q0_dot*q2*r + 2.0*q1*q3_dot*r - 2.0*q1_dot*q3*r - 2.0*q0*q2_dot*r;
-    out_g[1] = y_dot - 2.0*q2_dot*q3*r - 2.0*q0_dot*q1*r + 2.0*q2*q3_dot*r + 2.0*q0*q1_dot*r;
+    out_g[0] = w6;
+    out_g[1] = w7;
 }
 
 int rolling_ball_rhs(double t, const double state[], const double input[], const double param[],

@@ -134,13 +134,15 @@ void rolling_disk_kkt_terms(double t, const double state[], const double input[]
     out_J[5] = 1.0;
     const double w3 = sin(th);
     out_J[7] = -r*w3;
+    const double w4 = x_dot - ph_dot*r*w2;
     /* stabilised right-hand side of nonholonomic constraint 1: x' - r*cos(th)*ph' */
-    out_r[0] = -(baumgarte_alpha*x_dot + ph_dot*r*th_dot*w3 + baumgarte_beta*int_g1 - baumgarte_alpha*ph_dot*r*w2);
+    out_r[0] = -(ph_dot*r*th_dot*w3 + baumgarte_alpha*w4 + baumgarte_beta*int_g1);
+    const double w5 = y_dot - ph_dot*r*w3;
     /* stabilised right-hand side of nonholonomic constraint 2: y' - r*sin(th)*ph' */
-    out_r[1] = -(baumgarte_beta*int_g2 - baumgarte_alpha*ph_dot*r*w3 - ph_dot*r*th_dot*w2 + baumgarte_alpha*y_dot);
+    out_r[1] = -(baumgarte_beta*int_g2 + baumgarte_alpha*w5 - ph_dot*r*th_dot*w2);
     /* g, the derivatives of the integral states */
-    out_g[0] = x_dot - ph_dot*r*w2;
-    out_g[1] = y_dot - ph_dot*r*w3;
+    out_g[0] = w4;
+    out_g[1] = w5;
 }
 
 int rolling_disk_rhs(double t, const double state[], const double input[], const double param[],
