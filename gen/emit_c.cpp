@@ -7,6 +7,8 @@
 #include <lagrangec/model.h>
 #include <lagrangec/version.h>
 
+#include <cmath>
+#include <set>
 #include <sstream>
 
 namespace lgc {
@@ -95,24 +97,24 @@ std::string signature_text(const Signature &sig) {
 
 class CPrinter {
  public:
-  CPrinter(const Graph &g, const std::map<int, int> &temps) : g_(g), temps_(temps) {}
+  CPrinter(const Graph &g, const Schedule &s) : g_(g), temps_(s.temps), reuse_(s.reuse) {}
 
   // The expression of node `id` itself, even when a temporary holds it.
-  std::string define(int id) const { return body(g_.node(id)); }
+  std::string define(int id) const { return body(id); }
 
   // Precedence: 1 sum, 2 product, 3 atom.
   std::string print(int id, int context = 0) const {
     auto t = temps_.find(id);
     if (t != temps_.end()) return "w" + std::to_string(t->second);
-    const Node &n = g_.node(id);
-    int level = precedence(n);
-    std::string s = body(n);
+    int level = precedence(g_.node(id));
+    std::string s = body(id);
     return level < context ? "(" + s + ")" : s;
   }
 
  private:
   const Graph &g_;
   const std::map<int, int> &temps_;
+  const std::map<int, SumReuse> &reuse_;
 
   static int precedence(const Node &n) {
     switch (n.kind) {
@@ -124,11 +126,18 @@ class CPrinter {
     }
   }
 
-  std::string body(const Node &n) const {
+  std::string body(int id) const {
+    const Node &n = g_.node(id);
     switch (n.kind) {
       case Node::num: return format_double(n.value);
       case Node::sym: return n.name;
-      case Node::add: return sum(n);
+      case Node::add: {
+        auto r = reuse_.find(id);
+        if (r == reuse_.end()) return sum(n.terms, n.value);
+        std::vector<std::pair<double, int>> terms = {{1.0, r->second.base}};
+        terms.insert(terms.end(), r->second.rest.begin(), r->second.rest.end());
+        return sum(terms, r->second.constant);
+      }
       case Node::mul: return product(n);
       case Node::ipow: {
         std::string b = print(n.terms[0].second, 3);
@@ -147,15 +156,30 @@ class CPrinter {
     unreachable("unknown node kind");
   }
 
-  std::string sum(const Node &n) const {
+  // Terms with the same coefficient share one multiplication:
+  // 0.25*(a*b + c*d) - e, not 0.25*a*b + 0.25*c*d - e.
+  std::string sum(const std::vector<std::pair<double, int>> &terms, double constant) const {
+    std::map<double, int> sharing;  // |coefficient| -> terms with it
+    for (auto &t : terms) ++sharing[std::fabs(t.first)];
     std::string s;
-    for (auto &[coef, id] : n.terms) {
-      double c = coef < 0 ? -coef : coef;
-      std::string term = c == 1 ? print(id, 2) : format_double(c) + "*" + print(id, 2);
-      if (s.empty()) s = coef < 0 ? "-" + term : term;
-      else s += (coef < 0 ? " - " : " + ") + term;
+    std::set<double> printed;
+    auto append = [](std::string &s, double sign, const std::string &term) {
+      if (s.empty()) s = sign < 0 ? "-" + term : term;
+      else s += (sign < 0 ? " - " : " + ") + term;
+    };
+    for (auto &[coef, id] : terms) {
+      double c = std::fabs(coef);
+      if (c != 1 && sharing[c] > 1) {
+        if (!printed.insert(c).second) continue;
+        std::string group;
+        for (auto &[other, other_id] : terms)
+          if (std::fabs(other) == c) append(group, other * coef, print(other_id, 2));
+        append(s, coef, format_double(c) + "*(" + group + ")");
+        continue;
+      }
+      append(s, coef, c == 1 ? print(id, 2) : format_double(c) + "*" + print(id, 2));
     }
-    if (n.value != 0) s += (n.value < 0 ? " - " : " + ") + format_double(n.value < 0 ? -n.value : n.value);
+    if (constant != 0) append(s, constant, format_double(std::fabs(constant)));
     return s;
   }
 
@@ -199,7 +223,7 @@ std::string declare_pointers(const Names &n, const std::vector<Pointer> &pointer
 
 std::string block_source(const Plan &plan, const Block &b) {
   const Names &n = plan.names;
-  CPrinter printer(plan.graph, b.temps);
+  CPrinter printer(plan.graph, b.schedule);
   std::ostringstream s;
   s << signature_text(b.signature) << "\n{\n";
   for (auto &p : b.unused) s << "    (void)" << p << ";\n";
@@ -210,7 +234,7 @@ std::string block_source(const Plan &plan, const Block &b) {
   }
   for (auto &a : b.arrays)
     if (a.zeroed) s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
-  for (const Statement &st : b.code) {
+  for (const Statement &st : b.schedule.code) {
     if (st.kind == Statement::temp) {
       s << "    const double w" << st.temp_number << " = " << printer.define(st.node) << ";\n";
       continue;
@@ -259,7 +283,8 @@ std::string rhs_source(const Plan &plan) {
   s << "    /* work: " << slices << " (" << n.size(Size::nwork) << " doubles) */\n";
   s << declare_pointers(n, plan.rhs.pointers);
   s << "    int i, status;\n"
-    << "    " << n.fn("kkt_terms") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
+    << "    " << n.fn(plan.solver.straight_line ? "kkt_entries" : "kkt_terms")
+    << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
     << "        M, acceleration, J, nu, out_dxdt + " << text(x.offset("z")) << ");\n"
     << "    for (i = 0; i < " << count(x, "q") << "; ++i) " << element(n, "out_dxdt", x.offset("q"), "i") << " = "
     << element(n, "state", x.offset("v"), "i") << ";\n"
@@ -349,6 +374,18 @@ std::string jacobian_source(const Plan &plan) {
   return s.str();
 }
 
+// kkt_terms: M and J zeroed, then their structural nonzeros and the rest.
+std::string kkt_terms_source(const Plan &plan) {
+  const Names &n = plan.names;
+  std::ostringstream s;
+  s << signature_text(plan.kkt_terms.signature) << "\n{\n";
+  for (auto &a : plan.kkt_terms.arrays)
+    s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
+  s << "    " << n.fn("kkt_entries") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
+    << "        out_M, out_f, out_J, out_r, out_g);\n}\n\n";
+  return s.str();
+}
+
 std::string mirror_source(const Names &n) {
   const std::string Q = n.size(Size::nq);
   return "/* Copies the lower triangle of the symmetric M to the upper one. */\nstatic void " + n.fn("mirror_lower") +
@@ -417,7 +454,8 @@ std::string emit_header(const Plan &plan) {
 
   s << declaration(plan.rhs.signature, plan.rhs.doc);
   if (plan.with_jacobian) s << declaration(plan.jacobian.signature, plan.jacobian.doc);
-  for (const Block *b : {&plan.kkt_terms, &plan.residuals, &plan.energy, &plan.mass_matrix, &plan.constraint_jacobian,
+  s << declaration(plan.kkt_terms.signature, plan.kkt_terms.doc);
+  for (const Block *b : {&plan.residuals, &plan.energy, &plan.mass_matrix, &plan.constraint_jacobian,
                          &plan.constraint_coordinate_jacobian, &plan.initial_state_at})
     s << declaration(b->signature, b->doc);
   s << "/* The runtime's descriptor of this model, defined in " << n.p << "_model.c. */\n";
@@ -448,7 +486,7 @@ std::string emit_source(const Plan &plan) {
   s << "const double " << n.fn("initial_state") << "[" << n.size("NX") << "] = " << array_literal(xvals, xnames)
     << ";\n\n";
   s << emit_kkt_solver(plan) << "\n";
-  s << block_source(plan, plan.kkt_terms) << "\n";
+  s << block_source(plan, plan.kkt_entries) << "\n" << kkt_terms_source(plan);
   s << rhs_source(plan);
   if (plan.with_jacobian) s << jacobian_source(plan);
   s << block_source(plan, plan.residuals) << "\n";

@@ -17,6 +17,19 @@ namespace {
 // systems"); the runtime takes over only loop-solved models.
 constexpr size_t kMaxStraightLineOps = 2600;
 
+// A sparse system (a Cartesian chain: banded M, two points per constraint)
+// stays straight-line up to this many operations when they are at most a
+// quarter of the dense solve's, which loops or LAPACK would do instead: the
+// 20-rod Cartesian chain's 6,900 (of 37,000 dense) run in 25,000
+// instructions against 300,000 in loops, for 1.5 s more of cc -O2
+// (BENCHMARKS.md, "Where a Cartesian chain's rhs goes").
+constexpr size_t kMaxSparseStraightLineOps = 8000;
+
+// The multiply-adds and divisions of the same solve over dense M and J.
+size_t dense_ops(size_t n, size_t c) {
+  return n * n * n / 6 + c * n * n / 2 + c * c * n / 2 + c * c * c / 6 + 2 * n * n + 2 * c * n + c * c;
+}
+
 // A boolean matrix: which entries are structurally nonzero.
 struct Pattern {
   size_t rows, cols;
@@ -37,12 +50,12 @@ Pattern cholesky_fill(Pattern a) {
 
 class Planner {
  public:
-  explicit Planner(const Model &m) : nq_(m.nq), nc_(m.nc()), L_(nq_, nq_), J_(nc_, nq_), Y_(nc_, nq_), Ls_(nc_, nc_) {
-    Pattern M(nq_, nq_);
+  explicit Planner(const Model &m)
+      : nq_(m.nq), nc_(m.nc()), M_(nq_, nq_), L_(nq_, nq_), J_(nc_, nq_), Y_(nc_, nq_), S_(nc_, nc_), Ls_(nc_, nc_) {
     for (size_t i = 0; i < nq_; ++i)
       for (size_t j = 0; j <= i; ++j)
-        if (!m.M(i, j).is_zero()) M.set(i, j);
-    L_ = cholesky_fill(M);
+        if (!m.M(i, j).is_zero()) M_.set(i, j);
+    L_ = cholesky_fill(M_);
     for (size_t c = 0; c < nc_; ++c)
       for (size_t i = 0; i < nq_; ++i)
         if (!m.J(c, i).is_zero()) J_.set(c, i);
@@ -53,22 +66,21 @@ class Planner {
         for (size_t k = 0; k < i && !nz; ++k) nz = L_(i, k) && Y_(c, k);
         if (nz) Y_.set(c, i);
       }
-    Pattern S(nc_, nc_);
     for (size_t a = 0; a < nc_; ++a)
       for (size_t b = 0; b <= a; ++b)
         for (size_t i = 0; i < nq_; ++i)
           if (Y_(a, i) && Y_(b, i)) {
-            S.set(a, b);
+            S_.set(a, b);
             break;
           }
-    Ls_ = cholesky_fill(S);
+    Ls_ = cholesky_fill(S_);
   }
 
   // Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
   std::vector<SolveLine> factor() const {
     std::vector<SolveLine> s;
     heading(s, "M = L L^T in place");
-    cholesky(s, "M", L_, nq_, "SINGULAR_MASS");
+    cholesky(s, "M", M_, L_, nq_, "SINGULAR_MASS");
     if (!nc_) return s;
     heading(s, "Y = L^-1 J^T, a row per constraint");
     for (size_t c = 0; c < nc_; ++c)
@@ -92,7 +104,7 @@ class Planner {
         if (!e.products.empty()) s.push_back(e);
       }
     heading(s, "S = Ls Ls^T in place");
-    cholesky(s, "S", Ls_, nc_, "SINGULAR_CONSTRAINTS");
+    cholesky(s, "S", S_, Ls_, nc_, "SINGULAR_CONSTRAINTS");
     return s;
   }
 
@@ -130,7 +142,7 @@ class Planner {
 
  private:
   size_t nq_, nc_;
-  Pattern L_, J_, Y_, Ls_;
+  Pattern M_, L_, J_, Y_, S_, Ls_;  // M, S as assigned; L, Ls their factors' patterns, fill-in included
 
   static ArrayRef at(const char *array, size_t i, size_t j, size_t cols) { return {array, i * cols + j}; }
   static SolveLine line(SolveLine::Kind kind, const std::string &text, ArrayRef target) {
@@ -141,9 +153,12 @@ class Planner {
   static SolveLine assign(ArrayRef target) { return line(SolveLine::assign, "", target); }
   static void heading(std::vector<SolveLine> &s, const char *text) { s.push_back(line(SolveLine::heading, text, {"", 0})); }
 
-  // Cholesky in place over the pattern L (fill included); a pivot that is
-  // not positive beyond round-off returns the status `failure`.
-  static void cholesky(std::vector<SolveLine> &s, const char *a, const Pattern &L, size_t n, const char *failure) {
+  // Cholesky in place over the pattern L (fill included) of A; a pivot that
+  // is not positive beyond round-off returns the status `failure`. A fill-in
+  // entry starts from nothing: what the array holds there is never read, so
+  // the caller need not zero it.
+  static void cholesky(std::vector<SolveLine> &s, const char *a, const Pattern &A, const Pattern &L, size_t n,
+                       const char *failure) {
     for (size_t j = 0; j < n; ++j) {
       SolveLine pivot = line(SolveLine::pivot, failure, at(a, j, j, n));
       for (size_t k = 0; k < j; ++k)
@@ -152,7 +167,7 @@ class Planner {
       for (size_t i = j + 1; i < n; ++i) {
         if (!L(i, j)) continue;
         SolveLine e = assign(at(a, i, j, n));
-        e.base = at(a, i, j, n);
+        if (A(i, j)) e.base = at(a, i, j, n);
         for (size_t k = 0; k < j; ++k)
           if (L(i, k) && L(j, k)) e.products.push_back({at(a, i, k, n), at(a, j, k, n)});
         e.divisor = at(a, j, j, n);
@@ -209,7 +224,8 @@ KktSolver plan_kkt_solver(const Model &m) {
   k.solve = planner.solve();
   for (auto *lines : {&k.factor, &k.solve})
     for (auto &l : *lines) k.ops += l.products.size() + (l.divisor ? 1 : 0);
-  k.straight_line = k.ops <= kMaxStraightLineOps;
+  k.straight_line = k.ops <= kMaxStraightLineOps ||
+                    (k.ops <= kMaxSparseStraightLineOps && 4 * k.ops <= dense_ops(m.nq, m.nc()));
   k.factor_unused = unmentioned(k.factor, {"M", "J", "Y", "S"});
   k.solve_unused = unmentioned(k.solve, {"M", "J", "S", "a", "nu", "w"});
   return k;

@@ -26,6 +26,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -469,32 +470,46 @@ int sign_at_samples(const Model &m, const GiNaC::ex &e);
 
 // A flat, canonical expression graph: GiNaC trees are interned into nodes
 // keyed by structure (symbols by name, numbers by value), so equal
-// subexpressions are one node and every order is independent of GiNaC's
-// run-to-run term order.
+// subexpressions are one node, and every order is independent of GiNaC's
+// run-to-run term order. Sums are collected and factored as they are built
+// (like terms merged, sin^2 + cos^2 = 1, shared factors out), and operands
+// stand in one canonical order that is also the order they are printed in.
 struct Node {
   enum Kind : uint8_t { num, sym, add, mul, ipow, pow, call } kind;
   explicit Node(Kind k) : kind(k) {}
   double value = 0;        // num: the value; add: constant term
   std::string name;        // sym: the name the plan gave it; call: C function name
   int exponent = 0;        // ipow: the integer exponent (>= 2)
+  int rank = 0;            // sym: its place in the plan's reading order
   // add: (coef, node) terms; mul: (node, ±1) factors (numerator/denominator);
   // ipow/pow/call: operands with coef unused.
   std::vector<std::pair<double, int>> terms;
-  uint64_t key = 0;        // structural hash, the canonical sort key
+  uint64_t key = 0;        // structural hash
 };
 
 class Graph {
  public:
-  // The name a GiNaC symbol gets in the graph; every symbol lowered needs one.
-  void name_symbol(const GiNaC::ex &symbol, const std::string &name);
+  // The name a GiNaC symbol gets in the graph, its rank in the order
+  // operands are printed in, and whether it is a coefficient (a parameter
+  // or a gain: fixed while the state moves); every symbol lowered needs one.
+  void name_symbol(const GiNaC::ex &symbol, const std::string &name, int rank, bool coefficient);
+  // Calls `exceeded` (which throws) once the nodes hold more than `limit`
+  // operands: the size of the code they would print.
+  void limit_operands(size_t limit, std::function<void()> exceeded);
+  // Of these arguments of sin and cos (nodes), those of the form a ± b are
+  // lowered from here on by the addition formulas where that is cheaper.
+  void prefer_trig_products(const std::vector<int> &arguments);
   int from_ginac(const GiNaC::ex &e);
   // The node of an expression from_ginac has lowered.
   int lowered(const GiNaC::ex &e) const;
   const Node &node(int id) const { return nodes_[id]; }
   size_t size() const { return nodes_.size(); }
   bool is_zero(int id) const { return nodes_[id].kind == Node::num && nodes_[id].value == 0; }
+  // The canonical order of nodes: <0, 0 (the same node) or >0.
+  int compare(int a, int b) const;
 
-  // Builders that keep nodes canonical (flattened, coefficients outside).
+  // Builders that keep nodes canonical (flattened, coefficients outside,
+  // sums factored).
   int number(double v);
   int sum(const std::vector<std::pair<double, int>> &terms, double constant = 0);
   int product(const std::vector<std::pair<int, int>> &factors, double coef = 1);  // (node, ±1)
@@ -507,27 +522,48 @@ class Graph {
   int derivative(int id, const std::string &var);
 
  private:
+  // Past this many factors in a sum's terms the search for a shared one is
+  // not made (the derivative of a long product would cost its square).
+  static constexpr size_t kMaxFactoring = 4096;
   int intern(Node n);
   void sort_operands(Node &n) const;
   int signed_sum(Node n);
+  std::optional<int> factored(const Node &n);
+  std::optional<int> split_by_difference(const Node &n, const std::vector<std::map<int, int>> &factors);
   // A term as its factors and their integer powers: x^3 y / z -> {x:3, y:1, z:-1}.
   std::map<int, int> factors_of(int id) const;
   int from_factors(const std::map<int, int> &factors);
   bool combine_pythagoras(Node &n);
+  int trig_of_sum(bool sine, int argument);
   // A node as coefficient × node: (c, inner) for a scaled node, else (1, id).
   std::pair<double, int> split_coefficient(int id) const;
   int call_derivative(const Node &n, int id, const std::string &var);
   int scaled(double coef, int id);  // coef * node, as an add node
   std::vector<Node> nodes_;
   std::unordered_multimap<uint64_t, int> index_;  // structural key -> ids
+  // Flattened sums (constant and terms by node, as bits) -> their canonical node.
+  using SumKey = std::pair<uint64_t, std::vector<std::pair<uint64_t, int>>>;
+  std::map<SumKey, int> sums_;
   std::map<GiNaC::ex, int, GiNaC::ex_is_less> memo_;
-  std::map<GiNaC::ex, std::string, GiNaC::ex_is_less> symbol_names_;
+  struct SymbolName {
+    std::string name;
+    int rank;
+    bool coefficient;
+  };
+  std::map<GiNaC::ex, SymbolName, GiNaC::ex_is_less> symbol_names_;
+  std::set<std::string> coefficients_;  // names of the coefficient symbols
+  std::set<int> trig_products_;  // arguments whose sin and cos use the addition formulas
+  size_t operands_ = 0, operand_limit_ = SIZE_MAX;
+  std::function<void()> exceeded_;
   // Which symbols each node depends on, as bits indexed by symbol_index_,
   // so a derivative skips every subexpression without its variable.
   std::vector<std::vector<uint64_t>> depends_;
   std::unordered_map<std::string, int> symbol_index_;
   std::unordered_map<uint64_t, int> derivatives_;  // (node, symbol index) -> node
+  std::vector<uint64_t> coefficient_bits_;         // the coefficients among symbol_index_
   bool depends_on(int id, int symbol) const;
+  // Whether a node depends on nothing but coefficients.
+  bool coefficients_only(int id) const;
 };
 
 // One line of a block of straight-line code: a temporary w<temp> for a node
@@ -539,10 +575,24 @@ struct Statement {
   int output_index = -1;  // output: its index in the block's outputs
 };
 
-// The computation of `outputs` (nodes, in order): a temporary for every node
-// used more than once (and for every function call); temp_of maps a node to
-// its temporary's number.
-std::vector<Statement> schedule(const Graph &g, const std::vector<int> &outputs, std::map<int, int> &temp_of);
+// A sum a block computes from another of its sums: m3 + m4 + m5 as w2 + m5
+// where w2 = m3 + m4. `base`, then the terms `rest` (the sum's coefficients
+// less the base's) and the constant.
+struct SumReuse {
+  int base;
+  std::vector<std::pair<double, int>> rest;
+  double constant;
+};
+
+// The computation of a block's outputs: its statements, a temporary for
+// every node used more than once (and for every function call, and every
+// sum another is computed from), and the sums computed from others.
+struct Schedule {
+  std::vector<Statement> code;
+  std::map<int, int> temps;  // node -> temporary number
+  std::map<int, SumReuse> reuse;
+};
+Schedule schedule(Graph &g, const std::vector<int> &outputs);
 
 // Number literal that round-trips, shortest form: "0.5", "2.0", "1e-10".
 std::string format_double(double v);
@@ -721,8 +771,7 @@ struct Block {
   std::string doc;  // the header's comment on it, "" for a static function
   std::vector<OutputArray> arrays;
   std::vector<Assignment> outputs;
-  std::vector<Statement> code;
-  std::map<int, int> temps;            // node -> temporary number
+  Schedule schedule;
   std::vector<const Local *> loads;    // in load order: state, parameters, inputs
   std::vector<std::string> unused;     // in parameter order
 };
@@ -749,9 +798,9 @@ struct Plan {
   // mu); the KKT unknowns (a, nu); the work of rhs and of jacobian.
   Layout state, rows, kkt, rhs_work, jacobian_work;
   KktSolver solver;
-  Block kkt_terms, residuals, energy, mass_matrix, constraint_jacobian, constraint_coordinate_jacobian,
+  Block kkt_entries, residuals, energy, mass_matrix, constraint_jacobian, constraint_coordinate_jacobian,
       initial_state_at;
-  Routine rhs;
+  Routine kkt_terms, rhs;  // kkt_terms: the arrays zeroed, then kkt_entries
   // With Jacobians: the derivatives of the KKT residual, and the routine
   // solving for df/dx and df/du with them.
   Block residual_derivatives;

@@ -100,6 +100,46 @@ Names::Names(const std::string &name) : p(name), P(upper(name)) {}
 
 namespace {
 
+// The generated code's size limit, in operands of the lowered graph: past
+// it, cc takes minutes and gigabytes.
+constexpr size_t kMaxOperands = 1000000;
+
+// Where a symbol stands among a product's factors and a sum's terms: the
+// gains and parameters first, then inputs and t, then the state, each in
+// declaration order: l1*l2*(m2 + m3)*(...), baumgarte_alpha*(x*x_dot + ...).
+int reading_rank(const Local &l) {
+  static const Local::Role order[] = {Local::gain,     Local::parameter, Local::input,      Local::time,
+                                      Local::coordinate, Local::velocity, Local::integral, Local::multiplier,
+                                      Local::solution};
+  int group = 0;
+  while (order[group] != l.role) ++group;
+  return group << 20 | int(l.index);
+}
+
+// The arguments of the sines and cosines in these expressions, each once, in
+// the order they are found (subexpressions GiNaC shares are visited once).
+std::vector<ex> sine_and_cosine_arguments(const std::vector<ex> &expressions) {
+  std::vector<ex> found;
+  std::set<ex, GiNaC::ex_is_less> seen_arguments;
+  std::set<const GiNaC::basic *> visited;
+  std::vector<ex> alive;  // what visited points to (GiNaC makes some operands on the fly)
+  std::function<void(const ex &)> visit = [&](const ex &e) {
+    if (!visited.insert(&GiNaC::ex_to<GiNaC::basic>(e)).second) return;
+    alive.push_back(e);
+    if (GiNaC::is_a<GiNaC::function>(e)) {
+      const std::string &name = GiNaC::ex_to<GiNaC::function>(e).get_name();
+      if ((name == "sin" || name == "cos") && seen_arguments.insert(e.op(0)).second) found.push_back(e.op(0));
+    }
+    for (size_t i = 0; i < e.nops(); ++i) visit(e.op(i));
+  };
+  for (const ex &e : expressions) visit(e);
+  return found;
+}
+
+}  // namespace
+
+namespace {
+
 // Builds the blocks of one plan.
 class BlockBuilder {
  public:
@@ -108,10 +148,10 @@ class BlockBuilder {
   // The straight-line function computing `outputs` into `arrays`.
   Block block(Signature signature, std::string doc, std::vector<OutputArray> arrays,
               std::vector<Assignment> outputs) {
-    Block b{std::move(signature), std::move(doc), std::move(arrays), std::move(outputs), {}, {}, {}, {}};
+    Block b{std::move(signature), std::move(doc), std::move(arrays), std::move(outputs), {}, {}, {}};
     std::vector<int> nodes;
     for (auto &a : b.outputs) nodes.push_back(a.node);
-    b.code = schedule(p_.graph, nodes, b.temps);
+    b.schedule = schedule(p_.graph, nodes);
     std::set<std::string> used = symbols_under(nodes), touched;
     for (const Local &l : p_.locals) {
       if (!used.count(l.name)) continue;
@@ -216,16 +256,30 @@ Plan::Plan(const Model &m, bool jacobians)
                         "in_multipliers", c, ""});
     }
   }
-  for (const Local &l : locals) graph.name_symbol(l.symbol, l.name);
+  for (const Local &l : locals)
+    graph.name_symbol(l.symbol, l.name, reading_rank(l), l.role == Local::parameter || l.role == Local::gain);
+  graph.limit_operands(kMaxOperands, [&] {
+    error_at(m.spec->kinetic.loc_of(0),
+             "the generated code grows past " + std::to_string(kMaxOperands) +
+                 " operations (the generator's limit on its size)" +
+                 (with_jacobian ? "; without the Jacobian (--no-jacobian) it is smaller" : ""));
+  });
 
   // The whole model, lowered once: the C below and the report share it.
-  for (const ex &e : {m.T, m.V}) graph.from_ginac(e);
-  for (const BodyEnergy &b : m.bodies) graph.from_ginac(b.T), graph.from_ginac(b.V);  // the report's
+  // First the arguments of its sines and cosines, which decide where the
+  // addition formulas are cheaper than a call of their own.
+  std::vector<ex> model_expressions = {m.T, m.V};
+  for (const BodyEnergy &b : m.bodies) model_expressions.push_back(b.T), model_expressions.push_back(b.V);  // the report's
   for (auto *list : {&m.Q, &m.k, &m.phi, &m.phi_t, &m.phi_dot, &m.c_h, &m.g, &m.b, &m.c_n, &m.r})
-    for (const ex &e : *list) graph.from_ginac(e);
+    model_expressions.insert(model_expressions.end(), list->begin(), list->end());
   for (auto *matrix : {&m.M, &m.A, &m.B})
     for (unsigned i = 0; i < matrix->rows(); ++i)
-      for (unsigned j = 0; j < matrix->cols(); ++j) graph.from_ginac((*matrix)(i, j));
+      for (unsigned j = 0; j < matrix->cols(); ++j) model_expressions.push_back((*matrix)(i, j));
+  std::vector<int> trig_arguments;
+  for (const ex &argument : sine_and_cosine_arguments(model_expressions))
+    trig_arguments.push_back(graph.from_ginac(argument));
+  graph.prefer_trig_products(trig_arguments);
+  for (const ex &e : model_expressions) graph.from_ginac(e);
 
   GiNaC::matrix J(m.nc(), m.nq);
   for (size_t c = 0; c < m.nc(); ++c)
@@ -238,26 +292,33 @@ Plan::Plan(const Model &m, bool jacobians)
     std::vector<Assignment> outs;
     b.matrix(outs, 0, m.M, true, "mass matrix M = d2T/dq'dq' (lower triangle)");
     for (size_t i = 0; i < m.nq; ++i)
-      outs.push_back({1, i, graph.from_ginac((m.Q[i] - m.k[i]).expand()),
+      outs.push_back({1, i, graph.from_ginac(m.Q[i] - m.k[i]),
                       (i == 0 ? "f = Q - k, row " : "row ") + m.spec->coordinates[i].name, ""});
     b.matrix(outs, 2, J, false, "constraint Jacobian J = [A; B]");
     for (size_t c = 0; c < m.nc(); ++c)
       outs.push_back({3, c, graph.from_ginac(m.r[c]), "stabilised right-hand side of " + label(c), ""});
     for (size_t j = 0; j < m.nn; ++j)
       outs.push_back({4, j, graph.from_ginac(m.g[j]), j == 0 ? "g, the derivatives of the integral states" : "", ""});
-    kkt_terms = b.block(
-        {"void", names.fn("kkt_terms"), false,
-         {kAt, kGains, {out("out_M"), out("out_f"), out("out_J"), out("out_r"), out("out_g")}}},
-        "The pieces of the KKT system of " + names.fn("rhs") +
-            " at one state: M (NQ x NQ, lower\ntriangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), "
-            "the\nstabilised constraint rows' right-hand side r (NC), and g (NN), the\nderivatives of the integral "
-            "states. For callers with their own solver.",
-        {{"out_M", extent({{Size::nq}, {Size::nq}}), true, false},
-         {"out_f", extent({{Size::nq}})},
-         {"out_J", extent({{Size::nc}, {Size::nq}}), true, false},
-         {"out_r", extent({{Size::nc}})},
-         {"out_g", extent({{Size::nn}})}},
-        outs);
+    // Only the structural nonzeros of M and J: the straight-line solve
+    // reads no other entry, so rhs calls this directly; kkt_terms zeroes
+    // the arrays first.
+    const std::vector<std::vector<Param>> params = {
+        kAt, kGains, {out("out_M"), out("out_f"), out("out_J"), out("out_r"), out("out_g")}};
+    kkt_entries = b.block({"void", names.fn("kkt_entries"), true, params}, "",
+                          {{"out_M", extent({{Size::nq}, {Size::nq}})},
+                           {"out_f", extent({{Size::nq}})},
+                           {"out_J", extent({{Size::nc}, {Size::nq}})},
+                           {"out_r", extent({{Size::nc}})},
+                           {"out_g", extent({{Size::nn}})}},
+                          outs);
+    kkt_terms = {{"void", names.fn("kkt_terms"), false, params},
+                 "The pieces of the KKT system of " + names.fn("rhs") +
+                     " at one state: M (NQ x NQ, lower\ntriangle only; the rest is zero), f = Q - k (NQ), J = [A; B] "
+                     "(NC x NQ), the\nstabilised constraint rows' right-hand side r (NC), and g (NN), the\nderivatives "
+                     "of the integral states. For callers with their own solver.",
+                 {},
+                 {{"out_M", extent({{Size::nq}, {Size::nq}}), true, false},
+                  {"out_J", extent({{Size::nc}, {Size::nq}}), true, false}}};
   }
 
   rhs = {{"int", names.fn("rhs"), false, {kAt, kGains, {out("out_dxdt"), out("out_multipliers"), out("work")}}},
@@ -341,7 +402,7 @@ Plan::Plan(const Model &m, bool jacobians)
                         outs);
   }
   energy = b.block({"double", names.fn("energy"), false, {{real("t"), in("state"), in("param")}}},
-                   "Total energy T + V.", {}, {{-1, 0, graph.from_ginac((m.T + m.V).expand()), "T + V", ""}});
+                   "Total energy T + V.", {}, {{-1, 0, graph.from_ginac(m.T + m.V), "T + V", ""}});
   {
     std::vector<Assignment> outs;
     b.matrix(outs, 0, m.M, true, "lower triangle; the upper one mirrors it");

@@ -88,7 +88,7 @@ static void bead_hoop_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void bead_hoop_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void bead_hoop_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -104,8 +104,6 @@ void bead_hoop_kkt_terms(double t, const double state[], const double input[], c
     const double R = param[1];
     const double g = param[2];
     const double w = param[3];
-    bead_hoop_zero(out_M, BEAD_HOOP_NQ*BEAD_HOOP_NQ);
-    bead_hoop_zero(out_J, BEAD_HOOP_NC*BEAD_HOOP_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = m;
@@ -115,21 +113,31 @@ void bead_hoop_kkt_terms(double t, const double state[], const double input[], c
     /* row y */
     out_f[1] = 0.0;
     /* row z */
-    out_f[2] = -g*m;
+    out_f[2] = -m*g;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*x;
     out_J[1] = 2.0*y;
     out_J[2] = 2.0*z;
-    const double w1 = t*w;
+    const double w1 = w*t;
     const double w2 = sin(w1);
     out_J[3] = -w2;
     const double w3 = cos(w1);
     out_J[4] = w3;
     /* stabilised right-hand side of holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
-    out_r[0] = -(2.0*x_dot*x_dot + 2.0*y_dot*y_dot + 2.0*z_dot*z_dot + 2.0*baumgarte_alpha*(y*y_dot + x*x_dot + z*z_dot) + baumgarte_beta*(x*x + z*z + y*y - R*R));
-    const double w4 = w*w;
+    out_r[0] = -(2.0*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot + baumgarte_alpha*(x*x_dot + y*y_dot + z*z_dot)) - baumgarte_beta*(R*R - x*x - y*y - z*z));
+    const double w4 = x*w2 - y*w3;
     /* stabilised right-hand side of holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
-    out_r[1] = 2.0*w*y_dot*w2 - baumgarte_beta*(y*w3 - x*w2) - x*w4*w2 + 2.0*w*x_dot*w3 + baumgarte_alpha*(w*x*w3 + x_dot*w2 - y_dot*w3 + w*y*w2) + y*w4*w3;
+    out_r[1] = baumgarte_alpha*(w*(x*w3 + y*w2) + x_dot*w2 - y_dot*w3) + baumgarte_beta*w4 - w*(w*w4 - 2.0*(x_dot*w3 + y_dot*w2));
+}
+
+void bead_hoop_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    bead_hoop_zero(out_M, BEAD_HOOP_NQ*BEAD_HOOP_NQ);
+    bead_hoop_zero(out_J, BEAD_HOOP_NC*BEAD_HOOP_NQ);
+    bead_hoop_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int bead_hoop_rhs(double t, const double state[], const double input[], const double param[],
@@ -145,7 +153,7 @@ int bead_hoop_rhs(double t, const double state[], const double input[], const do
     double *w = nu + BEAD_HOOP_NC;
     double *acceleration = out_dxdt + BEAD_HOOP_NQ;
     int i, status;
-    bead_hoop_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    bead_hoop_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*BEAD_HOOP_NQ);
     for (i = 0; i < BEAD_HOOP_NQ; ++i) out_dxdt[i] = state[BEAD_HOOP_NQ + i];
     status = bead_hoop_factor_kkt(M, J, Y, S);
@@ -184,14 +192,14 @@ static void bead_hoop_residual_derivatives(double t, const double state[], const
     out_dR_dx[21] = 4.0*x_dot + 2.0*baumgarte_alpha*x;
     out_dR_dx[22] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
     out_dR_dx[23] = 4.0*z_dot + 2.0*baumgarte_alpha*z;
-    const double w2 = w*w;
-    const double w3 = t*w;
-    const double w4 = sin(w3);
-    const double w5 = cos(w3);
-    out_dR_dx[24] = w2*w4 - baumgarte_alpha*w*w5 - baumgarte_beta*w4;
-    out_dR_dx[25] = -(baumgarte_alpha*w*w4 + w2*w5 - baumgarte_beta*w5);
-    out_dR_dx[27] = -(baumgarte_alpha*w4 + 2.0*w*w5);
-    out_dR_dx[28] = baumgarte_alpha*w5 - 2.0*w*w4;
+    const double w2 = w*t;
+    const double w3 = cos(w2);
+    const double w4 = sin(w2);
+    const double w5 = baumgarte_beta - w*w;
+    out_dR_dx[24] = -(baumgarte_alpha*w*w3 + w4*w5);
+    out_dR_dx[25] = -(baumgarte_alpha*w*w4 - w3*w5);
+    out_dR_dx[27] = -(baumgarte_alpha*w4 + 2.0*w*w3);
+    out_dR_dx[28] = baumgarte_alpha*w3 - 2.0*w*w4;
 }
 
 int bead_hoop_jacobian(double t, const double state[], const double input[], const double param[],
@@ -257,14 +265,14 @@ void bead_hoop_residuals(double t, const double state[], const double param[],
     const double R = param[1];
     const double w = param[3];
     /* holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
-    out_phi[0] = x*x + z*z + y*y - R*R;
-    out_phi_dot[0] = 2.0*(y*y_dot + x*x_dot + z*z_dot);
-    const double w1 = t*w;
-    const double w2 = cos(w1);
-    const double w3 = sin(w1);
+    out_phi[0] = -(R*R - x*x - y*y - z*z);
+    out_phi_dot[0] = 2.0*(x*x_dot + y*y_dot + z*z_dot);
+    const double w1 = w*t;
+    const double w2 = sin(w1);
+    const double w3 = cos(w1);
     /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
-    out_phi[1] = y*w2 - x*w3;
-    out_phi_dot[1] = -(w*x*w2 + x_dot*w3 - y_dot*w2 + w*y*w3);
+    out_phi[1] = -(x*w2 - y*w3);
+    out_phi_dot[1] = -(w*(x*w3 + y*w2) + x_dot*w2 - y_dot*w3);
 }
 
 double bead_hoop_energy(double t, const double state[], const double param[])
@@ -277,7 +285,7 @@ double bead_hoop_energy(double t, const double state[], const double param[])
     const double m = param[0];
     const double g = param[2];
     /* T + V */
-    return m*(0.5*x_dot*x_dot + 0.5*y_dot*y_dot + 0.5*z_dot*z_dot + g*z);
+    return m*(0.5*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot) + g*z);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
@@ -312,7 +320,7 @@ void bead_hoop_constraint_jacobian(double t, const double state[], const double 
     out_C[0] = 2.0*x;
     out_C[1] = 2.0*y;
     out_C[2] = 2.0*z;
-    const double w1 = t*w;
+    const double w1 = w*t;
     const double w2 = sin(w1);
     /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
     out_C[3] = -w2;
@@ -331,7 +339,7 @@ void bead_hoop_constraint_coordinate_jacobian(double t, const double state[], co
     out_D[0] = 2.0*x_dot;
     out_D[1] = 2.0*y_dot;
     out_D[2] = 2.0*z_dot;
-    const double w1 = t*w;
+    const double w1 = w*t;
     const double w2 = cos(w1);
     /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
     out_D[3] = -w*w2;

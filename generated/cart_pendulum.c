@@ -78,7 +78,7 @@ static void cart_pendulum_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void cart_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void cart_pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -95,8 +95,6 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
     const double l = param[2];
     const double g = param[3];
     const double F = input[0];
-    cart_pendulum_zero(out_M, CART_PENDULUM_NQ*CART_PENDULUM_NQ);
-    cart_pendulum_zero(out_J, CART_PENDULUM_NC*CART_PENDULUM_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = M;
     out_M[4] = m;
@@ -106,7 +104,7 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
     /* row x */
     out_f[1] = 0.0;
     /* row y */
-    out_f[2] = -g*m;
+    out_f[2] = -m*g;
     const double w1 = s - x;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*w1;
@@ -114,7 +112,17 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
     out_J[2] = 2.0*y;
     const double w2 = s_dot - x_dot;
     /* stabilised right-hand side of holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
-    out_r[0] = -(2.0*y_dot*y_dot - 2.0*x_dot*w2 - baumgarte_beta*(l*l - w1*w1 - y*y) + 2.0*s_dot*w2 + 2.0*baumgarte_alpha*(y*y_dot - x_dot*w1 + s_dot*w1));
+    out_r[0] = -(2.0*(y_dot*y_dot + w2*w2 + baumgarte_alpha*(y*y_dot + w1*w2)) - baumgarte_beta*(l*l - y*y - w1*w1));
+}
+
+void cart_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    cart_pendulum_zero(out_M, CART_PENDULUM_NQ*CART_PENDULUM_NQ);
+    cart_pendulum_zero(out_J, CART_PENDULUM_NC*CART_PENDULUM_NQ);
+    cart_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int cart_pendulum_rhs(double t, const double state[], const double input[], const double param[],
@@ -130,7 +138,7 @@ int cart_pendulum_rhs(double t, const double state[], const double input[], cons
     double *w = nu + CART_PENDULUM_NC;
     double *acceleration = out_dxdt + CART_PENDULUM_NQ;
     int i, status;
-    cart_pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    cart_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*CART_PENDULUM_NQ);
     for (i = 0; i < CART_PENDULUM_NQ; ++i) out_dxdt[i] = state[CART_PENDULUM_NQ + i];
     status = cart_pendulum_factor_kkt(M, J, Y, S);
@@ -171,7 +179,7 @@ static void cart_pendulum_residual_derivatives(double t, const double state[], c
     out_dR_dx[18] = 2.0*w4;
     out_dR_dx[19] = -2.0*w4;
     out_dR_dx[20] = 2.0*(in_acceleration[2] + baumgarte_alpha*y_dot + baumgarte_beta*y);
-    const double w5 = 4.0*s_dot - 4.0*x_dot + 2.0*baumgarte_alpha*w3;
+    const double w5 = 4.0*(s_dot - x_dot) + 2.0*baumgarte_alpha*w3;
     out_dR_dx[21] = w5;
     out_dR_dx[22] = -w5;
     out_dR_dx[23] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
@@ -243,8 +251,8 @@ void cart_pendulum_residuals(double t, const double state[], const double param[
     const double l = param[2];
     const double w1 = s - x;
     /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
-    out_phi[0] = -(l*l - w1*w1 - y*y);
-    out_phi_dot[0] = 2.0*(y*y_dot - x_dot*w1 + s_dot*w1);
+    out_phi[0] = -(l*l - y*y - w1*w1);
+    out_phi_dot[0] = 2.0*(y*y_dot + w1*(s_dot - x_dot));
 }
 
 double cart_pendulum_energy(double t, const double state[], const double param[])
@@ -258,7 +266,7 @@ double cart_pendulum_energy(double t, const double state[], const double param[]
     const double m = param[1];
     const double g = param[3];
     /* T + V */
-    return g*m*y + 0.5*m*y_dot*y_dot + 0.5*m*x_dot*x_dot + 0.5*M*s_dot*s_dot;
+    return 0.5*M*s_dot*s_dot + m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -77,7 +77,7 @@ static void disk_link_rolling_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void disk_link_rolling_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void disk_link_rolling_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -95,8 +95,6 @@ void disk_link_rolling_kkt_terms(double t, const double state[], const double in
     const double M = param[2];
     const double k = param[3];
     const double c0 = param[4];
-    disk_link_rolling_zero(out_M, DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ);
-    disk_link_rolling_zero(out_J, DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = 0.5*m*r*r;
@@ -112,7 +110,17 @@ void disk_link_rolling_kkt_terms(double t, const double state[], const double in
     out_J[1] = -r;
     out_J[2] = -1.0;
     /* stabilised right-hand side of holonomic constraint 1: x - r*th - s - c0 */
-    out_r[0] = baumgarte_alpha*(s_dot - x_dot + r*th_dot) + baumgarte_beta*(c0 + s - x + r*th);
+    out_r[0] = -(baumgarte_alpha*(x_dot - s_dot - r*th_dot) - baumgarte_beta*(c0 - x + s + r*th));
+}
+
+void disk_link_rolling_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    disk_link_rolling_zero(out_M, DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ);
+    disk_link_rolling_zero(out_J, DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ);
+    disk_link_rolling_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int disk_link_rolling_rhs(double t, const double state[], const double input[], const double param[],
@@ -128,7 +136,7 @@ int disk_link_rolling_rhs(double t, const double state[], const double input[], 
     double *w = nu + DISK_LINK_ROLLING_NC;
     double *acceleration = out_dxdt + DISK_LINK_ROLLING_NQ;
     int i, status;
-    disk_link_rolling_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    disk_link_rolling_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DISK_LINK_ROLLING_NQ);
     for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) out_dxdt[i] = state[DISK_LINK_ROLLING_NQ + i];
     status = disk_link_rolling_factor_kkt(M, J, Y, S);
@@ -229,8 +237,8 @@ void disk_link_rolling_residuals(double t, const double state[], const double pa
     const double r = param[1];
     const double c0 = param[4];
     /* holonomic constraint 1: x - r*th - s - c0 */
-    out_phi[0] = -(c0 + s - x + r*th);
-    out_phi_dot[0] = -(s_dot - x_dot + r*th_dot);
+    out_phi[0] = -(c0 - x + s + r*th);
+    out_phi_dot[0] = x_dot - s_dot - r*th_dot;
 }
 
 double disk_link_rolling_energy(double t, const double state[], const double param[])
@@ -245,7 +253,7 @@ double disk_link_rolling_energy(double t, const double state[], const double par
     const double M = param[2];
     const double k = param[3];
     /* T + V */
-    return 0.25*m*th_dot*th_dot*r*r + 0.5*k*s*s + 0.5*m*x_dot*x_dot + 0.5*M*s_dot*s_dot;
+    return m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*(M*s_dot*s_dot + k*s*s);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -57,7 +57,7 @@ static void disk_link_sliding_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void disk_link_sliding_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void disk_link_sliding_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -65,6 +65,7 @@ void disk_link_sliding_kkt_terms(double t, const double state[], const double in
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
+    (void)out_J;
     (void)out_r;
     (void)out_g;
     const double s = state[2];
@@ -78,20 +79,28 @@ void disk_link_sliding_kkt_terms(double t, const double state[], const double in
     const double g = param[4];
     const double mu_c = param[5];
     const double eps = param[6];
-    disk_link_sliding_zero(out_M, DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ);
-    disk_link_sliding_zero(out_J, DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = 0.5*m*r*r;
     out_M[8] = M;
-    const double w1 = tanh(-(s_dot - x_dot + r*th_dot)/eps);
-    const double w2 = g*m*mu_c*w1;
+    const double w1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const double w2 = m*g*mu_c*w1;
     /* f = Q - k, row x */
     out_f[0] = -w2;
     /* row th */
-    out_f[1] = g*m*mu_c*r*w1;
+    out_f[1] = m*r*g*mu_c*w1;
     /* row s */
     out_f[2] = w2 - k*s;
+}
+
+void disk_link_sliding_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    disk_link_sliding_zero(out_M, DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ);
+    disk_link_sliding_zero(out_J, DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ);
+    disk_link_sliding_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int disk_link_sliding_rhs(double t, const double state[], const double input[], const double param[],
@@ -107,7 +116,7 @@ int disk_link_sliding_rhs(double t, const double state[], const double input[], 
     double *w = nu + DISK_LINK_SLIDING_NC;
     double *acceleration = out_dxdt + DISK_LINK_SLIDING_NQ;
     int i, status;
-    disk_link_sliding_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    disk_link_sliding_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DISK_LINK_SLIDING_NQ);
     for (i = 0; i < DISK_LINK_SLIDING_NQ; ++i) out_dxdt[i] = state[DISK_LINK_SLIDING_NQ + i];
     status = disk_link_sliding_factor_kkt(M, J, Y, S);
@@ -142,17 +151,17 @@ static void disk_link_sliding_residual_derivatives(double t, const double state[
     const double g = param[4];
     const double mu_c = param[5];
     const double eps = param[6];
-    const double w1 = tanh(-(s_dot - x_dot + r*th_dot)/eps);
+    const double w1 = tanh((x_dot - s_dot - r*th_dot)/eps);
     const double w2 = w1*w1 - 1.0;
-    const double w3 = g*m*mu_c*w2/eps;
+    const double w3 = m*g*mu_c*w2/eps;
     const double w4 = -w3;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[3] = w4;
-    const double w5 = g*m*mu_c*r*w2/eps;
+    const double w5 = m*r*g*mu_c*w2/eps;
     out_dR_dx[4] = w5;
     out_dR_dx[5] = w3;
     out_dR_dx[9] = w5;
-    out_dR_dx[10] = -g*m*mu_c*r*r*w2/eps;
+    out_dR_dx[10] = -m*r*r*g*mu_c*w2/eps;
     const double w6 = -w5;
     out_dR_dx[11] = w6;
     out_dR_dx[14] = k;
@@ -234,7 +243,7 @@ double disk_link_sliding_energy(double t, const double state[], const double par
     const double M = param[2];
     const double k = param[3];
     /* T + V */
-    return 0.25*m*th_dot*th_dot*r*r + 0.5*k*s*s + 0.5*m*x_dot*x_dot + 0.5*M*s_dot*s_dot;
+    return m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*(M*s_dot*s_dot + k*s*s);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

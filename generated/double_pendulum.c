@@ -98,7 +98,7 @@ static void double_pendulum_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void double_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void double_pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -118,8 +118,6 @@ void double_pendulum_kkt_terms(double t, const double state[], const double inpu
     const double l1 = param[2];
     const double l2 = param[3];
     const double g = param[4];
-    double_pendulum_zero(out_M, DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ);
-    double_pendulum_zero(out_J, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m1;
     out_M[5] = m1;
@@ -128,11 +126,11 @@ void double_pendulum_kkt_terms(double t, const double state[], const double inpu
     /* f = Q - k, row x1 */
     out_f[0] = 0.0;
     /* row y1 */
-    out_f[1] = -g*m1;
+    out_f[1] = -m1*g;
     /* row x2 */
     out_f[2] = 0.0;
     /* row y2 */
-    out_f[3] = -g*m2;
+    out_f[3] = -m2*g;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*x1;
     out_J[1] = 2.0*y1;
@@ -143,11 +141,21 @@ void double_pendulum_kkt_terms(double t, const double state[], const double inpu
     out_J[6] = -2.0*w1;
     out_J[7] = -2.0*w2;
     /* stabilised right-hand side of holonomic constraint 1: x1^2 + y1^2 - l1^2 */
-    out_r[0] = -(2.0*x1_dot*x1_dot + 2.0*y1_dot*y1_dot + 2.0*baumgarte_alpha*(y1*y1_dot + x1*x1_dot) + baumgarte_beta*(y1*y1 + x1*x1 - l1*l1));
+    out_r[0] = -(2.0*(x1_dot*x1_dot + y1_dot*y1_dot + baumgarte_alpha*(x1*x1_dot + y1*y1_dot)) - baumgarte_beta*(l1*l1 - x1*x1 - y1*y1));
     const double w3 = x1_dot - x2_dot;
     const double w4 = y1_dot - y2_dot;
     /* stabilised right-hand side of holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
-    out_r[1] = -(2.0*x1_dot*w3 - baumgarte_beta*(l2*l2 - w1*w1 - w2*w2) - 2.0*x2_dot*w3 + 2.0*y1_dot*w4 + 2.0*baumgarte_alpha*(x1_dot*w1 - y2_dot*w2 - x2_dot*w1 + y1_dot*w2) - 2.0*y2_dot*w4);
+    out_r[1] = -(2.0*(w3*w3 + w4*w4 + baumgarte_alpha*(w1*w3 + w2*w4)) - baumgarte_beta*(l2*l2 - w1*w1 - w2*w2));
+}
+
+void double_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    double_pendulum_zero(out_M, DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ);
+    double_pendulum_zero(out_J, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
+    double_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int double_pendulum_rhs(double t, const double state[], const double input[], const double param[],
@@ -163,7 +171,7 @@ int double_pendulum_rhs(double t, const double state[], const double input[], co
     double *w = nu + DOUBLE_PENDULUM_NC;
     double *acceleration = out_dxdt + DOUBLE_PENDULUM_NQ;
     int i, status;
-    double_pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    double_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_NQ);
     for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) out_dxdt[i] = state[DOUBLE_PENDULUM_NQ + i];
     status = double_pendulum_factor_kkt(M, J, Y, S);
@@ -206,8 +214,8 @@ static void double_pendulum_residual_derivatives(double t, const double state[],
     out_dR_dx[18] = w3;
     out_dR_dx[25] = w2;
     out_dR_dx[27] = w3;
-    out_dR_dx[32] = 2.0*(in_acceleration[0] + baumgarte_beta*x1 + baumgarte_alpha*x1_dot);
-    out_dR_dx[33] = 2.0*(in_acceleration[1] + baumgarte_beta*y1 + baumgarte_alpha*y1_dot);
+    out_dR_dx[32] = 2.0*(in_acceleration[0] + baumgarte_alpha*x1_dot + baumgarte_beta*x1);
+    out_dR_dx[33] = 2.0*(in_acceleration[1] + baumgarte_alpha*y1_dot + baumgarte_beta*y1);
     out_dR_dx[36] = 4.0*x1_dot + 2.0*baumgarte_alpha*x1;
     out_dR_dx[37] = 4.0*y1_dot + 2.0*baumgarte_alpha*y1;
     const double w4 = x1 - x2;
@@ -218,9 +226,9 @@ static void double_pendulum_residual_derivatives(double t, const double state[],
     out_dR_dx[41] = 2.0*w7;
     out_dR_dx[42] = -2.0*w5;
     out_dR_dx[43] = -2.0*w7;
-    const double w8 = 4.0*x1_dot - 4.0*x2_dot + 2.0*baumgarte_alpha*w4;
+    const double w8 = 4.0*(x1_dot - x2_dot) + 2.0*baumgarte_alpha*w4;
     out_dR_dx[44] = w8;
-    const double w9 = 4.0*y1_dot - 4.0*y2_dot + 2.0*baumgarte_alpha*w6;
+    const double w9 = 4.0*(y1_dot - y2_dot) + 2.0*baumgarte_alpha*w6;
     out_dR_dx[45] = w9;
     out_dR_dx[46] = -w8;
     out_dR_dx[47] = -w9;
@@ -292,13 +300,13 @@ void double_pendulum_residuals(double t, const double state[], const double para
     const double l1 = param[2];
     const double l2 = param[3];
     /* holonomic constraint 1: x1^2 + y1^2 - l1^2 */
-    out_phi[0] = y1*y1 + x1*x1 - l1*l1;
-    out_phi_dot[0] = 2.0*(y1*y1_dot + x1*x1_dot);
+    out_phi[0] = -(l1*l1 - x1*x1 - y1*y1);
+    out_phi_dot[0] = 2.0*(x1*x1_dot + y1*y1_dot);
     const double w1 = x1 - x2;
     const double w2 = y1 - y2;
     /* holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
     out_phi[1] = -(l2*l2 - w1*w1 - w2*w2);
-    out_phi_dot[1] = 2.0*(x1_dot*w1 - y2_dot*w2 - x2_dot*w1 + y1_dot*w2);
+    out_phi_dot[1] = 2.0*(w1*(x1_dot - x2_dot) + w2*(y1_dot - y2_dot));
 }
 
 double double_pendulum_energy(double t, const double state[], const double param[])
@@ -314,7 +322,7 @@ double double_pendulum_energy(double t, const double state[], const double param
     const double m2 = param[1];
     const double g = param[4];
     /* T + V */
-    return 0.5*m2*x2_dot*x2_dot + g*m2*y2 + 0.5*m2*y2_dot*y2_dot + 0.5*m1*y1_dot*y1_dot + 0.5*m1*x1_dot*x1_dot + g*m1*y1;
+    return 0.5*(m1*(x1_dot*x1_dot + y1_dot*y1_dot) + m2*(x2_dot*x2_dot + y2_dot*y2_dot)) + g*(m1*y1 + m2*y2);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

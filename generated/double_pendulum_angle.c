@@ -53,7 +53,7 @@ static void double_pendulum_angle_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void double_pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void double_pendulum_angle_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -61,6 +61,7 @@ void double_pendulum_angle_kkt_terms(double t, const double state[], const doubl
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
+    (void)out_J;
     (void)out_r;
     (void)out_g;
     const double th1 = state[0];
@@ -72,21 +73,30 @@ void double_pendulum_angle_kkt_terms(double t, const double state[], const doubl
     const double l1 = param[2];
     const double l2 = param[3];
     const double g = param[4];
+    const double w1 = m1 + m2;
+    /* mass matrix M = d2T/dq'dq' (lower triangle) */
+    out_M[0] = l1*l1*w1;
+    const double w2 = cos(th1);
+    const double w3 = cos(th2);
+    const double w4 = sin(th1);
+    const double w5 = sin(th2);
+    out_M[2] = m2*l1*l2*(w2*w3 + w4*w5);
+    out_M[3] = m2*l2*l2;
+    const double w6 = w2*w5 - w4*w3;
+    /* f = Q - k, row th1 */
+    out_f[0] = l1*(m2*l2*th2_dot*th2_dot*w6 - g*w4*w1);
+    /* row th2 */
+    out_f[1] = -m2*l2*(l1*th1_dot*th1_dot*w6 + g*w5);
+}
+
+void double_pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
     double_pendulum_angle_zero(out_M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
     double_pendulum_angle_zero(out_J, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
-    /* mass matrix M = d2T/dq'dq' (lower triangle) */
-    out_M[0] = l1*l1*(m1 + m2);
-    const double w1 = th1 - th2;
-    const double w2 = cos(w1);
-    out_M[2] = l1*l2*m2*w2;
-    out_M[3] = m2*l2*l2;
-    const double w3 = sin(th1);
-    const double w4 = sin(w1);
-    /* f = Q - k, row th1 */
-    out_f[0] = -l1*(g*m2*w3 + g*m1*w3 + l2*m2*th2_dot*th2_dot*w4);
-    const double w5 = sin(th2);
-    /* row th2 */
-    out_f[1] = -l2*m2*(g*w5 - l1*th1_dot*th1_dot*w4);
+    double_pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int double_pendulum_angle_rhs(double t, const double state[], const double input[], const double param[],
@@ -102,7 +112,7 @@ int double_pendulum_angle_rhs(double t, const double state[], const double input
     double *w = nu + DOUBLE_PENDULUM_ANGLE_NC;
     double *acceleration = out_dxdt + DOUBLE_PENDULUM_ANGLE_NQ;
     int i, status;
-    double_pendulum_angle_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    double_pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_ANGLE_NQ);
     for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NQ; ++i) out_dxdt[i] = state[DOUBLE_PENDULUM_ANGLE_NQ + i];
     status = double_pendulum_angle_factor_kkt(M, J, Y, S);
@@ -136,20 +146,21 @@ static void double_pendulum_angle_residual_derivatives(double t, const double st
     const double l1 = param[2];
     const double l2 = param[3];
     const double g = param[4];
-    const double w1 = th1 - th2;
-    const double w2 = sin(w1);
-    const double w3 = cos(th1);
-    const double w4 = th2_dot*th2_dot;
-    const double w5 = cos(w1);
+    const double w1 = cos(th1);
+    const double w2 = cos(th2);
+    const double w3 = sin(th1);
+    const double w4 = sin(th2);
+    const double w5 = w1*w2 + w3*w4;
+    const double w6 = w1*w4 - w3*w2;
+    const double w7 = th2_dot*th2_dot*w5 + in_acceleration[1]*w6;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = -l1*(in_acceleration[1]*l2*m2*w2 - g*m2*w3 - g*m1*w3 - l2*m2*w4*w5);
-    out_dR_dx[1] = l1*l2*m2*(in_acceleration[1]*w2 - w4*w5);
-    out_dR_dx[3] = 2.0*l1*l2*m2*th2_dot*w2;
-    const double w6 = th1_dot*th1_dot;
-    out_dR_dx[4] = -l1*l2*m2*(w6*w5 + in_acceleration[0]*w2);
-    const double w7 = cos(th2);
-    out_dR_dx[5] = l2*m2*(g*w7 + in_acceleration[0]*l1*w2 + l1*w6*w5);
-    out_dR_dx[6] = -2.0*l1*l2*m2*th1_dot*w2;
+    out_dR_dx[0] = l1*(m2*l2*w7 + g*w1*(m1 + m2));
+    out_dR_dx[1] = -m2*l1*l2*w7;
+    out_dR_dx[3] = -2.0*m2*l1*l2*th2_dot*w6;
+    const double w8 = th1_dot*th1_dot*w5 - in_acceleration[0]*w6;
+    out_dR_dx[4] = -m2*l1*l2*w8;
+    out_dR_dx[5] = m2*l2*(l1*w8 + g*w2);
+    out_dR_dx[6] = 2.0*m2*l1*l2*th1_dot*w6;
 }
 
 int double_pendulum_angle_jacobian(double t, const double state[], const double input[], const double param[],
@@ -225,13 +236,12 @@ double double_pendulum_angle_energy(double t, const double state[], const double
     const double l1 = param[2];
     const double l2 = param[3];
     const double g = param[4];
-    const double w1 = th1_dot*th1_dot;
-    const double w2 = l1*l1;
-    const double w3 = cos(th1 - th2);
-    const double w4 = cos(th1);
-    const double w5 = cos(th2);
+    const double w1 = cos(th2);
+    const double w2 = cos(th1);
+    const double w3 = sin(th1);
+    const double w4 = sin(th2);
     /* T + V */
-    return 0.5*m1*w1*w2 + 0.5*m2*w1*w2 + 0.5*m2*l2*l2*th2_dot*th2_dot + l1*l2*m2*th1_dot*th2_dot*w3 - g*l1*m2*w4 - g*l2*m2*w5 - g*l1*m1*w4;
+    return -(m2*l2*(g*w1 - th2_dot*(l1*th1_dot*(w2*w1 + w3*w4) + 0.5*l2*th2_dot)) - l1*(m1 + m2)*(0.5*l1*th1_dot*th1_dot - g*w2));
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
@@ -254,8 +264,11 @@ void double_pendulum_angle_mass_matrix(double t, const double state[], const dou
     double_pendulum_angle_zero(out_M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = l1*l1*(m1 + m2);
-    const double w1 = cos(th1 - th2);
-    out_M[2] = l1*l2*m2*w1;
+    const double w1 = cos(th1);
+    const double w2 = cos(th2);
+    const double w3 = sin(th1);
+    const double w4 = sin(th2);
+    out_M[2] = m2*l1*l2*(w1*w2 + w3*w4);
     out_M[3] = m2*l2*l2;
     double_pendulum_angle_mirror_lower(out_M);
 }

@@ -90,7 +90,7 @@ static void four_bar_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void four_bar_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void four_bar_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -110,30 +110,28 @@ void four_bar_kkt_terms(double t, const double state[], const double input[], co
     const double ma = param[4];
     const double mb = param[5];
     const double mc = param[6];
-    four_bar_zero(out_M, FOUR_BAR_NQ*FOUR_BAR_NQ);
-    four_bar_zero(out_J, FOUR_BAR_NC*FOUR_BAR_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = a*a*(0.3333333333333333*ma + mb);
     const double w1 = cos(th2);
     const double w2 = cos(th3);
-    const double w3 = sin(th3);
-    const double w4 = sin(th2);
+    const double w3 = sin(th2);
+    const double w4 = sin(th3);
     out_M[3] = 0.5*a*b*mb*(w1*w2 + w3*w4);
-    out_M[4] = 0.3333333333333333*mb*b*b;
-    out_M[8] = 0.3333333333333333*mc*c*c;
+    out_M[4] = 0.3333333333333333*b*b*mb;
+    out_M[8] = 0.3333333333333333*c*c*mc;
     const double w5 = th3_dot*th3_dot;
-    const double w6 = w2*w4 - w3*w1;
+    const double w6 = w1*w4 - w3*w2;
     /* f = Q - k, row th2 */
-    out_f[0] = -0.5*a*b*mb*w5*w6;
+    out_f[0] = 0.5*a*b*mb*w5*w6;
     const double w7 = th2_dot*th2_dot;
     /* row th3 */
-    out_f[1] = 0.5*a*b*mb*w7*w6;
+    out_f[1] = -0.5*a*b*mb*w7*w6;
     /* row th4 */
     out_f[2] = 0.0;
-    const double w8 = a*w4;
+    const double w8 = a*w3;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = -w8;
-    const double w9 = b*w3;
+    const double w9 = b*w4;
     out_J[1] = -w9;
     const double w10 = sin(th4);
     const double w11 = c*w10;
@@ -147,9 +145,19 @@ void four_bar_kkt_terms(double t, const double state[], const double input[], co
     out_J[5] = -w15;
     const double w16 = th4_dot*th4_dot;
     /* stabilised right-hand side of holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
-    out_r[0] = -(baumgarte_alpha*(c*th4_dot*w10 - a*th2_dot*w4 - b*th3_dot*w3) - a*w7*w1 - baumgarte_beta*(d - w12 + w15 - w13) - b*w5*w2 + c*w16*w14);
+    out_r[0] = baumgarte_alpha*(a*th2_dot*w3 + b*th3_dot*w4 - c*th4_dot*w10) + baumgarte_beta*(d - w12 - w13 + w15) + a*w7*w1 + b*w5*w2 - c*w16*w14;
     /* stabilised right-hand side of holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
-    out_r[1] = a*w7*w4 - baumgarte_beta*(w9 - w11 + w8) - c*w16*w10 + b*w5*w3 - baumgarte_alpha*(b*th3_dot*w2 - c*th4_dot*w14 + a*th2_dot*w1);
+    out_r[1] = -(baumgarte_alpha*(a*th2_dot*w1 + b*th3_dot*w2 - c*th4_dot*w14) + baumgarte_beta*(w8 + w9 - w11) - a*w7*w3 - b*w5*w4 + c*w16*w10);
+}
+
+void four_bar_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    four_bar_zero(out_M, FOUR_BAR_NQ*FOUR_BAR_NQ);
+    four_bar_zero(out_J, FOUR_BAR_NC*FOUR_BAR_NQ);
+    four_bar_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int four_bar_rhs(double t, const double state[], const double input[], const double param[],
@@ -165,7 +173,7 @@ int four_bar_rhs(double t, const double state[], const double input[], const dou
     double *w = nu + FOUR_BAR_NC;
     double *acceleration = out_dxdt + FOUR_BAR_NQ;
     int i, status;
-    four_bar_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    four_bar_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*FOUR_BAR_NQ);
     for (i = 0; i < FOUR_BAR_NQ; ++i) out_dxdt[i] = state[FOUR_BAR_NQ + i];
     status = four_bar_factor_kkt(M, J, Y, S);
@@ -197,36 +205,48 @@ static void four_bar_residual_derivatives(double t, const double state[], const 
     const double b = param[1];
     const double c = param[2];
     const double mb = param[5];
-    const double w1 = th3_dot*th3_dot;
-    const double w2 = sin(th3);
+    const double w1 = cos(th2);
+    const double w2 = cos(th3);
     const double w3 = sin(th2);
-    const double w4 = cos(th2);
-    const double w5 = cos(th3);
-    const double w6 = w5*w3 - w2*w4;
+    const double w4 = sin(th3);
+    const double w5 = w1*w2 + w3*w4;
+    const double w6 = w1*w4 - w3*w2;
+    const double w7 = th3_dot*th3_dot*w5 + in_acceleration[1]*w6;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = a*(0.5*b*mb*w1*w2*w3 + 0.5*b*mb*w1*w4*w5 - 0.5*b*in_acceleration[1]*mb*w6 + in_multipliers[1]*w3 + in_multipliers[0]*w4);
-    out_dR_dx[1] = 0.5*a*b*mb*(in_acceleration[1]*w6 - w1*w4*w5 - w1*w2*w3);
-    out_dR_dx[4] = a*b*mb*th3_dot*w6;
-    const double w7 = th2_dot*th2_dot;
-    out_dR_dx[6] = -0.5*a*b*mb*(in_acceleration[0]*w6 + w7*w4*w5 + w7*w2*w3);
-    out_dR_dx[7] = b*(0.5*a*mb*w7*w4*w5 + in_multipliers[1]*w2 + 0.5*a*mb*w7*w2*w3 + in_multipliers[0]*w5 + 0.5*a*in_acceleration[0]*mb*w6);
-    out_dR_dx[9] = -a*b*mb*th2_dot*w6;
-    const double w8 = sin(th4);
+    out_dR_dx[0] = a*(0.5*b*mb*w7 + in_multipliers[0]*w1 + in_multipliers[1]*w3);
+    out_dR_dx[1] = -0.5*a*b*mb*w7;
+    out_dR_dx[4] = -a*b*mb*th3_dot*w6;
+    const double w8 = th2_dot*th2_dot*w5 - in_acceleration[0]*w6;
+    out_dR_dx[6] = -0.5*a*b*mb*w8;
+    out_dR_dx[7] = b*(0.5*a*mb*w8 + in_multipliers[0]*w2 + in_multipliers[1]*w4);
+    out_dR_dx[9] = a*b*mb*th2_dot*w6;
     const double w9 = cos(th4);
-    out_dR_dx[14] = -c*(in_multipliers[1]*w8 + in_multipliers[0]*w9);
-    out_dR_dx[18] = a*(w7*w3 - in_acceleration[0]*w4 - baumgarte_beta*w3 - baumgarte_alpha*th2_dot*w4);
-    out_dR_dx[19] = -b*(in_acceleration[1]*w5 - w1*w2 + baumgarte_alpha*th3_dot*w5 + baumgarte_beta*w2);
-    const double w10 = th4_dot*th4_dot;
-    out_dR_dx[20] = c*(in_acceleration[2]*w9 - w10*w8 + baumgarte_beta*w8 + baumgarte_alpha*th4_dot*w9);
-    out_dR_dx[21] = -a*(2.0*th2_dot*w4 + baumgarte_alpha*w3);
-    out_dR_dx[22] = -b*(2.0*th3_dot*w5 + baumgarte_alpha*w2);
-    out_dR_dx[23] = c*(2.0*th4_dot*w9 + baumgarte_alpha*w8);
-    out_dR_dx[24] = a*(baumgarte_beta*w4 - baumgarte_alpha*th2_dot*w3 - in_acceleration[0]*w3 - w7*w4);
-    out_dR_dx[25] = b*(baumgarte_beta*w5 - in_acceleration[1]*w2 - baumgarte_alpha*th3_dot*w2 - w1*w5);
-    out_dR_dx[26] = c*(baumgarte_alpha*th4_dot*w8 + in_acceleration[2]*w8 - baumgarte_beta*w9 + w10*w9);
-    out_dR_dx[27] = a*(baumgarte_alpha*w4 - 2.0*th2_dot*w3);
-    out_dR_dx[28] = b*(baumgarte_alpha*w5 - 2.0*th3_dot*w2);
-    out_dR_dx[29] = c*(2.0*th4_dot*w8 - baumgarte_alpha*w9);
+    const double w10 = sin(th4);
+    out_dR_dx[14] = -c*(in_multipliers[0]*w9 + in_multipliers[1]*w10);
+    const double w11 = baumgarte_alpha*w1;
+    const double w12 = th2_dot*w3;
+    out_dR_dx[18] = -a*(baumgarte_beta*w3 + th2_dot*(w11 - w12) + in_acceleration[0]*w1);
+    const double w13 = baumgarte_alpha*w2;
+    const double w14 = th3_dot*w4;
+    out_dR_dx[19] = -b*(baumgarte_beta*w4 + th3_dot*(w13 - w14) + in_acceleration[1]*w2);
+    const double w15 = baumgarte_alpha*w9;
+    const double w16 = th4_dot*w10;
+    out_dR_dx[20] = c*(baumgarte_beta*w10 + th4_dot*(w15 - w16) + in_acceleration[2]*w9);
+    const double w17 = baumgarte_alpha*w3;
+    const double w18 = th2_dot*w1;
+    out_dR_dx[21] = -a*(w17 + 2.0*w18);
+    const double w19 = baumgarte_alpha*w4;
+    const double w20 = th3_dot*w2;
+    out_dR_dx[22] = -b*(w19 + 2.0*w20);
+    const double w21 = baumgarte_alpha*w10;
+    const double w22 = th4_dot*w9;
+    out_dR_dx[23] = c*(w21 + 2.0*w22);
+    out_dR_dx[24] = a*(baumgarte_beta*w1 - th2_dot*(w17 + w18) - in_acceleration[0]*w3);
+    out_dR_dx[25] = b*(baumgarte_beta*w2 - th3_dot*(w19 + w20) - in_acceleration[1]*w4);
+    out_dR_dx[26] = -c*(baumgarte_beta*w9 - th4_dot*(w21 + w22) - in_acceleration[2]*w10);
+    out_dR_dx[27] = a*(w11 - 2.0*w12);
+    out_dR_dx[28] = b*(w13 - 2.0*w14);
+    out_dR_dx[29] = -c*(w15 - 2.0*w16);
 }
 
 int four_bar_jacobian(double t, const double state[], const double input[], const double param[],
@@ -295,17 +315,17 @@ void four_bar_residuals(double t, const double state[], const double param[],
     const double c = param[2];
     const double d = param[3];
     const double w1 = cos(th2);
-    const double w2 = cos(th4);
-    const double w3 = cos(th3);
+    const double w2 = cos(th3);
+    const double w3 = cos(th4);
     /* holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
-    out_phi[0] = -(d - a*w1 + c*w2 - b*w3);
-    const double w4 = sin(th4);
-    const double w5 = sin(th2);
-    const double w6 = sin(th3);
-    out_phi_dot[0] = c*th4_dot*w4 - a*th2_dot*w5 - b*th3_dot*w6;
+    out_phi[0] = -(d - a*w1 - b*w2 + c*w3);
+    const double w4 = sin(th2);
+    const double w5 = sin(th3);
+    const double w6 = sin(th4);
+    out_phi_dot[0] = -(a*th2_dot*w4 + b*th3_dot*w5 - c*th4_dot*w6);
     /* holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
-    out_phi[1] = b*w6 - c*w4 + a*w5;
-    out_phi_dot[1] = b*th3_dot*w3 - c*th4_dot*w2 + a*th2_dot*w1;
+    out_phi[1] = a*w4 + b*w5 - c*w6;
+    out_phi_dot[1] = a*th2_dot*w1 + b*th3_dot*w2 - c*th4_dot*w3;
 }
 
 double four_bar_energy(double t, const double state[], const double param[])
@@ -322,15 +342,14 @@ double four_bar_energy(double t, const double state[], const double param[])
     const double ma = param[4];
     const double mb = param[5];
     const double mc = param[6];
-    const double w1 = th2_dot*th2_dot;
-    const double w2 = a*a;
-    const double w3 = cos(th2);
-    const double w4 = cos(th3);
-    const double w5 = mb*th3_dot*th3_dot*b*b;
-    const double w6 = sin(th3);
-    const double w7 = sin(th2);
+    const double w1 = cos(th2);
+    const double w2 = cos(th3);
+    const double w3 = 2.0*a*th2_dot*w1 + b*th3_dot*w2;
+    const double w4 = sin(th2);
+    const double w5 = sin(th3);
+    const double w6 = 2.0*a*th2_dot*w4 + b*th3_dot*w5;
     /* T + V */
-    return 0.16666666666666666*ma*w1*w2 + 0.5*mb*w1*w2 + 0.5*a*b*mb*th2_dot*th3_dot*w3*w4 + 0.041666666666666664*w5 + 0.125*w5 + 0.16666666666666666*mc*th4_dot*th4_dot*c*c + 0.5*a*b*mb*th2_dot*th3_dot*w6*w7;
+    return 0.16666666666666666*(a*a*ma*th2_dot*th2_dot + c*c*mc*th4_dot*th4_dot) + mb*(0.125*(w3*w3 + w6*w6) + 0.041666666666666664*b*b*th3_dot*th3_dot);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
@@ -357,11 +376,11 @@ void four_bar_mass_matrix(double t, const double state[], const double param[], 
     out_M[0] = a*a*(0.3333333333333333*ma + mb);
     const double w1 = cos(th2);
     const double w2 = cos(th3);
-    const double w3 = sin(th3);
-    const double w4 = sin(th2);
+    const double w3 = sin(th2);
+    const double w4 = sin(th3);
     out_M[3] = 0.5*a*b*mb*(w1*w2 + w3*w4);
-    out_M[4] = 0.3333333333333333*mb*b*b;
-    out_M[8] = 0.3333333333333333*mc*c*c;
+    out_M[4] = 0.3333333333333333*b*b*mb;
+    out_M[8] = 0.3333333333333333*c*c*mc;
     four_bar_mirror_lower(out_M);
 }
 

@@ -79,7 +79,7 @@ static void knife_edge_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void knife_edge_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void knife_edge_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -92,32 +92,40 @@ void knife_edge_kkt_terms(double t, const double state[], const double input[], 
     const double int_g1 = state[6];
     const double m = param[0];
     const double l = param[1];
-    knife_edge_zero(out_M, KNIFE_EDGE_NQ*KNIFE_EDGE_NQ);
-    knife_edge_zero(out_J, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
     const double w1 = 2.0*m;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = w1;
     out_M[4] = w1;
     const double w2 = sin(phi);
-    out_M[6] = -l*m*w2;
+    out_M[6] = -m*l*w2;
     const double w3 = cos(phi);
-    out_M[7] = l*m*w3;
+    out_M[7] = m*l*w3;
     out_M[8] = m*l*l;
     const double w4 = phi_dot*phi_dot;
     /* f = Q - k, row x */
-    out_f[0] = l*m*w4*w3;
+    out_f[0] = m*l*w4*w3;
     /* row y */
-    out_f[1] = l*m*w4*w2;
+    out_f[1] = m*l*w4*w2;
     /* row phi */
     out_f[2] = 0.0;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = -w2;
     out_J[1] = w3;
-    const double w5 = y_dot*w3 - x_dot*w2;
+    const double w5 = x_dot*w2 - y_dot*w3;
     /* stabilised right-hand side of nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
-    out_r[0] = phi_dot*(x_dot*w3 + y_dot*w2) - baumgarte_beta*int_g1 - baumgarte_alpha*w5;
+    out_r[0] = baumgarte_alpha*w5 - baumgarte_beta*int_g1 + phi_dot*(x_dot*w3 + y_dot*w2);
     /* g, the derivatives of the integral states */
-    out_g[0] = w5;
+    out_g[0] = -w5;
+}
+
+void knife_edge_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    knife_edge_zero(out_M, KNIFE_EDGE_NQ*KNIFE_EDGE_NQ);
+    knife_edge_zero(out_J, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
+    knife_edge_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int knife_edge_rhs(double t, const double state[], const double input[], const double param[],
@@ -133,7 +141,7 @@ int knife_edge_rhs(double t, const double state[], const double input[], const d
     double *w = nu + KNIFE_EDGE_NC;
     double *acceleration = out_dxdt + KNIFE_EDGE_NQ;
     int i, status;
-    knife_edge_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    knife_edge_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*KNIFE_EDGE_NQ);
     for (i = 0; i < KNIFE_EDGE_NQ; ++i) out_dxdt[i] = state[KNIFE_EDGE_NQ + i];
     status = knife_edge_factor_kkt(M, J, Y, S);
@@ -160,28 +168,25 @@ static void knife_edge_residual_derivatives(double t, const double state[], cons
     const double phi_dot = state[5];  /* phi' */
     const double m = param[0];
     const double l = param[1];
-    const double w1 = cos(phi);
-    const double w2 = phi_dot*phi_dot;
-    const double w3 = sin(phi);
+    const double w1 = phi_dot*phi_dot;
+    const double w2 = sin(phi);
+    const double w3 = cos(phi);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[2] = -(in_acceleration[2]*l*m*w1 - in_multipliers[0]*w1 - l*m*w2*w3);
-    out_dR_dx[5] = -2.0*l*m*phi_dot*w1;
-    out_dR_dx[9] = in_multipliers[0]*w3 - l*m*w2*w1 - in_acceleration[2]*l*m*w3;
-    out_dR_dx[12] = -2.0*l*m*phi_dot*w3;
-    const double w4 = in_acceleration[1]*w3;
-    const double w5 = in_acceleration[0]*w1;
-    out_dR_dx[16] = -l*m*(w4 + w5);
-    const double w6 = x_dot*w1 + y_dot*w3;
-    out_dR_dx[23] = -(baumgarte_alpha*w6 + w4 + phi_dot*(y_dot*w1 - x_dot*w3) + w5);
-    out_dR_dx[24] = -(phi_dot*w1 + baumgarte_alpha*w3);
-    out_dR_dx[25] = baumgarte_alpha*w1 - phi_dot*w3;
-    const double w7 = -w6;
-    out_dR_dx[26] = w7;
+    out_dR_dx[2] = m*l*(w1*w2 - in_acceleration[2]*w3) + in_multipliers[0]*w3;
+    out_dR_dx[5] = -2.0*m*l*phi_dot*w3;
+    out_dR_dx[9] = -(m*l*(w1*w3 + in_acceleration[2]*w2) - in_multipliers[0]*w2);
+    out_dR_dx[12] = -2.0*m*l*phi_dot*w2;
+    out_dR_dx[16] = -m*l*(in_acceleration[0]*w3 + in_acceleration[1]*w2);
+    out_dR_dx[23] = -(w3*(in_acceleration[0] + baumgarte_alpha*x_dot + y_dot*phi_dot) + w2*(in_acceleration[1] + baumgarte_alpha*y_dot - x_dot*phi_dot));
+    out_dR_dx[24] = -(baumgarte_alpha*w2 + phi_dot*w3);
+    out_dR_dx[25] = baumgarte_alpha*w3 - phi_dot*w2;
+    const double w4 = -(x_dot*w3 + y_dot*w2);
+    out_dR_dx[26] = w4;
     out_dR_dx[27] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = w7;
-    out_dg_dx[3] = -w3;
-    out_dg_dx[4] = w1;
+    out_dg_dx[2] = w4;
+    out_dg_dx[3] = -w2;
+    out_dg_dx[4] = w3;
 }
 
 int knife_edge_jacobian(double t, const double state[], const double input[], const double param[],
@@ -244,10 +249,10 @@ void knife_edge_residuals(double t, const double state[], const double param[],
     const double phi = state[2];
     const double x_dot = state[3];  /* x' */
     const double y_dot = state[4];  /* y' */
-    const double w1 = cos(phi);
-    const double w2 = sin(phi);
+    const double w1 = sin(phi);
+    const double w2 = cos(phi);
     /* nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
-    out_g[0] = y_dot*w1 - x_dot*w2;
+    out_g[0] = -(x_dot*w1 - y_dot*w2);
 }
 
 double knife_edge_energy(double t, const double state[], const double param[])
@@ -259,10 +264,10 @@ double knife_edge_energy(double t, const double state[], const double param[])
     const double phi_dot = state[5];  /* phi' */
     const double m = param[0];
     const double l = param[1];
-    const double w1 = cos(phi);
-    const double w2 = sin(phi);
+    const double w1 = sin(phi);
+    const double w2 = cos(phi);
     /* T + V */
-    return m*(x_dot*x_dot + y_dot*y_dot + l*phi_dot*y_dot*w1 + 0.5*l*l*phi_dot*phi_dot - l*phi_dot*x_dot*w2);
+    return m*(x_dot*x_dot + y_dot*y_dot + l*phi_dot*(0.5*l*phi_dot - x_dot*w1 + y_dot*w2));
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
@@ -285,9 +290,9 @@ void knife_edge_mass_matrix(double t, const double state[], const double param[]
     out_M[0] = w1;
     out_M[4] = w1;
     const double w2 = sin(phi);
-    out_M[6] = -l*m*w2;
+    out_M[6] = -m*l*w2;
     const double w3 = cos(phi);
-    out_M[7] = l*m*w3;
+    out_M[7] = m*l*w3;
     out_M[8] = m*l*l;
     knife_edge_mirror_lower(out_M);
 }

@@ -32,12 +32,12 @@ static int leaning_disk_factor_kkt(double M[], const double J[], double Y[], dou
     d = M[12] - M[10]*M[10] - M[11]*M[11];
     if (!(d > 1e-13*M[12])) return LEANING_DISK_SINGULAR_MASS;
     M[12] = sqrt(d);
-    M[17] = (M[17] - M[15]*M[10] - M[16]*M[11])/M[12];
+    M[17] = (-M[15]*M[10] - M[16]*M[11])/M[12];
     M[22] = M[22]/M[12];
     d = M[18] - M[15]*M[15] - M[16]*M[16] - M[17]*M[17];
     if (!(d > 1e-13*M[18])) return LEANING_DISK_SINGULAR_MASS;
     M[18] = sqrt(d);
-    M[23] = (M[23] - M[22]*M[17])/M[18];
+    M[23] = -M[22]*M[17]/M[18];
     d = M[24] - M[22]*M[22] - M[23]*M[23];
     if (!(d > 1e-13*M[24])) return LEANING_DISK_SINGULAR_MASS;
     M[24] = sqrt(d);
@@ -116,7 +116,7 @@ static void leaning_disk_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void leaning_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void leaning_disk_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -134,37 +134,35 @@ void leaning_disk_kkt_terms(double t, const double state[], const double input[]
     const double m = param[0];
     const double R = param[1];
     const double g = param[2];
-    leaning_disk_zero(out_M, LEANING_DISK_NQ*LEANING_DISK_NQ);
-    leaning_disk_zero(out_J, LEANING_DISK_NC*LEANING_DISK_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[6] = m;
     const double w1 = cos(psi);
     const double w2 = sin(theta);
-    out_M[10] = R*m*w1*w2;
+    out_M[10] = m*R*w1*w2;
     const double w3 = sin(psi);
-    out_M[11] = R*m*w3*w2;
+    out_M[11] = m*R*w3*w2;
     const double w4 = R*R;
     const double w5 = cos(theta);
-    out_M[12] = m*w4*(1.5*w2*w2 + 0.25*w5*w5);
-    out_M[15] = R*m*w5*w3;
-    out_M[16] = -R*m*w5*w1;
+    out_M[12] = m*w4*(0.25*w5*w5 + 1.5*w2*w2);
+    out_M[15] = m*R*w3*w5;
+    out_M[16] = -m*R*w1*w5;
     const double w6 = m*w4;
     out_M[18] = 1.25*w6;
     out_M[22] = 0.5*m*w4*w2;
     out_M[24] = 0.5*w6;
-    const double w7 = psi_dot*psi_dot;
-    const double w8 = theta_dot*theta_dot;
+    const double w7 = theta_dot*theta_dot;
     /* f = Q - k, row x */
-    out_f[0] = R*m*(w7*w3*w2 + w8*w3*w2 - 2.0*psi_dot*theta_dot*w5*w1);
+    out_f[0] = m*R*(psi_dot*(psi_dot*w3*w2 - 2.0*theta_dot*w1*w5) + w7*w3*w2);
     /* row y */
-    out_f[1] = -R*m*(w7*w1*w2 + 2.0*psi_dot*theta_dot*w5*w3 + w8*w1*w2);
+    out_f[1] = -m*R*(psi_dot*(psi_dot*w1*w2 + 2.0*theta_dot*w3*w5) + w7*w1*w2);
+    const double w8 = psi_dot*w2;
     /* row psi */
-    out_f[2] = -m*theta_dot*w4*w5*(0.5*phi_dot + 2.5*psi_dot*w2);
+    out_f[2] = -m*w4*theta_dot*w5*(0.5*phi_dot + 2.5*w8);
     /* row theta */
-    out_f[3] = R*m*(0.5*R*phi_dot*psi_dot*w5 + 1.25*R*w7*w5*w2 + g*w2);
+    out_f[3] = m*R*(R*psi_dot*w5*(0.5*phi_dot + 1.25*w8) + g*w2);
     /* row phi */
-    out_f[4] = -0.5*m*psi_dot*theta_dot*w4*w5;
+    out_f[4] = -0.5*m*w4*psi_dot*theta_dot*w5;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 1.0;
     out_J[4] = -R*w1;
@@ -172,13 +170,23 @@ void leaning_disk_kkt_terms(double t, const double state[], const double input[]
     out_J[9] = -R*w3;
     const double w9 = x_dot - R*phi_dot*w1;
     /* stabilised right-hand side of nonholonomic constraint 1: x' - R*phi'*cos(psi) */
-    out_r[0] = -(R*phi_dot*psi_dot*w3 + baumgarte_alpha*w9 + baumgarte_beta*int_g1);
+    out_r[0] = -(baumgarte_alpha*w9 + baumgarte_beta*int_g1 + R*psi_dot*phi_dot*w3);
     const double w10 = y_dot - R*phi_dot*w3;
     /* stabilised right-hand side of nonholonomic constraint 2: y' - R*phi'*sin(psi) */
-    out_r[1] = -(baumgarte_beta*int_g2 - R*phi_dot*psi_dot*w1 + baumgarte_alpha*w10);
+    out_r[1] = -(baumgarte_alpha*w10 + baumgarte_beta*int_g2 - R*psi_dot*phi_dot*w1);
     /* g, the derivatives of the integral states */
     out_g[0] = w9;
     out_g[1] = w10;
+}
+
+void leaning_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    leaning_disk_zero(out_M, LEANING_DISK_NQ*LEANING_DISK_NQ);
+    leaning_disk_zero(out_J, LEANING_DISK_NC*LEANING_DISK_NQ);
+    leaning_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int leaning_disk_rhs(double t, const double state[], const double input[], const double param[],
@@ -194,7 +202,7 @@ int leaning_disk_rhs(double t, const double state[], const double input[], const
     double *w = nu + LEANING_DISK_NC;
     double *acceleration = out_dxdt + LEANING_DISK_NQ;
     int i, status;
-    leaning_disk_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    leaning_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*LEANING_DISK_NQ);
     for (i = 0; i < LEANING_DISK_NQ; ++i) out_dxdt[i] = state[LEANING_DISK_NQ + i];
     status = leaning_disk_factor_kkt(M, J, Y, S);
@@ -223,58 +231,71 @@ static void leaning_disk_residual_derivatives(double t, const double state[], co
     const double m = param[0];
     const double R = param[1];
     const double g = param[2];
-    const double w1 = psi_dot*psi_dot;
-    const double w2 = cos(psi);
+    const double w1 = cos(psi);
+    const double w2 = cos(theta);
     const double w3 = sin(theta);
-    const double w4 = cos(theta);
-    const double w5 = sin(psi);
-    const double w6 = theta_dot*theta_dot;
+    const double w4 = psi_dot*psi_dot;
+    const double w5 = w4 + theta_dot*theta_dot;
+    const double w6 = in_acceleration[3]*w2 - w3*w5;
+    const double w7 = sin(psi);
+    const double w8 = in_acceleration[2]*w3;
+    const double w9 = 2.0*psi_dot*theta_dot*w2 + w8;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[2] = -R*m*(w1*w2*w3 + 2.0*psi_dot*theta_dot*w4*w5 - in_acceleration[3]*w4*w2 + w6*w2*w3 + in_acceleration[2]*w5*w3);
-    out_dR_dx[3] = -R*m*(w6*w4*w5 + 2.0*psi_dot*theta_dot*w2*w3 + w1*w4*w5 + in_acceleration[3]*w5*w3 - in_acceleration[2]*w4*w2);
-    out_dR_dx[7] = -2.0*R*m*(psi_dot*w5*w3 - theta_dot*w4*w2);
-    out_dR_dx[8] = -2.0*R*m*(theta_dot*w5*w3 - psi_dot*w4*w2);
-    out_dR_dx[14] = -R*m*(w1*w5*w3 + w6*w5*w3 - 2.0*psi_dot*theta_dot*w4*w2 - in_acceleration[2]*w2*w3 - in_acceleration[3]*w4*w5);
-    out_dR_dx[15] = R*m*(w6*w4*w2 - 2.0*psi_dot*theta_dot*w5*w3 + w1*w4*w2 + in_acceleration[2]*w4*w5 + in_acceleration[3]*w2*w3);
-    out_dR_dx[19] = 2.0*R*m*(psi_dot*w2*w3 + theta_dot*w4*w5);
-    out_dR_dx[20] = 2.0*R*m*(theta_dot*w2*w3 + psi_dot*w4*w5);
-    out_dR_dx[26] = R*m*w3*(in_acceleration[1]*w2 - in_acceleration[0]*w5);
-    const double w7 = w3*w3 - w4*w4;
-    out_dR_dx[27] = -R*m*(2.5*R*psi_dot*theta_dot*w7 - in_acceleration[0]*w4*w2 - 2.5*R*in_acceleration[2]*w4*w3 - 0.5*R*in_acceleration[4]*w4 - in_acceleration[1]*w4*w5 + 0.5*R*phi_dot*theta_dot*w3);
-    const double w8 = R*R;
-    out_dR_dx[31] = 2.5*m*theta_dot*w8*w4*w3;
-    const double w9 = m*w8*w4*(0.5*phi_dot + 2.5*psi_dot*w3);
-    out_dR_dx[32] = w9;
-    const double w10 = 0.5*m*theta_dot*w8*w4;
-    out_dR_dx[33] = w10;
-    out_dR_dx[38] = R*m*w4*(in_acceleration[1]*w5 + in_acceleration[0]*w2);
-    out_dR_dx[39] = -R*m*(g*w4 - 0.5*R*phi_dot*psi_dot*w3 + in_acceleration[0]*w5*w3 - in_acceleration[1]*w2*w3 - 1.25*R*w1*w7);
-    out_dR_dx[43] = -w9;
-    const double w11 = m*psi_dot*w8*w4;
-    out_dR_dx[45] = -0.5*w11;
-    out_dR_dx[50] = R*(in_multipliers[1]*w2 - in_multipliers[0]*w5);
-    out_dR_dx[51] = -0.5*m*w8*(psi_dot*theta_dot*w3 - in_acceleration[2]*w4);
-    out_dR_dx[55] = w10;
-    out_dR_dx[56] = 0.5*w11;
-    out_dR_dx[62] = R*(baumgarte_alpha*phi_dot*w5 + phi_dot*psi_dot*w2 + in_acceleration[4]*w5);
+    out_dR_dx[2] = m*R*(w1*w6 - w7*w9);
+    const double w10 = psi_dot*theta_dot*w3;
+    const double w11 = in_acceleration[2]*w2;
+    const double w12 = 2.0*w10 - w11;
+    const double w13 = in_acceleration[3]*w3 + w2*w5;
+    out_dR_dx[3] = -m*R*(w1*w12 + w7*w13);
+    out_dR_dx[7] = -2.0*m*R*(psi_dot*w7*w3 - theta_dot*w1*w2);
+    out_dR_dx[8] = 2.0*m*R*(psi_dot*w1*w2 - theta_dot*w7*w3);
+    out_dR_dx[14] = m*R*(w1*w9 + w7*w6);
+    out_dR_dx[15] = m*R*(w1*w13 - w7*w12);
+    out_dR_dx[19] = 2.0*m*R*(psi_dot*w1*w3 + theta_dot*w7*w2);
+    out_dR_dx[20] = 2.0*m*R*(psi_dot*w7*w2 + theta_dot*w1*w3);
+    const double w14 = in_acceleration[0]*w7;
+    const double w15 = in_acceleration[1]*w1;
+    out_dR_dx[26] = -m*R*w3*(w14 - w15);
+    const double w16 = psi_dot*w3;
+    const double w17 = 0.5*phi_dot + 2.5*w16;
+    const double w18 = in_acceleration[0]*w1 + in_acceleration[1]*w7;
+    out_dR_dx[27] = m*R*(R*(theta_dot*(2.5*psi_dot*w2*w2 - w3*w17) + w2*(0.5*in_acceleration[4] + 2.5*w8)) + w2*w18);
+    const double w19 = R*R;
+    out_dR_dx[31] = 2.5*m*w19*theta_dot*w2*w3;
+    const double w20 = m*w19*w2*w17;
+    out_dR_dx[32] = w20;
+    const double w21 = 0.5*m*w19*theta_dot*w2;
+    out_dR_dx[33] = w21;
+    out_dR_dx[38] = m*R*w2*w18;
+    out_dR_dx[39] = -m*R*(w2*(g + 1.25*R*w4*w2) - w3*(R*psi_dot*(0.5*phi_dot + 1.25*w16) - w14 + w15));
+    out_dR_dx[43] = -w20;
+    const double w22 = m*w19*psi_dot*w2;
+    out_dR_dx[45] = -0.5*w22;
+    out_dR_dx[50] = -R*(in_multipliers[0]*w7 - in_multipliers[1]*w1);
+    out_dR_dx[51] = -0.5*m*w19*(w10 - w11);
+    out_dR_dx[55] = w21;
+    out_dR_dx[56] = 0.5*w22;
+    const double w23 = baumgarte_alpha*w7 + psi_dot*w1;
+    out_dR_dx[62] = R*(phi_dot*w23 + in_acceleration[4]*w7);
     out_dR_dx[65] = baumgarte_alpha;
-    const double w12 = R*phi_dot*w5;
-    out_dR_dx[67] = w12;
-    out_dR_dx[69] = R*(psi_dot*w5 - baumgarte_alpha*w2);
+    const double w24 = R*phi_dot*w7;
+    out_dR_dx[67] = w24;
+    const double w25 = baumgarte_alpha*w1 - psi_dot*w7;
+    out_dR_dx[69] = -R*w25;
     out_dR_dx[70] = baumgarte_beta;
-    out_dR_dx[74] = -R*(in_acceleration[4]*w2 - phi_dot*psi_dot*w5 + baumgarte_alpha*phi_dot*w2);
+    out_dR_dx[74] = -R*(phi_dot*w25 + in_acceleration[4]*w1);
     out_dR_dx[78] = baumgarte_alpha;
-    const double w13 = -R*phi_dot*w2;
-    out_dR_dx[79] = w13;
-    out_dR_dx[81] = -R*(psi_dot*w2 + baumgarte_alpha*w5);
+    const double w26 = -R*phi_dot*w1;
+    out_dR_dx[79] = w26;
+    out_dR_dx[81] = -R*w23;
     out_dR_dx[83] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = w12;
+    out_dg_dx[2] = w24;
     out_dg_dx[5] = 1.0;
-    out_dg_dx[9] = -R*w2;
-    out_dg_dx[14] = w13;
+    out_dg_dx[9] = -R*w1;
+    out_dg_dx[14] = w26;
     out_dg_dx[18] = 1.0;
-    out_dg_dx[21] = -R*w5;
+    out_dg_dx[21] = -R*w7;
 }
 
 int leaning_disk_jacobian(double t, const double state[], const double input[], const double param[],
@@ -359,14 +380,15 @@ double leaning_disk_energy(double t, const double state[], const double param[])
     const double m = param[0];
     const double R = param[1];
     const double g = param[2];
-    const double w1 = cos(theta);
-    const double w2 = sin(psi);
-    const double w3 = R*R;
-    const double w4 = sin(theta);
-    const double w5 = psi_dot*psi_dot;
-    const double w6 = cos(psi);
+    const double w1 = cos(psi);
+    const double w2 = sin(theta);
+    const double w3 = sin(psi);
+    const double w4 = cos(theta);
+    const double w5 = x_dot + R*(psi_dot*w1*w2 + theta_dot*w3*w4);
+    const double w6 = y_dot + R*(psi_dot*w3*w2 - theta_dot*w1*w4);
+    const double w7 = phi_dot + psi_dot*w2;
     /* T + V */
-    return m*(0.5*x_dot*x_dot + 0.5*y_dot*y_dot + R*theta_dot*x_dot*w1*w2 + 0.625*w3*theta_dot*theta_dot + 0.75*w4*w4*w5*w3 + R*psi_dot*y_dot*w2*w4 + R*g*w1 + 0.125*w5*w1*w1*w3 + 0.25*phi_dot*phi_dot*w3 - R*theta_dot*y_dot*w1*w6 + 0.5*phi_dot*psi_dot*w3*w4 + R*psi_dot*x_dot*w6*w4);
+    return m*(0.5*(w5*w5 + w6*w6) + R*(R*(0.25*w7*w7 + 0.125*psi_dot*psi_dot*w4*w4 + theta_dot*theta_dot*(0.5*w2*w2 + 0.125)) + g*w4));
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
@@ -390,14 +412,14 @@ void leaning_disk_mass_matrix(double t, const double state[], const double param
     out_M[6] = m;
     const double w1 = cos(psi);
     const double w2 = sin(theta);
-    out_M[10] = R*m*w1*w2;
+    out_M[10] = m*R*w1*w2;
     const double w3 = sin(psi);
-    out_M[11] = R*m*w3*w2;
+    out_M[11] = m*R*w3*w2;
     const double w4 = R*R;
     const double w5 = cos(theta);
-    out_M[12] = m*w4*(1.5*w2*w2 + 0.25*w5*w5);
-    out_M[15] = R*m*w5*w3;
-    out_M[16] = -R*m*w5*w1;
+    out_M[12] = m*w4*(0.25*w5*w5 + 1.5*w2*w2);
+    out_M[15] = m*R*w3*w5;
+    out_M[16] = -m*R*w1*w5;
     const double w6 = m*w4;
     out_M[18] = 1.25*w6;
     out_M[22] = 0.5*m*w4*w2;

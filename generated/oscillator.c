@@ -47,7 +47,7 @@ static void oscillator_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void oscillator_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void oscillator_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -55,16 +55,25 @@ void oscillator_kkt_terms(double t, const double state[], const double input[], 
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
+    (void)out_J;
     (void)out_r;
     (void)out_g;
     const double q = state[0];
     const double w = param[0];
-    oscillator_zero(out_M, OSCILLATOR_NQ*OSCILLATOR_NQ);
-    oscillator_zero(out_J, OSCILLATOR_NC*OSCILLATOR_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = 1.0;
     /* f = Q - k, row q */
-    out_f[0] = -q*w*w;
+    out_f[0] = -w*w*q;
+}
+
+void oscillator_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    oscillator_zero(out_M, OSCILLATOR_NQ*OSCILLATOR_NQ);
+    oscillator_zero(out_J, OSCILLATOR_NC*OSCILLATOR_NQ);
+    oscillator_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int oscillator_rhs(double t, const double state[], const double input[], const double param[],
@@ -80,7 +89,7 @@ int oscillator_rhs(double t, const double state[], const double input[], const d
     double *w = nu + OSCILLATOR_NC;
     double *acceleration = out_dxdt + OSCILLATOR_NQ;
     int i, status;
-    oscillator_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    oscillator_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*OSCILLATOR_NQ);
     for (i = 0; i < OSCILLATOR_NQ; ++i) out_dxdt[i] = state[OSCILLATOR_NQ + i];
     status = oscillator_factor_kkt(M, J, Y, S);
@@ -180,7 +189,7 @@ double oscillator_energy(double t, const double state[], const double param[])
     const double q_dot = state[1];  /* q' */
     const double w = param[0];
     /* T + V */
-    return 0.5*(q_dot*q_dot + q*q*w*w);
+    return 0.5*(q_dot*q_dot + w*w*q*q);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

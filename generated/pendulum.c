@@ -67,7 +67,7 @@ static void pendulum_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -81,20 +81,28 @@ void pendulum_kkt_terms(double t, const double state[], const double input[], co
     const double m = param[0];
     const double l = param[1];
     const double g = param[2];
-    pendulum_zero(out_M, PENDULUM_NQ*PENDULUM_NQ);
-    pendulum_zero(out_J, PENDULUM_NC*PENDULUM_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[3] = m;
     /* f = Q - k, row x */
     out_f[0] = 0.0;
     /* row y */
-    out_f[1] = -g*m;
+    out_f[1] = -m*g;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*x;
     out_J[1] = 2.0*y;
     /* stabilised right-hand side of holonomic constraint 1: x^2 + y^2 - l^2 */
-    out_r[0] = -(2.0*x_dot*x_dot + 2.0*y_dot*y_dot - baumgarte_beta*(l*l - x*x - y*y) + 2.0*baumgarte_alpha*(y*y_dot + x*x_dot));
+    out_r[0] = -(2.0*(x_dot*x_dot + y_dot*y_dot + baumgarte_alpha*(x*x_dot + y*y_dot)) - baumgarte_beta*(l*l - x*x - y*y));
+}
+
+void pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    pendulum_zero(out_M, PENDULUM_NQ*PENDULUM_NQ);
+    pendulum_zero(out_J, PENDULUM_NC*PENDULUM_NQ);
+    pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int pendulum_rhs(double t, const double state[], const double input[], const double param[],
@@ -110,7 +118,7 @@ int pendulum_rhs(double t, const double state[], const double input[], const dou
     double *w = nu + PENDULUM_NC;
     double *acceleration = out_dxdt + PENDULUM_NQ;
     int i, status;
-    pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*PENDULUM_NQ);
     for (i = 0; i < PENDULUM_NQ; ++i) out_dxdt[i] = state[PENDULUM_NQ + i];
     status = pendulum_factor_kkt(M, J, Y, S);
@@ -209,7 +217,7 @@ void pendulum_residuals(double t, const double state[], const double param[],
     const double l = param[1];
     /* holonomic constraint 1: x^2 + y^2 - l^2 */
     out_phi[0] = -(l*l - x*x - y*y);
-    out_phi_dot[0] = 2.0*(y*y_dot + x*x_dot);
+    out_phi_dot[0] = 2.0*(x*x_dot + y*y_dot);
 }
 
 double pendulum_energy(double t, const double state[], const double param[])
@@ -221,7 +229,7 @@ double pendulum_energy(double t, const double state[], const double param[])
     const double m = param[0];
     const double g = param[2];
     /* T + V */
-    return m*(0.5*x_dot*x_dot + 0.5*y_dot*y_dot + g*y);
+    return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -47,7 +47,7 @@ static void pendulum_angle_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void pendulum_angle_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -55,19 +55,28 @@ void pendulum_angle_kkt_terms(double t, const double state[], const double input
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
+    (void)out_J;
     (void)out_r;
     (void)out_g;
     const double theta = state[0];
     const double m = param[0];
     const double l = param[1];
     const double g = param[2];
-    pendulum_angle_zero(out_M, PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ);
-    pendulum_angle_zero(out_J, PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m*l*l;
     const double w1 = sin(theta);
     /* f = Q - k, row theta */
-    out_f[0] = -g*l*m*w1;
+    out_f[0] = -m*l*g*w1;
+}
+
+void pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    pendulum_angle_zero(out_M, PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ);
+    pendulum_angle_zero(out_J, PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ);
+    pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int pendulum_angle_rhs(double t, const double state[], const double input[], const double param[],
@@ -83,7 +92,7 @@ int pendulum_angle_rhs(double t, const double state[], const double input[], con
     double *w = nu + PENDULUM_ANGLE_NC;
     double *acceleration = out_dxdt + PENDULUM_ANGLE_NQ;
     int i, status;
-    pendulum_angle_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*PENDULUM_ANGLE_NQ);
     for (i = 0; i < PENDULUM_ANGLE_NQ; ++i) out_dxdt[i] = state[PENDULUM_ANGLE_NQ + i];
     status = pendulum_angle_factor_kkt(M, J, Y, S);
@@ -115,7 +124,7 @@ static void pendulum_angle_residual_derivatives(double t, const double state[], 
     const double g = param[2];
     const double w1 = cos(theta);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = g*l*m*w1;
+    out_dR_dx[0] = m*l*g*w1;
 }
 
 int pendulum_angle_jacobian(double t, const double state[], const double input[], const double param[],
@@ -189,7 +198,7 @@ double pendulum_angle_energy(double t, const double state[], const double param[
     const double g = param[2];
     const double w1 = cos(theta);
     /* T + V */
-    return -l*m*(g*w1 - 0.5*l*theta_dot*theta_dot);
+    return m*l*(0.5*l*theta_dot*theta_dot - g*w1);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -135,7 +135,7 @@ static void rolling_ball_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void rolling_ball_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void rolling_ball_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -158,8 +158,6 @@ void rolling_ball_kkt_terms(double t, const double state[], const double input[]
     const double m = param[0];
     const double r = param[1];
     const double k = param[2];
-    rolling_ball_zero(out_M, ROLLING_BALL_NQ*ROLLING_BALL_NQ);
-    rolling_ball_zero(out_J, ROLLING_BALL_NC*ROLLING_BALL_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[7] = m;
@@ -186,13 +184,13 @@ void rolling_ball_kkt_terms(double t, const double state[], const double input[]
     out_J[4] = 2.0*q2;
     out_J[5] = 2.0*q3;
     out_J[6] = 1.0;
-    const double w2 = 2.0*q2*r;
+    const double w2 = 2.0*r*q2;
     out_J[8] = w2;
-    const double w3 = -2.0*q3*r;
+    const double w3 = -2.0*r*q3;
     out_J[9] = w3;
-    const double w4 = q0*r;
+    const double w4 = r*q0;
     out_J[10] = -2.0*w4;
-    const double w5 = q1*r;
+    const double w5 = r*q1;
     out_J[11] = 2.0*w5;
     out_J[13] = 1.0;
     out_J[14] = -2.0*w5;
@@ -200,16 +198,26 @@ void rolling_ball_kkt_terms(double t, const double state[], const double input[]
     out_J[16] = w3;
     out_J[17] = w2;
     /* stabilised right-hand side of holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
-    out_r[0] = -(2.0*q1_dot*q1_dot + 2.0*q2_dot*q2_dot + 2.0*q3_dot*q3_dot + 2.0*q0_dot*q0_dot + baumgarte_beta*(q1*q1 + q2*q2 + q3*q3 + q0*q0 - 1.0) + 2.0*baumgarte_alpha*(q2*q2_dot + q1*q1_dot + q0*q0_dot + q3*q3_dot));
-    const double w6 = x_dot + 2.0*q0_dot*q2*r + 2.0*q1*q3_dot*r - 2.0*q1_dot*q3*r - 2.0*q0*q2_dot*r;
+    out_r[0] = -(2.0*(q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot + baumgarte_alpha*(q0*q0_dot + q1*q1_dot + q2*q2_dot + q3*q3_dot)) + baumgarte_beta*(q0*q0 + q1*q1 + q2*q2 + q3*q3 - 1.0));
+    const double w6 = x_dot - 2.0*r*(q0*q2_dot - q1*q3_dot - q2*q0_dot + q3*q1_dot);
     /* stabilised right-hand side of nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
     out_r[1] = -(baumgarte_alpha*w6 + baumgarte_beta*int_g1);
-    const double w7 = y_dot - 2.0*q2_dot*q3*r - 2.0*q0_dot*q1*r + 2.0*q2*q3_dot*r + 2.0*q0*q1_dot*r;
+    const double w7 = y_dot + 2.0*r*(q0*q1_dot - q1*q0_dot + q2*q3_dot - q3*q2_dot);
     /* stabilised right-hand side of nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
-    out_r[2] = -(baumgarte_beta*int_g2 + baumgarte_alpha*w7);
+    out_r[2] = -(baumgarte_alpha*w7 + baumgarte_beta*int_g2);
     /* g, the derivatives of the integral states */
     out_g[0] = w6;
     out_g[1] = w7;
+}
+
+void rolling_ball_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    rolling_ball_zero(out_M, ROLLING_BALL_NQ*ROLLING_BALL_NQ);
+    rolling_ball_zero(out_J, ROLLING_BALL_NC*ROLLING_BALL_NQ);
+    rolling_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int rolling_ball_rhs(double t, const double state[], const double input[], const double param[],
@@ -225,7 +233,7 @@ int rolling_ball_rhs(double t, const double state[], const double input[], const
     double *w = nu + ROLLING_BALL_NC;
     double *acceleration = out_dxdt + ROLLING_BALL_NQ;
     int i, status;
-    rolling_ball_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    rolling_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*ROLLING_BALL_NQ);
     for (i = 0; i < ROLLING_BALL_NQ; ++i) out_dxdt[i] = state[ROLLING_BALL_NQ + i];
     status = rolling_ball_factor_kkt(M, J, Y, S);
@@ -261,10 +269,10 @@ static void rolling_ball_residual_derivatives(double t, const double state[], co
     out_dR_dx[15] = k;
     const double w1 = -2.0*in_multipliers[0];
     out_dR_dx[30] = w1;
-    const double w2 = in_multipliers[2]*r;
+    const double w2 = r*in_multipliers[2];
     const double w3 = 2.0*w2;
     out_dR_dx[31] = w3;
-    const double w4 = in_multipliers[1]*r;
+    const double w4 = r*in_multipliers[1];
     const double w5 = -2.0*w4;
     out_dR_dx[32] = w5;
     const double w6 = -2.0*w2;
@@ -278,34 +286,34 @@ static void rolling_ball_residual_derivatives(double t, const double state[], co
     out_dR_dx[73] = w5;
     out_dR_dx[74] = w6;
     out_dR_dx[75] = w1;
-    const double w8 = baumgarte_alpha*q0_dot;
-    out_dR_dx[86] = 2.0*(in_acceleration[2] + baumgarte_beta*q0 + w8);
-    const double w9 = baumgarte_alpha*q1_dot;
-    out_dR_dx[87] = 2.0*(in_acceleration[3] + baumgarte_beta*q1 + w9);
-    const double w10 = baumgarte_alpha*q2_dot;
-    out_dR_dx[88] = 2.0*(in_acceleration[4] + baumgarte_beta*q2 + w10);
-    const double w11 = baumgarte_alpha*q3_dot;
-    out_dR_dx[89] = 2.0*(in_acceleration[5] + w11 + baumgarte_beta*q3);
+    const double w8 = in_acceleration[2] + baumgarte_alpha*q0_dot;
+    out_dR_dx[86] = 2.0*(w8 + baumgarte_beta*q0);
+    const double w9 = in_acceleration[3] + baumgarte_alpha*q1_dot;
+    out_dR_dx[87] = 2.0*(w9 + baumgarte_beta*q1);
+    const double w10 = in_acceleration[4] + baumgarte_alpha*q2_dot;
+    out_dR_dx[88] = 2.0*(w10 + baumgarte_beta*q2);
+    const double w11 = in_acceleration[5] + baumgarte_alpha*q3_dot;
+    out_dR_dx[89] = 2.0*(w11 + baumgarte_beta*q3);
     out_dR_dx[92] = 4.0*q0_dot + 2.0*baumgarte_alpha*q0;
     out_dR_dx[93] = 4.0*q1_dot + 2.0*baumgarte_alpha*q1;
     out_dR_dx[94] = 4.0*q2_dot + 2.0*baumgarte_alpha*q2;
     out_dR_dx[95] = 4.0*q3_dot + 2.0*baumgarte_alpha*q3;
-    const double w12 = -2.0*r*(in_acceleration[4] + w10);
+    const double w12 = -2.0*r*w10;
     out_dR_dx[100] = w12;
-    const double w13 = 2.0*r*(in_acceleration[5] + w11);
+    const double w13 = 2.0*r*w11;
     out_dR_dx[101] = w13;
-    const double w14 = r*(in_acceleration[2] + w8);
+    const double w14 = r*w8;
     out_dR_dx[102] = 2.0*w14;
-    const double w15 = r*(in_acceleration[3] + w9);
+    const double w15 = r*w9;
     out_dR_dx[103] = -2.0*w15;
     out_dR_dx[104] = baumgarte_alpha;
-    const double w16 = 2.0*baumgarte_alpha*q2*r;
+    const double w16 = 2.0*baumgarte_alpha*r*q2;
     out_dR_dx[106] = w16;
-    const double w17 = -2.0*baumgarte_alpha*q3*r;
+    const double w17 = -2.0*baumgarte_alpha*r*q3;
     out_dR_dx[107] = w17;
-    const double w18 = baumgarte_alpha*q0*r;
+    const double w18 = baumgarte_alpha*r*q0;
     out_dR_dx[108] = -2.0*w18;
-    const double w19 = baumgarte_alpha*q1*r;
+    const double w19 = baumgarte_alpha*r*q1;
     out_dR_dx[109] = 2.0*w19;
     out_dR_dx[110] = baumgarte_beta;
     out_dR_dx[114] = 2.0*w15;
@@ -318,23 +326,23 @@ static void rolling_ball_residual_derivatives(double t, const double state[], co
     out_dR_dx[122] = w17;
     out_dR_dx[123] = w16;
     out_dR_dx[125] = baumgarte_beta;
-    const double w20 = -2.0*q2_dot*r;
+    const double w20 = -2.0*r*q2_dot;
     /* dR/du, dg/dx, dg/du */
     out_dg_dx[2] = w20;
-    const double w21 = 2.0*q3_dot*r;
+    const double w21 = 2.0*r*q3_dot;
     out_dg_dx[3] = w21;
-    const double w22 = q0_dot*r;
+    const double w22 = r*q0_dot;
     out_dg_dx[4] = 2.0*w22;
-    const double w23 = q1_dot*r;
+    const double w23 = r*q1_dot;
     out_dg_dx[5] = -2.0*w23;
     out_dg_dx[6] = 1.0;
-    const double w24 = 2.0*q2*r;
+    const double w24 = 2.0*r*q2;
     out_dg_dx[8] = w24;
-    const double w25 = -2.0*q3*r;
+    const double w25 = -2.0*r*q3;
     out_dg_dx[9] = w25;
-    const double w26 = q0*r;
+    const double w26 = r*q0;
     out_dg_dx[10] = -2.0*w26;
-    const double w27 = q1*r;
+    const double w27 = r*q1;
     out_dg_dx[11] = 2.0*w27;
     out_dg_dx[16] = 2.0*w23;
     out_dg_dx[17] = -2.0*w22;
@@ -413,12 +421,12 @@ void rolling_ball_residuals(double t, const double state[], const double param[]
     const double q3_dot = state[11];  /* q3' */
     const double r = param[1];
     /* holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
-    out_phi[0] = q1*q1 + q2*q2 + q3*q3 + q0*q0 - 1.0;
-    out_phi_dot[0] = 2.0*(q2*q2_dot + q1*q1_dot + q0*q0_dot + q3*q3_dot);
+    out_phi[0] = q0*q0 + q1*q1 + q2*q2 + q3*q3 - 1.0;
+    out_phi_dot[0] = 2.0*(q0*q0_dot + q1*q1_dot + q2*q2_dot + q3*q3_dot);
     /* nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
-    out_g[0] = x_dot + 2.0*q0_dot*q2*r + 2.0*q1*q3_dot*r - 2.0*q1_dot*q3*r - 2.0*q0*q2_dot*r;
+    out_g[0] = x_dot - 2.0*r*(q0*q2_dot - q1*q3_dot - q2*q0_dot + q3*q1_dot);
     /* nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
-    out_g[1] = y_dot - 2.0*q2_dot*q3*r - 2.0*q0_dot*q1*r + 2.0*q2*q3_dot*r + 2.0*q0*q1_dot*r;
+    out_g[1] = y_dot + 2.0*r*(q0*q1_dot - q1*q0_dot + q2*q3_dot - q3*q2_dot);
 }
 
 double rolling_ball_energy(double t, const double state[], const double param[])
@@ -435,9 +443,8 @@ double rolling_ball_energy(double t, const double state[], const double param[])
     const double m = param[0];
     const double r = param[1];
     const double k = param[2];
-    const double w1 = r*r;
     /* T + V */
-    return 0.8*m*w1*q0_dot*q0_dot + 0.5*k*y*y + 0.5*m*y_dot*y_dot + 0.5*k*x*x + 0.5*m*x_dot*x_dot + 0.8*m*q2_dot*q2_dot*w1 + 0.8*m*q1_dot*q1_dot*w1 + 0.8*m*q3_dot*q3_dot*w1;
+    return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + 0.8*r*r*(q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot)) + 0.5*k*(x*x + y*y);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
@@ -482,13 +489,13 @@ void rolling_ball_constraint_jacobian(double t, const double state[], const doub
     out_C[5] = 2.0*q3;
     /* nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
     out_C[6] = 1.0;
-    const double w1 = 2.0*q2*r;
+    const double w1 = 2.0*r*q2;
     out_C[8] = w1;
-    const double w2 = -2.0*q3*r;
+    const double w2 = -2.0*r*q3;
     out_C[9] = w2;
-    const double w3 = q0*r;
+    const double w3 = r*q0;
     out_C[10] = -2.0*w3;
-    const double w4 = q1*r;
+    const double w4 = r*q1;
     out_C[11] = 2.0*w4;
     /* nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
     out_C[13] = 1.0;
@@ -512,14 +519,14 @@ void rolling_ball_constraint_coordinate_jacobian(double t, const double state[],
     out_D[3] = 2.0*q1_dot;
     out_D[4] = 2.0*q2_dot;
     out_D[5] = 2.0*q3_dot;
-    const double w1 = -2.0*q2_dot*r;
+    const double w1 = -2.0*r*q2_dot;
     /* nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
     out_D[8] = w1;
-    const double w2 = 2.0*q3_dot*r;
+    const double w2 = 2.0*r*q3_dot;
     out_D[9] = w2;
-    const double w3 = q0_dot*r;
+    const double w3 = r*q0_dot;
     out_D[10] = 2.0*w3;
-    const double w4 = q1_dot*r;
+    const double w4 = r*q1_dot;
     out_D[11] = -2.0*w4;
     /* nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
     out_D[14] = 2.0*w4;

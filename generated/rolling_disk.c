@@ -96,7 +96,7 @@ static void rolling_disk_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void rolling_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void rolling_disk_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -111,8 +111,6 @@ void rolling_disk_kkt_terms(double t, const double state[], const double input[]
     const double int_g2 = state[9];
     const double m = param[0];
     const double r = param[1];
-    rolling_disk_zero(out_M, ROLLING_DISK_NQ*ROLLING_DISK_NQ);
-    rolling_disk_zero(out_J, ROLLING_DISK_NC*ROLLING_DISK_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[5] = m;
@@ -134,15 +132,25 @@ void rolling_disk_kkt_terms(double t, const double state[], const double input[]
     out_J[5] = 1.0;
     const double w3 = sin(th);
     out_J[7] = -r*w3;
-    const double w4 = x_dot - ph_dot*r*w2;
+    const double w4 = x_dot - r*ph_dot*w2;
     /* stabilised right-hand side of nonholonomic constraint 1: x' - r*cos(th)*ph' */
-    out_r[0] = -(ph_dot*r*th_dot*w3 + baumgarte_alpha*w4 + baumgarte_beta*int_g1);
-    const double w5 = y_dot - ph_dot*r*w3;
+    out_r[0] = -(baumgarte_alpha*w4 + baumgarte_beta*int_g1 + r*th_dot*ph_dot*w3);
+    const double w5 = y_dot - r*ph_dot*w3;
     /* stabilised right-hand side of nonholonomic constraint 2: y' - r*sin(th)*ph' */
-    out_r[1] = -(baumgarte_beta*int_g2 + baumgarte_alpha*w5 - ph_dot*r*th_dot*w2);
+    out_r[1] = -(baumgarte_alpha*w5 + baumgarte_beta*int_g2 - r*th_dot*ph_dot*w2);
     /* g, the derivatives of the integral states */
     out_g[0] = w4;
     out_g[1] = w5;
+}
+
+void rolling_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    rolling_disk_zero(out_M, ROLLING_DISK_NQ*ROLLING_DISK_NQ);
+    rolling_disk_zero(out_J, ROLLING_DISK_NC*ROLLING_DISK_NQ);
+    rolling_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int rolling_disk_rhs(double t, const double state[], const double input[], const double param[],
@@ -158,7 +166,7 @@ int rolling_disk_rhs(double t, const double state[], const double input[], const
     double *w = nu + ROLLING_DISK_NC;
     double *acceleration = out_dxdt + ROLLING_DISK_NQ;
     int i, status;
-    rolling_disk_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    rolling_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*ROLLING_DISK_NQ);
     for (i = 0; i < ROLLING_DISK_NQ; ++i) out_dxdt[i] = state[ROLLING_DISK_NQ + i];
     status = rolling_disk_factor_kkt(M, J, Y, S);
@@ -187,23 +195,25 @@ static void rolling_disk_residual_derivatives(double t, const double state[], co
     const double w2 = cos(th);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[32] = -r*(in_multipliers[0]*w1 - in_multipliers[1]*w2);
-    out_dR_dx[42] = r*(ph_dot*th_dot*w2 + baumgarte_alpha*ph_dot*w1 + in_acceleration[3]*w1);
+    const double w3 = baumgarte_alpha*w1 + th_dot*w2;
+    out_dR_dx[42] = r*(ph_dot*w3 + in_acceleration[3]*w1);
     out_dR_dx[44] = baumgarte_alpha;
-    const double w3 = ph_dot*r*w1;
-    out_dR_dx[46] = w3;
-    out_dR_dx[47] = r*(th_dot*w1 - baumgarte_alpha*w2);
+    const double w4 = r*ph_dot*w1;
+    out_dR_dx[46] = w4;
+    const double w5 = baumgarte_alpha*w2 - th_dot*w1;
+    out_dR_dx[47] = -r*w5;
     out_dR_dx[48] = baumgarte_beta;
-    out_dR_dx[52] = r*(ph_dot*th_dot*w1 - baumgarte_alpha*ph_dot*w2 - in_acceleration[3]*w2);
+    out_dR_dx[52] = -r*(ph_dot*w5 + in_acceleration[3]*w2);
     out_dR_dx[55] = baumgarte_alpha;
-    const double w4 = -ph_dot*r*w2;
-    out_dR_dx[56] = w4;
-    out_dR_dx[57] = -r*(th_dot*w2 + baumgarte_alpha*w1);
+    const double w6 = -r*ph_dot*w2;
+    out_dR_dx[56] = w6;
+    out_dR_dx[57] = -r*w3;
     out_dR_dx[59] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = w3;
+    out_dg_dx[2] = w4;
     out_dg_dx[4] = 1.0;
     out_dg_dx[7] = -r*w2;
-    out_dg_dx[12] = w4;
+    out_dg_dx[12] = w6;
     out_dg_dx[15] = 1.0;
     out_dg_dx[17] = -r*w1;
 }
@@ -271,10 +281,10 @@ void rolling_disk_residuals(double t, const double state[], const double param[]
     const double r = param[1];
     const double w1 = cos(th);
     /* nonholonomic constraint 1: x' - r*cos(th)*ph' */
-    out_g[0] = x_dot - ph_dot*r*w1;
+    out_g[0] = x_dot - r*ph_dot*w1;
     const double w2 = sin(th);
     /* nonholonomic constraint 2: y' - r*sin(th)*ph' */
-    out_g[1] = y_dot - ph_dot*r*w2;
+    out_g[1] = y_dot - r*ph_dot*w2;
 }
 
 double rolling_disk_energy(double t, const double state[], const double param[])
@@ -286,9 +296,8 @@ double rolling_disk_energy(double t, const double state[], const double param[])
     const double ph_dot = state[7];  /* ph' */
     const double m = param[0];
     const double r = param[1];
-    const double w1 = r*r;
     /* T + V */
-    return m*(0.5*x_dot*x_dot + 0.5*y_dot*y_dot + 0.25*ph_dot*ph_dot*w1 + 0.125*th_dot*th_dot*w1);
+    return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + r*r*(0.125*th_dot*th_dot + 0.25*ph_dot*ph_dot));
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
@@ -340,10 +349,10 @@ void rolling_disk_constraint_coordinate_jacobian(double t, const double state[],
     rolling_disk_zero(out_D, ROLLING_DISK_NC*ROLLING_DISK_NQ);
     const double w1 = sin(th);
     /* nonholonomic constraint 1: x' - r*cos(th)*ph' */
-    out_D[2] = ph_dot*r*w1;
+    out_D[2] = r*ph_dot*w1;
     const double w2 = cos(th);
     /* nonholonomic constraint 2: y' - r*sin(th)*ph' */
-    out_D[6] = -ph_dot*r*w2;
+    out_D[6] = -r*ph_dot*w2;
 }
 
 void rolling_disk_initial_state_at(const double param[], double out_state[])

@@ -89,7 +89,7 @@ static void slider_crank_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void slider_crank_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void slider_crank_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -107,30 +107,28 @@ void slider_crank_kkt_terms(double t, const double state[], const double input[]
     const double Jc = param[2];
     const double mr = param[3];
     const double ms = param[4];
-    slider_crank_zero(out_M, SLIDER_CRANK_NQ*SLIDER_CRANK_NQ);
-    slider_crank_zero(out_J, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
-    out_M[0] = Jc + mr*r*r;
+    out_M[0] = Jc + r*r*mr;
     const double w1 = cos(theta);
     const double w2 = cos(psi);
-    const double w3 = sin(psi);
-    const double w4 = sin(theta);
-    out_M[3] = -0.5*L*mr*r*(w1*w2 - w3*w4);
-    out_M[4] = 0.3333333333333333*mr*L*L;
+    const double w3 = sin(theta);
+    const double w4 = sin(psi);
+    out_M[3] = -0.5*r*L*mr*(w1*w2 - w3*w4);
+    out_M[4] = 0.3333333333333333*L*L*mr;
     out_M[8] = ms;
     const double w5 = psi_dot*psi_dot;
-    const double w6 = w2*w4 + w1*w3;
+    const double w6 = w1*w4 + w3*w2;
     /* f = Q - k, row theta */
-    out_f[0] = -0.5*L*mr*r*w5*w6;
+    out_f[0] = -0.5*r*L*mr*w5*w6;
     const double w7 = theta_dot*theta_dot;
     /* row psi */
-    out_f[1] = -0.5*L*mr*r*w7*w6;
+    out_f[1] = -0.5*r*L*mr*w7*w6;
     /* row s */
     out_f[2] = 0.0;
-    const double w8 = r*w4;
+    const double w8 = r*w3;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = -w8;
-    const double w9 = L*w3;
+    const double w9 = L*w4;
     out_J[1] = -w9;
     out_J[2] = -1.0;
     const double w10 = r*w1;
@@ -138,9 +136,19 @@ void slider_crank_kkt_terms(double t, const double state[], const double input[]
     const double w11 = L*w2;
     out_J[4] = -w11;
     /* stabilised right-hand side of holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
-    out_r[0] = baumgarte_beta*(s - w11 - w10) + L*w5*w2 + baumgarte_alpha*(s_dot + r*theta_dot*w4 + L*psi_dot*w3) + r*w7*w1;
+    out_r[0] = baumgarte_alpha*(s_dot + r*theta_dot*w3 + L*psi_dot*w4) + baumgarte_beta*(s - w10 - w11) + r*w7*w1 + L*w5*w2;
     /* stabilised right-hand side of holonomic constraint 2: r*sin(theta) - L*sin(psi) */
-    out_r[1] = -(L*w5*w3 + baumgarte_beta*(w8 - w9) - baumgarte_alpha*(L*psi_dot*w2 - r*theta_dot*w1) - r*w7*w4);
+    out_r[1] = -(baumgarte_alpha*(r*theta_dot*w1 - L*psi_dot*w2) + baumgarte_beta*(w8 - w9) - r*w7*w3 + L*w5*w4);
+}
+
+void slider_crank_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    slider_crank_zero(out_M, SLIDER_CRANK_NQ*SLIDER_CRANK_NQ);
+    slider_crank_zero(out_J, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
+    slider_crank_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int slider_crank_rhs(double t, const double state[], const double input[], const double param[],
@@ -156,7 +164,7 @@ int slider_crank_rhs(double t, const double state[], const double input[], const
     double *w = nu + SLIDER_CRANK_NC;
     double *acceleration = out_dxdt + SLIDER_CRANK_NQ;
     int i, status;
-    slider_crank_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    slider_crank_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*SLIDER_CRANK_NQ);
     for (i = 0; i < SLIDER_CRANK_NQ; ++i) out_dxdt[i] = state[SLIDER_CRANK_NQ + i];
     status = slider_crank_factor_kkt(M, J, Y, S);
@@ -185,30 +193,39 @@ static void slider_crank_residual_derivatives(double t, const double state[], co
     const double r = param[0];
     const double L = param[1];
     const double mr = param[3];
-    const double w1 = psi_dot*psi_dot;
-    const double w2 = cos(theta);
-    const double w3 = cos(psi);
-    const double w4 = sin(theta);
-    const double w5 = sin(psi);
-    const double w6 = w3*w4 + w2*w5;
+    const double w1 = cos(theta);
+    const double w2 = cos(psi);
+    const double w3 = sin(theta);
+    const double w4 = sin(psi);
+    const double w5 = w1*w2 - w3*w4;
+    const double w6 = w1*w4 + w3*w2;
+    const double w7 = psi_dot*psi_dot*w5 + in_acceleration[1]*w6;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = r*(0.5*L*mr*w1*w2*w3 + in_multipliers[0]*w2 + 0.5*L*in_acceleration[1]*mr*w6 + in_multipliers[1]*w4 - 0.5*L*mr*w1*w5*w4);
-    out_dR_dx[1] = -0.5*L*mr*r*(w1*w5*w4 - w1*w2*w3 - in_acceleration[1]*w6);
-    out_dR_dx[4] = L*mr*psi_dot*r*w6;
-    const double w7 = theta_dot*theta_dot;
-    out_dR_dx[6] = 0.5*L*mr*r*(w7*w2*w3 + in_acceleration[0]*w6 - w7*w5*w4);
-    out_dR_dx[7] = L*(0.5*mr*r*w7*w2*w3 - in_multipliers[1]*w5 + 0.5*in_acceleration[0]*mr*r*w6 - 0.5*mr*r*w7*w5*w4 + in_multipliers[0]*w3);
-    out_dR_dx[9] = L*mr*r*theta_dot*w6;
-    out_dR_dx[18] = -r*(in_acceleration[0]*w2 + baumgarte_alpha*theta_dot*w2 + baumgarte_beta*w4 - w7*w4);
-    out_dR_dx[19] = -L*(in_acceleration[1]*w3 - w1*w5 + baumgarte_beta*w5 + baumgarte_alpha*psi_dot*w3);
+    out_dR_dx[0] = r*(0.5*L*mr*w7 + in_multipliers[0]*w1 + in_multipliers[1]*w3);
+    out_dR_dx[1] = 0.5*r*L*mr*w7;
+    out_dR_dx[4] = r*L*mr*psi_dot*w6;
+    const double w8 = theta_dot*theta_dot*w5 + in_acceleration[0]*w6;
+    out_dR_dx[6] = 0.5*r*L*mr*w8;
+    out_dR_dx[7] = L*(0.5*r*mr*w8 + in_multipliers[0]*w2 - in_multipliers[1]*w4);
+    out_dR_dx[9] = r*L*mr*theta_dot*w6;
+    const double w9 = baumgarte_alpha*w1;
+    const double w10 = theta_dot*w3;
+    out_dR_dx[18] = -r*(baumgarte_beta*w3 + theta_dot*(w9 - w10) + in_acceleration[0]*w1);
+    const double w11 = baumgarte_alpha*w2;
+    const double w12 = psi_dot*w4;
+    out_dR_dx[19] = -L*(baumgarte_beta*w4 + psi_dot*(w11 - w12) + in_acceleration[1]*w2);
     out_dR_dx[20] = -baumgarte_beta;
-    out_dR_dx[21] = -r*(2.0*theta_dot*w2 + baumgarte_alpha*w4);
-    out_dR_dx[22] = -L*(2.0*psi_dot*w3 + baumgarte_alpha*w5);
+    const double w13 = baumgarte_alpha*w3;
+    const double w14 = theta_dot*w1;
+    out_dR_dx[21] = -r*(w13 + 2.0*w14);
+    const double w15 = baumgarte_alpha*w4;
+    const double w16 = psi_dot*w2;
+    out_dR_dx[22] = -L*(w15 + 2.0*w16);
     out_dR_dx[23] = -baumgarte_alpha;
-    out_dR_dx[24] = r*(baumgarte_beta*w2 - in_acceleration[0]*w4 - w7*w2 - baumgarte_alpha*theta_dot*w4);
-    out_dR_dx[25] = L*(in_acceleration[1]*w5 + baumgarte_alpha*psi_dot*w5 - baumgarte_beta*w3 + w1*w3);
-    out_dR_dx[27] = -r*(2.0*theta_dot*w4 - baumgarte_alpha*w2);
-    out_dR_dx[28] = L*(2.0*psi_dot*w5 - baumgarte_alpha*w3);
+    out_dR_dx[24] = r*(baumgarte_beta*w1 - theta_dot*(w13 + w14) - in_acceleration[0]*w3);
+    out_dR_dx[25] = -L*(baumgarte_beta*w2 - psi_dot*(w15 + w16) - in_acceleration[1]*w4);
+    out_dR_dx[27] = r*(w9 - 2.0*w10);
+    out_dR_dx[28] = -L*(w11 - 2.0*w12);
 }
 
 int slider_crank_jacobian(double t, const double state[], const double input[], const double param[],
@@ -274,16 +291,16 @@ void slider_crank_residuals(double t, const double state[], const double param[]
     const double s_dot = state[5];  /* s' */
     const double r = param[0];
     const double L = param[1];
-    const double w1 = cos(psi);
-    const double w2 = cos(theta);
+    const double w1 = cos(theta);
+    const double w2 = cos(psi);
     /* holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
-    out_phi[0] = -(s - L*w1 - r*w2);
+    out_phi[0] = -(s - r*w1 - L*w2);
     const double w3 = sin(theta);
     const double w4 = sin(psi);
     out_phi_dot[0] = -(s_dot + r*theta_dot*w3 + L*psi_dot*w4);
     /* holonomic constraint 2: r*sin(theta) - L*sin(psi) */
     out_phi[1] = r*w3 - L*w4;
-    out_phi_dot[1] = -(L*psi_dot*w1 - r*theta_dot*w2);
+    out_phi_dot[1] = r*theta_dot*w1 - L*psi_dot*w2;
 }
 
 double slider_crank_energy(double t, const double state[], const double param[])
@@ -299,14 +316,14 @@ double slider_crank_energy(double t, const double state[], const double param[])
     const double Jc = param[2];
     const double mr = param[3];
     const double ms = param[4];
-    const double w1 = theta_dot*theta_dot;
-    const double w2 = mr*L*L*psi_dot*psi_dot;
-    const double w3 = sin(psi);
+    const double w1 = cos(theta);
+    const double w2 = cos(psi);
+    const double w3 = 2.0*r*theta_dot*w1 - L*psi_dot*w2;
     const double w4 = sin(theta);
-    const double w5 = cos(theta);
-    const double w6 = cos(psi);
+    const double w5 = sin(psi);
+    const double w6 = 2.0*r*theta_dot*w4 + L*psi_dot*w5;
     /* T + V */
-    return 0.5*mr*r*r*w1 + 0.5*ms*s_dot*s_dot + 0.5*Jc*w1 + 0.041666666666666664*w2 + 0.125*w2 + 0.5*L*mr*psi_dot*r*theta_dot*w3*w4 - 0.5*L*mr*psi_dot*r*theta_dot*w5*w6;
+    return 0.5*(Jc*theta_dot*theta_dot + ms*s_dot*s_dot) + mr*(0.125*(w3*w3 + w6*w6) + 0.041666666666666664*L*L*psi_dot*psi_dot);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
@@ -329,13 +346,13 @@ void slider_crank_mass_matrix(double t, const double state[], const double param
     const double ms = param[4];
     slider_crank_zero(out_M, SLIDER_CRANK_NQ*SLIDER_CRANK_NQ);
     /* lower triangle; the upper one mirrors it */
-    out_M[0] = Jc + mr*r*r;
+    out_M[0] = Jc + r*r*mr;
     const double w1 = cos(theta);
     const double w2 = cos(psi);
-    const double w3 = sin(psi);
-    const double w4 = sin(theta);
-    out_M[3] = -0.5*L*mr*r*(w1*w2 - w3*w4);
-    out_M[4] = 0.3333333333333333*mr*L*L;
+    const double w3 = sin(theta);
+    const double w4 = sin(psi);
+    out_M[3] = -0.5*r*L*mr*(w1*w2 - w3*w4);
+    out_M[4] = 0.3333333333333333*L*L*mr;
     out_M[8] = ms;
     slider_crank_mirror_lower(out_M);
 }

@@ -11,7 +11,6 @@ import tempfile
 
 import chain_specs
 import measure
-import report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -20,7 +19,9 @@ ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1")
 CASES = ([("dense", n) for n in (10, 20, 24, 28, 32, 40, 60, 80)]
          + [("dense_half", n) for n in (10, 16, 20, 22, 24, 26, 30, 40, 60)]
          + [("angles", 10), ("angles", 20), ("cartesian", 10), ("cartesian", 50)])
+QUICK_CASES = [("angles", 10), ("dense", 24)]  # a straight-line and a dense-loop solve
 PATHS = ("generated", "lapack", "terms")
+COMMANDS = ["OPENBLAS_NUM_THREADS=1 kkt_bench generated|lapack|terms ns   # and: callgrind --toggle-collect=call_once"]
 
 
 def blas_flags():
@@ -98,6 +99,42 @@ def results(rows):
                                         for form in ("dense", "dense_half") for key in ("ns", "ir")}}
 
 
+def section(ctx, res):
+    return results(run(ctx["lagrangec"], ctx["build"], ctx["work"], QUICK_CASES if ctx["quick"] else CASES))
+
+
+def report(res):
+    if not res.get("kkt"):
+        return []
+    k = res["kkt"]
+    out = ["\n## Large systems: generated KKT solve vs the runtime's LAPACK path\n",
+           "`tests/bench/kkt_bench.c` per model (`lagrangec generate --no-jacobian`, `cc -O2`; *dense*: "
+           "M = diag(m) + k 1 1ᵀ from parameters, with *half* n/2 rows q_i − q_(i+n/2); the chains of "
+           "`chain_specs.py`): the generated "
+           "`NAME_rhs` with its own solve (straight-line code, or dense loops over compile-time sizes when that "
+           "code would pass 2600 multiply-adds and divisions, gen/kkt_plan.cpp) against `lgc_kkt_lapack_rhs` (runtime/src/kkt_lapack.c: dpotrf, "
+           "dtrsv, dtrsm, dsyrk, dgemv, dpotrs; OpenBLAS with 1 thread). Both call `NAME_kkt_terms` first; the "
+           "*solve* columns are a path's cost minus that call's. ns: median of 5 runs; Ir: callgrind (under "
+           "valgrind OpenBLAS runs a different, non-AVX-512 kernel, so its Ir is only indicative; the ns decide). "
+           f"Largest relative difference of dxdt between the paths: {max(r['max_rel_diff'] for r in k['rows']):.1e}.\n",
+           "| model | n | m | generated solve | kkt_terms ns | generated solve ns | LAPACK solve ns "
+           "| generated solve Ir | LAPACK solve Ir | LAPACK faster |",
+           "|---|---:|---:|---|---:|---:|---:|---:|---:|:-:|"]
+    for r in sorted(k["rows"], key=lambda r: (r["form"], r["nq"])):
+        g, l = r["generated"], r["lapack"]
+        out.append(f"| {r['form']} {r['n']} | {r['nq']} | {r['nc']} | "
+                   f"{'straight-line' if r['straight_line'] else 'dense loops'} | {r['terms']['ns']:.0f} | "
+                   f"{g['solve_ns']:.0f} | {l['solve_ns']:.0f} | {g['solve_ir']:.0f} | {l['solve_ir']:.0f} | "
+                   f"{'yes' if l['solve_ns'] < g['solve_ns'] else 'no'} |")
+    c = k["crossover"]
+    out.append(f"\n**Crossover for dense M** (smallest measured n from which LAPACK's solve is faster at every "
+               f"larger measured n): m = 0: n = {c['dense_ns']} by time ({c['dense_ir']} by Ir); m = n/2: "
+               f"n = {c['dense_half_ns']} by time ({c['dense_half_ir']} by Ir). The runtime takes LAPACK when the "
+               "generated solve is the dense-loop one and n ≥ `LGC_LAPACK_MIN_NQ` "
+               "(runtime/include/lagrangec/system.h).")
+    return out
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -105,7 +142,7 @@ def main():
     cases = [(a.split(":")[0], int(a.split(":")[1])) for a in sys.argv[2:]] or CASES
     with tempfile.TemporaryDirectory(prefix="lagrangec-kkt-") as work:
         rows = run(os.path.join(build, "gen", "lagrangec"), build, work, cases)
-    print("\n".join(report.kkt({"kkt": results(rows)})))
+    print("\n".join(report({"kkt": results(rows)})))
 
 
 if __name__ == "__main__":

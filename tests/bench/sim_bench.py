@@ -4,10 +4,14 @@ import os
 import re
 import sys
 
+import chain_specs
 import measure
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 MODES = ("none", "velocity", "full")
+COMMANDS = ["lagrangec simulate SPEC --dt 1e-3 --t-end T --project none|velocity|full      # steps/s of the summary",
+            "LD_PRELOAD=alloc_count.so SIMULATOR simulate --dt 1e-3 --t-end 0.1|0.05 --project MODE --quiet"]
 
 
 def steps_per_second(lagrangec, spec, t_end, mode, env):
@@ -55,3 +59,39 @@ def run(lagrangec, work, systems, alloc_only):
         print(f"allocations {label}: {row['allocs_per_step']} per step", file=sys.stderr, flush=True)
         rows.append(row)
     return rows
+
+
+def section(ctx, res):
+    work, sim_t = ctx["work"], 0.1 if ctx["quick"] else 1.0
+    return run(ctx["lagrangec"], work,
+               [("knife-edge dumbbell", f"{ROOT}/specs/knife_edge.toml", 20 * sim_t),
+                ("double pendulum (Cartesian)", f"{ROOT}/specs/double_pendulum.toml", 20 * sim_t),
+                ("10-link chain (Cartesian)", chain_specs.write(work, "cartesian", 10)[1], 5 * sim_t)],
+               [] if ctx["quick"] else [(f"{n}-link chain (Cartesian)", chain_specs.write(work, "cartesian", n)[1])
+                                        for n in (20, 50)])
+
+
+def report(res):
+    if not res.get("simulation"):
+        return []
+    out = ["\n## Simulation throughput\n",
+           "`lagrangec simulate SPEC --dt 1e-3 --t-end T --project MODE` (RK4), steps/s from its summary "
+           "(integration loop only), median of 3. *allocations per step*: malloc/calloc/realloc calls of a "
+           "100-step run minus those of a 50-step run, over 50, counted by the LD_PRELOAD library "
+           "`tests/bench/alloc_count.c`.\n",
+           "| system | steps | none steps/s | velocity steps/s | full steps/s | allocations per step |",
+           "|---|---:|---:|---:|---:|---:|"]
+    systems = []
+    for r in res["simulation"]:
+        if "steps_per_s" in r and r["system"] not in systems:
+            systems.append(r["system"])
+    for s in systems:
+        rows = {r["mode"]: r for r in res["simulation"] if r["system"] == s}
+        allocs = max(r["allocs_per_step"] for r in rows.values())
+        out.append(f"| {s} | {rows['none']['steps']} | {rows['none']['steps_per_s']:.0f} | "
+                   f"{rows['velocity']['steps_per_s']:.0f} | {rows['full']['steps_per_s']:.0f} | {allocs:g} |")
+    extra = [r for r in res["simulation"] if "steps_per_s" not in r]
+    if extra:
+        out.append("\nAllocations per step at larger sizes (mode full): " +
+                   ", ".join(f"{r['system']}: {r['allocs_per_step']:g}" for r in extra) + ".")
+    return out

@@ -1,0 +1,43 @@
+/*
+** mujoco_adapter.c — bench_call for MuJoCo: one mj_forward of the model in
+** $BENCH_MJCF (rod_chain.py's MJCF) at its keyframe 0, the benchmark state.
+** Link with bench_rhs.c and -lmujoco.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mujoco/mujoco.h>
+
+#include "bench_call.h"
+
+static mjModel *model;
+static mjData *data;
+
+void bench_setup(void)
+{
+    const char *path = getenv("BENCH_MJCF");
+    char error[1000] = "";
+    if (!path) {
+        fprintf(stderr, "mujoco_adapter: set BENCH_MJCF to the model's MJCF\n");
+        exit(2);
+    }
+    model = mj_loadXML(path, NULL, error, sizeof error);
+    if (!model) {
+        fprintf(stderr, "mujoco_adapter: %s: %s\n", path, error);
+        exit(2);
+    }
+    data = mj_makeData(model);
+    mj_resetDataKeyframe(model, data, 0);
+}
+
+/* mj_forward recomputes everything from qpos and qvel; it has no status. */
+int bench_call(void)
+{
+    mj_forward(model, data);
+    return 0;
+}
+
+double bench_result(void)
+{
+    return data->qacc[model->nv - 1];
+}
