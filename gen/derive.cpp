@@ -96,7 +96,7 @@ class Deriver {
       text += space ? ' ' : ch;
     }
     if (!text.empty() && text.back() == ' ') text.pop_back();
-    return {kind + " constraint " + std::to_string(j + 1), text, std::to_string(j + 1), src.loc_of(0)};
+    return {kind + " constraint " + std::to_string(j + 1), text, std::to_string(j + 1), src.loc_of(0), -1, ""};
   }
 
   // T and V of [bodies] and [particles], added to those written.
