@@ -46,7 +46,7 @@ set ylabel 'eigenvalue [1/s]'
 set title 'Whipple bicycle benchmark: lagrangec linearize specs/bicycle.toml'
 set yrange [-10:10]
 set grid
-set key bottom left
+set key bottom right
 set arrow from 4.2923825363411,-10 to 4.2923825363411,10 nohead dt 2
 set arrow from 6.0242620153884,-10 to 6.0242620153884,10 nohead dt 2
 set label 'v_w' at 4.35,9
