@@ -8,6 +8,7 @@ static const char *const coordinate_names[] = { "x", "y", "psi", "phi", "thetaB"
 static const char *const state_names[] = { "x", "y", "psi", "phi", "thetaB", "thetaR", "delta", "thetaF", "x'", "y'", "psi'", "phi'", "thetaB'", "thetaR'", "delta'", "thetaF'", "int_g1", "int_g2", "int_g3", "int_g4" };
 static const char *const parameter_names[] = { "w", "c", "lam", "g", "rR", "mR", "IRxx", "IRyy", "xB", "zB", "mB", "IBxx", "IByy", "IBzz", "IBxz", "xH", "zH", "mH", "IHxx", "IHyy", "IHzz", "IHxz", "rF", "mF", "IFxx", "IFyy" };
 static const char *const constraint_labels[] = { "rolling wheel 'front': the contact point on the plane", "rolling wheel 'rear': no slip along N.x", "rolling wheel 'rear': no slip along N.y", "rolling wheel 'front': no slip along N.x", "rolling wheel 'front': no slip along N.y" };
+static const char *const constraint_columns[] = { "front", "rear.x", "rear.y", "front.x", "front.y" };
 /* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
 static const unsigned char initial_given[] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0 };
 
@@ -26,6 +27,7 @@ const lgc_model bicycle_model = {
     .parameter_names = parameter_names,
     .parameter_defaults = bicycle_param_defaults,
     .constraint_labels = constraint_labels,
+    .constraint_columns = constraint_columns,
     .initial_state = bicycle_initial_state,
     .initial_state_at = bicycle_initial_state_at,
     .initial_given = initial_given,

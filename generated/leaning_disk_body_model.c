@@ -8,6 +8,7 @@ static const char *const coordinate_names[] = { "x", "y", "psi", "theta", "phi" 
 static const char *const state_names[] = { "x", "y", "psi", "theta", "phi", "x'", "y'", "psi'", "theta'", "phi'", "int_g1", "int_g2" };
 static const char *const parameter_names[] = { "m", "R", "g" };
 static const char *const constraint_labels[] = { "rolling wheel 'disk': no slip along N.x", "rolling wheel 'disk': no slip along N.y" };
+static const char *const constraint_columns[] = { "disk.x", "disk.y" };
 /* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */
 static const unsigned char initial_given[] = { 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0 };
 
@@ -26,6 +27,7 @@ const lgc_model leaning_disk_body_model = {
     .parameter_names = parameter_names,
     .parameter_defaults = leaning_disk_body_param_defaults,
     .constraint_labels = constraint_labels,
+    .constraint_columns = constraint_columns,
     .initial_state = leaning_disk_body_initial_state,
     .initial_state_at = leaning_disk_body_initial_state_at,
     .initial_given = initial_given,
