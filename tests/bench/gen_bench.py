@@ -51,7 +51,7 @@ def run(lagrangec, work, grid, lgc_limit, sympy_limit):
                 row["lgc"] = lagrangec_case(lagrangec, spec, out, lgc_limit)
                 lgc_on = row["lgc"] is not None
                 if lgc_on:
-                    row["lgc"]["ops"] = count_ops.count_function(f"{out}/{name}.c", f"{name}_kkt_terms")
+                    row["lgc"]["ops"] = count_ops.count_function(f"{out}/{name}.c", f"{name}_kkt_entries")
                     row["lgc"]["c"] = f"{out}/{name}.c"
             if sympy_on:
                 c_path = os.path.join(work, f"sympy_{form}_{n}.c")
@@ -117,7 +117,7 @@ def report_operations(res):
     out = ["\n## Operations in the generated code after CSE\n",
            "The rule, applied by `tests/bench/count_ops.py` to both C texts: every binary `+ - * /`, every unary "
            "minus and every function call (`sin`, `cos`, `sqrt`, `pow`, ...) counts 1; subscripts, assignments and "
-           "declarations count 0. Counted in lagrangec's `NAME_kkt_terms` (M's lower triangle, f = Q − k, J, the "
+           "declarations count 0. Counted in lagrangec's `NAME_kkt_entries` (M's lower triangle, f = Q − k, J, the "
            "stabilised constraint right-hand sides) and in SymPy's C for the same M lower triangle, forcing, J and "
            "constraint right-hand sides (SymPy has no Baumgarte terms: its r is −(J'q'), lagrangec's adds "
            "−αφ' − βφ). *count_ops* is SymPy's own `count_ops` of its cse output.\n",

@@ -104,8 +104,8 @@ def writing_case(ctx, writing, n, tried):
     measure.output([CC] + CFLAGS + [f"-I{HERE}", f"-I{out}", "-include", f"{name}.h", f"-DMODEL={name}",
                                     f"-DUMODEL={name.upper()}", f"{HERE}/lagrangec_adapter.c", obj,
                                     f"{HERE}/bench_rhs.c", "-lm", "-o", rhs])
-    measure.output([CC] + CFLAGS + [f"-DMODEL={name}_model", f"-I{out}", f"-I{ROOT}/runtime/include",
-                                    f"{HERE}/lgc_steps.c", obj, f"{out}/{name}_model.c",
+    measure.output([CC] + CFLAGS + [f"-DMODEL={name}_model", f"-I{out}", f"-I{ctx['build']}/runtime/include",
+                                    f"-I{ROOT}/runtime/include", f"{HERE}/lgc_steps.c", obj, f"{out}/{name}_model.c",
                                     f"{ctx['build']}/runtime/liblagrangec.a"] + kkt_bench.blas_flags()
                    + ["-lm", "-o", steps])
     row["ir"] = measure.callgrind_ir([rhs, "calls", str(CALLS)], "bench_call") / CALLS

@@ -1,5 +1,5 @@
 """rhs_split.py — where one generated rhs spends its instructions, for the chains in Cartesian coordinates (issue
-13, item 4): NAME_kkt_terms' parts (the loads and zeroing, M, f = Q - k, J, the stabilised right-hand sides r)
+13, item 4): NAME_kkt_entries' parts (the loads and zeroing, M, f = Q - k, J, the stabilised right-hand sides r)
 against the KKT factorisation and solve, from callgrind's cost per source line of the generated C; and what the
 Baumgarte terms of r cost, as the instructions saved when the same C is compiled without them.
 
@@ -22,7 +22,7 @@ PARTS = ("loads and zeroing", "M", "f", "J", "r", "factor", "solve", "dense loop
 COMMANDS = ["LD_BIND_NOW=1 valgrind --tool=callgrind --dump-instr=yes --toggle-collect=bench_call RHS_HARNESS calls 20",
             "callgrind_annotate --auto=no PROFILE NAME.c    # Ir per line of the generated C, calls into libm included"]
 
-# The comments that open each part of NAME_kkt_terms (gen/emit_c.cpp prints them).
+# The comments that open each part of NAME_kkt_entries (gen/emit_c.cpp prints them).
 SECTION_COMMENTS = (("/* mass matrix", "M"), ("/* f = Q - k", "f"), ("/* constraint Jacobian", "J"),
                     ("/* stabilised right-hand side", "r"))
 BAUMGARTE = ("baumgarte_alpha", "baumgarte_beta")
@@ -37,12 +37,12 @@ def parts_by_line(source, name):
             function, section = start.group(1), "loads and zeroing"
         if function is None:
             continue
-        if function == f"{name}_kkt_terms":
+        if function == f"{name}_kkt_entries":
             for comment, part in SECTION_COMMENTS:
                 if line.strip().startswith(comment):
                     section = part
             parts[number] = section
-        elif function == f"{name}_zero":
+        elif function in (f"{name}_zero", f"{name}_kkt_terms"):  # kkt_terms: zeroing, then kkt_entries
             parts[number] = "loads and zeroing"
         elif function in (f"{name}_factor_kkt", f"{name}_solve_kkt", f"{name}_rhs"):
             parts[number] = function[len(name) + 1:].replace("_kkt", "")
@@ -196,10 +196,10 @@ def without(node, dropped):
 
 
 def baumgarte_free(source, name):
-    """The generated C with the Baumgarte terms of NAME_kkt_terms removed (temporaries made only of them too)."""
+    """The generated C with the Baumgarte terms of NAME_kkt_entries removed (temporaries made only of them too)."""
     out, inside, dropped = [], False, set(BAUMGARTE)
     for line in source.splitlines():
-        if line.startswith(f"void {name}_kkt_terms("):
+        if line.startswith(f"static void {name}_kkt_entries("):
             inside = True
         elif inside and line == "}":
             inside = False
@@ -278,7 +278,8 @@ def report(res):
            "comparison, and SymPy's point-mass chain (diagonal M). `cc -std=c11 -O2 -g`, instructions per call "
            "from callgrind per source line of the generated C (`callgrind_annotate`), each line's calls into "
            "libm and libc (sqrt; memset for a zeroing loop) counted with it, summed by the part the line "
-           "belongs to: in `NAME_kkt_terms` the loads of state and parameters and the zeroing of M and J, M "
+           "belongs to: in `NAME_kkt_entries` the loads of state and parameters (and the zeroing of M and J, "
+           "in `NAME_kkt_terms`, only before a dense-loop solve: the straight-line one reads nothing else), M "
            "(lower triangle), f = Q − k, J, and r (the stabilised constraint right-hand sides: −c − αφ' − βφ); "
            "then the factorisations of M and J M⁻¹ Jᵀ (`NAME_factor_kkt`), the solves (`NAME_solve_kkt`), "
            "*dense loops*: the Cholesky helpers both call when the generated solve is the dense-loop one instead "
