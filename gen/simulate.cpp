@@ -1,6 +1,7 @@
 // simulate.cpp — `lagrangec simulate` and `lagrangec linearize`: the model's
 // program, from the user's cache (cache.cpp) or built into it (compile.cpp),
 // run with the command and the user's options.
+#include "commands.h"
 #include "lagrangec.h"
 #include "lagrangec_config.h"
 
@@ -77,14 +78,25 @@ std::string main_source(const Spec &spec) {
          "int main(int argc, char **argv) { return lgc_main(&" + spec.name + "_model, argc, argv); }\n";
 }
 
+// linearize, and a simulate whose --method iterates on the Jacobian (bdf,
+// adams), need the model's generated Jacobian; the other runs skip it, as
+// on large models it costs more to generate than everything else.
+bool wants_jacobian(const std::string &command, const std::vector<std::string> &options) {
+  if (command == "linearize") return true;
+  std::vector<char *> words;
+  for (const std::string &o : options) words.push_back(const_cast<char *>(o.c_str()));
+  const char *method = lgc_command_value(&lgc_simulate_command, LGC_SIM_METHOD, int(words.size()), words.data());
+  const lgc_method *m = method ? lgc_method_find(method) : nullptr;
+  return m && m->jacobian;
+}
+
 }  // namespace
 
 int run_model(const std::string &command, const std::string &spec_path, Formulation formulation,
               const std::vector<std::string> &options) {
   Spec spec = read_spec(spec_path);
   Toolchain toolchain = find_toolchain();
-  // simulate needs no Jacobians, and they can cost more than the rest.
-  bool with_jacobian = command == "linearize";
+  bool with_jacobian = wants_jacobian(command, options);
   std::string variant = std::string(formulation == Formulation::vakonomic ? "-vakonomic" : "") +
                         (with_jacobian ? "-jacobian" : "");
   int program = cached_program(spec.name + variant + "-" + cache_key(spec, variant, toolchain), spec.name,

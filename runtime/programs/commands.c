@@ -18,13 +18,16 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
     [LGC_SIM_DT] = {"--dt", "H", LGC_OPTION_VALUE,
                     "rk4's step, every step of the run but a last one\n"
                     "shortened to end on T (rk4 is the default with --dt);\n"
-                    "dopri5: the first step"},
-    [LGC_SIM_RTOL] = {"--rtol", "R", LGC_OPTION_VALUE, "dopri5's relative tolerance (default 1e-8)"},
+                    "dopri5, adams, bdf: the first step"},
+    [LGC_SIM_RTOL] = {"--rtol", "R", LGC_OPTION_VALUE,
+                      "relative tolerance of dopri5, adams, bdf (default 1e-8)"},
     [LGC_SIM_ATOL] = {"--atol", "A", LGC_OPTION_VALUE,
-                      "dopri5's absolute tolerance (default 1e-10);\n"
-                      "either tolerance may be 0, not both"},
-    [LGC_SIM_METHOD] = {"--method", "rk4|dopri5", LGC_OPTION_VALUE,
-                        "integrator (default rk4 with --dt, else dopri5)"},
+                      "absolute tolerance of dopri5, adams, bdf (default\n"
+                      "1e-10); either tolerance may be 0, not both"},
+    [LGC_SIM_METHOD] = {"--method", "rk4|dopri5|adams|bdf", LGC_OPTION_VALUE,
+                        "integrator (default rk4 with --dt, else dopri5);\n"
+                        "adams and bdf are SUNDIALS CVODE's, Newton on the\n"
+                        "generated Jacobian; bdf for stiff models"},
     [LGC_SIM_BAUMGARTE] = {"--baumgarte", "ALPHA,BETA|auto|off", LGC_OPTION_VALUE,
                            "stabilisation gains (default: the spec's); auto: both\n"
                            "roots of s^2 + alpha s + beta at -" NUMBER(LGC_BAUMGARTE_KAPPA)
@@ -105,6 +108,18 @@ const lgc_command lgc_linearize_command = {
     linearize_options, LGC_LIN_NOPTIONS,
 };
 
+static const lgc_method methods[] = {
+    {"rk4", 0}, {"dopri5", 0}, {"adams", 1}, {"bdf", 1},
+};
+
+const lgc_method *lgc_method_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+        if (strcmp(methods[i].name, name) == 0)
+            return &methods[i];
+    return NULL;
+}
+
 const lgc_command *lgc_command_find(const char *name)
 {
     return strcmp(name, "simulate") == 0    ? &lgc_simulate_command
@@ -150,4 +165,15 @@ int lgc_command_wants_help(const lgc_command *c, int argc, char *const argv[])
             k++;
     }
     return 0;
+}
+
+const char *lgc_command_value(const lgc_command *c, int option, int argc, char *const argv[])
+{
+    const char *value = NULL;
+    for (int k = 0; k < argc; k++) {
+        int i = lgc_command_option(c, argv[k]);
+        if (i >= 0 && c->options[i].kind != LGC_OPTION_FLAG && ++k < argc && i == option)
+            value = argv[k];
+    }
+    return value;
 }

@@ -155,7 +155,7 @@ typedef struct lgc_sim_options {
     double t_end;
     double dt;                  /* 0: not given */
     double rtol, atol;
-    const char *method;         /* rk4 or dopri5, after parsing */
+    const char *method;         /* a stepper type's name (rk4, dopri5, adams, bdf), after parsing */
     enum lgc_gains gains;
     double alpha, beta;         /* with LGC_GAINS_GIVEN */
     lgc_project_mode project;

@@ -54,7 +54,6 @@ static int take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
 {
     static const char *const projects[] = {"none", "velocity", "full", NULL};
     static const char *const metrics[] = {"identity", "mass", NULL};
-    static const char *const methods[] = {"rk4", "dopri5", NULL};
     lgc_sim_options *opt = &r->opt;
     const char *name = lgc_simulate_command.options[option].name;
     double v = 0.0;
@@ -62,7 +61,7 @@ static int take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
     switch (option) {
     case LGC_SIM_PARAM: case LGC_SIM_INIT: case LGC_SIM_INPUT:
         return lgc_assign(name, a, &r->sys, given);
-    case LGC_SIM_METHOD: ok = keyword(a, methods) >= 0; opt->method = a; break;
+    case LGC_SIM_METHOD: ok = lgc_stepper_type_find(a) != NULL; opt->method = a; break;
     case LGC_SIM_BAUMGARTE: ok = parse_gains(a, opt); break;
     case LGC_SIM_PROJECT:
         ok = (k = keyword(a, projects)) >= 0;
@@ -109,6 +108,10 @@ static int settle(lgc_sim_options *opt, const lgc_model *m)
         opt->method = opt->dt > 0.0 ? "rk4" : "dopri5";
     if (strcmp(opt->method, "rk4") == 0 && !(opt->dt > 0.0))
         return lgc_usage_error("--method rk4 needs --dt");
+    /* CVODE's steps grow by orders of magnitude from its own first one: no step to size gains on. */
+    if (opt->gains == LGC_GAINS_AUTO && lgc_stepper_type_find(opt->method)->step && !(opt->dt > 0.0))
+        return lgc_usage_error("--baumgarte auto with --method %s needs --dt, the first step the "
+                               "gains are sized on", opt->method);
     if (opt->sample == 0.0)
         opt->sample = opt->t_end / 1000.0;
     if (!opt->project_given)
@@ -226,7 +229,7 @@ static int setup(lgc_sim_run *r, int argc, char **argv)
     lgc_driver_options dopt;
     lgc_driver_options_default(&dopt);
     dopt.type = lgc_stepper_type_find(r->opt.method);
-    dopt.h = r->opt.dt;     /* dopri5: first step; 0 = estimate */
+    dopt.h = r->opt.dt;     /* adaptive methods: the first step; 0 = estimate */
     dopt.rtol = r->opt.rtol;
     dopt.atol = r->opt.atol;
     dopt.project = r->opt.project;

@@ -22,6 +22,12 @@ static int worst_row(const lgc_sim_run *r)
     return worst;
 }
 
+/* The method counts Newton iterations and Jacobian evaluations (bdf, adams). */
+static int own_counters(const lgc_sim_run *r)
+{
+    return lgc_stepper_type_find(r->opt.method)->stats != NULL;
+}
+
 /* rk4 takes steps of h but a last one shortened to end on t_end. */
 static int last_step_shortened(const lgc_sim_run *r, const lgc_stats *st)
 {
@@ -53,10 +59,15 @@ static void print_steps(const lgc_sim_run *r, const lgc_stats *st, FILE *out)
         else
             fprintf(out, "steps:            %lu of h\n", st->steps);
     } else {
-        fprintf(out, "method:           dopri5, rtol = %g, atol = %g\n", r->opt.rtol, r->opt.atol);
+        fprintf(out, "method:           %s%s, rtol = %g, atol = %g\n", r->opt.method,
+                own_counters(r) ? " (SUNDIALS CVODE)" : "", r->opt.rtol, r->opt.atol);
         fprintf(out, "steps:            %lu (rejected %lu), h from %.3g to %.3g\n", st->steps,
                 st->rejected, st->h_min, st->h_max);
     }
+    fprintf(out, "rhs evaluations:  %lu\n", st->nfev);
+    if (own_counters(r))
+        fprintf(out, "Newton:           %lu iterations, %lu Jacobian evaluations, %lu steps "
+                "retried after no convergence\n", st->newton_iters, st->njev, st->convergence_fails);
 }
 
 static void print_residuals(const lgc_sim_run *r, FILE *out)
@@ -83,7 +94,6 @@ void lgc_summary_print(const lgc_sim_run *r, FILE *out)
     lgc_driver_stats(r->drv, &st);
     fprintf(out, "model:            %s%s%s\n", m->name, m->title ? " — " : "", m->title ? m->title : "");
     print_steps(r, &st, out);
-    fprintf(out, "rhs evaluations:  %lu\n", st.nfev);
     fprintf(out, "stabilisation:    Baumgarte alpha = %g, beta = %g; correction %s, metric %s\n",
             r->sys.alpha, r->sys.beta, project_names[r->opt.project], metric_names[r->opt.metric]);
     fprintf(out, "wall time:        %.3f s (%.0f steps/s)\n", r->wall,
@@ -180,6 +190,17 @@ void lgc_summary_json(const lgc_sim_run *r, FILE *out)
     lgc_json_number(&j, st.steps > 0 ? st.h_max : NAN);
     lgc_json_key(&j, "rhs_evaluations");
     lgc_json_count(&j, st.nfev);
+    /* null for a method without Newton iterations */
+    const unsigned long *counts[] = {&st.njev, &st.newton_iters, &st.convergence_fails};
+    const char *const count_names[] = {"jacobian_evaluations", "newton_iterations",
+                                       "convergence_failures"};
+    for (int i = 0; i < 3; i++) {
+        lgc_json_key(&j, count_names[i]);
+        if (own_counters(r))
+            lgc_json_count(&j, *counts[i]);
+        else
+            lgc_json_null(&j);
+    }
     lgc_json_key(&j, "position_iterations");
     lgc_json_count(&j, st.proj_iter);
     lgc_json_key(&j, "baumgarte");

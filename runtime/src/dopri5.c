@@ -35,8 +35,9 @@ typedef struct dopri5_state {
 
 enum { NVEC = 13 };
 
-static void *dopri5_alloc(int nx)
+static void *dopri5_alloc(const lgc_stepper_setup *setup)
 {
+    const int nx = setup->sys->model->nx;
     dopri5_state *s = calloc(1, sizeof *s);
     double *v = s ? calloc((size_t)NVEC * (size_t)(nx > 0 ? nx : 1), sizeof *v) : NULL;
     if (!v) {
@@ -146,8 +147,9 @@ static void dopri5_free(void *state)
 }
 
 static const lgc_stepper_type dopri5_type = {
-    "dopri5", 5, 1, dopri5_alloc, dopri5_apply, dopri5_last_derivative,
-    dopri5_set_end, dopri5_dense, dopri5_free
+    .name = "dopri5", .order = 5, .adaptive = 1, .alloc = dopri5_alloc, .free = dopri5_free,
+    .dense = dopri5_dense, .apply = dopri5_apply, .last_derivative = dopri5_last_derivative,
+    .set_end = dopri5_set_end,
 };
 
 const lgc_stepper_type *const lgc_step_dopri5 = &dopri5_type;

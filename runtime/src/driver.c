@@ -53,9 +53,11 @@ lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
     d->opt = *opt;
     d->nx = nx;
     lgc_control_init(&d->ctl, opt->rtol, opt->atol);
-    d->step = opt->type->alloc(nx);
     d->proj = lgc_projector_alloc(sys->model, opt->project, opt->metric,
                                   opt->project_tol, opt->project_max_iter);
+    const lgc_stepper_setup setup = {sys, opt->rtol, opt->atol, opt->h, opt->t_stop, opt->project,
+                                     opt->metric, opt->project_tol, opt->project_max_iter};
+    d->step = opt->type->alloc(&setup);
     d->x = calloc(4 * (size_t)(nx > 0 ? nx : 1), sizeof(double));
     if (!d->step || !d->proj || !d->x) {
         lgc_driver_free(d);
@@ -127,7 +129,9 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->stats.proj_iter += (unsigned long)it;
     if (rc == LGC_OK && !all_finite(d->x, d->nx))
         rc = LGC_ERR_NONFINITE;
-    if (rc == LGC_OK && d->opt.type->adaptive && !(d->h > 0.0))
+    if (rc == LGC_OK && d->opt.type->start)
+        rc = d->opt.type->start(d->step, t0, d->x);
+    else if (rc == LGC_OK && d->opt.type->adaptive && !(d->h > 0.0))
         rc = initial_step(d);
     d->stats.nfev += d->sys->nfev - nfev0;
     return rc;
@@ -150,18 +154,9 @@ static int end_derivative(lgc_driver *d)
     return LGC_OK;
 }
 
-/* Take xnew at time t1 as the new state, corrected onto the constraints. */
-static int accept_step(lgc_driver *d, double t1)
+/* Take xnew at time t1 as the new state: seen by the observer, counted. */
+static int take_step(lgc_driver *d, double t1)
 {
-    const double *f = d->opt.type->last_derivative(d->step);
-    int it = 0;
-    if (d->opt.project != LGC_PROJECT_NONE) {
-        int rc = lgc_project(d->proj, d->sys, t1, d->xnew, &it);
-        d->stats.proj_iter += (unsigned long)it;
-        if (rc != LGC_OK)
-            return rc;
-        f = NULL;   /* f(t1, x) changed with x; the interpolant must meet x */
-    }
     if (!all_finite(d->xnew, d->nx))
         return LGC_ERR_NONFINITE;
     if (d->observer) {
@@ -170,15 +165,32 @@ static int accept_step(lgc_driver *d, double t1)
             return rc;
     }
     memcpy(d->x, d->xnew, (size_t)d->nx * sizeof *d->x);
-    d->have_dxdt = f != NULL;
-    if (f)
-        memcpy(d->dxdt, f, (size_t)d->nx * sizeof *d->dxdt);
     const double h = t1 - d->t;
     d->stats.h_min = d->stats.steps == 0 ? h : fmin(d->stats.h_min, h);
     d->stats.h_max = fmax(d->stats.h_max, h);
     d->t_prev = d->t;
     d->t = t1;
     d->stats.steps++;
+    return LGC_OK;
+}
+
+/* Take a one-step method's xnew at time t1 as the new state, corrected onto the constraints. */
+static int accept_step(lgc_driver *d, double t1)
+{
+    const double *f = d->opt.type->last_derivative(d->step);
+    int it = 0, rc;
+    if (d->opt.project != LGC_PROJECT_NONE) {
+        rc = lgc_project(d->proj, d->sys, t1, d->xnew, &it);
+        d->stats.proj_iter += (unsigned long)it;
+        if (rc != LGC_OK)
+            return rc;
+        f = NULL;   /* f(t1, x) changed with x; the interpolant must meet x */
+    }
+    if ((rc = take_step(d, t1)) != LGC_OK)
+        return rc;
+    d->have_dxdt = f != NULL;
+    if (f)
+        memcpy(d->dxdt, f, (size_t)d->nx * sizeof *d->dxdt);
     return LGC_OK;
 }
 
@@ -250,15 +262,38 @@ static int advance_adaptive(lgc_driver *d, double t1)
     return LGC_OK;
 }
 
+/*
+** The method's own steps (corrected inside them) until the state reaches
+** t1. A step at the round-off of t is an underflow, as for dopri5: CVODE
+** only warns of one (t + h = t) and goes on, for ever.
+*/
+static int advance_own(lgc_driver *d, double t1)
+{
+    while (d->t < t1) {
+        double tn;
+        int rc = d->opt.type->step(d->step, t1, &tn, d->xnew);
+        if (rc == LGC_OK && !(tn - d->t > 16.0 * DBL_EPSILON * fabs(tn)))
+            rc = LGC_ERR_STEP_UNDERFLOW;
+        if (rc == LGC_OK)
+            rc = take_step(d, tn);
+        if (rc != LGC_OK)
+            return rc;
+    }
+    return LGC_OK;
+}
+
 int lgc_driver_advance(lgc_driver *d, double t1, double x[])
 {
     const lgc_stepper_type *type = d->opt.type;
     unsigned long nfev0 = d->sys->nfev;
     if (!(t1 >= d->t_prev && t1 <= d->opt.t_stop))
         return LGC_ERR_ARG;     /* only forwards, within the last step at most */
-    int rc = type->adaptive ? advance_adaptive(d, t1) : advance_fixed(d, t1);
+    int rc = type->step       ? advance_own(d, t1)
+             : type->adaptive ? advance_adaptive(d, t1)
+                              : advance_fixed(d, t1);
     if (rc == LGC_OK && t1 < d->t) {
-        rc = end_derivative(d);
+        if (!type->step)
+            rc = end_derivative(d);
         if (rc == LGC_OK) {
             type->dense(d->step, (t1 - d->t_prev) / (d->t - d->t_prev), x);
             /* The interpolant strays by its own error: correct samples too. */
@@ -292,4 +327,13 @@ double lgc_driver_step_size(const lgc_driver *d)
 void lgc_driver_stats(const lgc_driver *d, lgc_stats *stats)
 {
     *stats = d->stats;
+    if (d->opt.type->stats) {
+        lgc_method_stats own;
+        d->opt.type->stats(d->step, &own);
+        stats->rejected = own.error_test_fails;
+        stats->convergence_fails = own.convergence_fails;
+        stats->njev = own.jacobian_evals;
+        stats->newton_iters = own.newton_iters;
+        stats->proj_iter += own.proj_iter;
+    }
 }

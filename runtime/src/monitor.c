@@ -46,27 +46,38 @@ static void constraint_force(const lgc_model *m, const double C[], const double 
     }
 }
 
+/* The larger of start and every |v[i]|; NaN where v holds one (a plain comparison, not a libm call per entry). */
 static double max_abs(const double v[], int n, double start)
 {
-    for (int i = 0; i < n; i++)
-        start = fmax(start, fabs(v[i]));
+    for (int i = 0; i < n; i++) {
+        const double a = fabs(v[i]);
+        if (a > start || a != a)   /* a NaN stays */
+            start = a;
+    }
     return start;
 }
 
-/* Residuals r = [phi; phi'; g] and energy at one state into the extremes. */
+/*
+** Residuals r = [phi; phi'; g] and energy at one state into the extremes:
+** one pass over r, at every step (the monitor's observer), so without a
+** call per entry.
+*/
 static int update_extremes(lgc_monitor *mon, const lgc_model *m, const double r[],
                            double energy)
 {
-    const int nh = m->nh;
-    if (!isfinite(energy) || !isfinite(max_abs(r, 2 * nh + m->nn, 0.0)))
+    const int nh = m->nh, nr = 2 * nh + m->nn;
+    if (!isfinite(energy) || !isfinite(max_abs(r, nr, 0.0)))
         return LGC_ERR_NONFINITE;
     if (mon->count + mon->tracked == 0)
         mon->energy0 = energy;
+    for (int i = 0; i < nr; i++) {
+        const double a = fabs(r[i]);
+        if (a > mon->max_residual[i])
+            mon->max_residual[i] = a;
+    }
     mon->max_phi = max_abs(r, nh, mon->max_phi);
     mon->max_phi_dot = max_abs(r + nh, nh, mon->max_phi_dot);
     mon->max_g = max_abs(r + 2 * nh, m->nn, mon->max_g);
-    for (int i = 0; i < 2 * nh + m->nn; i++)
-        mon->max_residual[i] = fmax(mon->max_residual[i], fabs(r[i]));
     double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
     mon->max_energy_drift = fmax(mon->max_energy_drift,
                                  fabs(energy - mon->energy0) / scale);

@@ -3,17 +3,23 @@
 **
 ** The smallest correction d in the metric W = L L^T subject to C d = r is
 ** d = L^-T w with w = X^T K, X = C L^-T (X's rows: L^-1 C_i^T), and
-** (X X^T) K = r: the normal equations, factored by Cholesky in plain loops
-** (the matrices are a few rows: a LAPACK call would cost more than the
-** arithmetic, and its SVD ten times more). Where X X^T is singular or too
+** (X X^T) K = r: the normal equations, factored by Cholesky in plain
+** loops (the matrices are a few rows: a LAPACK call would cost more than the
+** arithmetic, and its SVD ten times more). Constraint rows touch a few
+** coordinates each: X's rows are kept as lists of their nonzeros, X X^T is
+** formed from them, and its Cholesky factor stays inside X X^T's envelope
+** (each row from its first nonzero: a chain's tridiagonal X X^T factors in
+** O(m)). Gauss–Newton on the positions reuses the factor while |phi| falls
+** by FACTOR_REUSE per iteration. Where X X^T is singular or too
 ** ill-conditioned for them (a pivot below 1e-8 of the largest diagonal
 ** entry: cond(C) past ~1e4), w is the minimum-norm solution of X w = r by
-** LAPACK's dgelsd (SVD), which copes when C loses rank. W = I: L = I.
+** LAPACK's dgelsd (SVD), which copes when C loses rank. W = I: L = I, X = C.
 */
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lagrangec/project.h"
 #include "lagrangec/status.h"
@@ -22,6 +28,8 @@
 #define RCOND 1e-12
 /* A Cholesky pivot of X X^T below this fraction of its largest diagonal entry hands over to the SVD. */
 #define NORMAL_PIVOT 1e-8
+/* A Gauss–Newton iteration on an old factor must cut |phi| by this factor, or the next one refactors. */
+#define FACTOR_REUSE 0.25
 
 struct lgc_projector {
     const lgc_model *model;
@@ -32,23 +40,31 @@ struct lgc_projector {
     int n, nh, m;           /* coordinates, holonomic rows, all rows */
     double *C;              /* m x n row-major, [A; B] */
     double *L;              /* n x n row-major, lower Cholesky factor of M (metric mass) */
-    double *X;              /* m x n row-major, C L^-T */
+    double *X;              /* m x n row-major, C L^-T (metric mass) */
+    const double *Xrows;    /* the rows factored: X, or C for metric identity */
+    int *nz;                /* m x n: row i's nonzero columns of Xrows, nnz[i] of them */
+    int *nnz;
+    int *first;             /* m: X X^T's row i starts at column first[i] (its envelope) */
+    int factored;           /* rows of Xrows whose X X^T's Cholesky factor is in S; 0: none (SVD) */
     double *S;              /* m x m row-major, X X^T and its factor */
     double *K;              /* m: (X X^T)^-1 r */
     double *a;              /* m x n column-major, dgelsd's matrix */
     double *b;              /* max(m, n): right side in, solution out */
     double *sv;             /* min(m, n) singular values */
     double *res;            /* nh + nh + nn: phi, phi', g */
+    double *q_prev;         /* n: the positions a Gauss–Newton step started from */
     double *work;
     lapack_int lwork;
     lapack_int *iwork;
 };
 
+/* The largest |v[i]|, NaNs left out (as fmax would: a plain comparison, not a libm call per entry). */
 static double max_abs(const double v[], int n)
 {
     double r = 0.0;
     for (int i = 0; i < n; i++)
-        r = fmax(r, fabs(v[i]));
+        if (fabs(v[i]) > r)
+            r = fabs(v[i]);
     return r;
 }
 
@@ -95,15 +111,19 @@ lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode
     lapack_int liwork = liw_all > liw_h ? liw_all : liw_h;
 
     size_t nd = (size_t)m * n * 3 + (size_t)n * n + (size_t)m * m + m + big + small
-                + 2 * model->nh + model->nn + pr->lwork;
+                + 2 * model->nh + model->nn + n + pr->lwork;
     double *v = calloc(nd, sizeof *v);
     pr->iwork = calloc(liwork > 0 ? (size_t)liwork : 1, sizeof *pr->iwork);
-    if (!v || !pr->iwork) {
+    pr->nz = calloc((size_t)m * n + 2 * (size_t)m, sizeof *pr->nz);
+    if (!v || !pr->iwork || !pr->nz) {
         free(v);
         free(pr->iwork);
+        free(pr->nz);
         free(pr);
         return NULL;
     }
+    pr->nnz = pr->nz + (size_t)m * n;
+    pr->first = pr->nnz + m;
     pr->C = v;
     pr->X = pr->C + (size_t)m * n;
     pr->a = pr->X + (size_t)m * n;
@@ -113,7 +133,8 @@ lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode
     pr->b = pr->K + m;
     pr->sv = pr->b + big;
     pr->res = pr->sv + small;
-    pr->work = pr->res + 2 * model->nh + model->nn;
+    pr->q_prev = pr->res + 2 * model->nh + model->nn;
+    pr->work = pr->q_prev + n;
     return pr;
 }
 
@@ -123,29 +144,40 @@ void lgc_projector_free(lgc_projector *pr)
         return;
     free(pr->C);
     free(pr->iwork);
+    free(pr->nz);
     free(pr);
+}
+
+int lgc_projector_active(const lgc_projector *pr)
+{
+    return pr->mode != LGC_PROJECT_NONE && pr->m > 0;
 }
 
 /*
 ** In place, the lower Cholesky factor of the n x n row-major a (its lower
-** triangle read). 0, or -1 when a pivot is not above rel * the largest
-** diagonal entry.
+** triangle read), row i from column first[i] on (NULL: 0), the factor
+** staying inside that envelope. 0, or -1 when a pivot is not above rel *
+** the largest diagonal entry.
 */
-static int cholesky(double *a, int n, double rel)
+static int cholesky(double *a, int n, const int *first, double rel)
 {
     double largest = 0.0;
     for (int i = 0; i < n; i++)
         largest = fmax(largest, a[(size_t)i * n + i]);
     for (int j = 0; j < n; j++) {
         double *rj = a + (size_t)j * n, d = rj[j];
-        for (int k = 0; k < j; k++)
+        const int fj = first ? first[j] : 0;
+        for (int k = fj; k < j; k++)
             d -= rj[k] * rj[k];
         if (!(d > rel * largest))
             return -1;
         rj[j] = d = sqrt(d);
         for (int i = j + 1; i < n; i++) {
+            const int fi = first ? first[i] : 0;
+            if (fi > j)
+                continue;
             double *ri = a + (size_t)i * n, s = ri[j];
-            for (int k = 0; k < j; k++)
+            for (int k = fi > fj ? fi : fj; k < j; k++)
                 s -= ri[k] * rj[k];
             ri[j] = s / d;
         }
@@ -153,22 +185,21 @@ static int cholesky(double *a, int n, double rel)
     return 0;
 }
 
-/* x := L^-1 x (trans 0) or L^-T x (trans 1), L n x n lower, row-major. */
-static void triangular_solve(const double *L, int n, int trans, double x[])
+/* x := L^-1 x (trans 0) or L^-T x (trans 1), L n x n lower, row-major, rows from first[i] (NULL: 0). */
+static void triangular_solve(const double *L, int n, const int *first, int trans, double x[])
 {
     if (!trans) {
         for (int i = 0; i < n; i++) {
             double s = x[i];
-            for (int k = 0; k < i; k++)
+            for (int k = first ? first[i] : 0; k < i; k++)
                 s -= L[(size_t)i * n + k] * x[k];
             x[i] = s / L[(size_t)i * n + i];
         }
     } else {
         for (int i = n - 1; i >= 0; i--) {
-            double s = x[i];
-            for (int k = i + 1; k < n; k++)
-                s -= L[(size_t)k * n + i] * x[k];
-            x[i] = s / L[(size_t)i * n + i];
+            const double xi = x[i] /= L[(size_t)i * n + i];
+            for (int k = first ? first[i] : 0; k < i; k++)
+                x[k] -= L[(size_t)i * n + k] * xi;
         }
     }
 }
@@ -180,7 +211,7 @@ static int factor_metric(lgc_projector *pr, const lgc_system *sys, double t,
     if (pr->metric != LGC_METRIC_MASS)
         return LGC_OK;
     pr->model->mass_matrix(t, x, sys->p, pr->L);
-    return cholesky(pr->L, pr->n, 0.0) == 0 ? LGC_OK : LGC_ERR_SINGULAR_MASS;
+    return cholesky(pr->L, pr->n, NULL, 0.0) == 0 ? LGC_OK : LGC_ERR_SINGULAR_MASS;
 }
 
 /* w := the minimum-norm solution of X[0..rows) w = b by SVD, into b. */
@@ -190,7 +221,7 @@ static int min_norm_svd(lgc_projector *pr, int rows)
     lapack_int rank;
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < n; j++)
-            pr->a[i + (size_t)j * rows] = pr->X[(size_t)i * n + j];
+            pr->a[i + (size_t)j * rows] = pr->Xrows[(size_t)i * n + j];
     lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, rows, n, 1, pr->a, rows, pr->b,
                                           ldb, pr->sv, RCOND, &rank, pr->work, pr->lwork,
                                           pr->iwork);
@@ -200,94 +231,162 @@ static int min_norm_svd(lgc_projector *pr, int rows)
 }
 
 /*
-** d = the smallest change (in W) with C[0..rows) d = r; r is read from
-** pr->b, d written to pr->b[0..n).
+** The Cholesky factor of X X^T for C[0..rows) at the state C and L were
+** evaluated at, into S; pr->factored = rows, or 0 when the SVD must solve.
+*/
+static void factor_rows(lgc_projector *pr, int rows)
+{
+    const int n = pr->n;
+    if (pr->metric == LGC_METRIC_MASS) {
+        for (int i = 0; i < rows; i++) {
+            double *xi = pr->X + (size_t)i * n;
+            for (int j = 0; j < n; j++)
+                xi[j] = pr->C[(size_t)i * n + j];
+            triangular_solve(pr->L, n, NULL, 0, xi);
+        }
+        pr->Xrows = pr->X;
+    } else {
+        pr->Xrows = pr->C;
+    }
+    for (int i = 0; i < rows; i++) {
+        const double *xi = pr->Xrows + (size_t)i * n;
+        int *nzi = pr->nz + (size_t)i * n, c = 0;
+        for (int j = 0; j < n; j++)
+            if (xi[j] != 0.0)
+                nzi[c++] = j;
+        pr->nnz[i] = c;
+    }
+    for (int i = 0; i < rows; i++) {
+        const double *xi = pr->Xrows + (size_t)i * n;
+        const int *nzi = pr->nz + (size_t)i * n;
+        pr->first[i] = i;
+        for (int j = 0; j <= i; j++) {
+            const double *xj = pr->Xrows + (size_t)j * n;
+            const int *nzj = pr->nz + (size_t)j * n;
+            double s = 0.0;
+            /* rows whose nonzero columns lie apart meet in nothing */
+            if (pr->nnz[i] > 0 && pr->nnz[j] > 0 && nzj[0] <= nzi[pr->nnz[i] - 1]
+                && nzi[0] <= nzj[pr->nnz[j] - 1])
+                for (int c = 0; c < pr->nnz[i]; c++)
+                    s += xi[nzi[c]] * xj[nzi[c]];
+            pr->S[(size_t)i * rows + j] = s;
+            if (s != 0.0 && j < pr->first[i])
+                pr->first[i] = j;
+        }
+    }
+    pr->factored = cholesky(pr->S, rows, pr->first, NORMAL_PIVOT) == 0 ? rows : 0;
+}
+
+/*
+** d = the smallest change (in W) with C[0..rows) d = r, C as factored by
+** factor_rows; r is read from pr->b, d written to pr->b[0..n).
 */
 static int min_norm(lgc_projector *pr, int rows)
 {
     const int n = pr->n;
-    const int mass = pr->metric == LGC_METRIC_MASS;
-    for (int i = 0; i < rows; i++) {
-        double *xi = pr->X + (size_t)i * n;
-        for (int j = 0; j < n; j++)
-            xi[j] = pr->C[(size_t)i * n + j];
-        if (mass)
-            triangular_solve(pr->L, n, 0, xi);
-    }
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j <= i; j++) {
-            double s = 0.0;
-            for (int k = 0; k < n; k++)
-                s += pr->X[(size_t)i * n + k] * pr->X[(size_t)j * n + k];
-            pr->S[(size_t)i * rows + j] = s;
-        }
-    if (cholesky(pr->S, rows, NORMAL_PIVOT) == 0) {
+    if (pr->factored == rows) {
         double *K = pr->K;
         for (int i = 0; i < rows; i++)
             K[i] = pr->b[i];
-        triangular_solve(pr->S, rows, 0, K);
-        triangular_solve(pr->S, rows, 1, K);
-        for (int j = 0; j < n; j++) {
-            double s = 0.0;
-            for (int i = 0; i < rows; i++)
-                s += pr->X[(size_t)i * n + j] * K[i];
-            pr->b[j] = s;
+        triangular_solve(pr->S, rows, pr->first, 0, K);
+        triangular_solve(pr->S, rows, pr->first, 1, K);
+        for (int j = 0; j < n; j++)
+            pr->b[j] = 0.0;
+        for (int i = 0; i < rows; i++) {
+            const double *xi = pr->Xrows + (size_t)i * n;
+            const int *nzi = pr->nz + (size_t)i * n;
+            for (int c = 0; c < pr->nnz[i]; c++)
+                pr->b[nzi[c]] += xi[nzi[c]] * K[i];
         }
     } else {
         int rc = min_norm_svd(pr, rows);
         if (rc != LGC_OK)
             return rc;
     }
-    if (mass)
-        triangular_solve(pr->L, n, 1, pr->b);
+    if (pr->metric == LGC_METRIC_MASS)
+        triangular_solve(pr->L, n, NULL, 1, pr->b);
     return LGC_OK;
 }
 
 /*
 ** Gauss–Newton on the holonomic rows: q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
 ** until |phi| <= tol, or down to phi's round-off floor, ~eps |A| |q|, where
-** a tol tighter than the arithmetic allows would never be met.
+** a tol tighter than the arithmetic allows would never be met. tol = 0
+** takes one iteration at least: the corrected state is then a smooth
+** function of the state, not one left alone below a threshold. A step on
+** an older A W^-1 A^T (a chord step) stands while it cuts |phi| by
+** FACTOR_REUSE; one that does not is undone, and a Newton step on a fresh
+** factor taken from where it began, so the iteration never does worse than
+** Newton's. On return the residuals are x's; *c_current says whether C is.
 */
 static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
-                             double x[], int *iterations)
+                             double x[], int *iterations, int *c_current)
 {
     const lgc_model *m = pr->model;
     const int n = pr->n, nh = pr->nh;
     double *phi = pr->res, *phi_dot = phi + nh, *g = phi_dot + nh;
-    int rc;
+    double last_err = INFINITY;
+    int rc, chord = 0, undone = 0;
+    *c_current = 0;
     for (int it = 0;; it++) {
         m->residuals(t, x, sys->p, phi, phi_dot, g);
-        m->constraint_jacobian(t, x, sys->p, pr->C);
         double err = max_abs(phi, nh);
+        int refactor = it == 0 || pr->factored != nh;
+        if (!refactor && !(err <= FACTOR_REUSE * last_err)) {
+            if (chord) {
+                memcpy(x, pr->q_prev, (size_t)n * sizeof *x);
+                m->residuals(t, x, sys->p, phi, phi_dot, g);
+                err = max_abs(phi, nh);
+                undone++;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            m->constraint_jacobian(t, x, sys->p, pr->C);
+            *c_current = 1;
+        }
         double floor = 64 * DBL_EPSILON * (1.0 + max_abs(pr->C, nh * n) * max_abs(x, n));
         *iterations = it;
-        if (err <= fmax(pr->tol, floor))
+        if (err <= fmax(pr->tol, floor) && (it > 0 || pr->tol > 0.0))
             return LGC_OK;
-        if (it == pr->max_iter || !isfinite(err))
+        if (it - undone == pr->max_iter || !isfinite(err))  /* steps undone count for nothing */
             return LGC_ERR_PROJECTION;
-        if ((rc = factor_metric(pr, sys, t, x)) != LGC_OK)
-            return rc;
+        if (refactor) {
+            if ((rc = factor_metric(pr, sys, t, x)) != LGC_OK)
+                return rc;
+            factor_rows(pr, nh);
+        }
         for (int i = 0; i < nh; i++)
             pr->b[i] = -phi[i];
         if ((rc = min_norm(pr, nh)) != LGC_OK)
             return rc;
+        memcpy(pr->q_prev, x, (size_t)n * sizeof *x);
         for (int j = 0; j < n; j++)
             x[j] += pr->b[j];
+        *c_current = 0;
+        chord = !refactor;
+        last_err = err;
     }
 }
 
-/* v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]: exact, the rows are linear in v. */
+/*
+** v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]: exact, the rows are linear
+** in v. have_res, have_c: the residuals, C already evaluated at x.
+*/
 static int project_velocities(lgc_projector *pr, const lgc_system *sys, double t,
-                              double x[])
+                              double x[], int have_res, int have_c)
 {
     const lgc_model *m = pr->model;
     const int n = pr->n, nh = pr->nh;
     double *phi = pr->res, *phi_dot = phi + nh, *g = phi_dot + nh;
     int rc;
-    m->residuals(t, x, sys->p, phi, phi_dot, g);
-    m->constraint_jacobian(t, x, sys->p, pr->C);
+    if (!have_res)
+        m->residuals(t, x, sys->p, phi, phi_dot, g);
+    if (!have_c)
+        m->constraint_jacobian(t, x, sys->p, pr->C);
     if ((rc = factor_metric(pr, sys, t, x)) != LGC_OK)
         return rc;
+    factor_rows(pr, pr->m);
     for (int i = 0; i < pr->m; i++)
         pr->b[i] = -phi_dot[i];     /* phi_dot and g are contiguous */
     if ((rc = min_norm(pr, pr->m)) != LGC_OK)
@@ -300,12 +399,14 @@ static int project_velocities(lgc_projector *pr, const lgc_system *sys, double t
 int lgc_project(lgc_projector *pr, const lgc_system *sys, double t, double x[],
                 int *iterations)
 {
-    int it = 0, rc = LGC_OK;
-    if (pr->mode != LGC_PROJECT_NONE && pr->m > 0) {
-        if (pr->mode == LGC_PROJECT_FULL && pr->nh > 0)
-            rc = project_positions(pr, sys, t, x, &it);
+    int it = 0, rc = LGC_OK, positions = 0, c_current = 0;
+    if (lgc_projector_active(pr)) {
+        if (pr->mode == LGC_PROJECT_FULL && pr->nh > 0) {
+            rc = project_positions(pr, sys, t, x, &it, &c_current);
+            positions = 1;
+        }
         if (rc == LGC_OK)
-            rc = project_velocities(pr, sys, t, x);
+            rc = project_velocities(pr, sys, t, x, positions, c_current);
     }
     if (iterations)
         *iterations = it;

@@ -18,8 +18,9 @@ typedef struct rk4_state {
     double *x1, *f1;        /* its accepted end and f there (set_end) */
 } rk4_state;
 
-static void *rk4_alloc(int nx)
+static void *rk4_alloc(const lgc_stepper_setup *setup)
 {
+    const int nx = setup->sys->model->nx;
     rk4_state *s = calloc(1, sizeof *s);
     double *v = s ? calloc(6 * (size_t)(nx > 0 ? nx : 1), sizeof *v) : NULL;
     if (!v) {
@@ -102,8 +103,9 @@ static void rk4_free(void *state)
 }
 
 static const lgc_stepper_type rk4_type = {
-    "rk4", 4, 0, rk4_alloc, rk4_apply, rk4_last_derivative, rk4_set_end, rk4_dense,
-    rk4_free
+    .name = "rk4", .order = 4, .adaptive = 0, .alloc = rk4_alloc, .free = rk4_free,
+    .dense = rk4_dense, .apply = rk4_apply, .last_derivative = rk4_last_derivative,
+    .set_end = rk4_set_end,
 };
 
 const lgc_stepper_type *const lgc_step_rk4 = &rk4_type;

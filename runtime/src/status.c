@@ -17,6 +17,9 @@ const char *lgc_strerror(int status)
     case LGC_ERR_IO: return "output failed";
     case LGC_ERR_INCONSISTENT: return "the state violates a constraint";
     case LGC_ERR_TOLERANCE: return "tolerance unreachable: rtol/atol ask for less error than the round-off of the state (or atol = 0 on a component at 0)";
+    case LGC_ERR_CONVERGENCE: return "the implicit method's Newton iteration failed to converge, repeatedly (at its smallest step, or 10 times on one step)";
+    case LGC_ERR_ERROR_TEST: return "the error test failed, repeatedly (at the smallest step, or 7 times on one step): a singularity, blow-up or discontinuity";
+    case LGC_ERR_SOLVER: return "SUNDIALS failed (its linear solver or its own memory)";
     default: return "unknown error";
     }
 }

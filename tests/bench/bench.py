@@ -19,8 +19,10 @@ import sys
 import tempfile
 import time
 
+import correction_bench
 import gen_bench
 import kkt_bench
+import method_bench
 import mujoco_bench
 import profile_gen
 import report
@@ -32,7 +34,8 @@ import targets
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SECTIONS = [("generation", gen_bench), ("rhs", rhs_bench), ("simulation", sim_bench), ("kkt", kkt_bench),
-            ("profile", profile_gen), ("mujoco", mujoco_bench), ("cartesian", rhs_split)]
+            ("profile", profile_gen), ("mujoco", mujoco_bench), ("cartesian", rhs_split),
+            ("correction", correction_bench), ("methods", method_bench)]
 ALIASES = {"sympy": ["generation", "rhs"]}
 
 

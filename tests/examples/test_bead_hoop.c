@@ -42,30 +42,36 @@ static void check_jacobi(void *ctx, const lgc_sample *s)
 static void jacobi_integral_is_conserved(void **state)
 {
     (void)state;
-    walk_run r;
-    extremes e = {0};
-    walk_init(&r, &bead_hoop_model, 20.0, 2000, 1e-11, LGC_PROJECT_FULL);
-    assert_int_equal(walk(&r, check_jacobi, &e), LGC_OK);
-    print_message("  from 1 rad, t = 20: Jacobi integral %.6f, drift %.2e; max |phi| %.2e\n",
-                  e.jacobi0, e.jacobi_drift, r.mon.max_phi);
-    assert_le(e.jacobi_drift, 1e-8);
-    walk_free(&r);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        walk_run r;
+        extremes e = {0};
+        walk_init(&r, &bead_hoop_model, type, 20.0, 2000, 1e-11, LGC_PROJECT_FULL);
+        assert_int_equal(walk(&r, check_jacobi, &e), LGC_OK);
+        print_message("  %s: from 1 rad, t = 20: Jacobi integral %.6f, drift %.2e; max |phi| %.2e\n",
+                      type->name, e.jacobi0, e.jacobi_drift, r.mon.max_phi);
+        assert_le(e.jacobi_drift, 1e-8);
+        walk_free(&r);
+    }
 }
 
 static void relative_equilibrium_holds(void **state)
 {
     (void)state;
-    const double th = acos(g / (w * w * R));
-    const double x0[6] = {R * sin(th), 0.0, -R * cos(th), 0.0, w * R * sin(th), 0.0};
-    walk_run r;
-    extremes e = {0};
-    walk_init(&r, &bead_hoop_model, 20.0, 2000, 1e-11, LGC_PROJECT_FULL);
-    r.x0 = x0;
-    assert_int_equal(walk(&r, check_jacobi, &e), LGC_OK);
-    print_message("  at cos(theta) = g/(w^2 R) (theta = %.6f), t = 20: max |theta - theta_eq| %.2e\n",
-                  th, e.theta_error);
-    assert_le(e.theta_error, 1e-8);
-    walk_free(&r);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        const double th = acos(g / (w * w * R));
+        const double x0[6] = {R * sin(th), 0.0, -R * cos(th), 0.0, w * R * sin(th), 0.0};
+        walk_run r;
+        extremes e = {0};
+        walk_init(&r, &bead_hoop_model, type, 20.0, 2000, 1e-11, LGC_PROJECT_FULL);
+        r.x0 = x0;
+        assert_int_equal(walk(&r, check_jacobi, &e), LGC_OK);
+        print_message("  %s: at cos(theta) = g/(w^2 R) (theta = %.6f), t = 20: max |theta - theta_eq| %.2e\n",
+                      type->name, th, e.theta_error);
+        assert_le(e.theta_error, 1e-8);
+        walk_free(&r);
+    }
 }
 
 int main(void)

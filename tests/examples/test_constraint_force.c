@@ -35,13 +35,16 @@ static void knife_edge_force(void *ctx, const lgc_sample *s)
 static void knife_edge_lateral_force(void **state)
 {
     (void)state;
-    walk_run w;
-    double worst = 0.0;
-    walk_init(&w, &knife_edge_model, 10.0, 1000, 1e-12, LGC_PROJECT_VELOCITY);
-    assert_int_equal(walk(&w, knife_edge_force, &worst), LGC_OK);
-    print_message("  knife edge, t = 10: max |Fc - m v w n| %.2e\n", worst);
-    assert_le(worst, 1e-9);
-    walk_free(&w);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        walk_run w;
+        double worst = 0.0;
+        walk_init(&w, &knife_edge_model, type, 10.0, 1000, 1e-12, LGC_PROJECT_VELOCITY);
+        assert_int_equal(walk(&w, knife_edge_force, &worst), LGC_OK);
+        print_message("  %s: knife edge, t = 10: max |Fc - m v w n| %.2e\n", type->name, worst);
+        assert_le(worst, 1e-9);
+        walk_free(&w);
+    }
 }
 
 static void pendulum_force(void *ctx, const lgc_sample *s)
@@ -56,13 +59,16 @@ static void pendulum_force(void *ctx, const lgc_sample *s)
 static void pendulum_rod_tension(void **state)
 {
     (void)state;
-    walk_run w;
-    double worst = 0.0;
-    walk_init(&w, &pendulum_model, 10.0, 1000, 1e-12, LGC_PROJECT_FULL);
-    assert_int_equal(walk(&w, pendulum_force, &worst), LGC_OK);
-    print_message("  pendulum, t = 10: max |Fc + T (x, y)/l| %.2e\n", worst);
-    assert_le(worst, 1e-9);
-    walk_free(&w);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        walk_run w;
+        double worst = 0.0;
+        walk_init(&w, &pendulum_model, type, 10.0, 1000, 1e-12, LGC_PROJECT_FULL);
+        assert_int_equal(walk(&w, pendulum_force, &worst), LGC_OK);
+        print_message("  %s: pendulum, t = 10: max |Fc + T (x, y)/l| %.2e\n", type->name, worst);
+        assert_le(worst, 1e-9);
+        walk_free(&w);
+    }
 }
 
 /* The CSV carries Fc[coordinate] after the multipliers, as the sample has it. */
@@ -70,7 +76,7 @@ static void csv_writes_the_forces(void **state)
 {
     (void)state;
     walk_run w;
-    walk_init(&w, &knife_edge_model, 1.0, 1, 1e-10, LGC_PROJECT_VELOCITY);
+    walk_init(&w, &knife_edge_model, lgc_step_dopri5, 1.0, 1, 1e-10, LGC_PROJECT_VELOCITY);
     assert_int_equal(walk(&w, NULL, NULL), LGC_OK);
     FILE *f = tmpfile();
     assert_non_null(f);

@@ -58,13 +58,18 @@ static void against_sliding(void *ctx, const lgc_sample *s)
 static void sliding_phase_is_analytic(void **state)
 {
     (void)state;
-    walk_run w;
-    double worst = 0.0;
-    walk_init(&w, &disk_link_sliding_model, 0.9 * stick_time(), 100, 1e-12, LGC_PROJECT_NONE);
-    assert_int_equal(walk(&w, against_sliding, &worst), LGC_OK);
-    print_message("  sliding until 0.9 t* (t* = %.6f): max state error %.2e\n", stick_time(), worst);
-    assert_le(worst, 1e-10);
-    walk_free(&w);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        walk_run w;
+        double worst = 0.0;
+        walk_init(&w, &disk_link_sliding_model, type, 0.9 * stick_time(), 100, 1e-12,
+                  LGC_PROJECT_NONE);
+        assert_int_equal(walk(&w, against_sliding, &worst), LGC_OK);
+        print_message("  %s: sliding until 0.9 t* (t* = %.6f): max state error %.2e\n", type->name,
+                      stick_time(), worst);
+        assert_le(worst, 1e-10);
+        walk_free(&w);
+    }
 }
 
 /* The rolling model from (t0, x0): s harmonic at rate sqrt(k/(M + m/3)), x - s/3 uniform. */
@@ -86,14 +91,17 @@ static void against_rolling(void *ctx, const lgc_sample *s)
 static void rolling_model_is_analytic(void **state)
 {
     (void)state;
-    walk_run w;
-    rolling_start st = {0.0, {0.2, 0.0, 0.2, 0.0, 0.0, 0.0}, 0.0};
-    walk_init(&w, &disk_link_rolling_model, 10.0, 1000, 1e-12, LGC_PROJECT_FULL);
-    assert_int_equal(walk(&w, against_rolling, &st), LGC_OK);
-    print_message("  rolling model, t = 10: max error %.2e, energy drift %.2e\n", st.worst,
-                  w.mon.max_energy_drift);
-    assert_le(st.worst, 1e-9);
-    walk_free(&w);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        walk_run w;
+        rolling_start st = {0.0, {0.2, 0.0, 0.2, 0.0, 0.0, 0.0}, 0.0};
+        walk_init(&w, &disk_link_rolling_model, type, 10.0, 1000, 1e-12, LGC_PROJECT_FULL);
+        assert_int_equal(walk(&w, against_rolling, &st), LGC_OK);
+        print_message("  %s: rolling model, t = 10: max error %.2e, energy drift %.2e\n",
+                      type->name, st.worst, w.mon.max_energy_drift);
+        assert_le(st.worst, 1e-9);
+        walk_free(&w);
+    }
 }
 
 static void keep_state(void *ctx, const lgc_sample *s)
@@ -125,7 +133,7 @@ static void against_trajectory(void *ctx, const lgc_sample *s)
     f->worst = fmax(f->worst, fmax(fabs(s->x[0] - x[0]), fabs(s->x[2] - x[2])));
 }
 
-static double sliding_vs_rolling(double eps)
+static double sliding_vs_rolling(const lgc_stepper_type *type, double eps)
 {
     static follow f;
     double p[DISK_LINK_SLIDING_NP], x1[6], pr[DISK_LINK_ROLLING_NP];
@@ -135,8 +143,11 @@ static double sliding_vs_rolling(double eps)
     f.t1 = stick_time() + 0.1;
     f.worst = 0.0;
     walk_run ws, wr;
-    walk_init(&ws, &disk_link_sliding_model, f.t1, 1, 1e-11, LGC_PROJECT_NONE);
+    walk_init(&ws, &disk_link_sliding_model, type, f.t1, 1, 1e-11, LGC_PROJECT_NONE);
     ws.p = p;
+    /* Friction stiff on the slip's time scale, ~eps/(mu_c g): a fixed step must resolve it. */
+    if (!type->adaptive)
+        ws.opt.h = fmin(ws.opt.h, eps / 10);
     assert_int_equal(walk(&ws, keep_state, x1), LGC_OK);
     walk_free(&ws);  /* each walk makes its own monitor */
     ws.x0 = x1;
@@ -148,7 +159,7 @@ static double sliding_vs_rolling(double eps)
     for (int i = 0; i < DISK_LINK_ROLLING_NP; i++)
         pr[i] = disk_link_rolling_param_defaults[i];
     pr[DISK_LINK_ROLLING_PARAM_c0] = x1[0] - r * x1[1] - x1[2];
-    walk_init(&wr, &disk_link_rolling_model, f.t1 + 5.0, 1000, 1e-11, LGC_PROJECT_FULL);
+    walk_init(&wr, &disk_link_rolling_model, type, f.t1 + 5.0, 1000, 1e-11, LGC_PROJECT_FULL);
     wr.p = pr;
     wr.x0 = x1;
     wr.t0 = f.t1;
@@ -161,13 +172,16 @@ static double sliding_vs_rolling(double eps)
 static void sliding_converges_to_rolling(void **state)
 {
     (void)state;
-    double e2 = sliding_vs_rolling(1e-2), e3 = sliding_vs_rolling(1e-3),
-           e4 = sliding_vs_rolling(1e-4);
-    print_message("  friction vs rolling over 5 s after sticking: eps 1e-2: %.2e, "
-                  "1e-3: %.2e, 1e-4: %.2e\n", e2, e3, e4);
-    assert_lt(e3, e2 / 5);
-    assert_lt(e4, e3 / 5);
-    assert_le(e4, 1e-4);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        double e2 = sliding_vs_rolling(type, 1e-2), e3 = sliding_vs_rolling(type, 1e-3),
+               e4 = sliding_vs_rolling(type, 1e-4);
+        print_message("  %s: friction vs rolling over 5 s after sticking: eps 1e-2: %.2e, "
+                      "1e-3: %.2e, 1e-4: %.2e\n", type->name, e2, e3, e4);
+        assert_lt(e3, e2 / 5);
+        assert_lt(e4, e3 / 5);
+        assert_le(e4, 1e-4);
+    }
 }
 
 int main(void)

@@ -53,21 +53,24 @@ static void compare_cartesian(void *ctx, const lgc_sample *s)
 static void cartesian_matches_angles(void **state)
 {
     (void)state;
-    walk_run wa, wc;
-    int k = 0;
-    comparison c = {0, 0.0};
-    walk_init(&wa, &double_pendulum_angle_model, 10.0, SAMPLES, 1e-12, LGC_PROJECT_NONE);
-    walk_init(&wc, &double_pendulum_model, 10.0, SAMPLES, 1e-12, LGC_PROJECT_FULL);
-    assert_int_equal(walk(&wa, keep_angles, &k), LGC_OK);
-    assert_int_equal(walk(&wc, compare_cartesian, &c), LGC_OK);
-    print_message("  t = 10, dopri5 rtol 1e-12: max state difference %.2e; energy drift "
-                  "angles %.2e, Cartesian %.2e; Cartesian max |phi| %.2e\n",
-                  c.worst, wa.mon.max_energy_drift, wc.mon.max_energy_drift, wc.mon.max_phi);
-    assert_le(c.worst, 1e-10);
-    assert_le(wa.mon.max_energy_drift, 1e-10);
-    assert_le(wc.mon.max_energy_drift, 1e-10);
-    walk_free(&wa);
-    walk_free(&wc);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        walk_run wa, wc;
+        int k = 0;
+        comparison c = {0, 0.0};
+        walk_init(&wa, &double_pendulum_angle_model, type, 10.0, SAMPLES, 1e-12, LGC_PROJECT_NONE);
+        walk_init(&wc, &double_pendulum_model, type, 10.0, SAMPLES, 1e-12, LGC_PROJECT_FULL);
+        assert_int_equal(walk(&wa, keep_angles, &k), LGC_OK);
+        assert_int_equal(walk(&wc, compare_cartesian, &c), LGC_OK);
+        print_message("  %s: t = 10, rtol 1e-12: max state difference %.2e; energy drift "
+                      "angles %.2e, Cartesian %.2e; Cartesian max |phi| %.2e\n",
+                      type->name, c.worst, wa.mon.max_energy_drift, wc.mon.max_energy_drift, wc.mon.max_phi);
+        assert_le(c.worst, 1e-10);
+        assert_le(wa.mon.max_energy_drift, 1e-10);
+        assert_le(wc.mon.max_energy_drift, 1e-10);
+        walk_free(&wa);
+        walk_free(&wc);
+    }
 }
 
 int main(void)

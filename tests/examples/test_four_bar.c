@@ -34,22 +34,25 @@ static void follow(void *ctx, const lgc_sample *s)
 static void crank_turns_and_rocker_meets_its_limits(void **state)
 {
     (void)state;
-    const double lo = acos(((b + a) * (b + a) - d * d - c * c) / (2 * d * c));
-    const double hi = acos(((b - a) * (b - a) - d * d - c * c) / (2 * d * c));
-    walk_run r;
-    swing w = {INFINITY, -INFINITY, 0.0, INFINITY};
-    walk_init(&r, &four_bar_model, 20.0, 40000, 1e-11, LGC_PROJECT_FULL);
-    assert_int_equal(walk(&r, follow, &w), LGC_OK);
-    print_message("  t = 20: crank turned %.2f times (min rate %.3f); rocker [%.8f, %.8f] vs "
-                  "[%.8f, %.8f]: errors %.2e, %.2e; energy drift %.2e; max |phi| %.2e\n",
-                  w.th2_end / (2 * acos(-1.0)), w.th2_rate_min, w.th4_min, w.th4_max, lo, hi,
-                  w.th4_min - lo, w.th4_max - hi, r.mon.max_energy_drift, r.mon.max_phi);
-    assert_gt(w.th2_rate_min, 0.0);
-    assert_gt(w.th2_end, 2 * acos(-1.0) * 5);
-    assert_le(fabs(w.th4_min - lo), 1e-6);
-    assert_le(fabs(w.th4_max - hi), 1e-6);
-    assert_le(r.mon.max_energy_drift, 1e-9);
-    walk_free(&r);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        const double lo = acos(((b + a) * (b + a) - d * d - c * c) / (2 * d * c));
+        const double hi = acos(((b - a) * (b - a) - d * d - c * c) / (2 * d * c));
+        walk_run r;
+        swing w = {INFINITY, -INFINITY, 0.0, INFINITY};
+        walk_init(&r, &four_bar_model, type, 20.0, 40000, 1e-11, LGC_PROJECT_FULL);
+        assert_int_equal(walk(&r, follow, &w), LGC_OK);
+        print_message("  %s: t = 20: crank turned %.2f times (min rate %.3f); rocker [%.8f, %.8f] vs "
+                      "[%.8f, %.8f]: errors %.2e, %.2e; energy drift %.2e; max |phi| %.2e\n",
+                      type->name, w.th2_end / (2 * acos(-1.0)), w.th2_rate_min, w.th4_min, w.th4_max, lo, hi,
+                      w.th4_min - lo, w.th4_max - hi, r.mon.max_energy_drift, r.mon.max_phi);
+        assert_gt(w.th2_rate_min, 0.0);
+        assert_gt(w.th2_end, 2 * acos(-1.0) * 5);
+        assert_le(fabs(w.th4_min - lo), 1e-6);
+        assert_le(fabs(w.th4_max - hi), 1e-6);
+        assert_le(r.mon.max_energy_drift, 1e-9);
+        walk_free(&r);
+    }
 }
 
 int main(void)

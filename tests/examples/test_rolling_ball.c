@@ -36,26 +36,29 @@ static void keep_last(void *ctx, const lgc_sample *s)
 static void one_lap_turns_the_ball(void **state)
 {
     (void)state;
-    const double T = 2 * acos(-1.0) / W, a = T * W * sqrt(1 + rho * rho / (r * r));
-    const double n = sqrt(rho * rho / (r * r) + 1);
-    const double expect[4] = {-cos(a / 2), sin(a / 2) * rho / r / n, 0.0, sin(a / 2) / n};
-    double x[ROLLING_BALL_NX + 1] = {0};
-    walk_run w;
-    walk_init(&w, &rolling_ball_model, T, 1000, 1e-12, LGC_PROJECT_FULL);
-    assert_int_equal(walk(&w, keep_last, x), LGC_OK);
-    double q_err = 0.0;
-    for (int i = 0; i < 4; i++)
-        q_err = fmax(q_err, fabs(x[2 + i] - expect[i]));
-    const double pos_err = hypot(x[0] - rho, x[1]);
-    const double turn = 2 * acos(fabs(x[2]));
-    print_message("  one lap: back at start to %.2e; quaternion (%.9f, %.9f, %.9f, %.9f), "
-                  "error %.2e; net turn %.4f rad; max |w_z| %.2e; max |phi| %.2e, |g| %.2e\n",
-                  pos_err, x[2], x[3], x[4], x[5], q_err, turn, x[ROLLING_BALL_NX],
-                  w.mon.max_phi, w.mon.max_g);
-    assert_le(pos_err, 1e-9);
-    assert_le(q_err, 1e-9);
-    assert_le(fabs(turn - 2 * acos(-1.0) * (sqrt(2.0) - 1)), 1e-8);
-    walk_free(&w);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        const double T = 2 * acos(-1.0) / W, a = T * W * sqrt(1 + rho * rho / (r * r));
+        const double n = sqrt(rho * rho / (r * r) + 1);
+        const double expect[4] = {-cos(a / 2), sin(a / 2) * rho / r / n, 0.0, sin(a / 2) / n};
+        double x[ROLLING_BALL_NX + 1] = {0};
+        walk_run w;
+        walk_init(&w, &rolling_ball_model, type, T, 1000, 1e-12, LGC_PROJECT_FULL);
+        assert_int_equal(walk(&w, keep_last, x), LGC_OK);
+        double q_err = 0.0;
+        for (int i = 0; i < 4; i++)
+            q_err = fmax(q_err, fabs(x[2 + i] - expect[i]));
+        const double pos_err = hypot(x[0] - rho, x[1]);
+        const double turn = 2 * acos(fabs(x[2]));
+        print_message("  %s: one lap: back at start to %.2e; quaternion (%.9f, %.9f, %.9f, %.9f), "
+                      "error %.2e; net turn %.4f rad; max |w_z| %.2e; max |phi| %.2e, |g| %.2e\n",
+                      type->name, pos_err, x[2], x[3], x[4], x[5], q_err, turn, x[ROLLING_BALL_NX],
+                      w.mon.max_phi, w.mon.max_g);
+        assert_le(pos_err, 1e-9);
+        assert_le(q_err, 1e-9);
+        assert_le(fabs(turn - 2 * acos(-1.0) * (sqrt(2.0) - 1)), 1e-8);
+        walk_free(&w);
+    }
 }
 
 int main(void)

@@ -1,21 +1,29 @@
 /* walk.c — the driver loop the example tests share (see walk.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lagrangec/status.h"
 #include "walk.h"
 
-void walk_init(walk_run *w, const lgc_model *m, double t_end, int samples, double rtol,
-               lgc_project_mode project)
+const lgc_stepper_type *walk_method(int k)
+{
+    const lgc_stepper_type *const all[WALK_METHODS] = {lgc_step_rk4, lgc_step_dopri5, lgc_step_adams,
+                                                       lgc_step_bdf};
+    return all[k];
+}
+
+void walk_init(walk_run *w, const lgc_model *m, const lgc_stepper_type *type, double t_end,
+               int samples, double rtol, lgc_project_mode project)
 {
     memset(w, 0, sizeof *w);
     w->model = m;
     w->t_end = t_end;
     w->samples = samples;
     lgc_driver_options_default(&w->opt);
-    w->opt.type = lgc_step_dopri5;
-    w->opt.h = 0.0;
-    w->opt.rtol = rtol;
+    w->opt.type = type;
+    w->opt.h = type->adaptive ? 0.0 : pow(rtol, 0.25) / 8;
+    w->opt.rtol = type == lgc_step_dopri5 ? rtol : type == lgc_step_adams ? rtol / 10 : rtol / 100;
     w->opt.atol = rtol / 100;
     w->opt.project = project;
 }

@@ -3,7 +3,8 @@
 // acceptance figures of the knife edge and the pendulum; faults; the help
 // without a spec; plots that run nothing of the spec's; a step that is the
 // step; a full disk; the start checked and completed; constraints kept by
-// default; CSV columns that cannot collide; mistakes refused.
+// default; CSV columns that cannot collide; the implicit methods' counters;
+// mistakes refused.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -416,6 +417,32 @@ void the_summary_is_json(void **) {
   for (auto name : {"x", "y", "z", "x'", "y'", "z'"}) assert_le(std::fabs(s["final_state"][name].num()), 10);
 }
 
+// --method bdf and adams: SUNDIALS CVODE on the model generated with its
+// Jacobian (a cache entry of its own), Newton's counters in the summary;
+// null for the methods without them.
+void implicit_methods_count_their_newton_iterations(void **) {
+  fs::path cache = group_dir() / "cache";
+  for (auto method : {"bdf", "adams"}) {
+    json::Value s = summary({spec("spring_pendulum"), "--method", method, "--rtol", "1e-6", "--t-end", "1"});
+    assert_string_equal(s["method"].str().c_str(), method);
+    assert_gt(s["jacobian_evaluations"].num(), 0);
+    assert_ge(s["newton_iterations"].num(), s["steps"].num());
+    assert_ge(s["convergence_failures"].num(), 0);
+    assert_json_null(s["h"], "h");
+  }
+  int with_jacobian = 0;
+  for (auto &e : fs::directory_iterator(cache))
+    with_jacobian += e.path().filename().string().rfind("spring_pendulum-jacobian-", 0) == 0;
+  assert_int_equal(with_jacobian, 1);
+  json::Value d = summary({spec("spring_pendulum"), "--method", "dopri5", "--t-end", "0.01"});
+  for (auto name : {"jacobian_evaluations", "newton_iterations", "convergence_failures"})
+    assert_json_null(d[name], name);
+  Result text = simulate({spec("spring_pendulum"), "--method", "bdf", "--t-end", "0.1"});
+  assert_int_equal(text.status, 0);
+  assert_contains(text.out, "method:           bdf (SUNDIALS CVODE)");
+  assert_contains(text.out, "Newton:");
+}
+
 void mistakes_get_a_message_and_an_exit_status(void **) {
   Result unknown = simulate({spec("pendulum"), "--param", "mass=2"});
   assert_int_equal(unknown.status, 2);
@@ -473,6 +500,7 @@ int main() {
       cmocka_unit_test(constraints_are_kept_by_default),
       cmocka_unit_test(csv_columns_are_unique),
       cmocka_unit_test(the_summary_is_json),
+      cmocka_unit_test(implicit_methods_count_their_newton_iterations),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);

@@ -6,14 +6,24 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
+#include "bead_hoop.h"
+#include "disk_link_rolling.h"
+#include "double_pendulum.h"
+#include "envelope_rows.h"
+#include "four_bar.h"
 #include "knife_edge.h"
+#include "leaning_disk.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/model.h"
 #include "lagrangec/status.h"
 #include "pendulum.h"
 #include "rank_lost.h"
+#include "rolling_disk.h"
+#include "slider_crank.h"
 #include "run_util.h"
 #include "check.h"
 
@@ -86,6 +96,41 @@ static void full_correction_dopri5(void **state)
     run_free(&r);
 }
 
+/*
+** CVODE's methods under each correction and metric: BDF's inside its steps,
+** Adams's on the states it reports; every step and sample on the
+** constraints. Without gains, so only the correction keeps them.
+*/
+static void corrections_under_cvode(void **state)
+{
+    (void)state;
+    const lgc_stepper_type *types[] = {lgc_step_adams, lgc_step_bdf};
+    for (int i = 0; i < 2; i++)
+        for (int mode = LGC_PROJECT_VELOCITY; mode <= LGC_PROJECT_FULL; mode++)
+            for (int metric = 0; metric < 2; metric++) {
+                lgc_driver_options o;
+                lgc_driver_options_default(&o);
+                o.type = types[i];
+                o.h = 0.0;
+                o.project = (lgc_project_mode)mode;
+                o.metric = (lgc_metric)metric;
+                run_result p, k;
+                run_model(&pendulum_model, pendulum_horizontal, &o, gains_off, 20.0, 1e-2, &p);
+                run_model(&knife_edge_model, NULL, &o, gains_off, 20.0, 1e-2, &k);
+                assert_int_equal(p.status, LGC_OK);
+                assert_int_equal(k.status, LGC_OK);
+                print_message("  %s project %d metric %d: pendulum max |phi| %.2e |phi'| %.2e; "
+                              "knife edge max |g| %.2e\n", types[i]->name, mode, metric,
+                              p.mon.max_phi, p.mon.max_phi_dot, k.mon.max_g);
+                if (mode == LGC_PROJECT_FULL)
+                    assert_le(p.mon.max_phi, 1e-12);
+                assert_le(p.mon.max_phi_dot, 1e-12);
+                assert_le(k.mon.max_g, 1e-12);
+                run_free(&p);
+                run_free(&k);
+            }
+}
+
 /* alpha = 2 kappa/h, beta = (kappa/h)^2: a double root at -kappa/h. */
 static void baumgarte_auto_rule(void **state)
 {
@@ -149,6 +194,118 @@ static void coinciding_rows_take_the_svd(void **state)
     lgc_system_free(&sys);
 }
 
+/* B := A^-1 B by Gaussian elimination with row pivoting; A n x n, B n x k, row-major (A destroyed). */
+static void gauss_solve(double *A, int n, double *B, int k)
+{
+    for (int c = 0; c < n; c++) {
+        int p = c;
+        for (int i = c + 1; i < n; i++)
+            if (fabs(A[i * n + c]) > fabs(A[p * n + c]))
+                p = i;
+        for (int j = 0; j < n; j++) {
+            double t = A[c * n + j]; A[c * n + j] = A[p * n + j]; A[p * n + j] = t;
+        }
+        for (int j = 0; j < k; j++) {
+            double t = B[c * k + j]; B[c * k + j] = B[p * k + j]; B[p * k + j] = t;
+        }
+        for (int i = c + 1; i < n; i++) {
+            const double f = A[i * n + c] / A[c * n + c];
+            for (int j = c; j < n; j++)
+                A[i * n + j] -= f * A[c * n + j];
+            for (int j = 0; j < k; j++)
+                B[i * k + j] -= f * B[c * k + j];
+        }
+    }
+    for (int c = n - 1; c >= 0; c--)
+        for (int j = 0; j < k; j++) {
+            double s = B[c * k + j];
+            for (int i = c + 1; i < n; i++)
+                s -= A[c * n + i] * B[i * k + j];
+            B[c * k + j] = s / A[c * n + c];
+        }
+}
+
+/*
+** The velocity correction against the textbook formula, dv = W^-1 C^T K,
+** (C W^-1 C^T) K = -[phi'; g], solved densely here by Gaussian elimination:
+** the projector's row lists, envelope Cholesky and metric solves must give
+** the same. Then the full correction from moved positions reaches the
+** constraints in a few Gauss-Newton (chord) iterations.
+*/
+static void corrections_match_the_dense_formula(void **state)
+{
+    (void)state;
+    const lgc_model *models[] = {&double_pendulum_model, &four_bar_model, &slider_crank_model,
+                                 &knife_edge_model, &rolling_disk_model, &disk_link_rolling_model,
+                                 &bead_hoop_model, &leaning_disk_model, &envelope_rows_model};
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++)
+        for (int metric = LGC_METRIC_IDENTITY; metric <= LGC_METRIC_MASS; metric++) {
+            const lgc_model *m = models[k];
+            const int n = m->nq, nh = m->nh, rows = m->nh + m->nn;
+            lgc_system sys;
+            assert_int_equal(lgc_system_init(&sys, m), LGC_OK);
+            double *x = calloc((size_t)m->nx, sizeof *x), *want = calloc((size_t)m->nx, sizeof *want);
+            double *C = calloc((size_t)(rows * n), sizeof *C), *W = calloc((size_t)(n * n), sizeof *W);
+            double *Y = calloc((size_t)(n * rows), sizeof *Y), *S = calloc((size_t)(rows * rows), sizeof *S);
+            double *res = calloc((size_t)(2 * nh + m->nn + 1), sizeof *res);
+            memcpy(x, m->initial_state, (size_t)m->nx * sizeof *x);
+            for (int i = 0; i < n; i++)
+                x[n + i] += 0.3 * sin(1.0 + i);
+            m->constraint_jacobian(0.0, x, sys.p, C);
+            m->residuals(0.0, x, sys.p, res, res + nh, res + 2 * nh);
+            if (metric == LGC_METRIC_MASS)
+                m->mass_matrix(0.0, x, sys.p, W);
+            else
+                for (int i = 0; i < n; i++)
+                    W[i * n + i] = 1.0;
+            for (int i = 0; i < n; i++)     /* Y = W^-1 C^T */
+                for (int c = 0; c < rows; c++)
+                    Y[i * rows + c] = C[c * n + i];
+            gauss_solve(W, n, Y, rows);
+            for (int a = 0; a < rows; a++)
+                for (int b = 0; b < rows; b++) {
+                    S[a * rows + b] = 0.0;
+                    for (int i = 0; i < n; i++)
+                        S[a * rows + b] += C[a * n + i] * Y[i * rows + b];
+                }
+            double K[16];
+            assert_true(rows <= 16);
+            for (int c = 0; c < rows; c++)
+                K[c] = -res[nh + c];        /* phi' and g lie back to back */
+            gauss_solve(S, rows, K, 1);
+            memcpy(want, x, (size_t)m->nx * sizeof *x);
+            for (int i = 0; i < n; i++)
+                for (int c = 0; c < rows; c++)
+                    want[n + i] += Y[i * rows + c] * K[c];
+
+            lgc_projector *pr = lgc_projector_alloc(m, LGC_PROJECT_VELOCITY, (lgc_metric)metric, 1e-13, 20);
+            assert_non_null(pr);
+            assert_int_equal(lgc_project(pr, &sys, 0.0, x, NULL), LGC_OK);
+            for (int i = 0; i < m->nx; i++)
+                check(fabs(x[i] - want[i]) <= 1e-12 * (1.0 + fabs(want[i])),
+                      "%s metric %d: x[%d] = %.17g, the dense formula gives %.17g", m->name, metric, i,
+                      x[i], want[i]);
+            lgc_projector_free(pr);
+
+            if (nh > 0) {
+                for (int i = 0; i < n; i++)
+                    x[i] += 1e-3 * cos(2.0 + i);
+                pr = lgc_projector_alloc(m, LGC_PROJECT_FULL, (lgc_metric)metric, 1e-13, 20);
+                int it = 0;
+                assert_int_equal(lgc_project(pr, &sys, 0.0, x, &it), LGC_OK);
+                m->residuals(0.0, x, sys.p, res, res + nh, res + 2 * nh);
+                for (int c = 0; c < 2 * nh + m->nn; c++)
+                    check(fabs(res[c]) <= 1e-12, "%s metric %d: residual %d = %.3g after the full correction "
+                          "(%d iterations)", m->name, metric, c, res[c], it);
+                check(it >= 1 && it <= 6, "%s metric %d: %d Gauss-Newton iterations from 1e-3 away",
+                      m->name, metric, it);
+                lgc_projector_free(pr);
+            }
+            free(x), free(want), free(C), free(W), free(Y), free(S), free(res);
+            lgc_system_free(&sys);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,9 +313,11 @@ int main(void)
         cmocka_unit_test(velocity_correction),
         cmocka_unit_test(full_correction),
         cmocka_unit_test(full_correction_dopri5),
+        cmocka_unit_test(corrections_under_cvode),
         cmocka_unit_test(baumgarte_auto_rule),
         cmocka_unit_test(knife_edge_acceptance),
         cmocka_unit_test(coinciding_rows_take_the_svd),
+        cmocka_unit_test(corrections_match_the_dense_formula),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

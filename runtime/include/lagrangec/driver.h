@@ -1,9 +1,10 @@
 /*
 ** lagrangec/driver.h — integrates a system to requested times.
-** Combines a stepper, error control (adaptive types) and the one-step
-** correction. The steps are the stepper's own (a fixed step is the step
-** asked for); a requested time between two steps gets the step's
-** interpolant, corrected like the steps. All memory is allocated by
+** Combines a stepper, error control (adaptive one-step types) and the
+** one-step correction; a method that steps itself (CVODE) brings its own
+** error control and corrects inside its steps. The steps are the stepper's
+** own (a fixed step is the step asked for); a requested time between two
+** steps gets the step's interpolant, corrected like the steps. All memory is allocated by
 ** lgc_driver_alloc; lgc_driver_advance never allocates.
 */
 #ifndef LAGRANGEC_DRIVER_H
@@ -18,8 +19,8 @@ extern "C" {
 
 typedef struct lgc_driver_options {
     const lgc_stepper_type *type;
-    double h;               /* rk4: the step; dopri5: first step, 0 = estimate */
-    double rtol, atol;      /* dopri5 error control */
+    double h;               /* rk4: the step; adaptive methods: the first step, 0 = estimate */
+    double rtol, atol;      /* adaptive methods' error control */
     lgc_project_mode project;
     lgc_metric metric;
     double project_tol;     /* largest |phi| the position correction accepts */
@@ -40,10 +41,14 @@ void lgc_driver_options_default(lgc_driver_options *opt);
 
 typedef struct lgc_stats {
     unsigned long steps;        /* accepted steps */
-    unsigned long rejected;     /* rejected steps (adaptive) */
+    unsigned long rejected;     /* steps rejected by the error test (adaptive) */
     unsigned long nfev;         /* rhs evaluations by the integrator */
     unsigned long proj_iter;    /* Gauss–Newton position iterations, total */
     double h_min, h_max;        /* smallest and largest accepted step (0 before one) */
+    /* Implicit methods (bdf, adams); 0 for the others: */
+    unsigned long njev;         /* Jacobian evaluations */
+    unsigned long newton_iters; /* Newton iterations */
+    unsigned long convergence_fails;    /* steps retried after Newton failed to converge */
 } lgc_stats;
 
 typedef struct lgc_driver lgc_driver;
@@ -54,8 +59,8 @@ void lgc_driver_free(lgc_driver *d);
 
 /*
 ** Start at (t0, x0): projects x0 onto the constraints when projection is on,
-** and, for dopri5 with h = 0, estimates the first step. Fixed steps end at
-** t0 + k h.
+** and, for dopri5 with h = 0, estimates the first step (bdf and adams: CVODE
+** estimates its own). Fixed steps end at t0 + k h.
 */
 int lgc_driver_reset(lgc_driver *d, double t0, const double x0[]);
 

@@ -27,10 +27,18 @@ typedef enum lgc_metric {
 
 typedef struct lgc_projector lgc_projector;
 
-/* tol: largest |phi| accepted by the position iteration; max_iter its limit. */
+/*
+** tol: largest |phi| accepted by the position iteration, which stops at
+** phi's round-off anyway; 0: one iteration at least, then to round-off (a
+** correction that is a smooth function of the state, as an implicit
+** method's error test needs). max_iter: the iteration's limit.
+*/
 lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode,
                                    lgc_metric metric, double tol, int max_iter);
 void lgc_projector_free(lgc_projector *pr);
+
+/* 1 when lgc_project changes states: a mode other than none, and constraints to keep. */
+int lgc_projector_active(const lgc_projector *pr);
 
 /*
 ** Correct x in place at time t. Returns LGC_ERR_PROJECTION when the position

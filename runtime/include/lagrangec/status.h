@@ -22,8 +22,14 @@ typedef enum lgc_status {
     LGC_ERR_ARG = 9,                /* invalid argument or option */
     LGC_ERR_IO = 10,                /* output file or plotting failed */
     LGC_ERR_INCONSISTENT = 11,      /* the state violates a constraint */
-    LGC_ERR_TOLERANCE = 12          /* tolerances below the state's round-off */
+    LGC_ERR_TOLERANCE = 12,         /* tolerances below the state's round-off */
+    LGC_ERR_CONVERGENCE = 13,       /* implicit method: Newton failed to converge, repeatedly */
+    LGC_ERR_ERROR_TEST = 14,        /* implicit method: the error test failed, repeatedly */
+    LGC_ERR_SOLVER = 15             /* SUNDIALS failed on its own (its linear solver, its memory) */
 } lgc_status;
+
+/* The largest lgc_status code. */
+#define LGC_STATUS_LAST LGC_ERR_SOLVER
 
 /* A short English reason for `status`, never NULL. */
 const char *lgc_strerror(int status);
