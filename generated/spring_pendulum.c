@@ -52,7 +52,7 @@ static void spring_pendulum_zero(double a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-void spring_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+static void spring_pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
 {
@@ -60,6 +60,7 @@ void spring_pendulum_kkt_terms(double t, const double state[], const double inpu
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
+    (void)out_J;
     (void)out_r;
     (void)out_g;
     const double x = state[0];
@@ -71,18 +72,26 @@ void spring_pendulum_kkt_terms(double t, const double state[], const double inpu
     const double l = param[2];
     const double k = param[3];
     const double c = param[4];
-    spring_pendulum_zero(out_M, SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ);
-    spring_pendulum_zero(out_J, SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ);
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[3] = m;
-    const double w1 = y*y;
-    const double w2 = x*x + w1;
-    const double w3 = sqrt(w2);
+    const double w1 = x*x + y*y;
+    const double w2 = sqrt(w1);
+    const double w3 = k*(l/w2 - 1.0) - c*(x*x_dot + y*y_dot)/w1;
     /* f = Q - k, row x */
-    out_f[0] = -x*(k + c*y*y_dot/w2 - k*l/w3 + c*x*x_dot/w2);
+    out_f[0] = x*w3;
     /* row y */
-    out_f[1] = -(k*y + g*m + c*y_dot*w1/w2 - k*l*y*1.0/w3 + c*x*x_dot*y/w2);
+    out_f[1] = -(m*g - y*w3);
+}
+
+void spring_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
+    double baumgarte_alpha, double baumgarte_beta,
+    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+{
+    spring_pendulum_zero(out_M, SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ);
+    spring_pendulum_zero(out_J, SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ);
+    spring_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        out_M, out_f, out_J, out_r, out_g);
 }
 
 int spring_pendulum_rhs(double t, const double state[], const double input[], const double param[],
@@ -98,7 +107,7 @@ int spring_pendulum_rhs(double t, const double state[], const double input[], co
     double *w = nu + SPRING_PENDULUM_NC;
     double *acceleration = out_dxdt + SPRING_PENDULUM_NQ;
     int i, status;
-    spring_pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+    spring_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*SPRING_PENDULUM_NQ);
     for (i = 0; i < SPRING_PENDULUM_NQ; ++i) out_dxdt[i] = state[SPRING_PENDULUM_NQ + i];
     status = spring_pendulum_factor_kkt(M, J, Y, S);
@@ -134,23 +143,21 @@ static void spring_pendulum_residual_derivatives(double t, const double state[],
     const double w1 = x*x;
     const double w2 = y*y;
     const double w3 = w1 + w2;
-    const double w4 = w1/w3;
-    const double w5 = 2.0*w4 - 1.0;
-    const double w6 = sqrt(w3);
-    const double w7 = w6*w6;
+    const double w4 = sqrt(w3);
+    const double w5 = x*x_dot + y*y_dot;
+    const double w6 = k*(l/w4 - 1.0) - c*w5/w3;
+    const double w7 = w4*w4*w4;
+    const double w8 = l*k*x/w7 + c*(x_dot - 2.0*x*w5/w3)/w3;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = k - c*y*y_dot*w5/w3 + k*l*(w1/w7 - 1.0)/w6 - 2.0*c*x*x_dot*(w4 - 1.0)/w3;
-    const double w8 = w3*w3;
-    const double w9 = w2/w3;
-    const double w10 = 2.0*w9 - 1.0;
-    const double w11 = w6*w6*w6;
-    out_dR_dx[1] = -x*(2.0*c*x*x_dot*y/w8 + c*y_dot*w10/w3 - k*l*y/w11);
+    out_dR_dx[0] = -(w6 - x*w8);
+    const double w9 = l*k*y/w7 + c*(y_dot - 2.0*y*w5/w3)/w3;
+    out_dR_dx[1] = x*w9;
     out_dR_dx[2] = c*w1/w3;
-    const double w12 = c*x*y/w3;
-    out_dR_dx[3] = w12;
-    out_dR_dx[4] = y*(k*l*x/w11 - c*x_dot*w5/w3 - 2.0*c*x*y*y_dot/w8);
-    out_dR_dx[5] = k + k*l*(w2/w7 - 1.0)/w6 - c*x*x_dot*w10/w3 - 2.0*c*y*y_dot*(w9 - 1.0)/w3;
-    out_dR_dx[6] = w12;
+    const double w10 = c*x*y/w3;
+    out_dR_dx[3] = w10;
+    out_dR_dx[4] = y*w8;
+    out_dR_dx[5] = -(w6 - y*w9);
+    out_dR_dx[6] = w10;
     out_dR_dx[7] = c*w2/w3;
 }
 
@@ -226,11 +233,10 @@ double spring_pendulum_energy(double t, const double state[], const double param
     const double g = param[1];
     const double l = param[2];
     const double k = param[3];
-    const double w1 = y*y;
-    const double w2 = x*x;
-    const double w3 = sqrt(w2 + w1);
+    const double w1 = sqrt(x*x + y*y);
+    const double w2 = l - w1;
     /* T + V */
-    return 0.5*k*l*l + 0.5*k*w1 + g*m*y + 0.5*m*y_dot*y_dot - k*l*w3 + 0.5*k*w2 + 0.5*m*x_dot*x_dot;
+    return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y) + 0.5*k*w2*w2;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

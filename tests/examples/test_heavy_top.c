@@ -48,10 +48,10 @@ static void track(void *ctx, const lgc_sample *s)
     d->theta_worst = fmax(d->theta_worst, fabs(s->x[HEAVY_TOP_STATE_theta] - d->theta0));
 }
 
-static void run(const double *x0, double *theta0, drift *d)
+static void run(const lgc_stepper_type *type, const double *x0, double *theta0, drift *d)
 {
     walk_run w;
-    walk_init(&w, &heavy_top_model, 5.0, 500, 1e-11, LGC_PROJECT_NONE);
+    walk_init(&w, &heavy_top_model, type, 5.0, 500, 1e-11, LGC_PROJECT_NONE);
     w.x0 = x0;
     *d = (drift){of_state(x0, heavy_top_param_defaults), {0, 0, 0}, theta0 ? *theta0 : x0[HEAVY_TOP_STATE_theta], 0};
     assert_int_equal(walk(&w, track, d), LGC_OK);
@@ -61,14 +61,19 @@ static void run(const double *x0, double *theta0, drift *d)
 static void nutating_top_conserves_its_momenta_and_energy(void **state)
 {
     (void)state;
-    drift d;
-    run(heavy_top_initial_state, NULL, &d);
-    print_message("  t = 5, dopri5 rtol 1e-11: relative drift p_phi %.1e, p_psi %.1e, energy %.1e; theta "
-                  "nutates by up to %.3f rad\n", d.worst.p_phi, d.worst.p_psi, d.worst.energy, d.theta_worst);
-    if (d.worst.p_phi > 1e-8 || d.worst.p_psi > 1e-8 || d.worst.energy > 1e-8)
-        fail_msg("drift p_phi %.3e, p_psi %.3e, energy %.3e", d.worst.p_phi, d.worst.p_psi, d.worst.energy);
-    if (d.theta_worst < 1e-3)
-        fail_msg("theta stayed within %.3e of its start: not a nutating run", d.theta_worst);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        drift d;
+        run(type, heavy_top_initial_state, NULL, &d);
+        print_message("  %s: t = 5, rtol 1e-11: relative drift p_phi %.1e, p_psi %.1e, energy %.1e; theta "
+                      "nutates by up to %.3f rad\n", type->name, d.worst.p_phi, d.worst.p_psi, d.worst.energy,
+                      d.theta_worst);
+        if (d.worst.p_phi > 1e-8 || d.worst.p_psi > 1e-8 || d.worst.energy > 1e-8)
+            fail_msg("%s: drift p_phi %.3e, p_psi %.3e, energy %.3e", type->name, d.worst.p_phi, d.worst.p_psi,
+                     d.worst.energy);
+        if (d.theta_worst < 1e-3)
+            fail_msg("%s: theta stayed within %.3e of its start: not a nutating run", type->name, d.theta_worst);
+    }
 }
 
 static void steady_precession_stays_steady(void **state)
@@ -83,11 +88,15 @@ static void steady_precession_stays_steady(void **state)
     x[HEAVY_TOP_STATE_theta] = theta0;
     x[HEAVY_TOP_STATE_psi_dot] = omega;
     x[HEAVY_TOP_STATE_phi_dot] = w3 - omega * cos(theta0);
-    drift d;
-    run(x, &theta0, &d);
-    print_message("  steady precession at %.1f rad/s, t = 5: |theta - theta0| up to %.1e\n", omega, d.theta_worst);
-    if (d.theta_worst > 1e-8)
-        fail_msg("theta left %.17g by %.3e", theta0, d.theta_worst);
+    for (int method = 0; method < WALK_METHODS; method++) {
+        const lgc_stepper_type *type = walk_method(method);
+        drift d;
+        run(type, x, &theta0, &d);
+        print_message("  %s: steady precession at %.1f rad/s, t = 5: |theta - theta0| up to %.1e\n", type->name,
+                      omega, d.theta_worst);
+        if (d.theta_worst > 1e-8)
+            fail_msg("%s: theta left %.17g by %.3e", type->name, theta0, d.theta_worst);
+    }
 }
 
 int main(void)
