@@ -28,13 +28,11 @@ constexpr double kLargestValue = 1e30;
 
 class Deriver {
  public:
-  Deriver(const Spec &spec, Formulation formulation) : spec_(spec) {
+  Deriver(const Spec &spec, Formulation formulation) : spec_(spec), scope_(spec, m_.symbols) {
     m_.spec = &spec;
     m_.formulation = formulation;
     m_.symbols = make_symbols(spec);
     m_.nq = spec.coordinates.size();
-    m_.nh = spec.holonomic.size();
-    m_.nn = spec.nonholonomic.size();
   }
 
   Model run() {
@@ -55,6 +53,7 @@ class Deriver {
  private:
   const Spec &spec_;
   Model m_;
+  Scope scope_;               // the spec's definitions, points and frames
   std::vector<StateVar> mu_;  // the vakonomic multipliers, with their initial values
 
   const SymbolTable &sym() const { return m_.symbols; }
@@ -62,20 +61,75 @@ class Deriver {
   std::string name_of(size_t i) const { return spec_.coordinates[i].name; }
 
   void read_expressions() {
-    m_.T = read_expression(spec_.kinetic, sym(), {"the kinetic energy", true, false});
-    m_.V = spec_.potential ? read_expression(*spec_.potential, sym(), {"the potential", false, false}) : ex(0);
+    scope_.read_all();
+    m_.T = read_expression(spec_.kinetic, scope_, {"the kinetic energy", true, false});
+    m_.V = spec_.potential ? read_expression(*spec_.potential, scope_, {"the potential", false, false}) : ex(0);
+    add_bodies();
     for (size_t i = 0; i < m_.nq; ++i) {
       std::string what = "the force on " + name_of(i);
-      m_.Q.push_back(spec_.forces[i] ? read_expression(*spec_.forces[i], sym(), {what.c_str(), true, true}).expand()
+      m_.Q.push_back(spec_.forces[i] ? read_expression(*spec_.forces[i], scope_, {what.c_str(), true, true}).expand()
                                      : ex(0));
     }
-    for (size_t j = 0; j < m_.nh; ++j) {
-      std::string what = "holonomic constraint " + std::to_string(j + 1);
-      m_.phi.push_back(read_expression(spec_.holonomic[j], sym(), {what.c_str(), false, false}));
+    std::vector<ConstraintOrigin> holonomic, nonholonomic;
+    for (size_t j = 0; j < spec_.holonomic.size(); ++j) {
+      holonomic.push_back(written("holonomic", j, spec_.holonomic[j]));
+      m_.phi.push_back(read_expression(spec_.holonomic[j], scope_, {holonomic.back().name.c_str(), false, false}));
     }
-    for (size_t j = 0; j < m_.nn; ++j) {
-      std::string what = "nonholonomic constraint " + std::to_string(j + 1);
-      m_.g.push_back(read_expression(spec_.nonholonomic[j], sym(), {what.c_str(), true, false}).expand());
+    for (size_t j = 0; j < spec_.nonholonomic.size(); ++j) {
+      nonholonomic.push_back(written("nonholonomic", j, spec_.nonholonomic[j]));
+      m_.g.push_back(read_expression(spec_.nonholonomic[j], scope_, {nonholonomic.back().name.c_str(), true, false}).expand());
+    }
+    add_wheels(holonomic, nonholonomic);
+    m_.nh = holonomic.size();
+    m_.nn = nonholonomic.size();
+    m_.origins = holonomic;
+    m_.origins.insert(m_.origins.end(), nonholonomic.begin(), nonholonomic.end());
+  }
+
+  // Row j of a kind as written: "holonomic constraint 2: x^2 + y^2 - l^2",
+  // its white space (line breaks of a multi-line string) folded into single spaces.
+  static ConstraintOrigin written(const std::string &kind, size_t j, const SourceText &src) {
+    std::string text;
+    for (char ch : src.text) {
+      bool space = std::isspace((unsigned char)ch);
+      if (space && (text.empty() || text.back() == ' ')) continue;
+      text += space ? ' ' : ch;
+    }
+    if (!text.empty() && text.back() == ' ') text.pop_back();
+    return {kind + " constraint " + std::to_string(j + 1), text, std::to_string(j + 1), src.loc_of(0), -1, ""};
+  }
+
+  // T and V of [bodies] and [particles], added to those written.
+  void add_bodies() {
+    m_.bodies = body_energies(scope_);
+    GiNaC::exvector T = {m_.T}, V = {m_.V};
+    for (auto &b : m_.bodies) T.push_back(b.T), V.push_back(b.V);
+    m_.T = GiNaC::add(T);
+    m_.V = GiNaC::add(V);
+  }
+
+  // Each wheel's contact row, unless it is 0 whatever the coordinates (a
+  // wheel whose centre's height is that of a wheel on the plane: a disk
+  // written with its lean), and its two no-slip rows.
+  void add_wheels(std::vector<ConstraintOrigin> &holonomic, std::vector<ConstraintOrigin> &nonholonomic) {
+    int index = 0;
+    for (const WheelRows &w : wheel_rows(scope_, [&](const ex &e) { return sign_at_samples(m_, e); })) {
+      const std::string &name = w.wheel->name;
+      auto origin = [&](const std::string &row, const std::string &column) {
+        return ConstraintOrigin{"rolling wheel '" + name + "': " + row, "", column, w.wheel->loc, index, row};
+      };
+      bool kept = !vanishes_at_samples(m_, w.contact);
+      m_.contact_kept.push_back(kept);
+      if (kept) {
+        holonomic.push_back(origin("the contact point on the plane", name));
+        m_.phi.push_back(w.contact);
+      }
+      for (int i = 0; i < 2; ++i) {
+        const std::string &along = w.tangent[i];  // "N.x" (column rear.x) or "t1" (rear.t1)
+        nonholonomic.push_back(origin("no slip along " + along, name + "." + (along.rfind("N.", 0) == 0 ? along.substr(2) : along)));
+        m_.g.push_back(w.no_slip[i]);
+      }
+      ++index;
     }
   }
 
@@ -171,22 +225,21 @@ class Deriver {
       for (size_t i = 0; i < m_.nq; ++i) {
         m_.B(j, i) = m_.g[j].diff(s.v[i]).expand();
         if (s.has_kind(m_.B(j, i), SymbolKind::velocity))
-          error_at(spec_.nonholonomic[j].loc_of(0),
-                   "nonholonomic constraint " + std::to_string(j + 1) +
-                       " is not linear in the velocities: its derivative by " + name_of(i) +
+          error_at(m_.constraint_loc(m_.nh + j),
+                   m_.constraint_name(m_.nh + j) + " is not linear in the velocities: its derivative by " + name_of(i) +
                        "' depends on the velocities");
       }
       bool any = false;
       for (size_t i = 0; i < m_.nq; ++i) any = any || !m_.B(j, i).is_zero();
       if (!any)
-        error_at(spec_.nonholonomic[j].loc_of(0),
-                 "nonholonomic constraint " + std::to_string(j + 1) +
+        error_at(m_.constraint_loc(m_.nh + j),
+                 m_.constraint_name(m_.nh + j) +
                      " does not contain any velocity; a constraint on positions belongs in 'holonomic'");
       m_.b.push_back(m_.g[j].subs(at_rest).expand());
-      m_.c_n.push_back(s.convective_derivative(m_.g[j]).expand());
+      m_.c_n.push_back(s.convective_derivative(m_.g[j]));
       GiNaC::realsymbol z("int_g" + std::to_string(j + 1));
       m_.z.push_back(z);
-      m_.r.push_back((-m_.c_n[j] - m_.alpha * m_.g[j] - m_.beta * z).expand());
+      m_.r.push_back(-m_.c_n[j] - m_.alpha * m_.g[j] - m_.beta * z);
     }
   }
 
@@ -224,7 +277,7 @@ class Deriver {
   StateVar state_var(const GiNaC::realsymbol &sym, const std::string &name, const std::optional<SourceText> &src) {
     if (!src) return {sym, name, 0, 0.0, false};
     std::string what = "the initial value of " + name;
-    ex e = read_expression(*src, m_.symbols, {what.c_str(), false, false, false, "parameters"});
+    ex e = read_expression(*src, scope_, {what.c_str(), false, false, false, "parameters"});
     double value = at_defaults(e);
     if (!std::isfinite(value))
       error_at(src->loc_of(0), what + " is not a finite number at the parameters' defaults");
@@ -257,11 +310,9 @@ class Deriver {
 
   void check_constraint_count() {
     size_t m = m_.nh + m_.nn;
-    if (m >= m_.nq + 1) {
-      const SourceText &last = m_.nn ? spec_.nonholonomic.back() : spec_.holonomic.back();
-      error_at(last.loc_of(0), std::to_string(m) + " constraints on " + std::to_string(m_.nq) +
-                                   " coordinates: at most as many constraints as coordinates can be independent");
-    }
+    if (m >= m_.nq + 1)
+      error_at(m_.origins.back().loc, std::to_string(m) + " constraints on " + std::to_string(m_.nq) +
+                                          " coordinates: at most as many constraints as coordinates can be independent");
   }
 };
 
@@ -275,25 +326,9 @@ std::optional<Formulation> parse_formulation(const std::string &name) {
 
 Model derive(const Spec &spec, Formulation formulation) { return Deriver(spec, formulation).run(); }
 
-std::string Model::constraint_name(size_t c) const {
-  return c < nh ? "holonomic constraint " + std::to_string(c + 1) : "nonholonomic constraint " + std::to_string(c - nh + 1);
-}
-
-const SourceText &Model::constraint_source(size_t c) const {
-  return c < nh ? spec->holonomic[c] : spec->nonholonomic[c - nh];
-}
-
-// The constraint as written, its white space (line breaks of a multi-line
-// string) folded into single spaces.
 std::string Model::constraint_label(size_t c) const {
-  std::string text;
-  for (char ch : constraint_source(c).text) {
-    bool space = std::isspace((unsigned char)ch);
-    if (space && (text.empty() || text.back() == ' ')) continue;
-    text += space ? ' ' : ch;
-  }
-  if (!text.empty() && text.back() == ' ') text.pop_back();
-  return constraint_name(c) + ": " + text;
+  const ConstraintOrigin &o = origins.at(c);
+  return o.text.empty() ? o.name : o.name + ": " + o.text;
 }
 
 }  // namespace lgc

@@ -38,7 +38,14 @@ std::string emit_descriptor(const Plan &plan) {
     state_names.push_back(x.name);
     given += std::string(given.empty() ? " " : ", ") + (x.given ? "1" : "0");
   }
-  for (size_t c = 0; c < m.nc(); ++c) labels.push_back(m.constraint_label(c));
+  // The CSV names a wheel's rows after it (g[rear.x]); written rows keep their numbers, the default.
+  std::vector<std::string> columns;
+  bool wheels = false;
+  for (size_t c = 0; c < m.nc(); ++c) {
+    labels.push_back(m.constraint_label(c));
+    columns.push_back(m.origins[c].column);
+    wheels = wheels || m.origins[c].wheel >= 0;
+  }
   s << "static const char *const coordinate_names[] = " << string_array(names_of(spec.coordinates)) << ";\n";
   s << "static const char *const state_names[] = " << string_array(state_names) << ";\n";
   if (!spec.parameters.empty())
@@ -46,6 +53,7 @@ std::string emit_descriptor(const Plan &plan) {
   if (!spec.inputs.empty())
     s << "static const char *const input_names[] = " << string_array(names_of(spec.inputs)) << ";\n";
   if (!labels.empty()) s << "static const char *const constraint_labels[] = " << string_array(labels) << ";\n";
+  if (wheels) s << "static const char *const constraint_columns[] = " << string_array(columns) << ";\n";
   s << "/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */\n";
   s << "static const unsigned char initial_given[] = {" << given << " };\n";
 
@@ -70,6 +78,7 @@ std::string emit_descriptor(const Plan &plan) {
     field("input_defaults", n.fn("input_defaults"));
   }
   if (!labels.empty()) field("constraint_labels", "constraint_labels");
+  if (wheels) field("constraint_columns", "constraint_columns");
   field("initial_state", n.fn("initial_state"));
   field("initial_state_at", n.fn("initial_state_at"));
   field("initial_given", "initial_given");

@@ -200,6 +200,8 @@ class Report {
          << ".toml`. Do not edit: change the spec and regenerate.\n\n";
     out_ << "## Spec\n\n```toml\n" << s.source << (s.source.empty() || s.source.back() == '\n' ? "" : "\n")
          << "```\n\n";
+    if (!s.frames.empty()) frames();
+    if (!m_.bodies.empty()) bodies();
     out_ << "## Energies\n\n";
     equation("T", m_.T);
     equation("V", m_.V);
@@ -212,6 +214,7 @@ class Report {
             "\\partial t} - \\frac{\\partial L}{\\partial q}$, and the applied forces $Q$:\n\n";
     for (size_t i = 0; i < m_.nq; ++i) equation("k_{" + coordinate(i) + "}", m_.k[i]);
     for (size_t i = 0; i < m_.nq; ++i) equation("Q_{" + coordinate(i) + "}", m_.Q[i]);
+    if (!s.wheels.empty()) wheels();
     if (m_.nh) holonomic();
     if (m_.nn) nonholonomic();
     stabilised();
@@ -254,6 +257,79 @@ class Report {
     }
     out_ << "\\end{pmatrix}\n$$\n\n";
     definitions();
+  }
+
+  // Spec text in a Markdown table's cell.
+  static std::string cell(const std::string &text) {
+    std::string s;
+    for (char c : text) s += c == '|' ? "\\|" : c == '\n' ? " " : std::string(1, c);
+    return "`" + s + "`";
+  }
+
+  void frames() {
+    out_ << "## Frames\n\n"
+         << "Each frame turns from its parent by the rotations listed, each about an axis of the frame just made "
+            "(intrinsic); a rotation by $a$ about $z$ maps components in the new frame to components in the old one "
+            "by $R_z(a) = \\begin{pmatrix} \\cos a & -\\sin a & 0 \\\\ \\sin a & \\cos a & 0 \\\\ 0 & 0 & 1 "
+            "\\end{pmatrix}$ (and cyclically for $x$, $y$). $N$ is the Newtonian frame.\n\n"
+         << "| frame | parent and rotations |\n|---|---|\n";
+    for (auto &f : m_.spec->frames) out_ << "| `" << f.name << "` | " << cell(f.text.text) << " |\n";
+    out_ << "\n";
+  }
+
+  void bodies() {
+    const Spec &s = *m_.spec;
+    out_ << "## Bodies and particles\n\n"
+         << "Inertia about the centre of mass, as tensor components ($I_{xz} = -\\int x z\\,dm$) in the axes of the "
+            "body's frame (or of its inertia_frame). Each adds $\\frac{1}{2} m v\\cdot v + \\frac{1}{2}\\omega^T I "
+            "\\omega$ to $T$ ($v$ the velocity of the centre in $N$, $\\omega$ the angular velocity) and "
+            "$-m\\,g\\cdot r$ to $V$ ($r$ the centre, $g$ the spec's gravity).\n\n"
+         << "| body | mass | frame | centre | inertia |\n|---|---|---|---|---|\n";
+    for (auto &b : s.bodies) {
+      std::string inertia;
+      for (size_t i = 0; i < b.inertia.size(); ++i)
+        inertia += (i == 0 ? "" : b.inertia.size() == 9 && i % 3 == 0 ? "; " : ", ") + b.inertia[i].text;
+      std::string frame = b.frame.name + (b.inertia_frame ? " (inertia in " + b.inertia_frame->name + ")" : "");
+      out_ << "| " << b.name << " | " << cell(b.mass.text) << " | " << cell(frame) << " | " << cell(b.centre.text)
+           << " | " << cell(inertia) << " |\n";
+    }
+    for (auto &p : s.particles)
+      out_ << "| " << p.name << " (particle) | " << cell(p.mass.text) << " | | " << cell(p.point.text) << " | |\n";
+    out_ << "\n";
+    for (auto &b : m_.bodies) {
+      equation("T_{\\mathrm{" + tex_text(b.name) + "}}", b.T);
+      equation("V_{\\mathrm{" + tex_text(b.name) + "}}", b.V);
+    }
+  }
+
+  static std::string tex_text(const std::string &name) {
+    std::string s;
+    for (char c : name) s += c == '_' ? std::string("\\_") : std::string(1, c);
+    return s;
+  }
+
+  void wheels() {
+    const Spec &s = *m_.spec;
+    out_ << "## Rolling wheels\n\n"
+         << "A disk of radius $r$ and axle $a$ on the plane through $N$'s origin with normal $n$ (both unit) touches it "
+            "at $\\mathrm{centre} - r k$, $k = (n - (n\\cdot a)a)/\\sqrt{1 - (n\\cdot a)^2}$. It rolls without "
+            "slipping: the contact is on the plane ($n \\cdot \\mathrm{contact} = 0$, holonomic, left out when it "
+            "is 0 at every state), and the wheel's material point there does not slide along the plane's tangents "
+            "(nonholonomic).\n\n"
+         << "| wheel | body | centre | axle | radius | normal | rows |\n|---|---|---|---|---|---|---|\n";
+    for (size_t w = 0; w < s.wheels.size(); ++w) {
+      const WheelSpec &wheel = s.wheels[w];
+      std::string centre = wheel.centre ? cell(wheel.centre->text) : "the body's";
+      std::string rows = m_.contact_kept[w] ? "" : "the contact point on the plane: 0 at every state, left out; ";
+      for (size_t c = 0; c < m_.nc(); ++c)
+        if (m_.origins[c].wheel == int(w))
+          rows += m_.origins[c].row + ": $" +
+                  (c < m_.nh ? "\\varphi_{" + std::to_string(c + 1) : "g_{" + std::to_string(c - m_.nh + 1)) + "}$; ";
+      rows.resize(rows.size() - 2);
+      out_ << "| " << wheel.name << " | " << wheel.body.name << " | " << centre << " | " << cell(wheel.axle.text)
+           << " | " << cell(wheel.radius.text) << " | " << cell(wheel.normal.text) << " | " << rows << " |\n";
+    }
+    out_ << "\n";
   }
 
   void holonomic() {

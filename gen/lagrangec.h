@@ -21,6 +21,7 @@
 
 #include <ginac/ginac.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -74,12 +75,57 @@ struct NamedValue {
   SourceLoc loc;
 };
 
+// A name the spec refers to (a frame, a body), and where it is written.
+struct NameRef {
+  std::string name;
+  SourceLoc loc;
+};
+
+// A named expression of [definitions] or [points], or a frame of [frames]
+// (its rotation sequence from a parent: "N z(psi) x(phi)").
+struct NamedText {
+  std::string name;
+  SourceLoc loc;
+  SourceText text;
+};
+
+// [bodies.NAME]: a rigid body; inertia about the centre of mass, in the
+// body's frame or in inertia_frame: 3 principal moments, or the 9 entries
+// of the tensor by rows.
+struct BodySpec {
+  std::string name;
+  SourceLoc loc;
+  SourceText mass, centre;
+  NameRef frame;
+  std::vector<SourceText> inertia;
+  std::optional<NameRef> inertia_frame;
+};
+
+// [particles.NAME]: a point mass.
+struct ParticleSpec {
+  std::string name;
+  SourceLoc loc;
+  SourceText mass, point;
+};
+
+// [rolling.NAME]: a disk wheel, the body `body`, rolling without slipping
+// on the plane through N's origin with normal `normal`; its centre is the
+// body's unless given.
+struct WheelSpec {
+  std::string name;
+  SourceLoc loc;
+  NameRef body;
+  std::optional<SourceText> centre;
+  SourceText axle, radius, normal;
+};
+
 struct Spec {
   std::string path;
   std::string source;  // the file's bytes, for reports and error carets
   std::string name, title;
   std::vector<NamedValue> coordinates;  // value unused
   std::vector<NamedValue> parameters, inputs;
+  // T as written; "0", at the first body or particle, when only they give it.
   SourceText kinetic;
   std::optional<SourceText> potential;
   std::vector<std::optional<SourceText>> forces;  // one per coordinate
@@ -89,6 +135,12 @@ struct Spec {
   std::vector<std::optional<SourceText>> initial_q, initial_v;  // one per coordinate
   std::vector<std::optional<SourceText>> initial_mu;  // one per nonholonomic constraint (vakonomic)
   double alpha = 0, beta = 0;
+  // Bodies, frames and wheels, in the order written.
+  std::vector<NamedText> definitions, points, frames;
+  std::optional<SourceText> gravity;  // a vector
+  std::vector<BodySpec> bodies;
+  std::vector<ParticleSpec> particles;
+  std::vector<WheelSpec> wheels;
 };
 
 // Reads and checks a spec file; throws SpecError.
@@ -123,6 +175,116 @@ struct SymbolTable {
 
 SymbolTable make_symbols(const Spec &spec);
 
+// ---- frames.cpp -----------------------------------------------------------
+
+// Vector components in one frame: (x, y, z).
+using Components = std::array<GiNaC::ex, 3>;
+
+// A vector as a sum of terms, each its components in one frame (a node of
+// the FrameTree): x*N.x + R*A.z is two terms, and nothing is rotated until
+// an operation needs two frames in one, into the closest frame both reach.
+struct Vector {
+  std::map<int, Components> terms;  // frame node -> components; absent: 0
+  static Vector unit(int frame, int axis);
+};
+
+// Orientation. The Newtonian frame N is node 0; every elementary rotation
+// of a frame's sequence from its parent ("N z(psi) x(phi)") is a node of one
+// tree, and a named frame is the node of its last rotation. Direction
+// cosines: a node's rotation R_a(angle) maps components in the node to
+// components in its parent, v_parent = R_a(angle) v_node, with
+// R_z(t) = [cos t, -sin t, 0; sin t, cos t, 0; 0, 0, 1] and its cyclic
+// permutations for x and y: right-handed, intrinsic (each rotation about
+// the axis of the frame just made).
+class FrameTree {
+ public:
+  static constexpr int N = 0;
+  struct Node {
+    int parent;      // -1 for N
+    int axis;        // 0, 1, 2: x, y, z
+    GiNaC::ex angle;
+    int depth;
+  };
+  FrameTree();
+  // The node turned from `parent` by `angle` about the axis `axis` they share.
+  int rotate(int parent, int axis, const GiNaC::ex &angle);
+  const Node &node(int id) const { return nodes_.at(id); }
+  int common_ancestor(int a, int b) const;
+  // Components in frame `from` as components in frame `to`.
+  Components express(const Components &c, int from, int to) const;
+  // The angular velocity of `frame` in N: each rotation's rate about its
+  // axis, as a term in the frame it turns from (where the axis is constant).
+  Vector angular_velocity(int frame, const SymbolTable &s) const;
+
+ private:
+  std::vector<Node> nodes_;
+};
+
+// ---- vectors.cpp ----------------------------------------------------------
+
+// Vector algebra over the frames of a FrameTree, each result in the
+// closest frame its operands share.
+Vector operator+(const Vector &a, const Vector &b);
+Vector operator*(const GiNaC::ex &s, const Vector &v);
+bool is_zero(const Vector &v);
+Components components_in(const FrameTree &frames, const Vector &v, int frame);
+GiNaC::ex dot(const FrameTree &frames, const Vector &a, const Vector &b);
+Vector cross(const FrameTree &frames, const Vector &a, const Vector &b);
+// The derivative in N of a vector of coordinates and t (no velocities):
+// vel(P) when v is the position of P.
+Vector time_derivative(const FrameTree &frames, const SymbolTable &s, const Vector &v);
+// Whether a component of v contains a symbol of this kind.
+bool has_kind(const SymbolTable &s, const Vector &v, SymbolKind kind);
+
+// ---- definitions.cpp ------------------------------------------------------
+
+// What an expression computes: a scalar, or a vector.
+struct Value {
+  bool is_vector = false;
+  GiNaC::ex scalar;
+  Vector vector;
+};
+
+// The names of a spec beyond its symbols: the definitions and points (named
+// values) and the frames. Each is read on first use, so they may be written
+// in any order; a name that needs itself is an error naming the cycle.
+class Scope {
+ public:
+  Scope(const Spec &spec, const SymbolTable &symbols);
+  Scope(const Scope &) = delete;
+  const Spec &spec;
+  const SymbolTable &symbols;
+  FrameTree frames;
+
+  // Reads every frame, definition and point, so that a mistake in one no
+  // expression uses is found too.
+  void read_all();
+  // The value of a definition or point; nullptr if `name` is neither.
+  // `use` is where an expression names it (for a cycle's message).
+  const Value *value(const std::string &name, const SourceLoc &use);
+  // The node of a frame; nullopt if `name` is not one.
+  std::optional<int> frame(const std::string &name, const SourceLoc &use);
+  // The node of the frame a spec's key names, or an error there.
+  int frame(const NameRef &ref);
+  // Declared frame names, N first, for messages.
+  std::vector<std::string> frame_names() const;
+  std::vector<std::string> value_names() const;
+  // The named frame of a node, or "" for a node inside a rotation sequence.
+  std::string frame_name(int node) const;
+
+ private:
+  struct Entry {
+    const NamedText *text;
+    char kind;  // 'd' definition, 'p' point, 'f' frame
+    enum { unread, reading, read } state = unread;
+    Value value;
+    int node = -1;
+  };
+  std::map<std::string, Entry> entries_;
+  std::vector<std::string> reading_;  // the chain being read, for cycles
+  Entry &resolve(Entry &e, const std::string &name, const SourceLoc &use);
+};
+
 // ---- expr_reader.cpp ------------------------------------------------------
 
 // What an expression may refer to, and how to name it in a message.
@@ -135,11 +297,51 @@ struct ExprContext {
   const char *depends_on = "coordinates and t";
 };
 
-GiNaC::ex read_expression(const SourceText &src, const SymbolTable &symbols,
-                          const ExprContext &ctx);
+// A scalar expression; a vector is an error.
+GiNaC::ex read_expression(const SourceText &src, Scope &scope, const ExprContext &ctx);
+// A vector expression (a point, a direction); a scalar is an error.
+Vector read_vector(const SourceText &src, Scope &scope, const ExprContext &ctx);
+// Either (a definition).
+Value read_value(const SourceText &src, Scope &scope, const ExprContext &ctx);
+// A frame's rotation sequence, "PARENT a(angle) b(angle) ...": its node.
+int read_frame(const SourceText &src, Scope &scope, const ExprContext &ctx);
 
 // Functions the expression language knows, for name checks.
 bool is_function_name(const std::string &name);
+// " (did you mean 'g'?)" when `name` is a near miss of one of `known`, else "".
+std::string did_you_mean(const std::string &name, const std::vector<std::string> &known);
+
+// ---- bodies.cpp -----------------------------------------------------------
+
+// What one body or particle contributes to the Lagrangian. T is an
+// unexpanded sum of bilinear terms in the velocities, which derive_kinetic
+// takes apart without expanding: m/2 (v_x^2 + v_y^2 + v_z^2), v the centre's
+// velocity in N's components, and 1/2 sum_ab I_ab w_a w_b, w the angular
+// velocity in the axes of the inertia's frame. V is -m gravity . centre.
+struct BodyEnergy {
+  std::string name;
+  bool particle;
+  GiNaC::ex T, V;
+};
+std::vector<BodyEnergy> body_energies(Scope &scope);
+
+// ---- wheels.cpp -----------------------------------------------------------
+
+// The rows of one rolling wheel ([rolling.NAME]): with n the plane's unit
+// normal, a the axle's unit vector and r the radius, the contact point is
+// centre - r k, k = (n - (n.a) a)/sqrt(1 - (n.a)^2), straight "down" in the
+// wheel's plane. The holonomic row keeps it on the plane, n . contact = 0;
+// the two nonholonomic rows stop its material point sliding along the two
+// tangents of the plane: t . (vel(centre) + omega(wheel) x (contact - centre)) = 0.
+struct WheelRows {
+  const WheelSpec *wheel;
+  GiNaC::ex contact;                   // n . contact
+  std::array<GiNaC::ex, 2> no_slip;    // along the tangents
+  std::array<std::string, 2> tangent;  // their names: "N.x", or "t1"
+};
+// `sign` is +1 or -1 for an expression of that sign at every sampled
+// state, else 0 (model_checks' sign_at_samples).
+std::vector<WheelRows> wheel_rows(Scope &scope, const std::function<int(const GiNaC::ex &)> &sign);
 
 // ---- expression_text.cpp --------------------------------------------------
 
@@ -172,6 +374,17 @@ enum class Formulation { dalembert, vakonomic };
 // "dalembert" or "vakonomic"; nullopt for anything else.
 std::optional<Formulation> parse_formulation(const std::string &name);
 
+// Where a constraint row comes from: for messages, the descriptor's
+// labels and the CSV's column names.
+struct ConstraintOrigin {
+  std::string name;    // "holonomic constraint 2", "rolling wheel 'rear': no slip along N.x"
+  std::string text;    // as written, its white space folded; "" for a wheel's row
+  std::string column;  // in the CSV's phi[...], g[...], lambda[...], mu[...]: "2", "rear.x"
+  SourceLoc loc;
+  int wheel = -1;      // a wheel's row: the index of its [rolling.NAME]; -1 when written
+  std::string row;     // ... and which: "the contact point on the plane", "no slip along N.x"
+};
+
 // One entry of the state vector x = (q, q', ∫g, then vakonomic mu).
 struct StateVar {
   GiNaC::realsymbol sym;
@@ -196,6 +409,9 @@ struct Model {
   std::vector<GiNaC::ex> g, b, c_n;                 // nonholonomic
   GiNaC::matrix B;               // nn x nq
   std::vector<GiNaC::realsymbol> z;  // ∫g dt, one per nonholonomic constraint
+  std::vector<ConstraintOrigin> origins;  // nh + nn: the written rows, then the wheels', of each kind
+  std::vector<BodyEnergy> bodies;         // what [bodies] and [particles] add to T and V
+  std::vector<bool> contact_kept;         // per wheel: its contact row (false: identically 0, dropped)
   Formulation formulation = Formulation::dalembert;
   std::vector<GiNaC::realsymbol> mu;  // vakonomic only: the multipliers, states
   std::vector<StateVar> state;        // q, q', z, then (vakonomic) mu
@@ -209,9 +425,9 @@ struct Model {
   // The velocity-level constraint row c, [phi'; g]_c.
   const GiNaC::ex &rate(size_t c) const { return c < nh ? phi_dot[c] : g[c - nh]; }
   // "holonomic constraint 2", and with its text: "holonomic constraint 2: x^2 + y^2 - l^2".
-  std::string constraint_name(size_t c) const;
+  const std::string &constraint_name(size_t c) const { return origins.at(c).name; }
   std::string constraint_label(size_t c) const;
-  const SourceText &constraint_source(size_t c) const;
+  const SourceLoc &constraint_loc(size_t c) const { return origins.at(c).loc; }
 };
 
 Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert);
@@ -244,6 +460,11 @@ void check_independent_constraints(const Model &m);
 // A warning for each nonholonomic constraint that is a holonomic one
 // written in velocity form.
 void warn_integrable(const Model &m);
+// Whether e(q, t) and its gradient in q are 0 at every sampled state, to
+// round-off: identities no CAS applies (sqrt(1 - sin(x)^2) - cos(x)) show.
+bool vanishes_at_samples(const Model &m, const GiNaC::ex &e);
+// +1 or -1 when e(q, t) has that sign at every sampled state, else 0.
+int sign_at_samples(const Model &m, const GiNaC::ex &e);
 
 // ---- lower.cpp ------------------------------------------------------------
 

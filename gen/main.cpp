@@ -1,7 +1,7 @@
-// main.cpp — the lagrangec command line: generate, equations, simulate, linearize.
+// main.cpp — the lagrangec command line: generate, equations, simulate, linearize, sweep.
 #include "lagrangec.h"
 #include "lagrangec_config.h"
-#include "commands.h"  // simulate's and linearize's options, help and exit statuses
+#include "commands.h"  // simulate's, linearize's and sweep's options, help and exit statuses
 
 #include <cstring>
 #include <sys/resource.h>
@@ -27,6 +27,11 @@ const char *kUsageText =
     "  linearize SPEC --at NAME=VALUE... [OPTIONS]\n"
     "                            the linear model about a point on the constraints,\n"
     "                            in independent coordinates and speeds; its eigenvalues\n"
+    "  sweep SPEC --runs RUNS.csv|--samples N --vary NAME=DIST... --out DIR [OPTIONS]\n"
+    "                            many runs of one model (a table, or Monte-Carlo), over\n"
+    "                            worker processes or the ranks of mpirun\n"
+    "  sweep --merge DIR... --out DIR\n"
+    "                            the directories of a sweep's shards into one\n"
     "\n"
     "Each takes --formulation dalembert|vakonomic: how nonholonomic constraints\n"
     "enter the equations (default dalembert, the d'Alembert-Lagrange equations).\n"
@@ -121,18 +126,19 @@ std::string overwrites_spec(const lgc_command *cmd, const std::vector<std::strin
   if (args.empty() || ::stat(args[0].c_str(), &spec) != 0) return "";
   for (size_t i = 1; i + 1 < args.size(); ++i) {
     int k = lgc_command_option(cmd, args[i].c_str());
-    if (k < 0 || cmd->options[k].kind == LGC_OPTION_FLAG) continue;
+    if (k < 0 || lgc_command_entry(cmd, k)->kind == LGC_OPTION_FLAG) continue;
     const std::string &path = args[++i];
-    if (cmd->options[k].kind == LGC_OPTION_OUTPUT && ::stat(path.c_str(), &out) == 0 &&
+    if (lgc_command_entry(cmd, k)->kind == LGC_OPTION_OUTPUT && ::stat(path.c_str(), &out) == 0 &&
         out.st_dev == spec.st_dev && out.st_ino == spec.st_ino)
       return args[i - 1] + " " + path + " is the spec " + args[0] + ": writing it would destroy the spec";
   }
   return "";
 }
 
-// `simulate` and `linearize` run the model's compiled program (simulate.cpp);
-// their options and help are the program's own table (commands.h), so the
-// help needs no spec and no compile.
+// `simulate`, `linearize` and `sweep` run the model's compiled program
+// (simulate.cpp); their options and help are the program's own table
+// (commands.h), so the help needs no spec and no compile, and `sweep
+// --merge` no model at all.
 int model_command(const std::string &command, std::vector<std::string> args) {
   const lgc_command *cmd = lgc_command_find(command.c_str());
   const std::string program = "lagrangec " + command + " SPEC";
@@ -142,6 +148,11 @@ int model_command(const std::string &command, std::vector<std::string> args) {
   for (auto &a : args) words.push_back(a.data());
   if (lgc_command_wants_help(cmd, int(words.size()), words.data()))
     return lgc_command_help(cmd, program.c_str(), stdout), kOk;
+  if (command == "sweep" && lgc_command_given(cmd, int(words.size()), words.data(), "--merge")) {
+    std::string name = "lagrangec sweep";
+    words.insert(words.begin(), name.data());
+    return lgc_sweep_merge(int(words.size()), words.data());
+  }
   lgc::Formulation formulation = lgc::Formulation::dalembert;
   if (!take_formulation(args, formulation))
     return usage_error("--formulation takes dalembert or vakonomic", usage.c_str());
@@ -183,7 +194,7 @@ int main(int argc, char **argv) {
     if (cmd == "--version") return std::cout << "lagrangec " << LGC_VERSION << "\n", kOk;
     if (cmd == "generate") return generate_command(args);
     if (cmd == "equations") return equations_command(args);
-    if (cmd == "simulate" || cmd == "linearize") return model_command(cmd, args);
+    if (cmd == "simulate" || cmd == "linearize" || cmd == "sweep") return model_command(cmd, args);
     return usage_error("unknown command '" + cmd + "'", kUsageText);
   } catch (const lgc::SpecError &e) {
     std::ifstream in(e.loc.file, std::ios::binary);

@@ -117,7 +117,7 @@ void check_independent_constraints(const Model &m) {
   for (size_t c = 0; c < m.nh; ++c) {
     bool any = false;
     for (size_t i = 0; i < n; ++i) any = any || !m.J(c, i).is_zero();
-    if (!any) error_at(m.constraint_source(c).loc_of(0), m.constraint_name(c) + " does not depend on the coordinates");
+    if (!any) error_at(m.constraint_loc(c), m.constraint_name(c) + " does not depend on the coordinates");
   }
   Point initial;
   double scale = 1;
@@ -140,7 +140,7 @@ void check_independent_constraints(const Model &m) {
     std::vector<bool> dependent = dependent_rows(m, points);
     for (size_t c = 0; c < nc; ++c)
       if (dependent[c])
-        error_at(m.constraint_source(c).loc_of(0),
+        error_at(m.constraint_loc(c),
                  m.constraint_name(c) + " is implied by the constraints before it: its row of the constraint "
                                         "Jacobian is a combination of theirs at " + where + "; remove it");
   }
@@ -170,7 +170,7 @@ void warn_integrable(const Model &m) {
                                points);
       }
     if (!integrable) continue;
-    std::string msg = "nonholonomic constraint " + std::to_string(j + 1) +
+    std::string msg = m.constraint_name(m.nh + j) +
                       " is integrable (its 1-form w satisfies w ^ dw = 0), so it is a holonomic constraint "
                       "written in velocity form";
     // With coefficients free of q and t, w is the differential of w . (q, t).
@@ -185,8 +185,35 @@ void warn_integrable(const Model &m) {
                    : ": an integrating factor makes it the time derivative of a function of q and t; write that "
                      "function as a holonomic constraint";
     }
-    warn_at(m.constraint_source(m.nh + j).loc_of(0), msg);
+    warn_at(m.constraint_loc(m.nh + j), msg);
   }
+}
+
+bool vanishes_at_samples(const Model &m, const ex &e) {
+  std::vector<ex> parts = {e.expand()};
+  for (auto &q : m.symbols.q) parts.push_back(e.diff(q).expand());
+  for (const Point &p : sample_points(m, 4)) {
+    Evaluator value(p);
+    for (auto &x : parts) {
+      // Round-off is relative to the terms that cancel; a single term must be 0.
+      double scale = 0;
+      if (GiNaC::is_a<GiNaC::add>(x))
+        for (size_t i = 0; i < x.nops(); ++i) scale += std::fabs(value(x.op(i)));
+      if (!(std::fabs(value(x)) <= 1e-12 * scale)) return false;
+    }
+  }
+  return true;
+}
+
+int sign_at_samples(const Model &m, const ex &e) {
+  int sign = 0;
+  for (const Point &p : sample_points(m, 4)) {
+    double v = Evaluator(p)(e);
+    int here = v > 0 ? 1 : v < 0 ? -1 : 0;
+    if (here == 0 || (sign && here != sign)) return 0;
+    sign = here;
+  }
+  return sign;
 }
 
 }  // namespace lgc

@@ -280,6 +280,7 @@ Plan::Plan(const Model &m, bool jacobians)
   // First the arguments of its sines and cosines, which decide where the
   // addition formulas are cheaper than a call of their own.
   std::vector<ex> model_expressions = {m.T, m.V};
+  for (const BodyEnergy &b : m.bodies) model_expressions.push_back(b.T), model_expressions.push_back(b.V);  // the report's
   for (auto *list : {&m.Q, &m.k, &m.phi, &m.phi_t, &m.phi_dot, &m.c_h, &m.g, &m.b, &m.c_n, &m.r})
     model_expressions.insert(model_expressions.end(), list->begin(), list->end());
   for (auto *matrix : {&m.M, &m.A, &m.B})

@@ -1,4 +1,4 @@
-// simulate.cpp — `lagrangec simulate` and `lagrangec linearize`: the model's
+// simulate.cpp — `lagrangec simulate`, `linearize` and `sweep`: the model's
 // program, from the user's cache (cache.cpp) or built into it (compile.cpp),
 // run with the command and the user's options.
 #include "commands.h"
@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sstream>
 #include <unistd.h>
 
 extern char **environ;
@@ -72,20 +73,29 @@ std::string cache_key(const Spec &spec, const std::string &variant, const Toolch
   return key.hex().substr(0, 32);
 }
 
-std::string main_source(const Spec &spec) {
+// `entry`: lgc_main, or lgc_main_mpi for a program whose sweep shares its runs with MPI ranks.
+std::string main_source(const Spec &spec, const std::string &entry) {
   return "/* main.c — the program of " + spec.name + ", written by lagrangec simulate. */\n"
          "#include \"" + spec.name + ".h\"\n\n#include <lagrangec/model.h>\n#include <lagrangec/program.h>\n\n"
-         "int main(int argc, char **argv) { return lgc_main(&" + spec.name + "_model, argc, argv); }\n";
+         "int main(int argc, char **argv) { return " + entry + "(&" + spec.name + "_model, argc, argv); }\n";
 }
 
-// linearize, and a simulate whose --method iterates on the Jacobian (bdf,
-// adams), need the model's generated Jacobian; the other runs skip it, as
+// A sweep's program when lagrangec has MPI: the MPI archive, installed and
+// built beside the other, and MPI's library; a cache entry of its own.
+void use_mpi(Toolchain &t) {
+  t.runtime_library = t.runtime_library.substr(0, t.runtime_library.rfind('/') + 1) + "liblagrangec-program-mpi.a";
+  std::istringstream words(LGC_MPI_LINK_ARGS);  // meson's words: no quotes, no blanks inside
+  for (std::string w; words >> w;) t.link_args.push_back(w);
+}
+
+// linearize, and a simulate or sweep whose --method iterates on the Jacobian
+// (bdf, adams), need the model's generated Jacobian; the other runs skip it, as
 // on large models it costs more to generate than everything else.
 bool wants_jacobian(const std::string &command, const std::vector<std::string> &options) {
   if (command == "linearize") return true;
   std::vector<char *> words;
   for (const std::string &o : options) words.push_back(const_cast<char *>(o.c_str()));
-  const char *method = lgc_command_value(&lgc_simulate_command, LGC_SIM_METHOD, int(words.size()), words.data());
+  const char *method = lgc_command_value(lgc_command_find(command.c_str()), int(words.size()), words.data(), "--method");
   const lgc_method *m = method ? lgc_method_find(method) : nullptr;
   return m && m->jacobian;
 }
@@ -97,13 +107,16 @@ int run_model(const std::string &command, const std::string &spec_path, Formulat
   Spec spec = read_spec(spec_path);
   Toolchain toolchain = find_toolchain();
   bool with_jacobian = wants_jacobian(command, options);
+  bool with_mpi = LGC_WITH_MPI && command == "sweep";
+  if (with_mpi) use_mpi(toolchain);
   std::string variant = std::string(formulation == Formulation::vakonomic ? "-vakonomic" : "") +
-                        (with_jacobian ? "-jacobian" : "");
+                        (with_jacobian ? "-jacobian" : "") + (with_mpi ? "-mpi" : "");
   int program = cached_program(spec.name + variant + "-" + cache_key(spec, variant, toolchain), spec.name,
                                [&](const OpenDir &dir) {
                                  GeneratedFiles files = generate(spec, formulation, with_jacobian);
                                  write_generated(spec, files, dir.via_fd);
-                                 write_file_atomically(dir.via_fd + "/main.c", main_source(spec));
+                                 write_file_atomically(dir.via_fd + "/main.c",
+                                                       main_source(spec, with_mpi ? "lgc_main_mpi" : "lgc_main"));
                                  compile_program(toolchain, spec.name, files.source.size(), dir);
                                });
   std::vector<std::string> argv = {"lagrangec " + command + " " + spec_path, command};  // [0]: for its usage text

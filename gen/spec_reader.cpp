@@ -22,8 +22,13 @@ namespace {
 constexpr double kLargestValue = 1e30;
 
 const std::set<std::string> kTopLevelKeys = {
-    "name",      "title",  "coordinates", "parameters", "inputs",       "kinetic",
-    "potential", "forces", "constraints", "initial",    "stabilization"};
+    "name",          "title",       "coordinates", "parameters", "inputs", "kinetic", "potential",
+    "forces",        "constraints", "initial",     "stabilization", "definitions", "frames", "points",
+    "gravity",       "bodies",      "particles",   "rolling"};
+
+const std::set<std::string> kBodyKeys = {"mass", "frame", "centre", "inertia", "inertia_frame"};
+const std::set<std::string> kParticleKeys = {"mass", "point"};
+const std::set<std::string> kWheelKeys = {"body", "centre", "axle", "radius", "normal"};
 
 const std::set<std::string> kCKeywords = {
     "auto",     "break",    "case",     "char",       "const",     "continue", "default",
@@ -55,17 +60,21 @@ class Reader {
     } catch (const toml::parse_error &e) {
       error_at(loc(e.source().begin), "invalid TOML: " + std::string(e.description()));
     }
-    for (auto &&[key, value] : root)
-      if (!kTopLevelKeys.count(std::string(key.str())))
-        error_at(loc(key.source().begin), "unknown key '" + std::string(key.str()) +
-                                              "'; the keys of a spec are " + join(kTopLevelKeys));
+    check_keys(root, "", kTopLevelKeys);
     spec_.name = read_name(root);
     spec_.title = optional_string(root, "title").value_or(spec_.name);
     read_coordinates(root);
     read_values(root, "parameters", spec_.parameters);
     read_values(root, "inputs", spec_.inputs);
+    read_named_texts(root, "definitions", spec_.definitions);
+    read_named_texts(root, "points", spec_.points);
+    read_named_texts(root, "frames", spec_.frames);
     check_names();
-    spec_.kinetic = required_expression(root, "kinetic");
+    if (auto *v = root.get("gravity")) spec_.gravity = expression(*v, "gravity");
+    read_bodies(root);
+    read_particles(root);
+    read_wheels(root);
+    read_kinetic(root);
     if (auto *v = root.get("potential")) spec_.potential = expression(*v, "potential");
     read_forces(root);
     read_constraints(root);
@@ -163,6 +172,7 @@ class Reader {
              "pi, pow, sqrt, fabs, copysign)";
     if (name.rfind(spec_.name + "_", 0) == 0)
       return "'" + name + "' starts with the model's prefix '" + spec_.name + "_'";
+    if (name == "N") return "'N' is the Newtonian frame, which every spec has; choose another name";
     return "";
   }
 
@@ -183,24 +193,29 @@ class Reader {
     return name;
   }
 
-  void declare(const NamedValue &v, const char *kind) {
+  void declare(const NamedValue &v) {
     std::string why = name_problem(v.name);
     if (!why.empty()) error_at(v.loc, why);
     if (!taken_.insert(v.name).second) error_at(v.loc, "the name '" + v.name + "' is declared twice");
-    (void)kind;
   }
 
+  // Every name an expression may use is declared once, whatever declares it.
   void check_names() {
-    for (auto &c : spec_.coordinates) declare(c, "coordinate");
-    for (auto &p : spec_.parameters) declare(p, "parameter");
-    for (auto &u : spec_.inputs) declare(u, "input");
+    std::vector<NamedValue> declared;
+    for (auto *list : {&spec_.coordinates, &spec_.parameters, &spec_.inputs})
+      declared.insert(declared.end(), list->begin(), list->end());
+    for (auto *list : {&spec_.definitions, &spec_.points, &spec_.frames})
+      for (auto &d : *list) declared.push_back({d.name, 0, d.loc});
+    std::sort(declared.begin(), declared.end(), [](auto &a, auto &b) {
+      return std::tie(a.loc.line, a.loc.col) < std::tie(b.loc.line, b.loc.col);
+    });
+    for (auto &d : declared) declare(d);
     // A velocity is held in NAME_dot; no other name may be that.
     for (auto &c : spec_.coordinates)
-      for (auto *list : {&spec_.coordinates, &spec_.parameters, &spec_.inputs})
-        for (auto &other : *list)
-          if (other.name == c.name + "_dot")
-            error_at(other.loc, "'" + other.name + "' clashes with the velocity of '" + c.name +
-                                    "', which the generated C calls " + c.name + "_dot");
+      for (auto &other : declared)
+        if (other.name == c.name + "_dot")
+          error_at(other.loc, "'" + other.name + "' clashes with the velocity of '" + c.name +
+                                  "', which the generated C calls " + c.name + "_dot");
   }
 
   void read_coordinates(const toml::table &root) {
@@ -222,8 +237,13 @@ class Reader {
     if (!t) wrong_type(*n, key, "a table of name = value");
     for (auto &&[k, v] : *t)
       out.push_back({std::string(k.str()), number(v, std::string(k.str())), loc(k.source().begin)});
-    // toml++ keeps keys sorted; the spec's order is the order they were written.
-    std::sort(out.begin(), out.end(), [](auto &a, auto &b) {
+    in_written_order(out);
+  }
+
+  // toml++ keeps keys sorted; the spec's order is the order they were written.
+  template <class T>
+  static void in_written_order(std::vector<T> &items) {
+    std::sort(items.begin(), items.end(), [](auto &a, auto &b) {
       return std::tie(a.loc.line, a.loc.col) < std::tie(b.loc.line, b.loc.col);
     });
   }
@@ -313,10 +333,194 @@ class Reader {
     wrong_type(n, key, "an expression (a string such as \"m*x'^2/2\", or a number)");
   }
 
-  SourceText required_expression(const toml::table &root, const char *key) {
+  // T as written, or "0" when bodies or particles give it all; errors about
+  // T then point at the first of them.
+  void read_kinetic(const toml::table &root) {
+    if (const toml::node *n = root.get("kinetic")) return void(spec_.kinetic = expression(*n, "kinetic"));
+    std::vector<SourceLoc> masses;
+    for (auto &b : spec_.bodies) masses.push_back(b.loc);
+    for (auto &p : spec_.particles) masses.push_back(p.loc);
+    if (masses.empty())
+      error_at(top(), "missing 'kinetic' (the kinetic energy T, an expression), or [bodies] and [particles] "
+                      "to compute it from");
+    SourceLoc first = *std::min_element(masses.begin(), masses.end(), [](auto &a, auto &b) {
+      return std::tie(a.line, a.col) < std::tie(b.line, b.col);
+    });
+    spec_.kinetic = SourceText{"0", {first, first}};
+  }
+
+  // ---- bodies, frames and wheels ----
+
+  // [definitions], [points], [frames]: name = expression (a number is one too).
+  void read_named_texts(const toml::table &root, const std::string &key, std::vector<NamedText> &out) {
+    const char *shape = key == "frames"   ? "a rotation sequence from a parent frame (a string such as \"N z(psi) x(phi)\")"
+                        : key == "points" ? "a position (a vector expression such as \"x*N.x + R*A.z\")"
+                                          : "an expression (a string such as \"m*R^2/2\", or a number)";
     const toml::node *n = root.get(key);
-    if (!n) error_at(top(), std::string("missing '") + key + "' (the kinetic energy T, an expression)");
-    return expression(*n, key);
+    if (!n) return;
+    const toml::table *t = n->as_table();
+    if (!t) wrong_type(*n, key, (std::string("a table of name = ") + shape).c_str());
+    for (auto &&[k, v] : *t) {
+      std::string name(k.str());
+      if (!v.is_string() && !(v.is_number() && key == "definitions")) wrong_type(v, name, shape);
+      out.push_back({name, loc(k.source().begin), expression(v, name)});
+    }
+    in_written_order(out);
+  }
+
+  // The subtables of [bodies], [particles] or [rolling], each NAME = {...},
+  // in the order written.
+  std::vector<std::pair<const toml::key *, const toml::table *>> named_tables(const toml::table &root, const char *key,
+                                                                              const char *what) {
+    std::vector<std::pair<const toml::key *, const toml::table *>> out;
+    const toml::node *n = root.get(key);
+    if (!n) return out;
+    const toml::table *t = n->as_table();
+    if (!t) wrong_type(*n, key, (std::string("a table of [") + key + ".NAME] tables").c_str());
+    for (auto &&[k, v] : *t) {
+      std::string name(k.str());
+      if (!v.is_table())
+        error_at(loc(k.source().begin), "'" + name + "' in [" + key + "] must be a table [" + key + "." + name +
+                                            "] describing " + what + ", not " + type_name(v));
+      if (!is_identifier(name) || name[0] == '_')
+        error_at(loc(k.source().begin), "'" + name + "' is not a C identifier (letters, digits and '_', not "
+                                        "starting with a digit or '_'): the generated code names " + what + "s by it");
+      out.push_back({&k, v.as_table()});
+    }
+    std::sort(out.begin(), out.end(), [](auto &a, auto &b) {
+      auto &x = a.first->source().begin, &y = b.first->source().begin;
+      return std::tie(x.line, x.column) < std::tie(y.line, y.column);
+    });
+    return out;
+  }
+
+  // Rejects keys outside `known` in [table] (the spec's own, for ""),
+  // suggesting the nearest one.
+  void check_keys(const toml::table &t, const std::string &table, const std::set<std::string> &known) {
+    for (auto &&[k, v] : t) {
+      std::string key(k.str());
+      if (known.count(key)) continue;
+      std::string hint;
+      for (auto &good : known)
+        if (near_miss(key, good)) hint = " (did you mean '" + good + "'?)";
+      error_at(loc(k.source().begin), "unknown key '" + key + "'" + (table.empty() ? "" : " in [" + table + "]") + hint +
+                                          (table.empty() ? "; the keys of a spec are " : "; the keys are ") + join(known));
+    }
+  }
+
+  // One edit apart, or the same letters but for a swapped pair ("center").
+  static bool near_miss(const std::string &a, const std::string &b) {
+    if (a == b) return false;
+    if (a.size() == b.size()) {
+      std::vector<size_t> differ;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) differ.push_back(i);
+      if (differ.size() == 1) return true;
+      return differ.size() == 2 && differ[1] == differ[0] + 1 && a[differ[0]] == b[differ[1]] &&
+             a[differ[1]] == b[differ[0]];
+    }
+    const std::string &longer = a.size() > b.size() ? a : b, &shorter = a.size() > b.size() ? b : a;
+    if (longer.size() != shorter.size() + 1) return false;
+    for (size_t i = 0; i < longer.size(); ++i)
+      if (longer.substr(0, i) + longer.substr(i + 1) == shorter) return true;
+    return false;
+  }
+
+  const toml::node &required(const toml::table &t, const std::string &table, const toml::key &at, const char *key,
+                             const char *what) {
+    const toml::node *n = t.get(key);
+    if (!n) error_at(loc(at.source().begin), "[" + table + "] has no '" + key + "' (" + what + ")");
+    return *n;
+  }
+
+  NameRef name_ref(const toml::node &n, const std::string &key) {
+    if (!n.is_string()) wrong_type(n, key, "a name (a string)");
+    return {n.as_string()->get(), loc(n)};
+  }
+
+  void read_bodies(const toml::table &root) {
+    for (auto [key, t] : named_tables(root, "bodies", "a body")) {
+      std::string table = "bodies." + std::string(key->str());
+      check_keys(*t, table, kBodyKeys);
+      BodySpec b;
+      b.name = std::string(key->str());
+      b.loc = loc(key->source().begin);
+      b.mass = expression(required(*t, table, *key, "mass", "its mass, an expression"), "mass");
+      b.frame = name_ref(required(*t, table, *key, "frame", "the name of the frame fixed in it"), "frame");
+      b.centre = expression(required(*t, table, *key, "centre", "the position of its centre of mass"), "centre");
+      read_inertia(required(*t, table, *key, "inertia",
+                            "its inertia about the centre of mass: [Ixx, Iyy, Izz] or the 3 x 3 tensor; "
+                            "a point mass belongs in [particles]"),
+                   b.inertia);
+      if (auto *f = t->get("inertia_frame")) b.inertia_frame = name_ref(*f, "inertia_frame");
+      spec_.bodies.push_back(std::move(b));
+    }
+    check_unique_bodies();
+  }
+
+  // [Ixx, Iyy, Izz], or [[Ixx, Ixy, Ixz], [Iyx, Iyy, Iyz], [Izx, Izy, Izz]].
+  void read_inertia(const toml::node &n, std::vector<SourceText> &out) {
+    const char *shape = "a list of 3 principal moments [Ixx, Iyy, Izz] or 3 rows of the tensor [[Ixx, Ixy, Ixz], ...]";
+    const toml::array *a = n.as_array();
+    if (!a || a->size() != 3) {
+      if (!a) wrong_type(n, "inertia", shape);
+      error_at(loc(n), "'inertia' has " + std::to_string(a->size()) + " entries; it must be " + shape);
+    }
+    bool rows = (*a)[0].is_array();
+    for (size_t i = 0; i < 3; ++i) {
+      const toml::node &e = (*a)[i];
+      if (e.is_array() != rows)
+        error_at(loc(e), std::string("'inertia' mixes moments and rows; it must be ") + shape);
+      if (!rows) {
+        out.push_back(expression(e, "inertia"));
+        continue;
+      }
+      const toml::array *row = e.as_array();
+      if (row->size() != 3)
+        error_at(loc(e), "row " + std::to_string(i + 1) + " of 'inertia' has " + std::to_string(row->size()) +
+                             " entries, not 3");
+      for (const toml::node &x : *row) out.push_back(expression(x, "inertia"));
+    }
+  }
+
+  void read_particles(const toml::table &root) {
+    for (auto [key, t] : named_tables(root, "particles", "a particle")) {
+      std::string table = "particles." + std::string(key->str());
+      check_keys(*t, table, kParticleKeys);
+      ParticleSpec p;
+      p.name = std::string(key->str());
+      p.loc = loc(key->source().begin);
+      p.mass = expression(required(*t, table, *key, "mass", "its mass, an expression"), "mass");
+      p.point = expression(required(*t, table, *key, "point", "its position, a vector expression"), "point");
+      spec_.particles.push_back(std::move(p));
+    }
+    check_unique_bodies();
+  }
+
+  // Bodies and particles share one namespace: a wheel names its body.
+  void check_unique_bodies() {
+    std::map<std::string, SourceLoc> seen;
+    for (auto &b : spec_.bodies) seen.emplace(b.name, b.loc);
+    for (auto &p : spec_.particles)
+      if (!seen.emplace(p.name, p.loc).second)
+        error_at(p.loc, "'" + p.name + "' names both a body and a particle");
+  }
+
+  void read_wheels(const toml::table &root) {
+    for (auto [key, t] : named_tables(root, "rolling", "a rolling wheel")) {
+      std::string table = "rolling." + std::string(key->str());
+      check_keys(*t, table, kWheelKeys);
+      WheelSpec w;
+      w.name = std::string(key->str());
+      w.loc = loc(key->source().begin);
+      w.body = name_ref(required(*t, table, *key, "body", "the name of the wheel's body in [bodies]"), "body");
+      if (auto *c = t->get("centre")) w.centre = expression(*c, "centre");
+      w.axle = expression(required(*t, table, *key, "axle", "the direction of its axle, a vector"), "axle");
+      w.radius = expression(required(*t, table, *key, "radius", "its radius"), "radius");
+      w.normal = expression(required(*t, table, *key, "normal", "the normal of the plane it rolls on, a vector"),
+                            "normal");
+      spec_.wheels.push_back(std::move(w));
+    }
   }
 
   int coordinate_index(const toml::key &k, const char *table) const {
@@ -365,7 +569,7 @@ class Reader {
   void read_initial(const toml::table &root) {
     spec_.initial_q.resize(spec_.coordinates.size());
     spec_.initial_v.resize(spec_.coordinates.size());
-    spec_.initial_mu.resize(spec_.nonholonomic.size());
+    spec_.initial_mu.resize(nonholonomic_count());
     const toml::node *n = root.get("initial");
     if (!n) return;
     const toml::table *t = n->as_table();
@@ -391,9 +595,12 @@ class Reader {
     return expression(n, key);
   }
 
+  // Written ones, then two no-slip rows per rolling wheel.
+  size_t nonholonomic_count() const { return spec_.nonholonomic.size() + 2 * spec_.wheels.size(); }
+
   size_t multiplier_index(const toml::key &k) const {
     std::string name(k.str());
-    size_t count = spec_.nonholonomic.size();
+    size_t count = nonholonomic_count();
     for (size_t j = 0; j < count; ++j)
       if (name == "mu" + std::to_string(j + 1)) return j;
     error_at(loc(k.source().begin),

@@ -176,15 +176,17 @@ static void knife_edge_residual_derivatives(double t, const double state[], cons
     out_dR_dx[5] = -2.0*m*l*phi_dot*w3;
     out_dR_dx[9] = -(m*l*(w1*w3 + in_acceleration[2]*w2) - in_multipliers[0]*w2);
     out_dR_dx[12] = -2.0*m*l*phi_dot*w2;
-    out_dR_dx[16] = -m*l*(in_acceleration[0]*w3 + in_acceleration[1]*w2);
-    out_dR_dx[23] = -(w3*(in_acceleration[0] + baumgarte_alpha*x_dot + y_dot*phi_dot) + w2*(in_acceleration[1] + baumgarte_alpha*y_dot - x_dot*phi_dot));
+    const double w4 = in_acceleration[0]*w3 + in_acceleration[1]*w2;
+    out_dR_dx[16] = -m*l*w4;
+    const double w5 = x_dot*w3 + y_dot*w2;
+    out_dR_dx[23] = -(w4 + baumgarte_alpha*w5 - phi_dot*(x_dot*w2 - y_dot*w3));
     out_dR_dx[24] = -(baumgarte_alpha*w2 + phi_dot*w3);
     out_dR_dx[25] = baumgarte_alpha*w3 - phi_dot*w2;
-    const double w4 = -(x_dot*w3 + y_dot*w2);
-    out_dR_dx[26] = w4;
+    const double w6 = -w5;
+    out_dR_dx[26] = w6;
     out_dR_dx[27] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = w4;
+    out_dg_dx[2] = w6;
     out_dg_dx[3] = -w2;
     out_dg_dx[4] = w3;
 }

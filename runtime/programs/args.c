@@ -55,7 +55,7 @@ int lgc_args_next(lgc_args *a, int *option, const char **value)
     int i = lgc_command_option(a->cmd, o);
     if (i < 0)
         return lgc_usage_error("unknown option '%s' (see --help)", o);
-    const lgc_option *opt = &a->cmd->options[i];
+    const lgc_option *opt = lgc_command_entry(a->cmd, i);
     *option = i;
     *value = NULL;
     if (opt->kind == LGC_OPTION_FLAG)
@@ -72,4 +72,36 @@ int lgc_args_next(lgc_args *a, int *option, const char **value)
     if (opt->kind == LGC_OPTION_OUTPUT && **value == '\0')
         return lgc_usage_error("%s needs a file name", o);
     return 1;
+}
+
+void lgc_input_error_print(const char *where, const char *text, size_t size,
+                           const lgc_input_error *e)
+{
+    const char *line = text, *end = text + size;
+    if (e->line > 0)
+        fprintf(stderr, "%s:%d:%d: error: %s\n", where, e->line, e->col, e->message);
+    else
+        fprintf(stderr, "%s:%d: error: %s\n", where, e->col, e->message);
+    for (int n = 1; n < e->line && line < end; n++) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        line = nl ? nl + 1 : end;
+    }
+    const char *stop = line;
+    while (stop < end && *stop != '\n' && *stop != '\r')
+        stop++;
+    if (e->col <= 0 || stop - line > 200 || memchr(line, '\0', (size_t)(stop - line)))
+        return;
+    /* The line with no control character (an escape could drive the terminal)... */
+    fputs("  ", stderr);
+    for (const char *c = line; c < stop; c++)
+        fputc((unsigned char)*c < 0x20 && *c != '\t' ? '?' : *c, stderr);
+    /* ...and the caret under the column, counted in characters; tabs stay tabs. */
+    fputs("\n  ", stderr);
+    int col = 1;
+    for (const char *c = line; c < stop && col < e->col; c++)
+        if (((unsigned char)*c & 0xC0) != 0x80) {
+            fputc(*c == '\t' ? '\t' : ' ', stderr);
+            col++;
+        }
+    fputs("^\n", stderr);
 }

@@ -1,4 +1,4 @@
-/* commands.c — the option tables and help of simulate and linearize (see commands.h). */
+/* commands.c — the option tables and help of simulate, linearize and sweep (see commands.h). */
 #include <string.h>
 
 #include "commands.h"
@@ -88,6 +88,39 @@ static const lgc_option linearize_options[LGC_LIN_NOPTIONS] = {
     [LGC_LIN_HELP] = {"--help", NULL, LGC_OPTION_FLAG, "this text"},
 };
 
+static const lgc_option sweep_options[LGC_SWEEP_NOPTIONS] = {
+    [LGC_SWEEP_RUNS] = {"--runs", "RUNS.csv", LGC_OPTION_VALUE,
+                        "one run per row; the header names parameters,\n"
+                        "initial coordinates, velocities (x' or x_dot) and\n"
+                        "inputs; what a row leaves out keeps its value"},
+    [LGC_SWEEP_SAMPLES] = {"--samples", "N", LGC_OPTION_VALUE,
+                           "Monte-Carlo: N runs, each drawing the --vary values"},
+    [LGC_SWEEP_VARY] = {"--vary", "NAME=DIST", LGC_OPTION_VALUE,
+                        "a value drawn for each run: normal(MU,SIGMA),\n"
+                        "uniform(A,B) or lognormal(MU,SIGMA) (exp of a\n"
+                        "normal(MU,SIGMA)); one --vary per name"},
+    [LGC_SWEEP_SEED] = {"--seed", "S", LGC_OPTION_VALUE,
+                        "Monte-Carlo seed, 0 to 2^64-1 (default 0); run k's\n"
+                        "values depend on S, k and the name only"},
+    [LGC_SWEEP_OUT] = {"--out", "DIR", LGC_OPTION_OUTPUT,
+                       "runs.csv (the index), run/NNNNNN.csv (trajectories),\n"
+                       "run/*.journal (the runs done, until runs.csv is written)"},
+    [LGC_SWEEP_JOBS] = {"-j", "N", LGC_OPTION_VALUE,
+                        "worker processes (default: the processors this\n"
+                        "process may use; 1 per rank under mpirun)"},
+    [LGC_SWEEP_SHARD] = {"--shard", "K/M", LGC_OPTION_VALUE,
+                         "only runs K, K+M, K+2M, ... (1 <= K <= M), for a\n"
+                         "job array; --merge assembles the shards"},
+    [LGC_SWEEP_NO_TRAJECTORIES] = {"--no-trajectories", NULL, LGC_OPTION_FLAG,
+                                   "write the index and results only"},
+    [LGC_SWEEP_MERGE] = {"--merge", NULL, LGC_OPTION_FLAG,
+                         "lagrangec sweep --merge DIR... --out DIR: one sweep's\n"
+                         "directories (shards) into one, no spec needed"},
+};
+
+/* The options of simulate that name its own outputs: a sweep has its own. */
+static const int sweep_hidden[] = {LGC_SIM_OUT, LGC_SIM_PLOT, LGC_SIM_SUMMARY_JSON, -1};
+
 const lgc_command lgc_simulate_command = {
     "simulate", "[OPTIONS]",
     "Generates the model into a cache directory ($LAGRANGEC_CACHE, else\n"
@@ -95,7 +128,7 @@ const lgc_command lgc_simulate_command = {
     "runtime once, runs it from the spec's initial state and summarises the run.\n"
     "Exit status: 0 success, 1 a refused start or a failed run (a fault: the\n"
     "CSV is whole up to its time), 2 a usage error (nothing ran).\n",
-    simulate_options, LGC_SIM_NOPTIONS,
+    simulate_options, LGC_SIM_NOPTIONS, NULL, NULL,
 };
 
 const lgc_command lgc_linearize_command = {
@@ -105,7 +138,18 @@ const lgc_command lgc_linearize_command = {
     "must satisfy the constraints (|phi|, |phi'|, |g| <= " NUMBER(LGC_LINEARIZE_TOL)
     " relative).\n"
     "Exit status: 0 success, 1 a refused point, 2 a usage error.\n",
-    linearize_options, LGC_LIN_NOPTIONS,
+    linearize_options, LGC_LIN_NOPTIONS, NULL, NULL,
+};
+
+const lgc_command lgc_sweep_command = {
+    "sweep", "--runs RUNS.csv | --samples N --vary NAME=DIST... --out DIR [OPTIONS]",
+    "Runs the model once per row of RUNS.csv, or N times with values drawn\n"
+    "by --vary, over worker processes (or the ranks of mpirun), and writes\n"
+    "DIR: the same bytes however many workers computed it. Rerun the same\n"
+    "command after an interruption: finished runs are kept, the rest redone.\n"
+    "Exit status: 0 every run succeeded, 1 some failed (runs.csv says which)\n"
+    "or did not finish, 2 a usage error (nothing ran).\n",
+    sweep_options, LGC_SWEEP_NOPTIONS, &lgc_simulate_command, sweep_hidden,
 };
 
 static const lgc_method methods[] = {
@@ -124,15 +168,35 @@ const lgc_command *lgc_command_find(const char *name)
 {
     return strcmp(name, "simulate") == 0    ? &lgc_simulate_command
            : strcmp(name, "linearize") == 0 ? &lgc_linearize_command
+           : strcmp(name, "sweep") == 0     ? &lgc_sweep_command
                                             : NULL;
+}
+
+int lgc_command_count(const lgc_command *c)
+{
+    return c->noptions + (c->base ? c->base->noptions : 0);
+}
+
+/* 1 when option i of c is one of its base's that it does not take. */
+static int hidden(const lgc_command *c, int i)
+{
+    for (const int *h = c->base_hidden; i >= c->noptions && h && *h >= 0; h++)
+        if (*h == i - c->noptions)
+            return 1;
+    return 0;
+}
+
+const lgc_option *lgc_command_entry(const lgc_command *c, int i)
+{
+    return i < c->noptions ? &c->options[i] : &c->base->options[i - c->noptions];
 }
 
 int lgc_command_option(const lgc_command *c, const char *name)
 {
     if (strcmp(name, "-h") == 0)
         name = "--help";
-    for (int i = 0; i < c->noptions; i++)
-        if (strcmp(c->options[i].name, name) == 0)
+    for (int i = 0; i < lgc_command_count(c); i++)
+        if (!hidden(c, i) && strcmp(lgc_command_entry(c, i)->name, name) == 0)
             return i;
     return -1;
 }
@@ -140,8 +204,12 @@ int lgc_command_option(const lgc_command *c, const char *name)
 void lgc_command_help(const lgc_command *c, const char *program, FILE *out)
 {
     fprintf(out, "usage: %s %s\n\n%s\noptions:\n", program, c->operands, c->about);
-    for (int i = 0; i < c->noptions; i++) {
-        const lgc_option *o = &c->options[i];
+    for (int i = 0; i < lgc_command_count(c); i++) {
+        const lgc_option *o = lgc_command_entry(c, i);
+        if (i == c->noptions)
+            fprintf(out, "\nand, for every run, %s's:\n", c->base->name);
+        if (hidden(c, i))
+            continue;
         char head[64];
         snprintf(head, sizeof head, "%s%s%s", o->name, o->value ? " " : "", o->value ? o->value : "");
         /* The name column is 28 wide; a longer name puts its help on the next line. */
@@ -155,24 +223,31 @@ void lgc_command_help(const lgc_command *c, const char *program, FILE *out)
     }
 }
 
-int lgc_command_wants_help(const lgc_command *c, int argc, char *const argv[])
+int lgc_command_given(const lgc_command *c, int argc, char *const argv[], const char *name)
 {
     for (int k = 0; k < argc; k++) {
         int i = lgc_command_option(c, argv[k]);
-        if (i >= 0 && c->options[i].kind == LGC_OPTION_FLAG && strcmp(c->options[i].name, "--help") == 0)
+        const lgc_option *o = i >= 0 ? lgc_command_entry(c, i) : NULL;
+        if (o && o->kind == LGC_OPTION_FLAG && strcmp(o->name, name) == 0)
             return 1;
-        if (i >= 0 && c->options[i].kind != LGC_OPTION_FLAG)
+        if (o && o->kind != LGC_OPTION_FLAG)
             k++;
     }
     return 0;
 }
 
-const char *lgc_command_value(const lgc_command *c, int option, int argc, char *const argv[])
+int lgc_command_wants_help(const lgc_command *c, int argc, char *const argv[])
+{
+    return lgc_command_given(c, argc, argv, "--help");
+}
+
+const char *lgc_command_value(const lgc_command *c, int argc, char *const argv[], const char *name)
 {
     const char *value = NULL;
     for (int k = 0; k < argc; k++) {
         int i = lgc_command_option(c, argv[k]);
-        if (i >= 0 && c->options[i].kind != LGC_OPTION_FLAG && ++k < argc && i == option)
+        const lgc_option *o = i >= 0 ? lgc_command_entry(c, i) : NULL;
+        if (o && o->kind != LGC_OPTION_FLAG && ++k < argc && strcmp(o->name, name) == 0)
             value = argv[k];
     }
     return value;

@@ -1,9 +1,10 @@
 /*
-** commands.h — the options and help of `lagrangec simulate` and `lagrangec
-** linearize`, and the exit statuses of lagrangec and of these programs:
-** one definition, read by the model's program (runtime/programs/) and by
-** the `lagrangec` command (gen/main.cpp), which prints a command's help
-** without a spec or a compile. C, so C++ includes it too.
+** commands.h — the options and help of `lagrangec simulate`, `lagrangec
+** linearize` and `lagrangec sweep`, and the exit statuses of lagrangec and
+** of these programs: one definition, read by the model's program
+** (runtime/programs/) and by the `lagrangec` command (gen/main.cpp), which
+** prints a command's help without a spec or a compile. C, so C++ includes
+** it too.
 */
 #ifndef LAGRANGEC_COMMANDS_H
 #define LAGRANGEC_COMMANDS_H
@@ -37,13 +38,21 @@ typedef struct lgc_option {
     const char *help;       /* lines joined by '\n' */
 } lgc_option;
 
-typedef struct lgc_command {
+typedef struct lgc_command lgc_command;
+struct lgc_command {
     const char *name;       /* "simulate" */
     const char *operands;   /* the usage line after the command and the spec */
     const char *about;      /* printed after the usage line */
     const lgc_option *options;
     int noptions;
-} lgc_command;
+    /*
+    ** A command may take another's options after its own (sweep takes
+    ** simulate's): those of `base` but the ones listed in base_hidden
+    ** (-1 ends the list), as indices from noptions on. NULL: none.
+    */
+    const lgc_command *base;
+    const int *base_hidden;
+};
 
 /* The options of simulate, by index into lgc_simulate_command.options. */
 enum lgc_simulate_option {
@@ -60,25 +69,51 @@ enum lgc_linearize_option {
     LGC_LIN_JSON, LGC_LIN_FORMULATION, LGC_LIN_HELP, LGC_LIN_NOPTIONS
 };
 
-extern const lgc_command lgc_simulate_command, lgc_linearize_command;
+/*
+** The options of sweep, by index into lgc_sweep_command.options; from
+** LGC_SWEEP_NOPTIONS on, simulate's (index - LGC_SWEEP_NOPTIONS) but
+** --out, --plot and --summary-json.
+*/
+enum lgc_sweep_option {
+    LGC_SWEEP_RUNS, LGC_SWEEP_SAMPLES, LGC_SWEEP_VARY, LGC_SWEEP_SEED, LGC_SWEEP_OUT,
+    LGC_SWEEP_JOBS, LGC_SWEEP_SHARD, LGC_SWEEP_NO_TRAJECTORIES, LGC_SWEEP_MERGE,
+    LGC_SWEEP_NOPTIONS
+};
 
-/* "simulate" or "linearize"; NULL for any other name. */
+extern const lgc_command lgc_simulate_command, lgc_linearize_command, lgc_sweep_command;
+
+/* "simulate", "linearize" or "sweep"; NULL for any other name. */
 const lgc_command *lgc_command_find(const char *name);
 
-/* The index of option `name` in c's table ("-h" is --help's), or -1. */
+/* The number of options c takes, its base's included. */
+int lgc_command_count(const lgc_command *c);
+
+/* Option i of c (0 <= i < lgc_command_count(c)). */
+const lgc_option *lgc_command_entry(const lgc_command *c, int i);
+
+/* The index of option `name` among c's ("-h" is --help's), or -1. */
 int lgc_command_option(const lgc_command *c, const char *name);
 
 /* "usage: PROGRAM OPERANDS", the about text and the options, to out. */
 void lgc_command_help(const lgc_command *c, const char *program, FILE *out);
 
 /*
-** 1 when args (the words after the spec) ask for --help, read as the
-** command reads them: an option's value is never taken for an option.
+** 1 when the flag `name` is among args (the words after the command), read
+** as the command reads them: an option's value is never taken for an option.
 */
+int lgc_command_given(const lgc_command *c, int argc, char *const argv[], const char *name);
+
+/* 1 when args ask for --help (lgc_command_given). */
 int lgc_command_wants_help(const lgc_command *c, int argc, char *const argv[]);
 
-/* The value of the last `option` (an index into c's table) in args, read as above; NULL if none. */
-const char *lgc_command_value(const lgc_command *c, int option, int argc, char *const argv[]);
+/*
+** `lagrangec sweep --merge DIR... --out DIR`: lagrangec runs it itself, with
+** no model (sweep_merge.c); argv[0] names the command. The exit status.
+*/
+int lgc_sweep_merge(int argc, char **argv);
+
+/* The value of the last option `name` among args, read as above; NULL if none. */
+const char *lgc_command_value(const lgc_command *c, int argc, char *const argv[], const char *name);
 
 /*
 ** simulate's integration methods (--method), the runtime's stepper types of

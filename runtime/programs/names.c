@@ -85,3 +85,33 @@ void lgc_describe_row(const lgc_model *m, int row, char *buf, size_t size)
     else
         snprintf(buf, size, "%s", m->constraint_labels[row - m->nh]);
 }
+
+int lgc_target_find(const lgc_model *m, const char *name, lgc_target *t)
+{
+    if ((t->index = lgc_name_index(m->parameter_names, m->np, name)) >= 0)
+        t->kind = LGC_TARGET_PARAMETER;
+    else if ((t->index = lgc_name_index(m->input_names, m->nu, name)) >= 0)
+        t->kind = LGC_TARGET_INPUT;
+    else if ((t->index = lgc_state_index(m, name)) >= 0)
+        t->kind = LGC_TARGET_STATE;
+    return t->index >= 0;
+}
+
+void lgc_list_targets(const lgc_model *m)
+{
+    lgc_list_names("parameters", m->parameter_names, m->np);
+    lgc_list_names("states (initial values; x_dot for x')", m->state_names, m->nx);
+    lgc_list_names("inputs", m->input_names, m->nu);
+}
+
+void lgc_target_set(const lgc_target *target, double value, lgc_system *sys, lgc_given *g)
+{
+    switch (target->kind) {
+    case LGC_TARGET_PARAMETER: sys->p[target->index] = value; break;
+    case LGC_TARGET_INPUT: sys->u[target->index] = value; break;
+    case LGC_TARGET_STATE:
+        g->value[target->index] = value;
+        g->set[target->index] = 1;
+        break;
+    }
+}

@@ -1,13 +1,16 @@
 /*
-** programs.h — the programs behind `lagrangec simulate` and `lagrangec
-** linearize`, apart from the library: one internal header, sectioned by
-** the file that defines each part, in the order a run reads them.
-** They use the library's public API only. Their symbols are lgc_-prefixed
-** too, so no generated model's NAME_ symbols can meet them in a program.
+** programs.h — the programs behind `lagrangec simulate`, `lagrangec
+** linearize` and `lagrangec sweep`, apart from the library: one internal
+** header, sectioned by the file that defines each part, in the order a run
+** reads them. They use the library's public API only. Their symbols are
+** lgc_-prefixed too, so no generated model's NAME_ symbols can meet them in
+** a program.
 */
 #ifndef LAGRANGEC_PROGRAMS_H
 #define LAGRANGEC_PROGRAMS_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "commands.h"
@@ -17,8 +20,25 @@
 
 /* ---- program.c: lgc_main (lagrangec/program.h) dispatches to these ---- */
 
+/*
+** The processes of an MPI job, as a sweep uses them (mpi_ranks.c, in the
+** MPI program only). NULL where a sweep is one process (with its workers).
+*/
+typedef struct lgc_ranks {
+    int rank, size;
+    void (*barrier)(void);
+    /* Sums n counts over the ranks into rank 0's v. */
+    void (*sum)(unsigned long v[], int n);
+    /* The largest of the ranks' values, on every rank. */
+    int (*max)(int value);
+} lgc_ranks;
+
 int lgc_simulate_main(const lgc_model *model, int argc, char **argv);
 int lgc_linearize_main(const lgc_model *model, int argc, char **argv);
+int lgc_sweep_main(const lgc_model *model, const lgc_ranks *ranks, int argc, char **argv);
+
+/* lgc_main, with the ranks of an MPI job for a sweep (NULL: none). */
+int lgc_main_ranks(const lgc_model *model, const lgc_ranks *ranks, int argc, char **argv);
 
 /* ---- args.c: reading a command line ---- */
 
@@ -34,6 +54,20 @@ int lgc_parse_number(const char *s, double *v);
 
 /* "  known WHAT: a, b, c" on stderr. */
 void lgc_list_names(const char *what, const char *const *names, int n);
+
+/* A mistake in an input the user wrote: a file's line and column, or a column of an option's value. */
+typedef struct lgc_input_error {
+    int line;               /* 1-based; 0 for an option's value */
+    int col;                /* 1-based, in characters */
+    char message[384];
+} lgc_input_error;
+
+/*
+** "WHERE:LINE:COL: error: MESSAGE" (WHERE:COL for an option's value) on
+** stderr, then the line of text with a caret under the column.
+*/
+void lgc_input_error_print(const char *where, const char *text, size_t size,
+                           const lgc_input_error *e);
 
 typedef struct lgc_args {
     const lgc_command *cmd;
@@ -76,6 +110,25 @@ void lgc_row_name(const lgc_model *m, int row, char *buf, size_t size);
 /* "holonomic constraint 1: x^2 + y^2 - l^2", "the velocity form of ...", ... for row i. */
 void lgc_describe_row(const lgc_model *m, int row, char *buf, size_t size);
 
+/* What a name sets in a run: a parameter, an input, or a state's initial value. */
+typedef enum lgc_target_kind {
+    LGC_TARGET_PARAMETER, LGC_TARGET_INPUT, LGC_TARGET_STATE
+} lgc_target_kind;
+
+typedef struct lgc_target {
+    lgc_target_kind kind;
+    int index;              /* into p, u or x */
+} lgc_target;
+
+/* The parameter, input or state (x, x', x_dot, int_g1, mu1) called name: 1, else 0. */
+int lgc_target_find(const lgc_model *m, const char *name, lgc_target *t);
+
+/* The names lgc_target_find knows, on stderr, after "  known names:". */
+void lgc_list_targets(const lgc_model *m);
+
+/* target's value into sys (a parameter, an input) or g (a state). */
+void lgc_target_set(const lgc_target *target, double value, lgc_system *sys, lgc_given *g);
+
 /* ---- start.c: the state a run or a linearisation starts from ---- */
 
 int lgc_given_init(lgc_given *g, const lgc_model *m);
@@ -99,9 +152,28 @@ int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsign
                        const lgc_given *g, const char *option);
 
 /*
-** LGC_EXIT_OK when x is on the constraints at t (lgc_state_check at
-** LGC_INITIAL_TOL); else LGC_EXIT_FAILED after a message naming the worst
-** row, its residual and the ways out.
+** lgc_start_complete without a word: x from before (nx) onto the
+** constraints, spec_freed[i] = 1 where a spec's value had to yield; tried
+** is scratch (nx). An lgc_status.
+*/
+int lgc_start_solve(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
+                    const lgc_given *g, const double before[], unsigned char tried[],
+                    unsigned char spec_freed[]);
+
+/* Why lgc_start_solve failed with rc, into buf (the message lgc_start_complete prints). */
+void lgc_start_incomplete(int rc, const char *option, char *buf, size_t size);
+
+/*
+** LGC_OK when x is finite and on the constraints at t (lgc_state_check at
+** LGC_INITIAL_TOL); else its lgc_status, and into buf what is wrong (the
+** worst row and its residual).
+*/
+int lgc_start_problem(const lgc_system *sys, double t, const double x[], char *buf, size_t size);
+
+/*
+** LGC_EXIT_OK when x is on the constraints at t (lgc_start_problem); else
+** LGC_EXIT_FAILED after a message naming the worst row, its residual and
+** the ways out.
 */
 int lgc_start_check(const lgc_system *sys, double t, const double x[], const char *option);
 
@@ -110,15 +182,19 @@ int lgc_start_check(const lgc_system *sys, double t, const double x[], const cha
 /*
 ** An output replaced whole: written to a temporary beside the path (with
 ** the umask's mode), renamed over it at the end, and removed on every
-** other exit, SIGINT, SIGTERM and SIGHUP included.
+** other exit, SIGINT, SIGTERM and SIGHUP included. While open, o is
+** where a signal finds it: it must not move.
 */
 typedef struct lgc_output {
+    int dir;                /* what path and temp are relative to: AT_FDCWD or a directory */
     char *path, *temp;
     int fd;                 /* the temporary's; -1 when closed */
 } lgc_output;
 
 /* LGC_EXIT_OK, or LGC_EXIT_USAGE after a message naming option and path. */
 int lgc_output_open(lgc_output *o, const char *option, const char *path);
+/* The same, relative to the directory dir; LGC_OK or LGC_ERR_IO with errno, no message. */
+int lgc_output_open_at(lgc_output *o, int dir, const char *path);
 /* LGC_OK, or LGC_ERR_IO with errno; the temporary is gone either way. */
 int lgc_output_commit(lgc_output *o);
 /* Removes the temporary, if any; o may be unopened (zeroed). */
@@ -126,6 +202,30 @@ void lgc_output_discard(lgc_output *o);
 
 /* A scratch file nobody else can see (already unlinked); -1 with errno. */
 int lgc_scratch_fd(void);
+
+/* ---- text.c: a growing string ---- */
+
+typedef struct lgc_text {
+    char *s;                /* NUL-terminated once anything was added */
+    size_t len, cap;
+    int failed;             /* out of memory: what followed was dropped */
+} lgc_text;
+
+void lgc_text_clear(lgc_text *t);   /* empty, its memory kept */
+void lgc_text_free(lgc_text *t);
+void lgc_text_add(lgc_text *t, const char *s, size_t n);
+void lgc_text_printf(lgc_text *t, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* A number that reads back to the same double ("%.17g"), never "-0". */
+void lgc_text_number(lgc_text *t, double v);
+/* A CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line end. */
+void lgc_text_csv_field(lgc_text *t, const char *s);
+
+/* n bytes of s to fd, whole: 0, or -1 with errno. */
+int lgc_write_all(int fd, const char *s, size_t n);
 
 /* ---- json.c: a JSON writer that prints null for NaN and Inf ---- */
 
@@ -147,7 +247,7 @@ void lgc_json_bool(lgc_json *j, int b);
 void lgc_json_null(lgc_json *j);
 void lgc_json_string(lgc_json *j, const char *s);   /* NULL: null */
 
-/* ---- simulate_main.c: the simulate program ---- */
+/* ---- simulate_main.c: the simulate program, and the run a sweep repeats ---- */
 
 enum lgc_gains { LGC_GAINS_MODEL, LGC_GAINS_GIVEN, LGC_GAINS_AUTO, LGC_GAINS_OFF };
 
@@ -189,7 +289,43 @@ typedef struct lgc_sim_run {
     double wall;                /* seconds spent integrating */
 } lgc_sim_run;
 
+/* Seconds on a monotonic clock, for the terminal (never into a file a run writes). */
+double lgc_now(void);
+
+/* r with its system and monitor made, nothing else: LGC_EXIT_OK, or FAILED after a message. */
+int lgc_sim_init(lgc_sim_run *r, const lgc_model *m);
+void lgc_sim_free(lgc_sim_run *r);
+
+/* simulate's defaults. */
+void lgc_sim_options_init(lgc_sim_options *opt);
+
+/*
+** Option `option` (simulate's index) with value a into r->opt, or r->sys
+** (--param, --input) and given (--init); LGC_EXIT_OK, or LGC_EXIT_USAGE
+** after a message.
+*/
+int lgc_sim_take(lgc_sim_run *r, lgc_given *given, int option, const char *a);
+
+/* The options that only make sense together, and the defaults that follow from them. */
+int lgc_sim_settle(lgc_sim_options *opt, const lgc_model *m);
+
+/* r->drv from the settled options: LGC_EXIT_OK, or FAILED after a message. */
+int lgc_sim_make_driver(lgc_sim_run *r);
+
+/* Gains from the options (auto: the fixed step, or dopri5's first from x0): an lgc_status. */
+int lgc_sim_set_gains(lgc_sim_run *r);
+
+/*
+** From r->x0 at t = 0 to t_end, sample by sample: each into the monitor
+** (started afresh) and to r->csv if any; the outcome into r->status,
+** t_fault, drifted. Progress on a terminal unless opt.quiet.
+*/
+void lgc_sim_integrate(lgc_sim_run *r);
+
 /* ---- summary.c: what a run did, for people and as JSON ---- */
+
+/* The names of lgc_project_mode and lgc_metric values, as the options take them. */
+extern const char *const lgc_project_names[], *const lgc_metric_names[];
 
 /* The warning at the end of a drifting run, on stderr. */
 void lgc_summary_warn(const lgc_sim_run *r);
@@ -207,5 +343,218 @@ int lgc_find_program(const char *name, char *buf, size_t size);
 ** LGC_ERR_IO after a message.
 */
 int lgc_plot(const lgc_model *m, const char *gnuplot, int csv_fd, int png_fd, double energy0);
+
+/* ---- runs_table.c: RUNS.csv, a sweep's table of runs ---- */
+
+typedef struct lgc_table {
+    int ncolumns;
+    char **names;           /* the header's fields */
+    int header_line;        /* the header's line in the file */
+    int *name_col;          /* each name's column on that line */
+    size_t nrows;
+    double *values;         /* nrows x ncolumns, row-major */
+} lgc_table;
+
+/*
+** text (size bytes) into t: LGC_OK; else LGC_ERR_ARG (or LGC_ERR_NOMEM)
+** with the line and column of the mistake, and what it is, in e.
+*/
+int lgc_table_read(const char *text, size_t size, lgc_table *t, lgc_input_error *e);
+void lgc_table_free(lgc_table *t);
+
+/* ---- random.c: counter-based random numbers (Philox4x32-10) ---- */
+
+/* Philox4x32-10's block: out = the ten rounds on ctr under key. */
+void lgc_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+/* FNV-1a over size bytes, from h (LGC_FNV1A_START to begin). */
+#define LGC_FNV1A_START 0xCBF29CE484222325ull
+uint64_t lgc_fnv1a(uint64_t h, const void *data, size_t size);
+
+/* Two uniforms in (0, 1), a function of (seed, run, stream) alone. */
+void lgc_uniform_pair(uint64_t seed, uint64_t run, uint64_t stream, double u[2]);
+
+/* ---- vary.c: --vary NAME=DIST(A,B) ---- */
+
+typedef enum lgc_distribution { LGC_NORMAL, LGC_UNIFORM, LGC_LOGNORMAL } lgc_distribution;
+
+typedef struct lgc_vary {
+    char *name;
+    lgc_distribution dist;
+    double a, b;            /* MU, SIGMA; or A, B */
+    uint64_t stream;        /* FNV-1a of the name */
+} lgc_vary;
+
+/* text into v: LGC_OK; else LGC_ERR_ARG (or NOMEM) with the column of the mistake in e. */
+int lgc_vary_read(const char *text, lgc_vary *v, lgc_input_error *e);
+void lgc_vary_free(lgc_vary *v);
+/* Run run's value (run counts from 1), from (seed, run, v's name) alone. */
+double lgc_vary_draw(const lgc_vary *v, uint64_t seed, unsigned long run);
+/* "NAME=DIST(A,B)" with round-trip digits. */
+void lgc_vary_describe(const lgc_vary *v, char *buf, size_t size);
+
+/* ---- sweep_dir.c: a sweep's directory ---- */
+
+#define LGC_SWEEP_MANIFEST "sweep.txt"
+#define LGC_SWEEP_INDEX "runs.csv"
+#define LGC_RUN_FILE_MAX 40
+
+typedef struct lgc_sweep_dir {
+    const char *path;
+    int fd, run_fd, lock_fd;    /* DIR, DIR/run, DIR/.lock (held shared); -1 when closed */
+} lgc_sweep_dir;
+
+/* Run run's file NNNNNN.EXT. */
+void lgc_run_file(unsigned long run, const char *ext, char buf[LGC_RUN_FILE_MAX]);
+
+/*
+** Opens DIR (made, with its missing parents, if it is not there) and
+** DIR/run, and joins the sweep at work in it: alone, it removes the
+** temporaries a killed sweep left, and writes sweep.txt (manifest), or
+** checks the one there; with others at work, it checks it. LGC_EXIT_OK,
+** else LGC_EXIT_USAGE after a message (another sweep's directory, a
+** directory of other files, one that cannot be written) naming option.
+*/
+int lgc_dir_join(lgc_sweep_dir *d, const char *option, const char *path, const char *manifest);
+void lgc_dir_close(lgc_sweep_dir *d);
+
+/* DIR/sweep.txt into t: 1, or 0 if there is none. */
+int lgc_dir_read_manifest(int dir, lgc_text *t);
+/* LGC_EXIT_OK if two sweep.txt say the same, else USAGE after naming the first line that differs. */
+int lgc_manifest_compare(const char *theirs, const char *ours, const char *path);
+/* text written whole to name in dir: LGC_OK, or LGC_ERR_IO with errno. */
+int lgc_dir_write_file(int dir, const char *name, const char *text, size_t len);
+
+/* ---- sweep_results.c: the runs' results, in journals and the index ---- */
+
+/* The results of a directory's runs 1..nruns: each a line of the index. */
+typedef struct lgc_results {
+    unsigned long nruns;
+    lgc_text text;              /* the lines */
+    size_t *at, *len;           /* run k's: text.s + at[k], len[k] bytes (0: none), nruns + 1 */
+    unsigned char *indexed;     /* run k's line was read from DIR/runs.csv */
+} lgc_results;
+
+/* No results yet, of runs 1..nruns: LGC_OK or LGC_ERR_NOMEM. */
+int lgc_results_init(lgc_results *r, unsigned long nruns);
+/* The results in DIR/runs.csv and DIR/run's journals: LGC_OK or LGC_ERR_NOMEM. */
+int lgc_results_read(lgc_results *r, int dir_fd, int run_fd, unsigned long nruns);
+/* A journal's whole records, up to the first that is not (a torn one), into r. */
+void lgc_results_take_journal(lgc_results *r, const char *text, size_t len);
+void lgc_results_free(lgc_results *r);
+int lgc_results_has(const lgc_results *r, unsigned long run);
+/* from's result of run into to (unless it has one): 1, or 0 when from has none or memory ran out. */
+int lgc_results_add(lgc_results *to, const lgc_results *from, unsigned long run);
+
+/* A process's journal of results, made at its first record. */
+typedef struct lgc_journal {
+    int fd;                     /* -1 until made */
+    lgc_text record;
+} lgc_journal;
+
+/* Run's line of the index (len bytes, ending in a newline), appended: 0, or -1 with errno. */
+int lgc_journal_append(lgc_journal *j, int run_fd, const char *line, size_t len);
+void lgc_journal_close(lgc_journal *j);
+/* The results read from runs.csv of runs not in_index (nruns + 1 flags) into a journal: 0, or -1 with errno. */
+int lgc_results_carry(const lgc_results *r, int run_fd, const unsigned char *in_index);
+/* The journals of runs all in_index removed, when this process is alone in DIR. */
+void lgc_results_remove_journals(const lgc_sweep_dir *d, unsigned long nruns,
+                                 const unsigned char *in_index);
+
+/* 1 when run is done: its result is in r (and, with trajectories, its CSV in DIR/run). */
+int lgc_dir_run_done(const lgc_results *r, int run_fd, unsigned long run, int trajectories);
+
+/*
+** DIR/runs.csv, whole: the header and the results of runs[0..n) of r in
+** that order, then the journals it empties removed; *failed: how many are
+** faults. LGC_OK, else an lgc_status after a message
+** (LGC_ERR_INCONSISTENT: runs without a result, named).
+*/
+int lgc_dir_write_index(const lgc_sweep_dir *d, const lgc_results *r, const char *header,
+                        const unsigned long *runs, size_t n, unsigned long *failed);
+
+/* The exit status of a sweep of n runs, failed of them faults (they are said on stderr). */
+int lgc_dir_say_failed(const lgc_sweep_dir *d, unsigned long failed, size_t n);
+
+/* ---- sweep_main.c: the sweep program ---- */
+
+/* A sweep: its runs, where their values come from, where their results go. */
+typedef struct lgc_sweep {
+    const lgc_model *model;
+    const lgc_ranks *ranks;     /* NULL: this process and its workers alone */
+    lgc_sim_run run;            /* simulate's options; the system, monitor, driver a process reuses */
+    lgc_given base;             /* the --init values every run starts from */
+    double *p0, *u0;            /* the parameters and inputs every run starts from */
+    unsigned long nruns;
+    /* Each run's values: a row of the table, or one draw of each --vary. */
+    const char *runs_path;
+    lgc_text table_text;
+    lgc_table table;
+    lgc_vary *vary;
+    const char **vary_text;     /* each --vary as given */
+    int nvary;
+    uint64_t seed;
+    int ncolumns;               /* values a run sets: their names and what they set */
+    const char **names;
+    lgc_target *targets;
+    /* Where they go, and who runs them. */
+    const char *out;
+    int trajectories, jobs, quiet;
+    unsigned long shard, shards;    /* --shard K/M: runs k with (k - 1) mod M = K - 1; 0: all */
+    lgc_sweep_dir dir;
+    lgc_text header, manifest;  /* the index's first line; sweep.txt */
+    unsigned long *todo;        /* runs of this process, then of the index */
+} lgc_sweep;
+
+/* Started by an MPI launcher: the number of processes it says, -1 if it does not; 0 if not. */
+int lgc_mpi_launched(void);
+
+/* ---- sweep_run.c: one run of a sweep ---- */
+
+/* What a process needs for run after run, made once. */
+typedef struct lgc_sweep_worker {
+    lgc_sweep *sweep;
+    lgc_given given;            /* the run's initial values */
+    double *values;             /* the run's values, ncolumns */
+    double *before;             /* --consistent's scratch: the start before, nx */
+    unsigned char *tried, *freed;   /* and its entries held, nx each */
+    lgc_text line;              /* its result */
+    lgc_output trajectory;
+    lgc_journal journal;        /* this process's: a worker's, made in the worker */
+} lgc_sweep_worker;
+
+int lgc_sweep_worker_init(lgc_sweep_worker *w, lgc_sweep *s);
+void lgc_sweep_worker_free(lgc_sweep_worker *w);
+
+/* Run run's values (run counts from 1) into v (ncolumns). */
+void lgc_sweep_values(const lgc_sweep *s, unsigned long run, double v[]);
+
+/*
+** Run run, and its trajectory and result written whole: 0 it succeeded, 1
+** it failed (its result says how), -1 a file could not be written (after a
+** message).
+*/
+int lgc_sweep_run(lgc_sweep_worker *w, unsigned long run);
+
+/* ---- workers.c: runs over processes ---- */
+
+/*
+** Task i: 0 done, 1 done and failed, -1 stop taking tasks; into *inner the
+** seconds of it the task measured itself (a sweep's run: its integration).
+*/
+typedef int (*lgc_task)(void *ctx, unsigned long i, double *inner);
+
+/* What the tasks came to: how many were done, how many failed, their inner microseconds summed. */
+typedef struct lgc_tally {
+    unsigned long done, failed, inner_us;
+} lgc_tally;
+
+/*
+** Tasks 0..n-1 over jobs processes: this one when jobs is 1, else forked
+** workers that take the next as they finish. Progress on stderr if show;
+** what they came to into *tally. 0, or -1 when some
+** task was not done (a worker stopped or was killed).
+*/
+int lgc_pool_run(int jobs, unsigned long n, lgc_task work, void *ctx, int show, lgc_tally *tally);
 
 #endif

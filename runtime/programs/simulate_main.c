@@ -1,4 +1,7 @@
-/* simulate_main.c — the `lagrangec simulate` program: options, start, run, outputs. */
+/*
+** simulate_main.c — the `lagrangec simulate` program: options, start, run,
+** outputs; and the parts of it every run of a sweep shares (lgc_sim_*).
+*/
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +16,7 @@
 #include "lagrangec/status.h"
 #include "programs.h"
 
-static double now(void)
+double lgc_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -49,8 +52,7 @@ static int keyword(const char *s, const char *const *list)
     return -1;
 }
 
-/* One option's value into opt (or sys, given); 0, or LGC_EXIT_USAGE after a message. */
-static int take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
+int lgc_sim_take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
 {
     static const char *const projects[] = {"none", "velocity", "full", NULL};
     static const char *const metrics[] = {"identity", "mass", NULL};
@@ -89,8 +91,7 @@ static int take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
     return ok ? LGC_EXIT_OK : lgc_usage_error("bad value '%s' for %s", a, name);
 }
 
-/* The options that only make sense together, and the defaults that follow from them. */
-static int settle(lgc_sim_options *opt, const lgc_model *m)
+int lgc_sim_settle(lgc_sim_options *opt, const lgc_model *m)
 {
     if (!(opt->rtol + opt->atol > 0.0))
         return lgc_usage_error("--rtol and --atol cannot both be 0");
@@ -119,14 +120,18 @@ static int settle(lgc_sim_options *opt, const lgc_model *m)
     return LGC_EXIT_OK;
 }
 
-static int parse(lgc_sim_run *r, lgc_given *given, int argc, char **argv)
+void lgc_sim_options_init(lgc_sim_options *opt)
 {
-    lgc_sim_options *opt = &r->opt;
     memset(opt, 0, sizeof *opt);
     opt->t_end = 10.0;
     opt->rtol = 1e-8;
     opt->atol = 1e-10;
     opt->gains = LGC_GAINS_MODEL;
+}
+
+static int parse(lgc_sim_run *r, lgc_given *given, int argc, char **argv)
+{
+    lgc_sim_options_init(&r->opt);
     lgc_args args;
     lgc_args_init(&args, &lgc_simulate_command, argc, argv);
     int option, rc;
@@ -136,14 +141,13 @@ static int parse(lgc_sim_run *r, lgc_given *given, int argc, char **argv)
             lgc_command_help(&lgc_simulate_command, argc > 0 ? argv[0] : "simulate", stdout);
             return -1;
         }
-        if ((rc = take(r, given, option, value)) != LGC_EXIT_OK)
+        if ((rc = lgc_sim_take(r, given, option, value)) != LGC_EXIT_OK)
             return rc;
     }
-    return rc == 0 ? settle(opt, r->model) : rc;
+    return rc == 0 ? lgc_sim_settle(&r->opt, r->model) : rc;
 }
 
-/* Gains from the options; auto uses the fixed step, or dopri5's first step. */
-static int set_gains(lgc_sim_run *r)
+int lgc_sim_set_gains(lgc_sim_run *r)
 {
     lgc_system *sys = &r->sys;
     switch (r->opt.gains) {
@@ -207,25 +211,23 @@ static int open_outputs(lgc_sim_run *r)
     return LGC_EXIT_OK;
 }
 
-static int setup(lgc_sim_run *r, int argc, char **argv)
+int lgc_sim_init(lgc_sim_run *r, const lgc_model *m)
 {
-    const lgc_model *m = r->model;
     const size_t nx = (size_t)m->nx + 1;
-    lgc_given given = {NULL, NULL};
+    memset(r, 0, sizeof *r);
+    r->model = m;
+    r->csv_fd = r->png.fd = r->summary.fd = -1;
     if (lgc_system_init(&r->sys, m) != LGC_OK || lgc_monitor_init(&r->mon, m) != LGC_OK
-        || lgc_given_init(&given, m) != LGC_OK || !(r->x0 = calloc(2 * nx, sizeof *r->x0))
-        || !(r->fixed = calloc(nx, sizeof *r->fixed))) {
-        lgc_given_free(&given);
+        || !(r->x0 = calloc(2 * nx, sizeof *r->x0)) || !(r->fixed = calloc(nx, sizeof *r->fixed))) {
         fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
         return LGC_EXIT_FAILED;
     }
     r->x = r->x0 + nx;
-    int rc = parse(r, &given, argc, argv);
-    if (rc == LGC_EXIT_OK)
-        rc = start(r, &given);
-    lgc_given_free(&given);
-    if (rc != LGC_EXIT_OK || (rc = open_outputs(r)) != LGC_EXIT_OK)
-        return rc;
+    return LGC_EXIT_OK;
+}
+
+int lgc_sim_make_driver(lgc_sim_run *r)
+{
     lgc_driver_options dopt;
     lgc_driver_options_default(&dopt);
     dopt.type = lgc_stepper_type_find(r->opt.method);
@@ -239,7 +241,25 @@ static int setup(lgc_sim_run *r, int argc, char **argv)
         fprintf(stderr, "lagrangec: driver setup: %s\n", lgc_strerror(LGC_ERR_NOMEM));
         return LGC_EXIT_FAILED;
     }
-    if ((rc = set_gains(r)) != LGC_OK) {
+    return LGC_EXIT_OK;
+}
+
+static int setup(lgc_sim_run *r, int argc, char **argv)
+{
+    lgc_given given = {NULL, NULL};
+    if (lgc_given_init(&given, r->model) != LGC_OK) {
+        lgc_given_free(&given);
+        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
+        return LGC_EXIT_FAILED;
+    }
+    int rc = parse(r, &given, argc, argv);
+    if (rc == LGC_EXIT_OK)
+        rc = start(r, &given);
+    lgc_given_free(&given);
+    if (rc != LGC_EXIT_OK || (rc = open_outputs(r)) != LGC_EXIT_OK
+        || (rc = lgc_sim_make_driver(r)) != LGC_EXIT_OK)
+        return rc;
+    if ((rc = lgc_sim_set_gains(r)) != LGC_OK) {
         fprintf(stderr, "lagrangec: t = 0: %s\n", lgc_strerror(rc));
         return LGC_EXIT_FAILED;
     }
@@ -251,7 +271,7 @@ static int setup(lgc_sim_run *r, int argc, char **argv)
 
 static void progress(const lgc_sim_run *r, double t, double *last)
 {
-    double w = now();
+    double w = lgc_now();
     if (w - *last < 0.25)
         return;
     *last = w;
@@ -265,11 +285,13 @@ static int track_step(void *ctx, double t, const double x[])
     return lgc_monitor_track(&r->mon, &r->sys, t, x);
 }
 
-/* Integrate sample by sample, recording and writing each; the outcome into r. */
-static void run(lgc_sim_run *r)
+void lgc_sim_integrate(lgc_sim_run *r)
 {
     const int show = !r->opt.quiet && isatty(STDERR_FILENO);
-    double t = 0.0, last = now(), begin = last;
+    double t = 0.0, last = lgc_now(), begin = last;
+    lgc_monitor_reset(&r->mon, r->model);
+    r->fault_detail = NULL;
+    r->drifted = 0;
     int rc = lgc_driver_reset(r->drv, 0.0, r->x0);
     lgc_driver_observe(r->drv, track_step, r);
     for (long k = 1; rc == LGC_OK; k++) {
@@ -284,7 +306,7 @@ static void run(lgc_sim_run *r)
         if (show)
             progress(r, t, &last);
     }
-    r->wall = now() - begin;
+    r->wall = lgc_now() - begin;
     if (show)
         fputs("\r                              \r", stderr);
     r->status = rc;
@@ -340,7 +362,7 @@ static int finish(lgc_sim_run *r)
     return exit;
 }
 
-static void teardown(lgc_sim_run *r)
+void lgc_sim_free(lgc_sim_run *r)
 {
     lgc_csv_free(r->csv);
     if (r->csv_fd >= 0)
@@ -357,14 +379,13 @@ static void teardown(lgc_sim_run *r)
 int lgc_simulate_main(const lgc_model *model, int argc, char **argv)
 {
     lgc_sim_run r;
-    memset(&r, 0, sizeof r);
-    r.model = model;
-    r.csv_fd = r.png.fd = r.summary.fd = -1;
-    int exit = setup(&r, argc, argv);
+    int exit = lgc_sim_init(&r, model);
+    if (exit == LGC_EXIT_OK)
+        exit = setup(&r, argc, argv);
     if (exit == LGC_EXIT_OK) {
-        run(&r);
+        lgc_sim_integrate(&r);
         exit = finish(&r);
     }
-    teardown(&r);
+    lgc_sim_free(&r);
     return exit < 0 ? LGC_EXIT_OK : exit;
 }

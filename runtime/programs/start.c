@@ -3,6 +3,7 @@
 ** initial values with the options' over them, checked against the
 ** constraints, or completed onto them (--consistent).
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,21 +58,25 @@ static void report_changes(const lgc_model *m, const double before[], const doub
     }
 }
 
-int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
-                       const lgc_given *g, const char *option)
+void lgc_start_incomplete(int rc, const char *option, char *buf, size_t size)
 {
-    const lgc_model *m = sys->model;
-    const int nx = m->nx, nq = m->nq;
-    double *before = malloc((size_t)nx * sizeof *before + 1);
-    unsigned char *tried = malloc((size_t)nx + 1), *spec_freed = calloc((size_t)nx + 1, 1);
-    if (!before || !tried || !spec_freed) {
-        free(before);
-        free(tried);
-        free(spec_freed);
-        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
-        return LGC_EXIT_FAILED;
-    }
-    memcpy(before, x, (size_t)nx * sizeof *before);
+    if (rc == LGC_ERR_RANK_LOST)
+        snprintf(buf, size, "--consistent cannot put the state on the constraints: the "
+                            "coordinates and velocities not given by %s cannot satisfy them (give "
+                            "fewer, or leave a singular configuration)", option);
+    else if (rc == LGC_ERR_PROJECTION)
+        snprintf(buf, size, "--consistent: the coordinates not given did not converge onto the "
+                            "constraints from the spec's values; give values nearer them with %s",
+                 option);
+    else
+        snprintf(buf, size, "--consistent: %s", lgc_strerror(rc));
+}
+
+int lgc_start_solve(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
+                    const lgc_given *g, const double before[], unsigned char tried[],
+                    unsigned char spec_freed[])
+{
+    const int nx = sys->model->nx, nq = sys->model->nq;
     /*
     ** The spec's values and the options' together may leave nothing free to
     ** solve (the pendulum's spec gives x and y; --init x=0.5 then fixes
@@ -91,41 +96,71 @@ int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsign
         if (rc != LGC_ERR_RANK_LOST && rc != LGC_ERR_PROJECTION)
             break;
     }
-    if (rc == LGC_ERR_RANK_LOST)
-        fprintf(stderr, "lagrangec: --consistent cannot put the state on the constraints: the "
-                        "coordinates and velocities not given by %s cannot satisfy them (give "
-                        "fewer, or leave a singular configuration)\n", option);
-    else if (rc == LGC_ERR_PROJECTION)
-        fprintf(stderr, "lagrangec: --consistent: the coordinates not given did not converge "
-                        "onto the constraints from the spec's values; give values nearer them "
-                        "with %s\n", option);
-    else if (rc != LGC_OK)
-        fprintf(stderr, "lagrangec: --consistent: %s\n", lgc_strerror(rc));
-    else
+    return rc;
+}
+
+int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
+                       const lgc_given *g, const char *option)
+{
+    const lgc_model *m = sys->model;
+    const int nx = m->nx;
+    double *before = malloc((size_t)nx * sizeof *before + 1);
+    unsigned char *tried = malloc((size_t)nx + 1), *spec_freed = calloc((size_t)nx + 1, 1);
+    if (!before || !tried || !spec_freed) {
+        free(before);
+        free(tried);
+        free(spec_freed);
+        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
+        return LGC_EXIT_FAILED;
+    }
+    memcpy(before, x, (size_t)nx * sizeof *before);
+    int rc = lgc_start_solve(sys, t, x, fixed, g, before, tried, spec_freed);
+    if (rc != LGC_OK) {
+        char why[1024];
+        lgc_start_incomplete(rc, option, why, sizeof why);
+        fprintf(stderr, "lagrangec: %s\n", why);
+    } else {
         report_changes(m, before, x, spec_freed, option);
+    }
     free(before);
     free(tried);
     free(spec_freed);
     return rc == LGC_OK ? LGC_EXIT_OK : LGC_EXIT_FAILED;
 }
 
-int lgc_start_check(const lgc_system *sys, double t, const double x[], const char *option)
+int lgc_start_problem(const lgc_system *sys, double t, const double x[], char *buf, size_t size)
 {
+    const lgc_model *m = sys->model;
+    for (int i = 0; i < m->nx; i++)
+        if (!isfinite(x[i])) {
+            snprintf(buf, size, "the initial %s is not finite", m->state_names[i]);
+            return LGC_ERR_NONFINITE;
+        }
     int row = -1;
     double residual = 0.0;
     int rc = lgc_state_check(sys, t, x, LGC_INITIAL_TOL, &row, &residual);
+    if (rc == LGC_ERR_INCONSISTENT) {
+        char what[512], name[32];
+        lgc_describe_row(m, row, what, sizeof what);
+        lgc_row_name(m, row, name, sizeof name);
+        snprintf(buf, size, "the initial state violates %s (%s = %.3g at t = %g, tolerance %g "
+                            "relative)", what, name, residual, t, LGC_INITIAL_TOL);
+    } else if (rc != LGC_OK) {
+        snprintf(buf, size, "%s", lgc_strerror(rc));
+    }
+    return rc;
+}
+
+int lgc_start_check(const lgc_system *sys, double t, const double x[], const char *option)
+{
+    char why[1024];
+    int rc = lgc_start_problem(sys, t, x, why, sizeof why);
     if (rc == LGC_OK)
         return LGC_EXIT_OK;
-    if (rc != LGC_ERR_INCONSISTENT) {
-        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(rc));
-        return LGC_EXIT_FAILED;
-    }
-    char what[512], name[32];
-    lgc_describe_row(sys->model, row, what, sizeof what);
-    lgc_row_name(sys->model, row, name, sizeof name);
-    fprintf(stderr, "lagrangec: the initial state violates %s (%s = %.3g at t = %g, "
-                    "tolerance %g relative); give a state on the constraints with %s, or add "
-                    "--consistent to solve for the coordinates and velocities not given\n",
-            what, name, residual, t, LGC_INITIAL_TOL, option);
+    fprintf(stderr, "lagrangec: %s", why);
+    if (rc == LGC_ERR_INCONSISTENT)
+        fprintf(stderr, "; give a state on the constraints with %s, or add --consistent to "
+                        "solve for the coordinates and velocities not given", option);
+    fputc('\n', stderr);
     return LGC_EXIT_FAILED;
 }

@@ -9,8 +9,8 @@
 #include "lagrangec/status.h"
 #include "programs.h"
 
-static const char *const project_names[] = {"none", "velocity", "full"};
-static const char *const metric_names[] = {"identity", "mass"};
+const char *const lgc_project_names[] = {"none", "velocity", "full"};
+const char *const lgc_metric_names[] = {"identity", "mass"};
 
 /* The row of [phi; phi'; g] whose largest |residual| is the largest. */
 static int worst_row(const lgc_sim_run *r)
@@ -46,7 +46,7 @@ void lgc_summary_warn(const lgc_sim_run *r)
         fprintf(stderr, "keep them with --project full (the default) or a smaller step\n");
     else
         fprintf(stderr, "with --project %s on, take a smaller step or tighter tolerances\n",
-                project_names[r->opt.project]);
+                lgc_project_names[r->opt.project]);
 }
 
 static void print_steps(const lgc_sim_run *r, const lgc_stats *st, FILE *out)
@@ -95,7 +95,7 @@ void lgc_summary_print(const lgc_sim_run *r, FILE *out)
     fprintf(out, "model:            %s%s%s\n", m->name, m->title ? " — " : "", m->title ? m->title : "");
     print_steps(r, &st, out);
     fprintf(out, "stabilisation:    Baumgarte alpha = %g, beta = %g; correction %s, metric %s\n",
-            r->sys.alpha, r->sys.beta, project_names[r->opt.project], metric_names[r->opt.metric]);
+            r->sys.alpha, r->sys.beta, lgc_project_names[r->opt.project], lgc_metric_names[r->opt.metric]);
     fprintf(out, "wall time:        %.3f s (%.0f steps/s)\n", r->wall,
             r->wall > 0 ? (double)st.steps / r->wall : 0.0);
     print_residuals(r, out);
@@ -211,9 +211,9 @@ void lgc_summary_json(const lgc_sim_run *r, FILE *out)
     lgc_json_number(&j, r->sys.beta);
     lgc_json_end(&j);
     lgc_json_key(&j, "correction");
-    lgc_json_string(&j, project_names[r->opt.project]);
+    lgc_json_string(&j, lgc_project_names[r->opt.project]);
     lgc_json_key(&j, "metric");
-    lgc_json_string(&j, metric_names[r->opt.metric]);
+    lgc_json_string(&j, lgc_metric_names[r->opt.metric]);
     lgc_json_key(&j, "samples");
     lgc_json_count(&j, r->mon.count);
     json_residuals(&j, r);

@@ -10,8 +10,8 @@
 
 /* Longest "%.17g" of a double, -1.2345678901234567e-308, and its comma. */
 #define NUMBER_MAX 25
-/* Longest column name written: a coordinate's name and 6 more bytes. */
-#define NAME_EXTRA 8
+/* Longest column name written: a coordinate's or constraint row's name and 9 more bytes ("lambda[]" and its comma). */
+#define NAME_EXTRA 10
 
 struct lgc_csv {
     const lgc_model *model;
@@ -30,6 +30,15 @@ int lgc_csv_column_multipliers(const lgc_model *m) { return lgc_csv_column_energ
 int lgc_csv_column_force(const lgc_model *m) { return lgc_csv_column_multipliers(m) + m->nh + m->nn; }
 int lgc_csv_columns(const lgc_model *m) { return lgc_csv_column_force(m) + m->nq; }
 
+/* "prefix[row]": row c of [holonomic; nonholonomic] by its column name, k its number in its kind. */
+static void row_column(const lgc_model *m, const char *prefix, int c, int k, char *buf, size_t size)
+{
+    if (m->constraint_columns)
+        snprintf(buf, size, "%s[%s]", prefix, m->constraint_columns[c]);
+    else
+        snprintf(buf, size, "%s[%d]", prefix, k);
+}
+
 void lgc_csv_column_name(const lgc_model *m, int j, char *buf, size_t size)
 {
     const char *const *q = m->coordinate_names;
@@ -43,17 +52,22 @@ void lgc_csv_column_name(const lgc_model *m, int j, char *buf, size_t size)
     else if (j < phi)
         snprintf(buf, size, "%s'", q[j - 1 - m->nq]);
     else if (j < phi_dot)
-        snprintf(buf, size, "phi[%d]", j - phi + 1);
-    else if (j < g)
-        snprintf(buf, size, "phi[%d]'", j - phi_dot + 1);
-    else if (j < g + m->nn)
-        snprintf(buf, size, "g[%d]", j - g + 1);
+        row_column(m, "phi", j - phi, j - phi + 1, buf, size);
+    else if (j < g) {
+        row_column(m, "phi", j - phi_dot, j - phi_dot + 1, buf, size);
+        size_t len = 0;
+        while (buf[len])
+            len++;
+        if (len + 1 < size)
+            buf[len] = '\'', buf[len + 1] = '\0';
+    } else if (j < g + m->nn)
+        row_column(m, "g", m->nh + j - g, j - g + 1, buf, size);
     else if (j == g + m->nn)
         snprintf(buf, size, "T+V");
     else if (j < mult + m->nh)
-        snprintf(buf, size, "lambda[%d]", j - mult + 1);
+        row_column(m, "lambda", j - mult, j - mult + 1, buf, size);
     else if (j < fc)
-        snprintf(buf, size, "mu[%d]", j - mult - m->nh + 1);
+        row_column(m, "mu", j - mult, j - mult - m->nh + 1, buf, size);
     else
         snprintf(buf, size, "Fc[%s]", q[j - fc]);
 }
@@ -62,9 +76,10 @@ lgc_csv *lgc_csv_open(int fd, const lgc_model *m)
 {
     lgc_csv *w = calloc(1, sizeof *w);
     size_t longest = 0;
-    for (int i = 0; i < m->nq; i++) {
+    for (int i = 0; i < m->nq + (m->constraint_columns ? m->nh + m->nn : 0); i++) {
+        const char *name = i < m->nq ? m->coordinate_names[i] : m->constraint_columns[i - m->nq];
         size_t len = 0;
-        while (m->coordinate_names[i][len])
+        while (name[len])
             len++;
         longest = len > longest ? len : longest;
     }

@@ -6,13 +6,17 @@
 #include "lagrangec/monitor.h"
 #include "lagrangec/status.h"
 
+/* x, phi, phi', g, multipliers, fc, dxdt, tracked residuals, C, row maxima in one block */
+static size_t block_size(const lgc_model *m)
+{
+    return (size_t)(2 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq) + 1;
+}
+
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
 {
     const int nx = model->nx, nh = model->nh, nn = model->nn, nq = model->nq;
     memset(mon, 0, sizeof *mon);
-    /* x, phi, phi', g, multipliers, fc, dxdt, tracked residuals, C, row maxima in one block */
-    double *v = calloc((size_t)(2 * nx + 7 * nh + 4 * nn + nq + (nh + nn) * nq) + 1,
-                       sizeof *v);
+    double *v = calloc(block_size(model), sizeof *v);
     if (!v)
         return LGC_ERR_NOMEM;
     mon->s.x = v;
@@ -32,6 +36,14 @@ void lgc_monitor_free(lgc_monitor *mon)
 {
     free(mon->s.x);
     memset(mon, 0, sizeof *mon);
+}
+
+void lgc_monitor_reset(lgc_monitor *mon, const lgc_model *model)
+{
+    memset(mon->s.x, 0, block_size(model) * sizeof *mon->s.x);
+    mon->s.t = mon->s.energy = 0.0;
+    mon->count = mon->tracked = 0;
+    mon->energy0 = mon->max_phi = mon->max_phi_dot = mon->max_g = mon->max_energy_drift = 0.0;
 }
 
 /* fc = C^T mult, C row-major (nh + nn) x nq. */

@@ -29,12 +29,13 @@ import report
 import rhs_bench
 import rhs_split
 import sim_bench
+import sweep_bench
 import targets
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-SECTIONS = [("generation", gen_bench), ("rhs", rhs_bench), ("simulation", sim_bench), ("kkt", kkt_bench),
-            ("profile", profile_gen), ("mujoco", mujoco_bench), ("cartesian", rhs_split),
+SECTIONS = [("generation", gen_bench), ("rhs", rhs_bench), ("simulation", sim_bench), ("sweep", sweep_bench),
+            ("kkt", kkt_bench), ("profile", profile_gen), ("mujoco", mujoco_bench), ("cartesian", rhs_split),
             ("correction", correction_bench), ("methods", method_bench)]
 ALIASES = {"sympy": ["generation", "rhs"]}
 

@@ -20,6 +20,7 @@
 #include "column_names.h"
 #include "lagrangec/csv.h"
 #include "lagrangec/status.h"
+#include "bicycle.h"
 #include "pendulum.h"
 
 /* Coordinates phi1, g1, energy, Fc_x, x, Fc, phi: every column still has its own name. */
@@ -42,6 +43,21 @@ static void column_names_are_unique(void **state)
     assert_string_equal(names[lgc_csv_column_multipliers(m)], "lambda[1]");
     assert_string_equal(names[lgc_csv_column_multipliers(m) + 1], "mu[1]");
     assert_string_equal(names[lgc_csv_column_force(m) + 3], "Fc[Fc_x]");
+}
+
+/* A rolling wheel's rows are named after it; the front wheel's contact row is the only holonomic one. */
+static void wheel_rows_are_named_after_the_wheel(void **state)
+{
+    (void)state;
+    const lgc_model *m = &bicycle_model;
+    static const char *const expected[] = {"phi[front]", "phi[front]'", "g[rear.x]", "g[rear.y]", "g[front.x]",
+                                           "g[front.y]", "T+V", "lambda[front]", "mu[rear.x]", "mu[rear.y]",
+                                           "mu[front.x]", "mu[front.y]"};
+    char name[32];
+    for (int i = 0; i < 12; i++) {
+        lgc_csv_column_name(m, lgc_csv_column_phi(m) + i, name, sizeof name);
+        assert_string_equal(name, expected[i]);
+    }
 }
 
 /* The pendulum's sample with every field a 17-digit number. */
@@ -103,6 +119,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(column_names_are_unique),
+        cmocka_unit_test(wheel_rows_are_named_after_the_wheel),
         cmocka_unit_test(a_short_write_leaves_whole_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,9 @@
 ** Columns (grep tag: CSV-COLUMNS, kept in step with runtime/README.md):
 **   t, q..., q'..., phi[1]..phi[H], phi[1]'..phi[H]', g[1]..g[N], T+V,
 **   lambda[1]..lambda[H], mu[1]..mu[N], Fc[q]... (one per coordinate:
-**   A^T lambda + B^T mu on q).
+**   A^T lambda + B^T mu on q). A rolling wheel's rows are named after
+**   it instead of numbered (the descriptor's constraint_columns):
+**   phi[front], g[rear.x], mu[rear.y].
 ** A coordinate is a C identifier and a velocity one with a ', so the
 ** columns of derived quantities, each holding a '[' or a '+', never take
 ** a coordinate's name: every column name is unique whatever the spec's

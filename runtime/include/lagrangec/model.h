@@ -50,6 +50,10 @@ typedef struct lgc_model {
     const char *const *input_names;         /* nu */
     /* nh + nn, for messages: "holonomic constraint 1: x^2 + y^2 - l^2". */
     const char *const *constraint_labels;
+    /* nh + nn, or NULL: each row's name in the CSV's phi[...], g[...],
+       lambda[...], mu[...] ("rear.x" for a rolling wheel's row); NULL, or a
+       written row: its number among the rows of its kind. */
+    const char *const *constraint_columns;
     const double *parameter_defaults;       /* np */
     const double *input_defaults;           /* nu */
     const double *initial_state;            /* nx, at the parameter defaults */

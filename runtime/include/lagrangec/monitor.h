@@ -39,6 +39,9 @@ typedef struct lgc_monitor {
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model);
 void lgc_monitor_free(lgc_monitor *mon);
 
+/* Forget every sample and extreme, as lgc_monitor_init left it; no allocation. */
+void lgc_monitor_reset(lgc_monitor *mon, const lgc_model *model);
+
 /*
 ** Evaluate everything at (t, x) into mon->s and update the extremes.
 ** s.fc = C^T [lambda; mu] with C the model's constraint_jacobian. For a

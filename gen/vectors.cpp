@@ -1,0 +1,94 @@
+// vectors.cpp — vector algebra over the frames of a FrameTree: sums and
+// multiples keep each term in its own frame; dot and cross products meet
+// two terms in the closest frame they share; the time derivative in N
+// differentiates each term's components and adds the frame's rotation.
+#include "lagrangec.h"
+
+namespace lgc {
+
+namespace {
+
+using GiNaC::ex;
+
+Components plus(const Components &a, const Components &b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
+
+Components cross_components(const Components &a, const Components &b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+
+bool zero(const Components &c) { return c[0].is_zero() && c[1].is_zero() && c[2].is_zero(); }
+
+// Adds c, in `frame`, to v, dropping a term that cancels to zero.
+void add_term(Vector &v, int frame, const Components &c) {
+  auto it = v.terms.find(frame);
+  Components sum = it == v.terms.end() ? c : plus(it->second, c);
+  if (zero(sum)) {
+    if (it != v.terms.end()) v.terms.erase(it);
+  } else {
+    v.terms[frame] = sum;
+  }
+}
+
+}  // namespace
+
+Vector operator+(const Vector &a, const Vector &b) {
+  Vector sum = a;
+  for (auto &[frame, c] : b.terms) add_term(sum, frame, c);
+  return sum;
+}
+
+Vector operator*(const ex &s, const Vector &v) {
+  Vector out;
+  for (auto &[frame, c] : v.terms) add_term(out, frame, {s * c[0], s * c[1], s * c[2]});
+  return out;
+}
+
+bool is_zero(const Vector &v) { return v.terms.empty(); }
+
+Components components_in(const FrameTree &frames, const Vector &v, int frame) {
+  Components sum = {0, 0, 0};
+  for (auto &[from, c] : v.terms) sum = plus(sum, frames.express(c, from, frame));
+  return sum;
+}
+
+ex dot(const FrameTree &frames, const Vector &a, const Vector &b) {
+  GiNaC::exvector terms;
+  for (auto &[fa, ca] : a.terms)
+    for (auto &[fb, cb] : b.terms) {
+      int common = frames.common_ancestor(fa, fb);
+      Components x = frames.express(ca, fa, common), y = frames.express(cb, fb, common);
+      for (int i = 0; i < 3; ++i) terms.push_back(x[i] * y[i]);
+    }
+  return GiNaC::add(terms);
+}
+
+Vector cross(const FrameTree &frames, const Vector &a, const Vector &b) {
+  Vector out;
+  for (auto &[fa, ca] : a.terms)
+    for (auto &[fb, cb] : b.terms) {
+      int common = frames.common_ancestor(fa, fb);
+      add_term(out, common, cross_components(frames.express(ca, fa, common), frames.express(cb, fb, common)));
+    }
+  return out;
+}
+
+// d/dt (Σ_F v_F) = Σ_F (v_F' + ω_F × v_F), each term in its own frame F,
+// with ω_F in F's components.
+Vector time_derivative(const FrameTree &frames, const SymbolTable &s, const Vector &v) {
+  Vector out;
+  for (auto &[frame, c] : v.terms) {
+    Components rate = {s.convective_derivative(c[0]), s.convective_derivative(c[1]), s.convective_derivative(c[2])};
+    Components w = components_in(frames, frames.angular_velocity(frame, s), frame);
+    add_term(out, frame, plus(rate, cross_components(w, c)));
+  }
+  return out;
+}
+
+bool has_kind(const SymbolTable &s, const Vector &v, SymbolKind kind) {
+  for (auto &[frame, c] : v.terms)
+    for (auto &x : c)
+      if (s.has_kind(x, kind)) return true;
+  return false;
+}
+
+}  // namespace lgc

@@ -1,0 +1,541 @@
+// test_sweep_cli.cpp — `lagrangec sweep` as a user runs it: the same bytes
+// from one worker, two, and three MPI ranks, with a failing run among them;
+// each run the run `lagrangec simulate` makes of the same values, for both
+// formulations, every stepper and correction; Monte-Carlo values that
+// depend on the seed, the run and the name alone; a killed sweep resumed to
+// the same bytes; shards merged into the whole; faults kept in their runs;
+// the bad-table catalogue (tests/gen/bad_runs) and other mistakes refused
+// before anything runs.
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../runtime/json.hpp"
+#include "process.hpp"
+
+#include "cmocka.hpp"  // last: cmocka defines a macro `fail`
+#include "../runtime/check.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string lagrangec = LAGRANGEC;
+
+std::string spec(const char *name) { return std::string(SPECS_DIR) + "/" + name + ".toml"; }
+std::string test_spec(const char *name) { return std::string(RUNTIME_SPECS_DIR) + "/" + name + ".toml"; }
+
+std::vector<std::string> cache_env() { return {"LAGRANGEC_CACHE=" + (group_dir() / "cache").string()}; }
+
+Result sweep(std::vector<std::string> args) {
+  args.insert(args.begin(), {lagrangec, "sweep"});
+  return run(args, cache_env());
+}
+
+Result simulate(std::vector<std::string> args) {
+  args.insert(args.begin(), {lagrangec, "simulate"});
+  return run(args, cache_env());
+}
+
+fs::path write_file(const std::string &name, const std::string &text) {
+  fs::path p = group_dir() / name;
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+void assert_contains(const std::string &text, const std::string &part) {
+  if (text.find(part) == std::string::npos) fail_msg("no '%s' in:\n%s", part.c_str(), text.c_str());
+}
+
+std::vector<std::string> lines_of(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> fields_of(const std::string &line) {
+  std::vector<std::string> fields;
+  std::string f;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) fields.push_back(f), f.clear();
+    else f += c;
+  }
+  fields.push_back(f);
+  return fields;
+}
+
+// The index as rows of fields by column name.
+std::vector<std::map<std::string, std::string>> index_of(const fs::path &dir) {
+  std::vector<std::string> lines = lines_of(slurp(dir / "runs.csv"));
+  if (lines.empty()) fail_msg("%s/runs.csv is empty or missing", dir.c_str());
+  std::vector<std::string> header = fields_of(lines[0]);
+  std::vector<std::map<std::string, std::string>> rows;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> f = fields_of(lines[i]);
+    if (f.size() != header.size())
+      fail_msg("%s/runs.csv line %zu has %zu fields, the header %zu", dir.c_str(), i + 1, f.size(), header.size());
+    std::map<std::string, std::string> row;
+    for (size_t j = 0; j < f.size(); ++j) row[header[j]] = f[j];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// Every file under dir (hidden ones too), by relative path, with its bytes.
+std::map<std::string, std::string> tree(const fs::path &dir) {
+  std::map<std::string, std::string> files;
+  for (auto &e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = slurp(e.path());
+  return files;
+}
+
+void assert_same_tree(const fs::path &a, const fs::path &b) {
+  auto ta = tree(a), tb = tree(b);
+  for (auto &[name, bytes] : ta) {
+    auto it = tb.find(name);
+    if (it == tb.end()) fail_msg("%s has %s, %s has not", a.c_str(), name.c_str(), b.c_str());
+    if (it->second != bytes) fail_msg("%s differs between %s and %s", name.c_str(), a.c_str(), b.c_str());
+  }
+  for (auto &[name, bytes] : tb)
+    if (!ta.count(name)) fail_msg("%s has %s, %s has not", b.c_str(), name.c_str(), a.c_str());
+  check(ta.size() > 2, "%s holds %zu files", a.c_str(), ta.size());
+}
+
+// Twelve double pendulums: masses and rod lengths from a table; run 7 has
+// no mass at the first bob, and fails.
+fs::path double_pendulum_runs() {
+  std::string text = "m1,m2,l2\n";
+  for (int k = 1; k <= 12; ++k)
+    text += (k == 7 ? std::string("0") : std::to_string(0.5 + 0.1 * k)) + "," + std::to_string(1.0 + 0.05 * k) +
+            ",1\n";
+  return write_file("double_pendulum_runs.csv", text);
+}
+
+const std::vector<std::string> kShort = {"--t-end", "0.5", "--dt", "1e-2", "--sample", "0.05"};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string> &b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+void assert_failed_one_of(const Result &r, int failed, int runs) {
+  if (r.status != 1) fail_msg("exit %d, expected 1:\n%s", r.status, r.err.c_str());
+  assert_contains(r.err, std::to_string(failed) + " of " + std::to_string(runs) + " runs failed");
+}
+
+// Issue 16's test: -j 1, -j 2 and three MPI ranks write the same bytes, a
+// failing run among the others; under mpirun the ranks share the runs
+// (the runs done, summed over the ranks, are the runs, not three times them).
+void workers_and_ranks_write_the_same_bytes(void **) {
+  fs::path runs = double_pendulum_runs(), one = group_dir() / "one", two = group_dir() / "two";
+  auto args = with({spec("double_pendulum"), "--runs", runs.string()}, kShort);
+  assert_failed_one_of(sweep(with(args, {"--out", one.string(), "-j", "1"})), 1, 12);
+  assert_failed_one_of(sweep(with(args, {"--out", two.string(), "-j", "2"})), 1, 12);
+  assert_same_tree(one, two);
+  auto rows = index_of(one);
+  assert_int_equal(rows.size(), 12);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    assert_string_equal(rows[k]["run"].c_str(), std::to_string(k + 1).c_str());
+    assert_string_equal(rows[k]["status"].c_str(), k == 6 ? "fault" : "ok");
+  }
+  assert_string_equal(rows[6]["fault"].c_str(), "mass matrix singular (not positive definite)");
+  assert_string_equal(rows[6]["fault t"].c_str(), "0");
+  assert_string_equal(rows[0]["steps"].c_str(), "50");
+  assert_string_equal(rows[0]["final t"].c_str(), "0.5");
+#if WITH_MPI
+  fs::path ranks = group_dir() / "ranks";
+  std::vector<std::string> env = cache_env();
+  env.insert(env.end(), {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"});
+  Result r = run(with({MPIRUN, "--oversubscribe", "-np", "3", lagrangec, "sweep"},
+                      with(args, {"--out", ranks.string()})),
+                 env);
+  assert_contains(r.err, "1 of 12 runs failed");
+  assert_contains(r.err, "(12 of them run now");
+  check(r.status != 0, "mpirun exited 0 with a failed run:\n%s", r.err.c_str());
+  assert_same_tree(one, ranks);
+#else
+  print_message("MPI: not built (-Dmpi=disabled): the mpirun part is skipped\n");
+#endif
+}
+
+// Each run of a sweep is the run simulate makes of its values: the same
+// trajectory, byte for byte, and the same steps, residuals and energy
+// drift, for both formulations, both steppers, every correction and metric.
+void each_run_is_the_simulate_run_of_its_values(void **) {
+  fs::path runs = write_file("knife_edge_runs.csv", "m,x',phi'\n1,1,1\n2,0.5,-1\n");
+  const std::vector<std::vector<std::string>> values = {{"--param", "m=1", "--init", "x'=1", "--init", "phi'=1"},
+                                                        {"--param", "m=2", "--init", "x'=0.5", "--init", "phi'=-1"}};
+  int variant = 0;
+  for (const char *formulation : {"dalembert", "vakonomic"})
+    for (const std::vector<std::string> &method : {std::vector<std::string>{"--dt", "1e-2"},
+                                                   std::vector<std::string>{"--method", "dopri5", "--rtol", "1e-6"}})
+      for (const std::vector<std::string> &correction :
+           {std::vector<std::string>{"--project", "none"}, {"--project", "velocity"}, {"--project", "full"},
+            {"--project", "full", "--metric", "mass"}}) {
+        std::vector<std::string> options = with(with({"--formulation", formulation, "--t-end", "0.5"}, method), correction);
+        fs::path out = group_dir() / ("variant" + std::to_string(++variant));
+        Result r = sweep(with({spec("knife_edge"), "--runs", runs.string(), "--out", out.string(), "-j", "2"}, options));
+        if (r.status != 0) fail_msg("%s: exit %d:\n%s", out.c_str(), r.status, r.err.c_str());
+        auto rows = index_of(out);
+        for (size_t k = 0; k < values.size(); ++k) {
+          fs::path csv = out / ("simulate" + std::to_string(k + 1) + ".csv");
+          Result s = simulate(with(with({spec("knife_edge"), "--out", csv.string(), "--summary-json", "-"}, options),
+                                   values[k]));
+          if (s.status != 0) fail_msg("simulate: exit %d:\n%s", s.status, s.err.c_str());
+          char name[32];
+          std::snprintf(name, sizeof name, "run/%06zu.csv", k + 1);
+          check(slurp(out / name) == slurp(csv), "%s/%s is not simulate's CSV of the same values", out.c_str(), name);
+          json::Value summary = json::parse(s.out);
+          auto same = [&](const std::string &column, double v) {
+            double got = std::strtod(rows[k][column].c_str(), nullptr);
+            check(got == v, "%s run %zu: %s = %.17g, simulate says %.17g", out.c_str(), k + 1, column.c_str(), got, v);
+          };
+          same("steps", summary["steps"].num());
+          same("max |g[1]|", summary["max_g"].num());
+          same("energy drift", summary["energy_drift"].num());
+          same("final phi'", summary["final_state"]["phi'"].num());
+        }
+      }
+}
+
+// run k's values: from the seed, k and the name alone, whatever N, -j, the
+// shard or the order of the --vary options.
+void monte_carlo_values_are_the_runs_own(void **) {
+  auto values = [](const fs::path &dir) {
+    std::map<std::string, std::string> v;
+    for (auto &row : index_of(dir)) v[row["run"]] = row["m1"] + " " + row["l2"];
+    return v;
+  };
+  auto mc = [](const char *name, std::vector<std::string> more) {
+    fs::path out = group_dir() / name;
+    Result r = sweep(with(with({spec("double_pendulum"), "--seed", "42", "--consistent", "--no-trajectories",
+                                "--out", out.string()},
+                               kShort),
+                          more));
+    if (r.status != 0) fail_msg("%s: exit %d:\n%s", name, r.status, r.err.c_str());
+    return out;
+  };
+  const std::vector<std::string> m1 = {"--vary", "m1=normal(1,0.1)"}, l2 = {"--vary", "l2=uniform(0.9,1.1)"};
+  auto all = values(mc("mc12", with(with({"--samples", "12", "-j", "2"}, m1), l2)));
+  auto first = values(mc("mc5", with(with({"--samples", "5", "-j", "1"}, l2), m1)));
+  auto shard = values(mc("mc-shard", with(with({"--samples", "12", "--shard", "2/3"}, m1), l2)));
+  assert_int_equal(all.size(), 12);
+  assert_int_equal(first.size(), 5);
+  assert_int_equal(shard.size(), 4);
+  for (auto &[run, v] : first)
+    check(all[run] == v, "run %s: %s of 12 runs, %s of 5", run.c_str(), all[run].c_str(), v.c_str());
+  for (auto &[run, v] : shard) {
+    check((std::stoi(run) - 1) % 3 == 1, "run %s is not in shard 2/3", run.c_str());
+    check(all[run] == v, "run %s: %s of all, %s of shard 2/3", run.c_str(), all[run].c_str(), v.c_str());
+  }
+  std::set<std::string> distinct;
+  for (auto &[run, v] : all) distinct.insert(v);
+  assert_int_equal(distinct.size(), 12);
+  auto seeded = values(mc("mc-seed", {"--samples", "2", "--seed", "43", "--vary", "m1=normal(1,0.1)",
+                                      "--vary", "l2=uniform(0.9,1.1)"}));
+  check(seeded["1"] != all["1"], "seed 43 drew seed 42's run 1: %s", all["1"].c_str());
+}
+
+// The journals of a sweep's directory, and the offset of the last whole
+// record ("LEN HASH LINE") of one: where a write killed mid-way would tear it.
+std::vector<fs::path> journals(const fs::path &dir) {
+  std::vector<fs::path> found;
+  if (fs::exists(dir / "run"))
+    for (auto &e : fs::directory_iterator(dir / "run"))
+      if (e.path().extension() == ".journal") found.push_back(e.path());
+  return found;
+}
+
+// A journal's whole records: where each one's line starts, and the line.
+std::vector<std::pair<size_t, std::string>> records(const std::string &journal) {
+  std::vector<std::pair<size_t, std::string>> found;
+  size_t at = 0;
+  while (at < journal.size()) {
+    size_t space = journal.find(' ', at);
+    if (space == std::string::npos || space + 18 > journal.size()) break;
+    size_t len = std::stoul(journal.substr(at, space - at)), start = space + 18;
+    if (start + len > journal.size()) break;
+    found.emplace_back(start, journal.substr(start, len));
+    at = start + len;
+  }
+  return found;
+}
+
+ino_t inode(const fs::path &p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+// A sweep killed mid-way (SIGKILL: no handler runs, temporaries stay), the
+// last record of one of its journals then torn as a write cut short would
+// leave it, and run again: it ends with the bytes of one never
+// interrupted, the torn record's run redone and the others kept.
+void a_killed_sweep_resumes_to_the_same_bytes(void **) {
+  auto args = [](const fs::path &out) {
+    return std::vector<std::string>{lagrangec, "sweep", spec("double_pendulum"), "--samples", "60", "--vary",
+                                    "m1=normal(1,0.1)", "--t-end", "20", "--dt", "1e-3", "--sample", "0.5",
+                                    "-j", "2", "--out", out.string(), "--quiet"};
+  };
+  fs::path whole = group_dir() / "whole", killed = group_dir() / "killed";
+  Result r = run(args(whole), cache_env());
+  if (r.status != 0) fail_msg("exit %d:\n%s", r.status, r.err.c_str());
+  check(journals(whole).empty(), "%zu journals left in %s", journals(whole).size(), whole.c_str());
+  Started s = start(args(killed), cache_env(), true);
+  auto trajectories = [&] {
+    size_t n = 0;
+    if (fs::exists(killed / "run"))
+      for (auto &e : fs::directory_iterator(killed / "run"))
+        n += e.path().extension() == ".csv" && e.path().filename().string()[0] != '.';
+    return n;
+  };
+  for (int i = 0; i < 3000 && trajectories() < 6; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(-s.pid, SIGKILL);
+  Result k = finish(s);
+  assert_int_equal(k.status, 128 + SIGKILL);
+  size_t done = trajectories();
+  check(done >= 6 && done < 60 && !fs::exists(killed / "runs.csv"),
+        "killed with %zu of 60 runs done (runs.csv %s): not mid-way", done,
+        fs::exists(killed / "runs.csv") ? "written" : "absent");
+  // Tear the last whole record of a journal halfway through its line; keep the others.
+  std::string torn_run, kept_run;
+  for (auto &j : journals(killed)) {
+    std::ifstream in(j, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto found = records(text);
+    for (size_t i = 0; i < found.size(); ++i) {
+      std::string run = found[i].second.substr(0, found[i].second.find(','));
+      if (torn_run.empty() && i + 1 == found.size()) {
+        torn_run = run;
+        in.close();
+        fs::resize_file(j, found[i].first + found[i].second.size() / 2);
+      } else if (kept_run.empty()) {
+        kept_run = run;
+      }
+    }
+  }
+  check(!torn_run.empty() && !kept_run.empty(), "no two records in the journals of %s (torn run '%s', kept '%s')",
+        killed.c_str(), torn_run.c_str(), kept_run.c_str());
+  auto trajectory = [&](const std::string &run) {
+    char name[16];
+    snprintf(name, sizeof name, "%06lu.csv", std::stoul(run));
+    return killed / "run" / name;
+  };
+  auto torn_inode = fs::exists(trajectory(torn_run)) ? inode(trajectory(torn_run)) : 0;
+  auto kept_inode = inode(trajectory(kept_run));
+  r = run(args(killed), cache_env());
+  if (r.status != 0) fail_msg("the rerun: exit %d:\n%s", r.status, r.err.c_str());
+  check(inode(trajectory(torn_run)) != torn_inode, "run %s, its record torn, was not redone", torn_run.c_str());
+  check(inode(trajectory(kept_run)) == kept_inode, "run %s, its record whole, was redone", kept_run.c_str());
+  assert_same_tree(whole, killed);
+}
+
+// Shards into directories of their own, merged: the directory one sweep of
+// them all writes. A shard missing is named; other sweeps are not merged.
+void shards_merge_into_the_whole(void **) {
+  fs::path runs = double_pendulum_runs(), whole = group_dir() / "shards-whole";
+  auto args = with({spec("double_pendulum"), "--runs", runs.string(), "--quiet"}, kShort);
+  assert_failed_one_of(sweep(with(args, {"--out", whole.string()})), 1, 12);
+  std::vector<std::string> parts;
+  for (int k = 1; k <= 3; ++k) {
+    parts.push_back((group_dir() / ("shard" + std::to_string(k))).string());
+    Result r = sweep(with(args, {"--shard", std::to_string(k) + "/3", "--out", parts.back()}));
+    check(r.status == (k == 1 ? 1 : 0), "shard %d/3: exit %d:\n%s", k, r.status, r.err.c_str());  // run 7 is shard 1's
+    assert_int_equal(index_of(parts.back()).size(), 4);
+  }
+  fs::path merged = group_dir() / "merged";
+  Result m = run({lagrangec, "sweep", "--merge", parts[0], parts[1], parts[2], "--out", merged.string()});
+  assert_failed_one_of(m, 1, 12);
+  assert_same_tree(whole, merged);
+
+  fs::path partial = group_dir() / "partial";
+  m = run({lagrangec, "sweep", "--merge", parts[0], parts[2], "--out", partial.string()});
+  assert_int_equal(m.status, 1);
+  assert_contains(m.err, "no directory has run 2, 5, 8, 11 (4 of 12 runs");
+  check(!fs::exists(partial / "runs.csv"), "%s/runs.csv written without shard 2", partial.c_str());
+
+  fs::path other = group_dir() / "other";
+  assert_failed_one_of(sweep(with(with(args, {"--out", other.string()}), {"--param", "g=1"})), 1, 12);
+  m = run({lagrangec, "sweep", "--merge", parts[0], other.string(), "--out", (group_dir() / "mixed").string()});
+  assert_int_equal(m.status, 2);
+  assert_contains(m.err, other.string() + " holds another sweep: its sweep.txt has 'param g 1' where this one has "
+                                          "'param g 9.8100000000000005'");
+}
+
+// A run that fails is a result like the others, with its status, time and
+// reason: a mass that runs out mid-run, a start off the constraints, a
+// step-size underflow (every run of a blow-up); the others complete.
+void faults_stay_in_their_runs(void **) {
+  fs::path out = group_dir() / "faults";
+  fs::path runs = write_file("tau.csv", "tau\n2\n0.25\n1.5\n");
+  assert_failed_one_of(sweep({test_spec("mass_runs_out"), "--runs", runs.string(), "--t-end", "1", "--dt", "1e-3",
+                              "--out", out.string()}),
+                       1, 3);
+  auto rows = index_of(out);
+  assert_string_equal(rows[0]["status"].c_str(), "ok");
+  assert_string_equal(rows[2]["status"].c_str(), "ok");
+  assert_string_equal(rows[1]["fault"].c_str(), "mass matrix singular (not positive definite)");
+  double t = std::strtod(rows[1]["fault t"].c_str(), nullptr);
+  check(t > 0.24 && t <= 0.25, "the mass ran out at t = %g, not at tau = 0.25", t);
+  check(!rows[1]["final t"].empty(), "a run failed mid-way has no final state: '%s'", rows[1]["final t"].c_str());
+
+  fs::path starts = write_file("lengths.csv", "l1\n1\n2\n");
+  out = group_dir() / "starts";
+  assert_failed_one_of(sweep({spec("double_pendulum"), "--runs", starts.string(), "--t-end", "0.1", "--out",
+                              out.string()}),
+                       1, 2);
+  rows = index_of(out);
+  assert_string_equal(rows[1]["fault"].c_str(),
+                      "the initial state violates holonomic constraint 1: x1^2 + y1^2 - l1^2 (phi[1] = -3 at t = 0, "
+                      "tolerance 1e-10 relative)");
+  size_t lines = lines_of(slurp(out / "run" / "000002.csv")).size();
+  check(lines == 1, "a refused start's trajectory has %zu lines, not its header alone", lines);
+
+  fs::path blow = write_file("blow.csv", "x,x'\n1,1\n2,1\n");
+  out = group_dir() / "blow";
+  assert_failed_one_of(sweep({test_spec("blow_up"), "--runs", blow.string(), "--t-end", "2", "--out", out.string()}),
+                       2, 2);
+  for (auto &row : index_of(out)) {
+    check(row["fault"].rfind("step size underflow", 0) == 0, "run %s: %s", row["run"].c_str(), row["fault"].c_str());
+    double at = std::strtod(row["fault t"].c_str(), nullptr);
+    check(at > 0.999 && at < 1.0, "run %s: underflow at t = %.17g", row["run"].c_str(), at);
+  }
+}
+
+// The pendulum's spec starts it at x = l sin(0.5), y = -l cos(0.5): a row
+// that sets l starts it there, on its own circle, with no --consistent.
+void a_rows_parameters_move_the_initial_values_made_of_them(void **) {
+  fs::path runs = write_file("lengths_only.csv", "l\n0.5\n2\n"), out = group_dir() / "lengths";
+  Result r = sweep({spec("pendulum"), "--runs", runs.string(), "--t-end", "0.1", "--dt", "1e-2", "--out", out.string()});
+  if (r.status != 0) fail_msg("exit %d:\n%s", r.status, r.err.c_str());
+  for (int k = 1; k <= 2; ++k) {
+    const double l = k == 1 ? 0.5 : 2.0;
+    char name[32];
+    std::snprintf(name, sizeof name, "run/%06d.csv", k);
+    std::vector<std::string> first = fields_of(lines_of(slurp(out / name)).at(1));
+    const double x = std::strtod(first.at(1).c_str(), nullptr), y = std::strtod(first.at(2).c_str(), nullptr);
+    check(std::fabs(x - l * std::sin(0.5)) < 1e-15 * l && std::fabs(y + l * std::cos(0.5)) < 1e-15 * l,
+          "run %d (l = %g) starts at (%.17g, %.17g)", k, l, x, y);
+  }
+}
+
+// tests/gen/bad_runs/*.csv: line 1 is "# expect: MESSAGE", the exact first
+// line of stderr with the table's path written as {file}. Exit 2, and
+// nothing made: not even the directory.
+void bad_runs_tables_get_their_message_and_run_nothing(void **) {
+  int count = 0;
+  std::vector<fs::path> files;
+  for (auto &e : fs::directory_iterator(BAD_RUNS_DIR)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (auto &f : files) {
+    ++count;
+    std::string first = lines_of(slurp(f)).at(0);
+    if (!first.empty() && first.back() == '\r') first.pop_back();  // crlf.csv
+    const std::string tag = "# expect: ";
+    if (first.rfind(tag, 0) != 0) fail_msg("%s has no '# expect: ' line", f.c_str());
+    std::string expected = first.substr(tag.size());
+    if (expected.find("{file}") != std::string::npos) expected.replace(expected.find("{file}"), 6, f.string());
+    fs::path out = group_dir() / "bad-out";
+    Result r = sweep({spec("double_pendulum"), "--runs", f.string(), "--out", out.string()});
+    std::string got = r.err.substr(0, r.err.find('\n'));
+    if (r.status != 2 || got != expected)
+      fail_msg("%s: exit %d, first line\n  got:      %s\n  expected: %s", f.filename().c_str(), r.status, got.c_str(),
+               expected.c_str());
+    check(!fs::exists(out), "%s: %s was made", f.filename().c_str(), out.c_str());
+  }
+  check(count >= 10, "%d bad tables", count);
+}
+
+// Mistakes on the command line: a message, exit 2, and nothing made.
+void mistakes_are_refused_before_anything_runs(void **) {
+  fs::path out = group_dir() / "mistake", runs = double_pendulum_runs();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--samples", "3", "--vary", "m1=normal(1,-1)"}, "--vary:13: error: SIGMA must not be negative"},
+      {{"--samples", "3", "--vary", "zz=normal(1,1)"},
+       "--vary:1: error: name 'zz': not a parameter, state or input of double_pendulum"},
+      {{"--samples", "3", "--vary", "m1=normal(1,1)", "--vary", "m1=uniform(0,1)"},
+       "--vary:1: error: name 'm1': it sets what --vary 1, m1, sets"},
+      {{"--samples", "0", "--vary", "m1=normal(1,1)"}, "lagrangec: bad value '0' for --samples"},
+      {{"--samples", "3"}, "lagrangec: --samples needs at least one --vary NAME=DIST"},
+      {{"--vary", "m1=normal(1,1)"}, "lagrangec: --vary needs --samples N"},
+      {{"--runs", runs.string(), "--samples", "3", "--vary", "m1=normal(1,1)"},
+       "lagrangec: --runs, or --samples with --vary: one or the other"},
+      {{"--runs", runs.string(), "--shard", "4/3"}, "lagrangec: bad value '4/3' for --shard: K/M with 1 <= K <= M"},
+      {{"--runs", runs.string(), "-j", "0"}, "lagrangec: bad value '0' for -j: a number of workers from 1 to 1024"},
+      {{"--runs", runs.string(), "--seed", "-1"}, "lagrangec: bad value '-1' for --seed"},
+      {{"--runs", runs.string(), "--plot", "x.png"}, "lagrangec: unknown option '--plot' (see --help)"},
+      {{"--runs", (group_dir() / "no-such.csv").string()},
+       "lagrangec: --runs " + (group_dir() / "no-such.csv").string() + ": No such file or directory"},
+  };
+  for (auto &[args, message] : cases) {
+    std::vector<std::string> argv = with({spec("double_pendulum"), "--out", out.string()}, args);
+    Result r = sweep(argv);
+    std::string got = r.err.substr(0, r.err.find('\n'));
+    if (r.status != 2 || got != message)
+      fail_msg("%s: exit %d, first line\n  got:      %s\n  expected: %s", args[1].c_str(), r.status, got.c_str(),
+               message.c_str());
+    check(!fs::exists(out), "%s was made", out.c_str());
+  }
+  Result r = sweep({spec("double_pendulum"), "--runs", runs.string()});
+  assert_int_equal(r.status, 2);
+  assert_contains(r.err, "sweep needs --out DIR");
+  // A parameter named like a column of the index cannot be a run's value.
+  fs::path named = write_file("status.toml", "name = \"spring\"\ncoordinates = [\"x\"]\nkinetic = \"x'^2/2\"\n"
+                                             "potential = \"status*x^2/2\"\n[parameters]\nstatus = 1.0\n");
+  r = sweep({named.string(), "--samples", "2", "--vary", "status=uniform(1,2)", "--out", out.string()});
+  assert_int_equal(r.status, 2);
+  assert_contains(r.err, "--vary:1: error: name 'status': the name of a column of the index runs.csv (run, "
+                         "status, steps, fault): rename it in the spec");
+  // A directory of other files, and one of another sweep, are not written into.
+  fs::path full = group_dir() / "full";
+  fs::create_directories(full);
+  write_file("full/notes.txt", "mine");
+  r = sweep(with({spec("double_pendulum"), "--runs", runs.string(), "--out", full.string()}, kShort));
+  assert_int_equal(r.status, 2);
+  assert_contains(r.err, full.string() + " is not a sweep's directory (it has files and no sweep.txt)");
+  check(!fs::exists(full / "sweep.txt"), "%s/sweep.txt was written", full.c_str());
+  fs::path done = group_dir() / "one";  // workers_and_ranks_write_the_same_bytes's
+  r = sweep(with({spec("double_pendulum"), "--runs", runs.string(), "--out", done.string(), "--t-end", "0.25"},
+                 {"--dt", "1e-2", "--sample", "0.05"}));
+  assert_int_equal(r.status, 2);
+  assert_contains(r.err, done.string() + " holds another sweep: its sweep.txt has 't-end 0.5' where this one has "
+                                         "'t-end 0.25'");
+}
+
+// `lagrangec sweep --help`: its options and simulate's, without a spec.
+void help_needs_no_spec(void **) {
+  Result r = run({lagrangec, "sweep", "--help"}, {"LAGRANGEC_CACHE=" + scratch("help-cache").string()});
+  assert_int_equal(r.status, 0);
+  for (auto o : {"--runs RUNS.csv", "--vary NAME=DIST", "--shard K/M", "--merge", "and, for every run, simulate's:",
+                 "--t-end T", "--consistent"})
+    assert_contains(r.out, o);
+  for (auto o : {"--plot", "--summary-json", "FILE.csv"})
+    check(r.out.find(o) == std::string::npos, "sweep's help offers %s:\n%s", o, r.out.c_str());
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(help_needs_no_spec),
+      cmocka_unit_test(workers_and_ranks_write_the_same_bytes),
+      cmocka_unit_test(each_run_is_the_simulate_run_of_its_values),
+      cmocka_unit_test(monte_carlo_values_are_the_runs_own),
+      cmocka_unit_test(a_killed_sweep_resumes_to_the_same_bytes),
+      cmocka_unit_test(shards_merge_into_the_whole),
+      cmocka_unit_test(faults_stay_in_their_runs),
+      cmocka_unit_test(a_rows_parameters_move_the_initial_values_made_of_them),
+      cmocka_unit_test(bad_runs_tables_get_their_message_and_run_nothing),
+      cmocka_unit_test(mistakes_are_refused_before_anything_runs),
+  };
+  return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
+}
