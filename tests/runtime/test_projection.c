@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "bead_hoop.h"
+#include "bicycle.h"
 #include "cart_pendulum.h"
 #include "chain_kkt.h"
 #include "chain_kkt_vak.h"
@@ -20,6 +21,7 @@
 #include "four_bar.h"
 #include "knife_edge.h"
 #include "leaning_disk.h"
+#include "leaning_disk_body.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/model.h"
 #include "lagrangec/status.h"
@@ -254,7 +256,8 @@ static void corrections_match_the_dense_formula(void **state)
     const lgc_model *models[] = {&pendulum_model, &cart_pendulum_model, &double_pendulum_model,
                                  &four_bar_model, &slider_crank_model, &knife_edge_model,
                                  &rolling_disk_model, &rolling_ball_model, &disk_link_rolling_model,
-                                 &bead_hoop_model, &leaning_disk_model, &envelope_rows_model,
+                                 &bead_hoop_model, &leaning_disk_model, &leaning_disk_body_model,
+                                 &bicycle_model, &envelope_rows_model,
                                  &chain_kkt_vak_model, &chain_kkt_model};
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++)
         for (int metric = LGC_METRIC_IDENTITY; metric <= LGC_METRIC_MASS; metric++) {
