@@ -86,6 +86,7 @@ std::string signature_text(const Signature &sig) {
       const Param &p = sig.lines[l][i];
       s += i ? ", " : "";
       s += p.type == Param::real ? "double " + p.name
+           : p.type == Param::integer ? "int " + p.name
            : p.type == Param::real_array ? "double " + p.name + "[]"
                                          : "const double " + p.name + "[]";
     }
@@ -386,6 +387,33 @@ std::string kkt_terms_source(const Plan &plan) {
   return s.str();
 }
 
+// The correction's two public functions: the work's slices named, then
+// the static factor or solve for the metric and the rows asked for.
+std::string correction_source(const Plan &plan) {
+  const Names &n = plan.names;
+  const CorrectionSolver &k = plan.correction;
+  std::ostringstream s;
+  s << signature_text(plan.correction_factor.signature) << "\n{\n"
+    << "    /* work: Y | S (" << n.size("NWORK_CORRECTION") << " doubles) */\n"
+    << declare_pointers(n, plan.correction_factor.pointers)
+    << "    if (mass_metric) return " << n.fn("factor_correction_mass") << "(M, C, Y, S);\n"
+    << "    return " << n.fn("factor_correction_identity") << "(C, S);\n}\n\n";
+  s << signature_text(plan.correction_solve.signature) << "\n{\n"
+    << declare_pointers(n, plan.correction_solve.pointers);
+  // Holonomic rows first, when they are a variant of their own.
+  const bool by_rows = k.solves.front().rows != k.solves.back().rows;
+  if (!by_rows) s << "    (void)rows;\n";
+  std::string indent = by_rows ? "        " : "    ";
+  for (size_t i = 0; i < k.solves.size(); i += 2) {
+    if (by_rows) s << (i == 0 ? "    if (rows < " + n.size("NC") + ") {\n" : "    } else {\n");
+    s << indent << "if (mass_metric) " << correction_solve_name(n, k.solves[i], plan.sizes.nc) << "(M, C, S, K, d);\n"
+      << indent << "else " << correction_solve_name(n, k.solves[i + 1], plan.sizes.nc) << "(M, C, S, K, d);\n";
+  }
+  if (by_rows) s << "    }\n";
+  s << "}\n\n";
+  return s.str();
+}
+
 std::string mirror_source(const Names &n) {
   const std::string Q = n.size(Size::nq);
   return "/* Copies the lower triangle of the symmetric M to the upper one. */\nstatic void " + n.fn("mirror_lower") +
@@ -428,6 +456,9 @@ std::string emit_header(const Plan &plan) {
   if (plan.with_jacobian)
     s << "#define " << n.size("NWORK_JACOBIAN") << " (" << n.size("NWORK") << " + " << plan.jacobian_work.size_after_inner()
       << ")  /* ... for " << n.fn("jacobian") << " */\n";
+  if (plan.correction.available)
+    s << "#define " << n.size("NWORK_CORRECTION") << " " << plan.correction_work.size() << "  /* ... for "
+      << n.fn("correction_factor") << " and _solve */\n";
   for (Size size : {Size::nh, Size::nn, Size::nc, Size::np, Size::nu})
     s << "#define " << n.size(size) << "_ARRAY " << z.array_length(size) << "\n";
   s << "\n";
@@ -455,6 +486,8 @@ std::string emit_header(const Plan &plan) {
   s << declaration(plan.rhs.signature, plan.rhs.doc);
   if (plan.with_jacobian) s << declaration(plan.jacobian.signature, plan.jacobian.doc);
   s << declaration(plan.kkt_terms.signature, plan.kkt_terms.doc);
+  if (plan.correction.available)
+    for (const Routine *r : {&plan.correction_factor, &plan.correction_solve}) s << declaration(r->signature, r->doc);
   for (const Block *b : {&plan.residuals, &plan.energy, &plan.mass_matrix, &plan.constraint_jacobian,
                          &plan.constraint_coordinate_jacobian, &plan.initial_state_at})
     s << declaration(b->signature, b->doc);
@@ -489,6 +522,7 @@ std::string emit_source(const Plan &plan) {
   s << block_source(plan, plan.kkt_entries) << "\n" << kkt_terms_source(plan);
   s << rhs_source(plan);
   if (plan.with_jacobian) s << jacobian_source(plan);
+  if (plan.correction.available) s << emit_correction_solver(plan) << "\n" << correction_source(plan);
   s << block_source(plan, plan.residuals) << "\n";
   s << block_source(plan, plan.energy) << "\n";
   s << mirror_source(n) << block_source(plan, plan.mass_matrix) << "\n";

@@ -94,6 +94,14 @@ std::string emit_descriptor(const Plan &plan) {
   field("mass_matrix", n.fn("mass_matrix"));
   field("constraint_jacobian", n.fn("constraint_jacobian"));
   field("constraint_coordinate_jacobian", n.fn("constraint_coordinate_jacobian"));
+  if (plan.correction.available) {
+    field("correction_factor", n.fn("correction_factor"));
+    field("correction_solve", n.fn("correction_solve"));
+    field("nwork_correction", n.size("NWORK_CORRECTION"));
+  } else {
+    s << "    /* " << (m.nc() ? "too large for a generated correction" : "no constraints to correct")
+      << ": .correction_factor = NULL */\n";
+  }
   if (plan.with_jacobian) {
     field("jacobian", n.fn("jacobian"));
     field("nwork_jacobian", n.size("NWORK_JACOBIAN"));

@@ -1,7 +1,8 @@
 // emit_solve.cpp — prints the KKT solve inside NAME_rhs: the plan's
 // straight-line statements over the structural nonzeros (kkt_plan.cpp), or,
 // when the plan found them too many, dense Cholesky loops over the
-// compile-time sizes.
+// compile-time sizes. The correction's factors and solves print from the
+// same kind of statements.
 #include "lagrangec.h"
 
 #include <sstream>
@@ -21,7 +22,7 @@ std::string line_text(const Names &n, const SolveLine &l) {
   switch (l.kind) {
     case SolveLine::heading: return "    /* " + l.text + " */\n";
     case SolveLine::pivot:
-      return "    d = " + ref(l.target) + terms + ";\n    if (!(d > 1e-13*" + ref(l.target) + ")) return " +
+      return "    d = " + ref(l.target) + terms + ";\n    if (!(d > " + l.tolerance + "*" + ref(l.target) + ")) return " +
              n.size(l.text.c_str()) + ";\n    " + ref(l.target) + " = sqrt(d);\n";
     case SolveLine::add: return "    " + ref(l.target) + " += " + ref(*l.base) + ";\n";
     case SolveLine::assign: {
@@ -167,6 +168,35 @@ std::string zero_source(const Names &n) {
 }
 
 }  // namespace
+
+std::string correction_solve_name(const Names &n, const CorrectionSolver::Solve &solve, size_t nc) {
+  return n.fn((std::string("correct_") + (solve.mass ? "mass" : "identity") + (solve.rows < nc ? "_holonomic" : "_all")).c_str());
+}
+
+std::string emit_correction_solver(const Plan &plan) {
+  const Names &n = plan.names;
+  const CorrectionSolver &k = plan.correction;
+  std::ostringstream s;
+  s << "/*\n** The one-step correction (6.416-6.418): the smallest d in the metric W\n"
+       "** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is\n"
+       "** factored as the KKT solve factors J M^-1 J^T, over the structural\n"
+       "** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.\n*/\n";
+  s << "static int " << n.fn("factor_correction_mass") << "(double M[], const double C[], double Y[], double S[])\n{\n"
+    << "    double d;\n" << unused_text(k.factor_mass_unused) << lines_text(n, k.factor_mass)
+    << "    return " << n.size("OK") << ";\n}\n\n";
+  s << "/* W = I: S = C C^T. */\n";
+  s << "static int " << n.fn("factor_correction_identity") << "(const double C[], double S[])\n{\n"
+    << "    double d;\n" << unused_text(k.factor_identity_unused) << lines_text(n, k.factor_identity)
+    << "    return " << n.size("OK") << ";\n}\n";
+  for (auto &solve : k.solves) {
+    s << "\n/* On the " << (solve.rows < plan.sizes.nc ? "holonomic rows" : "constraint rows") << ", W = "
+      << (solve.mass ? "M" : "I") << ": K = S^-1 K, d = W^-1 C^T K. */\n";
+    s << "static void " << correction_solve_name(n, solve, plan.sizes.nc)
+      << "(const double M[], const double C[], const double S[], double K[], double d[])\n{\n"
+      << unused_text(solve.unused) << lines_text(n, solve.lines) << "}\n";
+  }
+  return s.str();
+}
 
 std::string emit_kkt_solver(const Plan &plan) {
   const Names &n = plan.names;

@@ -4,7 +4,9 @@
 // nonzeros of M and J and their fill-in (a Cartesian chain's M is diagonal
 // and its S tridiagonal); when those are too many, the printer writes dense
 // loops over the compile-time sizes instead, so a 150 x 150 system stays a
-// few hundred lines.
+// few hundred lines. The one-step correction (6.416-6.418) factors the same
+// S, in the metric W = M or W = I, with the same statements: it is planned
+// here too, and only where it stays straight-line.
 #include "lagrangec.h"
 
 namespace lgc {
@@ -51,7 +53,8 @@ Pattern cholesky_fill(Pattern a) {
 class Planner {
  public:
   explicit Planner(const Model &m)
-      : nq_(m.nq), nc_(m.nc()), M_(nq_, nq_), L_(nq_, nq_), J_(nc_, nq_), Y_(nc_, nq_), S_(nc_, nc_), Ls_(nc_, nc_) {
+      : nq_(m.nq), nc_(m.nc()), M_(nq_, nq_), L_(nq_, nq_), J_(nc_, nq_), Y_(nc_, nq_), S_(nc_, nc_), Ls_(nc_, nc_),
+        SI_(nc_, nc_), LsI_(nc_, nc_) {
     for (size_t i = 0; i < nq_; ++i)
       for (size_t j = 0; j <= i; ++j)
         if (!m.M(i, j).is_zero()) M_.set(i, j);
@@ -74,20 +77,29 @@ class Planner {
             break;
           }
     Ls_ = cholesky_fill(S_);
+    for (size_t a = 0; a < nc_; ++a)
+      for (size_t b = 0; b <= a; ++b)
+        for (size_t i = 0; i < nq_; ++i)
+          if (J_(a, i) && J_(b, i)) {
+            SI_.set(a, b);
+            break;
+          }
+    LsI_ = cholesky_fill(SI_);
   }
 
-  // Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
-  std::vector<SolveLine> factor() const {
+  // Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T,
+  // J read from the array `jacobian`; S's pivots fail below `tolerance`.
+  std::vector<SolveLine> factor(const char *jacobian, const char *tolerance) const {
     std::vector<SolveLine> s;
     heading(s, "M = L L^T in place");
-    cholesky(s, "M", M_, L_, nq_, "SINGULAR_MASS");
+    cholesky(s, "M", M_, L_, nq_, "SINGULAR_MASS", "1e-13");
     if (!nc_) return s;
-    heading(s, "Y = L^-1 J^T, a row per constraint");
+    heading(s, (std::string("Y = L^-1 ") + jacobian + "^T, a row per constraint").c_str());
     for (size_t c = 0; c < nc_; ++c)
       for (size_t i = 0; i < nq_; ++i) {
         if (!Y_(c, i)) continue;
         SolveLine y = assign(at("Y", c, i, nq_));
-        if (J_(c, i)) y.base = at("J", c, i, nq_);
+        if (J_(c, i)) y.base = at(jacobian, c, i, nq_);
         for (size_t k = 0; k < i; ++k)
           if (L_(i, k) && Y_(c, k)) y.products.push_back({at("M", i, k, nq_), at("Y", c, k, nq_)});
         if (!y.base && y.products.empty()) continue;
@@ -104,7 +116,44 @@ class Planner {
         if (!e.products.empty()) s.push_back(e);
       }
     heading(s, "S = Ls Ls^T in place");
-    cholesky(s, "S", S_, Ls_, nc_, "SINGULAR_CONSTRAINTS");
+    cholesky(s, "S", S_, Ls_, nc_, "SINGULAR_CONSTRAINTS", tolerance);
+    return s;
+  }
+
+  // The correction's factor in the metric W = I: S = J J^T, J from the
+  // array `jacobian`, and its Cholesky factor.
+  std::vector<SolveLine> factor_identity(const char *jacobian, const char *tolerance) const {
+    std::vector<SolveLine> s;
+    heading(s, (std::string("S = ") + jacobian + " " + jacobian + "^T").c_str());
+    for (size_t a = 0; a < nc_; ++a)
+      for (size_t b = 0; b <= a; ++b) {
+        SolveLine e = assign(at("S", a, b, nc_));
+        e.sign = +1;
+        for (size_t i = 0; i < nq_; ++i)
+          if (J_(a, i) && J_(b, i)) e.products.push_back({at(jacobian, a, i, nq_), at(jacobian, b, i, nq_)});
+        if (!e.products.empty()) s.push_back(e);
+      }
+    heading(s, "S = Ls Ls^T in place");
+    cholesky(s, "S", SI_, LsI_, nc_, "SINGULAR_CONSTRAINTS", tolerance);
+    return s;
+  }
+
+  // The correction on the first `rows` constraint rows (S's factor for them
+  // is the leading block of the whole one): on entry K holds the target r,
+  // on return K = S^-1 r and d = W^-1 J^T K, J from the array `jacobian`.
+  std::vector<SolveLine> correct(const char *jacobian, bool mass, size_t rows) const {
+    std::vector<SolveLine> s;
+    heading(s, "K = S^-1 K");
+    substitute(s, "S", mass ? Ls_ : LsI_, rows, nc_, "K");
+    heading(s, mass ? (std::string("d = M^-1 ") + jacobian + "^T K").c_str() : (std::string("d = ") + jacobian + "^T K").c_str());
+    for (size_t i = 0; i < nq_; ++i) {
+      SolveLine d = assign({"d", i});
+      d.sign = +1;
+      for (size_t c = 0; c < rows; ++c)
+        if (J_(c, i)) d.products.push_back({at(jacobian, c, i, nq_), {"K", c}});
+      s.push_back(d);
+    }
+    if (mass) substitute(s, "M", L_, nq_, nq_, "d");
     return s;
   }
 
@@ -112,7 +161,7 @@ class Planner {
   std::vector<SolveLine> solve() const {
     std::vector<SolveLine> s;
     heading(s, "a = M^-1 f");
-    substitute(s, "M", L_, nq_, "a");
+    substitute(s, "M", L_, nq_, nq_, "a");
     if (!nc_) return s;
     heading(s, "nu = S^-1 (r - J a)");
     for (size_t c = 0; c < nc_; ++c) {
@@ -122,7 +171,7 @@ class Planner {
         if (J_(c, i)) nu.products.push_back({at("J", c, i, nq_), {"a", i}});
       if (!nu.products.empty()) s.push_back(nu);
     }
-    substitute(s, "S", Ls_, nc_, "nu");
+    substitute(s, "S", Ls_, nc_, nc_, "nu");
     heading(s, "a += M^-1 J^T nu");
     for (size_t i = 0; i < nq_; ++i) {
       SolveLine w = assign({"w", i});
@@ -131,7 +180,7 @@ class Planner {
         if (J_(c, i)) w.products.push_back({at("J", c, i, nq_), {"nu", c}});
       s.push_back(w);
     }
-    substitute(s, "M", L_, nq_, "w");
+    substitute(s, "M", L_, nq_, nq_, "w");
     for (size_t i = 0; i < nq_; ++i) {
       SolveLine add = line(SolveLine::add, "", {"a", i});
       add.base = ArrayRef{"w", i};
@@ -143,6 +192,7 @@ class Planner {
  private:
   size_t nq_, nc_;
   Pattern M_, L_, J_, Y_, S_, Ls_;  // M, S as assigned; L, Ls their factors' patterns, fill-in included
+  Pattern SI_, LsI_;                 // S = J J^T (the correction's metric W = I) and its factor's pattern
 
   static ArrayRef at(const char *array, size_t i, size_t j, size_t cols) { return {array, i * cols + j}; }
   static SolveLine line(SolveLine::Kind kind, const std::string &text, ArrayRef target) {
@@ -153,14 +203,15 @@ class Planner {
   static SolveLine assign(ArrayRef target) { return line(SolveLine::assign, "", target); }
   static void heading(std::vector<SolveLine> &s, const char *text) { s.push_back(line(SolveLine::heading, text, {"", 0})); }
 
-  // Cholesky in place over the pattern L (fill included) of A; a pivot that
-  // is not positive beyond round-off returns the status `failure`. A fill-in
-  // entry starts from nothing: what the array holds there is never read, so
-  // the caller need not zero it.
+  // Cholesky in place over the pattern L (fill included) of A; a pivot not
+  // above `tolerance` times its diagonal entry returns the status `failure`.
+  // A fill-in entry starts from nothing: what the array holds there is
+  // never read, so the caller need not zero it.
   static void cholesky(std::vector<SolveLine> &s, const char *a, const Pattern &A, const Pattern &L, size_t n,
-                       const char *failure) {
+                       const char *failure, const char *tolerance) {
     for (size_t j = 0; j < n; ++j) {
       SolveLine pivot = line(SolveLine::pivot, failure, at(a, j, j, n));
+      pivot.tolerance = tolerance;
       for (size_t k = 0; k < j; ++k)
         if (L(j, k)) pivot.products.push_back({at(a, j, k, n), at(a, j, k, n)});
       s.push_back(pivot);
@@ -176,22 +227,24 @@ class Planner {
     }
   }
 
-  // x := (L L^T)^-1 x over the pattern of L: forward, then back substitution.
-  static void substitute(std::vector<SolveLine> &s, const char *a, const Pattern &L, size_t n, const char *x) {
+  // x := (L L^T)^-1 x over the pattern of L's leading n x n block (a's rows
+  // `stride` long): forward, then back substitution.
+  static void substitute(std::vector<SolveLine> &s, const char *a, const Pattern &L, size_t n, size_t stride,
+                         const char *x) {
     for (size_t i = 0; i < n; ++i) {
       SolveLine e = assign({x, i});
       e.base = ArrayRef{x, i};
       for (size_t k = 0; k < i; ++k)
-        if (L(i, k)) e.products.push_back({at(a, i, k, n), {x, k}});
-      e.divisor = at(a, i, i, n);
+        if (L(i, k)) e.products.push_back({at(a, i, k, stride), {x, k}});
+      e.divisor = at(a, i, i, stride);
       s.push_back(e);
     }
     for (size_t i = n; i-- > 0;) {
       SolveLine e = assign({x, i});
       e.base = ArrayRef{x, i};
       for (size_t k = i + 1; k < n; ++k)
-        if (L(k, i)) e.products.push_back({at(a, k, i, n), {x, k}});
-      e.divisor = at(a, i, i, n);
+        if (L(k, i)) e.products.push_back({at(a, k, i, stride), {x, k}});
+      e.divisor = at(a, i, i, stride);
       s.push_back(e);
     }
   }
@@ -215,19 +268,57 @@ std::vector<std::string> unmentioned(const std::vector<SolveLine> &lines, std::v
   return unused;
 }
 
+// Multiply-adds and divisions.
+size_t ops_of(const std::vector<SolveLine> &lines) {
+  size_t ops = 0;
+  for (auto &l : lines) ops += l.products.size() + (l.divisor ? 1 : 0);
+  return ops;
+}
+
+// kkt_plan's cost rule: straight-line code where it pays.
+bool pays_straight_line(size_t ops, const Model &m) {
+  return ops <= kMaxStraightLineOps || (ops <= kMaxSparseStraightLineOps && 4 * ops <= dense_ops(m.nq, m.nc()));
+}
+
+// The correction's pivots hand over to the runtime's SVD below this
+// fraction of their diagonal entry, as its generic path does (project.c's
+// NORMAL_PIVOT): past it the normal equations lose the digits that matter.
+constexpr const char *kCorrectionPivot = "1e-8";
+
 }  // namespace
 
 KktSolver plan_kkt_solver(const Model &m) {
   Planner planner(m);
   KktSolver k;
-  k.factor = planner.factor();
+  k.factor = planner.factor("J", "1e-13");
   k.solve = planner.solve();
-  for (auto *lines : {&k.factor, &k.solve})
-    for (auto &l : *lines) k.ops += l.products.size() + (l.divisor ? 1 : 0);
-  k.straight_line = k.ops <= kMaxStraightLineOps ||
-                    (k.ops <= kMaxSparseStraightLineOps && 4 * k.ops <= dense_ops(m.nq, m.nc()));
+  k.ops = ops_of(k.factor) + ops_of(k.solve);
+  k.straight_line = pays_straight_line(k.ops, m);
   k.factor_unused = unmentioned(k.factor, {"M", "J", "Y", "S"});
   k.solve_unused = unmentioned(k.solve, {"M", "J", "S", "a", "nu", "w"});
+  return k;
+}
+
+CorrectionSolver plan_correction_solver(const Model &m) {
+  CorrectionSolver k;
+  if (!m.nc()) return k;
+  Planner planner(m);
+  k.factor_mass = planner.factor("C", kCorrectionPivot);
+  k.factor_identity = planner.factor_identity("C", kCorrectionPivot);
+  // Positions correct the holonomic rows alone, velocities all of them.
+  std::vector<size_t> rows = {m.nc()};
+  if (m.nh && m.nh < m.nc()) rows.insert(rows.begin(), m.nh);
+  for (size_t r : rows)
+    for (bool mass : {true, false}) {
+      CorrectionSolver::Solve solve{r, mass, planner.correct("C", mass, r), {}};
+      solve.unused = unmentioned(solve.lines, {"M", "C", "S", "K", "d"});
+      k.solves.push_back(solve);
+    }
+  k.factor_mass_unused = unmentioned(k.factor_mass, {"M", "C", "Y", "S"});
+  k.factor_identity_unused = unmentioned(k.factor_identity, {"C", "S"});
+  for (auto *lines : {&k.factor_mass, &k.factor_identity}) k.ops += ops_of(*lines);
+  for (auto &solve : k.solves) k.ops += ops_of(solve.lines);
+  k.available = pays_straight_line(k.ops, m);
   return k;
 }
 

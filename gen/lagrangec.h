@@ -682,13 +682,15 @@ struct ArrayRef {
 
 // One statement of the straight-line KKT solve:
 //   heading:  /* text */
-//   pivot:    d = target - Σ a*b; fail with `text` unless d > 0; target = sqrt(d)
+//   pivot:    d = target - Σ a*b; fail with `text` unless d > tolerance *
+//             target; target = sqrt(d)
 //   assign:   target = [base] ∓ Σ a*b [/ divisor]  (sign -1: base minus the
 //             products; +1: their sum, 0.0 when there are none)
 //   add:      target += base
 struct SolveLine {
   enum Kind { heading, pivot, assign, add } kind = heading;
   std::string text;  // heading: the comment; pivot: the status macro's suffix on failure
+  const char *tolerance = "";  // pivot: the smallest pivot, as a fraction of the diagonal entry
   ArrayRef target{"", 0};
   std::optional<ArrayRef> base;
   int sign = -1;
@@ -706,6 +708,27 @@ struct KktSolver {
   std::vector<std::string> factor_unused, solve_unused;
 };
 KktSolver plan_kkt_solver(const Model &m);
+
+// The one-step correction (6.416-6.418) on the same structure: S = C W^-1
+// C^T for W = M (factor_mass: M, then Y = L^-1 C^T, then S) or W = I
+// (factor_identity), and the solves K = S^-1 K, d = W^-1 C^T K on the
+// holonomic rows (the position correction) and on all rows. Planned only
+// for models with constraints; `available` when the straight-line code
+// pays by plan_kkt_solver's rule (the runtime's generic path does the rest).
+struct CorrectionSolver {
+  struct Solve {
+    size_t rows;  // the leading constraint rows it corrects: NH or NC
+    bool mass;    // metric W = M; else W = I
+    std::vector<SolveLine> lines;
+    std::vector<std::string> unused;  // of M, C, S, K, d
+  };
+  std::vector<SolveLine> factor_mass, factor_identity;
+  std::vector<std::string> factor_mass_unused, factor_identity_unused;
+  std::vector<Solve> solves;  // rows NH first when 0 < NH < NC, then NC; mass first
+  size_t ops = 0;
+  bool available = false;
+};
+CorrectionSolver plan_correction_solver(const Model &m);
 
 // ---- plan.cpp -------------------------------------------------------------
 
@@ -733,7 +756,7 @@ struct Local {
 
 // A parameter of a generated function.
 struct Param {
-  enum Type { real, real_array, const_real_array } type;
+  enum Type { real, integer, real_array, const_real_array } type;
   std::string name;
 };
 
@@ -798,6 +821,11 @@ struct Plan {
   // mu); the KKT unknowns (a, nu); the work of rhs and of jacobian.
   Layout state, rows, kkt, rhs_work, jacobian_work;
   KktSolver solver;
+  // The one-step correction, when it is generated: its statements, its
+  // work (Y | S), and the two public functions around them.
+  CorrectionSolver correction;
+  Layout correction_work;
+  Routine correction_factor, correction_solve;
   Block kkt_entries, residuals, energy, mass_matrix, constraint_jacobian, constraint_coordinate_jacobian,
       initial_state_at;
   Routine kkt_terms, rhs;  // kkt_terms: the arrays zeroed, then kkt_entries
@@ -825,6 +853,10 @@ std::string string_literal(const std::string &text);
 // NAME.c's static KKT solver, NAME_factor_kkt and NAME_solve_kkt: the plan's
 // straight-line code, or dense loops over the compile-time sizes.
 std::string emit_kkt_solver(const Plan &plan);
+// NAME.c's static pieces of the correction: its factors and solves, the
+// latter named by correction_solve_name (NAME_correct_mass_holonomic, ...).
+std::string emit_correction_solver(const Plan &plan);
+std::string correction_solve_name(const Names &n, const CorrectionSolver::Solve &solve, size_t nc);
 
 // ---- emit_descriptor.cpp --------------------------------------------------
 

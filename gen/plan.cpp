@@ -77,6 +77,14 @@ Layout jacobian_work_layout(const Sizes &s, const Layout &rhs_work) {
   return l;
 }
 
+// The correction's work: Y = L^-1 C^T (metric W = M only) and S with its factor.
+Layout correction_work_layout(const Sizes &s) {
+  Layout l(s);
+  l.add("Y", {{Size::nc}, {Size::nq}});
+  l.add("S", {{Size::nc}, {Size::nc}});
+  return l;
+}
+
 Sizes sizes_of(const Model &m) {
   Sizes s;
   s.nq = m.nq, s.nh = m.nh, s.nn = m.nn, s.nc = m.nc(), s.nx = m.state.size();
@@ -88,6 +96,7 @@ Sizes sizes_of(const Model &m) {
 // ---- signatures ----
 
 Param real(const char *name) { return {Param::real, name}; }
+Param integer(const char *name) { return {Param::integer, name}; }
 Param in(const char *name) { return {Param::const_real_array, name}; }
 Param out(const char *name) { return {Param::real_array, name}; }
 
@@ -215,7 +224,9 @@ Plan::Plan(const Model &m, bool jacobians)
       kkt(kkt_layout(sizes)),
       rhs_work(rhs_work_layout(sizes)),
       jacobian_work(jacobian_work_layout(sizes, rhs_work)),
-      solver(plan_kkt_solver(m)) {
+      solver(plan_kkt_solver(m)),
+      correction(plan_correction_solver(m)),
+      correction_work(correction_work_layout(sizes)) {
   const SymbolTable &s = m.symbols;
   const std::string &P = names.P;
 
@@ -384,6 +395,29 @@ Plan::Plan(const Model &m, bool jacobians)
                           {"column", "column"}}),
                 {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
                  {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
+  }
+
+  if (correction.available) {
+    correction_factor = {
+        {"int", names.fn("correction_factor"), false, {{integer("mass_metric"), out("M"), in("C"), out("work")}}},
+        "The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T\nfactored by Cholesky over the "
+        "structural nonzeros of M and C, in the\nmetric W = M (mass_metric 1: M, NQ x NQ with its lower triangle "
+        "read, is\nfactored in place) or W = I (0: M is not read and may be NULL). C is\n" +
+            names.fn("constraint_jacobian") + "'s. work holds NWORK_CORRECTION doubles. Returns " + P + "_OK,\n" + P +
+            "_SINGULAR_MASS, or " + P +
+            "_SINGULAR_CONSTRAINTS when a pivot of S falls\nbelow 1e-8 of its diagonal entry (the rows have lost "
+            "rank, or nearly:\na least-squares solve is the caller's then).",
+        pointers(correction_work, "work", {{"Y", "Y"}, {"S", "S"}}),
+        {}};
+    correction_solve = {
+        {"void", names.fn("correction_solve"), false,
+         {{integer("mass_metric"), integer("rows")}, {in("M"), in("C"), out("work")}, {out("K"), out("d")}}},
+        "With M, C and work as " + names.fn("correction_factor") +
+            " left them: the smallest d (in W)\nwith C d = r on the first `rows` constraint rows, " + P +
+            "_NH (the position\ncorrection, Gauss-Newton on phi) or " + P +
+            "_NC (velocities). On entry K holds r,\non return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.",
+        pointers(correction_work, "work", {{"S", "S"}}),
+        {}};
   }
 
   {  // phi, phi', g

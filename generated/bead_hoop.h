@@ -18,6 +18,7 @@ extern "C" {
 #define BEAD_HOOP_NU 0  /* inputs: none */
 #define BEAD_HOOP_NWORK 30  /* doubles of scratch for bead_hoop_rhs */
 #define BEAD_HOOP_NWORK_JACOBIAN (BEAD_HOOP_NWORK + 41)  /* ... for bead_hoop_jacobian */
+#define BEAD_HOOP_NWORK_CORRECTION 10  /* ... for bead_hoop_correction_factor and _solve */
 #define BEAD_HOOP_NH_ARRAY 2
 #define BEAD_HOOP_NN_ARRAY 1
 #define BEAD_HOOP_NC_ARRAY 2
@@ -76,6 +77,28 @@ int bead_hoop_jacobian(double t, const double state[], const double input[], con
 void bead_hoop_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+
+/*
+** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
+** factored by Cholesky over the structural nonzeros of M and C, in the
+** metric W = M (mass_metric 1: M, NQ x NQ with its lower triangle read, is
+** factored in place) or W = I (0: M is not read and may be NULL). C is
+** bead_hoop_constraint_jacobian's. work holds NWORK_CORRECTION doubles. Returns BEAD_HOOP_OK,
+** BEAD_HOOP_SINGULAR_MASS, or BEAD_HOOP_SINGULAR_CONSTRAINTS when a pivot of S falls
+** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
+** a least-squares solve is the caller's then).
+*/
+int bead_hoop_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+
+/*
+** With M, C and work as bead_hoop_correction_factor left them: the smallest d (in W)
+** with C d = r on the first `rows` constraint rows, BEAD_HOOP_NH (the position
+** correction, Gauss-Newton on phi) or BEAD_HOOP_NC (velocities). On entry K holds r,
+** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
+*/
+void bead_hoop_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void bead_hoop_residuals(double t, const double state[], const double param[],

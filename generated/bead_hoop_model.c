@@ -41,6 +41,9 @@ const lgc_model bead_hoop_model = {
     .mass_matrix = bead_hoop_mass_matrix,
     .constraint_jacobian = bead_hoop_constraint_jacobian,
     .constraint_coordinate_jacobian = bead_hoop_constraint_coordinate_jacobian,
+    .correction_factor = bead_hoop_correction_factor,
+    .correction_solve = bead_hoop_correction_solve,
+    .nwork_correction = BEAD_HOOP_NWORK_CORRECTION,
     .jacobian = bead_hoop_jacobian,
     .nwork_jacobian = BEAD_HOOP_NWORK_JACOBIAN,
 };

@@ -2907,6 +2907,335 @@ int bicycle_jacobian(double t, const double state[], const double input[], const
     return BICYCLE_OK;
 }
 
+/*
+** The one-step correction (6.416-6.418): the smallest d in the metric W
+** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
+** factored as the KKT solve factors J M^-1 J^T, over the structural
+** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
+*/
+static int bicycle_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+{
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return BICYCLE_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    M[8] = M[8]/M[0];
+    M[16] = M[16]/M[0];
+    M[24] = M[24]/M[0];
+    M[32] = M[32]/M[0];
+    M[48] = M[48]/M[0];
+    d = M[9] - M[8]*M[8];
+    if (!(d > 1e-13*M[9])) return BICYCLE_SINGULAR_MASS;
+    M[9] = sqrt(d);
+    M[17] = (M[17] - M[16]*M[8])/M[9];
+    M[25] = (M[25] - M[24]*M[8])/M[9];
+    M[33] = (M[33] - M[32]*M[8])/M[9];
+    M[49] = (M[49] - M[48]*M[8])/M[9];
+    d = M[18] - M[16]*M[16] - M[17]*M[17];
+    if (!(d > 1e-13*M[18])) return BICYCLE_SINGULAR_MASS;
+    M[18] = sqrt(d);
+    M[26] = (M[26] - M[24]*M[16] - M[25]*M[17])/M[18];
+    M[34] = (M[34] - M[32]*M[16] - M[33]*M[17])/M[18];
+    M[42] = M[42]/M[18];
+    M[50] = (M[50] - M[48]*M[16] - M[49]*M[17])/M[18];
+    M[58] = M[58]/M[18];
+    d = M[27] - M[24]*M[24] - M[25]*M[25] - M[26]*M[26];
+    if (!(d > 1e-13*M[27])) return BICYCLE_SINGULAR_MASS;
+    M[27] = sqrt(d);
+    M[35] = (M[35] - M[32]*M[24] - M[33]*M[25] - M[34]*M[26])/M[27];
+    M[43] = -M[42]*M[26]/M[27];
+    M[51] = (M[51] - M[48]*M[24] - M[49]*M[25] - M[50]*M[26])/M[27];
+    M[59] = (M[59] - M[58]*M[26])/M[27];
+    d = M[36] - M[32]*M[32] - M[33]*M[33] - M[34]*M[34] - M[35]*M[35];
+    if (!(d > 1e-13*M[36])) return BICYCLE_SINGULAR_MASS;
+    M[36] = sqrt(d);
+    M[44] = (M[44] - M[42]*M[34] - M[43]*M[35])/M[36];
+    M[52] = (M[52] - M[48]*M[32] - M[49]*M[33] - M[50]*M[34] - M[51]*M[35])/M[36];
+    M[60] = (M[60] - M[58]*M[34] - M[59]*M[35])/M[36];
+    d = M[45] - M[42]*M[42] - M[43]*M[43] - M[44]*M[44];
+    if (!(d > 1e-13*M[45])) return BICYCLE_SINGULAR_MASS;
+    M[45] = sqrt(d);
+    M[53] = (-M[50]*M[42] - M[51]*M[43] - M[52]*M[44])/M[45];
+    M[61] = (-M[58]*M[42] - M[59]*M[43] - M[60]*M[44])/M[45];
+    d = M[54] - M[48]*M[48] - M[49]*M[49] - M[50]*M[50] - M[51]*M[51] - M[52]*M[52] - M[53]*M[53];
+    if (!(d > 1e-13*M[54])) return BICYCLE_SINGULAR_MASS;
+    M[54] = sqrt(d);
+    M[62] = (-M[58]*M[50] - M[59]*M[51] - M[60]*M[52] - M[61]*M[53])/M[54];
+    d = M[63] - M[58]*M[58] - M[59]*M[59] - M[60]*M[60] - M[61]*M[61] - M[62]*M[62];
+    if (!(d > 1e-13*M[63])) return BICYCLE_SINGULAR_MASS;
+    M[63] = sqrt(d);
+    /* Y = L^-1 C^T, a row per constraint */
+    Y[3] = C[3]/M[27];
+    Y[4] = (C[4] - M[35]*Y[3])/M[36];
+    Y[5] = (-M[43]*Y[3] - M[44]*Y[4])/M[45];
+    Y[6] = (C[6] - M[51]*Y[3] - M[52]*Y[4] - M[53]*Y[5])/M[54];
+    Y[7] = (-M[59]*Y[3] - M[60]*Y[4] - M[61]*Y[5] - M[62]*Y[6])/M[63];
+    Y[8] = C[8]/M[0];
+    Y[9] = -M[8]*Y[8]/M[9];
+    Y[10] = (-M[16]*Y[8] - M[17]*Y[9])/M[18];
+    Y[11] = (-M[24]*Y[8] - M[25]*Y[9] - M[26]*Y[10])/M[27];
+    Y[12] = (C[12] - M[32]*Y[8] - M[33]*Y[9] - M[34]*Y[10] - M[35]*Y[11])/M[36];
+    Y[13] = (C[13] - M[42]*Y[10] - M[43]*Y[11] - M[44]*Y[12])/M[45];
+    Y[14] = (-M[48]*Y[8] - M[49]*Y[9] - M[50]*Y[10] - M[51]*Y[11] - M[52]*Y[12] - M[53]*Y[13])/M[54];
+    Y[15] = (-M[58]*Y[10] - M[59]*Y[11] - M[60]*Y[12] - M[61]*Y[13] - M[62]*Y[14])/M[63];
+    Y[17] = C[17]/M[9];
+    Y[18] = -M[17]*Y[17]/M[18];
+    Y[19] = (-M[25]*Y[17] - M[26]*Y[18])/M[27];
+    Y[20] = (C[20] - M[33]*Y[17] - M[34]*Y[18] - M[35]*Y[19])/M[36];
+    Y[21] = (C[21] - M[42]*Y[18] - M[43]*Y[19] - M[44]*Y[20])/M[45];
+    Y[22] = (-M[49]*Y[17] - M[50]*Y[18] - M[51]*Y[19] - M[52]*Y[20] - M[53]*Y[21])/M[54];
+    Y[23] = (-M[58]*Y[18] - M[59]*Y[19] - M[60]*Y[20] - M[61]*Y[21] - M[62]*Y[22])/M[63];
+    Y[24] = C[24]/M[0];
+    Y[25] = -M[8]*Y[24]/M[9];
+    Y[26] = (C[26] - M[16]*Y[24] - M[17]*Y[25])/M[18];
+    Y[27] = (C[27] - M[24]*Y[24] - M[25]*Y[25] - M[26]*Y[26])/M[27];
+    Y[28] = (C[28] - M[32]*Y[24] - M[33]*Y[25] - M[34]*Y[26] - M[35]*Y[27])/M[36];
+    Y[29] = (-M[42]*Y[26] - M[43]*Y[27] - M[44]*Y[28])/M[45];
+    Y[30] = (C[30] - M[48]*Y[24] - M[49]*Y[25] - M[50]*Y[26] - M[51]*Y[27] - M[52]*Y[28] - M[53]*Y[29])/M[54];
+    Y[31] = (C[31] - M[58]*Y[26] - M[59]*Y[27] - M[60]*Y[28] - M[61]*Y[29] - M[62]*Y[30])/M[63];
+    Y[33] = C[33]/M[9];
+    Y[34] = (C[34] - M[17]*Y[33])/M[18];
+    Y[35] = (C[35] - M[25]*Y[33] - M[26]*Y[34])/M[27];
+    Y[36] = (C[36] - M[33]*Y[33] - M[34]*Y[34] - M[35]*Y[35])/M[36];
+    Y[37] = (-M[42]*Y[34] - M[43]*Y[35] - M[44]*Y[36])/M[45];
+    Y[38] = (C[38] - M[49]*Y[33] - M[50]*Y[34] - M[51]*Y[35] - M[52]*Y[36] - M[53]*Y[37])/M[54];
+    Y[39] = (C[39] - M[58]*Y[34] - M[59]*Y[35] - M[60]*Y[36] - M[61]*Y[37] - M[62]*Y[38])/M[63];
+    /* S = Y Y^T */
+    S[0] = Y[3]*Y[3] + Y[4]*Y[4] + Y[5]*Y[5] + Y[6]*Y[6] + Y[7]*Y[7];
+    S[5] = Y[11]*Y[3] + Y[12]*Y[4] + Y[13]*Y[5] + Y[14]*Y[6] + Y[15]*Y[7];
+    S[6] = Y[8]*Y[8] + Y[9]*Y[9] + Y[10]*Y[10] + Y[11]*Y[11] + Y[12]*Y[12] + Y[13]*Y[13] + Y[14]*Y[14] + Y[15]*Y[15];
+    S[10] = Y[19]*Y[3] + Y[20]*Y[4] + Y[21]*Y[5] + Y[22]*Y[6] + Y[23]*Y[7];
+    S[11] = Y[17]*Y[9] + Y[18]*Y[10] + Y[19]*Y[11] + Y[20]*Y[12] + Y[21]*Y[13] + Y[22]*Y[14] + Y[23]*Y[15];
+    S[12] = Y[17]*Y[17] + Y[18]*Y[18] + Y[19]*Y[19] + Y[20]*Y[20] + Y[21]*Y[21] + Y[22]*Y[22] + Y[23]*Y[23];
+    S[15] = Y[27]*Y[3] + Y[28]*Y[4] + Y[29]*Y[5] + Y[30]*Y[6] + Y[31]*Y[7];
+    S[16] = Y[24]*Y[8] + Y[25]*Y[9] + Y[26]*Y[10] + Y[27]*Y[11] + Y[28]*Y[12] + Y[29]*Y[13] + Y[30]*Y[14] + Y[31]*Y[15];
+    S[17] = Y[25]*Y[17] + Y[26]*Y[18] + Y[27]*Y[19] + Y[28]*Y[20] + Y[29]*Y[21] + Y[30]*Y[22] + Y[31]*Y[23];
+    S[18] = Y[24]*Y[24] + Y[25]*Y[25] + Y[26]*Y[26] + Y[27]*Y[27] + Y[28]*Y[28] + Y[29]*Y[29] + Y[30]*Y[30] + Y[31]*Y[31];
+    S[20] = Y[35]*Y[3] + Y[36]*Y[4] + Y[37]*Y[5] + Y[38]*Y[6] + Y[39]*Y[7];
+    S[21] = Y[33]*Y[9] + Y[34]*Y[10] + Y[35]*Y[11] + Y[36]*Y[12] + Y[37]*Y[13] + Y[38]*Y[14] + Y[39]*Y[15];
+    S[22] = Y[33]*Y[17] + Y[34]*Y[18] + Y[35]*Y[19] + Y[36]*Y[20] + Y[37]*Y[21] + Y[38]*Y[22] + Y[39]*Y[23];
+    S[23] = Y[33]*Y[25] + Y[34]*Y[26] + Y[35]*Y[27] + Y[36]*Y[28] + Y[37]*Y[29] + Y[38]*Y[30] + Y[39]*Y[31];
+    S[24] = Y[33]*Y[33] + Y[34]*Y[34] + Y[35]*Y[35] + Y[36]*Y[36] + Y[37]*Y[37] + Y[38]*Y[38] + Y[39]*Y[39];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[5] = S[5]/S[0];
+    S[10] = S[10]/S[0];
+    S[15] = S[15]/S[0];
+    S[20] = S[20]/S[0];
+    d = S[6] - S[5]*S[5];
+    if (!(d > 1e-8*S[6])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    S[6] = sqrt(d);
+    S[11] = (S[11] - S[10]*S[5])/S[6];
+    S[16] = (S[16] - S[15]*S[5])/S[6];
+    S[21] = (S[21] - S[20]*S[5])/S[6];
+    d = S[12] - S[10]*S[10] - S[11]*S[11];
+    if (!(d > 1e-8*S[12])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    S[12] = sqrt(d);
+    S[17] = (S[17] - S[15]*S[10] - S[16]*S[11])/S[12];
+    S[22] = (S[22] - S[20]*S[10] - S[21]*S[11])/S[12];
+    d = S[18] - S[15]*S[15] - S[16]*S[16] - S[17]*S[17];
+    if (!(d > 1e-8*S[18])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    S[18] = sqrt(d);
+    S[23] = (S[23] - S[20]*S[15] - S[21]*S[16] - S[22]*S[17])/S[18];
+    d = S[24] - S[20]*S[20] - S[21]*S[21] - S[22]*S[22] - S[23]*S[23];
+    if (!(d > 1e-8*S[24])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    S[24] = sqrt(d);
+    return BICYCLE_OK;
+}
+
+/* W = I: S = C C^T. */
+static int bicycle_factor_correction_identity(const double C[], double S[])
+{
+    double d;
+    /* S = C C^T */
+    S[0] = C[3]*C[3] + C[4]*C[4] + C[6]*C[6];
+    S[5] = C[12]*C[4];
+    S[6] = C[8]*C[8] + C[12]*C[12] + C[13]*C[13];
+    S[10] = C[20]*C[4];
+    S[11] = C[20]*C[12] + C[21]*C[13];
+    S[12] = C[17]*C[17] + C[20]*C[20] + C[21]*C[21];
+    S[15] = C[27]*C[3] + C[28]*C[4] + C[30]*C[6];
+    S[16] = C[24]*C[8] + C[28]*C[12];
+    S[17] = C[28]*C[20];
+    S[18] = C[24]*C[24] + C[26]*C[26] + C[27]*C[27] + C[28]*C[28] + C[30]*C[30] + C[31]*C[31];
+    S[20] = C[35]*C[3] + C[36]*C[4] + C[38]*C[6];
+    S[21] = C[36]*C[12];
+    S[22] = C[33]*C[17] + C[36]*C[20];
+    S[23] = C[34]*C[26] + C[35]*C[27] + C[36]*C[28] + C[38]*C[30] + C[39]*C[31];
+    S[24] = C[33]*C[33] + C[34]*C[34] + C[35]*C[35] + C[36]*C[36] + C[38]*C[38] + C[39]*C[39];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[5] = S[5]/S[0];
+    S[10] = S[10]/S[0];
+    S[15] = S[15]/S[0];
+    S[20] = S[20]/S[0];
+    d = S[6] - S[5]*S[5];
+    if (!(d > 1e-8*S[6])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    S[6] = sqrt(d);
+    S[11] = (S[11] - S[10]*S[5])/S[6];
+    S[16] = (S[16] - S[15]*S[5])/S[6];
+    S[21] = (S[21] - S[20]*S[5])/S[6];
+    d = S[12] - S[10]*S[10] - S[11]*S[11];
+    if (!(d > 1e-8*S[12])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    S[12] = sqrt(d);
+    S[17] = (S[17] - S[15]*S[10] - S[16]*S[11])/S[12];
+    S[22] = (S[22] - S[20]*S[10] - S[21]*S[11])/S[12];
+    d = S[18] - S[15]*S[15] - S[16]*S[16] - S[17]*S[17];
+    if (!(d > 1e-8*S[18])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    S[18] = sqrt(d);
+    S[23] = (S[23] - S[20]*S[15] - S[21]*S[16] - S[22]*S[17])/S[18];
+    d = S[24] - S[20]*S[20] - S[21]*S[21] - S[22]*S[22] - S[23]*S[23];
+    if (!(d > 1e-8*S[24])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    S[24] = sqrt(d);
+    return BICYCLE_OK;
+}
+
+/* On the holonomic rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
+static void bicycle_correct_mass_holonomic(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[0] = K[0]/S[0];
+    /* d = M^-1 C^T K */
+    d[0] = 0.0;
+    d[1] = 0.0;
+    d[2] = 0.0;
+    d[3] = C[3]*K[0];
+    d[4] = C[4]*K[0];
+    d[5] = 0.0;
+    d[6] = C[6]*K[0];
+    d[7] = 0.0;
+    d[0] = d[0]/M[0];
+    d[1] = (d[1] - M[8]*d[0])/M[9];
+    d[2] = (d[2] - M[16]*d[0] - M[17]*d[1])/M[18];
+    d[3] = (d[3] - M[24]*d[0] - M[25]*d[1] - M[26]*d[2])/M[27];
+    d[4] = (d[4] - M[32]*d[0] - M[33]*d[1] - M[34]*d[2] - M[35]*d[3])/M[36];
+    d[5] = (d[5] - M[42]*d[2] - M[43]*d[3] - M[44]*d[4])/M[45];
+    d[6] = (d[6] - M[48]*d[0] - M[49]*d[1] - M[50]*d[2] - M[51]*d[3] - M[52]*d[4] - M[53]*d[5])/M[54];
+    d[7] = (d[7] - M[58]*d[2] - M[59]*d[3] - M[60]*d[4] - M[61]*d[5] - M[62]*d[6])/M[63];
+    d[7] = d[7]/M[63];
+    d[6] = (d[6] - M[62]*d[7])/M[54];
+    d[5] = (d[5] - M[53]*d[6] - M[61]*d[7])/M[45];
+    d[4] = (d[4] - M[44]*d[5] - M[52]*d[6] - M[60]*d[7])/M[36];
+    d[3] = (d[3] - M[35]*d[4] - M[43]*d[5] - M[51]*d[6] - M[59]*d[7])/M[27];
+    d[2] = (d[2] - M[26]*d[3] - M[34]*d[4] - M[42]*d[5] - M[50]*d[6] - M[58]*d[7])/M[18];
+    d[1] = (d[1] - M[17]*d[2] - M[25]*d[3] - M[33]*d[4] - M[49]*d[6])/M[9];
+    d[0] = (d[0] - M[8]*d[1] - M[16]*d[2] - M[24]*d[3] - M[32]*d[4] - M[48]*d[6])/M[0];
+}
+
+/* On the holonomic rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
+static void bicycle_correct_identity_holonomic(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    (void)M;
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[0] = K[0]/S[0];
+    /* d = C^T K */
+    d[0] = 0.0;
+    d[1] = 0.0;
+    d[2] = 0.0;
+    d[3] = C[3]*K[0];
+    d[4] = C[4]*K[0];
+    d[5] = 0.0;
+    d[6] = C[6]*K[0];
+    d[7] = 0.0;
+}
+
+/* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
+static void bicycle_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[1] = (K[1] - S[5]*K[0])/S[6];
+    K[2] = (K[2] - S[10]*K[0] - S[11]*K[1])/S[12];
+    K[3] = (K[3] - S[15]*K[0] - S[16]*K[1] - S[17]*K[2])/S[18];
+    K[4] = (K[4] - S[20]*K[0] - S[21]*K[1] - S[22]*K[2] - S[23]*K[3])/S[24];
+    K[4] = K[4]/S[24];
+    K[3] = (K[3] - S[23]*K[4])/S[18];
+    K[2] = (K[2] - S[17]*K[3] - S[22]*K[4])/S[12];
+    K[1] = (K[1] - S[11]*K[2] - S[16]*K[3] - S[21]*K[4])/S[6];
+    K[0] = (K[0] - S[5]*K[1] - S[10]*K[2] - S[15]*K[3] - S[20]*K[4])/S[0];
+    /* d = M^-1 C^T K */
+    d[0] = C[8]*K[1] + C[24]*K[3];
+    d[1] = C[17]*K[2] + C[33]*K[4];
+    d[2] = C[26]*K[3] + C[34]*K[4];
+    d[3] = C[3]*K[0] + C[27]*K[3] + C[35]*K[4];
+    d[4] = C[4]*K[0] + C[12]*K[1] + C[20]*K[2] + C[28]*K[3] + C[36]*K[4];
+    d[5] = C[13]*K[1] + C[21]*K[2];
+    d[6] = C[6]*K[0] + C[30]*K[3] + C[38]*K[4];
+    d[7] = C[31]*K[3] + C[39]*K[4];
+    d[0] = d[0]/M[0];
+    d[1] = (d[1] - M[8]*d[0])/M[9];
+    d[2] = (d[2] - M[16]*d[0] - M[17]*d[1])/M[18];
+    d[3] = (d[3] - M[24]*d[0] - M[25]*d[1] - M[26]*d[2])/M[27];
+    d[4] = (d[4] - M[32]*d[0] - M[33]*d[1] - M[34]*d[2] - M[35]*d[3])/M[36];
+    d[5] = (d[5] - M[42]*d[2] - M[43]*d[3] - M[44]*d[4])/M[45];
+    d[6] = (d[6] - M[48]*d[0] - M[49]*d[1] - M[50]*d[2] - M[51]*d[3] - M[52]*d[4] - M[53]*d[5])/M[54];
+    d[7] = (d[7] - M[58]*d[2] - M[59]*d[3] - M[60]*d[4] - M[61]*d[5] - M[62]*d[6])/M[63];
+    d[7] = d[7]/M[63];
+    d[6] = (d[6] - M[62]*d[7])/M[54];
+    d[5] = (d[5] - M[53]*d[6] - M[61]*d[7])/M[45];
+    d[4] = (d[4] - M[44]*d[5] - M[52]*d[6] - M[60]*d[7])/M[36];
+    d[3] = (d[3] - M[35]*d[4] - M[43]*d[5] - M[51]*d[6] - M[59]*d[7])/M[27];
+    d[2] = (d[2] - M[26]*d[3] - M[34]*d[4] - M[42]*d[5] - M[50]*d[6] - M[58]*d[7])/M[18];
+    d[1] = (d[1] - M[17]*d[2] - M[25]*d[3] - M[33]*d[4] - M[49]*d[6])/M[9];
+    d[0] = (d[0] - M[8]*d[1] - M[16]*d[2] - M[24]*d[3] - M[32]*d[4] - M[48]*d[6])/M[0];
+}
+
+/* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
+static void bicycle_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    (void)M;
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[1] = (K[1] - S[5]*K[0])/S[6];
+    K[2] = (K[2] - S[10]*K[0] - S[11]*K[1])/S[12];
+    K[3] = (K[3] - S[15]*K[0] - S[16]*K[1] - S[17]*K[2])/S[18];
+    K[4] = (K[4] - S[20]*K[0] - S[21]*K[1] - S[22]*K[2] - S[23]*K[3])/S[24];
+    K[4] = K[4]/S[24];
+    K[3] = (K[3] - S[23]*K[4])/S[18];
+    K[2] = (K[2] - S[17]*K[3] - S[22]*K[4])/S[12];
+    K[1] = (K[1] - S[11]*K[2] - S[16]*K[3] - S[21]*K[4])/S[6];
+    K[0] = (K[0] - S[5]*K[1] - S[10]*K[2] - S[15]*K[3] - S[20]*K[4])/S[0];
+    /* d = C^T K */
+    d[0] = C[8]*K[1] + C[24]*K[3];
+    d[1] = C[17]*K[2] + C[33]*K[4];
+    d[2] = C[26]*K[3] + C[34]*K[4];
+    d[3] = C[3]*K[0] + C[27]*K[3] + C[35]*K[4];
+    d[4] = C[4]*K[0] + C[12]*K[1] + C[20]*K[2] + C[28]*K[3] + C[36]*K[4];
+    d[5] = C[13]*K[1] + C[21]*K[2];
+    d[6] = C[6]*K[0] + C[30]*K[3] + C[38]*K[4];
+    d[7] = C[31]*K[3] + C[39]*K[4];
+}
+
+int bicycle_correction_factor(int mass_metric, double M[], const double C[], double work[])
+{
+    /* work: Y | S (BICYCLE_NWORK_CORRECTION doubles) */
+    double *Y = work;
+    double *S = Y + BICYCLE_NC*BICYCLE_NQ;
+    if (mass_metric) return bicycle_factor_correction_mass(M, C, Y, S);
+    return bicycle_factor_correction_identity(C, S);
+}
+
+void bicycle_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[])
+{
+    double *S = work + BICYCLE_NC*BICYCLE_NQ;
+    if (rows < BICYCLE_NC) {
+        if (mass_metric) bicycle_correct_mass_holonomic(M, C, S, K, d);
+        else bicycle_correct_identity_holonomic(M, C, S, K, d);
+    } else {
+        if (mass_metric) bicycle_correct_mass_all(M, C, S, K, d);
+        else bicycle_correct_identity_all(M, C, S, K, d);
+    }
+}
+
 void bicycle_residuals(double t, const double state[], const double param[],
     double out_phi[], double out_phi_dot[], double out_g[])
 {

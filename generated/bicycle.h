@@ -18,6 +18,7 @@ extern "C" {
 #define BICYCLE_NU 0  /* inputs: none */
 #define BICYCLE_NWORK 182  /* doubles of scratch for bicycle_rhs */
 #define BICYCLE_NWORK_JACOBIAN (BICYCLE_NWORK + 373)  /* ... for bicycle_jacobian */
+#define BICYCLE_NWORK_CORRECTION 65  /* ... for bicycle_correction_factor and _solve */
 #define BICYCLE_NH_ARRAY 1
 #define BICYCLE_NN_ARRAY 4
 #define BICYCLE_NC_ARRAY 5
@@ -112,6 +113,28 @@ int bicycle_jacobian(double t, const double state[], const double input[], const
 void bicycle_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+
+/*
+** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
+** factored by Cholesky over the structural nonzeros of M and C, in the
+** metric W = M (mass_metric 1: M, NQ x NQ with its lower triangle read, is
+** factored in place) or W = I (0: M is not read and may be NULL). C is
+** bicycle_constraint_jacobian's. work holds NWORK_CORRECTION doubles. Returns BICYCLE_OK,
+** BICYCLE_SINGULAR_MASS, or BICYCLE_SINGULAR_CONSTRAINTS when a pivot of S falls
+** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
+** a least-squares solve is the caller's then).
+*/
+int bicycle_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+
+/*
+** With M, C and work as bicycle_correction_factor left them: the smallest d (in W)
+** with C d = r on the first `rows` constraint rows, BICYCLE_NH (the position
+** correction, Gauss-Newton on phi) or BICYCLE_NC (velocities). On entry K holds r,
+** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
+*/
+void bicycle_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void bicycle_residuals(double t, const double state[], const double param[],

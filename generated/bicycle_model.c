@@ -43,6 +43,9 @@ const lgc_model bicycle_model = {
     .mass_matrix = bicycle_mass_matrix,
     .constraint_jacobian = bicycle_constraint_jacobian,
     .constraint_coordinate_jacobian = bicycle_constraint_coordinate_jacobian,
+    .correction_factor = bicycle_correction_factor,
+    .correction_solve = bicycle_correction_solve,
+    .nwork_correction = BICYCLE_NWORK_CORRECTION,
     .jacobian = bicycle_jacobian,
     .nwork_jacobian = BICYCLE_NWORK_JACOBIAN,
 };

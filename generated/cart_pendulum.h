@@ -18,6 +18,7 @@ extern "C" {
 #define CART_PENDULUM_NU 1  /* inputs: F */
 #define CART_PENDULUM_NWORK 20  /* doubles of scratch for cart_pendulum_rhs */
 #define CART_PENDULUM_NWORK_JACOBIAN (CART_PENDULUM_NWORK + 38)  /* ... for cart_pendulum_jacobian */
+#define CART_PENDULUM_NWORK_CORRECTION 4  /* ... for cart_pendulum_correction_factor and _solve */
 #define CART_PENDULUM_NH_ARRAY 1
 #define CART_PENDULUM_NN_ARRAY 1
 #define CART_PENDULUM_NC_ARRAY 1
@@ -78,6 +79,28 @@ int cart_pendulum_jacobian(double t, const double state[], const double input[],
 void cart_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+
+/*
+** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
+** factored by Cholesky over the structural nonzeros of M and C, in the
+** metric W = M (mass_metric 1: M, NQ x NQ with its lower triangle read, is
+** factored in place) or W = I (0: M is not read and may be NULL). C is
+** cart_pendulum_constraint_jacobian's. work holds NWORK_CORRECTION doubles. Returns CART_PENDULUM_OK,
+** CART_PENDULUM_SINGULAR_MASS, or CART_PENDULUM_SINGULAR_CONSTRAINTS when a pivot of S falls
+** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
+** a least-squares solve is the caller's then).
+*/
+int cart_pendulum_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+
+/*
+** With M, C and work as cart_pendulum_correction_factor left them: the smallest d (in W)
+** with C d = r on the first `rows` constraint rows, CART_PENDULUM_NH (the position
+** correction, Gauss-Newton on phi) or CART_PENDULUM_NC (velocities). On entry K holds r,
+** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
+*/
+void cart_pendulum_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void cart_pendulum_residuals(double t, const double state[], const double param[],

@@ -44,6 +44,9 @@ const lgc_model cart_pendulum_model = {
     .mass_matrix = cart_pendulum_mass_matrix,
     .constraint_jacobian = cart_pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = cart_pendulum_constraint_coordinate_jacobian,
+    .correction_factor = cart_pendulum_correction_factor,
+    .correction_solve = cart_pendulum_correction_solve,
+    .nwork_correction = CART_PENDULUM_NWORK_CORRECTION,
     .jacobian = cart_pendulum_jacobian,
     .nwork_jacobian = CART_PENDULUM_NWORK_JACOBIAN,
 };

@@ -18,6 +18,7 @@ extern "C" {
 #define DISK_LINK_ROLLING_NU 0  /* inputs: none */
 #define DISK_LINK_ROLLING_NWORK 20  /* doubles of scratch for disk_link_rolling_rhs */
 #define DISK_LINK_ROLLING_NWORK_JACOBIAN (DISK_LINK_ROLLING_NWORK + 34)  /* ... for disk_link_rolling_jacobian */
+#define DISK_LINK_ROLLING_NWORK_CORRECTION 4  /* ... for disk_link_rolling_correction_factor and _solve */
 #define DISK_LINK_ROLLING_NH_ARRAY 1
 #define DISK_LINK_ROLLING_NN_ARRAY 1
 #define DISK_LINK_ROLLING_NC_ARRAY 1
@@ -77,6 +78,28 @@ int disk_link_rolling_jacobian(double t, const double state[], const double inpu
 void disk_link_rolling_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+
+/*
+** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
+** factored by Cholesky over the structural nonzeros of M and C, in the
+** metric W = M (mass_metric 1: M, NQ x NQ with its lower triangle read, is
+** factored in place) or W = I (0: M is not read and may be NULL). C is
+** disk_link_rolling_constraint_jacobian's. work holds NWORK_CORRECTION doubles. Returns DISK_LINK_ROLLING_OK,
+** DISK_LINK_ROLLING_SINGULAR_MASS, or DISK_LINK_ROLLING_SINGULAR_CONSTRAINTS when a pivot of S falls
+** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
+** a least-squares solve is the caller's then).
+*/
+int disk_link_rolling_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+
+/*
+** With M, C and work as disk_link_rolling_correction_factor left them: the smallest d (in W)
+** with C d = r on the first `rows` constraint rows, DISK_LINK_ROLLING_NH (the position
+** correction, Gauss-Newton on phi) or DISK_LINK_ROLLING_NC (velocities). On entry K holds r,
+** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
+*/
+void disk_link_rolling_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void disk_link_rolling_residuals(double t, const double state[], const double param[],

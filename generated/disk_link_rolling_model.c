@@ -41,6 +41,9 @@ const lgc_model disk_link_rolling_model = {
     .mass_matrix = disk_link_rolling_mass_matrix,
     .constraint_jacobian = disk_link_rolling_constraint_jacobian,
     .constraint_coordinate_jacobian = disk_link_rolling_constraint_coordinate_jacobian,
+    .correction_factor = disk_link_rolling_correction_factor,
+    .correction_solve = disk_link_rolling_correction_solve,
+    .nwork_correction = DISK_LINK_ROLLING_NWORK_CORRECTION,
     .jacobian = disk_link_rolling_jacobian,
     .nwork_jacobian = DISK_LINK_ROLLING_NWORK_JACOBIAN,
 };

@@ -39,6 +39,7 @@ const lgc_model disk_link_sliding_model = {
     .mass_matrix = disk_link_sliding_mass_matrix,
     .constraint_jacobian = disk_link_sliding_constraint_jacobian,
     .constraint_coordinate_jacobian = disk_link_sliding_constraint_coordinate_jacobian,
+    /* no constraints to correct: .correction_factor = NULL */
     .jacobian = disk_link_sliding_jacobian,
     .nwork_jacobian = DISK_LINK_SLIDING_NWORK_JACOBIAN,
 };

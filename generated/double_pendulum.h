@@ -18,6 +18,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_NWORK 42  /* doubles of scratch for double_pendulum_rhs */
 #define DOUBLE_PENDULUM_NWORK_JACOBIAN (DOUBLE_PENDULUM_NWORK + 62)  /* ... for double_pendulum_jacobian */
+#define DOUBLE_PENDULUM_NWORK_CORRECTION 12  /* ... for double_pendulum_correction_factor and _solve */
 #define DOUBLE_PENDULUM_NH_ARRAY 2
 #define DOUBLE_PENDULUM_NN_ARRAY 1
 #define DOUBLE_PENDULUM_NC_ARRAY 2
@@ -79,6 +80,28 @@ int double_pendulum_jacobian(double t, const double state[], const double input[
 void double_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+
+/*
+** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
+** factored by Cholesky over the structural nonzeros of M and C, in the
+** metric W = M (mass_metric 1: M, NQ x NQ with its lower triangle read, is
+** factored in place) or W = I (0: M is not read and may be NULL). C is
+** double_pendulum_constraint_jacobian's. work holds NWORK_CORRECTION doubles. Returns DOUBLE_PENDULUM_OK,
+** DOUBLE_PENDULUM_SINGULAR_MASS, or DOUBLE_PENDULUM_SINGULAR_CONSTRAINTS when a pivot of S falls
+** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
+** a least-squares solve is the caller's then).
+*/
+int double_pendulum_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+
+/*
+** With M, C and work as double_pendulum_correction_factor left them: the smallest d (in W)
+** with C d = r on the first `rows` constraint rows, DOUBLE_PENDULUM_NH (the position
+** correction, Gauss-Newton on phi) or DOUBLE_PENDULUM_NC (velocities). On entry K holds r,
+** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
+*/
+void double_pendulum_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void double_pendulum_residuals(double t, const double state[], const double param[],

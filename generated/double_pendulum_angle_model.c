@@ -39,6 +39,7 @@ const lgc_model double_pendulum_angle_model = {
     .mass_matrix = double_pendulum_angle_mass_matrix,
     .constraint_jacobian = double_pendulum_angle_constraint_jacobian,
     .constraint_coordinate_jacobian = double_pendulum_angle_constraint_coordinate_jacobian,
+    /* no constraints to correct: .correction_factor = NULL */
     .jacobian = double_pendulum_angle_jacobian,
     .nwork_jacobian = DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN,
 };

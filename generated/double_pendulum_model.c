@@ -41,6 +41,9 @@ const lgc_model double_pendulum_model = {
     .mass_matrix = double_pendulum_mass_matrix,
     .constraint_jacobian = double_pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = double_pendulum_constraint_coordinate_jacobian,
+    .correction_factor = double_pendulum_correction_factor,
+    .correction_solve = double_pendulum_correction_solve,
+    .nwork_correction = DOUBLE_PENDULUM_NWORK_CORRECTION,
     .jacobian = double_pendulum_jacobian,
     .nwork_jacobian = DOUBLE_PENDULUM_NWORK_JACOBIAN,
 };

@@ -299,6 +299,121 @@ int four_bar_jacobian(double t, const double state[], const double input[], cons
     return FOUR_BAR_OK;
 }
 
+/*
+** The one-step correction (6.416-6.418): the smallest d in the metric W
+** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
+** factored as the KKT solve factors J M^-1 J^T, over the structural
+** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
+*/
+static int four_bar_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+{
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return FOUR_BAR_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    M[3] = M[3]/M[0];
+    d = M[4] - M[3]*M[3];
+    if (!(d > 1e-13*M[4])) return FOUR_BAR_SINGULAR_MASS;
+    M[4] = sqrt(d);
+    d = M[8];
+    if (!(d > 1e-13*M[8])) return FOUR_BAR_SINGULAR_MASS;
+    M[8] = sqrt(d);
+    /* Y = L^-1 C^T, a row per constraint */
+    Y[0] = C[0]/M[0];
+    Y[1] = (C[1] - M[3]*Y[0])/M[4];
+    Y[2] = C[2]/M[8];
+    Y[3] = C[3]/M[0];
+    Y[4] = (C[4] - M[3]*Y[3])/M[4];
+    Y[5] = C[5]/M[8];
+    /* S = Y Y^T */
+    S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
+    S[2] = Y[3]*Y[0] + Y[4]*Y[1] + Y[5]*Y[2];
+    S[3] = Y[3]*Y[3] + Y[4]*Y[4] + Y[5]*Y[5];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return FOUR_BAR_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[2] = S[2]/S[0];
+    d = S[3] - S[2]*S[2];
+    if (!(d > 1e-8*S[3])) return FOUR_BAR_SINGULAR_CONSTRAINTS;
+    S[3] = sqrt(d);
+    return FOUR_BAR_OK;
+}
+
+/* W = I: S = C C^T. */
+static int four_bar_factor_correction_identity(const double C[], double S[])
+{
+    double d;
+    /* S = C C^T */
+    S[0] = C[0]*C[0] + C[1]*C[1] + C[2]*C[2];
+    S[2] = C[3]*C[0] + C[4]*C[1] + C[5]*C[2];
+    S[3] = C[3]*C[3] + C[4]*C[4] + C[5]*C[5];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return FOUR_BAR_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[2] = S[2]/S[0];
+    d = S[3] - S[2]*S[2];
+    if (!(d > 1e-8*S[3])) return FOUR_BAR_SINGULAR_CONSTRAINTS;
+    S[3] = sqrt(d);
+    return FOUR_BAR_OK;
+}
+
+/* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
+static void four_bar_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[1] = (K[1] - S[2]*K[0])/S[3];
+    K[1] = K[1]/S[3];
+    K[0] = (K[0] - S[2]*K[1])/S[0];
+    /* d = M^-1 C^T K */
+    d[0] = C[0]*K[0] + C[3]*K[1];
+    d[1] = C[1]*K[0] + C[4]*K[1];
+    d[2] = C[2]*K[0] + C[5]*K[1];
+    d[0] = d[0]/M[0];
+    d[1] = (d[1] - M[3]*d[0])/M[4];
+    d[2] = d[2]/M[8];
+    d[2] = d[2]/M[8];
+    d[1] = d[1]/M[4];
+    d[0] = (d[0] - M[3]*d[1])/M[0];
+}
+
+/* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
+static void four_bar_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    (void)M;
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[1] = (K[1] - S[2]*K[0])/S[3];
+    K[1] = K[1]/S[3];
+    K[0] = (K[0] - S[2]*K[1])/S[0];
+    /* d = C^T K */
+    d[0] = C[0]*K[0] + C[3]*K[1];
+    d[1] = C[1]*K[0] + C[4]*K[1];
+    d[2] = C[2]*K[0] + C[5]*K[1];
+}
+
+int four_bar_correction_factor(int mass_metric, double M[], const double C[], double work[])
+{
+    /* work: Y | S (FOUR_BAR_NWORK_CORRECTION doubles) */
+    double *Y = work;
+    double *S = Y + FOUR_BAR_NC*FOUR_BAR_NQ;
+    if (mass_metric) return four_bar_factor_correction_mass(M, C, Y, S);
+    return four_bar_factor_correction_identity(C, S);
+}
+
+void four_bar_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[])
+{
+    double *S = work + FOUR_BAR_NC*FOUR_BAR_NQ;
+    (void)rows;
+    if (mass_metric) four_bar_correct_mass_all(M, C, S, K, d);
+    else four_bar_correct_identity_all(M, C, S, K, d);
+}
+
 void four_bar_residuals(double t, const double state[], const double param[],
     double out_phi[], double out_phi_dot[], double out_g[])
 {

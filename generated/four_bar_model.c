@@ -41,6 +41,9 @@ const lgc_model four_bar_model = {
     .mass_matrix = four_bar_mass_matrix,
     .constraint_jacobian = four_bar_constraint_jacobian,
     .constraint_coordinate_jacobian = four_bar_constraint_coordinate_jacobian,
+    .correction_factor = four_bar_correction_factor,
+    .correction_solve = four_bar_correction_solve,
+    .nwork_correction = FOUR_BAR_NWORK_CORRECTION,
     .jacobian = four_bar_jacobian,
     .nwork_jacobian = FOUR_BAR_NWORK_JACOBIAN,
 };

@@ -39,6 +39,7 @@ const lgc_model heavy_top_model = {
     .mass_matrix = heavy_top_mass_matrix,
     .constraint_jacobian = heavy_top_constraint_jacobian,
     .constraint_coordinate_jacobian = heavy_top_constraint_coordinate_jacobian,
+    /* no constraints to correct: .correction_factor = NULL */
     .jacobian = heavy_top_jacobian,
     .nwork_jacobian = HEAVY_TOP_NWORK_JACOBIAN,
 };

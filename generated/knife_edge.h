@@ -18,6 +18,7 @@ extern "C" {
 #define KNIFE_EDGE_NU 0  /* inputs: none */
 #define KNIFE_EDGE_NWORK 20  /* doubles of scratch for knife_edge_rhs */
 #define KNIFE_EDGE_NWORK_JACOBIAN (KNIFE_EDGE_NWORK + 46)  /* ... for knife_edge_jacobian */
+#define KNIFE_EDGE_NWORK_CORRECTION 4  /* ... for knife_edge_correction_factor and _solve */
 #define KNIFE_EDGE_NH_ARRAY 1
 #define KNIFE_EDGE_NN_ARRAY 1
 #define KNIFE_EDGE_NC_ARRAY 1
@@ -75,6 +76,28 @@ int knife_edge_jacobian(double t, const double state[], const double input[], co
 void knife_edge_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+
+/*
+** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
+** factored by Cholesky over the structural nonzeros of M and C, in the
+** metric W = M (mass_metric 1: M, NQ x NQ with its lower triangle read, is
+** factored in place) or W = I (0: M is not read and may be NULL). C is
+** knife_edge_constraint_jacobian's. work holds NWORK_CORRECTION doubles. Returns KNIFE_EDGE_OK,
+** KNIFE_EDGE_SINGULAR_MASS, or KNIFE_EDGE_SINGULAR_CONSTRAINTS when a pivot of S falls
+** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
+** a least-squares solve is the caller's then).
+*/
+int knife_edge_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+
+/*
+** With M, C and work as knife_edge_correction_factor left them: the smallest d (in W)
+** with C d = r on the first `rows` constraint rows, KNIFE_EDGE_NH (the position
+** correction, Gauss-Newton on phi) or KNIFE_EDGE_NC (velocities). On entry K holds r,
+** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
+*/
+void knife_edge_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void knife_edge_residuals(double t, const double state[], const double param[],

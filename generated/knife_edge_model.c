@@ -41,6 +41,9 @@ const lgc_model knife_edge_model = {
     .mass_matrix = knife_edge_mass_matrix,
     .constraint_jacobian = knife_edge_constraint_jacobian,
     .constraint_coordinate_jacobian = knife_edge_constraint_coordinate_jacobian,
+    .correction_factor = knife_edge_correction_factor,
+    .correction_solve = knife_edge_correction_solve,
+    .nwork_correction = KNIFE_EDGE_NWORK_CORRECTION,
     .jacobian = knife_edge_jacobian,
     .nwork_jacobian = KNIFE_EDGE_NWORK_JACOBIAN,
 };

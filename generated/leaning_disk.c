@@ -348,6 +348,143 @@ int leaning_disk_jacobian(double t, const double state[], const double input[], 
     return LEANING_DISK_OK;
 }
 
+/*
+** The one-step correction (6.416-6.418): the smallest d in the metric W
+** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
+** factored as the KKT solve factors J M^-1 J^T, over the structural
+** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
+*/
+static int leaning_disk_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+{
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return LEANING_DISK_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    M[10] = M[10]/M[0];
+    M[15] = M[15]/M[0];
+    d = M[6];
+    if (!(d > 1e-13*M[6])) return LEANING_DISK_SINGULAR_MASS;
+    M[6] = sqrt(d);
+    M[11] = M[11]/M[6];
+    M[16] = M[16]/M[6];
+    d = M[12] - M[10]*M[10] - M[11]*M[11];
+    if (!(d > 1e-13*M[12])) return LEANING_DISK_SINGULAR_MASS;
+    M[12] = sqrt(d);
+    M[17] = (-M[15]*M[10] - M[16]*M[11])/M[12];
+    M[22] = M[22]/M[12];
+    d = M[18] - M[15]*M[15] - M[16]*M[16] - M[17]*M[17];
+    if (!(d > 1e-13*M[18])) return LEANING_DISK_SINGULAR_MASS;
+    M[18] = sqrt(d);
+    M[23] = -M[22]*M[17]/M[18];
+    d = M[24] - M[22]*M[22] - M[23]*M[23];
+    if (!(d > 1e-13*M[24])) return LEANING_DISK_SINGULAR_MASS;
+    M[24] = sqrt(d);
+    /* Y = L^-1 C^T, a row per constraint */
+    Y[0] = C[0]/M[0];
+    Y[2] = -M[10]*Y[0]/M[12];
+    Y[3] = (-M[15]*Y[0] - M[17]*Y[2])/M[18];
+    Y[4] = (C[4] - M[22]*Y[2] - M[23]*Y[3])/M[24];
+    Y[6] = C[6]/M[6];
+    Y[7] = -M[11]*Y[6]/M[12];
+    Y[8] = (-M[16]*Y[6] - M[17]*Y[7])/M[18];
+    Y[9] = (C[9] - M[22]*Y[7] - M[23]*Y[8])/M[24];
+    /* S = Y Y^T */
+    S[0] = Y[0]*Y[0] + Y[2]*Y[2] + Y[3]*Y[3] + Y[4]*Y[4];
+    S[2] = Y[7]*Y[2] + Y[8]*Y[3] + Y[9]*Y[4];
+    S[3] = Y[6]*Y[6] + Y[7]*Y[7] + Y[8]*Y[8] + Y[9]*Y[9];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return LEANING_DISK_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[2] = S[2]/S[0];
+    d = S[3] - S[2]*S[2];
+    if (!(d > 1e-8*S[3])) return LEANING_DISK_SINGULAR_CONSTRAINTS;
+    S[3] = sqrt(d);
+    return LEANING_DISK_OK;
+}
+
+/* W = I: S = C C^T. */
+static int leaning_disk_factor_correction_identity(const double C[], double S[])
+{
+    double d;
+    /* S = C C^T */
+    S[0] = C[0]*C[0] + C[4]*C[4];
+    S[2] = C[9]*C[4];
+    S[3] = C[6]*C[6] + C[9]*C[9];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return LEANING_DISK_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[2] = S[2]/S[0];
+    d = S[3] - S[2]*S[2];
+    if (!(d > 1e-8*S[3])) return LEANING_DISK_SINGULAR_CONSTRAINTS;
+    S[3] = sqrt(d);
+    return LEANING_DISK_OK;
+}
+
+/* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
+static void leaning_disk_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[1] = (K[1] - S[2]*K[0])/S[3];
+    K[1] = K[1]/S[3];
+    K[0] = (K[0] - S[2]*K[1])/S[0];
+    /* d = M^-1 C^T K */
+    d[0] = C[0]*K[0];
+    d[1] = C[6]*K[1];
+    d[2] = 0.0;
+    d[3] = 0.0;
+    d[4] = C[4]*K[0] + C[9]*K[1];
+    d[0] = d[0]/M[0];
+    d[1] = d[1]/M[6];
+    d[2] = (d[2] - M[10]*d[0] - M[11]*d[1])/M[12];
+    d[3] = (d[3] - M[15]*d[0] - M[16]*d[1] - M[17]*d[2])/M[18];
+    d[4] = (d[4] - M[22]*d[2] - M[23]*d[3])/M[24];
+    d[4] = d[4]/M[24];
+    d[3] = (d[3] - M[23]*d[4])/M[18];
+    d[2] = (d[2] - M[17]*d[3] - M[22]*d[4])/M[12];
+    d[1] = (d[1] - M[11]*d[2] - M[16]*d[3])/M[6];
+    d[0] = (d[0] - M[10]*d[2] - M[15]*d[3])/M[0];
+}
+
+/* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
+static void leaning_disk_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    (void)M;
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[1] = (K[1] - S[2]*K[0])/S[3];
+    K[1] = K[1]/S[3];
+    K[0] = (K[0] - S[2]*K[1])/S[0];
+    /* d = C^T K */
+    d[0] = C[0]*K[0];
+    d[1] = C[6]*K[1];
+    d[2] = 0.0;
+    d[3] = 0.0;
+    d[4] = C[4]*K[0] + C[9]*K[1];
+}
+
+int leaning_disk_correction_factor(int mass_metric, double M[], const double C[], double work[])
+{
+    /* work: Y | S (LEANING_DISK_NWORK_CORRECTION doubles) */
+    double *Y = work;
+    double *S = Y + LEANING_DISK_NC*LEANING_DISK_NQ;
+    if (mass_metric) return leaning_disk_factor_correction_mass(M, C, Y, S);
+    return leaning_disk_factor_correction_identity(C, S);
+}
+
+void leaning_disk_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[])
+{
+    double *S = work + LEANING_DISK_NC*LEANING_DISK_NQ;
+    (void)rows;
+    if (mass_metric) leaning_disk_correct_mass_all(M, C, S, K, d);
+    else leaning_disk_correct_identity_all(M, C, S, K, d);
+}
+
 void leaning_disk_residuals(double t, const double state[], const double param[],
     double out_phi[], double out_phi_dot[], double out_g[])
 {

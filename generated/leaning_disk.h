@@ -18,6 +18,7 @@ extern "C" {
 #define LEANING_DISK_NU 0  /* inputs: none */
 #define LEANING_DISK_NWORK 56  /* doubles of scratch for leaning_disk_rhs */
 #define LEANING_DISK_NWORK_JACOBIAN (LEANING_DISK_NWORK + 127)  /* ... for leaning_disk_jacobian */
+#define LEANING_DISK_NWORK_CORRECTION 14  /* ... for leaning_disk_correction_factor and _solve */
 #define LEANING_DISK_NH_ARRAY 1
 #define LEANING_DISK_NN_ARRAY 2
 #define LEANING_DISK_NC_ARRAY 2
@@ -81,6 +82,28 @@ int leaning_disk_jacobian(double t, const double state[], const double input[], 
 void leaning_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+
+/*
+** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
+** factored by Cholesky over the structural nonzeros of M and C, in the
+** metric W = M (mass_metric 1: M, NQ x NQ with its lower triangle read, is
+** factored in place) or W = I (0: M is not read and may be NULL). C is
+** leaning_disk_constraint_jacobian's. work holds NWORK_CORRECTION doubles. Returns LEANING_DISK_OK,
+** LEANING_DISK_SINGULAR_MASS, or LEANING_DISK_SINGULAR_CONSTRAINTS when a pivot of S falls
+** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
+** a least-squares solve is the caller's then).
+*/
+int leaning_disk_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+
+/*
+** With M, C and work as leaning_disk_correction_factor left them: the smallest d (in W)
+** with C d = r on the first `rows` constraint rows, LEANING_DISK_NH (the position
+** correction, Gauss-Newton on phi) or LEANING_DISK_NC (velocities). On entry K holds r,
+** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
+*/
+void leaning_disk_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void leaning_disk_residuals(double t, const double state[], const double param[],

@@ -41,6 +41,9 @@ const lgc_model leaning_disk_model = {
     .mass_matrix = leaning_disk_mass_matrix,
     .constraint_jacobian = leaning_disk_constraint_jacobian,
     .constraint_coordinate_jacobian = leaning_disk_constraint_coordinate_jacobian,
+    .correction_factor = leaning_disk_correction_factor,
+    .correction_solve = leaning_disk_correction_solve,
+    .nwork_correction = LEANING_DISK_NWORK_CORRECTION,
     .jacobian = leaning_disk_jacobian,
     .nwork_jacobian = LEANING_DISK_NWORK_JACOBIAN,
 };

@@ -39,6 +39,7 @@ const lgc_model oscillator_model = {
     .mass_matrix = oscillator_mass_matrix,
     .constraint_jacobian = oscillator_constraint_jacobian,
     .constraint_coordinate_jacobian = oscillator_constraint_coordinate_jacobian,
+    /* no constraints to correct: .correction_factor = NULL */
     .jacobian = oscillator_jacobian,
     .nwork_jacobian = OSCILLATOR_NWORK_JACOBIAN,
 };

@@ -205,6 +205,93 @@ int pendulum_jacobian(double t, const double state[], const double input[], cons
     return PENDULUM_OK;
 }
 
+/*
+** The one-step correction (6.416-6.418): the smallest d in the metric W
+** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
+** factored as the KKT solve factors J M^-1 J^T, over the structural
+** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
+*/
+static int pendulum_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+{
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return PENDULUM_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    d = M[3];
+    if (!(d > 1e-13*M[3])) return PENDULUM_SINGULAR_MASS;
+    M[3] = sqrt(d);
+    /* Y = L^-1 C^T, a row per constraint */
+    Y[0] = C[0]/M[0];
+    Y[1] = C[1]/M[3];
+    /* S = Y Y^T */
+    S[0] = Y[0]*Y[0] + Y[1]*Y[1];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return PENDULUM_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    return PENDULUM_OK;
+}
+
+/* W = I: S = C C^T. */
+static int pendulum_factor_correction_identity(const double C[], double S[])
+{
+    double d;
+    /* S = C C^T */
+    S[0] = C[0]*C[0] + C[1]*C[1];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return PENDULUM_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    return PENDULUM_OK;
+}
+
+/* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
+static void pendulum_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[0] = K[0]/S[0];
+    /* d = M^-1 C^T K */
+    d[0] = C[0]*K[0];
+    d[1] = C[1]*K[0];
+    d[0] = d[0]/M[0];
+    d[1] = d[1]/M[3];
+    d[1] = d[1]/M[3];
+    d[0] = d[0]/M[0];
+}
+
+/* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
+static void pendulum_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    (void)M;
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[0] = K[0]/S[0];
+    /* d = C^T K */
+    d[0] = C[0]*K[0];
+    d[1] = C[1]*K[0];
+}
+
+int pendulum_correction_factor(int mass_metric, double M[], const double C[], double work[])
+{
+    /* work: Y | S (PENDULUM_NWORK_CORRECTION doubles) */
+    double *Y = work;
+    double *S = Y + PENDULUM_NC*PENDULUM_NQ;
+    if (mass_metric) return pendulum_factor_correction_mass(M, C, Y, S);
+    return pendulum_factor_correction_identity(C, S);
+}
+
+void pendulum_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[])
+{
+    double *S = work + PENDULUM_NC*PENDULUM_NQ;
+    (void)rows;
+    if (mass_metric) pendulum_correct_mass_all(M, C, S, K, d);
+    else pendulum_correct_identity_all(M, C, S, K, d);
+}
+
 void pendulum_residuals(double t, const double state[], const double param[],
     double out_phi[], double out_phi_dot[], double out_g[])
 {

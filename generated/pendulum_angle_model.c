@@ -39,6 +39,7 @@ const lgc_model pendulum_angle_model = {
     .mass_matrix = pendulum_angle_mass_matrix,
     .constraint_jacobian = pendulum_angle_constraint_jacobian,
     .constraint_coordinate_jacobian = pendulum_angle_constraint_coordinate_jacobian,
+    /* no constraints to correct: .correction_factor = NULL */
     .jacobian = pendulum_angle_jacobian,
     .nwork_jacobian = PENDULUM_ANGLE_NWORK_JACOBIAN,
 };

@@ -41,6 +41,9 @@ const lgc_model pendulum_model = {
     .mass_matrix = pendulum_mass_matrix,
     .constraint_jacobian = pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = pendulum_constraint_coordinate_jacobian,
+    .correction_factor = pendulum_correction_factor,
+    .correction_solve = pendulum_correction_solve,
+    .nwork_correction = PENDULUM_NWORK_CORRECTION,
     .jacobian = pendulum_jacobian,
     .nwork_jacobian = PENDULUM_NWORK_JACOBIAN,
 };

@@ -405,6 +405,216 @@ int rolling_ball_jacobian(double t, const double state[], const double input[], 
     return ROLLING_BALL_OK;
 }
 
+/*
+** The one-step correction (6.416-6.418): the smallest d in the metric W
+** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
+** factored as the KKT solve factors J M^-1 J^T, over the structural
+** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
+*/
+static int rolling_ball_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+{
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return ROLLING_BALL_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    d = M[7];
+    if (!(d > 1e-13*M[7])) return ROLLING_BALL_SINGULAR_MASS;
+    M[7] = sqrt(d);
+    d = M[14];
+    if (!(d > 1e-13*M[14])) return ROLLING_BALL_SINGULAR_MASS;
+    M[14] = sqrt(d);
+    d = M[21];
+    if (!(d > 1e-13*M[21])) return ROLLING_BALL_SINGULAR_MASS;
+    M[21] = sqrt(d);
+    d = M[28];
+    if (!(d > 1e-13*M[28])) return ROLLING_BALL_SINGULAR_MASS;
+    M[28] = sqrt(d);
+    d = M[35];
+    if (!(d > 1e-13*M[35])) return ROLLING_BALL_SINGULAR_MASS;
+    M[35] = sqrt(d);
+    /* Y = L^-1 C^T, a row per constraint */
+    Y[2] = C[2]/M[14];
+    Y[3] = C[3]/M[21];
+    Y[4] = C[4]/M[28];
+    Y[5] = C[5]/M[35];
+    Y[6] = C[6]/M[0];
+    Y[8] = C[8]/M[14];
+    Y[9] = C[9]/M[21];
+    Y[10] = C[10]/M[28];
+    Y[11] = C[11]/M[35];
+    Y[13] = C[13]/M[7];
+    Y[14] = C[14]/M[14];
+    Y[15] = C[15]/M[21];
+    Y[16] = C[16]/M[28];
+    Y[17] = C[17]/M[35];
+    /* S = Y Y^T */
+    S[0] = Y[2]*Y[2] + Y[3]*Y[3] + Y[4]*Y[4] + Y[5]*Y[5];
+    S[3] = Y[8]*Y[2] + Y[9]*Y[3] + Y[10]*Y[4] + Y[11]*Y[5];
+    S[4] = Y[6]*Y[6] + Y[8]*Y[8] + Y[9]*Y[9] + Y[10]*Y[10] + Y[11]*Y[11];
+    S[6] = Y[14]*Y[2] + Y[15]*Y[3] + Y[16]*Y[4] + Y[17]*Y[5];
+    S[7] = Y[14]*Y[8] + Y[15]*Y[9] + Y[16]*Y[10] + Y[17]*Y[11];
+    S[8] = Y[13]*Y[13] + Y[14]*Y[14] + Y[15]*Y[15] + Y[16]*Y[16] + Y[17]*Y[17];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[3] = S[3]/S[0];
+    S[6] = S[6]/S[0];
+    d = S[4] - S[3]*S[3];
+    if (!(d > 1e-8*S[4])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
+    S[4] = sqrt(d);
+    S[7] = (S[7] - S[6]*S[3])/S[4];
+    d = S[8] - S[6]*S[6] - S[7]*S[7];
+    if (!(d > 1e-8*S[8])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
+    S[8] = sqrt(d);
+    return ROLLING_BALL_OK;
+}
+
+/* W = I: S = C C^T. */
+static int rolling_ball_factor_correction_identity(const double C[], double S[])
+{
+    double d;
+    /* S = C C^T */
+    S[0] = C[2]*C[2] + C[3]*C[3] + C[4]*C[4] + C[5]*C[5];
+    S[3] = C[8]*C[2] + C[9]*C[3] + C[10]*C[4] + C[11]*C[5];
+    S[4] = C[6]*C[6] + C[8]*C[8] + C[9]*C[9] + C[10]*C[10] + C[11]*C[11];
+    S[6] = C[14]*C[2] + C[15]*C[3] + C[16]*C[4] + C[17]*C[5];
+    S[7] = C[14]*C[8] + C[15]*C[9] + C[16]*C[10] + C[17]*C[11];
+    S[8] = C[13]*C[13] + C[14]*C[14] + C[15]*C[15] + C[16]*C[16] + C[17]*C[17];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[3] = S[3]/S[0];
+    S[6] = S[6]/S[0];
+    d = S[4] - S[3]*S[3];
+    if (!(d > 1e-8*S[4])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
+    S[4] = sqrt(d);
+    S[7] = (S[7] - S[6]*S[3])/S[4];
+    d = S[8] - S[6]*S[6] - S[7]*S[7];
+    if (!(d > 1e-8*S[8])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
+    S[8] = sqrt(d);
+    return ROLLING_BALL_OK;
+}
+
+/* On the holonomic rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
+static void rolling_ball_correct_mass_holonomic(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[0] = K[0]/S[0];
+    /* d = M^-1 C^T K */
+    d[0] = 0.0;
+    d[1] = 0.0;
+    d[2] = C[2]*K[0];
+    d[3] = C[3]*K[0];
+    d[4] = C[4]*K[0];
+    d[5] = C[5]*K[0];
+    d[0] = d[0]/M[0];
+    d[1] = d[1]/M[7];
+    d[2] = d[2]/M[14];
+    d[3] = d[3]/M[21];
+    d[4] = d[4]/M[28];
+    d[5] = d[5]/M[35];
+    d[5] = d[5]/M[35];
+    d[4] = d[4]/M[28];
+    d[3] = d[3]/M[21];
+    d[2] = d[2]/M[14];
+    d[1] = d[1]/M[7];
+    d[0] = d[0]/M[0];
+}
+
+/* On the holonomic rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
+static void rolling_ball_correct_identity_holonomic(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    (void)M;
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[0] = K[0]/S[0];
+    /* d = C^T K */
+    d[0] = 0.0;
+    d[1] = 0.0;
+    d[2] = C[2]*K[0];
+    d[3] = C[3]*K[0];
+    d[4] = C[4]*K[0];
+    d[5] = C[5]*K[0];
+}
+
+/* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
+static void rolling_ball_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[1] = (K[1] - S[3]*K[0])/S[4];
+    K[2] = (K[2] - S[6]*K[0] - S[7]*K[1])/S[8];
+    K[2] = K[2]/S[8];
+    K[1] = (K[1] - S[7]*K[2])/S[4];
+    K[0] = (K[0] - S[3]*K[1] - S[6]*K[2])/S[0];
+    /* d = M^-1 C^T K */
+    d[0] = C[6]*K[1];
+    d[1] = C[13]*K[2];
+    d[2] = C[2]*K[0] + C[8]*K[1] + C[14]*K[2];
+    d[3] = C[3]*K[0] + C[9]*K[1] + C[15]*K[2];
+    d[4] = C[4]*K[0] + C[10]*K[1] + C[16]*K[2];
+    d[5] = C[5]*K[0] + C[11]*K[1] + C[17]*K[2];
+    d[0] = d[0]/M[0];
+    d[1] = d[1]/M[7];
+    d[2] = d[2]/M[14];
+    d[3] = d[3]/M[21];
+    d[4] = d[4]/M[28];
+    d[5] = d[5]/M[35];
+    d[5] = d[5]/M[35];
+    d[4] = d[4]/M[28];
+    d[3] = d[3]/M[21];
+    d[2] = d[2]/M[14];
+    d[1] = d[1]/M[7];
+    d[0] = d[0]/M[0];
+}
+
+/* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
+static void rolling_ball_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    (void)M;
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[1] = (K[1] - S[3]*K[0])/S[4];
+    K[2] = (K[2] - S[6]*K[0] - S[7]*K[1])/S[8];
+    K[2] = K[2]/S[8];
+    K[1] = (K[1] - S[7]*K[2])/S[4];
+    K[0] = (K[0] - S[3]*K[1] - S[6]*K[2])/S[0];
+    /* d = C^T K */
+    d[0] = C[6]*K[1];
+    d[1] = C[13]*K[2];
+    d[2] = C[2]*K[0] + C[8]*K[1] + C[14]*K[2];
+    d[3] = C[3]*K[0] + C[9]*K[1] + C[15]*K[2];
+    d[4] = C[4]*K[0] + C[10]*K[1] + C[16]*K[2];
+    d[5] = C[5]*K[0] + C[11]*K[1] + C[17]*K[2];
+}
+
+int rolling_ball_correction_factor(int mass_metric, double M[], const double C[], double work[])
+{
+    /* work: Y | S (ROLLING_BALL_NWORK_CORRECTION doubles) */
+    double *Y = work;
+    double *S = Y + ROLLING_BALL_NC*ROLLING_BALL_NQ;
+    if (mass_metric) return rolling_ball_factor_correction_mass(M, C, Y, S);
+    return rolling_ball_factor_correction_identity(C, S);
+}
+
+void rolling_ball_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[])
+{
+    double *S = work + ROLLING_BALL_NC*ROLLING_BALL_NQ;
+    if (rows < ROLLING_BALL_NC) {
+        if (mass_metric) rolling_ball_correct_mass_holonomic(M, C, S, K, d);
+        else rolling_ball_correct_identity_holonomic(M, C, S, K, d);
+    } else {
+        if (mass_metric) rolling_ball_correct_mass_all(M, C, S, K, d);
+        else rolling_ball_correct_identity_all(M, C, S, K, d);
+    }
+}
+
 void rolling_ball_residuals(double t, const double state[], const double param[],
     double out_phi[], double out_phi_dot[], double out_g[])
 {

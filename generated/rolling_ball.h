@@ -18,6 +18,7 @@ extern "C" {
 #define ROLLING_BALL_NU 0  /* inputs: none */
 #define ROLLING_BALL_NWORK 90  /* doubles of scratch for rolling_ball_rhs */
 #define ROLLING_BALL_NWORK_JACOBIAN (ROLLING_BALL_NWORK + 177)  /* ... for rolling_ball_jacobian */
+#define ROLLING_BALL_NWORK_CORRECTION 27  /* ... for rolling_ball_correction_factor and _solve */
 #define ROLLING_BALL_NH_ARRAY 1
 #define ROLLING_BALL_NN_ARRAY 2
 #define ROLLING_BALL_NC_ARRAY 3
@@ -83,6 +84,28 @@ int rolling_ball_jacobian(double t, const double state[], const double input[], 
 void rolling_ball_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+
+/*
+** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
+** factored by Cholesky over the structural nonzeros of M and C, in the
+** metric W = M (mass_metric 1: M, NQ x NQ with its lower triangle read, is
+** factored in place) or W = I (0: M is not read and may be NULL). C is
+** rolling_ball_constraint_jacobian's. work holds NWORK_CORRECTION doubles. Returns ROLLING_BALL_OK,
+** ROLLING_BALL_SINGULAR_MASS, or ROLLING_BALL_SINGULAR_CONSTRAINTS when a pivot of S falls
+** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
+** a least-squares solve is the caller's then).
+*/
+int rolling_ball_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+
+/*
+** With M, C and work as rolling_ball_correction_factor left them: the smallest d (in W)
+** with C d = r on the first `rows` constraint rows, ROLLING_BALL_NH (the position
+** correction, Gauss-Newton on phi) or ROLLING_BALL_NC (velocities). On entry K holds r,
+** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
+*/
+void rolling_ball_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void rolling_ball_residuals(double t, const double state[], const double param[],

@@ -41,6 +41,9 @@ const lgc_model rolling_ball_model = {
     .mass_matrix = rolling_ball_mass_matrix,
     .constraint_jacobian = rolling_ball_constraint_jacobian,
     .constraint_coordinate_jacobian = rolling_ball_constraint_coordinate_jacobian,
+    .correction_factor = rolling_ball_correction_factor,
+    .correction_solve = rolling_ball_correction_solve,
+    .nwork_correction = ROLLING_BALL_NWORK_CORRECTION,
     .jacobian = rolling_ball_jacobian,
     .nwork_jacobian = ROLLING_BALL_NWORK_JACOBIAN,
 };

@@ -268,6 +268,125 @@ int rolling_disk_jacobian(double t, const double state[], const double input[], 
     return ROLLING_DISK_OK;
 }
 
+/*
+** The one-step correction (6.416-6.418): the smallest d in the metric W
+** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
+** factored as the KKT solve factors J M^-1 J^T, over the structural
+** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
+*/
+static int rolling_disk_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+{
+    double d;
+    /* M = L L^T in place */
+    d = M[0];
+    if (!(d > 1e-13*M[0])) return ROLLING_DISK_SINGULAR_MASS;
+    M[0] = sqrt(d);
+    d = M[5];
+    if (!(d > 1e-13*M[5])) return ROLLING_DISK_SINGULAR_MASS;
+    M[5] = sqrt(d);
+    d = M[10];
+    if (!(d > 1e-13*M[10])) return ROLLING_DISK_SINGULAR_MASS;
+    M[10] = sqrt(d);
+    d = M[15];
+    if (!(d > 1e-13*M[15])) return ROLLING_DISK_SINGULAR_MASS;
+    M[15] = sqrt(d);
+    /* Y = L^-1 C^T, a row per constraint */
+    Y[0] = C[0]/M[0];
+    Y[3] = C[3]/M[15];
+    Y[5] = C[5]/M[5];
+    Y[7] = C[7]/M[15];
+    /* S = Y Y^T */
+    S[0] = Y[0]*Y[0] + Y[3]*Y[3];
+    S[2] = Y[7]*Y[3];
+    S[3] = Y[5]*Y[5] + Y[7]*Y[7];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[2] = S[2]/S[0];
+    d = S[3] - S[2]*S[2];
+    if (!(d > 1e-8*S[3])) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
+    S[3] = sqrt(d);
+    return ROLLING_DISK_OK;
+}
+
+/* W = I: S = C C^T. */
+static int rolling_disk_factor_correction_identity(const double C[], double S[])
+{
+    double d;
+    /* S = C C^T */
+    S[0] = C[0]*C[0] + C[3]*C[3];
+    S[2] = C[7]*C[3];
+    S[3] = C[5]*C[5] + C[7]*C[7];
+    /* S = Ls Ls^T in place */
+    d = S[0];
+    if (!(d > 1e-8*S[0])) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
+    S[0] = sqrt(d);
+    S[2] = S[2]/S[0];
+    d = S[3] - S[2]*S[2];
+    if (!(d > 1e-8*S[3])) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
+    S[3] = sqrt(d);
+    return ROLLING_DISK_OK;
+}
+
+/* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
+static void rolling_disk_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[1] = (K[1] - S[2]*K[0])/S[3];
+    K[1] = K[1]/S[3];
+    K[0] = (K[0] - S[2]*K[1])/S[0];
+    /* d = M^-1 C^T K */
+    d[0] = C[0]*K[0];
+    d[1] = C[5]*K[1];
+    d[2] = 0.0;
+    d[3] = C[3]*K[0] + C[7]*K[1];
+    d[0] = d[0]/M[0];
+    d[1] = d[1]/M[5];
+    d[2] = d[2]/M[10];
+    d[3] = d[3]/M[15];
+    d[3] = d[3]/M[15];
+    d[2] = d[2]/M[10];
+    d[1] = d[1]/M[5];
+    d[0] = d[0]/M[0];
+}
+
+/* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
+static void rolling_disk_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+{
+    (void)M;
+    /* K = S^-1 K */
+    K[0] = K[0]/S[0];
+    K[1] = (K[1] - S[2]*K[0])/S[3];
+    K[1] = K[1]/S[3];
+    K[0] = (K[0] - S[2]*K[1])/S[0];
+    /* d = C^T K */
+    d[0] = C[0]*K[0];
+    d[1] = C[5]*K[1];
+    d[2] = 0.0;
+    d[3] = C[3]*K[0] + C[7]*K[1];
+}
+
+int rolling_disk_correction_factor(int mass_metric, double M[], const double C[], double work[])
+{
+    /* work: Y | S (ROLLING_DISK_NWORK_CORRECTION doubles) */
+    double *Y = work;
+    double *S = Y + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    if (mass_metric) return rolling_disk_factor_correction_mass(M, C, Y, S);
+    return rolling_disk_factor_correction_identity(C, S);
+}
+
+void rolling_disk_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[])
+{
+    double *S = work + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    (void)rows;
+    if (mass_metric) rolling_disk_correct_mass_all(M, C, S, K, d);
+    else rolling_disk_correct_identity_all(M, C, S, K, d);
+}
+
 void rolling_disk_residuals(double t, const double state[], const double param[],
     double out_phi[], double out_phi_dot[], double out_g[])
 {

@@ -41,6 +41,9 @@ const lgc_model rolling_disk_model = {
     .mass_matrix = rolling_disk_mass_matrix,
     .constraint_jacobian = rolling_disk_constraint_jacobian,
     .constraint_coordinate_jacobian = rolling_disk_constraint_coordinate_jacobian,
+    .correction_factor = rolling_disk_correction_factor,
+    .correction_solve = rolling_disk_correction_solve,
+    .nwork_correction = ROLLING_DISK_NWORK_CORRECTION,
     .jacobian = rolling_disk_jacobian,
     .nwork_jacobian = ROLLING_DISK_NWORK_JACOBIAN,
 };

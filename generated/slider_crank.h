@@ -18,6 +18,7 @@ extern "C" {
 #define SLIDER_CRANK_NU 0  /* inputs: none */
 #define SLIDER_CRANK_NWORK 30  /* doubles of scratch for slider_crank_rhs */
 #define SLIDER_CRANK_NWORK_JACOBIAN (SLIDER_CRANK_NWORK + 41)  /* ... for slider_crank_jacobian */
+#define SLIDER_CRANK_NWORK_CORRECTION 10  /* ... for slider_crank_correction_factor and _solve */
 #define SLIDER_CRANK_NH_ARRAY 2
 #define SLIDER_CRANK_NN_ARRAY 1
 #define SLIDER_CRANK_NC_ARRAY 2
@@ -77,6 +78,28 @@ int slider_crank_jacobian(double t, const double state[], const double input[], 
 void slider_crank_kkt_terms(double t, const double state[], const double input[], const double param[],
     double baumgarte_alpha, double baumgarte_beta,
     double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+
+/*
+** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
+** factored by Cholesky over the structural nonzeros of M and C, in the
+** metric W = M (mass_metric 1: M, NQ x NQ with its lower triangle read, is
+** factored in place) or W = I (0: M is not read and may be NULL). C is
+** slider_crank_constraint_jacobian's. work holds NWORK_CORRECTION doubles. Returns SLIDER_CRANK_OK,
+** SLIDER_CRANK_SINGULAR_MASS, or SLIDER_CRANK_SINGULAR_CONSTRAINTS when a pivot of S falls
+** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
+** a least-squares solve is the caller's then).
+*/
+int slider_crank_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+
+/*
+** With M, C and work as slider_crank_correction_factor left them: the smallest d (in W)
+** with C d = r on the first `rows` constraint rows, SLIDER_CRANK_NH (the position
+** correction, Gauss-Newton on phi) or SLIDER_CRANK_NC (velocities). On entry K holds r,
+** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
+*/
+void slider_crank_correction_solve(int mass_metric, int rows,
+    const double M[], const double C[], double work[],
+    double K[], double d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
 void slider_crank_residuals(double t, const double state[], const double param[],

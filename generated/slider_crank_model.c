@@ -41,6 +41,9 @@ const lgc_model slider_crank_model = {
     .mass_matrix = slider_crank_mass_matrix,
     .constraint_jacobian = slider_crank_constraint_jacobian,
     .constraint_coordinate_jacobian = slider_crank_constraint_coordinate_jacobian,
+    .correction_factor = slider_crank_correction_factor,
+    .correction_solve = slider_crank_correction_solve,
+    .nwork_correction = SLIDER_CRANK_NWORK_CORRECTION,
     .jacobian = slider_crank_jacobian,
     .nwork_jacobian = SLIDER_CRANK_NWORK_JACOBIAN,
 };

@@ -39,6 +39,7 @@ const lgc_model spring_pendulum_model = {
     .mass_matrix = spring_pendulum_mass_matrix,
     .constraint_jacobian = spring_pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = spring_pendulum_constraint_coordinate_jacobian,
+    /* no constraints to correct: .correction_factor = NULL */
     .jacobian = spring_pendulum_jacobian,
     .nwork_jacobian = SPRING_PENDULUM_NWORK_JACOBIAN,
 };

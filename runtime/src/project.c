@@ -14,6 +14,11 @@
 ** ill-conditioned for them (a pivot below 1e-8 of the largest diagonal
 ** entry: cond(C) past ~1e4), w is the minimum-norm solution of X w = r by
 ** LAPACK's dgelsd (SVD), which copes when C loses rank. W = I: L = I, X = C.
+**
+** A model generated with its own correction (lgc_model's correction_factor,
+** straight-line code over the structural nonzeros of M and C) factors and
+** solves through it instead; where it finds a pivot too small (the same
+** 1e-8, of the pivot's own diagonal entry) the path above takes over.
 */
 #include <float.h>
 #include <lapacke.h>
@@ -53,6 +58,8 @@ struct lgc_projector {
     double *sv;             /* min(m, n) singular values */
     double *res;            /* nh + nh + nn: phi, phi', g */
     double *q_prev;         /* n: the positions a Gauss–Newton step started from */
+    double *cwork;          /* the generated correction's work; NULL: the generic path only */
+    int generated;          /* the factor is the generated one's (all rows; its leading block the holonomic) */
     double *work;
     lapack_int lwork;
     lapack_int *iwork;
@@ -122,6 +129,16 @@ lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode
         free(pr);
         return NULL;
     }
+    if (model->correction_factor) {
+        pr->cwork = calloc((size_t)model->nwork_correction + 1, sizeof *pr->cwork);
+        if (!pr->cwork) {
+            free(v);
+            free(pr->iwork);
+            free(pr->nz);
+            free(pr);
+            return NULL;
+        }
+    }
     pr->nnz = pr->nz + (size_t)m * n;
     pr->first = pr->nnz + m;
     pr->C = v;
@@ -143,6 +160,7 @@ void lgc_projector_free(lgc_projector *pr)
     if (!pr)
         return;
     free(pr->C);
+    free(pr->cwork);
     free(pr->iwork);
     free(pr->nz);
     free(pr);
@@ -278,12 +296,52 @@ static void factor_rows(lgc_projector *pr, int rows)
 }
 
 /*
+** The factor for C[0..rows) at the state x, C evaluated there: the
+** generated one when the model has it and the rows keep their rank, else
+** factor_rows's.
+*/
+static int factor(lgc_projector *pr, const lgc_system *sys, double t, const double x[], int rows)
+{
+    int rc;
+    pr->generated = 0;
+    pr->factored = 0;
+    if (pr->cwork) {
+        const int mass = pr->metric == LGC_METRIC_MASS;
+        if (mass)
+            pr->model->mass_matrix(t, x, sys->p, pr->L);
+        rc = pr->model->correction_factor(mass, pr->L, pr->C, pr->cwork);
+        if (rc == LGC_MODEL_SINGULAR_MASS)
+            return LGC_ERR_SINGULAR_MASS;
+        if (rc == LGC_MODEL_OK) {
+            pr->generated = 1;
+            return LGC_OK;
+        }
+    }
+    if ((rc = factor_metric(pr, sys, t, x)) != LGC_OK)
+        return rc;
+    factor_rows(pr, rows);
+    return LGC_OK;
+}
+
+/* Whether the factor in place serves C[0..rows). */
+static int factored_for(const lgc_projector *pr, int rows)
+{
+    return pr->generated || pr->factored == rows;
+}
+
+/*
 ** d = the smallest change (in W) with C[0..rows) d = r, C as factored by
-** factor_rows; r is read from pr->b, d written to pr->b[0..n).
+** factor; r is read from pr->b, d written to pr->b[0..n).
 */
 static int min_norm(lgc_projector *pr, int rows)
 {
     const int n = pr->n;
+    if (pr->generated) {
+        memcpy(pr->K, pr->b, (size_t)rows * sizeof *pr->K);
+        pr->model->correction_solve(pr->metric == LGC_METRIC_MASS, rows, pr->L, pr->C, pr->cwork,
+                                    pr->K, pr->b);
+        return LGC_OK;
+    }
     if (pr->factored == rows) {
         double *K = pr->K;
         for (int i = 0; i < rows; i++)
@@ -331,7 +389,7 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
     for (int it = 0;; it++) {
         m->residuals(t, x, sys->p, phi, phi_dot, g);
         double err = max_abs(phi, nh);
-        int refactor = it == 0 || pr->factored != nh;
+        int refactor = it == 0 || !factored_for(pr, nh);
         if (!refactor && !(err <= FACTOR_REUSE * last_err)) {
             if (chord) {
                 memcpy(x, pr->q_prev, (size_t)n * sizeof *x);
@@ -351,11 +409,8 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
             return LGC_OK;
         if (it - undone == pr->max_iter || !isfinite(err))  /* steps undone count for nothing */
             return LGC_ERR_PROJECTION;
-        if (refactor) {
-            if ((rc = factor_metric(pr, sys, t, x)) != LGC_OK)
-                return rc;
-            factor_rows(pr, nh);
-        }
+        if (refactor && (rc = factor(pr, sys, t, x, nh)) != LGC_OK)
+            return rc;
         for (int i = 0; i < nh; i++)
             pr->b[i] = -phi[i];
         if ((rc = min_norm(pr, nh)) != LGC_OK)
@@ -384,9 +439,8 @@ static int project_velocities(lgc_projector *pr, const lgc_system *sys, double t
         m->residuals(t, x, sys->p, phi, phi_dot, g);
     if (!have_c)
         m->constraint_jacobian(t, x, sys->p, pr->C);
-    if ((rc = factor_metric(pr, sys, t, x)) != LGC_OK)
+    if ((rc = factor(pr, sys, t, x, pr->m)) != LGC_OK)
         return rc;
-    factor_rows(pr, pr->m);
     for (int i = 0; i < pr->m; i++)
         pr->b[i] = -phi_dot[i];     /* phi_dot and g are contiguous */
     if ((rc = min_norm(pr, pr->m)) != LGC_OK)

@@ -113,6 +113,45 @@ void check_value(const char *model, const char *variant, const std::string &what
     fail_msg("%s (%s): %s = %.17g, the expression gives %.17g", model, variant, what.c_str(), got, want);
 }
 
+// The generated correction at M, C (a state's): for a random target r on
+// the holonomic rows and on all rows, in both metrics, d must satisfy the
+// rows, C d = r, and be the smallest such in W, W d = C^T K. A factor that
+// finds S too ill-conditioned at this state (SINGULAR_CONSTRAINTS) leaves
+// it to the runtime's SVD: nothing to check then.
+void check_correction(const lgc_model *gm, const char *vname, const std::vector<double> &M,
+                      const std::vector<double> &C, std::mt19937_64 &rng) {
+  const size_t nq = size_t(gm->nq), nh = size_t(gm->nh), nc = size_t(gm->nh + gm->nn);
+  if (!nc) return;
+  if (!gm->correction_factor) fail_msg("%s (%s): no generated correction", gm->name, vname);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int mass = 0; mass < 2; ++mass)
+    for (size_t rows : {nh, nc}) {
+      if (!rows) continue;
+      std::vector<double> L(M), work(size_t(gm->nwork_correction) + 1), K(nc), r(nc), d(nq);
+      if (gm->correction_factor(mass, L.data(), C.data(), work.data()) == LGC_MODEL_SINGULAR_CONSTRAINTS) continue;
+      for (size_t c = 0; c < rows; ++c) K[c] = r[c] = u(rng);
+      gm->correction_solve(mass, int(rows), L.data(), C.data(), work.data(), K.data(), d.data());
+      std::vector<double> Cd(rows, 0.0), Wd(nq, 0.0), CtK(nq, 0.0);
+      double scale = 1e-300;
+      for (size_t c = 0; c < rows; ++c)
+        for (size_t i = 0; i < nq; ++i) {
+          Cd[c] += C[c * nq + i] * d[i], CtK[i] += C[c * nq + i] * K[c];
+          scale = std::max(scale, std::fabs(C[c * nq + i] * d[i]));
+        }
+      for (size_t i = 0; i < nq; ++i)
+        for (size_t j = 0; j < nq; ++j) Wd[i] += (mass ? M[i * nq + j] : i == j) * d[j];
+      for (size_t c = 0; c < rows; ++c)
+        if (!(std::fabs(Cd[c] - r[c]) <= 1e-9 * std::max(scale, std::fabs(r[c]))))
+          fail_msg("%s (%s): the correction (metric %s, %zu rows) gives (C d)[%zu] = %.17g for r = %.17g", gm->name,
+                   vname, mass ? "mass" : "identity", rows, c, Cd[c], r[c]);
+      double wscale = std::max(norm(Wd), norm(CtK));
+      for (size_t i = 0; i < nq; ++i)
+        if (!(std::fabs(Wd[i] - CtK[i]) <= 1e-9 * wscale))
+          fail_msg("%s (%s): the correction (metric %s, %zu rows) is not W^-1 C^T K: (W d)[%zu] = %.17g, "
+                   "(C^T K)[%zu] = %.17g", gm->name, vname, mass ? "mass" : "identity", rows, i, Wd[i], i, CtK[i]);
+    }
+}
+
 void check_model(const lgc_model *gm, const Variant &variant, std::mt19937_64 &rng) {
   lgc::Spec spec = lgc::read_spec(std::string(SPECS_DIR) + "/" + gm->name + ".toml");
   lgc::Model m = lgc::derive(spec, variant.formulation);
@@ -193,6 +232,7 @@ void check_model(const lgc_model *gm, const Variant &variant, std::mt19937_64 &r
         check_value(name, vname, "C" + at, C[c * nq + i], ev(m.J(c, i)));
         check_value(name, vname, "D" + at, D[c * nq + i], ev(m.rate(c).diff(m.symbols.q[i])));
       }
+    check_correction(gm, vname, M, C, rng);
   }
 }
 

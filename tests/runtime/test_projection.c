@@ -11,17 +11,23 @@
 #include <cmocka.h>
 
 #include "bead_hoop.h"
+#include "bicycle.h"
+#include "cart_pendulum.h"
+#include "chain_kkt.h"
+#include "chain_kkt_vak.h"
 #include "disk_link_rolling.h"
 #include "double_pendulum.h"
 #include "envelope_rows.h"
 #include "four_bar.h"
 #include "knife_edge.h"
 #include "leaning_disk.h"
+#include "leaning_disk_body.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/model.h"
 #include "lagrangec/status.h"
 #include "pendulum.h"
 #include "rank_lost.h"
+#include "rolling_ball.h"
 #include "rolling_disk.h"
 #include "slider_crank.h"
 #include "run_util.h"
@@ -168,29 +174,35 @@ static void knife_edge_acceptance(void **state)
 /*
 ** Rows that coincide (rank_lost after t = 1/2: both rows are the circle)
 ** make the normal equations singular; the SVD takes over and still puts
-** the state back on the circle, in both metrics.
+** the state back on the circle, in both metrics, from the generated
+** correction (whose factor reports the lost rank) as from the generic one.
 */
 static void coinciding_rows_take_the_svd(void **state)
 {
     (void)state;
     lgc_system sys;
     assert_int_equal(lgc_system_init(&sys, &rank_lost_model), LGC_OK);
-    for (int metric = 0; metric < 2; metric++) {
-        lgc_projector *pr = lgc_projector_alloc(&rank_lost_model, LGC_PROJECT_FULL, (lgc_metric)metric,
-                                                1e-13, 20);
-        assert_non_null(pr);
-        double x[6] = {0.6, -0.9, 0.0, 1.0, 0.5, 0.0}, phi[2], phi_dot[2];
-        int iterations = 0;
-        assert_int_equal(lgc_project(pr, &sys, 0.75, x, &iterations), LGC_OK);
-        rank_lost_model.residuals(0.75, x, sys.p, phi, phi_dot, NULL);
-        print_message("  metric %d: %d iterations, phi %.1e, phi' %.1e\n", metric, iterations, phi[0],
-                      phi_dot[0]);
-        assert_le(fabs(phi[0]), 1e-13);
-        assert_le(fabs(phi[1]), 1e-13);
-        assert_le(fabs(phi_dot[0]), 1e-13);
-        assert_le(fabs(phi_dot[1]), 1e-13);
-        lgc_projector_free(pr);
-    }
+    assert_non_null(rank_lost_model.correction_factor);
+    lgc_model generic = rank_lost_model;    /* without its generated correction */
+    generic.correction_factor = NULL;
+    generic.correction_solve = NULL;
+    for (int path = 0; path < 2; path++)
+        for (int metric = 0; metric < 2; metric++) {
+            const lgc_model *m = path == 0 ? &rank_lost_model : &generic;
+            lgc_projector *pr = lgc_projector_alloc(m, LGC_PROJECT_FULL, (lgc_metric)metric, 1e-13, 20);
+            assert_non_null(pr);
+            double x[6] = {0.6, -0.9, 0.0, 1.0, 0.5, 0.0}, phi[2], phi_dot[2];
+            int iterations = 0;
+            assert_int_equal(lgc_project(pr, &sys, 0.75, x, &iterations), LGC_OK);
+            rank_lost_model.residuals(0.75, x, sys.p, phi, phi_dot, NULL);
+            print_message("  %s path, metric %d: %d iterations, phi %.1e, phi' %.1e\n",
+                          path == 0 ? "generated" : "generic", metric, iterations, phi[0], phi_dot[0]);
+            assert_le(fabs(phi[0]), 1e-13);
+            assert_le(fabs(phi[1]), 1e-13);
+            assert_le(fabs(phi_dot[0]), 1e-13);
+            assert_le(fabs(phi_dot[1]), 1e-13);
+            lgc_projector_free(pr);
+        }
     lgc_system_free(&sys);
 }
 
@@ -228,33 +240,49 @@ static void gauss_solve(double *A, int n, double *B, int k)
 /*
 ** The velocity correction against the textbook formula, dv = W^-1 C^T K,
 ** (C W^-1 C^T) K = -[phi'; g], solved densely here by Gaussian elimination:
-** the projector's row lists, envelope Cholesky and metric solves must give
-** the same. Then the full correction from moved positions reaches the
-** constraints in a few Gauss-Newton (chord) iterations.
+** both paths must give the same, the model's generated correction
+** (lgc_model's correction_factor: straight-line code over M's and C's
+** nonzeros) and the projector's generic one (row lists, envelope Cholesky,
+** metric solves), run by hiding the former. Then the full correction from
+** moved positions reaches the constraints in a few Gauss-Newton (chord)
+** iterations, to the same state on both paths. Every model of specs/ with
+** constraints, the envelope's, and the 3-link chain in angles as the
+** vakonomic formulation writes it; the 40-link chain in angles is too
+** large for a generated correction: its descriptor has none.
 */
 static void corrections_match_the_dense_formula(void **state)
 {
     (void)state;
-    const lgc_model *models[] = {&double_pendulum_model, &four_bar_model, &slider_crank_model,
-                                 &knife_edge_model, &rolling_disk_model, &disk_link_rolling_model,
-                                 &bead_hoop_model, &leaning_disk_model, &envelope_rows_model};
+    const lgc_model *models[] = {&pendulum_model, &cart_pendulum_model, &double_pendulum_model,
+                                 &four_bar_model, &slider_crank_model, &knife_edge_model,
+                                 &rolling_disk_model, &rolling_ball_model, &disk_link_rolling_model,
+                                 &bead_hoop_model, &leaning_disk_model, &leaning_disk_body_model,
+                                 &bicycle_model, &envelope_rows_model,
+                                 &chain_kkt_vak_model, &chain_kkt_model};
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++)
         for (int metric = LGC_METRIC_IDENTITY; metric <= LGC_METRIC_MASS; metric++) {
             const lgc_model *m = models[k];
             const int n = m->nq, nh = m->nh, rows = m->nh + m->nn;
+            check((m->correction_factor == NULL) == (m == &chain_kkt_model),
+                  "%s: generated correction %s", m->name, m->correction_factor ? "present" : "missing");
+            lgc_model generic = *m;     /* the same model without its generated correction */
+            generic.correction_factor = NULL;
+            generic.correction_solve = NULL;
+            generic.nwork_correction = 0;
             lgc_system sys;
             assert_int_equal(lgc_system_init(&sys, m), LGC_OK);
-            double *x = calloc((size_t)m->nx, sizeof *x), *want = calloc((size_t)m->nx, sizeof *want);
+            double *start = calloc((size_t)m->nx, sizeof *start), *want = calloc((size_t)m->nx, sizeof *want);
+            double *x = calloc((size_t)m->nx, sizeof *x), *full = calloc((size_t)m->nx, sizeof *full);
             double *C = calloc((size_t)(rows * n), sizeof *C), *W = calloc((size_t)(n * n), sizeof *W);
             double *Y = calloc((size_t)(n * rows), sizeof *Y), *S = calloc((size_t)(rows * rows), sizeof *S);
             double *res = calloc((size_t)(2 * nh + m->nn + 1), sizeof *res);
-            memcpy(x, m->initial_state, (size_t)m->nx * sizeof *x);
+            memcpy(start, m->initial_state, (size_t)m->nx * sizeof *x);
             for (int i = 0; i < n; i++)
-                x[n + i] += 0.3 * sin(1.0 + i);
-            m->constraint_jacobian(0.0, x, sys.p, C);
-            m->residuals(0.0, x, sys.p, res, res + nh, res + 2 * nh);
+                start[n + i] += 0.3 * sin(1.0 + i);
+            m->constraint_jacobian(0.0, start, sys.p, C);
+            m->residuals(0.0, start, sys.p, res, res + nh, res + 2 * nh);
             if (metric == LGC_METRIC_MASS)
-                m->mass_matrix(0.0, x, sys.p, W);
+                m->mass_matrix(0.0, start, sys.p, W);
             else
                 for (int i = 0; i < n; i++)
                     W[i * n + i] = 1.0;
@@ -273,35 +301,47 @@ static void corrections_match_the_dense_formula(void **state)
             for (int c = 0; c < rows; c++)
                 K[c] = -res[nh + c];        /* phi' and g lie back to back */
             gauss_solve(S, rows, K, 1);
-            memcpy(want, x, (size_t)m->nx * sizeof *x);
+            memcpy(want, start, (size_t)m->nx * sizeof *x);
             for (int i = 0; i < n; i++)
                 for (int c = 0; c < rows; c++)
                     want[n + i] += Y[i * rows + c] * K[c];
 
-            lgc_projector *pr = lgc_projector_alloc(m, LGC_PROJECT_VELOCITY, (lgc_metric)metric, 1e-13, 20);
-            assert_non_null(pr);
-            assert_int_equal(lgc_project(pr, &sys, 0.0, x, NULL), LGC_OK);
-            for (int i = 0; i < m->nx; i++)
-                check(fabs(x[i] - want[i]) <= 1e-12 * (1.0 + fabs(want[i])),
-                      "%s metric %d: x[%d] = %.17g, the dense formula gives %.17g", m->name, metric, i,
-                      x[i], want[i]);
-            lgc_projector_free(pr);
+            for (int path = 0; path < 2; path++) {     /* 0: as generated, 1: generic */
+                const lgc_model *pm = path == 0 ? m : &generic;
+                const char *path_name = path == 0 ? "generated" : "generic";
+                memcpy(x, start, (size_t)m->nx * sizeof *x);
+                lgc_projector *pr = lgc_projector_alloc(pm, LGC_PROJECT_VELOCITY, (lgc_metric)metric, 1e-13, 20);
+                assert_non_null(pr);
+                assert_int_equal(lgc_project(pr, &sys, 0.0, x, NULL), LGC_OK);
+                for (int i = 0; i < m->nx; i++)
+                    check(fabs(x[i] - want[i]) <= 1e-12 * (1.0 + fabs(want[i])),
+                          "%s metric %d, %s path: x[%d] = %.17g, the dense formula gives %.17g", m->name,
+                          metric, path_name, i, x[i], want[i]);
+                lgc_projector_free(pr);
+                if (nh == 0)
+                    continue;
 
-            if (nh > 0) {
                 for (int i = 0; i < n; i++)
                     x[i] += 1e-3 * cos(2.0 + i);
-                pr = lgc_projector_alloc(m, LGC_PROJECT_FULL, (lgc_metric)metric, 1e-13, 20);
+                pr = lgc_projector_alloc(pm, LGC_PROJECT_FULL, (lgc_metric)metric, 1e-13, 20);
                 int it = 0;
                 assert_int_equal(lgc_project(pr, &sys, 0.0, x, &it), LGC_OK);
                 m->residuals(0.0, x, sys.p, res, res + nh, res + 2 * nh);
                 for (int c = 0; c < 2 * nh + m->nn; c++)
-                    check(fabs(res[c]) <= 1e-12, "%s metric %d: residual %d = %.3g after the full correction "
-                          "(%d iterations)", m->name, metric, c, res[c], it);
-                check(it >= 1 && it <= 6, "%s metric %d: %d Gauss-Newton iterations from 1e-3 away",
-                      m->name, metric, it);
+                    check(fabs(res[c]) <= 1e-12, "%s metric %d, %s path: residual %d = %.3g after the full "
+                          "correction (%d iterations)", m->name, metric, path_name, c, res[c], it);
+                check(it >= 1 && it <= 6, "%s metric %d, %s path: %d Gauss-Newton iterations from 1e-3 away",
+                      m->name, metric, path_name, it);
                 lgc_projector_free(pr);
+                if (path == 0)
+                    memcpy(full, x, (size_t)m->nx * sizeof *x);
+                else
+                    for (int i = 0; i < m->nx; i++)
+                        check(fabs(x[i] - full[i]) <= 1e-12 * (1.0 + fabs(full[i])),
+                              "%s metric %d: after the full correction x[%d] = %.17g generic, %.17g generated",
+                              m->name, metric, i, x[i], full[i]);
             }
-            free(x), free(want), free(C), free(W), free(Y), free(S), free(res);
+            free(start), free(want), free(x), free(full), free(C), free(W), free(Y), free(S), free(res);
             lgc_system_free(&sys);
         }
 }

@@ -93,6 +93,14 @@ typedef struct lgc_model {
                     double alpha, double beta, double dfdx[], double dfdu[],
                     double work[]);
     int nwork_jacobian;                 /* doubles of scratch jacobian needs */
+    /* The one-step correction specialised to the model (NAME.h says what
+       each argument holds); NULL without constraints, or when the model is
+       too large for straight-line code: lagrangec/project.h's generic path
+       does it then. */
+    int (*correction_factor)(int mass_metric, double M[], const double C[], double work[]);
+    void (*correction_solve)(int mass_metric, int rows, const double M[], const double C[],
+                             double work[], double K[], double d[]);
+    int nwork_correction;               /* doubles of scratch the two need */
 } lgc_model;
 
 #ifdef __cplusplus
