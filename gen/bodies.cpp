@@ -80,7 +80,21 @@ class BodyReader {
         cost += frames.node(frame).depth + frames.node(x).depth - 2 * frames.node(frames.common_ancestor(frame, x)).depth;
       if (best_cost < 0 || cost < best_cost) best = x, best_cost = cost;
     }
-    return best;
+    return run_base(best);
+  }
+
+  // Rotations about one axis merge (FrameTree::express), so every frame of
+  // a run of them is one rotation from every other and the count above
+  // cannot choose among them; the frame the run turns from is the one all
+  // bodies along it share, their angles sums from there: a planar chain's
+  // n bodies then use n angles, not n^2 differences.
+  int run_base(int x) const {
+    const FrameTree &frames = scope_.frames;
+    if (x == FrameTree::N || frames.node(x).parent == FrameTree::N) return x;
+    int axis = frames.node(x).axis, parent = frames.node(x).parent;
+    if (frames.node(parent).axis != axis) return x;
+    while (x != FrameTree::N && frames.node(x).axis == axis) x = frames.node(x).parent;
+    return x;
   }
 
   ex potential(const ex &m, const Vector &r) { return gravity_ ? -m * dot(scope_.frames, *gravity_, r) : ex(0); }

@@ -59,13 +59,25 @@ int FrameTree::common_ancestor(int a, int b) const {
   return a;
 }
 
+// Consecutive rotations about one axis compose by adding their angles,
+// R_a(x) R_a(y) = R_a(x + y): a planar chain's frame k in N is one rotation
+// by q1 + ... + qk, its components sines and cosines of that sum, instead of
+// products over k rotations that grow like 2^k terms.
 Components FrameTree::express(const Components &c, int from, int to) const {
   int top = common_ancestor(from, to);
   Components v = c;
-  for (int n = from; n != top; n = nodes_[n].parent) v = to_parent(nodes_[n], v);
-  std::vector<int> down;
-  for (int n = to; n != top; n = nodes_[n].parent) down.push_back(n);
-  for (auto n = down.rbegin(); n != down.rend(); ++n) v = to_child(nodes_[*n], v);
+  for (int n = from; n != top;) {
+    FrameTree::Node turn = nodes_[n];
+    for (n = turn.parent; n != top && nodes_[n].axis == turn.axis; n = nodes_[n].parent) turn.angle += nodes_[n].angle;
+    v = to_parent(turn, v);
+  }
+  std::vector<FrameTree::Node> down;
+  for (int n = to; n != top;) {
+    FrameTree::Node turn = nodes_[n];
+    for (n = turn.parent; n != top && nodes_[n].axis == turn.axis; n = nodes_[n].parent) turn.angle += nodes_[n].angle;
+    down.push_back(turn);
+  }
+  for (auto n = down.rbegin(); n != down.rend(); ++n) v = to_child(*n, v);
   return v;
 }
 

@@ -21,7 +21,7 @@ REPEATS = 5  # timing runs per side, interleaved round by round
 CALLS = 20  # callgrind counts are exact; a few calls average out nothing but are cheap
 LIMITS = {"generate": 120, "simulate": 600, "compile": 600}  # wall seconds per process (the machine is shared)
 MEMORY = 4 << 30  # address space for generating and compiling: lagrangec's own ceiling
-MODES = {"absolute": ("none",), "relative": ("none",), "cartesian": ("none", "velocity", "full")}
+MODES = {"absolute": ("none",), "relative": ("none",), "cartesian": ("none", "velocity", "full"), "bodies": ("none",)}
 COMMANDS = [
     "BENCH_MJCF=rod_mN.xml MUJOCO_HARNESS calls 20 | ns    # RHS_HARNESS's bench_rhs.c around mj_forward",
     "lgc_steps none|velocity|full 1e-3 T_END; mujoco_run rod_mN.xml steps T_END    # RK4 steps/s",
@@ -120,7 +120,7 @@ def writing_case(ctx, writing, n, tried):
 
 def expected_last(writing, n, qacc):
     """The last entry of dx/dt at the benchmark state, from MuJoCo's qacc: phi_N'', theta_N'', or y_N''."""
-    if writing == "relative":
+    if writing in ("relative", "bodies"):
         return qacc[-1]
     if writing == "absolute":
         return sum(qacc)
@@ -334,16 +334,17 @@ def report(res):
     if not m:
         return []
     return (["\n## lagrangec against MuJoCo on the same chains\n",
-             "One system, written four ways by `tests/bench/rod_chain.py`: a planar chain of N uniform rods "
+             "One system, written five ways by `tests/bench/rod_chain.py`: a planar chain of N uniform rods "
              "(masses 1, 1.5, 2, ...; lengths 1, 0.9, 0.8, 0.7, ...; inertia m l²/12 about each centre) on hinges, "
              "as lagrangec specs in absolute angles, in relative joint angles (as robot arms are written: link i "
              "at ph1 + ... + phi) and in Cartesian joint coordinates with N length constraints (T of each rod "
-             "from its end points, a constant M), and as MJCF for MuJoCo "
+             "from its end points, a constant M), as [bodies] on frames L_i = L_(i-1) z(ph_i) in relative angles "
+             "(T and V left to the generator), and as MJCF for MuJoCo "
              f"{res['machine'].get('mujoco', '')} (Debian's `libmujoco-dev`): hinges, no geoms, inertias in "
              "`<inertial>` (all three principal moments m l²/12: MuJoCo refuses a zero one, and only the one about "
              "the hinge acts in the plane), gravity −9.81, integrator RK4, and disabled through `<flag>`: "
              + ", ".join(m["flags_disabled"]) + " (energy is off by default). The test `bench_mujoco_oracle` "
              "(`meson test`) checks that the two are the same system: at 20 random states per model, N = 2, 5, "
              "10, every writing's q'' equals mj_forward's to 1e-9 (relative), and 500 of MuJoCo's RK4 steps "
-             "equal the runtime's rk4 in both angle writings.\n"]
+             "equal the runtime's rk4 in the three angle writings.\n"]
             + forward_table(m) + steps_table(m) + first_run_table(m))

@@ -1,7 +1,8 @@
 """rod_chain.py — one planar N-link chain of uniform rods, written four ways: lagrangec specs in absolute
-angles, relative joint angles and Cartesian coordinates, and a MuJoCo model (MJCF).
+angles, relative joint angles and Cartesian coordinates, as bodies in relative joint angles, and a MuJoCo
+model (MJCF).
 
-Usage: /usr/bin/python3 rod_chain.py absolute|relative|cartesian|mjcf N OUT [NAME]
+Usage: /usr/bin/python3 rod_chain.py absolute|relative|cartesian|bodies|mjcf N OUT [NAME]
 (the build writes the oracle test's models with it, NAME renaming a spec; mujoco_bench.py imports it).
 
 Link i is a uniform thin rod of mass m_i and length l_i from joint P_(i-1) to P_i (P_0 the fixed pivot),
@@ -10,13 +11,15 @@ energy is m_i/2 |v_centre|^2 + I_i/2 theta_i'^2 with I_i = m_i l_i^2/12, which i
 m_i/6 (|v_(i-1)|^2 + v_(i-1).v_i + |v_i|^2): a constant mass matrix for the Cartesian writing. Rods,
 not point masses: MuJoCo refuses a moving body whose principal inertias are not all positive.
 Relative angles phi_i = theta_i - theta_(i-1) are MuJoCo's hinge angles and how robot arms are written.
+The bodies writing declares the same rods as [bodies] on frames L_i = L_(i-1) z(ph_i), the rod along -L_i.y,
+and leaves T and V to the generator.
 """
 import math
 import sys
 
 G = 9.81
-WRITINGS = ("absolute", "relative", "cartesian")
-PREFIX = {"absolute": "rod_a", "relative": "rod_r", "cartesian": "rod_c", "mjcf": "rod_m"}
+WRITINGS = ("absolute", "relative", "cartesian", "bodies")
+PREFIX = {"absolute": "rod_a", "relative": "rod_r", "cartesian": "rod_c", "bodies": "rod_b", "mjcf": "rod_m"}
 
 
 def mass(i):
@@ -114,6 +117,44 @@ def relative_spec(n, name):
                        [joint_angle(i) for i in range(1, n + 1)], [joint_rate(i) for i in range(1, n + 1)])
 
 
+def bodies_spec(n, name):
+    """Rod i on frame L_i (L_0 = N): from joint P_(i-1) along -L_i.y, inertia m_i l_i^2/12 about L_i.x and L_i.z."""
+    frames = "\n".join(f'L{i} = "{"N" if i == 1 else f"L{i - 1}"} z(ph{i})"' for i in range(1, n + 1))
+    joint = lambda i: "0*N.x" if i == 0 else f"P{i}"
+    points = "\n".join(f'P{i} = "{joint(i - 1)} - l{i}*L{i}.y"\nG{i} = "{joint(i - 1)} - l{i}/2*L{i}.y"'
+                       for i in range(1, n + 1))
+    bodies = "\n".join(f'''[bodies.rod{i}]
+mass = "m{i}"
+frame = "L{i}"
+centre = "G{i}"
+inertia = ["m{i}*l{i}^2/12", 0, "m{i}*l{i}^2/12"]
+''' for i in range(1, n + 1))
+    coords = [f"ph{i}" for i in range(1, n + 1)]
+    init = "\n".join(f"ph{i} = {joint_angle(i)!r}" for i in range(1, n + 1))
+    vel = "\n".join(f"ph{i} = {joint_rate(i)!r}" for i in range(1, n + 1))
+    return f'''name = "{name}"
+title = "{n}-link chain of uniform rods as bodies in relative joint angles"
+coordinates = [{", ".join(f'"{c}"' for c in coords)}]
+gravity = "-g*N.y"
+
+[parameters]
+{_parameters(n)}
+
+[frames]
+{frames}
+
+[points]
+{points}
+
+{bodies}
+[initial]
+{init}
+
+[initial.velocity]
+{vel}
+'''
+
+
 def cartesian_spec(n, name):
     """The joints x_i, y_i with the N rod lengths as holonomic constraints."""
     def rod_kinetic(i):
@@ -202,7 +243,7 @@ def name(writing, n):
 
 def text(writing, n, model_name=None):
     return {"absolute": absolute_spec, "relative": relative_spec, "cartesian": cartesian_spec,
-            "mjcf": mjcf}[writing](n, model_name or name(writing, n))
+            "bodies": bodies_spec, "mjcf": mjcf}[writing](n, model_name or name(writing, n))
 
 
 def write(directory, writing, n):

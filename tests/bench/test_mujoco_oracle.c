@@ -1,7 +1,8 @@
 /*
 ** test_mujoco_oracle.c — the benchmark's chains are one system in both tools:
 ** MuJoCo's mj_forward (rod_chain.py's MJCF) and every generated writing of
-** the chain (absolute angles, relative angles, Cartesian coordinates) give
+** the chain (absolute angles, relative angles, Cartesian coordinates, bodies
+** in relative angles) give
 ** the same accelerations at random states, and MuJoCo's RK4 steps are
 ** lagrangec's. A benchmark that compared different systems would be worth
 ** nothing. Usage: test_bench_mujoco_oracle MJCF_DIR (holding rod_mN.xml).
@@ -29,7 +30,8 @@ extern const lgc_model *const all_models[];
 
 static const char *mjcf_dir;
 
-/* The writing a model's name says: rod_aN (absolute), rod_rN (relative), rod_cN (Cartesian). */
+/* The writing a model's name says: rod_aN (absolute), rod_rN (relative), rod_cN (Cartesian),
+   rod_bN (bodies, in relative angles). */
 static char writing(const lgc_model *m)
 {
     return m->name[4];
@@ -85,6 +87,7 @@ static void map_state(const lgc_model *m, const double phi[], const double rate[
         ay += l * (s * thdd + c * thd * thd);
         switch (writing(m)) {
         case 'r':
+        case 'b':
             x[i] = phi[i], x[nq + i] = rate[i], a[i] = acc[i];
             break;
         case 'a':
@@ -124,27 +127,30 @@ static double expect_close(const lgc_model *m, const char *what, int k, const ch
     return worst;
 }
 
-/*
-** Fails unless the first `writings` of (absolute, relative, Cartesian) were
-** each compared at least once: the build's list of models lost none.
-*/
-static void expect_writings(const int checked[3], int writings, const char *test)
-{
-    for (int w = 0; w < writings; ++w)
-        if (checked[w] == 0)
-            fail_msg("%s compared %d absolute, %d relative and %d Cartesian models; expected the first %d "
-                     "writings", test, checked[0], checked[1], checked[2], writings);
-}
+static const char WRITINGS[] = "arcb";  /* absolute, relative, Cartesian, bodies */
 
 static int writing_index(const lgc_model *m)
 {
-    return writing(m) == 'a' ? 0 : writing(m) == 'r' ? 1 : 2;
+    return (int)(strchr(WRITINGS, writing(m)) - WRITINGS);
+}
+
+/*
+** Fails unless each writing of `expected` (letters of WRITINGS) was compared
+** at least once: the build's list of models lost none.
+*/
+static void expect_writings(const int checked[4], const char *expected, const char *test)
+{
+    for (const char *w = expected; *w; ++w)
+        if (checked[strchr(WRITINGS, *w) - WRITINGS] == 0)
+            fail_msg("%s compared %d absolute, %d relative, %d Cartesian and %d bodies models; expected "
+                     "each of \"%s\" (of \"%s\")", test, checked[0], checked[1], checked[2], checked[3], expected,
+                     WRITINGS);
 }
 
 static void rhs_matches_mj_forward(void **unused)
 {
     (void)unused;
-    int checked[3] = {0, 0, 0};
+    int checked[4] = {0, 0, 0, 0};
     const double pi = acos(-1.0);
     for (const lgc_model *const *mp = all_models; *mp; ++mp) {
         const lgc_model *m = *mp;
@@ -175,20 +181,20 @@ static void rhs_matches_mj_forward(void **unused)
         mj_deleteData(d);
         mj_deleteModel(mj);
     }
-    expect_writings(checked, 3, "rhs_matches_mj_forward");
+    expect_writings(checked, WRITINGS, "rhs_matches_mj_forward");
 }
 
 /*
 ** MuJoCo's RK4 (mj_step) and the runtime's rk4 with the same step are the
 ** same integrator: RK4 commutes with the linear map between relative and
-** absolute angles, so both writings land on MuJoCo's state to round-off.
+** absolute angles, so the angle writings land on MuJoCo's state to round-off.
 ** (The Cartesian writing is a nonlinear map: its rk4 differs by the method's
 ** truncation error, so only its rhs is compared above.)
 */
 static void rk4_matches_mj_step(void **unused)
 {
     (void)unused;
-    int checked[3] = {0, 0, 0};
+    int checked[4] = {0, 0, 0, 0};
     for (const lgc_model *const *mp = all_models; *mp; ++mp) {
         const lgc_model *m = *mp;
         if (writing(m) == 'c') continue;
@@ -223,7 +229,7 @@ static void rk4_matches_mj_step(void **unused)
         mj_deleteData(d);
         mj_deleteModel(mj);
     }
-    expect_writings(checked, 2, "rk4_matches_mj_step");
+    expect_writings(checked, "arb", "rk4_matches_mj_step");
 }
 
 int main(int argc, char **argv)
