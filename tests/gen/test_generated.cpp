@@ -169,7 +169,7 @@ lgc::Model check_model(const lgc_model *gm, const Variant &variant, std::mt19937
   for (size_t c = 0; c < nc; ++c)
     for (size_t i = 0; i < nq; ++i) D_expr[c * nq + i] = m.rate(c).diff(m.symbols.q[i]);
   std::uniform_real_distribution<double> u(-1, 1);
-  for (int trial = 0; trial < 20; ++trial) {
+  for (int trial = 0; trial < 8; ++trial) {
     std::vector<double> x(gm->nx), p(gm->parameter_defaults, gm->parameter_defaults + gm->np);
     std::vector<double> in(gm->input_defaults ? gm->input_defaults : nullptr,
                            gm->input_defaults ? gm->input_defaults + gm->nu : nullptr);
