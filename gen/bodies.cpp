@@ -30,7 +30,7 @@ class BodyReader {
     std::string what = "the mass of particle '" + p.name + "'", where = "the point of particle '" + p.name + "'";
     ex m = read_expression(p.mass, scope_, constant(what));
     Vector r = read_vector(p.point, scope_, {where.c_str(), false, false});
-    return {p.name, true, translation(m, r), potential(m, r)};
+    return {p.name, translation(m, r), potential(m, r)};
   }
 
   BodyEnergy body(const BodySpec &b) {
@@ -47,7 +47,7 @@ class BodyReader {
       for (int c = a; c < 3; ++c)
         if (!I(a, c).is_zero() && !w[a].is_zero() && !w[c].is_zero())
           terms.push_back(a == c ? I(a, a) / 2 * GiNaC::pow(w[a], 2) : I(a, c) * w[a] * w[c]);
-    return {b.name, false, GiNaC::add(terms), potential(m, r)};
+    return {b.name, GiNaC::add(terms), potential(m, r)};
   }
 
  private:

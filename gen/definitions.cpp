@@ -56,15 +56,6 @@ std::vector<std::string> Scope::value_names() const {
   return names;
 }
 
-std::string Scope::frame_name(int node) const {
-  if (node == FrameTree::N) return "N";
-  for (auto &f : spec.frames) {
-    const Entry &e = entries_.at(f.name);
-    if (e.state == Entry::read && e.node == node) return f.name;
-  }
-  return "";
-}
-
 Scope::Entry &Scope::resolve(Entry &e, const std::string &name, const SourceLoc &use) {
   if (e.state == Entry::read) return e;
   if (e.state == Entry::reading) {

@@ -226,7 +226,6 @@ class FrameTree {
 // closest frame its operands share.
 Vector operator+(const Vector &a, const Vector &b);
 Vector operator*(const GiNaC::ex &s, const Vector &v);
-bool is_zero(const Vector &v);
 Components components_in(const FrameTree &frames, const Vector &v, int frame);
 GiNaC::ex dot(const FrameTree &frames, const Vector &a, const Vector &b);
 Vector cross(const FrameTree &frames, const Vector &a, const Vector &b);
@@ -269,8 +268,6 @@ class Scope {
   // Declared frame names, N first, for messages.
   std::vector<std::string> frame_names() const;
   std::vector<std::string> value_names() const;
-  // The named frame of a node, or "" for a node inside a rotation sequence.
-  std::string frame_name(int node) const;
 
  private:
   struct Entry {
@@ -320,7 +317,6 @@ std::string did_you_mean(const std::string &name, const std::vector<std::string>
 // velocity in the axes of the inertia's frame. V is -m gravity . centre.
 struct BodyEnergy {
   std::string name;
-  bool particle;
   GiNaC::ex T, V;
 };
 std::vector<BodyEnergy> body_energies(Scope &scope);

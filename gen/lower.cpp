@@ -565,13 +565,15 @@ void Graph::prefer_trig_products(const std::vector<int> &arguments) {
   // addition formulas it costs three operations and the calls of a and b,
   // which gcc makes one sincos each. Worth it where those calls are made
   // anyway, or where the differences outnumber the angles they need.
-  std::set<int> present(arguments.begin(), arguments.end()), candidates, missing;
+  // By their unsigned nodes, as call() looks them up: sin(b - a) is -sin(a - b).
+  std::set<int> present, candidates, missing;
+  for (int a : arguments) present.insert(split_coefficient(a).second);
   auto two_angles = [&](int id) {
     const Node &n = nodes_[size_t(id)];
     return n.kind == Node::add && n.value == 0 && n.terms.size() == 2 && std::fabs(n.terms[0].first) == 1 &&
            std::fabs(n.terms[1].first) == 1;
   };
-  for (int a : arguments)
+  for (int a : present)
     if (two_angles(a)) candidates.insert(a);
   for (int a : candidates)
     for (auto &t : nodes_[size_t(a)].terms)

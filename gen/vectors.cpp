@@ -43,8 +43,6 @@ Vector operator*(const ex &s, const Vector &v) {
   return out;
 }
 
-bool is_zero(const Vector &v) { return v.terms.empty(); }
-
 Components components_in(const FrameTree &frames, const Vector &v, int frame) {
   Components sum = {0, 0, 0};
   for (auto &[from, c] : v.terms) sum = plus(sum, frames.express(c, from, frame));

@@ -79,9 +79,13 @@ void lgc_input_error_print(const char *where, const char *text, size_t size,
 {
     const char *line = text, *end = text + size;
     if (e->line > 0)
-        fprintf(stderr, "%s:%d:%d: error: %s\n", where, e->line, e->col, e->message);
+        fprintf(stderr, "%s:%d:%d: error: ", where, e->line, e->col);
     else
-        fprintf(stderr, "%s:%d: error: %s\n", where, e->col, e->message);
+        fprintf(stderr, "%s:%d: error: ", where, e->col);
+    /* The message quotes the input's text: no control character either. */
+    for (const char *c = e->message; *c; c++)
+        fputc((unsigned char)*c < 0x20 && *c != '\t' ? '?' : *c, stderr);
+    fputc('\n', stderr);
     for (int n = 1; n < e->line && line < end; n++) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         line = nl ? nl + 1 : end;

@@ -396,6 +396,8 @@ void lgc_vary_describe(const lgc_vary *v, char *buf, size_t size);
 /* ---- sweep_dir.c: a sweep's directory ---- */
 
 #define LGC_SWEEP_MANIFEST "sweep.txt"
+/* The most runs one sweep may have: its arrays are sized by the count. */
+#define LGC_SWEEP_MAX_RUNS 1000000000UL
 #define LGC_SWEEP_INDEX "runs.csv"
 #define LGC_RUN_FILE_MAX 40
 

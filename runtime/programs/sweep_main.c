@@ -88,7 +88,11 @@ static int take(lgc_sweep *s, int option, const char *a)
     int ok = 1;
     switch (option) {
     case LGC_SWEEP_RUNS: s->runs_path = a; break;
-    case LGC_SWEEP_SAMPLES: ok = parse_count(a, 1, (unsigned long)-1, &s->nruns); break;
+    case LGC_SWEEP_SAMPLES:
+        if (!parse_count(a, 1, LGC_SWEEP_MAX_RUNS, &s->nruns))
+            return lgc_usage_error("bad value '%s' for --samples: a number of runs from 1 to %lu", a,
+                                   LGC_SWEEP_MAX_RUNS);
+        break;
     case LGC_SWEEP_VARY: return add_vary(s, a);
     case LGC_SWEEP_SEED: ok = parse_seed(a, &s->seed); break;
     case LGC_SWEEP_OUT: s->out = a; break;
@@ -502,7 +506,7 @@ int lgc_sweep_main(const lgc_model *model, const lgc_ranks *ranks, int argc, cha
         dup2(quiet_stderr, STDERR_FILENO);
         close(quiet_stderr);
     }
-    if (rc == LGC_EXIT_OK && !(s.todo = malloc(((size_t)s.nruns + 1) * sizeof *s.todo)))
+    if (rc == LGC_EXIT_OK && !(s.todo = calloc((size_t)s.nruns + 1, sizeof *s.todo)))
         rc = lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM));
     /* Rank 0 makes the directory and writes sweep.txt; the others then join it. */
     if (rc == LGC_EXIT_OK && rank == 0)

@@ -151,12 +151,13 @@ static int merge(input *ins, int n, const char *out_path, int quiet)
     const char *runs = manifest_value(manifest, "runs", &runs_len),
                *trajectories = manifest_value(manifest, "trajectories", &trajectories_len),
                *columns = manifest_value(manifest, "columns", &columns_len);
-    if (!runs || !trajectories || !columns)
+    if (!runs || !trajectories || !columns || strspn(runs, "0123456789") == 0
+        || strspn(runs, "0123456789") > 10 || strtoul(runs, NULL, 10) > LGC_SWEEP_MAX_RUNS)
         return lgc_usage_error("--merge %s: its %s is not one lagrangec sweep wrote", ins[0].path,
                                LGC_SWEEP_MANIFEST);
     const unsigned long nruns = strtoul(runs, NULL, 10);
     char *header = strndup(columns, (size_t)columns_len);
-    unsigned long *all = malloc((nruns + 1) * sizeof *all);
+    unsigned long *all = calloc(nruns + 1, sizeof *all);
     lgc_sweep_dir out = {NULL, -1, -1, -1};
     int rc = header && all ? lgc_dir_join(&out, "--out", out_path, manifest)
                            : lgc_usage_error("%s", strerror(ENOMEM));

@@ -186,6 +186,8 @@ static void read_journal(void *ctx, const char *name)
 int lgc_results_init(lgc_results *r, unsigned long nruns)
 {
     memset(r, 0, sizeof *r);
+    if (nruns > LGC_SWEEP_MAX_RUNS)
+        return LGC_ERR_NOMEM;
     r->nruns = nruns;
     r->at = calloc(nruns + 1, sizeof *r->at);
     r->len = calloc(nruns + 1, sizeof *r->len);

@@ -37,7 +37,7 @@ typedef struct cvode_state {
     double rtol, atol, h0, t_stop;
     int nx;
     int corrects_inside;    /* CVODE's projection corrects each step (BDF) */
-    int stepped;            /* a step since the last start: CVODE's counters are this run's */
+    int called;             /* CVode ran since the last start: its counters are this run's */
     SUNContext ctx;
     void *mem;
     N_Vector y;             /* CVODE's state out, and its dense output */
@@ -150,6 +150,10 @@ static int cvode_project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtyp
     s->proj_iter += (unsigned long)it;
     for (int i = 0; i < s->nx; i++)
         c[i] = s->xp[i] - y[i];
+    if (rc == LGC_ERR_PROJECTION) {  /* recoverable: CVODE retries on a shorter step */
+        s->fault = rc;
+        return 1;
+    }
     return fails(s, rc);
 }
 
@@ -281,7 +285,7 @@ static int cvode_start(void *state, double t0, const double x0[])
     cvode_state *s = state;
     memcpy(N_VGetArrayPointer(s->y), x0, (size_t)s->nx * sizeof *x0);
     s->t0 = s->t1 = t0;
-    s->stepped = 0;
+    s->called = 0;
     s->proj_iter = 0;
     int flag = CVodeReInit(s->mem, t0, s->y);
     if (flag == CV_SUCCESS)
@@ -307,7 +311,7 @@ static int cvode_status(const cvode_state *s, int flag)
     case CV_CONV_FAILURE:
         return LGC_ERR_CONVERGENCE;
     case CV_RHSFUNC_FAIL: case CV_FIRST_RHSFUNC_ERR: case CV_LSETUP_FAIL:
-    case CV_PROJFUNC_FAIL: case CV_ILL_INPUT:
+    case CV_PROJFUNC_FAIL: case CV_REPTD_PROJFUNC_ERR: case CV_ILL_INPUT:
         return s->fault != LGC_OK ? s->fault : flag == CV_ILL_INPUT ? LGC_ERR_ARG : LGC_ERR_SOLVER;
     case CV_TOO_CLOSE:
         return LGC_ERR_ARG;
@@ -328,10 +332,10 @@ static int cvode_step(void *state, double toward, double *t1, double x1[])
     cvode_state *s = state;
     sunrealtype t = s->t1;
     s->fault = LGC_OK;
+    s->called = 1;
     int flag = CVode(s->mem, isfinite(s->t_stop) ? s->t_stop : toward, s->y, &t, CV_ONE_STEP);
     if (flag < 0)
         return cvode_status(s, flag);
-    s->stepped = 1;
     s->t0 = s->t1;
     s->t1 = *t1 = t;
     memcpy(x1, N_VGetArrayPointer(s->y), (size_t)s->nx * sizeof *x1);
@@ -355,7 +359,7 @@ static void cvode_stats(const void *state, lgc_method_stats *st)
     const cvode_state *s = state;
     long nje = 0, nni = 0, netf = 0, ncfn = 0;
     memset(st, 0, sizeof *st);
-    if (!s->stepped)
+    if (!s->called)
         return;
     CVodeGetNumJacEvals(s->mem, &nje);
     CVodeGetNumNonlinSolvIters(s->mem, &nni);

@@ -10,18 +10,12 @@
 
 #include "lagrangec/initial.h"
 #include "lagrangec/status.h"
+#include "max_abs.h"
 
 /* Singular values below RCOND s_max count as zero (project.c's). */
 #define RCOND 1e-12
 #define MAX_ITER 50
 
-static double max_abs(const double v[], int n)
-{
-    double r = 0.0;
-    for (int i = 0; i < n; i++)
-        r = fmax(r, fabs(v[i]));
-    return r;
-}
 
 int lgc_state_check(const lgc_system *sys, double t, const double x[], double tol,
                     int *row, double *residual)
@@ -32,7 +26,7 @@ int lgc_state_check(const lgc_system *sys, double t, const double x[], double to
     if (!r)
         return LGC_ERR_NOMEM;
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
-    const double bound = tol * fmax(1.0, max_abs(x, 2 * m->nq));
+    const double bound = tol * fmax(1.0, lgc_max_abs(x, 2 * m->nq, 0.0));
     *row = -1;
     for (int i = 0; i < rows; i++)
         if (!(fabs(r[i]) <= bound) && (*row < 0 || !(fabs(r[i]) <= fabs(*residual)))) {
@@ -94,10 +88,10 @@ static int complete_positions(completion *c, const lgc_system *sys, double t, do
         m->residuals(t, x, sys->p, phi, phi + nh, phi + 2 * nh);
         m->constraint_jacobian(t, x, sys->p, c->C);
         /* phi's round-off, as project.c's floor: no closer can be asked for. */
-        double floor = 64 * DBL_EPSILON * (1.0 + max_abs(c->C, nh * c->nq) * max_abs(x, c->nq));
-        if (max_abs(phi, nh) <= floor)
+        double floor = 64 * DBL_EPSILON * (1.0 + lgc_max_abs(c->C, nh * c->nq, 0.0) * lgc_max_abs(x, c->nq, 0.0));
+        if (lgc_max_abs(phi, nh, 0.0) <= floor)
             return LGC_OK;
-        if (it == MAX_ITER || !isfinite(max_abs(phi, nh)))
+        if (it == MAX_ITER || !isfinite(lgc_max_abs(phi, nh, 0.0)))
             return LGC_ERR_PROJECTION;
         for (int i = 0; i < nh; i++)
             c->b[i] = -phi[i];

@@ -5,6 +5,7 @@
 
 #include "lagrangec/monitor.h"
 #include "lagrangec/status.h"
+#include "max_abs.h"
 
 /* x, phi, phi', g, multipliers, fc, dxdt, tracked residuals, C, row maxima in one block */
 static size_t block_size(const lgc_model *m)
@@ -58,16 +59,6 @@ static void constraint_force(const lgc_model *m, const double C[], const double 
     }
 }
 
-/* The larger of start and every |v[i]|; NaN where v holds one (a plain comparison, not a libm call per entry). */
-static double max_abs(const double v[], int n, double start)
-{
-    for (int i = 0; i < n; i++) {
-        const double a = fabs(v[i]);
-        if (a > start || a != a)   /* a NaN stays */
-            start = a;
-    }
-    return start;
-}
 
 /*
 ** Residuals r = [phi; phi'; g] and energy at one state into the extremes:
@@ -78,7 +69,7 @@ static int update_extremes(lgc_monitor *mon, const lgc_model *m, const double r[
                            double energy)
 {
     const int nh = m->nh, nr = 2 * nh + m->nn;
-    if (!isfinite(energy) || !isfinite(max_abs(r, nr, 0.0)))
+    if (!isfinite(energy) || !isfinite(lgc_max_abs(r, nr, 0.0)))
         return LGC_ERR_NONFINITE;
     if (mon->count + mon->tracked == 0)
         mon->energy0 = energy;
@@ -87,9 +78,9 @@ static int update_extremes(lgc_monitor *mon, const lgc_model *m, const double r[
         if (a > mon->max_residual[i])
             mon->max_residual[i] = a;
     }
-    mon->max_phi = max_abs(r, nh, mon->max_phi);
-    mon->max_phi_dot = max_abs(r + nh, nh, mon->max_phi_dot);
-    mon->max_g = max_abs(r + 2 * nh, m->nn, mon->max_g);
+    mon->max_phi = lgc_max_abs(r, nh, mon->max_phi);
+    mon->max_phi_dot = lgc_max_abs(r + nh, nh, mon->max_phi_dot);
+    mon->max_g = lgc_max_abs(r + 2 * nh, m->nn, mon->max_g);
     double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
     mon->max_energy_drift = fmax(mon->max_energy_drift,
                                  fabs(energy - mon->energy0) / scale);
@@ -111,7 +102,7 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
     memcpy(s->x, x, (size_t)m->nx * sizeof *s->x);
     m->residuals(t, x, sys->p, s->phi, s->phi_dot, s->g);
     s->energy = m->energy(t, x, sys->p);
-    if (!isfinite(max_abs(s->mult, m->nh + m->nn, 0.0)))
+    if (!isfinite(lgc_max_abs(s->mult, m->nh + m->nn, 0.0)))
         return LGC_ERR_NONFINITE;
     m->constraint_jacobian(t, x, sys->p, mon->jac);
     constraint_force(m, mon->jac, s->mult, s->fc);

@@ -28,6 +28,7 @@
 
 #include "lagrangec/project.h"
 #include "lagrangec/status.h"
+#include "max_abs.h"
 
 /* Singular values below RCOND * s_max count as zero (rank deficiency). */
 #define RCOND 1e-12
@@ -65,15 +66,6 @@ struct lgc_projector {
     lapack_int *iwork;
 };
 
-/* The largest |v[i]|, NaNs left out (as fmax would: a plain comparison, not a libm call per entry). */
-static double max_abs(const double v[], int n)
-{
-    double r = 0.0;
-    for (int i = 0; i < n; i++)
-        if (fabs(v[i]) > r)
-            r = fabs(v[i]);
-    return r;
-}
 
 /* dgelsd's workspace for a rows x n problem; iwork size in *liwork. */
 static lapack_int gelsd_query(int rows, int n, lapack_int *liwork)
@@ -366,16 +358,22 @@ static int min_norm(lgc_projector *pr, int rows)
     return LGC_OK;
 }
 
+/* phi's round-off at x, ~eps |C| |q|, with C the last one formed. */
+static double round_off_floor(const lgc_projector *pr, const double x[], int nh)
+{
+    return 64 * DBL_EPSILON * (1.0 + lgc_max_abs(pr->C, nh * pr->n, 0.0) * lgc_max_abs(x, pr->n, 0.0));
+}
+
 /*
 ** Gauss–Newton on the holonomic rows: q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
 ** until |phi| <= tol, or down to phi's round-off floor, ~eps |A| |q|, where
 ** a tol tighter than the arithmetic allows would never be met. tol = 0
 ** takes one iteration at least: the corrected state is then a smooth
 ** function of the state, not one left alone below a threshold. A step on
-** an older A W^-1 A^T (a chord step) stands while it cuts |phi| by
-** FACTOR_REUSE; one that does not is undone, and a Newton step on a fresh
-** factor taken from where it began, so the iteration never does worse than
-** Newton's. On return the residuals are x's; *c_current says whether C is.
+** an older A W^-1 A^T (a chord step) stands when it meets the tolerance or
+** cuts |phi| by FACTOR_REUSE; one that does neither is undone, and a
+** Newton step on a fresh factor taken from where it began, so the iteration
+** never does worse than Newton's. On return the residuals are x's; *c_current says whether C is.
 */
 static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
                              double x[], int *iterations, int *c_current)
@@ -388,13 +386,16 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
     *c_current = 0;
     for (int it = 0;; it++) {
         m->residuals(t, x, sys->p, phi, phi_dot, g);
-        double err = max_abs(phi, nh);
+        double err = lgc_max_abs(phi, nh, 0.0);
         int refactor = it == 0 || !factored_for(pr, nh);
+        *iterations = it;
+        if (!refactor && err <= fmax(pr->tol, round_off_floor(pr, x, nh)))
+            return LGC_OK;  /* a chord step that met the tolerance stands, whatever it cut */
         if (!refactor && !(err <= FACTOR_REUSE * last_err)) {
             if (chord) {
                 memcpy(x, pr->q_prev, (size_t)n * sizeof *x);
                 m->residuals(t, x, sys->p, phi, phi_dot, g);
-                err = max_abs(phi, nh);
+                err = lgc_max_abs(phi, nh, 0.0);
                 undone++;
             }
             refactor = 1;
@@ -403,9 +404,7 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
             m->constraint_jacobian(t, x, sys->p, pr->C);
             *c_current = 1;
         }
-        double floor = 64 * DBL_EPSILON * (1.0 + max_abs(pr->C, nh * n) * max_abs(x, n));
-        *iterations = it;
-        if (err <= fmax(pr->tol, floor) && (it > 0 || pr->tol > 0.0))
+        if (err <= fmax(pr->tol, round_off_floor(pr, x, nh)) && (it > 0 || pr->tol > 0.0))
             return LGC_OK;
         if (it - undone == pr->max_iter || !isfinite(err))  /* steps undone count for nothing */
             return LGC_ERR_PROJECTION;

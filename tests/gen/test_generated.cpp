@@ -152,9 +152,7 @@ void check_correction(const lgc_model *gm, const char *vname, const std::vector<
     }
 }
 
-lgc::Model check_model(const lgc_model *gm, const Variant &variant, std::mt19937_64 &rng) {
-  lgc::Spec spec = lgc::read_spec(std::string(SPECS_DIR) + "/" + gm->name + ".toml");
-  lgc::Model m = lgc::derive(spec, variant.formulation);
+void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &m, std::mt19937_64 &rng) {
   const char *name = gm->name, *vname = variant.name;
   size_t nq = m.nq, nh = m.nh, nn = m.nn, nc = m.nc();
   assert_int_equal(gm->nq, nq);
@@ -228,8 +226,9 @@ lgc::Model check_model(const lgc_model *gm, const Variant &variant, std::mt19937
       check_value(name, vname, "phi" + std::to_string(j + 1) + "'", phi_dot[j], ev(m.phi_dot[j]));
     }
     for (size_t j = 0; j < nn; ++j) check_value(name, vname, "g" + std::to_string(j + 1), g[j], ev(m.g[j]));
-    // The generated energy is the expanded sum: its round-off is that of its
-    // largest terms (a stiff spring's k r^2/2 and -k l r cancel to far less).
+    // The generated energy is T + V as the lowering arranged it: its round-off
+    // is at most that of the largest term of the expanded sum (a stiff
+    // spring's k r^2/2 and -k l r cancel to far less than either).
     double terms = 0, energy_value = 0;
     for (const ex &term : energy_terms) {
       double v = ev(term);
@@ -252,7 +251,6 @@ lgc::Model check_model(const lgc_model *gm, const Variant &variant, std::mt19937
       }
     check_correction(gm, vname, M, C, rng);
   }
-  return m;
 }
 
 // The initial state: at the defaults, at other parameters, and which
@@ -372,7 +370,9 @@ void every_variant_satisfies_the_equations(void **) {
     const auto &models = loaded.at(v.name).models;
     assert_int_equal(models.size(), specs().size());
     for (const lgc_model *gm : models) {
-      lgc::Model m = check_model(gm, v, rng);
+      lgc::Spec spec = lgc::read_spec(std::string(SPECS_DIR) + "/" + gm->name + ".toml");
+      lgc::Model m = lgc::derive(spec, v.formulation);  // m refers to spec: both live here
+      check_model(gm, v, m, rng);
       check_initial_state_and_labels(gm, v, m, rng);
     }
   }

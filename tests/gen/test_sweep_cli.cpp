@@ -170,7 +170,7 @@ void workers_and_ranks_write_the_same_bytes(void **) {
 
 // Each run of a sweep is the run simulate makes of its values: the same
 // trajectory, byte for byte, and the same steps, residuals and energy
-// drift, for both formulations, both steppers, every correction and metric.
+// drift, for both formulations, every method, every correction and metric.
 void each_run_is_the_simulate_run_of_its_values(void **) {
   fs::path runs = write_file("knife_edge_runs.csv", "m,x',phi'\n1,1,1\n2,0.5,-1\n");
   const std::vector<std::vector<std::string>> values = {{"--param", "m=1", "--init", "x'=1", "--init", "phi'=1"},
@@ -178,7 +178,9 @@ void each_run_is_the_simulate_run_of_its_values(void **) {
   int variant = 0;
   for (const char *formulation : {"dalembert", "vakonomic"})
     for (const std::vector<std::string> &method : {std::vector<std::string>{"--dt", "1e-2"},
-                                                   std::vector<std::string>{"--method", "dopri5", "--rtol", "1e-6"}})
+                                                   std::vector<std::string>{"--method", "dopri5", "--rtol", "1e-6"},
+                                                   std::vector<std::string>{"--method", "adams", "--rtol", "1e-6"},
+                                                   std::vector<std::string>{"--method", "bdf", "--rtol", "1e-6"}})
       for (const std::vector<std::string> &correction :
            {std::vector<std::string>{"--project", "none"}, {"--project", "velocity"}, {"--project", "full"},
             {"--project", "full", "--metric", "mass"}}) {
@@ -464,7 +466,14 @@ void mistakes_are_refused_before_anything_runs(void **) {
        "--vary:1: error: name 'zz': not a parameter, state or input of double_pendulum"},
       {{"--samples", "3", "--vary", "m1=normal(1,1)", "--vary", "m1=uniform(0,1)"},
        "--vary:1: error: name 'm1': it sets what --vary 1, m1, sets"},
-      {{"--samples", "0", "--vary", "m1=normal(1,1)"}, "lagrangec: bad value '0' for --samples"},
+      {{"--samples", "0", "--vary", "m1=normal(1,1)"},
+       "lagrangec: bad value '0' for --samples: a number of runs from 1 to 1000000000"},
+      // 2^61 runs: arrays of that many entries would wrap size_t.
+      {{"--samples", "2305843009213693952", "--vary", "m1=normal(1,1)"},
+       "lagrangec: bad value '2305843009213693952' for --samples: a number of runs from 1 to 1000000000"},
+      // A terminal escape in a name is printed as text.
+      {{"--samples", "3", "--vary", "\x1b[31m=normal(1,1)"},
+       "--vary:1: error: name '?[31m': not a parameter, state or input of double_pendulum"},
       {{"--samples", "3"}, "lagrangec: --samples needs at least one --vary NAME=DIST"},
       {{"--vary", "m1=normal(1,1)"}, "lagrangec: --vary needs --samples N"},
       {{"--runs", runs.string(), "--samples", "3", "--vary", "m1=normal(1,1)"},
