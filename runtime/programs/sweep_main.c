@@ -26,9 +26,11 @@ int lgc_mpi_launched(void)
     const char *size = getenv("OMPI_COMM_WORLD_SIZE");     /* Open MPI's mpirun */
     if (!size)
         size = getenv("PMI_SIZE");                          /* MPICH, Slurm's PMI-2 */
+    if (!size && getenv("PMIX_RANK"))                       /* srun --mpi=pmix */
+        size = getenv("SLURM_STEP_NUM_TASKS");
     if (size)
         return atoi(size) > 0 ? atoi(size) : -1;
-    return getenv("PMIX_RANK") ? -1 : 0;                    /* srun --mpi=pmix */
+    return getenv("PMIX_RANK") ? -1 : 0;
 }
 
 /* A count: decimal digits only, from lo to hi. */
@@ -358,7 +360,7 @@ static int prepare(lgc_sweep *s, int argc, char **argv)
         lgc_sim_options_init(&s->run.opt);
         rc = parse(s, argc, argv);
     }
-    if (rc == LGC_EXIT_OK && !s->ranks && lgc_mpi_launched() > 1)
+    if (rc == LGC_EXIT_OK && !s->ranks && lgc_mpi_launched() != 0 && lgc_mpi_launched() != 1)
         rc = lgc_usage_error("this lagrangec was built without MPI (meson setup -Dmpi=enabled): "
                              "under mpirun every rank would run every run; run it alone with -j");
     if (rc == LGC_EXIT_OK)
