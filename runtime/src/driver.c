@@ -7,6 +7,7 @@
 #include "lagrangec/control.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/status.h"
+#include "events.h"
 
 struct lgc_driver {
     lgc_system *sys;
@@ -24,6 +25,10 @@ struct lgc_driver {
     lgc_stats stats;
     lgc_step_observer observer;
     void *observer_ctx;
+    lgc_events events;      /* the model's, located in each step */
+    double t_event_stop;    /* when an event stopped the run; NAN: none did */
+    lgc_event_observer event_observer;
+    void *event_ctx;
 };
 
 void lgc_driver_options_default(lgc_driver_options *opt)
@@ -59,7 +64,8 @@ lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
                                      opt->metric, opt->project_tol, opt->project_max_iter};
     d->step = opt->type->alloc(&setup);
     d->x = calloc(4 * (size_t)(nx > 0 ? nx : 1), sizeof(double));
-    if (!d->step || !d->proj || !d->x) {
+    d->t_event_stop = NAN;
+    if (!d->step || !d->proj || !d->x || lgc_events_init(&d->events, sys) != LGC_OK) {
         lgc_driver_free(d);
         return NULL;
     }
@@ -76,6 +82,7 @@ void lgc_driver_free(lgc_driver *d)
     if (d->step)
         d->opt.type->free(d->step);
     lgc_projector_free(d->proj);
+    lgc_events_free(&d->events);
     free(d->x);
     free(d);
 }
@@ -124,11 +131,14 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->h = d->opt.h;
     d->have_dxdt = 0;
     d->rejected_last = 0;
+    d->t_event_stop = NAN;
     memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
     rc = lgc_project(d->proj, d->sys, t0, d->x, &it);
     d->stats.proj_iter += (unsigned long)it;
     if (rc == LGC_OK && !all_finite(d->x, d->nx))
         rc = LGC_ERR_NONFINITE;
+    if (rc == LGC_OK)
+        rc = lgc_events_start(&d->events, t0, d->x);
     if (rc == LGC_OK && d->opt.type->start)
         rc = d->opt.type->start(d->step, t0, d->x);
     else if (rc == LGC_OK && d->opt.type->adaptive && !(d->h > 0.0))
@@ -174,6 +184,18 @@ static int take_step(lgc_driver *d, double t1)
     return LGC_OK;
 }
 
+/* The events in the step just taken (its interpolant meeting its end); a stop ends the run. */
+static int step_events(lgc_driver *d)
+{
+    if (d->events.n == 0)
+        return LGC_OK;
+    int rc = d->opt.type->step ? LGC_OK : end_derivative(d);
+    if (rc == LGC_OK)
+        rc = lgc_events_step(&d->events, d->t_prev, d->t, d->x, d->opt.type->dense, d->step,
+                             d->proj, d->event_observer, d->event_ctx, &d->t_event_stop);
+    return rc;
+}
+
 /* Take a one-step method's xnew at time t1 as the new state, corrected onto the constraints. */
 static int accept_step(lgc_driver *d, double t1)
 {
@@ -191,7 +213,7 @@ static int accept_step(lgc_driver *d, double t1)
     d->have_dxdt = f != NULL;
     if (f)
         memcpy(d->dxdt, f, (size_t)d->nx * sizeof *d->dxdt);
-    return LGC_OK;
+    return step_events(d);
 }
 
 /*
@@ -202,7 +224,7 @@ static int accept_step(lgc_driver *d, double t1)
 static int advance_fixed(lgc_driver *d, double t1)
 {
     const double h = d->opt.h, t_stop = d->opt.t_stop;
-    while (d->t < t1) {
+    while (d->t < t1 && isnan(d->t_event_stop)) {
         double tn = d->t_start + (double)(d->stats.steps + 1) * h;
         if (tn >= t_stop - 1e-9 * h)
             tn = t_stop;
@@ -228,7 +250,7 @@ static int advance_adaptive(lgc_driver *d, double t1)
 {
     const int q = d->opt.type->order - 1;  /* order of the error estimate */
     const double t_stop = d->opt.t_stop;
-    while (d->t < t1) {
+    while (d->t < t1 && isnan(d->t_event_stop)) {
         const int last = d->t + 1.01 * d->h >= t_stop;
         const double h = last ? t_stop - d->t : d->h;
         int rc = end_derivative(d);
@@ -269,13 +291,15 @@ static int advance_adaptive(lgc_driver *d, double t1)
 */
 static int advance_own(lgc_driver *d, double t1)
 {
-    while (d->t < t1) {
+    while (d->t < t1 && isnan(d->t_event_stop)) {
         double tn;
         int rc = d->opt.type->step(d->step, t1, &tn, d->xnew);
         if (rc == LGC_OK && !(tn - d->t > 16.0 * DBL_EPSILON * fabs(tn)))
             rc = LGC_ERR_STEP_UNDERFLOW;
         if (rc == LGC_OK)
             rc = take_step(d, tn);
+        if (rc == LGC_OK)
+            rc = step_events(d);
         if (rc != LGC_OK)
             return rc;
     }
@@ -291,6 +315,8 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[])
     int rc = type->step       ? advance_own(d, t1)
              : type->adaptive ? advance_adaptive(d, t1)
                               : advance_fixed(d, t1);
+    if (t1 > d->t_event_stop)
+        t1 = d->t_event_stop;   /* the run ends there */
     if (rc == LGC_OK && t1 < d->t) {
         if (!type->step)
             rc = end_derivative(d);
@@ -306,6 +332,17 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[])
     }
     d->stats.nfev += d->sys->nfev - nfev0;
     return rc;
+}
+
+void lgc_driver_observe_events(lgc_driver *d, lgc_event_observer fn, void *ctx)
+{
+    d->event_observer = fn;
+    d->event_ctx = ctx;
+}
+
+double lgc_driver_stop_time(const lgc_driver *d)
+{
+    return d->t_event_stop;
 }
 
 void lgc_driver_observe(lgc_driver *d, lgc_step_observer fn, void *ctx)

@@ -7,10 +7,10 @@
 #include "lagrangec/status.h"
 #include "max_abs.h"
 
-/* x, phi, phi', g, multipliers, fc, dxdt, tracked residuals, C, row maxima in one block */
+/* x, phi, phi', g, multipliers, fc, outputs, dxdt, tracked residuals, C, row maxima, output extremes in one block */
 static size_t block_size(const lgc_model *m)
 {
-    return (size_t)(2 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq) + 1;
+    return (size_t)(2 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq + 3 * m->nout) + 1;
 }
 
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
@@ -26,10 +26,13 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
     mon->s.g = mon->s.phi_dot + nh;
     mon->s.mult = mon->s.g + nn;
     mon->s.fc = mon->s.mult + nh + nn;
-    mon->dxdt = mon->s.fc + nq;
+    mon->s.out = mon->s.fc + nq;
+    mon->dxdt = mon->s.out + model->nout;
     mon->res = mon->dxdt + nx;
     mon->jac = mon->res + 2 * nh + nn;
     mon->max_residual = mon->jac + (nh + nn) * nq;
+    mon->out_min = mon->max_residual + 2 * nh + nn;
+    mon->out_max = mon->out_min + model->nout;
     return LGC_OK;
 }
 
@@ -106,6 +109,15 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
         return LGC_ERR_NONFINITE;
     m->constraint_jacobian(t, x, sys->p, mon->jac);
     constraint_force(m, mon->jac, s->mult, s->fc);
+    if (m->nout) {
+        m->outputs(t, x, sys->u, sys->p, s->mult, s->out);
+        if (!isfinite(lgc_max_abs(s->out, m->nout, 0.0)))
+            return LGC_ERR_NONFINITE;
+        for (int i = 0; i < m->nout; i++) {
+            mon->out_min[i] = mon->count == 0 ? s->out[i] : fmin(mon->out_min[i], s->out[i]);
+            mon->out_max[i] = mon->count == 0 ? s->out[i] : fmax(mon->out_max[i], s->out[i]);
+        }
+    }
     /* phi, phi', g lie back to back in s */
     if ((rc = update_extremes(mon, m, s->phi, s->energy)) == LGC_OK)
         mon->count++;
