@@ -81,6 +81,14 @@ class Deriver {
       m_.g.push_back(read_expression(spec_.nonholonomic[j], scope_, {nonholonomic.back().name.c_str(), true, false}).expand());
     }
     add_wheels(holonomic, nonholonomic);
+    // One-sided rows last among the holonomic ones: the runtime switches them on and off.
+    for (size_t j = 0; j < spec_.contacts.size(); ++j) {
+      ConstraintOrigin o = written("contact", j, spec_.contacts[j]);
+      o.column = "contact" + std::to_string(j + 1);
+      holonomic.push_back(o);
+      m_.phi.push_back(read_expression(spec_.contacts[j], scope_, {holonomic.back().name.c_str(), false, false}));
+    }
+    m_.ncontact = spec_.contacts.size();
     m_.nh = holonomic.size();
     m_.nn = nonholonomic.size();
     m_.origins = holonomic;

@@ -44,7 +44,7 @@ std::string emit_descriptor(const Plan &plan) {
   for (size_t c = 0; c < m.nc(); ++c) {
     labels.push_back(m.constraint_label(c));
     columns.push_back(m.origins[c].column);
-    wheels = wheels || m.origins[c].wheel >= 0;
+    wheels = wheels || m.origins[c].wheel >= 0 || (c < m.nh && c >= m.nh - m.ncontact);
   }
   s << "static const char *const coordinate_names[] = " << string_array(names_of(spec.coordinates)) << ";\n";
   s << "static const char *const state_names[] = " << string_array(state_names) << ";\n";
@@ -125,6 +125,10 @@ std::string emit_descriptor(const Plan &plan) {
     field("nwork_jacobian", n.size("NWORK_JACOBIAN"));
   } else {
     s << "    /* generated without Jacobians: .jacobian = NULL */\n";
+  }
+  if (m.ncontact) {
+    field("ncontact", std::to_string(m.ncontact));
+    field("restitution", format_double(spec.restitution));
   }
   if (!spec.outputs.empty()) {
     field("nout", n.size("NOUT"));

@@ -141,6 +141,10 @@ struct Spec {
   std::optional<SourceText> potential;
   std::vector<std::optional<SourceText>> forces;  // one per coordinate
   std::vector<SourceText> holonomic, nonholonomic;
+  // [constraints] contact: one-sided holonomic rows, phi(q, t) >= 0 free;
+  // restitution: Newton's coefficient at their impacts, one for all.
+  std::vector<SourceText> contacts;
+  double restitution = 0;
   // The [initial] tables, expressions of the parameters; nullopt where the
   // spec gives no value (it is 0).
   std::vector<std::optional<SourceText>> initial_q, initial_v;  // one per coordinate
@@ -422,6 +426,7 @@ struct Model {
   std::vector<ConstraintOrigin> origins;  // nh + nn: the written rows, then the wheels', of each kind
   std::vector<BodyEnergy> bodies;         // what [bodies] and [particles] add to T and V
   std::vector<bool> contact_kept;         // per wheel: its contact row (false: identically 0, dropped)
+  size_t ncontact = 0;                    // the last holonomic rows are [constraints] contact's, one-sided
   Formulation formulation = Formulation::dalembert;
   std::vector<GiNaC::realsymbol> mu;  // vakonomic only: the multipliers, states
   std::vector<StateVar> state;        // q, q', z, then (vakonomic) mu

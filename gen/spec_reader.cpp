@@ -559,11 +559,20 @@ class Reader {
     const toml::table *t = n->as_table();
     if (!t) wrong_type(*n, "constraints", "a table with 'holonomic' and 'nonholonomic' lists");
     for (auto &&[k, v] : *t)
-      if (k != "holonomic" && k != "nonholonomic")
+      if (k != "holonomic" && k != "nonholonomic" && k != "contact" && k != "restitution")
         error_at(loc(k.source().begin), "unknown key '" + std::string(k.str()) +
-                                            "' in [constraints]; expected holonomic, nonholonomic");
+                                            "' in [constraints]; expected holonomic, nonholonomic, contact, "
+                                            "restitution");
     read_constraint_list(*t, "holonomic", spec_.holonomic);
     read_constraint_list(*t, "nonholonomic", spec_.nonholonomic);
+    read_constraint_list(*t, "contact", spec_.contacts);
+    if (const toml::node *e = t->get("restitution")) {
+      spec_.restitution = number(*e, "restitution");
+      if (!(spec_.restitution >= 0 && spec_.restitution <= 1))
+        error_at(loc(*e), "'restitution' must lie in [0, 1]: 0 a plastic impact, 1 an elastic one");
+      if (spec_.contacts.empty())
+        error_at(loc(*e), "'restitution' without 'contact': it is the coefficient of the contacts' impacts");
+    }
   }
 
   // [initial] holds coordinates by name; its subtable [initial.velocity]

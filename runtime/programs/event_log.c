@@ -1,7 +1,8 @@
 /*
 ** event_log.c — what simulate keeps of the events a run meets: each
 ** event's count and first and last times, for the summary, and the
-** --events file (event, t, q, q'), each row written whole.
+** --events file (event, t, q, q'), each row written whole. The spec's
+** events by name, then each contact's: release[contactK], impact[contactK].
 */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -22,22 +23,37 @@ int lgc_event_log_init(lgc_event_log *log, const lgc_model *m)
     memset(log, 0, sizeof *log);
     log->fd = -1;
     log->stopped_by = -1;
-    if (m->nevent == 0)
+    log->n = m->nevent + 2 * m->ncontact;
+    if (log->n == 0)
         return LGC_OK;
-    size_t longest = 0;
+    size_t longest = 0, names = 0;
     for (int i = 0; i < m->nevent; i++)
-        longest = strlen(m->event_names[i]) > longest ? strlen(m->event_names[i]) : longest;
+        names += strlen(m->event_names[i]) + 1;
+    for (int c = 0; c < m->ncontact; c++)
+        names += 2 * (strlen(m->constraint_columns[m->nh - m->ncontact + c]) + 10);
     for (int i = 0; i < 2 * m->nq; i++)
         longest = strlen(m->state_names[i]) > longest ? strlen(m->state_names[i]) : longest;
-    log->size = (size_t)(2 * m->nq + 2) * (longest + NUMBER_MAX) + 2;
-    log->count = calloc((size_t)m->nevent, sizeof *log->count);
-    log->first = calloc(2 * (size_t)m->nevent, sizeof *log->first);
+    log->size = (size_t)(2 * m->nq + 2) * (longest + NUMBER_MAX) + names + 2;
+    log->count = calloc((size_t)log->n, sizeof *log->count);
+    log->first = calloc(2 * (size_t)log->n, sizeof *log->first);
+    log->names = calloc((size_t)log->n, sizeof *log->names);
+    log->name_text = malloc(names);
     log->line = malloc(log->size);
-    if (!log->count || !log->first || !log->line) {
+    if (!log->count || !log->first || !log->names || !log->name_text || !log->line) {
         lgc_event_log_free(log);
         return LGC_ERR_NOMEM;
     }
-    log->last = log->first + m->nevent;
+    log->last = log->first + log->n;
+    char *text = log->name_text;
+    for (int i = 0; i < log->n; i++) {
+        const int c = (i - m->nevent) / 2;
+        log->names[i] = text;
+        if (i < m->nevent)
+            text += sprintf(text, "%s", m->event_names[i]) + 1;
+        else
+            text += sprintf(text, "%s[%s]", (i - m->nevent) % 2 ? "impact" : "release",
+                            m->constraint_columns[m->nh - m->ncontact + c]) + 1;
+    }
     return LGC_OK;
 }
 
@@ -45,6 +61,8 @@ void lgc_event_log_free(lgc_event_log *log)
 {
     free(log->count);
     free(log->first);
+    free(log->names);
+    free(log->name_text);
     free(log->line);
     memset(log, 0, sizeof *log);
     log->fd = -1;
@@ -52,8 +70,9 @@ void lgc_event_log_free(lgc_event_log *log)
 
 void lgc_event_log_reset(lgc_event_log *log, const lgc_model *m)
 {
-    if (m->nevent)
-        memset(log->count, 0, (size_t)m->nevent * sizeof *log->count);
+    (void)m;
+    if (log->n)
+        memset(log->count, 0, (size_t)log->n * sizeof *log->count);
     log->stopped_by = -1;
     log->total = 0;
     log->failed = 0;
@@ -95,11 +114,11 @@ int lgc_event_log_add(lgc_event_log *log, const lgc_model *m, int event, double 
     log->last[event] = t;
     log->count[event]++;
     log->total++;
-    if (m->event_stop[event])
+    if (event < m->nevent && m->event_stop[event])
         log->stopped_by = event;
     if (log->fd < 0)
         return LGC_OK;
-    size_t len = (size_t)snprintf(log->line, log->size, "%s,%.17g", m->event_names[event], t);
+    size_t len = (size_t)snprintf(log->line, log->size, "%s,%.17g", log->names[event], t);
     for (int i = 0; i < 2 * m->nq; i++)
         len += (size_t)snprintf(log->line + len, log->size - len, ",%.17g", x[i] + 0.0);
     log->line[len++] = '\n';

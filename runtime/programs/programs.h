@@ -250,8 +250,11 @@ void lgc_json_string(lgc_json *j, const char *s);   /* NULL: null */
 /* ---- event_log.c: the events a run met ---- */
 
 typedef struct lgc_event_log {
-    unsigned long *count;       /* nevent: how often each was met */
-    double *first, *last;       /* nevent: when, the first and the last time */
+    int n;                      /* the model's events, then 2 per contact (release, impact) */
+    const char **names;         /* n: "bounce", "release[contact1]", "impact[contact1]" */
+    char *name_text;
+    unsigned long *count;       /* n: how often each was met */
+    double *first, *last;       /* n: when, the first and the last time */
     unsigned long total;
     int stopped_by;             /* the event that stopped the run; -1: none */
     int failed;                 /* a row could not be written: the file is not kept */
@@ -260,7 +263,7 @@ typedef struct lgc_event_log {
     size_t size;
 } lgc_event_log;
 
-/* For m's events (none: nothing to allocate); LGC_OK or LGC_ERR_NOMEM. */
+/* For m's events and contacts (none: nothing to allocate); LGC_OK or LGC_ERR_NOMEM. */
 int lgc_event_log_init(lgc_event_log *log, const lgc_model *m);
 void lgc_event_log_free(lgc_event_log *log);
 /* No event met yet. */

@@ -206,8 +206,8 @@ static int open_outputs(lgc_sim_run *r)
         && (rc = lgc_output_open(&r->summary, "--summary-json", opt->summary_json)) != LGC_EXIT_OK)
         return rc;
     if (opt->events) {
-        if (r->model->nevent == 0)
-            return lgc_usage_error("--events: the spec has no [events]");
+        if (r->log.n == 0)
+            return lgc_usage_error("--events: the spec has no [events] and no contacts");
         if ((rc = lgc_output_open(&r->events, "--events", opt->events)) != LGC_EXIT_OK)
             return rc;
         r->log.fd = r->events.fd;

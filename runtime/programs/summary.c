@@ -90,11 +90,10 @@ static void print_residuals(const lgc_sim_run *r, FILE *out)
 /* Each event: how often it was met, and when; the one that stopped the run. */
 static void print_events(const lgc_sim_run *r, FILE *out)
 {
-    const lgc_model *m = r->model;
     const lgc_event_log *log = &r->log;
     fprintf(out, "events:           %lu\n", log->total);
-    for (int i = 0; i < m->nevent; i++) {
-        fprintf(out, "  %-15s %lu", m->event_names[i], log->count[i]);
+    for (int i = 0; i < log->n; i++) {
+        fprintf(out, "  %-15s %lu", log->names[i], log->count[i]);
         if (log->count[i] == 1)
             fprintf(out, ", at t = %.17g", log->first[i]);
         else if (log->count[i] > 1)
@@ -132,7 +131,7 @@ void lgc_summary_print(const lgc_sim_run *r, FILE *out)
         fprintf(out, "energy drift:     n/a (applied forces or explicit time)\n");
     if (r->status != LGC_OK)
         fprintf(out, "failed:           t = %.6g: %s\n", r->t_fault, lgc_strerror(r->status));
-    if (m->nevent)
+    if (r->log.n)
         print_events(r, out);
     fprintf(out, "final state (t = %g):\n", r->mon.s.t);
     for (int i = 0; i < 2 * m->nq; i++)
@@ -180,8 +179,8 @@ static void json_events(lgc_json *j, const lgc_sim_run *r)
     const lgc_event_log *log = &r->log;
     lgc_json_key(j, "events");
     lgc_json_begin(j, '{');
-    for (int i = 0; i < m->nevent; i++) {
-        lgc_json_key(j, m->event_names[i]);
+    for (int i = 0; i < log->n; i++) {
+        lgc_json_key(j, log->names[i]);
         lgc_json_begin(j, '{');
         lgc_json_key(j, "count");
         lgc_json_count(j, log->count[i]);

@@ -8,6 +8,7 @@
 #include "lagrangec/driver.h"
 #include "lagrangec/status.h"
 #include "events.h"
+#include "impact.h"
 
 struct lgc_driver {
     lgc_system *sys;
@@ -25,8 +26,12 @@ struct lgc_driver {
     lgc_stats stats;
     lgc_step_observer observer;
     void *observer_ctx;
+    unsigned long grid_steps;   /* fixed steps since the start (or a contact's switch) */
     lgc_events events;      /* the model's, located in each step */
     double t_event_stop;    /* when an event stopped the run; NAN: none did */
+    lgc_impact impact;
+    int contact;            /* the contact that switches at t_contact (NAN: none pending) */
+    double t_contact;
     lgc_event_observer event_observer;
     void *event_ctx;
 };
@@ -64,8 +69,9 @@ lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
                                      opt->metric, opt->project_tol, opt->project_max_iter};
     d->step = opt->type->alloc(&setup);
     d->x = calloc(4 * (size_t)(nx > 0 ? nx : 1), sizeof(double));
-    d->t_event_stop = NAN;
-    if (!d->step || !d->proj || !d->x || lgc_events_init(&d->events, sys) != LGC_OK) {
+    d->t_event_stop = d->t_contact = NAN;
+    if (!d->step || !d->proj || !d->x || lgc_events_init(&d->events, sys) != LGC_OK
+        || lgc_impact_init(&d->impact, sys->model) != LGC_OK) {
         lgc_driver_free(d);
         return NULL;
     }
@@ -83,6 +89,7 @@ void lgc_driver_free(lgc_driver *d)
         d->opt.type->free(d->step);
     lgc_projector_free(d->proj);
     lgc_events_free(&d->events);
+    lgc_impact_free(&d->impact);
     free(d->x);
     free(d);
 }
@@ -131,8 +138,10 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->h = d->opt.h;
     d->have_dxdt = 0;
     d->rejected_last = 0;
-    d->t_event_stop = NAN;
+    d->t_event_stop = d->t_contact = NAN;
+    d->grid_steps = 0;
     memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
+    lgc_contacts_touching(d->sys, t0, d->x, d->xerr);   /* xerr: 2 nh + nn <= nx doubles of scratch */
     rc = lgc_project(d->proj, d->sys, t0, d->x, &it);
     d->stats.proj_iter += (unsigned long)it;
     if (rc == LGC_OK && !all_finite(d->x, d->nx))
@@ -181,6 +190,7 @@ static int take_step(lgc_driver *d, double t1)
     d->t_prev = d->t;
     d->t = t1;
     d->stats.steps++;
+    d->grid_steps++;
     return LGC_OK;
 }
 
@@ -190,9 +200,72 @@ static int step_events(lgc_driver *d)
     if (d->events.n == 0)
         return LGC_OK;
     int rc = d->opt.type->step ? LGC_OK : end_derivative(d);
+    int halt;
+    double t_halt;
     if (rc == LGC_OK)
         rc = lgc_events_step(&d->events, d->t_prev, d->t, d->x, d->opt.type->dense, d->step,
-                             d->proj, d->event_observer, d->event_ctx, &d->t_event_stop);
+                             d->proj, d->event_observer, d->event_ctx, &halt, &t_halt);
+    const int nevent = d->sys->model->nevent;
+    if (rc == LGC_OK && halt >= nevent) {
+        d->contact = halt - nevent;
+        d->t_contact = t_halt;
+    } else if (rc == LGC_OK && halt >= 0) {
+        d->t_event_stop = t_halt;
+    }
+    return rc;
+}
+
+/*
+** A rebound slower than this ends in contact (as one too short for a fixed
+** step): the speed the tolerances resolve, sqrt(atol + rtol |v|).
+*/
+static double rest_speed(const lgc_driver *d, const double x[])
+{
+    const int nq = d->sys->model->nq;
+    double v = 0.0;
+    for (int i = 0; i < nq; i++)
+        v = fmax(v, fabs(x[nq + i]));
+    return sqrt(d->opt.atol + d->opt.rtol * v);
+}
+
+/*
+** The contact pending at t_contact switches: in contact, it lets go (its
+** multiplier reached 0); apart, it hits (lgc_impact_apply). The run then
+** starts afresh from that state, corrected on the new set of rows.
+*/
+static int switch_contact(lgc_driver *d)
+{
+    const lgc_model *m = d->sys->model;
+    const int row = m->nh - m->ncontact + d->contact;
+    const double t = d->t_contact;
+    double *x = d->xnew;
+    int rc = LGC_OK, it = 0, impact = !d->sys->active[row], bounced = 0;
+    d->opt.type->dense(d->step, (t - d->t_prev) / (d->t - d->t_prev), x);
+    if (impact)
+        rc = lgc_impact_apply(&d->impact, d->sys, t, x, row, rest_speed(d, x),
+                              d->opt.type->adaptive ? 0.0 : d->opt.h, &bounced);
+    else
+        d->sys->active[row] = 0;
+    if (rc == LGC_OK)
+        rc = lgc_project(d->proj, d->sys, t, x, &it);
+    d->stats.proj_iter += (unsigned long)it;
+    if (rc == LGC_OK && d->event_observer)
+        rc = d->event_observer(d->event_ctx, m->nevent + 2 * d->contact + impact, t, x);
+    if (rc != LGC_OK)
+        return rc;
+    memcpy(d->x, x, (size_t)d->nx * sizeof *d->x);
+    d->t = d->t_prev = d->t_start = t;
+    d->t_contact = NAN;
+    d->grid_steps = 0;
+    d->have_dxdt = 0;
+    d->stats.contact_switches++;
+    if (d->opt.type->start && (rc = d->opt.type->start(d->step, t, d->x)) != LGC_OK)
+        return rc;
+    /* The flight ahead has nothing to do with the last one: an adaptive step starts from a fresh guess. */
+    if (!d->opt.type->start && d->opt.type->adaptive && (rc = initial_step(d)) != LGC_OK)
+        return rc;
+    if ((rc = lgc_events_start(&d->events, t, d->x)) == LGC_OK && bounced)
+        lgc_events_rebound(&d->events, d->contact);
     return rc;
 }
 
@@ -224,8 +297,8 @@ static int accept_step(lgc_driver *d, double t1)
 static int advance_fixed(lgc_driver *d, double t1)
 {
     const double h = d->opt.h, t_stop = d->opt.t_stop;
-    while (d->t < t1 && isnan(d->t_event_stop)) {
-        double tn = d->t_start + (double)(d->stats.steps + 1) * h;
+    while (d->t < t1 && isnan(d->t_event_stop) && isnan(d->t_contact)) {
+        double tn = d->t_start + (double)(d->grid_steps + 1) * h;
         if (tn >= t_stop - 1e-9 * h)
             tn = t_stop;
         if (!(tn > d->t))
@@ -250,7 +323,7 @@ static int advance_adaptive(lgc_driver *d, double t1)
 {
     const int q = d->opt.type->order - 1;  /* order of the error estimate */
     const double t_stop = d->opt.t_stop;
-    while (d->t < t1 && isnan(d->t_event_stop)) {
+    while (d->t < t1 && isnan(d->t_event_stop) && isnan(d->t_contact)) {
         const int last = d->t + 1.01 * d->h >= t_stop;
         const double h = last ? t_stop - d->t : d->h;
         int rc = end_derivative(d);
@@ -291,7 +364,7 @@ static int advance_adaptive(lgc_driver *d, double t1)
 */
 static int advance_own(lgc_driver *d, double t1)
 {
-    while (d->t < t1 && isnan(d->t_event_stop)) {
+    while (d->t < t1 && isnan(d->t_event_stop) && isnan(d->t_contact)) {
         double tn;
         int rc = d->opt.type->step(d->step, t1, &tn, d->xnew);
         if (rc == LGC_OK && !(tn - d->t > 16.0 * DBL_EPSILON * fabs(tn)))
@@ -312,9 +385,16 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[])
     unsigned long nfev0 = d->sys->nfev;
     if (!(t1 >= d->t_prev && t1 <= d->opt.t_stop))
         return LGC_ERR_ARG;     /* only forwards, within the last step at most */
-    int rc = type->step       ? advance_own(d, t1)
-             : type->adaptive ? advance_adaptive(d, t1)
-                              : advance_fixed(d, t1);
+    int rc;
+    for (;;) {
+        rc = t1 > d->t_contact ? switch_contact(d) : LGC_OK;
+        if (rc == LGC_OK)
+            rc = type->step       ? advance_own(d, t1)
+                 : type->adaptive ? advance_adaptive(d, t1)
+                                  : advance_fixed(d, t1);
+        if (rc != LGC_OK || !(t1 > d->t_contact))
+            break;
+    }
     if (t1 > d->t_event_stop)
         t1 = d->t_event_stop;   /* the run ends there */
     if (rc == LGC_OK && t1 < d->t) {

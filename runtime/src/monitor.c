@@ -68,22 +68,25 @@ static void constraint_force(const lgc_model *m, const double C[], const double 
 ** one pass over r, at every step (the monitor's observer), so without a
 ** call per entry.
 */
-static int update_extremes(lgc_monitor *mon, const lgc_model *m, const double r[],
+static int update_extremes(lgc_monitor *mon, const lgc_system *sys, const double r[],
                            double energy)
 {
+    const lgc_model *m = sys->model;
     const int nh = m->nh, nr = 2 * nh + m->nn;
     if (!isfinite(energy) || !isfinite(lgc_max_abs(r, nr, 0.0)))
         return LGC_ERR_NONFINITE;
     if (mon->count + mon->tracked == 0)
         mon->energy0 = energy;
     for (int i = 0; i < nr; i++) {
-        const double a = fabs(r[i]);
+        const double a = lgc_row_off(sys, i) ? 0.0 : fabs(r[i]);  /* a contact apart: no error */
         if (a > mon->max_residual[i])
             mon->max_residual[i] = a;
     }
-    mon->max_phi = lgc_max_abs(r, nh, mon->max_phi);
-    mon->max_phi_dot = lgc_max_abs(r + nh, nh, mon->max_phi_dot);
-    mon->max_g = lgc_max_abs(r + 2 * nh, m->nn, mon->max_g);
+    for (int i = 0; i < nr; i++) {
+        const double a = lgc_row_off(sys, i) ? 0.0 : fabs(r[i]);
+        double *max = i < nh ? &mon->max_phi : i < 2 * nh ? &mon->max_phi_dot : &mon->max_g;
+        *max = a > *max ? a : *max;
+    }
     double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
     mon->max_energy_drift = fmax(mon->max_energy_drift,
                                  fabs(energy - mon->energy0) / scale);
@@ -119,7 +122,7 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
         }
     }
     /* phi, phi', g lie back to back in s */
-    if ((rc = update_extremes(mon, m, s->phi, s->energy)) == LGC_OK)
+    if ((rc = update_extremes(mon, sys, s->phi, s->energy)) == LGC_OK)
         mon->count++;
     return rc;
 }
@@ -130,7 +133,7 @@ int lgc_monitor_track(lgc_monitor *mon, const lgc_system *sys, double t,
     const lgc_model *m = sys->model;
     double *r = mon->res;
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
-    int rc = update_extremes(mon, m, r, m->energy(t, x, sys->p));
+    int rc = update_extremes(mon, sys, r, m->energy(t, x, sys->p));
     if (rc == LGC_OK)
         mon->tracked++;
     return rc;

@@ -422,7 +422,7 @@ void outputs_and_events_reach_the_files(void **) {
   // A spec without [events] has nothing to write there.
   r = simulate({spec("pendulum"), "--t-end", "0.1", "--events", events.string()});
   assert_int_equal(r.status, 2);
-  assert_contains(r.err, "--events: the spec has no [events]");
+  assert_contains(r.err, "--events: the spec has no [events] and no contacts");
 }
 
 // The summary is JSON: a model without a conserved energy gets null, not NaN.

@@ -49,6 +49,7 @@ typedef struct lgc_stats {
     unsigned long njev;         /* Jacobian evaluations */
     unsigned long newton_iters; /* Newton iterations */
     unsigned long convergence_fails;    /* steps retried after Newton failed to converge */
+    unsigned long contact_switches;     /* contacts let go or hit (each a fresh start) */
 } lgc_stats;
 
 typedef struct lgc_driver lgc_driver;
@@ -90,6 +91,16 @@ void lgc_driver_observe(lgc_driver *d, lgc_step_observer fn, void *ctx);
 */
 typedef int (*lgc_event_observer)(void *ctx, int event, double t, const double x[]);
 void lgc_driver_observe_events(lgc_driver *d, lgc_event_observer fn, void *ctx);
+/*
+** A model's contacts (lgc_model's ncontact) are watched the same way: when
+** one in contact lets go (its multiplier falls through 0) or one apart
+** hits (its phi falls through 0), the step ends there, the contact
+** switches (an impact by Newton's law, lgc_model's restitution; a rebound
+** too slow for the tolerances, or for a fixed step, ends in contact) and
+** the method starts afresh. fn sees it as event nevent + 2 c (contact c
+** let go) or nevent + 2 c + 1 (it hit), with the state after.
+*/
+
 /* The time of the event that stopped the run, or NAN. */
 double lgc_driver_stop_time(const lgc_driver *d);
 

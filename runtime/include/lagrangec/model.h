@@ -117,6 +117,15 @@ typedef struct lgc_model {
     const unsigned char *event_stop;    /* nevent: 1 ends the run, 0 records it */
     void (*events)(double t, const double x[], const double u[], const double p[],
                    const double multipliers[], double out[]);
+
+    /*
+    ** The spec's one-sided contacts ([constraints] contact): the last
+    ** ncontact holonomic rows, phi >= 0 free. The runtime switches each on
+    ** (in contact, its multiplier pushing: lambda >= 0) and off (apart);
+    ** an impact changes the velocities by Newton's law with `restitution`.
+    */
+    int ncontact;
+    double restitution;
 } lgc_model;
 
 #ifdef __cplusplus
