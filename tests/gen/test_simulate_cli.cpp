@@ -423,6 +423,14 @@ void outputs_and_events_reach_the_files(void **) {
   r = simulate({spec("pendulum"), "--t-end", "0.1", "--events", events.string()});
   assert_int_equal(r.status, 2);
   assert_contains(r.err, "--events: the spec has no [events] and no contacts");
+  // A contact may start apart (the ball above the floor), not inside.
+  r = simulate({spec("bouncing_ball"), "--t-end", "0.1", "--init", "y=-0.1"});
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "violates contact constraint 1: y (phi[contact1] = -0.1 at t = 0");
+  r = simulate({spec("bouncing_ball"), "--t-end", "1", "--events", events.string(), "--quiet"});
+  assert_int_equal(r.status, 0);
+  met = lines_of(slurp(events));
+  assert_int_equal(met[1].rfind("impact[contact1],0.4515236", 0), 0);  // sqrt(2 h/g)
 }
 
 // The summary is JSON: a model without a conserved energy gets null, not NaN.
