@@ -46,6 +46,7 @@ class Deriver {
     check_independent_constraints(m_);
     warn_integrable(m_);
     if (m_.formulation == Formulation::vakonomic) derive_vakonomic();
+    read_outputs_and_events();
     m_.conservative = !has_time() && std::all_of(m_.Q.begin(), m_.Q.end(), [](const ex &q) { return q.is_zero(); });
     return std::move(m_);
   }
@@ -80,6 +81,14 @@ class Deriver {
       m_.g.push_back(read_expression(spec_.nonholonomic[j], scope_, {nonholonomic.back().name.c_str(), true, false}).expand());
     }
     add_wheels(holonomic, nonholonomic);
+    // One-sided rows last among the holonomic ones: the runtime switches them on and off.
+    for (size_t j = 0; j < spec_.contacts.size(); ++j) {
+      ConstraintOrigin o = written("contact", j, spec_.contacts[j]);
+      o.column = "contact" + std::to_string(j + 1);
+      holonomic.push_back(o);
+      m_.phi.push_back(read_expression(spec_.contacts[j], scope_, {holonomic.back().name.c_str(), false, false}));
+    }
+    m_.ncontact = spec_.contacts.size();
     m_.nh = holonomic.size();
     m_.nn = nonholonomic.size();
     m_.origins = holonomic;
@@ -306,6 +315,33 @@ class Deriver {
     }
     GiNaC::Digits = digits;
     return value;
+  }
+
+  // [outputs] and [events] may name the multipliers too: lambda1... of the
+  // holonomic rows, mu1... of the nonholonomic ones (the names --init and
+  // [initial.multiplier] give a vakonomic mu, whose state it is), each row
+  // numbered among its kind, a wheel's rows after the written ones.
+  void read_outputs_and_events() {
+    if (spec_.outputs.empty() && spec_.events.empty()) return;
+    auto add = [&](const std::string &name, const ex &symbol) {
+      m_.symbols.by_name[name] = SymbolInfo{symbol, SymbolKind::multiplier, name};
+      m_.symbols.kind_of.emplace(symbol, SymbolKind::multiplier);
+    };
+    for (size_t c = 0; c < m_.nc(); ++c) {
+      bool holonomic = c < m_.nh;
+      std::string name = (holonomic ? "lambda" : "mu") + std::to_string(holonomic ? c + 1 : c - m_.nh + 1);
+      GiNaC::realsymbol symbol(name);
+      m_.multipliers.push_back(symbol);
+      add(name, holonomic || m_.mu.empty() ? ex(symbol) : ex(m_.mu[c - m_.nh]));
+    }
+    for (auto &o : spec_.outputs) {
+      std::string what = "output '" + o.name + "'";
+      m_.outputs.push_back(read_expression(o.text, scope_, {what.c_str(), true, true, true, "", true}));
+    }
+    for (auto &e : spec_.events) {
+      std::string what = "event '" + e.name + "'";
+      m_.events.push_back(read_expression(e.when, scope_, {what.c_str(), true, true, true, "", true}));
+    }
   }
 
   void check_constraint_count() {

@@ -432,7 +432,7 @@ std::string emit_header(const Plan &plan) {
   const Names &n = plan.names;
   const Sizes &z = plan.sizes;
   std::ostringstream s;
-  auto names_of = [](const std::vector<NamedValue> &v) {
+  auto names_of = [](const auto &v) {
     std::string s;
     for (auto &x : v) s += (s.empty() ? "" : ", ") + x.name;
     return s.empty() ? "none" : s;
@@ -461,13 +461,22 @@ std::string emit_header(const Plan &plan) {
       << n.fn("correction_factor") << " and _solve */\n";
   for (Size size : {Size::nh, Size::nn, Size::nc, Size::np, Size::nu})
     s << "#define " << n.size(size) << "_ARRAY " << z.array_length(size) << "\n";
+  if (!m.outputs.empty())
+    s << "#define " << n.size("NOUT") << " " << m.outputs.size() << "  /* [outputs]: " << names_of(m.spec->outputs)
+      << " */\n";
+  if (!m.events.empty()) {
+    s << "#define " << n.size("NEVENT") << " " << m.events.size() << "  /* [events]: " << names_of(m.spec->events)
+      << " */\n";
+  }
   s << "\n";
 
   s << "/* Where each quantity sits in the state, parameter and input arrays. */\n";
   for (const Local &l : plan.locals)
-    if (l.kind == Local::loaded)
+    if (l.kind == Local::loaded && l.role != Local::reaction)
       s << "#define " << n.size(l.array == "state" ? "STATE_" : l.array == "param" ? "PARAM_" : "INPUT_") << l.name
         << " " << l.index << "\n";
+  for (size_t i = 0; i < m.spec->outputs.size(); ++i)
+    s << "#define " << n.size("OUTPUT_") << m.spec->outputs[i].name << " " << i << "\n";
 
   s << "\n/* Return codes of " << n.fn("rhs") << " (lagrangec/model.h's lgc_model_status). */\n";
   s << "#define " << n.size("OK") << " " << LGC_MODEL_OK << "\n";
@@ -491,6 +500,8 @@ std::string emit_header(const Plan &plan) {
   for (const Block *b : {&plan.residuals, &plan.energy, &plan.mass_matrix, &plan.constraint_jacobian,
                          &plan.constraint_coordinate_jacobian, &plan.initial_state_at})
     s << declaration(b->signature, b->doc);
+  if (!m.outputs.empty()) s << declaration(plan.outputs.signature, plan.outputs.doc);
+  if (!m.events.empty()) s << declaration(plan.events.signature, plan.events.doc);
   s << "/* The runtime's descriptor of this model, defined in " << n.p << "_model.c. */\n";
   s << "struct lgc_model;\nextern const struct lgc_model " << n.fn("model") << ";\n\n";
   s << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
@@ -529,6 +540,8 @@ std::string emit_source(const Plan &plan) {
   s << block_source(plan, plan.constraint_jacobian) << "\n";
   s << block_source(plan, plan.constraint_coordinate_jacobian) << "\n";
   s << block_source(plan, plan.initial_state_at);
+  if (!m.outputs.empty()) s << "\n" << block_source(plan, plan.outputs);
+  if (!m.events.empty()) s << "\n" << block_source(plan, plan.events);
   return s.str();
 }
 

@@ -44,7 +44,7 @@ std::string emit_descriptor(const Plan &plan) {
   for (size_t c = 0; c < m.nc(); ++c) {
     labels.push_back(m.constraint_label(c));
     columns.push_back(m.origins[c].column);
-    wheels = wheels || m.origins[c].wheel >= 0;
+    wheels = wheels || m.origins[c].wheel >= 0 || (c < m.nh && c >= m.nh - m.ncontact);
   }
   s << "static const char *const coordinate_names[] = " << string_array(names_of(spec.coordinates)) << ";\n";
   s << "static const char *const state_names[] = " << string_array(state_names) << ";\n";
@@ -54,6 +54,24 @@ std::string emit_descriptor(const Plan &plan) {
     s << "static const char *const input_names[] = " << string_array(names_of(spec.inputs)) << ";\n";
   if (!labels.empty()) s << "static const char *const constraint_labels[] = " << string_array(labels) << ";\n";
   if (wheels) s << "static const char *const constraint_columns[] = " << string_array(columns) << ";\n";
+  if (!spec.outputs.empty()) {
+    std::vector<std::string> outputs;
+    for (auto &o : spec.outputs) outputs.push_back(o.name);
+    s << "static const char *const output_names[] = " << string_array(outputs) << ";\n";
+  }
+  if (!spec.events.empty()) {
+    std::vector<std::string> events;
+    std::string direction, stop;
+    for (auto &e : spec.events) {
+      events.push_back(e.name);
+      direction += (direction.empty() ? " " : ", ") + std::to_string(int(e.direction));
+      stop += std::string(stop.empty() ? " " : ", ") + (e.stop ? "1" : "0");
+    }
+    s << "static const char *const event_names[] = " << string_array(events) << ";\n";
+    s << "/* +1 rising, -1 falling, 0 both; 1 where the event ends the run. */\n";
+    s << "static const signed char event_direction[] = {" << direction << " };\n";
+    s << "static const unsigned char event_stop[] = {" << stop << " };\n";
+  }
   s << "/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */\n";
   s << "static const unsigned char initial_given[] = {" << given << " };\n";
 
@@ -107,6 +125,22 @@ std::string emit_descriptor(const Plan &plan) {
     field("nwork_jacobian", n.size("NWORK_JACOBIAN"));
   } else {
     s << "    /* generated without Jacobians: .jacobian = NULL */\n";
+  }
+  if (m.ncontact) {
+    field("ncontact", std::to_string(m.ncontact));
+    field("restitution", format_double(spec.restitution));
+  }
+  if (!spec.outputs.empty()) {
+    field("nout", n.size("NOUT"));
+    field("output_names", "output_names");
+    field("outputs", n.fn("outputs"));
+  }
+  if (!spec.events.empty()) {
+    field("nevent", n.size("NEVENT"));
+    field("event_names", "event_names");
+    field("event_direction", "event_direction");
+    field("event_stop", "event_stop");
+    field("events", n.fn("events"));
   }
   s << "};\n";
   return s.str();

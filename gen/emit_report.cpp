@@ -218,6 +218,8 @@ class Report {
     if (m_.nh) holonomic();
     if (m_.nn) nonholonomic();
     stabilised();
+    if (!m_.outputs.empty()) outputs();
+    if (!m_.events.empty()) events();
   }
 
   const Model &m_;
@@ -350,6 +352,26 @@ class Report {
     matrix("B", m_.B);
     for (size_t j = 0; j < m_.nn; ++j) equation("b_{" + std::to_string(j + 1) + "}", m_.b[j]);
     for (size_t j = 0; j < m_.nn; ++j) equation("c_{n," + std::to_string(j + 1) + "}", m_.c_n[j]);
+  }
+
+  void outputs() {
+    out_ << "\n## Outputs\n\nCSV columns, and `" << m_.spec->name << "_outputs`; $\\lambda$ and $\\mu$ are the "
+         << "multipliers of the system above.\n\n";
+    for (size_t i = 0; i < m_.outputs.size(); ++i) {
+      std::string name;  // an identifier: only '_' needs escaping in \text
+      for (char c : m_.spec->outputs[i].name) name += c == '_' ? std::string("\\_") : std::string(1, c);
+      equation("\\text{" + name + "}", m_.outputs[i]);
+    }
+  }
+
+  void events() {
+    out_ << "\n## Events\n\nWhere each function crosses zero (`" << m_.spec->name << "_events`):\n\n";
+    static const char *const direction[] = {"falling", "both", "rising"};
+    for (size_t i = 0; i < m_.events.size(); ++i) {
+      const EventSpec &e = m_.spec->events[i];
+      out_ << "`" << e.name << "`, " << direction[e.direction + 1] << ", " << (e.stop ? "stop" : "record") << ":\n\n";
+      equation("e_{" + std::to_string(i + 1) + "}", m_.events[i]);
+    }
   }
 
   void stabilised() {

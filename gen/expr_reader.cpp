@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <functional>
 #include <set>
@@ -380,6 +381,9 @@ class ExprReader {
         const SymbolInfo &info = symbols_.by_name.at(sym.get_name());
         if (allowed(info.kind)) names.push_back(info.spec_name);
       }
+    if (ctx_.multipliers)
+      for (auto &[name, info] : symbols_.by_name)
+        if (info.kind == SymbolKind::multiplier) names.push_back(name);
     for (auto &n : scope_.value_names()) names.push_back(n);
     if (ctx_.coordinates) names.push_back("t");
     names.push_back("pi");
@@ -387,6 +391,13 @@ class ExprReader {
   }
 
   std::string unknown_name_message(const std::string &id) const {
+    // lambda1..., mu1... are reserved (the spec reader refuses them as names): a multiplier's.
+    for (const char *stem : {"lambda", "mu"}) {
+      const size_t n = std::strlen(stem);
+      if (!ctx_.multipliers && id.size() > n && id.compare(0, n, stem) == 0 &&
+          id.find_first_not_of("0123456789", n) == std::string::npos)
+        return "multiplier " + id + " in " + ctx_.what + "; multipliers may appear in [outputs] and [events] only";
+    }
     std::vector<std::string> names = usable_names();
     return "unknown name '" + id + "'" + did_you_mean(id, names) + "; known names: " + join(names);
   }
@@ -397,6 +408,7 @@ class ExprReader {
       case SymbolKind::input: return ctx_.inputs;
       case SymbolKind::coordinate:
       case SymbolKind::time: return ctx_.coordinates;
+      case SymbolKind::multiplier: return ctx_.multipliers;
       default: return true;
     }
   }
@@ -440,6 +452,8 @@ class ExprReader {
       case SymbolKind::velocity: fail(at, "velocity " + id + " in " + ctx_.what + only);
       case SymbolKind::coordinate: fail(at, "coordinate '" + info.spec_name + "'" + through + " in " + ctx_.what + only);
       case SymbolKind::time: fail(at, std::string("time 't'") + through + " in " + ctx_.what + only);
+      case SymbolKind::multiplier:
+        fail(at, "multiplier " + id + " in " + ctx_.what + "; multipliers may appear in [outputs] and [events] only");
       default: fail(at, "input '" + info.spec_name + "'" + through + " in " + ctx_.what + "; inputs may appear in forces only");
     }
   }

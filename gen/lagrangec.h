@@ -119,6 +119,17 @@ struct WheelSpec {
   SourceText axle, radius, normal;
 };
 
+// [events.NAME]: where `when` crosses zero in `direction` (rising: from
+// below, falling: from above, both), recorded, or ending the run (stop).
+struct EventSpec {
+  enum Direction { both = 0, rising = 1, falling = -1 };
+  std::string name;
+  SourceLoc loc;
+  SourceText when;
+  Direction direction = both;
+  bool stop = false;
+};
+
 struct Spec {
   std::string path;
   std::string source;  // the file's bytes, for reports and error carets
@@ -130,6 +141,10 @@ struct Spec {
   std::optional<SourceText> potential;
   std::vector<std::optional<SourceText>> forces;  // one per coordinate
   std::vector<SourceText> holonomic, nonholonomic;
+  // [constraints] contact: one-sided holonomic rows, phi(q, t) >= 0 free;
+  // restitution: Newton's coefficient at their impacts, one for all.
+  std::vector<SourceText> contacts;
+  double restitution = 0;
   // The [initial] tables, expressions of the parameters; nullopt where the
   // spec gives no value (it is 0).
   std::vector<std::optional<SourceText>> initial_q, initial_v;  // one per coordinate
@@ -141,6 +156,8 @@ struct Spec {
   std::vector<BodySpec> bodies;
   std::vector<ParticleSpec> particles;
   std::vector<WheelSpec> wheels;
+  std::vector<NamedText> outputs;  // [outputs] NAME = "EXPR", in the order written
+  std::vector<EventSpec> events;   // [events.NAME], in the order written
 };
 
 // Reads and checks a spec file; throws SpecError.
@@ -150,7 +167,7 @@ Spec read_spec_text(const std::string &path, const std::string &text);
 
 // ---- symbols.cpp ----------------------------------------------------------
 
-enum class SymbolKind { coordinate, velocity, parameter, input, time, constant };
+enum class SymbolKind { coordinate, velocity, parameter, input, time, constant, multiplier };
 
 // A name an expression may use. Its GiNaC symbol carries the spec's own
 // name ("x", "x'", "m", "t"): how code names it is the plan's business.
@@ -292,6 +309,7 @@ struct ExprContext {
   bool coordinates = true;  // and t
   // What it may depend on, for a message about a name it may not use.
   const char *depends_on = "coordinates and t";
+  bool multipliers = false;  // lambda1..., mu1... (outputs and events)
 };
 
 // A scalar expression; a vector is an error.
@@ -408,12 +426,18 @@ struct Model {
   std::vector<ConstraintOrigin> origins;  // nh + nn: the written rows, then the wheels', of each kind
   std::vector<BodyEnergy> bodies;         // what [bodies] and [particles] add to T and V
   std::vector<bool> contact_kept;         // per wheel: its contact row (false: identically 0, dropped)
+  size_t ncontact = 0;                    // the last holonomic rows are [constraints] contact's, one-sided
   Formulation formulation = Formulation::dalembert;
   std::vector<GiNaC::realsymbol> mu;  // vakonomic only: the multipliers, states
   std::vector<StateVar> state;        // q, q', z, then (vakonomic) mu
   // Right-hand side of the constraint rows J q'' = r (Baumgarte-stabilised).
   std::vector<GiNaC::ex> r;      // nh + nn
   bool conservative = false;     // no forces, no explicit t
+  // [outputs] and [events]: expressions of t, the state, parameters, inputs
+  // and the multipliers, these (lambda1..., and d'Alembert's mu1...; a
+  // vakonomic mu is its state).
+  std::vector<GiNaC::realsymbol> multipliers;  // as rhs writes them: [lambda; mu]
+  std::vector<GiNaC::ex> outputs, events;      // one per spec output, event
 
   size_t nc() const { return nh + nn; }
   // Row c of the stacked constraint Jacobian J = [A; B], entry i.
@@ -742,7 +766,7 @@ struct Names {
 // array element used in place (in_multipliers[0]).
 struct Local {
   enum Kind { loaded, scalar, element } kind;
-  enum Role { coordinate, velocity, integral, multiplier, parameter, input, time, gain, solution } role;
+  enum Role { coordinate, velocity, integral, multiplier, parameter, input, time, gain, solution, reaction } role;
   GiNaC::ex symbol;       // the model's symbol (solution: the plan's own)
   std::string name;       // the C name, also its name in the graph
   std::string array;      // loaded, element: the array parameter it comes from
@@ -829,6 +853,9 @@ struct Plan {
   // solving for df/dx and df/du with them.
   Block residual_derivatives;
   Routine jacobian;
+  // With [outputs] / [events]: NAME_outputs and NAME_events, functions of
+  // the state and of the multipliers rhs returns there.
+  Block outputs, events;
 
   Plan(const Model &m, bool with_jacobian);
   Plan(const Plan &) = delete;

@@ -119,7 +119,7 @@ constexpr size_t kMaxOperands = 1000000;
 int reading_rank(const Local &l) {
   static const Local::Role order[] = {Local::gain,     Local::parameter, Local::input,      Local::time,
                                       Local::coordinate, Local::velocity, Local::integral, Local::multiplier,
-                                      Local::solution};
+                                      Local::reaction, Local::solution};
   int group = 0;
   while (order[group] != l.role) ++group;
   return group << 20 | int(l.index);
@@ -249,6 +249,13 @@ Plan::Plan(const Model &m, bool jacobians)
     const std::string &name = m.spec->inputs[i].name;
     locals.push_back({Local::loaded, Local::input, s.u[i], name, "input", i, name});
   }
+  // The multipliers outputs and events read, from the array rhs fills (a
+  // vakonomic mu is read from the state).
+  for (size_t c = 0; c < m.multipliers.size(); ++c)
+    if (c < m.nh || m.mu.empty()) {
+      const std::string name = m.multipliers[c].get_name();
+      locals.push_back({Local::loaded, Local::reaction, m.multipliers[c], name, "multipliers", c, name});
+    }
   locals.push_back({Local::scalar, Local::time, s.t, "t", "", 0, "t"});
   locals.push_back({Local::scalar, Local::gain, m.alpha, "baumgarte_alpha", "", 0, "alpha"});
   locals.push_back({Local::scalar, Local::gain, m.beta, "baumgarte_beta", "", 0, "beta"});
@@ -471,6 +478,34 @@ Plan::Plan(const Model &m, bool jacobians)
             ").",
         {{"out_D", extent({{Size::nc}, {Size::nq}}), true, false}}, outs);
   }
+  // [outputs] and [events], each an expression of the state and the multipliers.
+  auto named_values = [&](const char *fn, const std::vector<ex> &values, const std::vector<std::string> &labels,
+                          const std::string &doc) {
+    std::vector<Assignment> outs;
+    for (size_t i = 0; i < values.size(); ++i) outs.push_back({0, i, graph.from_ginac(values[i]), labels[i], ""});
+    const std::string array = std::string("out_") + fn;
+    return b.block({"void", names.fn(fn), false, {kAt, {in("multipliers"), out(array.c_str())}}}, doc,
+                   {{array, Extent{}}}, outs);
+  };
+  auto text_of = [](const std::string &name, const SourceText &text) { return name + " = " + text.text; };
+  if (!m.outputs.empty()) {
+    std::vector<std::string> labels;
+    for (auto &o : m.spec->outputs) labels.push_back(text_of(o.name, o.text));
+    outputs = named_values("outputs", m.outputs, labels,
+                           "The spec's [outputs] (" + P + "_NOUT, in the order written; " + P +
+                               "_OUTPUT_NAME is where\n"
+                               "each is) at the state under the inputs, with the multipliers "
+                               "[lambda; mu]\n(NC) as " + names.fn("rhs") + " writes them at that state.");
+  }
+  if (!m.events.empty()) {
+    std::vector<std::string> labels;
+    for (auto &e : m.spec->events) labels.push_back(text_of(e.name, e.when));
+    events = named_values("events", m.events, labels,
+                          "The event functions of the spec's [events] (" + P + "_NEVENT, in the order\nwritten): an "
+                          "event is where one crosses zero. At the state under the inputs,\nwith the multipliers "
+                          "[lambda; mu] (NC) as " + names.fn("rhs") + " writes them at that state.");
+  }
+
   {  // x(0) as expressions of the parameters
     std::vector<Assignment> outs;
     for (size_t i = 0; i < m.state.size(); ++i)

@@ -24,7 +24,9 @@ constexpr double kLargestValue = 1e30;
 const std::set<std::string> kTopLevelKeys = {
     "name",          "title",       "coordinates", "parameters", "inputs", "kinetic", "potential",
     "forces",        "constraints", "initial",     "stabilization", "definitions", "frames", "points",
-    "gravity",       "bodies",      "particles",   "rolling"};
+    "gravity",       "bodies",      "particles",   "rolling",       "outputs",     "events"};
+
+const std::set<std::string> kEventKeys = {"when", "direction", "action"};
 
 const std::set<std::string> kBodyKeys = {"mass", "frame", "centre", "inertia", "inertia_frame"};
 const std::set<std::string> kParticleKeys = {"mass", "point"};
@@ -80,6 +82,8 @@ class Reader {
     read_constraints(root);
     read_initial(root);
     read_stabilization(root);
+    read_outputs(root);
+    read_events(root);
     return std::move(spec_);
   }
 
@@ -555,11 +559,20 @@ class Reader {
     const toml::table *t = n->as_table();
     if (!t) wrong_type(*n, "constraints", "a table with 'holonomic' and 'nonholonomic' lists");
     for (auto &&[k, v] : *t)
-      if (k != "holonomic" && k != "nonholonomic")
+      if (k != "holonomic" && k != "nonholonomic" && k != "contact" && k != "restitution")
         error_at(loc(k.source().begin), "unknown key '" + std::string(k.str()) +
-                                            "' in [constraints]; expected holonomic, nonholonomic");
+                                            "' in [constraints]; expected holonomic, nonholonomic, contact, "
+                                            "restitution");
     read_constraint_list(*t, "holonomic", spec_.holonomic);
     read_constraint_list(*t, "nonholonomic", spec_.nonholonomic);
+    read_constraint_list(*t, "contact", spec_.contacts);
+    if (const toml::node *e = t->get("restitution")) {
+      spec_.restitution = number(*e, "restitution");
+      if (!(spec_.restitution >= 0 && spec_.restitution <= 1))
+        error_at(loc(*e), "'restitution' must lie in [0, 1]: 0 a plastic impact, 1 an elastic one");
+      if (spec_.contacts.empty())
+        error_at(loc(*e), "'restitution' without 'contact': it is the coefficient of the contacts' impacts");
+    }
   }
 
   // [initial] holds coordinates by name; its subtable [initial.velocity]
@@ -607,6 +620,55 @@ class Reader {
              "'" + name + "' in [initial.multiplier] is not a multiplier; the spec has " +
                  (count ? "mu1 to mu" + std::to_string(count) + ", one per nonholonomic constraint"
                         : std::string("no nonholonomic constraints")));
+  }
+
+  // The CSV's columns t, the coordinates and their velocities are names
+  // too; the others hold a '[', a ' or a '+', which no output's name can.
+  std::string output_name_problem(const std::string &name) const {
+    if (!is_identifier(name))
+      return "'" + name + "' is not a C identifier (letters, digits and '_', not starting with a digit): it names "
+             "a CSV column";
+    if (name == "t") return "'t' is the CSV's time column; choose another name for the output";
+    for (auto &c : spec_.coordinates)
+      if (c.name == name) return "'" + name + "' is a coordinate, whose CSV column it would repeat";
+    return "";
+  }
+
+  // [outputs] NAME = "EXPR": CSV columns, one each, in the order written.
+  void read_outputs(const toml::table &root) {
+    read_named_texts(root, "outputs", spec_.outputs);  // TOML refuses a key written twice
+    for (auto &o : spec_.outputs) {
+      std::string why = output_name_problem(o.name);
+      if (!why.empty()) error_at(o.loc, why);
+    }
+  }
+
+  // [events.NAME]: when = "EXPR", direction = rising|falling|both (default
+  // both), action = record|stop (default record).
+  void read_events(const toml::table &root) {
+    for (auto [key, t] : named_tables(root, "events", "an event")) {
+      std::string table = "events." + std::string(key->str());
+      check_keys(*t, table, kEventKeys);
+      EventSpec e;
+      e.name = std::string(key->str());
+      e.loc = loc(key->source().begin);
+      e.when = expression(required(*t, table, *key, "when", "the expression whose zero is the event"), "when");
+      if (auto direction = optional_string(*t, "direction")) {
+        static const std::map<std::string, EventSpec::Direction> kDirections = {
+            {"rising", EventSpec::rising}, {"falling", EventSpec::falling}, {"both", EventSpec::both}};
+        auto found = kDirections.find(*direction);
+        if (found == kDirections.end())
+          error_at(loc(*t->get("direction")), "'direction' = \"" + *direction +
+                                                  "\" is not one of rising, falling, both");
+        e.direction = found->second;
+      }
+      if (auto action = optional_string(*t, "action")) {
+        if (*action != "record" && *action != "stop")
+          error_at(loc(*t->get("action")), "'action' = \"" + *action + "\" is not one of record, stop");
+        e.stop = *action == "stop";
+      }
+      spec_.events.push_back(std::move(e));
+    }
   }
 
   void read_stabilization(const toml::table &root) {

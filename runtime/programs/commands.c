@@ -60,6 +60,8 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
                       "(gnuplot)"},
     [LGC_SIM_SUMMARY_JSON] = {"--summary-json", "FILE|-", LGC_OPTION_OUTPUT,
                               "the summary as JSON, to FILE or (-) stdout"},
+    [LGC_SIM_EVENTS] = {"--events", "FILE.csv", LGC_OPTION_OUTPUT,
+                        "the spec's [events] as located: event, t, q, q'"},
     [LGC_SIM_QUIET] = {"--quiet", NULL, LGC_OPTION_FLAG, "no summary, no progress"},
     [LGC_SIM_FORMULATION] = {"--formulation", "dalembert|vakonomic", LGC_OPTION_FRONT,
                              formulation_help},
@@ -119,7 +121,7 @@ static const lgc_option sweep_options[LGC_SWEEP_NOPTIONS] = {
 };
 
 /* The options of simulate that name its own outputs: a sweep has its own. */
-static const int sweep_hidden[] = {LGC_SIM_OUT, LGC_SIM_PLOT, LGC_SIM_SUMMARY_JSON, -1};
+static const int sweep_hidden[] = {LGC_SIM_OUT, LGC_SIM_PLOT, LGC_SIM_SUMMARY_JSON, LGC_SIM_EVENTS, -1};
 
 const lgc_command lgc_simulate_command = {
     "simulate", "[OPTIONS]",

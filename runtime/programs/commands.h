@@ -59,7 +59,7 @@ enum lgc_simulate_option {
     LGC_SIM_T_END, LGC_SIM_DT, LGC_SIM_RTOL, LGC_SIM_ATOL, LGC_SIM_METHOD,
     LGC_SIM_BAUMGARTE, LGC_SIM_PROJECT, LGC_SIM_METRIC, LGC_SIM_PARAM, LGC_SIM_INIT,
     LGC_SIM_CONSISTENT, LGC_SIM_INPUT, LGC_SIM_SAMPLE, LGC_SIM_OUT, LGC_SIM_PLOT,
-    LGC_SIM_SUMMARY_JSON, LGC_SIM_QUIET, LGC_SIM_FORMULATION, LGC_SIM_HELP,
+    LGC_SIM_SUMMARY_JSON, LGC_SIM_EVENTS, LGC_SIM_QUIET, LGC_SIM_FORMULATION, LGC_SIM_HELP,
     LGC_SIM_NOPTIONS
 };
 
@@ -72,7 +72,7 @@ enum lgc_linearize_option {
 /*
 ** The options of sweep, by index into lgc_sweep_command.options; from
 ** LGC_SWEEP_NOPTIONS on, simulate's (index - LGC_SWEEP_NOPTIONS) but
-** --out, --plot and --summary-json.
+** --out, --plot, --summary-json and --events.
 */
 enum lgc_sweep_option {
     LGC_SWEEP_RUNS, LGC_SWEEP_SAMPLES, LGC_SWEEP_VARY, LGC_SWEEP_SEED, LGC_SWEEP_OUT,

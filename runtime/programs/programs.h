@@ -247,6 +247,33 @@ void lgc_json_bool(lgc_json *j, int b);
 void lgc_json_null(lgc_json *j);
 void lgc_json_string(lgc_json *j, const char *s);   /* NULL: null */
 
+/* ---- event_log.c: the events a run met ---- */
+
+typedef struct lgc_event_log {
+    int n;                      /* the model's events, then 2 per contact (release, impact) */
+    const char **names;         /* n: "bounce", "release[contact1]", "impact[contact1]" */
+    char *name_text;
+    unsigned long *count;       /* n: how often each was met */
+    double *first, *last;       /* n: when, the first and the last time */
+    unsigned long total;
+    int stopped_by;             /* the event that stopped the run; -1: none */
+    int failed;                 /* a row could not be written: the file is not kept */
+    int fd;                     /* the --events file's; -1: none */
+    char *line;                 /* one row, written whole */
+    size_t size;
+} lgc_event_log;
+
+/* For m's events and contacts (none: nothing to allocate); LGC_OK or LGC_ERR_NOMEM. */
+int lgc_event_log_init(lgc_event_log *log, const lgc_model *m);
+void lgc_event_log_free(lgc_event_log *log);
+/* No event met yet. */
+void lgc_event_log_reset(lgc_event_log *log, const lgc_model *m);
+/* The --events file's header, event,t,q...,q'...: LGC_OK or LGC_ERR_IO (errno). */
+int lgc_event_log_header(lgc_event_log *log, const lgc_model *m);
+/* One event met: counted, and a row to the file if there is one. */
+int lgc_event_log_add(lgc_event_log *log, const lgc_model *m, int event, double t,
+                      const double x[]);
+
 /* ---- simulate_main.c: the simulate program, and the run a sweep repeats ---- */
 
 enum lgc_gains { LGC_GAINS_MODEL, LGC_GAINS_GIVEN, LGC_GAINS_AUTO, LGC_GAINS_OFF };
@@ -263,7 +290,7 @@ typedef struct lgc_sim_options {
     lgc_metric metric;
     double sample;
     int consistent, quiet;
-    const char *out, *plot, *summary_json;
+    const char *out, *plot, *summary_json, *events;
 } lgc_sim_options;
 
 /* Residuals past this (absolute) end a run with a warning. */
@@ -280,7 +307,8 @@ typedef struct lgc_sim_run {
     unsigned char *fixed;       /* nx: entries of x0 given */
     int csv_fd;                 /* -1: none */
     lgc_csv *csv;
-    lgc_output png, summary;
+    lgc_output png, summary, events;
+    lgc_event_log log;          /* the events met */
     char gnuplot[4096];         /* the gnuplot found on PATH */
     int status;                 /* lgc_status of the run */
     double t_fault;             /* when status != LGC_OK */

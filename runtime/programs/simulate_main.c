@@ -77,6 +77,7 @@ int lgc_sim_take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
     case LGC_SIM_OUT: opt->out = a; break;
     case LGC_SIM_PLOT: opt->plot = a; break;
     case LGC_SIM_SUMMARY_JSON: opt->summary_json = a; break;
+    case LGC_SIM_EVENTS: opt->events = a; break;
     case LGC_SIM_CONSISTENT: opt->consistent = 1; break;
     case LGC_SIM_QUIET: opt->quiet = 1; break;
     default: {
@@ -204,6 +205,13 @@ static int open_outputs(lgc_sim_run *r)
     if (opt->summary_json && strcmp(opt->summary_json, "-") != 0
         && (rc = lgc_output_open(&r->summary, "--summary-json", opt->summary_json)) != LGC_EXIT_OK)
         return rc;
+    if (opt->events) {
+        if (r->log.n == 0)
+            return lgc_usage_error("--events: the spec has no [events] and no contacts");
+        if ((rc = lgc_output_open(&r->events, "--events", opt->events)) != LGC_EXIT_OK)
+            return rc;
+        r->log.fd = r->events.fd;
+    }
     if (r->csv_fd >= 0 && !(r->csv = lgc_csv_open(r->csv_fd, r->model))) {
         fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
         return LGC_EXIT_FAILED;
@@ -216,8 +224,9 @@ int lgc_sim_init(lgc_sim_run *r, const lgc_model *m)
     const size_t nx = (size_t)m->nx + 1;
     memset(r, 0, sizeof *r);
     r->model = m;
-    r->csv_fd = r->png.fd = r->summary.fd = -1;
+    r->csv_fd = r->png.fd = r->summary.fd = r->events.fd = -1;
     if (lgc_system_init(&r->sys, m) != LGC_OK || lgc_monitor_init(&r->mon, m) != LGC_OK
+        || lgc_event_log_init(&r->log, m) != LGC_OK
         || !(r->x0 = calloc(2 * nx, sizeof *r->x0)) || !(r->fixed = calloc(nx, sizeof *r->fixed))) {
         fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
         return LGC_EXIT_FAILED;
@@ -266,6 +275,8 @@ static int setup(lgc_sim_run *r, int argc, char **argv)
     if (r->csv && lgc_csv_header(r->csv) != LGC_OK)
         return lgc_usage_error("--out %s: %s", r->opt.out ? r->opt.out : "(scratch)",
                                strerror(errno));
+    if (r->log.fd >= 0 && lgc_event_log_header(&r->log, r->model) != LGC_OK)
+        return lgc_usage_error("--events %s: %s", r->opt.events, strerror(errno));
     return LGC_EXIT_OK;
 }
 
@@ -285,22 +296,38 @@ static int track_step(void *ctx, double t, const double x[])
     return lgc_monitor_track(&r->mon, &r->sys, t, x);
 }
 
+/* The driver's observer of events: into the log (and the --events file). */
+static int met_event(void *ctx, int event, double t, const double x[])
+{
+    lgc_sim_run *r = ctx;
+    int rc = lgc_event_log_add(&r->log, r->model, event, t, x);
+    if (rc != LGC_OK)
+        r->fault_detail = strerror(errno);
+    return rc;
+}
+
 void lgc_sim_integrate(lgc_sim_run *r)
 {
     const int show = !r->opt.quiet && isatty(STDERR_FILENO);
     double t = 0.0, last = lgc_now(), begin = last;
     lgc_monitor_reset(&r->mon, r->model);
+    lgc_event_log_reset(&r->log, r->model);
     r->fault_detail = NULL;
     r->drifted = 0;
-    int rc = lgc_driver_reset(r->drv, 0.0, r->x0);
     lgc_driver_observe(r->drv, track_step, r);
+    lgc_driver_observe_events(r->drv, met_event, r);
+    int rc = lgc_driver_reset(r->drv, 0.0, r->x0);
     for (long k = 1; rc == LGC_OK; k++) {
         rc = lgc_driver_advance(r->drv, t, r->x);
+        const double t_stop = lgc_driver_stop_time(r->drv);
+        const int stopped = t >= t_stop;
+        if (stopped)
+            t = t_stop;     /* the last sample: the state at the event */
         if (rc == LGC_OK)
             rc = lgc_monitor_sample(&r->mon, &r->sys, t, r->x);
         if (rc == LGC_OK && r->csv && (rc = lgc_csv_row(r->csv, &r->mon.s)) != LGC_OK)
             r->fault_detail = strerror(errno);
-        if (rc != LGC_OK || t >= r->opt.t_end)
+        if (rc != LGC_OK || stopped || t >= r->opt.t_end)
             break;
         t = fmin(r->opt.t_end, (double)k * r->opt.sample);
         if (show)
@@ -336,6 +363,13 @@ static int finish(lgc_sim_run *r)
             exit = LGC_EXIT_FAILED;
         }
     }
+    /* The events met, a failed run's too (up to its fault); a file that failed is not left. */
+    if (r->events.fd >= 0 && (r->log.failed || lgc_output_commit(&r->events) != LGC_OK)) {
+        if (!r->log.failed)
+            fprintf(stderr, "lagrangec: --events %s: %s\n", r->opt.events, strerror(errno));
+        lgc_output_discard(&r->events);
+        exit = LGC_EXIT_FAILED;
+    }
     const int json_to_stdout = r->opt.summary_json && strcmp(r->opt.summary_json, "-") == 0;
     if (!r->opt.quiet && !json_to_stdout)
         lgc_summary_print(r, stdout);
@@ -369,6 +403,8 @@ void lgc_sim_free(lgc_sim_run *r)
         close(r->csv_fd);
     lgc_output_discard(&r->png);
     lgc_output_discard(&r->summary);
+    lgc_output_discard(&r->events);
+    lgc_event_log_free(&r->log);
     lgc_driver_free(r->drv);
     lgc_monitor_free(&r->mon);
     lgc_system_free(&r->sys);

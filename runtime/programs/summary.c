@@ -87,6 +87,31 @@ static void print_residuals(const lgc_sim_run *r, FILE *out)
     }
 }
 
+/* Each event: how often it was met, and when; the one that stopped the run. */
+static void print_events(const lgc_sim_run *r, FILE *out)
+{
+    const lgc_event_log *log = &r->log;
+    fprintf(out, "events:           %lu\n", log->total);
+    for (int i = 0; i < log->n; i++) {
+        fprintf(out, "  %-15s %lu", log->names[i], log->count[i]);
+        if (log->count[i] == 1)
+            fprintf(out, ", at t = %.17g", log->first[i]);
+        else if (log->count[i] > 1)
+            fprintf(out, ", first at t = %.17g, last at t = %.17g", log->first[i], log->last[i]);
+        fprintf(out, "%s\n", log->stopped_by == i ? " (stopped the run)" : "");
+    }
+}
+
+/* Each output at the last sample, and its extremes over the samples. */
+static void print_outputs(const lgc_sim_run *r, FILE *out)
+{
+    const lgc_model *m = r->model;
+    fprintf(out, "outputs:          at t = %g (min, max over the samples)\n", r->mon.s.t);
+    for (int i = 0; i < m->nout; i++)
+        fprintf(out, "  %-12s = % .15g  (%.9g, %.9g)\n", m->output_names[i], r->mon.s.out[i],
+                r->mon.out_min[i], r->mon.out_max[i]);
+}
+
 void lgc_summary_print(const lgc_sim_run *r, FILE *out)
 {
     const lgc_model *m = r->model;
@@ -106,9 +131,13 @@ void lgc_summary_print(const lgc_sim_run *r, FILE *out)
         fprintf(out, "energy drift:     n/a (applied forces or explicit time)\n");
     if (r->status != LGC_OK)
         fprintf(out, "failed:           t = %.6g: %s\n", r->t_fault, lgc_strerror(r->status));
+    if (r->log.n)
+        print_events(r, out);
     fprintf(out, "final state (t = %g):\n", r->mon.s.t);
     for (int i = 0; i < 2 * m->nq; i++)
         fprintf(out, "  %-12s = % .15g\n", m->state_names[i], r->mon.s.x[i]);
+    if (m->nout && r->mon.count)
+        print_outputs(r, out);
 }
 
 /* {"x": ..., "x'": ...}: the coordinates and velocities of x by name. */
@@ -141,6 +170,50 @@ static void json_residuals(lgc_json *j, const lgc_sim_run *r)
     lgc_json_number(j, m->nh > 0 ? r->mon.max_phi_dot : none);
     lgc_json_key(j, "max_g");
     lgc_json_number(j, m->nn > 0 ? r->mon.max_g : none);
+}
+
+/* "events": {NAME: {count, first, last}} and "stopped_by": the event's name or null. */
+static void json_events(lgc_json *j, const lgc_sim_run *r)
+{
+    const lgc_model *m = r->model;
+    const lgc_event_log *log = &r->log;
+    lgc_json_key(j, "events");
+    lgc_json_begin(j, '{');
+    for (int i = 0; i < log->n; i++) {
+        lgc_json_key(j, log->names[i]);
+        lgc_json_begin(j, '{');
+        lgc_json_key(j, "count");
+        lgc_json_count(j, log->count[i]);
+        lgc_json_key(j, "first");
+        lgc_json_number(j, log->count[i] ? log->first[i] : NAN);
+        lgc_json_key(j, "last");
+        lgc_json_number(j, log->count[i] ? log->last[i] : NAN);
+        lgc_json_end(j);
+    }
+    lgc_json_end(j);
+    lgc_json_key(j, "stopped_by");
+    lgc_json_string(j, log->stopped_by >= 0 ? m->event_names[log->stopped_by] : NULL);
+}
+
+/* "outputs": {NAME: {final, min, max}} over the samples. */
+static void json_outputs(lgc_json *j, const lgc_sim_run *r)
+{
+    const lgc_model *m = r->model;
+    const int any = r->mon.count > 0;
+    lgc_json_key(j, "outputs");
+    lgc_json_begin(j, '{');
+    for (int i = 0; i < m->nout; i++) {
+        lgc_json_key(j, m->output_names[i]);
+        lgc_json_begin(j, '{');
+        lgc_json_key(j, "final");
+        lgc_json_number(j, any ? r->mon.s.out[i] : NAN);
+        lgc_json_key(j, "min");
+        lgc_json_number(j, any ? r->mon.out_min[i] : NAN);
+        lgc_json_key(j, "max");
+        lgc_json_number(j, any ? r->mon.out_max[i] : NAN);
+        lgc_json_end(j);
+    }
+    lgc_json_end(j);
 }
 
 void lgc_summary_json(const lgc_sim_run *r, FILE *out)
@@ -228,6 +301,8 @@ void lgc_summary_json(const lgc_sim_run *r, FILE *out)
         json_state(&j, m, r->mon.s.x);
     else
         lgc_json_null(&j);
+    json_events(&j, r);
+    json_outputs(&j, r);
     lgc_json_key(&j, "warnings");
     lgc_json_begin(&j, '[');
     if (r->drifted) {

@@ -28,7 +28,8 @@ int lgc_csv_column_g(const lgc_model *m) { return lgc_csv_column_phi_dot(m) + m-
 int lgc_csv_column_energy(const lgc_model *m) { return lgc_csv_column_g(m) + m->nn; }
 int lgc_csv_column_multipliers(const lgc_model *m) { return lgc_csv_column_energy(m) + 1; }
 int lgc_csv_column_force(const lgc_model *m) { return lgc_csv_column_multipliers(m) + m->nh + m->nn; }
-int lgc_csv_columns(const lgc_model *m) { return lgc_csv_column_force(m) + m->nq; }
+int lgc_csv_column_outputs(const lgc_model *m) { return lgc_csv_column_force(m) + m->nq; }
+int lgc_csv_columns(const lgc_model *m) { return lgc_csv_column_outputs(m) + m->nout; }
 
 /* "prefix[row]": row c of [holonomic; nonholonomic] by its column name, k its number in its kind. */
 static void row_column(const lgc_model *m, const char *prefix, int c, int k, char *buf, size_t size)
@@ -44,7 +45,7 @@ void lgc_csv_column_name(const lgc_model *m, int j, char *buf, size_t size)
     const char *const *q = m->coordinate_names;
     const int phi = lgc_csv_column_phi(m), phi_dot = lgc_csv_column_phi_dot(m),
               g = lgc_csv_column_g(m), mult = lgc_csv_column_multipliers(m),
-              fc = lgc_csv_column_force(m);
+              fc = lgc_csv_column_force(m), out = lgc_csv_column_outputs(m);
     if (j == 0)
         snprintf(buf, size, "t");
     else if (j < 1 + m->nq)
@@ -68,16 +69,21 @@ void lgc_csv_column_name(const lgc_model *m, int j, char *buf, size_t size)
         row_column(m, "lambda", j - mult, j - mult + 1, buf, size);
     else if (j < fc)
         row_column(m, "mu", j - mult, j - mult - m->nh + 1, buf, size);
-    else
+    else if (j < out)
         snprintf(buf, size, "Fc[%s]", q[j - fc]);
+    else
+        snprintf(buf, size, "%s", m->output_names[j - out]);
 }
 
 lgc_csv *lgc_csv_open(int fd, const lgc_model *m)
 {
     lgc_csv *w = calloc(1, sizeof *w);
     size_t longest = 0;
-    for (int i = 0; i < m->nq + (m->constraint_columns ? m->nh + m->nn : 0); i++) {
-        const char *name = i < m->nq ? m->coordinate_names[i] : m->constraint_columns[i - m->nq];
+    const int rows = m->constraint_columns ? m->nh + m->nn : 0;
+    for (int i = 0; i < m->nq + rows + m->nout; i++) {
+        const char *name = i < m->nq          ? m->coordinate_names[i]
+                           : i < m->nq + rows ? m->constraint_columns[i - m->nq]
+                                              : m->output_names[i - m->nq - rows];
         size_t len = 0;
         while (name[len])
             len++;
@@ -160,6 +166,8 @@ int lgc_csv_row(lgc_csv *w, const lgc_sample *s)
         len = put(w, len, s->mult[i]);
     for (int i = 0; i < m->nq; i++)
         len = put(w, len, s->fc[i]);
+    for (int i = 0; i < m->nout; i++)
+        len = put(w, len, s->out[i]);
     w->line[len++] = '\n';
     return write_line(w, len);
 }

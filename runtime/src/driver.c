@@ -7,6 +7,8 @@
 #include "lagrangec/control.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/status.h"
+#include "events.h"
+#include "impact.h"
 
 struct lgc_driver {
     lgc_system *sys;
@@ -24,6 +26,14 @@ struct lgc_driver {
     lgc_stats stats;
     lgc_step_observer observer;
     void *observer_ctx;
+    unsigned long grid_steps;   /* fixed steps since the start (or a contact's switch) */
+    lgc_events events;      /* the model's, located in each step */
+    double t_event_stop;    /* when an event stopped the run; NAN: none did */
+    lgc_impact impact;
+    int contact;            /* the contact that switches at t_contact (NAN: none pending) */
+    double t_contact;
+    lgc_event_observer event_observer;
+    void *event_ctx;
 };
 
 void lgc_driver_options_default(lgc_driver_options *opt)
@@ -59,7 +69,9 @@ lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
                                      opt->metric, opt->project_tol, opt->project_max_iter};
     d->step = opt->type->alloc(&setup);
     d->x = calloc(4 * (size_t)(nx > 0 ? nx : 1), sizeof(double));
-    if (!d->step || !d->proj || !d->x) {
+    d->t_event_stop = d->t_contact = NAN;
+    if (!d->step || !d->proj || !d->x || lgc_events_init(&d->events, sys) != LGC_OK
+        || lgc_impact_init(&d->impact, sys->model) != LGC_OK) {
         lgc_driver_free(d);
         return NULL;
     }
@@ -76,6 +88,8 @@ void lgc_driver_free(lgc_driver *d)
     if (d->step)
         d->opt.type->free(d->step);
     lgc_projector_free(d->proj);
+    lgc_events_free(&d->events);
+    lgc_impact_free(&d->impact);
     free(d->x);
     free(d);
 }
@@ -124,11 +138,16 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->h = d->opt.h;
     d->have_dxdt = 0;
     d->rejected_last = 0;
+    d->t_event_stop = d->t_contact = NAN;
+    d->grid_steps = 0;
     memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
+    lgc_contacts_touching(d->sys, t0, d->x, d->xerr);   /* xerr: 2 nh + nn <= nx doubles of scratch */
     rc = lgc_project(d->proj, d->sys, t0, d->x, &it);
     d->stats.proj_iter += (unsigned long)it;
     if (rc == LGC_OK && !all_finite(d->x, d->nx))
         rc = LGC_ERR_NONFINITE;
+    if (rc == LGC_OK)
+        rc = lgc_events_start(&d->events, t0, d->x);
     if (rc == LGC_OK && d->opt.type->start)
         rc = d->opt.type->start(d->step, t0, d->x);
     else if (rc == LGC_OK && d->opt.type->adaptive && !(d->h > 0.0))
@@ -171,7 +190,83 @@ static int take_step(lgc_driver *d, double t1)
     d->t_prev = d->t;
     d->t = t1;
     d->stats.steps++;
+    d->grid_steps++;
     return LGC_OK;
+}
+
+/* The events in the step just taken (its interpolant meeting its end); a stop ends the run. */
+static int step_events(lgc_driver *d)
+{
+    if (d->events.n == 0)
+        return LGC_OK;
+    int rc = d->opt.type->step ? LGC_OK : end_derivative(d);
+    int halt;
+    double t_halt;
+    if (rc == LGC_OK)
+        rc = lgc_events_step(&d->events, d->t_prev, d->t, d->x, d->opt.type->dense, d->step,
+                             d->proj, d->event_observer, d->event_ctx, &halt, &t_halt);
+    const int nevent = d->sys->model->nevent;
+    if (rc == LGC_OK && halt >= nevent) {
+        d->contact = halt - nevent;
+        d->t_contact = t_halt;
+    } else if (rc == LGC_OK && halt >= 0) {
+        d->t_event_stop = t_halt;
+    }
+    return rc;
+}
+
+/*
+** A rebound slower than this ends in contact (as one too short for a fixed
+** step): the speed the tolerances resolve, sqrt(atol + rtol |v|).
+*/
+static double rest_speed(const lgc_driver *d, const double x[])
+{
+    const int nq = d->sys->model->nq;
+    double v = 0.0;
+    for (int i = 0; i < nq; i++)
+        v = fmax(v, fabs(x[nq + i]));
+    return sqrt(d->opt.atol + d->opt.rtol * v);
+}
+
+/*
+** The contact pending at t_contact switches: in contact, it lets go (its
+** multiplier reached 0); apart, it hits (lgc_impact_apply). The run then
+** starts afresh from that state, corrected on the new set of rows.
+*/
+static int switch_contact(lgc_driver *d)
+{
+    const lgc_model *m = d->sys->model;
+    const int row = m->nh - m->ncontact + d->contact;
+    const double t = d->t_contact;
+    double *x = d->xnew;
+    int rc = LGC_OK, it = 0, impact = !d->sys->active[row], bounced = 0;
+    d->opt.type->dense(d->step, (t - d->t_prev) / (d->t - d->t_prev), x);
+    if (impact)
+        rc = lgc_impact_apply(&d->impact, d->sys, t, x, row, rest_speed(d, x),
+                              d->opt.type->adaptive ? 0.0 : d->opt.h, &bounced);
+    else
+        d->sys->active[row] = 0;
+    if (rc == LGC_OK)
+        rc = lgc_project(d->proj, d->sys, t, x, &it);
+    d->stats.proj_iter += (unsigned long)it;
+    if (rc == LGC_OK && d->event_observer)
+        rc = d->event_observer(d->event_ctx, m->nevent + 2 * d->contact + impact, t, x);
+    if (rc != LGC_OK)
+        return rc;
+    memcpy(d->x, x, (size_t)d->nx * sizeof *d->x);
+    d->t = d->t_prev = d->t_start = t;
+    d->t_contact = NAN;
+    d->grid_steps = 0;
+    d->have_dxdt = 0;
+    d->stats.contact_switches++;
+    if (d->opt.type->start && (rc = d->opt.type->start(d->step, t, d->x)) != LGC_OK)
+        return rc;
+    /* The flight ahead has nothing to do with the last one: an adaptive step starts from a fresh guess. */
+    if (!d->opt.type->start && d->opt.type->adaptive && (rc = initial_step(d)) != LGC_OK)
+        return rc;
+    if ((rc = lgc_events_start(&d->events, t, d->x)) == LGC_OK && bounced)
+        lgc_events_rebound(&d->events, d->contact);
+    return rc;
 }
 
 /* Take a one-step method's xnew at time t1 as the new state, corrected onto the constraints. */
@@ -191,7 +286,7 @@ static int accept_step(lgc_driver *d, double t1)
     d->have_dxdt = f != NULL;
     if (f)
         memcpy(d->dxdt, f, (size_t)d->nx * sizeof *d->dxdt);
-    return LGC_OK;
+    return step_events(d);
 }
 
 /*
@@ -202,8 +297,8 @@ static int accept_step(lgc_driver *d, double t1)
 static int advance_fixed(lgc_driver *d, double t1)
 {
     const double h = d->opt.h, t_stop = d->opt.t_stop;
-    while (d->t < t1) {
-        double tn = d->t_start + (double)(d->stats.steps + 1) * h;
+    while (d->t < t1 && isnan(d->t_event_stop) && isnan(d->t_contact)) {
+        double tn = d->t_start + (double)(d->grid_steps + 1) * h;
         if (tn >= t_stop - 1e-9 * h)
             tn = t_stop;
         if (!(tn > d->t))
@@ -228,7 +323,7 @@ static int advance_adaptive(lgc_driver *d, double t1)
 {
     const int q = d->opt.type->order - 1;  /* order of the error estimate */
     const double t_stop = d->opt.t_stop;
-    while (d->t < t1) {
+    while (d->t < t1 && isnan(d->t_event_stop) && isnan(d->t_contact)) {
         const int last = d->t + 1.01 * d->h >= t_stop;
         const double h = last ? t_stop - d->t : d->h;
         int rc = end_derivative(d);
@@ -269,13 +364,15 @@ static int advance_adaptive(lgc_driver *d, double t1)
 */
 static int advance_own(lgc_driver *d, double t1)
 {
-    while (d->t < t1) {
+    while (d->t < t1 && isnan(d->t_event_stop) && isnan(d->t_contact)) {
         double tn;
         int rc = d->opt.type->step(d->step, t1, &tn, d->xnew);
         if (rc == LGC_OK && !(tn - d->t > 16.0 * DBL_EPSILON * fabs(tn)))
             rc = LGC_ERR_STEP_UNDERFLOW;
         if (rc == LGC_OK)
             rc = take_step(d, tn);
+        if (rc == LGC_OK)
+            rc = step_events(d);
         if (rc != LGC_OK)
             return rc;
     }
@@ -288,9 +385,18 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[])
     unsigned long nfev0 = d->sys->nfev;
     if (!(t1 >= d->t_prev && t1 <= d->opt.t_stop))
         return LGC_ERR_ARG;     /* only forwards, within the last step at most */
-    int rc = type->step       ? advance_own(d, t1)
-             : type->adaptive ? advance_adaptive(d, t1)
-                              : advance_fixed(d, t1);
+    int rc;
+    for (;;) {
+        rc = t1 > d->t_contact ? switch_contact(d) : LGC_OK;
+        if (rc == LGC_OK)
+            rc = type->step       ? advance_own(d, t1)
+                 : type->adaptive ? advance_adaptive(d, t1)
+                                  : advance_fixed(d, t1);
+        if (rc != LGC_OK || !(t1 > d->t_contact))
+            break;
+    }
+    if (t1 > d->t_event_stop)
+        t1 = d->t_event_stop;   /* the run ends there */
     if (rc == LGC_OK && t1 < d->t) {
         if (!type->step)
             rc = end_derivative(d);
@@ -306,6 +412,17 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[])
     }
     d->stats.nfev += d->sys->nfev - nfev0;
     return rc;
+}
+
+void lgc_driver_observe_events(lgc_driver *d, lgc_event_observer fn, void *ctx)
+{
+    d->event_observer = fn;
+    d->event_ctx = ctx;
+}
+
+double lgc_driver_stop_time(const lgc_driver *d)
+{
+    return d->t_event_stop;
 }
 
 void lgc_driver_observe(lgc_driver *d, lgc_step_observer fn, void *ctx)

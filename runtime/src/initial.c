@@ -28,11 +28,16 @@ int lgc_state_check(const lgc_system *sys, double t, const double x[], double to
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
     const double bound = tol * fmax(1.0, lgc_max_abs(x, 2 * m->nq, 0.0));
     *row = -1;
-    for (int i = 0; i < rows; i++)
+    for (int i = 0; i < rows; i++) {
+        /* A contact (the last ncontact holonomic rows) may be apart: only phi < 0 is wrong. */
+        const int contact = i < 2 * m->nh && i % m->nh >= m->nh - m->ncontact;
+        if (contact && (i >= m->nh || r[i] >= -bound))
+            continue;
         if (!(fabs(r[i]) <= bound) && (*row < 0 || !(fabs(r[i]) <= fabs(*residual)))) {
             *row = i;
             *residual = r[i];
         }
+    }
     free(r);
     return *row < 0 ? LGC_OK : LGC_ERR_INCONSISTENT;
 }
@@ -79,6 +84,18 @@ static void choose_free(completion *c, const unsigned char fixed[], int offset)
             c->free_cols[c->nfree++] = j;
 }
 
+/*
+** A contact apart or touching (phi >= 0) is left as it is: its targets
+** become 0 (C d = 0 on its row), so nothing is pulled onto it; one that
+** penetrates is brought back to phi = 0.
+*/
+static void leave_contacts(const lgc_model *m, double res[])
+{
+    for (int i = m->nh - m->ncontact; i < m->nh; i++)
+        if (res[i] >= 0.0)
+            res[i] = res[m->nh + i] = 0.0;
+}
+
 static int complete_positions(completion *c, const lgc_system *sys, double t, double x[])
 {
     const lgc_model *m = c->m;
@@ -86,6 +103,7 @@ static int complete_positions(completion *c, const lgc_system *sys, double t, do
     double *phi = c->res;
     for (int it = 0;; it++) {
         m->residuals(t, x, sys->p, phi, phi + nh, phi + 2 * nh);
+        leave_contacts(m, phi);
         m->constraint_jacobian(t, x, sys->p, c->C);
         /* phi's round-off, as project.c's floor: no closer can be asked for. */
         double floor = 64 * DBL_EPSILON * (1.0 + lgc_max_abs(c->C, nh * c->nq, 0.0) * lgc_max_abs(x, c->nq, 0.0));
@@ -108,6 +126,7 @@ static int complete_velocities(completion *c, const lgc_system *sys, double t, d
     const lgc_model *m = c->m;
     double *r = c->res;
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
+    leave_contacts(m, r);
     m->constraint_jacobian(t, x, sys->p, c->C);
     for (int i = 0; i < c->nc; i++)
         c->b[i] = -r[m->nh + i];    /* phi' and g are contiguous */

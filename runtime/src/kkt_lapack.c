@@ -1,6 +1,7 @@
 /* kkt_lapack.c — a model's rhs with the generated KKT solve's range-space method done by LAPACK/BLAS. */
 #include <cblas.h>
 #include <lapacke.h>
+#include <string.h>
 
 #include "kkt_lapack.h"
 
@@ -36,12 +37,23 @@ static int factor(int n, double a[], double diag[])
 
 int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double x[],
                        const double u[], const double p[], double alpha, double beta,
-                       double dxdt[], double multipliers[])
+                       const unsigned char active[], double dxdt[], double multipliers[])
 {
-    const int nq = m->nq, nh = m->nh, nn = m->nn, nc = nh + nn;
-    double *M = work, *Y = M + nq * nq, *S = Y + nc * nq, *nu = S + nc * nc;
-    double *diag = nu + nc, *a = dxdt + nq;
+    const int nq = m->nq, nh = m->nh, nn = m->nn, rows = nh + nn;
+    double *M = work, *Y = M + nq * nq, *S = Y + rows * nq, *nu = S + rows * rows;
+    double *diag = nu + rows, *a = dxdt + nq;
     m->kkt_terms(t, x, u, p, alpha, beta, M, a, Y, nu, dxdt + 2 * nq);
+    /* The active rows to the front: J^T's columns and r's entries. */
+    int nc = rows;
+    if (active) {
+        nc = 0;
+        for (int c = 0; c < rows; c++)
+            if (active[c]) {
+                if (nc != c)
+                    memcpy(Y + nc * nq, Y + c * nq, (size_t)nq * sizeof *Y);
+                nu[nc++] = nu[c];
+            }
+    }
     for (int i = 0; i < nq; i++)
         dxdt[i] = x[nq + i];
     /*
@@ -63,12 +75,16 @@ int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double
         cblas_dgemv(CblasColMajor, CblasNoTrans, nq, nc, 1.0, Y, nq, nu, 1, 1.0, a, 1);
     }
     cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, nq, M, nq, a, 1);
+    /* Back to their rows (from the end: no entry moves forward), 0 where a row is off. */
+    if (active)
+        for (int c = rows - 1, k = nc; c >= 0; c--)
+            nu[c] = active[c] ? nu[--k] : 0.0;
     /* As the generated rhs: vakonomic mu are states, the rows' own multipliers -mu'. */
     if (m->vakonomic)
         for (int i = 0; i < nn; i++)
             dxdt[2 * nq + nn + i] = -nu[nh + i];
     if (multipliers)
-        for (int i = 0; i < nc; i++)
+        for (int i = 0; i < rows; i++)
             multipliers[i] = m->vakonomic && i >= nh ? x[2 * nq + nn + i - nh] : nu[i];
     return LGC_MODEL_OK;
 }

@@ -14,10 +14,12 @@ size_t lgc_kkt_lapack_size(const lgc_model *m);
 
 /*
 ** What m->rhs computes (dxdt, multipliers may be NULL, the same LGC_MODEL_*
-** codes), from m->kkt_terms and a LAPACK solve in `work`. Never allocates.
+** codes), from m->kkt_terms and a LAPACK solve in `work`, on the rows
+** `active` marks (NULL: all; the others' multipliers are 0: a contact
+** apart). Never allocates.
 */
 int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double x[],
                        const double u[], const double p[], double alpha, double beta,
-                       double dxdt[], double multipliers[]);
+                       const unsigned char active[], double dxdt[], double multipliers[]);
 
 #endif

@@ -7,10 +7,10 @@
 #include "lagrangec/status.h"
 #include "max_abs.h"
 
-/* x, phi, phi', g, multipliers, fc, dxdt, tracked residuals, C, row maxima in one block */
+/* x, phi, phi', g, multipliers, fc, outputs, dxdt, tracked residuals, C, row maxima, output extremes in one block */
 static size_t block_size(const lgc_model *m)
 {
-    return (size_t)(2 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq) + 1;
+    return (size_t)(2 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq + 3 * m->nout) + 1;
 }
 
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
@@ -26,10 +26,13 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
     mon->s.g = mon->s.phi_dot + nh;
     mon->s.mult = mon->s.g + nn;
     mon->s.fc = mon->s.mult + nh + nn;
-    mon->dxdt = mon->s.fc + nq;
+    mon->s.out = mon->s.fc + nq;
+    mon->dxdt = mon->s.out + model->nout;
     mon->res = mon->dxdt + nx;
     mon->jac = mon->res + 2 * nh + nn;
     mon->max_residual = mon->jac + (nh + nn) * nq;
+    mon->out_min = mon->max_residual + 2 * nh + nn;
+    mon->out_max = mon->out_min + model->nout;
     return LGC_OK;
 }
 
@@ -65,22 +68,25 @@ static void constraint_force(const lgc_model *m, const double C[], const double 
 ** one pass over r, at every step (the monitor's observer), so without a
 ** call per entry.
 */
-static int update_extremes(lgc_monitor *mon, const lgc_model *m, const double r[],
+static int update_extremes(lgc_monitor *mon, const lgc_system *sys, const double r[],
                            double energy)
 {
+    const lgc_model *m = sys->model;
     const int nh = m->nh, nr = 2 * nh + m->nn;
     if (!isfinite(energy) || !isfinite(lgc_max_abs(r, nr, 0.0)))
         return LGC_ERR_NONFINITE;
     if (mon->count + mon->tracked == 0)
         mon->energy0 = energy;
     for (int i = 0; i < nr; i++) {
-        const double a = fabs(r[i]);
+        const double a = lgc_row_off(sys, i) ? 0.0 : fabs(r[i]);  /* a contact apart: no error */
         if (a > mon->max_residual[i])
             mon->max_residual[i] = a;
     }
-    mon->max_phi = lgc_max_abs(r, nh, mon->max_phi);
-    mon->max_phi_dot = lgc_max_abs(r + nh, nh, mon->max_phi_dot);
-    mon->max_g = lgc_max_abs(r + 2 * nh, m->nn, mon->max_g);
+    for (int i = 0; i < nr; i++) {
+        const double a = lgc_row_off(sys, i) ? 0.0 : fabs(r[i]);
+        double *max = i < nh ? &mon->max_phi : i < 2 * nh ? &mon->max_phi_dot : &mon->max_g;
+        *max = a > *max ? a : *max;
+    }
     double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
     mon->max_energy_drift = fmax(mon->max_energy_drift,
                                  fabs(energy - mon->energy0) / scale);
@@ -106,8 +112,17 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
         return LGC_ERR_NONFINITE;
     m->constraint_jacobian(t, x, sys->p, mon->jac);
     constraint_force(m, mon->jac, s->mult, s->fc);
+    if (m->nout) {
+        m->outputs(t, x, sys->u, sys->p, s->mult, s->out);
+        if (!isfinite(lgc_max_abs(s->out, m->nout, 0.0)))
+            return LGC_ERR_NONFINITE;
+        for (int i = 0; i < m->nout; i++) {
+            mon->out_min[i] = mon->count == 0 ? s->out[i] : fmin(mon->out_min[i], s->out[i]);
+            mon->out_max[i] = mon->count == 0 ? s->out[i] : fmax(mon->out_max[i], s->out[i]);
+        }
+    }
     /* phi, phi', g lie back to back in s */
-    if ((rc = update_extremes(mon, m, s->phi, s->energy)) == LGC_OK)
+    if ((rc = update_extremes(mon, sys, s->phi, s->energy)) == LGC_OK)
         mon->count++;
     return rc;
 }
@@ -118,7 +133,7 @@ int lgc_monitor_track(lgc_monitor *mon, const lgc_system *sys, double t,
     const lgc_model *m = sys->model;
     double *r = mon->res;
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
-    int rc = update_extremes(mon, m, r, m->energy(t, x, sys->p));
+    int rc = update_extremes(mon, sys, r, m->energy(t, x, sys->p));
     if (rc == LGC_OK)
         mon->tracked++;
     return rc;

@@ -358,6 +358,18 @@ static int min_norm(lgc_projector *pr, int rows)
     return LGC_OK;
 }
 
+/*
+** A contact apart is no constraint: its residuals become 0, so the
+** correction leaves its phi and phi' as they are (C d = 0 on its row).
+*/
+static void free_contacts(const lgc_system *sys, double res[])
+{
+    const lgc_model *m = sys->model;
+    for (int i = 0; sys->active && i < 2 * m->nh; i++)
+        if (lgc_row_off(sys, i))
+            res[i] = 0.0;
+}
+
 /* phi's round-off at x, ~eps |C| |q|, with C the last one formed. */
 static double round_off_floor(const lgc_projector *pr, const double x[], int nh)
 {
@@ -386,6 +398,7 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
     *c_current = 0;
     for (int it = 0;; it++) {
         m->residuals(t, x, sys->p, phi, phi_dot, g);
+        free_contacts(sys, phi);
         double err = lgc_max_abs(phi, nh, 0.0);
         int refactor = it == 0 || !factored_for(pr, nh);
         *iterations = it;
@@ -395,6 +408,7 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
             if (chord) {
                 memcpy(x, pr->q_prev, (size_t)n * sizeof *x);
                 m->residuals(t, x, sys->p, phi, phi_dot, g);
+                free_contacts(sys, phi);
                 err = lgc_max_abs(phi, nh, 0.0);
                 undone++;
             }
@@ -434,8 +448,10 @@ static int project_velocities(lgc_projector *pr, const lgc_system *sys, double t
     const int n = pr->n, nh = pr->nh;
     double *phi = pr->res, *phi_dot = phi + nh, *g = phi_dot + nh;
     int rc;
-    if (!have_res)
+    if (!have_res) {
         m->residuals(t, x, sys->p, phi, phi_dot, g);
+        free_contacts(sys, phi);
+    }
     if (!have_c)
         m->constraint_jacobian(t, x, sys->p, pr->C);
     if ((rc = factor(pr, sys, t, x, pr->m)) != LGC_OK)

@@ -25,10 +25,14 @@ int lgc_system_init(lgc_system *sys, const lgc_model *model)
     sys->p = alloc_doubles(model->np, model->parameter_defaults);
     sys->u = alloc_doubles(model->nu, model->input_defaults);
     sys->work = alloc_doubles(model->nwork, NULL);
-    int lapack = model->kkt_terms && !model->straight_line_solve && model->nq >= LGC_LAPACK_MIN_NQ;
+    int lapack = model->kkt_terms && ((!model->straight_line_solve && model->nq >= LGC_LAPACK_MIN_NQ)
+                                      || model->ncontact > 0);
     if (lapack)
         sys->kkt_work = alloc_doubles((int)lgc_kkt_lapack_size(model), NULL);
-    if (!sys->p || !sys->u || !sys->work || (lapack && !sys->kkt_work)) {
+    if (model->ncontact > 0 && (sys->active = malloc((size_t)(model->nh + model->nn))))
+        memset(sys->active, 1, (size_t)(model->nh + model->nn));
+    if (!sys->p || !sys->u || !sys->work || (lapack && !sys->kkt_work)
+        || (model->ncontact > 0 && !sys->active)) {
         lgc_system_free(sys);
         return LGC_ERR_NOMEM;
     }
@@ -41,7 +45,9 @@ void lgc_system_free(lgc_system *sys)
     free(sys->u);
     free(sys->work);
     free(sys->kkt_work);
+    free(sys->active);
     sys->p = sys->u = sys->work = sys->kkt_work = NULL;
+    sys->active = NULL;
 }
 
 int lgc_system_uses_lapack(const lgc_system *sys)
@@ -56,7 +62,7 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
     sys->nfev++;
     int rc = lgc_model_status(
         sys->kkt_work ? lgc_kkt_lapack_rhs(m, sys->kkt_work, t, x, sys->u, sys->p, sys->alpha,
-                                           sys->beta, dxdt, multipliers)
+                                           sys->beta, sys->active, dxdt, multipliers)
                       : m->rhs(t, x, sys->u, sys->p, sys->alpha, sys->beta, dxdt, multipliers,
                                sys->work));
     if (rc != LGC_OK)
@@ -65,6 +71,28 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
         if (!isfinite(dxdt[i]))
             return LGC_ERR_NONFINITE;
     return LGC_OK;
+}
+
+void lgc_contacts_touching(lgc_system *sys, double t, const double x[], double phi[])
+{
+    const lgc_model *m = sys->model;
+    if (!sys->active)
+        return;
+    m->residuals(t, x, sys->p, phi, phi + m->nh, phi + 2 * m->nh);
+    double scale = 1.0;
+    for (int i = 0; i < 2 * m->nq; i++)
+        scale = fmax(scale, fabs(x[i]));
+    for (int c = m->nh - m->ncontact; c < m->nh; c++)
+        sys->active[c] = phi[c] <= 1e-10 * scale;
+}
+
+int lgc_row_off(const lgc_system *sys, int i)
+{
+    const lgc_model *m = sys->model;
+    if (!sys->active || i >= 2 * m->nh)
+        return 0;
+    const int row = i % m->nh;      /* phi and phi' rows alike */
+    return !sys->active[row];
 }
 
 /*

@@ -399,6 +399,40 @@ void csv_columns_are_unique(void **) {
   assert_int_equal(names.size(), n);
 }
 
+// Outputs are CSV columns after Fc; events go to --events and the summary;
+// a stop ends the CSV at the event.
+void outputs_and_events_reach_the_files(void **) {
+  fs::path csv = group_dir() / "events_run.csv", events = group_dir() / "events.csv";
+  Result r = simulate({test_spec("pendulum_events"), "--t-end", "5", "--dt", "1e-3", "--out", csv.string(),
+                       "--events", events.string(), "--summary-json", "-"});
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  std::vector<std::string> rows = lines_of(slurp(csv));
+  assert_string_equal(rows[0].c_str(),
+                      "t,x,y,x',y',phi[1],phi[1]',T+V,lambda[1],Fc[x],Fc[y],tension,energy,angular_momentum");
+  assert_int_equal(rows.back().rfind("2.5,", 0), 0);  // the stop, at t_stop = 2.5
+  std::vector<std::string> met = lines_of(slurp(events));
+  assert_string_equal(met[0].c_str(), "event,t,x,y,x',y'");
+  assert_int_equal(met.size(), 5);  // three crossings, then the stop
+  for (int i = 1; i <= 3; ++i) assert_int_equal(met[i].rfind("crossing,", 0), 0);
+  assert_int_equal(met[4].rfind("end,2.5,", 0), 0);
+  json::Value s = parse(r.out);
+  assert_string_equal(s["stopped_by"].str().c_str(), "end");
+  assert_int_equal(long(s["events"]["crossing"]["count"].num()), 3);
+  assert_le(std::fabs(s["outputs"]["energy"]["final"].num() - s["outputs"]["energy"]["min"].num()), 1e-6);
+  // A spec without [events] has nothing to write there.
+  r = simulate({spec("pendulum"), "--t-end", "0.1", "--events", events.string()});
+  assert_int_equal(r.status, 2);
+  assert_contains(r.err, "--events: the spec has no [events] and no contacts");
+  // A contact may start apart (the ball above the floor), not inside.
+  r = simulate({spec("bouncing_ball"), "--t-end", "0.1", "--init", "y=-0.1"});
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "violates contact constraint 1: y (phi[contact1] = -0.1 at t = 0");
+  r = simulate({spec("bouncing_ball"), "--t-end", "1", "--events", events.string(), "--quiet"});
+  assert_int_equal(r.status, 0);
+  met = lines_of(slurp(events));
+  assert_int_equal(met[1].rfind("impact[contact1],0.4515236", 0), 0);  // sqrt(2 h/g)
+}
+
 // The summary is JSON: a model without a conserved energy gets null, not NaN.
 void the_summary_is_json(void **) {
   fs::path file = group_dir() / "bead.json";
@@ -500,6 +534,7 @@ int main() {
       cmocka_unit_test(constraints_are_kept_by_default),
       cmocka_unit_test(csv_columns_are_unique),
       cmocka_unit_test(the_summary_is_json),
+      cmocka_unit_test(outputs_and_events_reach_the_files),
       cmocka_unit_test(implicit_methods_count_their_newton_iterations),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
   };

@@ -3,13 +3,15 @@
 ** Columns (grep tag: CSV-COLUMNS, kept in step with runtime/README.md):
 **   t, q..., q'..., phi[1]..phi[H], phi[1]'..phi[H]', g[1]..g[N], T+V,
 **   lambda[1]..lambda[H], mu[1]..mu[N], Fc[q]... (one per coordinate:
-**   A^T lambda + B^T mu on q). A rolling wheel's rows are named after
+**   A^T lambda + B^T mu on q), then the spec's [outputs] by name. A
+**   rolling wheel's rows are named after
 **   it instead of numbered (the descriptor's constraint_columns):
 **   phi[front], g[rear.x], mu[rear.y].
 ** A coordinate is a C identifier and a velocity one with a ', so the
 ** columns of derived quantities, each holding a '[' or a '+', never take
 ** a coordinate's name: every column name is unique whatever the spec's
-** names are.
+** names are. An output's name is a C identifier too, and the generator
+** refuses t and the coordinates' names for it.
 */
 #ifndef LAGRANGEC_CSV_H
 #define LAGRANGEC_CSV_H
@@ -50,6 +52,7 @@ int lgc_csv_column_g(const lgc_model *m);
 int lgc_csv_column_energy(const lgc_model *m);
 int lgc_csv_column_multipliers(const lgc_model *m);
 int lgc_csv_column_force(const lgc_model *m);
+int lgc_csv_column_outputs(const lgc_model *m);
 
 #ifdef __cplusplus
 }

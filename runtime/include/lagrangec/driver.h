@@ -49,6 +49,7 @@ typedef struct lgc_stats {
     unsigned long njev;         /* Jacobian evaluations */
     unsigned long newton_iters; /* Newton iterations */
     unsigned long convergence_fails;    /* steps retried after Newton failed to converge */
+    unsigned long contact_switches;     /* contacts let go or hit (each a fresh start) */
 } lgc_stats;
 
 typedef struct lgc_driver lgc_driver;
@@ -78,6 +79,30 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[]);
 */
 typedef int (*lgc_step_observer)(void *ctx, double t, const double x[]);
 void lgc_driver_observe(lgc_driver *d, lgc_step_observer fn, void *ctx);
+
+/*
+** The model's events (its [events]) are located in every accepted step, on
+** the step's interpolant, to the round-off of t: fn(ctx, event, t, x) sees
+** each, in time order, x corrected like a sample; a status other than
+** LGC_OK from it ends the advance. An event whose action is stop ends the
+** run at its time: no step is taken after it, and a requested time past it
+** gets the state at it (lgc_driver_stop_time says when). fn = NULL: the
+** events are still located (a stop still stops), and nobody is told.
+*/
+typedef int (*lgc_event_observer)(void *ctx, int event, double t, const double x[]);
+void lgc_driver_observe_events(lgc_driver *d, lgc_event_observer fn, void *ctx);
+/*
+** A model's contacts (lgc_model's ncontact) are watched the same way: when
+** one in contact lets go (its multiplier falls through 0) or one apart
+** hits (its phi falls through 0), the step ends there, the contact
+** switches (an impact by Newton's law, lgc_model's restitution; a rebound
+** too slow for the tolerances, or for a fixed step, ends in contact) and
+** the method starts afresh. fn sees it as event nevent + 2 c (contact c
+** let go) or nevent + 2 c + 1 (it hit), with the state after.
+*/
+
+/* The time of the event that stopped the run, or NAN. */
+double lgc_driver_stop_time(const lgc_driver *d);
 
 /* Time of the last good internal state (where a fault was detected). */
 double lgc_driver_time(const lgc_driver *d);

@@ -101,6 +101,31 @@ typedef struct lgc_model {
     void (*correction_solve)(int mass_metric, int rows, const double M[], const double C[],
                              double work[], double K[], double d[]);
     int nwork_correction;               /* doubles of scratch the two need */
+
+    /*
+    ** The spec's [outputs] and [events] (0 and NULL when it has none):
+    ** functions of (t, x, u, p) and of the multipliers [lambda; mu] (nh + nn)
+    ** that rhs writes at that state.
+    */
+    int nout;
+    const char *const *output_names;    /* nout: the CSV's column names */
+    void (*outputs)(double t, const double x[], const double u[], const double p[],
+                    const double multipliers[], double out[]);
+    int nevent;
+    const char *const *event_names;     /* nevent */
+    const signed char *event_direction; /* nevent: +1 rising, -1 falling, 0 both */
+    const unsigned char *event_stop;    /* nevent: 1 ends the run, 0 records it */
+    void (*events)(double t, const double x[], const double u[], const double p[],
+                   const double multipliers[], double out[]);
+
+    /*
+    ** The spec's one-sided contacts ([constraints] contact): the last
+    ** ncontact holonomic rows, phi >= 0 free. The runtime switches each on
+    ** (in contact, its multiplier pushing: lambda >= 0) and off (apart);
+    ** an impact changes the velocities by Newton's law with `restitution`.
+    */
+    int ncontact;
+    double restitution;
 } lgc_model;
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@ typedef struct lgc_sample {
     double *mult;       /* nh + nn: [lambda; mu] */
     double *fc;         /* nq: generalised constraint force A^T lambda + B^T mu */
     double energy;
+    double *out;        /* model->nout: the spec's [outputs] */
 } lgc_sample;
 
 typedef struct lgc_monitor {
@@ -34,6 +35,7 @@ typedef struct lgc_monitor {
     double max_phi, max_phi_dot, max_g;
     double *max_residual;   /* 2 nh + nn: max |r_i| of each row of [phi; phi'; g] */
     double max_energy_drift;    /* max |E - E0| / |E0| (absolute if E0 = 0) */
+    double *out_min, *out_max;  /* model->nout: each output's extremes over the samples */
 } lgc_monitor;
 
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model);
@@ -44,7 +46,8 @@ void lgc_monitor_reset(lgc_monitor *mon, const lgc_model *model);
 
 /*
 ** Evaluate everything at (t, x) into mon->s and update the extremes.
-** s.fc = C^T [lambda; mu] with C the model's constraint_jacobian. For a
+** s.fc = C^T [lambda; mu] with C the model's constraint_jacobian; s.out
+** the model's outputs, from the same multipliers. For a
 ** vakonomic model mu is the state mu, and the force of the constraints has
 ** further terms (mu' B, mu (B' - dg/dq)) that fc leaves out.
 */

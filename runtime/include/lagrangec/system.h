@@ -19,14 +19,22 @@ typedef struct lgc_system {
     double alpha, beta;     /* Baumgarte gains passed to model->rhs */
     double *work;           /* model->nwork doubles of rhs scratch */
     double *kkt_work;       /* LAPACK solve's scratch when it replaces the model's, else NULL */
+    /*
+    ** nh + nn, for a model with contacts (else NULL): 1 where a row holds,
+    ** 0 for a contact apart, whose row the rhs, the correction and the
+    ** residual checks leave out. Every other row is 1. Set by whoever
+    ** steps the model (the driver: at a start, a release and an impact).
+    */
+    unsigned char *active;
     unsigned long nfev;     /* rhs evaluations so far */
 } lgc_system;
 
 /*
 ** Allocates p, u, work; gains from model->alpha/beta. When the model's own
 ** KKT solve is the dense-loop one and it has at least LGC_LAPACK_MIN_NQ
-** coordinates, lgc_system_rhs solves with LAPACK instead, and init
-** allocates that solve's scratch too.
+** coordinates, or when it has contacts (whose rows come and go),
+** lgc_system_rhs solves with LAPACK instead, and init allocates that
+** solve's scratch too.
 */
 int lgc_system_init(lgc_system *sys, const lgc_model *model);
 void lgc_system_free(lgc_system *sys);
@@ -58,6 +66,14 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
 */
 #define LGC_BAUMGARTE_KAPPA 0.02
 void lgc_baumgarte_auto(double h, double *alpha, double *beta);
+
+/*
+** The contacts touching at (t, x) on (|phi| within 1e-10 relative, as the
+** start's check), the others off: a start's active set.
+*/
+void lgc_contacts_touching(lgc_system *sys, double t, const double x[], double phi[]);
+/* 1 when row i (of [phi; phi'; g], 2 nh + nn) is a contact's that is off. */
+int lgc_row_off(const lgc_system *sys, int i);
 
 /* The lgc_status for a return code of a model's rhs or jacobian. */
 int lgc_model_status(int model_rc);
