@@ -479,6 +479,8 @@ std::string emit_header(const Plan &plan) {
     s << "#define " << n.size("NWORK_CORRECTION") << " " << plan.correction_work.size() << "  /* ... for "
       << n.fn("correction_factor") << " and _solve */\n";
   if (plan.with_step) s << emit_step_header_lines(plan);
+  s << "#define " << n.size("STACK_ESTIMATE") << " " << estimate_stack(plan).bytes
+    << "  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */\n";
   for (Size size : {Size::nh, Size::nn, Size::nc, Size::np, Size::nu})
     s << "#define " << n.size(size) << "_ARRAY " << z.array_length(size) << "\n";
   s << "\n";

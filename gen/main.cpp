@@ -88,7 +88,7 @@ void warn_stack(const lgc::Spec &spec, const lgc::StackEstimate &stack, lgc::Pre
                     " bytes of stack, past the bound of " + std::to_string(lgc::StackEstimate::kBound) +
                     " that a controller's task may have (estimated: " + stack.block + " holds " +
                     std::to_string(stack.values) + " values of " + std::to_string(real_size) +
-                    " bytes at once, and the routines around it up to " +
+                    " bytes at once, a quarter more for the compiler's own, and the routines around it up to " +
                     std::to_string(lgc::StackEstimate::kRoutines) + ")";
   if (stack.block.size() >= 21 && stack.block.compare(stack.block.size() - 21, 21, "_residual_derivatives") == 0)
     msg += "; without " + spec.name + "_jacobian (--no-jacobian) it is smaller";

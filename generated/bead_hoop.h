@@ -27,6 +27,7 @@ typedef double bead_hoop_real;
 #define BEAD_HOOP_NWORK_STEP (BEAD_HOOP_NWORK + 55)  /* ... for bead_hoop_step */
 #define BEAD_HOOP_STEP_TOLERANCE 1e-13  /* bead_hoop_step's position correction: |phi| it stops at */
 #define BEAD_HOOP_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define BEAD_HOOP_STACK_ESTIMATE 770  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BEAD_HOOP_NH_ARRAY 2
 #define BEAD_HOOP_NN_ARRAY 1
 #define BEAD_HOOP_NC_ARRAY 2

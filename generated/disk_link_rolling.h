@@ -27,6 +27,7 @@ typedef double disk_link_rolling_real;
 #define DISK_LINK_ROLLING_NWORK_STEP (DISK_LINK_ROLLING_NWORK + 43)  /* ... for disk_link_rolling_step */
 #define DISK_LINK_ROLLING_STEP_TOLERANCE 1e-13  /* disk_link_rolling_step's position correction: |phi| it stops at */
 #define DISK_LINK_ROLLING_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define DISK_LINK_ROLLING_STACK_ESTIMATE 750  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DISK_LINK_ROLLING_NH_ARRAY 1
 #define DISK_LINK_ROLLING_NN_ARRAY 1
 #define DISK_LINK_ROLLING_NC_ARRAY 1

@@ -27,6 +27,7 @@ typedef double double_pendulum_real;
 #define DOUBLE_PENDULUM_NWORK_STEP (DOUBLE_PENDULUM_NWORK + 74)  /* ... for double_pendulum_step */
 #define DOUBLE_PENDULUM_STEP_TOLERANCE 1e-13  /* double_pendulum_step's position correction: |phi| it stops at */
 #define DOUBLE_PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define DOUBLE_PENDULUM_STACK_ESTIMATE 810  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DOUBLE_PENDULUM_NH_ARRAY 2
 #define DOUBLE_PENDULUM_NN_ARRAY 1
 #define DOUBLE_PENDULUM_NC_ARRAY 2

@@ -27,6 +27,7 @@ typedef double four_bar_real;
 #define FOUR_BAR_NWORK_STEP (FOUR_BAR_NWORK + 55)  /* ... for four_bar_step */
 #define FOUR_BAR_STEP_TOLERANCE 1e-13  /* four_bar_step's position correction: |phi| it stops at */
 #define FOUR_BAR_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define FOUR_BAR_STACK_ESTIMATE 920  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define FOUR_BAR_NH_ARRAY 2
 #define FOUR_BAR_NN_ARRAY 1
 #define FOUR_BAR_NC_ARRAY 2

@@ -27,6 +27,7 @@ typedef double knife_edge_real;
 #define KNIFE_EDGE_NWORK_STEP (KNIFE_EDGE_NWORK + 42)  /* ... for knife_edge_step */
 #define KNIFE_EDGE_STEP_TOLERANCE 1e-13  /* knife_edge_step's position correction: |phi| it stops at */
 #define KNIFE_EDGE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define KNIFE_EDGE_STACK_ESTIMATE 740  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define KNIFE_EDGE_NH_ARRAY 1
 #define KNIFE_EDGE_NN_ARRAY 1
 #define KNIFE_EDGE_NC_ARRAY 1

@@ -27,6 +27,7 @@ typedef double pendulum_real;
 #define PENDULUM_NWORK_STEP (PENDULUM_NWORK + 28)  /* ... for pendulum_step */
 #define PENDULUM_STEP_TOLERANCE 1e-13  /* pendulum_step's position correction: |phi| it stops at */
 #define PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define PENDULUM_STACK_ESTIMATE 710  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define PENDULUM_NH_ARRAY 1
 #define PENDULUM_NN_ARRAY 1
 #define PENDULUM_NC_ARRAY 1

@@ -27,6 +27,7 @@ typedef double rolling_disk_real;
 #define ROLLING_DISK_NWORK_STEP (ROLLING_DISK_NWORK + 74)  /* ... for rolling_disk_step */
 #define ROLLING_DISK_STEP_TOLERANCE 1e-13  /* rolling_disk_step's position correction: |phi| it stops at */
 #define ROLLING_DISK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define ROLLING_DISK_STACK_ESTIMATE 760  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define ROLLING_DISK_NH_ARRAY 1
 #define ROLLING_DISK_NN_ARRAY 2
 #define ROLLING_DISK_NC_ARRAY 2

@@ -27,6 +27,7 @@ typedef double slider_crank_real;
 #define SLIDER_CRANK_NWORK_STEP (SLIDER_CRANK_NWORK + 55)  /* ... for slider_crank_step */
 #define SLIDER_CRANK_STEP_TOLERANCE 1e-13  /* slider_crank_step's position correction: |phi| it stops at */
 #define SLIDER_CRANK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define SLIDER_CRANK_STACK_ESTIMATE 850  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SLIDER_CRANK_NH_ARRAY 2
 #define SLIDER_CRANK_NN_ARRAY 1
 #define SLIDER_CRANK_NC_ARRAY 2

@@ -256,9 +256,10 @@ void stack_bound_warns(void **) {
   }
   Result bicycle = run({lagrangec, "generate", std::string(SPECS_DIR) + "/bicycle.toml", "-o", out});
   const std::string expected = std::string(SPECS_DIR) + "/bicycle.toml: " + warning +
-                               "5808 bytes of stack, past the bound of 4096 that a controller's task may have "
-                               "(estimated: bicycle_residual_derivatives holds 662 values of 8 bytes at once, and the "
-                               "routines around it up to 512); without bicycle_jacobian (--no-jacobian) it is smaller\n";
+                               "7260 bytes of stack, past the bound of 4096 that a controller's task may have "
+                               "(estimated: bicycle_residual_derivatives holds 662 values of 8 bytes at once, a quarter "
+                               "more for the compiler's own, and the routines around it up to 640); without "
+                               "bicycle_jacobian (--no-jacobian) it is smaller\n";
   if (bicycle.err != expected) fail_msg("the bicycle's warning:\n  got:      %s  expected: %s", bicycle.err.c_str(),
                                          expected.c_str());
   fs::remove_all(out);
