@@ -21,7 +21,7 @@ import tempfile
 
 TARGET = ["-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O2"]
-PRECISION_FLAGS = {"double": [], "float": ["-Wdouble-promotion"]}
+PRECISION_FLAGS = {"double": ["-Wconversion"], "float": ["-Wconversion", "-Wdouble-promotion"]}
 BEGIN = "<!-- cross-build table: python3 tests/embed/cross_build.py build/gen/lagrangec specs tests/embed/control_loop.c --readme README.md -->"
 END = "<!-- end of the cross-build table -->"
 
@@ -100,7 +100,8 @@ def main():
                  "--specs=nosys.specs", "-lm", "-o", elf], out)
             rows.setdefault("embedding example (linked, newlib)", {})[precision] = (text_size(size_tool, elf, out), None, None)
 
-    lines = [f"Cortex-M4F, arm-none-eabi-gcc {version}, `{' '.join(TARGET + STRICT)}` (and `-Wdouble-promotion` for float):",
+    lines = [f"Cortex-M4F, arm-none-eabi-gcc {version}, `{' '.join(TARGET + STRICT)} -Wconversion` (and "
+             "`-Wdouble-promotion` for float):",
              "code size (text bytes of NAME.c's object) and stack: the deepest call chain of the generated functions",
              "(`-fcallgraph-info=su` frames, libm's not counted) / generate's estimate, NAME_STACK_ESTIMATE.", "",
              "| model | double: code | double: stack / estimate | float: code | float: stack / estimate |",
