@@ -24,6 +24,7 @@ const char *RealType::c_type() const { return single() ? "float" : "double"; }
 std::string RealType::literal(double v) const {
   if (!single()) return format_double(v);
   const float f = float(v);
+  if (std::isinf(f)) return f < 0 ? "-HUGE_VALF" : "HUGE_VALF";  // past float's range, as (float)v is
   char buf[40];
   if (f == std::trunc(f) && std::fabs(f) < 1e7f) {
     std::snprintf(buf, sizeof buf, "%.1f", double(f));
