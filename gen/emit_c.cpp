@@ -78,27 +78,33 @@ std::string offset_text(const Names &n, const Offset &o) {
   return s.empty() ? "0" : s;
 }
 
-std::string signature_text(const Signature &sig) {
-  std::string s = (sig.is_static ? "static " : "") + sig.result + " " + sig.name + "(";
+}  // namespace
+
+std::string signature_text(const RealType &real, const Signature &sig) {
+  std::string result = sig.result == "real" ? real.type : sig.result;
+  std::string s = (sig.is_static ? "static " : "") + result + " " + sig.name + "(";
   for (size_t l = 0; l < sig.lines.size(); ++l) {
     if (l) s += ",\n    ";
     for (size_t i = 0; i < sig.lines[l].size(); ++i) {
       const Param &p = sig.lines[l][i];
       s += i ? ", " : "";
-      s += p.type == Param::real ? "double " + p.name
+      s += p.type == Param::real ? real.type + " " + p.name
            : p.type == Param::integer ? "int " + p.name
-           : p.type == Param::real_array ? "double " + p.name + "[]"
-                                         : "const double " + p.name + "[]";
+           : p.type == Param::real_array ? real.type + " " + p.name + "[]"
+                                         : "const " + real.type + " " + p.name + "[]";
     }
   }
   return s + ")";
 }
 
+namespace {
+
 // ---- expressions ----
 
 class CPrinter {
  public:
-  CPrinter(const Graph &g, const Schedule &s) : g_(g), temps_(s.temps), reuse_(s.reuse) {}
+  CPrinter(const Graph &g, const Schedule &s, const RealType &real)
+      : g_(g), temps_(s.temps), reuse_(s.reuse), real_(real) {}
 
   // The expression of node `id` itself, even when a temporary holds it.
   std::string define(int id) const { return body(id); }
@@ -116,6 +122,7 @@ class CPrinter {
   const Graph &g_;
   const std::map<int, int> &temps_;
   const std::map<int, SumReuse> &reuse_;
+  const RealType &real_;
 
   static int precedence(const Node &n) {
     switch (n.kind) {
@@ -130,7 +137,7 @@ class CPrinter {
   std::string body(int id) const {
     const Node &n = g_.node(id);
     switch (n.kind) {
-      case Node::num: return format_double(n.value);
+      case Node::num: return real_.literal(n.value);
       case Node::sym: return n.name;
       case Node::add: {
         auto r = reuse_.find(id);
@@ -142,14 +149,15 @@ class CPrinter {
       case Node::mul: return product(n);
       case Node::ipow: {
         std::string b = print(n.terms[0].second, 3);
-        if (n.exponent > 3) return "pow(" + b + ", " + std::to_string(n.exponent) + ".0)";
+        if (n.exponent > 3) return real_.function("pow") + "(" + b + ", " + real_.literal(n.exponent) + ")";
         std::string s = b;
         for (int i = 1; i < n.exponent; ++i) s += "*" + b;
         return s;
       }
-      case Node::pow: return "pow(" + print(n.terms[0].second) + ", " + print(n.terms[1].second) + ")";
+      case Node::pow:
+        return real_.function("pow") + "(" + print(n.terms[0].second) + ", " + print(n.terms[1].second) + ")";
       case Node::call: {
-        std::string s = n.name + "(";
+        std::string s = real_.function(n.name) + "(";
         for (size_t i = 0; i < n.terms.size(); ++i) s += (i ? ", " : "") + print(n.terms[i].second);
         return s + ")";
       }
@@ -175,12 +183,12 @@ class CPrinter {
         std::string group;
         for (auto &[other, other_id] : terms)
           if (std::fabs(other) == c) append(group, other * coef, print(other_id, 2));
-        append(s, coef, format_double(c) + "*(" + group + ")");
+        append(s, coef, real_.literal(c) + "*(" + group + ")");
         continue;
       }
-      append(s, coef, c == 1 ? print(id, 2) : format_double(c) + "*" + print(id, 2));
+      append(s, coef, c == 1 ? print(id, 2) : real_.literal(c) + "*" + print(id, 2));
     }
-    if (constant != 0) append(s, constant, format_double(std::fabs(constant)));
+    if (constant != 0) append(s, constant, real_.literal(std::fabs(constant)));
     return s;
   }
 
@@ -197,7 +205,7 @@ class CPrinter {
         den_atom = ++den_count == 1 && (temps_.count(id) || precedence(g_.node(id)) == 3);
       }
     }
-    if (num.empty()) num = "1.0";
+    if (num.empty()) num = real_.literal(1.0);
     if (den.empty()) return num;
     return num + "/" + (den_atom ? den : "(" + den + ")");
   }
@@ -215,21 +223,26 @@ std::string row(const Names &n, const Offset &offset, const std::string &i) {
   return offset.empty() ? i : "(" + offset_text(n, offset) + " + " + i + ")";
 }
 
-std::string declare_pointers(const Names &n, const std::vector<Pointer> &pointers) {
+}  // namespace
+
+std::string declare_pointers(const Plan &plan, const std::vector<Pointer> &pointers) {
+  const Names &n = plan.names;
   std::string s;
   for (auto &p : pointers)
-    s += "    double *" + p.name + " = " + p.base + (p.offset.empty() ? "" : " + " + offset_text(n, p.offset)) + ";\n";
+    s += "    " + plan.real.type + " *" + p.name + " = " + p.base + (p.offset.empty() ? "" : " + " + offset_text(n, p.offset)) + ";\n";
   return s;
 }
 
+namespace {
+
 std::string block_source(const Plan &plan, const Block &b) {
   const Names &n = plan.names;
-  CPrinter printer(plan.graph, b.schedule);
+  CPrinter printer(plan.graph, b.schedule, plan.real);
   std::ostringstream s;
-  s << signature_text(b.signature) << "\n{\n";
+  s << signature_text(plan.real, b.signature) << "\n{\n";
   for (auto &p : b.unused) s << "    (void)" << p << ";\n";
   for (const Local *l : b.loads) {
-    s << "    const double " << l->name << " = " << l->array << "[" << l->index << "];";
+    s << "    const " << plan.real.type << " " << l->name << " = " << l->array << "[" << l->index << "];";
     if (l->spec_name != l->name) s << "  /* " << comment_text(l->spec_name) << " */";
     s << "\n";
   }
@@ -237,7 +250,7 @@ std::string block_source(const Plan &plan, const Block &b) {
     if (a.zeroed) s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
   for (const Statement &st : b.schedule.code) {
     if (st.kind == Statement::temp) {
-      s << "    const double w" << st.temp_number << " = " << printer.define(st.node) << ";\n";
+      s << "    const " << plan.real.type << " w" << st.temp_number << " = " << printer.define(st.node) << ";\n";
       continue;
     }
     const Assignment &a = b.outputs[size_t(st.output_index)];
@@ -261,11 +274,12 @@ std::string doc_comment(const std::string &doc) {
   return s + "\n*/\n";
 }
 
-std::string array_literal(const std::vector<double> &values, const std::vector<std::string> &labels) {
+std::string array_literal(const RealType &real, const std::vector<double> &values,
+                          const std::vector<std::string> &labels) {
   std::ostringstream s;
   s << "{";
   for (size_t i = 0; i < values.size(); ++i)
-    s << (i ? ", " : " ") << format_double(values[i]) << " /* " << comment_text(labels[i]) << " */";
+    s << (i ? ", " : " ") << real.literal(values[i]) << " /* " << comment_text(labels[i]) << " */";
   s << " }";
   return s.str();
 }
@@ -278,11 +292,11 @@ std::string rhs_source(const Plan &plan) {
   auto text = [&](const Offset &o) { return offset_text(n, o); };
   auto count = [&](const Layout &l, const char *slice) { return extent_text(n, l.extent(slice)); };
   std::ostringstream s;
-  s << signature_text(plan.rhs.signature) << "\n{\n";
+  s << signature_text(plan.real, plan.rhs.signature) << "\n{\n";
   std::string slices;
   for (auto &name : plan.rhs_work.names(0)) slices += (slices.empty() ? "" : " | ") + name;
-  s << "    /* work: " << slices << " (" << n.size(Size::nwork) << " doubles) */\n";
-  s << declare_pointers(n, plan.rhs.pointers);
+  s << "    /* work: " << slices << " (" << n.size(Size::nwork) << " " << plan.real.plural() << ") */\n";
+  s << declare_pointers(plan, plan.rhs.pointers);
   s << "    int i, status;\n"
     << "    " << n.fn(plan.solver.straight_line ? "kkt_entries" : "kkt_terms")
     << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
@@ -326,10 +340,10 @@ std::string jacobian_source(const Plan &plan) {
   std::ostringstream s;
   s << "/* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */\n"
     << block_source(plan, plan.residual_derivatives) << "\n";
-  s << signature_text(plan.jacobian.signature) << "\n{\n"
+  s << signature_text(plan.real, plan.jacobian.signature) << "\n{\n"
     << "    /* work: the rhs's (" << inner << "), then " << outer << "\n"
-    << "       (" << n.size("NWORK_JACOBIAN") << " doubles) */\n"
-    << declare_pointers(n, plan.jacobian.pointers) << "    int i, k, status;\n"
+    << "       (" << n.size("NWORK_JACOBIAN") << " " << plan.real.plural() << ") */\n"
+    << declare_pointers(plan, plan.jacobian.pointers) << "    int i, k, status;\n"
     << "    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */\n"
     << "    status = " << n.fn("rhs") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);\n"
     << "    if (status != " << n.size("OK") << ") return status;\n";
@@ -341,10 +355,10 @@ std::string jacobian_source(const Plan &plan) {
   for (auto &a : plan.jacobian.arrays)
     s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
   s << "    for (i = 0; i < " << extent_text(n, x.extent("q")) << "; ++i) out_dfdx[" << row(n, x.offset("q"), "i")
-    << "*" << X << " + " << text(x.offset("v")) << " + i] = 1.0;\n"
+    << "*" << X << " + " << text(x.offset("v")) << " + i] = " << plan.real.literal(1.0) << ";\n"
     << "    /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */\n"
     << "    for (k = 0; k < " << X << " + " << U << "; ++k) {\n"
-    << "        const double *dR = k < " << X << " ? dR_dx + k : dR_du + (k - " << X << ");\n"
+    << "        const " << plan.real.type << " *dR = k < " << X << " ? dR_dx + k : dR_du + (k - " << X << ");\n"
     << "        const int stride = k < " << X << " ? " << X << " : " << U << ";\n"
     << "        for (i = 0; i < " << size("column") << "; ++i) column[i] = -dR[i*stride];\n"
     << "        " << n.fn("solve_kkt") << "(M, J, S, column, column + " << text(plan.kkt.offset("lambda")) << ", w);\n"
@@ -358,7 +372,7 @@ std::string jacobian_source(const Plan &plan) {
     s << "        /* Vakonomic: mu' = -nu on the nonholonomic rows. */\n"
       << "        for (i = 0; i < " << extent_text(n, x.extent("mu")) << "; ++i) {\n"
       << "            const int row = " << text(x.offset("mu")) << " + i;\n"
-      << "            const double d = -" << element(n, "column", plan.kkt.offset("mu"), "i") << ";\n"
+      << "            const " << plan.real.type << " d = -" << element(n, "column", plan.kkt.offset("mu"), "i") << ";\n"
       << "            if (k < " << X << ") out_dfdx[row*" << X << " + k] = d;\n"
       << "            else out_dfdu[row*" << U << " + k - " << X << "] = d;\n"
       << "        }\n";
@@ -379,7 +393,7 @@ std::string jacobian_source(const Plan &plan) {
 std::string kkt_terms_source(const Plan &plan) {
   const Names &n = plan.names;
   std::ostringstream s;
-  s << signature_text(plan.kkt_terms.signature) << "\n{\n";
+  s << signature_text(plan.real, plan.kkt_terms.signature) << "\n{\n";
   for (auto &a : plan.kkt_terms.arrays)
     s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
   s << "    " << n.fn("kkt_entries") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
@@ -393,13 +407,13 @@ std::string correction_source(const Plan &plan) {
   const Names &n = plan.names;
   const CorrectionSolver &k = plan.correction;
   std::ostringstream s;
-  s << signature_text(plan.correction_factor.signature) << "\n{\n"
-    << "    /* work: Y | S (" << n.size("NWORK_CORRECTION") << " doubles) */\n"
-    << declare_pointers(n, plan.correction_factor.pointers)
+  s << signature_text(plan.real, plan.correction_factor.signature) << "\n{\n"
+    << "    /* work: Y | S (" << n.size("NWORK_CORRECTION") << " " << plan.real.plural() << ") */\n"
+    << declare_pointers(plan, plan.correction_factor.pointers)
     << "    if (mass_metric) return " << n.fn("factor_correction_mass") << "(M, C, Y, S);\n"
     << "    return " << n.fn("factor_correction_identity") << "(C, S);\n}\n\n";
-  s << signature_text(plan.correction_solve.signature) << "\n{\n"
-    << declare_pointers(n, plan.correction_solve.pointers);
+  s << signature_text(plan.real, plan.correction_solve.signature) << "\n{\n"
+    << declare_pointers(plan, plan.correction_solve.pointers);
   // Holonomic rows first, when they are a variant of their own.
   const bool by_rows = k.solves.front().rows != k.solves.back().rows;
   if (!by_rows) s << "    (void)rows;\n";
@@ -414,15 +428,16 @@ std::string correction_source(const Plan &plan) {
   return s.str();
 }
 
-std::string mirror_source(const Names &n) {
+std::string mirror_source(const Plan &plan) {
+  const Names &n = plan.names;
   const std::string Q = n.size(Size::nq);
   return "/* Copies the lower triangle of the symmetric M to the upper one. */\nstatic void " + n.fn("mirror_lower") +
-         "(double a[])\n{\n    int i, j;\n    for (i = 0; i < " + Q + "; ++i)\n        for (j = 0; j < i; ++j) a[j*" +
+         "(" + plan.real.type + " a[])\n{\n    int i, j;\n    for (i = 0; i < " + Q + "; ++i)\n        for (j = 0; j < i; ++j) a[j*" +
          Q + " + i] = a[i*" + Q + " + j];\n}\n\n";
 }
 
-std::string declaration(const Signature &sig, const std::string &doc) {
-  return doc_comment(doc) + signature_text(sig) + ";\n\n";
+std::string declaration(const RealType &real, const Signature &sig, const std::string &doc) {
+  return doc_comment(doc) + signature_text(real, sig) + ";\n\n";
 }
 
 }  // namespace
@@ -441,6 +456,10 @@ std::string emit_header(const Plan &plan) {
   s << "/* " << comment_text(m.spec->title) << " */\n";
   s << "#ifndef " << n.P << "_H\n#define " << n.P << "_H\n\n";
   s << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  s << "/* The type of every real below (states, parameters, work, results), named\n"
+       "   so that callers declare their arrays in the model's precision: "
+    << plan.real.c_type() << ", as\n   generated (lagrangec generate --real float|double). */\n";
+  s << "typedef " << plan.real.c_type() << " " << plan.real.type << ";\n\n";
   s << "/* Sizes. A count may be 0, and C has no arrays of 0 elements: declare\n"
        "   arrays with the _ARRAY lengths, the count or 1 when it is 0. */\n";
   s << "#define " << n.size("NQ") << " " << z.nq << "  /* coordinates: " << names_of(m.spec->coordinates) << " */\n";
@@ -451,7 +470,7 @@ std::string emit_header(const Plan &plan) {
     << (m.mu.empty() ? "" : ", the vakonomic multipliers mu") << " */\n";
   s << "#define " << n.size("NP") << " " << z.np << "  /* parameters: " << names_of(m.spec->parameters) << " */\n";
   s << "#define " << n.size("NU") << " " << z.nu << "  /* inputs: " << names_of(m.spec->inputs) << " */\n";
-  s << "#define " << n.size("NWORK") << " " << plan.rhs_work.size() << "  /* doubles of scratch for " << n.fn("rhs")
+  s << "#define " << n.size("NWORK") << " " << plan.rhs_work.size() << "  /* " << plan.real.plural() << " of scratch for " << n.fn("rhs")
     << " */\n";
   if (plan.with_jacobian)
     s << "#define " << n.size("NWORK_JACOBIAN") << " (" << n.size("NWORK") << " + " << plan.jacobian_work.size_after_inner()
@@ -459,6 +478,9 @@ std::string emit_header(const Plan &plan) {
   if (plan.correction.available)
     s << "#define " << n.size("NWORK_CORRECTION") << " " << plan.correction_work.size() << "  /* ... for "
       << n.fn("correction_factor") << " and _solve */\n";
+  if (plan.with_step) s << emit_step_header_lines(plan);
+  s << "#define " << n.size("STACK_ESTIMATE") << " " << estimate_stack(plan).bytes
+    << "  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */\n";
   for (Size size : {Size::nh, Size::nn, Size::nc, Size::np, Size::nu})
     s << "#define " << n.size(size) << "_ARRAY " << z.array_length(size) << "\n";
   if (!m.outputs.empty())
@@ -483,27 +505,38 @@ std::string emit_header(const Plan &plan) {
   s << "#define " << n.size("SINGULAR_MASS") << " " << LGC_MODEL_SINGULAR_MASS
     << "         /* M(q, t) is not positive definite */\n";
   s << "#define " << n.size("SINGULAR_CONSTRAINTS") << " " << LGC_MODEL_SINGULAR_CONSTRAINTS
-    << "  /* the constraint rows are dependent here */\n\n";
+    << "  /* the constraint rows are dependent here */\n";
+  if (plan.with_step) {  // the step's own codes, after lgc_model_status's
+    if (z.nc)
+      s << "#define " << n.size("CORRECTION_FAILED") << " " << LGC_MODEL_SINGULAR_CONSTRAINTS + 1 << "     /* "
+        << n.fn("step") << " only: the position correction did not converge */\n";
+    s << "#define " << n.size("NOT_FINITE") << " " << LGC_MODEL_SINGULAR_CONSTRAINTS + 2 << "            /* "
+      << n.fn("step") << " only: a NaN or Inf in the state it reached */\n";
+  }
+  s << "\n";
 
   s << "/* The spec's defaults. */\n";
-  if (z.np) s << "extern const double " << n.fn("param_defaults") << "[" << n.size("NP") << "];\n";
-  if (z.nu) s << "extern const double " << n.fn("input_defaults") << "[" << n.size("NU") << "];\n";
-  s << "extern const double " << n.fn("initial_state") << "[" << n.size("NX") << "];\n";
-  s << "#define " << n.size("ALPHA") << " " << format_double(m.spec->alpha) << "  /* Baumgarte gains */\n";
-  s << "#define " << n.size("BETA") << " " << format_double(m.spec->beta) << "\n\n";
+  if (z.np) s << "extern const " << plan.real.type << " " << n.fn("param_defaults") << "[" << n.size("NP") << "];\n";
+  if (z.nu) s << "extern const " << plan.real.type << " " << n.fn("input_defaults") << "[" << n.size("NU") << "];\n";
+  s << "extern const " << plan.real.type << " " << n.fn("initial_state") << "[" << n.size("NX") << "];\n";
+  s << "#define " << n.size("ALPHA") << " " << plan.real.literal(m.spec->alpha) << "  /* Baumgarte gains */\n";
+  s << "#define " << n.size("BETA") << " " << plan.real.literal(m.spec->beta) << "\n\n";
 
-  s << declaration(plan.rhs.signature, plan.rhs.doc);
-  if (plan.with_jacobian) s << declaration(plan.jacobian.signature, plan.jacobian.doc);
-  s << declaration(plan.kkt_terms.signature, plan.kkt_terms.doc);
+  s << declaration(plan.real, plan.rhs.signature, plan.rhs.doc);
+  if (plan.with_jacobian) s << declaration(plan.real, plan.jacobian.signature, plan.jacobian.doc);
+  s << declaration(plan.real, plan.kkt_terms.signature, plan.kkt_terms.doc);
+  if (plan.with_step) s << declaration(plan.real, plan.step.signature, plan.step.doc);
   if (plan.correction.available)
-    for (const Routine *r : {&plan.correction_factor, &plan.correction_solve}) s << declaration(r->signature, r->doc);
+    for (const Routine *r : {&plan.correction_factor, &plan.correction_solve}) s << declaration(plan.real, r->signature, r->doc);
   for (const Block *b : {&plan.residuals, &plan.energy, &plan.mass_matrix, &plan.constraint_jacobian,
                          &plan.constraint_coordinate_jacobian, &plan.initial_state_at})
-    s << declaration(b->signature, b->doc);
-  if (!m.outputs.empty()) s << declaration(plan.outputs.signature, plan.outputs.doc);
-  if (!m.events.empty()) s << declaration(plan.events.signature, plan.events.doc);
-  s << "/* The runtime's descriptor of this model, defined in " << n.p << "_model.c. */\n";
-  s << "struct lgc_model;\nextern const struct lgc_model " << n.fn("model") << ";\n\n";
+    s << declaration(plan.real, b->signature, b->doc);
+  if (!m.outputs.empty()) s << declaration(plan.real, plan.outputs.signature, plan.outputs.doc);
+  if (!m.events.empty()) s << declaration(plan.real, plan.events.signature, plan.events.doc);
+  if (!plan.real.single()) {  // the runtime integrates double models only
+    s << "/* The runtime's descriptor of this model, defined in " << n.p << "_model.c. */\n";
+    s << "struct lgc_model;\nextern const struct lgc_model " << n.fn("model") << ";\n\n";
+  }
   s << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return s.str();
 }
@@ -524,10 +557,10 @@ std::string emit_source(const Plan &plan) {
   values(m.spec->inputs, uvals, unames);
   for (auto &x : m.state) xvals.push_back(x.initial_value), xnames.push_back(x.name);
   if (!pvals.empty())
-    s << "const double " << n.fn("param_defaults") << "[" << n.size("NP") << "] = " << array_literal(pvals, pnames) << ";\n";
+    s << "const " << plan.real.type << " " << n.fn("param_defaults") << "[" << n.size("NP") << "] = " << array_literal(plan.real, pvals, pnames) << ";\n";
   if (!uvals.empty())
-    s << "const double " << n.fn("input_defaults") << "[" << n.size("NU") << "] = " << array_literal(uvals, unames) << ";\n";
-  s << "const double " << n.fn("initial_state") << "[" << n.size("NX") << "] = " << array_literal(xvals, xnames)
+    s << "const " << plan.real.type << " " << n.fn("input_defaults") << "[" << n.size("NU") << "] = " << array_literal(plan.real, uvals, unames) << ";\n";
+  s << "const " << plan.real.type << " " << n.fn("initial_state") << "[" << n.size("NX") << "] = " << array_literal(plan.real, xvals, xnames)
     << ";\n\n";
   s << emit_kkt_solver(plan) << "\n";
   s << block_source(plan, plan.kkt_entries) << "\n" << kkt_terms_source(plan);
@@ -536,12 +569,13 @@ std::string emit_source(const Plan &plan) {
   if (plan.correction.available) s << emit_correction_solver(plan) << "\n" << correction_source(plan);
   s << block_source(plan, plan.residuals) << "\n";
   s << block_source(plan, plan.energy) << "\n";
-  s << mirror_source(n) << block_source(plan, plan.mass_matrix) << "\n";
+  s << mirror_source(plan) << block_source(plan, plan.mass_matrix) << "\n";
   s << block_source(plan, plan.constraint_jacobian) << "\n";
   s << block_source(plan, plan.constraint_coordinate_jacobian) << "\n";
   s << block_source(plan, plan.initial_state_at);
   if (!m.outputs.empty()) s << "\n" << block_source(plan, plan.outputs);
   if (!m.events.empty()) s << "\n" << block_source(plan, plan.events);
+  if (plan.with_step) s << "\n" << emit_step(plan);
   return s.str();
 }
 

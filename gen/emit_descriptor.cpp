@@ -29,6 +29,9 @@ std::string emit_descriptor(const Plan &plan) {
   const Spec &spec = *m.spec;
   std::ostringstream s;
   s << banner(plan, n.p + "_model.c");
+  if (plan.real.single())  // lgc_model's functions take doubles
+    return s.str() + "#error \"" + n.p + "_model.c: the runtime integrates models generated with --real double; " +
+           n.p + ".c was generated with --real float, for firmware\"\n";
   s << "/* The runtime's descriptor of the model; " << n.p << ".c itself does not depend on the runtime. */\n";
   s << "#include \"" << n.p << ".h\"\n\n#include <lagrangec/model.h>\n\n";
 

@@ -16,28 +16,29 @@ std::string ref(const ArrayRef &r) { return std::string(r.array) + "[" + std::to
 // (e) where e is a difference, e alone where it is one term.
 std::string grouped(const std::string &e) { return e.find(' ') == std::string::npos ? e : "(" + e + ")"; }
 
-std::string line_text(const Names &n, const SolveLine &l) {
+std::string line_text(const Names &n, const RealType &real, const SolveLine &l) {
   std::string terms;
   for (auto &[a, b] : l.products) terms += (l.sign < 0 ? " - " : terms.empty() ? "" : " + ") + ref(a) + "*" + ref(b);
   switch (l.kind) {
     case SolveLine::heading: return "    /* " + l.text + " */\n";
     case SolveLine::pivot:
-      return "    d = " + ref(l.target) + terms + ";\n    if (!(d > " + l.tolerance + "*" + ref(l.target) + ")) return " +
-             n.size(l.text.c_str()) + ";\n    " + ref(l.target) + " = sqrt(d);\n";
+      return "    d = " + ref(l.target) + terms + ";\n    if (!(d > " + real.suffixed(l.tolerance) + "*" +
+             ref(l.target) + ")) return " + n.size(l.text.c_str()) + ";\n    " + ref(l.target) + " = " +
+             real.function("sqrt") + "(d);\n";
     case SolveLine::add: return "    " + ref(l.target) + " += " + ref(*l.base) + ";\n";
     case SolveLine::assign: {
       std::string e = l.base ? ref(*l.base) + terms : terms;
       if (!l.base && l.sign < 0 && !e.empty()) e = "-" + e.substr(3);  // " - a*b": the first product negated
-      if (e.empty()) e = "0.0";
+      if (e.empty()) e = real.literal(0.0);
       return "    " + ref(l.target) + " = " + (l.divisor ? grouped(e) + "/" + ref(*l.divisor) : e) + ";\n";
     }
   }
   unreachable("unknown solve line");
 }
 
-std::string lines_text(const Names &n, const std::vector<SolveLine> &lines) {
+std::string lines_text(const Names &n, const RealType &real, const std::vector<SolveLine> &lines) {
   std::string s;
-  for (auto &l : lines) s += line_text(n, l);
+  for (auto &l : lines) s += line_text(n, real, l);
   return s;
 }
 
@@ -48,7 +49,8 @@ std::string unused_text(const std::vector<std::string> &params) {
 }
 
 // The plan's straight-line factor and solve.
-std::string straight_line_solver(const Names &n, const KktSolver &k) {
+std::string straight_line_solver(const Names &n, const RealType &real, const KktSolver &k) {
+  const std::string &R = real.type;
   std::ostringstream s;
   s << "/*\n** The KKT system of DESIGN.md §1,\n"
        "**     [ M  -J^T ] [ a  ]   [ f ]\n"
@@ -57,36 +59,38 @@ std::string straight_line_solver(const Names &n, const KktSolver &k) {
        "** a = a0 + M^-1 J^T nu, with two Cholesky factorisations. The code below\n"
        "** is specialised to the structural nonzeros of M and J (and their fill-in).\n"
        "** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.\n*/\n";
-  s << "static int " << n.fn("factor_kkt") << "(double M[], const double J[], double Y[], double S[])\n{\n";
-  s << "    double d;\n" << unused_text(k.factor_unused) << lines_text(n, k.factor);
+  s << "static int " << n.fn("factor_kkt") << "(" << R << " M[], const " << R << " J[], " << R << " Y[], " << R
+    << " S[])\n{\n";
+  s << "    " << R << " d;\n" << unused_text(k.factor_unused) << lines_text(n, real, k.factor);
   s << "    return " << n.size("OK") << ";\n}\n\n";
   s << "/* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */\n";
   s << "static void " << n.fn("solve_kkt")
-    << "(const double M[], const double J[], const double S[],\n    double a[], double nu[], double w[])\n{\n";
-  s << unused_text(k.solve_unused) << lines_text(n, k.solve) << "}\n";
+    << "(const " << R << " M[], const " << R << " J[], const " << R << " S[],\n    " << R << " a[], " << R << " nu[], " << R
+    << " w[])\n{\n";
+  s << unused_text(k.solve_unused) << lines_text(n, real, k.solve) << "}\n";
   return s.str();
 }
 
-std::string dense_solver(const Names &n) {
-  const std::string Q = n.size("NQ"), C = n.size("NC"), p = n.p;
+std::string dense_solver(const Names &n, const RealType &real) {
+  const std::string Q = n.size("NQ"), C = n.size("NC"), p = n.p, R = real.type;
   std::ostringstream s;
   s << R"(/*
 ** Dense Cholesky factorisation in place: the lower triangle of the n x n
 ** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot is not
 ** positive beyond round-off, i.e. the matrix is singular or indefinite.
 */
-static int )" << p << R"(_cholesky(int n, double a[])
+static int )" << p << R"(_cholesky(int n, )" << R << R"( a[])
 {
     int i, j, k;
     for (j = 0; j < n; ++j) {
-        const double scale = a[j*n + j];
-        double d = scale;
+        const )" << R << R"( scale = a[j*n + j];
+        )" << R << R"( d = scale;
         for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
-        if (!(d > 1e-13*scale)) return 0;
-        d = sqrt(d);
+        if (!(d > )" << real.literal(1e-13) << R"(*scale)) return 0;
+        d = )" << real.function("sqrt") << R"((d);
         a[j*n + j] = d;
         for (i = j + 1; i < n; ++i) {
-            double s = a[i*n + j];
+            )" << R << R"( s = a[i*n + j];
             for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
             a[i*n + j] = s/d;
         }
@@ -95,17 +99,17 @@ static int )" << p << R"(_cholesky(int n, double a[])
 }
 
 /* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
-static void )" << p << R"(_cholesky_solve(int n, const double L[], double b[], int transposed_too)
+static void )" << p << R"(_cholesky_solve(int n, const )" << R << R"( L[], )" << R << R"( b[], int transposed_too)
 {
     int i, k;
     for (i = 0; i < n; ++i) {
-        double s = b[i];
+        )" << R << R"( s = b[i];
         for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
         b[i] = s/L[i*n + i];
     }
     if (!transposed_too) return;
     for (i = n - 1; i >= 0; --i) {
-        double s = b[i];
+        )" << R << R"( s = b[i];
         for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
         b[i] = s/L[i*n + i];
     }
@@ -123,7 +127,7 @@ static void )" << p << R"(_cholesky_solve(int n, const double L[], double b[], i
 ** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
 ** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
 */
-static int )" << p << R"(_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int )" << p << R"(_factor_kkt()" << R << R"( M[], const )" << R << R"( J[], )" << R << R"( Y[], )" << R << R"( S[])
 {
     int i, j, k;
     if (!)" << p << R"(_cholesky()" << Q << R"(, M)) return )" << n.size("SINGULAR_MASS") << R"(;
@@ -133,7 +137,7 @@ static int )" << p << R"(_factor_kkt(double M[], const double J[], double Y[], d
     }
     for (i = 0; i < )" << C << R"(; ++i)
         for (j = 0; j <= i; ++j) {
-            double s = 0.0;
+            )" << R << R"( s = )" << real.literal(0.0) << R"(;
             for (k = 0; k < )" << Q << R"(; ++k) s += Y[i*)" << Q << R"( + k]*Y[j*)" << Q << R"( + k];
             S[i*)" << C << R"( + j] = s;
         }
@@ -142,8 +146,8 @@ static int )" << p << R"(_factor_kkt(double M[], const double J[], double Y[], d
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void )" << p << R"(_solve_kkt(const double M[], const double J[], const double S[],
-                      double a[], double nu[], double w[])
+static void )" << p << R"(_solve_kkt(const )" << R << R"( M[], const )" << R << R"( J[], const )" << R << R"( S[],
+                      )" << R << R"( a[], )" << R << R"( nu[], )" << R << R"( w[])
 {
     int i, k;
     )" << p << R"(_cholesky_solve()" << Q << R"(, M, a, 1);
@@ -151,7 +155,7 @@ static void )" << p << R"(_solve_kkt(const double M[], const double J[], const d
         for (k = 0; k < )" << Q << R"(; ++k) nu[i] -= J[i*)" << Q << R"( + k]*a[k];
     )" << p << R"(_cholesky_solve()" << C << R"(, S, nu, 1);
     for (k = 0; k < )" << Q << R"(; ++k) {
-        double s = 0.0;
+        )" << R << R"( s = )" << real.literal(0.0) << R"(;
         for (i = 0; i < )" << C << R"(; ++i) s += J[i*)" << Q << R"( + k]*nu[i];
         w[k] = s;
     }
@@ -163,8 +167,9 @@ static void )" << p << R"(_solve_kkt(const double M[], const double J[], const d
   return s.str();
 }
 
-std::string zero_source(const Names &n) {
-  return "static void " + n.fn("zero") + "(double a[], int n)\n{\n    int i;\n    for (i = 0; i < n; ++i) a[i] = 0.0;\n}\n";
+std::string zero_source(const Names &n, const RealType &real) {
+  return "static void " + n.fn("zero") + "(" + real.type + " a[], int n)\n{\n    int i;\n    for (i = 0; i < n; ++i) a[i] = " +
+         real.literal(0.0) + ";\n}\n";
 }
 
 }  // namespace
@@ -176,31 +181,35 @@ std::string correction_solve_name(const Names &n, const CorrectionSolver::Solve 
 std::string emit_correction_solver(const Plan &plan) {
   const Names &n = plan.names;
   const CorrectionSolver &k = plan.correction;
+  const RealType &real = plan.real;
+  const std::string &R = real.type;
   std::ostringstream s;
   s << "/*\n** The one-step correction (6.416-6.418): the smallest d in the metric W\n"
        "** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is\n"
        "** factored as the KKT solve factors J M^-1 J^T, over the structural\n"
        "** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.\n*/\n";
-  s << "static int " << n.fn("factor_correction_mass") << "(double M[], const double C[], double Y[], double S[])\n{\n"
-    << "    double d;\n" << unused_text(k.factor_mass_unused) << lines_text(n, k.factor_mass)
+  s << "static int " << n.fn("factor_correction_mass") << "(" << R << " M[], const " << R << " C[], " << R << " Y[], " << R
+    << " S[])\n{\n"
+    << "    " << R << " d;\n" << unused_text(k.factor_mass_unused) << lines_text(n, real, k.factor_mass)
     << "    return " << n.size("OK") << ";\n}\n\n";
   s << "/* W = I: S = C C^T. */\n";
-  s << "static int " << n.fn("factor_correction_identity") << "(const double C[], double S[])\n{\n"
-    << "    double d;\n" << unused_text(k.factor_identity_unused) << lines_text(n, k.factor_identity)
+  s << "static int " << n.fn("factor_correction_identity") << "(const " << R << " C[], " << R << " S[])\n{\n"
+    << "    " << R << " d;\n" << unused_text(k.factor_identity_unused) << lines_text(n, real, k.factor_identity)
     << "    return " << n.size("OK") << ";\n}\n";
   for (auto &solve : k.solves) {
     s << "\n/* On the " << (solve.rows < plan.sizes.nc ? "holonomic rows" : "constraint rows") << ", W = "
       << (solve.mass ? "M" : "I") << ": K = S^-1 K, d = W^-1 C^T K. */\n";
     s << "static void " << correction_solve_name(n, solve, plan.sizes.nc)
-      << "(const double M[], const double C[], const double S[], double K[], double d[])\n{\n"
-      << unused_text(solve.unused) << lines_text(n, solve.lines) << "}\n";
+      << "(const " << R << " M[], const " << R << " C[], const " << R << " S[], " << R << " K[], " << R << " d[])\n{\n"
+      << unused_text(solve.unused) << lines_text(n, real, solve.lines) << "}\n";
   }
   return s.str();
 }
 
 std::string emit_kkt_solver(const Plan &plan) {
   const Names &n = plan.names;
-  return (plan.solver.straight_line ? straight_line_solver(n, plan.solver) : dense_solver(n)) + "\n" + zero_source(n);
+  return (plan.solver.straight_line ? straight_line_solver(n, plan.real, plan.solver) : dense_solver(n, plan.real)) + "\n" +
+         zero_source(n, plan.real);
 }
 
 }  // namespace lgc

@@ -17,10 +17,10 @@
 namespace lgc {
 
 // spec → model → plan → the four files.
-GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian) {
+GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian, Precision precision) {
   Model model = derive(spec, formulation);
-  Plan plan(model, with_jacobian);
-  return {emit_header(plan), emit_source(plan), emit_descriptor(plan), emit_report(plan)};
+  Plan plan(model, with_jacobian, precision);
+  return {emit_header(plan), emit_source(plan), emit_descriptor(plan), emit_report(plan), estimate_stack(plan)};
 }
 
 namespace {

@@ -761,6 +761,31 @@ struct Names {
   std::string size(Size s) const { return P + "_" + size_suffix(s); }
 };
 
+// ---- real_type.cpp --------------------------------------------------------
+
+// The precision of the generated C's reals (generate --real): double, or
+// float for a controller whose FPU does single precision only.
+enum class Precision { double_precision, single_precision };
+// "double" or "float"; nullopt for anything else.
+std::optional<Precision> parse_precision(const std::string &name);
+
+// How a printer spells a real: every real of the generated code is of the
+// header's typedef `type` (NAME_real, of c_type()); its literals and libm
+// calls are of that type (0.5f, sinf in single precision).
+struct RealType {
+  Precision precision;
+  std::string type;  // "knife_edge_real"
+  RealType(const Names &names, Precision p);
+  bool single() const { return precision == Precision::single_precision; }
+  const char *c_type() const;                            // "double", "float"
+  std::string plural() const { return c_type() + std::string("s"); }  // sizes' unit in comments
+  std::string literal(double v) const;                   // "0.5", "0.5f"
+  std::string function(const std::string &libm) const;   // "sqrt", "sqrtf"
+  std::string suffixed(const std::string &literal) const; // a double literal as one of this type: "1e-8f"
+};
+
+// ---- plan.cpp (continued) -------------------------------------------------
+
 // A symbol of the model as generated code holds it: a local loaded from an
 // array (x_dot = state[4]), a scalar parameter of the function (t), or an
 // array element used in place (in_multipliers[0]).
@@ -781,7 +806,7 @@ struct Param {
 };
 
 struct Signature {
-  std::string result;  // "int", "void", "double"
+  std::string result;  // "int", "void", "real" (the model's real type)
   std::string name;
   bool is_static = false;
   std::vector<std::vector<Param>> lines;  // parameters, as the declaration breaks them
@@ -833,6 +858,7 @@ struct Routine {
 struct Plan {
   const Model &model;
   Names names;
+  RealType real;
   Sizes sizes;
   bool with_jacobian;
   Graph graph;                     // every expression, lowered once
@@ -846,6 +872,12 @@ struct Plan {
   CorrectionSolver correction;
   Layout correction_work;
   Routine correction_factor, correction_solve;
+  // NAME_step: one RK4 step and the correction, for a model without
+  // constraints or with the generated correction; its work is the rhs's,
+  // then its own slices.
+  bool with_step = false;
+  Layout step_work;
+  Routine step;
   Block kkt_entries, residuals, energy, mass_matrix, constraint_jacobian, constraint_coordinate_jacobian,
       initial_state_at;
   Routine kkt_terms, rhs;  // kkt_terms: the arrays zeroed, then kkt_entries
@@ -857,9 +889,28 @@ struct Plan {
   // the state and of the multipliers rhs returns there.
   Block outputs, events;
 
-  Plan(const Model &m, bool with_jacobian);
+  Plan(const Model &m, bool with_jacobian, Precision precision = Precision::double_precision);
   Plan(const Plan &) = delete;
 };
+
+// ---- stack_estimate.cpp ---------------------------------------------------
+
+// The stack the generated functions may take at most, estimated from the
+// plan: the largest straight-line block's loaded values and peak live
+// temporaries, a slot of the real type each and a quarter more for the
+// compiler's own, plus the routines' frames. On specs/ it is above what
+// arm-none-eabi-gcc -O2 takes (tests/embed/cross_build.py checks it).
+struct StackEstimate {
+  // The routines around the blocks (step, rhs, solves) and the frames of
+  // the small blocks they call.
+  static constexpr size_t kRoutines = 640;
+  // Past this, `generate` warns: a controller task's stack is a few KiB.
+  static constexpr size_t kBound = 4096;
+  size_t values = 0;  // of the block that holds most at once
+  std::string block;  // its name
+  size_t bytes = 0;
+};
+StackEstimate estimate_stack(const Plan &plan);
 
 // ---- emit_c.cpp -----------------------------------------------------------
 
@@ -870,6 +921,17 @@ std::string emit_source(const Plan &plan);
 // C string literal of any text (escapes, no trigraphs).
 std::string banner(const Plan &plan, const std::string &file);
 std::string string_literal(const std::string &text);
+// A function's declarator, and a routine's pointers into its buffers, as
+// the other printers of NAME.c write them too.
+std::string signature_text(const RealType &real, const Signature &sig);
+std::string declare_pointers(const Plan &plan, const std::vector<Pointer> &pointers);
+
+// ---- emit_step.cpp --------------------------------------------------------
+
+// NAME.c's NAME_step (RK4, then the correction) and its helpers; the
+// header's lines for it (NAME_NWORK_STEP, the tolerance and iteration limit).
+std::string emit_step(const Plan &plan);
+std::string emit_step_header_lines(const Plan &plan);
 
 // ---- emit_solve.cpp -------------------------------------------------------
 
@@ -895,10 +957,11 @@ std::string emit_report(const Plan &plan);
 
 struct GeneratedFiles {
   std::string header, source, descriptor, report;  // NAME.h, NAME.c, NAME_model.c, NAME.md
+  StackEstimate stack;
 };
 
 GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation::dalembert,
-                        bool with_jacobian = true);
+                        bool with_jacobian = true, Precision precision = Precision::double_precision);
 // Writes the files for `spec` into dir, each whole or not at all.
 void write_generated(const Spec &spec, const GeneratedFiles &files, const std::string &dir);
 // Writes `content` to `path` through a temporary file renamed into place.

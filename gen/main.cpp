@@ -41,6 +41,7 @@ const char *kUsageText =
 
 const char *kGenerateHelp =
     "usage: lagrangec generate SPEC... -o DIR [--formulation dalembert|vakonomic] [--no-jacobian]\n"
+    "                          [--real double|float]\n"
     "\n"
     "Writes DIR/NAME.h and DIR/NAME.c (standalone C99, <math.h> only),\n"
     "DIR/NAME_model.c (the runtime's descriptor) and DIR/NAME.md (the equations)\n"
@@ -48,7 +49,10 @@ const char *kGenerateHelp =
     "before anything is written; on an error nothing is written, and each\n"
     "file is replaced whole.\n"
     "--no-jacobian leaves out NAME_jacobian (df/dx, df/du), which on large\n"
-    "models costs more to generate than the rest.\n";
+    "models costs more to generate than the rest.\n"
+    "--real float writes every real of NAME.h and NAME.c as float, with float\n"
+    "literals and libm's float functions (sinf, sqrtf), for an FPU of single\n"
+    "precision; the runtime integrates double models only (the default).\n";
 
 const char *kEquationsHelp =
     "usage: lagrangec equations SPEC [--formulation dalembert|vakonomic]\n"
@@ -76,6 +80,21 @@ bool take_formulation(std::vector<std::string> &args, lgc::Formulation &f) {
 
 bool is_help(const std::string &a) { return a == "--help" || a == "-h"; }
 
+// A warning when the generated functions may not fit a controller's stack.
+void warn_stack(const lgc::Spec &spec, const lgc::StackEstimate &stack, lgc::Precision precision) {
+  if (stack.bytes <= lgc::StackEstimate::kBound) return;
+  const size_t real_size = precision == lgc::Precision::single_precision ? sizeof(float) : sizeof(double);
+  std::string msg = "the generated functions may take about " + std::to_string(stack.bytes) +
+                    " bytes of stack, past the bound of " + std::to_string(lgc::StackEstimate::kBound) +
+                    " that a controller's task may have (estimated: " + stack.block + " holds " +
+                    std::to_string(stack.values) + " values of " + std::to_string(real_size) +
+                    " bytes at once, a quarter more for the compiler's own, and the routines around it up to " +
+                    std::to_string(lgc::StackEstimate::kRoutines) + ")";
+  if (stack.block.size() >= 21 && stack.block.compare(stack.block.size() - 21, 21, "_residual_derivatives") == 0)
+    msg += "; without " + spec.name + "_jacobian (--no-jacobian) it is smaller";
+  lgc::warn_at({spec.path, 0, 0}, msg);
+}
+
 int generate_command(std::vector<std::string> args) {
   lgc::Formulation formulation = lgc::Formulation::dalembert;
   if (!take_formulation(args, formulation))
@@ -83,10 +102,19 @@ int generate_command(std::vector<std::string> args) {
   std::vector<std::string> specs;
   std::string dir;
   bool with_jacobian = true;
+  lgc::Precision precision = lgc::Precision::double_precision;
   for (size_t i = 0; i < args.size(); ++i) {
     if (is_help(args[i])) return std::cout << kGenerateHelp, kOk;
     if (args[i] == "--no-jacobian") {
       with_jacobian = false;
+    } else if (args[i] == "--real") {
+      auto parsed = i + 1 < args.size() ? lgc::parse_precision(args[i + 1]) : std::nullopt;
+      if (!parsed)
+        return usage_error("--real takes double or float" +
+                               (i + 1 < args.size() ? ", not '" + args[i + 1] + "'" : std::string(", and nothing followed")),
+                           kGenerateHelp);
+      precision = *parsed;
+      ++i;
     } else if (args[i] == "-o" || args[i] == "--output") {
       if (i + 1 == args.size()) return usage_error("-o needs a directory", kGenerateHelp);
       dir = args[++i];
@@ -101,7 +129,8 @@ int generate_command(std::vector<std::string> args) {
   std::vector<std::pair<lgc::Spec, lgc::GeneratedFiles>> out;
   for (auto &path : specs) {
     lgc::Spec spec = lgc::read_spec(path);
-    lgc::GeneratedFiles files = lgc::generate(spec, formulation, with_jacobian);
+    lgc::GeneratedFiles files = lgc::generate(spec, formulation, with_jacobian, precision);
+    warn_stack(spec, files.stack, precision);
     out.emplace_back(std::move(spec), std::move(files));
   }
   for (auto &[spec, files] : out) lgc::write_generated(spec, files, dir);

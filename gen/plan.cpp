@@ -85,6 +85,30 @@ Layout correction_work_layout(const Sizes &s) {
   return l;
 }
 
+// The step's work: the rhs's (each stage's), then RK4's stage derivative
+// k, the start x0 and a stage's state xt; with constraints, the
+// correction's C = [A; B], M (metric W = M), the factor's work (Y | S),
+// K, the correction d, the residuals phi | phi' | g (phi' and g together:
+// the velocity rows' targets) and the positions a Gauss-Newton step left.
+Layout step_work_layout(const Sizes &s, const Layout &rhs_work) {
+  Layout l(s);
+  l.add_layout(rhs_work, Size::nwork);
+  l.add("k", {{Size::nx}});
+  l.add("x0", {{Size::nx}});
+  l.add("xt", {{Size::nx}});
+  if (s.nc == 0) return l;
+  l.add("C", {{Size::nc}, {Size::nq}});
+  l.add("W", {{Size::nq}, {Size::nq}});
+  l.add("correction", {{Size::nc}, {Size::nq, Size::nc}});
+  l.add("K", {{Size::nc}});
+  l.add("d", {{Size::nq}});
+  l.add("phi", {{Size::nh}});
+  l.add("phi_dot", {{Size::nh}});
+  l.add("g", {{Size::nn}});
+  if (s.nh) l.add("q_prev", {{Size::nq}});
+  return l;
+}
+
 Sizes sizes_of(const Model &m) {
   Sizes s;
   s.nq = m.nq, s.nh = m.nh, s.nn = m.nn, s.nc = m.nc(), s.nx = m.state.size();
@@ -95,13 +119,13 @@ Sizes sizes_of(const Model &m) {
 
 // ---- signatures ----
 
-Param real(const char *name) { return {Param::real, name}; }
+Param scalar(const char *name) { return {Param::real, name}; }
 Param integer(const char *name) { return {Param::integer, name}; }
 Param in(const char *name) { return {Param::const_real_array, name}; }
 Param out(const char *name) { return {Param::real_array, name}; }
 
-const std::vector<Param> kAt = {real("t"), in("state"), in("input"), in("param")};  // a state under inputs
-const std::vector<Param> kGains = {real("baumgarte_alpha"), real("baumgarte_beta")};
+const std::vector<Param> kAt = {scalar("t"), in("state"), in("input"), in("param")};  // a state under inputs
+const std::vector<Param> kGains = {scalar("baumgarte_alpha"), scalar("baumgarte_beta")};
 
 }  // namespace
 
@@ -214,9 +238,10 @@ class BlockBuilder {
 
 }  // namespace
 
-Plan::Plan(const Model &m, bool jacobians)
+Plan::Plan(const Model &m, bool jacobians, Precision precision)
     : model(m),
       names(m.spec->name),
+      real(names, precision),
       sizes(sizes_of(m)),
       with_jacobian(jacobians),
       state(state_layout(m, sizes)),
@@ -226,7 +251,9 @@ Plan::Plan(const Model &m, bool jacobians)
       jacobian_work(jacobian_work_layout(sizes, rhs_work)),
       solver(plan_kkt_solver(m)),
       correction(plan_correction_solver(m)),
-      correction_work(correction_work_layout(sizes)) {
+      correction_work(correction_work_layout(sizes)),
+      with_step(sizes.nc == 0 || correction.available),
+      step_work(step_work_layout(sizes, rhs_work)) {
   const SymbolTable &s = m.symbols;
   const std::string &P = names.P;
 
@@ -342,7 +369,7 @@ Plan::Plan(const Model &m, bool jacobians)
   rhs = {{"int", names.fn("rhs"), false, {kAt, kGains, {out("out_dxdt"), out("out_multipliers"), out("work")}}},
          "The stabilised first-order system x' = f(t, x, u): q' = v,\nM v' + k = Q + A^T lambda + B^T mu with the "
          "constraint rows replaced by\nphi'' + alpha phi' + beta phi = 0 and g' = -alpha g - beta int g, and\n(int g)' "
-         "= g. Writes out_dxdt (NX) and, unless NULL, the multipliers\n[lambda; mu] (NC). work holds NWORK doubles. "
+         "= g. Writes out_dxdt (NX) and, unless NULL, the multipliers\n[lambda; mu] (NC). work holds NWORK " + real.plural() + ". "
          "Returns " + P + "_OK or an error.",
          pointers(rhs_work, "work", {{"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"}}),
          {}};
@@ -395,7 +422,7 @@ Plan::Plan(const Model &m, bool jacobians)
         outs);
     jacobian = {{"int", names.fn("jacobian"), false, {kAt, kGains, {out("out_dfdx"), out("out_dfdu"), out("work")}}},
                 "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\nderived "
-                "symbolically: q'' by differentiating the KKT system it solves.\nwork holds NWORK_JACOBIAN doubles.",
+                "symbolically: q'' by differentiating the KKT system it solves.\nwork holds NWORK_JACOBIAN " + real.plural() + ".",
                 pointers(jacobian_work, "work",
                          {{"M", "M"}, {"J", "J"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"}, {"dxdt", "dxdt"},
                           {"dR_dx", "dR_dx"}, {"dR_du", "dR_du"}, {"dg_dx", "dg_dx"}, {"dg_du", "dg_du"},
@@ -410,7 +437,7 @@ Plan::Plan(const Model &m, bool jacobians)
         "The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T\nfactored by Cholesky over the "
         "structural nonzeros of M and C, in the\nmetric W = M (mass_metric 1: M, NQ x NQ with its lower triangle "
         "read, is\nfactored in place) or W = I (0: M is not read and may be NULL). C is\n" +
-            names.fn("constraint_jacobian") + "'s. work holds NWORK_CORRECTION doubles. Returns " + P + "_OK,\n" + P +
+            names.fn("constraint_jacobian") + "'s. work holds NWORK_CORRECTION " + real.plural() + ". Returns " + P + "_OK,\n" + P +
             "_SINGULAR_MASS, or " + P +
             "_SINGULAR_CONSTRAINTS when a pivot of S falls\nbelow 1e-8 of its diagonal entry (the rows have lost "
             "rank, or nearly:\na least-squares solve is the caller's then).",
@@ -427,6 +454,35 @@ Plan::Plan(const Model &m, bool jacobians)
         {}};
   }
 
+  if (with_step) {
+    std::string doc =
+        "One step of h from t: the classical fourth-order Runge-Kutta method on\n" + names.fn("rhs") +
+        " (four evaluations)";
+    if (sizes.nc)
+        doc += ", then the one-step correction (6.416-6.418) at t + h,\nas the runtime's --project full: "
+               "positions by Gauss-Newton, q += W^-1 A^T K,\n(A W^-1 A^T) K = -phi (a factor reused while |phi| "
+               "falls by 4 a step), to\n|phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 "
+               "iterations;\nthen velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric\n"
+               "W = M (mass_metric 1) or W = I (0). Returns " + P + "_OK, " + P + "_SINGULAR_MASS,\n" + P +
+               "_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor\nbelow 1e-8 of its "
+               "diagonal entry), " + P + "_CORRECTION_FAILED (the positions\ndid not converge, or are not "
+               "finite) or " + P + "_NOT_FINITE (a NaN or Inf in the\nstate reached)";
+    else
+        doc += ". mass_metric is not read (no constraints to correct).\nReturns " + P + "_OK, an error of the rhs, or " + P +
+               "_NOT_FINITE (a NaN or Inf in the\nstate reached)";
+    doc += ". state (NX) is replaced\nby the state at t + h only on success. work holds NWORK_STEP " + real.plural() +
+           "; the\nstep allocates nothing and calls nothing but this file's functions and libm.";
+    step = {{"int", names.fn("step"), false,
+             {kAt, kGains, {scalar("h"), integer("mass_metric")}, {out("work")}}},
+            doc, {}, {}};
+    step.signature.lines[0][1] = out("state");
+    std::vector<std::pair<std::string, std::string>> slices = {{"k", "k"}, {"x0", "x0"}, {"xt", "xt"}};
+    if (sizes.nc)
+      for (const char *slice : {"C", "W", "correction", "K", "d", "phi", "phi_dot", "g", "q_prev"})
+        if (sizes.nh || std::string(slice) != "q_prev") slices.push_back({slice, slice});
+    step.pointers = pointers(step_work, "work", slices);
+  }
+
   {  // phi, phi', g
     std::vector<Assignment> outs;
     for (size_t j = 0; j < m.nh; ++j) {
@@ -435,19 +491,19 @@ Plan::Plan(const Model &m, bool jacobians)
     }
     for (size_t j = 0; j < m.nn; ++j) outs.push_back({2, j, graph.from_ginac(m.g[j]), label(m.nh + j), ""});
     residuals = b.block({"void", names.fn("residuals"), false,
-                         {{real("t"), in("state"), in("param")}, {out("out_phi"), out("out_phi_dot"), out("out_g")}}},
+                         {{scalar("t"), in("state"), in("param")}, {out("out_phi"), out("out_phi_dot"), out("out_g")}}},
                         "Constraint residuals: phi (NH), phi' (NH), g (NN).",
                         {{"out_phi", extent({{Size::nh}})},
                          {"out_phi_dot", extent({{Size::nh}})},
                          {"out_g", extent({{Size::nn}})}},
                         outs);
   }
-  energy = b.block({"double", names.fn("energy"), false, {{real("t"), in("state"), in("param")}}},
+  energy = b.block({"real", names.fn("energy"), false, {{scalar("t"), in("state"), in("param")}}},
                    "Total energy T + V.", {}, {{-1, 0, graph.from_ginac(m.T + m.V), "T + V", ""}});
   {
     std::vector<Assignment> outs;
     b.matrix(outs, 0, m.M, true, "lower triangle; the upper one mirrors it");
-    mass_matrix = b.block({"void", names.fn("mass_matrix"), false, {{real("t"), in("state"), in("param"), out("out_M")}}},
+    mass_matrix = b.block({"void", names.fn("mass_matrix"), false, {{scalar("t"), in("state"), in("param"), out("out_M")}}},
                           "Mass matrix M, NQ x NQ, row-major.",
                           {{"out_M", extent({{Size::nq}, {Size::nq}}), true, true}}, outs);
   }
@@ -455,7 +511,7 @@ Plan::Plan(const Model &m, bool jacobians)
     std::vector<Assignment> outs;
     b.matrix(outs, 0, J, false, "", label);
     constraint_jacobian =
-        b.block({"void", names.fn("constraint_jacobian"), false, {{real("t"), in("state"), in("param"), out("out_C")}}},
+        b.block({"void", names.fn("constraint_jacobian"), false, {{scalar("t"), in("state"), in("param"), out("out_C")}}},
                 "Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major.",
                 {{"out_C", extent({{Size::nc}, {Size::nq}}), true, false}}, outs);
   }
@@ -472,7 +528,7 @@ Plan::Plan(const Model &m, bool jacobians)
       }
     }
     constraint_coordinate_jacobian = b.block(
-        {"void", names.fn("constraint_coordinate_jacobian"), false, {{real("t"), in("state"), in("param"), out("out_D")}}},
+        {"void", names.fn("constraint_coordinate_jacobian"), false, {{scalar("t"), in("state"), in("param"), out("out_D")}}},
         "D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level\nconstraint rows change with the "
         "coordinates. On the constraints a\nperturbation keeps C dq' + D dq = 0 (C = " + names.fn("constraint_jacobian") +
             ").",

@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double bead_hoop_param_defaults[BEAD_HOOP_NP] = { 1.0 /* m */, 1.0 /* R */, 9.81 /* g */, 5.0 /* w */ };
-const double bead_hoop_initial_state[BEAD_HOOP_NX] = { 0.8414709848078965 /* x */, 0.0 /* y */, -0.5403023058681398 /* z */, 0.0 /* x' */, 4.207354924039483 /* y' */, 0.0 /* z' */ };
+const bead_hoop_real bead_hoop_param_defaults[BEAD_HOOP_NP] = { 1.0 /* m */, 1.0 /* R */, 9.81 /* g */, 5.0 /* w */ };
+const bead_hoop_real bead_hoop_initial_state[BEAD_HOOP_NX] = { 0.8414709848078965 /* x */, 0.0 /* y */, -0.5403023058681398 /* z */, 0.0 /* x' */, 4.207354924039483 /* y' */, 0.0 /* z' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double bead_hoop_initial_state[BEAD_HOOP_NX] = { 0.8414709848078965 /* x *
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int bead_hoop_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int bead_hoop_factor_kkt(bead_hoop_real M[], const bead_hoop_real J[], bead_hoop_real Y[], bead_hoop_real S[])
 {
-    double d;
+    bead_hoop_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return BEAD_HOOP_SINGULAR_MASS;
@@ -50,8 +50,8 @@ static int bead_hoop_factor_kkt(double M[], const double J[], double Y[], double
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void bead_hoop_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void bead_hoop_solve_kkt(const bead_hoop_real M[], const bead_hoop_real J[], const bead_hoop_real S[],
+    bead_hoop_real a[], bead_hoop_real nu[], bead_hoop_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -82,28 +82,28 @@ static void bead_hoop_solve_kkt(const double M[], const double J[], const double
     a[2] += w[2];
 }
 
-static void bead_hoop_zero(double a[], int n)
+static void bead_hoop_zero(bead_hoop_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void bead_hoop_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void bead_hoop_kkt_entries(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_M[], bead_hoop_real out_f[], bead_hoop_real out_J[], bead_hoop_real out_r[], bead_hoop_real out_g[])
 {
     (void)input;
     (void)out_g;
-    const double x = state[0];
-    const double y = state[1];
-    const double z = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double z_dot = state[5];  /* z' */
-    const double m = param[0];
-    const double R = param[1];
-    const double g = param[2];
-    const double w = param[3];
+    const bead_hoop_real x = state[0];
+    const bead_hoop_real y = state[1];
+    const bead_hoop_real z = state[2];
+    const bead_hoop_real x_dot = state[3];  /* x' */
+    const bead_hoop_real y_dot = state[4];  /* y' */
+    const bead_hoop_real z_dot = state[5];  /* z' */
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real R = param[1];
+    const bead_hoop_real g = param[2];
+    const bead_hoop_real w = param[3];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = m;
@@ -118,21 +118,21 @@ static void bead_hoop_kkt_entries(double t, const double state[], const double i
     out_J[0] = 2.0*x;
     out_J[1] = 2.0*y;
     out_J[2] = 2.0*z;
-    const double w1 = w*t;
-    const double w2 = sin(w1);
+    const bead_hoop_real w1 = w*t;
+    const bead_hoop_real w2 = sin(w1);
     out_J[3] = -w2;
-    const double w3 = cos(w1);
+    const bead_hoop_real w3 = cos(w1);
     out_J[4] = w3;
     /* stabilised right-hand side of holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_r[0] = -(2.0*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot + baumgarte_alpha*(x*x_dot + y*y_dot + z*z_dot)) - baumgarte_beta*(R*R - x*x - y*y - z*z));
-    const double w4 = x*w2 - y*w3;
+    const bead_hoop_real w4 = x*w2 - y*w3;
     /* stabilised right-hand side of holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
     out_r[1] = baumgarte_alpha*(w*(x*w3 + y*w2) + x_dot*w2 - y_dot*w3) + baumgarte_beta*w4 - w*(w*w4 - 2.0*(x_dot*w3 + y_dot*w2));
 }
 
-void bead_hoop_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void bead_hoop_kkt_terms(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_M[], bead_hoop_real out_f[], bead_hoop_real out_J[], bead_hoop_real out_r[], bead_hoop_real out_g[])
 {
     bead_hoop_zero(out_M, BEAD_HOOP_NQ*BEAD_HOOP_NQ);
     bead_hoop_zero(out_J, BEAD_HOOP_NC*BEAD_HOOP_NQ);
@@ -140,18 +140,18 @@ void bead_hoop_kkt_terms(double t, const double state[], const double input[], c
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int bead_hoop_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int bead_hoop_rhs(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_dxdt[], bead_hoop_real out_multipliers[], bead_hoop_real work[])
 {
     /* work: M | J | Y | S | nu | w (BEAD_HOOP_NWORK doubles) */
-    double *M = work;
-    double *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
-    double *Y = J + BEAD_HOOP_NC*BEAD_HOOP_NQ;
-    double *S = Y + BEAD_HOOP_NC*BEAD_HOOP_NQ;
-    double *nu = S + BEAD_HOOP_NC*BEAD_HOOP_NC;
-    double *w = nu + BEAD_HOOP_NC;
-    double *acceleration = out_dxdt + BEAD_HOOP_NQ;
+    bead_hoop_real *M = work;
+    bead_hoop_real *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
+    bead_hoop_real *Y = J + BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *S = Y + BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *nu = S + BEAD_HOOP_NC*BEAD_HOOP_NC;
+    bead_hoop_real *w = nu + BEAD_HOOP_NC;
+    bead_hoop_real *acceleration = out_dxdt + BEAD_HOOP_NQ;
     int i, status;
     bead_hoop_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*BEAD_HOOP_NQ);
@@ -165,23 +165,23 @@ int bead_hoop_rhs(double t, const double state[], const double input[], const do
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void bead_hoop_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void bead_hoop_residual_derivatives(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    const bead_hoop_real in_acceleration[], const bead_hoop_real in_multipliers[],
+    bead_hoop_real out_dR_dx[], bead_hoop_real out_dR_du[], bead_hoop_real out_dg_dx[], bead_hoop_real out_dg_du[])
 {
     (void)input;
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double x = state[0];
-    const double y = state[1];
-    const double z = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double z_dot = state[5];  /* z' */
-    const double w = param[3];
-    const double w1 = -2.0*in_multipliers[0];
+    const bead_hoop_real x = state[0];
+    const bead_hoop_real y = state[1];
+    const bead_hoop_real z = state[2];
+    const bead_hoop_real x_dot = state[3];  /* x' */
+    const bead_hoop_real y_dot = state[4];  /* y' */
+    const bead_hoop_real z_dot = state[5];  /* z' */
+    const bead_hoop_real w = param[3];
+    const bead_hoop_real w1 = -2.0*in_multipliers[0];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = w1;
     out_dR_dx[7] = w1;
@@ -192,33 +192,33 @@ static void bead_hoop_residual_derivatives(double t, const double state[], const
     out_dR_dx[21] = 4.0*x_dot + 2.0*baumgarte_alpha*x;
     out_dR_dx[22] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
     out_dR_dx[23] = 4.0*z_dot + 2.0*baumgarte_alpha*z;
-    const double w2 = w*t;
-    const double w3 = cos(w2);
-    const double w4 = sin(w2);
-    const double w5 = baumgarte_beta - w*w;
+    const bead_hoop_real w2 = w*t;
+    const bead_hoop_real w3 = cos(w2);
+    const bead_hoop_real w4 = sin(w2);
+    const bead_hoop_real w5 = baumgarte_beta - w*w;
     out_dR_dx[24] = -(baumgarte_alpha*w*w3 + w4*w5);
     out_dR_dx[25] = -(baumgarte_alpha*w*w4 - w3*w5);
     out_dR_dx[27] = -(baumgarte_alpha*w4 + 2.0*w*w3);
     out_dR_dx[28] = baumgarte_alpha*w3 - 2.0*w*w4;
 }
 
-int bead_hoop_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_dfdx[], bead_hoop_real out_dfdu[], bead_hoop_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (BEAD_HOOP_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
-    double *S = J + 2*BEAD_HOOP_NC*BEAD_HOOP_NQ;
-    double *nu = S + BEAD_HOOP_NC*BEAD_HOOP_NC;
-    double *w = nu + BEAD_HOOP_NC;
-    double *dxdt = work + BEAD_HOOP_NWORK;
-    double *dR_dx = dxdt + BEAD_HOOP_NX;
-    double *dR_du = dR_dx + (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NX;
-    double *dg_dx = dR_du + (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NU;
-    double *dg_du = dg_dx + BEAD_HOOP_NN*BEAD_HOOP_NX;
-    double *column = dg_du + BEAD_HOOP_NN*BEAD_HOOP_NU;
+    bead_hoop_real *M = work;
+    bead_hoop_real *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
+    bead_hoop_real *S = J + 2*BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *nu = S + BEAD_HOOP_NC*BEAD_HOOP_NC;
+    bead_hoop_real *w = nu + BEAD_HOOP_NC;
+    bead_hoop_real *dxdt = work + BEAD_HOOP_NWORK;
+    bead_hoop_real *dR_dx = dxdt + BEAD_HOOP_NX;
+    bead_hoop_real *dR_du = dR_dx + (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NX;
+    bead_hoop_real *dg_dx = dR_du + (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NU;
+    bead_hoop_real *dg_du = dg_dx + BEAD_HOOP_NN*BEAD_HOOP_NX;
+    bead_hoop_real *column = dg_du + BEAD_HOOP_NN*BEAD_HOOP_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = bead_hoop_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -235,7 +235,7 @@ int bead_hoop_jacobian(double t, const double state[], const double input[], con
     for (i = 0; i < BEAD_HOOP_NQ; ++i) out_dfdx[i*BEAD_HOOP_NX + BEAD_HOOP_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < BEAD_HOOP_NX + BEAD_HOOP_NU; ++k) {
-        const double *dR = k < BEAD_HOOP_NX ? dR_dx + k : dR_du + (k - BEAD_HOOP_NX);
+        const bead_hoop_real *dR = k < BEAD_HOOP_NX ? dR_dx + k : dR_du + (k - BEAD_HOOP_NX);
         const int stride = k < BEAD_HOOP_NX ? BEAD_HOOP_NX : BEAD_HOOP_NU;
         for (i = 0; i < (BEAD_HOOP_NQ + BEAD_HOOP_NC); ++i) column[i] = -dR[i*stride];
         bead_hoop_solve_kkt(M, J, S, column, column + BEAD_HOOP_NQ, w);
@@ -258,9 +258,9 @@ int bead_hoop_jacobian(double t, const double state[], const double input[], con
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int bead_hoop_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int bead_hoop_factor_correction_mass(bead_hoop_real M[], const bead_hoop_real C[], bead_hoop_real Y[], bead_hoop_real S[])
 {
-    double d;
+    bead_hoop_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return BEAD_HOOP_SINGULAR_MASS;
@@ -293,9 +293,9 @@ static int bead_hoop_factor_correction_mass(double M[], const double C[], double
 }
 
 /* W = I: S = C C^T. */
-static int bead_hoop_factor_correction_identity(const double C[], double S[])
+static int bead_hoop_factor_correction_identity(const bead_hoop_real C[], bead_hoop_real S[])
 {
-    double d;
+    bead_hoop_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[1]*C[1] + C[2]*C[2];
     S[2] = C[3]*C[0] + C[4]*C[1];
@@ -312,7 +312,7 @@ static int bead_hoop_factor_correction_identity(const double C[], double S[])
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void bead_hoop_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void bead_hoop_correct_mass_all(const bead_hoop_real M[], const bead_hoop_real C[], const bead_hoop_real S[], bead_hoop_real K[], bead_hoop_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -332,7 +332,7 @@ static void bead_hoop_correct_mass_all(const double M[], const double C[], const
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void bead_hoop_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void bead_hoop_correct_identity_all(const bead_hoop_real M[], const bead_hoop_real C[], const bead_hoop_real S[], bead_hoop_real K[], bead_hoop_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -346,74 +346,74 @@ static void bead_hoop_correct_identity_all(const double M[], const double C[], c
     d[2] = C[2]*K[0];
 }
 
-int bead_hoop_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int bead_hoop_correction_factor(int mass_metric, bead_hoop_real M[], const bead_hoop_real C[], bead_hoop_real work[])
 {
     /* work: Y | S (BEAD_HOOP_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *Y = work;
+    bead_hoop_real *S = Y + BEAD_HOOP_NC*BEAD_HOOP_NQ;
     if (mass_metric) return bead_hoop_factor_correction_mass(M, C, Y, S);
     return bead_hoop_factor_correction_identity(C, S);
 }
 
 void bead_hoop_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const bead_hoop_real M[], const bead_hoop_real C[], bead_hoop_real work[],
+    bead_hoop_real K[], bead_hoop_real d[])
 {
-    double *S = work + BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *S = work + BEAD_HOOP_NC*BEAD_HOOP_NQ;
     (void)rows;
     if (mass_metric) bead_hoop_correct_mass_all(M, C, S, K, d);
     else bead_hoop_correct_identity_all(M, C, S, K, d);
 }
 
-void bead_hoop_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void bead_hoop_residuals(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[],
+    bead_hoop_real out_phi[], bead_hoop_real out_phi_dot[], bead_hoop_real out_g[])
 {
     (void)out_g;
-    const double x = state[0];
-    const double y = state[1];
-    const double z = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double z_dot = state[5];  /* z' */
-    const double R = param[1];
-    const double w = param[3];
+    const bead_hoop_real x = state[0];
+    const bead_hoop_real y = state[1];
+    const bead_hoop_real z = state[2];
+    const bead_hoop_real x_dot = state[3];  /* x' */
+    const bead_hoop_real y_dot = state[4];  /* y' */
+    const bead_hoop_real z_dot = state[5];  /* z' */
+    const bead_hoop_real R = param[1];
+    const bead_hoop_real w = param[3];
     /* holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_phi[0] = -(R*R - x*x - y*y - z*z);
     out_phi_dot[0] = 2.0*(x*x_dot + y*y_dot + z*z_dot);
-    const double w1 = w*t;
-    const double w2 = sin(w1);
-    const double w3 = cos(w1);
+    const bead_hoop_real w1 = w*t;
+    const bead_hoop_real w2 = sin(w1);
+    const bead_hoop_real w3 = cos(w1);
     /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
     out_phi[1] = -(x*w2 - y*w3);
     out_phi_dot[1] = -(w*(x*w3 + y*w2) + x_dot*w2 - y_dot*w3);
 }
 
-double bead_hoop_energy(double t, const double state[], const double param[])
+bead_hoop_real bead_hoop_energy(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[])
 {
     (void)t;
-    const double z = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double z_dot = state[5];  /* z' */
-    const double m = param[0];
-    const double g = param[2];
+    const bead_hoop_real z = state[2];
+    const bead_hoop_real x_dot = state[3];  /* x' */
+    const bead_hoop_real y_dot = state[4];  /* y' */
+    const bead_hoop_real z_dot = state[5];  /* z' */
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real g = param[2];
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot) + g*z);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void bead_hoop_mirror_lower(double a[])
+static void bead_hoop_mirror_lower(bead_hoop_real a[])
 {
     int i, j;
     for (i = 0; i < BEAD_HOOP_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*BEAD_HOOP_NQ + i] = a[i*BEAD_HOOP_NQ + j];
 }
 
-void bead_hoop_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void bead_hoop_mass_matrix(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m = param[0];
+    const bead_hoop_real m = param[0];
     bead_hoop_zero(out_M, BEAD_HOOP_NQ*BEAD_HOOP_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
@@ -422,54 +422,172 @@ void bead_hoop_mass_matrix(double t, const double state[], const double param[],
     bead_hoop_mirror_lower(out_M);
 }
 
-void bead_hoop_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void bead_hoop_constraint_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_C[])
 {
-    const double x = state[0];
-    const double y = state[1];
-    const double z = state[2];
-    const double w = param[3];
+    const bead_hoop_real x = state[0];
+    const bead_hoop_real y = state[1];
+    const bead_hoop_real z = state[2];
+    const bead_hoop_real w = param[3];
     bead_hoop_zero(out_C, BEAD_HOOP_NC*BEAD_HOOP_NQ);
     /* holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_C[0] = 2.0*x;
     out_C[1] = 2.0*y;
     out_C[2] = 2.0*z;
-    const double w1 = w*t;
-    const double w2 = sin(w1);
+    const bead_hoop_real w1 = w*t;
+    const bead_hoop_real w2 = sin(w1);
     /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
     out_C[3] = -w2;
-    const double w3 = cos(w1);
+    const bead_hoop_real w3 = cos(w1);
     out_C[4] = w3;
 }
 
-void bead_hoop_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void bead_hoop_constraint_coordinate_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_D[])
 {
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double z_dot = state[5];  /* z' */
-    const double w = param[3];
+    const bead_hoop_real x_dot = state[3];  /* x' */
+    const bead_hoop_real y_dot = state[4];  /* y' */
+    const bead_hoop_real z_dot = state[5];  /* z' */
+    const bead_hoop_real w = param[3];
     bead_hoop_zero(out_D, BEAD_HOOP_NC*BEAD_HOOP_NQ);
     /* holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_D[0] = 2.0*x_dot;
     out_D[1] = 2.0*y_dot;
     out_D[2] = 2.0*z_dot;
-    const double w1 = w*t;
-    const double w2 = cos(w1);
+    const bead_hoop_real w1 = w*t;
+    const bead_hoop_real w2 = cos(w1);
     /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
     out_D[3] = -w*w2;
-    const double w3 = sin(w1);
+    const bead_hoop_real w3 = sin(w1);
     out_D[4] = -w*w3;
 }
 
-void bead_hoop_initial_state_at(const double param[], double out_state[])
+void bead_hoop_initial_state_at(const bead_hoop_real param[], bead_hoop_real out_state[])
 {
-    const double R = param[1];
-    const double w = param[3];
-    const double w1 = sin(1.0);
+    const bead_hoop_real R = param[1];
+    const bead_hoop_real w = param[3];
+    const bead_hoop_real w1 = sin(1.0);
     out_state[0] = R*w1;  /* x */
     out_state[1] = 0.0;  /* y */
-    const double w2 = cos(1.0);
+    const bead_hoop_real w2 = cos(1.0);
     out_state[2] = -R*w2;  /* z */
     out_state[3] = 0.0;  /* x' */
     out_state[4] = R*w*w1;  /* y' */
     out_state[5] = 0.0;  /* z' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int bead_hoop_step_undone(bead_hoop_real state[], const bead_hoop_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < BEAD_HOOP_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
+static bead_hoop_real bead_hoop_max_abs(const bead_hoop_real v[], int n, bead_hoop_real start)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        const bead_hoop_real a = fabs(v[i]);
+        if (a > start || a != a) start = a;
+    }
+    return start;
+}
+
+/* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
+static bead_hoop_real bead_hoop_phi_tolerance(const bead_hoop_real C[], const bead_hoop_real state[])
+{
+    const bead_hoop_real round_off = 1.4210854715202004e-14*(1.0 + bead_hoop_max_abs(C, BEAD_HOOP_NH*BEAD_HOOP_NQ, 0.0)*bead_hoop_max_abs(state, BEAD_HOOP_NQ, 0.0));
+    return fmax(BEAD_HOOP_STEP_TOLERANCE, round_off);
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int bead_hoop_step_factor(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], int mass_metric,
+    bead_hoop_real M[], const bead_hoop_real C[], bead_hoop_real work[])
+{
+    if (mass_metric) bead_hoop_mass_matrix(t, state, param, M);
+    return bead_hoop_correction_factor(mass_metric, M, C, work);
+}
+
+int bead_hoop_step(bead_hoop_real t, bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real h, int mass_metric,
+    bead_hoop_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g | q_prev (BEAD_HOOP_NWORK_STEP doubles) */
+    bead_hoop_real *k = work + BEAD_HOOP_NWORK;
+    bead_hoop_real *x0 = k + BEAD_HOOP_NX;
+    bead_hoop_real *xt = x0 + BEAD_HOOP_NX;
+    bead_hoop_real *C = xt + BEAD_HOOP_NX;
+    bead_hoop_real *W = C + BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *correction = W + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
+    bead_hoop_real *K = correction + BEAD_HOOP_NC*(BEAD_HOOP_NQ + BEAD_HOOP_NC);
+    bead_hoop_real *d = K + BEAD_HOOP_NC;
+    bead_hoop_real *phi = d + BEAD_HOOP_NQ;
+    bead_hoop_real *phi_dot = phi + BEAD_HOOP_NH;
+    bead_hoop_real *g = phi_dot + BEAD_HOOP_NH;
+    bead_hoop_real *q_prev = g + BEAD_HOOP_NN;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const bead_hoop_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const bead_hoop_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const bead_hoop_real t1 = t + h;
+    bead_hoop_real err, last_err = INFINITY;
+    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (i = 0; i < BEAD_HOOP_NX; ++i) x0[i] = state[i];
+    status = bead_hoop_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != BEAD_HOOP_OK) return status;
+    for (i = 0; i < BEAD_HOOP_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < BEAD_HOOP_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = bead_hoop_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != BEAD_HOOP_OK) return bead_hoop_step_undone(state, x0, status);
+        for (i = 0; i < BEAD_HOOP_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /*
+    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
+    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
+    ** else it is undone and a Newton step taken from where it began.
+    */
+    for (it = 0;; ++it) {
+        bead_hoop_residuals(t1, state, param, phi, phi_dot, g);
+        err = bead_hoop_max_abs(phi, BEAD_HOOP_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= bead_hoop_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < BEAD_HOOP_NQ; ++i) state[i] = q_prev[i];
+                bead_hoop_residuals(t1, state, param, phi, phi_dot, g);
+                err = bead_hoop_max_abs(phi, BEAD_HOOP_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            bead_hoop_constraint_jacobian(t1, state, param, C);
+            C_current = 1;
+        }
+        if (err <= bead_hoop_phi_tolerance(C, state)) break;
+        if (it - undone == BEAD_HOOP_STEP_MAX_ITERATIONS || !isfinite(err)) return bead_hoop_step_undone(state, x0, BEAD_HOOP_CORRECTION_FAILED);
+        if (refactor && (status = bead_hoop_step_factor(t1, state, param, mass_metric, W, C, correction)) != BEAD_HOOP_OK)
+            return bead_hoop_step_undone(state, x0, status);
+        for (i = 0; i < BEAD_HOOP_NH; ++i) K[i] = -phi[i];
+        bead_hoop_correction_solve(mass_metric, BEAD_HOOP_NH, W, C, correction, K, d);
+        for (i = 0; i < BEAD_HOOP_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    if (!C_current) bead_hoop_constraint_jacobian(t1, state, param, C);
+    status = bead_hoop_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != BEAD_HOOP_OK) return bead_hoop_step_undone(state, x0, status);
+    for (i = 0; i < BEAD_HOOP_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    bead_hoop_correction_solve(mass_metric, BEAD_HOOP_NC, W, C, correction, K, d);
+    for (i = 0; i < BEAD_HOOP_NQ; ++i) state[BEAD_HOOP_NQ + i] += d[i];
+    for (i = 0; i < BEAD_HOOP_NX; ++i)
+        if (!isfinite(state[i])) return bead_hoop_step_undone(state, x0, BEAD_HOOP_NOT_FINITE);
+    return BEAD_HOOP_OK;
 }

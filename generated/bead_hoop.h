@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double bead_hoop_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define BEAD_HOOP_NQ 3  /* coordinates: x, y, z */
@@ -19,6 +24,10 @@ extern "C" {
 #define BEAD_HOOP_NWORK 30  /* doubles of scratch for bead_hoop_rhs */
 #define BEAD_HOOP_NWORK_JACOBIAN (BEAD_HOOP_NWORK + 41)  /* ... for bead_hoop_jacobian */
 #define BEAD_HOOP_NWORK_CORRECTION 10  /* ... for bead_hoop_correction_factor and _solve */
+#define BEAD_HOOP_NWORK_STEP (BEAD_HOOP_NWORK + 55)  /* ... for bead_hoop_step */
+#define BEAD_HOOP_STEP_TOLERANCE 1e-13  /* bead_hoop_step's position correction: |phi| it stops at */
+#define BEAD_HOOP_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define BEAD_HOOP_STACK_ESTIMATE 770  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BEAD_HOOP_NH_ARRAY 2
 #define BEAD_HOOP_NN_ARRAY 1
 #define BEAD_HOOP_NC_ARRAY 2
@@ -41,10 +50,12 @@ extern "C" {
 #define BEAD_HOOP_OK 0
 #define BEAD_HOOP_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define BEAD_HOOP_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define BEAD_HOOP_CORRECTION_FAILED 3     /* bead_hoop_step only: the position correction did not converge */
+#define BEAD_HOOP_NOT_FINITE 4            /* bead_hoop_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double bead_hoop_param_defaults[BEAD_HOOP_NP];
-extern const double bead_hoop_initial_state[BEAD_HOOP_NX];
+extern const bead_hoop_real bead_hoop_param_defaults[BEAD_HOOP_NP];
+extern const bead_hoop_real bead_hoop_initial_state[BEAD_HOOP_NX];
 #define BEAD_HOOP_ALPHA 10.0  /* Baumgarte gains */
 #define BEAD_HOOP_BETA 25.0
 
@@ -55,18 +66,18 @@ extern const double bead_hoop_initial_state[BEAD_HOOP_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns BEAD_HOOP_OK or an error.
 */
-int bead_hoop_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int bead_hoop_rhs(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_dxdt[], bead_hoop_real out_multipliers[], bead_hoop_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int bead_hoop_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_dfdx[], bead_hoop_real out_dfdu[], bead_hoop_real work[]);
 
 /*
 ** The pieces of the KKT system of bead_hoop_rhs at one state: M (NQ x NQ, lower
@@ -74,9 +85,29 @@ int bead_hoop_jacobian(double t, const double state[], const double input[], con
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void bead_hoop_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void bead_hoop_kkt_terms(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_M[], bead_hoop_real out_f[], bead_hoop_real out_J[], bead_hoop_real out_r[], bead_hoop_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** bead_hoop_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns BEAD_HOOP_OK, BEAD_HOOP_SINGULAR_MASS,
+** BEAD_HOOP_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), BEAD_HOOP_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or BEAD_HOOP_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int bead_hoop_step(bead_hoop_real t, bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real h, int mass_metric,
+    bead_hoop_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -88,7 +119,7 @@ void bead_hoop_kkt_terms(double t, const double state[], const double input[], c
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int bead_hoop_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int bead_hoop_correction_factor(int mass_metric, bead_hoop_real M[], const bead_hoop_real C[], bead_hoop_real work[]);
 
 /*
 ** With M, C and work as bead_hoop_correction_factor left them: the smallest d (in W)
@@ -97,35 +128,35 @@ int bead_hoop_correction_factor(int mass_metric, double M[], const double C[], d
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void bead_hoop_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const bead_hoop_real M[], const bead_hoop_real C[], bead_hoop_real work[],
+    bead_hoop_real K[], bead_hoop_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void bead_hoop_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void bead_hoop_residuals(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[],
+    bead_hoop_real out_phi[], bead_hoop_real out_phi_dot[], bead_hoop_real out_g[]);
 
 /* Total energy T + V. */
-double bead_hoop_energy(double t, const double state[], const double param[]);
+bead_hoop_real bead_hoop_energy(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void bead_hoop_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void bead_hoop_mass_matrix(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void bead_hoop_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void bead_hoop_constraint_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = bead_hoop_constraint_jacobian).
 */
-void bead_hoop_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void bead_hoop_constraint_coordinate_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (bead_hoop_initial_state
 ** holds them at the defaults).
 */
-void bead_hoop_initial_state_at(const double param[], double out_state[]);
+void bead_hoop_initial_state_at(const bead_hoop_real param[], bead_hoop_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in bead_hoop_model.c. */
 struct lgc_model;

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double bicycle_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define BICYCLE_NQ 8  /* coordinates: x, y, psi, phi, thetaB, thetaR, delta, thetaF */
@@ -19,6 +24,10 @@ extern "C" {
 #define BICYCLE_NWORK 182  /* doubles of scratch for bicycle_rhs */
 #define BICYCLE_NWORK_JACOBIAN (BICYCLE_NWORK + 373)  /* ... for bicycle_jacobian */
 #define BICYCLE_NWORK_CORRECTION 65  /* ... for bicycle_correction_factor and _solve */
+#define BICYCLE_NWORK_STEP (BICYCLE_NWORK + 256)  /* ... for bicycle_step */
+#define BICYCLE_STEP_TOLERANCE 1e-13  /* bicycle_step's position correction: |phi| it stops at */
+#define BICYCLE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define BICYCLE_STACK_ESTIMATE 7260  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BICYCLE_NH_ARRAY 1
 #define BICYCLE_NN_ARRAY 4
 #define BICYCLE_NC_ARRAY 5
@@ -77,10 +86,12 @@ extern "C" {
 #define BICYCLE_OK 0
 #define BICYCLE_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define BICYCLE_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define BICYCLE_CORRECTION_FAILED 3     /* bicycle_step only: the position correction did not converge */
+#define BICYCLE_NOT_FINITE 4            /* bicycle_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double bicycle_param_defaults[BICYCLE_NP];
-extern const double bicycle_initial_state[BICYCLE_NX];
+extern const bicycle_real bicycle_param_defaults[BICYCLE_NP];
+extern const bicycle_real bicycle_initial_state[BICYCLE_NX];
 #define BICYCLE_ALPHA 0.0  /* Baumgarte gains */
 #define BICYCLE_BETA 0.0
 
@@ -91,18 +102,18 @@ extern const double bicycle_initial_state[BICYCLE_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns BICYCLE_OK or an error.
 */
-int bicycle_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int bicycle_rhs(bicycle_real t, const bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
+    bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta,
+    bicycle_real out_dxdt[], bicycle_real out_multipliers[], bicycle_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int bicycle_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int bicycle_jacobian(bicycle_real t, const bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
+    bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta,
+    bicycle_real out_dfdx[], bicycle_real out_dfdu[], bicycle_real work[]);
 
 /*
 ** The pieces of the KKT system of bicycle_rhs at one state: M (NQ x NQ, lower
@@ -110,9 +121,29 @@ int bicycle_jacobian(double t, const double state[], const double input[], const
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void bicycle_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void bicycle_kkt_terms(bicycle_real t, const bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
+    bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta,
+    bicycle_real out_M[], bicycle_real out_f[], bicycle_real out_J[], bicycle_real out_r[], bicycle_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** bicycle_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns BICYCLE_OK, BICYCLE_SINGULAR_MASS,
+** BICYCLE_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), BICYCLE_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or BICYCLE_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int bicycle_step(bicycle_real t, bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
+    bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta,
+    bicycle_real h, int mass_metric,
+    bicycle_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -124,7 +155,7 @@ void bicycle_kkt_terms(double t, const double state[], const double input[], con
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int bicycle_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int bicycle_correction_factor(int mass_metric, bicycle_real M[], const bicycle_real C[], bicycle_real work[]);
 
 /*
 ** With M, C and work as bicycle_correction_factor left them: the smallest d (in W)
@@ -133,35 +164,35 @@ int bicycle_correction_factor(int mass_metric, double M[], const double C[], dou
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void bicycle_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const bicycle_real M[], const bicycle_real C[], bicycle_real work[],
+    bicycle_real K[], bicycle_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void bicycle_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void bicycle_residuals(bicycle_real t, const bicycle_real state[], const bicycle_real param[],
+    bicycle_real out_phi[], bicycle_real out_phi_dot[], bicycle_real out_g[]);
 
 /* Total energy T + V. */
-double bicycle_energy(double t, const double state[], const double param[]);
+bicycle_real bicycle_energy(bicycle_real t, const bicycle_real state[], const bicycle_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void bicycle_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void bicycle_mass_matrix(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void bicycle_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void bicycle_constraint_jacobian(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = bicycle_constraint_jacobian).
 */
-void bicycle_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void bicycle_constraint_coordinate_jacobian(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (bicycle_initial_state
 ** holds them at the defaults).
 */
-void bicycle_initial_state_at(const double param[], double out_state[]);
+void bicycle_initial_state_at(const bicycle_real param[], bicycle_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in bicycle_model.c. */
 struct lgc_model;

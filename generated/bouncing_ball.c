@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double bouncing_ball_param_defaults[BOUNCING_BALL_NP] = { 1.0 /* m */, 9.81 /* g */, 1.0 /* h */ };
-const double bouncing_ball_initial_state[BOUNCING_BALL_NX] = { 1.0 /* y */, 0.0 /* y' */ };
+const bouncing_ball_real bouncing_ball_param_defaults[BOUNCING_BALL_NP] = { 1.0 /* m */, 9.81 /* g */, 1.0 /* h */ };
+const bouncing_ball_real bouncing_ball_initial_state[BOUNCING_BALL_NX] = { 1.0 /* y */, 0.0 /* y' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double bouncing_ball_initial_state[BOUNCING_BALL_NX] = { 1.0 /* y */, 0.0 
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int bouncing_ball_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int bouncing_ball_factor_kkt(bouncing_ball_real M[], const bouncing_ball_real J[], bouncing_ball_real Y[], bouncing_ball_real S[])
 {
-    double d;
+    bouncing_ball_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return BOUNCING_BALL_SINGULAR_MASS;
@@ -34,8 +34,8 @@ static int bouncing_ball_factor_kkt(double M[], const double J[], double Y[], do
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void bouncing_ball_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void bouncing_ball_solve_kkt(const bouncing_ball_real M[], const bouncing_ball_real J[], const bouncing_ball_real S[],
+    bouncing_ball_real a[], bouncing_ball_real nu[], bouncing_ball_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -51,23 +51,23 @@ static void bouncing_ball_solve_kkt(const double M[], const double J[], const do
     a[0] += w[0];
 }
 
-static void bouncing_ball_zero(double a[], int n)
+static void bouncing_ball_zero(bouncing_ball_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void bouncing_ball_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void bouncing_ball_kkt_entries(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real out_M[], bouncing_ball_real out_f[], bouncing_ball_real out_J[], bouncing_ball_real out_r[], bouncing_ball_real out_g[])
 {
     (void)t;
     (void)input;
     (void)out_g;
-    const double y = state[0];
-    const double y_dot = state[1];  /* y' */
-    const double m = param[0];
-    const double g = param[1];
+    const bouncing_ball_real y = state[0];
+    const bouncing_ball_real y_dot = state[1];  /* y' */
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     /* f = Q - k, row y */
@@ -78,9 +78,9 @@ static void bouncing_ball_kkt_entries(double t, const double state[], const doub
     out_r[0] = -(baumgarte_alpha*y_dot + baumgarte_beta*y);
 }
 
-void bouncing_ball_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void bouncing_ball_kkt_terms(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real out_M[], bouncing_ball_real out_f[], bouncing_ball_real out_J[], bouncing_ball_real out_r[], bouncing_ball_real out_g[])
 {
     bouncing_ball_zero(out_M, BOUNCING_BALL_NQ*BOUNCING_BALL_NQ);
     bouncing_ball_zero(out_J, BOUNCING_BALL_NC*BOUNCING_BALL_NQ);
@@ -88,18 +88,18 @@ void bouncing_ball_kkt_terms(double t, const double state[], const double input[
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int bouncing_ball_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int bouncing_ball_rhs(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real out_dxdt[], bouncing_ball_real out_multipliers[], bouncing_ball_real work[])
 {
     /* work: M | J | Y | S | nu | w (BOUNCING_BALL_NWORK doubles) */
-    double *M = work;
-    double *J = M + BOUNCING_BALL_NQ*BOUNCING_BALL_NQ;
-    double *Y = J + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
-    double *S = Y + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
-    double *nu = S + BOUNCING_BALL_NC*BOUNCING_BALL_NC;
-    double *w = nu + BOUNCING_BALL_NC;
-    double *acceleration = out_dxdt + BOUNCING_BALL_NQ;
+    bouncing_ball_real *M = work;
+    bouncing_ball_real *J = M + BOUNCING_BALL_NQ*BOUNCING_BALL_NQ;
+    bouncing_ball_real *Y = J + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
+    bouncing_ball_real *S = Y + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
+    bouncing_ball_real *nu = S + BOUNCING_BALL_NC*BOUNCING_BALL_NC;
+    bouncing_ball_real *w = nu + BOUNCING_BALL_NC;
+    bouncing_ball_real *acceleration = out_dxdt + BOUNCING_BALL_NQ;
     int i, status;
     bouncing_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*BOUNCING_BALL_NQ);
@@ -113,10 +113,10 @@ int bouncing_ball_rhs(double t, const double state[], const double input[], cons
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void bouncing_ball_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void bouncing_ball_residual_derivatives(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    const bouncing_ball_real in_acceleration[], const bouncing_ball_real in_multipliers[],
+    bouncing_ball_real out_dR_dx[], bouncing_ball_real out_dR_du[], bouncing_ball_real out_dg_dx[], bouncing_ball_real out_dg_du[])
 {
     (void)t;
     (void)state;
@@ -132,23 +132,23 @@ static void bouncing_ball_residual_derivatives(double t, const double state[], c
     out_dR_dx[3] = baumgarte_alpha;
 }
 
-int bouncing_ball_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int bouncing_ball_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real out_dfdx[], bouncing_ball_real out_dfdu[], bouncing_ball_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (BOUNCING_BALL_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + BOUNCING_BALL_NQ*BOUNCING_BALL_NQ;
-    double *S = J + 2*BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
-    double *nu = S + BOUNCING_BALL_NC*BOUNCING_BALL_NC;
-    double *w = nu + BOUNCING_BALL_NC;
-    double *dxdt = work + BOUNCING_BALL_NWORK;
-    double *dR_dx = dxdt + BOUNCING_BALL_NX;
-    double *dR_du = dR_dx + (BOUNCING_BALL_NQ + BOUNCING_BALL_NC)*BOUNCING_BALL_NX;
-    double *dg_dx = dR_du + (BOUNCING_BALL_NQ + BOUNCING_BALL_NC)*BOUNCING_BALL_NU;
-    double *dg_du = dg_dx + BOUNCING_BALL_NN*BOUNCING_BALL_NX;
-    double *column = dg_du + BOUNCING_BALL_NN*BOUNCING_BALL_NU;
+    bouncing_ball_real *M = work;
+    bouncing_ball_real *J = M + BOUNCING_BALL_NQ*BOUNCING_BALL_NQ;
+    bouncing_ball_real *S = J + 2*BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
+    bouncing_ball_real *nu = S + BOUNCING_BALL_NC*BOUNCING_BALL_NC;
+    bouncing_ball_real *w = nu + BOUNCING_BALL_NC;
+    bouncing_ball_real *dxdt = work + BOUNCING_BALL_NWORK;
+    bouncing_ball_real *dR_dx = dxdt + BOUNCING_BALL_NX;
+    bouncing_ball_real *dR_du = dR_dx + (BOUNCING_BALL_NQ + BOUNCING_BALL_NC)*BOUNCING_BALL_NX;
+    bouncing_ball_real *dg_dx = dR_du + (BOUNCING_BALL_NQ + BOUNCING_BALL_NC)*BOUNCING_BALL_NU;
+    bouncing_ball_real *dg_du = dg_dx + BOUNCING_BALL_NN*BOUNCING_BALL_NX;
+    bouncing_ball_real *column = dg_du + BOUNCING_BALL_NN*BOUNCING_BALL_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = bouncing_ball_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -165,7 +165,7 @@ int bouncing_ball_jacobian(double t, const double state[], const double input[],
     for (i = 0; i < BOUNCING_BALL_NQ; ++i) out_dfdx[i*BOUNCING_BALL_NX + BOUNCING_BALL_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < BOUNCING_BALL_NX + BOUNCING_BALL_NU; ++k) {
-        const double *dR = k < BOUNCING_BALL_NX ? dR_dx + k : dR_du + (k - BOUNCING_BALL_NX);
+        const bouncing_ball_real *dR = k < BOUNCING_BALL_NX ? dR_dx + k : dR_du + (k - BOUNCING_BALL_NX);
         const int stride = k < BOUNCING_BALL_NX ? BOUNCING_BALL_NX : BOUNCING_BALL_NU;
         for (i = 0; i < (BOUNCING_BALL_NQ + BOUNCING_BALL_NC); ++i) column[i] = -dR[i*stride];
         bouncing_ball_solve_kkt(M, J, S, column, column + BOUNCING_BALL_NQ, w);
@@ -188,9 +188,9 @@ int bouncing_ball_jacobian(double t, const double state[], const double input[],
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int bouncing_ball_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int bouncing_ball_factor_correction_mass(bouncing_ball_real M[], const bouncing_ball_real C[], bouncing_ball_real Y[], bouncing_ball_real S[])
 {
-    double d;
+    bouncing_ball_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return BOUNCING_BALL_SINGULAR_MASS;
@@ -207,9 +207,9 @@ static int bouncing_ball_factor_correction_mass(double M[], const double C[], do
 }
 
 /* W = I: S = C C^T. */
-static int bouncing_ball_factor_correction_identity(const double C[], double S[])
+static int bouncing_ball_factor_correction_identity(const bouncing_ball_real C[], bouncing_ball_real S[])
 {
-    double d;
+    bouncing_ball_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0];
     /* S = Ls Ls^T in place */
@@ -220,7 +220,7 @@ static int bouncing_ball_factor_correction_identity(const double C[], double S[]
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void bouncing_ball_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void bouncing_ball_correct_mass_all(const bouncing_ball_real M[], const bouncing_ball_real C[], const bouncing_ball_real S[], bouncing_ball_real K[], bouncing_ball_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -232,7 +232,7 @@ static void bouncing_ball_correct_mass_all(const double M[], const double C[], c
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void bouncing_ball_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void bouncing_ball_correct_identity_all(const bouncing_ball_real M[], const bouncing_ball_real C[], const bouncing_ball_real S[], bouncing_ball_real K[], bouncing_ball_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -242,69 +242,69 @@ static void bouncing_ball_correct_identity_all(const double M[], const double C[
     d[0] = C[0]*K[0];
 }
 
-int bouncing_ball_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int bouncing_ball_correction_factor(int mass_metric, bouncing_ball_real M[], const bouncing_ball_real C[], bouncing_ball_real work[])
 {
     /* work: Y | S (BOUNCING_BALL_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
+    bouncing_ball_real *Y = work;
+    bouncing_ball_real *S = Y + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
     if (mass_metric) return bouncing_ball_factor_correction_mass(M, C, Y, S);
     return bouncing_ball_factor_correction_identity(C, S);
 }
 
 void bouncing_ball_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const bouncing_ball_real M[], const bouncing_ball_real C[], bouncing_ball_real work[],
+    bouncing_ball_real K[], bouncing_ball_real d[])
 {
-    double *S = work + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
+    bouncing_ball_real *S = work + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
     (void)rows;
     if (mass_metric) bouncing_ball_correct_mass_all(M, C, S, K, d);
     else bouncing_ball_correct_identity_all(M, C, S, K, d);
 }
 
-void bouncing_ball_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void bouncing_ball_residuals(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[],
+    bouncing_ball_real out_phi[], bouncing_ball_real out_phi_dot[], bouncing_ball_real out_g[])
 {
     (void)t;
     (void)param;
     (void)out_g;
-    const double y = state[0];
-    const double y_dot = state[1];  /* y' */
+    const bouncing_ball_real y = state[0];
+    const bouncing_ball_real y_dot = state[1];  /* y' */
     /* contact constraint 1: y */
     out_phi[0] = y;
     out_phi_dot[0] = y_dot;
 }
 
-double bouncing_ball_energy(double t, const double state[], const double param[])
+bouncing_ball_real bouncing_ball_energy(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[])
 {
     (void)t;
-    const double y = state[0];
-    const double y_dot = state[1];  /* y' */
-    const double m = param[0];
-    const double g = param[1];
+    const bouncing_ball_real y = state[0];
+    const bouncing_ball_real y_dot = state[1];  /* y' */
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
     /* T + V */
     return m*(0.5*y_dot*y_dot + g*y);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void bouncing_ball_mirror_lower(double a[])
+static void bouncing_ball_mirror_lower(bouncing_ball_real a[])
 {
     int i, j;
     for (i = 0; i < BOUNCING_BALL_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*BOUNCING_BALL_NQ + i] = a[i*BOUNCING_BALL_NQ + j];
 }
 
-void bouncing_ball_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void bouncing_ball_mass_matrix(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m = param[0];
+    const bouncing_ball_real m = param[0];
     bouncing_ball_zero(out_M, BOUNCING_BALL_NQ*BOUNCING_BALL_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
     bouncing_ball_mirror_lower(out_M);
 }
 
-void bouncing_ball_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void bouncing_ball_constraint_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_C[])
 {
     (void)t;
     (void)state;
@@ -314,7 +314,7 @@ void bouncing_ball_constraint_jacobian(double t, const double state[], const dou
     out_C[0] = 1.0;
 }
 
-void bouncing_ball_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void bouncing_ball_constraint_coordinate_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_D[])
 {
     (void)t;
     (void)state;
@@ -322,21 +322,139 @@ void bouncing_ball_constraint_coordinate_jacobian(double t, const double state[]
     bouncing_ball_zero(out_D, BOUNCING_BALL_NC*BOUNCING_BALL_NQ);
 }
 
-void bouncing_ball_initial_state_at(const double param[], double out_state[])
+void bouncing_ball_initial_state_at(const bouncing_ball_real param[], bouncing_ball_real out_state[])
 {
-    const double h = param[2];
+    const bouncing_ball_real h = param[2];
     out_state[0] = h;  /* y */
     out_state[1] = 0.0;  /* y' */
 }
 
-void bouncing_ball_events(double t, const double state[], const double input[], const double param[],
-    const double multipliers[], double out_events[])
+void bouncing_ball_events(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    const bouncing_ball_real multipliers[], bouncing_ball_real out_events[])
 {
     (void)t;
     (void)input;
     (void)param;
     (void)multipliers;
-    const double y_dot = state[1];  /* y' */
+    const bouncing_ball_real y_dot = state[1];  /* y' */
     /* apex = y' */
     out_events[0] = y_dot;
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int bouncing_ball_step_undone(bouncing_ball_real state[], const bouncing_ball_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < BOUNCING_BALL_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
+static bouncing_ball_real bouncing_ball_max_abs(const bouncing_ball_real v[], int n, bouncing_ball_real start)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        const bouncing_ball_real a = fabs(v[i]);
+        if (a > start || a != a) start = a;
+    }
+    return start;
+}
+
+/* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
+static bouncing_ball_real bouncing_ball_phi_tolerance(const bouncing_ball_real C[], const bouncing_ball_real state[])
+{
+    const bouncing_ball_real round_off = 1.4210854715202004e-14*(1.0 + bouncing_ball_max_abs(C, BOUNCING_BALL_NH*BOUNCING_BALL_NQ, 0.0)*bouncing_ball_max_abs(state, BOUNCING_BALL_NQ, 0.0));
+    return fmax(BOUNCING_BALL_STEP_TOLERANCE, round_off);
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int bouncing_ball_step_factor(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], int mass_metric,
+    bouncing_ball_real M[], const bouncing_ball_real C[], bouncing_ball_real work[])
+{
+    if (mass_metric) bouncing_ball_mass_matrix(t, state, param, M);
+    return bouncing_ball_correction_factor(mass_metric, M, C, work);
+}
+
+int bouncing_ball_step(bouncing_ball_real t, bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real h, int mass_metric,
+    bouncing_ball_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g | q_prev (BOUNCING_BALL_NWORK_STEP doubles) */
+    bouncing_ball_real *k = work + BOUNCING_BALL_NWORK;
+    bouncing_ball_real *x0 = k + BOUNCING_BALL_NX;
+    bouncing_ball_real *xt = x0 + BOUNCING_BALL_NX;
+    bouncing_ball_real *C = xt + BOUNCING_BALL_NX;
+    bouncing_ball_real *W = C + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
+    bouncing_ball_real *correction = W + BOUNCING_BALL_NQ*BOUNCING_BALL_NQ;
+    bouncing_ball_real *K = correction + BOUNCING_BALL_NC*(BOUNCING_BALL_NQ + BOUNCING_BALL_NC);
+    bouncing_ball_real *d = K + BOUNCING_BALL_NC;
+    bouncing_ball_real *phi = d + BOUNCING_BALL_NQ;
+    bouncing_ball_real *phi_dot = phi + BOUNCING_BALL_NH;
+    bouncing_ball_real *g = phi_dot + BOUNCING_BALL_NH;
+    bouncing_ball_real *q_prev = g + BOUNCING_BALL_NN;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const bouncing_ball_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const bouncing_ball_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const bouncing_ball_real t1 = t + h;
+    bouncing_ball_real err, last_err = INFINITY;
+    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (i = 0; i < BOUNCING_BALL_NX; ++i) x0[i] = state[i];
+    status = bouncing_ball_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != BOUNCING_BALL_OK) return status;
+    for (i = 0; i < BOUNCING_BALL_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < BOUNCING_BALL_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = bouncing_ball_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != BOUNCING_BALL_OK) return bouncing_ball_step_undone(state, x0, status);
+        for (i = 0; i < BOUNCING_BALL_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /*
+    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
+    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
+    ** else it is undone and a Newton step taken from where it began.
+    */
+    for (it = 0;; ++it) {
+        bouncing_ball_residuals(t1, state, param, phi, phi_dot, g);
+        err = bouncing_ball_max_abs(phi, BOUNCING_BALL_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= bouncing_ball_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < BOUNCING_BALL_NQ; ++i) state[i] = q_prev[i];
+                bouncing_ball_residuals(t1, state, param, phi, phi_dot, g);
+                err = bouncing_ball_max_abs(phi, BOUNCING_BALL_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            bouncing_ball_constraint_jacobian(t1, state, param, C);
+            C_current = 1;
+        }
+        if (err <= bouncing_ball_phi_tolerance(C, state)) break;
+        if (it - undone == BOUNCING_BALL_STEP_MAX_ITERATIONS || !isfinite(err)) return bouncing_ball_step_undone(state, x0, BOUNCING_BALL_CORRECTION_FAILED);
+        if (refactor && (status = bouncing_ball_step_factor(t1, state, param, mass_metric, W, C, correction)) != BOUNCING_BALL_OK)
+            return bouncing_ball_step_undone(state, x0, status);
+        for (i = 0; i < BOUNCING_BALL_NH; ++i) K[i] = -phi[i];
+        bouncing_ball_correction_solve(mass_metric, BOUNCING_BALL_NH, W, C, correction, K, d);
+        for (i = 0; i < BOUNCING_BALL_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    if (!C_current) bouncing_ball_constraint_jacobian(t1, state, param, C);
+    status = bouncing_ball_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != BOUNCING_BALL_OK) return bouncing_ball_step_undone(state, x0, status);
+    for (i = 0; i < BOUNCING_BALL_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    bouncing_ball_correction_solve(mass_metric, BOUNCING_BALL_NC, W, C, correction, K, d);
+    for (i = 0; i < BOUNCING_BALL_NQ; ++i) state[BOUNCING_BALL_NQ + i] += d[i];
+    for (i = 0; i < BOUNCING_BALL_NX; ++i)
+        if (!isfinite(state[i])) return bouncing_ball_step_undone(state, x0, BOUNCING_BALL_NOT_FINITE);
+    return BOUNCING_BALL_OK;
 }

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double bouncing_ball_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define BOUNCING_BALL_NQ 1  /* coordinates: y */
@@ -19,6 +24,10 @@ extern "C" {
 #define BOUNCING_BALL_NWORK 6  /* doubles of scratch for bouncing_ball_rhs */
 #define BOUNCING_BALL_NWORK_JACOBIAN (BOUNCING_BALL_NWORK + 8)  /* ... for bouncing_ball_jacobian */
 #define BOUNCING_BALL_NWORK_CORRECTION 2  /* ... for bouncing_ball_correction_factor and _solve */
+#define BOUNCING_BALL_NWORK_STEP (BOUNCING_BALL_NWORK + 15)  /* ... for bouncing_ball_step */
+#define BOUNCING_BALL_STEP_TOLERANCE 1e-13  /* bouncing_ball_step's position correction: |phi| it stops at */
+#define BOUNCING_BALL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define BOUNCING_BALL_STACK_ESTIMATE 680  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BOUNCING_BALL_NH_ARRAY 1
 #define BOUNCING_BALL_NN_ARRAY 1
 #define BOUNCING_BALL_NC_ARRAY 1
@@ -37,10 +46,12 @@ extern "C" {
 #define BOUNCING_BALL_OK 0
 #define BOUNCING_BALL_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define BOUNCING_BALL_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define BOUNCING_BALL_CORRECTION_FAILED 3     /* bouncing_ball_step only: the position correction did not converge */
+#define BOUNCING_BALL_NOT_FINITE 4            /* bouncing_ball_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double bouncing_ball_param_defaults[BOUNCING_BALL_NP];
-extern const double bouncing_ball_initial_state[BOUNCING_BALL_NX];
+extern const bouncing_ball_real bouncing_ball_param_defaults[BOUNCING_BALL_NP];
+extern const bouncing_ball_real bouncing_ball_initial_state[BOUNCING_BALL_NX];
 #define BOUNCING_BALL_ALPHA 0.0  /* Baumgarte gains */
 #define BOUNCING_BALL_BETA 0.0
 
@@ -51,18 +62,18 @@ extern const double bouncing_ball_initial_state[BOUNCING_BALL_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns BOUNCING_BALL_OK or an error.
 */
-int bouncing_ball_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int bouncing_ball_rhs(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real out_dxdt[], bouncing_ball_real out_multipliers[], bouncing_ball_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int bouncing_ball_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int bouncing_ball_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real out_dfdx[], bouncing_ball_real out_dfdu[], bouncing_ball_real work[]);
 
 /*
 ** The pieces of the KKT system of bouncing_ball_rhs at one state: M (NQ x NQ, lower
@@ -70,9 +81,29 @@ int bouncing_ball_jacobian(double t, const double state[], const double input[],
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void bouncing_ball_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void bouncing_ball_kkt_terms(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real out_M[], bouncing_ball_real out_f[], bouncing_ball_real out_J[], bouncing_ball_real out_r[], bouncing_ball_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** bouncing_ball_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns BOUNCING_BALL_OK, BOUNCING_BALL_SINGULAR_MASS,
+** BOUNCING_BALL_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), BOUNCING_BALL_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or BOUNCING_BALL_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int bouncing_ball_step(bouncing_ball_real t, bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real h, int mass_metric,
+    bouncing_ball_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -84,7 +115,7 @@ void bouncing_ball_kkt_terms(double t, const double state[], const double input[
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int bouncing_ball_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int bouncing_ball_correction_factor(int mass_metric, bouncing_ball_real M[], const bouncing_ball_real C[], bouncing_ball_real work[]);
 
 /*
 ** With M, C and work as bouncing_ball_correction_factor left them: the smallest d (in W)
@@ -93,43 +124,43 @@ int bouncing_ball_correction_factor(int mass_metric, double M[], const double C[
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void bouncing_ball_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const bouncing_ball_real M[], const bouncing_ball_real C[], bouncing_ball_real work[],
+    bouncing_ball_real K[], bouncing_ball_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void bouncing_ball_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void bouncing_ball_residuals(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[],
+    bouncing_ball_real out_phi[], bouncing_ball_real out_phi_dot[], bouncing_ball_real out_g[]);
 
 /* Total energy T + V. */
-double bouncing_ball_energy(double t, const double state[], const double param[]);
+bouncing_ball_real bouncing_ball_energy(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void bouncing_ball_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void bouncing_ball_mass_matrix(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void bouncing_ball_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void bouncing_ball_constraint_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = bouncing_ball_constraint_jacobian).
 */
-void bouncing_ball_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void bouncing_ball_constraint_coordinate_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (bouncing_ball_initial_state
 ** holds them at the defaults).
 */
-void bouncing_ball_initial_state_at(const double param[], double out_state[]);
+void bouncing_ball_initial_state_at(const bouncing_ball_real param[], bouncing_ball_real out_state[]);
 
 /*
 ** The event functions of the spec's [events] (BOUNCING_BALL_NEVENT, in the order
 ** written): an event is where one crosses zero. At the state under the inputs,
 ** with the multipliers [lambda; mu] (NC) as bouncing_ball_rhs writes them at that state.
 */
-void bouncing_ball_events(double t, const double state[], const double input[], const double param[],
-    const double multipliers[], double out_events[]);
+void bouncing_ball_events(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    const bouncing_ball_real multipliers[], bouncing_ball_real out_events[]);
 
 /* The runtime's descriptor of this model, defined in bouncing_ball_model.c. */
 struct lgc_model;

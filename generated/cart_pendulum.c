@@ -3,9 +3,9 @@
 
 #include <math.h>
 
-const double cart_pendulum_param_defaults[CART_PENDULUM_NP] = { 1.0 /* M */, 0.3 /* m */, 0.5 /* l */, 9.81 /* g */ };
-const double cart_pendulum_input_defaults[CART_PENDULUM_NU] = { 0.0 /* F */ };
-const double cart_pendulum_initial_state[CART_PENDULUM_NX] = { 0.0 /* s */, 0.09933466539753061 /* x */, 0.4900332889206208 /* y */, 0.0 /* s' */, 0.0 /* x' */, 0.0 /* y' */ };
+const cart_pendulum_real cart_pendulum_param_defaults[CART_PENDULUM_NP] = { 1.0 /* M */, 0.3 /* m */, 0.5 /* l */, 9.81 /* g */ };
+const cart_pendulum_real cart_pendulum_input_defaults[CART_PENDULUM_NU] = { 0.0 /* F */ };
+const cart_pendulum_real cart_pendulum_initial_state[CART_PENDULUM_NX] = { 0.0 /* s */, 0.09933466539753061 /* x */, 0.4900332889206208 /* y */, 0.0 /* s' */, 0.0 /* x' */, 0.0 /* y' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -16,9 +16,9 @@ const double cart_pendulum_initial_state[CART_PENDULUM_NX] = { 0.0 /* s */, 0.09
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int cart_pendulum_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int cart_pendulum_factor_kkt(cart_pendulum_real M[], const cart_pendulum_real J[], cart_pendulum_real Y[], cart_pendulum_real S[])
 {
-    double d;
+    cart_pendulum_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return CART_PENDULUM_SINGULAR_MASS;
@@ -43,8 +43,8 @@ static int cart_pendulum_factor_kkt(double M[], const double J[], double Y[], do
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void cart_pendulum_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void cart_pendulum_solve_kkt(const cart_pendulum_real M[], const cart_pendulum_real J[], const cart_pendulum_real S[],
+    cart_pendulum_real a[], cart_pendulum_real nu[], cart_pendulum_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -72,29 +72,29 @@ static void cart_pendulum_solve_kkt(const double M[], const double J[], const do
     a[2] += w[2];
 }
 
-static void cart_pendulum_zero(double a[], int n)
+static void cart_pendulum_zero(cart_pendulum_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void cart_pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void cart_pendulum_kkt_entries(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_M[], cart_pendulum_real out_f[], cart_pendulum_real out_J[], cart_pendulum_real out_r[], cart_pendulum_real out_g[])
 {
     (void)t;
     (void)out_g;
-    const double s = state[0];
-    const double x = state[1];
-    const double y = state[2];
-    const double s_dot = state[3];  /* s' */
-    const double x_dot = state[4];  /* x' */
-    const double y_dot = state[5];  /* y' */
-    const double M = param[0];
-    const double m = param[1];
-    const double l = param[2];
-    const double g = param[3];
-    const double F = input[0];
+    const cart_pendulum_real s = state[0];
+    const cart_pendulum_real x = state[1];
+    const cart_pendulum_real y = state[2];
+    const cart_pendulum_real s_dot = state[3];  /* s' */
+    const cart_pendulum_real x_dot = state[4];  /* x' */
+    const cart_pendulum_real y_dot = state[5];  /* y' */
+    const cart_pendulum_real M = param[0];
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real l = param[2];
+    const cart_pendulum_real g = param[3];
+    const cart_pendulum_real F = input[0];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = M;
     out_M[4] = m;
@@ -105,19 +105,19 @@ static void cart_pendulum_kkt_entries(double t, const double state[], const doub
     out_f[1] = 0.0;
     /* row y */
     out_f[2] = -m*g;
-    const double w1 = s - x;
+    const cart_pendulum_real w1 = s - x;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*w1;
     out_J[1] = -2.0*w1;
     out_J[2] = 2.0*y;
-    const double w2 = s_dot - x_dot;
+    const cart_pendulum_real w2 = s_dot - x_dot;
     /* stabilised right-hand side of holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
     out_r[0] = -(2.0*(y_dot*y_dot + w2*w2 + baumgarte_alpha*(y*y_dot + w1*w2)) - baumgarte_beta*(l*l - y*y - w1*w1));
 }
 
-void cart_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void cart_pendulum_kkt_terms(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_M[], cart_pendulum_real out_f[], cart_pendulum_real out_J[], cart_pendulum_real out_r[], cart_pendulum_real out_g[])
 {
     cart_pendulum_zero(out_M, CART_PENDULUM_NQ*CART_PENDULUM_NQ);
     cart_pendulum_zero(out_J, CART_PENDULUM_NC*CART_PENDULUM_NQ);
@@ -125,18 +125,18 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int cart_pendulum_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int cart_pendulum_rhs(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_dxdt[], cart_pendulum_real out_multipliers[], cart_pendulum_real work[])
 {
     /* work: M | J | Y | S | nu | w (CART_PENDULUM_NWORK doubles) */
-    double *M = work;
-    double *J = M + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
-    double *Y = J + CART_PENDULUM_NC*CART_PENDULUM_NQ;
-    double *S = Y + CART_PENDULUM_NC*CART_PENDULUM_NQ;
-    double *nu = S + CART_PENDULUM_NC*CART_PENDULUM_NC;
-    double *w = nu + CART_PENDULUM_NC;
-    double *acceleration = out_dxdt + CART_PENDULUM_NQ;
+    cart_pendulum_real *M = work;
+    cart_pendulum_real *J = M + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
+    cart_pendulum_real *Y = J + CART_PENDULUM_NC*CART_PENDULUM_NQ;
+    cart_pendulum_real *S = Y + CART_PENDULUM_NC*CART_PENDULUM_NQ;
+    cart_pendulum_real *nu = S + CART_PENDULUM_NC*CART_PENDULUM_NC;
+    cart_pendulum_real *w = nu + CART_PENDULUM_NC;
+    cart_pendulum_real *acceleration = out_dxdt + CART_PENDULUM_NQ;
     int i, status;
     cart_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*CART_PENDULUM_NQ);
@@ -150,36 +150,36 @@ int cart_pendulum_rhs(double t, const double state[], const double input[], cons
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void cart_pendulum_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void cart_pendulum_residual_derivatives(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    const cart_pendulum_real in_acceleration[], const cart_pendulum_real in_multipliers[],
+    cart_pendulum_real out_dR_dx[], cart_pendulum_real out_dR_du[], cart_pendulum_real out_dg_dx[], cart_pendulum_real out_dg_du[])
 {
     (void)t;
     (void)input;
     (void)param;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double s = state[0];
-    const double x = state[1];
-    const double y = state[2];
-    const double s_dot = state[3];  /* s' */
-    const double x_dot = state[4];  /* x' */
-    const double y_dot = state[5];  /* y' */
-    const double w1 = -2.0*in_multipliers[0];
+    const cart_pendulum_real s = state[0];
+    const cart_pendulum_real x = state[1];
+    const cart_pendulum_real y = state[2];
+    const cart_pendulum_real s_dot = state[3];  /* s' */
+    const cart_pendulum_real x_dot = state[4];  /* x' */
+    const cart_pendulum_real y_dot = state[5];  /* y' */
+    const cart_pendulum_real w1 = -2.0*in_multipliers[0];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = w1;
-    const double w2 = 2.0*in_multipliers[0];
+    const cart_pendulum_real w2 = 2.0*in_multipliers[0];
     out_dR_dx[1] = w2;
     out_dR_dx[6] = w2;
     out_dR_dx[7] = w1;
     out_dR_dx[14] = w1;
-    const double w3 = s - x;
-    const double w4 = in_acceleration[0] - in_acceleration[1] + baumgarte_alpha*(s_dot - x_dot) + baumgarte_beta*w3;
+    const cart_pendulum_real w3 = s - x;
+    const cart_pendulum_real w4 = in_acceleration[0] - in_acceleration[1] + baumgarte_alpha*(s_dot - x_dot) + baumgarte_beta*w3;
     out_dR_dx[18] = 2.0*w4;
     out_dR_dx[19] = -2.0*w4;
     out_dR_dx[20] = 2.0*(in_acceleration[2] + baumgarte_alpha*y_dot + baumgarte_beta*y);
-    const double w5 = 4.0*(s_dot - x_dot) + 2.0*baumgarte_alpha*w3;
+    const cart_pendulum_real w5 = 4.0*(s_dot - x_dot) + 2.0*baumgarte_alpha*w3;
     out_dR_dx[21] = w5;
     out_dR_dx[22] = -w5;
     out_dR_dx[23] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
@@ -187,23 +187,23 @@ static void cart_pendulum_residual_derivatives(double t, const double state[], c
     out_dR_du[0] = -1.0;
 }
 
-int cart_pendulum_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int cart_pendulum_jacobian(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_dfdx[], cart_pendulum_real out_dfdu[], cart_pendulum_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (CART_PENDULUM_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
-    double *S = J + 2*CART_PENDULUM_NC*CART_PENDULUM_NQ;
-    double *nu = S + CART_PENDULUM_NC*CART_PENDULUM_NC;
-    double *w = nu + CART_PENDULUM_NC;
-    double *dxdt = work + CART_PENDULUM_NWORK;
-    double *dR_dx = dxdt + CART_PENDULUM_NX;
-    double *dR_du = dR_dx + (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NX;
-    double *dg_dx = dR_du + (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NU;
-    double *dg_du = dg_dx + CART_PENDULUM_NN*CART_PENDULUM_NX;
-    double *column = dg_du + CART_PENDULUM_NN*CART_PENDULUM_NU;
+    cart_pendulum_real *M = work;
+    cart_pendulum_real *J = M + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
+    cart_pendulum_real *S = J + 2*CART_PENDULUM_NC*CART_PENDULUM_NQ;
+    cart_pendulum_real *nu = S + CART_PENDULUM_NC*CART_PENDULUM_NC;
+    cart_pendulum_real *w = nu + CART_PENDULUM_NC;
+    cart_pendulum_real *dxdt = work + CART_PENDULUM_NWORK;
+    cart_pendulum_real *dR_dx = dxdt + CART_PENDULUM_NX;
+    cart_pendulum_real *dR_du = dR_dx + (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NX;
+    cart_pendulum_real *dg_dx = dR_du + (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NU;
+    cart_pendulum_real *dg_du = dg_dx + CART_PENDULUM_NN*CART_PENDULUM_NX;
+    cart_pendulum_real *column = dg_du + CART_PENDULUM_NN*CART_PENDULUM_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = cart_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -220,7 +220,7 @@ int cart_pendulum_jacobian(double t, const double state[], const double input[],
     for (i = 0; i < CART_PENDULUM_NQ; ++i) out_dfdx[i*CART_PENDULUM_NX + CART_PENDULUM_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < CART_PENDULUM_NX + CART_PENDULUM_NU; ++k) {
-        const double *dR = k < CART_PENDULUM_NX ? dR_dx + k : dR_du + (k - CART_PENDULUM_NX);
+        const cart_pendulum_real *dR = k < CART_PENDULUM_NX ? dR_dx + k : dR_du + (k - CART_PENDULUM_NX);
         const int stride = k < CART_PENDULUM_NX ? CART_PENDULUM_NX : CART_PENDULUM_NU;
         for (i = 0; i < (CART_PENDULUM_NQ + CART_PENDULUM_NC); ++i) column[i] = -dR[i*stride];
         cart_pendulum_solve_kkt(M, J, S, column, column + CART_PENDULUM_NQ, w);
@@ -243,9 +243,9 @@ int cart_pendulum_jacobian(double t, const double state[], const double input[],
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int cart_pendulum_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int cart_pendulum_factor_correction_mass(cart_pendulum_real M[], const cart_pendulum_real C[], cart_pendulum_real Y[], cart_pendulum_real S[])
 {
-    double d;
+    cart_pendulum_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return CART_PENDULUM_SINGULAR_MASS;
@@ -270,9 +270,9 @@ static int cart_pendulum_factor_correction_mass(double M[], const double C[], do
 }
 
 /* W = I: S = C C^T. */
-static int cart_pendulum_factor_correction_identity(const double C[], double S[])
+static int cart_pendulum_factor_correction_identity(const cart_pendulum_real C[], cart_pendulum_real S[])
 {
-    double d;
+    cart_pendulum_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[1]*C[1] + C[2]*C[2];
     /* S = Ls Ls^T in place */
@@ -283,7 +283,7 @@ static int cart_pendulum_factor_correction_identity(const double C[], double S[]
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void cart_pendulum_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void cart_pendulum_correct_mass_all(const cart_pendulum_real M[], const cart_pendulum_real C[], const cart_pendulum_real S[], cart_pendulum_real K[], cart_pendulum_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -301,7 +301,7 @@ static void cart_pendulum_correct_mass_all(const double M[], const double C[], c
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void cart_pendulum_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void cart_pendulum_correct_identity_all(const cart_pendulum_real M[], const cart_pendulum_real C[], const cart_pendulum_real S[], cart_pendulum_real K[], cart_pendulum_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -313,71 +313,71 @@ static void cart_pendulum_correct_identity_all(const double M[], const double C[
     d[2] = C[2]*K[0];
 }
 
-int cart_pendulum_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int cart_pendulum_correction_factor(int mass_metric, cart_pendulum_real M[], const cart_pendulum_real C[], cart_pendulum_real work[])
 {
     /* work: Y | S (CART_PENDULUM_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + CART_PENDULUM_NC*CART_PENDULUM_NQ;
+    cart_pendulum_real *Y = work;
+    cart_pendulum_real *S = Y + CART_PENDULUM_NC*CART_PENDULUM_NQ;
     if (mass_metric) return cart_pendulum_factor_correction_mass(M, C, Y, S);
     return cart_pendulum_factor_correction_identity(C, S);
 }
 
 void cart_pendulum_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const cart_pendulum_real M[], const cart_pendulum_real C[], cart_pendulum_real work[],
+    cart_pendulum_real K[], cart_pendulum_real d[])
 {
-    double *S = work + CART_PENDULUM_NC*CART_PENDULUM_NQ;
+    cart_pendulum_real *S = work + CART_PENDULUM_NC*CART_PENDULUM_NQ;
     (void)rows;
     if (mass_metric) cart_pendulum_correct_mass_all(M, C, S, K, d);
     else cart_pendulum_correct_identity_all(M, C, S, K, d);
 }
 
-void cart_pendulum_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void cart_pendulum_residuals(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[],
+    cart_pendulum_real out_phi[], cart_pendulum_real out_phi_dot[], cart_pendulum_real out_g[])
 {
     (void)t;
     (void)out_g;
-    const double s = state[0];
-    const double x = state[1];
-    const double y = state[2];
-    const double s_dot = state[3];  /* s' */
-    const double x_dot = state[4];  /* x' */
-    const double y_dot = state[5];  /* y' */
-    const double l = param[2];
-    const double w1 = s - x;
+    const cart_pendulum_real s = state[0];
+    const cart_pendulum_real x = state[1];
+    const cart_pendulum_real y = state[2];
+    const cart_pendulum_real s_dot = state[3];  /* s' */
+    const cart_pendulum_real x_dot = state[4];  /* x' */
+    const cart_pendulum_real y_dot = state[5];  /* y' */
+    const cart_pendulum_real l = param[2];
+    const cart_pendulum_real w1 = s - x;
     /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
     out_phi[0] = -(l*l - y*y - w1*w1);
     out_phi_dot[0] = 2.0*(y*y_dot + w1*(s_dot - x_dot));
 }
 
-double cart_pendulum_energy(double t, const double state[], const double param[])
+cart_pendulum_real cart_pendulum_energy(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[])
 {
     (void)t;
-    const double y = state[2];
-    const double s_dot = state[3];  /* s' */
-    const double x_dot = state[4];  /* x' */
-    const double y_dot = state[5];  /* y' */
-    const double M = param[0];
-    const double m = param[1];
-    const double g = param[3];
+    const cart_pendulum_real y = state[2];
+    const cart_pendulum_real s_dot = state[3];  /* s' */
+    const cart_pendulum_real x_dot = state[4];  /* x' */
+    const cart_pendulum_real y_dot = state[5];  /* y' */
+    const cart_pendulum_real M = param[0];
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
     /* T + V */
     return 0.5*M*s_dot*s_dot + m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void cart_pendulum_mirror_lower(double a[])
+static void cart_pendulum_mirror_lower(cart_pendulum_real a[])
 {
     int i, j;
     for (i = 0; i < CART_PENDULUM_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*CART_PENDULUM_NQ + i] = a[i*CART_PENDULUM_NQ + j];
 }
 
-void cart_pendulum_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void cart_pendulum_mass_matrix(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_M[])
 {
     (void)t;
     (void)state;
-    const double M = param[0];
-    const double m = param[1];
+    const cart_pendulum_real M = param[0];
+    const cart_pendulum_real m = param[1];
     cart_pendulum_zero(out_M, CART_PENDULUM_NQ*CART_PENDULUM_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = M;
@@ -386,37 +386,37 @@ void cart_pendulum_mass_matrix(double t, const double state[], const double para
     cart_pendulum_mirror_lower(out_M);
 }
 
-void cart_pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void cart_pendulum_constraint_jacobian(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_C[])
 {
     (void)t;
     (void)param;
-    const double s = state[0];
-    const double x = state[1];
-    const double y = state[2];
+    const cart_pendulum_real s = state[0];
+    const cart_pendulum_real x = state[1];
+    const cart_pendulum_real y = state[2];
     cart_pendulum_zero(out_C, CART_PENDULUM_NC*CART_PENDULUM_NQ);
-    const double w1 = s - x;
+    const cart_pendulum_real w1 = s - x;
     /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
     out_C[0] = 2.0*w1;
     out_C[1] = -2.0*w1;
     out_C[2] = 2.0*y;
 }
 
-void cart_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void cart_pendulum_constraint_coordinate_jacobian(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_D[])
 {
     (void)t;
     (void)param;
-    const double s_dot = state[3];  /* s' */
-    const double x_dot = state[4];  /* x' */
-    const double y_dot = state[5];  /* y' */
+    const cart_pendulum_real s_dot = state[3];  /* s' */
+    const cart_pendulum_real x_dot = state[4];  /* x' */
+    const cart_pendulum_real y_dot = state[5];  /* y' */
     cart_pendulum_zero(out_D, CART_PENDULUM_NC*CART_PENDULUM_NQ);
-    const double w1 = s_dot - x_dot;
+    const cart_pendulum_real w1 = s_dot - x_dot;
     /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
     out_D[0] = 2.0*w1;
     out_D[1] = -2.0*w1;
     out_D[2] = 2.0*y_dot;
 }
 
-void cart_pendulum_initial_state_at(const double param[], double out_state[])
+void cart_pendulum_initial_state_at(const cart_pendulum_real param[], cart_pendulum_real out_state[])
 {
     (void)param;
     out_state[0] = 0.0;  /* s */
@@ -425,4 +425,122 @@ void cart_pendulum_initial_state_at(const double param[], double out_state[])
     out_state[3] = 0.0;  /* s' */
     out_state[4] = 0.0;  /* x' */
     out_state[5] = 0.0;  /* y' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int cart_pendulum_step_undone(cart_pendulum_real state[], const cart_pendulum_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < CART_PENDULUM_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
+static cart_pendulum_real cart_pendulum_max_abs(const cart_pendulum_real v[], int n, cart_pendulum_real start)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        const cart_pendulum_real a = fabs(v[i]);
+        if (a > start || a != a) start = a;
+    }
+    return start;
+}
+
+/* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
+static cart_pendulum_real cart_pendulum_phi_tolerance(const cart_pendulum_real C[], const cart_pendulum_real state[])
+{
+    const cart_pendulum_real round_off = 1.4210854715202004e-14*(1.0 + cart_pendulum_max_abs(C, CART_PENDULUM_NH*CART_PENDULUM_NQ, 0.0)*cart_pendulum_max_abs(state, CART_PENDULUM_NQ, 0.0));
+    return fmax(CART_PENDULUM_STEP_TOLERANCE, round_off);
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int cart_pendulum_step_factor(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], int mass_metric,
+    cart_pendulum_real M[], const cart_pendulum_real C[], cart_pendulum_real work[])
+{
+    if (mass_metric) cart_pendulum_mass_matrix(t, state, param, M);
+    return cart_pendulum_correction_factor(mass_metric, M, C, work);
+}
+
+int cart_pendulum_step(cart_pendulum_real t, cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real h, int mass_metric,
+    cart_pendulum_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g | q_prev (CART_PENDULUM_NWORK_STEP doubles) */
+    cart_pendulum_real *k = work + CART_PENDULUM_NWORK;
+    cart_pendulum_real *x0 = k + CART_PENDULUM_NX;
+    cart_pendulum_real *xt = x0 + CART_PENDULUM_NX;
+    cart_pendulum_real *C = xt + CART_PENDULUM_NX;
+    cart_pendulum_real *W = C + CART_PENDULUM_NC*CART_PENDULUM_NQ;
+    cart_pendulum_real *correction = W + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
+    cart_pendulum_real *K = correction + CART_PENDULUM_NC*(CART_PENDULUM_NQ + CART_PENDULUM_NC);
+    cart_pendulum_real *d = K + CART_PENDULUM_NC;
+    cart_pendulum_real *phi = d + CART_PENDULUM_NQ;
+    cart_pendulum_real *phi_dot = phi + CART_PENDULUM_NH;
+    cart_pendulum_real *g = phi_dot + CART_PENDULUM_NH;
+    cart_pendulum_real *q_prev = g + CART_PENDULUM_NN;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const cart_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const cart_pendulum_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const cart_pendulum_real t1 = t + h;
+    cart_pendulum_real err, last_err = INFINITY;
+    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (i = 0; i < CART_PENDULUM_NX; ++i) x0[i] = state[i];
+    status = cart_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != CART_PENDULUM_OK) return status;
+    for (i = 0; i < CART_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < CART_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = cart_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != CART_PENDULUM_OK) return cart_pendulum_step_undone(state, x0, status);
+        for (i = 0; i < CART_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /*
+    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
+    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
+    ** else it is undone and a Newton step taken from where it began.
+    */
+    for (it = 0;; ++it) {
+        cart_pendulum_residuals(t1, state, param, phi, phi_dot, g);
+        err = cart_pendulum_max_abs(phi, CART_PENDULUM_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= cart_pendulum_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < CART_PENDULUM_NQ; ++i) state[i] = q_prev[i];
+                cart_pendulum_residuals(t1, state, param, phi, phi_dot, g);
+                err = cart_pendulum_max_abs(phi, CART_PENDULUM_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            cart_pendulum_constraint_jacobian(t1, state, param, C);
+            C_current = 1;
+        }
+        if (err <= cart_pendulum_phi_tolerance(C, state)) break;
+        if (it - undone == CART_PENDULUM_STEP_MAX_ITERATIONS || !isfinite(err)) return cart_pendulum_step_undone(state, x0, CART_PENDULUM_CORRECTION_FAILED);
+        if (refactor && (status = cart_pendulum_step_factor(t1, state, param, mass_metric, W, C, correction)) != CART_PENDULUM_OK)
+            return cart_pendulum_step_undone(state, x0, status);
+        for (i = 0; i < CART_PENDULUM_NH; ++i) K[i] = -phi[i];
+        cart_pendulum_correction_solve(mass_metric, CART_PENDULUM_NH, W, C, correction, K, d);
+        for (i = 0; i < CART_PENDULUM_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    if (!C_current) cart_pendulum_constraint_jacobian(t1, state, param, C);
+    status = cart_pendulum_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != CART_PENDULUM_OK) return cart_pendulum_step_undone(state, x0, status);
+    for (i = 0; i < CART_PENDULUM_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    cart_pendulum_correction_solve(mass_metric, CART_PENDULUM_NC, W, C, correction, K, d);
+    for (i = 0; i < CART_PENDULUM_NQ; ++i) state[CART_PENDULUM_NQ + i] += d[i];
+    for (i = 0; i < CART_PENDULUM_NX; ++i)
+        if (!isfinite(state[i])) return cart_pendulum_step_undone(state, x0, CART_PENDULUM_NOT_FINITE);
+    return CART_PENDULUM_OK;
 }

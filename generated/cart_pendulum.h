@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double cart_pendulum_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define CART_PENDULUM_NQ 3  /* coordinates: s, x, y */
@@ -19,6 +24,10 @@ extern "C" {
 #define CART_PENDULUM_NWORK 20  /* doubles of scratch for cart_pendulum_rhs */
 #define CART_PENDULUM_NWORK_JACOBIAN (CART_PENDULUM_NWORK + 38)  /* ... for cart_pendulum_jacobian */
 #define CART_PENDULUM_NWORK_CORRECTION 4  /* ... for cart_pendulum_correction_factor and _solve */
+#define CART_PENDULUM_NWORK_STEP (CART_PENDULUM_NWORK + 43)  /* ... for cart_pendulum_step */
+#define CART_PENDULUM_STEP_TOLERANCE 1e-13  /* cart_pendulum_step's position correction: |phi| it stops at */
+#define CART_PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define CART_PENDULUM_STACK_ESTIMATE 770  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define CART_PENDULUM_NH_ARRAY 1
 #define CART_PENDULUM_NN_ARRAY 1
 #define CART_PENDULUM_NC_ARRAY 1
@@ -42,11 +51,13 @@ extern "C" {
 #define CART_PENDULUM_OK 0
 #define CART_PENDULUM_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define CART_PENDULUM_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define CART_PENDULUM_CORRECTION_FAILED 3     /* cart_pendulum_step only: the position correction did not converge */
+#define CART_PENDULUM_NOT_FINITE 4            /* cart_pendulum_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double cart_pendulum_param_defaults[CART_PENDULUM_NP];
-extern const double cart_pendulum_input_defaults[CART_PENDULUM_NU];
-extern const double cart_pendulum_initial_state[CART_PENDULUM_NX];
+extern const cart_pendulum_real cart_pendulum_param_defaults[CART_PENDULUM_NP];
+extern const cart_pendulum_real cart_pendulum_input_defaults[CART_PENDULUM_NU];
+extern const cart_pendulum_real cart_pendulum_initial_state[CART_PENDULUM_NX];
 #define CART_PENDULUM_ALPHA 40.0  /* Baumgarte gains */
 #define CART_PENDULUM_BETA 400.0
 
@@ -57,18 +68,18 @@ extern const double cart_pendulum_initial_state[CART_PENDULUM_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns CART_PENDULUM_OK or an error.
 */
-int cart_pendulum_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int cart_pendulum_rhs(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_dxdt[], cart_pendulum_real out_multipliers[], cart_pendulum_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int cart_pendulum_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int cart_pendulum_jacobian(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_dfdx[], cart_pendulum_real out_dfdu[], cart_pendulum_real work[]);
 
 /*
 ** The pieces of the KKT system of cart_pendulum_rhs at one state: M (NQ x NQ, lower
@@ -76,9 +87,29 @@ int cart_pendulum_jacobian(double t, const double state[], const double input[],
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void cart_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void cart_pendulum_kkt_terms(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_M[], cart_pendulum_real out_f[], cart_pendulum_real out_J[], cart_pendulum_real out_r[], cart_pendulum_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** cart_pendulum_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns CART_PENDULUM_OK, CART_PENDULUM_SINGULAR_MASS,
+** CART_PENDULUM_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), CART_PENDULUM_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or CART_PENDULUM_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int cart_pendulum_step(cart_pendulum_real t, cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real h, int mass_metric,
+    cart_pendulum_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -90,7 +121,7 @@ void cart_pendulum_kkt_terms(double t, const double state[], const double input[
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int cart_pendulum_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int cart_pendulum_correction_factor(int mass_metric, cart_pendulum_real M[], const cart_pendulum_real C[], cart_pendulum_real work[]);
 
 /*
 ** With M, C and work as cart_pendulum_correction_factor left them: the smallest d (in W)
@@ -99,35 +130,35 @@ int cart_pendulum_correction_factor(int mass_metric, double M[], const double C[
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void cart_pendulum_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const cart_pendulum_real M[], const cart_pendulum_real C[], cart_pendulum_real work[],
+    cart_pendulum_real K[], cart_pendulum_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void cart_pendulum_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void cart_pendulum_residuals(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[],
+    cart_pendulum_real out_phi[], cart_pendulum_real out_phi_dot[], cart_pendulum_real out_g[]);
 
 /* Total energy T + V. */
-double cart_pendulum_energy(double t, const double state[], const double param[]);
+cart_pendulum_real cart_pendulum_energy(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void cart_pendulum_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void cart_pendulum_mass_matrix(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void cart_pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void cart_pendulum_constraint_jacobian(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = cart_pendulum_constraint_jacobian).
 */
-void cart_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void cart_pendulum_constraint_coordinate_jacobian(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (cart_pendulum_initial_state
 ** holds them at the defaults).
 */
-void cart_pendulum_initial_state_at(const double param[], double out_state[]);
+void cart_pendulum_initial_state_at(const cart_pendulum_real param[], cart_pendulum_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in cart_pendulum_model.c. */
 struct lgc_model;

@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double disk_link_rolling_param_defaults[DISK_LINK_ROLLING_NP] = { 1.0 /* m */, 0.5 /* r */, 2.0 /* M */, 10.0 /* k */, 0.0 /* c0 */ };
-const double disk_link_rolling_initial_state[DISK_LINK_ROLLING_NX] = { 0.2 /* x */, 0.0 /* th */, 0.2 /* s */, 0.0 /* x' */, 0.0 /* th' */, 0.0 /* s' */ };
+const disk_link_rolling_real disk_link_rolling_param_defaults[DISK_LINK_ROLLING_NP] = { 1.0 /* m */, 0.5 /* r */, 2.0 /* M */, 10.0 /* k */, 0.0 /* c0 */ };
+const disk_link_rolling_real disk_link_rolling_initial_state[DISK_LINK_ROLLING_NX] = { 0.2 /* x */, 0.0 /* th */, 0.2 /* s */, 0.0 /* x' */, 0.0 /* th' */, 0.0 /* s' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double disk_link_rolling_initial_state[DISK_LINK_ROLLING_NX] = { 0.2 /* x 
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int disk_link_rolling_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int disk_link_rolling_factor_kkt(disk_link_rolling_real M[], const disk_link_rolling_real J[], disk_link_rolling_real Y[], disk_link_rolling_real S[])
 {
-    double d;
+    disk_link_rolling_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return DISK_LINK_ROLLING_SINGULAR_MASS;
@@ -42,8 +42,8 @@ static int disk_link_rolling_factor_kkt(double M[], const double J[], double Y[]
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void disk_link_rolling_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void disk_link_rolling_solve_kkt(const disk_link_rolling_real M[], const disk_link_rolling_real J[], const disk_link_rolling_real S[],
+    disk_link_rolling_real a[], disk_link_rolling_real nu[], disk_link_rolling_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -71,30 +71,30 @@ static void disk_link_rolling_solve_kkt(const double M[], const double J[], cons
     a[2] += w[2];
 }
 
-static void disk_link_rolling_zero(double a[], int n)
+static void disk_link_rolling_zero(disk_link_rolling_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void disk_link_rolling_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void disk_link_rolling_kkt_entries(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real out_M[], disk_link_rolling_real out_f[], disk_link_rolling_real out_J[], disk_link_rolling_real out_r[], disk_link_rolling_real out_g[])
 {
     (void)t;
     (void)input;
     (void)out_g;
-    const double x = state[0];
-    const double th = state[1];
-    const double s = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double th_dot = state[4];  /* th' */
-    const double s_dot = state[5];  /* s' */
-    const double m = param[0];
-    const double r = param[1];
-    const double M = param[2];
-    const double k = param[3];
-    const double c0 = param[4];
+    const disk_link_rolling_real x = state[0];
+    const disk_link_rolling_real th = state[1];
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real x_dot = state[3];  /* x' */
+    const disk_link_rolling_real th_dot = state[4];  /* th' */
+    const disk_link_rolling_real s_dot = state[5];  /* s' */
+    const disk_link_rolling_real m = param[0];
+    const disk_link_rolling_real r = param[1];
+    const disk_link_rolling_real M = param[2];
+    const disk_link_rolling_real k = param[3];
+    const disk_link_rolling_real c0 = param[4];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = 0.5*m*r*r;
@@ -113,9 +113,9 @@ static void disk_link_rolling_kkt_entries(double t, const double state[], const 
     out_r[0] = -(baumgarte_alpha*(x_dot - s_dot - r*th_dot) - baumgarte_beta*(c0 - x + s + r*th));
 }
 
-void disk_link_rolling_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void disk_link_rolling_kkt_terms(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real out_M[], disk_link_rolling_real out_f[], disk_link_rolling_real out_J[], disk_link_rolling_real out_r[], disk_link_rolling_real out_g[])
 {
     disk_link_rolling_zero(out_M, DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ);
     disk_link_rolling_zero(out_J, DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ);
@@ -123,18 +123,18 @@ void disk_link_rolling_kkt_terms(double t, const double state[], const double in
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int disk_link_rolling_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int disk_link_rolling_rhs(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real out_dxdt[], disk_link_rolling_real out_multipliers[], disk_link_rolling_real work[])
 {
     /* work: M | J | Y | S | nu | w (DISK_LINK_ROLLING_NWORK doubles) */
-    double *M = work;
-    double *J = M + DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ;
-    double *Y = J + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
-    double *S = Y + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
-    double *nu = S + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NC;
-    double *w = nu + DISK_LINK_ROLLING_NC;
-    double *acceleration = out_dxdt + DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *M = work;
+    disk_link_rolling_real *J = M + DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *Y = J + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *S = Y + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *nu = S + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *w = nu + DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *acceleration = out_dxdt + DISK_LINK_ROLLING_NQ;
     int i, status;
     disk_link_rolling_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DISK_LINK_ROLLING_NQ);
@@ -148,10 +148,10 @@ int disk_link_rolling_rhs(double t, const double state[], const double input[], 
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void disk_link_rolling_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void disk_link_rolling_residual_derivatives(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    const disk_link_rolling_real in_acceleration[], const disk_link_rolling_real in_multipliers[],
+    disk_link_rolling_real out_dR_dx[], disk_link_rolling_real out_dR_du[], disk_link_rolling_real out_dg_dx[], disk_link_rolling_real out_dg_du[])
 {
     (void)t;
     (void)state;
@@ -161,8 +161,8 @@ static void disk_link_rolling_residual_derivatives(double t, const double state[
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double r = param[1];
-    const double k = param[3];
+    const disk_link_rolling_real r = param[1];
+    const disk_link_rolling_real k = param[3];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[14] = k;
     out_dR_dx[18] = baumgarte_beta;
@@ -173,23 +173,23 @@ static void disk_link_rolling_residual_derivatives(double t, const double state[
     out_dR_dx[23] = -baumgarte_alpha;
 }
 
-int disk_link_rolling_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int disk_link_rolling_jacobian(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real out_dfdx[], disk_link_rolling_real out_dfdu[], disk_link_rolling_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (DISK_LINK_ROLLING_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ;
-    double *S = J + 2*DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
-    double *nu = S + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NC;
-    double *w = nu + DISK_LINK_ROLLING_NC;
-    double *dxdt = work + DISK_LINK_ROLLING_NWORK;
-    double *dR_dx = dxdt + DISK_LINK_ROLLING_NX;
-    double *dR_du = dR_dx + (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC)*DISK_LINK_ROLLING_NX;
-    double *dg_dx = dR_du + (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC)*DISK_LINK_ROLLING_NU;
-    double *dg_du = dg_dx + DISK_LINK_ROLLING_NN*DISK_LINK_ROLLING_NX;
-    double *column = dg_du + DISK_LINK_ROLLING_NN*DISK_LINK_ROLLING_NU;
+    disk_link_rolling_real *M = work;
+    disk_link_rolling_real *J = M + DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *S = J + 2*DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *nu = S + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *w = nu + DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *dxdt = work + DISK_LINK_ROLLING_NWORK;
+    disk_link_rolling_real *dR_dx = dxdt + DISK_LINK_ROLLING_NX;
+    disk_link_rolling_real *dR_du = dR_dx + (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC)*DISK_LINK_ROLLING_NX;
+    disk_link_rolling_real *dg_dx = dR_du + (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC)*DISK_LINK_ROLLING_NU;
+    disk_link_rolling_real *dg_du = dg_dx + DISK_LINK_ROLLING_NN*DISK_LINK_ROLLING_NX;
+    disk_link_rolling_real *column = dg_du + DISK_LINK_ROLLING_NN*DISK_LINK_ROLLING_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = disk_link_rolling_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -206,7 +206,7 @@ int disk_link_rolling_jacobian(double t, const double state[], const double inpu
     for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) out_dfdx[i*DISK_LINK_ROLLING_NX + DISK_LINK_ROLLING_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < DISK_LINK_ROLLING_NX + DISK_LINK_ROLLING_NU; ++k) {
-        const double *dR = k < DISK_LINK_ROLLING_NX ? dR_dx + k : dR_du + (k - DISK_LINK_ROLLING_NX);
+        const disk_link_rolling_real *dR = k < DISK_LINK_ROLLING_NX ? dR_dx + k : dR_du + (k - DISK_LINK_ROLLING_NX);
         const int stride = k < DISK_LINK_ROLLING_NX ? DISK_LINK_ROLLING_NX : DISK_LINK_ROLLING_NU;
         for (i = 0; i < (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC); ++i) column[i] = -dR[i*stride];
         disk_link_rolling_solve_kkt(M, J, S, column, column + DISK_LINK_ROLLING_NQ, w);
@@ -229,9 +229,9 @@ int disk_link_rolling_jacobian(double t, const double state[], const double inpu
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int disk_link_rolling_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int disk_link_rolling_factor_correction_mass(disk_link_rolling_real M[], const disk_link_rolling_real C[], disk_link_rolling_real Y[], disk_link_rolling_real S[])
 {
-    double d;
+    disk_link_rolling_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return DISK_LINK_ROLLING_SINGULAR_MASS;
@@ -256,9 +256,9 @@ static int disk_link_rolling_factor_correction_mass(double M[], const double C[]
 }
 
 /* W = I: S = C C^T. */
-static int disk_link_rolling_factor_correction_identity(const double C[], double S[])
+static int disk_link_rolling_factor_correction_identity(const disk_link_rolling_real C[], disk_link_rolling_real S[])
 {
-    double d;
+    disk_link_rolling_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[1]*C[1] + C[2]*C[2];
     /* S = Ls Ls^T in place */
@@ -269,7 +269,7 @@ static int disk_link_rolling_factor_correction_identity(const double C[], double
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void disk_link_rolling_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void disk_link_rolling_correct_mass_all(const disk_link_rolling_real M[], const disk_link_rolling_real C[], const disk_link_rolling_real S[], disk_link_rolling_real K[], disk_link_rolling_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -287,7 +287,7 @@ static void disk_link_rolling_correct_mass_all(const double M[], const double C[
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void disk_link_rolling_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void disk_link_rolling_correct_identity_all(const disk_link_rolling_real M[], const disk_link_rolling_real C[], const disk_link_rolling_real S[], disk_link_rolling_real K[], disk_link_rolling_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -299,73 +299,73 @@ static void disk_link_rolling_correct_identity_all(const double M[], const doubl
     d[2] = C[2]*K[0];
 }
 
-int disk_link_rolling_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int disk_link_rolling_correction_factor(int mass_metric, disk_link_rolling_real M[], const disk_link_rolling_real C[], disk_link_rolling_real work[])
 {
     /* work: Y | S (DISK_LINK_ROLLING_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *Y = work;
+    disk_link_rolling_real *S = Y + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
     if (mass_metric) return disk_link_rolling_factor_correction_mass(M, C, Y, S);
     return disk_link_rolling_factor_correction_identity(C, S);
 }
 
 void disk_link_rolling_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const disk_link_rolling_real M[], const disk_link_rolling_real C[], disk_link_rolling_real work[],
+    disk_link_rolling_real K[], disk_link_rolling_real d[])
 {
-    double *S = work + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *S = work + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
     (void)rows;
     if (mass_metric) disk_link_rolling_correct_mass_all(M, C, S, K, d);
     else disk_link_rolling_correct_identity_all(M, C, S, K, d);
 }
 
-void disk_link_rolling_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void disk_link_rolling_residuals(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[],
+    disk_link_rolling_real out_phi[], disk_link_rolling_real out_phi_dot[], disk_link_rolling_real out_g[])
 {
     (void)t;
     (void)out_g;
-    const double x = state[0];
-    const double th = state[1];
-    const double s = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double th_dot = state[4];  /* th' */
-    const double s_dot = state[5];  /* s' */
-    const double r = param[1];
-    const double c0 = param[4];
+    const disk_link_rolling_real x = state[0];
+    const disk_link_rolling_real th = state[1];
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real x_dot = state[3];  /* x' */
+    const disk_link_rolling_real th_dot = state[4];  /* th' */
+    const disk_link_rolling_real s_dot = state[5];  /* s' */
+    const disk_link_rolling_real r = param[1];
+    const disk_link_rolling_real c0 = param[4];
     /* holonomic constraint 1: x - r*th - s - c0 */
     out_phi[0] = -(c0 - x + s + r*th);
     out_phi_dot[0] = x_dot - s_dot - r*th_dot;
 }
 
-double disk_link_rolling_energy(double t, const double state[], const double param[])
+disk_link_rolling_real disk_link_rolling_energy(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[])
 {
     (void)t;
-    const double s = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double th_dot = state[4];  /* th' */
-    const double s_dot = state[5];  /* s' */
-    const double m = param[0];
-    const double r = param[1];
-    const double M = param[2];
-    const double k = param[3];
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real x_dot = state[3];  /* x' */
+    const disk_link_rolling_real th_dot = state[4];  /* th' */
+    const disk_link_rolling_real s_dot = state[5];  /* s' */
+    const disk_link_rolling_real m = param[0];
+    const disk_link_rolling_real r = param[1];
+    const disk_link_rolling_real M = param[2];
+    const disk_link_rolling_real k = param[3];
     /* T + V */
     return m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*(M*s_dot*s_dot + k*s*s);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void disk_link_rolling_mirror_lower(double a[])
+static void disk_link_rolling_mirror_lower(disk_link_rolling_real a[])
 {
     int i, j;
     for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*DISK_LINK_ROLLING_NQ + i] = a[i*DISK_LINK_ROLLING_NQ + j];
 }
 
-void disk_link_rolling_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void disk_link_rolling_mass_matrix(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m = param[0];
-    const double r = param[1];
-    const double M = param[2];
+    const disk_link_rolling_real m = param[0];
+    const disk_link_rolling_real r = param[1];
+    const disk_link_rolling_real M = param[2];
     disk_link_rolling_zero(out_M, DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
@@ -374,11 +374,11 @@ void disk_link_rolling_mass_matrix(double t, const double state[], const double 
     disk_link_rolling_mirror_lower(out_M);
 }
 
-void disk_link_rolling_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void disk_link_rolling_constraint_jacobian(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_C[])
 {
     (void)t;
     (void)state;
-    const double r = param[1];
+    const disk_link_rolling_real r = param[1];
     disk_link_rolling_zero(out_C, DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ);
     /* holonomic constraint 1: x - r*th - s - c0 */
     out_C[0] = 1.0;
@@ -386,7 +386,7 @@ void disk_link_rolling_constraint_jacobian(double t, const double state[], const
     out_C[2] = -1.0;
 }
 
-void disk_link_rolling_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void disk_link_rolling_constraint_coordinate_jacobian(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_D[])
 {
     (void)t;
     (void)state;
@@ -394,7 +394,7 @@ void disk_link_rolling_constraint_coordinate_jacobian(double t, const double sta
     disk_link_rolling_zero(out_D, DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ);
 }
 
-void disk_link_rolling_initial_state_at(const double param[], double out_state[])
+void disk_link_rolling_initial_state_at(const disk_link_rolling_real param[], disk_link_rolling_real out_state[])
 {
     (void)param;
     out_state[0] = 0.2;  /* x */
@@ -403,4 +403,122 @@ void disk_link_rolling_initial_state_at(const double param[], double out_state[]
     out_state[3] = 0.0;  /* x' */
     out_state[4] = 0.0;  /* th' */
     out_state[5] = 0.0;  /* s' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int disk_link_rolling_step_undone(disk_link_rolling_real state[], const disk_link_rolling_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
+static disk_link_rolling_real disk_link_rolling_max_abs(const disk_link_rolling_real v[], int n, disk_link_rolling_real start)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        const disk_link_rolling_real a = fabs(v[i]);
+        if (a > start || a != a) start = a;
+    }
+    return start;
+}
+
+/* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
+static disk_link_rolling_real disk_link_rolling_phi_tolerance(const disk_link_rolling_real C[], const disk_link_rolling_real state[])
+{
+    const disk_link_rolling_real round_off = 1.4210854715202004e-14*(1.0 + disk_link_rolling_max_abs(C, DISK_LINK_ROLLING_NH*DISK_LINK_ROLLING_NQ, 0.0)*disk_link_rolling_max_abs(state, DISK_LINK_ROLLING_NQ, 0.0));
+    return fmax(DISK_LINK_ROLLING_STEP_TOLERANCE, round_off);
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int disk_link_rolling_step_factor(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], int mass_metric,
+    disk_link_rolling_real M[], const disk_link_rolling_real C[], disk_link_rolling_real work[])
+{
+    if (mass_metric) disk_link_rolling_mass_matrix(t, state, param, M);
+    return disk_link_rolling_correction_factor(mass_metric, M, C, work);
+}
+
+int disk_link_rolling_step(disk_link_rolling_real t, disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real h, int mass_metric,
+    disk_link_rolling_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g | q_prev (DISK_LINK_ROLLING_NWORK_STEP doubles) */
+    disk_link_rolling_real *k = work + DISK_LINK_ROLLING_NWORK;
+    disk_link_rolling_real *x0 = k + DISK_LINK_ROLLING_NX;
+    disk_link_rolling_real *xt = x0 + DISK_LINK_ROLLING_NX;
+    disk_link_rolling_real *C = xt + DISK_LINK_ROLLING_NX;
+    disk_link_rolling_real *W = C + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *correction = W + DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *K = correction + DISK_LINK_ROLLING_NC*(DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC);
+    disk_link_rolling_real *d = K + DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *phi = d + DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *phi_dot = phi + DISK_LINK_ROLLING_NH;
+    disk_link_rolling_real *g = phi_dot + DISK_LINK_ROLLING_NH;
+    disk_link_rolling_real *q_prev = g + DISK_LINK_ROLLING_NN;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const disk_link_rolling_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const disk_link_rolling_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const disk_link_rolling_real t1 = t + h;
+    disk_link_rolling_real err, last_err = INFINITY;
+    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) x0[i] = state[i];
+    status = disk_link_rolling_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != DISK_LINK_ROLLING_OK) return status;
+    for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = disk_link_rolling_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != DISK_LINK_ROLLING_OK) return disk_link_rolling_step_undone(state, x0, status);
+        for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /*
+    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
+    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
+    ** else it is undone and a Newton step taken from where it began.
+    */
+    for (it = 0;; ++it) {
+        disk_link_rolling_residuals(t1, state, param, phi, phi_dot, g);
+        err = disk_link_rolling_max_abs(phi, DISK_LINK_ROLLING_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= disk_link_rolling_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) state[i] = q_prev[i];
+                disk_link_rolling_residuals(t1, state, param, phi, phi_dot, g);
+                err = disk_link_rolling_max_abs(phi, DISK_LINK_ROLLING_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            disk_link_rolling_constraint_jacobian(t1, state, param, C);
+            C_current = 1;
+        }
+        if (err <= disk_link_rolling_phi_tolerance(C, state)) break;
+        if (it - undone == DISK_LINK_ROLLING_STEP_MAX_ITERATIONS || !isfinite(err)) return disk_link_rolling_step_undone(state, x0, DISK_LINK_ROLLING_CORRECTION_FAILED);
+        if (refactor && (status = disk_link_rolling_step_factor(t1, state, param, mass_metric, W, C, correction)) != DISK_LINK_ROLLING_OK)
+            return disk_link_rolling_step_undone(state, x0, status);
+        for (i = 0; i < DISK_LINK_ROLLING_NH; ++i) K[i] = -phi[i];
+        disk_link_rolling_correction_solve(mass_metric, DISK_LINK_ROLLING_NH, W, C, correction, K, d);
+        for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    if (!C_current) disk_link_rolling_constraint_jacobian(t1, state, param, C);
+    status = disk_link_rolling_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != DISK_LINK_ROLLING_OK) return disk_link_rolling_step_undone(state, x0, status);
+    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    disk_link_rolling_correction_solve(mass_metric, DISK_LINK_ROLLING_NC, W, C, correction, K, d);
+    for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) state[DISK_LINK_ROLLING_NQ + i] += d[i];
+    for (i = 0; i < DISK_LINK_ROLLING_NX; ++i)
+        if (!isfinite(state[i])) return disk_link_rolling_step_undone(state, x0, DISK_LINK_ROLLING_NOT_FINITE);
+    return DISK_LINK_ROLLING_OK;
 }

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double disk_link_rolling_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define DISK_LINK_ROLLING_NQ 3  /* coordinates: x, th, s */
@@ -19,6 +24,10 @@ extern "C" {
 #define DISK_LINK_ROLLING_NWORK 20  /* doubles of scratch for disk_link_rolling_rhs */
 #define DISK_LINK_ROLLING_NWORK_JACOBIAN (DISK_LINK_ROLLING_NWORK + 34)  /* ... for disk_link_rolling_jacobian */
 #define DISK_LINK_ROLLING_NWORK_CORRECTION 4  /* ... for disk_link_rolling_correction_factor and _solve */
+#define DISK_LINK_ROLLING_NWORK_STEP (DISK_LINK_ROLLING_NWORK + 43)  /* ... for disk_link_rolling_step */
+#define DISK_LINK_ROLLING_STEP_TOLERANCE 1e-13  /* disk_link_rolling_step's position correction: |phi| it stops at */
+#define DISK_LINK_ROLLING_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define DISK_LINK_ROLLING_STACK_ESTIMATE 750  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DISK_LINK_ROLLING_NH_ARRAY 1
 #define DISK_LINK_ROLLING_NN_ARRAY 1
 #define DISK_LINK_ROLLING_NC_ARRAY 1
@@ -42,10 +51,12 @@ extern "C" {
 #define DISK_LINK_ROLLING_OK 0
 #define DISK_LINK_ROLLING_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define DISK_LINK_ROLLING_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define DISK_LINK_ROLLING_CORRECTION_FAILED 3     /* disk_link_rolling_step only: the position correction did not converge */
+#define DISK_LINK_ROLLING_NOT_FINITE 4            /* disk_link_rolling_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double disk_link_rolling_param_defaults[DISK_LINK_ROLLING_NP];
-extern const double disk_link_rolling_initial_state[DISK_LINK_ROLLING_NX];
+extern const disk_link_rolling_real disk_link_rolling_param_defaults[DISK_LINK_ROLLING_NP];
+extern const disk_link_rolling_real disk_link_rolling_initial_state[DISK_LINK_ROLLING_NX];
 #define DISK_LINK_ROLLING_ALPHA 10.0  /* Baumgarte gains */
 #define DISK_LINK_ROLLING_BETA 25.0
 
@@ -56,18 +67,18 @@ extern const double disk_link_rolling_initial_state[DISK_LINK_ROLLING_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns DISK_LINK_ROLLING_OK or an error.
 */
-int disk_link_rolling_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int disk_link_rolling_rhs(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real out_dxdt[], disk_link_rolling_real out_multipliers[], disk_link_rolling_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int disk_link_rolling_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int disk_link_rolling_jacobian(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real out_dfdx[], disk_link_rolling_real out_dfdu[], disk_link_rolling_real work[]);
 
 /*
 ** The pieces of the KKT system of disk_link_rolling_rhs at one state: M (NQ x NQ, lower
@@ -75,9 +86,29 @@ int disk_link_rolling_jacobian(double t, const double state[], const double inpu
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void disk_link_rolling_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void disk_link_rolling_kkt_terms(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real out_M[], disk_link_rolling_real out_f[], disk_link_rolling_real out_J[], disk_link_rolling_real out_r[], disk_link_rolling_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** disk_link_rolling_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns DISK_LINK_ROLLING_OK, DISK_LINK_ROLLING_SINGULAR_MASS,
+** DISK_LINK_ROLLING_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), DISK_LINK_ROLLING_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or DISK_LINK_ROLLING_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int disk_link_rolling_step(disk_link_rolling_real t, disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real h, int mass_metric,
+    disk_link_rolling_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -89,7 +120,7 @@ void disk_link_rolling_kkt_terms(double t, const double state[], const double in
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int disk_link_rolling_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int disk_link_rolling_correction_factor(int mass_metric, disk_link_rolling_real M[], const disk_link_rolling_real C[], disk_link_rolling_real work[]);
 
 /*
 ** With M, C and work as disk_link_rolling_correction_factor left them: the smallest d (in W)
@@ -98,35 +129,35 @@ int disk_link_rolling_correction_factor(int mass_metric, double M[], const doubl
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void disk_link_rolling_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const disk_link_rolling_real M[], const disk_link_rolling_real C[], disk_link_rolling_real work[],
+    disk_link_rolling_real K[], disk_link_rolling_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void disk_link_rolling_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void disk_link_rolling_residuals(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[],
+    disk_link_rolling_real out_phi[], disk_link_rolling_real out_phi_dot[], disk_link_rolling_real out_g[]);
 
 /* Total energy T + V. */
-double disk_link_rolling_energy(double t, const double state[], const double param[]);
+disk_link_rolling_real disk_link_rolling_energy(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void disk_link_rolling_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void disk_link_rolling_mass_matrix(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void disk_link_rolling_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void disk_link_rolling_constraint_jacobian(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = disk_link_rolling_constraint_jacobian).
 */
-void disk_link_rolling_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void disk_link_rolling_constraint_coordinate_jacobian(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (disk_link_rolling_initial_state
 ** holds them at the defaults).
 */
-void disk_link_rolling_initial_state_at(const double param[], double out_state[]);
+void disk_link_rolling_initial_state_at(const disk_link_rolling_real param[], disk_link_rolling_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in disk_link_rolling_model.c. */
 struct lgc_model;

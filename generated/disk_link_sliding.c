@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double disk_link_sliding_param_defaults[DISK_LINK_SLIDING_NP] = { 1.0 /* m */, 0.5 /* r */, 2.0 /* M */, 10.0 /* k */, 9.81 /* g */, 0.3 /* mu_c */, 0.001 /* eps */ };
-const double disk_link_sliding_initial_state[DISK_LINK_SLIDING_NX] = { 0.0 /* x */, 0.0 /* th */, 0.0 /* s */, 0.0 /* x' */, 4.0 /* th' */, 0.0 /* s' */ };
+const disk_link_sliding_real disk_link_sliding_param_defaults[DISK_LINK_SLIDING_NP] = { 1.0 /* m */, 0.5 /* r */, 2.0 /* M */, 10.0 /* k */, 9.81 /* g */, 0.3 /* mu_c */, 0.001 /* eps */ };
+const disk_link_sliding_real disk_link_sliding_initial_state[DISK_LINK_SLIDING_NX] = { 0.0 /* x */, 0.0 /* th */, 0.0 /* s */, 0.0 /* x' */, 4.0 /* th' */, 0.0 /* s' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double disk_link_sliding_initial_state[DISK_LINK_SLIDING_NX] = { 0.0 /* x 
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int disk_link_sliding_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int disk_link_sliding_factor_kkt(disk_link_sliding_real M[], const disk_link_sliding_real J[], disk_link_sliding_real Y[], disk_link_sliding_real S[])
 {
-    double d;
+    disk_link_sliding_real d;
     (void)J;
     (void)Y;
     (void)S;
@@ -35,8 +35,8 @@ static int disk_link_sliding_factor_kkt(double M[], const double J[], double Y[]
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void disk_link_sliding_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void disk_link_sliding_solve_kkt(const disk_link_sliding_real M[], const disk_link_sliding_real J[], const disk_link_sliding_real S[],
+    disk_link_sliding_real a[], disk_link_sliding_real nu[], disk_link_sliding_real w[])
 {
     (void)J;
     (void)S;
@@ -51,15 +51,15 @@ static void disk_link_sliding_solve_kkt(const double M[], const double J[], cons
     a[0] = a[0]/M[0];
 }
 
-static void disk_link_sliding_zero(double a[], int n)
+static void disk_link_sliding_zero(disk_link_sliding_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void disk_link_sliding_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void disk_link_sliding_kkt_entries(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_M[], disk_link_sliding_real out_f[], disk_link_sliding_real out_J[], disk_link_sliding_real out_r[], disk_link_sliding_real out_g[])
 {
     (void)t;
     (void)input;
@@ -68,23 +68,23 @@ static void disk_link_sliding_kkt_entries(double t, const double state[], const 
     (void)out_J;
     (void)out_r;
     (void)out_g;
-    const double s = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double th_dot = state[4];  /* th' */
-    const double s_dot = state[5];  /* s' */
-    const double m = param[0];
-    const double r = param[1];
-    const double M = param[2];
-    const double k = param[3];
-    const double g = param[4];
-    const double mu_c = param[5];
-    const double eps = param[6];
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real M = param[2];
+    const disk_link_sliding_real k = param[3];
+    const disk_link_sliding_real g = param[4];
+    const disk_link_sliding_real mu_c = param[5];
+    const disk_link_sliding_real eps = param[6];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = 0.5*m*r*r;
     out_M[8] = M;
-    const double w1 = tanh((x_dot - s_dot - r*th_dot)/eps);
-    const double w2 = m*g*mu_c*w1;
+    const disk_link_sliding_real w1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const disk_link_sliding_real w2 = m*g*mu_c*w1;
     /* f = Q - k, row x */
     out_f[0] = -w2;
     /* row th */
@@ -93,9 +93,9 @@ static void disk_link_sliding_kkt_entries(double t, const double state[], const 
     out_f[2] = w2 - k*s;
 }
 
-void disk_link_sliding_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void disk_link_sliding_kkt_terms(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_M[], disk_link_sliding_real out_f[], disk_link_sliding_real out_J[], disk_link_sliding_real out_r[], disk_link_sliding_real out_g[])
 {
     disk_link_sliding_zero(out_M, DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ);
     disk_link_sliding_zero(out_J, DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ);
@@ -103,18 +103,18 @@ void disk_link_sliding_kkt_terms(double t, const double state[], const double in
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int disk_link_sliding_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int disk_link_sliding_rhs(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_dxdt[], disk_link_sliding_real out_multipliers[], disk_link_sliding_real work[])
 {
     /* work: M | J | Y | S | nu | w (DISK_LINK_SLIDING_NWORK doubles) */
-    double *M = work;
-    double *J = M + DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ;
-    double *Y = J + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ;
-    double *S = Y + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ;
-    double *nu = S + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NC;
-    double *w = nu + DISK_LINK_SLIDING_NC;
-    double *acceleration = out_dxdt + DISK_LINK_SLIDING_NQ;
+    disk_link_sliding_real *M = work;
+    disk_link_sliding_real *J = M + DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ;
+    disk_link_sliding_real *Y = J + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ;
+    disk_link_sliding_real *S = Y + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ;
+    disk_link_sliding_real *nu = S + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NC;
+    disk_link_sliding_real *w = nu + DISK_LINK_SLIDING_NC;
+    disk_link_sliding_real *acceleration = out_dxdt + DISK_LINK_SLIDING_NQ;
     int i, status;
     disk_link_sliding_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DISK_LINK_SLIDING_NQ);
@@ -128,10 +128,10 @@ int disk_link_sliding_rhs(double t, const double state[], const double input[], 
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void disk_link_sliding_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void disk_link_sliding_residual_derivatives(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    const disk_link_sliding_real in_acceleration[], const disk_link_sliding_real in_multipliers[],
+    disk_link_sliding_real out_dR_dx[], disk_link_sliding_real out_dR_du[], disk_link_sliding_real out_dg_dx[], disk_link_sliding_real out_dg_du[])
 {
     (void)t;
     (void)input;
@@ -142,27 +142,27 @@ static void disk_link_sliding_residual_derivatives(double t, const double state[
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double x_dot = state[3];  /* x' */
-    const double th_dot = state[4];  /* th' */
-    const double s_dot = state[5];  /* s' */
-    const double m = param[0];
-    const double r = param[1];
-    const double k = param[3];
-    const double g = param[4];
-    const double mu_c = param[5];
-    const double eps = param[6];
-    const double w1 = tanh((x_dot - s_dot - r*th_dot)/eps);
-    const double w2 = w1*w1 - 1.0;
-    const double w3 = m*g*mu_c*w2/eps;
-    const double w4 = -w3;
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real k = param[3];
+    const disk_link_sliding_real g = param[4];
+    const disk_link_sliding_real mu_c = param[5];
+    const disk_link_sliding_real eps = param[6];
+    const disk_link_sliding_real w1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const disk_link_sliding_real w2 = w1*w1 - 1.0;
+    const disk_link_sliding_real w3 = m*g*mu_c*w2/eps;
+    const disk_link_sliding_real w4 = -w3;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[3] = w4;
-    const double w5 = m*r*g*mu_c*w2/eps;
+    const disk_link_sliding_real w5 = m*r*g*mu_c*w2/eps;
     out_dR_dx[4] = w5;
     out_dR_dx[5] = w3;
     out_dR_dx[9] = w5;
     out_dR_dx[10] = -m*r*r*g*mu_c*w2/eps;
-    const double w6 = -w5;
+    const disk_link_sliding_real w6 = -w5;
     out_dR_dx[11] = w6;
     out_dR_dx[14] = k;
     out_dR_dx[15] = w3;
@@ -170,23 +170,23 @@ static void disk_link_sliding_residual_derivatives(double t, const double state[
     out_dR_dx[17] = w4;
 }
 
-int disk_link_sliding_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int disk_link_sliding_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_dfdx[], disk_link_sliding_real out_dfdu[], disk_link_sliding_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (DISK_LINK_SLIDING_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ;
-    double *S = J + 2*DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ;
-    double *nu = S + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NC;
-    double *w = nu + DISK_LINK_SLIDING_NC;
-    double *dxdt = work + DISK_LINK_SLIDING_NWORK;
-    double *dR_dx = dxdt + DISK_LINK_SLIDING_NX;
-    double *dR_du = dR_dx + (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NX;
-    double *dg_dx = dR_du + (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NU;
-    double *dg_du = dg_dx + DISK_LINK_SLIDING_NN*DISK_LINK_SLIDING_NX;
-    double *column = dg_du + DISK_LINK_SLIDING_NN*DISK_LINK_SLIDING_NU;
+    disk_link_sliding_real *M = work;
+    disk_link_sliding_real *J = M + DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ;
+    disk_link_sliding_real *S = J + 2*DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ;
+    disk_link_sliding_real *nu = S + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NC;
+    disk_link_sliding_real *w = nu + DISK_LINK_SLIDING_NC;
+    disk_link_sliding_real *dxdt = work + DISK_LINK_SLIDING_NWORK;
+    disk_link_sliding_real *dR_dx = dxdt + DISK_LINK_SLIDING_NX;
+    disk_link_sliding_real *dR_du = dR_dx + (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NX;
+    disk_link_sliding_real *dg_dx = dR_du + (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NU;
+    disk_link_sliding_real *dg_du = dg_dx + DISK_LINK_SLIDING_NN*DISK_LINK_SLIDING_NX;
+    disk_link_sliding_real *column = dg_du + DISK_LINK_SLIDING_NN*DISK_LINK_SLIDING_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = disk_link_sliding_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -203,7 +203,7 @@ int disk_link_sliding_jacobian(double t, const double state[], const double inpu
     for (i = 0; i < DISK_LINK_SLIDING_NQ; ++i) out_dfdx[i*DISK_LINK_SLIDING_NX + DISK_LINK_SLIDING_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < DISK_LINK_SLIDING_NX + DISK_LINK_SLIDING_NU; ++k) {
-        const double *dR = k < DISK_LINK_SLIDING_NX ? dR_dx + k : dR_du + (k - DISK_LINK_SLIDING_NX);
+        const disk_link_sliding_real *dR = k < DISK_LINK_SLIDING_NX ? dR_dx + k : dR_du + (k - DISK_LINK_SLIDING_NX);
         const int stride = k < DISK_LINK_SLIDING_NX ? DISK_LINK_SLIDING_NX : DISK_LINK_SLIDING_NU;
         for (i = 0; i < (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC); ++i) column[i] = -dR[i*stride];
         disk_link_sliding_solve_kkt(M, J, S, column, column + DISK_LINK_SLIDING_NQ, w);
@@ -220,8 +220,8 @@ int disk_link_sliding_jacobian(double t, const double state[], const double inpu
     return DISK_LINK_SLIDING_OK;
 }
 
-void disk_link_sliding_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void disk_link_sliding_residuals(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[],
+    disk_link_sliding_real out_phi[], disk_link_sliding_real out_phi_dot[], disk_link_sliding_real out_g[])
 {
     (void)t;
     (void)state;
@@ -231,36 +231,36 @@ void disk_link_sliding_residuals(double t, const double state[], const double pa
     (void)out_g;
 }
 
-double disk_link_sliding_energy(double t, const double state[], const double param[])
+disk_link_sliding_real disk_link_sliding_energy(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[])
 {
     (void)t;
-    const double s = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double th_dot = state[4];  /* th' */
-    const double s_dot = state[5];  /* s' */
-    const double m = param[0];
-    const double r = param[1];
-    const double M = param[2];
-    const double k = param[3];
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real M = param[2];
+    const disk_link_sliding_real k = param[3];
     /* T + V */
     return m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*(M*s_dot*s_dot + k*s*s);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void disk_link_sliding_mirror_lower(double a[])
+static void disk_link_sliding_mirror_lower(disk_link_sliding_real a[])
 {
     int i, j;
     for (i = 0; i < DISK_LINK_SLIDING_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*DISK_LINK_SLIDING_NQ + i] = a[i*DISK_LINK_SLIDING_NQ + j];
 }
 
-void disk_link_sliding_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void disk_link_sliding_mass_matrix(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m = param[0];
-    const double r = param[1];
-    const double M = param[2];
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real M = param[2];
     disk_link_sliding_zero(out_M, DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
@@ -269,7 +269,7 @@ void disk_link_sliding_mass_matrix(double t, const double state[], const double 
     disk_link_sliding_mirror_lower(out_M);
 }
 
-void disk_link_sliding_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void disk_link_sliding_constraint_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_C[])
 {
     (void)t;
     (void)state;
@@ -277,7 +277,7 @@ void disk_link_sliding_constraint_jacobian(double t, const double state[], const
     disk_link_sliding_zero(out_C, DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ);
 }
 
-void disk_link_sliding_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void disk_link_sliding_constraint_coordinate_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_D[])
 {
     (void)t;
     (void)state;
@@ -285,7 +285,7 @@ void disk_link_sliding_constraint_coordinate_jacobian(double t, const double sta
     disk_link_sliding_zero(out_D, DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ);
 }
 
-void disk_link_sliding_initial_state_at(const double param[], double out_state[])
+void disk_link_sliding_initial_state_at(const disk_link_sliding_real param[], disk_link_sliding_real out_state[])
 {
     (void)param;
     out_state[0] = 0.0;  /* x */
@@ -294,4 +294,41 @@ void disk_link_sliding_initial_state_at(const double param[], double out_state[]
     out_state[3] = 0.0;  /* x' */
     out_state[4] = 4.0;  /* th' */
     out_state[5] = 0.0;  /* s' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int disk_link_sliding_step_undone(disk_link_sliding_real state[], const disk_link_sliding_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+int disk_link_sliding_step(disk_link_sliding_real t, disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real h, int mass_metric,
+    disk_link_sliding_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt (DISK_LINK_SLIDING_NWORK_STEP doubles) */
+    disk_link_sliding_real *k = work + DISK_LINK_SLIDING_NWORK;
+    disk_link_sliding_real *x0 = k + DISK_LINK_SLIDING_NX;
+    disk_link_sliding_real *xt = x0 + DISK_LINK_SLIDING_NX;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const disk_link_sliding_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const disk_link_sliding_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    int i, j, status;
+    (void)mass_metric;
+    for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) x0[i] = state[i];
+    status = disk_link_sliding_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != DISK_LINK_SLIDING_OK) return status;
+    for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = disk_link_sliding_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != DISK_LINK_SLIDING_OK) return disk_link_sliding_step_undone(state, x0, status);
+        for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    for (i = 0; i < DISK_LINK_SLIDING_NX; ++i)
+        if (!isfinite(state[i])) return disk_link_sliding_step_undone(state, x0, DISK_LINK_SLIDING_NOT_FINITE);
+    return DISK_LINK_SLIDING_OK;
 }

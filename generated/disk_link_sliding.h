@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double disk_link_sliding_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define DISK_LINK_SLIDING_NQ 3  /* coordinates: x, th, s */
@@ -18,6 +23,8 @@ extern "C" {
 #define DISK_LINK_SLIDING_NU 0  /* inputs: none */
 #define DISK_LINK_SLIDING_NWORK 12  /* doubles of scratch for disk_link_sliding_rhs */
 #define DISK_LINK_SLIDING_NWORK_JACOBIAN (DISK_LINK_SLIDING_NWORK + 27)  /* ... for disk_link_sliding_jacobian */
+#define DISK_LINK_SLIDING_NWORK_STEP (DISK_LINK_SLIDING_NWORK + 18)  /* ... for disk_link_sliding_step */
+#define DISK_LINK_SLIDING_STACK_ESTIMATE 770  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DISK_LINK_SLIDING_NH_ARRAY 1
 #define DISK_LINK_SLIDING_NN_ARRAY 1
 #define DISK_LINK_SLIDING_NC_ARRAY 1
@@ -43,10 +50,11 @@ extern "C" {
 #define DISK_LINK_SLIDING_OK 0
 #define DISK_LINK_SLIDING_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define DISK_LINK_SLIDING_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define DISK_LINK_SLIDING_NOT_FINITE 4            /* disk_link_sliding_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double disk_link_sliding_param_defaults[DISK_LINK_SLIDING_NP];
-extern const double disk_link_sliding_initial_state[DISK_LINK_SLIDING_NX];
+extern const disk_link_sliding_real disk_link_sliding_param_defaults[DISK_LINK_SLIDING_NP];
+extern const disk_link_sliding_real disk_link_sliding_initial_state[DISK_LINK_SLIDING_NX];
 #define DISK_LINK_SLIDING_ALPHA 0.0  /* Baumgarte gains */
 #define DISK_LINK_SLIDING_BETA 0.0
 
@@ -57,18 +65,18 @@ extern const double disk_link_sliding_initial_state[DISK_LINK_SLIDING_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns DISK_LINK_SLIDING_OK or an error.
 */
-int disk_link_sliding_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int disk_link_sliding_rhs(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_dxdt[], disk_link_sliding_real out_multipliers[], disk_link_sliding_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int disk_link_sliding_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int disk_link_sliding_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_dfdx[], disk_link_sliding_real out_dfdu[], disk_link_sliding_real work[]);
 
 /*
 ** The pieces of the KKT system of disk_link_sliding_rhs at one state: M (NQ x NQ, lower
@@ -76,36 +84,49 @@ int disk_link_sliding_jacobian(double t, const double state[], const double inpu
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void disk_link_sliding_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void disk_link_sliding_kkt_terms(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_M[], disk_link_sliding_real out_f[], disk_link_sliding_real out_J[], disk_link_sliding_real out_r[], disk_link_sliding_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** disk_link_sliding_rhs (four evaluations). mass_metric is not read (no constraints to correct).
+** Returns DISK_LINK_SLIDING_OK, an error of the rhs, or DISK_LINK_SLIDING_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int disk_link_sliding_step(disk_link_sliding_real t, disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real h, int mass_metric,
+    disk_link_sliding_real work[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void disk_link_sliding_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void disk_link_sliding_residuals(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[],
+    disk_link_sliding_real out_phi[], disk_link_sliding_real out_phi_dot[], disk_link_sliding_real out_g[]);
 
 /* Total energy T + V. */
-double disk_link_sliding_energy(double t, const double state[], const double param[]);
+disk_link_sliding_real disk_link_sliding_energy(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void disk_link_sliding_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void disk_link_sliding_mass_matrix(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void disk_link_sliding_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void disk_link_sliding_constraint_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = disk_link_sliding_constraint_jacobian).
 */
-void disk_link_sliding_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void disk_link_sliding_constraint_coordinate_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (disk_link_sliding_initial_state
 ** holds them at the defaults).
 */
-void disk_link_sliding_initial_state_at(const double param[], double out_state[]);
+void disk_link_sliding_initial_state_at(const disk_link_sliding_real param[], disk_link_sliding_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in disk_link_sliding_model.c. */
 struct lgc_model;

@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double double_pendulum_param_defaults[DOUBLE_PENDULUM_NP] = { 1.0 /* m1 */, 1.0 /* m2 */, 1.0 /* l1 */, 1.0 /* l2 */, 9.81 /* g */ };
-const double double_pendulum_initial_state[DOUBLE_PENDULUM_NX] = { 0.479425538604203 /* x1 */, -0.8775825618903728 /* y1 */, 1.3208965234120995 /* x2 */, -1.4178848677585125 /* y2 */, 0.0 /* x1' */, 0.0 /* y1' */, 0.0 /* x2' */, 0.0 /* y2' */ };
+const double_pendulum_real double_pendulum_param_defaults[DOUBLE_PENDULUM_NP] = { 1.0 /* m1 */, 1.0 /* m2 */, 1.0 /* l1 */, 1.0 /* l2 */, 9.81 /* g */ };
+const double_pendulum_real double_pendulum_initial_state[DOUBLE_PENDULUM_NX] = { 0.479425538604203 /* x1 */, -0.8775825618903728 /* y1 */, 1.3208965234120995 /* x2 */, -1.4178848677585125 /* y2 */, 0.0 /* x1' */, 0.0 /* y1' */, 0.0 /* x2' */, 0.0 /* y2' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double double_pendulum_initial_state[DOUBLE_PENDULUM_NX] = { 0.47942553860
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int double_pendulum_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int double_pendulum_factor_kkt(double_pendulum_real M[], const double_pendulum_real J[], double_pendulum_real Y[], double_pendulum_real S[])
 {
-    double d;
+    double_pendulum_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return DOUBLE_PENDULUM_SINGULAR_MASS;
@@ -54,8 +54,8 @@ static int double_pendulum_factor_kkt(double M[], const double J[], double Y[], 
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void double_pendulum_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void double_pendulum_solve_kkt(const double_pendulum_real M[], const double_pendulum_real J[], const double_pendulum_real S[],
+    double_pendulum_real a[], double_pendulum_real nu[], double_pendulum_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -92,32 +92,32 @@ static void double_pendulum_solve_kkt(const double M[], const double J[], const 
     a[3] += w[3];
 }
 
-static void double_pendulum_zero(double a[], int n)
+static void double_pendulum_zero(double_pendulum_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void double_pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void double_pendulum_kkt_entries(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_M[], double_pendulum_real out_f[], double_pendulum_real out_J[], double_pendulum_real out_r[], double_pendulum_real out_g[])
 {
     (void)t;
     (void)input;
     (void)out_g;
-    const double x1 = state[0];
-    const double y1 = state[1];
-    const double x2 = state[2];
-    const double y2 = state[3];
-    const double x1_dot = state[4];  /* x1' */
-    const double y1_dot = state[5];  /* y1' */
-    const double x2_dot = state[6];  /* x2' */
-    const double y2_dot = state[7];  /* y2' */
-    const double m1 = param[0];
-    const double m2 = param[1];
-    const double l1 = param[2];
-    const double l2 = param[3];
-    const double g = param[4];
+    const double_pendulum_real x1 = state[0];
+    const double_pendulum_real y1 = state[1];
+    const double_pendulum_real x2 = state[2];
+    const double_pendulum_real y2 = state[3];
+    const double_pendulum_real x1_dot = state[4];  /* x1' */
+    const double_pendulum_real y1_dot = state[5];  /* y1' */
+    const double_pendulum_real x2_dot = state[6];  /* x2' */
+    const double_pendulum_real y2_dot = state[7];  /* y2' */
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real l1 = param[2];
+    const double_pendulum_real l2 = param[3];
+    const double_pendulum_real g = param[4];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m1;
     out_M[5] = m1;
@@ -134,23 +134,23 @@ static void double_pendulum_kkt_entries(double t, const double state[], const do
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*x1;
     out_J[1] = 2.0*y1;
-    const double w1 = x1 - x2;
+    const double_pendulum_real w1 = x1 - x2;
     out_J[4] = 2.0*w1;
-    const double w2 = y1 - y2;
+    const double_pendulum_real w2 = y1 - y2;
     out_J[5] = 2.0*w2;
     out_J[6] = -2.0*w1;
     out_J[7] = -2.0*w2;
     /* stabilised right-hand side of holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_r[0] = -(2.0*(x1_dot*x1_dot + y1_dot*y1_dot + baumgarte_alpha*(x1*x1_dot + y1*y1_dot)) - baumgarte_beta*(l1*l1 - x1*x1 - y1*y1));
-    const double w3 = x1_dot - x2_dot;
-    const double w4 = y1_dot - y2_dot;
+    const double_pendulum_real w3 = x1_dot - x2_dot;
+    const double_pendulum_real w4 = y1_dot - y2_dot;
     /* stabilised right-hand side of holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
     out_r[1] = -(2.0*(w3*w3 + w4*w4 + baumgarte_alpha*(w1*w3 + w2*w4)) - baumgarte_beta*(l2*l2 - w1*w1 - w2*w2));
 }
 
-void double_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void double_pendulum_kkt_terms(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_M[], double_pendulum_real out_f[], double_pendulum_real out_J[], double_pendulum_real out_r[], double_pendulum_real out_g[])
 {
     double_pendulum_zero(out_M, DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ);
     double_pendulum_zero(out_J, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
@@ -158,18 +158,18 @@ void double_pendulum_kkt_terms(double t, const double state[], const double inpu
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int double_pendulum_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int double_pendulum_rhs(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_dxdt[], double_pendulum_real out_multipliers[], double_pendulum_real work[])
 {
     /* work: M | J | Y | S | nu | w (DOUBLE_PENDULUM_NWORK doubles) */
-    double *M = work;
-    double *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
-    double *Y = J + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
-    double *S = Y + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
-    double *nu = S + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
-    double *w = nu + DOUBLE_PENDULUM_NC;
-    double *acceleration = out_dxdt + DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *M = work;
+    double_pendulum_real *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *Y = J + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *S = Y + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *nu = S + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
+    double_pendulum_real *w = nu + DOUBLE_PENDULUM_NC;
+    double_pendulum_real *acceleration = out_dxdt + DOUBLE_PENDULUM_NQ;
     int i, status;
     double_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_NQ);
@@ -183,10 +183,10 @@ int double_pendulum_rhs(double t, const double state[], const double input[], co
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void double_pendulum_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void double_pendulum_residual_derivatives(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    const double_pendulum_real in_acceleration[], const double_pendulum_real in_multipliers[],
+    double_pendulum_real out_dR_dx[], double_pendulum_real out_dR_du[], double_pendulum_real out_dg_dx[], double_pendulum_real out_dg_du[])
 {
     (void)t;
     (void)input;
@@ -194,23 +194,23 @@ static void double_pendulum_residual_derivatives(double t, const double state[],
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double x1 = state[0];
-    const double y1 = state[1];
-    const double x2 = state[2];
-    const double y2 = state[3];
-    const double x1_dot = state[4];  /* x1' */
-    const double y1_dot = state[5];  /* y1' */
-    const double x2_dot = state[6];  /* x2' */
-    const double y2_dot = state[7];  /* y2' */
-    const double w1 = -2.0*(in_multipliers[0] + in_multipliers[1]);
+    const double_pendulum_real x1 = state[0];
+    const double_pendulum_real y1 = state[1];
+    const double_pendulum_real x2 = state[2];
+    const double_pendulum_real y2 = state[3];
+    const double_pendulum_real x1_dot = state[4];  /* x1' */
+    const double_pendulum_real y1_dot = state[5];  /* y1' */
+    const double_pendulum_real x2_dot = state[6];  /* x2' */
+    const double_pendulum_real y2_dot = state[7];  /* y2' */
+    const double_pendulum_real w1 = -2.0*(in_multipliers[0] + in_multipliers[1]);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = w1;
-    const double w2 = 2.0*in_multipliers[1];
+    const double_pendulum_real w2 = 2.0*in_multipliers[1];
     out_dR_dx[2] = w2;
     out_dR_dx[9] = w1;
     out_dR_dx[11] = w2;
     out_dR_dx[16] = w2;
-    const double w3 = -2.0*in_multipliers[1];
+    const double_pendulum_real w3 = -2.0*in_multipliers[1];
     out_dR_dx[18] = w3;
     out_dR_dx[25] = w2;
     out_dR_dx[27] = w3;
@@ -218,39 +218,39 @@ static void double_pendulum_residual_derivatives(double t, const double state[],
     out_dR_dx[33] = 2.0*(in_acceleration[1] + baumgarte_alpha*y1_dot + baumgarte_beta*y1);
     out_dR_dx[36] = 4.0*x1_dot + 2.0*baumgarte_alpha*x1;
     out_dR_dx[37] = 4.0*y1_dot + 2.0*baumgarte_alpha*y1;
-    const double w4 = x1 - x2;
-    const double w5 = in_acceleration[0] - in_acceleration[2] + baumgarte_alpha*(x1_dot - x2_dot) + baumgarte_beta*w4;
+    const double_pendulum_real w4 = x1 - x2;
+    const double_pendulum_real w5 = in_acceleration[0] - in_acceleration[2] + baumgarte_alpha*(x1_dot - x2_dot) + baumgarte_beta*w4;
     out_dR_dx[40] = 2.0*w5;
-    const double w6 = y1 - y2;
-    const double w7 = in_acceleration[1] - in_acceleration[3] + baumgarte_alpha*(y1_dot - y2_dot) + baumgarte_beta*w6;
+    const double_pendulum_real w6 = y1 - y2;
+    const double_pendulum_real w7 = in_acceleration[1] - in_acceleration[3] + baumgarte_alpha*(y1_dot - y2_dot) + baumgarte_beta*w6;
     out_dR_dx[41] = 2.0*w7;
     out_dR_dx[42] = -2.0*w5;
     out_dR_dx[43] = -2.0*w7;
-    const double w8 = 4.0*(x1_dot - x2_dot) + 2.0*baumgarte_alpha*w4;
+    const double_pendulum_real w8 = 4.0*(x1_dot - x2_dot) + 2.0*baumgarte_alpha*w4;
     out_dR_dx[44] = w8;
-    const double w9 = 4.0*(y1_dot - y2_dot) + 2.0*baumgarte_alpha*w6;
+    const double_pendulum_real w9 = 4.0*(y1_dot - y2_dot) + 2.0*baumgarte_alpha*w6;
     out_dR_dx[45] = w9;
     out_dR_dx[46] = -w8;
     out_dR_dx[47] = -w9;
 }
 
-int double_pendulum_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_dfdx[], double_pendulum_real out_dfdu[], double_pendulum_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (DOUBLE_PENDULUM_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
-    double *S = J + 2*DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
-    double *nu = S + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
-    double *w = nu + DOUBLE_PENDULUM_NC;
-    double *dxdt = work + DOUBLE_PENDULUM_NWORK;
-    double *dR_dx = dxdt + DOUBLE_PENDULUM_NX;
-    double *dR_du = dR_dx + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NX;
-    double *dg_dx = dR_du + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NU;
-    double *dg_du = dg_dx + DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NX;
-    double *column = dg_du + DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NU;
+    double_pendulum_real *M = work;
+    double_pendulum_real *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *S = J + 2*DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *nu = S + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
+    double_pendulum_real *w = nu + DOUBLE_PENDULUM_NC;
+    double_pendulum_real *dxdt = work + DOUBLE_PENDULUM_NWORK;
+    double_pendulum_real *dR_dx = dxdt + DOUBLE_PENDULUM_NX;
+    double_pendulum_real *dR_du = dR_dx + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NX;
+    double_pendulum_real *dg_dx = dR_du + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NU;
+    double_pendulum_real *dg_du = dg_dx + DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NX;
+    double_pendulum_real *column = dg_du + DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = double_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -267,7 +267,7 @@ int double_pendulum_jacobian(double t, const double state[], const double input[
     for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) out_dfdx[i*DOUBLE_PENDULUM_NX + DOUBLE_PENDULUM_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < DOUBLE_PENDULUM_NX + DOUBLE_PENDULUM_NU; ++k) {
-        const double *dR = k < DOUBLE_PENDULUM_NX ? dR_dx + k : dR_du + (k - DOUBLE_PENDULUM_NX);
+        const double_pendulum_real *dR = k < DOUBLE_PENDULUM_NX ? dR_dx + k : dR_du + (k - DOUBLE_PENDULUM_NX);
         const int stride = k < DOUBLE_PENDULUM_NX ? DOUBLE_PENDULUM_NX : DOUBLE_PENDULUM_NU;
         for (i = 0; i < (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC); ++i) column[i] = -dR[i*stride];
         double_pendulum_solve_kkt(M, J, S, column, column + DOUBLE_PENDULUM_NQ, w);
@@ -290,9 +290,9 @@ int double_pendulum_jacobian(double t, const double state[], const double input[
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int double_pendulum_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int double_pendulum_factor_correction_mass(double_pendulum_real M[], const double_pendulum_real C[], double_pendulum_real Y[], double_pendulum_real S[])
 {
-    double d;
+    double_pendulum_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return DOUBLE_PENDULUM_SINGULAR_MASS;
@@ -329,9 +329,9 @@ static int double_pendulum_factor_correction_mass(double M[], const double C[], 
 }
 
 /* W = I: S = C C^T. */
-static int double_pendulum_factor_correction_identity(const double C[], double S[])
+static int double_pendulum_factor_correction_identity(const double_pendulum_real C[], double_pendulum_real S[])
 {
-    double d;
+    double_pendulum_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[1]*C[1];
     S[2] = C[4]*C[0] + C[5]*C[1];
@@ -348,7 +348,7 @@ static int double_pendulum_factor_correction_identity(const double C[], double S
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void double_pendulum_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void double_pendulum_correct_mass_all(const double_pendulum_real M[], const double_pendulum_real C[], const double_pendulum_real S[], double_pendulum_real K[], double_pendulum_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -371,7 +371,7 @@ static void double_pendulum_correct_mass_all(const double M[], const double C[],
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void double_pendulum_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void double_pendulum_correct_identity_all(const double_pendulum_real M[], const double_pendulum_real C[], const double_pendulum_real S[], double_pendulum_real K[], double_pendulum_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -386,80 +386,80 @@ static void double_pendulum_correct_identity_all(const double M[], const double 
     d[3] = C[7]*K[1];
 }
 
-int double_pendulum_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int double_pendulum_correction_factor(int mass_metric, double_pendulum_real M[], const double_pendulum_real C[], double_pendulum_real work[])
 {
     /* work: Y | S (DOUBLE_PENDULUM_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *Y = work;
+    double_pendulum_real *S = Y + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
     if (mass_metric) return double_pendulum_factor_correction_mass(M, C, Y, S);
     return double_pendulum_factor_correction_identity(C, S);
 }
 
 void double_pendulum_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const double_pendulum_real M[], const double_pendulum_real C[], double_pendulum_real work[],
+    double_pendulum_real K[], double_pendulum_real d[])
 {
-    double *S = work + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *S = work + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
     (void)rows;
     if (mass_metric) double_pendulum_correct_mass_all(M, C, S, K, d);
     else double_pendulum_correct_identity_all(M, C, S, K, d);
 }
 
-void double_pendulum_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void double_pendulum_residuals(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[],
+    double_pendulum_real out_phi[], double_pendulum_real out_phi_dot[], double_pendulum_real out_g[])
 {
     (void)t;
     (void)out_g;
-    const double x1 = state[0];
-    const double y1 = state[1];
-    const double x2 = state[2];
-    const double y2 = state[3];
-    const double x1_dot = state[4];  /* x1' */
-    const double y1_dot = state[5];  /* y1' */
-    const double x2_dot = state[6];  /* x2' */
-    const double y2_dot = state[7];  /* y2' */
-    const double l1 = param[2];
-    const double l2 = param[3];
+    const double_pendulum_real x1 = state[0];
+    const double_pendulum_real y1 = state[1];
+    const double_pendulum_real x2 = state[2];
+    const double_pendulum_real y2 = state[3];
+    const double_pendulum_real x1_dot = state[4];  /* x1' */
+    const double_pendulum_real y1_dot = state[5];  /* y1' */
+    const double_pendulum_real x2_dot = state[6];  /* x2' */
+    const double_pendulum_real y2_dot = state[7];  /* y2' */
+    const double_pendulum_real l1 = param[2];
+    const double_pendulum_real l2 = param[3];
     /* holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_phi[0] = -(l1*l1 - x1*x1 - y1*y1);
     out_phi_dot[0] = 2.0*(x1*x1_dot + y1*y1_dot);
-    const double w1 = x1 - x2;
-    const double w2 = y1 - y2;
+    const double_pendulum_real w1 = x1 - x2;
+    const double_pendulum_real w2 = y1 - y2;
     /* holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
     out_phi[1] = -(l2*l2 - w1*w1 - w2*w2);
     out_phi_dot[1] = 2.0*(w1*(x1_dot - x2_dot) + w2*(y1_dot - y2_dot));
 }
 
-double double_pendulum_energy(double t, const double state[], const double param[])
+double_pendulum_real double_pendulum_energy(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[])
 {
     (void)t;
-    const double y1 = state[1];
-    const double y2 = state[3];
-    const double x1_dot = state[4];  /* x1' */
-    const double y1_dot = state[5];  /* y1' */
-    const double x2_dot = state[6];  /* x2' */
-    const double y2_dot = state[7];  /* y2' */
-    const double m1 = param[0];
-    const double m2 = param[1];
-    const double g = param[4];
+    const double_pendulum_real y1 = state[1];
+    const double_pendulum_real y2 = state[3];
+    const double_pendulum_real x1_dot = state[4];  /* x1' */
+    const double_pendulum_real y1_dot = state[5];  /* y1' */
+    const double_pendulum_real x2_dot = state[6];  /* x2' */
+    const double_pendulum_real y2_dot = state[7];  /* y2' */
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real g = param[4];
     /* T + V */
     return 0.5*(m1*(x1_dot*x1_dot + y1_dot*y1_dot) + m2*(x2_dot*x2_dot + y2_dot*y2_dot)) + g*(m1*y1 + m2*y2);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void double_pendulum_mirror_lower(double a[])
+static void double_pendulum_mirror_lower(double_pendulum_real a[])
 {
     int i, j;
     for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*DOUBLE_PENDULUM_NQ + i] = a[i*DOUBLE_PENDULUM_NQ + j];
 }
 
-void double_pendulum_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void double_pendulum_mass_matrix(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m1 = param[0];
-    const double m2 = param[1];
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
     double_pendulum_zero(out_M, DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m1;
@@ -469,49 +469,49 @@ void double_pendulum_mass_matrix(double t, const double state[], const double pa
     double_pendulum_mirror_lower(out_M);
 }
 
-void double_pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void double_pendulum_constraint_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_C[])
 {
     (void)t;
     (void)param;
-    const double x1 = state[0];
-    const double y1 = state[1];
-    const double x2 = state[2];
-    const double y2 = state[3];
+    const double_pendulum_real x1 = state[0];
+    const double_pendulum_real y1 = state[1];
+    const double_pendulum_real x2 = state[2];
+    const double_pendulum_real y2 = state[3];
     double_pendulum_zero(out_C, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
     /* holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_C[0] = 2.0*x1;
     out_C[1] = 2.0*y1;
-    const double w1 = x1 - x2;
+    const double_pendulum_real w1 = x1 - x2;
     /* holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
     out_C[4] = 2.0*w1;
-    const double w2 = y1 - y2;
+    const double_pendulum_real w2 = y1 - y2;
     out_C[5] = 2.0*w2;
     out_C[6] = -2.0*w1;
     out_C[7] = -2.0*w2;
 }
 
-void double_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void double_pendulum_constraint_coordinate_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_D[])
 {
     (void)t;
     (void)param;
-    const double x1_dot = state[4];  /* x1' */
-    const double y1_dot = state[5];  /* y1' */
-    const double x2_dot = state[6];  /* x2' */
-    const double y2_dot = state[7];  /* y2' */
+    const double_pendulum_real x1_dot = state[4];  /* x1' */
+    const double_pendulum_real y1_dot = state[5];  /* y1' */
+    const double_pendulum_real x2_dot = state[6];  /* x2' */
+    const double_pendulum_real y2_dot = state[7];  /* y2' */
     double_pendulum_zero(out_D, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
     /* holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_D[0] = 2.0*x1_dot;
     out_D[1] = 2.0*y1_dot;
-    const double w1 = x1_dot - x2_dot;
+    const double_pendulum_real w1 = x1_dot - x2_dot;
     /* holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
     out_D[4] = 2.0*w1;
-    const double w2 = y1_dot - y2_dot;
+    const double_pendulum_real w2 = y1_dot - y2_dot;
     out_D[5] = 2.0*w2;
     out_D[6] = -2.0*w1;
     out_D[7] = -2.0*w2;
 }
 
-void double_pendulum_initial_state_at(const double param[], double out_state[])
+void double_pendulum_initial_state_at(const double_pendulum_real param[], double_pendulum_real out_state[])
 {
     (void)param;
     out_state[0] = 0.479425538604203;  /* x1 */
@@ -522,4 +522,122 @@ void double_pendulum_initial_state_at(const double param[], double out_state[])
     out_state[5] = 0.0;  /* y1' */
     out_state[6] = 0.0;  /* x2' */
     out_state[7] = 0.0;  /* y2' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int double_pendulum_step_undone(double_pendulum_real state[], const double_pendulum_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
+static double_pendulum_real double_pendulum_max_abs(const double_pendulum_real v[], int n, double_pendulum_real start)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        const double_pendulum_real a = fabs(v[i]);
+        if (a > start || a != a) start = a;
+    }
+    return start;
+}
+
+/* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
+static double_pendulum_real double_pendulum_phi_tolerance(const double_pendulum_real C[], const double_pendulum_real state[])
+{
+    const double_pendulum_real round_off = 1.4210854715202004e-14*(1.0 + double_pendulum_max_abs(C, DOUBLE_PENDULUM_NH*DOUBLE_PENDULUM_NQ, 0.0)*double_pendulum_max_abs(state, DOUBLE_PENDULUM_NQ, 0.0));
+    return fmax(DOUBLE_PENDULUM_STEP_TOLERANCE, round_off);
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int double_pendulum_step_factor(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], int mass_metric,
+    double_pendulum_real M[], const double_pendulum_real C[], double_pendulum_real work[])
+{
+    if (mass_metric) double_pendulum_mass_matrix(t, state, param, M);
+    return double_pendulum_correction_factor(mass_metric, M, C, work);
+}
+
+int double_pendulum_step(double_pendulum_real t, double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real h, int mass_metric,
+    double_pendulum_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g | q_prev (DOUBLE_PENDULUM_NWORK_STEP doubles) */
+    double_pendulum_real *k = work + DOUBLE_PENDULUM_NWORK;
+    double_pendulum_real *x0 = k + DOUBLE_PENDULUM_NX;
+    double_pendulum_real *xt = x0 + DOUBLE_PENDULUM_NX;
+    double_pendulum_real *C = xt + DOUBLE_PENDULUM_NX;
+    double_pendulum_real *W = C + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *correction = W + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *K = correction + DOUBLE_PENDULUM_NC*(DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC);
+    double_pendulum_real *d = K + DOUBLE_PENDULUM_NC;
+    double_pendulum_real *phi = d + DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *phi_dot = phi + DOUBLE_PENDULUM_NH;
+    double_pendulum_real *g = phi_dot + DOUBLE_PENDULUM_NH;
+    double_pendulum_real *q_prev = g + DOUBLE_PENDULUM_NN;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const double_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const double_pendulum_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const double_pendulum_real t1 = t + h;
+    double_pendulum_real err, last_err = INFINITY;
+    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) x0[i] = state[i];
+    status = double_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != DOUBLE_PENDULUM_OK) return status;
+    for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = double_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != DOUBLE_PENDULUM_OK) return double_pendulum_step_undone(state, x0, status);
+        for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /*
+    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
+    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
+    ** else it is undone and a Newton step taken from where it began.
+    */
+    for (it = 0;; ++it) {
+        double_pendulum_residuals(t1, state, param, phi, phi_dot, g);
+        err = double_pendulum_max_abs(phi, DOUBLE_PENDULUM_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= double_pendulum_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) state[i] = q_prev[i];
+                double_pendulum_residuals(t1, state, param, phi, phi_dot, g);
+                err = double_pendulum_max_abs(phi, DOUBLE_PENDULUM_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            double_pendulum_constraint_jacobian(t1, state, param, C);
+            C_current = 1;
+        }
+        if (err <= double_pendulum_phi_tolerance(C, state)) break;
+        if (it - undone == DOUBLE_PENDULUM_STEP_MAX_ITERATIONS || !isfinite(err)) return double_pendulum_step_undone(state, x0, DOUBLE_PENDULUM_CORRECTION_FAILED);
+        if (refactor && (status = double_pendulum_step_factor(t1, state, param, mass_metric, W, C, correction)) != DOUBLE_PENDULUM_OK)
+            return double_pendulum_step_undone(state, x0, status);
+        for (i = 0; i < DOUBLE_PENDULUM_NH; ++i) K[i] = -phi[i];
+        double_pendulum_correction_solve(mass_metric, DOUBLE_PENDULUM_NH, W, C, correction, K, d);
+        for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    if (!C_current) double_pendulum_constraint_jacobian(t1, state, param, C);
+    status = double_pendulum_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != DOUBLE_PENDULUM_OK) return double_pendulum_step_undone(state, x0, status);
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    double_pendulum_correction_solve(mass_metric, DOUBLE_PENDULUM_NC, W, C, correction, K, d);
+    for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) state[DOUBLE_PENDULUM_NQ + i] += d[i];
+    for (i = 0; i < DOUBLE_PENDULUM_NX; ++i)
+        if (!isfinite(state[i])) return double_pendulum_step_undone(state, x0, DOUBLE_PENDULUM_NOT_FINITE);
+    return DOUBLE_PENDULUM_OK;
 }

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double double_pendulum_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define DOUBLE_PENDULUM_NQ 4  /* coordinates: x1, y1, x2, y2 */
@@ -19,6 +24,10 @@ extern "C" {
 #define DOUBLE_PENDULUM_NWORK 42  /* doubles of scratch for double_pendulum_rhs */
 #define DOUBLE_PENDULUM_NWORK_JACOBIAN (DOUBLE_PENDULUM_NWORK + 62)  /* ... for double_pendulum_jacobian */
 #define DOUBLE_PENDULUM_NWORK_CORRECTION 12  /* ... for double_pendulum_correction_factor and _solve */
+#define DOUBLE_PENDULUM_NWORK_STEP (DOUBLE_PENDULUM_NWORK + 74)  /* ... for double_pendulum_step */
+#define DOUBLE_PENDULUM_STEP_TOLERANCE 1e-13  /* double_pendulum_step's position correction: |phi| it stops at */
+#define DOUBLE_PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define DOUBLE_PENDULUM_STACK_ESTIMATE 810  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DOUBLE_PENDULUM_NH_ARRAY 2
 #define DOUBLE_PENDULUM_NN_ARRAY 1
 #define DOUBLE_PENDULUM_NC_ARRAY 2
@@ -44,10 +53,12 @@ extern "C" {
 #define DOUBLE_PENDULUM_OK 0
 #define DOUBLE_PENDULUM_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define DOUBLE_PENDULUM_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define DOUBLE_PENDULUM_CORRECTION_FAILED 3     /* double_pendulum_step only: the position correction did not converge */
+#define DOUBLE_PENDULUM_NOT_FINITE 4            /* double_pendulum_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double double_pendulum_param_defaults[DOUBLE_PENDULUM_NP];
-extern const double double_pendulum_initial_state[DOUBLE_PENDULUM_NX];
+extern const double_pendulum_real double_pendulum_param_defaults[DOUBLE_PENDULUM_NP];
+extern const double_pendulum_real double_pendulum_initial_state[DOUBLE_PENDULUM_NX];
 #define DOUBLE_PENDULUM_ALPHA 10.0  /* Baumgarte gains */
 #define DOUBLE_PENDULUM_BETA 25.0
 
@@ -58,18 +69,18 @@ extern const double double_pendulum_initial_state[DOUBLE_PENDULUM_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns DOUBLE_PENDULUM_OK or an error.
 */
-int double_pendulum_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int double_pendulum_rhs(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_dxdt[], double_pendulum_real out_multipliers[], double_pendulum_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int double_pendulum_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_dfdx[], double_pendulum_real out_dfdu[], double_pendulum_real work[]);
 
 /*
 ** The pieces of the KKT system of double_pendulum_rhs at one state: M (NQ x NQ, lower
@@ -77,9 +88,29 @@ int double_pendulum_jacobian(double t, const double state[], const double input[
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void double_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void double_pendulum_kkt_terms(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_M[], double_pendulum_real out_f[], double_pendulum_real out_J[], double_pendulum_real out_r[], double_pendulum_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** double_pendulum_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns DOUBLE_PENDULUM_OK, DOUBLE_PENDULUM_SINGULAR_MASS,
+** DOUBLE_PENDULUM_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), DOUBLE_PENDULUM_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or DOUBLE_PENDULUM_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int double_pendulum_step(double_pendulum_real t, double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real h, int mass_metric,
+    double_pendulum_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -91,7 +122,7 @@ void double_pendulum_kkt_terms(double t, const double state[], const double inpu
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int double_pendulum_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int double_pendulum_correction_factor(int mass_metric, double_pendulum_real M[], const double_pendulum_real C[], double_pendulum_real work[]);
 
 /*
 ** With M, C and work as double_pendulum_correction_factor left them: the smallest d (in W)
@@ -100,35 +131,35 @@ int double_pendulum_correction_factor(int mass_metric, double M[], const double 
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void double_pendulum_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const double_pendulum_real M[], const double_pendulum_real C[], double_pendulum_real work[],
+    double_pendulum_real K[], double_pendulum_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void double_pendulum_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void double_pendulum_residuals(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[],
+    double_pendulum_real out_phi[], double_pendulum_real out_phi_dot[], double_pendulum_real out_g[]);
 
 /* Total energy T + V. */
-double double_pendulum_energy(double t, const double state[], const double param[]);
+double_pendulum_real double_pendulum_energy(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void double_pendulum_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void double_pendulum_mass_matrix(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void double_pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void double_pendulum_constraint_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = double_pendulum_constraint_jacobian).
 */
-void double_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void double_pendulum_constraint_coordinate_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (double_pendulum_initial_state
 ** holds them at the defaults).
 */
-void double_pendulum_initial_state_at(const double param[], double out_state[]);
+void double_pendulum_initial_state_at(const double_pendulum_real param[], double_pendulum_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in double_pendulum_model.c. */
 struct lgc_model;

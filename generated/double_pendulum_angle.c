@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double double_pendulum_angle_param_defaults[DOUBLE_PENDULUM_ANGLE_NP] = { 1.0 /* m1 */, 1.0 /* m2 */, 1.0 /* l1 */, 1.0 /* l2 */, 9.81 /* g */ };
-const double double_pendulum_angle_initial_state[DOUBLE_PENDULUM_ANGLE_NX] = { 0.5 /* th1 */, 1.0 /* th2 */, 0.0 /* th1' */, 0.0 /* th2' */ };
+const double_pendulum_angle_real double_pendulum_angle_param_defaults[DOUBLE_PENDULUM_ANGLE_NP] = { 1.0 /* m1 */, 1.0 /* m2 */, 1.0 /* l1 */, 1.0 /* l2 */, 9.81 /* g */ };
+const double_pendulum_angle_real double_pendulum_angle_initial_state[DOUBLE_PENDULUM_ANGLE_NX] = { 0.5 /* th1 */, 1.0 /* th2 */, 0.0 /* th1' */, 0.0 /* th2' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double double_pendulum_angle_initial_state[DOUBLE_PENDULUM_ANGLE_NX] = { 0
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int double_pendulum_angle_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int double_pendulum_angle_factor_kkt(double_pendulum_angle_real M[], const double_pendulum_angle_real J[], double_pendulum_angle_real Y[], double_pendulum_angle_real S[])
 {
-    double d;
+    double_pendulum_angle_real d;
     (void)J;
     (void)Y;
     (void)S;
@@ -33,8 +33,8 @@ static int double_pendulum_angle_factor_kkt(double M[], const double J[], double
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void double_pendulum_angle_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void double_pendulum_angle_solve_kkt(const double_pendulum_angle_real M[], const double_pendulum_angle_real J[], const double_pendulum_angle_real S[],
+    double_pendulum_angle_real a[], double_pendulum_angle_real nu[], double_pendulum_angle_real w[])
 {
     (void)J;
     (void)S;
@@ -47,15 +47,15 @@ static void double_pendulum_angle_solve_kkt(const double M[], const double J[], 
     a[0] = (a[0] - M[2]*a[1])/M[0];
 }
 
-static void double_pendulum_angle_zero(double a[], int n)
+static void double_pendulum_angle_zero(double_pendulum_angle_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void double_pendulum_angle_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void double_pendulum_angle_kkt_entries(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_M[], double_pendulum_angle_real out_f[], double_pendulum_angle_real out_J[], double_pendulum_angle_real out_r[], double_pendulum_angle_real out_g[])
 {
     (void)t;
     (void)input;
@@ -64,34 +64,34 @@ static void double_pendulum_angle_kkt_entries(double t, const double state[], co
     (void)out_J;
     (void)out_r;
     (void)out_g;
-    const double th1 = state[0];
-    const double th2 = state[1];
-    const double th1_dot = state[2];  /* th1' */
-    const double th2_dot = state[3];  /* th2' */
-    const double m1 = param[0];
-    const double m2 = param[1];
-    const double l1 = param[2];
-    const double l2 = param[3];
-    const double g = param[4];
-    const double w1 = m1 + m2;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real w1 = m1 + m2;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = l1*l1*w1;
-    const double w2 = cos(th1);
-    const double w3 = cos(th2);
-    const double w4 = sin(th1);
-    const double w5 = sin(th2);
+    const double_pendulum_angle_real w2 = cos(th1);
+    const double_pendulum_angle_real w3 = cos(th2);
+    const double_pendulum_angle_real w4 = sin(th1);
+    const double_pendulum_angle_real w5 = sin(th2);
     out_M[2] = m2*l1*l2*(w2*w3 + w4*w5);
     out_M[3] = m2*l2*l2;
-    const double w6 = w2*w5 - w4*w3;
+    const double_pendulum_angle_real w6 = w2*w5 - w4*w3;
     /* f = Q - k, row th1 */
     out_f[0] = l1*(m2*l2*th2_dot*th2_dot*w6 - g*w4*w1);
     /* row th2 */
     out_f[1] = -m2*l2*(l1*th1_dot*th1_dot*w6 + g*w5);
 }
 
-void double_pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void double_pendulum_angle_kkt_terms(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_M[], double_pendulum_angle_real out_f[], double_pendulum_angle_real out_J[], double_pendulum_angle_real out_r[], double_pendulum_angle_real out_g[])
 {
     double_pendulum_angle_zero(out_M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
     double_pendulum_angle_zero(out_J, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
@@ -99,18 +99,18 @@ void double_pendulum_angle_kkt_terms(double t, const double state[], const doubl
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int double_pendulum_angle_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int double_pendulum_angle_rhs(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_dxdt[], double_pendulum_angle_real out_multipliers[], double_pendulum_angle_real work[])
 {
     /* work: M | J | Y | S | nu | w (DOUBLE_PENDULUM_ANGLE_NWORK doubles) */
-    double *M = work;
-    double *J = M + DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ;
-    double *Y = J + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ;
-    double *S = Y + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ;
-    double *nu = S + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NC;
-    double *w = nu + DOUBLE_PENDULUM_ANGLE_NC;
-    double *acceleration = out_dxdt + DOUBLE_PENDULUM_ANGLE_NQ;
+    double_pendulum_angle_real *M = work;
+    double_pendulum_angle_real *J = M + DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ;
+    double_pendulum_angle_real *Y = J + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ;
+    double_pendulum_angle_real *S = Y + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ;
+    double_pendulum_angle_real *nu = S + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NC;
+    double_pendulum_angle_real *w = nu + DOUBLE_PENDULUM_ANGLE_NC;
+    double_pendulum_angle_real *acceleration = out_dxdt + DOUBLE_PENDULUM_ANGLE_NQ;
     int i, status;
     double_pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_ANGLE_NQ);
@@ -124,10 +124,10 @@ int double_pendulum_angle_rhs(double t, const double state[], const double input
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void double_pendulum_angle_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void double_pendulum_angle_residual_derivatives(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    const double_pendulum_angle_real in_acceleration[], const double_pendulum_angle_real in_multipliers[],
+    double_pendulum_angle_real out_dR_dx[], double_pendulum_angle_real out_dR_du[], double_pendulum_angle_real out_dg_dx[], double_pendulum_angle_real out_dg_du[])
 {
     (void)t;
     (void)input;
@@ -137,49 +137,49 @@ static void double_pendulum_angle_residual_derivatives(double t, const double st
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double th1 = state[0];
-    const double th2 = state[1];
-    const double th1_dot = state[2];  /* th1' */
-    const double th2_dot = state[3];  /* th2' */
-    const double m1 = param[0];
-    const double m2 = param[1];
-    const double l1 = param[2];
-    const double l2 = param[3];
-    const double g = param[4];
-    const double w1 = cos(th1);
-    const double w2 = cos(th2);
-    const double w3 = sin(th1);
-    const double w4 = sin(th2);
-    const double w5 = w1*w2 + w3*w4;
-    const double w6 = w1*w4 - w3*w2;
-    const double w7 = th2_dot*th2_dot*w5 + in_acceleration[1]*w6;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real w1 = cos(th1);
+    const double_pendulum_angle_real w2 = cos(th2);
+    const double_pendulum_angle_real w3 = sin(th1);
+    const double_pendulum_angle_real w4 = sin(th2);
+    const double_pendulum_angle_real w5 = w1*w2 + w3*w4;
+    const double_pendulum_angle_real w6 = w1*w4 - w3*w2;
+    const double_pendulum_angle_real w7 = th2_dot*th2_dot*w5 + in_acceleration[1]*w6;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = l1*(m2*l2*w7 + g*w1*(m1 + m2));
     out_dR_dx[1] = -m2*l1*l2*w7;
     out_dR_dx[3] = -2.0*m2*l1*l2*th2_dot*w6;
-    const double w8 = th1_dot*th1_dot*w5 - in_acceleration[0]*w6;
+    const double_pendulum_angle_real w8 = th1_dot*th1_dot*w5 - in_acceleration[0]*w6;
     out_dR_dx[4] = -m2*l1*l2*w8;
     out_dR_dx[5] = m2*l2*(l1*w8 + g*w2);
     out_dR_dx[6] = 2.0*m2*l1*l2*th1_dot*w6;
 }
 
-int double_pendulum_angle_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int double_pendulum_angle_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_dfdx[], double_pendulum_angle_real out_dfdu[], double_pendulum_angle_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ;
-    double *S = J + 2*DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ;
-    double *nu = S + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NC;
-    double *w = nu + DOUBLE_PENDULUM_ANGLE_NC;
-    double *dxdt = work + DOUBLE_PENDULUM_ANGLE_NWORK;
-    double *dR_dx = dxdt + DOUBLE_PENDULUM_ANGLE_NX;
-    double *dR_du = dR_dx + (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NX;
-    double *dg_dx = dR_du + (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NU;
-    double *dg_du = dg_dx + DOUBLE_PENDULUM_ANGLE_NN*DOUBLE_PENDULUM_ANGLE_NX;
-    double *column = dg_du + DOUBLE_PENDULUM_ANGLE_NN*DOUBLE_PENDULUM_ANGLE_NU;
+    double_pendulum_angle_real *M = work;
+    double_pendulum_angle_real *J = M + DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ;
+    double_pendulum_angle_real *S = J + 2*DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ;
+    double_pendulum_angle_real *nu = S + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NC;
+    double_pendulum_angle_real *w = nu + DOUBLE_PENDULUM_ANGLE_NC;
+    double_pendulum_angle_real *dxdt = work + DOUBLE_PENDULUM_ANGLE_NWORK;
+    double_pendulum_angle_real *dR_dx = dxdt + DOUBLE_PENDULUM_ANGLE_NX;
+    double_pendulum_angle_real *dR_du = dR_dx + (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NX;
+    double_pendulum_angle_real *dg_dx = dR_du + (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NU;
+    double_pendulum_angle_real *dg_du = dg_dx + DOUBLE_PENDULUM_ANGLE_NN*DOUBLE_PENDULUM_ANGLE_NX;
+    double_pendulum_angle_real *column = dg_du + DOUBLE_PENDULUM_ANGLE_NN*DOUBLE_PENDULUM_ANGLE_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = double_pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -196,7 +196,7 @@ int double_pendulum_angle_jacobian(double t, const double state[], const double 
     for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NQ; ++i) out_dfdx[i*DOUBLE_PENDULUM_ANGLE_NX + DOUBLE_PENDULUM_ANGLE_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < DOUBLE_PENDULUM_ANGLE_NX + DOUBLE_PENDULUM_ANGLE_NU; ++k) {
-        const double *dR = k < DOUBLE_PENDULUM_ANGLE_NX ? dR_dx + k : dR_du + (k - DOUBLE_PENDULUM_ANGLE_NX);
+        const double_pendulum_angle_real *dR = k < DOUBLE_PENDULUM_ANGLE_NX ? dR_dx + k : dR_du + (k - DOUBLE_PENDULUM_ANGLE_NX);
         const int stride = k < DOUBLE_PENDULUM_ANGLE_NX ? DOUBLE_PENDULUM_ANGLE_NX : DOUBLE_PENDULUM_ANGLE_NU;
         for (i = 0; i < (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC); ++i) column[i] = -dR[i*stride];
         double_pendulum_angle_solve_kkt(M, J, S, column, column + DOUBLE_PENDULUM_ANGLE_NQ, w);
@@ -213,8 +213,8 @@ int double_pendulum_angle_jacobian(double t, const double state[], const double 
     return DOUBLE_PENDULUM_ANGLE_OK;
 }
 
-void double_pendulum_angle_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void double_pendulum_angle_residuals(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real out_phi[], double_pendulum_angle_real out_phi_dot[], double_pendulum_angle_real out_g[])
 {
     (void)t;
     (void)state;
@@ -224,56 +224,56 @@ void double_pendulum_angle_residuals(double t, const double state[], const doubl
     (void)out_g;
 }
 
-double double_pendulum_angle_energy(double t, const double state[], const double param[])
+double_pendulum_angle_real double_pendulum_angle_energy(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[])
 {
     (void)t;
-    const double th1 = state[0];
-    const double th2 = state[1];
-    const double th1_dot = state[2];  /* th1' */
-    const double th2_dot = state[3];  /* th2' */
-    const double m1 = param[0];
-    const double m2 = param[1];
-    const double l1 = param[2];
-    const double l2 = param[3];
-    const double g = param[4];
-    const double w1 = cos(th2);
-    const double w2 = cos(th1);
-    const double w3 = sin(th1);
-    const double w4 = sin(th2);
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real w1 = cos(th2);
+    const double_pendulum_angle_real w2 = cos(th1);
+    const double_pendulum_angle_real w3 = sin(th1);
+    const double_pendulum_angle_real w4 = sin(th2);
     /* T + V */
     return -(m2*l2*(g*w1 - th2_dot*(l1*th1_dot*(w2*w1 + w3*w4) + 0.5*l2*th2_dot)) - l1*(m1 + m2)*(0.5*l1*th1_dot*th1_dot - g*w2));
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void double_pendulum_angle_mirror_lower(double a[])
+static void double_pendulum_angle_mirror_lower(double_pendulum_angle_real a[])
 {
     int i, j;
     for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*DOUBLE_PENDULUM_ANGLE_NQ + i] = a[i*DOUBLE_PENDULUM_ANGLE_NQ + j];
 }
 
-void double_pendulum_angle_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void double_pendulum_angle_mass_matrix(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_M[])
 {
     (void)t;
-    const double th1 = state[0];
-    const double th2 = state[1];
-    const double m1 = param[0];
-    const double m2 = param[1];
-    const double l1 = param[2];
-    const double l2 = param[3];
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
     double_pendulum_angle_zero(out_M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = l1*l1*(m1 + m2);
-    const double w1 = cos(th1);
-    const double w2 = cos(th2);
-    const double w3 = sin(th1);
-    const double w4 = sin(th2);
+    const double_pendulum_angle_real w1 = cos(th1);
+    const double_pendulum_angle_real w2 = cos(th2);
+    const double_pendulum_angle_real w3 = sin(th1);
+    const double_pendulum_angle_real w4 = sin(th2);
     out_M[2] = m2*l1*l2*(w1*w2 + w3*w4);
     out_M[3] = m2*l2*l2;
     double_pendulum_angle_mirror_lower(out_M);
 }
 
-void double_pendulum_angle_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void double_pendulum_angle_constraint_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_C[])
 {
     (void)t;
     (void)state;
@@ -281,7 +281,7 @@ void double_pendulum_angle_constraint_jacobian(double t, const double state[], c
     double_pendulum_angle_zero(out_C, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
 }
 
-void double_pendulum_angle_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void double_pendulum_angle_constraint_coordinate_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_D[])
 {
     (void)t;
     (void)state;
@@ -289,11 +289,48 @@ void double_pendulum_angle_constraint_coordinate_jacobian(double t, const double
     double_pendulum_angle_zero(out_D, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
 }
 
-void double_pendulum_angle_initial_state_at(const double param[], double out_state[])
+void double_pendulum_angle_initial_state_at(const double_pendulum_angle_real param[], double_pendulum_angle_real out_state[])
 {
     (void)param;
     out_state[0] = 0.5;  /* th1 */
     out_state[1] = 1.0;  /* th2 */
     out_state[2] = 0.0;  /* th1' */
     out_state[3] = 0.0;  /* th2' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int double_pendulum_angle_step_undone(double_pendulum_angle_real state[], const double_pendulum_angle_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+int double_pendulum_angle_step(double_pendulum_angle_real t, double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real h, int mass_metric,
+    double_pendulum_angle_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt (DOUBLE_PENDULUM_ANGLE_NWORK_STEP doubles) */
+    double_pendulum_angle_real *k = work + DOUBLE_PENDULUM_ANGLE_NWORK;
+    double_pendulum_angle_real *x0 = k + DOUBLE_PENDULUM_ANGLE_NX;
+    double_pendulum_angle_real *xt = x0 + DOUBLE_PENDULUM_ANGLE_NX;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const double_pendulum_angle_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const double_pendulum_angle_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    int i, j, status;
+    (void)mass_metric;
+    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) x0[i] = state[i];
+    status = double_pendulum_angle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != DOUBLE_PENDULUM_ANGLE_OK) return status;
+    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = double_pendulum_angle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != DOUBLE_PENDULUM_ANGLE_OK) return double_pendulum_angle_step_undone(state, x0, status);
+        for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i)
+        if (!isfinite(state[i])) return double_pendulum_angle_step_undone(state, x0, DOUBLE_PENDULUM_ANGLE_NOT_FINITE);
+    return DOUBLE_PENDULUM_ANGLE_OK;
 }

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double double_pendulum_angle_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define DOUBLE_PENDULUM_ANGLE_NQ 2  /* coordinates: th1, th2 */
@@ -18,6 +23,8 @@ extern "C" {
 #define DOUBLE_PENDULUM_ANGLE_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_ANGLE_NWORK 6  /* doubles of scratch for double_pendulum_angle_rhs */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 14)  /* ... for double_pendulum_angle_jacobian */
+#define DOUBLE_PENDULUM_ANGLE_NWORK_STEP (DOUBLE_PENDULUM_ANGLE_NWORK + 12)  /* ... for double_pendulum_angle_step */
+#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 790  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DOUBLE_PENDULUM_ANGLE_NH_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NN_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NC_ARRAY 1
@@ -39,10 +46,11 @@ extern "C" {
 #define DOUBLE_PENDULUM_ANGLE_OK 0
 #define DOUBLE_PENDULUM_ANGLE_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define DOUBLE_PENDULUM_ANGLE_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define DOUBLE_PENDULUM_ANGLE_NOT_FINITE 4            /* double_pendulum_angle_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double double_pendulum_angle_param_defaults[DOUBLE_PENDULUM_ANGLE_NP];
-extern const double double_pendulum_angle_initial_state[DOUBLE_PENDULUM_ANGLE_NX];
+extern const double_pendulum_angle_real double_pendulum_angle_param_defaults[DOUBLE_PENDULUM_ANGLE_NP];
+extern const double_pendulum_angle_real double_pendulum_angle_initial_state[DOUBLE_PENDULUM_ANGLE_NX];
 #define DOUBLE_PENDULUM_ANGLE_ALPHA 0.0  /* Baumgarte gains */
 #define DOUBLE_PENDULUM_ANGLE_BETA 0.0
 
@@ -53,18 +61,18 @@ extern const double double_pendulum_angle_initial_state[DOUBLE_PENDULUM_ANGLE_NX
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns DOUBLE_PENDULUM_ANGLE_OK or an error.
 */
-int double_pendulum_angle_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int double_pendulum_angle_rhs(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_dxdt[], double_pendulum_angle_real out_multipliers[], double_pendulum_angle_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int double_pendulum_angle_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int double_pendulum_angle_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_dfdx[], double_pendulum_angle_real out_dfdu[], double_pendulum_angle_real work[]);
 
 /*
 ** The pieces of the KKT system of double_pendulum_angle_rhs at one state: M (NQ x NQ, lower
@@ -72,36 +80,49 @@ int double_pendulum_angle_jacobian(double t, const double state[], const double 
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void double_pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void double_pendulum_angle_kkt_terms(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_M[], double_pendulum_angle_real out_f[], double_pendulum_angle_real out_J[], double_pendulum_angle_real out_r[], double_pendulum_angle_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** double_pendulum_angle_rhs (four evaluations). mass_metric is not read (no constraints to correct).
+** Returns DOUBLE_PENDULUM_ANGLE_OK, an error of the rhs, or DOUBLE_PENDULUM_ANGLE_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int double_pendulum_angle_step(double_pendulum_angle_real t, double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real h, int mass_metric,
+    double_pendulum_angle_real work[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void double_pendulum_angle_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void double_pendulum_angle_residuals(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real out_phi[], double_pendulum_angle_real out_phi_dot[], double_pendulum_angle_real out_g[]);
 
 /* Total energy T + V. */
-double double_pendulum_angle_energy(double t, const double state[], const double param[]);
+double_pendulum_angle_real double_pendulum_angle_energy(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void double_pendulum_angle_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void double_pendulum_angle_mass_matrix(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void double_pendulum_angle_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void double_pendulum_angle_constraint_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = double_pendulum_angle_constraint_jacobian).
 */
-void double_pendulum_angle_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void double_pendulum_angle_constraint_coordinate_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (double_pendulum_angle_initial_state
 ** holds them at the defaults).
 */
-void double_pendulum_angle_initial_state_at(const double param[], double out_state[]);
+void double_pendulum_angle_initial_state_at(const double_pendulum_angle_real param[], double_pendulum_angle_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in double_pendulum_angle_model.c. */
 struct lgc_model;

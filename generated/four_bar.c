@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double four_bar_param_defaults[FOUR_BAR_NP] = { 1.0 /* a */, 3.0 /* b */, 2.5 /* c */, 3.0 /* d */, 1.0 /* ma */, 1.0 /* mb */, 1.0 /* mc */ };
-const double four_bar_initial_state[FOUR_BAR_NX] = { 0.0 /* th2 */, 0.9733899101495463 /* th3 */, 1.696124157962962 /* th4 */, 2.0 /* th2' */, -1.0 /* th3' */, -1.0 /* th4' */ };
+const four_bar_real four_bar_param_defaults[FOUR_BAR_NP] = { 1.0 /* a */, 3.0 /* b */, 2.5 /* c */, 3.0 /* d */, 1.0 /* ma */, 1.0 /* mb */, 1.0 /* mc */ };
+const four_bar_real four_bar_initial_state[FOUR_BAR_NX] = { 0.0 /* th2 */, 0.9733899101495463 /* th3 */, 1.696124157962962 /* th4 */, 2.0 /* th2' */, -1.0 /* th3' */, -1.0 /* th4' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double four_bar_initial_state[FOUR_BAR_NX] = { 0.0 /* th2 */, 0.9733899101
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int four_bar_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int four_bar_factor_kkt(four_bar_real M[], const four_bar_real J[], four_bar_real Y[], four_bar_real S[])
 {
-    double d;
+    four_bar_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return FOUR_BAR_SINGULAR_MASS;
@@ -52,8 +52,8 @@ static int four_bar_factor_kkt(double M[], const double J[], double Y[], double 
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void four_bar_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void four_bar_solve_kkt(const four_bar_real M[], const four_bar_real J[], const four_bar_real S[],
+    four_bar_real a[], four_bar_real nu[], four_bar_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -84,75 +84,75 @@ static void four_bar_solve_kkt(const double M[], const double J[], const double 
     a[2] += w[2];
 }
 
-static void four_bar_zero(double a[], int n)
+static void four_bar_zero(four_bar_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void four_bar_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void four_bar_kkt_entries(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_M[], four_bar_real out_f[], four_bar_real out_J[], four_bar_real out_r[], four_bar_real out_g[])
 {
     (void)t;
     (void)input;
     (void)out_g;
-    const double th2 = state[0];
-    const double th3 = state[1];
-    const double th4 = state[2];
-    const double th2_dot = state[3];  /* th2' */
-    const double th3_dot = state[4];  /* th3' */
-    const double th4_dot = state[5];  /* th4' */
-    const double a = param[0];
-    const double b = param[1];
-    const double c = param[2];
-    const double d = param[3];
-    const double ma = param[4];
-    const double mb = param[5];
-    const double mc = param[6];
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th4 = state[2];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real th4_dot = state[5];  /* th4' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real d = param[3];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = a*a*(0.3333333333333333*ma + mb);
-    const double w1 = cos(th2);
-    const double w2 = cos(th3);
-    const double w3 = sin(th2);
-    const double w4 = sin(th3);
+    const four_bar_real w1 = cos(th2);
+    const four_bar_real w2 = cos(th3);
+    const four_bar_real w3 = sin(th2);
+    const four_bar_real w4 = sin(th3);
     out_M[3] = 0.5*a*b*mb*(w1*w2 + w3*w4);
     out_M[4] = 0.3333333333333333*b*b*mb;
     out_M[8] = 0.3333333333333333*c*c*mc;
-    const double w5 = th3_dot*th3_dot;
-    const double w6 = w1*w4 - w3*w2;
+    const four_bar_real w5 = th3_dot*th3_dot;
+    const four_bar_real w6 = w1*w4 - w3*w2;
     /* f = Q - k, row th2 */
     out_f[0] = 0.5*a*b*mb*w5*w6;
-    const double w7 = th2_dot*th2_dot;
+    const four_bar_real w7 = th2_dot*th2_dot;
     /* row th3 */
     out_f[1] = -0.5*a*b*mb*w7*w6;
     /* row th4 */
     out_f[2] = 0.0;
-    const double w8 = a*w3;
+    const four_bar_real w8 = a*w3;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = -w8;
-    const double w9 = b*w4;
+    const four_bar_real w9 = b*w4;
     out_J[1] = -w9;
-    const double w10 = sin(th4);
-    const double w11 = c*w10;
+    const four_bar_real w10 = sin(th4);
+    const four_bar_real w11 = c*w10;
     out_J[2] = w11;
-    const double w12 = a*w1;
+    const four_bar_real w12 = a*w1;
     out_J[3] = w12;
-    const double w13 = b*w2;
+    const four_bar_real w13 = b*w2;
     out_J[4] = w13;
-    const double w14 = cos(th4);
-    const double w15 = c*w14;
+    const four_bar_real w14 = cos(th4);
+    const four_bar_real w15 = c*w14;
     out_J[5] = -w15;
-    const double w16 = th4_dot*th4_dot;
+    const four_bar_real w16 = th4_dot*th4_dot;
     /* stabilised right-hand side of holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
     out_r[0] = baumgarte_alpha*(a*th2_dot*w3 + b*th3_dot*w4 - c*th4_dot*w10) + baumgarte_beta*(d - w12 - w13 + w15) + a*w7*w1 + b*w5*w2 - c*w16*w14;
     /* stabilised right-hand side of holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
     out_r[1] = -(baumgarte_alpha*(a*th2_dot*w1 + b*th3_dot*w2 - c*th4_dot*w14) + baumgarte_beta*(w8 + w9 - w11) - a*w7*w3 - b*w5*w4 + c*w16*w10);
 }
 
-void four_bar_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void four_bar_kkt_terms(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_M[], four_bar_real out_f[], four_bar_real out_J[], four_bar_real out_r[], four_bar_real out_g[])
 {
     four_bar_zero(out_M, FOUR_BAR_NQ*FOUR_BAR_NQ);
     four_bar_zero(out_J, FOUR_BAR_NC*FOUR_BAR_NQ);
@@ -160,18 +160,18 @@ void four_bar_kkt_terms(double t, const double state[], const double input[], co
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int four_bar_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int four_bar_rhs(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_dxdt[], four_bar_real out_multipliers[], four_bar_real work[])
 {
     /* work: M | J | Y | S | nu | w (FOUR_BAR_NWORK doubles) */
-    double *M = work;
-    double *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
-    double *Y = J + FOUR_BAR_NC*FOUR_BAR_NQ;
-    double *S = Y + FOUR_BAR_NC*FOUR_BAR_NQ;
-    double *nu = S + FOUR_BAR_NC*FOUR_BAR_NC;
-    double *w = nu + FOUR_BAR_NC;
-    double *acceleration = out_dxdt + FOUR_BAR_NQ;
+    four_bar_real *M = work;
+    four_bar_real *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
+    four_bar_real *Y = J + FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *S = Y + FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *nu = S + FOUR_BAR_NC*FOUR_BAR_NC;
+    four_bar_real *w = nu + FOUR_BAR_NC;
+    four_bar_real *acceleration = out_dxdt + FOUR_BAR_NQ;
     int i, status;
     four_bar_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*FOUR_BAR_NQ);
@@ -185,61 +185,61 @@ int four_bar_rhs(double t, const double state[], const double input[], const dou
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void four_bar_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void four_bar_residual_derivatives(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    const four_bar_real in_acceleration[], const four_bar_real in_multipliers[],
+    four_bar_real out_dR_dx[], four_bar_real out_dR_du[], four_bar_real out_dg_dx[], four_bar_real out_dg_du[])
 {
     (void)t;
     (void)input;
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double th2 = state[0];
-    const double th3 = state[1];
-    const double th4 = state[2];
-    const double th2_dot = state[3];  /* th2' */
-    const double th3_dot = state[4];  /* th3' */
-    const double th4_dot = state[5];  /* th4' */
-    const double a = param[0];
-    const double b = param[1];
-    const double c = param[2];
-    const double mb = param[5];
-    const double w1 = cos(th2);
-    const double w2 = cos(th3);
-    const double w3 = sin(th2);
-    const double w4 = sin(th3);
-    const double w5 = w1*w2 + w3*w4;
-    const double w6 = w1*w4 - w3*w2;
-    const double w7 = th3_dot*th3_dot*w5 + in_acceleration[1]*w6;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th4 = state[2];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real th4_dot = state[5];  /* th4' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real mb = param[5];
+    const four_bar_real w1 = cos(th2);
+    const four_bar_real w2 = cos(th3);
+    const four_bar_real w3 = sin(th2);
+    const four_bar_real w4 = sin(th3);
+    const four_bar_real w5 = w1*w2 + w3*w4;
+    const four_bar_real w6 = w1*w4 - w3*w2;
+    const four_bar_real w7 = th3_dot*th3_dot*w5 + in_acceleration[1]*w6;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = a*(0.5*b*mb*w7 + in_multipliers[0]*w1 + in_multipliers[1]*w3);
     out_dR_dx[1] = -0.5*a*b*mb*w7;
     out_dR_dx[4] = -a*b*mb*th3_dot*w6;
-    const double w8 = th2_dot*th2_dot*w5 - in_acceleration[0]*w6;
+    const four_bar_real w8 = th2_dot*th2_dot*w5 - in_acceleration[0]*w6;
     out_dR_dx[6] = -0.5*a*b*mb*w8;
     out_dR_dx[7] = b*(0.5*a*mb*w8 + in_multipliers[0]*w2 + in_multipliers[1]*w4);
     out_dR_dx[9] = a*b*mb*th2_dot*w6;
-    const double w9 = cos(th4);
-    const double w10 = sin(th4);
+    const four_bar_real w9 = cos(th4);
+    const four_bar_real w10 = sin(th4);
     out_dR_dx[14] = -c*(in_multipliers[0]*w9 + in_multipliers[1]*w10);
-    const double w11 = baumgarte_alpha*w1;
-    const double w12 = th2_dot*w3;
+    const four_bar_real w11 = baumgarte_alpha*w1;
+    const four_bar_real w12 = th2_dot*w3;
     out_dR_dx[18] = -a*(baumgarte_beta*w3 + th2_dot*(w11 - w12) + in_acceleration[0]*w1);
-    const double w13 = baumgarte_alpha*w2;
-    const double w14 = th3_dot*w4;
+    const four_bar_real w13 = baumgarte_alpha*w2;
+    const four_bar_real w14 = th3_dot*w4;
     out_dR_dx[19] = -b*(baumgarte_beta*w4 + th3_dot*(w13 - w14) + in_acceleration[1]*w2);
-    const double w15 = baumgarte_alpha*w9;
-    const double w16 = th4_dot*w10;
+    const four_bar_real w15 = baumgarte_alpha*w9;
+    const four_bar_real w16 = th4_dot*w10;
     out_dR_dx[20] = c*(baumgarte_beta*w10 + th4_dot*(w15 - w16) + in_acceleration[2]*w9);
-    const double w17 = baumgarte_alpha*w3;
-    const double w18 = th2_dot*w1;
+    const four_bar_real w17 = baumgarte_alpha*w3;
+    const four_bar_real w18 = th2_dot*w1;
     out_dR_dx[21] = -a*(w17 + 2.0*w18);
-    const double w19 = baumgarte_alpha*w4;
-    const double w20 = th3_dot*w2;
+    const four_bar_real w19 = baumgarte_alpha*w4;
+    const four_bar_real w20 = th3_dot*w2;
     out_dR_dx[22] = -b*(w19 + 2.0*w20);
-    const double w21 = baumgarte_alpha*w10;
-    const double w22 = th4_dot*w9;
+    const four_bar_real w21 = baumgarte_alpha*w10;
+    const four_bar_real w22 = th4_dot*w9;
     out_dR_dx[23] = c*(w21 + 2.0*w22);
     out_dR_dx[24] = a*(baumgarte_beta*w1 - th2_dot*(w17 + w18) - in_acceleration[0]*w3);
     out_dR_dx[25] = b*(baumgarte_beta*w2 - th3_dot*(w19 + w20) - in_acceleration[1]*w4);
@@ -249,23 +249,23 @@ static void four_bar_residual_derivatives(double t, const double state[], const 
     out_dR_dx[29] = -c*(w15 - 2.0*w16);
 }
 
-int four_bar_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_dfdx[], four_bar_real out_dfdu[], four_bar_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (FOUR_BAR_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
-    double *S = J + 2*FOUR_BAR_NC*FOUR_BAR_NQ;
-    double *nu = S + FOUR_BAR_NC*FOUR_BAR_NC;
-    double *w = nu + FOUR_BAR_NC;
-    double *dxdt = work + FOUR_BAR_NWORK;
-    double *dR_dx = dxdt + FOUR_BAR_NX;
-    double *dR_du = dR_dx + (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NX;
-    double *dg_dx = dR_du + (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NU;
-    double *dg_du = dg_dx + FOUR_BAR_NN*FOUR_BAR_NX;
-    double *column = dg_du + FOUR_BAR_NN*FOUR_BAR_NU;
+    four_bar_real *M = work;
+    four_bar_real *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
+    four_bar_real *S = J + 2*FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *nu = S + FOUR_BAR_NC*FOUR_BAR_NC;
+    four_bar_real *w = nu + FOUR_BAR_NC;
+    four_bar_real *dxdt = work + FOUR_BAR_NWORK;
+    four_bar_real *dR_dx = dxdt + FOUR_BAR_NX;
+    four_bar_real *dR_du = dR_dx + (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NX;
+    four_bar_real *dg_dx = dR_du + (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NU;
+    four_bar_real *dg_du = dg_dx + FOUR_BAR_NN*FOUR_BAR_NX;
+    four_bar_real *column = dg_du + FOUR_BAR_NN*FOUR_BAR_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = four_bar_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -282,7 +282,7 @@ int four_bar_jacobian(double t, const double state[], const double input[], cons
     for (i = 0; i < FOUR_BAR_NQ; ++i) out_dfdx[i*FOUR_BAR_NX + FOUR_BAR_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < FOUR_BAR_NX + FOUR_BAR_NU; ++k) {
-        const double *dR = k < FOUR_BAR_NX ? dR_dx + k : dR_du + (k - FOUR_BAR_NX);
+        const four_bar_real *dR = k < FOUR_BAR_NX ? dR_dx + k : dR_du + (k - FOUR_BAR_NX);
         const int stride = k < FOUR_BAR_NX ? FOUR_BAR_NX : FOUR_BAR_NU;
         for (i = 0; i < (FOUR_BAR_NQ + FOUR_BAR_NC); ++i) column[i] = -dR[i*stride];
         four_bar_solve_kkt(M, J, S, column, column + FOUR_BAR_NQ, w);
@@ -305,9 +305,9 @@ int four_bar_jacobian(double t, const double state[], const double input[], cons
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int four_bar_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int four_bar_factor_correction_mass(four_bar_real M[], const four_bar_real C[], four_bar_real Y[], four_bar_real S[])
 {
-    double d;
+    four_bar_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return FOUR_BAR_SINGULAR_MASS;
@@ -342,9 +342,9 @@ static int four_bar_factor_correction_mass(double M[], const double C[], double 
 }
 
 /* W = I: S = C C^T. */
-static int four_bar_factor_correction_identity(const double C[], double S[])
+static int four_bar_factor_correction_identity(const four_bar_real C[], four_bar_real S[])
 {
-    double d;
+    four_bar_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[1]*C[1] + C[2]*C[2];
     S[2] = C[3]*C[0] + C[4]*C[1] + C[5]*C[2];
@@ -361,7 +361,7 @@ static int four_bar_factor_correction_identity(const double C[], double S[])
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void four_bar_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void four_bar_correct_mass_all(const four_bar_real M[], const four_bar_real C[], const four_bar_real S[], four_bar_real K[], four_bar_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -381,7 +381,7 @@ static void four_bar_correct_mass_all(const double M[], const double C[], const 
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void four_bar_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void four_bar_correct_identity_all(const four_bar_real M[], const four_bar_real C[], const four_bar_real S[], four_bar_real K[], four_bar_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -395,166 +395,166 @@ static void four_bar_correct_identity_all(const double M[], const double C[], co
     d[2] = C[2]*K[0] + C[5]*K[1];
 }
 
-int four_bar_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int four_bar_correction_factor(int mass_metric, four_bar_real M[], const four_bar_real C[], four_bar_real work[])
 {
     /* work: Y | S (FOUR_BAR_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *Y = work;
+    four_bar_real *S = Y + FOUR_BAR_NC*FOUR_BAR_NQ;
     if (mass_metric) return four_bar_factor_correction_mass(M, C, Y, S);
     return four_bar_factor_correction_identity(C, S);
 }
 
 void four_bar_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const four_bar_real M[], const four_bar_real C[], four_bar_real work[],
+    four_bar_real K[], four_bar_real d[])
 {
-    double *S = work + FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *S = work + FOUR_BAR_NC*FOUR_BAR_NQ;
     (void)rows;
     if (mass_metric) four_bar_correct_mass_all(M, C, S, K, d);
     else four_bar_correct_identity_all(M, C, S, K, d);
 }
 
-void four_bar_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void four_bar_residuals(four_bar_real t, const four_bar_real state[], const four_bar_real param[],
+    four_bar_real out_phi[], four_bar_real out_phi_dot[], four_bar_real out_g[])
 {
     (void)t;
     (void)out_g;
-    const double th2 = state[0];
-    const double th3 = state[1];
-    const double th4 = state[2];
-    const double th2_dot = state[3];  /* th2' */
-    const double th3_dot = state[4];  /* th3' */
-    const double th4_dot = state[5];  /* th4' */
-    const double a = param[0];
-    const double b = param[1];
-    const double c = param[2];
-    const double d = param[3];
-    const double w1 = cos(th2);
-    const double w2 = cos(th3);
-    const double w3 = cos(th4);
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th4 = state[2];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real th4_dot = state[5];  /* th4' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real d = param[3];
+    const four_bar_real w1 = cos(th2);
+    const four_bar_real w2 = cos(th3);
+    const four_bar_real w3 = cos(th4);
     /* holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
     out_phi[0] = -(d - a*w1 - b*w2 + c*w3);
-    const double w4 = sin(th2);
-    const double w5 = sin(th3);
-    const double w6 = sin(th4);
+    const four_bar_real w4 = sin(th2);
+    const four_bar_real w5 = sin(th3);
+    const four_bar_real w6 = sin(th4);
     out_phi_dot[0] = -(a*th2_dot*w4 + b*th3_dot*w5 - c*th4_dot*w6);
     /* holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
     out_phi[1] = a*w4 + b*w5 - c*w6;
     out_phi_dot[1] = a*th2_dot*w1 + b*th3_dot*w2 - c*th4_dot*w3;
 }
 
-double four_bar_energy(double t, const double state[], const double param[])
+four_bar_real four_bar_energy(four_bar_real t, const four_bar_real state[], const four_bar_real param[])
 {
     (void)t;
-    const double th2 = state[0];
-    const double th3 = state[1];
-    const double th2_dot = state[3];  /* th2' */
-    const double th3_dot = state[4];  /* th3' */
-    const double th4_dot = state[5];  /* th4' */
-    const double a = param[0];
-    const double b = param[1];
-    const double c = param[2];
-    const double ma = param[4];
-    const double mb = param[5];
-    const double mc = param[6];
-    const double w1 = cos(th2);
-    const double w2 = cos(th3);
-    const double w3 = 2.0*a*th2_dot*w1 + b*th3_dot*w2;
-    const double w4 = sin(th2);
-    const double w5 = sin(th3);
-    const double w6 = 2.0*a*th2_dot*w4 + b*th3_dot*w5;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real th4_dot = state[5];  /* th4' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
+    const four_bar_real w1 = cos(th2);
+    const four_bar_real w2 = cos(th3);
+    const four_bar_real w3 = 2.0*a*th2_dot*w1 + b*th3_dot*w2;
+    const four_bar_real w4 = sin(th2);
+    const four_bar_real w5 = sin(th3);
+    const four_bar_real w6 = 2.0*a*th2_dot*w4 + b*th3_dot*w5;
     /* T + V */
     return 0.16666666666666666*(a*a*ma*th2_dot*th2_dot + c*c*mc*th4_dot*th4_dot) + mb*(0.125*(w3*w3 + w6*w6) + 0.041666666666666664*b*b*th3_dot*th3_dot);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void four_bar_mirror_lower(double a[])
+static void four_bar_mirror_lower(four_bar_real a[])
 {
     int i, j;
     for (i = 0; i < FOUR_BAR_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*FOUR_BAR_NQ + i] = a[i*FOUR_BAR_NQ + j];
 }
 
-void four_bar_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void four_bar_mass_matrix(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_M[])
 {
     (void)t;
-    const double th2 = state[0];
-    const double th3 = state[1];
-    const double a = param[0];
-    const double b = param[1];
-    const double c = param[2];
-    const double ma = param[4];
-    const double mb = param[5];
-    const double mc = param[6];
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
     four_bar_zero(out_M, FOUR_BAR_NQ*FOUR_BAR_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = a*a*(0.3333333333333333*ma + mb);
-    const double w1 = cos(th2);
-    const double w2 = cos(th3);
-    const double w3 = sin(th2);
-    const double w4 = sin(th3);
+    const four_bar_real w1 = cos(th2);
+    const four_bar_real w2 = cos(th3);
+    const four_bar_real w3 = sin(th2);
+    const four_bar_real w4 = sin(th3);
     out_M[3] = 0.5*a*b*mb*(w1*w2 + w3*w4);
     out_M[4] = 0.3333333333333333*b*b*mb;
     out_M[8] = 0.3333333333333333*c*c*mc;
     four_bar_mirror_lower(out_M);
 }
 
-void four_bar_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void four_bar_constraint_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_C[])
 {
     (void)t;
-    const double th2 = state[0];
-    const double th3 = state[1];
-    const double th4 = state[2];
-    const double a = param[0];
-    const double b = param[1];
-    const double c = param[2];
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th4 = state[2];
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
     four_bar_zero(out_C, FOUR_BAR_NC*FOUR_BAR_NQ);
-    const double w1 = sin(th2);
+    const four_bar_real w1 = sin(th2);
     /* holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
     out_C[0] = -a*w1;
-    const double w2 = sin(th3);
+    const four_bar_real w2 = sin(th3);
     out_C[1] = -b*w2;
-    const double w3 = sin(th4);
+    const four_bar_real w3 = sin(th4);
     out_C[2] = c*w3;
-    const double w4 = cos(th2);
+    const four_bar_real w4 = cos(th2);
     /* holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
     out_C[3] = a*w4;
-    const double w5 = cos(th3);
+    const four_bar_real w5 = cos(th3);
     out_C[4] = b*w5;
-    const double w6 = cos(th4);
+    const four_bar_real w6 = cos(th4);
     out_C[5] = -c*w6;
 }
 
-void four_bar_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void four_bar_constraint_coordinate_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_D[])
 {
     (void)t;
-    const double th2 = state[0];
-    const double th3 = state[1];
-    const double th4 = state[2];
-    const double th2_dot = state[3];  /* th2' */
-    const double th3_dot = state[4];  /* th3' */
-    const double th4_dot = state[5];  /* th4' */
-    const double a = param[0];
-    const double b = param[1];
-    const double c = param[2];
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th4 = state[2];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real th4_dot = state[5];  /* th4' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
     four_bar_zero(out_D, FOUR_BAR_NC*FOUR_BAR_NQ);
-    const double w1 = cos(th2);
+    const four_bar_real w1 = cos(th2);
     /* holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
     out_D[0] = -a*th2_dot*w1;
-    const double w2 = cos(th3);
+    const four_bar_real w2 = cos(th3);
     out_D[1] = -b*th3_dot*w2;
-    const double w3 = cos(th4);
+    const four_bar_real w3 = cos(th4);
     out_D[2] = c*th4_dot*w3;
-    const double w4 = sin(th2);
+    const four_bar_real w4 = sin(th2);
     /* holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
     out_D[3] = -a*th2_dot*w4;
-    const double w5 = sin(th3);
+    const four_bar_real w5 = sin(th3);
     out_D[4] = -b*th3_dot*w5;
-    const double w6 = sin(th4);
+    const four_bar_real w6 = sin(th4);
     out_D[5] = c*th4_dot*w6;
 }
 
-void four_bar_initial_state_at(const double param[], double out_state[])
+void four_bar_initial_state_at(const four_bar_real param[], four_bar_real out_state[])
 {
     (void)param;
     out_state[0] = 0.0;  /* th2 */
@@ -563,4 +563,122 @@ void four_bar_initial_state_at(const double param[], double out_state[])
     out_state[3] = 2.0;  /* th2' */
     out_state[4] = -1.0;  /* th3' */
     out_state[5] = -1.0;  /* th4' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int four_bar_step_undone(four_bar_real state[], const four_bar_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < FOUR_BAR_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
+static four_bar_real four_bar_max_abs(const four_bar_real v[], int n, four_bar_real start)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        const four_bar_real a = fabs(v[i]);
+        if (a > start || a != a) start = a;
+    }
+    return start;
+}
+
+/* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
+static four_bar_real four_bar_phi_tolerance(const four_bar_real C[], const four_bar_real state[])
+{
+    const four_bar_real round_off = 1.4210854715202004e-14*(1.0 + four_bar_max_abs(C, FOUR_BAR_NH*FOUR_BAR_NQ, 0.0)*four_bar_max_abs(state, FOUR_BAR_NQ, 0.0));
+    return fmax(FOUR_BAR_STEP_TOLERANCE, round_off);
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int four_bar_step_factor(four_bar_real t, const four_bar_real state[], const four_bar_real param[], int mass_metric,
+    four_bar_real M[], const four_bar_real C[], four_bar_real work[])
+{
+    if (mass_metric) four_bar_mass_matrix(t, state, param, M);
+    return four_bar_correction_factor(mass_metric, M, C, work);
+}
+
+int four_bar_step(four_bar_real t, four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real h, int mass_metric,
+    four_bar_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g | q_prev (FOUR_BAR_NWORK_STEP doubles) */
+    four_bar_real *k = work + FOUR_BAR_NWORK;
+    four_bar_real *x0 = k + FOUR_BAR_NX;
+    four_bar_real *xt = x0 + FOUR_BAR_NX;
+    four_bar_real *C = xt + FOUR_BAR_NX;
+    four_bar_real *W = C + FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *correction = W + FOUR_BAR_NQ*FOUR_BAR_NQ;
+    four_bar_real *K = correction + FOUR_BAR_NC*(FOUR_BAR_NQ + FOUR_BAR_NC);
+    four_bar_real *d = K + FOUR_BAR_NC;
+    four_bar_real *phi = d + FOUR_BAR_NQ;
+    four_bar_real *phi_dot = phi + FOUR_BAR_NH;
+    four_bar_real *g = phi_dot + FOUR_BAR_NH;
+    four_bar_real *q_prev = g + FOUR_BAR_NN;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const four_bar_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const four_bar_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const four_bar_real t1 = t + h;
+    four_bar_real err, last_err = INFINITY;
+    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (i = 0; i < FOUR_BAR_NX; ++i) x0[i] = state[i];
+    status = four_bar_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != FOUR_BAR_OK) return status;
+    for (i = 0; i < FOUR_BAR_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < FOUR_BAR_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = four_bar_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != FOUR_BAR_OK) return four_bar_step_undone(state, x0, status);
+        for (i = 0; i < FOUR_BAR_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /*
+    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
+    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
+    ** else it is undone and a Newton step taken from where it began.
+    */
+    for (it = 0;; ++it) {
+        four_bar_residuals(t1, state, param, phi, phi_dot, g);
+        err = four_bar_max_abs(phi, FOUR_BAR_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= four_bar_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < FOUR_BAR_NQ; ++i) state[i] = q_prev[i];
+                four_bar_residuals(t1, state, param, phi, phi_dot, g);
+                err = four_bar_max_abs(phi, FOUR_BAR_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            four_bar_constraint_jacobian(t1, state, param, C);
+            C_current = 1;
+        }
+        if (err <= four_bar_phi_tolerance(C, state)) break;
+        if (it - undone == FOUR_BAR_STEP_MAX_ITERATIONS || !isfinite(err)) return four_bar_step_undone(state, x0, FOUR_BAR_CORRECTION_FAILED);
+        if (refactor && (status = four_bar_step_factor(t1, state, param, mass_metric, W, C, correction)) != FOUR_BAR_OK)
+            return four_bar_step_undone(state, x0, status);
+        for (i = 0; i < FOUR_BAR_NH; ++i) K[i] = -phi[i];
+        four_bar_correction_solve(mass_metric, FOUR_BAR_NH, W, C, correction, K, d);
+        for (i = 0; i < FOUR_BAR_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    if (!C_current) four_bar_constraint_jacobian(t1, state, param, C);
+    status = four_bar_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != FOUR_BAR_OK) return four_bar_step_undone(state, x0, status);
+    for (i = 0; i < FOUR_BAR_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    four_bar_correction_solve(mass_metric, FOUR_BAR_NC, W, C, correction, K, d);
+    for (i = 0; i < FOUR_BAR_NQ; ++i) state[FOUR_BAR_NQ + i] += d[i];
+    for (i = 0; i < FOUR_BAR_NX; ++i)
+        if (!isfinite(state[i])) return four_bar_step_undone(state, x0, FOUR_BAR_NOT_FINITE);
+    return FOUR_BAR_OK;
 }

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double four_bar_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define FOUR_BAR_NQ 3  /* coordinates: th2, th3, th4 */
@@ -19,6 +24,10 @@ extern "C" {
 #define FOUR_BAR_NWORK 30  /* doubles of scratch for four_bar_rhs */
 #define FOUR_BAR_NWORK_JACOBIAN (FOUR_BAR_NWORK + 41)  /* ... for four_bar_jacobian */
 #define FOUR_BAR_NWORK_CORRECTION 10  /* ... for four_bar_correction_factor and _solve */
+#define FOUR_BAR_NWORK_STEP (FOUR_BAR_NWORK + 55)  /* ... for four_bar_step */
+#define FOUR_BAR_STEP_TOLERANCE 1e-13  /* four_bar_step's position correction: |phi| it stops at */
+#define FOUR_BAR_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define FOUR_BAR_STACK_ESTIMATE 920  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define FOUR_BAR_NH_ARRAY 2
 #define FOUR_BAR_NN_ARRAY 1
 #define FOUR_BAR_NC_ARRAY 2
@@ -44,10 +53,12 @@ extern "C" {
 #define FOUR_BAR_OK 0
 #define FOUR_BAR_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define FOUR_BAR_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define FOUR_BAR_CORRECTION_FAILED 3     /* four_bar_step only: the position correction did not converge */
+#define FOUR_BAR_NOT_FINITE 4            /* four_bar_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double four_bar_param_defaults[FOUR_BAR_NP];
-extern const double four_bar_initial_state[FOUR_BAR_NX];
+extern const four_bar_real four_bar_param_defaults[FOUR_BAR_NP];
+extern const four_bar_real four_bar_initial_state[FOUR_BAR_NX];
 #define FOUR_BAR_ALPHA 10.0  /* Baumgarte gains */
 #define FOUR_BAR_BETA 25.0
 
@@ -58,18 +69,18 @@ extern const double four_bar_initial_state[FOUR_BAR_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns FOUR_BAR_OK or an error.
 */
-int four_bar_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int four_bar_rhs(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_dxdt[], four_bar_real out_multipliers[], four_bar_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int four_bar_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_dfdx[], four_bar_real out_dfdu[], four_bar_real work[]);
 
 /*
 ** The pieces of the KKT system of four_bar_rhs at one state: M (NQ x NQ, lower
@@ -77,9 +88,29 @@ int four_bar_jacobian(double t, const double state[], const double input[], cons
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void four_bar_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void four_bar_kkt_terms(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_M[], four_bar_real out_f[], four_bar_real out_J[], four_bar_real out_r[], four_bar_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** four_bar_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns FOUR_BAR_OK, FOUR_BAR_SINGULAR_MASS,
+** FOUR_BAR_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), FOUR_BAR_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or FOUR_BAR_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int four_bar_step(four_bar_real t, four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real h, int mass_metric,
+    four_bar_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -91,7 +122,7 @@ void four_bar_kkt_terms(double t, const double state[], const double input[], co
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int four_bar_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int four_bar_correction_factor(int mass_metric, four_bar_real M[], const four_bar_real C[], four_bar_real work[]);
 
 /*
 ** With M, C and work as four_bar_correction_factor left them: the smallest d (in W)
@@ -100,35 +131,35 @@ int four_bar_correction_factor(int mass_metric, double M[], const double C[], do
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void four_bar_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const four_bar_real M[], const four_bar_real C[], four_bar_real work[],
+    four_bar_real K[], four_bar_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void four_bar_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void four_bar_residuals(four_bar_real t, const four_bar_real state[], const four_bar_real param[],
+    four_bar_real out_phi[], four_bar_real out_phi_dot[], four_bar_real out_g[]);
 
 /* Total energy T + V. */
-double four_bar_energy(double t, const double state[], const double param[]);
+four_bar_real four_bar_energy(four_bar_real t, const four_bar_real state[], const four_bar_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void four_bar_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void four_bar_mass_matrix(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void four_bar_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void four_bar_constraint_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = four_bar_constraint_jacobian).
 */
-void four_bar_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void four_bar_constraint_coordinate_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (four_bar_initial_state
 ** holds them at the defaults).
 */
-void four_bar_initial_state_at(const double param[], double out_state[]);
+void four_bar_initial_state_at(const four_bar_real param[], four_bar_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in four_bar_model.c. */
 struct lgc_model;

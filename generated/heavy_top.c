@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double heavy_top_param_defaults[HEAVY_TOP_NP] = { 0.5 /* m */, 0.04 /* l */, 0.0002 /* A */, 0.0003 /* C */, 9.81 /* g */ };
-const double heavy_top_initial_state[HEAVY_TOP_NX] = { 0.0 /* psi */, 0.5 /* theta */, 0.0 /* phi */, 2.0 /* psi' */, 0.0 /* theta' */, 150.0 /* phi' */ };
+const heavy_top_real heavy_top_param_defaults[HEAVY_TOP_NP] = { 0.5 /* m */, 0.04 /* l */, 0.0002 /* A */, 0.0003 /* C */, 9.81 /* g */ };
+const heavy_top_real heavy_top_initial_state[HEAVY_TOP_NX] = { 0.0 /* psi */, 0.5 /* theta */, 0.0 /* phi */, 2.0 /* psi' */, 0.0 /* theta' */, 150.0 /* phi' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double heavy_top_initial_state[HEAVY_TOP_NX] = { 0.0 /* psi */, 0.5 /* the
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int heavy_top_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int heavy_top_factor_kkt(heavy_top_real M[], const heavy_top_real J[], heavy_top_real Y[], heavy_top_real S[])
 {
-    double d;
+    heavy_top_real d;
     (void)J;
     (void)Y;
     (void)S;
@@ -36,8 +36,8 @@ static int heavy_top_factor_kkt(double M[], const double J[], double Y[], double
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void heavy_top_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void heavy_top_solve_kkt(const heavy_top_real M[], const heavy_top_real J[], const heavy_top_real S[],
+    heavy_top_real a[], heavy_top_real nu[], heavy_top_real w[])
 {
     (void)J;
     (void)S;
@@ -52,15 +52,15 @@ static void heavy_top_solve_kkt(const double M[], const double J[], const double
     a[0] = (a[0] - M[6]*a[2])/M[0];
 }
 
-static void heavy_top_zero(double a[], int n)
+static void heavy_top_zero(heavy_top_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void heavy_top_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void heavy_top_kkt_entries(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_M[], heavy_top_real out_f[], heavy_top_real out_J[], heavy_top_real out_r[], heavy_top_real out_g[])
 {
     (void)t;
     (void)input;
@@ -69,25 +69,25 @@ static void heavy_top_kkt_entries(double t, const double state[], const double i
     (void)out_J;
     (void)out_r;
     (void)out_g;
-    const double theta = state[1];
-    const double psi_dot = state[3];  /* psi' */
-    const double theta_dot = state[4];  /* theta' */
-    const double phi_dot = state[5];  /* phi' */
-    const double m = param[0];
-    const double l = param[1];
-    const double A = param[2];
-    const double C = param[3];
-    const double g = param[4];
-    const double w1 = cos(theta);
-    const double w2 = sin(theta);
-    const double w3 = A + m*l*l;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    const heavy_top_real w1 = cos(theta);
+    const heavy_top_real w2 = sin(theta);
+    const heavy_top_real w3 = A + m*l*l;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = C*w1*w1 + w2*w2*w3;
     out_M[4] = w3;
     out_M[6] = C*w1;
     out_M[8] = C;
-    const double w4 = C*phi_dot;
-    const double w5 = psi_dot*w1*(w3 - C);
+    const heavy_top_real w4 = C*phi_dot;
+    const heavy_top_real w5 = psi_dot*w1*(w3 - C);
     /* f = Q - k, row psi */
     out_f[0] = theta_dot*w2*(w4 - 2.0*w5);
     /* row theta */
@@ -96,9 +96,9 @@ static void heavy_top_kkt_entries(double t, const double state[], const double i
     out_f[2] = C*psi_dot*theta_dot*w2;
 }
 
-void heavy_top_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void heavy_top_kkt_terms(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_M[], heavy_top_real out_f[], heavy_top_real out_J[], heavy_top_real out_r[], heavy_top_real out_g[])
 {
     heavy_top_zero(out_M, HEAVY_TOP_NQ*HEAVY_TOP_NQ);
     heavy_top_zero(out_J, HEAVY_TOP_NC*HEAVY_TOP_NQ);
@@ -106,18 +106,18 @@ void heavy_top_kkt_terms(double t, const double state[], const double input[], c
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int heavy_top_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int heavy_top_rhs(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_dxdt[], heavy_top_real out_multipliers[], heavy_top_real work[])
 {
     /* work: M | J | Y | S | nu | w (HEAVY_TOP_NWORK doubles) */
-    double *M = work;
-    double *J = M + HEAVY_TOP_NQ*HEAVY_TOP_NQ;
-    double *Y = J + HEAVY_TOP_NC*HEAVY_TOP_NQ;
-    double *S = Y + HEAVY_TOP_NC*HEAVY_TOP_NQ;
-    double *nu = S + HEAVY_TOP_NC*HEAVY_TOP_NC;
-    double *w = nu + HEAVY_TOP_NC;
-    double *acceleration = out_dxdt + HEAVY_TOP_NQ;
+    heavy_top_real *M = work;
+    heavy_top_real *J = M + HEAVY_TOP_NQ*HEAVY_TOP_NQ;
+    heavy_top_real *Y = J + HEAVY_TOP_NC*HEAVY_TOP_NQ;
+    heavy_top_real *S = Y + HEAVY_TOP_NC*HEAVY_TOP_NQ;
+    heavy_top_real *nu = S + HEAVY_TOP_NC*HEAVY_TOP_NC;
+    heavy_top_real *w = nu + HEAVY_TOP_NC;
+    heavy_top_real *acceleration = out_dxdt + HEAVY_TOP_NQ;
     int i, status;
     heavy_top_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*HEAVY_TOP_NQ);
@@ -131,10 +131,10 @@ int heavy_top_rhs(double t, const double state[], const double input[], const do
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void heavy_top_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void heavy_top_residual_derivatives(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    const heavy_top_real in_acceleration[], const heavy_top_real in_multipliers[],
+    heavy_top_real out_dR_dx[], heavy_top_real out_dR_du[], heavy_top_real out_dg_dx[], heavy_top_real out_dg_du[])
 {
     (void)t;
     (void)input;
@@ -144,54 +144,54 @@ static void heavy_top_residual_derivatives(double t, const double state[], const
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double theta = state[1];
-    const double psi_dot = state[3];  /* psi' */
-    const double theta_dot = state[4];  /* theta' */
-    const double phi_dot = state[5];  /* phi' */
-    const double m = param[0];
-    const double l = param[1];
-    const double A = param[2];
-    const double C = param[3];
-    const double g = param[4];
-    const double w1 = cos(theta);
-    const double w2 = sin(theta);
-    const double w3 = A - C + m*l*l;
-    const double w4 = w2*w2;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    const heavy_top_real w1 = cos(theta);
+    const heavy_top_real w2 = sin(theta);
+    const heavy_top_real w3 = A - C + m*l*l;
+    const heavy_top_real w4 = w2*w2;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[1] = -(C*(theta_dot*phi_dot*w1 + in_acceleration[2]*w2) - 2.0*w3*(psi_dot*theta_dot*(w1*w1 - w4) + in_acceleration[0]*w1*w2));
     out_dR_dx[3] = 2.0*theta_dot*w1*w2*w3;
-    const double w5 = C*phi_dot;
-    const double w6 = psi_dot*w1*w3;
-    const double w7 = w2*(w5 - 2.0*w6);
+    const heavy_top_real w5 = C*phi_dot;
+    const heavy_top_real w6 = psi_dot*w1*w3;
+    const heavy_top_real w7 = w2*(w5 - 2.0*w6);
     out_dR_dx[4] = -w7;
-    const double w8 = -C*theta_dot*w2;
+    const heavy_top_real w8 = -C*theta_dot*w2;
     out_dR_dx[5] = w8;
     out_dR_dx[7] = psi_dot*psi_dot*w4*w3 - w1*(m*l*g - psi_dot*(w5 - w6));
     out_dR_dx[9] = w7;
-    const double w9 = C*psi_dot*w2;
+    const heavy_top_real w9 = C*psi_dot*w2;
     out_dR_dx[11] = w9;
     out_dR_dx[13] = -C*(psi_dot*theta_dot*w1 + in_acceleration[0]*w2);
     out_dR_dx[15] = w8;
     out_dR_dx[16] = -w9;
 }
 
-int heavy_top_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int heavy_top_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_dfdx[], heavy_top_real out_dfdu[], heavy_top_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (HEAVY_TOP_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + HEAVY_TOP_NQ*HEAVY_TOP_NQ;
-    double *S = J + 2*HEAVY_TOP_NC*HEAVY_TOP_NQ;
-    double *nu = S + HEAVY_TOP_NC*HEAVY_TOP_NC;
-    double *w = nu + HEAVY_TOP_NC;
-    double *dxdt = work + HEAVY_TOP_NWORK;
-    double *dR_dx = dxdt + HEAVY_TOP_NX;
-    double *dR_du = dR_dx + (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NX;
-    double *dg_dx = dR_du + (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NU;
-    double *dg_du = dg_dx + HEAVY_TOP_NN*HEAVY_TOP_NX;
-    double *column = dg_du + HEAVY_TOP_NN*HEAVY_TOP_NU;
+    heavy_top_real *M = work;
+    heavy_top_real *J = M + HEAVY_TOP_NQ*HEAVY_TOP_NQ;
+    heavy_top_real *S = J + 2*HEAVY_TOP_NC*HEAVY_TOP_NQ;
+    heavy_top_real *nu = S + HEAVY_TOP_NC*HEAVY_TOP_NC;
+    heavy_top_real *w = nu + HEAVY_TOP_NC;
+    heavy_top_real *dxdt = work + HEAVY_TOP_NWORK;
+    heavy_top_real *dR_dx = dxdt + HEAVY_TOP_NX;
+    heavy_top_real *dR_du = dR_dx + (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NX;
+    heavy_top_real *dg_dx = dR_du + (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NU;
+    heavy_top_real *dg_du = dg_dx + HEAVY_TOP_NN*HEAVY_TOP_NX;
+    heavy_top_real *column = dg_du + HEAVY_TOP_NN*HEAVY_TOP_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = heavy_top_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -208,7 +208,7 @@ int heavy_top_jacobian(double t, const double state[], const double input[], con
     for (i = 0; i < HEAVY_TOP_NQ; ++i) out_dfdx[i*HEAVY_TOP_NX + HEAVY_TOP_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < HEAVY_TOP_NX + HEAVY_TOP_NU; ++k) {
-        const double *dR = k < HEAVY_TOP_NX ? dR_dx + k : dR_du + (k - HEAVY_TOP_NX);
+        const heavy_top_real *dR = k < HEAVY_TOP_NX ? dR_dx + k : dR_du + (k - HEAVY_TOP_NX);
         const int stride = k < HEAVY_TOP_NX ? HEAVY_TOP_NX : HEAVY_TOP_NU;
         for (i = 0; i < (HEAVY_TOP_NQ + HEAVY_TOP_NC); ++i) column[i] = -dR[i*stride];
         heavy_top_solve_kkt(M, J, S, column, column + HEAVY_TOP_NQ, w);
@@ -225,8 +225,8 @@ int heavy_top_jacobian(double t, const double state[], const double input[], con
     return HEAVY_TOP_OK;
 }
 
-void heavy_top_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void heavy_top_residuals(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[],
+    heavy_top_real out_phi[], heavy_top_real out_phi_dot[], heavy_top_real out_g[])
 {
     (void)t;
     (void)state;
@@ -236,50 +236,50 @@ void heavy_top_residuals(double t, const double state[], const double param[],
     (void)out_g;
 }
 
-double heavy_top_energy(double t, const double state[], const double param[])
+heavy_top_real heavy_top_energy(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[])
 {
     (void)t;
-    const double theta = state[1];
-    const double phi = state[2];
-    const double psi_dot = state[3];  /* psi' */
-    const double theta_dot = state[4];  /* theta' */
-    const double phi_dot = state[5];  /* phi' */
-    const double m = param[0];
-    const double l = param[1];
-    const double A = param[2];
-    const double C = param[3];
-    const double g = param[4];
-    const double w1 = sin(theta);
-    const double w2 = cos(phi);
-    const double w3 = sin(phi);
-    const double w4 = psi_dot*w1*w2 - theta_dot*w3;
-    const double w5 = psi_dot*w1*w3 + theta_dot*w2;
-    const double w6 = cos(theta);
-    const double w7 = phi_dot + psi_dot*w6;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real phi = state[2];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    const heavy_top_real w1 = sin(theta);
+    const heavy_top_real w2 = cos(phi);
+    const heavy_top_real w3 = sin(phi);
+    const heavy_top_real w4 = psi_dot*w1*w2 - theta_dot*w3;
+    const heavy_top_real w5 = psi_dot*w1*w3 + theta_dot*w2;
+    const heavy_top_real w6 = cos(theta);
+    const heavy_top_real w7 = phi_dot + psi_dot*w6;
     /* T + V */
     return m*l*(0.5*l*(w4*w4 + w5*w5) + g*w6) + 0.5*(A*(theta_dot*theta_dot + psi_dot*psi_dot*w1*w1) + C*w7*w7);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void heavy_top_mirror_lower(double a[])
+static void heavy_top_mirror_lower(heavy_top_real a[])
 {
     int i, j;
     for (i = 0; i < HEAVY_TOP_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*HEAVY_TOP_NQ + i] = a[i*HEAVY_TOP_NQ + j];
 }
 
-void heavy_top_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void heavy_top_mass_matrix(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_M[])
 {
     (void)t;
-    const double theta = state[1];
-    const double m = param[0];
-    const double l = param[1];
-    const double A = param[2];
-    const double C = param[3];
+    const heavy_top_real theta = state[1];
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
     heavy_top_zero(out_M, HEAVY_TOP_NQ*HEAVY_TOP_NQ);
-    const double w1 = cos(theta);
-    const double w2 = sin(theta);
-    const double w3 = A + m*l*l;
+    const heavy_top_real w1 = cos(theta);
+    const heavy_top_real w2 = sin(theta);
+    const heavy_top_real w3 = A + m*l*l;
     /* lower triangle; the upper one mirrors it */
     out_M[0] = C*w1*w1 + w2*w2*w3;
     out_M[4] = w3;
@@ -288,7 +288,7 @@ void heavy_top_mass_matrix(double t, const double state[], const double param[],
     heavy_top_mirror_lower(out_M);
 }
 
-void heavy_top_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void heavy_top_constraint_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_C[])
 {
     (void)t;
     (void)state;
@@ -296,7 +296,7 @@ void heavy_top_constraint_jacobian(double t, const double state[], const double 
     heavy_top_zero(out_C, HEAVY_TOP_NC*HEAVY_TOP_NQ);
 }
 
-void heavy_top_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void heavy_top_constraint_coordinate_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_D[])
 {
     (void)t;
     (void)state;
@@ -304,7 +304,7 @@ void heavy_top_constraint_coordinate_jacobian(double t, const double state[], co
     heavy_top_zero(out_D, HEAVY_TOP_NC*HEAVY_TOP_NQ);
 }
 
-void heavy_top_initial_state_at(const double param[], double out_state[])
+void heavy_top_initial_state_at(const heavy_top_real param[], heavy_top_real out_state[])
 {
     (void)param;
     out_state[0] = 0.0;  /* psi */
@@ -313,4 +313,41 @@ void heavy_top_initial_state_at(const double param[], double out_state[])
     out_state[3] = 2.0;  /* psi' */
     out_state[4] = 0.0;  /* theta' */
     out_state[5] = 150.0;  /* phi' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int heavy_top_step_undone(heavy_top_real state[], const heavy_top_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < HEAVY_TOP_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+int heavy_top_step(heavy_top_real t, heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real h, int mass_metric,
+    heavy_top_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt (HEAVY_TOP_NWORK_STEP doubles) */
+    heavy_top_real *k = work + HEAVY_TOP_NWORK;
+    heavy_top_real *x0 = k + HEAVY_TOP_NX;
+    heavy_top_real *xt = x0 + HEAVY_TOP_NX;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const heavy_top_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const heavy_top_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    int i, j, status;
+    (void)mass_metric;
+    for (i = 0; i < HEAVY_TOP_NX; ++i) x0[i] = state[i];
+    status = heavy_top_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != HEAVY_TOP_OK) return status;
+    for (i = 0; i < HEAVY_TOP_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < HEAVY_TOP_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = heavy_top_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != HEAVY_TOP_OK) return heavy_top_step_undone(state, x0, status);
+        for (i = 0; i < HEAVY_TOP_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    for (i = 0; i < HEAVY_TOP_NX; ++i)
+        if (!isfinite(state[i])) return heavy_top_step_undone(state, x0, HEAVY_TOP_NOT_FINITE);
+    return HEAVY_TOP_OK;
 }

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double heavy_top_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define HEAVY_TOP_NQ 3  /* coordinates: psi, theta, phi */
@@ -18,6 +23,8 @@ extern "C" {
 #define HEAVY_TOP_NU 0  /* inputs: none */
 #define HEAVY_TOP_NWORK 12  /* doubles of scratch for heavy_top_rhs */
 #define HEAVY_TOP_NWORK_JACOBIAN (HEAVY_TOP_NWORK + 27)  /* ... for heavy_top_jacobian */
+#define HEAVY_TOP_NWORK_STEP (HEAVY_TOP_NWORK + 18)  /* ... for heavy_top_step */
+#define HEAVY_TOP_STACK_ESTIMATE 800  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define HEAVY_TOP_NH_ARRAY 1
 #define HEAVY_TOP_NN_ARRAY 1
 #define HEAVY_TOP_NC_ARRAY 1
@@ -41,10 +48,11 @@ extern "C" {
 #define HEAVY_TOP_OK 0
 #define HEAVY_TOP_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define HEAVY_TOP_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define HEAVY_TOP_NOT_FINITE 4            /* heavy_top_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double heavy_top_param_defaults[HEAVY_TOP_NP];
-extern const double heavy_top_initial_state[HEAVY_TOP_NX];
+extern const heavy_top_real heavy_top_param_defaults[HEAVY_TOP_NP];
+extern const heavy_top_real heavy_top_initial_state[HEAVY_TOP_NX];
 #define HEAVY_TOP_ALPHA 0.0  /* Baumgarte gains */
 #define HEAVY_TOP_BETA 0.0
 
@@ -55,18 +63,18 @@ extern const double heavy_top_initial_state[HEAVY_TOP_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns HEAVY_TOP_OK or an error.
 */
-int heavy_top_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int heavy_top_rhs(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_dxdt[], heavy_top_real out_multipliers[], heavy_top_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int heavy_top_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int heavy_top_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_dfdx[], heavy_top_real out_dfdu[], heavy_top_real work[]);
 
 /*
 ** The pieces of the KKT system of heavy_top_rhs at one state: M (NQ x NQ, lower
@@ -74,36 +82,49 @@ int heavy_top_jacobian(double t, const double state[], const double input[], con
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void heavy_top_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void heavy_top_kkt_terms(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_M[], heavy_top_real out_f[], heavy_top_real out_J[], heavy_top_real out_r[], heavy_top_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** heavy_top_rhs (four evaluations). mass_metric is not read (no constraints to correct).
+** Returns HEAVY_TOP_OK, an error of the rhs, or HEAVY_TOP_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int heavy_top_step(heavy_top_real t, heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real h, int mass_metric,
+    heavy_top_real work[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void heavy_top_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void heavy_top_residuals(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[],
+    heavy_top_real out_phi[], heavy_top_real out_phi_dot[], heavy_top_real out_g[]);
 
 /* Total energy T + V. */
-double heavy_top_energy(double t, const double state[], const double param[]);
+heavy_top_real heavy_top_energy(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void heavy_top_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void heavy_top_mass_matrix(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void heavy_top_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void heavy_top_constraint_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = heavy_top_constraint_jacobian).
 */
-void heavy_top_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void heavy_top_constraint_coordinate_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (heavy_top_initial_state
 ** holds them at the defaults).
 */
-void heavy_top_initial_state_at(const double param[], double out_state[]);
+void heavy_top_initial_state_at(const heavy_top_real param[], heavy_top_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in heavy_top_model.c. */
 struct lgc_model;

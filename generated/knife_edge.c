@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double knife_edge_param_defaults[KNIFE_EDGE_NP] = { 1.0 /* m */, 1.0 /* l */ };
-const double knife_edge_initial_state[KNIFE_EDGE_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* phi */, 1.0 /* x' */, 0.0 /* y' */, 1.0 /* phi' */, 0.0 /* int_g1 */ };
+const knife_edge_real knife_edge_param_defaults[KNIFE_EDGE_NP] = { 1.0 /* m */, 1.0 /* l */ };
+const knife_edge_real knife_edge_initial_state[KNIFE_EDGE_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* phi */, 1.0 /* x' */, 0.0 /* y' */, 1.0 /* phi' */, 0.0 /* int_g1 */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double knife_edge_initial_state[KNIFE_EDGE_NX] = { 0.0 /* x */, 0.0 /* y *
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int knife_edge_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int knife_edge_factor_kkt(knife_edge_real M[], const knife_edge_real J[], knife_edge_real Y[], knife_edge_real S[])
 {
-    double d;
+    knife_edge_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return KNIFE_EDGE_SINGULAR_MASS;
@@ -44,8 +44,8 @@ static int knife_edge_factor_kkt(double M[], const double J[], double Y[], doubl
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void knife_edge_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void knife_edge_solve_kkt(const knife_edge_real M[], const knife_edge_real J[], const knife_edge_real S[],
+    knife_edge_real a[], knife_edge_real nu[], knife_edge_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -73,35 +73,35 @@ static void knife_edge_solve_kkt(const double M[], const double J[], const doubl
     a[2] += w[2];
 }
 
-static void knife_edge_zero(double a[], int n)
+static void knife_edge_zero(knife_edge_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void knife_edge_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void knife_edge_kkt_entries(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_M[], knife_edge_real out_f[], knife_edge_real out_J[], knife_edge_real out_r[], knife_edge_real out_g[])
 {
     (void)t;
     (void)input;
-    const double phi = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double phi_dot = state[5];  /* phi' */
-    const double int_g1 = state[6];
-    const double m = param[0];
-    const double l = param[1];
-    const double w1 = 2.0*m;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real x_dot = state[3];  /* x' */
+    const knife_edge_real y_dot = state[4];  /* y' */
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real int_g1 = state[6];
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real w1 = 2.0*m;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = w1;
     out_M[4] = w1;
-    const double w2 = sin(phi);
+    const knife_edge_real w2 = sin(phi);
     out_M[6] = -m*l*w2;
-    const double w3 = cos(phi);
+    const knife_edge_real w3 = cos(phi);
     out_M[7] = m*l*w3;
     out_M[8] = m*l*l;
-    const double w4 = phi_dot*phi_dot;
+    const knife_edge_real w4 = phi_dot*phi_dot;
     /* f = Q - k, row x */
     out_f[0] = m*l*w4*w3;
     /* row y */
@@ -111,16 +111,16 @@ static void knife_edge_kkt_entries(double t, const double state[], const double 
     /* constraint Jacobian J = [A; B] */
     out_J[0] = -w2;
     out_J[1] = w3;
-    const double w5 = x_dot*w2 - y_dot*w3;
+    const knife_edge_real w5 = x_dot*w2 - y_dot*w3;
     /* stabilised right-hand side of nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
     out_r[0] = baumgarte_alpha*w5 - baumgarte_beta*int_g1 + phi_dot*(x_dot*w3 + y_dot*w2);
     /* g, the derivatives of the integral states */
     out_g[0] = -w5;
 }
 
-void knife_edge_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void knife_edge_kkt_terms(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_M[], knife_edge_real out_f[], knife_edge_real out_J[], knife_edge_real out_r[], knife_edge_real out_g[])
 {
     knife_edge_zero(out_M, KNIFE_EDGE_NQ*KNIFE_EDGE_NQ);
     knife_edge_zero(out_J, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
@@ -128,18 +128,18 @@ void knife_edge_kkt_terms(double t, const double state[], const double input[], 
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int knife_edge_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int knife_edge_rhs(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_dxdt[], knife_edge_real out_multipliers[], knife_edge_real work[])
 {
     /* work: M | J | Y | S | nu | w (KNIFE_EDGE_NWORK doubles) */
-    double *M = work;
-    double *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
-    double *Y = J + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
-    double *S = Y + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
-    double *nu = S + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
-    double *w = nu + KNIFE_EDGE_NC;
-    double *acceleration = out_dxdt + KNIFE_EDGE_NQ;
+    knife_edge_real *M = work;
+    knife_edge_real *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
+    knife_edge_real *Y = J + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *S = Y + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *nu = S + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
+    knife_edge_real *w = nu + KNIFE_EDGE_NC;
+    knife_edge_real *acceleration = out_dxdt + KNIFE_EDGE_NQ;
     int i, status;
     knife_edge_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*KNIFE_EDGE_NQ);
@@ -153,36 +153,36 @@ int knife_edge_rhs(double t, const double state[], const double input[], const d
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void knife_edge_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void knife_edge_residual_derivatives(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    const knife_edge_real in_acceleration[], const knife_edge_real in_multipliers[],
+    knife_edge_real out_dR_dx[], knife_edge_real out_dR_du[], knife_edge_real out_dg_dx[], knife_edge_real out_dg_du[])
 {
     (void)t;
     (void)input;
     (void)out_dR_du;
     (void)out_dg_du;
-    const double phi = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double phi_dot = state[5];  /* phi' */
-    const double m = param[0];
-    const double l = param[1];
-    const double w1 = phi_dot*phi_dot;
-    const double w2 = sin(phi);
-    const double w3 = cos(phi);
+    const knife_edge_real phi = state[2];
+    const knife_edge_real x_dot = state[3];  /* x' */
+    const knife_edge_real y_dot = state[4];  /* y' */
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real w1 = phi_dot*phi_dot;
+    const knife_edge_real w2 = sin(phi);
+    const knife_edge_real w3 = cos(phi);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[2] = m*l*(w1*w2 - in_acceleration[2]*w3) + in_multipliers[0]*w3;
     out_dR_dx[5] = -2.0*m*l*phi_dot*w3;
     out_dR_dx[9] = -(m*l*(w1*w3 + in_acceleration[2]*w2) - in_multipliers[0]*w2);
     out_dR_dx[12] = -2.0*m*l*phi_dot*w2;
-    const double w4 = in_acceleration[0]*w3 + in_acceleration[1]*w2;
+    const knife_edge_real w4 = in_acceleration[0]*w3 + in_acceleration[1]*w2;
     out_dR_dx[16] = -m*l*w4;
-    const double w5 = x_dot*w3 + y_dot*w2;
+    const knife_edge_real w5 = x_dot*w3 + y_dot*w2;
     out_dR_dx[23] = -(w4 + baumgarte_alpha*w5 - phi_dot*(x_dot*w2 - y_dot*w3));
     out_dR_dx[24] = -(baumgarte_alpha*w2 + phi_dot*w3);
     out_dR_dx[25] = baumgarte_alpha*w3 - phi_dot*w2;
-    const double w6 = -w5;
+    const knife_edge_real w6 = -w5;
     out_dR_dx[26] = w6;
     out_dR_dx[27] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
@@ -191,23 +191,23 @@ static void knife_edge_residual_derivatives(double t, const double state[], cons
     out_dg_dx[4] = w3;
 }
 
-int knife_edge_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int knife_edge_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_dfdx[], knife_edge_real out_dfdu[], knife_edge_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (KNIFE_EDGE_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
-    double *S = J + 2*KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
-    double *nu = S + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
-    double *w = nu + KNIFE_EDGE_NC;
-    double *dxdt = work + KNIFE_EDGE_NWORK;
-    double *dR_dx = dxdt + KNIFE_EDGE_NX;
-    double *dR_du = dR_dx + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NX;
-    double *dg_dx = dR_du + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NU;
-    double *dg_du = dg_dx + KNIFE_EDGE_NN*KNIFE_EDGE_NX;
-    double *column = dg_du + KNIFE_EDGE_NN*KNIFE_EDGE_NU;
+    knife_edge_real *M = work;
+    knife_edge_real *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
+    knife_edge_real *S = J + 2*KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *nu = S + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
+    knife_edge_real *w = nu + KNIFE_EDGE_NC;
+    knife_edge_real *dxdt = work + KNIFE_EDGE_NWORK;
+    knife_edge_real *dR_dx = dxdt + KNIFE_EDGE_NX;
+    knife_edge_real *dR_du = dR_dx + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NX;
+    knife_edge_real *dg_dx = dR_du + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NU;
+    knife_edge_real *dg_du = dg_dx + KNIFE_EDGE_NN*KNIFE_EDGE_NX;
+    knife_edge_real *column = dg_du + KNIFE_EDGE_NN*KNIFE_EDGE_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = knife_edge_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -224,7 +224,7 @@ int knife_edge_jacobian(double t, const double state[], const double input[], co
     for (i = 0; i < KNIFE_EDGE_NQ; ++i) out_dfdx[i*KNIFE_EDGE_NX + KNIFE_EDGE_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < KNIFE_EDGE_NX + KNIFE_EDGE_NU; ++k) {
-        const double *dR = k < KNIFE_EDGE_NX ? dR_dx + k : dR_du + (k - KNIFE_EDGE_NX);
+        const knife_edge_real *dR = k < KNIFE_EDGE_NX ? dR_dx + k : dR_du + (k - KNIFE_EDGE_NX);
         const int stride = k < KNIFE_EDGE_NX ? KNIFE_EDGE_NX : KNIFE_EDGE_NU;
         for (i = 0; i < (KNIFE_EDGE_NQ + KNIFE_EDGE_NC); ++i) column[i] = -dR[i*stride];
         knife_edge_solve_kkt(M, J, S, column, column + KNIFE_EDGE_NQ, w);
@@ -247,9 +247,9 @@ int knife_edge_jacobian(double t, const double state[], const double input[], co
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int knife_edge_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int knife_edge_factor_correction_mass(knife_edge_real M[], const knife_edge_real C[], knife_edge_real Y[], knife_edge_real S[])
 {
-    double d;
+    knife_edge_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return KNIFE_EDGE_SINGULAR_MASS;
@@ -276,9 +276,9 @@ static int knife_edge_factor_correction_mass(double M[], const double C[], doubl
 }
 
 /* W = I: S = C C^T. */
-static int knife_edge_factor_correction_identity(const double C[], double S[])
+static int knife_edge_factor_correction_identity(const knife_edge_real C[], knife_edge_real S[])
 {
-    double d;
+    knife_edge_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[1]*C[1];
     /* S = Ls Ls^T in place */
@@ -289,7 +289,7 @@ static int knife_edge_factor_correction_identity(const double C[], double S[])
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void knife_edge_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void knife_edge_correct_mass_all(const knife_edge_real M[], const knife_edge_real C[], const knife_edge_real S[], knife_edge_real K[], knife_edge_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -307,7 +307,7 @@ static void knife_edge_correct_mass_all(const double M[], const double C[], cons
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void knife_edge_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void knife_edge_correct_identity_all(const knife_edge_real M[], const knife_edge_real C[], const knife_edge_real S[], knife_edge_real K[], knife_edge_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -319,111 +319,111 @@ static void knife_edge_correct_identity_all(const double M[], const double C[], 
     d[2] = 0.0;
 }
 
-int knife_edge_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int knife_edge_correction_factor(int mass_metric, knife_edge_real M[], const knife_edge_real C[], knife_edge_real work[])
 {
     /* work: Y | S (KNIFE_EDGE_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *Y = work;
+    knife_edge_real *S = Y + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
     if (mass_metric) return knife_edge_factor_correction_mass(M, C, Y, S);
     return knife_edge_factor_correction_identity(C, S);
 }
 
 void knife_edge_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const knife_edge_real M[], const knife_edge_real C[], knife_edge_real work[],
+    knife_edge_real K[], knife_edge_real d[])
 {
-    double *S = work + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *S = work + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
     (void)rows;
     if (mass_metric) knife_edge_correct_mass_all(M, C, S, K, d);
     else knife_edge_correct_identity_all(M, C, S, K, d);
 }
 
-void knife_edge_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void knife_edge_residuals(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[],
+    knife_edge_real out_phi[], knife_edge_real out_phi_dot[], knife_edge_real out_g[])
 {
     (void)t;
     (void)param;
     (void)out_phi;
     (void)out_phi_dot;
-    const double phi = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double w1 = sin(phi);
-    const double w2 = cos(phi);
+    const knife_edge_real phi = state[2];
+    const knife_edge_real x_dot = state[3];  /* x' */
+    const knife_edge_real y_dot = state[4];  /* y' */
+    const knife_edge_real w1 = sin(phi);
+    const knife_edge_real w2 = cos(phi);
     /* nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
     out_g[0] = -(x_dot*w1 - y_dot*w2);
 }
 
-double knife_edge_energy(double t, const double state[], const double param[])
+knife_edge_real knife_edge_energy(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[])
 {
     (void)t;
-    const double phi = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double phi_dot = state[5];  /* phi' */
-    const double m = param[0];
-    const double l = param[1];
-    const double w1 = sin(phi);
-    const double w2 = cos(phi);
+    const knife_edge_real phi = state[2];
+    const knife_edge_real x_dot = state[3];  /* x' */
+    const knife_edge_real y_dot = state[4];  /* y' */
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real w1 = sin(phi);
+    const knife_edge_real w2 = cos(phi);
     /* T + V */
     return m*(x_dot*x_dot + y_dot*y_dot + l*phi_dot*(0.5*l*phi_dot - x_dot*w1 + y_dot*w2));
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void knife_edge_mirror_lower(double a[])
+static void knife_edge_mirror_lower(knife_edge_real a[])
 {
     int i, j;
     for (i = 0; i < KNIFE_EDGE_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*KNIFE_EDGE_NQ + i] = a[i*KNIFE_EDGE_NQ + j];
 }
 
-void knife_edge_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void knife_edge_mass_matrix(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_M[])
 {
     (void)t;
-    const double phi = state[2];
-    const double m = param[0];
-    const double l = param[1];
+    const knife_edge_real phi = state[2];
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
     knife_edge_zero(out_M, KNIFE_EDGE_NQ*KNIFE_EDGE_NQ);
-    const double w1 = 2.0*m;
+    const knife_edge_real w1 = 2.0*m;
     /* lower triangle; the upper one mirrors it */
     out_M[0] = w1;
     out_M[4] = w1;
-    const double w2 = sin(phi);
+    const knife_edge_real w2 = sin(phi);
     out_M[6] = -m*l*w2;
-    const double w3 = cos(phi);
+    const knife_edge_real w3 = cos(phi);
     out_M[7] = m*l*w3;
     out_M[8] = m*l*l;
     knife_edge_mirror_lower(out_M);
 }
 
-void knife_edge_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void knife_edge_constraint_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_C[])
 {
     (void)t;
     (void)param;
-    const double phi = state[2];
+    const knife_edge_real phi = state[2];
     knife_edge_zero(out_C, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
-    const double w1 = sin(phi);
+    const knife_edge_real w1 = sin(phi);
     /* nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
     out_C[0] = -w1;
-    const double w2 = cos(phi);
+    const knife_edge_real w2 = cos(phi);
     out_C[1] = w2;
 }
 
-void knife_edge_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void knife_edge_constraint_coordinate_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_D[])
 {
     (void)t;
     (void)param;
-    const double phi = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
+    const knife_edge_real phi = state[2];
+    const knife_edge_real x_dot = state[3];  /* x' */
+    const knife_edge_real y_dot = state[4];  /* y' */
     knife_edge_zero(out_D, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
-    const double w1 = cos(phi);
-    const double w2 = sin(phi);
+    const knife_edge_real w1 = cos(phi);
+    const knife_edge_real w2 = sin(phi);
     /* nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
     out_D[2] = -(x_dot*w1 + y_dot*w2);
 }
 
-void knife_edge_initial_state_at(const double param[], double out_state[])
+void knife_edge_initial_state_at(const knife_edge_real param[], knife_edge_real out_state[])
 {
     (void)param;
     out_state[0] = 0.0;  /* x */
@@ -433,4 +433,65 @@ void knife_edge_initial_state_at(const double param[], double out_state[])
     out_state[4] = 0.0;  /* y' */
     out_state[5] = 1.0;  /* phi' */
     out_state[6] = 0.0;  /* int_g1 */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int knife_edge_step_undone(knife_edge_real state[], const knife_edge_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < KNIFE_EDGE_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int knife_edge_step_factor(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], int mass_metric,
+    knife_edge_real M[], const knife_edge_real C[], knife_edge_real work[])
+{
+    if (mass_metric) knife_edge_mass_matrix(t, state, param, M);
+    return knife_edge_correction_factor(mass_metric, M, C, work);
+}
+
+int knife_edge_step(knife_edge_real t, knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real h, int mass_metric,
+    knife_edge_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g (KNIFE_EDGE_NWORK_STEP doubles) */
+    knife_edge_real *k = work + KNIFE_EDGE_NWORK;
+    knife_edge_real *x0 = k + KNIFE_EDGE_NX;
+    knife_edge_real *xt = x0 + KNIFE_EDGE_NX;
+    knife_edge_real *C = xt + KNIFE_EDGE_NX;
+    knife_edge_real *W = C + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *correction = W + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
+    knife_edge_real *K = correction + KNIFE_EDGE_NC*(KNIFE_EDGE_NQ + KNIFE_EDGE_NC);
+    knife_edge_real *d = K + KNIFE_EDGE_NC;
+    knife_edge_real *phi = d + KNIFE_EDGE_NQ;
+    knife_edge_real *phi_dot = phi + KNIFE_EDGE_NH;
+    knife_edge_real *g = phi_dot + KNIFE_EDGE_NH;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const knife_edge_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const knife_edge_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const knife_edge_real t1 = t + h;
+    int i, j, status;
+    for (i = 0; i < KNIFE_EDGE_NX; ++i) x0[i] = state[i];
+    status = knife_edge_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != KNIFE_EDGE_OK) return status;
+    for (i = 0; i < KNIFE_EDGE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < KNIFE_EDGE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = knife_edge_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != KNIFE_EDGE_OK) return knife_edge_step_undone(state, x0, status);
+        for (i = 0; i < KNIFE_EDGE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    knife_edge_residuals(t1, state, param, phi, phi_dot, g);
+    knife_edge_constraint_jacobian(t1, state, param, C);
+    status = knife_edge_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != KNIFE_EDGE_OK) return knife_edge_step_undone(state, x0, status);
+    for (i = 0; i < KNIFE_EDGE_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    knife_edge_correction_solve(mass_metric, KNIFE_EDGE_NC, W, C, correction, K, d);
+    for (i = 0; i < KNIFE_EDGE_NQ; ++i) state[KNIFE_EDGE_NQ + i] += d[i];
+    for (i = 0; i < KNIFE_EDGE_NX; ++i)
+        if (!isfinite(state[i])) return knife_edge_step_undone(state, x0, KNIFE_EDGE_NOT_FINITE);
+    return KNIFE_EDGE_OK;
 }

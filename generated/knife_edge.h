@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double knife_edge_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define KNIFE_EDGE_NQ 3  /* coordinates: x, y, phi */
@@ -19,6 +24,10 @@ extern "C" {
 #define KNIFE_EDGE_NWORK 20  /* doubles of scratch for knife_edge_rhs */
 #define KNIFE_EDGE_NWORK_JACOBIAN (KNIFE_EDGE_NWORK + 46)  /* ... for knife_edge_jacobian */
 #define KNIFE_EDGE_NWORK_CORRECTION 4  /* ... for knife_edge_correction_factor and _solve */
+#define KNIFE_EDGE_NWORK_STEP (KNIFE_EDGE_NWORK + 42)  /* ... for knife_edge_step */
+#define KNIFE_EDGE_STEP_TOLERANCE 1e-13  /* knife_edge_step's position correction: |phi| it stops at */
+#define KNIFE_EDGE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define KNIFE_EDGE_STACK_ESTIMATE 740  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define KNIFE_EDGE_NH_ARRAY 1
 #define KNIFE_EDGE_NN_ARRAY 1
 #define KNIFE_EDGE_NC_ARRAY 1
@@ -40,10 +49,12 @@ extern "C" {
 #define KNIFE_EDGE_OK 0
 #define KNIFE_EDGE_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define KNIFE_EDGE_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define KNIFE_EDGE_CORRECTION_FAILED 3     /* knife_edge_step only: the position correction did not converge */
+#define KNIFE_EDGE_NOT_FINITE 4            /* knife_edge_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double knife_edge_param_defaults[KNIFE_EDGE_NP];
-extern const double knife_edge_initial_state[KNIFE_EDGE_NX];
+extern const knife_edge_real knife_edge_param_defaults[KNIFE_EDGE_NP];
+extern const knife_edge_real knife_edge_initial_state[KNIFE_EDGE_NX];
 #define KNIFE_EDGE_ALPHA 10.0  /* Baumgarte gains */
 #define KNIFE_EDGE_BETA 25.0
 
@@ -54,18 +65,18 @@ extern const double knife_edge_initial_state[KNIFE_EDGE_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns KNIFE_EDGE_OK or an error.
 */
-int knife_edge_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int knife_edge_rhs(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_dxdt[], knife_edge_real out_multipliers[], knife_edge_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int knife_edge_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int knife_edge_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_dfdx[], knife_edge_real out_dfdu[], knife_edge_real work[]);
 
 /*
 ** The pieces of the KKT system of knife_edge_rhs at one state: M (NQ x NQ, lower
@@ -73,9 +84,29 @@ int knife_edge_jacobian(double t, const double state[], const double input[], co
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void knife_edge_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void knife_edge_kkt_terms(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_M[], knife_edge_real out_f[], knife_edge_real out_J[], knife_edge_real out_r[], knife_edge_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** knife_edge_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns KNIFE_EDGE_OK, KNIFE_EDGE_SINGULAR_MASS,
+** KNIFE_EDGE_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), KNIFE_EDGE_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or KNIFE_EDGE_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int knife_edge_step(knife_edge_real t, knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real h, int mass_metric,
+    knife_edge_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -87,7 +118,7 @@ void knife_edge_kkt_terms(double t, const double state[], const double input[], 
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int knife_edge_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int knife_edge_correction_factor(int mass_metric, knife_edge_real M[], const knife_edge_real C[], knife_edge_real work[]);
 
 /*
 ** With M, C and work as knife_edge_correction_factor left them: the smallest d (in W)
@@ -96,35 +127,35 @@ int knife_edge_correction_factor(int mass_metric, double M[], const double C[], 
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void knife_edge_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const knife_edge_real M[], const knife_edge_real C[], knife_edge_real work[],
+    knife_edge_real K[], knife_edge_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void knife_edge_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void knife_edge_residuals(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[],
+    knife_edge_real out_phi[], knife_edge_real out_phi_dot[], knife_edge_real out_g[]);
 
 /* Total energy T + V. */
-double knife_edge_energy(double t, const double state[], const double param[]);
+knife_edge_real knife_edge_energy(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void knife_edge_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void knife_edge_mass_matrix(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void knife_edge_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void knife_edge_constraint_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = knife_edge_constraint_jacobian).
 */
-void knife_edge_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void knife_edge_constraint_coordinate_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (knife_edge_initial_state
 ** holds them at the defaults).
 */
-void knife_edge_initial_state_at(const double param[], double out_state[]);
+void knife_edge_initial_state_at(const knife_edge_real param[], knife_edge_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in knife_edge_model.c. */
 struct lgc_model;

@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double leaning_disk_param_defaults[LEANING_DISK_NP] = { 1.0 /* m */, 0.5 /* R */, 9.81 /* g */ };
-const double leaning_disk_initial_state[LEANING_DISK_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* psi */, 0.0 /* theta */, 0.0 /* phi */, 3.0 /* x' */, 0.0 /* y' */, 0.0 /* psi' */, 0.0 /* theta' */, 6.0 /* phi' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
+const leaning_disk_real leaning_disk_param_defaults[LEANING_DISK_NP] = { 1.0 /* m */, 0.5 /* R */, 9.81 /* g */ };
+const leaning_disk_real leaning_disk_initial_state[LEANING_DISK_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* psi */, 0.0 /* theta */, 0.0 /* phi */, 3.0 /* x' */, 0.0 /* y' */, 0.0 /* psi' */, 0.0 /* theta' */, 6.0 /* phi' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double leaning_disk_initial_state[LEANING_DISK_NX] = { 0.0 /* x */, 0.0 /*
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int leaning_disk_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int leaning_disk_factor_kkt(leaning_disk_real M[], const leaning_disk_real J[], leaning_disk_real Y[], leaning_disk_real S[])
 {
-    double d;
+    leaning_disk_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return LEANING_DISK_SINGULAR_MASS;
@@ -66,8 +66,8 @@ static int leaning_disk_factor_kkt(double M[], const double J[], double Y[], dou
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void leaning_disk_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void leaning_disk_solve_kkt(const leaning_disk_real M[], const leaning_disk_real J[], const leaning_disk_real S[],
+    leaning_disk_real a[], leaning_disk_real nu[], leaning_disk_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -110,53 +110,53 @@ static void leaning_disk_solve_kkt(const double M[], const double J[], const dou
     a[4] += w[4];
 }
 
-static void leaning_disk_zero(double a[], int n)
+static void leaning_disk_zero(leaning_disk_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void leaning_disk_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void leaning_disk_kkt_entries(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    leaning_disk_real out_M[], leaning_disk_real out_f[], leaning_disk_real out_J[], leaning_disk_real out_r[], leaning_disk_real out_g[])
 {
     (void)t;
     (void)input;
-    const double psi = state[2];
-    const double theta = state[3];
-    const double x_dot = state[5];  /* x' */
-    const double y_dot = state[6];  /* y' */
-    const double psi_dot = state[7];  /* psi' */
-    const double theta_dot = state[8];  /* theta' */
-    const double phi_dot = state[9];  /* phi' */
-    const double int_g1 = state[10];
-    const double int_g2 = state[11];
-    const double m = param[0];
-    const double R = param[1];
-    const double g = param[2];
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real x_dot = state[5];  /* x' */
+    const leaning_disk_real y_dot = state[6];  /* y' */
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real int_g1 = state[10];
+    const leaning_disk_real int_g2 = state[11];
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[6] = m;
-    const double w1 = cos(psi);
-    const double w2 = sin(theta);
+    const leaning_disk_real w1 = cos(psi);
+    const leaning_disk_real w2 = sin(theta);
     out_M[10] = m*R*w1*w2;
-    const double w3 = sin(psi);
+    const leaning_disk_real w3 = sin(psi);
     out_M[11] = m*R*w3*w2;
-    const double w4 = R*R;
-    const double w5 = cos(theta);
+    const leaning_disk_real w4 = R*R;
+    const leaning_disk_real w5 = cos(theta);
     out_M[12] = m*w4*(0.25*w5*w5 + 1.5*w2*w2);
     out_M[15] = m*R*w3*w5;
     out_M[16] = -m*R*w1*w5;
-    const double w6 = m*w4;
+    const leaning_disk_real w6 = m*w4;
     out_M[18] = 1.25*w6;
     out_M[22] = 0.5*m*w4*w2;
     out_M[24] = 0.5*w6;
-    const double w7 = theta_dot*theta_dot;
+    const leaning_disk_real w7 = theta_dot*theta_dot;
     /* f = Q - k, row x */
     out_f[0] = m*R*(psi_dot*(psi_dot*w3*w2 - 2.0*theta_dot*w1*w5) + w7*w3*w2);
     /* row y */
     out_f[1] = -m*R*(psi_dot*(psi_dot*w1*w2 + 2.0*theta_dot*w3*w5) + w7*w1*w2);
-    const double w8 = psi_dot*w2;
+    const leaning_disk_real w8 = psi_dot*w2;
     /* row psi */
     out_f[2] = -m*w4*theta_dot*w5*(0.5*phi_dot + 2.5*w8);
     /* row theta */
@@ -168,10 +168,10 @@ static void leaning_disk_kkt_entries(double t, const double state[], const doubl
     out_J[4] = -R*w1;
     out_J[6] = 1.0;
     out_J[9] = -R*w3;
-    const double w9 = x_dot - R*phi_dot*w1;
+    const leaning_disk_real w9 = x_dot - R*phi_dot*w1;
     /* stabilised right-hand side of nonholonomic constraint 1: x' - R*phi'*cos(psi) */
     out_r[0] = -(baumgarte_alpha*w9 + baumgarte_beta*int_g1 + R*psi_dot*phi_dot*w3);
-    const double w10 = y_dot - R*phi_dot*w3;
+    const leaning_disk_real w10 = y_dot - R*phi_dot*w3;
     /* stabilised right-hand side of nonholonomic constraint 2: y' - R*phi'*sin(psi) */
     out_r[1] = -(baumgarte_alpha*w10 + baumgarte_beta*int_g2 - R*psi_dot*phi_dot*w1);
     /* g, the derivatives of the integral states */
@@ -179,9 +179,9 @@ static void leaning_disk_kkt_entries(double t, const double state[], const doubl
     out_g[1] = w10;
 }
 
-void leaning_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void leaning_disk_kkt_terms(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    leaning_disk_real out_M[], leaning_disk_real out_f[], leaning_disk_real out_J[], leaning_disk_real out_r[], leaning_disk_real out_g[])
 {
     leaning_disk_zero(out_M, LEANING_DISK_NQ*LEANING_DISK_NQ);
     leaning_disk_zero(out_J, LEANING_DISK_NC*LEANING_DISK_NQ);
@@ -189,18 +189,18 @@ void leaning_disk_kkt_terms(double t, const double state[], const double input[]
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int leaning_disk_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int leaning_disk_rhs(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    leaning_disk_real out_dxdt[], leaning_disk_real out_multipliers[], leaning_disk_real work[])
 {
     /* work: M | J | Y | S | nu | w (LEANING_DISK_NWORK doubles) */
-    double *M = work;
-    double *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
-    double *Y = J + LEANING_DISK_NC*LEANING_DISK_NQ;
-    double *S = Y + LEANING_DISK_NC*LEANING_DISK_NQ;
-    double *nu = S + LEANING_DISK_NC*LEANING_DISK_NC;
-    double *w = nu + LEANING_DISK_NC;
-    double *acceleration = out_dxdt + LEANING_DISK_NQ;
+    leaning_disk_real *M = work;
+    leaning_disk_real *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
+    leaning_disk_real *Y = J + LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *S = Y + LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *nu = S + LEANING_DISK_NC*LEANING_DISK_NC;
+    leaning_disk_real *w = nu + LEANING_DISK_NC;
+    leaning_disk_real *acceleration = out_dxdt + LEANING_DISK_NQ;
     int i, status;
     leaning_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*LEANING_DISK_NQ);
@@ -214,38 +214,38 @@ int leaning_disk_rhs(double t, const double state[], const double input[], const
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void leaning_disk_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void leaning_disk_residual_derivatives(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    const leaning_disk_real in_acceleration[], const leaning_disk_real in_multipliers[],
+    leaning_disk_real out_dR_dx[], leaning_disk_real out_dR_du[], leaning_disk_real out_dg_dx[], leaning_disk_real out_dg_du[])
 {
     (void)t;
     (void)input;
     (void)out_dR_du;
     (void)out_dg_du;
-    const double psi = state[2];
-    const double theta = state[3];
-    const double psi_dot = state[7];  /* psi' */
-    const double theta_dot = state[8];  /* theta' */
-    const double phi_dot = state[9];  /* phi' */
-    const double m = param[0];
-    const double R = param[1];
-    const double g = param[2];
-    const double w1 = cos(psi);
-    const double w2 = cos(theta);
-    const double w3 = sin(theta);
-    const double w4 = psi_dot*psi_dot;
-    const double w5 = w4 + theta_dot*theta_dot;
-    const double w6 = in_acceleration[3]*w2 - w3*w5;
-    const double w7 = sin(psi);
-    const double w8 = in_acceleration[2]*w3;
-    const double w9 = 2.0*psi_dot*theta_dot*w2 + w8;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    const leaning_disk_real w1 = cos(psi);
+    const leaning_disk_real w2 = cos(theta);
+    const leaning_disk_real w3 = sin(theta);
+    const leaning_disk_real w4 = psi_dot*psi_dot;
+    const leaning_disk_real w5 = w4 + theta_dot*theta_dot;
+    const leaning_disk_real w6 = in_acceleration[3]*w2 - w3*w5;
+    const leaning_disk_real w7 = sin(psi);
+    const leaning_disk_real w8 = in_acceleration[2]*w3;
+    const leaning_disk_real w9 = 2.0*psi_dot*theta_dot*w2 + w8;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[2] = m*R*(w1*w6 - w7*w9);
-    const double w10 = psi_dot*theta_dot*w3;
-    const double w11 = in_acceleration[2]*w2;
-    const double w12 = 2.0*w10 - w11;
-    const double w13 = in_acceleration[3]*w3 + w2*w5;
+    const leaning_disk_real w10 = psi_dot*theta_dot*w3;
+    const leaning_disk_real w11 = in_acceleration[2]*w2;
+    const leaning_disk_real w12 = 2.0*w10 - w11;
+    const leaning_disk_real w13 = in_acceleration[3]*w3 + w2*w5;
     out_dR_dx[3] = -m*R*(w1*w12 + w7*w13);
     out_dR_dx[7] = -2.0*m*R*(psi_dot*w7*w3 - theta_dot*w1*w2);
     out_dR_dx[8] = 2.0*m*R*(psi_dot*w1*w2 - theta_dot*w7*w3);
@@ -253,39 +253,39 @@ static void leaning_disk_residual_derivatives(double t, const double state[], co
     out_dR_dx[15] = m*R*(w1*w13 - w7*w12);
     out_dR_dx[19] = 2.0*m*R*(psi_dot*w1*w3 + theta_dot*w7*w2);
     out_dR_dx[20] = 2.0*m*R*(psi_dot*w7*w2 + theta_dot*w1*w3);
-    const double w14 = in_acceleration[0]*w7;
-    const double w15 = in_acceleration[1]*w1;
+    const leaning_disk_real w14 = in_acceleration[0]*w7;
+    const leaning_disk_real w15 = in_acceleration[1]*w1;
     out_dR_dx[26] = -m*R*w3*(w14 - w15);
-    const double w16 = psi_dot*w3;
-    const double w17 = 0.5*phi_dot + 2.5*w16;
-    const double w18 = in_acceleration[0]*w1 + in_acceleration[1]*w7;
+    const leaning_disk_real w16 = psi_dot*w3;
+    const leaning_disk_real w17 = 0.5*phi_dot + 2.5*w16;
+    const leaning_disk_real w18 = in_acceleration[0]*w1 + in_acceleration[1]*w7;
     out_dR_dx[27] = m*R*(R*(theta_dot*(2.5*psi_dot*w2*w2 - w3*w17) + w2*(0.5*in_acceleration[4] + 2.5*w8)) + w2*w18);
-    const double w19 = R*R;
+    const leaning_disk_real w19 = R*R;
     out_dR_dx[31] = 2.5*m*w19*theta_dot*w2*w3;
-    const double w20 = m*w19*w2*w17;
+    const leaning_disk_real w20 = m*w19*w2*w17;
     out_dR_dx[32] = w20;
-    const double w21 = 0.5*m*w19*theta_dot*w2;
+    const leaning_disk_real w21 = 0.5*m*w19*theta_dot*w2;
     out_dR_dx[33] = w21;
     out_dR_dx[38] = m*R*w2*w18;
     out_dR_dx[39] = -m*R*(w2*(g + 1.25*R*w4*w2) - w3*(R*psi_dot*(0.5*phi_dot + 1.25*w16) - w14 + w15));
     out_dR_dx[43] = -w20;
-    const double w22 = m*w19*psi_dot*w2;
+    const leaning_disk_real w22 = m*w19*psi_dot*w2;
     out_dR_dx[45] = -0.5*w22;
     out_dR_dx[50] = -R*(in_multipliers[0]*w7 - in_multipliers[1]*w1);
     out_dR_dx[51] = -0.5*m*w19*(w10 - w11);
     out_dR_dx[55] = w21;
     out_dR_dx[56] = 0.5*w22;
-    const double w23 = baumgarte_alpha*w7 + psi_dot*w1;
+    const leaning_disk_real w23 = baumgarte_alpha*w7 + psi_dot*w1;
     out_dR_dx[62] = R*(phi_dot*w23 + in_acceleration[4]*w7);
     out_dR_dx[65] = baumgarte_alpha;
-    const double w24 = R*phi_dot*w7;
+    const leaning_disk_real w24 = R*phi_dot*w7;
     out_dR_dx[67] = w24;
-    const double w25 = baumgarte_alpha*w1 - psi_dot*w7;
+    const leaning_disk_real w25 = baumgarte_alpha*w1 - psi_dot*w7;
     out_dR_dx[69] = -R*w25;
     out_dR_dx[70] = baumgarte_beta;
     out_dR_dx[74] = -R*(phi_dot*w25 + in_acceleration[4]*w1);
     out_dR_dx[78] = baumgarte_alpha;
-    const double w26 = -R*phi_dot*w1;
+    const leaning_disk_real w26 = -R*phi_dot*w1;
     out_dR_dx[79] = w26;
     out_dR_dx[81] = -R*w23;
     out_dR_dx[83] = baumgarte_beta;
@@ -298,23 +298,23 @@ static void leaning_disk_residual_derivatives(double t, const double state[], co
     out_dg_dx[21] = -R*w7;
 }
 
-int leaning_disk_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int leaning_disk_jacobian(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    leaning_disk_real out_dfdx[], leaning_disk_real out_dfdu[], leaning_disk_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (LEANING_DISK_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
-    double *S = J + 2*LEANING_DISK_NC*LEANING_DISK_NQ;
-    double *nu = S + LEANING_DISK_NC*LEANING_DISK_NC;
-    double *w = nu + LEANING_DISK_NC;
-    double *dxdt = work + LEANING_DISK_NWORK;
-    double *dR_dx = dxdt + LEANING_DISK_NX;
-    double *dR_du = dR_dx + (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NX;
-    double *dg_dx = dR_du + (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NU;
-    double *dg_du = dg_dx + LEANING_DISK_NN*LEANING_DISK_NX;
-    double *column = dg_du + LEANING_DISK_NN*LEANING_DISK_NU;
+    leaning_disk_real *M = work;
+    leaning_disk_real *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
+    leaning_disk_real *S = J + 2*LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *nu = S + LEANING_DISK_NC*LEANING_DISK_NC;
+    leaning_disk_real *w = nu + LEANING_DISK_NC;
+    leaning_disk_real *dxdt = work + LEANING_DISK_NWORK;
+    leaning_disk_real *dR_dx = dxdt + LEANING_DISK_NX;
+    leaning_disk_real *dR_du = dR_dx + (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NX;
+    leaning_disk_real *dg_dx = dR_du + (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NU;
+    leaning_disk_real *dg_du = dg_dx + LEANING_DISK_NN*LEANING_DISK_NX;
+    leaning_disk_real *column = dg_du + LEANING_DISK_NN*LEANING_DISK_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = leaning_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -331,7 +331,7 @@ int leaning_disk_jacobian(double t, const double state[], const double input[], 
     for (i = 0; i < LEANING_DISK_NQ; ++i) out_dfdx[i*LEANING_DISK_NX + LEANING_DISK_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < LEANING_DISK_NX + LEANING_DISK_NU; ++k) {
-        const double *dR = k < LEANING_DISK_NX ? dR_dx + k : dR_du + (k - LEANING_DISK_NX);
+        const leaning_disk_real *dR = k < LEANING_DISK_NX ? dR_dx + k : dR_du + (k - LEANING_DISK_NX);
         const int stride = k < LEANING_DISK_NX ? LEANING_DISK_NX : LEANING_DISK_NU;
         for (i = 0; i < (LEANING_DISK_NQ + LEANING_DISK_NC); ++i) column[i] = -dR[i*stride];
         leaning_disk_solve_kkt(M, J, S, column, column + LEANING_DISK_NQ, w);
@@ -354,9 +354,9 @@ int leaning_disk_jacobian(double t, const double state[], const double input[], 
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int leaning_disk_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int leaning_disk_factor_correction_mass(leaning_disk_real M[], const leaning_disk_real C[], leaning_disk_real Y[], leaning_disk_real S[])
 {
-    double d;
+    leaning_disk_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return LEANING_DISK_SINGULAR_MASS;
@@ -405,9 +405,9 @@ static int leaning_disk_factor_correction_mass(double M[], const double C[], dou
 }
 
 /* W = I: S = C C^T. */
-static int leaning_disk_factor_correction_identity(const double C[], double S[])
+static int leaning_disk_factor_correction_identity(const leaning_disk_real C[], leaning_disk_real S[])
 {
-    double d;
+    leaning_disk_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[4]*C[4];
     S[2] = C[9]*C[4];
@@ -424,7 +424,7 @@ static int leaning_disk_factor_correction_identity(const double C[], double S[])
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void leaning_disk_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void leaning_disk_correct_mass_all(const leaning_disk_real M[], const leaning_disk_real C[], const leaning_disk_real S[], leaning_disk_real K[], leaning_disk_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -450,7 +450,7 @@ static void leaning_disk_correct_mass_all(const double M[], const double C[], co
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void leaning_disk_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void leaning_disk_correct_identity_all(const leaning_disk_real M[], const leaning_disk_real C[], const leaning_disk_real S[], leaning_disk_real K[], leaning_disk_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -466,136 +466,136 @@ static void leaning_disk_correct_identity_all(const double M[], const double C[]
     d[4] = C[4]*K[0] + C[9]*K[1];
 }
 
-int leaning_disk_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int leaning_disk_correction_factor(int mass_metric, leaning_disk_real M[], const leaning_disk_real C[], leaning_disk_real work[])
 {
     /* work: Y | S (LEANING_DISK_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *Y = work;
+    leaning_disk_real *S = Y + LEANING_DISK_NC*LEANING_DISK_NQ;
     if (mass_metric) return leaning_disk_factor_correction_mass(M, C, Y, S);
     return leaning_disk_factor_correction_identity(C, S);
 }
 
 void leaning_disk_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const leaning_disk_real M[], const leaning_disk_real C[], leaning_disk_real work[],
+    leaning_disk_real K[], leaning_disk_real d[])
 {
-    double *S = work + LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *S = work + LEANING_DISK_NC*LEANING_DISK_NQ;
     (void)rows;
     if (mass_metric) leaning_disk_correct_mass_all(M, C, S, K, d);
     else leaning_disk_correct_identity_all(M, C, S, K, d);
 }
 
-void leaning_disk_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void leaning_disk_residuals(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[],
+    leaning_disk_real out_phi[], leaning_disk_real out_phi_dot[], leaning_disk_real out_g[])
 {
     (void)t;
     (void)out_phi;
     (void)out_phi_dot;
-    const double psi = state[2];
-    const double x_dot = state[5];  /* x' */
-    const double y_dot = state[6];  /* y' */
-    const double phi_dot = state[9];  /* phi' */
-    const double R = param[1];
-    const double w1 = cos(psi);
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real x_dot = state[5];  /* x' */
+    const leaning_disk_real y_dot = state[6];  /* y' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real w1 = cos(psi);
     /* nonholonomic constraint 1: x' - R*phi'*cos(psi) */
     out_g[0] = x_dot - R*phi_dot*w1;
-    const double w2 = sin(psi);
+    const leaning_disk_real w2 = sin(psi);
     /* nonholonomic constraint 2: y' - R*phi'*sin(psi) */
     out_g[1] = y_dot - R*phi_dot*w2;
 }
 
-double leaning_disk_energy(double t, const double state[], const double param[])
+leaning_disk_real leaning_disk_energy(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[])
 {
     (void)t;
-    const double psi = state[2];
-    const double theta = state[3];
-    const double x_dot = state[5];  /* x' */
-    const double y_dot = state[6];  /* y' */
-    const double psi_dot = state[7];  /* psi' */
-    const double theta_dot = state[8];  /* theta' */
-    const double phi_dot = state[9];  /* phi' */
-    const double m = param[0];
-    const double R = param[1];
-    const double g = param[2];
-    const double w1 = cos(psi);
-    const double w2 = sin(theta);
-    const double w3 = sin(psi);
-    const double w4 = cos(theta);
-    const double w5 = x_dot + R*(psi_dot*w1*w2 + theta_dot*w3*w4);
-    const double w6 = y_dot + R*(psi_dot*w3*w2 - theta_dot*w1*w4);
-    const double w7 = phi_dot + psi_dot*w2;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real x_dot = state[5];  /* x' */
+    const leaning_disk_real y_dot = state[6];  /* y' */
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    const leaning_disk_real w1 = cos(psi);
+    const leaning_disk_real w2 = sin(theta);
+    const leaning_disk_real w3 = sin(psi);
+    const leaning_disk_real w4 = cos(theta);
+    const leaning_disk_real w5 = x_dot + R*(psi_dot*w1*w2 + theta_dot*w3*w4);
+    const leaning_disk_real w6 = y_dot + R*(psi_dot*w3*w2 - theta_dot*w1*w4);
+    const leaning_disk_real w7 = phi_dot + psi_dot*w2;
     /* T + V */
     return m*(0.5*(w5*w5 + w6*w6) + R*(R*(0.25*w7*w7 + 0.125*psi_dot*psi_dot*w4*w4 + theta_dot*theta_dot*(0.5*w2*w2 + 0.125)) + g*w4));
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void leaning_disk_mirror_lower(double a[])
+static void leaning_disk_mirror_lower(leaning_disk_real a[])
 {
     int i, j;
     for (i = 0; i < LEANING_DISK_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*LEANING_DISK_NQ + i] = a[i*LEANING_DISK_NQ + j];
 }
 
-void leaning_disk_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void leaning_disk_mass_matrix(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_M[])
 {
     (void)t;
-    const double psi = state[2];
-    const double theta = state[3];
-    const double m = param[0];
-    const double R = param[1];
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
     leaning_disk_zero(out_M, LEANING_DISK_NQ*LEANING_DISK_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
     out_M[6] = m;
-    const double w1 = cos(psi);
-    const double w2 = sin(theta);
+    const leaning_disk_real w1 = cos(psi);
+    const leaning_disk_real w2 = sin(theta);
     out_M[10] = m*R*w1*w2;
-    const double w3 = sin(psi);
+    const leaning_disk_real w3 = sin(psi);
     out_M[11] = m*R*w3*w2;
-    const double w4 = R*R;
-    const double w5 = cos(theta);
+    const leaning_disk_real w4 = R*R;
+    const leaning_disk_real w5 = cos(theta);
     out_M[12] = m*w4*(0.25*w5*w5 + 1.5*w2*w2);
     out_M[15] = m*R*w3*w5;
     out_M[16] = -m*R*w1*w5;
-    const double w6 = m*w4;
+    const leaning_disk_real w6 = m*w4;
     out_M[18] = 1.25*w6;
     out_M[22] = 0.5*m*w4*w2;
     out_M[24] = 0.5*w6;
     leaning_disk_mirror_lower(out_M);
 }
 
-void leaning_disk_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void leaning_disk_constraint_jacobian(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_C[])
 {
     (void)t;
-    const double psi = state[2];
-    const double R = param[1];
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real R = param[1];
     leaning_disk_zero(out_C, LEANING_DISK_NC*LEANING_DISK_NQ);
     /* nonholonomic constraint 1: x' - R*phi'*cos(psi) */
     out_C[0] = 1.0;
-    const double w1 = cos(psi);
+    const leaning_disk_real w1 = cos(psi);
     out_C[4] = -R*w1;
     /* nonholonomic constraint 2: y' - R*phi'*sin(psi) */
     out_C[6] = 1.0;
-    const double w2 = sin(psi);
+    const leaning_disk_real w2 = sin(psi);
     out_C[9] = -R*w2;
 }
 
-void leaning_disk_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void leaning_disk_constraint_coordinate_jacobian(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_D[])
 {
     (void)t;
-    const double psi = state[2];
-    const double phi_dot = state[9];  /* phi' */
-    const double R = param[1];
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real R = param[1];
     leaning_disk_zero(out_D, LEANING_DISK_NC*LEANING_DISK_NQ);
-    const double w1 = sin(psi);
+    const leaning_disk_real w1 = sin(psi);
     /* nonholonomic constraint 1: x' - R*phi'*cos(psi) */
     out_D[2] = R*phi_dot*w1;
-    const double w2 = cos(psi);
+    const leaning_disk_real w2 = cos(psi);
     /* nonholonomic constraint 2: y' - R*phi'*sin(psi) */
     out_D[7] = -R*phi_dot*w2;
 }
 
-void leaning_disk_initial_state_at(const double param[], double out_state[])
+void leaning_disk_initial_state_at(const leaning_disk_real param[], leaning_disk_real out_state[])
 {
     (void)param;
     out_state[0] = 0.0;  /* x */
@@ -610,4 +610,65 @@ void leaning_disk_initial_state_at(const double param[], double out_state[])
     out_state[9] = 6.0;  /* phi' */
     out_state[10] = 0.0;  /* int_g1 */
     out_state[11] = 0.0;  /* int_g2 */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int leaning_disk_step_undone(leaning_disk_real state[], const leaning_disk_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < LEANING_DISK_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int leaning_disk_step_factor(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], int mass_metric,
+    leaning_disk_real M[], const leaning_disk_real C[], leaning_disk_real work[])
+{
+    if (mass_metric) leaning_disk_mass_matrix(t, state, param, M);
+    return leaning_disk_correction_factor(mass_metric, M, C, work);
+}
+
+int leaning_disk_step(leaning_disk_real t, leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    leaning_disk_real h, int mass_metric,
+    leaning_disk_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g (LEANING_DISK_NWORK_STEP doubles) */
+    leaning_disk_real *k = work + LEANING_DISK_NWORK;
+    leaning_disk_real *x0 = k + LEANING_DISK_NX;
+    leaning_disk_real *xt = x0 + LEANING_DISK_NX;
+    leaning_disk_real *C = xt + LEANING_DISK_NX;
+    leaning_disk_real *W = C + LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *correction = W + LEANING_DISK_NQ*LEANING_DISK_NQ;
+    leaning_disk_real *K = correction + LEANING_DISK_NC*(LEANING_DISK_NQ + LEANING_DISK_NC);
+    leaning_disk_real *d = K + LEANING_DISK_NC;
+    leaning_disk_real *phi = d + LEANING_DISK_NQ;
+    leaning_disk_real *phi_dot = phi + LEANING_DISK_NH;
+    leaning_disk_real *g = phi_dot + LEANING_DISK_NH;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const leaning_disk_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const leaning_disk_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const leaning_disk_real t1 = t + h;
+    int i, j, status;
+    for (i = 0; i < LEANING_DISK_NX; ++i) x0[i] = state[i];
+    status = leaning_disk_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != LEANING_DISK_OK) return status;
+    for (i = 0; i < LEANING_DISK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < LEANING_DISK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = leaning_disk_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != LEANING_DISK_OK) return leaning_disk_step_undone(state, x0, status);
+        for (i = 0; i < LEANING_DISK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    leaning_disk_residuals(t1, state, param, phi, phi_dot, g);
+    leaning_disk_constraint_jacobian(t1, state, param, C);
+    status = leaning_disk_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != LEANING_DISK_OK) return leaning_disk_step_undone(state, x0, status);
+    for (i = 0; i < LEANING_DISK_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    leaning_disk_correction_solve(mass_metric, LEANING_DISK_NC, W, C, correction, K, d);
+    for (i = 0; i < LEANING_DISK_NQ; ++i) state[LEANING_DISK_NQ + i] += d[i];
+    for (i = 0; i < LEANING_DISK_NX; ++i)
+        if (!isfinite(state[i])) return leaning_disk_step_undone(state, x0, LEANING_DISK_NOT_FINITE);
+    return LEANING_DISK_OK;
 }

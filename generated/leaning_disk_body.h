@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double leaning_disk_body_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define LEANING_DISK_BODY_NQ 5  /* coordinates: x, y, psi, theta, phi */
@@ -19,6 +24,10 @@ extern "C" {
 #define LEANING_DISK_BODY_NWORK 56  /* doubles of scratch for leaning_disk_body_rhs */
 #define LEANING_DISK_BODY_NWORK_JACOBIAN (LEANING_DISK_BODY_NWORK + 127)  /* ... for leaning_disk_body_jacobian */
 #define LEANING_DISK_BODY_NWORK_CORRECTION 14  /* ... for leaning_disk_body_correction_factor and _solve */
+#define LEANING_DISK_BODY_NWORK_STEP (LEANING_DISK_BODY_NWORK + 94)  /* ... for leaning_disk_body_step */
+#define LEANING_DISK_BODY_STEP_TOLERANCE 1e-13  /* leaning_disk_body_step's position correction: |phi| it stops at */
+#define LEANING_DISK_BODY_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define LEANING_DISK_BODY_STACK_ESTIMATE 860  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define LEANING_DISK_BODY_NH_ARRAY 1
 #define LEANING_DISK_BODY_NN_ARRAY 2
 #define LEANING_DISK_BODY_NC_ARRAY 2
@@ -46,10 +55,12 @@ extern "C" {
 #define LEANING_DISK_BODY_OK 0
 #define LEANING_DISK_BODY_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define LEANING_DISK_BODY_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define LEANING_DISK_BODY_CORRECTION_FAILED 3     /* leaning_disk_body_step only: the position correction did not converge */
+#define LEANING_DISK_BODY_NOT_FINITE 4            /* leaning_disk_body_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double leaning_disk_body_param_defaults[LEANING_DISK_BODY_NP];
-extern const double leaning_disk_body_initial_state[LEANING_DISK_BODY_NX];
+extern const leaning_disk_body_real leaning_disk_body_param_defaults[LEANING_DISK_BODY_NP];
+extern const leaning_disk_body_real leaning_disk_body_initial_state[LEANING_DISK_BODY_NX];
 #define LEANING_DISK_BODY_ALPHA 10.0  /* Baumgarte gains */
 #define LEANING_DISK_BODY_BETA 0.0
 
@@ -60,18 +71,18 @@ extern const double leaning_disk_body_initial_state[LEANING_DISK_BODY_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns LEANING_DISK_BODY_OK or an error.
 */
-int leaning_disk_body_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int leaning_disk_body_rhs(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real input[], const leaning_disk_body_real param[],
+    leaning_disk_body_real baumgarte_alpha, leaning_disk_body_real baumgarte_beta,
+    leaning_disk_body_real out_dxdt[], leaning_disk_body_real out_multipliers[], leaning_disk_body_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int leaning_disk_body_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int leaning_disk_body_jacobian(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real input[], const leaning_disk_body_real param[],
+    leaning_disk_body_real baumgarte_alpha, leaning_disk_body_real baumgarte_beta,
+    leaning_disk_body_real out_dfdx[], leaning_disk_body_real out_dfdu[], leaning_disk_body_real work[]);
 
 /*
 ** The pieces of the KKT system of leaning_disk_body_rhs at one state: M (NQ x NQ, lower
@@ -79,9 +90,29 @@ int leaning_disk_body_jacobian(double t, const double state[], const double inpu
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void leaning_disk_body_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void leaning_disk_body_kkt_terms(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real input[], const leaning_disk_body_real param[],
+    leaning_disk_body_real baumgarte_alpha, leaning_disk_body_real baumgarte_beta,
+    leaning_disk_body_real out_M[], leaning_disk_body_real out_f[], leaning_disk_body_real out_J[], leaning_disk_body_real out_r[], leaning_disk_body_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** leaning_disk_body_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns LEANING_DISK_BODY_OK, LEANING_DISK_BODY_SINGULAR_MASS,
+** LEANING_DISK_BODY_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), LEANING_DISK_BODY_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or LEANING_DISK_BODY_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int leaning_disk_body_step(leaning_disk_body_real t, leaning_disk_body_real state[], const leaning_disk_body_real input[], const leaning_disk_body_real param[],
+    leaning_disk_body_real baumgarte_alpha, leaning_disk_body_real baumgarte_beta,
+    leaning_disk_body_real h, int mass_metric,
+    leaning_disk_body_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -93,7 +124,7 @@ void leaning_disk_body_kkt_terms(double t, const double state[], const double in
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int leaning_disk_body_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int leaning_disk_body_correction_factor(int mass_metric, leaning_disk_body_real M[], const leaning_disk_body_real C[], leaning_disk_body_real work[]);
 
 /*
 ** With M, C and work as leaning_disk_body_correction_factor left them: the smallest d (in W)
@@ -102,35 +133,35 @@ int leaning_disk_body_correction_factor(int mass_metric, double M[], const doubl
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void leaning_disk_body_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const leaning_disk_body_real M[], const leaning_disk_body_real C[], leaning_disk_body_real work[],
+    leaning_disk_body_real K[], leaning_disk_body_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void leaning_disk_body_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void leaning_disk_body_residuals(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[],
+    leaning_disk_body_real out_phi[], leaning_disk_body_real out_phi_dot[], leaning_disk_body_real out_g[]);
 
 /* Total energy T + V. */
-double leaning_disk_body_energy(double t, const double state[], const double param[]);
+leaning_disk_body_real leaning_disk_body_energy(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void leaning_disk_body_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void leaning_disk_body_mass_matrix(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void leaning_disk_body_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void leaning_disk_body_constraint_jacobian(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = leaning_disk_body_constraint_jacobian).
 */
-void leaning_disk_body_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void leaning_disk_body_constraint_coordinate_jacobian(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (leaning_disk_body_initial_state
 ** holds them at the defaults).
 */
-void leaning_disk_body_initial_state_at(const double param[], double out_state[]);
+void leaning_disk_body_initial_state_at(const leaning_disk_body_real param[], leaning_disk_body_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in leaning_disk_body_model.c. */
 struct lgc_model;

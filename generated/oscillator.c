@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double oscillator_param_defaults[OSCILLATOR_NP] = { 1.0 /* w */ };
-const double oscillator_initial_state[OSCILLATOR_NX] = { 1.0 /* q */, 0.0 /* q' */ };
+const oscillator_real oscillator_param_defaults[OSCILLATOR_NP] = { 1.0 /* w */ };
+const oscillator_real oscillator_initial_state[OSCILLATOR_NX] = { 1.0 /* q */, 0.0 /* q' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double oscillator_initial_state[OSCILLATOR_NX] = { 1.0 /* q */, 0.0 /* q' 
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int oscillator_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int oscillator_factor_kkt(oscillator_real M[], const oscillator_real J[], oscillator_real Y[], oscillator_real S[])
 {
-    double d;
+    oscillator_real d;
     (void)J;
     (void)Y;
     (void)S;
@@ -29,8 +29,8 @@ static int oscillator_factor_kkt(double M[], const double J[], double Y[], doubl
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void oscillator_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void oscillator_solve_kkt(const oscillator_real M[], const oscillator_real J[], const oscillator_real S[],
+    oscillator_real a[], oscillator_real nu[], oscillator_real w[])
 {
     (void)J;
     (void)S;
@@ -41,15 +41,15 @@ static void oscillator_solve_kkt(const double M[], const double J[], const doubl
     a[0] = a[0]/M[0];
 }
 
-static void oscillator_zero(double a[], int n)
+static void oscillator_zero(oscillator_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void oscillator_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void oscillator_kkt_entries(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real out_M[], oscillator_real out_f[], oscillator_real out_J[], oscillator_real out_r[], oscillator_real out_g[])
 {
     (void)t;
     (void)input;
@@ -58,17 +58,17 @@ static void oscillator_kkt_entries(double t, const double state[], const double 
     (void)out_J;
     (void)out_r;
     (void)out_g;
-    const double q = state[0];
-    const double w = param[0];
+    const oscillator_real q = state[0];
+    const oscillator_real w = param[0];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = 1.0;
     /* f = Q - k, row q */
     out_f[0] = -w*w*q;
 }
 
-void oscillator_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void oscillator_kkt_terms(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real out_M[], oscillator_real out_f[], oscillator_real out_J[], oscillator_real out_r[], oscillator_real out_g[])
 {
     oscillator_zero(out_M, OSCILLATOR_NQ*OSCILLATOR_NQ);
     oscillator_zero(out_J, OSCILLATOR_NC*OSCILLATOR_NQ);
@@ -76,18 +76,18 @@ void oscillator_kkt_terms(double t, const double state[], const double input[], 
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int oscillator_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int oscillator_rhs(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real out_dxdt[], oscillator_real out_multipliers[], oscillator_real work[])
 {
     /* work: M | J | Y | S | nu | w (OSCILLATOR_NWORK doubles) */
-    double *M = work;
-    double *J = M + OSCILLATOR_NQ*OSCILLATOR_NQ;
-    double *Y = J + OSCILLATOR_NC*OSCILLATOR_NQ;
-    double *S = Y + OSCILLATOR_NC*OSCILLATOR_NQ;
-    double *nu = S + OSCILLATOR_NC*OSCILLATOR_NC;
-    double *w = nu + OSCILLATOR_NC;
-    double *acceleration = out_dxdt + OSCILLATOR_NQ;
+    oscillator_real *M = work;
+    oscillator_real *J = M + OSCILLATOR_NQ*OSCILLATOR_NQ;
+    oscillator_real *Y = J + OSCILLATOR_NC*OSCILLATOR_NQ;
+    oscillator_real *S = Y + OSCILLATOR_NC*OSCILLATOR_NQ;
+    oscillator_real *nu = S + OSCILLATOR_NC*OSCILLATOR_NC;
+    oscillator_real *w = nu + OSCILLATOR_NC;
+    oscillator_real *acceleration = out_dxdt + OSCILLATOR_NQ;
     int i, status;
     oscillator_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*OSCILLATOR_NQ);
@@ -101,10 +101,10 @@ int oscillator_rhs(double t, const double state[], const double input[], const d
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void oscillator_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void oscillator_residual_derivatives(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    const oscillator_real in_acceleration[], const oscillator_real in_multipliers[],
+    oscillator_real out_dR_dx[], oscillator_real out_dR_du[], oscillator_real out_dg_dx[], oscillator_real out_dg_du[])
 {
     (void)t;
     (void)state;
@@ -116,28 +116,28 @@ static void oscillator_residual_derivatives(double t, const double state[], cons
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double w = param[0];
+    const oscillator_real w = param[0];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = w*w;
 }
 
-int oscillator_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int oscillator_jacobian(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real out_dfdx[], oscillator_real out_dfdu[], oscillator_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (OSCILLATOR_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + OSCILLATOR_NQ*OSCILLATOR_NQ;
-    double *S = J + 2*OSCILLATOR_NC*OSCILLATOR_NQ;
-    double *nu = S + OSCILLATOR_NC*OSCILLATOR_NC;
-    double *w = nu + OSCILLATOR_NC;
-    double *dxdt = work + OSCILLATOR_NWORK;
-    double *dR_dx = dxdt + OSCILLATOR_NX;
-    double *dR_du = dR_dx + (OSCILLATOR_NQ + OSCILLATOR_NC)*OSCILLATOR_NX;
-    double *dg_dx = dR_du + (OSCILLATOR_NQ + OSCILLATOR_NC)*OSCILLATOR_NU;
-    double *dg_du = dg_dx + OSCILLATOR_NN*OSCILLATOR_NX;
-    double *column = dg_du + OSCILLATOR_NN*OSCILLATOR_NU;
+    oscillator_real *M = work;
+    oscillator_real *J = M + OSCILLATOR_NQ*OSCILLATOR_NQ;
+    oscillator_real *S = J + 2*OSCILLATOR_NC*OSCILLATOR_NQ;
+    oscillator_real *nu = S + OSCILLATOR_NC*OSCILLATOR_NC;
+    oscillator_real *w = nu + OSCILLATOR_NC;
+    oscillator_real *dxdt = work + OSCILLATOR_NWORK;
+    oscillator_real *dR_dx = dxdt + OSCILLATOR_NX;
+    oscillator_real *dR_du = dR_dx + (OSCILLATOR_NQ + OSCILLATOR_NC)*OSCILLATOR_NX;
+    oscillator_real *dg_dx = dR_du + (OSCILLATOR_NQ + OSCILLATOR_NC)*OSCILLATOR_NU;
+    oscillator_real *dg_du = dg_dx + OSCILLATOR_NN*OSCILLATOR_NX;
+    oscillator_real *column = dg_du + OSCILLATOR_NN*OSCILLATOR_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = oscillator_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -154,7 +154,7 @@ int oscillator_jacobian(double t, const double state[], const double input[], co
     for (i = 0; i < OSCILLATOR_NQ; ++i) out_dfdx[i*OSCILLATOR_NX + OSCILLATOR_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < OSCILLATOR_NX + OSCILLATOR_NU; ++k) {
-        const double *dR = k < OSCILLATOR_NX ? dR_dx + k : dR_du + (k - OSCILLATOR_NX);
+        const oscillator_real *dR = k < OSCILLATOR_NX ? dR_dx + k : dR_du + (k - OSCILLATOR_NX);
         const int stride = k < OSCILLATOR_NX ? OSCILLATOR_NX : OSCILLATOR_NU;
         for (i = 0; i < (OSCILLATOR_NQ + OSCILLATOR_NC); ++i) column[i] = -dR[i*stride];
         oscillator_solve_kkt(M, J, S, column, column + OSCILLATOR_NQ, w);
@@ -171,8 +171,8 @@ int oscillator_jacobian(double t, const double state[], const double input[], co
     return OSCILLATOR_OK;
 }
 
-void oscillator_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void oscillator_residuals(oscillator_real t, const oscillator_real state[], const oscillator_real param[],
+    oscillator_real out_phi[], oscillator_real out_phi_dot[], oscillator_real out_g[])
 {
     (void)t;
     (void)state;
@@ -182,25 +182,25 @@ void oscillator_residuals(double t, const double state[], const double param[],
     (void)out_g;
 }
 
-double oscillator_energy(double t, const double state[], const double param[])
+oscillator_real oscillator_energy(oscillator_real t, const oscillator_real state[], const oscillator_real param[])
 {
     (void)t;
-    const double q = state[0];
-    const double q_dot = state[1];  /* q' */
-    const double w = param[0];
+    const oscillator_real q = state[0];
+    const oscillator_real q_dot = state[1];  /* q' */
+    const oscillator_real w = param[0];
     /* T + V */
     return 0.5*(q_dot*q_dot + w*w*q*q);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void oscillator_mirror_lower(double a[])
+static void oscillator_mirror_lower(oscillator_real a[])
 {
     int i, j;
     for (i = 0; i < OSCILLATOR_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*OSCILLATOR_NQ + i] = a[i*OSCILLATOR_NQ + j];
 }
 
-void oscillator_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void oscillator_mass_matrix(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_M[])
 {
     (void)t;
     (void)state;
@@ -211,7 +211,7 @@ void oscillator_mass_matrix(double t, const double state[], const double param[]
     oscillator_mirror_lower(out_M);
 }
 
-void oscillator_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void oscillator_constraint_jacobian(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_C[])
 {
     (void)t;
     (void)state;
@@ -219,7 +219,7 @@ void oscillator_constraint_jacobian(double t, const double state[], const double
     oscillator_zero(out_C, OSCILLATOR_NC*OSCILLATOR_NQ);
 }
 
-void oscillator_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void oscillator_constraint_coordinate_jacobian(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_D[])
 {
     (void)t;
     (void)state;
@@ -227,9 +227,46 @@ void oscillator_constraint_coordinate_jacobian(double t, const double state[], c
     oscillator_zero(out_D, OSCILLATOR_NC*OSCILLATOR_NQ);
 }
 
-void oscillator_initial_state_at(const double param[], double out_state[])
+void oscillator_initial_state_at(const oscillator_real param[], oscillator_real out_state[])
 {
     (void)param;
     out_state[0] = 1.0;  /* q */
     out_state[1] = 0.0;  /* q' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int oscillator_step_undone(oscillator_real state[], const oscillator_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < OSCILLATOR_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+int oscillator_step(oscillator_real t, oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real h, int mass_metric,
+    oscillator_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt (OSCILLATOR_NWORK_STEP doubles) */
+    oscillator_real *k = work + OSCILLATOR_NWORK;
+    oscillator_real *x0 = k + OSCILLATOR_NX;
+    oscillator_real *xt = x0 + OSCILLATOR_NX;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const oscillator_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const oscillator_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    int i, j, status;
+    (void)mass_metric;
+    for (i = 0; i < OSCILLATOR_NX; ++i) x0[i] = state[i];
+    status = oscillator_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != OSCILLATOR_OK) return status;
+    for (i = 0; i < OSCILLATOR_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < OSCILLATOR_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = oscillator_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != OSCILLATOR_OK) return oscillator_step_undone(state, x0, status);
+        for (i = 0; i < OSCILLATOR_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    for (i = 0; i < OSCILLATOR_NX; ++i)
+        if (!isfinite(state[i])) return oscillator_step_undone(state, x0, OSCILLATOR_NOT_FINITE);
+    return OSCILLATOR_OK;
 }

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double oscillator_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define OSCILLATOR_NQ 1  /* coordinates: q */
@@ -18,6 +23,8 @@ extern "C" {
 #define OSCILLATOR_NU 0  /* inputs: none */
 #define OSCILLATOR_NWORK 2  /* doubles of scratch for oscillator_rhs */
 #define OSCILLATOR_NWORK_JACOBIAN (OSCILLATOR_NWORK + 5)  /* ... for oscillator_jacobian */
+#define OSCILLATOR_NWORK_STEP (OSCILLATOR_NWORK + 6)  /* ... for oscillator_step */
+#define OSCILLATOR_STACK_ESTIMATE 670  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define OSCILLATOR_NH_ARRAY 1
 #define OSCILLATOR_NN_ARRAY 1
 #define OSCILLATOR_NC_ARRAY 1
@@ -33,10 +40,11 @@ extern "C" {
 #define OSCILLATOR_OK 0
 #define OSCILLATOR_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define OSCILLATOR_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define OSCILLATOR_NOT_FINITE 4            /* oscillator_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double oscillator_param_defaults[OSCILLATOR_NP];
-extern const double oscillator_initial_state[OSCILLATOR_NX];
+extern const oscillator_real oscillator_param_defaults[OSCILLATOR_NP];
+extern const oscillator_real oscillator_initial_state[OSCILLATOR_NX];
 #define OSCILLATOR_ALPHA 0.0  /* Baumgarte gains */
 #define OSCILLATOR_BETA 0.0
 
@@ -47,18 +55,18 @@ extern const double oscillator_initial_state[OSCILLATOR_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns OSCILLATOR_OK or an error.
 */
-int oscillator_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int oscillator_rhs(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real out_dxdt[], oscillator_real out_multipliers[], oscillator_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int oscillator_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int oscillator_jacobian(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real out_dfdx[], oscillator_real out_dfdu[], oscillator_real work[]);
 
 /*
 ** The pieces of the KKT system of oscillator_rhs at one state: M (NQ x NQ, lower
@@ -66,36 +74,49 @@ int oscillator_jacobian(double t, const double state[], const double input[], co
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void oscillator_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void oscillator_kkt_terms(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real out_M[], oscillator_real out_f[], oscillator_real out_J[], oscillator_real out_r[], oscillator_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** oscillator_rhs (four evaluations). mass_metric is not read (no constraints to correct).
+** Returns OSCILLATOR_OK, an error of the rhs, or OSCILLATOR_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int oscillator_step(oscillator_real t, oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real h, int mass_metric,
+    oscillator_real work[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void oscillator_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void oscillator_residuals(oscillator_real t, const oscillator_real state[], const oscillator_real param[],
+    oscillator_real out_phi[], oscillator_real out_phi_dot[], oscillator_real out_g[]);
 
 /* Total energy T + V. */
-double oscillator_energy(double t, const double state[], const double param[]);
+oscillator_real oscillator_energy(oscillator_real t, const oscillator_real state[], const oscillator_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void oscillator_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void oscillator_mass_matrix(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void oscillator_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void oscillator_constraint_jacobian(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = oscillator_constraint_jacobian).
 */
-void oscillator_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void oscillator_constraint_coordinate_jacobian(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (oscillator_initial_state
 ** holds them at the defaults).
 */
-void oscillator_initial_state_at(const double param[], double out_state[]);
+void oscillator_initial_state_at(const oscillator_real param[], oscillator_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in oscillator_model.c. */
 struct lgc_model;

@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double pendulum_param_defaults[PENDULUM_NP] = { 1.0 /* m */, 1.0 /* l */, 9.81 /* g */ };
-const double pendulum_initial_state[PENDULUM_NX] = { 0.479425538604203 /* x */, -0.8775825618903728 /* y */, 0.0 /* x' */, 0.0 /* y' */ };
+const pendulum_real pendulum_param_defaults[PENDULUM_NP] = { 1.0 /* m */, 1.0 /* l */, 9.81 /* g */ };
+const pendulum_real pendulum_initial_state[PENDULUM_NX] = { 0.479425538604203 /* x */, -0.8775825618903728 /* y */, 0.0 /* x' */, 0.0 /* y' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double pendulum_initial_state[PENDULUM_NX] = { 0.479425538604203 /* x */, 
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int pendulum_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int pendulum_factor_kkt(pendulum_real M[], const pendulum_real J[], pendulum_real Y[], pendulum_real S[])
 {
-    double d;
+    pendulum_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return PENDULUM_SINGULAR_MASS;
@@ -38,8 +38,8 @@ static int pendulum_factor_kkt(double M[], const double J[], double Y[], double 
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void pendulum_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void pendulum_solve_kkt(const pendulum_real M[], const pendulum_real J[], const pendulum_real S[],
+    pendulum_real a[], pendulum_real nu[], pendulum_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -61,26 +61,26 @@ static void pendulum_solve_kkt(const double M[], const double J[], const double 
     a[1] += w[1];
 }
 
-static void pendulum_zero(double a[], int n)
+static void pendulum_zero(pendulum_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void pendulum_kkt_entries(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_M[], pendulum_real out_f[], pendulum_real out_J[], pendulum_real out_r[], pendulum_real out_g[])
 {
     (void)t;
     (void)input;
     (void)out_g;
-    const double x = state[0];
-    const double y = state[1];
-    const double x_dot = state[2];  /* x' */
-    const double y_dot = state[3];  /* y' */
-    const double m = param[0];
-    const double l = param[1];
-    const double g = param[2];
+    const pendulum_real x = state[0];
+    const pendulum_real y = state[1];
+    const pendulum_real x_dot = state[2];  /* x' */
+    const pendulum_real y_dot = state[3];  /* y' */
+    const pendulum_real m = param[0];
+    const pendulum_real l = param[1];
+    const pendulum_real g = param[2];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[3] = m;
@@ -95,9 +95,9 @@ static void pendulum_kkt_entries(double t, const double state[], const double in
     out_r[0] = -(2.0*(x_dot*x_dot + y_dot*y_dot + baumgarte_alpha*(x*x_dot + y*y_dot)) - baumgarte_beta*(l*l - x*x - y*y));
 }
 
-void pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void pendulum_kkt_terms(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_M[], pendulum_real out_f[], pendulum_real out_J[], pendulum_real out_r[], pendulum_real out_g[])
 {
     pendulum_zero(out_M, PENDULUM_NQ*PENDULUM_NQ);
     pendulum_zero(out_J, PENDULUM_NC*PENDULUM_NQ);
@@ -105,18 +105,18 @@ void pendulum_kkt_terms(double t, const double state[], const double input[], co
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int pendulum_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int pendulum_rhs(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_dxdt[], pendulum_real out_multipliers[], pendulum_real work[])
 {
     /* work: M | J | Y | S | nu | w (PENDULUM_NWORK doubles) */
-    double *M = work;
-    double *J = M + PENDULUM_NQ*PENDULUM_NQ;
-    double *Y = J + PENDULUM_NC*PENDULUM_NQ;
-    double *S = Y + PENDULUM_NC*PENDULUM_NQ;
-    double *nu = S + PENDULUM_NC*PENDULUM_NC;
-    double *w = nu + PENDULUM_NC;
-    double *acceleration = out_dxdt + PENDULUM_NQ;
+    pendulum_real *M = work;
+    pendulum_real *J = M + PENDULUM_NQ*PENDULUM_NQ;
+    pendulum_real *Y = J + PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *S = Y + PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *nu = S + PENDULUM_NC*PENDULUM_NC;
+    pendulum_real *w = nu + PENDULUM_NC;
+    pendulum_real *acceleration = out_dxdt + PENDULUM_NQ;
     int i, status;
     pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*PENDULUM_NQ);
@@ -130,10 +130,10 @@ int pendulum_rhs(double t, const double state[], const double input[], const dou
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void pendulum_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void pendulum_residual_derivatives(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    const pendulum_real in_acceleration[], const pendulum_real in_multipliers[],
+    pendulum_real out_dR_dx[], pendulum_real out_dR_du[], pendulum_real out_dg_dx[], pendulum_real out_dg_du[])
 {
     (void)t;
     (void)input;
@@ -141,11 +141,11 @@ static void pendulum_residual_derivatives(double t, const double state[], const 
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double x = state[0];
-    const double y = state[1];
-    const double x_dot = state[2];  /* x' */
-    const double y_dot = state[3];  /* y' */
-    const double w1 = -2.0*in_multipliers[0];
+    const pendulum_real x = state[0];
+    const pendulum_real y = state[1];
+    const pendulum_real x_dot = state[2];  /* x' */
+    const pendulum_real y_dot = state[3];  /* y' */
+    const pendulum_real w1 = -2.0*in_multipliers[0];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = w1;
     out_dR_dx[5] = w1;
@@ -155,23 +155,23 @@ static void pendulum_residual_derivatives(double t, const double state[], const 
     out_dR_dx[11] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
 }
 
-int pendulum_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int pendulum_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_dfdx[], pendulum_real out_dfdu[], pendulum_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (PENDULUM_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + PENDULUM_NQ*PENDULUM_NQ;
-    double *S = J + 2*PENDULUM_NC*PENDULUM_NQ;
-    double *nu = S + PENDULUM_NC*PENDULUM_NC;
-    double *w = nu + PENDULUM_NC;
-    double *dxdt = work + PENDULUM_NWORK;
-    double *dR_dx = dxdt + PENDULUM_NX;
-    double *dR_du = dR_dx + (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NX;
-    double *dg_dx = dR_du + (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NU;
-    double *dg_du = dg_dx + PENDULUM_NN*PENDULUM_NX;
-    double *column = dg_du + PENDULUM_NN*PENDULUM_NU;
+    pendulum_real *M = work;
+    pendulum_real *J = M + PENDULUM_NQ*PENDULUM_NQ;
+    pendulum_real *S = J + 2*PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *nu = S + PENDULUM_NC*PENDULUM_NC;
+    pendulum_real *w = nu + PENDULUM_NC;
+    pendulum_real *dxdt = work + PENDULUM_NWORK;
+    pendulum_real *dR_dx = dxdt + PENDULUM_NX;
+    pendulum_real *dR_du = dR_dx + (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NX;
+    pendulum_real *dg_dx = dR_du + (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NU;
+    pendulum_real *dg_du = dg_dx + PENDULUM_NN*PENDULUM_NX;
+    pendulum_real *column = dg_du + PENDULUM_NN*PENDULUM_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -188,7 +188,7 @@ int pendulum_jacobian(double t, const double state[], const double input[], cons
     for (i = 0; i < PENDULUM_NQ; ++i) out_dfdx[i*PENDULUM_NX + PENDULUM_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < PENDULUM_NX + PENDULUM_NU; ++k) {
-        const double *dR = k < PENDULUM_NX ? dR_dx + k : dR_du + (k - PENDULUM_NX);
+        const pendulum_real *dR = k < PENDULUM_NX ? dR_dx + k : dR_du + (k - PENDULUM_NX);
         const int stride = k < PENDULUM_NX ? PENDULUM_NX : PENDULUM_NU;
         for (i = 0; i < (PENDULUM_NQ + PENDULUM_NC); ++i) column[i] = -dR[i*stride];
         pendulum_solve_kkt(M, J, S, column, column + PENDULUM_NQ, w);
@@ -211,9 +211,9 @@ int pendulum_jacobian(double t, const double state[], const double input[], cons
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int pendulum_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int pendulum_factor_correction_mass(pendulum_real M[], const pendulum_real C[], pendulum_real Y[], pendulum_real S[])
 {
-    double d;
+    pendulum_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return PENDULUM_SINGULAR_MASS;
@@ -234,9 +234,9 @@ static int pendulum_factor_correction_mass(double M[], const double C[], double 
 }
 
 /* W = I: S = C C^T. */
-static int pendulum_factor_correction_identity(const double C[], double S[])
+static int pendulum_factor_correction_identity(const pendulum_real C[], pendulum_real S[])
 {
-    double d;
+    pendulum_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[1]*C[1];
     /* S = Ls Ls^T in place */
@@ -247,7 +247,7 @@ static int pendulum_factor_correction_identity(const double C[], double S[])
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void pendulum_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void pendulum_correct_mass_all(const pendulum_real M[], const pendulum_real C[], const pendulum_real S[], pendulum_real K[], pendulum_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -262,7 +262,7 @@ static void pendulum_correct_mass_all(const double M[], const double C[], const 
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void pendulum_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void pendulum_correct_identity_all(const pendulum_real M[], const pendulum_real C[], const pendulum_real S[], pendulum_real K[], pendulum_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -273,65 +273,65 @@ static void pendulum_correct_identity_all(const double M[], const double C[], co
     d[1] = C[1]*K[0];
 }
 
-int pendulum_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int pendulum_correction_factor(int mass_metric, pendulum_real M[], const pendulum_real C[], pendulum_real work[])
 {
     /* work: Y | S (PENDULUM_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *Y = work;
+    pendulum_real *S = Y + PENDULUM_NC*PENDULUM_NQ;
     if (mass_metric) return pendulum_factor_correction_mass(M, C, Y, S);
     return pendulum_factor_correction_identity(C, S);
 }
 
 void pendulum_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const pendulum_real M[], const pendulum_real C[], pendulum_real work[],
+    pendulum_real K[], pendulum_real d[])
 {
-    double *S = work + PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *S = work + PENDULUM_NC*PENDULUM_NQ;
     (void)rows;
     if (mass_metric) pendulum_correct_mass_all(M, C, S, K, d);
     else pendulum_correct_identity_all(M, C, S, K, d);
 }
 
-void pendulum_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void pendulum_residuals(pendulum_real t, const pendulum_real state[], const pendulum_real param[],
+    pendulum_real out_phi[], pendulum_real out_phi_dot[], pendulum_real out_g[])
 {
     (void)t;
     (void)out_g;
-    const double x = state[0];
-    const double y = state[1];
-    const double x_dot = state[2];  /* x' */
-    const double y_dot = state[3];  /* y' */
-    const double l = param[1];
+    const pendulum_real x = state[0];
+    const pendulum_real y = state[1];
+    const pendulum_real x_dot = state[2];  /* x' */
+    const pendulum_real y_dot = state[3];  /* y' */
+    const pendulum_real l = param[1];
     /* holonomic constraint 1: x^2 + y^2 - l^2 */
     out_phi[0] = -(l*l - x*x - y*y);
     out_phi_dot[0] = 2.0*(x*x_dot + y*y_dot);
 }
 
-double pendulum_energy(double t, const double state[], const double param[])
+pendulum_real pendulum_energy(pendulum_real t, const pendulum_real state[], const pendulum_real param[])
 {
     (void)t;
-    const double y = state[1];
-    const double x_dot = state[2];  /* x' */
-    const double y_dot = state[3];  /* y' */
-    const double m = param[0];
-    const double g = param[2];
+    const pendulum_real y = state[1];
+    const pendulum_real x_dot = state[2];  /* x' */
+    const pendulum_real y_dot = state[3];  /* y' */
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void pendulum_mirror_lower(double a[])
+static void pendulum_mirror_lower(pendulum_real a[])
 {
     int i, j;
     for (i = 0; i < PENDULUM_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*PENDULUM_NQ + i] = a[i*PENDULUM_NQ + j];
 }
 
-void pendulum_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void pendulum_mass_matrix(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m = param[0];
+    const pendulum_real m = param[0];
     pendulum_zero(out_M, PENDULUM_NQ*PENDULUM_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
@@ -339,37 +339,155 @@ void pendulum_mass_matrix(double t, const double state[], const double param[], 
     pendulum_mirror_lower(out_M);
 }
 
-void pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void pendulum_constraint_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_C[])
 {
     (void)t;
     (void)param;
-    const double x = state[0];
-    const double y = state[1];
+    const pendulum_real x = state[0];
+    const pendulum_real y = state[1];
     pendulum_zero(out_C, PENDULUM_NC*PENDULUM_NQ);
     /* holonomic constraint 1: x^2 + y^2 - l^2 */
     out_C[0] = 2.0*x;
     out_C[1] = 2.0*y;
 }
 
-void pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void pendulum_constraint_coordinate_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_D[])
 {
     (void)t;
     (void)param;
-    const double x_dot = state[2];  /* x' */
-    const double y_dot = state[3];  /* y' */
+    const pendulum_real x_dot = state[2];  /* x' */
+    const pendulum_real y_dot = state[3];  /* y' */
     pendulum_zero(out_D, PENDULUM_NC*PENDULUM_NQ);
     /* holonomic constraint 1: x^2 + y^2 - l^2 */
     out_D[0] = 2.0*x_dot;
     out_D[1] = 2.0*y_dot;
 }
 
-void pendulum_initial_state_at(const double param[], double out_state[])
+void pendulum_initial_state_at(const pendulum_real param[], pendulum_real out_state[])
 {
-    const double l = param[1];
-    const double w1 = sin(0.5);
+    const pendulum_real l = param[1];
+    const pendulum_real w1 = sin(0.5);
     out_state[0] = l*w1;  /* x */
-    const double w2 = cos(0.5);
+    const pendulum_real w2 = cos(0.5);
     out_state[1] = -l*w2;  /* y */
     out_state[2] = 0.0;  /* x' */
     out_state[3] = 0.0;  /* y' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int pendulum_step_undone(pendulum_real state[], const pendulum_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < PENDULUM_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
+static pendulum_real pendulum_max_abs(const pendulum_real v[], int n, pendulum_real start)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        const pendulum_real a = fabs(v[i]);
+        if (a > start || a != a) start = a;
+    }
+    return start;
+}
+
+/* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
+static pendulum_real pendulum_phi_tolerance(const pendulum_real C[], const pendulum_real state[])
+{
+    const pendulum_real round_off = 1.4210854715202004e-14*(1.0 + pendulum_max_abs(C, PENDULUM_NH*PENDULUM_NQ, 0.0)*pendulum_max_abs(state, PENDULUM_NQ, 0.0));
+    return fmax(PENDULUM_STEP_TOLERANCE, round_off);
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int pendulum_step_factor(pendulum_real t, const pendulum_real state[], const pendulum_real param[], int mass_metric,
+    pendulum_real M[], const pendulum_real C[], pendulum_real work[])
+{
+    if (mass_metric) pendulum_mass_matrix(t, state, param, M);
+    return pendulum_correction_factor(mass_metric, M, C, work);
+}
+
+int pendulum_step(pendulum_real t, pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real h, int mass_metric,
+    pendulum_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g | q_prev (PENDULUM_NWORK_STEP doubles) */
+    pendulum_real *k = work + PENDULUM_NWORK;
+    pendulum_real *x0 = k + PENDULUM_NX;
+    pendulum_real *xt = x0 + PENDULUM_NX;
+    pendulum_real *C = xt + PENDULUM_NX;
+    pendulum_real *W = C + PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *correction = W + PENDULUM_NQ*PENDULUM_NQ;
+    pendulum_real *K = correction + PENDULUM_NC*(PENDULUM_NQ + PENDULUM_NC);
+    pendulum_real *d = K + PENDULUM_NC;
+    pendulum_real *phi = d + PENDULUM_NQ;
+    pendulum_real *phi_dot = phi + PENDULUM_NH;
+    pendulum_real *g = phi_dot + PENDULUM_NH;
+    pendulum_real *q_prev = g + PENDULUM_NN;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const pendulum_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const pendulum_real t1 = t + h;
+    pendulum_real err, last_err = INFINITY;
+    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (i = 0; i < PENDULUM_NX; ++i) x0[i] = state[i];
+    status = pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != PENDULUM_OK) return status;
+    for (i = 0; i < PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != PENDULUM_OK) return pendulum_step_undone(state, x0, status);
+        for (i = 0; i < PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /*
+    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
+    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
+    ** else it is undone and a Newton step taken from where it began.
+    */
+    for (it = 0;; ++it) {
+        pendulum_residuals(t1, state, param, phi, phi_dot, g);
+        err = pendulum_max_abs(phi, PENDULUM_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= pendulum_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < PENDULUM_NQ; ++i) state[i] = q_prev[i];
+                pendulum_residuals(t1, state, param, phi, phi_dot, g);
+                err = pendulum_max_abs(phi, PENDULUM_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            pendulum_constraint_jacobian(t1, state, param, C);
+            C_current = 1;
+        }
+        if (err <= pendulum_phi_tolerance(C, state)) break;
+        if (it - undone == PENDULUM_STEP_MAX_ITERATIONS || !isfinite(err)) return pendulum_step_undone(state, x0, PENDULUM_CORRECTION_FAILED);
+        if (refactor && (status = pendulum_step_factor(t1, state, param, mass_metric, W, C, correction)) != PENDULUM_OK)
+            return pendulum_step_undone(state, x0, status);
+        for (i = 0; i < PENDULUM_NH; ++i) K[i] = -phi[i];
+        pendulum_correction_solve(mass_metric, PENDULUM_NH, W, C, correction, K, d);
+        for (i = 0; i < PENDULUM_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    if (!C_current) pendulum_constraint_jacobian(t1, state, param, C);
+    status = pendulum_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != PENDULUM_OK) return pendulum_step_undone(state, x0, status);
+    for (i = 0; i < PENDULUM_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    pendulum_correction_solve(mass_metric, PENDULUM_NC, W, C, correction, K, d);
+    for (i = 0; i < PENDULUM_NQ; ++i) state[PENDULUM_NQ + i] += d[i];
+    for (i = 0; i < PENDULUM_NX; ++i)
+        if (!isfinite(state[i])) return pendulum_step_undone(state, x0, PENDULUM_NOT_FINITE);
+    return PENDULUM_OK;
 }

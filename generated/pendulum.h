@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double pendulum_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define PENDULUM_NQ 2  /* coordinates: x, y */
@@ -19,6 +24,10 @@ extern "C" {
 #define PENDULUM_NWORK 12  /* doubles of scratch for pendulum_rhs */
 #define PENDULUM_NWORK_JACOBIAN (PENDULUM_NWORK + 19)  /* ... for pendulum_jacobian */
 #define PENDULUM_NWORK_CORRECTION 3  /* ... for pendulum_correction_factor and _solve */
+#define PENDULUM_NWORK_STEP (PENDULUM_NWORK + 28)  /* ... for pendulum_step */
+#define PENDULUM_STEP_TOLERANCE 1e-13  /* pendulum_step's position correction: |phi| it stops at */
+#define PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define PENDULUM_STACK_ESTIMATE 710  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define PENDULUM_NH_ARRAY 1
 #define PENDULUM_NN_ARRAY 1
 #define PENDULUM_NC_ARRAY 1
@@ -38,10 +47,12 @@ extern "C" {
 #define PENDULUM_OK 0
 #define PENDULUM_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define PENDULUM_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define PENDULUM_CORRECTION_FAILED 3     /* pendulum_step only: the position correction did not converge */
+#define PENDULUM_NOT_FINITE 4            /* pendulum_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double pendulum_param_defaults[PENDULUM_NP];
-extern const double pendulum_initial_state[PENDULUM_NX];
+extern const pendulum_real pendulum_param_defaults[PENDULUM_NP];
+extern const pendulum_real pendulum_initial_state[PENDULUM_NX];
 #define PENDULUM_ALPHA 10.0  /* Baumgarte gains */
 #define PENDULUM_BETA 25.0
 
@@ -52,18 +63,18 @@ extern const double pendulum_initial_state[PENDULUM_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns PENDULUM_OK or an error.
 */
-int pendulum_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int pendulum_rhs(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_dxdt[], pendulum_real out_multipliers[], pendulum_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int pendulum_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int pendulum_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_dfdx[], pendulum_real out_dfdu[], pendulum_real work[]);
 
 /*
 ** The pieces of the KKT system of pendulum_rhs at one state: M (NQ x NQ, lower
@@ -71,9 +82,29 @@ int pendulum_jacobian(double t, const double state[], const double input[], cons
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void pendulum_kkt_terms(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_M[], pendulum_real out_f[], pendulum_real out_J[], pendulum_real out_r[], pendulum_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** pendulum_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns PENDULUM_OK, PENDULUM_SINGULAR_MASS,
+** PENDULUM_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), PENDULUM_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or PENDULUM_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int pendulum_step(pendulum_real t, pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real h, int mass_metric,
+    pendulum_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -85,7 +116,7 @@ void pendulum_kkt_terms(double t, const double state[], const double input[], co
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int pendulum_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int pendulum_correction_factor(int mass_metric, pendulum_real M[], const pendulum_real C[], pendulum_real work[]);
 
 /*
 ** With M, C and work as pendulum_correction_factor left them: the smallest d (in W)
@@ -94,35 +125,35 @@ int pendulum_correction_factor(int mass_metric, double M[], const double C[], do
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void pendulum_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const pendulum_real M[], const pendulum_real C[], pendulum_real work[],
+    pendulum_real K[], pendulum_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void pendulum_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void pendulum_residuals(pendulum_real t, const pendulum_real state[], const pendulum_real param[],
+    pendulum_real out_phi[], pendulum_real out_phi_dot[], pendulum_real out_g[]);
 
 /* Total energy T + V. */
-double pendulum_energy(double t, const double state[], const double param[]);
+pendulum_real pendulum_energy(pendulum_real t, const pendulum_real state[], const pendulum_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void pendulum_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void pendulum_mass_matrix(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void pendulum_constraint_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = pendulum_constraint_jacobian).
 */
-void pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void pendulum_constraint_coordinate_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (pendulum_initial_state
 ** holds them at the defaults).
 */
-void pendulum_initial_state_at(const double param[], double out_state[]);
+void pendulum_initial_state_at(const pendulum_real param[], pendulum_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in pendulum_model.c. */
 struct lgc_model;

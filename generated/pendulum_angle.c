@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double pendulum_angle_param_defaults[PENDULUM_ANGLE_NP] = { 1.0 /* m */, 1.0 /* l */, 9.81 /* g */ };
-const double pendulum_angle_initial_state[PENDULUM_ANGLE_NX] = { 0.5 /* theta */, 0.0 /* theta' */ };
+const pendulum_angle_real pendulum_angle_param_defaults[PENDULUM_ANGLE_NP] = { 1.0 /* m */, 1.0 /* l */, 9.81 /* g */ };
+const pendulum_angle_real pendulum_angle_initial_state[PENDULUM_ANGLE_NX] = { 0.5 /* theta */, 0.0 /* theta' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double pendulum_angle_initial_state[PENDULUM_ANGLE_NX] = { 0.5 /* theta */
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int pendulum_angle_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int pendulum_angle_factor_kkt(pendulum_angle_real M[], const pendulum_angle_real J[], pendulum_angle_real Y[], pendulum_angle_real S[])
 {
-    double d;
+    pendulum_angle_real d;
     (void)J;
     (void)Y;
     (void)S;
@@ -29,8 +29,8 @@ static int pendulum_angle_factor_kkt(double M[], const double J[], double Y[], d
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void pendulum_angle_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void pendulum_angle_solve_kkt(const pendulum_angle_real M[], const pendulum_angle_real J[], const pendulum_angle_real S[],
+    pendulum_angle_real a[], pendulum_angle_real nu[], pendulum_angle_real w[])
 {
     (void)J;
     (void)S;
@@ -41,15 +41,15 @@ static void pendulum_angle_solve_kkt(const double M[], const double J[], const d
     a[0] = a[0]/M[0];
 }
 
-static void pendulum_angle_zero(double a[], int n)
+static void pendulum_angle_zero(pendulum_angle_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void pendulum_angle_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void pendulum_angle_kkt_entries(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_M[], pendulum_angle_real out_f[], pendulum_angle_real out_J[], pendulum_angle_real out_r[], pendulum_angle_real out_g[])
 {
     (void)t;
     (void)input;
@@ -58,20 +58,20 @@ static void pendulum_angle_kkt_entries(double t, const double state[], const dou
     (void)out_J;
     (void)out_r;
     (void)out_g;
-    const double theta = state[0];
-    const double m = param[0];
-    const double l = param[1];
-    const double g = param[2];
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m*l*l;
-    const double w1 = sin(theta);
+    const pendulum_angle_real w1 = sin(theta);
     /* f = Q - k, row theta */
     out_f[0] = -m*l*g*w1;
 }
 
-void pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void pendulum_angle_kkt_terms(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_M[], pendulum_angle_real out_f[], pendulum_angle_real out_J[], pendulum_angle_real out_r[], pendulum_angle_real out_g[])
 {
     pendulum_angle_zero(out_M, PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ);
     pendulum_angle_zero(out_J, PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ);
@@ -79,18 +79,18 @@ void pendulum_angle_kkt_terms(double t, const double state[], const double input
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int pendulum_angle_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int pendulum_angle_rhs(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_dxdt[], pendulum_angle_real out_multipliers[], pendulum_angle_real work[])
 {
     /* work: M | J | Y | S | nu | w (PENDULUM_ANGLE_NWORK doubles) */
-    double *M = work;
-    double *J = M + PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ;
-    double *Y = J + PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ;
-    double *S = Y + PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ;
-    double *nu = S + PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NC;
-    double *w = nu + PENDULUM_ANGLE_NC;
-    double *acceleration = out_dxdt + PENDULUM_ANGLE_NQ;
+    pendulum_angle_real *M = work;
+    pendulum_angle_real *J = M + PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ;
+    pendulum_angle_real *Y = J + PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ;
+    pendulum_angle_real *S = Y + PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ;
+    pendulum_angle_real *nu = S + PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NC;
+    pendulum_angle_real *w = nu + PENDULUM_ANGLE_NC;
+    pendulum_angle_real *acceleration = out_dxdt + PENDULUM_ANGLE_NQ;
     int i, status;
     pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*PENDULUM_ANGLE_NQ);
@@ -104,10 +104,10 @@ int pendulum_angle_rhs(double t, const double state[], const double input[], con
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void pendulum_angle_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void pendulum_angle_residual_derivatives(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    const pendulum_angle_real in_acceleration[], const pendulum_angle_real in_multipliers[],
+    pendulum_angle_real out_dR_dx[], pendulum_angle_real out_dR_du[], pendulum_angle_real out_dg_dx[], pendulum_angle_real out_dg_du[])
 {
     (void)t;
     (void)input;
@@ -118,32 +118,32 @@ static void pendulum_angle_residual_derivatives(double t, const double state[], 
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double theta = state[0];
-    const double m = param[0];
-    const double l = param[1];
-    const double g = param[2];
-    const double w1 = cos(theta);
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    const pendulum_angle_real w1 = cos(theta);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = m*l*g*w1;
 }
 
-int pendulum_angle_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int pendulum_angle_jacobian(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_dfdx[], pendulum_angle_real out_dfdu[], pendulum_angle_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (PENDULUM_ANGLE_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ;
-    double *S = J + 2*PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ;
-    double *nu = S + PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NC;
-    double *w = nu + PENDULUM_ANGLE_NC;
-    double *dxdt = work + PENDULUM_ANGLE_NWORK;
-    double *dR_dx = dxdt + PENDULUM_ANGLE_NX;
-    double *dR_du = dR_dx + (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NX;
-    double *dg_dx = dR_du + (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NU;
-    double *dg_du = dg_dx + PENDULUM_ANGLE_NN*PENDULUM_ANGLE_NX;
-    double *column = dg_du + PENDULUM_ANGLE_NN*PENDULUM_ANGLE_NU;
+    pendulum_angle_real *M = work;
+    pendulum_angle_real *J = M + PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ;
+    pendulum_angle_real *S = J + 2*PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ;
+    pendulum_angle_real *nu = S + PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NC;
+    pendulum_angle_real *w = nu + PENDULUM_ANGLE_NC;
+    pendulum_angle_real *dxdt = work + PENDULUM_ANGLE_NWORK;
+    pendulum_angle_real *dR_dx = dxdt + PENDULUM_ANGLE_NX;
+    pendulum_angle_real *dR_du = dR_dx + (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NX;
+    pendulum_angle_real *dg_dx = dR_du + (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NU;
+    pendulum_angle_real *dg_du = dg_dx + PENDULUM_ANGLE_NN*PENDULUM_ANGLE_NX;
+    pendulum_angle_real *column = dg_du + PENDULUM_ANGLE_NN*PENDULUM_ANGLE_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -160,7 +160,7 @@ int pendulum_angle_jacobian(double t, const double state[], const double input[]
     for (i = 0; i < PENDULUM_ANGLE_NQ; ++i) out_dfdx[i*PENDULUM_ANGLE_NX + PENDULUM_ANGLE_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < PENDULUM_ANGLE_NX + PENDULUM_ANGLE_NU; ++k) {
-        const double *dR = k < PENDULUM_ANGLE_NX ? dR_dx + k : dR_du + (k - PENDULUM_ANGLE_NX);
+        const pendulum_angle_real *dR = k < PENDULUM_ANGLE_NX ? dR_dx + k : dR_du + (k - PENDULUM_ANGLE_NX);
         const int stride = k < PENDULUM_ANGLE_NX ? PENDULUM_ANGLE_NX : PENDULUM_ANGLE_NU;
         for (i = 0; i < (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC); ++i) column[i] = -dR[i*stride];
         pendulum_angle_solve_kkt(M, J, S, column, column + PENDULUM_ANGLE_NQ, w);
@@ -177,8 +177,8 @@ int pendulum_angle_jacobian(double t, const double state[], const double input[]
     return PENDULUM_ANGLE_OK;
 }
 
-void pendulum_angle_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void pendulum_angle_residuals(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[],
+    pendulum_angle_real out_phi[], pendulum_angle_real out_phi_dot[], pendulum_angle_real out_g[])
 {
     (void)t;
     (void)state;
@@ -188,40 +188,40 @@ void pendulum_angle_residuals(double t, const double state[], const double param
     (void)out_g;
 }
 
-double pendulum_angle_energy(double t, const double state[], const double param[])
+pendulum_angle_real pendulum_angle_energy(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[])
 {
     (void)t;
-    const double theta = state[0];
-    const double theta_dot = state[1];  /* theta' */
-    const double m = param[0];
-    const double l = param[1];
-    const double g = param[2];
-    const double w1 = cos(theta);
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real theta_dot = state[1];  /* theta' */
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    const pendulum_angle_real w1 = cos(theta);
     /* T + V */
     return m*l*(0.5*l*theta_dot*theta_dot - g*w1);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void pendulum_angle_mirror_lower(double a[])
+static void pendulum_angle_mirror_lower(pendulum_angle_real a[])
 {
     int i, j;
     for (i = 0; i < PENDULUM_ANGLE_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*PENDULUM_ANGLE_NQ + i] = a[i*PENDULUM_ANGLE_NQ + j];
 }
 
-void pendulum_angle_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void pendulum_angle_mass_matrix(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m = param[0];
-    const double l = param[1];
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
     pendulum_angle_zero(out_M, PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m*l*l;
     pendulum_angle_mirror_lower(out_M);
 }
 
-void pendulum_angle_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void pendulum_angle_constraint_jacobian(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_C[])
 {
     (void)t;
     (void)state;
@@ -229,7 +229,7 @@ void pendulum_angle_constraint_jacobian(double t, const double state[], const do
     pendulum_angle_zero(out_C, PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ);
 }
 
-void pendulum_angle_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void pendulum_angle_constraint_coordinate_jacobian(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_D[])
 {
     (void)t;
     (void)state;
@@ -237,9 +237,46 @@ void pendulum_angle_constraint_coordinate_jacobian(double t, const double state[
     pendulum_angle_zero(out_D, PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ);
 }
 
-void pendulum_angle_initial_state_at(const double param[], double out_state[])
+void pendulum_angle_initial_state_at(const pendulum_angle_real param[], pendulum_angle_real out_state[])
 {
     (void)param;
     out_state[0] = 0.5;  /* theta */
     out_state[1] = 0.0;  /* theta' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int pendulum_angle_step_undone(pendulum_angle_real state[], const pendulum_angle_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+int pendulum_angle_step(pendulum_angle_real t, pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real h, int mass_metric,
+    pendulum_angle_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt (PENDULUM_ANGLE_NWORK_STEP doubles) */
+    pendulum_angle_real *k = work + PENDULUM_ANGLE_NWORK;
+    pendulum_angle_real *x0 = k + PENDULUM_ANGLE_NX;
+    pendulum_angle_real *xt = x0 + PENDULUM_ANGLE_NX;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const pendulum_angle_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const pendulum_angle_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    int i, j, status;
+    (void)mass_metric;
+    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) x0[i] = state[i];
+    status = pendulum_angle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != PENDULUM_ANGLE_OK) return status;
+    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = pendulum_angle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != PENDULUM_ANGLE_OK) return pendulum_angle_step_undone(state, x0, status);
+        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    for (i = 0; i < PENDULUM_ANGLE_NX; ++i)
+        if (!isfinite(state[i])) return pendulum_angle_step_undone(state, x0, PENDULUM_ANGLE_NOT_FINITE);
+    return PENDULUM_ANGLE_OK;
 }

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double pendulum_angle_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define PENDULUM_ANGLE_NQ 1  /* coordinates: theta */
@@ -18,6 +23,8 @@ extern "C" {
 #define PENDULUM_ANGLE_NU 0  /* inputs: none */
 #define PENDULUM_ANGLE_NWORK 2  /* doubles of scratch for pendulum_angle_rhs */
 #define PENDULUM_ANGLE_NWORK_JACOBIAN (PENDULUM_ANGLE_NWORK + 5)  /* ... for pendulum_angle_jacobian */
+#define PENDULUM_ANGLE_NWORK_STEP (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_step */
+#define PENDULUM_ANGLE_STACK_ESTIMATE 700  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define PENDULUM_ANGLE_NH_ARRAY 1
 #define PENDULUM_ANGLE_NN_ARRAY 1
 #define PENDULUM_ANGLE_NC_ARRAY 1
@@ -35,10 +42,11 @@ extern "C" {
 #define PENDULUM_ANGLE_OK 0
 #define PENDULUM_ANGLE_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define PENDULUM_ANGLE_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define PENDULUM_ANGLE_NOT_FINITE 4            /* pendulum_angle_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double pendulum_angle_param_defaults[PENDULUM_ANGLE_NP];
-extern const double pendulum_angle_initial_state[PENDULUM_ANGLE_NX];
+extern const pendulum_angle_real pendulum_angle_param_defaults[PENDULUM_ANGLE_NP];
+extern const pendulum_angle_real pendulum_angle_initial_state[PENDULUM_ANGLE_NX];
 #define PENDULUM_ANGLE_ALPHA 0.0  /* Baumgarte gains */
 #define PENDULUM_ANGLE_BETA 0.0
 
@@ -49,18 +57,18 @@ extern const double pendulum_angle_initial_state[PENDULUM_ANGLE_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns PENDULUM_ANGLE_OK or an error.
 */
-int pendulum_angle_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int pendulum_angle_rhs(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_dxdt[], pendulum_angle_real out_multipliers[], pendulum_angle_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int pendulum_angle_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int pendulum_angle_jacobian(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_dfdx[], pendulum_angle_real out_dfdu[], pendulum_angle_real work[]);
 
 /*
 ** The pieces of the KKT system of pendulum_angle_rhs at one state: M (NQ x NQ, lower
@@ -68,36 +76,49 @@ int pendulum_angle_jacobian(double t, const double state[], const double input[]
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void pendulum_angle_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void pendulum_angle_kkt_terms(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_M[], pendulum_angle_real out_f[], pendulum_angle_real out_J[], pendulum_angle_real out_r[], pendulum_angle_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** pendulum_angle_rhs (four evaluations). mass_metric is not read (no constraints to correct).
+** Returns PENDULUM_ANGLE_OK, an error of the rhs, or PENDULUM_ANGLE_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int pendulum_angle_step(pendulum_angle_real t, pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real h, int mass_metric,
+    pendulum_angle_real work[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void pendulum_angle_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void pendulum_angle_residuals(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[],
+    pendulum_angle_real out_phi[], pendulum_angle_real out_phi_dot[], pendulum_angle_real out_g[]);
 
 /* Total energy T + V. */
-double pendulum_angle_energy(double t, const double state[], const double param[]);
+pendulum_angle_real pendulum_angle_energy(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void pendulum_angle_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void pendulum_angle_mass_matrix(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void pendulum_angle_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void pendulum_angle_constraint_jacobian(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = pendulum_angle_constraint_jacobian).
 */
-void pendulum_angle_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void pendulum_angle_constraint_coordinate_jacobian(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (pendulum_angle_initial_state
 ** holds them at the defaults).
 */
-void pendulum_angle_initial_state_at(const double param[], double out_state[]);
+void pendulum_angle_initial_state_at(const pendulum_angle_real param[], pendulum_angle_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in pendulum_angle_model.c. */
 struct lgc_model;

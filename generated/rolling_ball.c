@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double rolling_ball_param_defaults[ROLLING_BALL_NP] = { 1.0 /* m */, 1.0 /* r */, 1.4 /* k */ };
-const double rolling_ball_initial_state[ROLLING_BALL_NX] = { 1.0 /* x */, 0.0 /* y */, 1.0 /* q0 */, 0.0 /* q1 */, 0.0 /* q2 */, 0.0 /* q3 */, 0.0 /* x' */, 1.0 /* y' */, 0.0 /* q0' */, -0.5 /* q1' */, 0.0 /* q2' */, 0.0 /* q3' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
+const rolling_ball_real rolling_ball_param_defaults[ROLLING_BALL_NP] = { 1.0 /* m */, 1.0 /* r */, 1.4 /* k */ };
+const rolling_ball_real rolling_ball_initial_state[ROLLING_BALL_NX] = { 1.0 /* x */, 0.0 /* y */, 1.0 /* q0 */, 0.0 /* q1 */, 0.0 /* q2 */, 0.0 /* q3 */, 0.0 /* x' */, 1.0 /* y' */, 0.0 /* q0' */, -0.5 /* q1' */, 0.0 /* q2' */, 0.0 /* q3' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double rolling_ball_initial_state[ROLLING_BALL_NX] = { 1.0 /* x */, 0.0 /*
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int rolling_ball_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int rolling_ball_factor_kkt(rolling_ball_real M[], const rolling_ball_real J[], rolling_ball_real Y[], rolling_ball_real S[])
 {
-    double d;
+    rolling_ball_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return ROLLING_BALL_SINGULAR_MASS;
@@ -76,8 +76,8 @@ static int rolling_ball_factor_kkt(double M[], const double J[], double Y[], dou
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void rolling_ball_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void rolling_ball_solve_kkt(const rolling_ball_real M[], const rolling_ball_real J[], const rolling_ball_real S[],
+    rolling_ball_real a[], rolling_ball_real nu[], rolling_ball_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -129,39 +129,39 @@ static void rolling_ball_solve_kkt(const double M[], const double J[], const dou
     a[5] += w[5];
 }
 
-static void rolling_ball_zero(double a[], int n)
+static void rolling_ball_zero(rolling_ball_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void rolling_ball_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void rolling_ball_kkt_entries(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_M[], rolling_ball_real out_f[], rolling_ball_real out_J[], rolling_ball_real out_r[], rolling_ball_real out_g[])
 {
     (void)t;
     (void)input;
-    const double x = state[0];
-    const double y = state[1];
-    const double q0 = state[2];
-    const double q1 = state[3];
-    const double q2 = state[4];
-    const double q3 = state[5];
-    const double x_dot = state[6];  /* x' */
-    const double y_dot = state[7];  /* y' */
-    const double q0_dot = state[8];  /* q0' */
-    const double q1_dot = state[9];  /* q1' */
-    const double q2_dot = state[10];  /* q2' */
-    const double q3_dot = state[11];  /* q3' */
-    const double int_g1 = state[12];
-    const double int_g2 = state[13];
-    const double m = param[0];
-    const double r = param[1];
-    const double k = param[2];
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real q0 = state[2];
+    const rolling_ball_real q1 = state[3];
+    const rolling_ball_real q2 = state[4];
+    const rolling_ball_real q3 = state[5];
+    const rolling_ball_real x_dot = state[6];  /* x' */
+    const rolling_ball_real y_dot = state[7];  /* y' */
+    const rolling_ball_real q0_dot = state[8];  /* q0' */
+    const rolling_ball_real q1_dot = state[9];  /* q1' */
+    const rolling_ball_real q2_dot = state[10];  /* q2' */
+    const rolling_ball_real q3_dot = state[11];  /* q3' */
+    const rolling_ball_real int_g1 = state[12];
+    const rolling_ball_real int_g2 = state[13];
+    const rolling_ball_real m = param[0];
+    const rolling_ball_real r = param[1];
+    const rolling_ball_real k = param[2];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[7] = m;
-    const double w1 = 1.6*m*r*r;
+    const rolling_ball_real w1 = 1.6*m*r*r;
     out_M[14] = w1;
     out_M[21] = w1;
     out_M[28] = w1;
@@ -184,13 +184,13 @@ static void rolling_ball_kkt_entries(double t, const double state[], const doubl
     out_J[4] = 2.0*q2;
     out_J[5] = 2.0*q3;
     out_J[6] = 1.0;
-    const double w2 = 2.0*r*q2;
+    const rolling_ball_real w2 = 2.0*r*q2;
     out_J[8] = w2;
-    const double w3 = -2.0*r*q3;
+    const rolling_ball_real w3 = -2.0*r*q3;
     out_J[9] = w3;
-    const double w4 = r*q0;
+    const rolling_ball_real w4 = r*q0;
     out_J[10] = -2.0*w4;
-    const double w5 = r*q1;
+    const rolling_ball_real w5 = r*q1;
     out_J[11] = 2.0*w5;
     out_J[13] = 1.0;
     out_J[14] = -2.0*w5;
@@ -199,10 +199,10 @@ static void rolling_ball_kkt_entries(double t, const double state[], const doubl
     out_J[17] = w2;
     /* stabilised right-hand side of holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
     out_r[0] = -(2.0*(q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot + baumgarte_alpha*(q0*q0_dot + q1*q1_dot + q2*q2_dot + q3*q3_dot)) + baumgarte_beta*(q0*q0 + q1*q1 + q2*q2 + q3*q3 - 1.0));
-    const double w6 = x_dot - 2.0*r*(q0*q2_dot - q1*q3_dot - q2*q0_dot + q3*q1_dot);
+    const rolling_ball_real w6 = x_dot - 2.0*r*(q0*q2_dot - q1*q3_dot - q2*q0_dot + q3*q1_dot);
     /* stabilised right-hand side of nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
     out_r[1] = -(baumgarte_alpha*w6 + baumgarte_beta*int_g1);
-    const double w7 = y_dot + 2.0*r*(q0*q1_dot - q1*q0_dot + q2*q3_dot - q3*q2_dot);
+    const rolling_ball_real w7 = y_dot + 2.0*r*(q0*q1_dot - q1*q0_dot + q2*q3_dot - q3*q2_dot);
     /* stabilised right-hand side of nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
     out_r[2] = -(baumgarte_alpha*w7 + baumgarte_beta*int_g2);
     /* g, the derivatives of the integral states */
@@ -210,9 +210,9 @@ static void rolling_ball_kkt_entries(double t, const double state[], const doubl
     out_g[1] = w7;
 }
 
-void rolling_ball_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void rolling_ball_kkt_terms(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_M[], rolling_ball_real out_f[], rolling_ball_real out_J[], rolling_ball_real out_r[], rolling_ball_real out_g[])
 {
     rolling_ball_zero(out_M, ROLLING_BALL_NQ*ROLLING_BALL_NQ);
     rolling_ball_zero(out_J, ROLLING_BALL_NC*ROLLING_BALL_NQ);
@@ -220,18 +220,18 @@ void rolling_ball_kkt_terms(double t, const double state[], const double input[]
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int rolling_ball_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int rolling_ball_rhs(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_dxdt[], rolling_ball_real out_multipliers[], rolling_ball_real work[])
 {
     /* work: M | J | Y | S | nu | w (ROLLING_BALL_NWORK doubles) */
-    double *M = work;
-    double *J = M + ROLLING_BALL_NQ*ROLLING_BALL_NQ;
-    double *Y = J + ROLLING_BALL_NC*ROLLING_BALL_NQ;
-    double *S = Y + ROLLING_BALL_NC*ROLLING_BALL_NQ;
-    double *nu = S + ROLLING_BALL_NC*ROLLING_BALL_NC;
-    double *w = nu + ROLLING_BALL_NC;
-    double *acceleration = out_dxdt + ROLLING_BALL_NQ;
+    rolling_ball_real *M = work;
+    rolling_ball_real *J = M + ROLLING_BALL_NQ*ROLLING_BALL_NQ;
+    rolling_ball_real *Y = J + ROLLING_BALL_NC*ROLLING_BALL_NQ;
+    rolling_ball_real *S = Y + ROLLING_BALL_NC*ROLLING_BALL_NQ;
+    rolling_ball_real *nu = S + ROLLING_BALL_NC*ROLLING_BALL_NC;
+    rolling_ball_real *w = nu + ROLLING_BALL_NC;
+    rolling_ball_real *acceleration = out_dxdt + ROLLING_BALL_NQ;
     int i, status;
     rolling_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*ROLLING_BALL_NQ);
@@ -245,40 +245,40 @@ int rolling_ball_rhs(double t, const double state[], const double input[], const
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void rolling_ball_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void rolling_ball_residual_derivatives(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    const rolling_ball_real in_acceleration[], const rolling_ball_real in_multipliers[],
+    rolling_ball_real out_dR_dx[], rolling_ball_real out_dR_du[], rolling_ball_real out_dg_dx[], rolling_ball_real out_dg_du[])
 {
     (void)t;
     (void)input;
     (void)out_dR_du;
     (void)out_dg_du;
-    const double q0 = state[2];
-    const double q1 = state[3];
-    const double q2 = state[4];
-    const double q3 = state[5];
-    const double q0_dot = state[8];  /* q0' */
-    const double q1_dot = state[9];  /* q1' */
-    const double q2_dot = state[10];  /* q2' */
-    const double q3_dot = state[11];  /* q3' */
-    const double r = param[1];
-    const double k = param[2];
+    const rolling_ball_real q0 = state[2];
+    const rolling_ball_real q1 = state[3];
+    const rolling_ball_real q2 = state[4];
+    const rolling_ball_real q3 = state[5];
+    const rolling_ball_real q0_dot = state[8];  /* q0' */
+    const rolling_ball_real q1_dot = state[9];  /* q1' */
+    const rolling_ball_real q2_dot = state[10];  /* q2' */
+    const rolling_ball_real q3_dot = state[11];  /* q3' */
+    const rolling_ball_real r = param[1];
+    const rolling_ball_real k = param[2];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = k;
     out_dR_dx[15] = k;
-    const double w1 = -2.0*in_multipliers[0];
+    const rolling_ball_real w1 = -2.0*in_multipliers[0];
     out_dR_dx[30] = w1;
-    const double w2 = r*in_multipliers[2];
-    const double w3 = 2.0*w2;
+    const rolling_ball_real w2 = r*in_multipliers[2];
+    const rolling_ball_real w3 = 2.0*w2;
     out_dR_dx[31] = w3;
-    const double w4 = r*in_multipliers[1];
-    const double w5 = -2.0*w4;
+    const rolling_ball_real w4 = r*in_multipliers[1];
+    const rolling_ball_real w5 = -2.0*w4;
     out_dR_dx[32] = w5;
-    const double w6 = -2.0*w2;
+    const rolling_ball_real w6 = -2.0*w2;
     out_dR_dx[44] = w6;
     out_dR_dx[45] = w1;
-    const double w7 = 2.0*w4;
+    const rolling_ball_real w7 = 2.0*w4;
     out_dR_dx[47] = w7;
     out_dR_dx[58] = w7;
     out_dR_dx[60] = w1;
@@ -286,34 +286,34 @@ static void rolling_ball_residual_derivatives(double t, const double state[], co
     out_dR_dx[73] = w5;
     out_dR_dx[74] = w6;
     out_dR_dx[75] = w1;
-    const double w8 = in_acceleration[2] + baumgarte_alpha*q0_dot;
+    const rolling_ball_real w8 = in_acceleration[2] + baumgarte_alpha*q0_dot;
     out_dR_dx[86] = 2.0*(w8 + baumgarte_beta*q0);
-    const double w9 = in_acceleration[3] + baumgarte_alpha*q1_dot;
+    const rolling_ball_real w9 = in_acceleration[3] + baumgarte_alpha*q1_dot;
     out_dR_dx[87] = 2.0*(w9 + baumgarte_beta*q1);
-    const double w10 = in_acceleration[4] + baumgarte_alpha*q2_dot;
+    const rolling_ball_real w10 = in_acceleration[4] + baumgarte_alpha*q2_dot;
     out_dR_dx[88] = 2.0*(w10 + baumgarte_beta*q2);
-    const double w11 = in_acceleration[5] + baumgarte_alpha*q3_dot;
+    const rolling_ball_real w11 = in_acceleration[5] + baumgarte_alpha*q3_dot;
     out_dR_dx[89] = 2.0*(w11 + baumgarte_beta*q3);
     out_dR_dx[92] = 4.0*q0_dot + 2.0*baumgarte_alpha*q0;
     out_dR_dx[93] = 4.0*q1_dot + 2.0*baumgarte_alpha*q1;
     out_dR_dx[94] = 4.0*q2_dot + 2.0*baumgarte_alpha*q2;
     out_dR_dx[95] = 4.0*q3_dot + 2.0*baumgarte_alpha*q3;
-    const double w12 = -2.0*r*w10;
+    const rolling_ball_real w12 = -2.0*r*w10;
     out_dR_dx[100] = w12;
-    const double w13 = 2.0*r*w11;
+    const rolling_ball_real w13 = 2.0*r*w11;
     out_dR_dx[101] = w13;
-    const double w14 = r*w8;
+    const rolling_ball_real w14 = r*w8;
     out_dR_dx[102] = 2.0*w14;
-    const double w15 = r*w9;
+    const rolling_ball_real w15 = r*w9;
     out_dR_dx[103] = -2.0*w15;
     out_dR_dx[104] = baumgarte_alpha;
-    const double w16 = 2.0*baumgarte_alpha*r*q2;
+    const rolling_ball_real w16 = 2.0*baumgarte_alpha*r*q2;
     out_dR_dx[106] = w16;
-    const double w17 = -2.0*baumgarte_alpha*r*q3;
+    const rolling_ball_real w17 = -2.0*baumgarte_alpha*r*q3;
     out_dR_dx[107] = w17;
-    const double w18 = baumgarte_alpha*r*q0;
+    const rolling_ball_real w18 = baumgarte_alpha*r*q0;
     out_dR_dx[108] = -2.0*w18;
-    const double w19 = baumgarte_alpha*r*q1;
+    const rolling_ball_real w19 = baumgarte_alpha*r*q1;
     out_dR_dx[109] = 2.0*w19;
     out_dR_dx[110] = baumgarte_beta;
     out_dR_dx[114] = 2.0*w15;
@@ -326,23 +326,23 @@ static void rolling_ball_residual_derivatives(double t, const double state[], co
     out_dR_dx[122] = w17;
     out_dR_dx[123] = w16;
     out_dR_dx[125] = baumgarte_beta;
-    const double w20 = -2.0*r*q2_dot;
+    const rolling_ball_real w20 = -2.0*r*q2_dot;
     /* dR/du, dg/dx, dg/du */
     out_dg_dx[2] = w20;
-    const double w21 = 2.0*r*q3_dot;
+    const rolling_ball_real w21 = 2.0*r*q3_dot;
     out_dg_dx[3] = w21;
-    const double w22 = r*q0_dot;
+    const rolling_ball_real w22 = r*q0_dot;
     out_dg_dx[4] = 2.0*w22;
-    const double w23 = r*q1_dot;
+    const rolling_ball_real w23 = r*q1_dot;
     out_dg_dx[5] = -2.0*w23;
     out_dg_dx[6] = 1.0;
-    const double w24 = 2.0*r*q2;
+    const rolling_ball_real w24 = 2.0*r*q2;
     out_dg_dx[8] = w24;
-    const double w25 = -2.0*r*q3;
+    const rolling_ball_real w25 = -2.0*r*q3;
     out_dg_dx[9] = w25;
-    const double w26 = r*q0;
+    const rolling_ball_real w26 = r*q0;
     out_dg_dx[10] = -2.0*w26;
-    const double w27 = r*q1;
+    const rolling_ball_real w27 = r*q1;
     out_dg_dx[11] = 2.0*w27;
     out_dg_dx[16] = 2.0*w23;
     out_dg_dx[17] = -2.0*w22;
@@ -355,23 +355,23 @@ static void rolling_ball_residual_derivatives(double t, const double state[], co
     out_dg_dx[25] = w24;
 }
 
-int rolling_ball_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int rolling_ball_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_dfdx[], rolling_ball_real out_dfdu[], rolling_ball_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (ROLLING_BALL_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + ROLLING_BALL_NQ*ROLLING_BALL_NQ;
-    double *S = J + 2*ROLLING_BALL_NC*ROLLING_BALL_NQ;
-    double *nu = S + ROLLING_BALL_NC*ROLLING_BALL_NC;
-    double *w = nu + ROLLING_BALL_NC;
-    double *dxdt = work + ROLLING_BALL_NWORK;
-    double *dR_dx = dxdt + ROLLING_BALL_NX;
-    double *dR_du = dR_dx + (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NX;
-    double *dg_dx = dR_du + (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NU;
-    double *dg_du = dg_dx + ROLLING_BALL_NN*ROLLING_BALL_NX;
-    double *column = dg_du + ROLLING_BALL_NN*ROLLING_BALL_NU;
+    rolling_ball_real *M = work;
+    rolling_ball_real *J = M + ROLLING_BALL_NQ*ROLLING_BALL_NQ;
+    rolling_ball_real *S = J + 2*ROLLING_BALL_NC*ROLLING_BALL_NQ;
+    rolling_ball_real *nu = S + ROLLING_BALL_NC*ROLLING_BALL_NC;
+    rolling_ball_real *w = nu + ROLLING_BALL_NC;
+    rolling_ball_real *dxdt = work + ROLLING_BALL_NWORK;
+    rolling_ball_real *dR_dx = dxdt + ROLLING_BALL_NX;
+    rolling_ball_real *dR_du = dR_dx + (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NX;
+    rolling_ball_real *dg_dx = dR_du + (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NU;
+    rolling_ball_real *dg_du = dg_dx + ROLLING_BALL_NN*ROLLING_BALL_NX;
+    rolling_ball_real *column = dg_du + ROLLING_BALL_NN*ROLLING_BALL_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = rolling_ball_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -388,7 +388,7 @@ int rolling_ball_jacobian(double t, const double state[], const double input[], 
     for (i = 0; i < ROLLING_BALL_NQ; ++i) out_dfdx[i*ROLLING_BALL_NX + ROLLING_BALL_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < ROLLING_BALL_NX + ROLLING_BALL_NU; ++k) {
-        const double *dR = k < ROLLING_BALL_NX ? dR_dx + k : dR_du + (k - ROLLING_BALL_NX);
+        const rolling_ball_real *dR = k < ROLLING_BALL_NX ? dR_dx + k : dR_du + (k - ROLLING_BALL_NX);
         const int stride = k < ROLLING_BALL_NX ? ROLLING_BALL_NX : ROLLING_BALL_NU;
         for (i = 0; i < (ROLLING_BALL_NQ + ROLLING_BALL_NC); ++i) column[i] = -dR[i*stride];
         rolling_ball_solve_kkt(M, J, S, column, column + ROLLING_BALL_NQ, w);
@@ -411,9 +411,9 @@ int rolling_ball_jacobian(double t, const double state[], const double input[], 
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int rolling_ball_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int rolling_ball_factor_correction_mass(rolling_ball_real M[], const rolling_ball_real C[], rolling_ball_real Y[], rolling_ball_real S[])
 {
-    double d;
+    rolling_ball_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return ROLLING_BALL_SINGULAR_MASS;
@@ -472,9 +472,9 @@ static int rolling_ball_factor_correction_mass(double M[], const double C[], dou
 }
 
 /* W = I: S = C C^T. */
-static int rolling_ball_factor_correction_identity(const double C[], double S[])
+static int rolling_ball_factor_correction_identity(const rolling_ball_real C[], rolling_ball_real S[])
 {
-    double d;
+    rolling_ball_real d;
     /* S = C C^T */
     S[0] = C[2]*C[2] + C[3]*C[3] + C[4]*C[4] + C[5]*C[5];
     S[3] = C[8]*C[2] + C[9]*C[3] + C[10]*C[4] + C[11]*C[5];
@@ -499,7 +499,7 @@ static int rolling_ball_factor_correction_identity(const double C[], double S[])
 }
 
 /* On the holonomic rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void rolling_ball_correct_mass_holonomic(const double M[], const double C[], const double S[], double K[], double d[])
+static void rolling_ball_correct_mass_holonomic(const rolling_ball_real M[], const rolling_ball_real C[], const rolling_ball_real S[], rolling_ball_real K[], rolling_ball_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -526,7 +526,7 @@ static void rolling_ball_correct_mass_holonomic(const double M[], const double C
 }
 
 /* On the holonomic rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void rolling_ball_correct_identity_holonomic(const double M[], const double C[], const double S[], double K[], double d[])
+static void rolling_ball_correct_identity_holonomic(const rolling_ball_real M[], const rolling_ball_real C[], const rolling_ball_real S[], rolling_ball_real K[], rolling_ball_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -542,7 +542,7 @@ static void rolling_ball_correct_identity_holonomic(const double M[], const doub
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void rolling_ball_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void rolling_ball_correct_mass_all(const rolling_ball_real M[], const rolling_ball_real C[], const rolling_ball_real S[], rolling_ball_real K[], rolling_ball_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -573,7 +573,7 @@ static void rolling_ball_correct_mass_all(const double M[], const double C[], co
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void rolling_ball_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void rolling_ball_correct_identity_all(const rolling_ball_real M[], const rolling_ball_real C[], const rolling_ball_real S[], rolling_ball_real K[], rolling_ball_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -592,20 +592,20 @@ static void rolling_ball_correct_identity_all(const double M[], const double C[]
     d[5] = C[5]*K[0] + C[11]*K[1] + C[17]*K[2];
 }
 
-int rolling_ball_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int rolling_ball_correction_factor(int mass_metric, rolling_ball_real M[], const rolling_ball_real C[], rolling_ball_real work[])
 {
     /* work: Y | S (ROLLING_BALL_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + ROLLING_BALL_NC*ROLLING_BALL_NQ;
+    rolling_ball_real *Y = work;
+    rolling_ball_real *S = Y + ROLLING_BALL_NC*ROLLING_BALL_NQ;
     if (mass_metric) return rolling_ball_factor_correction_mass(M, C, Y, S);
     return rolling_ball_factor_correction_identity(C, S);
 }
 
 void rolling_ball_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const rolling_ball_real M[], const rolling_ball_real C[], rolling_ball_real work[],
+    rolling_ball_real K[], rolling_ball_real d[])
 {
-    double *S = work + ROLLING_BALL_NC*ROLLING_BALL_NQ;
+    rolling_ball_real *S = work + ROLLING_BALL_NC*ROLLING_BALL_NQ;
     if (rows < ROLLING_BALL_NC) {
         if (mass_metric) rolling_ball_correct_mass_holonomic(M, C, S, K, d);
         else rolling_ball_correct_identity_holonomic(M, C, S, K, d);
@@ -615,21 +615,21 @@ void rolling_ball_correction_solve(int mass_metric, int rows,
     }
 }
 
-void rolling_ball_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void rolling_ball_residuals(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[],
+    rolling_ball_real out_phi[], rolling_ball_real out_phi_dot[], rolling_ball_real out_g[])
 {
     (void)t;
-    const double q0 = state[2];
-    const double q1 = state[3];
-    const double q2 = state[4];
-    const double q3 = state[5];
-    const double x_dot = state[6];  /* x' */
-    const double y_dot = state[7];  /* y' */
-    const double q0_dot = state[8];  /* q0' */
-    const double q1_dot = state[9];  /* q1' */
-    const double q2_dot = state[10];  /* q2' */
-    const double q3_dot = state[11];  /* q3' */
-    const double r = param[1];
+    const rolling_ball_real q0 = state[2];
+    const rolling_ball_real q1 = state[3];
+    const rolling_ball_real q2 = state[4];
+    const rolling_ball_real q3 = state[5];
+    const rolling_ball_real x_dot = state[6];  /* x' */
+    const rolling_ball_real y_dot = state[7];  /* y' */
+    const rolling_ball_real q0_dot = state[8];  /* q0' */
+    const rolling_ball_real q1_dot = state[9];  /* q1' */
+    const rolling_ball_real q2_dot = state[10];  /* q2' */
+    const rolling_ball_real q3_dot = state[11];  /* q3' */
+    const rolling_ball_real r = param[1];
     /* holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
     out_phi[0] = q0*q0 + q1*q1 + q2*q2 + q3*q3 - 1.0;
     out_phi_dot[0] = 2.0*(q0*q0_dot + q1*q1_dot + q2*q2_dot + q3*q3_dot);
@@ -639,43 +639,43 @@ void rolling_ball_residuals(double t, const double state[], const double param[]
     out_g[1] = y_dot + 2.0*r*(q0*q1_dot - q1*q0_dot + q2*q3_dot - q3*q2_dot);
 }
 
-double rolling_ball_energy(double t, const double state[], const double param[])
+rolling_ball_real rolling_ball_energy(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[])
 {
     (void)t;
-    const double x = state[0];
-    const double y = state[1];
-    const double x_dot = state[6];  /* x' */
-    const double y_dot = state[7];  /* y' */
-    const double q0_dot = state[8];  /* q0' */
-    const double q1_dot = state[9];  /* q1' */
-    const double q2_dot = state[10];  /* q2' */
-    const double q3_dot = state[11];  /* q3' */
-    const double m = param[0];
-    const double r = param[1];
-    const double k = param[2];
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real x_dot = state[6];  /* x' */
+    const rolling_ball_real y_dot = state[7];  /* y' */
+    const rolling_ball_real q0_dot = state[8];  /* q0' */
+    const rolling_ball_real q1_dot = state[9];  /* q1' */
+    const rolling_ball_real q2_dot = state[10];  /* q2' */
+    const rolling_ball_real q3_dot = state[11];  /* q3' */
+    const rolling_ball_real m = param[0];
+    const rolling_ball_real r = param[1];
+    const rolling_ball_real k = param[2];
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + 0.8*r*r*(q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot)) + 0.5*k*(x*x + y*y);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void rolling_ball_mirror_lower(double a[])
+static void rolling_ball_mirror_lower(rolling_ball_real a[])
 {
     int i, j;
     for (i = 0; i < ROLLING_BALL_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*ROLLING_BALL_NQ + i] = a[i*ROLLING_BALL_NQ + j];
 }
 
-void rolling_ball_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void rolling_ball_mass_matrix(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m = param[0];
-    const double r = param[1];
+    const rolling_ball_real m = param[0];
+    const rolling_ball_real r = param[1];
     rolling_ball_zero(out_M, ROLLING_BALL_NQ*ROLLING_BALL_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
     out_M[7] = m;
-    const double w1 = 1.6*m*r*r;
+    const rolling_ball_real w1 = 1.6*m*r*r;
     out_M[14] = w1;
     out_M[21] = w1;
     out_M[28] = w1;
@@ -683,14 +683,14 @@ void rolling_ball_mass_matrix(double t, const double state[], const double param
     rolling_ball_mirror_lower(out_M);
 }
 
-void rolling_ball_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void rolling_ball_constraint_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_C[])
 {
     (void)t;
-    const double q0 = state[2];
-    const double q1 = state[3];
-    const double q2 = state[4];
-    const double q3 = state[5];
-    const double r = param[1];
+    const rolling_ball_real q0 = state[2];
+    const rolling_ball_real q1 = state[3];
+    const rolling_ball_real q2 = state[4];
+    const rolling_ball_real q3 = state[5];
+    const rolling_ball_real r = param[1];
     rolling_ball_zero(out_C, ROLLING_BALL_NC*ROLLING_BALL_NQ);
     /* holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
     out_C[2] = 2.0*q0;
@@ -699,13 +699,13 @@ void rolling_ball_constraint_jacobian(double t, const double state[], const doub
     out_C[5] = 2.0*q3;
     /* nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
     out_C[6] = 1.0;
-    const double w1 = 2.0*r*q2;
+    const rolling_ball_real w1 = 2.0*r*q2;
     out_C[8] = w1;
-    const double w2 = -2.0*r*q3;
+    const rolling_ball_real w2 = -2.0*r*q3;
     out_C[9] = w2;
-    const double w3 = r*q0;
+    const rolling_ball_real w3 = r*q0;
     out_C[10] = -2.0*w3;
-    const double w4 = r*q1;
+    const rolling_ball_real w4 = r*q1;
     out_C[11] = 2.0*w4;
     /* nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
     out_C[13] = 1.0;
@@ -715,28 +715,28 @@ void rolling_ball_constraint_jacobian(double t, const double state[], const doub
     out_C[17] = w1;
 }
 
-void rolling_ball_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void rolling_ball_constraint_coordinate_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_D[])
 {
     (void)t;
-    const double q0_dot = state[8];  /* q0' */
-    const double q1_dot = state[9];  /* q1' */
-    const double q2_dot = state[10];  /* q2' */
-    const double q3_dot = state[11];  /* q3' */
-    const double r = param[1];
+    const rolling_ball_real q0_dot = state[8];  /* q0' */
+    const rolling_ball_real q1_dot = state[9];  /* q1' */
+    const rolling_ball_real q2_dot = state[10];  /* q2' */
+    const rolling_ball_real q3_dot = state[11];  /* q3' */
+    const rolling_ball_real r = param[1];
     rolling_ball_zero(out_D, ROLLING_BALL_NC*ROLLING_BALL_NQ);
     /* holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
     out_D[2] = 2.0*q0_dot;
     out_D[3] = 2.0*q1_dot;
     out_D[4] = 2.0*q2_dot;
     out_D[5] = 2.0*q3_dot;
-    const double w1 = -2.0*r*q2_dot;
+    const rolling_ball_real w1 = -2.0*r*q2_dot;
     /* nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
     out_D[8] = w1;
-    const double w2 = 2.0*r*q3_dot;
+    const rolling_ball_real w2 = 2.0*r*q3_dot;
     out_D[9] = w2;
-    const double w3 = r*q0_dot;
+    const rolling_ball_real w3 = r*q0_dot;
     out_D[10] = 2.0*w3;
-    const double w4 = r*q1_dot;
+    const rolling_ball_real w4 = r*q1_dot;
     out_D[11] = -2.0*w4;
     /* nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
     out_D[14] = 2.0*w4;
@@ -745,7 +745,7 @@ void rolling_ball_constraint_coordinate_jacobian(double t, const double state[],
     out_D[17] = w1;
 }
 
-void rolling_ball_initial_state_at(const double param[], double out_state[])
+void rolling_ball_initial_state_at(const rolling_ball_real param[], rolling_ball_real out_state[])
 {
     (void)param;
     out_state[0] = 1.0;  /* x */
@@ -762,4 +762,122 @@ void rolling_ball_initial_state_at(const double param[], double out_state[])
     out_state[11] = 0.0;  /* q3' */
     out_state[12] = 0.0;  /* int_g1 */
     out_state[13] = 0.0;  /* int_g2 */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int rolling_ball_step_undone(rolling_ball_real state[], const rolling_ball_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < ROLLING_BALL_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
+static rolling_ball_real rolling_ball_max_abs(const rolling_ball_real v[], int n, rolling_ball_real start)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        const rolling_ball_real a = fabs(v[i]);
+        if (a > start || a != a) start = a;
+    }
+    return start;
+}
+
+/* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
+static rolling_ball_real rolling_ball_phi_tolerance(const rolling_ball_real C[], const rolling_ball_real state[])
+{
+    const rolling_ball_real round_off = 1.4210854715202004e-14*(1.0 + rolling_ball_max_abs(C, ROLLING_BALL_NH*ROLLING_BALL_NQ, 0.0)*rolling_ball_max_abs(state, ROLLING_BALL_NQ, 0.0));
+    return fmax(ROLLING_BALL_STEP_TOLERANCE, round_off);
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int rolling_ball_step_factor(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], int mass_metric,
+    rolling_ball_real M[], const rolling_ball_real C[], rolling_ball_real work[])
+{
+    if (mass_metric) rolling_ball_mass_matrix(t, state, param, M);
+    return rolling_ball_correction_factor(mass_metric, M, C, work);
+}
+
+int rolling_ball_step(rolling_ball_real t, rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real h, int mass_metric,
+    rolling_ball_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g | q_prev (ROLLING_BALL_NWORK_STEP doubles) */
+    rolling_ball_real *k = work + ROLLING_BALL_NWORK;
+    rolling_ball_real *x0 = k + ROLLING_BALL_NX;
+    rolling_ball_real *xt = x0 + ROLLING_BALL_NX;
+    rolling_ball_real *C = xt + ROLLING_BALL_NX;
+    rolling_ball_real *W = C + ROLLING_BALL_NC*ROLLING_BALL_NQ;
+    rolling_ball_real *correction = W + ROLLING_BALL_NQ*ROLLING_BALL_NQ;
+    rolling_ball_real *K = correction + ROLLING_BALL_NC*(ROLLING_BALL_NQ + ROLLING_BALL_NC);
+    rolling_ball_real *d = K + ROLLING_BALL_NC;
+    rolling_ball_real *phi = d + ROLLING_BALL_NQ;
+    rolling_ball_real *phi_dot = phi + ROLLING_BALL_NH;
+    rolling_ball_real *g = phi_dot + ROLLING_BALL_NH;
+    rolling_ball_real *q_prev = g + ROLLING_BALL_NN;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const rolling_ball_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const rolling_ball_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const rolling_ball_real t1 = t + h;
+    rolling_ball_real err, last_err = INFINITY;
+    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (i = 0; i < ROLLING_BALL_NX; ++i) x0[i] = state[i];
+    status = rolling_ball_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != ROLLING_BALL_OK) return status;
+    for (i = 0; i < ROLLING_BALL_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < ROLLING_BALL_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = rolling_ball_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != ROLLING_BALL_OK) return rolling_ball_step_undone(state, x0, status);
+        for (i = 0; i < ROLLING_BALL_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /*
+    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
+    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
+    ** else it is undone and a Newton step taken from where it began.
+    */
+    for (it = 0;; ++it) {
+        rolling_ball_residuals(t1, state, param, phi, phi_dot, g);
+        err = rolling_ball_max_abs(phi, ROLLING_BALL_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= rolling_ball_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < ROLLING_BALL_NQ; ++i) state[i] = q_prev[i];
+                rolling_ball_residuals(t1, state, param, phi, phi_dot, g);
+                err = rolling_ball_max_abs(phi, ROLLING_BALL_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            rolling_ball_constraint_jacobian(t1, state, param, C);
+            C_current = 1;
+        }
+        if (err <= rolling_ball_phi_tolerance(C, state)) break;
+        if (it - undone == ROLLING_BALL_STEP_MAX_ITERATIONS || !isfinite(err)) return rolling_ball_step_undone(state, x0, ROLLING_BALL_CORRECTION_FAILED);
+        if (refactor && (status = rolling_ball_step_factor(t1, state, param, mass_metric, W, C, correction)) != ROLLING_BALL_OK)
+            return rolling_ball_step_undone(state, x0, status);
+        for (i = 0; i < ROLLING_BALL_NH; ++i) K[i] = -phi[i];
+        rolling_ball_correction_solve(mass_metric, ROLLING_BALL_NH, W, C, correction, K, d);
+        for (i = 0; i < ROLLING_BALL_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    if (!C_current) rolling_ball_constraint_jacobian(t1, state, param, C);
+    status = rolling_ball_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != ROLLING_BALL_OK) return rolling_ball_step_undone(state, x0, status);
+    for (i = 0; i < ROLLING_BALL_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    rolling_ball_correction_solve(mass_metric, ROLLING_BALL_NC, W, C, correction, K, d);
+    for (i = 0; i < ROLLING_BALL_NQ; ++i) state[ROLLING_BALL_NQ + i] += d[i];
+    for (i = 0; i < ROLLING_BALL_NX; ++i)
+        if (!isfinite(state[i])) return rolling_ball_step_undone(state, x0, ROLLING_BALL_NOT_FINITE);
+    return ROLLING_BALL_OK;
 }

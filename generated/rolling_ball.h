@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double rolling_ball_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define ROLLING_BALL_NQ 6  /* coordinates: x, y, q0, q1, q2, q3 */
@@ -19,6 +24,10 @@ extern "C" {
 #define ROLLING_BALL_NWORK 90  /* doubles of scratch for rolling_ball_rhs */
 #define ROLLING_BALL_NWORK_JACOBIAN (ROLLING_BALL_NWORK + 177)  /* ... for rolling_ball_jacobian */
 #define ROLLING_BALL_NWORK_CORRECTION 27  /* ... for rolling_ball_correction_factor and _solve */
+#define ROLLING_BALL_NWORK_STEP (ROLLING_BALL_NWORK + 142)  /* ... for rolling_ball_step */
+#define ROLLING_BALL_STEP_TOLERANCE 1e-13  /* rolling_ball_step's position correction: |phi| it stops at */
+#define ROLLING_BALL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define ROLLING_BALL_STACK_ESTIMATE 830  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define ROLLING_BALL_NH_ARRAY 1
 #define ROLLING_BALL_NN_ARRAY 2
 #define ROLLING_BALL_NC_ARRAY 3
@@ -48,10 +57,12 @@ extern "C" {
 #define ROLLING_BALL_OK 0
 #define ROLLING_BALL_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define ROLLING_BALL_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define ROLLING_BALL_CORRECTION_FAILED 3     /* rolling_ball_step only: the position correction did not converge */
+#define ROLLING_BALL_NOT_FINITE 4            /* rolling_ball_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double rolling_ball_param_defaults[ROLLING_BALL_NP];
-extern const double rolling_ball_initial_state[ROLLING_BALL_NX];
+extern const rolling_ball_real rolling_ball_param_defaults[ROLLING_BALL_NP];
+extern const rolling_ball_real rolling_ball_initial_state[ROLLING_BALL_NX];
 #define ROLLING_BALL_ALPHA 10.0  /* Baumgarte gains */
 #define ROLLING_BALL_BETA 25.0
 
@@ -62,18 +73,18 @@ extern const double rolling_ball_initial_state[ROLLING_BALL_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns ROLLING_BALL_OK or an error.
 */
-int rolling_ball_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int rolling_ball_rhs(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_dxdt[], rolling_ball_real out_multipliers[], rolling_ball_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int rolling_ball_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int rolling_ball_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_dfdx[], rolling_ball_real out_dfdu[], rolling_ball_real work[]);
 
 /*
 ** The pieces of the KKT system of rolling_ball_rhs at one state: M (NQ x NQ, lower
@@ -81,9 +92,29 @@ int rolling_ball_jacobian(double t, const double state[], const double input[], 
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void rolling_ball_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void rolling_ball_kkt_terms(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_M[], rolling_ball_real out_f[], rolling_ball_real out_J[], rolling_ball_real out_r[], rolling_ball_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** rolling_ball_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns ROLLING_BALL_OK, ROLLING_BALL_SINGULAR_MASS,
+** ROLLING_BALL_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), ROLLING_BALL_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or ROLLING_BALL_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int rolling_ball_step(rolling_ball_real t, rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real h, int mass_metric,
+    rolling_ball_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -95,7 +126,7 @@ void rolling_ball_kkt_terms(double t, const double state[], const double input[]
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int rolling_ball_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int rolling_ball_correction_factor(int mass_metric, rolling_ball_real M[], const rolling_ball_real C[], rolling_ball_real work[]);
 
 /*
 ** With M, C and work as rolling_ball_correction_factor left them: the smallest d (in W)
@@ -104,35 +135,35 @@ int rolling_ball_correction_factor(int mass_metric, double M[], const double C[]
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void rolling_ball_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const rolling_ball_real M[], const rolling_ball_real C[], rolling_ball_real work[],
+    rolling_ball_real K[], rolling_ball_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void rolling_ball_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void rolling_ball_residuals(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[],
+    rolling_ball_real out_phi[], rolling_ball_real out_phi_dot[], rolling_ball_real out_g[]);
 
 /* Total energy T + V. */
-double rolling_ball_energy(double t, const double state[], const double param[]);
+rolling_ball_real rolling_ball_energy(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void rolling_ball_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void rolling_ball_mass_matrix(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void rolling_ball_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void rolling_ball_constraint_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = rolling_ball_constraint_jacobian).
 */
-void rolling_ball_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void rolling_ball_constraint_coordinate_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (rolling_ball_initial_state
 ** holds them at the defaults).
 */
-void rolling_ball_initial_state_at(const double param[], double out_state[]);
+void rolling_ball_initial_state_at(const rolling_ball_real param[], rolling_ball_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in rolling_ball_model.c. */
 struct lgc_model;

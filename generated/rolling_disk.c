@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double rolling_disk_param_defaults[ROLLING_DISK_NP] = { 1.0 /* m */, 0.5 /* r */ };
-const double rolling_disk_initial_state[ROLLING_DISK_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* th */, 0.0 /* ph */, 2.0 /* x' */, 0.0 /* y' */, 1.0 /* th' */, 4.0 /* ph' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
+const rolling_disk_real rolling_disk_param_defaults[ROLLING_DISK_NP] = { 1.0 /* m */, 0.5 /* r */ };
+const rolling_disk_real rolling_disk_initial_state[ROLLING_DISK_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* th */, 0.0 /* ph */, 2.0 /* x' */, 0.0 /* y' */, 1.0 /* th' */, 4.0 /* ph' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double rolling_disk_initial_state[ROLLING_DISK_NX] = { 0.0 /* x */, 0.0 /*
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int rolling_disk_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int rolling_disk_factor_kkt(rolling_disk_real M[], const rolling_disk_real J[], rolling_disk_real Y[], rolling_disk_real S[])
 {
-    double d;
+    rolling_disk_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return ROLLING_DISK_SINGULAR_MASS;
@@ -52,8 +52,8 @@ static int rolling_disk_factor_kkt(double M[], const double J[], double Y[], dou
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void rolling_disk_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void rolling_disk_solve_kkt(const rolling_disk_real M[], const rolling_disk_real J[], const rolling_disk_real S[],
+    rolling_disk_real a[], rolling_disk_real nu[], rolling_disk_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -90,31 +90,31 @@ static void rolling_disk_solve_kkt(const double M[], const double J[], const dou
     a[3] += w[3];
 }
 
-static void rolling_disk_zero(double a[], int n)
+static void rolling_disk_zero(rolling_disk_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void rolling_disk_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void rolling_disk_kkt_entries(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    rolling_disk_real out_M[], rolling_disk_real out_f[], rolling_disk_real out_J[], rolling_disk_real out_r[], rolling_disk_real out_g[])
 {
     (void)t;
     (void)input;
-    const double th = state[2];
-    const double x_dot = state[4];  /* x' */
-    const double y_dot = state[5];  /* y' */
-    const double th_dot = state[6];  /* th' */
-    const double ph_dot = state[7];  /* ph' */
-    const double int_g1 = state[8];
-    const double int_g2 = state[9];
-    const double m = param[0];
-    const double r = param[1];
+    const rolling_disk_real th = state[2];
+    const rolling_disk_real x_dot = state[4];  /* x' */
+    const rolling_disk_real y_dot = state[5];  /* y' */
+    const rolling_disk_real th_dot = state[6];  /* th' */
+    const rolling_disk_real ph_dot = state[7];  /* ph' */
+    const rolling_disk_real int_g1 = state[8];
+    const rolling_disk_real int_g2 = state[9];
+    const rolling_disk_real m = param[0];
+    const rolling_disk_real r = param[1];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[5] = m;
-    const double w1 = m*r*r;
+    const rolling_disk_real w1 = m*r*r;
     out_M[10] = 0.25*w1;
     out_M[15] = 0.5*w1;
     /* f = Q - k, row x */
@@ -127,15 +127,15 @@ static void rolling_disk_kkt_entries(double t, const double state[], const doubl
     out_f[3] = 0.0;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 1.0;
-    const double w2 = cos(th);
+    const rolling_disk_real w2 = cos(th);
     out_J[3] = -r*w2;
     out_J[5] = 1.0;
-    const double w3 = sin(th);
+    const rolling_disk_real w3 = sin(th);
     out_J[7] = -r*w3;
-    const double w4 = x_dot - r*ph_dot*w2;
+    const rolling_disk_real w4 = x_dot - r*ph_dot*w2;
     /* stabilised right-hand side of nonholonomic constraint 1: x' - r*cos(th)*ph' */
     out_r[0] = -(baumgarte_alpha*w4 + baumgarte_beta*int_g1 + r*th_dot*ph_dot*w3);
-    const double w5 = y_dot - r*ph_dot*w3;
+    const rolling_disk_real w5 = y_dot - r*ph_dot*w3;
     /* stabilised right-hand side of nonholonomic constraint 2: y' - r*sin(th)*ph' */
     out_r[1] = -(baumgarte_alpha*w5 + baumgarte_beta*int_g2 - r*th_dot*ph_dot*w2);
     /* g, the derivatives of the integral states */
@@ -143,9 +143,9 @@ static void rolling_disk_kkt_entries(double t, const double state[], const doubl
     out_g[1] = w5;
 }
 
-void rolling_disk_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void rolling_disk_kkt_terms(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    rolling_disk_real out_M[], rolling_disk_real out_f[], rolling_disk_real out_J[], rolling_disk_real out_r[], rolling_disk_real out_g[])
 {
     rolling_disk_zero(out_M, ROLLING_DISK_NQ*ROLLING_DISK_NQ);
     rolling_disk_zero(out_J, ROLLING_DISK_NC*ROLLING_DISK_NQ);
@@ -153,18 +153,18 @@ void rolling_disk_kkt_terms(double t, const double state[], const double input[]
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int rolling_disk_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int rolling_disk_rhs(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    rolling_disk_real out_dxdt[], rolling_disk_real out_multipliers[], rolling_disk_real work[])
 {
     /* work: M | J | Y | S | nu | w (ROLLING_DISK_NWORK doubles) */
-    double *M = work;
-    double *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
-    double *Y = J + ROLLING_DISK_NC*ROLLING_DISK_NQ;
-    double *S = Y + ROLLING_DISK_NC*ROLLING_DISK_NQ;
-    double *nu = S + ROLLING_DISK_NC*ROLLING_DISK_NC;
-    double *w = nu + ROLLING_DISK_NC;
-    double *acceleration = out_dxdt + ROLLING_DISK_NQ;
+    rolling_disk_real *M = work;
+    rolling_disk_real *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
+    rolling_disk_real *Y = J + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *S = Y + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *nu = S + ROLLING_DISK_NC*ROLLING_DISK_NC;
+    rolling_disk_real *w = nu + ROLLING_DISK_NC;
+    rolling_disk_real *acceleration = out_dxdt + ROLLING_DISK_NQ;
     int i, status;
     rolling_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*ROLLING_DISK_NQ);
@@ -178,34 +178,34 @@ int rolling_disk_rhs(double t, const double state[], const double input[], const
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void rolling_disk_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void rolling_disk_residual_derivatives(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    const rolling_disk_real in_acceleration[], const rolling_disk_real in_multipliers[],
+    rolling_disk_real out_dR_dx[], rolling_disk_real out_dR_du[], rolling_disk_real out_dg_dx[], rolling_disk_real out_dg_du[])
 {
     (void)t;
     (void)input;
     (void)out_dR_du;
     (void)out_dg_du;
-    const double th = state[2];
-    const double th_dot = state[6];  /* th' */
-    const double ph_dot = state[7];  /* ph' */
-    const double r = param[1];
-    const double w1 = sin(th);
-    const double w2 = cos(th);
+    const rolling_disk_real th = state[2];
+    const rolling_disk_real th_dot = state[6];  /* th' */
+    const rolling_disk_real ph_dot = state[7];  /* ph' */
+    const rolling_disk_real r = param[1];
+    const rolling_disk_real w1 = sin(th);
+    const rolling_disk_real w2 = cos(th);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[32] = -r*(in_multipliers[0]*w1 - in_multipliers[1]*w2);
-    const double w3 = baumgarte_alpha*w1 + th_dot*w2;
+    const rolling_disk_real w3 = baumgarte_alpha*w1 + th_dot*w2;
     out_dR_dx[42] = r*(ph_dot*w3 + in_acceleration[3]*w1);
     out_dR_dx[44] = baumgarte_alpha;
-    const double w4 = r*ph_dot*w1;
+    const rolling_disk_real w4 = r*ph_dot*w1;
     out_dR_dx[46] = w4;
-    const double w5 = baumgarte_alpha*w2 - th_dot*w1;
+    const rolling_disk_real w5 = baumgarte_alpha*w2 - th_dot*w1;
     out_dR_dx[47] = -r*w5;
     out_dR_dx[48] = baumgarte_beta;
     out_dR_dx[52] = -r*(ph_dot*w5 + in_acceleration[3]*w2);
     out_dR_dx[55] = baumgarte_alpha;
-    const double w6 = -r*ph_dot*w2;
+    const rolling_disk_real w6 = -r*ph_dot*w2;
     out_dR_dx[56] = w6;
     out_dR_dx[57] = -r*w3;
     out_dR_dx[59] = baumgarte_beta;
@@ -218,23 +218,23 @@ static void rolling_disk_residual_derivatives(double t, const double state[], co
     out_dg_dx[17] = -r*w1;
 }
 
-int rolling_disk_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int rolling_disk_jacobian(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    rolling_disk_real out_dfdx[], rolling_disk_real out_dfdu[], rolling_disk_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (ROLLING_DISK_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
-    double *S = J + 2*ROLLING_DISK_NC*ROLLING_DISK_NQ;
-    double *nu = S + ROLLING_DISK_NC*ROLLING_DISK_NC;
-    double *w = nu + ROLLING_DISK_NC;
-    double *dxdt = work + ROLLING_DISK_NWORK;
-    double *dR_dx = dxdt + ROLLING_DISK_NX;
-    double *dR_du = dR_dx + (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NX;
-    double *dg_dx = dR_du + (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NU;
-    double *dg_du = dg_dx + ROLLING_DISK_NN*ROLLING_DISK_NX;
-    double *column = dg_du + ROLLING_DISK_NN*ROLLING_DISK_NU;
+    rolling_disk_real *M = work;
+    rolling_disk_real *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
+    rolling_disk_real *S = J + 2*ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *nu = S + ROLLING_DISK_NC*ROLLING_DISK_NC;
+    rolling_disk_real *w = nu + ROLLING_DISK_NC;
+    rolling_disk_real *dxdt = work + ROLLING_DISK_NWORK;
+    rolling_disk_real *dR_dx = dxdt + ROLLING_DISK_NX;
+    rolling_disk_real *dR_du = dR_dx + (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NX;
+    rolling_disk_real *dg_dx = dR_du + (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NU;
+    rolling_disk_real *dg_du = dg_dx + ROLLING_DISK_NN*ROLLING_DISK_NX;
+    rolling_disk_real *column = dg_du + ROLLING_DISK_NN*ROLLING_DISK_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = rolling_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -251,7 +251,7 @@ int rolling_disk_jacobian(double t, const double state[], const double input[], 
     for (i = 0; i < ROLLING_DISK_NQ; ++i) out_dfdx[i*ROLLING_DISK_NX + ROLLING_DISK_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < ROLLING_DISK_NX + ROLLING_DISK_NU; ++k) {
-        const double *dR = k < ROLLING_DISK_NX ? dR_dx + k : dR_du + (k - ROLLING_DISK_NX);
+        const rolling_disk_real *dR = k < ROLLING_DISK_NX ? dR_dx + k : dR_du + (k - ROLLING_DISK_NX);
         const int stride = k < ROLLING_DISK_NX ? ROLLING_DISK_NX : ROLLING_DISK_NU;
         for (i = 0; i < (ROLLING_DISK_NQ + ROLLING_DISK_NC); ++i) column[i] = -dR[i*stride];
         rolling_disk_solve_kkt(M, J, S, column, column + ROLLING_DISK_NQ, w);
@@ -274,9 +274,9 @@ int rolling_disk_jacobian(double t, const double state[], const double input[], 
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int rolling_disk_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int rolling_disk_factor_correction_mass(rolling_disk_real M[], const rolling_disk_real C[], rolling_disk_real Y[], rolling_disk_real S[])
 {
-    double d;
+    rolling_disk_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return ROLLING_DISK_SINGULAR_MASS;
@@ -311,9 +311,9 @@ static int rolling_disk_factor_correction_mass(double M[], const double C[], dou
 }
 
 /* W = I: S = C C^T. */
-static int rolling_disk_factor_correction_identity(const double C[], double S[])
+static int rolling_disk_factor_correction_identity(const rolling_disk_real C[], rolling_disk_real S[])
 {
-    double d;
+    rolling_disk_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[3]*C[3];
     S[2] = C[7]*C[3];
@@ -330,7 +330,7 @@ static int rolling_disk_factor_correction_identity(const double C[], double S[])
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void rolling_disk_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void rolling_disk_correct_mass_all(const rolling_disk_real M[], const rolling_disk_real C[], const rolling_disk_real S[], rolling_disk_real K[], rolling_disk_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -353,7 +353,7 @@ static void rolling_disk_correct_mass_all(const double M[], const double C[], co
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void rolling_disk_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void rolling_disk_correct_identity_all(const rolling_disk_real M[], const rolling_disk_real C[], const rolling_disk_real S[], rolling_disk_real K[], rolling_disk_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -368,113 +368,113 @@ static void rolling_disk_correct_identity_all(const double M[], const double C[]
     d[3] = C[3]*K[0] + C[7]*K[1];
 }
 
-int rolling_disk_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int rolling_disk_correction_factor(int mass_metric, rolling_disk_real M[], const rolling_disk_real C[], rolling_disk_real work[])
 {
     /* work: Y | S (ROLLING_DISK_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *Y = work;
+    rolling_disk_real *S = Y + ROLLING_DISK_NC*ROLLING_DISK_NQ;
     if (mass_metric) return rolling_disk_factor_correction_mass(M, C, Y, S);
     return rolling_disk_factor_correction_identity(C, S);
 }
 
 void rolling_disk_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const rolling_disk_real M[], const rolling_disk_real C[], rolling_disk_real work[],
+    rolling_disk_real K[], rolling_disk_real d[])
 {
-    double *S = work + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *S = work + ROLLING_DISK_NC*ROLLING_DISK_NQ;
     (void)rows;
     if (mass_metric) rolling_disk_correct_mass_all(M, C, S, K, d);
     else rolling_disk_correct_identity_all(M, C, S, K, d);
 }
 
-void rolling_disk_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void rolling_disk_residuals(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[],
+    rolling_disk_real out_phi[], rolling_disk_real out_phi_dot[], rolling_disk_real out_g[])
 {
     (void)t;
     (void)out_phi;
     (void)out_phi_dot;
-    const double th = state[2];
-    const double x_dot = state[4];  /* x' */
-    const double y_dot = state[5];  /* y' */
-    const double ph_dot = state[7];  /* ph' */
-    const double r = param[1];
-    const double w1 = cos(th);
+    const rolling_disk_real th = state[2];
+    const rolling_disk_real x_dot = state[4];  /* x' */
+    const rolling_disk_real y_dot = state[5];  /* y' */
+    const rolling_disk_real ph_dot = state[7];  /* ph' */
+    const rolling_disk_real r = param[1];
+    const rolling_disk_real w1 = cos(th);
     /* nonholonomic constraint 1: x' - r*cos(th)*ph' */
     out_g[0] = x_dot - r*ph_dot*w1;
-    const double w2 = sin(th);
+    const rolling_disk_real w2 = sin(th);
     /* nonholonomic constraint 2: y' - r*sin(th)*ph' */
     out_g[1] = y_dot - r*ph_dot*w2;
 }
 
-double rolling_disk_energy(double t, const double state[], const double param[])
+rolling_disk_real rolling_disk_energy(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[])
 {
     (void)t;
-    const double x_dot = state[4];  /* x' */
-    const double y_dot = state[5];  /* y' */
-    const double th_dot = state[6];  /* th' */
-    const double ph_dot = state[7];  /* ph' */
-    const double m = param[0];
-    const double r = param[1];
+    const rolling_disk_real x_dot = state[4];  /* x' */
+    const rolling_disk_real y_dot = state[5];  /* y' */
+    const rolling_disk_real th_dot = state[6];  /* th' */
+    const rolling_disk_real ph_dot = state[7];  /* ph' */
+    const rolling_disk_real m = param[0];
+    const rolling_disk_real r = param[1];
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + r*r*(0.125*th_dot*th_dot + 0.25*ph_dot*ph_dot));
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void rolling_disk_mirror_lower(double a[])
+static void rolling_disk_mirror_lower(rolling_disk_real a[])
 {
     int i, j;
     for (i = 0; i < ROLLING_DISK_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*ROLLING_DISK_NQ + i] = a[i*ROLLING_DISK_NQ + j];
 }
 
-void rolling_disk_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void rolling_disk_mass_matrix(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m = param[0];
-    const double r = param[1];
+    const rolling_disk_real m = param[0];
+    const rolling_disk_real r = param[1];
     rolling_disk_zero(out_M, ROLLING_DISK_NQ*ROLLING_DISK_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
     out_M[5] = m;
-    const double w1 = m*r*r;
+    const rolling_disk_real w1 = m*r*r;
     out_M[10] = 0.25*w1;
     out_M[15] = 0.5*w1;
     rolling_disk_mirror_lower(out_M);
 }
 
-void rolling_disk_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void rolling_disk_constraint_jacobian(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_C[])
 {
     (void)t;
-    const double th = state[2];
-    const double r = param[1];
+    const rolling_disk_real th = state[2];
+    const rolling_disk_real r = param[1];
     rolling_disk_zero(out_C, ROLLING_DISK_NC*ROLLING_DISK_NQ);
     /* nonholonomic constraint 1: x' - r*cos(th)*ph' */
     out_C[0] = 1.0;
-    const double w1 = cos(th);
+    const rolling_disk_real w1 = cos(th);
     out_C[3] = -r*w1;
     /* nonholonomic constraint 2: y' - r*sin(th)*ph' */
     out_C[5] = 1.0;
-    const double w2 = sin(th);
+    const rolling_disk_real w2 = sin(th);
     out_C[7] = -r*w2;
 }
 
-void rolling_disk_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void rolling_disk_constraint_coordinate_jacobian(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_D[])
 {
     (void)t;
-    const double th = state[2];
-    const double ph_dot = state[7];  /* ph' */
-    const double r = param[1];
+    const rolling_disk_real th = state[2];
+    const rolling_disk_real ph_dot = state[7];  /* ph' */
+    const rolling_disk_real r = param[1];
     rolling_disk_zero(out_D, ROLLING_DISK_NC*ROLLING_DISK_NQ);
-    const double w1 = sin(th);
+    const rolling_disk_real w1 = sin(th);
     /* nonholonomic constraint 1: x' - r*cos(th)*ph' */
     out_D[2] = r*ph_dot*w1;
-    const double w2 = cos(th);
+    const rolling_disk_real w2 = cos(th);
     /* nonholonomic constraint 2: y' - r*sin(th)*ph' */
     out_D[6] = -r*ph_dot*w2;
 }
 
-void rolling_disk_initial_state_at(const double param[], double out_state[])
+void rolling_disk_initial_state_at(const rolling_disk_real param[], rolling_disk_real out_state[])
 {
     (void)param;
     out_state[0] = 0.0;  /* x */
@@ -487,4 +487,65 @@ void rolling_disk_initial_state_at(const double param[], double out_state[])
     out_state[7] = 4.0;  /* ph' */
     out_state[8] = 0.0;  /* int_g1 */
     out_state[9] = 0.0;  /* int_g2 */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int rolling_disk_step_undone(rolling_disk_real state[], const rolling_disk_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < ROLLING_DISK_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int rolling_disk_step_factor(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], int mass_metric,
+    rolling_disk_real M[], const rolling_disk_real C[], rolling_disk_real work[])
+{
+    if (mass_metric) rolling_disk_mass_matrix(t, state, param, M);
+    return rolling_disk_correction_factor(mass_metric, M, C, work);
+}
+
+int rolling_disk_step(rolling_disk_real t, rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    rolling_disk_real h, int mass_metric,
+    rolling_disk_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g (ROLLING_DISK_NWORK_STEP doubles) */
+    rolling_disk_real *k = work + ROLLING_DISK_NWORK;
+    rolling_disk_real *x0 = k + ROLLING_DISK_NX;
+    rolling_disk_real *xt = x0 + ROLLING_DISK_NX;
+    rolling_disk_real *C = xt + ROLLING_DISK_NX;
+    rolling_disk_real *W = C + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *correction = W + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
+    rolling_disk_real *K = correction + ROLLING_DISK_NC*(ROLLING_DISK_NQ + ROLLING_DISK_NC);
+    rolling_disk_real *d = K + ROLLING_DISK_NC;
+    rolling_disk_real *phi = d + ROLLING_DISK_NQ;
+    rolling_disk_real *phi_dot = phi + ROLLING_DISK_NH;
+    rolling_disk_real *g = phi_dot + ROLLING_DISK_NH;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const rolling_disk_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const rolling_disk_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const rolling_disk_real t1 = t + h;
+    int i, j, status;
+    for (i = 0; i < ROLLING_DISK_NX; ++i) x0[i] = state[i];
+    status = rolling_disk_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != ROLLING_DISK_OK) return status;
+    for (i = 0; i < ROLLING_DISK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < ROLLING_DISK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = rolling_disk_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != ROLLING_DISK_OK) return rolling_disk_step_undone(state, x0, status);
+        for (i = 0; i < ROLLING_DISK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    rolling_disk_residuals(t1, state, param, phi, phi_dot, g);
+    rolling_disk_constraint_jacobian(t1, state, param, C);
+    status = rolling_disk_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != ROLLING_DISK_OK) return rolling_disk_step_undone(state, x0, status);
+    for (i = 0; i < ROLLING_DISK_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    rolling_disk_correction_solve(mass_metric, ROLLING_DISK_NC, W, C, correction, K, d);
+    for (i = 0; i < ROLLING_DISK_NQ; ++i) state[ROLLING_DISK_NQ + i] += d[i];
+    for (i = 0; i < ROLLING_DISK_NX; ++i)
+        if (!isfinite(state[i])) return rolling_disk_step_undone(state, x0, ROLLING_DISK_NOT_FINITE);
+    return ROLLING_DISK_OK;
 }

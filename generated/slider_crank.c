@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double slider_crank_param_defaults[SLIDER_CRANK_NP] = { 0.1 /* r */, 0.3 /* L */, 0.01 /* Jc */, 0.5 /* mr */, 1.0 /* ms */ };
-const double slider_crank_initial_state[SLIDER_CRANK_NX] = { 0.3 /* theta */, 0.09866674653012757 /* psi */, 0.39407456415626446 /* s */, 10.0 /* theta' */, 3.2000186250710367 /* psi' */, -0.3900872232014524 /* s' */ };
+const slider_crank_real slider_crank_param_defaults[SLIDER_CRANK_NP] = { 0.1 /* r */, 0.3 /* L */, 0.01 /* Jc */, 0.5 /* mr */, 1.0 /* ms */ };
+const slider_crank_real slider_crank_initial_state[SLIDER_CRANK_NX] = { 0.3 /* theta */, 0.09866674653012757 /* psi */, 0.39407456415626446 /* s */, 10.0 /* theta' */, 3.2000186250710367 /* psi' */, -0.3900872232014524 /* s' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double slider_crank_initial_state[SLIDER_CRANK_NX] = { 0.3 /* theta */, 0.
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int slider_crank_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int slider_crank_factor_kkt(slider_crank_real M[], const slider_crank_real J[], slider_crank_real Y[], slider_crank_real S[])
 {
-    double d;
+    slider_crank_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return SLIDER_CRANK_SINGULAR_MASS;
@@ -51,8 +51,8 @@ static int slider_crank_factor_kkt(double M[], const double J[], double Y[], dou
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void slider_crank_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void slider_crank_solve_kkt(const slider_crank_real M[], const slider_crank_real J[], const slider_crank_real S[],
+    slider_crank_real a[], slider_crank_real nu[], slider_crank_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -83,57 +83,57 @@ static void slider_crank_solve_kkt(const double M[], const double J[], const dou
     a[2] += w[2];
 }
 
-static void slider_crank_zero(double a[], int n)
+static void slider_crank_zero(slider_crank_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void slider_crank_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void slider_crank_kkt_entries(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_M[], slider_crank_real out_f[], slider_crank_real out_J[], slider_crank_real out_r[], slider_crank_real out_g[])
 {
     (void)t;
     (void)input;
     (void)out_g;
-    const double theta = state[0];
-    const double psi = state[1];
-    const double s = state[2];
-    const double theta_dot = state[3];  /* theta' */
-    const double psi_dot = state[4];  /* psi' */
-    const double s_dot = state[5];  /* s' */
-    const double r = param[0];
-    const double L = param[1];
-    const double Jc = param[2];
-    const double mr = param[3];
-    const double ms = param[4];
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real s = state[2];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real s_dot = state[5];  /* s' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real Jc = param[2];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real ms = param[4];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = Jc + r*r*mr;
-    const double w1 = cos(theta);
-    const double w2 = cos(psi);
-    const double w3 = sin(theta);
-    const double w4 = sin(psi);
+    const slider_crank_real w1 = cos(theta);
+    const slider_crank_real w2 = cos(psi);
+    const slider_crank_real w3 = sin(theta);
+    const slider_crank_real w4 = sin(psi);
     out_M[3] = -0.5*r*L*mr*(w1*w2 - w3*w4);
     out_M[4] = 0.3333333333333333*L*L*mr;
     out_M[8] = ms;
-    const double w5 = psi_dot*psi_dot;
-    const double w6 = w1*w4 + w3*w2;
+    const slider_crank_real w5 = psi_dot*psi_dot;
+    const slider_crank_real w6 = w1*w4 + w3*w2;
     /* f = Q - k, row theta */
     out_f[0] = -0.5*r*L*mr*w5*w6;
-    const double w7 = theta_dot*theta_dot;
+    const slider_crank_real w7 = theta_dot*theta_dot;
     /* row psi */
     out_f[1] = -0.5*r*L*mr*w7*w6;
     /* row s */
     out_f[2] = 0.0;
-    const double w8 = r*w3;
+    const slider_crank_real w8 = r*w3;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = -w8;
-    const double w9 = L*w4;
+    const slider_crank_real w9 = L*w4;
     out_J[1] = -w9;
     out_J[2] = -1.0;
-    const double w10 = r*w1;
+    const slider_crank_real w10 = r*w1;
     out_J[3] = w10;
-    const double w11 = L*w2;
+    const slider_crank_real w11 = L*w2;
     out_J[4] = -w11;
     /* stabilised right-hand side of holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
     out_r[0] = baumgarte_alpha*(s_dot + r*theta_dot*w3 + L*psi_dot*w4) + baumgarte_beta*(s - w10 - w11) + r*w7*w1 + L*w5*w2;
@@ -141,9 +141,9 @@ static void slider_crank_kkt_entries(double t, const double state[], const doubl
     out_r[1] = -(baumgarte_alpha*(r*theta_dot*w1 - L*psi_dot*w2) + baumgarte_beta*(w8 - w9) - r*w7*w3 + L*w5*w4);
 }
 
-void slider_crank_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void slider_crank_kkt_terms(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_M[], slider_crank_real out_f[], slider_crank_real out_J[], slider_crank_real out_r[], slider_crank_real out_g[])
 {
     slider_crank_zero(out_M, SLIDER_CRANK_NQ*SLIDER_CRANK_NQ);
     slider_crank_zero(out_J, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
@@ -151,18 +151,18 @@ void slider_crank_kkt_terms(double t, const double state[], const double input[]
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int slider_crank_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int slider_crank_rhs(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_dxdt[], slider_crank_real out_multipliers[], slider_crank_real work[])
 {
     /* work: M | J | Y | S | nu | w (SLIDER_CRANK_NWORK doubles) */
-    double *M = work;
-    double *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
-    double *Y = J + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
-    double *S = Y + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
-    double *nu = S + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
-    double *w = nu + SLIDER_CRANK_NC;
-    double *acceleration = out_dxdt + SLIDER_CRANK_NQ;
+    slider_crank_real *M = work;
+    slider_crank_real *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
+    slider_crank_real *Y = J + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *S = Y + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *nu = S + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
+    slider_crank_real *w = nu + SLIDER_CRANK_NC;
+    slider_crank_real *acceleration = out_dxdt + SLIDER_CRANK_NQ;
     int i, status;
     slider_crank_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*SLIDER_CRANK_NQ);
@@ -176,50 +176,50 @@ int slider_crank_rhs(double t, const double state[], const double input[], const
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void slider_crank_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void slider_crank_residual_derivatives(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    const slider_crank_real in_acceleration[], const slider_crank_real in_multipliers[],
+    slider_crank_real out_dR_dx[], slider_crank_real out_dR_du[], slider_crank_real out_dg_dx[], slider_crank_real out_dg_du[])
 {
     (void)t;
     (void)input;
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double theta = state[0];
-    const double psi = state[1];
-    const double theta_dot = state[3];  /* theta' */
-    const double psi_dot = state[4];  /* psi' */
-    const double r = param[0];
-    const double L = param[1];
-    const double mr = param[3];
-    const double w1 = cos(theta);
-    const double w2 = cos(psi);
-    const double w3 = sin(theta);
-    const double w4 = sin(psi);
-    const double w5 = w1*w2 - w3*w4;
-    const double w6 = w1*w4 + w3*w2;
-    const double w7 = psi_dot*psi_dot*w5 + in_acceleration[1]*w6;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real w1 = cos(theta);
+    const slider_crank_real w2 = cos(psi);
+    const slider_crank_real w3 = sin(theta);
+    const slider_crank_real w4 = sin(psi);
+    const slider_crank_real w5 = w1*w2 - w3*w4;
+    const slider_crank_real w6 = w1*w4 + w3*w2;
+    const slider_crank_real w7 = psi_dot*psi_dot*w5 + in_acceleration[1]*w6;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = r*(0.5*L*mr*w7 + in_multipliers[0]*w1 + in_multipliers[1]*w3);
     out_dR_dx[1] = 0.5*r*L*mr*w7;
     out_dR_dx[4] = r*L*mr*psi_dot*w6;
-    const double w8 = theta_dot*theta_dot*w5 + in_acceleration[0]*w6;
+    const slider_crank_real w8 = theta_dot*theta_dot*w5 + in_acceleration[0]*w6;
     out_dR_dx[6] = 0.5*r*L*mr*w8;
     out_dR_dx[7] = L*(0.5*r*mr*w8 + in_multipliers[0]*w2 - in_multipliers[1]*w4);
     out_dR_dx[9] = r*L*mr*theta_dot*w6;
-    const double w9 = baumgarte_alpha*w1;
-    const double w10 = theta_dot*w3;
+    const slider_crank_real w9 = baumgarte_alpha*w1;
+    const slider_crank_real w10 = theta_dot*w3;
     out_dR_dx[18] = -r*(baumgarte_beta*w3 + theta_dot*(w9 - w10) + in_acceleration[0]*w1);
-    const double w11 = baumgarte_alpha*w2;
-    const double w12 = psi_dot*w4;
+    const slider_crank_real w11 = baumgarte_alpha*w2;
+    const slider_crank_real w12 = psi_dot*w4;
     out_dR_dx[19] = -L*(baumgarte_beta*w4 + psi_dot*(w11 - w12) + in_acceleration[1]*w2);
     out_dR_dx[20] = -baumgarte_beta;
-    const double w13 = baumgarte_alpha*w3;
-    const double w14 = theta_dot*w1;
+    const slider_crank_real w13 = baumgarte_alpha*w3;
+    const slider_crank_real w14 = theta_dot*w1;
     out_dR_dx[21] = -r*(w13 + 2.0*w14);
-    const double w15 = baumgarte_alpha*w4;
-    const double w16 = psi_dot*w2;
+    const slider_crank_real w15 = baumgarte_alpha*w4;
+    const slider_crank_real w16 = psi_dot*w2;
     out_dR_dx[22] = -L*(w15 + 2.0*w16);
     out_dR_dx[23] = -baumgarte_alpha;
     out_dR_dx[24] = r*(baumgarte_beta*w1 - theta_dot*(w13 + w14) - in_acceleration[0]*w3);
@@ -228,23 +228,23 @@ static void slider_crank_residual_derivatives(double t, const double state[], co
     out_dR_dx[28] = -L*(w11 - 2.0*w12);
 }
 
-int slider_crank_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_dfdx[], slider_crank_real out_dfdu[], slider_crank_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (SLIDER_CRANK_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
-    double *S = J + 2*SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
-    double *nu = S + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
-    double *w = nu + SLIDER_CRANK_NC;
-    double *dxdt = work + SLIDER_CRANK_NWORK;
-    double *dR_dx = dxdt + SLIDER_CRANK_NX;
-    double *dR_du = dR_dx + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NX;
-    double *dg_dx = dR_du + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NU;
-    double *dg_du = dg_dx + SLIDER_CRANK_NN*SLIDER_CRANK_NX;
-    double *column = dg_du + SLIDER_CRANK_NN*SLIDER_CRANK_NU;
+    slider_crank_real *M = work;
+    slider_crank_real *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
+    slider_crank_real *S = J + 2*SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *nu = S + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
+    slider_crank_real *w = nu + SLIDER_CRANK_NC;
+    slider_crank_real *dxdt = work + SLIDER_CRANK_NWORK;
+    slider_crank_real *dR_dx = dxdt + SLIDER_CRANK_NX;
+    slider_crank_real *dR_du = dR_dx + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NX;
+    slider_crank_real *dg_dx = dR_du + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NU;
+    slider_crank_real *dg_du = dg_dx + SLIDER_CRANK_NN*SLIDER_CRANK_NX;
+    slider_crank_real *column = dg_du + SLIDER_CRANK_NN*SLIDER_CRANK_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = slider_crank_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -261,7 +261,7 @@ int slider_crank_jacobian(double t, const double state[], const double input[], 
     for (i = 0; i < SLIDER_CRANK_NQ; ++i) out_dfdx[i*SLIDER_CRANK_NX + SLIDER_CRANK_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < SLIDER_CRANK_NX + SLIDER_CRANK_NU; ++k) {
-        const double *dR = k < SLIDER_CRANK_NX ? dR_dx + k : dR_du + (k - SLIDER_CRANK_NX);
+        const slider_crank_real *dR = k < SLIDER_CRANK_NX ? dR_dx + k : dR_du + (k - SLIDER_CRANK_NX);
         const int stride = k < SLIDER_CRANK_NX ? SLIDER_CRANK_NX : SLIDER_CRANK_NU;
         for (i = 0; i < (SLIDER_CRANK_NQ + SLIDER_CRANK_NC); ++i) column[i] = -dR[i*stride];
         slider_crank_solve_kkt(M, J, S, column, column + SLIDER_CRANK_NQ, w);
@@ -284,9 +284,9 @@ int slider_crank_jacobian(double t, const double state[], const double input[], 
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int slider_crank_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int slider_crank_factor_correction_mass(slider_crank_real M[], const slider_crank_real C[], slider_crank_real Y[], slider_crank_real S[])
 {
-    double d;
+    slider_crank_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return SLIDER_CRANK_SINGULAR_MASS;
@@ -320,9 +320,9 @@ static int slider_crank_factor_correction_mass(double M[], const double C[], dou
 }
 
 /* W = I: S = C C^T. */
-static int slider_crank_factor_correction_identity(const double C[], double S[])
+static int slider_crank_factor_correction_identity(const slider_crank_real C[], slider_crank_real S[])
 {
-    double d;
+    slider_crank_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[1]*C[1] + C[2]*C[2];
     S[2] = C[3]*C[0] + C[4]*C[1];
@@ -339,7 +339,7 @@ static int slider_crank_factor_correction_identity(const double C[], double S[])
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void slider_crank_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void slider_crank_correct_mass_all(const slider_crank_real M[], const slider_crank_real C[], const slider_crank_real S[], slider_crank_real K[], slider_crank_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -359,7 +359,7 @@ static void slider_crank_correct_mass_all(const double M[], const double C[], co
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void slider_crank_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void slider_crank_correct_identity_all(const slider_crank_real M[], const slider_crank_real C[], const slider_crank_real S[], slider_crank_real K[], slider_crank_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -373,148 +373,148 @@ static void slider_crank_correct_identity_all(const double M[], const double C[]
     d[2] = C[2]*K[0];
 }
 
-int slider_crank_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int slider_crank_correction_factor(int mass_metric, slider_crank_real M[], const slider_crank_real C[], slider_crank_real work[])
 {
     /* work: Y | S (SLIDER_CRANK_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *Y = work;
+    slider_crank_real *S = Y + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
     if (mass_metric) return slider_crank_factor_correction_mass(M, C, Y, S);
     return slider_crank_factor_correction_identity(C, S);
 }
 
 void slider_crank_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const slider_crank_real M[], const slider_crank_real C[], slider_crank_real work[],
+    slider_crank_real K[], slider_crank_real d[])
 {
-    double *S = work + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *S = work + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
     (void)rows;
     if (mass_metric) slider_crank_correct_mass_all(M, C, S, K, d);
     else slider_crank_correct_identity_all(M, C, S, K, d);
 }
 
-void slider_crank_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void slider_crank_residuals(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[],
+    slider_crank_real out_phi[], slider_crank_real out_phi_dot[], slider_crank_real out_g[])
 {
     (void)t;
     (void)out_g;
-    const double theta = state[0];
-    const double psi = state[1];
-    const double s = state[2];
-    const double theta_dot = state[3];  /* theta' */
-    const double psi_dot = state[4];  /* psi' */
-    const double s_dot = state[5];  /* s' */
-    const double r = param[0];
-    const double L = param[1];
-    const double w1 = cos(theta);
-    const double w2 = cos(psi);
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real s = state[2];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real s_dot = state[5];  /* s' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real w1 = cos(theta);
+    const slider_crank_real w2 = cos(psi);
     /* holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
     out_phi[0] = -(s - r*w1 - L*w2);
-    const double w3 = sin(theta);
-    const double w4 = sin(psi);
+    const slider_crank_real w3 = sin(theta);
+    const slider_crank_real w4 = sin(psi);
     out_phi_dot[0] = -(s_dot + r*theta_dot*w3 + L*psi_dot*w4);
     /* holonomic constraint 2: r*sin(theta) - L*sin(psi) */
     out_phi[1] = r*w3 - L*w4;
     out_phi_dot[1] = r*theta_dot*w1 - L*psi_dot*w2;
 }
 
-double slider_crank_energy(double t, const double state[], const double param[])
+slider_crank_real slider_crank_energy(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[])
 {
     (void)t;
-    const double theta = state[0];
-    const double psi = state[1];
-    const double theta_dot = state[3];  /* theta' */
-    const double psi_dot = state[4];  /* psi' */
-    const double s_dot = state[5];  /* s' */
-    const double r = param[0];
-    const double L = param[1];
-    const double Jc = param[2];
-    const double mr = param[3];
-    const double ms = param[4];
-    const double w1 = cos(theta);
-    const double w2 = cos(psi);
-    const double w3 = 2.0*r*theta_dot*w1 - L*psi_dot*w2;
-    const double w4 = sin(theta);
-    const double w5 = sin(psi);
-    const double w6 = 2.0*r*theta_dot*w4 + L*psi_dot*w5;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real s_dot = state[5];  /* s' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real Jc = param[2];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real ms = param[4];
+    const slider_crank_real w1 = cos(theta);
+    const slider_crank_real w2 = cos(psi);
+    const slider_crank_real w3 = 2.0*r*theta_dot*w1 - L*psi_dot*w2;
+    const slider_crank_real w4 = sin(theta);
+    const slider_crank_real w5 = sin(psi);
+    const slider_crank_real w6 = 2.0*r*theta_dot*w4 + L*psi_dot*w5;
     /* T + V */
     return 0.5*(Jc*theta_dot*theta_dot + ms*s_dot*s_dot) + mr*(0.125*(w3*w3 + w6*w6) + 0.041666666666666664*L*L*psi_dot*psi_dot);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void slider_crank_mirror_lower(double a[])
+static void slider_crank_mirror_lower(slider_crank_real a[])
 {
     int i, j;
     for (i = 0; i < SLIDER_CRANK_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*SLIDER_CRANK_NQ + i] = a[i*SLIDER_CRANK_NQ + j];
 }
 
-void slider_crank_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void slider_crank_mass_matrix(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_M[])
 {
     (void)t;
-    const double theta = state[0];
-    const double psi = state[1];
-    const double r = param[0];
-    const double L = param[1];
-    const double Jc = param[2];
-    const double mr = param[3];
-    const double ms = param[4];
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real Jc = param[2];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real ms = param[4];
     slider_crank_zero(out_M, SLIDER_CRANK_NQ*SLIDER_CRANK_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = Jc + r*r*mr;
-    const double w1 = cos(theta);
-    const double w2 = cos(psi);
-    const double w3 = sin(theta);
-    const double w4 = sin(psi);
+    const slider_crank_real w1 = cos(theta);
+    const slider_crank_real w2 = cos(psi);
+    const slider_crank_real w3 = sin(theta);
+    const slider_crank_real w4 = sin(psi);
     out_M[3] = -0.5*r*L*mr*(w1*w2 - w3*w4);
     out_M[4] = 0.3333333333333333*L*L*mr;
     out_M[8] = ms;
     slider_crank_mirror_lower(out_M);
 }
 
-void slider_crank_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void slider_crank_constraint_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_C[])
 {
     (void)t;
-    const double theta = state[0];
-    const double psi = state[1];
-    const double r = param[0];
-    const double L = param[1];
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
     slider_crank_zero(out_C, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
-    const double w1 = sin(theta);
+    const slider_crank_real w1 = sin(theta);
     /* holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
     out_C[0] = -r*w1;
-    const double w2 = sin(psi);
+    const slider_crank_real w2 = sin(psi);
     out_C[1] = -L*w2;
     out_C[2] = -1.0;
-    const double w3 = cos(theta);
+    const slider_crank_real w3 = cos(theta);
     /* holonomic constraint 2: r*sin(theta) - L*sin(psi) */
     out_C[3] = r*w3;
-    const double w4 = cos(psi);
+    const slider_crank_real w4 = cos(psi);
     out_C[4] = -L*w4;
 }
 
-void slider_crank_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void slider_crank_constraint_coordinate_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_D[])
 {
     (void)t;
-    const double theta = state[0];
-    const double psi = state[1];
-    const double theta_dot = state[3];  /* theta' */
-    const double psi_dot = state[4];  /* psi' */
-    const double r = param[0];
-    const double L = param[1];
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
     slider_crank_zero(out_D, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
-    const double w1 = cos(theta);
+    const slider_crank_real w1 = cos(theta);
     /* holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
     out_D[0] = -r*theta_dot*w1;
-    const double w2 = cos(psi);
+    const slider_crank_real w2 = cos(psi);
     out_D[1] = -L*psi_dot*w2;
-    const double w3 = sin(theta);
+    const slider_crank_real w3 = sin(theta);
     /* holonomic constraint 2: r*sin(theta) - L*sin(psi) */
     out_D[3] = -r*theta_dot*w3;
-    const double w4 = sin(psi);
+    const slider_crank_real w4 = sin(psi);
     out_D[4] = L*psi_dot*w4;
 }
 
-void slider_crank_initial_state_at(const double param[], double out_state[])
+void slider_crank_initial_state_at(const slider_crank_real param[], slider_crank_real out_state[])
 {
     (void)param;
     out_state[0] = 0.3;  /* theta */
@@ -523,4 +523,122 @@ void slider_crank_initial_state_at(const double param[], double out_state[])
     out_state[3] = 10.0;  /* theta' */
     out_state[4] = 3.2000186250710367;  /* psi' */
     out_state[5] = -0.3900872232014524;  /* s' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int slider_crank_step_undone(slider_crank_real state[], const slider_crank_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < SLIDER_CRANK_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
+static slider_crank_real slider_crank_max_abs(const slider_crank_real v[], int n, slider_crank_real start)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        const slider_crank_real a = fabs(v[i]);
+        if (a > start || a != a) start = a;
+    }
+    return start;
+}
+
+/* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
+static slider_crank_real slider_crank_phi_tolerance(const slider_crank_real C[], const slider_crank_real state[])
+{
+    const slider_crank_real round_off = 1.4210854715202004e-14*(1.0 + slider_crank_max_abs(C, SLIDER_CRANK_NH*SLIDER_CRANK_NQ, 0.0)*slider_crank_max_abs(state, SLIDER_CRANK_NQ, 0.0));
+    return fmax(SLIDER_CRANK_STEP_TOLERANCE, round_off);
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int slider_crank_step_factor(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], int mass_metric,
+    slider_crank_real M[], const slider_crank_real C[], slider_crank_real work[])
+{
+    if (mass_metric) slider_crank_mass_matrix(t, state, param, M);
+    return slider_crank_correction_factor(mass_metric, M, C, work);
+}
+
+int slider_crank_step(slider_crank_real t, slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real h, int mass_metric,
+    slider_crank_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g | q_prev (SLIDER_CRANK_NWORK_STEP doubles) */
+    slider_crank_real *k = work + SLIDER_CRANK_NWORK;
+    slider_crank_real *x0 = k + SLIDER_CRANK_NX;
+    slider_crank_real *xt = x0 + SLIDER_CRANK_NX;
+    slider_crank_real *C = xt + SLIDER_CRANK_NX;
+    slider_crank_real *W = C + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *correction = W + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
+    slider_crank_real *K = correction + SLIDER_CRANK_NC*(SLIDER_CRANK_NQ + SLIDER_CRANK_NC);
+    slider_crank_real *d = K + SLIDER_CRANK_NC;
+    slider_crank_real *phi = d + SLIDER_CRANK_NQ;
+    slider_crank_real *phi_dot = phi + SLIDER_CRANK_NH;
+    slider_crank_real *g = phi_dot + SLIDER_CRANK_NH;
+    slider_crank_real *q_prev = g + SLIDER_CRANK_NN;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const slider_crank_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const slider_crank_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const slider_crank_real t1 = t + h;
+    slider_crank_real err, last_err = INFINITY;
+    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (i = 0; i < SLIDER_CRANK_NX; ++i) x0[i] = state[i];
+    status = slider_crank_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != SLIDER_CRANK_OK) return status;
+    for (i = 0; i < SLIDER_CRANK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < SLIDER_CRANK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = slider_crank_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != SLIDER_CRANK_OK) return slider_crank_step_undone(state, x0, status);
+        for (i = 0; i < SLIDER_CRANK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /*
+    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
+    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
+    ** else it is undone and a Newton step taken from where it began.
+    */
+    for (it = 0;; ++it) {
+        slider_crank_residuals(t1, state, param, phi, phi_dot, g);
+        err = slider_crank_max_abs(phi, SLIDER_CRANK_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= slider_crank_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < SLIDER_CRANK_NQ; ++i) state[i] = q_prev[i];
+                slider_crank_residuals(t1, state, param, phi, phi_dot, g);
+                err = slider_crank_max_abs(phi, SLIDER_CRANK_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            slider_crank_constraint_jacobian(t1, state, param, C);
+            C_current = 1;
+        }
+        if (err <= slider_crank_phi_tolerance(C, state)) break;
+        if (it - undone == SLIDER_CRANK_STEP_MAX_ITERATIONS || !isfinite(err)) return slider_crank_step_undone(state, x0, SLIDER_CRANK_CORRECTION_FAILED);
+        if (refactor && (status = slider_crank_step_factor(t1, state, param, mass_metric, W, C, correction)) != SLIDER_CRANK_OK)
+            return slider_crank_step_undone(state, x0, status);
+        for (i = 0; i < SLIDER_CRANK_NH; ++i) K[i] = -phi[i];
+        slider_crank_correction_solve(mass_metric, SLIDER_CRANK_NH, W, C, correction, K, d);
+        for (i = 0; i < SLIDER_CRANK_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    if (!C_current) slider_crank_constraint_jacobian(t1, state, param, C);
+    status = slider_crank_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != SLIDER_CRANK_OK) return slider_crank_step_undone(state, x0, status);
+    for (i = 0; i < SLIDER_CRANK_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    slider_crank_correction_solve(mass_metric, SLIDER_CRANK_NC, W, C, correction, K, d);
+    for (i = 0; i < SLIDER_CRANK_NQ; ++i) state[SLIDER_CRANK_NQ + i] += d[i];
+    for (i = 0; i < SLIDER_CRANK_NX; ++i)
+        if (!isfinite(state[i])) return slider_crank_step_undone(state, x0, SLIDER_CRANK_NOT_FINITE);
+    return SLIDER_CRANK_OK;
 }

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double slider_crank_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define SLIDER_CRANK_NQ 3  /* coordinates: theta, psi, s */
@@ -19,6 +24,10 @@ extern "C" {
 #define SLIDER_CRANK_NWORK 30  /* doubles of scratch for slider_crank_rhs */
 #define SLIDER_CRANK_NWORK_JACOBIAN (SLIDER_CRANK_NWORK + 41)  /* ... for slider_crank_jacobian */
 #define SLIDER_CRANK_NWORK_CORRECTION 10  /* ... for slider_crank_correction_factor and _solve */
+#define SLIDER_CRANK_NWORK_STEP (SLIDER_CRANK_NWORK + 55)  /* ... for slider_crank_step */
+#define SLIDER_CRANK_STEP_TOLERANCE 1e-13  /* slider_crank_step's position correction: |phi| it stops at */
+#define SLIDER_CRANK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define SLIDER_CRANK_STACK_ESTIMATE 850  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SLIDER_CRANK_NH_ARRAY 2
 #define SLIDER_CRANK_NN_ARRAY 1
 #define SLIDER_CRANK_NC_ARRAY 2
@@ -42,10 +51,12 @@ extern "C" {
 #define SLIDER_CRANK_OK 0
 #define SLIDER_CRANK_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define SLIDER_CRANK_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define SLIDER_CRANK_CORRECTION_FAILED 3     /* slider_crank_step only: the position correction did not converge */
+#define SLIDER_CRANK_NOT_FINITE 4            /* slider_crank_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double slider_crank_param_defaults[SLIDER_CRANK_NP];
-extern const double slider_crank_initial_state[SLIDER_CRANK_NX];
+extern const slider_crank_real slider_crank_param_defaults[SLIDER_CRANK_NP];
+extern const slider_crank_real slider_crank_initial_state[SLIDER_CRANK_NX];
 #define SLIDER_CRANK_ALPHA 10.0  /* Baumgarte gains */
 #define SLIDER_CRANK_BETA 25.0
 
@@ -56,18 +67,18 @@ extern const double slider_crank_initial_state[SLIDER_CRANK_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns SLIDER_CRANK_OK or an error.
 */
-int slider_crank_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int slider_crank_rhs(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_dxdt[], slider_crank_real out_multipliers[], slider_crank_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int slider_crank_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_dfdx[], slider_crank_real out_dfdu[], slider_crank_real work[]);
 
 /*
 ** The pieces of the KKT system of slider_crank_rhs at one state: M (NQ x NQ, lower
@@ -75,9 +86,29 @@ int slider_crank_jacobian(double t, const double state[], const double input[], 
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void slider_crank_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void slider_crank_kkt_terms(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_M[], slider_crank_real out_f[], slider_crank_real out_J[], slider_crank_real out_r[], slider_crank_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** slider_crank_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns SLIDER_CRANK_OK, SLIDER_CRANK_SINGULAR_MASS,
+** SLIDER_CRANK_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), SLIDER_CRANK_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or SLIDER_CRANK_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int slider_crank_step(slider_crank_real t, slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real h, int mass_metric,
+    slider_crank_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -89,7 +120,7 @@ void slider_crank_kkt_terms(double t, const double state[], const double input[]
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int slider_crank_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int slider_crank_correction_factor(int mass_metric, slider_crank_real M[], const slider_crank_real C[], slider_crank_real work[]);
 
 /*
 ** With M, C and work as slider_crank_correction_factor left them: the smallest d (in W)
@@ -98,35 +129,35 @@ int slider_crank_correction_factor(int mass_metric, double M[], const double C[]
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void slider_crank_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const slider_crank_real M[], const slider_crank_real C[], slider_crank_real work[],
+    slider_crank_real K[], slider_crank_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void slider_crank_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void slider_crank_residuals(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[],
+    slider_crank_real out_phi[], slider_crank_real out_phi_dot[], slider_crank_real out_g[]);
 
 /* Total energy T + V. */
-double slider_crank_energy(double t, const double state[], const double param[]);
+slider_crank_real slider_crank_energy(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void slider_crank_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void slider_crank_mass_matrix(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void slider_crank_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void slider_crank_constraint_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = slider_crank_constraint_jacobian).
 */
-void slider_crank_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void slider_crank_constraint_coordinate_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (slider_crank_initial_state
 ** holds them at the defaults).
 */
-void slider_crank_initial_state_at(const double param[], double out_state[]);
+void slider_crank_initial_state_at(const slider_crank_real param[], slider_crank_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in slider_crank_model.c. */
 struct lgc_model;

@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double sphere_param_defaults[SPHERE_NP] = { 1.0 /* m */, 1.0 /* R */, 9.81 /* g */, 0.1 /* theta0 */ };
-const double sphere_initial_state[SPHERE_NX] = { 0.09983341664682815 /* x */, 0.0 /* y */, 0.9950041652780258 /* z */, 0.0 /* x' */, 0.0 /* y' */, 0.0 /* z' */ };
+const sphere_real sphere_param_defaults[SPHERE_NP] = { 1.0 /* m */, 1.0 /* R */, 9.81 /* g */, 0.1 /* theta0 */ };
+const sphere_real sphere_initial_state[SPHERE_NX] = { 0.09983341664682815 /* x */, 0.0 /* y */, 0.9950041652780258 /* z */, 0.0 /* x' */, 0.0 /* y' */, 0.0 /* z' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double sphere_initial_state[SPHERE_NX] = { 0.09983341664682815 /* x */, 0.
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int sphere_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int sphere_factor_kkt(sphere_real M[], const sphere_real J[], sphere_real Y[], sphere_real S[])
 {
-    double d;
+    sphere_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return SPHERE_SINGULAR_MASS;
@@ -42,8 +42,8 @@ static int sphere_factor_kkt(double M[], const double J[], double Y[], double S[
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void sphere_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void sphere_solve_kkt(const sphere_real M[], const sphere_real J[], const sphere_real S[],
+    sphere_real a[], sphere_real nu[], sphere_real w[])
 {
     /* a = M^-1 f */
     a[0] = a[0]/M[0];
@@ -71,28 +71,28 @@ static void sphere_solve_kkt(const double M[], const double J[], const double S[
     a[2] += w[2];
 }
 
-static void sphere_zero(double a[], int n)
+static void sphere_zero(sphere_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void sphere_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void sphere_kkt_entries(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real out_M[], sphere_real out_f[], sphere_real out_J[], sphere_real out_r[], sphere_real out_g[])
 {
     (void)t;
     (void)input;
     (void)out_g;
-    const double x = state[0];
-    const double y = state[1];
-    const double z = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double z_dot = state[5];  /* z' */
-    const double m = param[0];
-    const double R = param[1];
-    const double g = param[2];
+    const sphere_real x = state[0];
+    const sphere_real y = state[1];
+    const sphere_real z = state[2];
+    const sphere_real x_dot = state[3];  /* x' */
+    const sphere_real y_dot = state[4];  /* y' */
+    const sphere_real z_dot = state[5];  /* z' */
+    const sphere_real m = param[0];
+    const sphere_real R = param[1];
+    const sphere_real g = param[2];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[4] = m;
@@ -111,9 +111,9 @@ static void sphere_kkt_entries(double t, const double state[], const double inpu
     out_r[0] = -(2.0*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot + baumgarte_alpha*(x*x_dot + y*y_dot + z*z_dot)) - baumgarte_beta*(R*R - x*x - y*y - z*z));
 }
 
-void sphere_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void sphere_kkt_terms(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real out_M[], sphere_real out_f[], sphere_real out_J[], sphere_real out_r[], sphere_real out_g[])
 {
     sphere_zero(out_M, SPHERE_NQ*SPHERE_NQ);
     sphere_zero(out_J, SPHERE_NC*SPHERE_NQ);
@@ -121,18 +121,18 @@ void sphere_kkt_terms(double t, const double state[], const double input[], cons
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int sphere_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int sphere_rhs(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real out_dxdt[], sphere_real out_multipliers[], sphere_real work[])
 {
     /* work: M | J | Y | S | nu | w (SPHERE_NWORK doubles) */
-    double *M = work;
-    double *J = M + SPHERE_NQ*SPHERE_NQ;
-    double *Y = J + SPHERE_NC*SPHERE_NQ;
-    double *S = Y + SPHERE_NC*SPHERE_NQ;
-    double *nu = S + SPHERE_NC*SPHERE_NC;
-    double *w = nu + SPHERE_NC;
-    double *acceleration = out_dxdt + SPHERE_NQ;
+    sphere_real *M = work;
+    sphere_real *J = M + SPHERE_NQ*SPHERE_NQ;
+    sphere_real *Y = J + SPHERE_NC*SPHERE_NQ;
+    sphere_real *S = Y + SPHERE_NC*SPHERE_NQ;
+    sphere_real *nu = S + SPHERE_NC*SPHERE_NC;
+    sphere_real *w = nu + SPHERE_NC;
+    sphere_real *acceleration = out_dxdt + SPHERE_NQ;
     int i, status;
     sphere_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*SPHERE_NQ);
@@ -146,10 +146,10 @@ int sphere_rhs(double t, const double state[], const double input[], const doubl
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void sphere_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void sphere_residual_derivatives(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    const sphere_real in_acceleration[], const sphere_real in_multipliers[],
+    sphere_real out_dR_dx[], sphere_real out_dR_du[], sphere_real out_dg_dx[], sphere_real out_dg_du[])
 {
     (void)t;
     (void)input;
@@ -157,13 +157,13 @@ static void sphere_residual_derivatives(double t, const double state[], const do
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double x = state[0];
-    const double y = state[1];
-    const double z = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double z_dot = state[5];  /* z' */
-    const double w1 = -2.0*in_multipliers[0];
+    const sphere_real x = state[0];
+    const sphere_real y = state[1];
+    const sphere_real z = state[2];
+    const sphere_real x_dot = state[3];  /* x' */
+    const sphere_real y_dot = state[4];  /* y' */
+    const sphere_real z_dot = state[5];  /* z' */
+    const sphere_real w1 = -2.0*in_multipliers[0];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = w1;
     out_dR_dx[7] = w1;
@@ -176,23 +176,23 @@ static void sphere_residual_derivatives(double t, const double state[], const do
     out_dR_dx[23] = 4.0*z_dot + 2.0*baumgarte_alpha*z;
 }
 
-int sphere_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int sphere_jacobian(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real out_dfdx[], sphere_real out_dfdu[], sphere_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (SPHERE_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + SPHERE_NQ*SPHERE_NQ;
-    double *S = J + 2*SPHERE_NC*SPHERE_NQ;
-    double *nu = S + SPHERE_NC*SPHERE_NC;
-    double *w = nu + SPHERE_NC;
-    double *dxdt = work + SPHERE_NWORK;
-    double *dR_dx = dxdt + SPHERE_NX;
-    double *dR_du = dR_dx + (SPHERE_NQ + SPHERE_NC)*SPHERE_NX;
-    double *dg_dx = dR_du + (SPHERE_NQ + SPHERE_NC)*SPHERE_NU;
-    double *dg_du = dg_dx + SPHERE_NN*SPHERE_NX;
-    double *column = dg_du + SPHERE_NN*SPHERE_NU;
+    sphere_real *M = work;
+    sphere_real *J = M + SPHERE_NQ*SPHERE_NQ;
+    sphere_real *S = J + 2*SPHERE_NC*SPHERE_NQ;
+    sphere_real *nu = S + SPHERE_NC*SPHERE_NC;
+    sphere_real *w = nu + SPHERE_NC;
+    sphere_real *dxdt = work + SPHERE_NWORK;
+    sphere_real *dR_dx = dxdt + SPHERE_NX;
+    sphere_real *dR_du = dR_dx + (SPHERE_NQ + SPHERE_NC)*SPHERE_NX;
+    sphere_real *dg_dx = dR_du + (SPHERE_NQ + SPHERE_NC)*SPHERE_NU;
+    sphere_real *dg_du = dg_dx + SPHERE_NN*SPHERE_NX;
+    sphere_real *column = dg_du + SPHERE_NN*SPHERE_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = sphere_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -209,7 +209,7 @@ int sphere_jacobian(double t, const double state[], const double input[], const 
     for (i = 0; i < SPHERE_NQ; ++i) out_dfdx[i*SPHERE_NX + SPHERE_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < SPHERE_NX + SPHERE_NU; ++k) {
-        const double *dR = k < SPHERE_NX ? dR_dx + k : dR_du + (k - SPHERE_NX);
+        const sphere_real *dR = k < SPHERE_NX ? dR_dx + k : dR_du + (k - SPHERE_NX);
         const int stride = k < SPHERE_NX ? SPHERE_NX : SPHERE_NU;
         for (i = 0; i < (SPHERE_NQ + SPHERE_NC); ++i) column[i] = -dR[i*stride];
         sphere_solve_kkt(M, J, S, column, column + SPHERE_NQ, w);
@@ -232,9 +232,9 @@ int sphere_jacobian(double t, const double state[], const double input[], const 
 ** factored as the KKT solve factors J M^-1 J^T, over the structural
 ** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.
 */
-static int sphere_factor_correction_mass(double M[], const double C[], double Y[], double S[])
+static int sphere_factor_correction_mass(sphere_real M[], const sphere_real C[], sphere_real Y[], sphere_real S[])
 {
-    double d;
+    sphere_real d;
     /* M = L L^T in place */
     d = M[0];
     if (!(d > 1e-13*M[0])) return SPHERE_SINGULAR_MASS;
@@ -259,9 +259,9 @@ static int sphere_factor_correction_mass(double M[], const double C[], double Y[
 }
 
 /* W = I: S = C C^T. */
-static int sphere_factor_correction_identity(const double C[], double S[])
+static int sphere_factor_correction_identity(const sphere_real C[], sphere_real S[])
 {
-    double d;
+    sphere_real d;
     /* S = C C^T */
     S[0] = C[0]*C[0] + C[1]*C[1] + C[2]*C[2];
     /* S = Ls Ls^T in place */
@@ -272,7 +272,7 @@ static int sphere_factor_correction_identity(const double C[], double S[])
 }
 
 /* On the constraint rows, W = M: K = S^-1 K, d = W^-1 C^T K. */
-static void sphere_correct_mass_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void sphere_correct_mass_all(const sphere_real M[], const sphere_real C[], const sphere_real S[], sphere_real K[], sphere_real d[])
 {
     /* K = S^-1 K */
     K[0] = K[0]/S[0];
@@ -290,7 +290,7 @@ static void sphere_correct_mass_all(const double M[], const double C[], const do
 }
 
 /* On the constraint rows, W = I: K = S^-1 K, d = W^-1 C^T K. */
-static void sphere_correct_identity_all(const double M[], const double C[], const double S[], double K[], double d[])
+static void sphere_correct_identity_all(const sphere_real M[], const sphere_real C[], const sphere_real S[], sphere_real K[], sphere_real d[])
 {
     (void)M;
     /* K = S^-1 K */
@@ -302,68 +302,68 @@ static void sphere_correct_identity_all(const double M[], const double C[], cons
     d[2] = C[2]*K[0];
 }
 
-int sphere_correction_factor(int mass_metric, double M[], const double C[], double work[])
+int sphere_correction_factor(int mass_metric, sphere_real M[], const sphere_real C[], sphere_real work[])
 {
     /* work: Y | S (SPHERE_NWORK_CORRECTION doubles) */
-    double *Y = work;
-    double *S = Y + SPHERE_NC*SPHERE_NQ;
+    sphere_real *Y = work;
+    sphere_real *S = Y + SPHERE_NC*SPHERE_NQ;
     if (mass_metric) return sphere_factor_correction_mass(M, C, Y, S);
     return sphere_factor_correction_identity(C, S);
 }
 
 void sphere_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[])
+    const sphere_real M[], const sphere_real C[], sphere_real work[],
+    sphere_real K[], sphere_real d[])
 {
-    double *S = work + SPHERE_NC*SPHERE_NQ;
+    sphere_real *S = work + SPHERE_NC*SPHERE_NQ;
     (void)rows;
     if (mass_metric) sphere_correct_mass_all(M, C, S, K, d);
     else sphere_correct_identity_all(M, C, S, K, d);
 }
 
-void sphere_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void sphere_residuals(sphere_real t, const sphere_real state[], const sphere_real param[],
+    sphere_real out_phi[], sphere_real out_phi_dot[], sphere_real out_g[])
 {
     (void)t;
     (void)out_g;
-    const double x = state[0];
-    const double y = state[1];
-    const double z = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double z_dot = state[5];  /* z' */
-    const double R = param[1];
+    const sphere_real x = state[0];
+    const sphere_real y = state[1];
+    const sphere_real z = state[2];
+    const sphere_real x_dot = state[3];  /* x' */
+    const sphere_real y_dot = state[4];  /* y' */
+    const sphere_real z_dot = state[5];  /* z' */
+    const sphere_real R = param[1];
     /* contact constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_phi[0] = -(R*R - x*x - y*y - z*z);
     out_phi_dot[0] = 2.0*(x*x_dot + y*y_dot + z*z_dot);
 }
 
-double sphere_energy(double t, const double state[], const double param[])
+sphere_real sphere_energy(sphere_real t, const sphere_real state[], const sphere_real param[])
 {
     (void)t;
-    const double z = state[2];
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double z_dot = state[5];  /* z' */
-    const double m = param[0];
-    const double g = param[2];
+    const sphere_real z = state[2];
+    const sphere_real x_dot = state[3];  /* x' */
+    const sphere_real y_dot = state[4];  /* y' */
+    const sphere_real z_dot = state[5];  /* z' */
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot) + g*z);
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void sphere_mirror_lower(double a[])
+static void sphere_mirror_lower(sphere_real a[])
 {
     int i, j;
     for (i = 0; i < SPHERE_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*SPHERE_NQ + i] = a[i*SPHERE_NQ + j];
 }
 
-void sphere_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void sphere_mass_matrix(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m = param[0];
+    const sphere_real m = param[0];
     sphere_zero(out_M, SPHERE_NQ*SPHERE_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
@@ -372,13 +372,13 @@ void sphere_mass_matrix(double t, const double state[], const double param[], do
     sphere_mirror_lower(out_M);
 }
 
-void sphere_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void sphere_constraint_jacobian(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_C[])
 {
     (void)t;
     (void)param;
-    const double x = state[0];
-    const double y = state[1];
-    const double z = state[2];
+    const sphere_real x = state[0];
+    const sphere_real y = state[1];
+    const sphere_real z = state[2];
     sphere_zero(out_C, SPHERE_NC*SPHERE_NQ);
     /* contact constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_C[0] = 2.0*x;
@@ -386,13 +386,13 @@ void sphere_constraint_jacobian(double t, const double state[], const double par
     out_C[2] = 2.0*z;
 }
 
-void sphere_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void sphere_constraint_coordinate_jacobian(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_D[])
 {
     (void)t;
     (void)param;
-    const double x_dot = state[3];  /* x' */
-    const double y_dot = state[4];  /* y' */
-    const double z_dot = state[5];  /* z' */
+    const sphere_real x_dot = state[3];  /* x' */
+    const sphere_real y_dot = state[4];  /* y' */
+    const sphere_real z_dot = state[5];  /* z' */
     sphere_zero(out_D, SPHERE_NC*SPHERE_NQ);
     /* contact constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_D[0] = 2.0*x_dot;
@@ -400,45 +400,163 @@ void sphere_constraint_coordinate_jacobian(double t, const double state[], const
     out_D[2] = 2.0*z_dot;
 }
 
-void sphere_initial_state_at(const double param[], double out_state[])
+void sphere_initial_state_at(const sphere_real param[], sphere_real out_state[])
 {
-    const double R = param[1];
-    const double theta0 = param[3];
-    const double w1 = sin(theta0);
+    const sphere_real R = param[1];
+    const sphere_real theta0 = param[3];
+    const sphere_real w1 = sin(theta0);
     out_state[0] = R*w1;  /* x */
     out_state[1] = 0.0;  /* y */
-    const double w2 = cos(theta0);
+    const sphere_real w2 = cos(theta0);
     out_state[2] = R*w2;  /* z */
     out_state[3] = 0.0;  /* x' */
     out_state[4] = 0.0;  /* y' */
     out_state[5] = 0.0;  /* z' */
 }
 
-void sphere_outputs(double t, const double state[], const double input[], const double param[],
-    const double multipliers[], double out_outputs[])
+void sphere_outputs(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    const sphere_real multipliers[], sphere_real out_outputs[])
 {
     (void)t;
     (void)input;
-    const double x = state[0];
-    const double y = state[1];
-    const double z = state[2];
-    const double R = param[1];
-    const double lambda1 = multipliers[0];
-    const double w1 = sqrt(x*x + y*y + z*z);
+    const sphere_real x = state[0];
+    const sphere_real y = state[1];
+    const sphere_real z = state[2];
+    const sphere_real R = param[1];
+    const sphere_real lambda1 = multipliers[0];
+    const sphere_real w1 = sqrt(x*x + y*y + z*z);
     /* cos_theta = z/sqrt(x^2 + y^2 + z^2) */
     out_outputs[0] = z/w1;
     /* normal_force = 2*R*lambda1 */
     out_outputs[1] = 2.0*R*lambda1;
 }
 
-void sphere_events(double t, const double state[], const double input[], const double param[],
-    const double multipliers[], double out_events[])
+void sphere_events(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    const sphere_real multipliers[], sphere_real out_events[])
 {
     (void)t;
     (void)input;
     (void)param;
     (void)multipliers;
-    const double z = state[2];
+    const sphere_real z = state[2];
     /* below_equator = z */
     out_events[0] = z;
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int sphere_step_undone(sphere_real state[], const sphere_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < SPHERE_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+/* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
+static sphere_real sphere_max_abs(const sphere_real v[], int n, sphere_real start)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        const sphere_real a = fabs(v[i]);
+        if (a > start || a != a) start = a;
+    }
+    return start;
+}
+
+/* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
+static sphere_real sphere_phi_tolerance(const sphere_real C[], const sphere_real state[])
+{
+    const sphere_real round_off = 1.4210854715202004e-14*(1.0 + sphere_max_abs(C, SPHERE_NH*SPHERE_NQ, 0.0)*sphere_max_abs(state, SPHERE_NQ, 0.0));
+    return fmax(SPHERE_STEP_TOLERANCE, round_off);
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int sphere_step_factor(sphere_real t, const sphere_real state[], const sphere_real param[], int mass_metric,
+    sphere_real M[], const sphere_real C[], sphere_real work[])
+{
+    if (mass_metric) sphere_mass_matrix(t, state, param, M);
+    return sphere_correction_factor(mass_metric, M, C, work);
+}
+
+int sphere_step(sphere_real t, sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real h, int mass_metric,
+    sphere_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt | C | W | correction | K | d | phi | phi_dot | g | q_prev (SPHERE_NWORK_STEP doubles) */
+    sphere_real *k = work + SPHERE_NWORK;
+    sphere_real *x0 = k + SPHERE_NX;
+    sphere_real *xt = x0 + SPHERE_NX;
+    sphere_real *C = xt + SPHERE_NX;
+    sphere_real *W = C + SPHERE_NC*SPHERE_NQ;
+    sphere_real *correction = W + SPHERE_NQ*SPHERE_NQ;
+    sphere_real *K = correction + SPHERE_NC*(SPHERE_NQ + SPHERE_NC);
+    sphere_real *d = K + SPHERE_NC;
+    sphere_real *phi = d + SPHERE_NQ;
+    sphere_real *phi_dot = phi + SPHERE_NH;
+    sphere_real *g = phi_dot + SPHERE_NH;
+    sphere_real *q_prev = g + SPHERE_NN;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const sphere_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const sphere_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    const sphere_real t1 = t + h;
+    sphere_real err, last_err = INFINITY;
+    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (i = 0; i < SPHERE_NX; ++i) x0[i] = state[i];
+    status = sphere_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != SPHERE_OK) return status;
+    for (i = 0; i < SPHERE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < SPHERE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = sphere_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != SPHERE_OK) return sphere_step_undone(state, x0, status);
+        for (i = 0; i < SPHERE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    /*
+    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
+    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
+    ** else it is undone and a Newton step taken from where it began.
+    */
+    for (it = 0;; ++it) {
+        sphere_residuals(t1, state, param, phi, phi_dot, g);
+        err = sphere_max_abs(phi, SPHERE_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= sphere_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < SPHERE_NQ; ++i) state[i] = q_prev[i];
+                sphere_residuals(t1, state, param, phi, phi_dot, g);
+                err = sphere_max_abs(phi, SPHERE_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            sphere_constraint_jacobian(t1, state, param, C);
+            C_current = 1;
+        }
+        if (err <= sphere_phi_tolerance(C, state)) break;
+        if (it - undone == SPHERE_STEP_MAX_ITERATIONS || !isfinite(err)) return sphere_step_undone(state, x0, SPHERE_CORRECTION_FAILED);
+        if (refactor && (status = sphere_step_factor(t1, state, param, mass_metric, W, C, correction)) != SPHERE_OK)
+            return sphere_step_undone(state, x0, status);
+        for (i = 0; i < SPHERE_NH; ++i) K[i] = -phi[i];
+        sphere_correction_solve(mass_metric, SPHERE_NH, W, C, correction, K, d);
+        for (i = 0; i < SPHERE_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
+    if (!C_current) sphere_constraint_jacobian(t1, state, param, C);
+    status = sphere_step_factor(t1, state, param, mass_metric, W, C, correction);
+    if (status != SPHERE_OK) return sphere_step_undone(state, x0, status);
+    for (i = 0; i < SPHERE_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
+    sphere_correction_solve(mass_metric, SPHERE_NC, W, C, correction, K, d);
+    for (i = 0; i < SPHERE_NQ; ++i) state[SPHERE_NQ + i] += d[i];
+    for (i = 0; i < SPHERE_NX; ++i)
+        if (!isfinite(state[i])) return sphere_step_undone(state, x0, SPHERE_NOT_FINITE);
+    return SPHERE_OK;
 }

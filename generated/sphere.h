@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double sphere_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define SPHERE_NQ 3  /* coordinates: x, y, z */
@@ -19,6 +24,10 @@ extern "C" {
 #define SPHERE_NWORK 20  /* doubles of scratch for sphere_rhs */
 #define SPHERE_NWORK_JACOBIAN (SPHERE_NWORK + 34)  /* ... for sphere_jacobian */
 #define SPHERE_NWORK_CORRECTION 4  /* ... for sphere_correction_factor and _solve */
+#define SPHERE_NWORK_STEP (SPHERE_NWORK + 43)  /* ... for sphere_step */
+#define SPHERE_STEP_TOLERANCE 1e-13  /* sphere_step's position correction: |phi| it stops at */
+#define SPHERE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define SPHERE_STACK_ESTIMATE 730  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SPHERE_NH_ARRAY 1
 #define SPHERE_NN_ARRAY 1
 #define SPHERE_NC_ARRAY 1
@@ -45,10 +54,12 @@ extern "C" {
 #define SPHERE_OK 0
 #define SPHERE_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define SPHERE_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define SPHERE_CORRECTION_FAILED 3     /* sphere_step only: the position correction did not converge */
+#define SPHERE_NOT_FINITE 4            /* sphere_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double sphere_param_defaults[SPHERE_NP];
-extern const double sphere_initial_state[SPHERE_NX];
+extern const sphere_real sphere_param_defaults[SPHERE_NP];
+extern const sphere_real sphere_initial_state[SPHERE_NX];
 #define SPHERE_ALPHA 10.0  /* Baumgarte gains */
 #define SPHERE_BETA 25.0
 
@@ -59,18 +70,18 @@ extern const double sphere_initial_state[SPHERE_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns SPHERE_OK or an error.
 */
-int sphere_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int sphere_rhs(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real out_dxdt[], sphere_real out_multipliers[], sphere_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int sphere_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int sphere_jacobian(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real out_dfdx[], sphere_real out_dfdu[], sphere_real work[]);
 
 /*
 ** The pieces of the KKT system of sphere_rhs at one state: M (NQ x NQ, lower
@@ -78,9 +89,29 @@ int sphere_jacobian(double t, const double state[], const double input[], const 
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void sphere_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void sphere_kkt_terms(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real out_M[], sphere_real out_f[], sphere_real out_J[], sphere_real out_r[], sphere_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** sphere_rhs (four evaluations), then the one-step correction (6.416-6.418) at t + h,
+** as the runtime's --project full: positions by Gauss-Newton, q += W^-1 A^T K,
+** (A W^-1 A^T) K = -phi (a factor reused while |phi| falls by 4 a step), to
+** |phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 iterations;
+** then velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric
+** W = M (mass_metric 1) or W = I (0). Returns SPHERE_OK, SPHERE_SINGULAR_MASS,
+** SPHERE_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor
+** below 1e-8 of its diagonal entry), SPHERE_CORRECTION_FAILED (the positions
+** did not converge, or are not finite) or SPHERE_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int sphere_step(sphere_real t, sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real h, int mass_metric,
+    sphere_real work[]);
 
 /*
 ** The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T
@@ -92,7 +123,7 @@ void sphere_kkt_terms(double t, const double state[], const double input[], cons
 ** below 1e-8 of its diagonal entry (the rows have lost rank, or nearly:
 ** a least-squares solve is the caller's then).
 */
-int sphere_correction_factor(int mass_metric, double M[], const double C[], double work[]);
+int sphere_correction_factor(int mass_metric, sphere_real M[], const sphere_real C[], sphere_real work[]);
 
 /*
 ** With M, C and work as sphere_correction_factor left them: the smallest d (in W)
@@ -101,51 +132,51 @@ int sphere_correction_factor(int mass_metric, double M[], const double C[], doub
 ** on return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.
 */
 void sphere_correction_solve(int mass_metric, int rows,
-    const double M[], const double C[], double work[],
-    double K[], double d[]);
+    const sphere_real M[], const sphere_real C[], sphere_real work[],
+    sphere_real K[], sphere_real d[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void sphere_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void sphere_residuals(sphere_real t, const sphere_real state[], const sphere_real param[],
+    sphere_real out_phi[], sphere_real out_phi_dot[], sphere_real out_g[]);
 
 /* Total energy T + V. */
-double sphere_energy(double t, const double state[], const double param[]);
+sphere_real sphere_energy(sphere_real t, const sphere_real state[], const sphere_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void sphere_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void sphere_mass_matrix(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void sphere_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void sphere_constraint_jacobian(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = sphere_constraint_jacobian).
 */
-void sphere_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void sphere_constraint_coordinate_jacobian(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (sphere_initial_state
 ** holds them at the defaults).
 */
-void sphere_initial_state_at(const double param[], double out_state[]);
+void sphere_initial_state_at(const sphere_real param[], sphere_real out_state[]);
 
 /*
 ** The spec's [outputs] (SPHERE_NOUT, in the order written; SPHERE_OUTPUT_NAME is where
 ** each is) at the state under the inputs, with the multipliers [lambda; mu]
 ** (NC) as sphere_rhs writes them at that state.
 */
-void sphere_outputs(double t, const double state[], const double input[], const double param[],
-    const double multipliers[], double out_outputs[]);
+void sphere_outputs(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    const sphere_real multipliers[], sphere_real out_outputs[]);
 
 /*
 ** The event functions of the spec's [events] (SPHERE_NEVENT, in the order
 ** written): an event is where one crosses zero. At the state under the inputs,
 ** with the multipliers [lambda; mu] (NC) as sphere_rhs writes them at that state.
 */
-void sphere_events(double t, const double state[], const double input[], const double param[],
-    const double multipliers[], double out_events[]);
+void sphere_events(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    const sphere_real multipliers[], sphere_real out_events[]);
 
 /* The runtime's descriptor of this model, defined in sphere_model.c. */
 struct lgc_model;

@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-const double spring_pendulum_param_defaults[SPRING_PENDULUM_NP] = { 1.0 /* m */, 9.81 /* g */, 1.0 /* l */, 1000000.0 /* k */, 4000.0 /* c */ };
-const double spring_pendulum_initial_state[SPRING_PENDULUM_NX] = { 0.48421979399024506 /* x */, -0.8863583875092765 /* y */, 0.0 /* x' */, 0.0 /* y' */ };
+const spring_pendulum_real spring_pendulum_param_defaults[SPRING_PENDULUM_NP] = { 1.0 /* m */, 9.81 /* g */, 1.0 /* l */, 1000000.0 /* k */, 4000.0 /* c */ };
+const spring_pendulum_real spring_pendulum_initial_state[SPRING_PENDULUM_NX] = { 0.48421979399024506 /* x */, -0.8863583875092765 /* y */, 0.0 /* x' */, 0.0 /* y' */ };
 
 /*
 ** The KKT system of DESIGN.md §1,
@@ -15,9 +15,9 @@ const double spring_pendulum_initial_state[SPRING_PENDULUM_NX] = { 0.48421979399
 ** is specialised to the structural nonzeros of M and J (and their fill-in).
 ** Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T.
 */
-static int spring_pendulum_factor_kkt(double M[], const double J[], double Y[], double S[])
+static int spring_pendulum_factor_kkt(spring_pendulum_real M[], const spring_pendulum_real J[], spring_pendulum_real Y[], spring_pendulum_real S[])
 {
-    double d;
+    spring_pendulum_real d;
     (void)J;
     (void)Y;
     (void)S;
@@ -32,8 +32,8 @@ static int spring_pendulum_factor_kkt(double M[], const double J[], double Y[], 
 }
 
 /* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void spring_pendulum_solve_kkt(const double M[], const double J[], const double S[],
-    double a[], double nu[], double w[])
+static void spring_pendulum_solve_kkt(const spring_pendulum_real M[], const spring_pendulum_real J[], const spring_pendulum_real S[],
+    spring_pendulum_real a[], spring_pendulum_real nu[], spring_pendulum_real w[])
 {
     (void)J;
     (void)S;
@@ -46,15 +46,15 @@ static void spring_pendulum_solve_kkt(const double M[], const double J[], const 
     a[0] = a[0]/M[0];
 }
 
-static void spring_pendulum_zero(double a[], int n)
+static void spring_pendulum_zero(spring_pendulum_real a[], int n)
 {
     int i;
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
-static void spring_pendulum_kkt_entries(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+static void spring_pendulum_kkt_entries(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_M[], spring_pendulum_real out_f[], spring_pendulum_real out_J[], spring_pendulum_real out_r[], spring_pendulum_real out_g[])
 {
     (void)t;
     (void)input;
@@ -63,30 +63,30 @@ static void spring_pendulum_kkt_entries(double t, const double state[], const do
     (void)out_J;
     (void)out_r;
     (void)out_g;
-    const double x = state[0];
-    const double y = state[1];
-    const double x_dot = state[2];  /* x' */
-    const double y_dot = state[3];  /* y' */
-    const double m = param[0];
-    const double g = param[1];
-    const double l = param[2];
-    const double k = param[3];
-    const double c = param[4];
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    const spring_pendulum_real c = param[4];
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[3] = m;
-    const double w1 = x*x + y*y;
-    const double w2 = sqrt(w1);
-    const double w3 = k*(l/w2 - 1.0) - c*(x*x_dot + y*y_dot)/w1;
+    const spring_pendulum_real w1 = x*x + y*y;
+    const spring_pendulum_real w2 = sqrt(w1);
+    const spring_pendulum_real w3 = k*(l/w2 - 1.0) - c*(x*x_dot + y*y_dot)/w1;
     /* f = Q - k, row x */
     out_f[0] = x*w3;
     /* row y */
     out_f[1] = -(m*g - y*w3);
 }
 
-void spring_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[])
+void spring_pendulum_kkt_terms(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_M[], spring_pendulum_real out_f[], spring_pendulum_real out_J[], spring_pendulum_real out_r[], spring_pendulum_real out_g[])
 {
     spring_pendulum_zero(out_M, SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ);
     spring_pendulum_zero(out_J, SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ);
@@ -94,18 +94,18 @@ void spring_pendulum_kkt_terms(double t, const double state[], const double inpu
         out_M, out_f, out_J, out_r, out_g);
 }
 
-int spring_pendulum_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[])
+int spring_pendulum_rhs(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_dxdt[], spring_pendulum_real out_multipliers[], spring_pendulum_real work[])
 {
     /* work: M | J | Y | S | nu | w (SPRING_PENDULUM_NWORK doubles) */
-    double *M = work;
-    double *J = M + SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ;
-    double *Y = J + SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ;
-    double *S = Y + SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ;
-    double *nu = S + SPRING_PENDULUM_NC*SPRING_PENDULUM_NC;
-    double *w = nu + SPRING_PENDULUM_NC;
-    double *acceleration = out_dxdt + SPRING_PENDULUM_NQ;
+    spring_pendulum_real *M = work;
+    spring_pendulum_real *J = M + SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ;
+    spring_pendulum_real *Y = J + SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ;
+    spring_pendulum_real *S = Y + SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ;
+    spring_pendulum_real *nu = S + SPRING_PENDULUM_NC*SPRING_PENDULUM_NC;
+    spring_pendulum_real *w = nu + SPRING_PENDULUM_NC;
+    spring_pendulum_real *acceleration = out_dxdt + SPRING_PENDULUM_NQ;
     int i, status;
     spring_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*SPRING_PENDULUM_NQ);
@@ -119,10 +119,10 @@ int spring_pendulum_rhs(double t, const double state[], const double input[], co
 }
 
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
-static void spring_pendulum_residual_derivatives(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    const double in_acceleration[], const double in_multipliers[],
-    double out_dR_dx[], double out_dR_du[], double out_dg_dx[], double out_dg_du[])
+static void spring_pendulum_residual_derivatives(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    const spring_pendulum_real in_acceleration[], const spring_pendulum_real in_multipliers[],
+    spring_pendulum_real out_dR_dx[], spring_pendulum_real out_dR_du[], spring_pendulum_real out_dg_dx[], spring_pendulum_real out_dg_du[])
 {
     (void)t;
     (void)input;
@@ -133,27 +133,27 @@ static void spring_pendulum_residual_derivatives(double t, const double state[],
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double x = state[0];
-    const double y = state[1];
-    const double x_dot = state[2];  /* x' */
-    const double y_dot = state[3];  /* y' */
-    const double l = param[2];
-    const double k = param[3];
-    const double c = param[4];
-    const double w1 = x*x;
-    const double w2 = y*y;
-    const double w3 = w1 + w2;
-    const double w4 = sqrt(w3);
-    const double w5 = x*x_dot + y*y_dot;
-    const double w6 = k*(l/w4 - 1.0) - c*w5/w3;
-    const double w7 = w4*w4*w4;
-    const double w8 = l*k*x/w7 + c*(x_dot - 2.0*x*w5/w3)/w3;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    const spring_pendulum_real c = param[4];
+    const spring_pendulum_real w1 = x*x;
+    const spring_pendulum_real w2 = y*y;
+    const spring_pendulum_real w3 = w1 + w2;
+    const spring_pendulum_real w4 = sqrt(w3);
+    const spring_pendulum_real w5 = x*x_dot + y*y_dot;
+    const spring_pendulum_real w6 = k*(l/w4 - 1.0) - c*w5/w3;
+    const spring_pendulum_real w7 = w4*w4*w4;
+    const spring_pendulum_real w8 = l*k*x/w7 + c*(x_dot - 2.0*x*w5/w3)/w3;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = -(w6 - x*w8);
-    const double w9 = l*k*y/w7 + c*(y_dot - 2.0*y*w5/w3)/w3;
+    const spring_pendulum_real w9 = l*k*y/w7 + c*(y_dot - 2.0*y*w5/w3)/w3;
     out_dR_dx[1] = x*w9;
     out_dR_dx[2] = c*w1/w3;
-    const double w10 = c*x*y/w3;
+    const spring_pendulum_real w10 = c*x*y/w3;
     out_dR_dx[3] = w10;
     out_dR_dx[4] = y*w8;
     out_dR_dx[5] = -(w6 - y*w9);
@@ -161,23 +161,23 @@ static void spring_pendulum_residual_derivatives(double t, const double state[],
     out_dR_dx[7] = c*w2/w3;
 }
 
-int spring_pendulum_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[])
+int spring_pendulum_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_dfdx[], spring_pendulum_real out_dfdu[], spring_pendulum_real work[])
 {
     /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (SPRING_PENDULUM_NWORK_JACOBIAN doubles) */
-    double *M = work;
-    double *J = M + SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ;
-    double *S = J + 2*SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ;
-    double *nu = S + SPRING_PENDULUM_NC*SPRING_PENDULUM_NC;
-    double *w = nu + SPRING_PENDULUM_NC;
-    double *dxdt = work + SPRING_PENDULUM_NWORK;
-    double *dR_dx = dxdt + SPRING_PENDULUM_NX;
-    double *dR_du = dR_dx + (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC)*SPRING_PENDULUM_NX;
-    double *dg_dx = dR_du + (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC)*SPRING_PENDULUM_NU;
-    double *dg_du = dg_dx + SPRING_PENDULUM_NN*SPRING_PENDULUM_NX;
-    double *column = dg_du + SPRING_PENDULUM_NN*SPRING_PENDULUM_NU;
+    spring_pendulum_real *M = work;
+    spring_pendulum_real *J = M + SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ;
+    spring_pendulum_real *S = J + 2*SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ;
+    spring_pendulum_real *nu = S + SPRING_PENDULUM_NC*SPRING_PENDULUM_NC;
+    spring_pendulum_real *w = nu + SPRING_PENDULUM_NC;
+    spring_pendulum_real *dxdt = work + SPRING_PENDULUM_NWORK;
+    spring_pendulum_real *dR_dx = dxdt + SPRING_PENDULUM_NX;
+    spring_pendulum_real *dR_du = dR_dx + (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC)*SPRING_PENDULUM_NX;
+    spring_pendulum_real *dg_dx = dR_du + (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC)*SPRING_PENDULUM_NU;
+    spring_pendulum_real *dg_du = dg_dx + SPRING_PENDULUM_NN*SPRING_PENDULUM_NX;
+    spring_pendulum_real *column = dg_du + SPRING_PENDULUM_NN*SPRING_PENDULUM_NU;
     int i, k, status;
     /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
     status = spring_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
@@ -194,7 +194,7 @@ int spring_pendulum_jacobian(double t, const double state[], const double input[
     for (i = 0; i < SPRING_PENDULUM_NQ; ++i) out_dfdx[i*SPRING_PENDULUM_NX + SPRING_PENDULUM_NQ + i] = 1.0;
     /* Rows of q'': d(a, nu) = -K^-1 dR, a column at a time. */
     for (k = 0; k < SPRING_PENDULUM_NX + SPRING_PENDULUM_NU; ++k) {
-        const double *dR = k < SPRING_PENDULUM_NX ? dR_dx + k : dR_du + (k - SPRING_PENDULUM_NX);
+        const spring_pendulum_real *dR = k < SPRING_PENDULUM_NX ? dR_dx + k : dR_du + (k - SPRING_PENDULUM_NX);
         const int stride = k < SPRING_PENDULUM_NX ? SPRING_PENDULUM_NX : SPRING_PENDULUM_NU;
         for (i = 0; i < (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC); ++i) column[i] = -dR[i*stride];
         spring_pendulum_solve_kkt(M, J, S, column, column + SPRING_PENDULUM_NQ, w);
@@ -211,8 +211,8 @@ int spring_pendulum_jacobian(double t, const double state[], const double input[
     return SPRING_PENDULUM_OK;
 }
 
-void spring_pendulum_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[])
+void spring_pendulum_residuals(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[],
+    spring_pendulum_real out_phi[], spring_pendulum_real out_phi_dot[], spring_pendulum_real out_g[])
 {
     (void)t;
     (void)state;
@@ -222,36 +222,36 @@ void spring_pendulum_residuals(double t, const double state[], const double para
     (void)out_g;
 }
 
-double spring_pendulum_energy(double t, const double state[], const double param[])
+spring_pendulum_real spring_pendulum_energy(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[])
 {
     (void)t;
-    const double x = state[0];
-    const double y = state[1];
-    const double x_dot = state[2];  /* x' */
-    const double y_dot = state[3];  /* y' */
-    const double m = param[0];
-    const double g = param[1];
-    const double l = param[2];
-    const double k = param[3];
-    const double w1 = sqrt(x*x + y*y);
-    const double w2 = l - w1;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    const spring_pendulum_real w1 = sqrt(x*x + y*y);
+    const spring_pendulum_real w2 = l - w1;
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y) + 0.5*k*w2*w2;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
-static void spring_pendulum_mirror_lower(double a[])
+static void spring_pendulum_mirror_lower(spring_pendulum_real a[])
 {
     int i, j;
     for (i = 0; i < SPRING_PENDULUM_NQ; ++i)
         for (j = 0; j < i; ++j) a[j*SPRING_PENDULUM_NQ + i] = a[i*SPRING_PENDULUM_NQ + j];
 }
 
-void spring_pendulum_mass_matrix(double t, const double state[], const double param[], double out_M[])
+void spring_pendulum_mass_matrix(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_M[])
 {
     (void)t;
     (void)state;
-    const double m = param[0];
+    const spring_pendulum_real m = param[0];
     spring_pendulum_zero(out_M, SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ);
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
@@ -259,7 +259,7 @@ void spring_pendulum_mass_matrix(double t, const double state[], const double pa
     spring_pendulum_mirror_lower(out_M);
 }
 
-void spring_pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[])
+void spring_pendulum_constraint_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_C[])
 {
     (void)t;
     (void)state;
@@ -267,7 +267,7 @@ void spring_pendulum_constraint_jacobian(double t, const double state[], const d
     spring_pendulum_zero(out_C, SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ);
 }
 
-void spring_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[])
+void spring_pendulum_constraint_coordinate_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_D[])
 {
     (void)t;
     (void)state;
@@ -275,11 +275,48 @@ void spring_pendulum_constraint_coordinate_jacobian(double t, const double state
     spring_pendulum_zero(out_D, SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ);
 }
 
-void spring_pendulum_initial_state_at(const double param[], double out_state[])
+void spring_pendulum_initial_state_at(const spring_pendulum_real param[], spring_pendulum_real out_state[])
 {
     (void)param;
     out_state[0] = 0.48421979399024506;  /* x */
     out_state[1] = -0.8863583875092765;  /* y */
     out_state[2] = 0.0;  /* x' */
     out_state[3] = 0.0;  /* y' */
+}
+
+/* The state the step began from, back in state, and the status: a failed step changes nothing. */
+static int spring_pendulum_step_undone(spring_pendulum_real state[], const spring_pendulum_real x0[], int status)
+{
+    int i;
+    for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] = x0[i];
+    return status;
+}
+
+int spring_pendulum_step(spring_pendulum_real t, spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real h, int mass_metric,
+    spring_pendulum_real work[])
+{
+    /* work: the rhs's, then k | x0 | xt (SPRING_PENDULUM_NWORK_STEP doubles) */
+    spring_pendulum_real *k = work + SPRING_PENDULUM_NWORK;
+    spring_pendulum_real *x0 = k + SPRING_PENDULUM_NX;
+    spring_pendulum_real *xt = x0 + SPRING_PENDULUM_NX;
+    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
+    static const spring_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const spring_pendulum_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
+    int i, j, status;
+    (void)mass_metric;
+    for (i = 0; i < SPRING_PENDULUM_NX; ++i) x0[i] = state[i];
+    status = spring_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != SPRING_PENDULUM_OK) return status;
+    for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < SPRING_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = spring_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != SPRING_PENDULUM_OK) return spring_pendulum_step_undone(state, x0, status);
+        for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    for (i = 0; i < SPRING_PENDULUM_NX; ++i)
+        if (!isfinite(state[i])) return spring_pendulum_step_undone(state, x0, SPRING_PENDULUM_NOT_FINITE);
+    return SPRING_PENDULUM_OK;
 }

@@ -7,6 +7,11 @@
 extern "C" {
 #endif
 
+/* The type of every real below (states, parameters, work, results), named
+   so that callers declare their arrays in the model's precision: double, as
+   generated (lagrangec generate --real float|double). */
+typedef double spring_pendulum_real;
+
 /* Sizes. A count may be 0, and C has no arrays of 0 elements: declare
    arrays with the _ARRAY lengths, the count or 1 when it is 0. */
 #define SPRING_PENDULUM_NQ 2  /* coordinates: x, y */
@@ -18,6 +23,8 @@ extern "C" {
 #define SPRING_PENDULUM_NU 0  /* inputs: none */
 #define SPRING_PENDULUM_NWORK 6  /* doubles of scratch for spring_pendulum_rhs */
 #define SPRING_PENDULUM_NWORK_JACOBIAN (SPRING_PENDULUM_NWORK + 14)  /* ... for spring_pendulum_jacobian */
+#define SPRING_PENDULUM_NWORK_STEP (SPRING_PENDULUM_NWORK + 12)  /* ... for spring_pendulum_step */
+#define SPRING_PENDULUM_STACK_ESTIMATE 790  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SPRING_PENDULUM_NH_ARRAY 1
 #define SPRING_PENDULUM_NN_ARRAY 1
 #define SPRING_PENDULUM_NC_ARRAY 1
@@ -39,10 +46,11 @@ extern "C" {
 #define SPRING_PENDULUM_OK 0
 #define SPRING_PENDULUM_SINGULAR_MASS 1         /* M(q, t) is not positive definite */
 #define SPRING_PENDULUM_SINGULAR_CONSTRAINTS 2  /* the constraint rows are dependent here */
+#define SPRING_PENDULUM_NOT_FINITE 4            /* spring_pendulum_step only: a NaN or Inf in the state it reached */
 
 /* The spec's defaults. */
-extern const double spring_pendulum_param_defaults[SPRING_PENDULUM_NP];
-extern const double spring_pendulum_initial_state[SPRING_PENDULUM_NX];
+extern const spring_pendulum_real spring_pendulum_param_defaults[SPRING_PENDULUM_NP];
+extern const spring_pendulum_real spring_pendulum_initial_state[SPRING_PENDULUM_NX];
 #define SPRING_PENDULUM_ALPHA 0.0  /* Baumgarte gains */
 #define SPRING_PENDULUM_BETA 0.0
 
@@ -53,18 +61,18 @@ extern const double spring_pendulum_initial_state[SPRING_PENDULUM_NX];
 ** (int g)' = g. Writes out_dxdt (NX) and, unless NULL, the multipliers
 ** [lambda; mu] (NC). work holds NWORK doubles. Returns SPRING_PENDULUM_OK or an error.
 */
-int spring_pendulum_rhs(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dxdt[], double out_multipliers[], double work[]);
+int spring_pendulum_rhs(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_dxdt[], spring_pendulum_real out_multipliers[], spring_pendulum_real work[]);
 
 /*
 ** Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,
 ** derived symbolically: q'' by differentiating the KKT system it solves.
 ** work holds NWORK_JACOBIAN doubles.
 */
-int spring_pendulum_jacobian(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_dfdx[], double out_dfdu[], double work[]);
+int spring_pendulum_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_dfdx[], spring_pendulum_real out_dfdu[], spring_pendulum_real work[]);
 
 /*
 ** The pieces of the KKT system of spring_pendulum_rhs at one state: M (NQ x NQ, lower
@@ -72,36 +80,49 @@ int spring_pendulum_jacobian(double t, const double state[], const double input[
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
 ** derivatives of the integral states. For callers with their own solver.
 */
-void spring_pendulum_kkt_terms(double t, const double state[], const double input[], const double param[],
-    double baumgarte_alpha, double baumgarte_beta,
-    double out_M[], double out_f[], double out_J[], double out_r[], double out_g[]);
+void spring_pendulum_kkt_terms(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_M[], spring_pendulum_real out_f[], spring_pendulum_real out_J[], spring_pendulum_real out_r[], spring_pendulum_real out_g[]);
+
+/*
+** One step of h from t: the classical fourth-order Runge-Kutta method on
+** spring_pendulum_rhs (four evaluations). mass_metric is not read (no constraints to correct).
+** Returns SPRING_PENDULUM_OK, an error of the rhs, or SPRING_PENDULUM_NOT_FINITE (a NaN or Inf in the
+** state reached). state (NX) is replaced
+** by the state at t + h only on success. work holds NWORK_STEP doubles; the
+** step allocates nothing and calls nothing but this file's functions and libm.
+*/
+int spring_pendulum_step(spring_pendulum_real t, spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real h, int mass_metric,
+    spring_pendulum_real work[]);
 
 /* Constraint residuals: phi (NH), phi' (NH), g (NN). */
-void spring_pendulum_residuals(double t, const double state[], const double param[],
-    double out_phi[], double out_phi_dot[], double out_g[]);
+void spring_pendulum_residuals(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[],
+    spring_pendulum_real out_phi[], spring_pendulum_real out_phi_dot[], spring_pendulum_real out_g[]);
 
 /* Total energy T + V. */
-double spring_pendulum_energy(double t, const double state[], const double param[]);
+spring_pendulum_real spring_pendulum_energy(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
-void spring_pendulum_mass_matrix(double t, const double state[], const double param[], double out_M[]);
+void spring_pendulum_mass_matrix(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_M[]);
 
 /* Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major. */
-void spring_pendulum_constraint_jacobian(double t, const double state[], const double param[], double out_C[]);
+void spring_pendulum_constraint_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_C[]);
 
 /*
 ** D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level
 ** constraint rows change with the coordinates. On the constraints a
 ** perturbation keeps C dq' + D dq = 0 (C = spring_pendulum_constraint_jacobian).
 */
-void spring_pendulum_constraint_coordinate_jacobian(double t, const double state[], const double param[], double out_D[]);
+void spring_pendulum_constraint_coordinate_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_D[]);
 
 /*
 ** The spec's initial state (NX) at the parameters param: the [initial]
 ** values are expressions of the parameters (spring_pendulum_initial_state
 ** holds them at the defaults).
 */
-void spring_pendulum_initial_state_at(const double param[], double out_state[]);
+void spring_pendulum_initial_state_at(const spring_pendulum_real param[], spring_pendulum_real out_state[]);
 
 /* The runtime's descriptor of this model, defined in spring_pendulum_model.c. */
 struct lgc_model;

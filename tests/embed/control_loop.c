@@ -1,16 +1,23 @@
 /*
 ** control_loop.c — a 100 Hz controller balancing the cart-pendulum upright
 ** and moving the cart to a target, in plain C99 on the generated
-** cart_pendulum.{h,c} and libm alone: at start-up, LQR gains from the
-** generated Jacobian reduced to the independent coordinates (s, x) and
-** speeds; then RK4 on the generated rhs stands in for the plant.
+** cart_pendulum.{h,c} and libm alone, in the precision they were generated
+** in (cart_pendulum_real: double, or float from `generate --real float`;
+** <tgmath.h> calls sinf for a float as sin for a double). At start-up, LQR
+** gains from the generated Jacobian reduced to the independent coordinates
+** (s, x) and speeds, designed in double; then the generated
+** cart_pendulum_step (RK4, then the one-step correction onto the rod's
+** constraint) stands in for the plant.
 ** Exit 0 when the cart is at the target +- 1 cm and the rod upright
-** +- 0.01 rad for the last second of the run.
+** +- 0.01 rad for the last second of the run, and the rod's length held to
+** PHI_TOLERANCE all along (|phi| = |(x - s)^2 + y^2 - l^2|, m^2).
 */
-#include <math.h>
 #include <stdio.h>
+#include <tgmath.h>
 
 #include "cart_pendulum.h"
+
+typedef cart_pendulum_real real;
 
 enum { NQ = CART_PENDULUM_NQ, NX = CART_PENDULUM_NX, NI = 2, N = 2 * NI };
 
@@ -18,6 +25,12 @@ enum { NQ = CART_PENDULUM_NQ, NX = CART_PENDULUM_NX, NI = 2, N = 2 * NI };
 #define SUBSTEPS 10         /* plant steps of 1 ms per period */
 #define T_END 10.0
 #define TARGET 1.0          /* cart position, m */
+/*
+** |phi| the step's correction holds: its tolerance (1e-13), or phi's round-off
+** 64 eps (1 + |A| |q|) where that is larger, with |A| <= 2 l = 1 and |q| <= 1.5
+** here: 1.9e-5 in float (3.6e-14 in double, below the tolerance).
+*/
+#define PHI_TOLERANCE (sizeof(real) == sizeof(float) ? 1.9e-5 : 1e-13)
 
 /* The independent coordinates (the dependent one is y, the rod's height). */
 static const int ind[NI] = {CART_PENDULUM_STATE_s, CART_PENDULUM_STATE_x};
@@ -27,28 +40,28 @@ static const int ind[NI] = {CART_PENDULUM_STATE_s, CART_PENDULUM_STATE_x};
 ** dy = (ds, dx, ds', dx'). With q' = 0, d(phi')/dq = 0, so the rod's rows
 ** give dq = P dq_ind, dq' = P dq_ind'; P's y row is -A_ind / A_y.
 */
-static int linearise(const double p[], double A[N][N], double B[N])
+static int linearise(const real p[], double A[N][N], double B[N])
 {
     /* Sizes that may be 0 in another model (NU) declare arrays by their _ARRAY length. */
-    double x[NX] = {0}, u[CART_PENDULUM_NU_ARRAY] = {0}, C[NQ], P[NQ][NI];
-    double dfdx[NX][NX], dfdu[NX][CART_PENDULUM_NU_ARRAY], work[CART_PENDULUM_NWORK_JACOBIAN];
+    real x[NX] = {0}, u[CART_PENDULUM_NU_ARRAY] = {0}, C[NQ];
+    real dfdx[NX][NX], dfdu[NX][CART_PENDULUM_NU_ARRAY], work[CART_PENDULUM_NWORK_JACOBIAN];
+    double P[NQ][NI];
     x[CART_PENDULUM_STATE_y] = p[CART_PENDULUM_PARAM_l];
-    if (cart_pendulum_jacobian(0.0, x, u, p, 0.0, 0.0, &dfdx[0][0], &dfdu[0][0], work)
-        != CART_PENDULUM_OK)
+    if (cart_pendulum_jacobian(0, x, u, p, 0, 0, &dfdx[0][0], &dfdu[0][0], work) != CART_PENDULUM_OK)
         return 1;
-    cart_pendulum_constraint_jacobian(0.0, x, p, C);
+    cart_pendulum_constraint_jacobian(0, x, p, C);
     for (int k = 0; k < NQ; k++)
         for (int j = 0; j < NI; j++)
             P[k][j] = k == ind[j] ? 1.0 : 0.0;
     for (int j = 0; j < NI; j++)
-        P[CART_PENDULUM_STATE_y][j] = -C[ind[j]] / C[CART_PENDULUM_STATE_y];
+        P[CART_PENDULUM_STATE_y][j] = -(double)C[ind[j]] / (double)C[CART_PENDULUM_STATE_y];
     for (int i = 0; i < NI; i++) {
-        const double *row = dfdx[NQ + ind[i]];  /* d q_ind''/d(q, q') */
+        const real *row = dfdx[NQ + ind[i]];  /* d q_ind''/d(q, q') */
         for (int j = 0; j < NI; j++) {
             double dq = 0.0, dv = 0.0;
             for (int k = 0; k < NQ; k++) {
-                dq += row[k] * P[k][j];
-                dv += row[NQ + k] * P[k][j];
+                dq += (double)row[k] * P[k][j];
+                dv += (double)row[NQ + k] * P[k][j];
             }
             A[i][j] = 0.0;
             A[i][NI + j] = i == j;
@@ -56,7 +69,7 @@ static int linearise(const double p[], double A[N][N], double B[N])
             A[NI + i][NI + j] = dv;
         }
         B[i] = 0.0;
-        B[NI + i] = dfdu[NQ + ind[i]][CART_PENDULUM_INPUT_F];
+        B[NI + i] = (double)dfdu[NQ + ind[i]][CART_PENDULUM_INPUT_F];
     }
     return 0;
 }
@@ -135,25 +148,9 @@ static int lqr(double Ad[N][N], const double Bd[N], const double Q[N], double R,
     return -1;
 }
 
-/* One RK4 step of the plant under the held force. */
-static int plant_step(double x[], const double u[], const double p[], double h, double work[])
-{
-    double k[4][NX], tmp[NX];
-    const double a = CART_PENDULUM_ALPHA, b = CART_PENDULUM_BETA, c[4] = {0, 0.5, 0.5, 1};
-    for (int s = 0; s < 4; s++) {
-        for (int i = 0; i < NX; i++)
-            tmp[i] = x[i] + (s ? c[s] * h * k[s - 1][i] : 0.0);
-        if (cart_pendulum_rhs(0.0, tmp, u, p, a, b, k[s], NULL, work) != CART_PENDULUM_OK)
-            return 1;
-    }
-    for (int i = 0; i < NX; i++)
-        x[i] += h / 6 * (k[0][i] + 2 * k[1][i] + 2 * k[2][i] + k[3][i]);
-    return 0;
-}
-
 int main(void)
 {
-    const double *p = cart_pendulum_param_defaults;
+    const real *p = cart_pendulum_param_defaults;
     double A[N][N], B[N], Ad[N][N], Bd[N], K[N];
     const double Q[N] = {10.0, 10.0, 1.0, 1.0}, R = 0.1;
     if (linearise(p, A, B) != 0)
@@ -162,34 +159,48 @@ int main(void)
     int iterations = lqr(Ad, Bd, Q, R, K);
     if (iterations < 0)
         return fputs("Riccati iteration did not converge\n", stderr), 1;
-    printf("gains (Riccati: %d iterations): K = [%.6g %.6g %.6g %.6g]\n", iterations, K[0],
-           K[1], K[2], K[3]);
+    printf("%s precision; gains (Riccati: %d iterations): K = [%.6g %.6g %.6g %.6g]\n",
+           sizeof(real) == sizeof(float) ? "single" : "double", iterations, K[0], K[1], K[2], K[3]);
 
-    double x[NX], u[CART_PENDULUM_NU_ARRAY], work[CART_PENDULUM_NWORK];
+    /* The loop runs in the model's precision, as it would on the controller. */
+    real x[NX], u[CART_PENDULUM_NU_ARRAY], phi[1], phi_dot[1], g[CART_PENDULUM_NN_ARRAY];
+    real work[CART_PENDULUM_NWORK_STEP], gain[N], worst_phi = 0;
+    const real h = (real)(TS / SUBSTEPS), target = (real)TARGET, near = (real)0.01;
+    for (int j = 0; j < N; j++)
+        gain[j] = (real)K[j];
     for (int i = 0; i < NX; i++)
         x[i] = cart_pendulum_initial_state[i];
     double settled = -1.0;  /* since when the targets hold, or -1 */
     const long periods = (long)(T_END / TS + 0.5);
     for (long n = 0; n < periods; n++) {
         /* Measure, then hold u = -K dy over the period; upright is x = s = TARGET. */
-        const double dy[N] = {x[0] - TARGET, x[1] - TARGET, x[NQ], x[NQ + 1]};
-        u[CART_PENDULUM_INPUT_F] = 0.0;
+        const real dy[N] = {x[0] - target, x[1] - target, x[NQ], x[NQ + 1]};
+        real F = 0;
         for (int j = 0; j < N; j++)
-            u[CART_PENDULUM_INPUT_F] -= K[j] * dy[j];
-        for (int s = 0; s < SUBSTEPS; s++)
-            if (plant_step(x, u, p, TS / SUBSTEPS, work) != 0)
-                return fputs("plant failed\n", stderr), 1;
+            F -= gain[j] * dy[j];
+        u[CART_PENDULUM_INPUT_F] = F;
+        for (int s = 0; s < SUBSTEPS; s++) {
+            const real t = (real)(n * SUBSTEPS + s) * h;
+            const int rc = cart_pendulum_step(t, x, u, p, CART_PENDULUM_ALPHA, CART_PENDULUM_BETA, h,
+                                              0, work);
+            if (rc != CART_PENDULUM_OK)
+                return fprintf(stderr, "plant step failed: %d\n", rc), 1;
+        }
+        cart_pendulum_residuals(0, x, p, phi, phi_dot, g);
+        worst_phi = fmax(worst_phi, fabs(phi[0]));
         const double t = (double)(n + 1) * TS;
-        const double tilt = atan2(x[1] - x[0], x[2]);
-        const int ok = fabs(x[0] - TARGET) <= 0.01 && fabs(tilt) <= 0.01;
+        const real tilt = atan2(x[1] - x[0], x[2]);
+        const int ok = fabs(x[0] - target) <= near && fabs(tilt) <= near;
         settled = ok ? (settled < 0 ? t : settled) : -1.0;
         if (n % 100 == 99)
-            printf("t = %4.1f  s = % .4f  tilt = % .5f  F = % .3f\n", t, x[0], tilt,
-                   u[CART_PENDULUM_INPUT_F]);
+            printf("t = %4.1f  s = % .4f  tilt = % .5f  F = % .3f  |phi| = %.2g\n", t, (double)x[0],
+                   (double)tilt, (double)F, (double)fabs(phi[0]));
     }
+    if (!((double)worst_phi <= PHI_TOLERANCE))
+        return printf("FAILED: |phi| reached %.3g, past %g\n", (double)worst_phi, PHI_TOLERANCE), 1;
     if (settled < 0 || settled > T_END - 1.0)
         return printf("FAILED: not at the target by t = %g\n", T_END - 1.0), 1;
-    printf("reached: cart at %.1f +- 0.01 m, rod upright +- 0.01 rad from t = %.2f s\n",
-           TARGET, settled);
+    printf("reached: cart at %.1f +- 0.01 m, rod upright +- 0.01 rad from t = %.2f s; "
+           "|phi| <= %.3g all along (tolerance %g)\n", TARGET, settled, (double)worst_phi, PHI_TOLERANCE);
     return 0;
 }

@@ -1,6 +1,6 @@
 // fuzz_spec.cpp — libFuzzer target: any bytes through the whole pipeline
 // (spec reader, expression reader, derivation in both formulations, the
-// plan, every printer).
+// plan, every printer; in double, or in float for inputs of odd length).
 // A SpecError is a clean rejection; anything else escaping is a finding.
 #include "lagrangec.h"
 
@@ -10,7 +10,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   try {
     lgc::Spec spec = lgc::read_spec_text("fuzz.toml", std::string(reinterpret_cast<const char *>(data), size));
-    lgc::generate(spec);
+    lgc::generate(spec, lgc::Formulation::dalembert, true,
+                  size % 2 ? lgc::Precision::single_precision : lgc::Precision::double_precision);
     if (!spec.nonholonomic.empty()) lgc::generate(spec, lgc::Formulation::vakonomic);
   } catch (const lgc::SpecError &) {
   }

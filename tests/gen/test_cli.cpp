@@ -124,6 +124,20 @@ void generated_c_is_standalone(void **) {
         << "        }\n"
         << "    }\n"
         << "#endif\n"
+        << "#ifdef " << N << "NWORK_STEP\n"
+        << "    {\n"
+        << "        double stepped[" << N << "NX], step_work[" << N << "NWORK_STEP];\n"
+        << "        int mass_metric;\n"
+        << "        for (mass_metric = 0; mass_metric < 2; ++mass_metric) {\n"
+        << "            for (i = 0; i < " << N << "NX; ++i) stepped[i] = x[i];\n"
+        << "            status = " << n << "step(0.0, stepped, input, param, " << N << "ALPHA, " << N
+        << "BETA, 1e-3, mass_metric, step_work);\n"
+        << "            if (status != " << N << "OK) return 16;\n"
+        << "            for (i = 0; i < " << N << "NX; ++i)\n"
+        << "                if (!(fabs(stepped[i]) < 1e300)) return 17;\n"
+        << "        }\n"
+        << "    }\n"
+        << "#endif\n"
         << "    return " << n << "energy(0.0, x, param) == " << n << "energy(0.0, x, param) ? 0 : 13;\n"
         << "}\n";
     fs::path exe = dir / ("main_" + name);
@@ -190,6 +204,19 @@ void exit_codes(void **) {
   assert_int_equal(run({lagrangec, "frobnicate"}).status, 2);
   assert_int_equal(run({lagrangec, "generate", std::string(SPECS_DIR) + "/pendulum.toml"}).status, 2);
   assert_int_equal(run({lagrangec, "generate", "--bogus"}).status, 2);
+  // --real names its bad value, and writes nothing.
+  for (const char *value : {"single", "long double", ""}) {
+    fs::path out = scratch("bad_real");
+    Result r = run({lagrangec, "generate", std::string(SPECS_DIR) + "/pendulum.toml", "-o", out, "--real", value});
+    const std::string expected = "lagrangec: --real takes double or float, not '" + std::string(value) + "'\n";
+    if (r.status != 2 || r.err.rfind(expected, 0) != 0)
+      fail_msg("--real '%s': exit %d, stderr\n%s", value, r.status, r.err.c_str());
+    if (fs::exists(out) && !fs::is_empty(out)) fail_msg("--real '%s' wrote files", value);
+    fs::remove_all(out);
+  }
+  Result no_value = run({lagrangec, "generate", std::string(SPECS_DIR) + "/pendulum.toml", "-o", "/tmp", "--real"});
+  if (no_value.status != 2 || no_value.err.find("--real takes double or float, and nothing followed") == std::string::npos)
+    fail_msg("--real with no value: exit %d, stderr\n%s", no_value.status, no_value.err.c_str());
   Result eq = run({lagrangec, "equations", std::string(SPECS_DIR) + "/knife_edge.toml"});
   assert_int_equal(eq.status, 0);
   if (eq.out.find("M = \\begin{pmatrix}") == std::string::npos) fail_msg("equations printed no M:\n%s", eq.out.c_str());
@@ -205,6 +232,33 @@ void exit_codes(void **) {
   assert_int_equal(run({lagrangec, "generate", std::string(SPECS_DIR) + "/pendulum.toml", "-o", nested}).status, 0);
   if (!fs::exists(nested / "pendulum.h")) fail_msg("-o %s: no pendulum.h there", nested.c_str());
   fs::remove_all(nested.parent_path().parent_path());
+}
+
+// The stack warning: past StackEstimate::kBound (4096 bytes) for the bicycle
+// in double, whose Jacobian's block holds 662 values at once; not in float,
+// nor for a small model.
+void stack_bound_warns(void **) {
+  fs::path out = scratch("stack");
+  const std::string spec = std::string(SPECS_DIR) + "/bicycle.toml";
+  Result bicycle = run({lagrangec, "generate", spec, "-o", out});
+  const std::string expected = spec + ": warning: the generated functions may take about 7260 bytes of stack, past "
+                               "the bound of 4096 that a controller's task may have (estimated: "
+                               "bicycle_residual_derivatives holds 662 values of 8 bytes at once, a quarter more for "
+                               "the compiler's own, and the routines around it up to 640); without bicycle_jacobian "
+                               "(--no-jacobian) it is smaller\n";
+  if (bicycle.status != 0 || bicycle.err != expected)
+    fail_msg("the bicycle in double: exit %d\n  got:      %s  expected: %s", bicycle.status, bicycle.err.c_str(),
+             expected.c_str());
+  for (const std::vector<std::string> &quiet : {std::vector<std::string>{spec, "--real", "float"},
+                                                std::vector<std::string>{std::string(SPECS_DIR) + "/knife_edge.toml"}}) {
+    std::vector<std::string> command = {lagrangec, "generate", "-o", out};
+    command.insert(command.end(), quiet.begin(), quiet.end());
+    Result r = run(command);
+    if (r.status != 0 || !r.err.empty())
+      fail_msg("%s%s: exit %d, stderr:\n%s", quiet[0].c_str(), quiet.size() > 1 ? " --real float" : "", r.status,
+               r.err.c_str());
+  }
+  fs::remove_all(out);
 }
 
 // tests/gen/bad_specs/*.toml: line 1 is "# expect: MESSAGE", the exact first line
@@ -291,6 +345,7 @@ int main() {
       cmocka_unit_test(spec_text_stays_text_in_the_c),
       cmocka_unit_test(one_version_everywhere),
       cmocka_unit_test(exit_codes),
+      cmocka_unit_test(stack_bound_warns),
       cmocka_unit_test(bad_specs_get_their_message_and_write_nothing),
       cmocka_unit_test(megabyte_of_nesting_is_refused),
       cmocka_unit_test(thirty_link_chain),
