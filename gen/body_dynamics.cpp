@@ -45,9 +45,12 @@ class BodyDynamics {
     Motion centre = translation(b.centre);
     for (size_t i = 0; i < n_; ++i) {
       if (zero(centre.J[i])) continue;
+      // Component by component: the lowering then shares partial sums over
+      // the bodies between the entries of M.
       for (size_t j = 0; j <= i; ++j)
-        if (!zero(centre.J[j])) M_[i * n_ + j].push_back(b.mass * dot(centre.J[i], centre.J[j]));
-      k_[i].push_back(b.mass * dot(centre.J[i], centre.bias));
+        if (!zero(centre.J[j]))
+          for (int c = 0; c < 3; ++c) M_[i * n_ + j].push_back(b.mass * centre.J[i][c] * centre.J[j][c]);
+      for (int c = 0; c < 3; ++c) k_[i].push_back(b.mass * centre.J[i][c] * centre.bias[c]);
       if (!b.weight.terms.empty()) k_[i].push_back(-dot(centre.J[i], components_in(frames_, b.weight, frame_)));
     }
     if (b.frame < 0) return;
