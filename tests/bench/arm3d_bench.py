@@ -3,6 +3,7 @@
 MuJoCo's mj_forward on the same arm (test_mujoco_oracle.c checks they are the same system), and q_N'' at the
 arm's initial state on both sides."""
 import os
+import re
 import sys
 
 import count_ops
@@ -29,8 +30,9 @@ def generate(lagrangec, spec, out, flags):
         r = measure.bounded([lagrangec, "generate", spec, "-o", out] + flags, LIMIT)
         if r.get("timeout"):
             return None
-        if r["status"] != 0:
-            return {"failed": r["stderr"].strip().splitlines()[-1][:200]}
+        if r["status"] != 0:  # lagrangec's message, without its position and the caret lines under it
+            lines = [line for line in r["stderr"].splitlines() if "error: " in line] or [f"exit {r['status']}"]
+            return {"failed": re.sub(r"^\S+:\d+:\d+: error: ", "", lines[0])[:200]}
         runs.append(r)
     return {"cpu": measure.median([r["cpu"] for r in runs]), "wall": measure.median([r["wall"] for r in runs]),
             "peak_mib": measure.median([r["peak_mib"] for r in runs])}
