@@ -6,8 +6,6 @@
 // as the benchmark bicycle's table prints them).
 #include "lagrangec.h"
 
-#include <set>
-
 namespace lgc {
 
 namespace {
@@ -30,7 +28,7 @@ class BodyReader {
     std::string what = "the mass of particle '" + p.name + "'", where = "the point of particle '" + p.name + "'";
     ex m = read_expression(p.mass, scope_, constant(what));
     Vector r = read_vector(p.point, scope_, {where.c_str(), false, false});
-    return {p.name, translation(m, r), potential(m, r)};
+    return {p.name, translation(m, r), potential(m, r), m, r, weight(m)};
   }
 
   BodyEnergy body(const BodySpec &b) {
@@ -47,7 +45,7 @@ class BodyReader {
       for (int c = a; c < 3; ++c)
         if (!I(a, c).is_zero() && !w[a].is_zero() && !w[c].is_zero())
           terms.push_back(a == c ? I(a, a) / 2 * GiNaC::pow(w[a], 2) : I(a, c) * w[a] * w[c]);
-    return {b.name, GiNaC::add(terms), potential(m, r)};
+    return {b.name, GiNaC::add(terms), potential(m, r), m, r, weight(m), frame, axes, I};
   }
 
  private:
@@ -58,46 +56,15 @@ class BodyReader {
   // m/2 |vel(r)|^2, as the squares of the velocity's components in one frame.
   ex translation(const ex &m, const Vector &r) {
     Vector velocity = time_derivative(scope_.frames, s_, r);
-    Components v = components_in(scope_.frames, velocity, closest_frame(velocity));
+    Components v = components_in(scope_.frames, velocity, closest_frame(scope_.frames, velocity));
     GiNaC::exvector terms;
     for (auto &c : v)
       if (!c.is_zero()) terms.push_back(m / 2 * GiNaC::pow(c, 2));
     return GiNaC::add(terms);
   }
 
-  // |v|^2 is the same in every frame's components; the frame fewest
-  // rotations from v's terms in total keeps them smallest.
-  int closest_frame(const Vector &v) const {
-    const FrameTree &frames = scope_.frames;
-    std::set<int> candidates;
-    for (auto &[frame, c] : v.terms)
-      for (int n = frame; n != -1; n = frames.node(n).parent) candidates.insert(n);
-    int best = FrameTree::N;
-    long best_cost = -1;
-    for (int x : candidates) {
-      long cost = 0;
-      for (auto &[frame, c] : v.terms)
-        cost += frames.node(frame).depth + frames.node(x).depth - 2 * frames.node(frames.common_ancestor(frame, x)).depth;
-      if (best_cost < 0 || cost < best_cost) best = x, best_cost = cost;
-    }
-    return run_base(best);
-  }
-
-  // Rotations about one axis merge (FrameTree::express), so every frame of
-  // a run of them is one rotation from every other and the count above
-  // cannot choose among them; the frame the run turns from is the one all
-  // bodies along it share, their angles sums from there: a planar chain's
-  // n bodies then use n angles, not n^2 differences.
-  int run_base(int x) const {
-    const FrameTree &frames = scope_.frames;
-    if (x == FrameTree::N || frames.node(x).parent == FrameTree::N) return x;
-    int axis = frames.node(x).axis, parent = frames.node(x).parent;
-    if (frames.node(parent).axis != axis) return x;
-    while (x != FrameTree::N && frames.node(x).axis == axis) x = frames.node(x).parent;
-    return x;
-  }
-
   ex potential(const ex &m, const Vector &r) { return gravity_ ? -m * dot(scope_.frames, *gravity_, r) : ex(0); }
+  Vector weight(const ex &m) { return gravity_ ? m * *gravity_ : Vector{}; }
 
   // The tensor from 3 principal moments or 9 entries by rows, which must
   // be symmetric.

@@ -56,6 +56,7 @@ class Deriver {
   Model m_;
   Scope scope_;               // the spec's definitions, points and frames
   std::vector<StateVar> mu_;  // the vakonomic multipliers, with their initial values
+  GiNaC::ex written_T_, written_V_;  // T and V as the spec writes them, without the bodies'
 
   const SymbolTable &sym() const { return m_.symbols; }
 
@@ -108,8 +109,11 @@ class Deriver {
     return {kind + " constraint " + std::to_string(j + 1), text, std::to_string(j + 1), src.loc_of(0), -1, ""};
   }
 
-  // T and V of [bodies] and [particles], added to those written.
+  // T and V of [bodies] and [particles], added to those written (kept
+  // apart: M and k of the bodies come from their Jacobians, not from T).
   void add_bodies() {
+    written_T_ = m_.T;
+    written_V_ = m_.V;
     m_.bodies = body_energies(scope_);
     GiNaC::exvector T = {m_.T}, V = {m_.V};
     for (auto &b : m_.bodies) T.push_back(b.T), V.push_back(b.V);
@@ -143,37 +147,40 @@ class Deriver {
   }
 
   bool has_time() const {
-    if (m_.T.has(sym().t) || m_.V.has(sym().t)) return true;
+    if (sym().has_kind(m_.T, SymbolKind::time) || sym().has_kind(m_.V, SymbolKind::time)) return true;
     for (auto &e : m_.phi) if (e.has(sym().t)) return true;
     for (auto &e : m_.g) if (e.has(sym().t)) return true;
     return false;
   }
 
-  // M = ∂²T/∂q'∂q';  k = d/dt(∂T/∂q') − ∂T/∂q + ∂V/∂q without the q'' terms.
-  // Neither is expanded: they keep the structure of T and V (derive_kinetic),
-  // an entry of M is structurally zero when no term of T couples its two
-  // velocities, and the plan's lowering collects and factors what remains.
+  // M = ∂²T/∂q'∂q';  k = d/dt(∂T/∂q') − ∂T/∂q + ∂V/∂q without the q'' terms:
+  // of the written T and V by derive_kinetic, of the bodies from their
+  // Jacobians (body_dynamics). Neither is expanded: they keep the structure
+  // of T and V, an entry of M is structurally zero when no term of T couples
+  // its two velocities, and the plan's lowering collects and factors what remains.
   void derive_dynamics() {
     const auto &s = sym();
     size_t n = m_.nq;
-    KineticTerms kin = derive_kinetic(m_.T, s);
-    m_.M = kin.M;
+    KineticTerms kin = derive_kinetic(written_T_, s), bodies = body_dynamics(scope_.frames, s, m_.bodies);
+    m_.M = GiNaC::matrix(n, n);
     for (size_t i = 0; i < n; ++i) {
-      for (size_t j = 0; j < n; ++j)
-        if (s.has_kind(m_.M(i, j), SymbolKind::velocity))
+      for (size_t j = 0; j < n; ++j) {
+        if (s.has_kind(kin.M(i, j), SymbolKind::velocity))
           error_at(spec_.kinetic.loc_of(0),
                    "the kinetic energy is not quadratic in the velocities: d2T/d" + name_of(i) + "'d" +
                        name_of(j) + "' depends on the velocities");
-      m_.k.push_back(kin.k[i] + m_.V.diff(s.q[i]));
+        m_.M(i, j) = kin.M(i, j) + bodies.M(i, j);
+      }
+      m_.k.push_back(kin.k[i] + bodies.k[i] + written_V_.diff(s.q[i]));
     }
     // A small system is expanded: like terms merge and cancel exactly (a
     // rod's own centripetal terms), so its equations read as a textbook's.
     // Past kExpandBelow terms, a bound computed without expanding, the
     // structure stays: it keeps a chain in relative angles polynomial.
     double terms = 0;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n && terms <= kExpandBelow; ++i) {
       terms += expanded_size(m_.k[i]);
-      for (size_t j = 0; j < n; ++j) terms += expanded_size(m_.M(i, j));
+      for (size_t j = 0; j < n && terms <= kExpandBelow; ++j) terms += expanded_size(m_.M(i, j));
     }
     if (terms <= kExpandBelow)
       for (size_t i = 0; i < n; ++i) {
@@ -188,16 +195,18 @@ class Deriver {
 
   static constexpr double kExpandBelow = 1000;
 
-  // An upper bound on the terms e has once expanded, without expanding it.
+  // An upper bound on the terms e has once expanded, without expanding it;
+  // past kExpandBelow it stops counting (a chain's expressions share
+  // subexpressions: read as trees they are exponentially large).
   static double expanded_size(const ex &e) {
     if (GiNaC::is_a<GiNaC::add>(e)) {
       double n = 0;
-      for (size_t i = 0; i < e.nops(); ++i) n += expanded_size(e.op(i));
+      for (size_t i = 0; i < e.nops() && n <= kExpandBelow; ++i) n += expanded_size(e.op(i));
       return n;
     }
     if (GiNaC::is_a<GiNaC::mul>(e)) {
       double n = 1;
-      for (size_t i = 0; i < e.nops(); ++i) n *= expanded_size(e.op(i));
+      for (size_t i = 0; i < e.nops() && n <= kExpandBelow; ++i) n *= expanded_size(e.op(i));
       return n;
     }
     if (GiNaC::is_a<GiNaC::power>(e) && e.op(1).info(GiNaC::info_flags::posint))

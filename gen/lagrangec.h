@@ -251,6 +251,31 @@ Vector cross(const FrameTree &frames, const Vector &a, const Vector &b);
 Vector time_derivative(const FrameTree &frames, const SymbolTable &s, const Vector &v);
 // Whether a component of v contains a symbol of this kind.
 bool has_kind(const SymbolTable &s, const Vector &v, SymbolKind kind);
+// The frame in which v's terms are fewest rotations away in total: where
+// its components are smallest.
+int closest_frame(const FrameTree &frames, const Vector &v);
+
+// ---- frame_rates.cpp ------------------------------------------------------
+
+// A frame's angular velocity in its own components, built from its
+// parent's: omega_n = R_n^T omega_p + a theta' for the node's rotation by
+// theta about the axis a. A chain's rates are then shared subexpressions of
+// their parents', never products multiplied out.
+struct FrameRate {
+  Components omega;           // with the velocities
+  std::vector<Components> J;  // d omega/d q'_i, one per coordinate
+  Components bias;            // d omega/dt without the accelerations: dω/dt = J q'' + bias
+};
+class FrameRates {
+ public:
+  FrameRates(const FrameTree &frames, const SymbolTable &s) : frames_(frames), s_(s) {}
+  const FrameRate &of(int node);
+
+ private:
+  const FrameTree &frames_;
+  const SymbolTable &s_;
+  std::map<int, FrameRate> rates_;
+};
 
 // ---- definitions.cpp ------------------------------------------------------
 
@@ -333,9 +358,16 @@ std::string did_you_mean(const std::string &name, const std::vector<std::string>
 // takes apart without expanding: m/2 (v_x^2 + v_y^2 + v_z^2), v the centre's
 // velocity in N's components, and 1/2 sum_ab I_ab w_a w_b, w the angular
 // velocity in the axes of the inertia's frame. V is -m gravity . centre.
+// What the structural derivation (body_dynamics) needs is kept as read:
+// the mass and centre, the weight (m gravity), and for a body (frame >= 0)
+// the axes in which its inertia tensor is constant, and the tensor there.
 struct BodyEnergy {
   std::string name;
   GiNaC::ex T, V;
+  GiNaC::ex mass;
+  Vector centre, weight;
+  int frame = -1, axes = -1;  // -1: a particle
+  GiNaC::matrix inertia{3, 3};
 };
 std::vector<BodyEnergy> body_energies(Scope &scope);
 
@@ -378,6 +410,14 @@ struct KineticTerms {
   std::vector<GiNaC::ex> k;
 };
 KineticTerms derive_kinetic(const GiNaC::ex &T, const SymbolTable &s);
+
+// ---- body_dynamics.cpp ----------------------------------------------------
+
+// M and k of the bodies and particles (their weight included), from their
+// velocity Jacobians without T: M = sum m Jv^T Jv + Jw^T I Jw and
+// k = sum m Jv^T (a0 - gravity) + Jw^T (I alpha0 + w x I w), a0 and alpha0
+// the accelerations without q''.
+KineticTerms body_dynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies);
 
 // ---- derive.cpp -----------------------------------------------------------
 

@@ -3,6 +3,8 @@
 // about which of them an expression contains.
 #include "lagrangec.h"
 
+#include <unordered_set>
+
 namespace lgc {
 
 SymbolTable make_symbols(const Spec &spec) {
@@ -23,12 +25,25 @@ SymbolTable make_symbols(const Spec &spec) {
   return s;
 }
 
+// Each shared subexpression is visited once: a chain's expressions refer
+// to their parents', and read as trees they are exponentially large.
 bool SymbolTable::has_kind(const GiNaC::ex &e, SymbolKind kind) const {
-  for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it)
-    if (GiNaC::is_a<GiNaC::symbol>(*it)) {
-      auto found = kind_of.find(*it);
+  // Every operand stays held until the end: a sum makes its terms on the
+  // fly, and a freed one's address could come back as another's.
+  std::vector<GiNaC::ex> held = {e};
+  std::unordered_set<const GiNaC::basic *> seen = {&GiNaC::ex_to<GiNaC::basic>(e)};
+  for (size_t next = 0; next < held.size(); ++next) {
+    GiNaC::ex x = held[next];
+    if (GiNaC::is_a<GiNaC::symbol>(x)) {
+      auto found = kind_of.find(x);
       if (found != kind_of.end() && found->second == kind) return true;
+      continue;
     }
+    for (size_t i = 0; i < x.nops(); ++i) {
+      GiNaC::ex op = x.op(i);
+      if (seen.insert(&GiNaC::ex_to<GiNaC::basic>(op)).second) held.push_back(op);
+    }
+  }
   return false;
 }
 

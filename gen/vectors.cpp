@@ -4,6 +4,8 @@
 // differentiates each term's components and adds the frame's rotation.
 #include "lagrangec.h"
 
+#include <set>
+
 namespace lgc {
 
 namespace {
@@ -27,6 +29,19 @@ void add_term(Vector &v, int frame, const Components &c) {
   } else {
     v.terms[frame] = sum;
   }
+}
+
+// Rotations about one axis merge (FrameTree::express), so every frame of
+// a run of them is one rotation from every other and the count in
+// closest_frame cannot choose among them; the frame the run turns from is
+// the one all bodies along it share, their angles sums from there: a planar
+// chain's n bodies then use n angles, not n^2 differences.
+int run_base(const FrameTree &frames, int x) {
+  if (x == FrameTree::N || frames.node(x).parent == FrameTree::N) return x;
+  int axis = frames.node(x).axis, parent = frames.node(x).parent;
+  if (frames.node(parent).axis != axis) return x;
+  while (x != FrameTree::N && frames.node(x).axis == axis) x = frames.node(x).parent;
+  return x;
 }
 
 }  // namespace
@@ -87,6 +102,23 @@ bool has_kind(const SymbolTable &s, const Vector &v, SymbolKind kind) {
     for (auto &x : c)
       if (s.has_kind(x, kind)) return true;
   return false;
+}
+
+// A dot product or a norm is the same in every frame's components; the
+// frame fewest rotations from v's terms in total keeps them smallest.
+int closest_frame(const FrameTree &frames, const Vector &v) {
+  std::set<int> candidates;
+  for (auto &[frame, c] : v.terms)
+    for (int n = frame; n != -1; n = frames.node(n).parent) candidates.insert(n);
+  int best = FrameTree::N;
+  long best_cost = -1;
+  for (int x : candidates) {
+    long cost = 0;
+    for (auto &[frame, c] : v.terms)
+      cost += frames.node(frame).depth + frames.node(x).depth - 2 * frames.node(frames.common_ancestor(frame, x)).depth;
+    if (best_cost < 0 || cost < best_cost) best = x, best_cost = cost;
+  }
+  return run_base(frames, best);
 }
 
 }  // namespace lgc

@@ -4,8 +4,9 @@
 ** the chain (absolute angles, relative angles, Cartesian coordinates, bodies
 ** in relative angles) give
 ** the same accelerations at random states, and MuJoCo's RK4 steps are
-** lagrangec's. A benchmark that compared different systems would be worth
-** nothing. Usage: test_bench_mujoco_oracle MJCF_DIR (holding rod_mN.xml).
+** lagrangec's; so do the spatial arm of spatial_arm.py (arm_mN.xml) and its
+** bodies. A benchmark that compared different systems would be worth
+** nothing. Usage: test_bench_mujoco_oracle MJCF_DIR (holding rod_mN.xml, arm_mN.xml).
 */
 #include <math.h>
 #include <setjmp.h>
@@ -31,7 +32,7 @@ extern const lgc_model *const all_models[];
 static const char *mjcf_dir;
 
 /* The writing a model's name says: rod_aN (absolute), rod_rN (relative), rod_cN (Cartesian),
-   rod_bN (bodies, in relative angles). */
+   rod_bN (bodies, in relative angles), arm_sN (the spatial arm's bodies). */
 static char writing(const lgc_model *m)
 {
     return m->name[4];
@@ -42,10 +43,10 @@ static int links(const lgc_model *m)
     return writing(m) == 'c' ? m->nq / 2 : m->nq;
 }
 
-static mjModel *load_mujoco(int n)
+static mjModel *load_mujoco(const lgc_model *m, int n)
 {
     char path[4096], error[1000] = "";
-    snprintf(path, sizeof path, "%s/rod_m%d.xml", mjcf_dir, n);
+    snprintf(path, sizeof path, "%s/%s_m%d.xml", mjcf_dir, writing(m) == 's' ? "arm" : "rod", n);
     mjModel *mj = mj_loadXML(path, NULL, error, sizeof error);
     if (!mj) fail_msg("%s: %s", path, error);
     if (mj->nq != n || mj->opt.integrator != mjINT_RK4)
@@ -63,7 +64,7 @@ static double parameter(const lgc_model *m, const char *name)
 
 /*
 ** MuJoCo's hinge angles, rates and accelerations (phi, phi', phi'') in the
-** model's writing: x = (q, q') and a = q''. Absolute angles are cumulative
+** model's writing: x = (q, q') and a = q''; the spatial arm's are MuJoCo's own. Absolute angles are cumulative
 ** sums; the joints P_i of the Cartesian writing are sums of l_j (sin, -cos)
 ** of them, differentiated twice.
 */
@@ -88,6 +89,7 @@ static void map_state(const lgc_model *m, const double phi[], const double rate[
         switch (writing(m)) {
         case 'r':
         case 'b':
+        case 's':
             x[i] = phi[i], x[nq + i] = rate[i], a[i] = acc[i];
             break;
         case 'a':
@@ -127,7 +129,7 @@ static double expect_close(const lgc_model *m, const char *what, int k, const ch
     return worst;
 }
 
-static const char WRITINGS[] = "arcb";  /* absolute, relative, Cartesian, bodies */
+static const char WRITINGS[] = "arcbs";  /* absolute, relative, Cartesian, bodies, spatial arm */
 
 static int writing_index(const lgc_model *m)
 {
@@ -138,24 +140,24 @@ static int writing_index(const lgc_model *m)
 ** Fails unless each writing of `expected` (letters of WRITINGS) was compared
 ** at least once: the build's list of models lost none.
 */
-static void expect_writings(const int checked[4], const char *expected, const char *test)
+static void expect_writings(const int checked[5], const char *expected, const char *test)
 {
     for (const char *w = expected; *w; ++w)
         if (checked[strchr(WRITINGS, *w) - WRITINGS] == 0)
-            fail_msg("%s compared %d absolute, %d relative, %d Cartesian and %d bodies models; expected "
-                     "each of \"%s\" (of \"%s\")", test, checked[0], checked[1], checked[2], checked[3], expected,
-                     WRITINGS);
+            fail_msg("%s compared %d absolute, %d relative, %d Cartesian, %d bodies and %d spatial arm models; "
+                     "expected each of \"%s\" (of \"%s\")", test, checked[0], checked[1], checked[2], checked[3],
+                     checked[4], expected, WRITINGS);
 }
 
 static void rhs_matches_mj_forward(void **unused)
 {
     (void)unused;
-    int checked[4] = {0, 0, 0, 0};
+    int checked[5] = {0, 0, 0, 0, 0};
     const double pi = acos(-1.0);
     for (const lgc_model *const *mp = all_models; *mp; ++mp) {
         const lgc_model *m = *mp;
         const int n = links(m);
-        mjModel *mj = load_mujoco(n);
+        mjModel *mj = load_mujoco(m, n);
         mjData *d = mj_makeData(mj);
         double *x = calloc(m->nx, sizeof *x), *dxdt = calloc(m->nx, sizeof *dxdt);
         double *work = calloc(m->nwork + 1, sizeof *work), a[2 * MAX_LINKS], worst = 0.0;
@@ -194,12 +196,12 @@ static void rhs_matches_mj_forward(void **unused)
 static void rk4_matches_mj_step(void **unused)
 {
     (void)unused;
-    int checked[4] = {0, 0, 0, 0};
+    int checked[5] = {0, 0, 0, 0, 0};
     for (const lgc_model *const *mp = all_models; *mp; ++mp) {
         const lgc_model *m = *mp;
         if (writing(m) == 'c') continue;
         const int n = links(m);
-        mjModel *mj = load_mujoco(n);
+        mjModel *mj = load_mujoco(m, n);
         mjData *d = mj_makeData(mj);
         double *x = calloc(m->nx, sizeof *x), *want = calloc(m->nx, sizeof *want), a[MAX_LINKS];
         mj_resetDataKeyframe(mj, d, 0);
@@ -229,7 +231,7 @@ static void rk4_matches_mj_step(void **unused)
         mj_deleteData(d);
         mj_deleteModel(mj);
     }
-    expect_writings(checked, "arb", "rk4_matches_mj_step");
+    expect_writings(checked, "arbs", "rk4_matches_mj_step");
 }
 
 int main(int argc, char **argv)

@@ -5,9 +5,11 @@
 // same T: two particles, the tensor in the body's axes, and principal
 // moments in a frame at a constant rotation (inertia_frame). Rotations
 // about one axis merge into one by the sum of their angles; a planar arm of
-// bodies in relative angles gives the hand-written chain's M and k.
+// bodies in relative angles gives the hand-written chain's M and k; a
+// spatial arm's M and k (from the bodies' Jacobians) are Newton–Euler's.
 #include "lagrangec.h"
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <random>
@@ -187,6 +189,195 @@ void arm_of_bodies_matches_the_written_chain(void **) {
   }
 }
 
+// An n-link spatial arm: link k turns from link k-1 (N for k = 1) by q_k
+// about its z, y or x axis in turn (no two consecutive axes parallel),
+// reaches from joint P_(k-1) to P_k = P_(k-1) + l_k L_k.x, has its centre
+// at P_(k-1) + c_k in L_k's components, and a full inertia tensor I_k
+// there; gravity is -g N.z. Its numbers are drawn once, and the test's
+// Newton–Euler reference below uses the same ones.
+struct SpatialLink {
+  int axis;
+  double m, l;
+  std::array<double, 3> c;
+  double I[3][3];
+};
+const double kGravity = 9.81;
+
+std::vector<SpatialLink> spatial_links(int n, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<SpatialLink> links;
+  for (int k = 0; k < n; ++k) {
+    SpatialLink L{(2 - k % 3), 1.5 + u(rng), 0.8 + 0.3 * u(rng), {0, 0, 0}, {}};
+    L.c = {L.l / 2 + 0.1 * u(rng), 0.1 * u(rng), 0.1 * u(rng)};
+    double A[3][3];
+    for (auto &row : A)
+      for (double &x : row) x = 0.3 * u(rng);
+    for (int a = 0; a < 3; ++a)  // A A^T + 0.05: symmetric, positive definite
+      for (int b = 0; b < 3; ++b) L.I[a][b] = (a == b ? 0.05 : 0) + A[a][0] * A[b][0] + A[a][1] * A[b][1] + A[a][2] * A[b][2];
+    links.push_back(L);
+  }
+  return links;
+}
+
+std::string spatial_arm_of_bodies(const std::vector<SpatialLink> &links) {
+  std::ostringstream out;
+  out.precision(17);
+  int n = int(links.size());
+  out << "name = \"arm3d\"\ncoordinates = [";
+  for (int k = 1; k <= n; ++k) out << (k > 1 ? ", " : "") << "\"q" << k << "\"";
+  out << "]\ngravity = \"-" << kGravity << "*N.z\"\n[frames]\n";
+  for (int k = 1; k <= n; ++k)
+    out << "L" << k << " = \"" << (k == 1 ? "N" : "L" + std::to_string(k - 1)) << " " << "xyz"[links[k - 1].axis]
+        << "(q" << k << ")\"\n";
+  out << "[points]\n";
+  for (int k = 1; k <= n; ++k) {
+    const SpatialLink &L = links[k - 1];
+    std::string joint = k == 1 ? "0*N.x" : "P" + std::to_string(k - 1), frame = "L" + std::to_string(k);
+    out << "P" << k << " = \"" << joint << " + " << L.l << "*" << frame << ".x\"\n";
+    out << "G" << k << " = \"" << joint << " + " << L.c[0] << "*" << frame << ".x + " << L.c[1] << "*" << frame
+        << ".y + " << L.c[2] << "*" << frame << ".z\"\n";
+  }
+  for (int k = 1; k <= n; ++k) {
+    const SpatialLink &L = links[k - 1];
+    out << "[bodies.link" << k << "]\nmass = " << L.m << "\nframe = \"L" << k << "\"\ncentre = \"G" << k
+        << "\"\ninertia = [";
+    for (int a = 0; a < 3; ++a)
+      out << (a ? ", " : "") << "[" << L.I[a][0] << ", " << L.I[a][1] << ", " << L.I[a][2] << "]";
+    out << "]\n";
+  }
+  return out.str();
+}
+
+using Vec3 = std::array<double, 3>;
+using Mat3 = std::array<Vec3, 3>;
+Vec3 operator+(Vec3 a, Vec3 b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
+Vec3 operator-(Vec3 a, Vec3 b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+Vec3 operator*(double s, Vec3 a) { return {s * a[0], s * a[1], s * a[2]}; }
+Vec3 operator*(const Mat3 &R, Vec3 a) {
+  return {R[0][0] * a[0] + R[0][1] * a[1] + R[0][2] * a[2], R[1][0] * a[0] + R[1][1] * a[1] + R[1][2] * a[2],
+          R[2][0] * a[0] + R[2][1] * a[1] + R[2][2] * a[2]};
+}
+Vec3 cross(Vec3 a, Vec3 b) { return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}; }
+double dot(Vec3 a, Vec3 b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+// The joint torques that give the arm accelerations qdd at (q, qd), by
+// Newton–Euler in N's components, written from the mechanics, not from the
+// generator: rotations multiplied out as matrices, each link's velocity and
+// acceleration from its parent's, then the forces and moments back from the
+// tip. tau = M qdd + k, so k = tau(q, qd, 0) and column j of M is
+// tau(q, 0, e_j) - tau(q, 0, 0).
+std::vector<double> newton_euler(const std::vector<SpatialLink> &links, const std::vector<double> &q,
+                                 const std::vector<double> &qd, const std::vector<double> &qdd) {
+  size_t n = links.size();
+  std::vector<Mat3> C(n);  // L_k's unit vectors in N, as columns
+  std::vector<Vec3> axis(n), w(n), alpha(n), P(n + 1), G(n), aP(n + 1), aG(n);
+  Mat3 parent = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+  Vec3 w_parent = {0, 0, 0}, alpha_parent = {0, 0, 0};
+  P[0] = aP[0] = {0, 0, 0};
+  for (size_t k = 0; k < n; ++k) {
+    Mat3 R = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};  // the README's R_a(q): v_parent = R v_child
+    int a = links[k].axis, i = (a + 1) % 3, j = (a + 2) % 3;
+    R[i][i] = R[j][j] = std::cos(q[k]);
+    R[i][j] = -std::sin(q[k]);
+    R[j][i] = std::sin(q[k]);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) C[k][r][c] = parent[r][0] * R[0][c] + parent[r][1] * R[1][c] + parent[r][2] * R[2][c];
+    axis[k] = {C[k][0][a], C[k][1][a], C[k][2][a]};
+    w[k] = w_parent + qd[k] * axis[k];
+    alpha[k] = alpha_parent + qdd[k] * axis[k] + cross(w_parent, qd[k] * axis[k]);
+    Vec3 to_end = C[k] * Vec3{links[k].l, 0, 0}, to_centre = C[k] * links[k].c;
+    P[k + 1] = P[k] + to_end;
+    G[k] = P[k] + to_centre;
+    aP[k + 1] = aP[k] + cross(alpha[k], to_end) + cross(w[k], cross(w[k], to_end));
+    aG[k] = aP[k] + cross(alpha[k], to_centre) + cross(w[k], cross(w[k], to_centre));
+    parent = C[k], w_parent = w[k], alpha_parent = alpha[k];
+  }
+  std::vector<double> tau(n);
+  Vec3 f_child = {0, 0, 0}, n_child = {0, 0, 0};  // what link k+1 needs from link k, at P_(k+1)
+  for (size_t k = n; k-- > 0;) {
+    Mat3 I{};  // C I C^T
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        for (int x = 0; x < 3; ++x)
+          for (int y = 0; y < 3; ++y) I[r][c] += C[k][r][x] * links[k].I[x][y] * C[k][c][y];
+    Vec3 F = links[k].m * (aG[k] - Vec3{0, 0, -kGravity});
+    Vec3 N = I * alpha[k] + cross(w[k], I * w[k]);
+    Vec3 f = F + f_child;  // from link k-1 on link k, and its moment about P_k
+    Vec3 moment = N + cross(G[k] - P[k], F) + n_child + cross(P[k + 1] - P[k], f_child);
+    tau[k] = dot(axis[k], moment);
+    f_child = f, n_child = moment;
+  }
+  return tau;
+}
+
+// M and k of a 6-link spatial arm of bodies (derived from the bodies'
+// Jacobians) against Newton–Euler at random states, and against the
+// generator's own T differentiated numerically (M and p = dT/dq' by
+// polarisation, exact for a quadratic form; k = (dp/dq) q' - dT/dq + dV/dq
+// by central differences in q).
+void spatial_arm_matches_newton_euler(void **) {
+  const int n = 6;
+  std::mt19937_64 rng(27);
+  std::vector<SpatialLink> links = spatial_links(n, rng);
+  lgc::Spec spec = lgc::read_spec_text("arm3d.toml", spatial_arm_of_bodies(links));
+  lgc::Model arm = lgc::derive(spec);
+  std::uniform_real_distribution<double> u(-2, 2);
+  auto point = [&](const std::vector<double> &q, const std::vector<double> &qd) {
+    lgc::Evaluator::Point at;
+    for (int i = 0; i < n; ++i) at[arm.symbols.q[i]] = q[i], at[arm.symbols.v[i]] = qd[i];
+    at[arm.symbols.t] = 0;
+    return at;
+  };
+  auto energy = [&](const GiNaC::ex &e, const std::vector<double> &q, const std::vector<double> &qd) {
+    return lgc::Evaluator(point(q, qd))(e);
+  };
+  auto check = [](int trial, const char *what, int i, int j, double got, double want, double tol) {
+    if (!(std::fabs(got - want) <= tol * (1 + std::fabs(want))))
+      fail_msg("state %d: %s(%d, %d) derived %.17g, reference %.17g", trial, what, i, j, got, want);
+  };
+  for (int trial = 0; trial < 5; ++trial) {
+    std::vector<double> q(n), qd(n), zero(n, 0.0);
+    for (int i = 0; i < n; ++i) q[i] = u(rng), qd[i] = u(rng);
+    lgc::Evaluator model(point(q, qd));
+    std::vector<double> k_ref = newton_euler(links, q, qd, zero), rest = newton_euler(links, q, zero, zero);
+    for (int j = 0; j < n; ++j) {
+      std::vector<double> e(n, 0.0);
+      e[j] = 1;
+      std::vector<double> column = newton_euler(links, q, zero, e);
+      for (int i = 0; i < n; ++i) check(trial, "M vs Newton-Euler", i, j, model(arm.M(i, j)), column[i] - rest[i], 1e-12);
+    }
+    for (int i = 0; i < n; ++i) check(trial, "k vs Newton-Euler", i, 0, model(arm.k[i]), k_ref[i], 1e-12);
+    // From T: M_ij = T(e_i + e_j) - T(e_i) - T(e_j) at velocities e; k by differences of step h.
+    std::vector<std::vector<double>> M(n, std::vector<double>(n));
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        std::vector<double> ei(n, 0.0), ej(n, 0.0), eij(n, 0.0);
+        ei[i] = 1, ej[j] = 1, eij[i] += 1, eij[j] += 1;
+        M[i][j] = energy(arm.T, q, eij) - energy(arm.T, q, ei) - energy(arm.T, q, ej);
+        if (i == j) M[i][j] = 2 * energy(arm.T, q, ei);
+        check(trial, "M vs d2T/dq'dq'", i, j, model(arm.M(i, j)), M[i][j], 1e-12);
+      }
+    const double h = 1e-5;
+    for (int i = 0; i < n; ++i) {
+      // (dp_i/dq) q' as the derivative of p_i = dT/dq'_i along q'; p_i is
+      // (T(q' + e_i) - T(q' - e_i))/2, exact for T quadratic in q'.
+      auto p = [&](const std::vector<double> &at) {
+        std::vector<double> up = qd, down = qd;
+        up[i] += 1, down[i] -= 1;
+        return (energy(arm.T, at, up) - energy(arm.T, at, down)) / 2;
+      };
+      std::vector<double> ahead = q, behind = q;
+      for (int j = 0; j < n; ++j) ahead[j] += h * qd[j], behind[j] -= h * qd[j];
+      std::vector<double> qi_up = q, qi_down = q;
+      qi_up[i] += h, qi_down[i] -= h;
+      double dT_dq = (energy(arm.T, qi_up, qd) - energy(arm.T, qi_down, qd)) / (2 * h);
+      double dV_dq = (energy(arm.V, qi_up, qd) - energy(arm.V, qi_down, qd)) / (2 * h);
+      double want = (p(ahead) - p(behind)) / (2 * h) - dT_dq + dV_dq;
+      check(trial, "k vs T differentiated numerically", i, 0, model(arm.k[i]), want, 1e-7);
+    }
+  }
+}
+
 // A dumbbell of mass m, half at each end of a rod of length 2d through its
 // centre at angle beta from B.x in B's x-y plane, B turned by two
 // coordinates in 3D and its centre moving.
@@ -273,6 +464,7 @@ int main() {
       cmocka_unit_test(products_of_inertia_are_tensor_components),
       cmocka_unit_test(merged_rotations_compose),
       cmocka_unit_test(arm_of_bodies_matches_the_written_chain),
+      cmocka_unit_test(spatial_arm_matches_newton_euler),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
