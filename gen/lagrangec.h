@@ -414,6 +414,9 @@ struct Model {
   // Right-hand side of the constraint rows J q'' = r (Baumgarte-stabilised).
   std::vector<GiNaC::ex> r;      // nh + nn
   bool conservative = false;     // no forces, no explicit t
+  // Rows the rows before them imply on the constraints (model_checks.cpp):
+  // left out of rhs's KKT solve, kept everywhere else.
+  std::vector<size_t> redundant;
 
   size_t nc() const { return nh + nn; }
   // Row c of the stacked constraint Jacobian J = [A; B], entry i.
@@ -426,7 +429,8 @@ struct Model {
   const SourceLoc &constraint_loc(size_t c) const { return origins.at(c).loc; }
 };
 
-Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert);
+// strict: redundant constraint rows are an error rather than a warning.
+Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert, bool strict = false);
 
 // ---- evaluate.cpp ---------------------------------------------------------
 
@@ -450,9 +454,10 @@ class Evaluator {
 // identity hides a zero); each throws SpecError at the spec's text.
 // M positive definite at one of three sampled states.
 void check_mass_matrix(const Model &m);
-// No constraint row spanned by the rows before it, everywhere or at the
-// initial state.
-void check_independent_constraints(const Model &m);
+// Constraint rows spanned by the rows before them, everywhere or on the
+// constraints around the initial state: into m.redundant with a warning,
+// or an error when `strict`.
+void check_independent_constraints(Model &m, bool strict);
 // A warning for each nonholonomic constraint that is a holonomic one
 // written in velocity form.
 void warn_integrable(const Model &m);
@@ -871,7 +876,7 @@ struct GeneratedFiles {
 };
 
 GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation::dalembert,
-                        bool with_jacobian = true);
+                        bool with_jacobian = true, bool strict = false);
 // Writes the files for `spec` into dir, each whole or not at all.
 void write_generated(const Spec &spec, const GeneratedFiles &files, const std::string &dir);
 // Writes `content` to `path` through a temporary file renamed into place.

@@ -41,6 +41,7 @@ const char *kUsageText =
 
 const char *kGenerateHelp =
     "usage: lagrangec generate SPEC... -o DIR [--formulation dalembert|vakonomic] [--no-jacobian]\n"
+    "                          [--strict]\n"
     "\n"
     "Writes DIR/NAME.h and DIR/NAME.c (standalone C99, <math.h> only),\n"
     "DIR/NAME_model.c (the runtime's descriptor) and DIR/NAME.md (the equations)\n"
@@ -48,7 +49,9 @@ const char *kGenerateHelp =
     "before anything is written; on an error nothing is written, and each\n"
     "file is replaced whole.\n"
     "--no-jacobian leaves out NAME_jacobian (df/dx, df/du), which on large\n"
-    "models costs more to generate than the rest.\n";
+    "models costs more to generate than the rest.\n"
+    "--strict refuses redundant constraint rows (rows the others imply on the\n"
+    "constraints) instead of warning about them and simulating them.\n";
 
 const char *kEquationsHelp =
     "usage: lagrangec equations SPEC [--formulation dalembert|vakonomic]\n"
@@ -82,11 +85,13 @@ int generate_command(std::vector<std::string> args) {
     return usage_error("--formulation takes dalembert or vakonomic", kGenerateHelp);
   std::vector<std::string> specs;
   std::string dir;
-  bool with_jacobian = true;
+  bool with_jacobian = true, strict = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (is_help(args[i])) return std::cout << kGenerateHelp, kOk;
     if (args[i] == "--no-jacobian") {
       with_jacobian = false;
+    } else if (args[i] == "--strict") {
+      strict = true;
     } else if (args[i] == "-o" || args[i] == "--output") {
       if (i + 1 == args.size()) return usage_error("-o needs a directory", kGenerateHelp);
       dir = args[++i];
@@ -101,7 +106,7 @@ int generate_command(std::vector<std::string> args) {
   std::vector<std::pair<lgc::Spec, lgc::GeneratedFiles>> out;
   for (auto &path : specs) {
     lgc::Spec spec = lgc::read_spec(path);
-    lgc::GeneratedFiles files = lgc::generate(spec, formulation, with_jacobian);
+    lgc::GeneratedFiles files = lgc::generate(spec, formulation, with_jacobian, strict);
     out.emplace_back(std::move(spec), std::move(files));
   }
   for (auto &[spec, files] : out) lgc::write_generated(spec, files, dir);

@@ -7,6 +7,7 @@
 #include "lagrangec/control.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/status.h"
+#include "singular_guard.h"
 
 struct lgc_driver {
     lgc_system *sys;
@@ -24,6 +25,7 @@ struct lgc_driver {
     lgc_stats stats;
     lgc_step_observer observer;
     void *observer_ctx;
+    lgc_singular_guard guard;
 };
 
 void lgc_driver_options_default(lgc_driver_options *opt)
@@ -37,11 +39,13 @@ void lgc_driver_options_default(lgc_driver_options *opt)
     opt->project_tol = 1e-13;
     opt->project_max_iter = 20;
     opt->t_stop = INFINITY;
+    opt->singular_guard = 1e-2;
 }
 
 lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
 {
     if (!opt->type || (!opt->type->adaptive && !(opt->h > 0.0)) || isnan(opt->t_stop)
+        || !(opt->singular_guard >= 0.0 && opt->singular_guard < 1.0)
         || (opt->type->adaptive && !(opt->rtol >= 0.0 && opt->atol >= 0.0
                                      && opt->rtol + opt->atol > 0.0)))
         return NULL;
@@ -124,6 +128,7 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->h = d->opt.h;
     d->have_dxdt = 0;
     d->rejected_last = 0;
+    lgc_guard_reset(&d->guard, d->sys->model->nh + d->sys->model->nn > 0 ? d->opt.singular_guard : 0.0);
     memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
     rc = lgc_project(d->proj, d->sys, t0, d->x, &it);
     d->stats.proj_iter += (unsigned long)it;
@@ -246,15 +251,24 @@ static int advance_adaptive(lgc_driver *d, double t1)
         if (roundoff > 1.0)
             return LGC_ERR_TOLERANCE;
         double hnext = lgc_control_next_h(&d->ctl, h, err, q);
-        if (err <= 1.0) {
+        const int guarded = err > 1.0 && lgc_guard_takes(&d->guard, h);
+        if (err <= 1.0 || guarded) {
             if ((rc = accept_step(d, last ? t_stop : d->t + h)) != LGC_OK)
                 return rc;
-            d->h = d->rejected_last ? fmin(hnext, h) : hnext;
+            d->stats.guarded_steps += (unsigned long)guarded;
+            /* S's conditioning at the new state: from f there, needed next anyway. */
+            if (d->guard.tau > 0.0) {
+                if ((rc = end_derivative(d)) != LGC_OK)
+                    return rc;
+                lgc_guard_accepted(&d->guard, h, lgc_system_conditioning(d->sys));
+            }
+            d->h = lgc_guard_next_h(&d->guard, d->rejected_last ? fmin(hnext, h) : hnext);
             d->rejected_last = 0;
         } else {
             d->stats.rejected++;
             d->rejected_last = 1;
-            d->h = hnext;
+            lgc_guard_rejected(&d->guard);
+            d->h = lgc_guard_next_h(&d->guard, hnext);
             if (!(d->h > 16.0 * DBL_EPSILON * fabs(d->t)) || d->h < DBL_MIN)
                 return LGC_ERR_STEP_UNDERFLOW;
         }
@@ -327,6 +341,7 @@ double lgc_driver_step_size(const lgc_driver *d)
 void lgc_driver_stats(const lgc_driver *d, lgc_stats *stats)
 {
     *stats = d->stats;
+    stats->singular_passed = d->guard.passed;
     if (d->opt.type->stats) {
         lgc_method_stats own;
         d->opt.type->stats(d->step, &own);

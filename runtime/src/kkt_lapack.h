@@ -12,6 +12,9 @@
 /* Doubles of workspace lgc_kkt_lapack_rhs needs for model m. */
 size_t lgc_kkt_lapack_size(const lgc_model *m);
 
+/* Where lgc_kkt_lapack_rhs leaves S's conditioning, as m->work_conditioning says of m->rhs's work. */
+double *lgc_kkt_lapack_conditioning(const lgc_model *m, double work[]);
+
 /*
 ** What m->rhs computes (dxdt, multipliers may be NULL, the same LGC_MODEL_*
 ** codes), from m->kkt_terms and a LAPACK solve in `work`. Never allocates.

@@ -6,7 +6,7 @@ const char *lgc_strerror(int status)
     switch (status) {
     case LGC_OK: return "success";
     case LGC_ERR_SINGULAR_MASS: return "mass matrix singular (not positive definite)";
-    case LGC_ERR_RANK_LOST: return "constraint Jacobian lost rank (singular configuration)";
+    case LGC_ERR_RANK_LOST: return "constraint Jacobian lost rank, and the constraints ask for a motion the mechanism cannot make";
     case LGC_ERR_MODEL: return "model rhs failed with an unknown code";
     case LGC_ERR_NONFINITE: return "non-finite value (NaN or Inf) in state or derivative";
     case LGC_ERR_STEP_UNDERFLOW: return "step size underflow (the solution changes faster than the smallest step: a singularity, blow-up or stiffness)";

@@ -12,7 +12,7 @@ extern "C" {
 typedef enum lgc_status {
     LGC_OK = 0,
     LGC_ERR_SINGULAR_MASS = 1,      /* rhs: mass matrix not positive definite */
-    LGC_ERR_RANK_LOST = 2,          /* rhs: constraint Jacobian lost rank */
+    LGC_ERR_RANK_LOST = 2,          /* rhs: constraint Jacobian lost rank, constraints inconsistent */
     LGC_ERR_MODEL = 3,              /* rhs returned an unknown non-zero code */
     LGC_ERR_NONFINITE = 4,          /* NaN or Inf in the state or derivative */
     LGC_ERR_STEP_UNDERFLOW = 5,     /* adaptive step fell below round-off of t */

@@ -20,6 +20,7 @@ typedef struct lgc_system {
     double *work;           /* model->nwork doubles of rhs scratch */
     double *kkt_work;       /* LAPACK solve's scratch when it replaces the model's, else NULL */
     unsigned long nfev;     /* rhs evaluations so far */
+    unsigned long nfev_min_norm;    /* ... of them solved by the minimum-norm fallback */
 } lgc_system;
 
 /*
@@ -49,6 +50,15 @@ int lgc_system_uses_lapack(const lgc_system *sys);
 */
 int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
                    double multipliers[]);
+
+/*
+** The conditioning of S = J M^-1 J^T at the last lgc_system_rhs: its
+** smallest over its largest squared pivot (or eigenvalue, where the
+** minimum-norm solve made it), rows the generator found redundant left
+** out; near 0 where the constraint Jacobian nearly loses rank. 1 without
+** constraints.
+*/
+double lgc_system_conditioning(const lgc_system *sys);
 
 /*
 ** Auto Baumgarte rule: place both roots of s^2 + alpha s + beta at -kappa/h
