@@ -309,10 +309,10 @@ std::string rhs_source(const Plan &plan) {
       << "        " << n.fn("kkt_terms") << terms("        ") << leave_out_at("        ")
       << "        status = " << n.fn("factor_kkt_min_norm") << "(M, J, Y, S, E);\n"
       << "        if (status != " << n.size("OK") << ") return status;\n"
-      << "        status = " << n.fn("solve_kkt_min_norm") << "(M, Y, S, E, acceleration, nu, z, 1);\n"
-      << "        if (status != " << n.size("OK") << ") return status;\n"
+      << "        " << n.fn("solve_kkt_min_norm") << "(M, Y, S, E, acceleration, nu, z, conditioning + 2);\n"
       << "    } else if (status == " << n.size("OK") << ") {\n"
       << "        " << n.fn("solve_kkt") << "(M, J, S, acceleration, nu, w);\n"
+      << "        conditioning[2] = 0.0;\n"
       << "    } else {\n"
       << "        return status;\n"
       << "    }\n"

@@ -267,13 +267,14 @@ static int )" << p << R"(_factor_kkt_min_norm(double M[], const double J[], doub
 
 /*
 ** With M, Y, S and E as the factor left them: on entry a holds f and nu
-** holds r; on return the solution. z is scratch. With `check`, the part of
-** r - J a0 in the dropped directions (what no acceleration can give) must
-** stay within 1e-6 of its size: more, and the constraints ask for a motion
-** the mechanism cannot make here (SINGULAR_CONSTRAINTS).
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
 */
-static int )" << p << R"(_solve_kkt_min_norm(const double M[], const double Y[], const double S[], const double E[],
-                              double a[], double nu[], double z[], int check)
+static void )" << p << R"(_solve_kkt_min_norm(const double M[], const double Y[], const double S[], const double E[],
+                               double a[], double nu[], double z[], double *inconsistency)
 {
     int i, k;
     double top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
@@ -294,7 +295,10 @@ static int )" << p << R"(_solve_kkt_min_norm(const double M[], const double Y[],
             dropped += s*s;
         }
     }
-    if (check && sqrt(dropped) > 1e-6*(sqrt(size_r) + sqrt(top*size_f))) return )" << n.size("SINGULAR_CONSTRAINTS") << R"(;
+    if (inconsistency) {
+        const double size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
     for (k = 0; k < )" << C << R"(; ++k) {
         double s = 0.0;
         for (i = 0; i < )" << C << R"(; ++i) s += E[k*)" << C << R"( + i]*z[i];
@@ -308,7 +312,6 @@ static int )" << p << R"(_solve_kkt_min_norm(const double M[], const double Y[],
         for (i = k + 1; i < )" << Q << R"(; ++i) s -= M[i*)" << Q << R"( + k]*a[i];
         a[k] = s/M[k*)" << Q << R"( + k];
     }
-    return )" << n.size("OK") << R"(;
 }
 
 )";

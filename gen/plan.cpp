@@ -53,8 +53,9 @@ Layout kkt_layout(const Sizes &s) {
 // rhs's work: M and J from kkt_terms, factored in place (Y, S scratch of
 // the factorisation), the multipliers nu, and the solve's scratch w; with
 // constraints, the minimum-norm solve's eigenvectors E and scratch z, and
-// `conditioning`: S's conditioning at the last call, and 1 when the
-// minimum-norm solve made it (grep tag: WORK-CONDITIONING, the descriptor's
+// `conditioning`: S's conditioning at the last call, 1 when the
+// minimum-norm solve made it, and then how far the constraints were from
+// consistent (grep tag: WORK-CONDITIONING, the descriptor's
 // work_conditioning).
 Layout rhs_work_layout(const Sizes &s) {
   Layout l(s);
@@ -67,7 +68,7 @@ Layout rhs_work_layout(const Sizes &s) {
   if (s.nc) {
     l.add("E", {{Size::nc}, {Size::nc}});
     l.add("z", {{Size::nc}});
-    l.add("conditioning", {}, 2);
+    l.add("conditioning", {}, 3);
   }
   return l;
 }

@@ -16,7 +16,7 @@ extern "C" {
 #define A02_N2_NX 10  /* state: q, q', the integrals of g */
 #define A02_N2_NP 3  /* parameters: m, L, g */
 #define A02_N2_NU 0  /* inputs: none */
-#define A02_N2_NWORK 112  /* doubles of scratch for a02_n2_rhs */
+#define A02_N2_NWORK 113  /* doubles of scratch for a02_n2_rhs */
 #define A02_N2_NWORK_JACOBIAN (A02_N2_NWORK + 109)  /* ... for a02_n2_jacobian */
 #define A02_N2_NWORK_CORRECTION 36  /* ... for a02_n2_correction_factor and _solve */
 #define A02_N2_NH_ARRAY 4

@@ -201,13 +201,14 @@ static int bead_hoop_factor_kkt_min_norm(double M[], const double J[], double Y[
 
 /*
 ** With M, Y, S and E as the factor left them: on entry a holds f and nu
-** holds r; on return the solution. z is scratch. With `check`, the part of
-** r - J a0 in the dropped directions (what no acceleration can give) must
-** stay within 1e-6 of its size: more, and the constraints ask for a motion
-** the mechanism cannot make here (SINGULAR_CONSTRAINTS).
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
 */
-static int bead_hoop_solve_kkt_min_norm(const double M[], const double Y[], const double S[], const double E[],
-                              double a[], double nu[], double z[], int check)
+static void bead_hoop_solve_kkt_min_norm(const double M[], const double Y[], const double S[], const double E[],
+                               double a[], double nu[], double z[], double *inconsistency)
 {
     int i, k;
     double top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
@@ -228,7 +229,10 @@ static int bead_hoop_solve_kkt_min_norm(const double M[], const double Y[], cons
             dropped += s*s;
         }
     }
-    if (check && sqrt(dropped) > 1e-6*(sqrt(size_r) + sqrt(top*size_f))) return BEAD_HOOP_SINGULAR_CONSTRAINTS;
+    if (inconsistency) {
+        const double size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
     for (k = 0; k < BEAD_HOOP_NC; ++k) {
         double s = 0.0;
         for (i = 0; i < BEAD_HOOP_NC; ++i) s += E[k*BEAD_HOOP_NC + i]*z[i];
@@ -242,7 +246,6 @@ static int bead_hoop_solve_kkt_min_norm(const double M[], const double Y[], cons
         for (i = k + 1; i < BEAD_HOOP_NQ; ++i) s -= M[i*BEAD_HOOP_NQ + k]*a[i];
         a[k] = s/M[k*BEAD_HOOP_NQ + k];
     }
-    return BEAD_HOOP_OK;
 }
 
 /*
@@ -349,10 +352,10 @@ int bead_hoop_rhs(double t, const double state[], const double input[], const do
             M, acceleration, J, nu, out_dxdt + 2*BEAD_HOOP_NQ);
         status = bead_hoop_factor_kkt_min_norm(M, J, Y, S, E);
         if (status != BEAD_HOOP_OK) return status;
-        status = bead_hoop_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, 1);
-        if (status != BEAD_HOOP_OK) return status;
+        bead_hoop_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
     } else if (status == BEAD_HOOP_OK) {
         bead_hoop_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
     } else {
         return status;
     }

@@ -16,7 +16,7 @@ extern "C" {
 #define BEAD_HOOP_NX 6  /* state: q, q', the integrals of g */
 #define BEAD_HOOP_NP 4  /* parameters: m, R, g, w */
 #define BEAD_HOOP_NU 0  /* inputs: none */
-#define BEAD_HOOP_NWORK 38  /* doubles of scratch for bead_hoop_rhs */
+#define BEAD_HOOP_NWORK 39  /* doubles of scratch for bead_hoop_rhs */
 #define BEAD_HOOP_NWORK_JACOBIAN (BEAD_HOOP_NWORK + 41)  /* ... for bead_hoop_jacobian */
 #define BEAD_HOOP_NWORK_CORRECTION 10  /* ... for bead_hoop_correction_factor and _solve */
 #define BEAD_HOOP_NH_ARRAY 2

@@ -339,13 +339,14 @@ static int bicycle_factor_kkt_min_norm(double M[], const double J[], double Y[],
 
 /*
 ** With M, Y, S and E as the factor left them: on entry a holds f and nu
-** holds r; on return the solution. z is scratch. With `check`, the part of
-** r - J a0 in the dropped directions (what no acceleration can give) must
-** stay within 1e-6 of its size: more, and the constraints ask for a motion
-** the mechanism cannot make here (SINGULAR_CONSTRAINTS).
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
 */
-static int bicycle_solve_kkt_min_norm(const double M[], const double Y[], const double S[], const double E[],
-                              double a[], double nu[], double z[], int check)
+static void bicycle_solve_kkt_min_norm(const double M[], const double Y[], const double S[], const double E[],
+                               double a[], double nu[], double z[], double *inconsistency)
 {
     int i, k;
     double top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
@@ -366,7 +367,10 @@ static int bicycle_solve_kkt_min_norm(const double M[], const double Y[], const 
             dropped += s*s;
         }
     }
-    if (check && sqrt(dropped) > 1e-6*(sqrt(size_r) + sqrt(top*size_f))) return BICYCLE_SINGULAR_CONSTRAINTS;
+    if (inconsistency) {
+        const double size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
     for (k = 0; k < BICYCLE_NC; ++k) {
         double s = 0.0;
         for (i = 0; i < BICYCLE_NC; ++i) s += E[k*BICYCLE_NC + i]*z[i];
@@ -380,7 +384,6 @@ static int bicycle_solve_kkt_min_norm(const double M[], const double Y[], const 
         for (i = k + 1; i < BICYCLE_NQ; ++i) s -= M[i*BICYCLE_NQ + k]*a[i];
         a[k] = s/M[k*BICYCLE_NQ + k];
     }
-    return BICYCLE_OK;
 }
 
 /*
@@ -952,10 +955,10 @@ int bicycle_rhs(double t, const double state[], const double input[], const doub
             M, acceleration, J, nu, out_dxdt + 2*BICYCLE_NQ);
         status = bicycle_factor_kkt_min_norm(M, J, Y, S, E);
         if (status != BICYCLE_OK) return status;
-        status = bicycle_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, 1);
-        if (status != BICYCLE_OK) return status;
+        bicycle_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
     } else if (status == BICYCLE_OK) {
         bicycle_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
     } else {
         return status;
     }

@@ -16,7 +16,7 @@ extern "C" {
 #define BICYCLE_NX 20  /* state: q, q', the integrals of g */
 #define BICYCLE_NP 26  /* parameters: w, c, lam, g, rR, mR, IRxx, IRyy, xB, zB, mB, IBxx, IByy, IBzz, IBxz, xH, zH, mH, IHxx, IHyy, IHzz, IHxz, rF, mF, IFxx, IFyy */
 #define BICYCLE_NU 0  /* inputs: none */
-#define BICYCLE_NWORK 214  /* doubles of scratch for bicycle_rhs */
+#define BICYCLE_NWORK 215  /* doubles of scratch for bicycle_rhs */
 #define BICYCLE_NWORK_JACOBIAN (BICYCLE_NWORK + 373)  /* ... for bicycle_jacobian */
 #define BICYCLE_NWORK_CORRECTION 65  /* ... for bicycle_correction_factor and _solve */
 #define BICYCLE_NH_ARRAY 1

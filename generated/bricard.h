@@ -16,7 +16,7 @@ extern "C" {
 #define BRICARD_NX 24  /* state: q, q', the integrals of g */
 #define BRICARD_NP 3  /* parameters: m, L, g */
 #define BRICARD_NU 0  /* inputs: none */
-#define BRICARD_NWORK 758  /* doubles of scratch for bricard_rhs */
+#define BRICARD_NWORK 759  /* doubles of scratch for bricard_rhs */
 #define BRICARD_NWORK_JACOBIAN (BRICARD_NWORK + 624)  /* ... for bricard_jacobian */
 #define BRICARD_NWORK_CORRECTION 288  /* ... for bricard_correction_factor and _solve */
 #define BRICARD_NH_ARRAY 12

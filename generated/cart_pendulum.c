@@ -191,13 +191,14 @@ static int cart_pendulum_factor_kkt_min_norm(double M[], const double J[], doubl
 
 /*
 ** With M, Y, S and E as the factor left them: on entry a holds f and nu
-** holds r; on return the solution. z is scratch. With `check`, the part of
-** r - J a0 in the dropped directions (what no acceleration can give) must
-** stay within 1e-6 of its size: more, and the constraints ask for a motion
-** the mechanism cannot make here (SINGULAR_CONSTRAINTS).
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
 */
-static int cart_pendulum_solve_kkt_min_norm(const double M[], const double Y[], const double S[], const double E[],
-                              double a[], double nu[], double z[], int check)
+static void cart_pendulum_solve_kkt_min_norm(const double M[], const double Y[], const double S[], const double E[],
+                               double a[], double nu[], double z[], double *inconsistency)
 {
     int i, k;
     double top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
@@ -218,7 +219,10 @@ static int cart_pendulum_solve_kkt_min_norm(const double M[], const double Y[], 
             dropped += s*s;
         }
     }
-    if (check && sqrt(dropped) > 1e-6*(sqrt(size_r) + sqrt(top*size_f))) return CART_PENDULUM_SINGULAR_CONSTRAINTS;
+    if (inconsistency) {
+        const double size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
     for (k = 0; k < CART_PENDULUM_NC; ++k) {
         double s = 0.0;
         for (i = 0; i < CART_PENDULUM_NC; ++i) s += E[k*CART_PENDULUM_NC + i]*z[i];
@@ -232,7 +236,6 @@ static int cart_pendulum_solve_kkt_min_norm(const double M[], const double Y[], 
         for (i = k + 1; i < CART_PENDULUM_NQ; ++i) s -= M[i*CART_PENDULUM_NQ + k]*a[i];
         a[k] = s/M[k*CART_PENDULUM_NQ + k];
     }
-    return CART_PENDULUM_OK;
 }
 
 /*
@@ -334,10 +337,10 @@ int cart_pendulum_rhs(double t, const double state[], const double input[], cons
             M, acceleration, J, nu, out_dxdt + 2*CART_PENDULUM_NQ);
         status = cart_pendulum_factor_kkt_min_norm(M, J, Y, S, E);
         if (status != CART_PENDULUM_OK) return status;
-        status = cart_pendulum_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, 1);
-        if (status != CART_PENDULUM_OK) return status;
+        cart_pendulum_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
     } else if (status == CART_PENDULUM_OK) {
         cart_pendulum_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
     } else {
         return status;
     }

@@ -16,7 +16,7 @@ extern "C" {
 #define CART_PENDULUM_NX 6  /* state: q, q', the integrals of g */
 #define CART_PENDULUM_NP 4  /* parameters: M, m, l, g */
 #define CART_PENDULUM_NU 1  /* inputs: F */
-#define CART_PENDULUM_NWORK 24  /* doubles of scratch for cart_pendulum_rhs */
+#define CART_PENDULUM_NWORK 25  /* doubles of scratch for cart_pendulum_rhs */
 #define CART_PENDULUM_NWORK_JACOBIAN (CART_PENDULUM_NWORK + 38)  /* ... for cart_pendulum_jacobian */
 #define CART_PENDULUM_NWORK_CORRECTION 4  /* ... for cart_pendulum_correction_factor and _solve */
 #define CART_PENDULUM_NH_ARRAY 1

@@ -16,7 +16,7 @@ extern "C" {
 #define DISK_LINK_ROLLING_NX 6  /* state: q, q', the integrals of g */
 #define DISK_LINK_ROLLING_NP 5  /* parameters: m, r, M, k, c0 */
 #define DISK_LINK_ROLLING_NU 0  /* inputs: none */
-#define DISK_LINK_ROLLING_NWORK 24  /* doubles of scratch for disk_link_rolling_rhs */
+#define DISK_LINK_ROLLING_NWORK 25  /* doubles of scratch for disk_link_rolling_rhs */
 #define DISK_LINK_ROLLING_NWORK_JACOBIAN (DISK_LINK_ROLLING_NWORK + 34)  /* ... for disk_link_rolling_jacobian */
 #define DISK_LINK_ROLLING_NWORK_CORRECTION 4  /* ... for disk_link_rolling_correction_factor and _solve */
 #define DISK_LINK_ROLLING_NH_ARRAY 1

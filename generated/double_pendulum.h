@@ -16,7 +16,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_NX 8  /* state: q, q', the integrals of g */
 #define DOUBLE_PENDULUM_NP 5  /* parameters: m1, m2, l1, l2, g */
 #define DOUBLE_PENDULUM_NU 0  /* inputs: none */
-#define DOUBLE_PENDULUM_NWORK 50  /* doubles of scratch for double_pendulum_rhs */
+#define DOUBLE_PENDULUM_NWORK 51  /* doubles of scratch for double_pendulum_rhs */
 #define DOUBLE_PENDULUM_NWORK_JACOBIAN (DOUBLE_PENDULUM_NWORK + 62)  /* ... for double_pendulum_jacobian */
 #define DOUBLE_PENDULUM_NWORK_CORRECTION 12  /* ... for double_pendulum_correction_factor and _solve */
 #define DOUBLE_PENDULUM_NH_ARRAY 2

@@ -16,7 +16,7 @@ extern "C" {
 #define FOUR_BAR_NX 6  /* state: q, q', the integrals of g */
 #define FOUR_BAR_NP 7  /* parameters: a, b, c, d, ma, mb, mc */
 #define FOUR_BAR_NU 0  /* inputs: none */
-#define FOUR_BAR_NWORK 38  /* doubles of scratch for four_bar_rhs */
+#define FOUR_BAR_NWORK 39  /* doubles of scratch for four_bar_rhs */
 #define FOUR_BAR_NWORK_JACOBIAN (FOUR_BAR_NWORK + 41)  /* ... for four_bar_jacobian */
 #define FOUR_BAR_NWORK_CORRECTION 10  /* ... for four_bar_correction_factor and _solve */
 #define FOUR_BAR_NH_ARRAY 2

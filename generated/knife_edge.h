@@ -16,7 +16,7 @@ extern "C" {
 #define KNIFE_EDGE_NX 7  /* state: q, q', the integrals of g */
 #define KNIFE_EDGE_NP 2  /* parameters: m, l */
 #define KNIFE_EDGE_NU 0  /* inputs: none */
-#define KNIFE_EDGE_NWORK 24  /* doubles of scratch for knife_edge_rhs */
+#define KNIFE_EDGE_NWORK 25  /* doubles of scratch for knife_edge_rhs */
 #define KNIFE_EDGE_NWORK_JACOBIAN (KNIFE_EDGE_NWORK + 46)  /* ... for knife_edge_jacobian */
 #define KNIFE_EDGE_NWORK_CORRECTION 4  /* ... for knife_edge_correction_factor and _solve */
 #define KNIFE_EDGE_NH_ARRAY 1

@@ -229,13 +229,14 @@ static int leaning_disk_factor_kkt_min_norm(double M[], const double J[], double
 
 /*
 ** With M, Y, S and E as the factor left them: on entry a holds f and nu
-** holds r; on return the solution. z is scratch. With `check`, the part of
-** r - J a0 in the dropped directions (what no acceleration can give) must
-** stay within 1e-6 of its size: more, and the constraints ask for a motion
-** the mechanism cannot make here (SINGULAR_CONSTRAINTS).
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
 */
-static int leaning_disk_solve_kkt_min_norm(const double M[], const double Y[], const double S[], const double E[],
-                              double a[], double nu[], double z[], int check)
+static void leaning_disk_solve_kkt_min_norm(const double M[], const double Y[], const double S[], const double E[],
+                               double a[], double nu[], double z[], double *inconsistency)
 {
     int i, k;
     double top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
@@ -256,7 +257,10 @@ static int leaning_disk_solve_kkt_min_norm(const double M[], const double Y[], c
             dropped += s*s;
         }
     }
-    if (check && sqrt(dropped) > 1e-6*(sqrt(size_r) + sqrt(top*size_f))) return LEANING_DISK_SINGULAR_CONSTRAINTS;
+    if (inconsistency) {
+        const double size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
     for (k = 0; k < LEANING_DISK_NC; ++k) {
         double s = 0.0;
         for (i = 0; i < LEANING_DISK_NC; ++i) s += E[k*LEANING_DISK_NC + i]*z[i];
@@ -270,7 +274,6 @@ static int leaning_disk_solve_kkt_min_norm(const double M[], const double Y[], c
         for (i = k + 1; i < LEANING_DISK_NQ; ++i) s -= M[i*LEANING_DISK_NQ + k]*a[i];
         a[k] = s/M[k*LEANING_DISK_NQ + k];
     }
-    return LEANING_DISK_OK;
 }
 
 /*
@@ -398,10 +401,10 @@ int leaning_disk_rhs(double t, const double state[], const double input[], const
             M, acceleration, J, nu, out_dxdt + 2*LEANING_DISK_NQ);
         status = leaning_disk_factor_kkt_min_norm(M, J, Y, S, E);
         if (status != LEANING_DISK_OK) return status;
-        status = leaning_disk_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, 1);
-        if (status != LEANING_DISK_OK) return status;
+        leaning_disk_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
     } else if (status == LEANING_DISK_OK) {
         leaning_disk_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
     } else {
         return status;
     }

@@ -16,7 +16,7 @@ extern "C" {
 #define LEANING_DISK_NX 12  /* state: q, q', the integrals of g */
 #define LEANING_DISK_NP 3  /* parameters: m, R, g */
 #define LEANING_DISK_NU 0  /* inputs: none */
-#define LEANING_DISK_NWORK 64  /* doubles of scratch for leaning_disk_rhs */
+#define LEANING_DISK_NWORK 65  /* doubles of scratch for leaning_disk_rhs */
 #define LEANING_DISK_NWORK_JACOBIAN (LEANING_DISK_NWORK + 127)  /* ... for leaning_disk_jacobian */
 #define LEANING_DISK_NWORK_CORRECTION 14  /* ... for leaning_disk_correction_factor and _solve */
 #define LEANING_DISK_NH_ARRAY 1

@@ -16,7 +16,7 @@ extern "C" {
 #define LEANING_DISK_BODY_NX 12  /* state: q, q', the integrals of g */
 #define LEANING_DISK_BODY_NP 3  /* parameters: m, R, g */
 #define LEANING_DISK_BODY_NU 0  /* inputs: none */
-#define LEANING_DISK_BODY_NWORK 64  /* doubles of scratch for leaning_disk_body_rhs */
+#define LEANING_DISK_BODY_NWORK 65  /* doubles of scratch for leaning_disk_body_rhs */
 #define LEANING_DISK_BODY_NWORK_JACOBIAN (LEANING_DISK_BODY_NWORK + 127)  /* ... for leaning_disk_body_jacobian */
 #define LEANING_DISK_BODY_NWORK_CORRECTION 14  /* ... for leaning_disk_body_correction_factor and _solve */
 #define LEANING_DISK_BODY_NH_ARRAY 1

@@ -16,7 +16,7 @@ extern "C" {
 #define PENDULUM_NX 4  /* state: q, q', the integrals of g */
 #define PENDULUM_NP 3  /* parameters: m, l, g */
 #define PENDULUM_NU 0  /* inputs: none */
-#define PENDULUM_NWORK 16  /* doubles of scratch for pendulum_rhs */
+#define PENDULUM_NWORK 17  /* doubles of scratch for pendulum_rhs */
 #define PENDULUM_NWORK_JACOBIAN (PENDULUM_NWORK + 19)  /* ... for pendulum_jacobian */
 #define PENDULUM_NWORK_CORRECTION 3  /* ... for pendulum_correction_factor and _solve */
 #define PENDULUM_NH_ARRAY 1

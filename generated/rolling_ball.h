@@ -16,7 +16,7 @@ extern "C" {
 #define ROLLING_BALL_NX 14  /* state: q, q', the integrals of g */
 #define ROLLING_BALL_NP 3  /* parameters: m, r, k */
 #define ROLLING_BALL_NU 0  /* inputs: none */
-#define ROLLING_BALL_NWORK 104  /* doubles of scratch for rolling_ball_rhs */
+#define ROLLING_BALL_NWORK 105  /* doubles of scratch for rolling_ball_rhs */
 #define ROLLING_BALL_NWORK_JACOBIAN (ROLLING_BALL_NWORK + 177)  /* ... for rolling_ball_jacobian */
 #define ROLLING_BALL_NWORK_CORRECTION 27  /* ... for rolling_ball_correction_factor and _solve */
 #define ROLLING_BALL_NH_ARRAY 1

@@ -16,7 +16,7 @@ extern "C" {
 #define ROLLING_DISK_NX 10  /* state: q, q', the integrals of g */
 #define ROLLING_DISK_NP 2  /* parameters: m, r */
 #define ROLLING_DISK_NU 0  /* inputs: none */
-#define ROLLING_DISK_NWORK 50  /* doubles of scratch for rolling_disk_rhs */
+#define ROLLING_DISK_NWORK 51  /* doubles of scratch for rolling_disk_rhs */
 #define ROLLING_DISK_NWORK_JACOBIAN (ROLLING_DISK_NWORK + 96)  /* ... for rolling_disk_jacobian */
 #define ROLLING_DISK_NWORK_CORRECTION 12  /* ... for rolling_disk_correction_factor and _solve */
 #define ROLLING_DISK_NH_ARRAY 1

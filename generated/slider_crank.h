@@ -16,7 +16,7 @@ extern "C" {
 #define SLIDER_CRANK_NX 6  /* state: q, q', the integrals of g */
 #define SLIDER_CRANK_NP 5  /* parameters: r, L, Jc, mr, ms */
 #define SLIDER_CRANK_NU 0  /* inputs: none */
-#define SLIDER_CRANK_NWORK 38  /* doubles of scratch for slider_crank_rhs */
+#define SLIDER_CRANK_NWORK 39  /* doubles of scratch for slider_crank_rhs */
 #define SLIDER_CRANK_NWORK_JACOBIAN (SLIDER_CRANK_NWORK + 41)  /* ... for slider_crank_jacobian */
 #define SLIDER_CRANK_NWORK_CORRECTION 10  /* ... for slider_crank_correction_factor and _solve */
 #define SLIDER_CRANK_NH_ARRAY 2

@@ -26,6 +26,7 @@ struct lgc_driver {
     lgc_step_observer observer;
     void *observer_ctx;
     lgc_singular_guard guard;
+    unsigned long min_norm_seen;    /* sys->nfev_min_norm at the last consistency check */
 };
 
 void lgc_driver_options_default(lgc_driver_options *opt)
@@ -129,6 +130,7 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->have_dxdt = 0;
     d->rejected_last = 0;
     lgc_guard_reset(&d->guard, d->sys->model->nh + d->sys->model->nn > 0 ? d->opt.singular_guard : 0.0);
+    d->min_norm_seen = d->sys->nfev_min_norm;
     memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
     rc = lgc_project(d->proj, d->sys, t0, d->x, &it);
     d->stats.proj_iter += (unsigned long)it;
@@ -159,6 +161,23 @@ static int end_derivative(lgc_driver *d)
     return LGC_OK;
 }
 
+/*
+** Where an rhs since the last check lost rank: the constraints at (t1, x),
+** an accepted state, must be consistent (a singular configuration the
+** motion passes), else they ask for what no motion gives: a fault. Off the
+** constraints, at a stage, the same measure is no verdict.
+*/
+static int check_consistent(lgc_driver *d, double t1, const double x[], double scratch[])
+{
+    if (d->sys->nfev_min_norm == d->min_norm_seen)
+        return LGC_OK;
+    int rc = lgc_system_rhs(d->sys, t1, x, scratch, NULL);
+    d->min_norm_seen = d->sys->nfev_min_norm;
+    if (rc == LGC_OK && lgc_system_inconsistency(d->sys) > LGC_INCONSISTENT_RANK)
+        rc = LGC_ERR_RANK_LOST;
+    return rc;
+}
+
 /* Take xnew at time t1 as the new state: seen by the observer, counted. */
 static int take_step(lgc_driver *d, double t1)
 {
@@ -184,6 +203,8 @@ static int accept_step(lgc_driver *d, double t1)
 {
     const double *f = d->opt.type->last_derivative(d->step);
     int it = 0, rc;
+    if ((rc = check_consistent(d, t1, d->xnew, d->xerr)) != LGC_OK)
+        return rc;
     if (d->opt.project != LGC_PROJECT_NONE) {
         rc = lgc_project(d->proj, d->sys, t1, d->xnew, &it);
         d->stats.proj_iter += (unsigned long)it;
@@ -277,6 +298,22 @@ static int advance_adaptive(lgc_driver *d, double t1)
 }
 
 /*
+** A method that leaves the motion's branch at a singular configuration
+** stops where the guard would arm (S's conditioning at the accepted state,
+** from one more rhs there).
+*/
+static int refuse_singular(lgc_driver *d, double h, double t1, const double x[])
+{
+    if (!d->opt.type->leaves_branch || !(d->guard.tau > 0.0))
+        return LGC_OK;
+    int rc = lgc_system_rhs(d->sys, t1, x, d->xerr, NULL);
+    if (rc != LGC_OK)
+        return rc;
+    lgc_guard_accepted(&d->guard, h, lgc_system_conditioning(d->sys));
+    return d->guard.armed ? LGC_ERR_SINGULAR_METHOD : LGC_OK;
+}
+
+/*
 ** The method's own steps (corrected inside them) until the state reaches
 ** t1. A step at the round-off of t is an underflow, as for dopri5: CVODE
 ** only warns of one (t + h = t) and goes on, for ever.
@@ -288,6 +325,10 @@ static int advance_own(lgc_driver *d, double t1)
         int rc = d->opt.type->step(d->step, t1, &tn, d->xnew);
         if (rc == LGC_OK && !(tn - d->t > 16.0 * DBL_EPSILON * fabs(tn)))
             rc = LGC_ERR_STEP_UNDERFLOW;
+        if (rc == LGC_OK)
+            rc = check_consistent(d, tn, d->xnew, d->xerr);
+        if (rc == LGC_OK)
+            rc = refuse_singular(d, tn - d->t, tn, d->xnew);
         if (rc == LGC_OK)
             rc = take_step(d, tn);
         if (rc != LGC_OK)

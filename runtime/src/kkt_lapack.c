@@ -11,7 +11,7 @@ enum { SYEV_WORK_PER_ROW = 66 };
 /*
 ** Workspace: M (nq x nq) | J, then Y (nc x nq) | S (nc x nc) | nu (nc) | diag
 ** | the minimum-norm solve's E (nc x nc), eigenvalues (nc), z (nc) and
-** dsyev's work | conditioning (2, as the generated rhs's work holds it).
+** dsyev's work | conditioning (3, as the generated rhs's work holds it).
 ** The model writes M's lower triangle and J row-major: for column-major
 ** LAPACK that is M's upper triangle and J^T (nq x nc), so nothing is copied.
 */
@@ -42,7 +42,7 @@ size_t lgc_kkt_lapack_size(const lgc_model *m)
 {
     size_t nq = (size_t)m->nq, nc = (size_t)(m->nh + m->nn);
     return nq * nq + nc * nq + 2 * nc * nc + 3 * nc + (nq > nc ? nq : nc)
-           + SYEV_WORK_PER_ROW * (nc > 0 ? nc : 1) + 2;
+           + SYEV_WORK_PER_ROW * (nc > 0 ? nc : 1) + 3;
 }
 
 double *lgc_kkt_lapack_conditioning(const lgc_model *m, double work[])
@@ -94,8 +94,8 @@ static double conditioning(const lgc_model *m, const double d[], int stride, int
 /*
 ** The generated rhs's minimum-norm solve (gen/emit_solve.cpp): S = E
 ** diag(eig) E^T, eigenvalues not above 1e-10 of the largest dropped,
-** nu := S^+ nu; the dropped part of nu beyond 1e-6 of its size (with `f`
-** = U^-T f) means the constraints ask for what no motion gives.
+** nu := S^+ nu; the dropped part of nu over its size (with `f` = U^-T f)
+** is what the constraints ask for that no motion gives.
 */
 static int solve_min_norm(const lgc_model *m, kkt_work *w, const double f[])
 {
@@ -115,8 +115,7 @@ static int solve_min_norm(const lgc_model *m, kkt_work *w, const double f[])
         }
     }
     double size = cblas_dnrm2(nc, w->nu, 1) + sqrt(fmax(top, 0.0)) * cblas_dnrm2(nq, f, 1);
-    if (sqrt(dropped) > 1e-6 * size)
-        return LGC_MODEL_SINGULAR_CONSTRAINTS;
+    w->conditioning[2] = size > 0.0 ? sqrt(dropped) / size : 0.0;
     cblas_dgemv(CblasColMajor, CblasNoTrans, nc, nc, 1.0, w->E, nc, w->z, 1, 0.0, w->nu, 1);
     /* The rows left out have zero eigenvalues: skip them. */
     w->conditioning[0] = m->nredundant < nc ? w->eig[m->nredundant] / top : 0.0;
@@ -159,7 +158,7 @@ int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double
         if (factor(nc, w.S, w.diag, 1e-8)) {
             LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', nc, 1, w.S, nc, w.nu, nc);
             w.conditioning[0] = conditioning(m, w.S, nc + 1, 1);
-            w.conditioning[1] = 0.0;
+            w.conditioning[1] = w.conditioning[2] = 0.0;
         } else {
             int rc = solve_min_norm(m, &w, a);
             if (rc != LGC_MODEL_OK)

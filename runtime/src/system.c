@@ -62,6 +62,14 @@ double lgc_system_conditioning(const lgc_system *sys)
     return sys->model->nh + sys->model->nn > 0 ? conditioning_of(sys)[0] : 1.0;
 }
 
+double lgc_system_inconsistency(const lgc_system *sys)
+{
+    if (sys->model->nh + sys->model->nn == 0)
+        return 0.0;
+    const double *c = conditioning_of(sys);
+    return c[1] != 0.0 ? c[2] : 0.0;
+}
+
 int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
                    double multipliers[])
 {

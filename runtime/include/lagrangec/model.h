@@ -80,9 +80,10 @@ typedef struct lgc_model {
     int straight_line_solve;            /* rhs's solve is specialised straight-line code */
     /* With constraints: where rhs leaves, in work, the conditioning of
        S = J M^-1 J^T (its smallest over its largest squared pivot, or
-       eigenvalue; near 0 where J nearly loses rank) and, after it, 1 when
-       the minimum-norm solve made the last call (grep tag:
-       WORK-CONDITIONING, gen/plan.cpp). */
+       eigenvalue; near 0 where J nearly loses rank); after it 1 when the
+       minimum-norm solve made the last call, and then the part of the
+       constraint rows' right side no acceleration meets, relative (grep
+       tag: WORK-CONDITIONING, gen/plan.cpp). */
     int work_conditioning;
     /* Rows the others imply on the constraints (lagrangec generate names
        them): left out of rhs's solve, their multipliers 0 there; the

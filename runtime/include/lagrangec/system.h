@@ -61,6 +61,15 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
 double lgc_system_conditioning(const lgc_system *sys);
 
 /*
+** Where the last lgc_system_rhs lost rank: the part of the constraint rows'
+** right side no acceleration meets, relative to its size; 0 elsewhere.
+** Beyond LGC_INCONSISTENT_RANK at a state on the constraints, they ask for
+** a motion the mechanism cannot make (the driver's LGC_ERR_RANK_LOST).
+*/
+double lgc_system_inconsistency(const lgc_system *sys);
+#define LGC_INCONSISTENT_RANK 1e-6
+
+/*
 ** Auto Baumgarte rule: place both roots of s^2 + alpha s + beta at -kappa/h
 ** (critical damping), i.e. alpha = 2 kappa/h, beta = (kappa/h)^2, with
 ** kappa = 0.02: a constraint error decays by e^-kappa per step. Derivation
