@@ -389,7 +389,7 @@ static void cvode_stats(const void *state, lgc_method_stats *st)
 }
 
 static const lgc_stepper_type bdf_type = {
-    .name = "bdf", .order = 5, .adaptive = 1, .alloc = bdf_alloc, .free = cvode_free,
+    .name = "bdf", .order = 5, .adaptive = 1, .leaves_branch = 1, .alloc = bdf_alloc, .free = cvode_free,
     .dense = cvode_dense, .start = cvode_start, .step = cvode_step, .stats = cvode_stats,
 };
 

@@ -20,7 +20,7 @@ const char *lgc_strerror(int status)
     case LGC_ERR_CONVERGENCE: return "the implicit method's Newton iteration failed to converge, repeatedly (at its smallest step, or 10 times on one step)";
     case LGC_ERR_ERROR_TEST: return "the error test failed, repeatedly (at the smallest step, or 7 times on one step): a singularity, blow-up or discontinuity";
     case LGC_ERR_SOLVER: return "SUNDIALS failed (its linear solver or its own memory)";
-    case LGC_ERR_SINGULAR_METHOD: return "the constraint Jacobian nearly lost rank (a singular configuration), which adams cannot pass: it leaves the motion's branch there; use dopri5, rk4 or bdf";
+    case LGC_ERR_SINGULAR_METHOD: return "the constraint Jacobian nearly lost rank (a singular configuration), which CVODE's adams and bdf cannot pass: they may leave the motion's branch there; use dopri5 or rk4";
     default: return "unknown error";
     }
 }

@@ -26,7 +26,7 @@ typedef enum lgc_status {
     LGC_ERR_CONVERGENCE = 13,       /* implicit method: Newton failed to converge, repeatedly */
     LGC_ERR_ERROR_TEST = 14,        /* implicit method: the error test failed, repeatedly */
     LGC_ERR_SOLVER = 15,            /* SUNDIALS failed on its own (its linear solver, its memory) */
-    LGC_ERR_SINGULAR_METHOD = 16    /* adams at a singular configuration: it cannot pass one */
+    LGC_ERR_SINGULAR_METHOD = 16    /* adams, bdf at a singular configuration: they cannot pass one */
 } lgc_status;
 
 /* The largest lgc_status code. */
