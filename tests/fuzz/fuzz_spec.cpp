@@ -1,6 +1,6 @@
 // fuzz_spec.cpp — libFuzzer target: any bytes through the whole pipeline
 // (spec reader, expression reader, derivation in both formulations, the
-// plan, every printer).
+// plan, every printer), and generate --strict (redundant rows refused).
 // A SpecError is a clean rejection; anything else escaping is a finding.
 #include "lagrangec.h"
 
@@ -12,6 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     lgc::Spec spec = lgc::read_spec_text("fuzz.toml", std::string(reinterpret_cast<const char *>(data), size));
     lgc::generate(spec);
     if (!spec.nonholonomic.empty()) lgc::generate(spec, lgc::Formulation::vakonomic);
+    lgc::generate(spec, lgc::Formulation::dalembert, false, true);
   } catch (const lgc::SpecError &) {
   }
   return 0;
