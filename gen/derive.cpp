@@ -28,7 +28,8 @@ constexpr double kLargestValue = 1e30;
 
 class Deriver {
  public:
-  Deriver(const Spec &spec, Formulation formulation) : spec_(spec), scope_(spec, m_.symbols) {
+  Deriver(const Spec &spec, Formulation formulation, bool strict)
+      : spec_(spec), strict_(strict), scope_(spec, m_.symbols) {
     m_.spec = &spec;
     m_.formulation = formulation;
     m_.symbols = make_symbols(spec);
@@ -43,7 +44,7 @@ class Deriver {
     derive_nonholonomic();
     check_constraint_count();
     lay_out_state();
-    check_independent_constraints(m_);
+    check_independent_constraints(m_, strict_);
     warn_integrable(m_);
     if (m_.formulation == Formulation::vakonomic) derive_vakonomic();
     read_outputs_and_events();
@@ -53,6 +54,7 @@ class Deriver {
 
  private:
   const Spec &spec_;
+  bool strict_;
   Model m_;
   Scope scope_;               // the spec's definitions, points and frames
   std::vector<StateVar> mu_;  // the vakonomic multipliers, with their initial values
@@ -369,7 +371,9 @@ std::optional<Formulation> parse_formulation(const std::string &name) {
   return std::nullopt;
 }
 
-Model derive(const Spec &spec, Formulation formulation) { return Deriver(spec, formulation).run(); }
+Model derive(const Spec &spec, Formulation formulation, bool strict) {
+  return Deriver(spec, formulation, strict).run();
+}
 
 std::string Model::constraint_label(size_t c) const {
   const ConstraintOrigin &o = origins.at(c);

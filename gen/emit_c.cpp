@@ -297,15 +297,44 @@ std::string rhs_source(const Plan &plan) {
   for (auto &name : plan.rhs_work.names(0)) slices += (slices.empty() ? "" : " | ") + name;
   s << "    /* work: " << slices << " (" << n.size(Size::nwork) << " " << plan.real.plural() << ") */\n";
   s << declare_pointers(plan, plan.rhs.pointers);
+  auto terms = [&](const std::string &indent) {
+    return "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n" + indent + "    M, acceleration, J, nu, out_dxdt + " +
+           text(x.offset("z")) + ");\n";
+  };
+  // The rows left out of the solve (redundant): J's row and r's entry zeroed.
+  auto leave_out_at = [&](const std::string &indent) {
+    std::string s;
+    for (size_t c : plan.model.redundant)
+      s += indent + n.fn("zero") + "(J + " + std::to_string(c) + "*" + n.size(Size::nq) + ", " + n.size(Size::nq) +
+           ");\n" + indent + "nu[" + std::to_string(c) + "] = " + plan.real.literal(0.0) + ";  /* row " +
+           std::to_string(c + 1) + ", redundant, left out */\n";
+    return s;
+  };
   s << "    int i, status;\n"
-    << "    " << n.fn(plan.solver.straight_line ? "kkt_entries" : "kkt_terms")
-    << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
-    << "        M, acceleration, J, nu, out_dxdt + " << text(x.offset("z")) << ");\n"
+    << "    " << n.fn(plan.solver.straight_line ? "kkt_entries" : "kkt_terms") << terms("    ")
+    << (plan.solver.straight_line ? "" : leave_out_at("    "))
     << "    for (i = 0; i < " << count(x, "q") << "; ++i) " << element(n, "out_dxdt", x.offset("q"), "i") << " = "
     << element(n, "state", x.offset("v"), "i") << ";\n"
-    << "    status = " << n.fn("factor_kkt") << "(M, J, Y, S);\n"
-    << "    if (status != " << n.size("OK") << ") return status;\n"
-    << "    " << n.fn("solve_kkt") << "(M, J, S, acceleration, nu, w);\n";
+    << "    status = " << n.fn("factor_kkt") << "(M, J, Y, S);\n";
+  if (plan.sizes.nc) {
+    s << "    conditioning[1] = status == " << n.size("RANK_DEFICIENT") << ";\n"
+      << "    if (status == " << n.size("RANK_DEFICIENT") << ") {\n"
+      << "        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */\n"
+      << "        " << n.fn("kkt_terms") << terms("        ") << leave_out_at("        ")
+      << "        status = " << n.fn("factor_kkt_min_norm") << "(M, J, Y, S, E);\n"
+      << "        if (status != " << n.size("OK") << ") return status;\n"
+      << "        " << n.fn("solve_kkt_min_norm") << "(M, Y, S, E, acceleration, nu, z, conditioning + 2);\n"
+      << "    } else if (status == " << n.size("OK") << ") {\n"
+      << "        " << n.fn("solve_kkt") << "(M, J, S, acceleration, nu, w);\n"
+      << "        conditioning[2] = " << plan.real.literal(0.0) << ";\n"
+      << "    } else {\n"
+      << "        return status;\n"
+      << "    }\n"
+      << "    conditioning[0] = " << n.fn("conditioning") << "(S, conditioning[1] != " << plan.real.literal(0.0) << ");\n";
+  } else {
+    s << "    if (status != " << n.size("OK") << ") return status;\n"
+      << "    " << n.fn("solve_kkt") << "(M, J, S, acceleration, nu, w);\n";
+  }
   if (plan.model.mu.empty()) {
     s << "    if (out_multipliers)\n"
       << "        for (i = 0; i < " << count(plan.rhs_work, "nu") << "; ++i) out_multipliers[i] = nu[i];\n";
@@ -361,6 +390,9 @@ std::string jacobian_source(const Plan &plan) {
     << "        const " << plan.real.type << " *dR = k < " << X << " ? dR_dx + k : dR_du + (k - " << X << ");\n"
     << "        const int stride = k < " << X << " ? " << X << " : " << U << ";\n"
     << "        for (i = 0; i < " << size("column") << "; ++i) column[i] = -dR[i*stride];\n"
+    << (plan.sizes.nc ? "        if (conditioning[1] != " + plan.real.literal(0.0) + ")\n            " + n.fn("solve_kkt_min_norm") +
+                            "(M, Y, S, E, column, column + " + text(plan.kkt.offset("lambda")) + ", z, 0);\n        else\n    "
+                      : "")
     << "        " << n.fn("solve_kkt") << "(M, J, S, column, column + " << text(plan.kkt.offset("lambda")) << ", w);\n"
     << "        for (i = 0; i < " << extent_text(n, plan.kkt.extent("a")) << "; ++i) {\n"
     << "            if (k < " << X << ") out_dfdx[" << row(n, x.offset("v"), "i") << "*" << X
@@ -489,6 +521,13 @@ std::string emit_header(const Plan &plan) {
   if (!m.events.empty()) {
     s << "#define " << n.size("NEVENT") << " " << m.events.size() << "  /* [events]: " << names_of(m.spec->events)
       << " */\n";
+  }
+  if (!m.redundant.empty()) {
+    std::string rows;
+    for (size_t c : m.redundant) rows += (rows.empty() ? "" : ", ") + std::to_string(c + 1);
+    s << "#define " << n.size("NREDUNDANT") << " " << m.redundant.size()
+      << "  /* redundant constraint rows (" << rows << "): left out of " << n.fn("rhs")
+      << "'s solve, their multipliers 0 there */\n";
   }
   s << "\n";
 

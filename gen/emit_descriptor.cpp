@@ -75,6 +75,12 @@ std::string emit_descriptor(const Plan &plan) {
     s << "static const signed char event_direction[] = {" << direction << " };\n";
     s << "static const unsigned char event_stop[] = {" << stop << " };\n";
   }
+  if (!m.redundant.empty()) {
+    s << "/* Rows the others imply on the constraints: left out of rhs's solve. */\n";
+    s << "static const int redundant_rows[] = {";
+    for (size_t i = 0; i < m.redundant.size(); ++i) s << (i ? ", " : " ") << m.redundant[i];
+    s << " };\n";
+  }
   s << "/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */\n";
   s << "static const unsigned char initial_given[] = {" << given << " };\n";
 
@@ -110,6 +116,15 @@ std::string emit_descriptor(const Plan &plan) {
   field("rhs", n.fn("rhs"));
   field("kkt_terms", n.fn("kkt_terms"));
   field("straight_line_solve", plan.solver.straight_line ? "1" : "0");
+  if (m.nc()) {
+    size_t offset = 0;  // grep tag: WORK-CONDITIONING
+    for (auto &e : plan.rhs_work.offset("conditioning")) offset += e.value;
+    field("work_conditioning", std::to_string(offset));
+  }
+  if (!m.redundant.empty()) {
+    field("nredundant", std::to_string(m.redundant.size()));
+    field("redundant_rows", "redundant_rows");
+  }
   field("residuals", n.fn("residuals"));
   field("energy", n.fn("energy"));
   field("mass_matrix", n.fn("mass_matrix"));

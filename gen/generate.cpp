@@ -17,8 +17,8 @@
 namespace lgc {
 
 // spec → model → plan → the four files.
-GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian, Precision precision) {
-  Model model = derive(spec, formulation);
+GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian, Precision precision, bool strict) {
+  Model model = derive(spec, formulation, strict);
   Plan plan(model, with_jacobian, precision);
   return {emit_header(plan), emit_source(plan), emit_descriptor(plan), emit_report(plan), estimate_stack(plan)};
 }

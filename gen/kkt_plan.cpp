@@ -7,6 +7,12 @@
 // few hundred lines. The one-step correction (6.416-6.418) factors the same
 // S, in the metric W = M or W = I, with the same statements: it is planned
 // here too, and only where it stays straight-line.
+//
+// Rows the generator found redundant (Model::redundant) are left out of
+// rhs's solve: no structural nonzeros, no pivot, multiplier 0. On the
+// constraints they add nothing; off them (at a stage of a step) they would
+// be solved as an independent, ill-conditioned row. The corrections keep them.
+// A row without a diagonal entry in a factor's pattern is not in the system.
 #include "lagrangec.h"
 
 namespace lgc {
@@ -52,16 +58,20 @@ Pattern cholesky_fill(Pattern a) {
 
 class Planner {
  public:
-  explicit Planner(const Model &m)
+  // leave_out_redundant: the rhs's solve, without the redundant rows.
+  Planner(const Model &m, bool leave_out_redundant)
       : nq_(m.nq), nc_(m.nc()), M_(nq_, nq_), L_(nq_, nq_), J_(nc_, nq_), Y_(nc_, nq_), S_(nc_, nc_), Ls_(nc_, nc_),
         SI_(nc_, nc_), LsI_(nc_, nc_) {
+    std::vector<bool> kept(nc_, true);
+    if (leave_out_redundant)
+      for (size_t c : m.redundant) kept[c] = false;
     for (size_t i = 0; i < nq_; ++i)
       for (size_t j = 0; j <= i; ++j)
         if (!m.M(i, j).is_zero()) M_.set(i, j);
     L_ = cholesky_fill(M_);
     for (size_t c = 0; c < nc_; ++c)
       for (size_t i = 0; i < nq_; ++i)
-        if (!m.J(c, i).is_zero()) J_.set(c, i);
+        if (kept[c] && !m.J(c, i).is_zero()) J_.set(c, i);
     // Y_c = L^-1 J_c^T reaches every row that depends on a nonzero of J_c.
     for (size_t c = 0; c < nc_; ++c)
       for (size_t i = 0; i < nq_; ++i) {
@@ -88,8 +98,9 @@ class Planner {
   }
 
   // Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T,
-  // J read from the array `jacobian`; S's pivots fail below `tolerance`.
-  std::vector<SolveLine> factor(const char *jacobian, const char *tolerance) const {
+  // J read from the array `jacobian`; a pivot of S not above `tolerance`
+  // times its diagonal entry returns `failure`.
+  std::vector<SolveLine> factor(const char *jacobian, const char *failure, const char *tolerance) const {
     std::vector<SolveLine> s;
     heading(s, "M = L L^T in place");
     cholesky(s, "M", M_, L_, nq_, "SINGULAR_MASS", "1e-13");
@@ -116,7 +127,7 @@ class Planner {
         if (!e.products.empty()) s.push_back(e);
       }
     heading(s, "S = Ls Ls^T in place");
-    cholesky(s, "S", S_, Ls_, nc_, "SINGULAR_CONSTRAINTS", tolerance);
+    cholesky(s, "S", S_, Ls_, nc_, failure, tolerance);
     return s;
   }
 
@@ -169,7 +180,8 @@ class Planner {
       nu.base = ArrayRef{"nu", c};
       for (size_t i = 0; i < nq_; ++i)
         if (J_(c, i)) nu.products.push_back({at("J", c, i, nq_), {"a", i}});
-      if (!nu.products.empty()) s.push_back(nu);
+      if (!Ls_(c, c)) nu.base.reset();  // a row left out: multiplier 0
+      if (!nu.products.empty() || !nu.base) s.push_back(nu);
     }
     substitute(s, "S", Ls_, nc_, nc_, "nu");
     heading(s, "a += M^-1 J^T nu");
@@ -210,6 +222,7 @@ class Planner {
   static void cholesky(std::vector<SolveLine> &s, const char *a, const Pattern &A, const Pattern &L, size_t n,
                        const char *failure, const char *tolerance) {
     for (size_t j = 0; j < n; ++j) {
+      if (!L(j, j)) continue;
       SolveLine pivot = line(SolveLine::pivot, failure, at(a, j, j, n));
       pivot.tolerance = tolerance;
       for (size_t k = 0; k < j; ++k)
@@ -232,6 +245,7 @@ class Planner {
   static void substitute(std::vector<SolveLine> &s, const char *a, const Pattern &L, size_t n, size_t stride,
                          const char *x) {
     for (size_t i = 0; i < n; ++i) {
+      if (!L(i, i)) continue;
       SolveLine e = assign({x, i});
       e.base = ArrayRef{x, i};
       for (size_t k = 0; k < i; ++k)
@@ -240,6 +254,7 @@ class Planner {
       s.push_back(e);
     }
     for (size_t i = n; i-- > 0;) {
+      if (!L(i, i)) continue;
       SolveLine e = assign({x, i});
       e.base = ArrayRef{x, i};
       for (size_t k = i + 1; k < n; ++k)
@@ -288,9 +303,12 @@ constexpr const char *kCorrectionPivot = "1e-8";
 }  // namespace
 
 KktSolver plan_kkt_solver(const Model &m) {
-  Planner planner(m);
+  Planner planner(m, true);
   KktSolver k;
-  k.factor = planner.factor("J", "1e-13");
+  // A pivot of S keeping no more than 1e-8 of its diagonal entry hands the
+  // solve to the minimum-norm fallback (emit_solve.cpp): the rows are
+  // dependent there, or nearly.
+  k.factor = planner.factor("J", "RANK_DEFICIENT", "1e-8");
   k.solve = planner.solve();
   k.ops = ops_of(k.factor) + ops_of(k.solve);
   k.straight_line = pays_straight_line(k.ops, m);
@@ -302,8 +320,8 @@ KktSolver plan_kkt_solver(const Model &m) {
 CorrectionSolver plan_correction_solver(const Model &m) {
   CorrectionSolver k;
   if (!m.nc()) return k;
-  Planner planner(m);
-  k.factor_mass = planner.factor("C", kCorrectionPivot);
+  Planner planner(m, false);
+  k.factor_mass = planner.factor("C", "SINGULAR_CONSTRAINTS", kCorrectionPivot);
   k.factor_identity = planner.factor_identity("C", kCorrectionPivot);
   // Positions correct the holonomic rows alone, velocities all of them.
   std::vector<size_t> rows = {m.nc()};

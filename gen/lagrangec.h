@@ -478,6 +478,9 @@ struct Model {
   // vakonomic mu is its state).
   std::vector<GiNaC::realsymbol> multipliers;  // as rhs writes them: [lambda; mu]
   std::vector<GiNaC::ex> outputs, events;      // one per spec output, event
+  // Rows the rows before them imply on the constraints (model_checks.cpp):
+  // left out of rhs's KKT solve, kept everywhere else.
+  std::vector<size_t> redundant;
 
   size_t nc() const { return nh + nn; }
   // Row c of the stacked constraint Jacobian J = [A; B], entry i.
@@ -490,7 +493,8 @@ struct Model {
   const SourceLoc &constraint_loc(size_t c) const { return origins.at(c).loc; }
 };
 
-Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert);
+// strict: redundant constraint rows are an error rather than a warning.
+Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert, bool strict = false);
 
 // ---- evaluate.cpp ---------------------------------------------------------
 
@@ -514,9 +518,10 @@ class Evaluator {
 // identity hides a zero); each throws SpecError at the spec's text.
 // M positive definite at one of three sampled states.
 void check_mass_matrix(const Model &m);
-// No constraint row spanned by the rows before it, everywhere or at the
-// initial state.
-void check_independent_constraints(const Model &m);
+// Constraint rows spanned by the rows before them, everywhere or on the
+// constraints around the initial state: into m.redundant with a warning,
+// or an error when `strict`.
+void check_independent_constraints(Model &m, bool strict);
 // A warning for each nonholonomic constraint that is a holonomic one
 // written in velocity form.
 void warn_integrable(const Model &m);
@@ -822,6 +827,10 @@ struct RealType {
   std::string literal(double v) const;                   // "0.5", "0.5f"
   std::string function(const std::string &libm) const;   // "sqrt", "sqrtf"
   std::string suffixed(const std::string &literal) const; // a double literal as one of this type: "1e-8f"
+  // C written in double (the dense and minimum-norm solves' loops) in this
+  // type: `double` becomes the typedef; in float, literals gain f and
+  // sqrt, fabs and HUGE_VAL become sqrtf, fabsf and HUGE_VALF.
+  std::string retyped(const std::string &c_in_double) const;
 };
 
 // ---- plan.cpp (continued) -------------------------------------------------
@@ -913,8 +922,9 @@ struct Plan {
   Layout correction_work;
   Routine correction_factor, correction_solve;
   // NAME_step: one RK4 step and the correction, for a model without
-  // constraints or with the generated correction; its work is the rhs's,
-  // then its own slices.
+  // constraints or with the generated correction and no redundant rows (the
+  // correction's factor needs independent rows); its work is the rhs's, then
+  // its own slices.
   bool with_step = false;
   Layout step_work;
   Routine step;
@@ -941,9 +951,9 @@ struct Plan {
 // compiler's own, plus the routines' frames. On specs/ it is above what
 // arm-none-eabi-gcc -O2 takes (tests/embed/cross_build.py checks it).
 struct StackEstimate {
-  // The routines around the blocks (step, rhs, solves) and the frames of
-  // the small blocks they call.
-  static constexpr size_t kRoutines = 640;
+  // The routines around the blocks (step, rhs, solves, the minimum-norm
+  // solve's loops) and the frames of the small blocks they call.
+  static constexpr size_t kRoutines = 768;
   // Past this, `generate` warns: a controller task's stack is a few KiB.
   static constexpr size_t kBound = 4096;
   size_t values = 0;  // of the block that holds most at once
@@ -1001,7 +1011,8 @@ struct GeneratedFiles {
 };
 
 GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation::dalembert,
-                        bool with_jacobian = true, Precision precision = Precision::double_precision);
+                        bool with_jacobian = true, Precision precision = Precision::double_precision,
+                        bool strict = false);
 // Writes the files for `spec` into dir, each whole or not at all.
 void write_generated(const Spec &spec, const GeneratedFiles &files, const std::string &dir);
 // Writes `content` to `path` through a temporary file renamed into place.

@@ -41,7 +41,7 @@ const char *kUsageText =
 
 const char *kGenerateHelp =
     "usage: lagrangec generate SPEC... -o DIR [--formulation dalembert|vakonomic] [--no-jacobian]\n"
-    "                          [--real double|float]\n"
+    "                          [--real double|float] [--strict]\n"
     "\n"
     "Writes DIR/NAME.h and DIR/NAME.c (standalone C99, <math.h> only),\n"
     "DIR/NAME_model.c (the runtime's descriptor) and DIR/NAME.md (the equations)\n"
@@ -52,7 +52,9 @@ const char *kGenerateHelp =
     "models costs more to generate than the rest.\n"
     "--real float writes every real of NAME.h and NAME.c as float, with float\n"
     "literals and libm's float functions (sinf, sqrtf), for an FPU of single\n"
-    "precision; the runtime integrates double models only (the default).\n";
+    "precision; the runtime integrates double models only (the default).\n"
+    "--strict refuses redundant constraint rows (rows the others imply on the\n"
+    "constraints) instead of warning about them and simulating them.\n";
 
 const char *kEquationsHelp =
     "usage: lagrangec equations SPEC [--formulation dalembert|vakonomic]\n"
@@ -101,7 +103,7 @@ int generate_command(std::vector<std::string> args) {
     return usage_error("--formulation takes dalembert or vakonomic", kGenerateHelp);
   std::vector<std::string> specs;
   std::string dir;
-  bool with_jacobian = true;
+  bool with_jacobian = true, strict = false;
   lgc::Precision precision = lgc::Precision::double_precision;
   for (size_t i = 0; i < args.size(); ++i) {
     if (is_help(args[i])) return std::cout << kGenerateHelp, kOk;
@@ -115,6 +117,8 @@ int generate_command(std::vector<std::string> args) {
                            kGenerateHelp);
       precision = *parsed;
       ++i;
+    } else if (args[i] == "--strict") {
+      strict = true;
     } else if (args[i] == "-o" || args[i] == "--output") {
       if (i + 1 == args.size()) return usage_error("-o needs a directory", kGenerateHelp);
       dir = args[++i];
@@ -129,7 +133,7 @@ int generate_command(std::vector<std::string> args) {
   std::vector<std::pair<lgc::Spec, lgc::GeneratedFiles>> out;
   for (auto &path : specs) {
     lgc::Spec spec = lgc::read_spec(path);
-    lgc::GeneratedFiles files = lgc::generate(spec, formulation, with_jacobian, precision);
+    lgc::GeneratedFiles files = lgc::generate(spec, formulation, with_jacobian, precision, strict);
     warn_stack(spec, files.stack, precision);
     out.emplace_back(std::move(spec), std::move(files));
   }

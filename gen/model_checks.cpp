@@ -5,6 +5,7 @@
 // in disguise. Symbolic tests alone miss zeros that identities hide.
 #include "lagrangec.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace lgc {
@@ -109,10 +110,89 @@ void check_mass_matrix(const Model &m) {
            "(with the parameters' default values): check the kinetic energy");
 }
 
-// Constraints dependent everywhere (a four-bar closed twice) are refused,
-// naming the row the ones before it already imply; rank lost at one instant
-// only is a runtime fault instead (LGC_ERR_RANK_LOST).
-void check_independent_constraints(const Model &m) {
+namespace {
+
+// Points of the constraint manifold near `start`: `count` perturbations of
+// its coordinates (1e-3 relative) taken back onto phi = 0 by Gauss-Newton
+// steps dq = -J^T (J J^T + eps I)^-1 phi (eps keeps dependent rows
+// solvable); points where that does not converge are left out.
+std::vector<Point> manifold_points(const Model &m, const Point &start, double scale, int count) {
+  size_t n = m.nq, nh = m.nh;
+  std::vector<Point> points;
+  uint64_t state = 0xD1B54A32D192ED03ull;
+  auto next = [&] {
+    state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
+    return double((state * 0x2545F4914F6CDD1Dull) >> 11) / double(1ull << 53) - 0.5;
+  };
+  for (int k = 0; k < count; ++k) {
+    Point p = start;
+    for (auto &q : m.symbols.q) p[q] += 2e-3 * scale * next();
+    bool converged = false;
+    for (int it = 0; it < 30 && !converged; ++it) {
+      Evaluator value(p);
+      std::vector<double> phi(nh), J(nh * n), S(nh * nh);
+      double size = 0;
+      for (size_t c = 0; c < nh; ++c) {
+        phi[c] = value(m.phi[c]);
+        size = std::max(size, std::fabs(phi[c]));
+        for (size_t i = 0; i < n; ++i) J[c * n + i] = m.J(c, i).is_zero() ? 0.0 : value(m.J(c, i));
+      }
+      if (!std::isfinite(size)) break;
+      if (size <= 1e-13 * scale) {
+        converged = true;
+        break;
+      }
+      double trace = 0;
+      for (size_t a = 0; a < nh; ++a)
+        for (size_t b = 0; b < nh; ++b) {
+          double s = 0;
+          for (size_t i = 0; i < n; ++i) s += J[a * n + i] * J[b * n + i];
+          S[a * nh + b] = s;
+          if (a == b) trace += s;
+        }
+      for (size_t a = 0; a < nh; ++a) S[a * nh + a] += 1e-14 * trace + 1e-300;
+      // Cholesky of S, then K = S^-1 phi.
+      std::vector<double> K = phi;
+      for (size_t j = 0; j < nh; ++j) {
+        double d = S[j * nh + j];
+        for (size_t t = 0; t < j; ++t) d -= S[j * nh + t] * S[j * nh + t];
+        d = std::sqrt(std::max(d, 1e-300));
+        S[j * nh + j] = d;
+        for (size_t i = j + 1; i < nh; ++i) {
+          double s = S[i * nh + j];
+          for (size_t t = 0; t < j; ++t) s -= S[i * nh + t] * S[j * nh + t];
+          S[i * nh + j] = s / d;
+        }
+      }
+      for (size_t i = 0; i < nh; ++i) {
+        for (size_t t = 0; t < i; ++t) K[i] -= S[i * nh + t] * K[t];
+        K[i] /= S[i * nh + i];
+      }
+      for (size_t i = nh; i-- > 0;) {
+        for (size_t t = i + 1; t < nh; ++t) K[i] -= S[t * nh + i] * K[t];
+        K[i] /= S[i * nh + i];
+      }
+      for (size_t i = 0; i < n; ++i) {
+        double d = 0;
+        for (size_t c = 0; c < nh; ++c) d += J[c * n + i] * K[c];
+        p[m.symbols.q[i]] -= d;
+      }
+    }
+    if (converged) points.push_back(p);
+  }
+  return points;
+}
+
+}  // namespace
+
+// Rows the rows before them imply are redundant: at random states (a
+// four-bar closed twice), or at the initial state and at points of the
+// constraint manifold around it (Bricard's linkage, whose rows are
+// independent off the manifold). They are simulated (their multipliers the
+// minimum-norm ones) with a warning naming them, or refused when `strict`.
+// A row dependent at the initial state only is a singular configuration
+// the motion starts in (a four-bar lying flat), not a redundancy.
+void check_independent_constraints(Model &m, bool strict) {
   size_t nc = m.nc(), n = m.nq;
   for (size_t c = 0; c < m.nh; ++c) {
     bool any = false;
@@ -127,22 +207,33 @@ void check_independent_constraints(const Model &m) {
     scale = std::max(scale, std::fabs(m.state[i].initial_value));
   }
   for (size_t k = 0; k < m.symbols.p.size(); ++k) initial[m.symbols.p[k]] = m.spec->parameters[k].value;
+  for (size_t k = 0; k < m.symbols.u.size(); ++k) initial[m.symbols.u[k]] = m.spec->inputs[k].value;
   initial[m.symbols.t] = 0;
-  // Dependent at random states: dependent everywhere. Dependent at the
-  // initial state, when it is on the constraints (where a four-bar closed
-  // twice shows it): the run would fail at its first step.
-  std::vector<std::pair<std::vector<Point>, std::string>> checks = {{sample_points(m, 4), "every sampled state"}};
+  std::vector<bool> dependent = dependent_rows(m, sample_points(m, 4));
+  std::string where = "every sampled state";
   Evaluator at_start(initial);
   bool consistent = true;
   for (auto &phi : m.phi) consistent = consistent && std::fabs(at_start(phi)) <= 1e-9 * scale;
-  if (consistent) checks.push_back({{initial}, "the initial state"});
-  for (auto &[points, where] : checks) {
-    std::vector<bool> dependent = dependent_rows(m, points);
-    for (size_t c = 0; c < nc; ++c)
-      if (dependent[c])
-        error_at(m.constraint_loc(c),
-                 m.constraint_name(c) + " is implied by the constraints before it: its row of the constraint "
-                                        "Jacobian is a combination of theirs at " + where + "; remove it");
+  if (consistent && std::find(dependent.begin(), dependent.end(), true) == dependent.end()) {
+    std::vector<bool> at_initial = dependent_rows(m, {initial});
+    if (std::find(at_initial.begin(), at_initial.end(), true) != at_initial.end()) {
+      std::vector<Point> around = manifold_points(m, initial, scale, 6);
+      around.push_back(initial);
+      dependent = around.size() > 1 ? dependent_rows(m, around) : at_initial;
+      where = "the initial state and at points of the constraints around it";
+      for (size_t c = 0; c < nc; ++c)
+        if (at_initial[c] && !dependent[c])
+          warn_at(m.constraint_loc(c), m.constraint_name(c) + " is implied by the constraints before it at the "
+                                       "initial state only: the motion starts in a singular configuration");
+    }
+  }
+  for (size_t c = 0; c < nc; ++c) {
+    if (!dependent[c]) continue;
+    std::string msg = m.constraint_name(c) + " is implied by the constraints before it: its row of the constraint "
+                                             "Jacobian is a combination of theirs at " + where;
+    if (strict) error_at(m.constraint_loc(c), msg + "; remove it (--strict)");
+    warn_at(m.constraint_loc(c), msg + "; kept, its multiplier is the minimum-norm one");
+    m.redundant.push_back(c);
   }
 }
 

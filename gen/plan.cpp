@@ -51,7 +51,12 @@ Layout kkt_layout(const Sizes &s) {
 }
 
 // rhs's work: M and J from kkt_terms, factored in place (Y, S scratch of
-// the factorisation), the multipliers nu, and the solve's scratch w.
+// the factorisation), the multipliers nu, and the solve's scratch w; with
+// constraints, the minimum-norm solve's eigenvectors E and scratch z, and
+// `conditioning`: S's conditioning at the last call, 1 when the
+// minimum-norm solve made it, and then how far the constraints were from
+// consistent (grep tag: WORK-CONDITIONING, the descriptor's
+// work_conditioning).
 Layout rhs_work_layout(const Sizes &s) {
   Layout l(s);
   l.add("M", {{Size::nq}, {Size::nq}});
@@ -60,6 +65,11 @@ Layout rhs_work_layout(const Sizes &s) {
   l.add("S", {{Size::nc}, {Size::nc}});
   l.add("nu", {{Size::nc}});
   l.add("w", {{Size::nq}});
+  if (s.nc) {
+    l.add("E", {{Size::nc}, {Size::nc}});
+    l.add("z", {{Size::nc}});
+    l.add("conditioning", {}, 3);
+  }
   return l;
 }
 
@@ -252,7 +262,7 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
       solver(plan_kkt_solver(m)),
       correction(plan_correction_solver(m)),
       correction_work(correction_work_layout(sizes)),
-      with_step(sizes.nc == 0 || correction.available),
+      with_step(sizes.nc == 0 || (correction.available && model.redundant.empty())),
       step_work(step_work_layout(sizes, rhs_work)) {
   const SymbolTable &s = m.symbols;
   const std::string &P = names.P;
@@ -371,7 +381,13 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
          "constraint rows replaced by\nphi'' + alpha phi' + beta phi = 0 and g' = -alpha g - beta int g, and\n(int g)' "
          "= g. Writes out_dxdt (NX) and, unless NULL, the multipliers\n[lambda; mu] (NC). work holds NWORK " + real.plural() + ". "
          "Returns " + P + "_OK or an error.",
-         pointers(rhs_work, "work", {{"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"}}),
+         pointers(rhs_work, "work",
+                  sizes.nc ? std::vector<std::pair<std::string, std::string>>{{"M", "M"}, {"J", "J"}, {"Y", "Y"},
+                                                                          {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                                                          {"E", "E"}, {"z", "z"},
+                                                                          {"conditioning", "conditioning"}}
+                           : std::vector<std::pair<std::string, std::string>>{{"M", "M"}, {"J", "J"}, {"Y", "Y"},
+                                                                          {"S", "S"}, {"nu", "nu"}, {"w", "w"}}),
          {}};
   for (auto &ptr : pointers(state, "out_dxdt", {{"acceleration", "v"}})) rhs.pointers.push_back(ptr);
 
@@ -424,9 +440,15 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                 "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\nderived "
                 "symbolically: q'' by differentiating the KKT system it solves.\nwork holds NWORK_JACOBIAN " + real.plural() + ".",
                 pointers(jacobian_work, "work",
-                         {{"M", "M"}, {"J", "J"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"}, {"dxdt", "dxdt"},
-                          {"dR_dx", "dR_dx"}, {"dR_du", "dR_du"}, {"dg_dx", "dg_dx"}, {"dg_du", "dg_du"},
-                          {"column", "column"}}),
+                         sizes.nc ? std::vector<std::pair<std::string, std::string>>{
+                                        {"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                        {"E", "E"}, {"z", "z"}, {"conditioning", "conditioning"}, {"dxdt", "dxdt"},
+                                        {"dR_dx", "dR_dx"}, {"dR_du", "dR_du"}, {"dg_dx", "dg_dx"},
+                                        {"dg_du", "dg_du"}, {"column", "column"}}
+                                  : std::vector<std::pair<std::string, std::string>>{
+                                        {"M", "M"}, {"J", "J"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                        {"dxdt", "dxdt"}, {"dR_dx", "dR_dx"}, {"dR_du", "dR_du"},
+                                        {"dg_dx", "dg_dx"}, {"dg_du", "dg_du"}, {"column", "column"}}),
                 {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
                  {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
   }

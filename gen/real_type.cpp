@@ -4,6 +4,7 @@
 // generated C is double or float throughout (--real), never a mix.
 #include "lagrangec.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -42,5 +43,34 @@ std::string RealType::literal(double v) const {
 std::string RealType::suffixed(const std::string &literal) const { return single() ? literal + "f" : literal; }
 
 std::string RealType::function(const std::string &libm) const { return single() ? libm + "f" : libm; }
+
+std::string RealType::retyped(const std::string &c) const {
+  auto word_char = [](char ch) { return std::isalnum((unsigned char)ch) || ch == '_'; };
+  std::string out;
+  for (size_t i = 0; i < c.size();) {
+    if (word_char(c[i])) {
+      size_t end = i;
+      while (end < c.size() && (word_char(c[end]) || (std::isdigit((unsigned char)c[i]) &&
+                                                       (c[end] == '.' || ((c[end] == '-' || c[end] == '+') &&
+                                                                          (c[end - 1] == 'e' || c[end - 1] == 'E'))))))
+        ++end;
+      const std::string word = c.substr(i, end - i);
+      if (word == "double")
+        out += type;
+      else if (single() && (word == "sqrt" || word == "fabs"))
+        out += word + "f";
+      else if (single() && word == "HUGE_VAL")
+        out += "HUGE_VALF";
+      else if (single() && std::isdigit((unsigned char)word[0]) && word.find_first_of(".eE") != std::string::npos)
+        out += word + "f";  // a floating literal: 0.5, 1e-13
+      else
+        out += word;
+      i = end;
+    } else {
+      out += c[i++];
+    }
+  }
+  return out;
+}
 
 }  // namespace lgc

@@ -6,6 +6,51 @@
 const bead_hoop_real bead_hoop_param_defaults[BEAD_HOOP_NP] = { 1.0 /* m */, 1.0 /* R */, 9.81 /* g */, 5.0 /* w */ };
 const bead_hoop_real bead_hoop_initial_state[BEAD_HOOP_NX] = { 0.8414709848078965 /* x */, 0.0 /* y */, -0.5403023058681398 /* z */, 0.0 /* x' */, 4.207354924039483 /* y' */, 0.0 /* z' */ };
 
+/* Internal to bead_hoop_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define BEAD_HOOP_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int bead_hoop_cholesky(int n, bead_hoop_real a[], bead_hoop_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const bead_hoop_real scale = a[j*n + j];
+        bead_hoop_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            bead_hoop_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void bead_hoop_cholesky_solve(int n, const bead_hoop_real L[], bead_hoop_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        bead_hoop_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        bead_hoop_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -40,11 +85,11 @@ static int bead_hoop_factor_kkt(bead_hoop_real M[], const bead_hoop_real J[], be
     S[3] = Y[3]*Y[3] + Y[4]*Y[4];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return BEAD_HOOP_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return BEAD_HOOP_RANK_DEFICIENT;
     S[0] = sqrt(d);
     S[2] = S[2]/S[0];
     d = S[3] - S[2]*S[2];
-    if (!(d > 1e-13*S[3])) return BEAD_HOOP_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[3])) return BEAD_HOOP_RANK_DEFICIENT;
     S[3] = sqrt(d);
     return BEAD_HOOP_OK;
 }
@@ -80,6 +125,146 @@ static void bead_hoop_solve_kkt(const bead_hoop_real M[], const bead_hoop_real J
     a[0] += w[0];
     a[1] += w[1];
     a[2] += w[2];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int bead_hoop_factor_kkt_min_norm(bead_hoop_real M[], const bead_hoop_real J[], bead_hoop_real Y[], bead_hoop_real S[], bead_hoop_real E[])
+{
+    int i, j, k, sweep;
+    if (!bead_hoop_cholesky(BEAD_HOOP_NQ, M, 1e-13)) return BEAD_HOOP_SINGULAR_MASS;
+    for (i = 0; i < BEAD_HOOP_NC; ++i) {
+        for (k = 0; k < BEAD_HOOP_NQ; ++k) Y[i*BEAD_HOOP_NQ + k] = J[i*BEAD_HOOP_NQ + k];
+        bead_hoop_cholesky_solve(BEAD_HOOP_NQ, M, Y + i*BEAD_HOOP_NQ, 0);
+    }
+    for (i = 0; i < BEAD_HOOP_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            bead_hoop_real s = 0.0;
+            for (k = 0; k < BEAD_HOOP_NQ; ++k) s += Y[i*BEAD_HOOP_NQ + k]*Y[j*BEAD_HOOP_NQ + k];
+            S[i*BEAD_HOOP_NC + j] = s;
+            S[j*BEAD_HOOP_NC + i] = s;
+            E[i*BEAD_HOOP_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*BEAD_HOOP_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        bead_hoop_real off = 0.0, all = 0.0;
+        for (i = 0; i < BEAD_HOOP_NC; ++i)
+            for (j = 0; j < BEAD_HOOP_NC; ++j) {
+                const bead_hoop_real e = S[i*BEAD_HOOP_NC + j]*S[i*BEAD_HOOP_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < BEAD_HOOP_NC; ++i)
+            for (j = i + 1; j < BEAD_HOOP_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const bead_hoop_real sij = S[i*BEAD_HOOP_NC + j];
+                bead_hoop_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*BEAD_HOOP_NC + j] - S[i*BEAD_HOOP_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < BEAD_HOOP_NC; ++k) {
+                    const bead_hoop_real x = S[k*BEAD_HOOP_NC + i], y = S[k*BEAD_HOOP_NC + j];
+                    S[k*BEAD_HOOP_NC + i] = c*x - s*y;
+                    S[k*BEAD_HOOP_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < BEAD_HOOP_NC; ++k) {
+                    const bead_hoop_real x = S[i*BEAD_HOOP_NC + k], y = S[j*BEAD_HOOP_NC + k];
+                    S[i*BEAD_HOOP_NC + k] = c*x - s*y;
+                    S[j*BEAD_HOOP_NC + k] = s*x + c*y;
+                }
+                S[i*BEAD_HOOP_NC + j] = 0.0;
+                S[j*BEAD_HOOP_NC + i] = 0.0;
+                for (k = 0; k < BEAD_HOOP_NC; ++k) {
+                    const bead_hoop_real x = E[k*BEAD_HOOP_NC + i], y = E[k*BEAD_HOOP_NC + j];
+                    E[k*BEAD_HOOP_NC + i] = c*x - s*y;
+                    E[k*BEAD_HOOP_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return BEAD_HOOP_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void bead_hoop_solve_kkt_min_norm(const bead_hoop_real M[], const bead_hoop_real Y[], const bead_hoop_real S[], const bead_hoop_real E[],
+                               bead_hoop_real a[], bead_hoop_real nu[], bead_hoop_real z[], bead_hoop_real *inconsistency)
+{
+    int i, k;
+    bead_hoop_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    bead_hoop_cholesky_solve(BEAD_HOOP_NQ, M, a, 0);
+    for (i = 0; i < BEAD_HOOP_NC; ++i) {
+        for (k = 0; k < BEAD_HOOP_NQ; ++k) nu[i] -= Y[i*BEAD_HOOP_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*BEAD_HOOP_NC + i] > top) top = S[i*BEAD_HOOP_NC + i];
+    }
+    for (k = 0; k < BEAD_HOOP_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < BEAD_HOOP_NC; ++i) {
+        bead_hoop_real s = 0.0;
+        for (k = 0; k < BEAD_HOOP_NC; ++k) s += E[k*BEAD_HOOP_NC + i]*nu[k];
+        if (S[i*BEAD_HOOP_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*BEAD_HOOP_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const bead_hoop_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < BEAD_HOOP_NC; ++k) {
+        bead_hoop_real s = 0.0;
+        for (i = 0; i < BEAD_HOOP_NC; ++i) s += E[k*BEAD_HOOP_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < BEAD_HOOP_NQ; ++k)
+        for (i = 0; i < BEAD_HOOP_NC; ++i) a[k] += Y[i*BEAD_HOOP_NQ + k]*nu[i];
+    for (k = BEAD_HOOP_NQ - 1; k >= 0; --k) {
+        bead_hoop_real s = a[k];
+        for (i = k + 1; i < BEAD_HOOP_NQ; ++i) s -= M[i*BEAD_HOOP_NQ + k]*a[i];
+        a[k] = s/M[k*BEAD_HOOP_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static bead_hoop_real bead_hoop_conditioning(const bead_hoop_real S[], int eigenvalues)
+{
+    bead_hoop_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < BEAD_HOOP_NC; ++i) {
+        {
+            const bead_hoop_real d = eigenvalues ? S[i*BEAD_HOOP_NC + i] : S[i*BEAD_HOOP_NC + i]*S[i*BEAD_HOOP_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void bead_hoop_zero(bead_hoop_real a[], int n)
@@ -144,21 +329,37 @@ int bead_hoop_rhs(bead_hoop_real t, const bead_hoop_real state[], const bead_hoo
     bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
     bead_hoop_real out_dxdt[], bead_hoop_real out_multipliers[], bead_hoop_real work[])
 {
-    /* work: M | J | Y | S | nu | w (BEAD_HOOP_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (BEAD_HOOP_NWORK doubles) */
     bead_hoop_real *M = work;
     bead_hoop_real *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
     bead_hoop_real *Y = J + BEAD_HOOP_NC*BEAD_HOOP_NQ;
     bead_hoop_real *S = Y + BEAD_HOOP_NC*BEAD_HOOP_NQ;
     bead_hoop_real *nu = S + BEAD_HOOP_NC*BEAD_HOOP_NC;
     bead_hoop_real *w = nu + BEAD_HOOP_NC;
+    bead_hoop_real *E = w + BEAD_HOOP_NQ;
+    bead_hoop_real *z = E + BEAD_HOOP_NC*BEAD_HOOP_NC;
+    bead_hoop_real *conditioning = z + BEAD_HOOP_NC;
     bead_hoop_real *acceleration = out_dxdt + BEAD_HOOP_NQ;
     int i, status;
     bead_hoop_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*BEAD_HOOP_NQ);
     for (i = 0; i < BEAD_HOOP_NQ; ++i) out_dxdt[i] = state[BEAD_HOOP_NQ + i];
     status = bead_hoop_factor_kkt(M, J, Y, S);
-    if (status != BEAD_HOOP_OK) return status;
-    bead_hoop_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == BEAD_HOOP_RANK_DEFICIENT;
+    if (status == BEAD_HOOP_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        bead_hoop_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*BEAD_HOOP_NQ);
+        status = bead_hoop_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != BEAD_HOOP_OK) return status;
+        bead_hoop_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == BEAD_HOOP_OK) {
+        bead_hoop_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = bead_hoop_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < BEAD_HOOP_NC; ++i) out_multipliers[i] = nu[i];
     return BEAD_HOOP_OK;
@@ -206,13 +407,17 @@ int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bea
     bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
     bead_hoop_real out_dfdx[], bead_hoop_real out_dfdu[], bead_hoop_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (BEAD_HOOP_NWORK_JACOBIAN doubles) */
     bead_hoop_real *M = work;
     bead_hoop_real *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
-    bead_hoop_real *S = J + 2*BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *Y = J + BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *S = Y + BEAD_HOOP_NC*BEAD_HOOP_NQ;
     bead_hoop_real *nu = S + BEAD_HOOP_NC*BEAD_HOOP_NC;
     bead_hoop_real *w = nu + BEAD_HOOP_NC;
+    bead_hoop_real *E = w + BEAD_HOOP_NQ;
+    bead_hoop_real *z = E + BEAD_HOOP_NC*BEAD_HOOP_NC;
+    bead_hoop_real *conditioning = z + BEAD_HOOP_NC;
     bead_hoop_real *dxdt = work + BEAD_HOOP_NWORK;
     bead_hoop_real *dR_dx = dxdt + BEAD_HOOP_NX;
     bead_hoop_real *dR_du = dR_dx + (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NX;
@@ -238,7 +443,10 @@ int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bea
         const bead_hoop_real *dR = k < BEAD_HOOP_NX ? dR_dx + k : dR_du + (k - BEAD_HOOP_NX);
         const int stride = k < BEAD_HOOP_NX ? BEAD_HOOP_NX : BEAD_HOOP_NU;
         for (i = 0; i < (BEAD_HOOP_NQ + BEAD_HOOP_NC); ++i) column[i] = -dR[i*stride];
-        bead_hoop_solve_kkt(M, J, S, column, column + BEAD_HOOP_NQ, w);
+        if (conditioning[1] != 0.0)
+            bead_hoop_solve_kkt_min_norm(M, Y, S, E, column, column + BEAD_HOOP_NQ, z, 0);
+        else
+            bead_hoop_solve_kkt(M, J, S, column, column + BEAD_HOOP_NQ, w);
         for (i = 0; i < BEAD_HOOP_NQ; ++i) {
             if (k < BEAD_HOOP_NX) out_dfdx[(BEAD_HOOP_NQ + i)*BEAD_HOOP_NX + k] = column[i];
             else out_dfdu[(BEAD_HOOP_NQ + i)*BEAD_HOOP_NU + k - BEAD_HOOP_NX] = column[i];

@@ -21,13 +21,13 @@ typedef double bead_hoop_real;
 #define BEAD_HOOP_NX 6  /* state: q, q', the integrals of g */
 #define BEAD_HOOP_NP 4  /* parameters: m, R, g, w */
 #define BEAD_HOOP_NU 0  /* inputs: none */
-#define BEAD_HOOP_NWORK 30  /* doubles of scratch for bead_hoop_rhs */
+#define BEAD_HOOP_NWORK 39  /* doubles of scratch for bead_hoop_rhs */
 #define BEAD_HOOP_NWORK_JACOBIAN (BEAD_HOOP_NWORK + 41)  /* ... for bead_hoop_jacobian */
 #define BEAD_HOOP_NWORK_CORRECTION 10  /* ... for bead_hoop_correction_factor and _solve */
 #define BEAD_HOOP_NWORK_STEP (BEAD_HOOP_NWORK + 55)  /* ... for bead_hoop_step */
 #define BEAD_HOOP_STEP_TOLERANCE 1e-13  /* bead_hoop_step's position correction: |phi| it stops at */
 #define BEAD_HOOP_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define BEAD_HOOP_STACK_ESTIMATE 770  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BEAD_HOOP_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BEAD_HOOP_NH_ARRAY 2
 #define BEAD_HOOP_NN_ARRAY 1
 #define BEAD_HOOP_NC_ARRAY 2

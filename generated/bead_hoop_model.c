@@ -36,6 +36,7 @@ const lgc_model bead_hoop_model = {
     .rhs = bead_hoop_rhs,
     .kkt_terms = bead_hoop_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 36,
     .residuals = bead_hoop_residuals,
     .energy = bead_hoop_energy,
     .mass_matrix = bead_hoop_mass_matrix,

@@ -6,6 +6,51 @@
 const bicycle_real bicycle_param_defaults[BICYCLE_NP] = { 1.02 /* w */, 0.08 /* c */, 0.3141592653589793 /* lam */, 9.81 /* g */, 0.3 /* rR */, 2.0 /* mR */, 0.0603 /* IRxx */, 0.12 /* IRyy */, 0.3 /* xB */, -0.9 /* zB */, 85.0 /* mB */, 9.2 /* IBxx */, 11.0 /* IByy */, 2.8 /* IBzz */, 2.4 /* IBxz */, 0.9 /* xH */, -0.7 /* zH */, 4.0 /* mH */, 0.05892 /* IHxx */, 0.06 /* IHyy */, 0.00708 /* IHzz */, -0.00756 /* IHxz */, 0.35 /* rF */, 3.0 /* mF */, 0.1405 /* IFxx */, 0.28 /* IFyy */ };
 const bicycle_real bicycle_initial_state[BICYCLE_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* psi */, 0.0 /* phi */, 0.0 /* thetaB */, 0.0 /* thetaR */, 0.0 /* delta */, 0.0 /* thetaF */, 5.0 /* x' */, 0.0 /* y' */, 0.0 /* psi' */, 0.0 /* phi' */, 0.0 /* thetaB' */, -16.666666666666668 /* thetaR' */, 0.0 /* delta' */, -14.285714285714286 /* thetaF' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */, 0.0 /* int_g3 */, 0.0 /* int_g4 */ };
 
+/* Internal to bicycle_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define BICYCLE_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int bicycle_cholesky(int n, bicycle_real a[], bicycle_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const bicycle_real scale = a[j*n + j];
+        bicycle_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            bicycle_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void bicycle_cholesky_solve(int n, const bicycle_real L[], bicycle_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        bicycle_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        bicycle_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -121,29 +166,29 @@ static int bicycle_factor_kkt(bicycle_real M[], const bicycle_real J[], bicycle_
     S[24] = Y[33]*Y[33] + Y[34]*Y[34] + Y[35]*Y[35] + Y[36]*Y[36] + Y[37]*Y[37] + Y[38]*Y[38] + Y[39]*Y[39];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return BICYCLE_RANK_DEFICIENT;
     S[0] = sqrt(d);
     S[5] = S[5]/S[0];
     S[10] = S[10]/S[0];
     S[15] = S[15]/S[0];
     S[20] = S[20]/S[0];
     d = S[6] - S[5]*S[5];
-    if (!(d > 1e-13*S[6])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[6])) return BICYCLE_RANK_DEFICIENT;
     S[6] = sqrt(d);
     S[11] = (S[11] - S[10]*S[5])/S[6];
     S[16] = (S[16] - S[15]*S[5])/S[6];
     S[21] = (S[21] - S[20]*S[5])/S[6];
     d = S[12] - S[10]*S[10] - S[11]*S[11];
-    if (!(d > 1e-13*S[12])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[12])) return BICYCLE_RANK_DEFICIENT;
     S[12] = sqrt(d);
     S[17] = (S[17] - S[15]*S[10] - S[16]*S[11])/S[12];
     S[22] = (S[22] - S[20]*S[10] - S[21]*S[11])/S[12];
     d = S[18] - S[15]*S[15] - S[16]*S[16] - S[17]*S[17];
-    if (!(d > 1e-13*S[18])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[18])) return BICYCLE_RANK_DEFICIENT;
     S[18] = sqrt(d);
     S[23] = (S[23] - S[20]*S[15] - S[21]*S[16] - S[22]*S[17])/S[18];
     d = S[24] - S[20]*S[20] - S[21]*S[21] - S[22]*S[22] - S[23]*S[23];
-    if (!(d > 1e-13*S[24])) return BICYCLE_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[24])) return BICYCLE_RANK_DEFICIENT;
     S[24] = sqrt(d);
     return BICYCLE_OK;
 }
@@ -218,6 +263,146 @@ static void bicycle_solve_kkt(const bicycle_real M[], const bicycle_real J[], co
     a[5] += w[5];
     a[6] += w[6];
     a[7] += w[7];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int bicycle_factor_kkt_min_norm(bicycle_real M[], const bicycle_real J[], bicycle_real Y[], bicycle_real S[], bicycle_real E[])
+{
+    int i, j, k, sweep;
+    if (!bicycle_cholesky(BICYCLE_NQ, M, 1e-13)) return BICYCLE_SINGULAR_MASS;
+    for (i = 0; i < BICYCLE_NC; ++i) {
+        for (k = 0; k < BICYCLE_NQ; ++k) Y[i*BICYCLE_NQ + k] = J[i*BICYCLE_NQ + k];
+        bicycle_cholesky_solve(BICYCLE_NQ, M, Y + i*BICYCLE_NQ, 0);
+    }
+    for (i = 0; i < BICYCLE_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            bicycle_real s = 0.0;
+            for (k = 0; k < BICYCLE_NQ; ++k) s += Y[i*BICYCLE_NQ + k]*Y[j*BICYCLE_NQ + k];
+            S[i*BICYCLE_NC + j] = s;
+            S[j*BICYCLE_NC + i] = s;
+            E[i*BICYCLE_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*BICYCLE_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        bicycle_real off = 0.0, all = 0.0;
+        for (i = 0; i < BICYCLE_NC; ++i)
+            for (j = 0; j < BICYCLE_NC; ++j) {
+                const bicycle_real e = S[i*BICYCLE_NC + j]*S[i*BICYCLE_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < BICYCLE_NC; ++i)
+            for (j = i + 1; j < BICYCLE_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const bicycle_real sij = S[i*BICYCLE_NC + j];
+                bicycle_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*BICYCLE_NC + j] - S[i*BICYCLE_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < BICYCLE_NC; ++k) {
+                    const bicycle_real x = S[k*BICYCLE_NC + i], y = S[k*BICYCLE_NC + j];
+                    S[k*BICYCLE_NC + i] = c*x - s*y;
+                    S[k*BICYCLE_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < BICYCLE_NC; ++k) {
+                    const bicycle_real x = S[i*BICYCLE_NC + k], y = S[j*BICYCLE_NC + k];
+                    S[i*BICYCLE_NC + k] = c*x - s*y;
+                    S[j*BICYCLE_NC + k] = s*x + c*y;
+                }
+                S[i*BICYCLE_NC + j] = 0.0;
+                S[j*BICYCLE_NC + i] = 0.0;
+                for (k = 0; k < BICYCLE_NC; ++k) {
+                    const bicycle_real x = E[k*BICYCLE_NC + i], y = E[k*BICYCLE_NC + j];
+                    E[k*BICYCLE_NC + i] = c*x - s*y;
+                    E[k*BICYCLE_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return BICYCLE_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void bicycle_solve_kkt_min_norm(const bicycle_real M[], const bicycle_real Y[], const bicycle_real S[], const bicycle_real E[],
+                               bicycle_real a[], bicycle_real nu[], bicycle_real z[], bicycle_real *inconsistency)
+{
+    int i, k;
+    bicycle_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    bicycle_cholesky_solve(BICYCLE_NQ, M, a, 0);
+    for (i = 0; i < BICYCLE_NC; ++i) {
+        for (k = 0; k < BICYCLE_NQ; ++k) nu[i] -= Y[i*BICYCLE_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*BICYCLE_NC + i] > top) top = S[i*BICYCLE_NC + i];
+    }
+    for (k = 0; k < BICYCLE_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < BICYCLE_NC; ++i) {
+        bicycle_real s = 0.0;
+        for (k = 0; k < BICYCLE_NC; ++k) s += E[k*BICYCLE_NC + i]*nu[k];
+        if (S[i*BICYCLE_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*BICYCLE_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const bicycle_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < BICYCLE_NC; ++k) {
+        bicycle_real s = 0.0;
+        for (i = 0; i < BICYCLE_NC; ++i) s += E[k*BICYCLE_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < BICYCLE_NQ; ++k)
+        for (i = 0; i < BICYCLE_NC; ++i) a[k] += Y[i*BICYCLE_NQ + k]*nu[i];
+    for (k = BICYCLE_NQ - 1; k >= 0; --k) {
+        bicycle_real s = a[k];
+        for (i = k + 1; i < BICYCLE_NQ; ++i) s -= M[i*BICYCLE_NQ + k]*a[i];
+        a[k] = s/M[k*BICYCLE_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static bicycle_real bicycle_conditioning(const bicycle_real S[], int eigenvalues)
+{
+    bicycle_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < BICYCLE_NC; ++i) {
+        {
+            const bicycle_real d = eigenvalues ? S[i*BICYCLE_NC + i] : S[i*BICYCLE_NC + i]*S[i*BICYCLE_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void bicycle_zero(bicycle_real a[], int n)
@@ -678,21 +863,37 @@ int bicycle_rhs(bicycle_real t, const bicycle_real state[], const bicycle_real i
     bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta,
     bicycle_real out_dxdt[], bicycle_real out_multipliers[], bicycle_real work[])
 {
-    /* work: M | J | Y | S | nu | w (BICYCLE_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (BICYCLE_NWORK doubles) */
     bicycle_real *M = work;
     bicycle_real *J = M + BICYCLE_NQ*BICYCLE_NQ;
     bicycle_real *Y = J + BICYCLE_NC*BICYCLE_NQ;
     bicycle_real *S = Y + BICYCLE_NC*BICYCLE_NQ;
     bicycle_real *nu = S + BICYCLE_NC*BICYCLE_NC;
     bicycle_real *w = nu + BICYCLE_NC;
+    bicycle_real *E = w + BICYCLE_NQ;
+    bicycle_real *z = E + BICYCLE_NC*BICYCLE_NC;
+    bicycle_real *conditioning = z + BICYCLE_NC;
     bicycle_real *acceleration = out_dxdt + BICYCLE_NQ;
     int i, status;
     bicycle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*BICYCLE_NQ);
     for (i = 0; i < BICYCLE_NQ; ++i) out_dxdt[i] = state[BICYCLE_NQ + i];
     status = bicycle_factor_kkt(M, J, Y, S);
-    if (status != BICYCLE_OK) return status;
-    bicycle_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == BICYCLE_RANK_DEFICIENT;
+    if (status == BICYCLE_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        bicycle_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*BICYCLE_NQ);
+        status = bicycle_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != BICYCLE_OK) return status;
+        bicycle_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == BICYCLE_OK) {
+        bicycle_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = bicycle_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < BICYCLE_NC; ++i) out_multipliers[i] = nu[i];
     return BICYCLE_OK;
@@ -2310,13 +2511,17 @@ int bicycle_jacobian(bicycle_real t, const bicycle_real state[], const bicycle_r
     bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta,
     bicycle_real out_dfdx[], bicycle_real out_dfdu[], bicycle_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (BICYCLE_NWORK_JACOBIAN doubles) */
     bicycle_real *M = work;
     bicycle_real *J = M + BICYCLE_NQ*BICYCLE_NQ;
-    bicycle_real *S = J + 2*BICYCLE_NC*BICYCLE_NQ;
+    bicycle_real *Y = J + BICYCLE_NC*BICYCLE_NQ;
+    bicycle_real *S = Y + BICYCLE_NC*BICYCLE_NQ;
     bicycle_real *nu = S + BICYCLE_NC*BICYCLE_NC;
     bicycle_real *w = nu + BICYCLE_NC;
+    bicycle_real *E = w + BICYCLE_NQ;
+    bicycle_real *z = E + BICYCLE_NC*BICYCLE_NC;
+    bicycle_real *conditioning = z + BICYCLE_NC;
     bicycle_real *dxdt = work + BICYCLE_NWORK;
     bicycle_real *dR_dx = dxdt + BICYCLE_NX;
     bicycle_real *dR_du = dR_dx + (BICYCLE_NQ + BICYCLE_NC)*BICYCLE_NX;
@@ -2342,7 +2547,10 @@ int bicycle_jacobian(bicycle_real t, const bicycle_real state[], const bicycle_r
         const bicycle_real *dR = k < BICYCLE_NX ? dR_dx + k : dR_du + (k - BICYCLE_NX);
         const int stride = k < BICYCLE_NX ? BICYCLE_NX : BICYCLE_NU;
         for (i = 0; i < (BICYCLE_NQ + BICYCLE_NC); ++i) column[i] = -dR[i*stride];
-        bicycle_solve_kkt(M, J, S, column, column + BICYCLE_NQ, w);
+        if (conditioning[1] != 0.0)
+            bicycle_solve_kkt_min_norm(M, Y, S, E, column, column + BICYCLE_NQ, z, 0);
+        else
+            bicycle_solve_kkt(M, J, S, column, column + BICYCLE_NQ, w);
         for (i = 0; i < BICYCLE_NQ; ++i) {
             if (k < BICYCLE_NX) out_dfdx[(BICYCLE_NQ + i)*BICYCLE_NX + k] = column[i];
             else out_dfdu[(BICYCLE_NQ + i)*BICYCLE_NU + k - BICYCLE_NX] = column[i];

@@ -38,6 +38,7 @@ const lgc_model bicycle_model = {
     .rhs = bicycle_rhs,
     .kkt_terms = bicycle_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 212,
     .residuals = bicycle_residuals,
     .energy = bicycle_energy,
     .mass_matrix = bicycle_mass_matrix,

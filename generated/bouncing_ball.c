@@ -6,6 +6,51 @@
 const bouncing_ball_real bouncing_ball_param_defaults[BOUNCING_BALL_NP] = { 1.0 /* m */, 9.81 /* g */, 1.0 /* h */ };
 const bouncing_ball_real bouncing_ball_initial_state[BOUNCING_BALL_NX] = { 1.0 /* y */, 0.0 /* y' */ };
 
+/* Internal to bouncing_ball_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define BOUNCING_BALL_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int bouncing_ball_cholesky(int n, bouncing_ball_real a[], bouncing_ball_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const bouncing_ball_real scale = a[j*n + j];
+        bouncing_ball_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            bouncing_ball_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void bouncing_ball_cholesky_solve(int n, const bouncing_ball_real L[], bouncing_ball_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        bouncing_ball_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        bouncing_ball_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -28,7 +73,7 @@ static int bouncing_ball_factor_kkt(bouncing_ball_real M[], const bouncing_ball_
     S[0] = Y[0]*Y[0];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return BOUNCING_BALL_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return BOUNCING_BALL_RANK_DEFICIENT;
     S[0] = sqrt(d);
     return BOUNCING_BALL_OK;
 }
@@ -49,6 +94,146 @@ static void bouncing_ball_solve_kkt(const bouncing_ball_real M[], const bouncing
     w[0] = w[0]/M[0];
     w[0] = w[0]/M[0];
     a[0] += w[0];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int bouncing_ball_factor_kkt_min_norm(bouncing_ball_real M[], const bouncing_ball_real J[], bouncing_ball_real Y[], bouncing_ball_real S[], bouncing_ball_real E[])
+{
+    int i, j, k, sweep;
+    if (!bouncing_ball_cholesky(BOUNCING_BALL_NQ, M, 1e-13)) return BOUNCING_BALL_SINGULAR_MASS;
+    for (i = 0; i < BOUNCING_BALL_NC; ++i) {
+        for (k = 0; k < BOUNCING_BALL_NQ; ++k) Y[i*BOUNCING_BALL_NQ + k] = J[i*BOUNCING_BALL_NQ + k];
+        bouncing_ball_cholesky_solve(BOUNCING_BALL_NQ, M, Y + i*BOUNCING_BALL_NQ, 0);
+    }
+    for (i = 0; i < BOUNCING_BALL_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            bouncing_ball_real s = 0.0;
+            for (k = 0; k < BOUNCING_BALL_NQ; ++k) s += Y[i*BOUNCING_BALL_NQ + k]*Y[j*BOUNCING_BALL_NQ + k];
+            S[i*BOUNCING_BALL_NC + j] = s;
+            S[j*BOUNCING_BALL_NC + i] = s;
+            E[i*BOUNCING_BALL_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*BOUNCING_BALL_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        bouncing_ball_real off = 0.0, all = 0.0;
+        for (i = 0; i < BOUNCING_BALL_NC; ++i)
+            for (j = 0; j < BOUNCING_BALL_NC; ++j) {
+                const bouncing_ball_real e = S[i*BOUNCING_BALL_NC + j]*S[i*BOUNCING_BALL_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < BOUNCING_BALL_NC; ++i)
+            for (j = i + 1; j < BOUNCING_BALL_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const bouncing_ball_real sij = S[i*BOUNCING_BALL_NC + j];
+                bouncing_ball_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*BOUNCING_BALL_NC + j] - S[i*BOUNCING_BALL_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < BOUNCING_BALL_NC; ++k) {
+                    const bouncing_ball_real x = S[k*BOUNCING_BALL_NC + i], y = S[k*BOUNCING_BALL_NC + j];
+                    S[k*BOUNCING_BALL_NC + i] = c*x - s*y;
+                    S[k*BOUNCING_BALL_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < BOUNCING_BALL_NC; ++k) {
+                    const bouncing_ball_real x = S[i*BOUNCING_BALL_NC + k], y = S[j*BOUNCING_BALL_NC + k];
+                    S[i*BOUNCING_BALL_NC + k] = c*x - s*y;
+                    S[j*BOUNCING_BALL_NC + k] = s*x + c*y;
+                }
+                S[i*BOUNCING_BALL_NC + j] = 0.0;
+                S[j*BOUNCING_BALL_NC + i] = 0.0;
+                for (k = 0; k < BOUNCING_BALL_NC; ++k) {
+                    const bouncing_ball_real x = E[k*BOUNCING_BALL_NC + i], y = E[k*BOUNCING_BALL_NC + j];
+                    E[k*BOUNCING_BALL_NC + i] = c*x - s*y;
+                    E[k*BOUNCING_BALL_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return BOUNCING_BALL_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void bouncing_ball_solve_kkt_min_norm(const bouncing_ball_real M[], const bouncing_ball_real Y[], const bouncing_ball_real S[], const bouncing_ball_real E[],
+                               bouncing_ball_real a[], bouncing_ball_real nu[], bouncing_ball_real z[], bouncing_ball_real *inconsistency)
+{
+    int i, k;
+    bouncing_ball_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    bouncing_ball_cholesky_solve(BOUNCING_BALL_NQ, M, a, 0);
+    for (i = 0; i < BOUNCING_BALL_NC; ++i) {
+        for (k = 0; k < BOUNCING_BALL_NQ; ++k) nu[i] -= Y[i*BOUNCING_BALL_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*BOUNCING_BALL_NC + i] > top) top = S[i*BOUNCING_BALL_NC + i];
+    }
+    for (k = 0; k < BOUNCING_BALL_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < BOUNCING_BALL_NC; ++i) {
+        bouncing_ball_real s = 0.0;
+        for (k = 0; k < BOUNCING_BALL_NC; ++k) s += E[k*BOUNCING_BALL_NC + i]*nu[k];
+        if (S[i*BOUNCING_BALL_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*BOUNCING_BALL_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const bouncing_ball_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < BOUNCING_BALL_NC; ++k) {
+        bouncing_ball_real s = 0.0;
+        for (i = 0; i < BOUNCING_BALL_NC; ++i) s += E[k*BOUNCING_BALL_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < BOUNCING_BALL_NQ; ++k)
+        for (i = 0; i < BOUNCING_BALL_NC; ++i) a[k] += Y[i*BOUNCING_BALL_NQ + k]*nu[i];
+    for (k = BOUNCING_BALL_NQ - 1; k >= 0; --k) {
+        bouncing_ball_real s = a[k];
+        for (i = k + 1; i < BOUNCING_BALL_NQ; ++i) s -= M[i*BOUNCING_BALL_NQ + k]*a[i];
+        a[k] = s/M[k*BOUNCING_BALL_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static bouncing_ball_real bouncing_ball_conditioning(const bouncing_ball_real S[], int eigenvalues)
+{
+    bouncing_ball_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < BOUNCING_BALL_NC; ++i) {
+        {
+            const bouncing_ball_real d = eigenvalues ? S[i*BOUNCING_BALL_NC + i] : S[i*BOUNCING_BALL_NC + i]*S[i*BOUNCING_BALL_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void bouncing_ball_zero(bouncing_ball_real a[], int n)
@@ -92,21 +277,37 @@ int bouncing_ball_rhs(bouncing_ball_real t, const bouncing_ball_real state[], co
     bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
     bouncing_ball_real out_dxdt[], bouncing_ball_real out_multipliers[], bouncing_ball_real work[])
 {
-    /* work: M | J | Y | S | nu | w (BOUNCING_BALL_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (BOUNCING_BALL_NWORK doubles) */
     bouncing_ball_real *M = work;
     bouncing_ball_real *J = M + BOUNCING_BALL_NQ*BOUNCING_BALL_NQ;
     bouncing_ball_real *Y = J + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
     bouncing_ball_real *S = Y + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
     bouncing_ball_real *nu = S + BOUNCING_BALL_NC*BOUNCING_BALL_NC;
     bouncing_ball_real *w = nu + BOUNCING_BALL_NC;
+    bouncing_ball_real *E = w + BOUNCING_BALL_NQ;
+    bouncing_ball_real *z = E + BOUNCING_BALL_NC*BOUNCING_BALL_NC;
+    bouncing_ball_real *conditioning = z + BOUNCING_BALL_NC;
     bouncing_ball_real *acceleration = out_dxdt + BOUNCING_BALL_NQ;
     int i, status;
     bouncing_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*BOUNCING_BALL_NQ);
     for (i = 0; i < BOUNCING_BALL_NQ; ++i) out_dxdt[i] = state[BOUNCING_BALL_NQ + i];
     status = bouncing_ball_factor_kkt(M, J, Y, S);
-    if (status != BOUNCING_BALL_OK) return status;
-    bouncing_ball_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == BOUNCING_BALL_RANK_DEFICIENT;
+    if (status == BOUNCING_BALL_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        bouncing_ball_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*BOUNCING_BALL_NQ);
+        status = bouncing_ball_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != BOUNCING_BALL_OK) return status;
+        bouncing_ball_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == BOUNCING_BALL_OK) {
+        bouncing_ball_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = bouncing_ball_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < BOUNCING_BALL_NC; ++i) out_multipliers[i] = nu[i];
     return BOUNCING_BALL_OK;
@@ -136,13 +337,17 @@ int bouncing_ball_jacobian(bouncing_ball_real t, const bouncing_ball_real state[
     bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
     bouncing_ball_real out_dfdx[], bouncing_ball_real out_dfdu[], bouncing_ball_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (BOUNCING_BALL_NWORK_JACOBIAN doubles) */
     bouncing_ball_real *M = work;
     bouncing_ball_real *J = M + BOUNCING_BALL_NQ*BOUNCING_BALL_NQ;
-    bouncing_ball_real *S = J + 2*BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
+    bouncing_ball_real *Y = J + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
+    bouncing_ball_real *S = Y + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
     bouncing_ball_real *nu = S + BOUNCING_BALL_NC*BOUNCING_BALL_NC;
     bouncing_ball_real *w = nu + BOUNCING_BALL_NC;
+    bouncing_ball_real *E = w + BOUNCING_BALL_NQ;
+    bouncing_ball_real *z = E + BOUNCING_BALL_NC*BOUNCING_BALL_NC;
+    bouncing_ball_real *conditioning = z + BOUNCING_BALL_NC;
     bouncing_ball_real *dxdt = work + BOUNCING_BALL_NWORK;
     bouncing_ball_real *dR_dx = dxdt + BOUNCING_BALL_NX;
     bouncing_ball_real *dR_du = dR_dx + (BOUNCING_BALL_NQ + BOUNCING_BALL_NC)*BOUNCING_BALL_NX;
@@ -168,7 +373,10 @@ int bouncing_ball_jacobian(bouncing_ball_real t, const bouncing_ball_real state[
         const bouncing_ball_real *dR = k < BOUNCING_BALL_NX ? dR_dx + k : dR_du + (k - BOUNCING_BALL_NX);
         const int stride = k < BOUNCING_BALL_NX ? BOUNCING_BALL_NX : BOUNCING_BALL_NU;
         for (i = 0; i < (BOUNCING_BALL_NQ + BOUNCING_BALL_NC); ++i) column[i] = -dR[i*stride];
-        bouncing_ball_solve_kkt(M, J, S, column, column + BOUNCING_BALL_NQ, w);
+        if (conditioning[1] != 0.0)
+            bouncing_ball_solve_kkt_min_norm(M, Y, S, E, column, column + BOUNCING_BALL_NQ, z, 0);
+        else
+            bouncing_ball_solve_kkt(M, J, S, column, column + BOUNCING_BALL_NQ, w);
         for (i = 0; i < BOUNCING_BALL_NQ; ++i) {
             if (k < BOUNCING_BALL_NX) out_dfdx[(BOUNCING_BALL_NQ + i)*BOUNCING_BALL_NX + k] = column[i];
             else out_dfdu[(BOUNCING_BALL_NQ + i)*BOUNCING_BALL_NU + k - BOUNCING_BALL_NX] = column[i];

@@ -21,13 +21,13 @@ typedef double bouncing_ball_real;
 #define BOUNCING_BALL_NX 2  /* state: q, q', the integrals of g */
 #define BOUNCING_BALL_NP 3  /* parameters: m, g, h */
 #define BOUNCING_BALL_NU 0  /* inputs: none */
-#define BOUNCING_BALL_NWORK 6  /* doubles of scratch for bouncing_ball_rhs */
+#define BOUNCING_BALL_NWORK 11  /* doubles of scratch for bouncing_ball_rhs */
 #define BOUNCING_BALL_NWORK_JACOBIAN (BOUNCING_BALL_NWORK + 8)  /* ... for bouncing_ball_jacobian */
 #define BOUNCING_BALL_NWORK_CORRECTION 2  /* ... for bouncing_ball_correction_factor and _solve */
 #define BOUNCING_BALL_NWORK_STEP (BOUNCING_BALL_NWORK + 15)  /* ... for bouncing_ball_step */
 #define BOUNCING_BALL_STEP_TOLERANCE 1e-13  /* bouncing_ball_step's position correction: |phi| it stops at */
 #define BOUNCING_BALL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define BOUNCING_BALL_STACK_ESTIMATE 680  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BOUNCING_BALL_STACK_ESTIMATE 808  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BOUNCING_BALL_NH_ARRAY 1
 #define BOUNCING_BALL_NN_ARRAY 1
 #define BOUNCING_BALL_NC_ARRAY 1

@@ -42,6 +42,7 @@ const lgc_model bouncing_ball_model = {
     .rhs = bouncing_ball_rhs,
     .kkt_terms = bouncing_ball_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 8,
     .residuals = bouncing_ball_residuals,
     .energy = bouncing_ball_energy,
     .mass_matrix = bouncing_ball_mass_matrix,

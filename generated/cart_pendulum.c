@@ -7,6 +7,51 @@ const cart_pendulum_real cart_pendulum_param_defaults[CART_PENDULUM_NP] = { 1.0 
 const cart_pendulum_real cart_pendulum_input_defaults[CART_PENDULUM_NU] = { 0.0 /* F */ };
 const cart_pendulum_real cart_pendulum_initial_state[CART_PENDULUM_NX] = { 0.0 /* s */, 0.09933466539753061 /* x */, 0.4900332889206208 /* y */, 0.0 /* s' */, 0.0 /* x' */, 0.0 /* y' */ };
 
+/* Internal to cart_pendulum_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define CART_PENDULUM_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int cart_pendulum_cholesky(int n, cart_pendulum_real a[], cart_pendulum_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const cart_pendulum_real scale = a[j*n + j];
+        cart_pendulum_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            cart_pendulum_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void cart_pendulum_cholesky_solve(int n, const cart_pendulum_real L[], cart_pendulum_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        cart_pendulum_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        cart_pendulum_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -37,7 +82,7 @@ static int cart_pendulum_factor_kkt(cart_pendulum_real M[], const cart_pendulum_
     S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return CART_PENDULUM_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return CART_PENDULUM_RANK_DEFICIENT;
     S[0] = sqrt(d);
     return CART_PENDULUM_OK;
 }
@@ -70,6 +115,146 @@ static void cart_pendulum_solve_kkt(const cart_pendulum_real M[], const cart_pen
     a[0] += w[0];
     a[1] += w[1];
     a[2] += w[2];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int cart_pendulum_factor_kkt_min_norm(cart_pendulum_real M[], const cart_pendulum_real J[], cart_pendulum_real Y[], cart_pendulum_real S[], cart_pendulum_real E[])
+{
+    int i, j, k, sweep;
+    if (!cart_pendulum_cholesky(CART_PENDULUM_NQ, M, 1e-13)) return CART_PENDULUM_SINGULAR_MASS;
+    for (i = 0; i < CART_PENDULUM_NC; ++i) {
+        for (k = 0; k < CART_PENDULUM_NQ; ++k) Y[i*CART_PENDULUM_NQ + k] = J[i*CART_PENDULUM_NQ + k];
+        cart_pendulum_cholesky_solve(CART_PENDULUM_NQ, M, Y + i*CART_PENDULUM_NQ, 0);
+    }
+    for (i = 0; i < CART_PENDULUM_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            cart_pendulum_real s = 0.0;
+            for (k = 0; k < CART_PENDULUM_NQ; ++k) s += Y[i*CART_PENDULUM_NQ + k]*Y[j*CART_PENDULUM_NQ + k];
+            S[i*CART_PENDULUM_NC + j] = s;
+            S[j*CART_PENDULUM_NC + i] = s;
+            E[i*CART_PENDULUM_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*CART_PENDULUM_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        cart_pendulum_real off = 0.0, all = 0.0;
+        for (i = 0; i < CART_PENDULUM_NC; ++i)
+            for (j = 0; j < CART_PENDULUM_NC; ++j) {
+                const cart_pendulum_real e = S[i*CART_PENDULUM_NC + j]*S[i*CART_PENDULUM_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < CART_PENDULUM_NC; ++i)
+            for (j = i + 1; j < CART_PENDULUM_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const cart_pendulum_real sij = S[i*CART_PENDULUM_NC + j];
+                cart_pendulum_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*CART_PENDULUM_NC + j] - S[i*CART_PENDULUM_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < CART_PENDULUM_NC; ++k) {
+                    const cart_pendulum_real x = S[k*CART_PENDULUM_NC + i], y = S[k*CART_PENDULUM_NC + j];
+                    S[k*CART_PENDULUM_NC + i] = c*x - s*y;
+                    S[k*CART_PENDULUM_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < CART_PENDULUM_NC; ++k) {
+                    const cart_pendulum_real x = S[i*CART_PENDULUM_NC + k], y = S[j*CART_PENDULUM_NC + k];
+                    S[i*CART_PENDULUM_NC + k] = c*x - s*y;
+                    S[j*CART_PENDULUM_NC + k] = s*x + c*y;
+                }
+                S[i*CART_PENDULUM_NC + j] = 0.0;
+                S[j*CART_PENDULUM_NC + i] = 0.0;
+                for (k = 0; k < CART_PENDULUM_NC; ++k) {
+                    const cart_pendulum_real x = E[k*CART_PENDULUM_NC + i], y = E[k*CART_PENDULUM_NC + j];
+                    E[k*CART_PENDULUM_NC + i] = c*x - s*y;
+                    E[k*CART_PENDULUM_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return CART_PENDULUM_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void cart_pendulum_solve_kkt_min_norm(const cart_pendulum_real M[], const cart_pendulum_real Y[], const cart_pendulum_real S[], const cart_pendulum_real E[],
+                               cart_pendulum_real a[], cart_pendulum_real nu[], cart_pendulum_real z[], cart_pendulum_real *inconsistency)
+{
+    int i, k;
+    cart_pendulum_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    cart_pendulum_cholesky_solve(CART_PENDULUM_NQ, M, a, 0);
+    for (i = 0; i < CART_PENDULUM_NC; ++i) {
+        for (k = 0; k < CART_PENDULUM_NQ; ++k) nu[i] -= Y[i*CART_PENDULUM_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*CART_PENDULUM_NC + i] > top) top = S[i*CART_PENDULUM_NC + i];
+    }
+    for (k = 0; k < CART_PENDULUM_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < CART_PENDULUM_NC; ++i) {
+        cart_pendulum_real s = 0.0;
+        for (k = 0; k < CART_PENDULUM_NC; ++k) s += E[k*CART_PENDULUM_NC + i]*nu[k];
+        if (S[i*CART_PENDULUM_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*CART_PENDULUM_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const cart_pendulum_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < CART_PENDULUM_NC; ++k) {
+        cart_pendulum_real s = 0.0;
+        for (i = 0; i < CART_PENDULUM_NC; ++i) s += E[k*CART_PENDULUM_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < CART_PENDULUM_NQ; ++k)
+        for (i = 0; i < CART_PENDULUM_NC; ++i) a[k] += Y[i*CART_PENDULUM_NQ + k]*nu[i];
+    for (k = CART_PENDULUM_NQ - 1; k >= 0; --k) {
+        cart_pendulum_real s = a[k];
+        for (i = k + 1; i < CART_PENDULUM_NQ; ++i) s -= M[i*CART_PENDULUM_NQ + k]*a[i];
+        a[k] = s/M[k*CART_PENDULUM_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static cart_pendulum_real cart_pendulum_conditioning(const cart_pendulum_real S[], int eigenvalues)
+{
+    cart_pendulum_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < CART_PENDULUM_NC; ++i) {
+        {
+            const cart_pendulum_real d = eigenvalues ? S[i*CART_PENDULUM_NC + i] : S[i*CART_PENDULUM_NC + i]*S[i*CART_PENDULUM_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void cart_pendulum_zero(cart_pendulum_real a[], int n)
@@ -129,21 +314,37 @@ int cart_pendulum_rhs(cart_pendulum_real t, const cart_pendulum_real state[], co
     cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
     cart_pendulum_real out_dxdt[], cart_pendulum_real out_multipliers[], cart_pendulum_real work[])
 {
-    /* work: M | J | Y | S | nu | w (CART_PENDULUM_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (CART_PENDULUM_NWORK doubles) */
     cart_pendulum_real *M = work;
     cart_pendulum_real *J = M + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
     cart_pendulum_real *Y = J + CART_PENDULUM_NC*CART_PENDULUM_NQ;
     cart_pendulum_real *S = Y + CART_PENDULUM_NC*CART_PENDULUM_NQ;
     cart_pendulum_real *nu = S + CART_PENDULUM_NC*CART_PENDULUM_NC;
     cart_pendulum_real *w = nu + CART_PENDULUM_NC;
+    cart_pendulum_real *E = w + CART_PENDULUM_NQ;
+    cart_pendulum_real *z = E + CART_PENDULUM_NC*CART_PENDULUM_NC;
+    cart_pendulum_real *conditioning = z + CART_PENDULUM_NC;
     cart_pendulum_real *acceleration = out_dxdt + CART_PENDULUM_NQ;
     int i, status;
     cart_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*CART_PENDULUM_NQ);
     for (i = 0; i < CART_PENDULUM_NQ; ++i) out_dxdt[i] = state[CART_PENDULUM_NQ + i];
     status = cart_pendulum_factor_kkt(M, J, Y, S);
-    if (status != CART_PENDULUM_OK) return status;
-    cart_pendulum_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == CART_PENDULUM_RANK_DEFICIENT;
+    if (status == CART_PENDULUM_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        cart_pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*CART_PENDULUM_NQ);
+        status = cart_pendulum_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != CART_PENDULUM_OK) return status;
+        cart_pendulum_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == CART_PENDULUM_OK) {
+        cart_pendulum_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = cart_pendulum_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < CART_PENDULUM_NC; ++i) out_multipliers[i] = nu[i];
     return CART_PENDULUM_OK;
@@ -191,13 +392,17 @@ int cart_pendulum_jacobian(cart_pendulum_real t, const cart_pendulum_real state[
     cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
     cart_pendulum_real out_dfdx[], cart_pendulum_real out_dfdu[], cart_pendulum_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (CART_PENDULUM_NWORK_JACOBIAN doubles) */
     cart_pendulum_real *M = work;
     cart_pendulum_real *J = M + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
-    cart_pendulum_real *S = J + 2*CART_PENDULUM_NC*CART_PENDULUM_NQ;
+    cart_pendulum_real *Y = J + CART_PENDULUM_NC*CART_PENDULUM_NQ;
+    cart_pendulum_real *S = Y + CART_PENDULUM_NC*CART_PENDULUM_NQ;
     cart_pendulum_real *nu = S + CART_PENDULUM_NC*CART_PENDULUM_NC;
     cart_pendulum_real *w = nu + CART_PENDULUM_NC;
+    cart_pendulum_real *E = w + CART_PENDULUM_NQ;
+    cart_pendulum_real *z = E + CART_PENDULUM_NC*CART_PENDULUM_NC;
+    cart_pendulum_real *conditioning = z + CART_PENDULUM_NC;
     cart_pendulum_real *dxdt = work + CART_PENDULUM_NWORK;
     cart_pendulum_real *dR_dx = dxdt + CART_PENDULUM_NX;
     cart_pendulum_real *dR_du = dR_dx + (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NX;
@@ -223,7 +428,10 @@ int cart_pendulum_jacobian(cart_pendulum_real t, const cart_pendulum_real state[
         const cart_pendulum_real *dR = k < CART_PENDULUM_NX ? dR_dx + k : dR_du + (k - CART_PENDULUM_NX);
         const int stride = k < CART_PENDULUM_NX ? CART_PENDULUM_NX : CART_PENDULUM_NU;
         for (i = 0; i < (CART_PENDULUM_NQ + CART_PENDULUM_NC); ++i) column[i] = -dR[i*stride];
-        cart_pendulum_solve_kkt(M, J, S, column, column + CART_PENDULUM_NQ, w);
+        if (conditioning[1] != 0.0)
+            cart_pendulum_solve_kkt_min_norm(M, Y, S, E, column, column + CART_PENDULUM_NQ, z, 0);
+        else
+            cart_pendulum_solve_kkt(M, J, S, column, column + CART_PENDULUM_NQ, w);
         for (i = 0; i < CART_PENDULUM_NQ; ++i) {
             if (k < CART_PENDULUM_NX) out_dfdx[(CART_PENDULUM_NQ + i)*CART_PENDULUM_NX + k] = column[i];
             else out_dfdu[(CART_PENDULUM_NQ + i)*CART_PENDULUM_NU + k - CART_PENDULUM_NX] = column[i];

@@ -21,13 +21,13 @@ typedef double cart_pendulum_real;
 #define CART_PENDULUM_NX 6  /* state: q, q', the integrals of g */
 #define CART_PENDULUM_NP 4  /* parameters: M, m, l, g */
 #define CART_PENDULUM_NU 1  /* inputs: F */
-#define CART_PENDULUM_NWORK 20  /* doubles of scratch for cart_pendulum_rhs */
+#define CART_PENDULUM_NWORK 25  /* doubles of scratch for cart_pendulum_rhs */
 #define CART_PENDULUM_NWORK_JACOBIAN (CART_PENDULUM_NWORK + 38)  /* ... for cart_pendulum_jacobian */
 #define CART_PENDULUM_NWORK_CORRECTION 4  /* ... for cart_pendulum_correction_factor and _solve */
 #define CART_PENDULUM_NWORK_STEP (CART_PENDULUM_NWORK + 43)  /* ... for cart_pendulum_step */
 #define CART_PENDULUM_STEP_TOLERANCE 1e-13  /* cart_pendulum_step's position correction: |phi| it stops at */
 #define CART_PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define CART_PENDULUM_STACK_ESTIMATE 770  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define CART_PENDULUM_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define CART_PENDULUM_NH_ARRAY 1
 #define CART_PENDULUM_NN_ARRAY 1
 #define CART_PENDULUM_NC_ARRAY 1

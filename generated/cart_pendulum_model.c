@@ -39,6 +39,7 @@ const lgc_model cart_pendulum_model = {
     .rhs = cart_pendulum_rhs,
     .kkt_terms = cart_pendulum_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 22,
     .residuals = cart_pendulum_residuals,
     .energy = cart_pendulum_energy,
     .mass_matrix = cart_pendulum_mass_matrix,

@@ -6,6 +6,51 @@
 const disk_link_rolling_real disk_link_rolling_param_defaults[DISK_LINK_ROLLING_NP] = { 1.0 /* m */, 0.5 /* r */, 2.0 /* M */, 10.0 /* k */, 0.0 /* c0 */ };
 const disk_link_rolling_real disk_link_rolling_initial_state[DISK_LINK_ROLLING_NX] = { 0.2 /* x */, 0.0 /* th */, 0.2 /* s */, 0.0 /* x' */, 0.0 /* th' */, 0.0 /* s' */ };
 
+/* Internal to disk_link_rolling_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define DISK_LINK_ROLLING_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int disk_link_rolling_cholesky(int n, disk_link_rolling_real a[], disk_link_rolling_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const disk_link_rolling_real scale = a[j*n + j];
+        disk_link_rolling_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            disk_link_rolling_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void disk_link_rolling_cholesky_solve(int n, const disk_link_rolling_real L[], disk_link_rolling_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        disk_link_rolling_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        disk_link_rolling_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -36,7 +81,7 @@ static int disk_link_rolling_factor_kkt(disk_link_rolling_real M[], const disk_l
     S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return DISK_LINK_ROLLING_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return DISK_LINK_ROLLING_RANK_DEFICIENT;
     S[0] = sqrt(d);
     return DISK_LINK_ROLLING_OK;
 }
@@ -69,6 +114,146 @@ static void disk_link_rolling_solve_kkt(const disk_link_rolling_real M[], const 
     a[0] += w[0];
     a[1] += w[1];
     a[2] += w[2];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int disk_link_rolling_factor_kkt_min_norm(disk_link_rolling_real M[], const disk_link_rolling_real J[], disk_link_rolling_real Y[], disk_link_rolling_real S[], disk_link_rolling_real E[])
+{
+    int i, j, k, sweep;
+    if (!disk_link_rolling_cholesky(DISK_LINK_ROLLING_NQ, M, 1e-13)) return DISK_LINK_ROLLING_SINGULAR_MASS;
+    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) {
+        for (k = 0; k < DISK_LINK_ROLLING_NQ; ++k) Y[i*DISK_LINK_ROLLING_NQ + k] = J[i*DISK_LINK_ROLLING_NQ + k];
+        disk_link_rolling_cholesky_solve(DISK_LINK_ROLLING_NQ, M, Y + i*DISK_LINK_ROLLING_NQ, 0);
+    }
+    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            disk_link_rolling_real s = 0.0;
+            for (k = 0; k < DISK_LINK_ROLLING_NQ; ++k) s += Y[i*DISK_LINK_ROLLING_NQ + k]*Y[j*DISK_LINK_ROLLING_NQ + k];
+            S[i*DISK_LINK_ROLLING_NC + j] = s;
+            S[j*DISK_LINK_ROLLING_NC + i] = s;
+            E[i*DISK_LINK_ROLLING_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*DISK_LINK_ROLLING_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        disk_link_rolling_real off = 0.0, all = 0.0;
+        for (i = 0; i < DISK_LINK_ROLLING_NC; ++i)
+            for (j = 0; j < DISK_LINK_ROLLING_NC; ++j) {
+                const disk_link_rolling_real e = S[i*DISK_LINK_ROLLING_NC + j]*S[i*DISK_LINK_ROLLING_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < DISK_LINK_ROLLING_NC; ++i)
+            for (j = i + 1; j < DISK_LINK_ROLLING_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const disk_link_rolling_real sij = S[i*DISK_LINK_ROLLING_NC + j];
+                disk_link_rolling_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*DISK_LINK_ROLLING_NC + j] - S[i*DISK_LINK_ROLLING_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < DISK_LINK_ROLLING_NC; ++k) {
+                    const disk_link_rolling_real x = S[k*DISK_LINK_ROLLING_NC + i], y = S[k*DISK_LINK_ROLLING_NC + j];
+                    S[k*DISK_LINK_ROLLING_NC + i] = c*x - s*y;
+                    S[k*DISK_LINK_ROLLING_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < DISK_LINK_ROLLING_NC; ++k) {
+                    const disk_link_rolling_real x = S[i*DISK_LINK_ROLLING_NC + k], y = S[j*DISK_LINK_ROLLING_NC + k];
+                    S[i*DISK_LINK_ROLLING_NC + k] = c*x - s*y;
+                    S[j*DISK_LINK_ROLLING_NC + k] = s*x + c*y;
+                }
+                S[i*DISK_LINK_ROLLING_NC + j] = 0.0;
+                S[j*DISK_LINK_ROLLING_NC + i] = 0.0;
+                for (k = 0; k < DISK_LINK_ROLLING_NC; ++k) {
+                    const disk_link_rolling_real x = E[k*DISK_LINK_ROLLING_NC + i], y = E[k*DISK_LINK_ROLLING_NC + j];
+                    E[k*DISK_LINK_ROLLING_NC + i] = c*x - s*y;
+                    E[k*DISK_LINK_ROLLING_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return DISK_LINK_ROLLING_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void disk_link_rolling_solve_kkt_min_norm(const disk_link_rolling_real M[], const disk_link_rolling_real Y[], const disk_link_rolling_real S[], const disk_link_rolling_real E[],
+                               disk_link_rolling_real a[], disk_link_rolling_real nu[], disk_link_rolling_real z[], disk_link_rolling_real *inconsistency)
+{
+    int i, k;
+    disk_link_rolling_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    disk_link_rolling_cholesky_solve(DISK_LINK_ROLLING_NQ, M, a, 0);
+    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) {
+        for (k = 0; k < DISK_LINK_ROLLING_NQ; ++k) nu[i] -= Y[i*DISK_LINK_ROLLING_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*DISK_LINK_ROLLING_NC + i] > top) top = S[i*DISK_LINK_ROLLING_NC + i];
+    }
+    for (k = 0; k < DISK_LINK_ROLLING_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) {
+        disk_link_rolling_real s = 0.0;
+        for (k = 0; k < DISK_LINK_ROLLING_NC; ++k) s += E[k*DISK_LINK_ROLLING_NC + i]*nu[k];
+        if (S[i*DISK_LINK_ROLLING_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*DISK_LINK_ROLLING_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const disk_link_rolling_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < DISK_LINK_ROLLING_NC; ++k) {
+        disk_link_rolling_real s = 0.0;
+        for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) s += E[k*DISK_LINK_ROLLING_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < DISK_LINK_ROLLING_NQ; ++k)
+        for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) a[k] += Y[i*DISK_LINK_ROLLING_NQ + k]*nu[i];
+    for (k = DISK_LINK_ROLLING_NQ - 1; k >= 0; --k) {
+        disk_link_rolling_real s = a[k];
+        for (i = k + 1; i < DISK_LINK_ROLLING_NQ; ++i) s -= M[i*DISK_LINK_ROLLING_NQ + k]*a[i];
+        a[k] = s/M[k*DISK_LINK_ROLLING_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static disk_link_rolling_real disk_link_rolling_conditioning(const disk_link_rolling_real S[], int eigenvalues)
+{
+    disk_link_rolling_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) {
+        {
+            const disk_link_rolling_real d = eigenvalues ? S[i*DISK_LINK_ROLLING_NC + i] : S[i*DISK_LINK_ROLLING_NC + i]*S[i*DISK_LINK_ROLLING_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void disk_link_rolling_zero(disk_link_rolling_real a[], int n)
@@ -127,21 +312,37 @@ int disk_link_rolling_rhs(disk_link_rolling_real t, const disk_link_rolling_real
     disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
     disk_link_rolling_real out_dxdt[], disk_link_rolling_real out_multipliers[], disk_link_rolling_real work[])
 {
-    /* work: M | J | Y | S | nu | w (DISK_LINK_ROLLING_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (DISK_LINK_ROLLING_NWORK doubles) */
     disk_link_rolling_real *M = work;
     disk_link_rolling_real *J = M + DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ;
     disk_link_rolling_real *Y = J + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
     disk_link_rolling_real *S = Y + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
     disk_link_rolling_real *nu = S + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NC;
     disk_link_rolling_real *w = nu + DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *E = w + DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *z = E + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *conditioning = z + DISK_LINK_ROLLING_NC;
     disk_link_rolling_real *acceleration = out_dxdt + DISK_LINK_ROLLING_NQ;
     int i, status;
     disk_link_rolling_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DISK_LINK_ROLLING_NQ);
     for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) out_dxdt[i] = state[DISK_LINK_ROLLING_NQ + i];
     status = disk_link_rolling_factor_kkt(M, J, Y, S);
-    if (status != DISK_LINK_ROLLING_OK) return status;
-    disk_link_rolling_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == DISK_LINK_ROLLING_RANK_DEFICIENT;
+    if (status == DISK_LINK_ROLLING_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        disk_link_rolling_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*DISK_LINK_ROLLING_NQ);
+        status = disk_link_rolling_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != DISK_LINK_ROLLING_OK) return status;
+        disk_link_rolling_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == DISK_LINK_ROLLING_OK) {
+        disk_link_rolling_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = disk_link_rolling_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) out_multipliers[i] = nu[i];
     return DISK_LINK_ROLLING_OK;
@@ -177,13 +378,17 @@ int disk_link_rolling_jacobian(disk_link_rolling_real t, const disk_link_rolling
     disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
     disk_link_rolling_real out_dfdx[], disk_link_rolling_real out_dfdu[], disk_link_rolling_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (DISK_LINK_ROLLING_NWORK_JACOBIAN doubles) */
     disk_link_rolling_real *M = work;
     disk_link_rolling_real *J = M + DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ;
-    disk_link_rolling_real *S = J + 2*DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *Y = J + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *S = Y + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
     disk_link_rolling_real *nu = S + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NC;
     disk_link_rolling_real *w = nu + DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *E = w + DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *z = E + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *conditioning = z + DISK_LINK_ROLLING_NC;
     disk_link_rolling_real *dxdt = work + DISK_LINK_ROLLING_NWORK;
     disk_link_rolling_real *dR_dx = dxdt + DISK_LINK_ROLLING_NX;
     disk_link_rolling_real *dR_du = dR_dx + (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC)*DISK_LINK_ROLLING_NX;
@@ -209,7 +414,10 @@ int disk_link_rolling_jacobian(disk_link_rolling_real t, const disk_link_rolling
         const disk_link_rolling_real *dR = k < DISK_LINK_ROLLING_NX ? dR_dx + k : dR_du + (k - DISK_LINK_ROLLING_NX);
         const int stride = k < DISK_LINK_ROLLING_NX ? DISK_LINK_ROLLING_NX : DISK_LINK_ROLLING_NU;
         for (i = 0; i < (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC); ++i) column[i] = -dR[i*stride];
-        disk_link_rolling_solve_kkt(M, J, S, column, column + DISK_LINK_ROLLING_NQ, w);
+        if (conditioning[1] != 0.0)
+            disk_link_rolling_solve_kkt_min_norm(M, Y, S, E, column, column + DISK_LINK_ROLLING_NQ, z, 0);
+        else
+            disk_link_rolling_solve_kkt(M, J, S, column, column + DISK_LINK_ROLLING_NQ, w);
         for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) {
             if (k < DISK_LINK_ROLLING_NX) out_dfdx[(DISK_LINK_ROLLING_NQ + i)*DISK_LINK_ROLLING_NX + k] = column[i];
             else out_dfdu[(DISK_LINK_ROLLING_NQ + i)*DISK_LINK_ROLLING_NU + k - DISK_LINK_ROLLING_NX] = column[i];

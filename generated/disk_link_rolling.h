@@ -21,13 +21,13 @@ typedef double disk_link_rolling_real;
 #define DISK_LINK_ROLLING_NX 6  /* state: q, q', the integrals of g */
 #define DISK_LINK_ROLLING_NP 5  /* parameters: m, r, M, k, c0 */
 #define DISK_LINK_ROLLING_NU 0  /* inputs: none */
-#define DISK_LINK_ROLLING_NWORK 20  /* doubles of scratch for disk_link_rolling_rhs */
+#define DISK_LINK_ROLLING_NWORK 25  /* doubles of scratch for disk_link_rolling_rhs */
 #define DISK_LINK_ROLLING_NWORK_JACOBIAN (DISK_LINK_ROLLING_NWORK + 34)  /* ... for disk_link_rolling_jacobian */
 #define DISK_LINK_ROLLING_NWORK_CORRECTION 4  /* ... for disk_link_rolling_correction_factor and _solve */
 #define DISK_LINK_ROLLING_NWORK_STEP (DISK_LINK_ROLLING_NWORK + 43)  /* ... for disk_link_rolling_step */
 #define DISK_LINK_ROLLING_STEP_TOLERANCE 1e-13  /* disk_link_rolling_step's position correction: |phi| it stops at */
 #define DISK_LINK_ROLLING_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define DISK_LINK_ROLLING_STACK_ESTIMATE 750  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DISK_LINK_ROLLING_STACK_ESTIMATE 878  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DISK_LINK_ROLLING_NH_ARRAY 1
 #define DISK_LINK_ROLLING_NN_ARRAY 1
 #define DISK_LINK_ROLLING_NC_ARRAY 1

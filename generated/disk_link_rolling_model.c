@@ -36,6 +36,7 @@ const lgc_model disk_link_rolling_model = {
     .rhs = disk_link_rolling_rhs,
     .kkt_terms = disk_link_rolling_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 22,
     .residuals = disk_link_rolling_residuals,
     .energy = disk_link_rolling_energy,
     .mass_matrix = disk_link_rolling_mass_matrix,

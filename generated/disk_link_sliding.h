@@ -24,7 +24,7 @@ typedef double disk_link_sliding_real;
 #define DISK_LINK_SLIDING_NWORK 12  /* doubles of scratch for disk_link_sliding_rhs */
 #define DISK_LINK_SLIDING_NWORK_JACOBIAN (DISK_LINK_SLIDING_NWORK + 27)  /* ... for disk_link_sliding_jacobian */
 #define DISK_LINK_SLIDING_NWORK_STEP (DISK_LINK_SLIDING_NWORK + 18)  /* ... for disk_link_sliding_step */
-#define DISK_LINK_SLIDING_STACK_ESTIMATE 770  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DISK_LINK_SLIDING_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DISK_LINK_SLIDING_NH_ARRAY 1
 #define DISK_LINK_SLIDING_NN_ARRAY 1
 #define DISK_LINK_SLIDING_NC_ARRAY 1

@@ -6,6 +6,51 @@
 const double_pendulum_real double_pendulum_param_defaults[DOUBLE_PENDULUM_NP] = { 1.0 /* m1 */, 1.0 /* m2 */, 1.0 /* l1 */, 1.0 /* l2 */, 9.81 /* g */ };
 const double_pendulum_real double_pendulum_initial_state[DOUBLE_PENDULUM_NX] = { 0.479425538604203 /* x1 */, -0.8775825618903728 /* y1 */, 1.3208965234120995 /* x2 */, -1.4178848677585125 /* y2 */, 0.0 /* x1' */, 0.0 /* y1' */, 0.0 /* x2' */, 0.0 /* y2' */ };
 
+/* Internal to double_pendulum_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define DOUBLE_PENDULUM_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int double_pendulum_cholesky(int n, double_pendulum_real a[], double_pendulum_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const double_pendulum_real scale = a[j*n + j];
+        double_pendulum_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            double_pendulum_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void double_pendulum_cholesky_solve(int n, const double_pendulum_real L[], double_pendulum_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        double_pendulum_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        double_pendulum_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -44,11 +89,11 @@ static int double_pendulum_factor_kkt(double_pendulum_real M[], const double_pen
     S[3] = Y[4]*Y[4] + Y[5]*Y[5] + Y[6]*Y[6] + Y[7]*Y[7];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return DOUBLE_PENDULUM_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return DOUBLE_PENDULUM_RANK_DEFICIENT;
     S[0] = sqrt(d);
     S[2] = S[2]/S[0];
     d = S[3] - S[2]*S[2];
-    if (!(d > 1e-13*S[3])) return DOUBLE_PENDULUM_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[3])) return DOUBLE_PENDULUM_RANK_DEFICIENT;
     S[3] = sqrt(d);
     return DOUBLE_PENDULUM_OK;
 }
@@ -90,6 +135,146 @@ static void double_pendulum_solve_kkt(const double_pendulum_real M[], const doub
     a[1] += w[1];
     a[2] += w[2];
     a[3] += w[3];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int double_pendulum_factor_kkt_min_norm(double_pendulum_real M[], const double_pendulum_real J[], double_pendulum_real Y[], double_pendulum_real S[], double_pendulum_real E[])
+{
+    int i, j, k, sweep;
+    if (!double_pendulum_cholesky(DOUBLE_PENDULUM_NQ, M, 1e-13)) return DOUBLE_PENDULUM_SINGULAR_MASS;
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) {
+        for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) Y[i*DOUBLE_PENDULUM_NQ + k] = J[i*DOUBLE_PENDULUM_NQ + k];
+        double_pendulum_cholesky_solve(DOUBLE_PENDULUM_NQ, M, Y + i*DOUBLE_PENDULUM_NQ, 0);
+    }
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            double_pendulum_real s = 0.0;
+            for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) s += Y[i*DOUBLE_PENDULUM_NQ + k]*Y[j*DOUBLE_PENDULUM_NQ + k];
+            S[i*DOUBLE_PENDULUM_NC + j] = s;
+            S[j*DOUBLE_PENDULUM_NC + i] = s;
+            E[i*DOUBLE_PENDULUM_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*DOUBLE_PENDULUM_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        double_pendulum_real off = 0.0, all = 0.0;
+        for (i = 0; i < DOUBLE_PENDULUM_NC; ++i)
+            for (j = 0; j < DOUBLE_PENDULUM_NC; ++j) {
+                const double_pendulum_real e = S[i*DOUBLE_PENDULUM_NC + j]*S[i*DOUBLE_PENDULUM_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < DOUBLE_PENDULUM_NC; ++i)
+            for (j = i + 1; j < DOUBLE_PENDULUM_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const double_pendulum_real sij = S[i*DOUBLE_PENDULUM_NC + j];
+                double_pendulum_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*DOUBLE_PENDULUM_NC + j] - S[i*DOUBLE_PENDULUM_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < DOUBLE_PENDULUM_NC; ++k) {
+                    const double_pendulum_real x = S[k*DOUBLE_PENDULUM_NC + i], y = S[k*DOUBLE_PENDULUM_NC + j];
+                    S[k*DOUBLE_PENDULUM_NC + i] = c*x - s*y;
+                    S[k*DOUBLE_PENDULUM_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < DOUBLE_PENDULUM_NC; ++k) {
+                    const double_pendulum_real x = S[i*DOUBLE_PENDULUM_NC + k], y = S[j*DOUBLE_PENDULUM_NC + k];
+                    S[i*DOUBLE_PENDULUM_NC + k] = c*x - s*y;
+                    S[j*DOUBLE_PENDULUM_NC + k] = s*x + c*y;
+                }
+                S[i*DOUBLE_PENDULUM_NC + j] = 0.0;
+                S[j*DOUBLE_PENDULUM_NC + i] = 0.0;
+                for (k = 0; k < DOUBLE_PENDULUM_NC; ++k) {
+                    const double_pendulum_real x = E[k*DOUBLE_PENDULUM_NC + i], y = E[k*DOUBLE_PENDULUM_NC + j];
+                    E[k*DOUBLE_PENDULUM_NC + i] = c*x - s*y;
+                    E[k*DOUBLE_PENDULUM_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return DOUBLE_PENDULUM_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void double_pendulum_solve_kkt_min_norm(const double_pendulum_real M[], const double_pendulum_real Y[], const double_pendulum_real S[], const double_pendulum_real E[],
+                               double_pendulum_real a[], double_pendulum_real nu[], double_pendulum_real z[], double_pendulum_real *inconsistency)
+{
+    int i, k;
+    double_pendulum_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    double_pendulum_cholesky_solve(DOUBLE_PENDULUM_NQ, M, a, 0);
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) {
+        for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) nu[i] -= Y[i*DOUBLE_PENDULUM_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*DOUBLE_PENDULUM_NC + i] > top) top = S[i*DOUBLE_PENDULUM_NC + i];
+    }
+    for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) {
+        double_pendulum_real s = 0.0;
+        for (k = 0; k < DOUBLE_PENDULUM_NC; ++k) s += E[k*DOUBLE_PENDULUM_NC + i]*nu[k];
+        if (S[i*DOUBLE_PENDULUM_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*DOUBLE_PENDULUM_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const double_pendulum_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < DOUBLE_PENDULUM_NC; ++k) {
+        double_pendulum_real s = 0.0;
+        for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) s += E[k*DOUBLE_PENDULUM_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k)
+        for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) a[k] += Y[i*DOUBLE_PENDULUM_NQ + k]*nu[i];
+    for (k = DOUBLE_PENDULUM_NQ - 1; k >= 0; --k) {
+        double_pendulum_real s = a[k];
+        for (i = k + 1; i < DOUBLE_PENDULUM_NQ; ++i) s -= M[i*DOUBLE_PENDULUM_NQ + k]*a[i];
+        a[k] = s/M[k*DOUBLE_PENDULUM_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static double_pendulum_real double_pendulum_conditioning(const double_pendulum_real S[], int eigenvalues)
+{
+    double_pendulum_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) {
+        {
+            const double_pendulum_real d = eigenvalues ? S[i*DOUBLE_PENDULUM_NC + i] : S[i*DOUBLE_PENDULUM_NC + i]*S[i*DOUBLE_PENDULUM_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void double_pendulum_zero(double_pendulum_real a[], int n)
@@ -162,21 +347,37 @@ int double_pendulum_rhs(double_pendulum_real t, const double_pendulum_real state
     double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
     double_pendulum_real out_dxdt[], double_pendulum_real out_multipliers[], double_pendulum_real work[])
 {
-    /* work: M | J | Y | S | nu | w (DOUBLE_PENDULUM_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (DOUBLE_PENDULUM_NWORK doubles) */
     double_pendulum_real *M = work;
     double_pendulum_real *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
     double_pendulum_real *Y = J + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
     double_pendulum_real *S = Y + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
     double_pendulum_real *nu = S + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
     double_pendulum_real *w = nu + DOUBLE_PENDULUM_NC;
+    double_pendulum_real *E = w + DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *z = E + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
+    double_pendulum_real *conditioning = z + DOUBLE_PENDULUM_NC;
     double_pendulum_real *acceleration = out_dxdt + DOUBLE_PENDULUM_NQ;
     int i, status;
     double_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_NQ);
     for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) out_dxdt[i] = state[DOUBLE_PENDULUM_NQ + i];
     status = double_pendulum_factor_kkt(M, J, Y, S);
-    if (status != DOUBLE_PENDULUM_OK) return status;
-    double_pendulum_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == DOUBLE_PENDULUM_RANK_DEFICIENT;
+    if (status == DOUBLE_PENDULUM_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        double_pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_NQ);
+        status = double_pendulum_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != DOUBLE_PENDULUM_OK) return status;
+        double_pendulum_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == DOUBLE_PENDULUM_OK) {
+        double_pendulum_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = double_pendulum_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) out_multipliers[i] = nu[i];
     return DOUBLE_PENDULUM_OK;
@@ -238,13 +439,17 @@ int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real 
     double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
     double_pendulum_real out_dfdx[], double_pendulum_real out_dfdu[], double_pendulum_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (DOUBLE_PENDULUM_NWORK_JACOBIAN doubles) */
     double_pendulum_real *M = work;
     double_pendulum_real *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
-    double_pendulum_real *S = J + 2*DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *Y = J + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *S = Y + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
     double_pendulum_real *nu = S + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
     double_pendulum_real *w = nu + DOUBLE_PENDULUM_NC;
+    double_pendulum_real *E = w + DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *z = E + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
+    double_pendulum_real *conditioning = z + DOUBLE_PENDULUM_NC;
     double_pendulum_real *dxdt = work + DOUBLE_PENDULUM_NWORK;
     double_pendulum_real *dR_dx = dxdt + DOUBLE_PENDULUM_NX;
     double_pendulum_real *dR_du = dR_dx + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NX;
@@ -270,7 +475,10 @@ int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real 
         const double_pendulum_real *dR = k < DOUBLE_PENDULUM_NX ? dR_dx + k : dR_du + (k - DOUBLE_PENDULUM_NX);
         const int stride = k < DOUBLE_PENDULUM_NX ? DOUBLE_PENDULUM_NX : DOUBLE_PENDULUM_NU;
         for (i = 0; i < (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC); ++i) column[i] = -dR[i*stride];
-        double_pendulum_solve_kkt(M, J, S, column, column + DOUBLE_PENDULUM_NQ, w);
+        if (conditioning[1] != 0.0)
+            double_pendulum_solve_kkt_min_norm(M, Y, S, E, column, column + DOUBLE_PENDULUM_NQ, z, 0);
+        else
+            double_pendulum_solve_kkt(M, J, S, column, column + DOUBLE_PENDULUM_NQ, w);
         for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) {
             if (k < DOUBLE_PENDULUM_NX) out_dfdx[(DOUBLE_PENDULUM_NQ + i)*DOUBLE_PENDULUM_NX + k] = column[i];
             else out_dfdu[(DOUBLE_PENDULUM_NQ + i)*DOUBLE_PENDULUM_NU + k - DOUBLE_PENDULUM_NX] = column[i];

@@ -24,7 +24,7 @@ typedef double double_pendulum_angle_real;
 #define DOUBLE_PENDULUM_ANGLE_NWORK 6  /* doubles of scratch for double_pendulum_angle_rhs */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 14)  /* ... for double_pendulum_angle_jacobian */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_STEP (DOUBLE_PENDULUM_ANGLE_NWORK + 12)  /* ... for double_pendulum_angle_step */
-#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 790  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DOUBLE_PENDULUM_ANGLE_NH_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NN_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NC_ARRAY 1

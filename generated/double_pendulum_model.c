@@ -36,6 +36,7 @@ const lgc_model double_pendulum_model = {
     .rhs = double_pendulum_rhs,
     .kkt_terms = double_pendulum_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 48,
     .residuals = double_pendulum_residuals,
     .energy = double_pendulum_energy,
     .mass_matrix = double_pendulum_mass_matrix,

@@ -6,6 +6,51 @@
 const four_bar_real four_bar_param_defaults[FOUR_BAR_NP] = { 1.0 /* a */, 3.0 /* b */, 2.5 /* c */, 3.0 /* d */, 1.0 /* ma */, 1.0 /* mb */, 1.0 /* mc */ };
 const four_bar_real four_bar_initial_state[FOUR_BAR_NX] = { 0.0 /* th2 */, 0.9733899101495463 /* th3 */, 1.696124157962962 /* th4 */, 2.0 /* th2' */, -1.0 /* th3' */, -1.0 /* th4' */ };
 
+/* Internal to four_bar_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define FOUR_BAR_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int four_bar_cholesky(int n, four_bar_real a[], four_bar_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const four_bar_real scale = a[j*n + j];
+        four_bar_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            four_bar_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void four_bar_cholesky_solve(int n, const four_bar_real L[], four_bar_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        four_bar_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        four_bar_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -42,11 +87,11 @@ static int four_bar_factor_kkt(four_bar_real M[], const four_bar_real J[], four_
     S[3] = Y[3]*Y[3] + Y[4]*Y[4] + Y[5]*Y[5];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return FOUR_BAR_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return FOUR_BAR_RANK_DEFICIENT;
     S[0] = sqrt(d);
     S[2] = S[2]/S[0];
     d = S[3] - S[2]*S[2];
-    if (!(d > 1e-13*S[3])) return FOUR_BAR_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[3])) return FOUR_BAR_RANK_DEFICIENT;
     S[3] = sqrt(d);
     return FOUR_BAR_OK;
 }
@@ -82,6 +127,146 @@ static void four_bar_solve_kkt(const four_bar_real M[], const four_bar_real J[],
     a[0] += w[0];
     a[1] += w[1];
     a[2] += w[2];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int four_bar_factor_kkt_min_norm(four_bar_real M[], const four_bar_real J[], four_bar_real Y[], four_bar_real S[], four_bar_real E[])
+{
+    int i, j, k, sweep;
+    if (!four_bar_cholesky(FOUR_BAR_NQ, M, 1e-13)) return FOUR_BAR_SINGULAR_MASS;
+    for (i = 0; i < FOUR_BAR_NC; ++i) {
+        for (k = 0; k < FOUR_BAR_NQ; ++k) Y[i*FOUR_BAR_NQ + k] = J[i*FOUR_BAR_NQ + k];
+        four_bar_cholesky_solve(FOUR_BAR_NQ, M, Y + i*FOUR_BAR_NQ, 0);
+    }
+    for (i = 0; i < FOUR_BAR_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            four_bar_real s = 0.0;
+            for (k = 0; k < FOUR_BAR_NQ; ++k) s += Y[i*FOUR_BAR_NQ + k]*Y[j*FOUR_BAR_NQ + k];
+            S[i*FOUR_BAR_NC + j] = s;
+            S[j*FOUR_BAR_NC + i] = s;
+            E[i*FOUR_BAR_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*FOUR_BAR_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        four_bar_real off = 0.0, all = 0.0;
+        for (i = 0; i < FOUR_BAR_NC; ++i)
+            for (j = 0; j < FOUR_BAR_NC; ++j) {
+                const four_bar_real e = S[i*FOUR_BAR_NC + j]*S[i*FOUR_BAR_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < FOUR_BAR_NC; ++i)
+            for (j = i + 1; j < FOUR_BAR_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const four_bar_real sij = S[i*FOUR_BAR_NC + j];
+                four_bar_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*FOUR_BAR_NC + j] - S[i*FOUR_BAR_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < FOUR_BAR_NC; ++k) {
+                    const four_bar_real x = S[k*FOUR_BAR_NC + i], y = S[k*FOUR_BAR_NC + j];
+                    S[k*FOUR_BAR_NC + i] = c*x - s*y;
+                    S[k*FOUR_BAR_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < FOUR_BAR_NC; ++k) {
+                    const four_bar_real x = S[i*FOUR_BAR_NC + k], y = S[j*FOUR_BAR_NC + k];
+                    S[i*FOUR_BAR_NC + k] = c*x - s*y;
+                    S[j*FOUR_BAR_NC + k] = s*x + c*y;
+                }
+                S[i*FOUR_BAR_NC + j] = 0.0;
+                S[j*FOUR_BAR_NC + i] = 0.0;
+                for (k = 0; k < FOUR_BAR_NC; ++k) {
+                    const four_bar_real x = E[k*FOUR_BAR_NC + i], y = E[k*FOUR_BAR_NC + j];
+                    E[k*FOUR_BAR_NC + i] = c*x - s*y;
+                    E[k*FOUR_BAR_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return FOUR_BAR_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void four_bar_solve_kkt_min_norm(const four_bar_real M[], const four_bar_real Y[], const four_bar_real S[], const four_bar_real E[],
+                               four_bar_real a[], four_bar_real nu[], four_bar_real z[], four_bar_real *inconsistency)
+{
+    int i, k;
+    four_bar_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    four_bar_cholesky_solve(FOUR_BAR_NQ, M, a, 0);
+    for (i = 0; i < FOUR_BAR_NC; ++i) {
+        for (k = 0; k < FOUR_BAR_NQ; ++k) nu[i] -= Y[i*FOUR_BAR_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*FOUR_BAR_NC + i] > top) top = S[i*FOUR_BAR_NC + i];
+    }
+    for (k = 0; k < FOUR_BAR_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < FOUR_BAR_NC; ++i) {
+        four_bar_real s = 0.0;
+        for (k = 0; k < FOUR_BAR_NC; ++k) s += E[k*FOUR_BAR_NC + i]*nu[k];
+        if (S[i*FOUR_BAR_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*FOUR_BAR_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const four_bar_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < FOUR_BAR_NC; ++k) {
+        four_bar_real s = 0.0;
+        for (i = 0; i < FOUR_BAR_NC; ++i) s += E[k*FOUR_BAR_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < FOUR_BAR_NQ; ++k)
+        for (i = 0; i < FOUR_BAR_NC; ++i) a[k] += Y[i*FOUR_BAR_NQ + k]*nu[i];
+    for (k = FOUR_BAR_NQ - 1; k >= 0; --k) {
+        four_bar_real s = a[k];
+        for (i = k + 1; i < FOUR_BAR_NQ; ++i) s -= M[i*FOUR_BAR_NQ + k]*a[i];
+        a[k] = s/M[k*FOUR_BAR_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static four_bar_real four_bar_conditioning(const four_bar_real S[], int eigenvalues)
+{
+    four_bar_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < FOUR_BAR_NC; ++i) {
+        {
+            const four_bar_real d = eigenvalues ? S[i*FOUR_BAR_NC + i] : S[i*FOUR_BAR_NC + i]*S[i*FOUR_BAR_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void four_bar_zero(four_bar_real a[], int n)
@@ -164,21 +349,37 @@ int four_bar_rhs(four_bar_real t, const four_bar_real state[], const four_bar_re
     four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
     four_bar_real out_dxdt[], four_bar_real out_multipliers[], four_bar_real work[])
 {
-    /* work: M | J | Y | S | nu | w (FOUR_BAR_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (FOUR_BAR_NWORK doubles) */
     four_bar_real *M = work;
     four_bar_real *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
     four_bar_real *Y = J + FOUR_BAR_NC*FOUR_BAR_NQ;
     four_bar_real *S = Y + FOUR_BAR_NC*FOUR_BAR_NQ;
     four_bar_real *nu = S + FOUR_BAR_NC*FOUR_BAR_NC;
     four_bar_real *w = nu + FOUR_BAR_NC;
+    four_bar_real *E = w + FOUR_BAR_NQ;
+    four_bar_real *z = E + FOUR_BAR_NC*FOUR_BAR_NC;
+    four_bar_real *conditioning = z + FOUR_BAR_NC;
     four_bar_real *acceleration = out_dxdt + FOUR_BAR_NQ;
     int i, status;
     four_bar_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*FOUR_BAR_NQ);
     for (i = 0; i < FOUR_BAR_NQ; ++i) out_dxdt[i] = state[FOUR_BAR_NQ + i];
     status = four_bar_factor_kkt(M, J, Y, S);
-    if (status != FOUR_BAR_OK) return status;
-    four_bar_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == FOUR_BAR_RANK_DEFICIENT;
+    if (status == FOUR_BAR_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        four_bar_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*FOUR_BAR_NQ);
+        status = four_bar_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != FOUR_BAR_OK) return status;
+        four_bar_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == FOUR_BAR_OK) {
+        four_bar_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = four_bar_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < FOUR_BAR_NC; ++i) out_multipliers[i] = nu[i];
     return FOUR_BAR_OK;
@@ -253,13 +454,17 @@ int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_b
     four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
     four_bar_real out_dfdx[], four_bar_real out_dfdu[], four_bar_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (FOUR_BAR_NWORK_JACOBIAN doubles) */
     four_bar_real *M = work;
     four_bar_real *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
-    four_bar_real *S = J + 2*FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *Y = J + FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *S = Y + FOUR_BAR_NC*FOUR_BAR_NQ;
     four_bar_real *nu = S + FOUR_BAR_NC*FOUR_BAR_NC;
     four_bar_real *w = nu + FOUR_BAR_NC;
+    four_bar_real *E = w + FOUR_BAR_NQ;
+    four_bar_real *z = E + FOUR_BAR_NC*FOUR_BAR_NC;
+    four_bar_real *conditioning = z + FOUR_BAR_NC;
     four_bar_real *dxdt = work + FOUR_BAR_NWORK;
     four_bar_real *dR_dx = dxdt + FOUR_BAR_NX;
     four_bar_real *dR_du = dR_dx + (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NX;
@@ -285,7 +490,10 @@ int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_b
         const four_bar_real *dR = k < FOUR_BAR_NX ? dR_dx + k : dR_du + (k - FOUR_BAR_NX);
         const int stride = k < FOUR_BAR_NX ? FOUR_BAR_NX : FOUR_BAR_NU;
         for (i = 0; i < (FOUR_BAR_NQ + FOUR_BAR_NC); ++i) column[i] = -dR[i*stride];
-        four_bar_solve_kkt(M, J, S, column, column + FOUR_BAR_NQ, w);
+        if (conditioning[1] != 0.0)
+            four_bar_solve_kkt_min_norm(M, Y, S, E, column, column + FOUR_BAR_NQ, z, 0);
+        else
+            four_bar_solve_kkt(M, J, S, column, column + FOUR_BAR_NQ, w);
         for (i = 0; i < FOUR_BAR_NQ; ++i) {
             if (k < FOUR_BAR_NX) out_dfdx[(FOUR_BAR_NQ + i)*FOUR_BAR_NX + k] = column[i];
             else out_dfdu[(FOUR_BAR_NQ + i)*FOUR_BAR_NU + k - FOUR_BAR_NX] = column[i];

@@ -21,13 +21,13 @@ typedef double four_bar_real;
 #define FOUR_BAR_NX 6  /* state: q, q', the integrals of g */
 #define FOUR_BAR_NP 7  /* parameters: a, b, c, d, ma, mb, mc */
 #define FOUR_BAR_NU 0  /* inputs: none */
-#define FOUR_BAR_NWORK 30  /* doubles of scratch for four_bar_rhs */
+#define FOUR_BAR_NWORK 39  /* doubles of scratch for four_bar_rhs */
 #define FOUR_BAR_NWORK_JACOBIAN (FOUR_BAR_NWORK + 41)  /* ... for four_bar_jacobian */
 #define FOUR_BAR_NWORK_CORRECTION 10  /* ... for four_bar_correction_factor and _solve */
 #define FOUR_BAR_NWORK_STEP (FOUR_BAR_NWORK + 55)  /* ... for four_bar_step */
 #define FOUR_BAR_STEP_TOLERANCE 1e-13  /* four_bar_step's position correction: |phi| it stops at */
 #define FOUR_BAR_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define FOUR_BAR_STACK_ESTIMATE 920  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define FOUR_BAR_STACK_ESTIMATE 1048  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define FOUR_BAR_NH_ARRAY 2
 #define FOUR_BAR_NN_ARRAY 1
 #define FOUR_BAR_NC_ARRAY 2

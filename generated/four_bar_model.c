@@ -36,6 +36,7 @@ const lgc_model four_bar_model = {
     .rhs = four_bar_rhs,
     .kkt_terms = four_bar_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 36,
     .residuals = four_bar_residuals,
     .energy = four_bar_energy,
     .mass_matrix = four_bar_mass_matrix,

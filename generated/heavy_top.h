@@ -24,7 +24,7 @@ typedef double heavy_top_real;
 #define HEAVY_TOP_NWORK 12  /* doubles of scratch for heavy_top_rhs */
 #define HEAVY_TOP_NWORK_JACOBIAN (HEAVY_TOP_NWORK + 27)  /* ... for heavy_top_jacobian */
 #define HEAVY_TOP_NWORK_STEP (HEAVY_TOP_NWORK + 18)  /* ... for heavy_top_step */
-#define HEAVY_TOP_STACK_ESTIMATE 800  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define HEAVY_TOP_STACK_ESTIMATE 928  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define HEAVY_TOP_NH_ARRAY 1
 #define HEAVY_TOP_NN_ARRAY 1
 #define HEAVY_TOP_NC_ARRAY 1

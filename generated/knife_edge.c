@@ -6,6 +6,51 @@
 const knife_edge_real knife_edge_param_defaults[KNIFE_EDGE_NP] = { 1.0 /* m */, 1.0 /* l */ };
 const knife_edge_real knife_edge_initial_state[KNIFE_EDGE_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* phi */, 1.0 /* x' */, 0.0 /* y' */, 1.0 /* phi' */, 0.0 /* int_g1 */ };
 
+/* Internal to knife_edge_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define KNIFE_EDGE_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int knife_edge_cholesky(int n, knife_edge_real a[], knife_edge_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const knife_edge_real scale = a[j*n + j];
+        knife_edge_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            knife_edge_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void knife_edge_cholesky_solve(int n, const knife_edge_real L[], knife_edge_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        knife_edge_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        knife_edge_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -38,7 +83,7 @@ static int knife_edge_factor_kkt(knife_edge_real M[], const knife_edge_real J[],
     S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return KNIFE_EDGE_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return KNIFE_EDGE_RANK_DEFICIENT;
     S[0] = sqrt(d);
     return KNIFE_EDGE_OK;
 }
@@ -71,6 +116,146 @@ static void knife_edge_solve_kkt(const knife_edge_real M[], const knife_edge_rea
     a[0] += w[0];
     a[1] += w[1];
     a[2] += w[2];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int knife_edge_factor_kkt_min_norm(knife_edge_real M[], const knife_edge_real J[], knife_edge_real Y[], knife_edge_real S[], knife_edge_real E[])
+{
+    int i, j, k, sweep;
+    if (!knife_edge_cholesky(KNIFE_EDGE_NQ, M, 1e-13)) return KNIFE_EDGE_SINGULAR_MASS;
+    for (i = 0; i < KNIFE_EDGE_NC; ++i) {
+        for (k = 0; k < KNIFE_EDGE_NQ; ++k) Y[i*KNIFE_EDGE_NQ + k] = J[i*KNIFE_EDGE_NQ + k];
+        knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, Y + i*KNIFE_EDGE_NQ, 0);
+    }
+    for (i = 0; i < KNIFE_EDGE_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            knife_edge_real s = 0.0;
+            for (k = 0; k < KNIFE_EDGE_NQ; ++k) s += Y[i*KNIFE_EDGE_NQ + k]*Y[j*KNIFE_EDGE_NQ + k];
+            S[i*KNIFE_EDGE_NC + j] = s;
+            S[j*KNIFE_EDGE_NC + i] = s;
+            E[i*KNIFE_EDGE_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*KNIFE_EDGE_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        knife_edge_real off = 0.0, all = 0.0;
+        for (i = 0; i < KNIFE_EDGE_NC; ++i)
+            for (j = 0; j < KNIFE_EDGE_NC; ++j) {
+                const knife_edge_real e = S[i*KNIFE_EDGE_NC + j]*S[i*KNIFE_EDGE_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < KNIFE_EDGE_NC; ++i)
+            for (j = i + 1; j < KNIFE_EDGE_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const knife_edge_real sij = S[i*KNIFE_EDGE_NC + j];
+                knife_edge_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*KNIFE_EDGE_NC + j] - S[i*KNIFE_EDGE_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < KNIFE_EDGE_NC; ++k) {
+                    const knife_edge_real x = S[k*KNIFE_EDGE_NC + i], y = S[k*KNIFE_EDGE_NC + j];
+                    S[k*KNIFE_EDGE_NC + i] = c*x - s*y;
+                    S[k*KNIFE_EDGE_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < KNIFE_EDGE_NC; ++k) {
+                    const knife_edge_real x = S[i*KNIFE_EDGE_NC + k], y = S[j*KNIFE_EDGE_NC + k];
+                    S[i*KNIFE_EDGE_NC + k] = c*x - s*y;
+                    S[j*KNIFE_EDGE_NC + k] = s*x + c*y;
+                }
+                S[i*KNIFE_EDGE_NC + j] = 0.0;
+                S[j*KNIFE_EDGE_NC + i] = 0.0;
+                for (k = 0; k < KNIFE_EDGE_NC; ++k) {
+                    const knife_edge_real x = E[k*KNIFE_EDGE_NC + i], y = E[k*KNIFE_EDGE_NC + j];
+                    E[k*KNIFE_EDGE_NC + i] = c*x - s*y;
+                    E[k*KNIFE_EDGE_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return KNIFE_EDGE_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void knife_edge_solve_kkt_min_norm(const knife_edge_real M[], const knife_edge_real Y[], const knife_edge_real S[], const knife_edge_real E[],
+                               knife_edge_real a[], knife_edge_real nu[], knife_edge_real z[], knife_edge_real *inconsistency)
+{
+    int i, k;
+    knife_edge_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, a, 0);
+    for (i = 0; i < KNIFE_EDGE_NC; ++i) {
+        for (k = 0; k < KNIFE_EDGE_NQ; ++k) nu[i] -= Y[i*KNIFE_EDGE_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*KNIFE_EDGE_NC + i] > top) top = S[i*KNIFE_EDGE_NC + i];
+    }
+    for (k = 0; k < KNIFE_EDGE_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < KNIFE_EDGE_NC; ++i) {
+        knife_edge_real s = 0.0;
+        for (k = 0; k < KNIFE_EDGE_NC; ++k) s += E[k*KNIFE_EDGE_NC + i]*nu[k];
+        if (S[i*KNIFE_EDGE_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*KNIFE_EDGE_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const knife_edge_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < KNIFE_EDGE_NC; ++k) {
+        knife_edge_real s = 0.0;
+        for (i = 0; i < KNIFE_EDGE_NC; ++i) s += E[k*KNIFE_EDGE_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < KNIFE_EDGE_NQ; ++k)
+        for (i = 0; i < KNIFE_EDGE_NC; ++i) a[k] += Y[i*KNIFE_EDGE_NQ + k]*nu[i];
+    for (k = KNIFE_EDGE_NQ - 1; k >= 0; --k) {
+        knife_edge_real s = a[k];
+        for (i = k + 1; i < KNIFE_EDGE_NQ; ++i) s -= M[i*KNIFE_EDGE_NQ + k]*a[i];
+        a[k] = s/M[k*KNIFE_EDGE_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static knife_edge_real knife_edge_conditioning(const knife_edge_real S[], int eigenvalues)
+{
+    knife_edge_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < KNIFE_EDGE_NC; ++i) {
+        {
+            const knife_edge_real d = eigenvalues ? S[i*KNIFE_EDGE_NC + i] : S[i*KNIFE_EDGE_NC + i]*S[i*KNIFE_EDGE_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void knife_edge_zero(knife_edge_real a[], int n)
@@ -132,21 +317,37 @@ int knife_edge_rhs(knife_edge_real t, const knife_edge_real state[], const knife
     knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
     knife_edge_real out_dxdt[], knife_edge_real out_multipliers[], knife_edge_real work[])
 {
-    /* work: M | J | Y | S | nu | w (KNIFE_EDGE_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (KNIFE_EDGE_NWORK doubles) */
     knife_edge_real *M = work;
     knife_edge_real *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
     knife_edge_real *Y = J + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
     knife_edge_real *S = Y + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
     knife_edge_real *nu = S + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
     knife_edge_real *w = nu + KNIFE_EDGE_NC;
+    knife_edge_real *E = w + KNIFE_EDGE_NQ;
+    knife_edge_real *z = E + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
+    knife_edge_real *conditioning = z + KNIFE_EDGE_NC;
     knife_edge_real *acceleration = out_dxdt + KNIFE_EDGE_NQ;
     int i, status;
     knife_edge_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*KNIFE_EDGE_NQ);
     for (i = 0; i < KNIFE_EDGE_NQ; ++i) out_dxdt[i] = state[KNIFE_EDGE_NQ + i];
     status = knife_edge_factor_kkt(M, J, Y, S);
-    if (status != KNIFE_EDGE_OK) return status;
-    knife_edge_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == KNIFE_EDGE_RANK_DEFICIENT;
+    if (status == KNIFE_EDGE_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        knife_edge_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*KNIFE_EDGE_NQ);
+        status = knife_edge_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != KNIFE_EDGE_OK) return status;
+        knife_edge_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == KNIFE_EDGE_OK) {
+        knife_edge_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = knife_edge_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < KNIFE_EDGE_NC; ++i) out_multipliers[i] = nu[i];
     return KNIFE_EDGE_OK;
@@ -195,13 +396,17 @@ int knife_edge_jacobian(knife_edge_real t, const knife_edge_real state[], const 
     knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
     knife_edge_real out_dfdx[], knife_edge_real out_dfdu[], knife_edge_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (KNIFE_EDGE_NWORK_JACOBIAN doubles) */
     knife_edge_real *M = work;
     knife_edge_real *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
-    knife_edge_real *S = J + 2*KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *Y = J + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *S = Y + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
     knife_edge_real *nu = S + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
     knife_edge_real *w = nu + KNIFE_EDGE_NC;
+    knife_edge_real *E = w + KNIFE_EDGE_NQ;
+    knife_edge_real *z = E + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
+    knife_edge_real *conditioning = z + KNIFE_EDGE_NC;
     knife_edge_real *dxdt = work + KNIFE_EDGE_NWORK;
     knife_edge_real *dR_dx = dxdt + KNIFE_EDGE_NX;
     knife_edge_real *dR_du = dR_dx + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NX;
@@ -227,7 +432,10 @@ int knife_edge_jacobian(knife_edge_real t, const knife_edge_real state[], const 
         const knife_edge_real *dR = k < KNIFE_EDGE_NX ? dR_dx + k : dR_du + (k - KNIFE_EDGE_NX);
         const int stride = k < KNIFE_EDGE_NX ? KNIFE_EDGE_NX : KNIFE_EDGE_NU;
         for (i = 0; i < (KNIFE_EDGE_NQ + KNIFE_EDGE_NC); ++i) column[i] = -dR[i*stride];
-        knife_edge_solve_kkt(M, J, S, column, column + KNIFE_EDGE_NQ, w);
+        if (conditioning[1] != 0.0)
+            knife_edge_solve_kkt_min_norm(M, Y, S, E, column, column + KNIFE_EDGE_NQ, z, 0);
+        else
+            knife_edge_solve_kkt(M, J, S, column, column + KNIFE_EDGE_NQ, w);
         for (i = 0; i < KNIFE_EDGE_NQ; ++i) {
             if (k < KNIFE_EDGE_NX) out_dfdx[(KNIFE_EDGE_NQ + i)*KNIFE_EDGE_NX + k] = column[i];
             else out_dfdu[(KNIFE_EDGE_NQ + i)*KNIFE_EDGE_NU + k - KNIFE_EDGE_NX] = column[i];

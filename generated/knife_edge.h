@@ -21,13 +21,13 @@ typedef double knife_edge_real;
 #define KNIFE_EDGE_NX 7  /* state: q, q', the integrals of g */
 #define KNIFE_EDGE_NP 2  /* parameters: m, l */
 #define KNIFE_EDGE_NU 0  /* inputs: none */
-#define KNIFE_EDGE_NWORK 20  /* doubles of scratch for knife_edge_rhs */
+#define KNIFE_EDGE_NWORK 25  /* doubles of scratch for knife_edge_rhs */
 #define KNIFE_EDGE_NWORK_JACOBIAN (KNIFE_EDGE_NWORK + 46)  /* ... for knife_edge_jacobian */
 #define KNIFE_EDGE_NWORK_CORRECTION 4  /* ... for knife_edge_correction_factor and _solve */
 #define KNIFE_EDGE_NWORK_STEP (KNIFE_EDGE_NWORK + 42)  /* ... for knife_edge_step */
 #define KNIFE_EDGE_STEP_TOLERANCE 1e-13  /* knife_edge_step's position correction: |phi| it stops at */
 #define KNIFE_EDGE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define KNIFE_EDGE_STACK_ESTIMATE 740  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define KNIFE_EDGE_STACK_ESTIMATE 868  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define KNIFE_EDGE_NH_ARRAY 1
 #define KNIFE_EDGE_NN_ARRAY 1
 #define KNIFE_EDGE_NC_ARRAY 1

@@ -36,6 +36,7 @@ const lgc_model knife_edge_model = {
     .rhs = knife_edge_rhs,
     .kkt_terms = knife_edge_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 22,
     .residuals = knife_edge_residuals,
     .energy = knife_edge_energy,
     .mass_matrix = knife_edge_mass_matrix,

@@ -6,6 +6,51 @@
 const leaning_disk_real leaning_disk_param_defaults[LEANING_DISK_NP] = { 1.0 /* m */, 0.5 /* R */, 9.81 /* g */ };
 const leaning_disk_real leaning_disk_initial_state[LEANING_DISK_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* psi */, 0.0 /* theta */, 0.0 /* phi */, 3.0 /* x' */, 0.0 /* y' */, 0.0 /* psi' */, 0.0 /* theta' */, 6.0 /* phi' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
 
+/* Internal to leaning_disk_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define LEANING_DISK_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int leaning_disk_cholesky(int n, leaning_disk_real a[], leaning_disk_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const leaning_disk_real scale = a[j*n + j];
+        leaning_disk_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            leaning_disk_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void leaning_disk_cholesky_solve(int n, const leaning_disk_real L[], leaning_disk_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        leaning_disk_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        leaning_disk_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -56,11 +101,11 @@ static int leaning_disk_factor_kkt(leaning_disk_real M[], const leaning_disk_rea
     S[3] = Y[6]*Y[6] + Y[7]*Y[7] + Y[8]*Y[8] + Y[9]*Y[9];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return LEANING_DISK_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return LEANING_DISK_RANK_DEFICIENT;
     S[0] = sqrt(d);
     S[2] = S[2]/S[0];
     d = S[3] - S[2]*S[2];
-    if (!(d > 1e-13*S[3])) return LEANING_DISK_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[3])) return LEANING_DISK_RANK_DEFICIENT;
     S[3] = sqrt(d);
     return LEANING_DISK_OK;
 }
@@ -108,6 +153,146 @@ static void leaning_disk_solve_kkt(const leaning_disk_real M[], const leaning_di
     a[2] += w[2];
     a[3] += w[3];
     a[4] += w[4];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int leaning_disk_factor_kkt_min_norm(leaning_disk_real M[], const leaning_disk_real J[], leaning_disk_real Y[], leaning_disk_real S[], leaning_disk_real E[])
+{
+    int i, j, k, sweep;
+    if (!leaning_disk_cholesky(LEANING_DISK_NQ, M, 1e-13)) return LEANING_DISK_SINGULAR_MASS;
+    for (i = 0; i < LEANING_DISK_NC; ++i) {
+        for (k = 0; k < LEANING_DISK_NQ; ++k) Y[i*LEANING_DISK_NQ + k] = J[i*LEANING_DISK_NQ + k];
+        leaning_disk_cholesky_solve(LEANING_DISK_NQ, M, Y + i*LEANING_DISK_NQ, 0);
+    }
+    for (i = 0; i < LEANING_DISK_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            leaning_disk_real s = 0.0;
+            for (k = 0; k < LEANING_DISK_NQ; ++k) s += Y[i*LEANING_DISK_NQ + k]*Y[j*LEANING_DISK_NQ + k];
+            S[i*LEANING_DISK_NC + j] = s;
+            S[j*LEANING_DISK_NC + i] = s;
+            E[i*LEANING_DISK_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*LEANING_DISK_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        leaning_disk_real off = 0.0, all = 0.0;
+        for (i = 0; i < LEANING_DISK_NC; ++i)
+            for (j = 0; j < LEANING_DISK_NC; ++j) {
+                const leaning_disk_real e = S[i*LEANING_DISK_NC + j]*S[i*LEANING_DISK_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < LEANING_DISK_NC; ++i)
+            for (j = i + 1; j < LEANING_DISK_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const leaning_disk_real sij = S[i*LEANING_DISK_NC + j];
+                leaning_disk_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*LEANING_DISK_NC + j] - S[i*LEANING_DISK_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < LEANING_DISK_NC; ++k) {
+                    const leaning_disk_real x = S[k*LEANING_DISK_NC + i], y = S[k*LEANING_DISK_NC + j];
+                    S[k*LEANING_DISK_NC + i] = c*x - s*y;
+                    S[k*LEANING_DISK_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < LEANING_DISK_NC; ++k) {
+                    const leaning_disk_real x = S[i*LEANING_DISK_NC + k], y = S[j*LEANING_DISK_NC + k];
+                    S[i*LEANING_DISK_NC + k] = c*x - s*y;
+                    S[j*LEANING_DISK_NC + k] = s*x + c*y;
+                }
+                S[i*LEANING_DISK_NC + j] = 0.0;
+                S[j*LEANING_DISK_NC + i] = 0.0;
+                for (k = 0; k < LEANING_DISK_NC; ++k) {
+                    const leaning_disk_real x = E[k*LEANING_DISK_NC + i], y = E[k*LEANING_DISK_NC + j];
+                    E[k*LEANING_DISK_NC + i] = c*x - s*y;
+                    E[k*LEANING_DISK_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return LEANING_DISK_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void leaning_disk_solve_kkt_min_norm(const leaning_disk_real M[], const leaning_disk_real Y[], const leaning_disk_real S[], const leaning_disk_real E[],
+                               leaning_disk_real a[], leaning_disk_real nu[], leaning_disk_real z[], leaning_disk_real *inconsistency)
+{
+    int i, k;
+    leaning_disk_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    leaning_disk_cholesky_solve(LEANING_DISK_NQ, M, a, 0);
+    for (i = 0; i < LEANING_DISK_NC; ++i) {
+        for (k = 0; k < LEANING_DISK_NQ; ++k) nu[i] -= Y[i*LEANING_DISK_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*LEANING_DISK_NC + i] > top) top = S[i*LEANING_DISK_NC + i];
+    }
+    for (k = 0; k < LEANING_DISK_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < LEANING_DISK_NC; ++i) {
+        leaning_disk_real s = 0.0;
+        for (k = 0; k < LEANING_DISK_NC; ++k) s += E[k*LEANING_DISK_NC + i]*nu[k];
+        if (S[i*LEANING_DISK_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*LEANING_DISK_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const leaning_disk_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < LEANING_DISK_NC; ++k) {
+        leaning_disk_real s = 0.0;
+        for (i = 0; i < LEANING_DISK_NC; ++i) s += E[k*LEANING_DISK_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < LEANING_DISK_NQ; ++k)
+        for (i = 0; i < LEANING_DISK_NC; ++i) a[k] += Y[i*LEANING_DISK_NQ + k]*nu[i];
+    for (k = LEANING_DISK_NQ - 1; k >= 0; --k) {
+        leaning_disk_real s = a[k];
+        for (i = k + 1; i < LEANING_DISK_NQ; ++i) s -= M[i*LEANING_DISK_NQ + k]*a[i];
+        a[k] = s/M[k*LEANING_DISK_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static leaning_disk_real leaning_disk_conditioning(const leaning_disk_real S[], int eigenvalues)
+{
+    leaning_disk_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < LEANING_DISK_NC; ++i) {
+        {
+            const leaning_disk_real d = eigenvalues ? S[i*LEANING_DISK_NC + i] : S[i*LEANING_DISK_NC + i]*S[i*LEANING_DISK_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void leaning_disk_zero(leaning_disk_real a[], int n)
@@ -193,21 +378,37 @@ int leaning_disk_rhs(leaning_disk_real t, const leaning_disk_real state[], const
     leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
     leaning_disk_real out_dxdt[], leaning_disk_real out_multipliers[], leaning_disk_real work[])
 {
-    /* work: M | J | Y | S | nu | w (LEANING_DISK_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (LEANING_DISK_NWORK doubles) */
     leaning_disk_real *M = work;
     leaning_disk_real *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
     leaning_disk_real *Y = J + LEANING_DISK_NC*LEANING_DISK_NQ;
     leaning_disk_real *S = Y + LEANING_DISK_NC*LEANING_DISK_NQ;
     leaning_disk_real *nu = S + LEANING_DISK_NC*LEANING_DISK_NC;
     leaning_disk_real *w = nu + LEANING_DISK_NC;
+    leaning_disk_real *E = w + LEANING_DISK_NQ;
+    leaning_disk_real *z = E + LEANING_DISK_NC*LEANING_DISK_NC;
+    leaning_disk_real *conditioning = z + LEANING_DISK_NC;
     leaning_disk_real *acceleration = out_dxdt + LEANING_DISK_NQ;
     int i, status;
     leaning_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*LEANING_DISK_NQ);
     for (i = 0; i < LEANING_DISK_NQ; ++i) out_dxdt[i] = state[LEANING_DISK_NQ + i];
     status = leaning_disk_factor_kkt(M, J, Y, S);
-    if (status != LEANING_DISK_OK) return status;
-    leaning_disk_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == LEANING_DISK_RANK_DEFICIENT;
+    if (status == LEANING_DISK_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        leaning_disk_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*LEANING_DISK_NQ);
+        status = leaning_disk_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != LEANING_DISK_OK) return status;
+        leaning_disk_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == LEANING_DISK_OK) {
+        leaning_disk_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = leaning_disk_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < LEANING_DISK_NC; ++i) out_multipliers[i] = nu[i];
     return LEANING_DISK_OK;
@@ -302,13 +503,17 @@ int leaning_disk_jacobian(leaning_disk_real t, const leaning_disk_real state[], 
     leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
     leaning_disk_real out_dfdx[], leaning_disk_real out_dfdu[], leaning_disk_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (LEANING_DISK_NWORK_JACOBIAN doubles) */
     leaning_disk_real *M = work;
     leaning_disk_real *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
-    leaning_disk_real *S = J + 2*LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *Y = J + LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *S = Y + LEANING_DISK_NC*LEANING_DISK_NQ;
     leaning_disk_real *nu = S + LEANING_DISK_NC*LEANING_DISK_NC;
     leaning_disk_real *w = nu + LEANING_DISK_NC;
+    leaning_disk_real *E = w + LEANING_DISK_NQ;
+    leaning_disk_real *z = E + LEANING_DISK_NC*LEANING_DISK_NC;
+    leaning_disk_real *conditioning = z + LEANING_DISK_NC;
     leaning_disk_real *dxdt = work + LEANING_DISK_NWORK;
     leaning_disk_real *dR_dx = dxdt + LEANING_DISK_NX;
     leaning_disk_real *dR_du = dR_dx + (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NX;
@@ -334,7 +539,10 @@ int leaning_disk_jacobian(leaning_disk_real t, const leaning_disk_real state[], 
         const leaning_disk_real *dR = k < LEANING_DISK_NX ? dR_dx + k : dR_du + (k - LEANING_DISK_NX);
         const int stride = k < LEANING_DISK_NX ? LEANING_DISK_NX : LEANING_DISK_NU;
         for (i = 0; i < (LEANING_DISK_NQ + LEANING_DISK_NC); ++i) column[i] = -dR[i*stride];
-        leaning_disk_solve_kkt(M, J, S, column, column + LEANING_DISK_NQ, w);
+        if (conditioning[1] != 0.0)
+            leaning_disk_solve_kkt_min_norm(M, Y, S, E, column, column + LEANING_DISK_NQ, z, 0);
+        else
+            leaning_disk_solve_kkt(M, J, S, column, column + LEANING_DISK_NQ, w);
         for (i = 0; i < LEANING_DISK_NQ; ++i) {
             if (k < LEANING_DISK_NX) out_dfdx[(LEANING_DISK_NQ + i)*LEANING_DISK_NX + k] = column[i];
             else out_dfdu[(LEANING_DISK_NQ + i)*LEANING_DISK_NU + k - LEANING_DISK_NX] = column[i];

@@ -38,6 +38,7 @@ const lgc_model leaning_disk_body_model = {
     .rhs = leaning_disk_body_rhs,
     .kkt_terms = leaning_disk_body_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 62,
     .residuals = leaning_disk_body_residuals,
     .energy = leaning_disk_body_energy,
     .mass_matrix = leaning_disk_body_mass_matrix,

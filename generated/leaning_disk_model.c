@@ -36,6 +36,7 @@ const lgc_model leaning_disk_model = {
     .rhs = leaning_disk_rhs,
     .kkt_terms = leaning_disk_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 62,
     .residuals = leaning_disk_residuals,
     .energy = leaning_disk_energy,
     .mass_matrix = leaning_disk_mass_matrix,

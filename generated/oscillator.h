@@ -24,7 +24,7 @@ typedef double oscillator_real;
 #define OSCILLATOR_NWORK 2  /* doubles of scratch for oscillator_rhs */
 #define OSCILLATOR_NWORK_JACOBIAN (OSCILLATOR_NWORK + 5)  /* ... for oscillator_jacobian */
 #define OSCILLATOR_NWORK_STEP (OSCILLATOR_NWORK + 6)  /* ... for oscillator_step */
-#define OSCILLATOR_STACK_ESTIMATE 670  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define OSCILLATOR_STACK_ESTIMATE 798  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define OSCILLATOR_NH_ARRAY 1
 #define OSCILLATOR_NN_ARRAY 1
 #define OSCILLATOR_NC_ARRAY 1

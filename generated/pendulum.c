@@ -6,6 +6,51 @@
 const pendulum_real pendulum_param_defaults[PENDULUM_NP] = { 1.0 /* m */, 1.0 /* l */, 9.81 /* g */ };
 const pendulum_real pendulum_initial_state[PENDULUM_NX] = { 0.479425538604203 /* x */, -0.8775825618903728 /* y */, 0.0 /* x' */, 0.0 /* y' */ };
 
+/* Internal to pendulum_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define PENDULUM_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int pendulum_cholesky(int n, pendulum_real a[], pendulum_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const pendulum_real scale = a[j*n + j];
+        pendulum_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            pendulum_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void pendulum_cholesky_solve(int n, const pendulum_real L[], pendulum_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        pendulum_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        pendulum_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -32,7 +77,7 @@ static int pendulum_factor_kkt(pendulum_real M[], const pendulum_real J[], pendu
     S[0] = Y[0]*Y[0] + Y[1]*Y[1];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return PENDULUM_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return PENDULUM_RANK_DEFICIENT;
     S[0] = sqrt(d);
     return PENDULUM_OK;
 }
@@ -59,6 +104,146 @@ static void pendulum_solve_kkt(const pendulum_real M[], const pendulum_real J[],
     w[0] = w[0]/M[0];
     a[0] += w[0];
     a[1] += w[1];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int pendulum_factor_kkt_min_norm(pendulum_real M[], const pendulum_real J[], pendulum_real Y[], pendulum_real S[], pendulum_real E[])
+{
+    int i, j, k, sweep;
+    if (!pendulum_cholesky(PENDULUM_NQ, M, 1e-13)) return PENDULUM_SINGULAR_MASS;
+    for (i = 0; i < PENDULUM_NC; ++i) {
+        for (k = 0; k < PENDULUM_NQ; ++k) Y[i*PENDULUM_NQ + k] = J[i*PENDULUM_NQ + k];
+        pendulum_cholesky_solve(PENDULUM_NQ, M, Y + i*PENDULUM_NQ, 0);
+    }
+    for (i = 0; i < PENDULUM_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            pendulum_real s = 0.0;
+            for (k = 0; k < PENDULUM_NQ; ++k) s += Y[i*PENDULUM_NQ + k]*Y[j*PENDULUM_NQ + k];
+            S[i*PENDULUM_NC + j] = s;
+            S[j*PENDULUM_NC + i] = s;
+            E[i*PENDULUM_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*PENDULUM_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        pendulum_real off = 0.0, all = 0.0;
+        for (i = 0; i < PENDULUM_NC; ++i)
+            for (j = 0; j < PENDULUM_NC; ++j) {
+                const pendulum_real e = S[i*PENDULUM_NC + j]*S[i*PENDULUM_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < PENDULUM_NC; ++i)
+            for (j = i + 1; j < PENDULUM_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const pendulum_real sij = S[i*PENDULUM_NC + j];
+                pendulum_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*PENDULUM_NC + j] - S[i*PENDULUM_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < PENDULUM_NC; ++k) {
+                    const pendulum_real x = S[k*PENDULUM_NC + i], y = S[k*PENDULUM_NC + j];
+                    S[k*PENDULUM_NC + i] = c*x - s*y;
+                    S[k*PENDULUM_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < PENDULUM_NC; ++k) {
+                    const pendulum_real x = S[i*PENDULUM_NC + k], y = S[j*PENDULUM_NC + k];
+                    S[i*PENDULUM_NC + k] = c*x - s*y;
+                    S[j*PENDULUM_NC + k] = s*x + c*y;
+                }
+                S[i*PENDULUM_NC + j] = 0.0;
+                S[j*PENDULUM_NC + i] = 0.0;
+                for (k = 0; k < PENDULUM_NC; ++k) {
+                    const pendulum_real x = E[k*PENDULUM_NC + i], y = E[k*PENDULUM_NC + j];
+                    E[k*PENDULUM_NC + i] = c*x - s*y;
+                    E[k*PENDULUM_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return PENDULUM_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void pendulum_solve_kkt_min_norm(const pendulum_real M[], const pendulum_real Y[], const pendulum_real S[], const pendulum_real E[],
+                               pendulum_real a[], pendulum_real nu[], pendulum_real z[], pendulum_real *inconsistency)
+{
+    int i, k;
+    pendulum_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    pendulum_cholesky_solve(PENDULUM_NQ, M, a, 0);
+    for (i = 0; i < PENDULUM_NC; ++i) {
+        for (k = 0; k < PENDULUM_NQ; ++k) nu[i] -= Y[i*PENDULUM_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*PENDULUM_NC + i] > top) top = S[i*PENDULUM_NC + i];
+    }
+    for (k = 0; k < PENDULUM_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < PENDULUM_NC; ++i) {
+        pendulum_real s = 0.0;
+        for (k = 0; k < PENDULUM_NC; ++k) s += E[k*PENDULUM_NC + i]*nu[k];
+        if (S[i*PENDULUM_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*PENDULUM_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const pendulum_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < PENDULUM_NC; ++k) {
+        pendulum_real s = 0.0;
+        for (i = 0; i < PENDULUM_NC; ++i) s += E[k*PENDULUM_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < PENDULUM_NQ; ++k)
+        for (i = 0; i < PENDULUM_NC; ++i) a[k] += Y[i*PENDULUM_NQ + k]*nu[i];
+    for (k = PENDULUM_NQ - 1; k >= 0; --k) {
+        pendulum_real s = a[k];
+        for (i = k + 1; i < PENDULUM_NQ; ++i) s -= M[i*PENDULUM_NQ + k]*a[i];
+        a[k] = s/M[k*PENDULUM_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static pendulum_real pendulum_conditioning(const pendulum_real S[], int eigenvalues)
+{
+    pendulum_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < PENDULUM_NC; ++i) {
+        {
+            const pendulum_real d = eigenvalues ? S[i*PENDULUM_NC + i] : S[i*PENDULUM_NC + i]*S[i*PENDULUM_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void pendulum_zero(pendulum_real a[], int n)
@@ -109,21 +294,37 @@ int pendulum_rhs(pendulum_real t, const pendulum_real state[], const pendulum_re
     pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
     pendulum_real out_dxdt[], pendulum_real out_multipliers[], pendulum_real work[])
 {
-    /* work: M | J | Y | S | nu | w (PENDULUM_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (PENDULUM_NWORK doubles) */
     pendulum_real *M = work;
     pendulum_real *J = M + PENDULUM_NQ*PENDULUM_NQ;
     pendulum_real *Y = J + PENDULUM_NC*PENDULUM_NQ;
     pendulum_real *S = Y + PENDULUM_NC*PENDULUM_NQ;
     pendulum_real *nu = S + PENDULUM_NC*PENDULUM_NC;
     pendulum_real *w = nu + PENDULUM_NC;
+    pendulum_real *E = w + PENDULUM_NQ;
+    pendulum_real *z = E + PENDULUM_NC*PENDULUM_NC;
+    pendulum_real *conditioning = z + PENDULUM_NC;
     pendulum_real *acceleration = out_dxdt + PENDULUM_NQ;
     int i, status;
     pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*PENDULUM_NQ);
     for (i = 0; i < PENDULUM_NQ; ++i) out_dxdt[i] = state[PENDULUM_NQ + i];
     status = pendulum_factor_kkt(M, J, Y, S);
-    if (status != PENDULUM_OK) return status;
-    pendulum_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == PENDULUM_RANK_DEFICIENT;
+    if (status == PENDULUM_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        pendulum_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*PENDULUM_NQ);
+        status = pendulum_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != PENDULUM_OK) return status;
+        pendulum_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == PENDULUM_OK) {
+        pendulum_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = pendulum_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < PENDULUM_NC; ++i) out_multipliers[i] = nu[i];
     return PENDULUM_OK;
@@ -159,13 +360,17 @@ int pendulum_jacobian(pendulum_real t, const pendulum_real state[], const pendul
     pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
     pendulum_real out_dfdx[], pendulum_real out_dfdu[], pendulum_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (PENDULUM_NWORK_JACOBIAN doubles) */
     pendulum_real *M = work;
     pendulum_real *J = M + PENDULUM_NQ*PENDULUM_NQ;
-    pendulum_real *S = J + 2*PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *Y = J + PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *S = Y + PENDULUM_NC*PENDULUM_NQ;
     pendulum_real *nu = S + PENDULUM_NC*PENDULUM_NC;
     pendulum_real *w = nu + PENDULUM_NC;
+    pendulum_real *E = w + PENDULUM_NQ;
+    pendulum_real *z = E + PENDULUM_NC*PENDULUM_NC;
+    pendulum_real *conditioning = z + PENDULUM_NC;
     pendulum_real *dxdt = work + PENDULUM_NWORK;
     pendulum_real *dR_dx = dxdt + PENDULUM_NX;
     pendulum_real *dR_du = dR_dx + (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NX;
@@ -191,7 +396,10 @@ int pendulum_jacobian(pendulum_real t, const pendulum_real state[], const pendul
         const pendulum_real *dR = k < PENDULUM_NX ? dR_dx + k : dR_du + (k - PENDULUM_NX);
         const int stride = k < PENDULUM_NX ? PENDULUM_NX : PENDULUM_NU;
         for (i = 0; i < (PENDULUM_NQ + PENDULUM_NC); ++i) column[i] = -dR[i*stride];
-        pendulum_solve_kkt(M, J, S, column, column + PENDULUM_NQ, w);
+        if (conditioning[1] != 0.0)
+            pendulum_solve_kkt_min_norm(M, Y, S, E, column, column + PENDULUM_NQ, z, 0);
+        else
+            pendulum_solve_kkt(M, J, S, column, column + PENDULUM_NQ, w);
         for (i = 0; i < PENDULUM_NQ; ++i) {
             if (k < PENDULUM_NX) out_dfdx[(PENDULUM_NQ + i)*PENDULUM_NX + k] = column[i];
             else out_dfdu[(PENDULUM_NQ + i)*PENDULUM_NU + k - PENDULUM_NX] = column[i];

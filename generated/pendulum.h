@@ -21,13 +21,13 @@ typedef double pendulum_real;
 #define PENDULUM_NX 4  /* state: q, q', the integrals of g */
 #define PENDULUM_NP 3  /* parameters: m, l, g */
 #define PENDULUM_NU 0  /* inputs: none */
-#define PENDULUM_NWORK 12  /* doubles of scratch for pendulum_rhs */
+#define PENDULUM_NWORK 17  /* doubles of scratch for pendulum_rhs */
 #define PENDULUM_NWORK_JACOBIAN (PENDULUM_NWORK + 19)  /* ... for pendulum_jacobian */
 #define PENDULUM_NWORK_CORRECTION 3  /* ... for pendulum_correction_factor and _solve */
 #define PENDULUM_NWORK_STEP (PENDULUM_NWORK + 28)  /* ... for pendulum_step */
 #define PENDULUM_STEP_TOLERANCE 1e-13  /* pendulum_step's position correction: |phi| it stops at */
 #define PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define PENDULUM_STACK_ESTIMATE 710  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define PENDULUM_STACK_ESTIMATE 838  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define PENDULUM_NH_ARRAY 1
 #define PENDULUM_NN_ARRAY 1
 #define PENDULUM_NC_ARRAY 1

@@ -24,7 +24,7 @@ typedef double pendulum_angle_real;
 #define PENDULUM_ANGLE_NWORK 2  /* doubles of scratch for pendulum_angle_rhs */
 #define PENDULUM_ANGLE_NWORK_JACOBIAN (PENDULUM_ANGLE_NWORK + 5)  /* ... for pendulum_angle_jacobian */
 #define PENDULUM_ANGLE_NWORK_STEP (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_step */
-#define PENDULUM_ANGLE_STACK_ESTIMATE 700  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define PENDULUM_ANGLE_STACK_ESTIMATE 828  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define PENDULUM_ANGLE_NH_ARRAY 1
 #define PENDULUM_ANGLE_NN_ARRAY 1
 #define PENDULUM_ANGLE_NC_ARRAY 1

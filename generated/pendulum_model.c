@@ -36,6 +36,7 @@ const lgc_model pendulum_model = {
     .rhs = pendulum_rhs,
     .kkt_terms = pendulum_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 14,
     .residuals = pendulum_residuals,
     .energy = pendulum_energy,
     .mass_matrix = pendulum_mass_matrix,

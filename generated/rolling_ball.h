@@ -21,13 +21,13 @@ typedef double rolling_ball_real;
 #define ROLLING_BALL_NX 14  /* state: q, q', the integrals of g */
 #define ROLLING_BALL_NP 3  /* parameters: m, r, k */
 #define ROLLING_BALL_NU 0  /* inputs: none */
-#define ROLLING_BALL_NWORK 90  /* doubles of scratch for rolling_ball_rhs */
+#define ROLLING_BALL_NWORK 105  /* doubles of scratch for rolling_ball_rhs */
 #define ROLLING_BALL_NWORK_JACOBIAN (ROLLING_BALL_NWORK + 177)  /* ... for rolling_ball_jacobian */
 #define ROLLING_BALL_NWORK_CORRECTION 27  /* ... for rolling_ball_correction_factor and _solve */
 #define ROLLING_BALL_NWORK_STEP (ROLLING_BALL_NWORK + 142)  /* ... for rolling_ball_step */
 #define ROLLING_BALL_STEP_TOLERANCE 1e-13  /* rolling_ball_step's position correction: |phi| it stops at */
 #define ROLLING_BALL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define ROLLING_BALL_STACK_ESTIMATE 830  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define ROLLING_BALL_STACK_ESTIMATE 958  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define ROLLING_BALL_NH_ARRAY 1
 #define ROLLING_BALL_NN_ARRAY 2
 #define ROLLING_BALL_NC_ARRAY 3

@@ -36,6 +36,7 @@ const lgc_model rolling_ball_model = {
     .rhs = rolling_ball_rhs,
     .kkt_terms = rolling_ball_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 102,
     .residuals = rolling_ball_residuals,
     .energy = rolling_ball_energy,
     .mass_matrix = rolling_ball_mass_matrix,

@@ -6,6 +6,51 @@
 const rolling_disk_real rolling_disk_param_defaults[ROLLING_DISK_NP] = { 1.0 /* m */, 0.5 /* r */ };
 const rolling_disk_real rolling_disk_initial_state[ROLLING_DISK_NX] = { 0.0 /* x */, 0.0 /* y */, 0.0 /* th */, 0.0 /* ph */, 2.0 /* x' */, 0.0 /* y' */, 1.0 /* th' */, 4.0 /* ph' */, 0.0 /* int_g1 */, 0.0 /* int_g2 */ };
 
+/* Internal to rolling_disk_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define ROLLING_DISK_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int rolling_disk_cholesky(int n, rolling_disk_real a[], rolling_disk_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const rolling_disk_real scale = a[j*n + j];
+        rolling_disk_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            rolling_disk_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void rolling_disk_cholesky_solve(int n, const rolling_disk_real L[], rolling_disk_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        rolling_disk_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        rolling_disk_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -42,11 +87,11 @@ static int rolling_disk_factor_kkt(rolling_disk_real M[], const rolling_disk_rea
     S[3] = Y[5]*Y[5] + Y[7]*Y[7];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return ROLLING_DISK_RANK_DEFICIENT;
     S[0] = sqrt(d);
     S[2] = S[2]/S[0];
     d = S[3] - S[2]*S[2];
-    if (!(d > 1e-13*S[3])) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[3])) return ROLLING_DISK_RANK_DEFICIENT;
     S[3] = sqrt(d);
     return ROLLING_DISK_OK;
 }
@@ -88,6 +133,146 @@ static void rolling_disk_solve_kkt(const rolling_disk_real M[], const rolling_di
     a[1] += w[1];
     a[2] += w[2];
     a[3] += w[3];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int rolling_disk_factor_kkt_min_norm(rolling_disk_real M[], const rolling_disk_real J[], rolling_disk_real Y[], rolling_disk_real S[], rolling_disk_real E[])
+{
+    int i, j, k, sweep;
+    if (!rolling_disk_cholesky(ROLLING_DISK_NQ, M, 1e-13)) return ROLLING_DISK_SINGULAR_MASS;
+    for (i = 0; i < ROLLING_DISK_NC; ++i) {
+        for (k = 0; k < ROLLING_DISK_NQ; ++k) Y[i*ROLLING_DISK_NQ + k] = J[i*ROLLING_DISK_NQ + k];
+        rolling_disk_cholesky_solve(ROLLING_DISK_NQ, M, Y + i*ROLLING_DISK_NQ, 0);
+    }
+    for (i = 0; i < ROLLING_DISK_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            rolling_disk_real s = 0.0;
+            for (k = 0; k < ROLLING_DISK_NQ; ++k) s += Y[i*ROLLING_DISK_NQ + k]*Y[j*ROLLING_DISK_NQ + k];
+            S[i*ROLLING_DISK_NC + j] = s;
+            S[j*ROLLING_DISK_NC + i] = s;
+            E[i*ROLLING_DISK_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*ROLLING_DISK_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        rolling_disk_real off = 0.0, all = 0.0;
+        for (i = 0; i < ROLLING_DISK_NC; ++i)
+            for (j = 0; j < ROLLING_DISK_NC; ++j) {
+                const rolling_disk_real e = S[i*ROLLING_DISK_NC + j]*S[i*ROLLING_DISK_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < ROLLING_DISK_NC; ++i)
+            for (j = i + 1; j < ROLLING_DISK_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const rolling_disk_real sij = S[i*ROLLING_DISK_NC + j];
+                rolling_disk_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*ROLLING_DISK_NC + j] - S[i*ROLLING_DISK_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < ROLLING_DISK_NC; ++k) {
+                    const rolling_disk_real x = S[k*ROLLING_DISK_NC + i], y = S[k*ROLLING_DISK_NC + j];
+                    S[k*ROLLING_DISK_NC + i] = c*x - s*y;
+                    S[k*ROLLING_DISK_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < ROLLING_DISK_NC; ++k) {
+                    const rolling_disk_real x = S[i*ROLLING_DISK_NC + k], y = S[j*ROLLING_DISK_NC + k];
+                    S[i*ROLLING_DISK_NC + k] = c*x - s*y;
+                    S[j*ROLLING_DISK_NC + k] = s*x + c*y;
+                }
+                S[i*ROLLING_DISK_NC + j] = 0.0;
+                S[j*ROLLING_DISK_NC + i] = 0.0;
+                for (k = 0; k < ROLLING_DISK_NC; ++k) {
+                    const rolling_disk_real x = E[k*ROLLING_DISK_NC + i], y = E[k*ROLLING_DISK_NC + j];
+                    E[k*ROLLING_DISK_NC + i] = c*x - s*y;
+                    E[k*ROLLING_DISK_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return ROLLING_DISK_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void rolling_disk_solve_kkt_min_norm(const rolling_disk_real M[], const rolling_disk_real Y[], const rolling_disk_real S[], const rolling_disk_real E[],
+                               rolling_disk_real a[], rolling_disk_real nu[], rolling_disk_real z[], rolling_disk_real *inconsistency)
+{
+    int i, k;
+    rolling_disk_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    rolling_disk_cholesky_solve(ROLLING_DISK_NQ, M, a, 0);
+    for (i = 0; i < ROLLING_DISK_NC; ++i) {
+        for (k = 0; k < ROLLING_DISK_NQ; ++k) nu[i] -= Y[i*ROLLING_DISK_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*ROLLING_DISK_NC + i] > top) top = S[i*ROLLING_DISK_NC + i];
+    }
+    for (k = 0; k < ROLLING_DISK_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < ROLLING_DISK_NC; ++i) {
+        rolling_disk_real s = 0.0;
+        for (k = 0; k < ROLLING_DISK_NC; ++k) s += E[k*ROLLING_DISK_NC + i]*nu[k];
+        if (S[i*ROLLING_DISK_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*ROLLING_DISK_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const rolling_disk_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < ROLLING_DISK_NC; ++k) {
+        rolling_disk_real s = 0.0;
+        for (i = 0; i < ROLLING_DISK_NC; ++i) s += E[k*ROLLING_DISK_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < ROLLING_DISK_NQ; ++k)
+        for (i = 0; i < ROLLING_DISK_NC; ++i) a[k] += Y[i*ROLLING_DISK_NQ + k]*nu[i];
+    for (k = ROLLING_DISK_NQ - 1; k >= 0; --k) {
+        rolling_disk_real s = a[k];
+        for (i = k + 1; i < ROLLING_DISK_NQ; ++i) s -= M[i*ROLLING_DISK_NQ + k]*a[i];
+        a[k] = s/M[k*ROLLING_DISK_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static rolling_disk_real rolling_disk_conditioning(const rolling_disk_real S[], int eigenvalues)
+{
+    rolling_disk_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < ROLLING_DISK_NC; ++i) {
+        {
+            const rolling_disk_real d = eigenvalues ? S[i*ROLLING_DISK_NC + i] : S[i*ROLLING_DISK_NC + i]*S[i*ROLLING_DISK_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void rolling_disk_zero(rolling_disk_real a[], int n)
@@ -157,21 +342,37 @@ int rolling_disk_rhs(rolling_disk_real t, const rolling_disk_real state[], const
     rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
     rolling_disk_real out_dxdt[], rolling_disk_real out_multipliers[], rolling_disk_real work[])
 {
-    /* work: M | J | Y | S | nu | w (ROLLING_DISK_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (ROLLING_DISK_NWORK doubles) */
     rolling_disk_real *M = work;
     rolling_disk_real *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
     rolling_disk_real *Y = J + ROLLING_DISK_NC*ROLLING_DISK_NQ;
     rolling_disk_real *S = Y + ROLLING_DISK_NC*ROLLING_DISK_NQ;
     rolling_disk_real *nu = S + ROLLING_DISK_NC*ROLLING_DISK_NC;
     rolling_disk_real *w = nu + ROLLING_DISK_NC;
+    rolling_disk_real *E = w + ROLLING_DISK_NQ;
+    rolling_disk_real *z = E + ROLLING_DISK_NC*ROLLING_DISK_NC;
+    rolling_disk_real *conditioning = z + ROLLING_DISK_NC;
     rolling_disk_real *acceleration = out_dxdt + ROLLING_DISK_NQ;
     int i, status;
     rolling_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*ROLLING_DISK_NQ);
     for (i = 0; i < ROLLING_DISK_NQ; ++i) out_dxdt[i] = state[ROLLING_DISK_NQ + i];
     status = rolling_disk_factor_kkt(M, J, Y, S);
-    if (status != ROLLING_DISK_OK) return status;
-    rolling_disk_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == ROLLING_DISK_RANK_DEFICIENT;
+    if (status == ROLLING_DISK_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        rolling_disk_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*ROLLING_DISK_NQ);
+        status = rolling_disk_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != ROLLING_DISK_OK) return status;
+        rolling_disk_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == ROLLING_DISK_OK) {
+        rolling_disk_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = rolling_disk_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < ROLLING_DISK_NC; ++i) out_multipliers[i] = nu[i];
     return ROLLING_DISK_OK;
@@ -222,13 +423,17 @@ int rolling_disk_jacobian(rolling_disk_real t, const rolling_disk_real state[], 
     rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
     rolling_disk_real out_dfdx[], rolling_disk_real out_dfdu[], rolling_disk_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (ROLLING_DISK_NWORK_JACOBIAN doubles) */
     rolling_disk_real *M = work;
     rolling_disk_real *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
-    rolling_disk_real *S = J + 2*ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *Y = J + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *S = Y + ROLLING_DISK_NC*ROLLING_DISK_NQ;
     rolling_disk_real *nu = S + ROLLING_DISK_NC*ROLLING_DISK_NC;
     rolling_disk_real *w = nu + ROLLING_DISK_NC;
+    rolling_disk_real *E = w + ROLLING_DISK_NQ;
+    rolling_disk_real *z = E + ROLLING_DISK_NC*ROLLING_DISK_NC;
+    rolling_disk_real *conditioning = z + ROLLING_DISK_NC;
     rolling_disk_real *dxdt = work + ROLLING_DISK_NWORK;
     rolling_disk_real *dR_dx = dxdt + ROLLING_DISK_NX;
     rolling_disk_real *dR_du = dR_dx + (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NX;
@@ -254,7 +459,10 @@ int rolling_disk_jacobian(rolling_disk_real t, const rolling_disk_real state[], 
         const rolling_disk_real *dR = k < ROLLING_DISK_NX ? dR_dx + k : dR_du + (k - ROLLING_DISK_NX);
         const int stride = k < ROLLING_DISK_NX ? ROLLING_DISK_NX : ROLLING_DISK_NU;
         for (i = 0; i < (ROLLING_DISK_NQ + ROLLING_DISK_NC); ++i) column[i] = -dR[i*stride];
-        rolling_disk_solve_kkt(M, J, S, column, column + ROLLING_DISK_NQ, w);
+        if (conditioning[1] != 0.0)
+            rolling_disk_solve_kkt_min_norm(M, Y, S, E, column, column + ROLLING_DISK_NQ, z, 0);
+        else
+            rolling_disk_solve_kkt(M, J, S, column, column + ROLLING_DISK_NQ, w);
         for (i = 0; i < ROLLING_DISK_NQ; ++i) {
             if (k < ROLLING_DISK_NX) out_dfdx[(ROLLING_DISK_NQ + i)*ROLLING_DISK_NX + k] = column[i];
             else out_dfdu[(ROLLING_DISK_NQ + i)*ROLLING_DISK_NU + k - ROLLING_DISK_NX] = column[i];

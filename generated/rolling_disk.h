@@ -21,13 +21,13 @@ typedef double rolling_disk_real;
 #define ROLLING_DISK_NX 10  /* state: q, q', the integrals of g */
 #define ROLLING_DISK_NP 2  /* parameters: m, r */
 #define ROLLING_DISK_NU 0  /* inputs: none */
-#define ROLLING_DISK_NWORK 42  /* doubles of scratch for rolling_disk_rhs */
+#define ROLLING_DISK_NWORK 51  /* doubles of scratch for rolling_disk_rhs */
 #define ROLLING_DISK_NWORK_JACOBIAN (ROLLING_DISK_NWORK + 96)  /* ... for rolling_disk_jacobian */
 #define ROLLING_DISK_NWORK_CORRECTION 12  /* ... for rolling_disk_correction_factor and _solve */
 #define ROLLING_DISK_NWORK_STEP (ROLLING_DISK_NWORK + 74)  /* ... for rolling_disk_step */
 #define ROLLING_DISK_STEP_TOLERANCE 1e-13  /* rolling_disk_step's position correction: |phi| it stops at */
 #define ROLLING_DISK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define ROLLING_DISK_STACK_ESTIMATE 760  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define ROLLING_DISK_STACK_ESTIMATE 888  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define ROLLING_DISK_NH_ARRAY 1
 #define ROLLING_DISK_NN_ARRAY 2
 #define ROLLING_DISK_NC_ARRAY 2

@@ -36,6 +36,7 @@ const lgc_model rolling_disk_model = {
     .rhs = rolling_disk_rhs,
     .kkt_terms = rolling_disk_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 48,
     .residuals = rolling_disk_residuals,
     .energy = rolling_disk_energy,
     .mass_matrix = rolling_disk_mass_matrix,

@@ -6,6 +6,51 @@
 const slider_crank_real slider_crank_param_defaults[SLIDER_CRANK_NP] = { 0.1 /* r */, 0.3 /* L */, 0.01 /* Jc */, 0.5 /* mr */, 1.0 /* ms */ };
 const slider_crank_real slider_crank_initial_state[SLIDER_CRANK_NX] = { 0.3 /* theta */, 0.09866674653012757 /* psi */, 0.39407456415626446 /* s */, 10.0 /* theta' */, 3.2000186250710367 /* psi' */, -0.3900872232014524 /* s' */ };
 
+/* Internal to slider_crank_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define SLIDER_CRANK_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int slider_crank_cholesky(int n, slider_crank_real a[], slider_crank_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const slider_crank_real scale = a[j*n + j];
+        slider_crank_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            slider_crank_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void slider_crank_cholesky_solve(int n, const slider_crank_real L[], slider_crank_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        slider_crank_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        slider_crank_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -41,11 +86,11 @@ static int slider_crank_factor_kkt(slider_crank_real M[], const slider_crank_rea
     S[3] = Y[3]*Y[3] + Y[4]*Y[4];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return SLIDER_CRANK_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return SLIDER_CRANK_RANK_DEFICIENT;
     S[0] = sqrt(d);
     S[2] = S[2]/S[0];
     d = S[3] - S[2]*S[2];
-    if (!(d > 1e-13*S[3])) return SLIDER_CRANK_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[3])) return SLIDER_CRANK_RANK_DEFICIENT;
     S[3] = sqrt(d);
     return SLIDER_CRANK_OK;
 }
@@ -81,6 +126,146 @@ static void slider_crank_solve_kkt(const slider_crank_real M[], const slider_cra
     a[0] += w[0];
     a[1] += w[1];
     a[2] += w[2];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int slider_crank_factor_kkt_min_norm(slider_crank_real M[], const slider_crank_real J[], slider_crank_real Y[], slider_crank_real S[], slider_crank_real E[])
+{
+    int i, j, k, sweep;
+    if (!slider_crank_cholesky(SLIDER_CRANK_NQ, M, 1e-13)) return SLIDER_CRANK_SINGULAR_MASS;
+    for (i = 0; i < SLIDER_CRANK_NC; ++i) {
+        for (k = 0; k < SLIDER_CRANK_NQ; ++k) Y[i*SLIDER_CRANK_NQ + k] = J[i*SLIDER_CRANK_NQ + k];
+        slider_crank_cholesky_solve(SLIDER_CRANK_NQ, M, Y + i*SLIDER_CRANK_NQ, 0);
+    }
+    for (i = 0; i < SLIDER_CRANK_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            slider_crank_real s = 0.0;
+            for (k = 0; k < SLIDER_CRANK_NQ; ++k) s += Y[i*SLIDER_CRANK_NQ + k]*Y[j*SLIDER_CRANK_NQ + k];
+            S[i*SLIDER_CRANK_NC + j] = s;
+            S[j*SLIDER_CRANK_NC + i] = s;
+            E[i*SLIDER_CRANK_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*SLIDER_CRANK_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        slider_crank_real off = 0.0, all = 0.0;
+        for (i = 0; i < SLIDER_CRANK_NC; ++i)
+            for (j = 0; j < SLIDER_CRANK_NC; ++j) {
+                const slider_crank_real e = S[i*SLIDER_CRANK_NC + j]*S[i*SLIDER_CRANK_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < SLIDER_CRANK_NC; ++i)
+            for (j = i + 1; j < SLIDER_CRANK_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const slider_crank_real sij = S[i*SLIDER_CRANK_NC + j];
+                slider_crank_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*SLIDER_CRANK_NC + j] - S[i*SLIDER_CRANK_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < SLIDER_CRANK_NC; ++k) {
+                    const slider_crank_real x = S[k*SLIDER_CRANK_NC + i], y = S[k*SLIDER_CRANK_NC + j];
+                    S[k*SLIDER_CRANK_NC + i] = c*x - s*y;
+                    S[k*SLIDER_CRANK_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < SLIDER_CRANK_NC; ++k) {
+                    const slider_crank_real x = S[i*SLIDER_CRANK_NC + k], y = S[j*SLIDER_CRANK_NC + k];
+                    S[i*SLIDER_CRANK_NC + k] = c*x - s*y;
+                    S[j*SLIDER_CRANK_NC + k] = s*x + c*y;
+                }
+                S[i*SLIDER_CRANK_NC + j] = 0.0;
+                S[j*SLIDER_CRANK_NC + i] = 0.0;
+                for (k = 0; k < SLIDER_CRANK_NC; ++k) {
+                    const slider_crank_real x = E[k*SLIDER_CRANK_NC + i], y = E[k*SLIDER_CRANK_NC + j];
+                    E[k*SLIDER_CRANK_NC + i] = c*x - s*y;
+                    E[k*SLIDER_CRANK_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return SLIDER_CRANK_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void slider_crank_solve_kkt_min_norm(const slider_crank_real M[], const slider_crank_real Y[], const slider_crank_real S[], const slider_crank_real E[],
+                               slider_crank_real a[], slider_crank_real nu[], slider_crank_real z[], slider_crank_real *inconsistency)
+{
+    int i, k;
+    slider_crank_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    slider_crank_cholesky_solve(SLIDER_CRANK_NQ, M, a, 0);
+    for (i = 0; i < SLIDER_CRANK_NC; ++i) {
+        for (k = 0; k < SLIDER_CRANK_NQ; ++k) nu[i] -= Y[i*SLIDER_CRANK_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*SLIDER_CRANK_NC + i] > top) top = S[i*SLIDER_CRANK_NC + i];
+    }
+    for (k = 0; k < SLIDER_CRANK_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < SLIDER_CRANK_NC; ++i) {
+        slider_crank_real s = 0.0;
+        for (k = 0; k < SLIDER_CRANK_NC; ++k) s += E[k*SLIDER_CRANK_NC + i]*nu[k];
+        if (S[i*SLIDER_CRANK_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*SLIDER_CRANK_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const slider_crank_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < SLIDER_CRANK_NC; ++k) {
+        slider_crank_real s = 0.0;
+        for (i = 0; i < SLIDER_CRANK_NC; ++i) s += E[k*SLIDER_CRANK_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < SLIDER_CRANK_NQ; ++k)
+        for (i = 0; i < SLIDER_CRANK_NC; ++i) a[k] += Y[i*SLIDER_CRANK_NQ + k]*nu[i];
+    for (k = SLIDER_CRANK_NQ - 1; k >= 0; --k) {
+        slider_crank_real s = a[k];
+        for (i = k + 1; i < SLIDER_CRANK_NQ; ++i) s -= M[i*SLIDER_CRANK_NQ + k]*a[i];
+        a[k] = s/M[k*SLIDER_CRANK_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static slider_crank_real slider_crank_conditioning(const slider_crank_real S[], int eigenvalues)
+{
+    slider_crank_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < SLIDER_CRANK_NC; ++i) {
+        {
+            const slider_crank_real d = eigenvalues ? S[i*SLIDER_CRANK_NC + i] : S[i*SLIDER_CRANK_NC + i]*S[i*SLIDER_CRANK_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void slider_crank_zero(slider_crank_real a[], int n)
@@ -155,21 +340,37 @@ int slider_crank_rhs(slider_crank_real t, const slider_crank_real state[], const
     slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
     slider_crank_real out_dxdt[], slider_crank_real out_multipliers[], slider_crank_real work[])
 {
-    /* work: M | J | Y | S | nu | w (SLIDER_CRANK_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (SLIDER_CRANK_NWORK doubles) */
     slider_crank_real *M = work;
     slider_crank_real *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
     slider_crank_real *Y = J + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
     slider_crank_real *S = Y + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
     slider_crank_real *nu = S + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
     slider_crank_real *w = nu + SLIDER_CRANK_NC;
+    slider_crank_real *E = w + SLIDER_CRANK_NQ;
+    slider_crank_real *z = E + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
+    slider_crank_real *conditioning = z + SLIDER_CRANK_NC;
     slider_crank_real *acceleration = out_dxdt + SLIDER_CRANK_NQ;
     int i, status;
     slider_crank_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*SLIDER_CRANK_NQ);
     for (i = 0; i < SLIDER_CRANK_NQ; ++i) out_dxdt[i] = state[SLIDER_CRANK_NQ + i];
     status = slider_crank_factor_kkt(M, J, Y, S);
-    if (status != SLIDER_CRANK_OK) return status;
-    slider_crank_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == SLIDER_CRANK_RANK_DEFICIENT;
+    if (status == SLIDER_CRANK_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        slider_crank_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*SLIDER_CRANK_NQ);
+        status = slider_crank_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != SLIDER_CRANK_OK) return status;
+        slider_crank_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == SLIDER_CRANK_OK) {
+        slider_crank_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = slider_crank_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < SLIDER_CRANK_NC; ++i) out_multipliers[i] = nu[i];
     return SLIDER_CRANK_OK;
@@ -232,13 +433,17 @@ int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], 
     slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
     slider_crank_real out_dfdx[], slider_crank_real out_dfdu[], slider_crank_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (SLIDER_CRANK_NWORK_JACOBIAN doubles) */
     slider_crank_real *M = work;
     slider_crank_real *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
-    slider_crank_real *S = J + 2*SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *Y = J + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *S = Y + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
     slider_crank_real *nu = S + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
     slider_crank_real *w = nu + SLIDER_CRANK_NC;
+    slider_crank_real *E = w + SLIDER_CRANK_NQ;
+    slider_crank_real *z = E + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
+    slider_crank_real *conditioning = z + SLIDER_CRANK_NC;
     slider_crank_real *dxdt = work + SLIDER_CRANK_NWORK;
     slider_crank_real *dR_dx = dxdt + SLIDER_CRANK_NX;
     slider_crank_real *dR_du = dR_dx + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NX;
@@ -264,7 +469,10 @@ int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], 
         const slider_crank_real *dR = k < SLIDER_CRANK_NX ? dR_dx + k : dR_du + (k - SLIDER_CRANK_NX);
         const int stride = k < SLIDER_CRANK_NX ? SLIDER_CRANK_NX : SLIDER_CRANK_NU;
         for (i = 0; i < (SLIDER_CRANK_NQ + SLIDER_CRANK_NC); ++i) column[i] = -dR[i*stride];
-        slider_crank_solve_kkt(M, J, S, column, column + SLIDER_CRANK_NQ, w);
+        if (conditioning[1] != 0.0)
+            slider_crank_solve_kkt_min_norm(M, Y, S, E, column, column + SLIDER_CRANK_NQ, z, 0);
+        else
+            slider_crank_solve_kkt(M, J, S, column, column + SLIDER_CRANK_NQ, w);
         for (i = 0; i < SLIDER_CRANK_NQ; ++i) {
             if (k < SLIDER_CRANK_NX) out_dfdx[(SLIDER_CRANK_NQ + i)*SLIDER_CRANK_NX + k] = column[i];
             else out_dfdu[(SLIDER_CRANK_NQ + i)*SLIDER_CRANK_NU + k - SLIDER_CRANK_NX] = column[i];

@@ -21,13 +21,13 @@ typedef double slider_crank_real;
 #define SLIDER_CRANK_NX 6  /* state: q, q', the integrals of g */
 #define SLIDER_CRANK_NP 5  /* parameters: r, L, Jc, mr, ms */
 #define SLIDER_CRANK_NU 0  /* inputs: none */
-#define SLIDER_CRANK_NWORK 30  /* doubles of scratch for slider_crank_rhs */
+#define SLIDER_CRANK_NWORK 39  /* doubles of scratch for slider_crank_rhs */
 #define SLIDER_CRANK_NWORK_JACOBIAN (SLIDER_CRANK_NWORK + 41)  /* ... for slider_crank_jacobian */
 #define SLIDER_CRANK_NWORK_CORRECTION 10  /* ... for slider_crank_correction_factor and _solve */
 #define SLIDER_CRANK_NWORK_STEP (SLIDER_CRANK_NWORK + 55)  /* ... for slider_crank_step */
 #define SLIDER_CRANK_STEP_TOLERANCE 1e-13  /* slider_crank_step's position correction: |phi| it stops at */
 #define SLIDER_CRANK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define SLIDER_CRANK_STACK_ESTIMATE 850  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define SLIDER_CRANK_STACK_ESTIMATE 978  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SLIDER_CRANK_NH_ARRAY 2
 #define SLIDER_CRANK_NN_ARRAY 1
 #define SLIDER_CRANK_NC_ARRAY 2

@@ -36,6 +36,7 @@ const lgc_model slider_crank_model = {
     .rhs = slider_crank_rhs,
     .kkt_terms = slider_crank_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 36,
     .residuals = slider_crank_residuals,
     .energy = slider_crank_energy,
     .mass_matrix = slider_crank_mass_matrix,

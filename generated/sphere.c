@@ -6,6 +6,51 @@
 const sphere_real sphere_param_defaults[SPHERE_NP] = { 1.0 /* m */, 1.0 /* R */, 9.81 /* g */, 0.1 /* theta0 */ };
 const sphere_real sphere_initial_state[SPHERE_NX] = { 0.09983341664682815 /* x */, 0.0 /* y */, 0.9950041652780258 /* z */, 0.0 /* x' */, 0.0 /* y' */, 0.0 /* z' */ };
 
+/* Internal to sphere_rhs: S nearly singular, the minimum-norm solve takes over. */
+#define SPHERE_RANK_DEFICIENT 3
+
+/*
+** Dense Cholesky factorisation in place: the lower triangle of the n x n
+** row-major matrix a becomes L with L L^T = a. Returns 0 when a pivot keeps
+** no more than `tolerance` of its diagonal entry: the matrix is singular,
+** indefinite, or nearly.
+*/
+static int sphere_cholesky(int n, sphere_real a[], sphere_real tolerance)
+{
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const sphere_real scale = a[j*n + j];
+        sphere_real d = scale;
+        for (k = 0; k < j; ++k) d -= a[j*n + k]*a[j*n + k];
+        if (!(d > tolerance*scale)) return 0;
+        d = sqrt(d);
+        a[j*n + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            sphere_real s = a[i*n + j];
+            for (k = 0; k < j; ++k) s -= a[i*n + k]*a[j*n + k];
+            a[i*n + j] = s/d;
+        }
+    }
+    return 1;
+}
+
+/* b := L^-1 b, then, if `transposed_too`, b := L^-T b: with both, b := a^-1 b. */
+static void sphere_cholesky_solve(int n, const sphere_real L[], sphere_real b[], int transposed_too)
+{
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        sphere_real s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i*n + k]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+    if (!transposed_too) return;
+    for (i = n - 1; i >= 0; --i) {
+        sphere_real s = b[i];
+        for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
+        b[i] = s/L[i*n + i];
+    }
+}
+
 /*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
@@ -36,7 +81,7 @@ static int sphere_factor_kkt(sphere_real M[], const sphere_real J[], sphere_real
     S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
     /* S = Ls Ls^T in place */
     d = S[0];
-    if (!(d > 1e-13*S[0])) return SPHERE_SINGULAR_CONSTRAINTS;
+    if (!(d > 1e-8*S[0])) return SPHERE_RANK_DEFICIENT;
     S[0] = sqrt(d);
     return SPHERE_OK;
 }
@@ -69,6 +114,146 @@ static void sphere_solve_kkt(const sphere_real M[], const sphere_real J[], const
     a[0] += w[0];
     a[1] += w[1];
     a[2] += w[2];
+}
+
+/*
+** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
+** configuration (a linkage lying flat) or with rows the others imply.
+** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
+** minimum-norm solution (nu in the range of J, the part of it the rows'
+** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
+** acceleration wherever the constraints can be met.
+**
+** On entry M (lower triangle) and J as kkt_terms writes them, whole; on
+** return M's factor L, Y = L^-1 J^T, S's eigenvalues on its diagonal and
+** their eigenvectors in E's columns.
+*/
+static int sphere_factor_kkt_min_norm(sphere_real M[], const sphere_real J[], sphere_real Y[], sphere_real S[], sphere_real E[])
+{
+    int i, j, k, sweep;
+    if (!sphere_cholesky(SPHERE_NQ, M, 1e-13)) return SPHERE_SINGULAR_MASS;
+    for (i = 0; i < SPHERE_NC; ++i) {
+        for (k = 0; k < SPHERE_NQ; ++k) Y[i*SPHERE_NQ + k] = J[i*SPHERE_NQ + k];
+        sphere_cholesky_solve(SPHERE_NQ, M, Y + i*SPHERE_NQ, 0);
+    }
+    for (i = 0; i < SPHERE_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            sphere_real s = 0.0;
+            for (k = 0; k < SPHERE_NQ; ++k) s += Y[i*SPHERE_NQ + k]*Y[j*SPHERE_NQ + k];
+            S[i*SPHERE_NC + j] = s;
+            S[j*SPHERE_NC + i] = s;
+            E[i*SPHERE_NC + j] = i == j ? 1.0 : 0.0;
+            E[j*SPHERE_NC + i] = i == j ? 1.0 : 0.0;
+        }
+    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
+    for (sweep = 0; sweep < 50; ++sweep) {
+        sphere_real off = 0.0, all = 0.0;
+        for (i = 0; i < SPHERE_NC; ++i)
+            for (j = 0; j < SPHERE_NC; ++j) {
+                const sphere_real e = S[i*SPHERE_NC + j]*S[i*SPHERE_NC + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < SPHERE_NC; ++i)
+            for (j = i + 1; j < SPHERE_NC; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const sphere_real sij = S[i*SPHERE_NC + j];
+                sphere_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*SPHERE_NC + j] - S[i*SPHERE_NC + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < SPHERE_NC; ++k) {
+                    const sphere_real x = S[k*SPHERE_NC + i], y = S[k*SPHERE_NC + j];
+                    S[k*SPHERE_NC + i] = c*x - s*y;
+                    S[k*SPHERE_NC + j] = s*x + c*y;
+                }
+                for (k = 0; k < SPHERE_NC; ++k) {
+                    const sphere_real x = S[i*SPHERE_NC + k], y = S[j*SPHERE_NC + k];
+                    S[i*SPHERE_NC + k] = c*x - s*y;
+                    S[j*SPHERE_NC + k] = s*x + c*y;
+                }
+                S[i*SPHERE_NC + j] = 0.0;
+                S[j*SPHERE_NC + i] = 0.0;
+                for (k = 0; k < SPHERE_NC; ++k) {
+                    const sphere_real x = E[k*SPHERE_NC + i], y = E[k*SPHERE_NC + j];
+                    E[k*SPHERE_NC + i] = c*x - s*y;
+                    E[k*SPHERE_NC + j] = s*x + c*y;
+                }
+            }
+    }
+    return SPHERE_OK;
+}
+
+/*
+** With M, Y, S and E as the factor left them: on entry a holds f and nu
+** holds r; on return the solution. z is scratch. Unless NULL, *inconsistency
+** is the part of r - J a0 in the dropped directions (what no acceleration
+** can give) over its size: beyond round-off at a state on the constraints,
+** they ask for a motion the mechanism cannot make there (the runtime's
+** fault; off them, at a stage of a step, it is no verdict).
+*/
+static void sphere_solve_kkt_min_norm(const sphere_real M[], const sphere_real Y[], const sphere_real S[], const sphere_real E[],
+                               sphere_real a[], sphere_real nu[], sphere_real z[], sphere_real *inconsistency)
+{
+    int i, k;
+    sphere_real top = 0.0, size_r = 0.0, size_f = 0.0, dropped = 0.0;
+    sphere_cholesky_solve(SPHERE_NQ, M, a, 0);
+    for (i = 0; i < SPHERE_NC; ++i) {
+        for (k = 0; k < SPHERE_NQ; ++k) nu[i] -= Y[i*SPHERE_NQ + k]*a[k];
+        size_r += nu[i]*nu[i];
+        if (S[i*SPHERE_NC + i] > top) top = S[i*SPHERE_NC + i];
+    }
+    for (k = 0; k < SPHERE_NQ; ++k) size_f += a[k]*a[k];
+    for (i = 0; i < SPHERE_NC; ++i) {
+        sphere_real s = 0.0;
+        for (k = 0; k < SPHERE_NC; ++k) s += E[k*SPHERE_NC + i]*nu[k];
+        if (S[i*SPHERE_NC + i] > 1e-10*top) {
+            z[i] = s/S[i*SPHERE_NC + i];
+        } else {
+            z[i] = 0.0;
+            dropped += s*s;
+        }
+    }
+    if (inconsistency) {
+        const sphere_real size = sqrt(size_r) + sqrt(top*size_f);
+        *inconsistency = size > 0.0 ? sqrt(dropped)/size : 0.0;
+    }
+    for (k = 0; k < SPHERE_NC; ++k) {
+        sphere_real s = 0.0;
+        for (i = 0; i < SPHERE_NC; ++i) s += E[k*SPHERE_NC + i]*z[i];
+        nu[k] = s;
+    }
+    /* a = L^-T (L^-1 f + Y^T nu) = M^-1 (f + J^T nu) */
+    for (k = 0; k < SPHERE_NQ; ++k)
+        for (i = 0; i < SPHERE_NC; ++i) a[k] += Y[i*SPHERE_NQ + k]*nu[i];
+    for (k = SPHERE_NQ - 1; k >= 0; --k) {
+        sphere_real s = a[k];
+        for (i = k + 1; i < SPHERE_NQ; ++i) s -= M[i*SPHERE_NQ + k]*a[i];
+        a[k] = s/M[k*SPHERE_NQ + k];
+    }
+}
+
+/*
+** The smallest over the largest of S's squared pivots (factored) or of its
+** eigenvalues (the minimum-norm solve's), past the rows left out: near 0
+** where the constraint Jacobian nearly loses rank.
+*/
+static sphere_real sphere_conditioning(const sphere_real S[], int eigenvalues)
+{
+    sphere_real lo = HUGE_VAL, hi = 0.0;
+    int i;
+    for (i = 0; i < SPHERE_NC; ++i) {
+        {
+            const sphere_real d = eigenvalues ? S[i*SPHERE_NC + i] : S[i*SPHERE_NC + i]*S[i*SPHERE_NC + i];
+            if (d < lo) lo = d;
+            if (d > hi) hi = d;
+        }
+    }
+    return hi > 0.0 ? lo/hi : 0.0;
 }
 
 static void sphere_zero(sphere_real a[], int n)
@@ -125,21 +310,37 @@ int sphere_rhs(sphere_real t, const sphere_real state[], const sphere_real input
     sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
     sphere_real out_dxdt[], sphere_real out_multipliers[], sphere_real work[])
 {
-    /* work: M | J | Y | S | nu | w (SPHERE_NWORK doubles) */
+    /* work: M | J | Y | S | nu | w | E | z | conditioning (SPHERE_NWORK doubles) */
     sphere_real *M = work;
     sphere_real *J = M + SPHERE_NQ*SPHERE_NQ;
     sphere_real *Y = J + SPHERE_NC*SPHERE_NQ;
     sphere_real *S = Y + SPHERE_NC*SPHERE_NQ;
     sphere_real *nu = S + SPHERE_NC*SPHERE_NC;
     sphere_real *w = nu + SPHERE_NC;
+    sphere_real *E = w + SPHERE_NQ;
+    sphere_real *z = E + SPHERE_NC*SPHERE_NC;
+    sphere_real *conditioning = z + SPHERE_NC;
     sphere_real *acceleration = out_dxdt + SPHERE_NQ;
     int i, status;
     sphere_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
         M, acceleration, J, nu, out_dxdt + 2*SPHERE_NQ);
     for (i = 0; i < SPHERE_NQ; ++i) out_dxdt[i] = state[SPHERE_NQ + i];
     status = sphere_factor_kkt(M, J, Y, S);
-    if (status != SPHERE_OK) return status;
-    sphere_solve_kkt(M, J, S, acceleration, nu, w);
+    conditioning[1] = status == SPHERE_RANK_DEFICIENT;
+    if (status == SPHERE_RANK_DEFICIENT) {
+        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */
+        sphere_kkt_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+            M, acceleration, J, nu, out_dxdt + 2*SPHERE_NQ);
+        status = sphere_factor_kkt_min_norm(M, J, Y, S, E);
+        if (status != SPHERE_OK) return status;
+        sphere_solve_kkt_min_norm(M, Y, S, E, acceleration, nu, z, conditioning + 2);
+    } else if (status == SPHERE_OK) {
+        sphere_solve_kkt(M, J, S, acceleration, nu, w);
+        conditioning[2] = 0.0;
+    } else {
+        return status;
+    }
+    conditioning[0] = sphere_conditioning(S, conditioning[1] != 0.0);
     if (out_multipliers)
         for (i = 0; i < SPHERE_NC; ++i) out_multipliers[i] = nu[i];
     return SPHERE_OK;
@@ -180,13 +381,17 @@ int sphere_jacobian(sphere_real t, const sphere_real state[], const sphere_real 
     sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
     sphere_real out_dfdx[], sphere_real out_dfdu[], sphere_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
        (SPHERE_NWORK_JACOBIAN doubles) */
     sphere_real *M = work;
     sphere_real *J = M + SPHERE_NQ*SPHERE_NQ;
-    sphere_real *S = J + 2*SPHERE_NC*SPHERE_NQ;
+    sphere_real *Y = J + SPHERE_NC*SPHERE_NQ;
+    sphere_real *S = Y + SPHERE_NC*SPHERE_NQ;
     sphere_real *nu = S + SPHERE_NC*SPHERE_NC;
     sphere_real *w = nu + SPHERE_NC;
+    sphere_real *E = w + SPHERE_NQ;
+    sphere_real *z = E + SPHERE_NC*SPHERE_NC;
+    sphere_real *conditioning = z + SPHERE_NC;
     sphere_real *dxdt = work + SPHERE_NWORK;
     sphere_real *dR_dx = dxdt + SPHERE_NX;
     sphere_real *dR_du = dR_dx + (SPHERE_NQ + SPHERE_NC)*SPHERE_NX;
@@ -212,7 +417,10 @@ int sphere_jacobian(sphere_real t, const sphere_real state[], const sphere_real 
         const sphere_real *dR = k < SPHERE_NX ? dR_dx + k : dR_du + (k - SPHERE_NX);
         const int stride = k < SPHERE_NX ? SPHERE_NX : SPHERE_NU;
         for (i = 0; i < (SPHERE_NQ + SPHERE_NC); ++i) column[i] = -dR[i*stride];
-        sphere_solve_kkt(M, J, S, column, column + SPHERE_NQ, w);
+        if (conditioning[1] != 0.0)
+            sphere_solve_kkt_min_norm(M, Y, S, E, column, column + SPHERE_NQ, z, 0);
+        else
+            sphere_solve_kkt(M, J, S, column, column + SPHERE_NQ, w);
         for (i = 0; i < SPHERE_NQ; ++i) {
             if (k < SPHERE_NX) out_dfdx[(SPHERE_NQ + i)*SPHERE_NX + k] = column[i];
             else out_dfdu[(SPHERE_NQ + i)*SPHERE_NU + k - SPHERE_NX] = column[i];

@@ -21,13 +21,13 @@ typedef double sphere_real;
 #define SPHERE_NX 6  /* state: q, q', the integrals of g */
 #define SPHERE_NP 4  /* parameters: m, R, g, theta0 */
 #define SPHERE_NU 0  /* inputs: none */
-#define SPHERE_NWORK 20  /* doubles of scratch for sphere_rhs */
+#define SPHERE_NWORK 25  /* doubles of scratch for sphere_rhs */
 #define SPHERE_NWORK_JACOBIAN (SPHERE_NWORK + 34)  /* ... for sphere_jacobian */
 #define SPHERE_NWORK_CORRECTION 4  /* ... for sphere_correction_factor and _solve */
 #define SPHERE_NWORK_STEP (SPHERE_NWORK + 43)  /* ... for sphere_step */
 #define SPHERE_STEP_TOLERANCE 1e-13  /* sphere_step's position correction: |phi| it stops at */
 #define SPHERE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define SPHERE_STACK_ESTIMATE 730  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define SPHERE_STACK_ESTIMATE 858  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SPHERE_NH_ARRAY 1
 #define SPHERE_NN_ARRAY 1
 #define SPHERE_NC_ARRAY 1

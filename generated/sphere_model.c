@@ -43,6 +43,7 @@ const lgc_model sphere_model = {
     .rhs = sphere_rhs,
     .kkt_terms = sphere_kkt_terms,
     .straight_line_solve = 1,
+    .work_conditioning = 22,
     .residuals = sphere_residuals,
     .energy = sphere_energy,
     .mass_matrix = sphere_mass_matrix,

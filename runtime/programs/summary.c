@@ -68,6 +68,11 @@ static void print_steps(const lgc_sim_run *r, const lgc_stats *st, FILE *out)
     if (own_counters(r))
         fprintf(out, "Newton:           %lu iterations, %lu Jacobian evaluations, %lu steps "
                 "retried after no convergence\n", st->newton_iters, st->njev, st->convergence_fails);
+    /* Only where the constraint Jacobian lost rank, or nearly: nothing to say otherwise. */
+    if (st->singular_passed || st->guarded_steps || r->sys.nfev_min_norm)
+        fprintf(out, "singular:         %lu singular instants passed (%lu steps taken by the guard), "
+                "%lu rhs evaluations by the minimum-norm solve\n", st->singular_passed,
+                st->guarded_steps, r->sys.nfev_min_norm);
 }
 
 static void print_residuals(const lgc_sim_run *r, FILE *out)
@@ -276,6 +281,12 @@ void lgc_summary_json(const lgc_sim_run *r, FILE *out)
     }
     lgc_json_key(&j, "position_iterations");
     lgc_json_count(&j, st.proj_iter);
+    lgc_json_key(&j, "singular_passed");
+    lgc_json_count(&j, st.singular_passed);
+    lgc_json_key(&j, "guarded_steps");
+    lgc_json_count(&j, st.guarded_steps);
+    lgc_json_key(&j, "min_norm_rhs_evaluations");
+    lgc_json_count(&j, r->sys.nfev_min_norm);
     lgc_json_key(&j, "baumgarte");
     lgc_json_begin(&j, '{');
     lgc_json_key(&j, "alpha");

@@ -132,6 +132,20 @@ static int cvode_newton_matrix(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix
 }
 
 /*
+** A projection that failed at (t, y): where the constraint Jacobian has lost
+** rank and the constraints ask for a motion no state gives, that is the
+** fault (as the driver finds it for the one-step methods); else it stays
+** the projection's.
+*/
+static int projection_fault(cvode_state *s, double t, const double y[], double scratch[])
+{
+    int rc = lgc_system_rhs(s->sys, t, y, scratch, NULL);
+    if (rc == LGC_OK && lgc_system_inconsistency(s->sys) > LGC_INCONSISTENT_RANK)
+        return LGC_ERR_RANK_LOST;
+    return rc == LGC_OK ? LGC_ERR_PROJECTION : rc;
+}
+
+/*
 ** CVODE's projection: corr takes ycur onto the constraints. The error
 ** estimate is left as it is: its component off the constraints is small
 ** next to the tolerances, and measuring it unprojected keeps the steps
@@ -150,6 +164,8 @@ static int cvode_project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtyp
     s->proj_iter += (unsigned long)it;
     for (int i = 0; i < s->nx; i++)
         c[i] = s->xp[i] - y[i];
+    if (rc == LGC_ERR_PROJECTION)
+        rc = projection_fault(s, t, y, s->xp);
     if (rc == LGC_ERR_PROJECTION) {  /* recoverable: CVODE retries on a shorter step */
         s->fault = rc;
         return 1;
@@ -343,7 +359,7 @@ static int cvode_step(void *state, double toward, double *t1, double x1[])
         return LGC_OK;
     int it = 0, rc = lgc_project(s->proj, s->sys, t, x1, &it);
     s->proj_iter += (unsigned long)it;
-    return rc;
+    return rc == LGC_ERR_PROJECTION ? projection_fault(s, t, N_VGetArrayPointer(s->y), s->xp) : rc;
 }
 
 static void cvode_dense(const void *state, double theta, double xout[])
@@ -373,12 +389,12 @@ static void cvode_stats(const void *state, lgc_method_stats *st)
 }
 
 static const lgc_stepper_type bdf_type = {
-    .name = "bdf", .order = 5, .adaptive = 1, .alloc = bdf_alloc, .free = cvode_free,
+    .name = "bdf", .order = 5, .adaptive = 1, .leaves_branch = 1, .alloc = bdf_alloc, .free = cvode_free,
     .dense = cvode_dense, .start = cvode_start, .step = cvode_step, .stats = cvode_stats,
 };
 
 static const lgc_stepper_type adams_type = {
-    .name = "adams", .order = 12, .adaptive = 1, .alloc = adams_alloc, .free = cvode_free,
+    .name = "adams", .order = 12, .adaptive = 1, .leaves_branch = 1, .alloc = adams_alloc, .free = cvode_free,
     .dense = cvode_dense, .start = cvode_start, .step = cvode_step, .stats = cvode_stats,
 };
 

@@ -9,6 +9,7 @@
 #include "lagrangec/status.h"
 #include "events.h"
 #include "impact.h"
+#include "singular_guard.h"
 
 struct lgc_driver {
     lgc_system *sys;
@@ -34,6 +35,8 @@ struct lgc_driver {
     double t_contact;
     lgc_event_observer event_observer;
     void *event_ctx;
+    lgc_singular_guard guard;
+    unsigned long min_norm_seen;    /* sys->nfev_min_norm at the last consistency check */
 };
 
 void lgc_driver_options_default(lgc_driver_options *opt)
@@ -47,11 +50,13 @@ void lgc_driver_options_default(lgc_driver_options *opt)
     opt->project_tol = 1e-13;
     opt->project_max_iter = 20;
     opt->t_stop = INFINITY;
+    opt->singular_guard = 1e-2;
 }
 
 lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
 {
     if (!opt->type || (!opt->type->adaptive && !(opt->h > 0.0)) || isnan(opt->t_stop)
+        || !(opt->singular_guard >= 0.0 && opt->singular_guard < 1.0)
         || (opt->type->adaptive && !(opt->rtol >= 0.0 && opt->atol >= 0.0
                                      && opt->rtol + opt->atol > 0.0)))
         return NULL;
@@ -140,6 +145,8 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->rejected_last = 0;
     d->t_event_stop = d->t_contact = NAN;
     d->grid_steps = 0;
+    lgc_guard_reset(&d->guard, d->sys->model->nh + d->sys->model->nn > 0 ? d->opt.singular_guard : 0.0);
+    d->min_norm_seen = d->sys->nfev_min_norm;
     memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
     lgc_contacts_touching(d->sys, t0, d->x, d->xerr);   /* xerr: 2 nh + nn <= nx doubles of scratch */
     rc = lgc_project(d->proj, d->sys, t0, d->x, &it);
@@ -171,6 +178,23 @@ static int end_derivative(lgc_driver *d)
         d->opt.type->set_end(d->step, d->x, d->dxdt);
     d->have_dxdt = 1;
     return LGC_OK;
+}
+
+/*
+** Where an rhs since the last check lost rank: the constraints at (t1, x),
+** an accepted state, must be consistent (a singular configuration the
+** motion passes), else they ask for what no motion gives: a fault. Off the
+** constraints, at a stage, the same measure is no verdict.
+*/
+static int check_consistent(lgc_driver *d, double t1, const double x[], double scratch[])
+{
+    if (d->sys->nfev_min_norm == d->min_norm_seen)
+        return LGC_OK;
+    int rc = lgc_system_rhs(d->sys, t1, x, scratch, NULL);
+    d->min_norm_seen = d->sys->nfev_min_norm;
+    if (rc == LGC_OK && lgc_system_inconsistency(d->sys) > LGC_INCONSISTENT_RANK)
+        rc = LGC_ERR_RANK_LOST;
+    return rc;
 }
 
 /* Take xnew at time t1 as the new state: seen by the observer, counted. */
@@ -274,6 +298,8 @@ static int accept_step(lgc_driver *d, double t1)
 {
     const double *f = d->opt.type->last_derivative(d->step);
     int it = 0, rc;
+    if ((rc = check_consistent(d, t1, d->xnew, d->xerr)) != LGC_OK)
+        return rc;
     if (d->opt.project != LGC_PROJECT_NONE) {
         rc = lgc_project(d->proj, d->sys, t1, d->xnew, &it);
         d->stats.proj_iter += (unsigned long)it;
@@ -341,20 +367,45 @@ static int advance_adaptive(lgc_driver *d, double t1)
         if (roundoff > 1.0)
             return LGC_ERR_TOLERANCE;
         double hnext = lgc_control_next_h(&d->ctl, h, err, q);
-        if (err <= 1.0) {
+        const int guarded = err > 1.0 && lgc_guard_takes(&d->guard, h);
+        if (err <= 1.0 || guarded) {
             if ((rc = accept_step(d, last ? t_stop : d->t + h)) != LGC_OK)
                 return rc;
-            d->h = d->rejected_last ? fmin(hnext, h) : hnext;
+            d->stats.guarded_steps += (unsigned long)guarded;
+            /* S's conditioning at the new state: from f there, needed next anyway. */
+            if (d->guard.tau > 0.0) {
+                if ((rc = end_derivative(d)) != LGC_OK)
+                    return rc;
+                lgc_guard_accepted(&d->guard, h, lgc_system_conditioning(d->sys));
+            }
+            d->h = lgc_guard_next_h(&d->guard, d->rejected_last ? fmin(hnext, h) : hnext);
             d->rejected_last = 0;
         } else {
             d->stats.rejected++;
             d->rejected_last = 1;
-            d->h = hnext;
+            lgc_guard_rejected(&d->guard);
+            d->h = lgc_guard_next_h(&d->guard, hnext);
             if (!(d->h > 16.0 * DBL_EPSILON * fabs(d->t)) || d->h < DBL_MIN)
                 return LGC_ERR_STEP_UNDERFLOW;
         }
     }
     return LGC_OK;
+}
+
+/*
+** A method that leaves the motion's branch at a singular configuration
+** stops where the guard would arm (S's conditioning at the accepted state,
+** from one more rhs there).
+*/
+static int refuse_singular(lgc_driver *d, double h, double t1, const double x[])
+{
+    if (!d->opt.type->leaves_branch || !(d->guard.tau > 0.0))
+        return LGC_OK;
+    int rc = lgc_system_rhs(d->sys, t1, x, d->xerr, NULL);
+    if (rc != LGC_OK)
+        return rc;
+    lgc_guard_accepted(&d->guard, h, lgc_system_conditioning(d->sys));
+    return d->guard.armed ? LGC_ERR_SINGULAR_METHOD : LGC_OK;
 }
 
 /*
@@ -369,6 +420,10 @@ static int advance_own(lgc_driver *d, double t1)
         int rc = d->opt.type->step(d->step, t1, &tn, d->xnew);
         if (rc == LGC_OK && !(tn - d->t > 16.0 * DBL_EPSILON * fabs(tn)))
             rc = LGC_ERR_STEP_UNDERFLOW;
+        if (rc == LGC_OK)
+            rc = check_consistent(d, tn, d->xnew, d->xerr);
+        if (rc == LGC_OK)
+            rc = refuse_singular(d, tn - d->t, tn, d->xnew);
         if (rc == LGC_OK)
             rc = take_step(d, tn);
         if (rc == LGC_OK)
@@ -444,6 +499,7 @@ double lgc_driver_step_size(const lgc_driver *d)
 void lgc_driver_stats(const lgc_driver *d, lgc_stats *stats)
 {
     *stats = d->stats;
+    stats->singular_passed = d->guard.passed;
     if (d->opt.type->stats) {
         lgc_method_stats own;
         d->opt.type->stats(d->step, &own);

@@ -12,11 +12,14 @@
 /* Doubles of workspace lgc_kkt_lapack_rhs needs for model m. */
 size_t lgc_kkt_lapack_size(const lgc_model *m);
 
+/* Where lgc_kkt_lapack_rhs leaves S's conditioning, as m->work_conditioning says of m->rhs's work. */
+double *lgc_kkt_lapack_conditioning(const lgc_model *m, double work[]);
+
 /*
 ** What m->rhs computes (dxdt, multipliers may be NULL, the same LGC_MODEL_*
 ** codes), from m->kkt_terms and a LAPACK solve in `work`, on the rows
-** `active` marks (NULL: all; the others' multipliers are 0: a contact
-** apart). Never allocates.
+** `active` marks (NULL: all; the others, like redundant rows, are left out
+** and their multipliers are 0: a contact apart). Never allocates.
 */
 int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double x[],
                        const double u[], const double p[], double alpha, double beta,

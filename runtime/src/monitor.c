@@ -1,4 +1,6 @@
 /* monitor.c — residuals, energy and multipliers at output samples and steps. */
+#include <cblas.h>
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,13 @@ static size_t block_size(const lgc_model *m)
     return (size_t)(2 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq + 3 * m->nout) + 1;
 }
 
+/* The minimum-norm multipliers' scratch: C C^T, its eigenvalues, dsyev's work (66 a row), nu. */
+static size_t min_norm_size(const lgc_model *m)
+{
+    const size_t nc = (size_t)(m->nh + m->nn);
+    return nc * nc + 68 * nc;
+}
+
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
 {
     const int nx = model->nx, nh = model->nh, nn = model->nn, nq = model->nq;
@@ -20,6 +29,10 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
     double *v = calloc(block_size(model), sizeof *v);
     if (!v)
         return LGC_ERR_NOMEM;
+    if (model->nredundant > 0 && !(mon->min_norm = calloc(min_norm_size(model), sizeof *v))) {
+        free(v);
+        return LGC_ERR_NOMEM;
+    }
     mon->s.x = v;
     mon->s.phi = mon->s.x + nx;
     mon->s.phi_dot = mon->s.phi + nh;
@@ -38,6 +51,7 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
 
 void lgc_monitor_free(lgc_monitor *mon)
 {
+    free(mon->min_norm);
     free(mon->s.x);
     memset(mon, 0, sizeof *mon);
 }
@@ -62,6 +76,32 @@ static void constraint_force(const lgc_model *m, const double C[], const double 
     }
 }
 
+
+/*
+** mult := its projection onto the range of C (row-major, nc x nq): the
+** minimum-norm multipliers with the same C^T mult. C C^T = U diag(s) U^T,
+** eigenvalues not above 1e-10 of the largest dropped, as in rhs's solve.
+*/
+static int minimum_norm(const lgc_model *m, double w[], const double C[], double mult[])
+{
+    const int nc = m->nh + m->nn, nq = m->nq;
+    double *U = w, *s = U + nc * nc, *nu = s + nc, *work = nu + nc;
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, nc, nq, 1.0, C, nq, 0.0, U, nc);
+    if (LAPACKE_dsyev_work(LAPACK_ROW_MAJOR, 'V', 'U', nc, U, nc, s, work, 66 * nc) != 0)
+        return LGC_ERR_LAPACK;
+    memset(nu, 0, (size_t)nc * sizeof *nu);
+    for (int i = 0; i < nc; i++) {
+        if (!(s[i] > 1e-10 * s[nc - 1]))
+            continue;
+        double d = 0.0;
+        for (int k = 0; k < nc; k++)
+            d += U[k * nc + i] * mult[k];
+        for (int k = 0; k < nc; k++)
+            nu[k] += U[k * nc + i] * d;
+    }
+    memcpy(mult, nu, (size_t)nc * sizeof *nu);
+    return LGC_OK;
+}
 
 /*
 ** Residuals r = [phi; phi'; g] and energy at one state into the extremes:
@@ -111,6 +151,8 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
     if (!isfinite(lgc_max_abs(s->mult, m->nh + m->nn, 0.0)))
         return LGC_ERR_NONFINITE;
     m->constraint_jacobian(t, x, sys->p, mon->jac);
+    if (mon->min_norm && (rc = minimum_norm(m, mon->min_norm, mon->jac, s->mult)) != LGC_OK)
+        return rc;
     constraint_force(m, mon->jac, s->mult, s->fc);
     if (m->nout) {
         m->outputs(t, x, sys->u, sys->p, s->mult, s->out);

@@ -6,7 +6,7 @@ const char *lgc_strerror(int status)
     switch (status) {
     case LGC_OK: return "success";
     case LGC_ERR_SINGULAR_MASS: return "mass matrix singular (not positive definite)";
-    case LGC_ERR_RANK_LOST: return "constraint Jacobian lost rank (singular configuration)";
+    case LGC_ERR_RANK_LOST: return "constraint Jacobian lost rank, and the constraints ask for a motion the mechanism cannot make";
     case LGC_ERR_MODEL: return "model rhs failed with an unknown code";
     case LGC_ERR_NONFINITE: return "non-finite value (NaN or Inf) in state or derivative";
     case LGC_ERR_STEP_UNDERFLOW: return "step size underflow (the solution changes faster than the smallest step: a singularity, blow-up or stiffness)";
@@ -20,6 +20,7 @@ const char *lgc_strerror(int status)
     case LGC_ERR_CONVERGENCE: return "the implicit method's Newton iteration failed to converge, repeatedly (at its smallest step, or 10 times on one step)";
     case LGC_ERR_ERROR_TEST: return "the error test failed, repeatedly (at the smallest step, or 7 times on one step): a singularity, blow-up or discontinuity";
     case LGC_ERR_SOLVER: return "SUNDIALS failed (its linear solver or its own memory)";
+    case LGC_ERR_SINGULAR_METHOD: return "the constraint Jacobian nearly lost rank (a singular configuration), which CVODE's adams and bdf cannot pass: they may leave the motion's branch there; use dopri5 or rk4";
     default: return "unknown error";
     }
 }

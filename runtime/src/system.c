@@ -55,6 +55,27 @@ int lgc_system_uses_lapack(const lgc_system *sys)
     return sys->kkt_work != NULL;
 }
 
+/* The model's, or the LAPACK solve's, conditioning slots (grep tag: WORK-CONDITIONING). */
+static const double *conditioning_of(const lgc_system *sys)
+{
+    const lgc_model *m = sys->model;
+    return sys->kkt_work ? lgc_kkt_lapack_conditioning(m, sys->kkt_work)
+                         : sys->work + m->work_conditioning;
+}
+
+double lgc_system_conditioning(const lgc_system *sys)
+{
+    return sys->model->nh + sys->model->nn > 0 ? conditioning_of(sys)[0] : 1.0;
+}
+
+double lgc_system_inconsistency(const lgc_system *sys)
+{
+    if (sys->model->nh + sys->model->nn == 0)
+        return 0.0;
+    const double *c = conditioning_of(sys);
+    return c[1] != 0.0 ? c[2] : 0.0;
+}
+
 int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
                    double multipliers[])
 {
@@ -67,6 +88,8 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
                                sys->work));
     if (rc != LGC_OK)
         return rc;
+    if (m->nh + m->nn > 0 && conditioning_of(sys)[1] != 0.0)
+        sys->nfev_min_norm++;
     for (int i = 0; i < m->nx; i++)
         if (!isfinite(dxdt[i]))
             return LGC_ERR_NONFINITE;

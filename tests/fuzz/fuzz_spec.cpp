@@ -1,6 +1,7 @@
 // fuzz_spec.cpp — libFuzzer target: any bytes through the whole pipeline
 // (spec reader, expression reader, derivation in both formulations, the
-// plan, every printer; in double, or in float for inputs of odd length).
+// plan, every printer; in double, or in float for inputs of odd length), and
+// generate --strict (redundant rows refused).
 // A SpecError is a clean rejection; anything else escaping is a finding.
 #include "lagrangec.h"
 
@@ -13,6 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     lgc::generate(spec, lgc::Formulation::dalembert, true,
                   size % 2 ? lgc::Precision::single_precision : lgc::Precision::double_precision);
     if (!spec.nonholonomic.empty()) lgc::generate(spec, lgc::Formulation::vakonomic);
+    lgc::generate(spec, lgc::Formulation::dalembert, false, lgc::Precision::double_precision, true);
   } catch (const lgc::SpecError &) {
   }
   return 0;

@@ -174,7 +174,7 @@ struct Fault {
 const Fault faults[] = {
     {"mass_runs_out", {"--t-end", "2", "--dt", "1e-3"}, "t = 0.999:", 0.999, "mass matrix singular"},
     {"nan_force", {"--t-end", "1", "--dt", "1e-3"}, "t = 0.25:", 0.25, "non-finite value"},
-    {"rank_lost", {"--t-end", "1", "--dt", "1e-3"}, "t = 0.499:", 0.499, "constraint Jacobian lost rank"},
+    {"dead_point", {"--t-end", "1", "--dt", "1e-3"}, "t = 0.499:", 0.499, "constraint Jacobian lost rank"},
     {"blow_up", {"--t-end", "2"}, "t = 1:", 0.9999, "step size underflow"},  // 1 - 2e-12
     {"runaway", {"--t-end", "10", "--rtol", "0", "--atol", "1e-12"}, "t = 8.41", 8.41, "tolerance unreachable"},
     // At rest on a rod that shrinks, phi' = 1: --consistent sets the speeds.
@@ -258,7 +258,7 @@ void temporaries_are_removed_on_every_exit(void **) {
                        .status,
                    0);
   leftovers("a plotted run");
-  assert_int_equal(simulate({test_spec("rank_lost"), "--dt", "1e-3", "--plot", (plots / "b.png").string(), "--quiet"},
+  assert_int_equal(simulate({test_spec("dead_point"), "--dt", "1e-3", "--plot", (plots / "b.png").string(), "--quiet"},
                             env)
                        .status,
                    1);

@@ -20,7 +20,7 @@
 #include "lagrangec/model.h"
 #include "pendulum.h"
 #include "programs.h"
-#include "rank_lost.h"
+#include "dead_point.h"
 
 #define RUN(model, ...) \
     run(model, (char *[]){"simulate", __VA_ARGS__, NULL})
@@ -166,7 +166,7 @@ static void a_title_is_text_to_gnuplot(void **state)
 static void fault_exits_1(void **state)
 {
     (void)state;
-    assert_int_equal(RUN(&rank_lost_model, "--t-end", "1", "--dt", "1e-3", "--out",
+    assert_int_equal(RUN(&dead_point_model, "--t-end", "1", "--dt", "1e-3", "--out",
                          "test_simulate_fault.csv"), LGC_EXIT_FAILED);
     FILE *f = fopen("test_simulate_fault.csv", "r");
     assert_non_null(f);

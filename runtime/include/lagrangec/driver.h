@@ -31,11 +31,19 @@ typedef struct lgc_driver_options {
     ** time after it can be requested. INFINITY: no such bound.
     */
     double t_stop;
+    /*
+    ** dopri5 through singular instants (the constraint Jacobian losing rank
+    ** at an instant): below this fraction of its largest value, S's
+    ** conditioning arms a guard that, after a rejected step, holds the steps
+    ** to a quarter of those before and takes them (runtime/src/singular_guard.c).
+    ** 0: off.
+    */
+    double singular_guard;
 } lgc_driver_options;
 
 /*
 ** rk4 with h = 1e-3 or dopri5 with rtol = 1e-8, atol = 1e-10; no projection;
-** no t_stop.
+** no t_stop; the singular-instant guard at 1e-2.
 */
 void lgc_driver_options_default(lgc_driver_options *opt);
 
@@ -50,6 +58,9 @@ typedef struct lgc_stats {
     unsigned long newton_iters; /* Newton iterations */
     unsigned long convergence_fails;    /* steps retried after Newton failed to converge */
     unsigned long contact_switches;     /* contacts let go or hit (each a fresh start) */
+    /* dopri5's singular-instant guard: */
+    unsigned long singular_passed;      /* singular instants passed */
+    unsigned long guarded_steps;        /* steps it took against the error test */
 } lgc_stats;
 
 typedef struct lgc_driver lgc_driver;

@@ -19,7 +19,11 @@ extern "C" {
 enum lgc_model_status {
     LGC_MODEL_OK = 0,
     LGC_MODEL_SINGULAR_MASS = 1,        /* M(q, t) not positive definite */
-    LGC_MODEL_SINGULAR_CONSTRAINTS = 2  /* J M^-1 J^T singular: rank lost */
+    LGC_MODEL_SINGULAR_CONSTRAINTS = 2, /* J M^-1 J^T singular and the constraints
+                                           ask for a motion they cannot make */
+    /* Internal to the generated rhs (its fast solve handing over to the
+       minimum-norm one); never returned. */
+    LGC_MODEL_RANK_DEFICIENT = 3
 };
 
 /*
@@ -74,6 +78,18 @@ typedef struct lgc_model {
                       double alpha, double beta, double M[], double f[], double J[],
                       double r[], double g[]);
     int straight_line_solve;            /* rhs's solve is specialised straight-line code */
+    /* With constraints: where rhs leaves, in work, the conditioning of
+       S = J M^-1 J^T (its smallest over its largest squared pivot, or
+       eigenvalue; near 0 where J nearly loses rank); after it 1 when the
+       minimum-norm solve made the last call, and then the part of the
+       constraint rows' right side no acceleration meets, relative (grep
+       tag: WORK-CONDITIONING, gen/plan.cpp). */
+    int work_conditioning;
+    /* Rows the others imply on the constraints (lagrangec generate names
+       them): left out of rhs's solve, their multipliers 0 there; the
+       monitor reports the minimum-norm multipliers instead. */
+    int nredundant;
+    const int *redundant_rows;          /* nredundant, or NULL */
     /* phi (nh), phi' (nh), g (nn) at the state x. */
     void (*residuals)(double t, const double x[], const double p[],
                       double phi[], double phi_dot[], double g[]);

@@ -36,6 +36,7 @@ typedef struct lgc_monitor {
     double *max_residual;   /* 2 nh + nn: max |r_i| of each row of [phi; phi'; g] */
     double max_energy_drift;    /* max |E - E0| / |E0| (absolute if E0 = 0) */
     double *out_min, *out_max;  /* model->nout: each output's extremes over the samples */
+    double *min_norm;       /* with redundant rows: scratch of the minimum-norm multipliers, else NULL */
 } lgc_monitor;
 
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model);
@@ -47,7 +48,9 @@ void lgc_monitor_reset(lgc_monitor *mon, const lgc_model *model);
 /*
 ** Evaluate everything at (t, x) into mon->s and update the extremes.
 ** s.fc = C^T [lambda; mu] with C the model's constraint_jacobian; s.out
-** the model's outputs, from the same multipliers. For a
+** the model's outputs, from the same multipliers. With redundant rows
+** (model->nredundant) the multipliers are the minimum-norm ones giving that
+** fc: rhs's (0 on those rows) projected onto the range of C. For a
 ** vakonomic model mu is the state mu, and the force of the constraints has
 ** further terms (mu' B, mu (B' - dg/dq)) that fc leaves out.
 */

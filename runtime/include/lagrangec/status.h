@@ -12,7 +12,7 @@ extern "C" {
 typedef enum lgc_status {
     LGC_OK = 0,
     LGC_ERR_SINGULAR_MASS = 1,      /* rhs: mass matrix not positive definite */
-    LGC_ERR_RANK_LOST = 2,          /* rhs: constraint Jacobian lost rank */
+    LGC_ERR_RANK_LOST = 2,          /* rhs: constraint Jacobian lost rank, constraints inconsistent */
     LGC_ERR_MODEL = 3,              /* rhs returned an unknown non-zero code */
     LGC_ERR_NONFINITE = 4,          /* NaN or Inf in the state or derivative */
     LGC_ERR_STEP_UNDERFLOW = 5,     /* adaptive step fell below round-off of t */
@@ -25,11 +25,12 @@ typedef enum lgc_status {
     LGC_ERR_TOLERANCE = 12,         /* tolerances below the state's round-off */
     LGC_ERR_CONVERGENCE = 13,       /* implicit method: Newton failed to converge, repeatedly */
     LGC_ERR_ERROR_TEST = 14,        /* implicit method: the error test failed, repeatedly */
-    LGC_ERR_SOLVER = 15             /* SUNDIALS failed on its own (its linear solver, its memory) */
+    LGC_ERR_SOLVER = 15,            /* SUNDIALS failed on its own (its linear solver, its memory) */
+    LGC_ERR_SINGULAR_METHOD = 16    /* adams, bdf at a singular configuration: they cannot pass one */
 } lgc_status;
 
 /* The largest lgc_status code. */
-#define LGC_STATUS_LAST LGC_ERR_SOLVER
+#define LGC_STATUS_LAST LGC_ERR_SINGULAR_METHOD
 
 /* A short English reason for `status`, never NULL. */
 const char *lgc_strerror(int status);

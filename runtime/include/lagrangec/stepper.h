@@ -45,6 +45,14 @@ typedef struct lgc_stepper_type {
     const char *name;
     int order;          /* order of the propagated solution (the highest, if it varies) */
     int adaptive;       /* error control by rtol/atol */
+    /*
+    ** 1: through a singular configuration the method may leave the motion's
+    ** branch, its step control resolving the instant with no guard to hold
+    ** it (measured: CVODE's adams on IFToMM A02 and A04, its bdf on A02 with
+    ** N = 40), so the driver stops it there with LGC_ERR_SINGULAR_METHOD
+    ** rather than go on, wrong.
+    */
+    int leaves_branch;
     /* The method's memory for s->sys (and, for methods that step themselves, s); NULL: none. */
     void *(*alloc)(const lgc_stepper_setup *s);
     void (*free)(void *state);

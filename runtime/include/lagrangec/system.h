@@ -27,6 +27,7 @@ typedef struct lgc_system {
     */
     unsigned char *active;
     unsigned long nfev;     /* rhs evaluations so far */
+    unsigned long nfev_min_norm;    /* ... of them solved by the minimum-norm fallback */
 } lgc_system;
 
 /*
@@ -57,6 +58,24 @@ int lgc_system_uses_lapack(const lgc_system *sys);
 */
 int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
                    double multipliers[]);
+
+/*
+** The conditioning of S = J M^-1 J^T at the last lgc_system_rhs: its
+** smallest over its largest squared pivot (or eigenvalue, where the
+** minimum-norm solve made it), rows the generator found redundant left
+** out; near 0 where the constraint Jacobian nearly loses rank. 1 without
+** constraints.
+*/
+double lgc_system_conditioning(const lgc_system *sys);
+
+/*
+** Where the last lgc_system_rhs lost rank: the part of the constraint rows'
+** right side no acceleration meets, relative to its size; 0 elsewhere.
+** Beyond LGC_INCONSISTENT_RANK at a state on the constraints, they ask for
+** a motion the mechanism cannot make (the driver's LGC_ERR_RANK_LOST).
+*/
+double lgc_system_inconsistency(const lgc_system *sys);
+#define LGC_INCONSISTENT_RANK 1e-6
 
 /*
 ** Auto Baumgarte rule: place both roots of s^2 + alpha s + beta at -kappa/h
