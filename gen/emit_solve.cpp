@@ -75,10 +75,10 @@ std::string straight_line_solver(const Names &n, const RealType &real, const Kkt
   return s.str();
 }
 
-// Dense Cholesky and its triangular solves, for the dense solve and the
-// minimum-norm one.
+// Dense Cholesky, its triangular solves and S = J M^-1 J^T from them, for
+// the dense solve and the minimum-norm one.
 std::string dense_cholesky(const Names &n, const RealType &real) {
-  const std::string p = n.p;
+  const std::string Q = n.size("NQ"), C = n.size("NC"), p = n.p;
   std::ostringstream s;
   s << R"(/*
 ** Dense Cholesky factorisation in place: the lower triangle of the n x n
@@ -122,6 +122,28 @@ static void )" << p << R"(_cholesky_solve(int n, const double L[], double b[], i
     }
 }
 
+/*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int )" << p << R"(_schur_complement(double M[], const double J[], double Y[], double S[])
+{
+    int i, j, k;
+    if (!)" << p << R"(_cholesky()" << Q << R"(, M, 1e-13)) return 0;
+    for (i = 0; i < )" << C << R"(; ++i) {
+        for (k = 0; k < )" << Q << R"(; ++k) Y[i*)" << Q << R"( + k] = J[i*)" << Q << R"( + k];
+        )" << p << R"(_cholesky_solve()" << Q << R"(, M, Y + i*)" << Q << R"(, 0);
+    }
+    for (i = 0; i < )" << C << R"(; ++i)
+        for (j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (k = 0; k < )" << Q << R"(; ++k) s += Y[i*)" << Q << R"( + k]*Y[j*)" << Q << R"( + k];
+            S[i*)" << C << R"( + j] = s;
+        }
+    return 1;
+}
+
 )";
   return real.retyped(s.str());
 }
@@ -155,18 +177,7 @@ std::string dense_solver(const Names &n, const RealType &real, const std::vector
 */
 static int )" << p << R"(_factor_kkt(double M[], const double J[], double Y[], double S[])
 {
-    int i, j, k;
-    if (!)" << p << R"(_cholesky()" << Q << R"(, M, 1e-13)) return )" << n.size("SINGULAR_MASS") << R"(;
-    for (i = 0; i < )" << C << R"(; ++i) {
-        for (k = 0; k < )" << Q << R"(; ++k) Y[i*)" << Q << R"( + k] = J[i*)" << Q << R"( + k];
-        )" << p << R"(_cholesky_solve()" << Q << R"(, M, Y + i*)" << Q << R"(, 0);
-    }
-    for (i = 0; i < )" << C << R"(; ++i)
-        for (j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (k = 0; k < )" << Q << R"(; ++k) s += Y[i*)" << Q << R"( + k]*Y[j*)" << Q << R"( + k];
-            S[i*)" << C << R"( + j] = s;
-        }
+    if (!)" << p << R"(_schur_complement(M, J, Y, S)) return )" << n.size("SINGULAR_MASS") << R"(;
 )" << left_out << R"(    if (!)" << p << R"(_cholesky()" << C << R"(, S, 1e-8)) return )" << n.size("RANK_DEFICIENT") << R"(;
     return )" << n.size("OK") << R"(;
 }
@@ -213,17 +224,10 @@ std::string min_norm_solver(const Names &n, const RealType &real) {
 static int )" << p << R"(_factor_kkt_min_norm(double M[], const double J[], double Y[], double S[], double E[])
 {
     int i, j, k, sweep;
-    if (!)" << p << R"(_cholesky()" << Q << R"(, M, 1e-13)) return )" << n.size("SINGULAR_MASS") << R"(;
-    for (i = 0; i < )" << C << R"(; ++i) {
-        for (k = 0; k < )" << Q << R"(; ++k) Y[i*)" << Q << R"( + k] = J[i*)" << Q << R"( + k];
-        )" << p << R"(_cholesky_solve()" << Q << R"(, M, Y + i*)" << Q << R"(, 0);
-    }
+    if (!)" << p << R"(_schur_complement(M, J, Y, S)) return )" << n.size("SINGULAR_MASS") << R"(;
     for (i = 0; i < )" << C << R"(; ++i)
         for (j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (k = 0; k < )" << Q << R"(; ++k) s += Y[i*)" << Q << R"( + k]*Y[j*)" << Q << R"( + k];
-            S[i*)" << C << R"( + j] = s;
-            S[j*)" << C << R"( + i] = s;
+            S[j*)" << C << R"( + i] = S[i*)" << C << R"( + j];
             E[i*)" << C << R"( + j] = i == j ? 1.0 : 0.0;
             E[j*)" << C << R"( + i] = i == j ? 1.0 : 0.0;
         }

@@ -52,6 +52,28 @@ static void a02_n2_cholesky_solve(int n, const a02_n2_real L[], a02_n2_real b[],
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int a02_n2_schur_complement(a02_n2_real M[], const a02_n2_real J[], a02_n2_real Y[], a02_n2_real S[])
+{
+    int i, j, k;
+    if (!a02_n2_cholesky(A02_N2_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < A02_N2_NC; ++i) {
+        for (k = 0; k < A02_N2_NQ; ++k) Y[i*A02_N2_NQ + k] = J[i*A02_N2_NQ + k];
+        a02_n2_cholesky_solve(A02_N2_NQ, M, Y + i*A02_N2_NQ, 0);
+    }
+    for (i = 0; i < A02_N2_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            a02_n2_real s = 0.0;
+            for (k = 0; k < A02_N2_NQ; ++k) s += Y[i*A02_N2_NQ + k]*Y[j*A02_N2_NQ + k];
+            S[i*A02_N2_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -196,17 +218,10 @@ static void a02_n2_solve_kkt(const a02_n2_real M[], const a02_n2_real J[], const
 static int a02_n2_factor_kkt_min_norm(a02_n2_real M[], const a02_n2_real J[], a02_n2_real Y[], a02_n2_real S[], a02_n2_real E[])
 {
     int i, j, k, sweep;
-    if (!a02_n2_cholesky(A02_N2_NQ, M, 1e-13)) return A02_N2_SINGULAR_MASS;
-    for (i = 0; i < A02_N2_NC; ++i) {
-        for (k = 0; k < A02_N2_NQ; ++k) Y[i*A02_N2_NQ + k] = J[i*A02_N2_NQ + k];
-        a02_n2_cholesky_solve(A02_N2_NQ, M, Y + i*A02_N2_NQ, 0);
-    }
+    if (!a02_n2_schur_complement(M, J, Y, S)) return A02_N2_SINGULAR_MASS;
     for (i = 0; i < A02_N2_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            a02_n2_real s = 0.0;
-            for (k = 0; k < A02_N2_NQ; ++k) s += Y[i*A02_N2_NQ + k]*Y[j*A02_N2_NQ + k];
-            S[i*A02_N2_NC + j] = s;
-            S[j*A02_N2_NC + i] = s;
+            S[j*A02_N2_NC + i] = S[i*A02_N2_NC + j];
             E[i*A02_N2_NC + j] = i == j ? 1.0 : 0.0;
             E[j*A02_N2_NC + i] = i == j ? 1.0 : 0.0;
         }

@@ -52,6 +52,28 @@ static void bead_hoop_cholesky_solve(int n, const bead_hoop_real L[], bead_hoop_
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int bead_hoop_schur_complement(bead_hoop_real M[], const bead_hoop_real J[], bead_hoop_real Y[], bead_hoop_real S[])
+{
+    int i, j, k;
+    if (!bead_hoop_cholesky(BEAD_HOOP_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < BEAD_HOOP_NC; ++i) {
+        for (k = 0; k < BEAD_HOOP_NQ; ++k) Y[i*BEAD_HOOP_NQ + k] = J[i*BEAD_HOOP_NQ + k];
+        bead_hoop_cholesky_solve(BEAD_HOOP_NQ, M, Y + i*BEAD_HOOP_NQ, 0);
+    }
+    for (i = 0; i < BEAD_HOOP_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            bead_hoop_real s = 0.0;
+            for (k = 0; k < BEAD_HOOP_NQ; ++k) s += Y[i*BEAD_HOOP_NQ + k]*Y[j*BEAD_HOOP_NQ + k];
+            S[i*BEAD_HOOP_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -143,17 +165,10 @@ static void bead_hoop_solve_kkt(const bead_hoop_real M[], const bead_hoop_real J
 static int bead_hoop_factor_kkt_min_norm(bead_hoop_real M[], const bead_hoop_real J[], bead_hoop_real Y[], bead_hoop_real S[], bead_hoop_real E[])
 {
     int i, j, k, sweep;
-    if (!bead_hoop_cholesky(BEAD_HOOP_NQ, M, 1e-13)) return BEAD_HOOP_SINGULAR_MASS;
-    for (i = 0; i < BEAD_HOOP_NC; ++i) {
-        for (k = 0; k < BEAD_HOOP_NQ; ++k) Y[i*BEAD_HOOP_NQ + k] = J[i*BEAD_HOOP_NQ + k];
-        bead_hoop_cholesky_solve(BEAD_HOOP_NQ, M, Y + i*BEAD_HOOP_NQ, 0);
-    }
+    if (!bead_hoop_schur_complement(M, J, Y, S)) return BEAD_HOOP_SINGULAR_MASS;
     for (i = 0; i < BEAD_HOOP_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            bead_hoop_real s = 0.0;
-            for (k = 0; k < BEAD_HOOP_NQ; ++k) s += Y[i*BEAD_HOOP_NQ + k]*Y[j*BEAD_HOOP_NQ + k];
-            S[i*BEAD_HOOP_NC + j] = s;
-            S[j*BEAD_HOOP_NC + i] = s;
+            S[j*BEAD_HOOP_NC + i] = S[i*BEAD_HOOP_NC + j];
             E[i*BEAD_HOOP_NC + j] = i == j ? 1.0 : 0.0;
             E[j*BEAD_HOOP_NC + i] = i == j ? 1.0 : 0.0;
         }

@@ -52,6 +52,28 @@ static void bicycle_cholesky_solve(int n, const bicycle_real L[], bicycle_real b
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int bicycle_schur_complement(bicycle_real M[], const bicycle_real J[], bicycle_real Y[], bicycle_real S[])
+{
+    int i, j, k;
+    if (!bicycle_cholesky(BICYCLE_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < BICYCLE_NC; ++i) {
+        for (k = 0; k < BICYCLE_NQ; ++k) Y[i*BICYCLE_NQ + k] = J[i*BICYCLE_NQ + k];
+        bicycle_cholesky_solve(BICYCLE_NQ, M, Y + i*BICYCLE_NQ, 0);
+    }
+    for (i = 0; i < BICYCLE_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            bicycle_real s = 0.0;
+            for (k = 0; k < BICYCLE_NQ; ++k) s += Y[i*BICYCLE_NQ + k]*Y[j*BICYCLE_NQ + k];
+            S[i*BICYCLE_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -281,17 +303,10 @@ static void bicycle_solve_kkt(const bicycle_real M[], const bicycle_real J[], co
 static int bicycle_factor_kkt_min_norm(bicycle_real M[], const bicycle_real J[], bicycle_real Y[], bicycle_real S[], bicycle_real E[])
 {
     int i, j, k, sweep;
-    if (!bicycle_cholesky(BICYCLE_NQ, M, 1e-13)) return BICYCLE_SINGULAR_MASS;
-    for (i = 0; i < BICYCLE_NC; ++i) {
-        for (k = 0; k < BICYCLE_NQ; ++k) Y[i*BICYCLE_NQ + k] = J[i*BICYCLE_NQ + k];
-        bicycle_cholesky_solve(BICYCLE_NQ, M, Y + i*BICYCLE_NQ, 0);
-    }
+    if (!bicycle_schur_complement(M, J, Y, S)) return BICYCLE_SINGULAR_MASS;
     for (i = 0; i < BICYCLE_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            bicycle_real s = 0.0;
-            for (k = 0; k < BICYCLE_NQ; ++k) s += Y[i*BICYCLE_NQ + k]*Y[j*BICYCLE_NQ + k];
-            S[i*BICYCLE_NC + j] = s;
-            S[j*BICYCLE_NC + i] = s;
+            S[j*BICYCLE_NC + i] = S[i*BICYCLE_NC + j];
             E[i*BICYCLE_NC + j] = i == j ? 1.0 : 0.0;
             E[j*BICYCLE_NC + i] = i == j ? 1.0 : 0.0;
         }

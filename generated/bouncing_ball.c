@@ -52,6 +52,28 @@ static void bouncing_ball_cholesky_solve(int n, const bouncing_ball_real L[], bo
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int bouncing_ball_schur_complement(bouncing_ball_real M[], const bouncing_ball_real J[], bouncing_ball_real Y[], bouncing_ball_real S[])
+{
+    int i, j, k;
+    if (!bouncing_ball_cholesky(BOUNCING_BALL_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < BOUNCING_BALL_NC; ++i) {
+        for (k = 0; k < BOUNCING_BALL_NQ; ++k) Y[i*BOUNCING_BALL_NQ + k] = J[i*BOUNCING_BALL_NQ + k];
+        bouncing_ball_cholesky_solve(BOUNCING_BALL_NQ, M, Y + i*BOUNCING_BALL_NQ, 0);
+    }
+    for (i = 0; i < BOUNCING_BALL_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            bouncing_ball_real s = 0.0;
+            for (k = 0; k < BOUNCING_BALL_NQ; ++k) s += Y[i*BOUNCING_BALL_NQ + k]*Y[j*BOUNCING_BALL_NQ + k];
+            S[i*BOUNCING_BALL_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -112,17 +134,10 @@ static void bouncing_ball_solve_kkt(const bouncing_ball_real M[], const bouncing
 static int bouncing_ball_factor_kkt_min_norm(bouncing_ball_real M[], const bouncing_ball_real J[], bouncing_ball_real Y[], bouncing_ball_real S[], bouncing_ball_real E[])
 {
     int i, j, k, sweep;
-    if (!bouncing_ball_cholesky(BOUNCING_BALL_NQ, M, 1e-13)) return BOUNCING_BALL_SINGULAR_MASS;
-    for (i = 0; i < BOUNCING_BALL_NC; ++i) {
-        for (k = 0; k < BOUNCING_BALL_NQ; ++k) Y[i*BOUNCING_BALL_NQ + k] = J[i*BOUNCING_BALL_NQ + k];
-        bouncing_ball_cholesky_solve(BOUNCING_BALL_NQ, M, Y + i*BOUNCING_BALL_NQ, 0);
-    }
+    if (!bouncing_ball_schur_complement(M, J, Y, S)) return BOUNCING_BALL_SINGULAR_MASS;
     for (i = 0; i < BOUNCING_BALL_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            bouncing_ball_real s = 0.0;
-            for (k = 0; k < BOUNCING_BALL_NQ; ++k) s += Y[i*BOUNCING_BALL_NQ + k]*Y[j*BOUNCING_BALL_NQ + k];
-            S[i*BOUNCING_BALL_NC + j] = s;
-            S[j*BOUNCING_BALL_NC + i] = s;
+            S[j*BOUNCING_BALL_NC + i] = S[i*BOUNCING_BALL_NC + j];
             E[i*BOUNCING_BALL_NC + j] = i == j ? 1.0 : 0.0;
             E[j*BOUNCING_BALL_NC + i] = i == j ? 1.0 : 0.0;
         }

@@ -52,6 +52,28 @@ static void bricard_cholesky_solve(int n, const bricard_real L[], bricard_real b
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int bricard_schur_complement(bricard_real M[], const bricard_real J[], bricard_real Y[], bricard_real S[])
+{
+    int i, j, k;
+    if (!bricard_cholesky(BRICARD_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < BRICARD_NC; ++i) {
+        for (k = 0; k < BRICARD_NQ; ++k) Y[i*BRICARD_NQ + k] = J[i*BRICARD_NQ + k];
+        bricard_cholesky_solve(BRICARD_NQ, M, Y + i*BRICARD_NQ, 0);
+    }
+    for (i = 0; i < BRICARD_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            bricard_real s = 0.0;
+            for (k = 0; k < BRICARD_NQ; ++k) s += Y[i*BRICARD_NQ + k]*Y[j*BRICARD_NQ + k];
+            S[i*BRICARD_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -491,17 +513,10 @@ static void bricard_solve_kkt(const bricard_real M[], const bricard_real J[], co
 static int bricard_factor_kkt_min_norm(bricard_real M[], const bricard_real J[], bricard_real Y[], bricard_real S[], bricard_real E[])
 {
     int i, j, k, sweep;
-    if (!bricard_cholesky(BRICARD_NQ, M, 1e-13)) return BRICARD_SINGULAR_MASS;
-    for (i = 0; i < BRICARD_NC; ++i) {
-        for (k = 0; k < BRICARD_NQ; ++k) Y[i*BRICARD_NQ + k] = J[i*BRICARD_NQ + k];
-        bricard_cholesky_solve(BRICARD_NQ, M, Y + i*BRICARD_NQ, 0);
-    }
+    if (!bricard_schur_complement(M, J, Y, S)) return BRICARD_SINGULAR_MASS;
     for (i = 0; i < BRICARD_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            bricard_real s = 0.0;
-            for (k = 0; k < BRICARD_NQ; ++k) s += Y[i*BRICARD_NQ + k]*Y[j*BRICARD_NQ + k];
-            S[i*BRICARD_NC + j] = s;
-            S[j*BRICARD_NC + i] = s;
+            S[j*BRICARD_NC + i] = S[i*BRICARD_NC + j];
             E[i*BRICARD_NC + j] = i == j ? 1.0 : 0.0;
             E[j*BRICARD_NC + i] = i == j ? 1.0 : 0.0;
         }

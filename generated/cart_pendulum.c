@@ -53,6 +53,28 @@ static void cart_pendulum_cholesky_solve(int n, const cart_pendulum_real L[], ca
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int cart_pendulum_schur_complement(cart_pendulum_real M[], const cart_pendulum_real J[], cart_pendulum_real Y[], cart_pendulum_real S[])
+{
+    int i, j, k;
+    if (!cart_pendulum_cholesky(CART_PENDULUM_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < CART_PENDULUM_NC; ++i) {
+        for (k = 0; k < CART_PENDULUM_NQ; ++k) Y[i*CART_PENDULUM_NQ + k] = J[i*CART_PENDULUM_NQ + k];
+        cart_pendulum_cholesky_solve(CART_PENDULUM_NQ, M, Y + i*CART_PENDULUM_NQ, 0);
+    }
+    for (i = 0; i < CART_PENDULUM_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            cart_pendulum_real s = 0.0;
+            for (k = 0; k < CART_PENDULUM_NQ; ++k) s += Y[i*CART_PENDULUM_NQ + k]*Y[j*CART_PENDULUM_NQ + k];
+            S[i*CART_PENDULUM_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -133,17 +155,10 @@ static void cart_pendulum_solve_kkt(const cart_pendulum_real M[], const cart_pen
 static int cart_pendulum_factor_kkt_min_norm(cart_pendulum_real M[], const cart_pendulum_real J[], cart_pendulum_real Y[], cart_pendulum_real S[], cart_pendulum_real E[])
 {
     int i, j, k, sweep;
-    if (!cart_pendulum_cholesky(CART_PENDULUM_NQ, M, 1e-13)) return CART_PENDULUM_SINGULAR_MASS;
-    for (i = 0; i < CART_PENDULUM_NC; ++i) {
-        for (k = 0; k < CART_PENDULUM_NQ; ++k) Y[i*CART_PENDULUM_NQ + k] = J[i*CART_PENDULUM_NQ + k];
-        cart_pendulum_cholesky_solve(CART_PENDULUM_NQ, M, Y + i*CART_PENDULUM_NQ, 0);
-    }
+    if (!cart_pendulum_schur_complement(M, J, Y, S)) return CART_PENDULUM_SINGULAR_MASS;
     for (i = 0; i < CART_PENDULUM_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            cart_pendulum_real s = 0.0;
-            for (k = 0; k < CART_PENDULUM_NQ; ++k) s += Y[i*CART_PENDULUM_NQ + k]*Y[j*CART_PENDULUM_NQ + k];
-            S[i*CART_PENDULUM_NC + j] = s;
-            S[j*CART_PENDULUM_NC + i] = s;
+            S[j*CART_PENDULUM_NC + i] = S[i*CART_PENDULUM_NC + j];
             E[i*CART_PENDULUM_NC + j] = i == j ? 1.0 : 0.0;
             E[j*CART_PENDULUM_NC + i] = i == j ? 1.0 : 0.0;
         }

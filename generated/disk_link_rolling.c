@@ -52,6 +52,28 @@ static void disk_link_rolling_cholesky_solve(int n, const disk_link_rolling_real
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int disk_link_rolling_schur_complement(disk_link_rolling_real M[], const disk_link_rolling_real J[], disk_link_rolling_real Y[], disk_link_rolling_real S[])
+{
+    int i, j, k;
+    if (!disk_link_rolling_cholesky(DISK_LINK_ROLLING_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) {
+        for (k = 0; k < DISK_LINK_ROLLING_NQ; ++k) Y[i*DISK_LINK_ROLLING_NQ + k] = J[i*DISK_LINK_ROLLING_NQ + k];
+        disk_link_rolling_cholesky_solve(DISK_LINK_ROLLING_NQ, M, Y + i*DISK_LINK_ROLLING_NQ, 0);
+    }
+    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            disk_link_rolling_real s = 0.0;
+            for (k = 0; k < DISK_LINK_ROLLING_NQ; ++k) s += Y[i*DISK_LINK_ROLLING_NQ + k]*Y[j*DISK_LINK_ROLLING_NQ + k];
+            S[i*DISK_LINK_ROLLING_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -132,17 +154,10 @@ static void disk_link_rolling_solve_kkt(const disk_link_rolling_real M[], const 
 static int disk_link_rolling_factor_kkt_min_norm(disk_link_rolling_real M[], const disk_link_rolling_real J[], disk_link_rolling_real Y[], disk_link_rolling_real S[], disk_link_rolling_real E[])
 {
     int i, j, k, sweep;
-    if (!disk_link_rolling_cholesky(DISK_LINK_ROLLING_NQ, M, 1e-13)) return DISK_LINK_ROLLING_SINGULAR_MASS;
-    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) {
-        for (k = 0; k < DISK_LINK_ROLLING_NQ; ++k) Y[i*DISK_LINK_ROLLING_NQ + k] = J[i*DISK_LINK_ROLLING_NQ + k];
-        disk_link_rolling_cholesky_solve(DISK_LINK_ROLLING_NQ, M, Y + i*DISK_LINK_ROLLING_NQ, 0);
-    }
+    if (!disk_link_rolling_schur_complement(M, J, Y, S)) return DISK_LINK_ROLLING_SINGULAR_MASS;
     for (i = 0; i < DISK_LINK_ROLLING_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            disk_link_rolling_real s = 0.0;
-            for (k = 0; k < DISK_LINK_ROLLING_NQ; ++k) s += Y[i*DISK_LINK_ROLLING_NQ + k]*Y[j*DISK_LINK_ROLLING_NQ + k];
-            S[i*DISK_LINK_ROLLING_NC + j] = s;
-            S[j*DISK_LINK_ROLLING_NC + i] = s;
+            S[j*DISK_LINK_ROLLING_NC + i] = S[i*DISK_LINK_ROLLING_NC + j];
             E[i*DISK_LINK_ROLLING_NC + j] = i == j ? 1.0 : 0.0;
             E[j*DISK_LINK_ROLLING_NC + i] = i == j ? 1.0 : 0.0;
         }

@@ -52,6 +52,28 @@ static void double_pendulum_cholesky_solve(int n, const double_pendulum_real L[]
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int double_pendulum_schur_complement(double_pendulum_real M[], const double_pendulum_real J[], double_pendulum_real Y[], double_pendulum_real S[])
+{
+    int i, j, k;
+    if (!double_pendulum_cholesky(DOUBLE_PENDULUM_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) {
+        for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) Y[i*DOUBLE_PENDULUM_NQ + k] = J[i*DOUBLE_PENDULUM_NQ + k];
+        double_pendulum_cholesky_solve(DOUBLE_PENDULUM_NQ, M, Y + i*DOUBLE_PENDULUM_NQ, 0);
+    }
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            double_pendulum_real s = 0.0;
+            for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) s += Y[i*DOUBLE_PENDULUM_NQ + k]*Y[j*DOUBLE_PENDULUM_NQ + k];
+            S[i*DOUBLE_PENDULUM_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -153,17 +175,10 @@ static void double_pendulum_solve_kkt(const double_pendulum_real M[], const doub
 static int double_pendulum_factor_kkt_min_norm(double_pendulum_real M[], const double_pendulum_real J[], double_pendulum_real Y[], double_pendulum_real S[], double_pendulum_real E[])
 {
     int i, j, k, sweep;
-    if (!double_pendulum_cholesky(DOUBLE_PENDULUM_NQ, M, 1e-13)) return DOUBLE_PENDULUM_SINGULAR_MASS;
-    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) {
-        for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) Y[i*DOUBLE_PENDULUM_NQ + k] = J[i*DOUBLE_PENDULUM_NQ + k];
-        double_pendulum_cholesky_solve(DOUBLE_PENDULUM_NQ, M, Y + i*DOUBLE_PENDULUM_NQ, 0);
-    }
+    if (!double_pendulum_schur_complement(M, J, Y, S)) return DOUBLE_PENDULUM_SINGULAR_MASS;
     for (i = 0; i < DOUBLE_PENDULUM_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            double_pendulum_real s = 0.0;
-            for (k = 0; k < DOUBLE_PENDULUM_NQ; ++k) s += Y[i*DOUBLE_PENDULUM_NQ + k]*Y[j*DOUBLE_PENDULUM_NQ + k];
-            S[i*DOUBLE_PENDULUM_NC + j] = s;
-            S[j*DOUBLE_PENDULUM_NC + i] = s;
+            S[j*DOUBLE_PENDULUM_NC + i] = S[i*DOUBLE_PENDULUM_NC + j];
             E[i*DOUBLE_PENDULUM_NC + j] = i == j ? 1.0 : 0.0;
             E[j*DOUBLE_PENDULUM_NC + i] = i == j ? 1.0 : 0.0;
         }

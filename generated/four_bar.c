@@ -52,6 +52,28 @@ static void four_bar_cholesky_solve(int n, const four_bar_real L[], four_bar_rea
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int four_bar_schur_complement(four_bar_real M[], const four_bar_real J[], four_bar_real Y[], four_bar_real S[])
+{
+    int i, j, k;
+    if (!four_bar_cholesky(FOUR_BAR_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < FOUR_BAR_NC; ++i) {
+        for (k = 0; k < FOUR_BAR_NQ; ++k) Y[i*FOUR_BAR_NQ + k] = J[i*FOUR_BAR_NQ + k];
+        four_bar_cholesky_solve(FOUR_BAR_NQ, M, Y + i*FOUR_BAR_NQ, 0);
+    }
+    for (i = 0; i < FOUR_BAR_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            four_bar_real s = 0.0;
+            for (k = 0; k < FOUR_BAR_NQ; ++k) s += Y[i*FOUR_BAR_NQ + k]*Y[j*FOUR_BAR_NQ + k];
+            S[i*FOUR_BAR_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -145,17 +167,10 @@ static void four_bar_solve_kkt(const four_bar_real M[], const four_bar_real J[],
 static int four_bar_factor_kkt_min_norm(four_bar_real M[], const four_bar_real J[], four_bar_real Y[], four_bar_real S[], four_bar_real E[])
 {
     int i, j, k, sweep;
-    if (!four_bar_cholesky(FOUR_BAR_NQ, M, 1e-13)) return FOUR_BAR_SINGULAR_MASS;
-    for (i = 0; i < FOUR_BAR_NC; ++i) {
-        for (k = 0; k < FOUR_BAR_NQ; ++k) Y[i*FOUR_BAR_NQ + k] = J[i*FOUR_BAR_NQ + k];
-        four_bar_cholesky_solve(FOUR_BAR_NQ, M, Y + i*FOUR_BAR_NQ, 0);
-    }
+    if (!four_bar_schur_complement(M, J, Y, S)) return FOUR_BAR_SINGULAR_MASS;
     for (i = 0; i < FOUR_BAR_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            four_bar_real s = 0.0;
-            for (k = 0; k < FOUR_BAR_NQ; ++k) s += Y[i*FOUR_BAR_NQ + k]*Y[j*FOUR_BAR_NQ + k];
-            S[i*FOUR_BAR_NC + j] = s;
-            S[j*FOUR_BAR_NC + i] = s;
+            S[j*FOUR_BAR_NC + i] = S[i*FOUR_BAR_NC + j];
             E[i*FOUR_BAR_NC + j] = i == j ? 1.0 : 0.0;
             E[j*FOUR_BAR_NC + i] = i == j ? 1.0 : 0.0;
         }

@@ -52,6 +52,28 @@ static void knife_edge_cholesky_solve(int n, const knife_edge_real L[], knife_ed
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int knife_edge_schur_complement(knife_edge_real M[], const knife_edge_real J[], knife_edge_real Y[], knife_edge_real S[])
+{
+    int i, j, k;
+    if (!knife_edge_cholesky(KNIFE_EDGE_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < KNIFE_EDGE_NC; ++i) {
+        for (k = 0; k < KNIFE_EDGE_NQ; ++k) Y[i*KNIFE_EDGE_NQ + k] = J[i*KNIFE_EDGE_NQ + k];
+        knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, Y + i*KNIFE_EDGE_NQ, 0);
+    }
+    for (i = 0; i < KNIFE_EDGE_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            knife_edge_real s = 0.0;
+            for (k = 0; k < KNIFE_EDGE_NQ; ++k) s += Y[i*KNIFE_EDGE_NQ + k]*Y[j*KNIFE_EDGE_NQ + k];
+            S[i*KNIFE_EDGE_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -134,17 +156,10 @@ static void knife_edge_solve_kkt(const knife_edge_real M[], const knife_edge_rea
 static int knife_edge_factor_kkt_min_norm(knife_edge_real M[], const knife_edge_real J[], knife_edge_real Y[], knife_edge_real S[], knife_edge_real E[])
 {
     int i, j, k, sweep;
-    if (!knife_edge_cholesky(KNIFE_EDGE_NQ, M, 1e-13)) return KNIFE_EDGE_SINGULAR_MASS;
-    for (i = 0; i < KNIFE_EDGE_NC; ++i) {
-        for (k = 0; k < KNIFE_EDGE_NQ; ++k) Y[i*KNIFE_EDGE_NQ + k] = J[i*KNIFE_EDGE_NQ + k];
-        knife_edge_cholesky_solve(KNIFE_EDGE_NQ, M, Y + i*KNIFE_EDGE_NQ, 0);
-    }
+    if (!knife_edge_schur_complement(M, J, Y, S)) return KNIFE_EDGE_SINGULAR_MASS;
     for (i = 0; i < KNIFE_EDGE_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            knife_edge_real s = 0.0;
-            for (k = 0; k < KNIFE_EDGE_NQ; ++k) s += Y[i*KNIFE_EDGE_NQ + k]*Y[j*KNIFE_EDGE_NQ + k];
-            S[i*KNIFE_EDGE_NC + j] = s;
-            S[j*KNIFE_EDGE_NC + i] = s;
+            S[j*KNIFE_EDGE_NC + i] = S[i*KNIFE_EDGE_NC + j];
             E[i*KNIFE_EDGE_NC + j] = i == j ? 1.0 : 0.0;
             E[j*KNIFE_EDGE_NC + i] = i == j ? 1.0 : 0.0;
         }

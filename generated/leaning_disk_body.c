@@ -52,6 +52,28 @@ static void leaning_disk_body_cholesky_solve(int n, const leaning_disk_body_real
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int leaning_disk_body_schur_complement(leaning_disk_body_real M[], const leaning_disk_body_real J[], leaning_disk_body_real Y[], leaning_disk_body_real S[])
+{
+    int i, j, k;
+    if (!leaning_disk_body_cholesky(LEANING_DISK_BODY_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < LEANING_DISK_BODY_NC; ++i) {
+        for (k = 0; k < LEANING_DISK_BODY_NQ; ++k) Y[i*LEANING_DISK_BODY_NQ + k] = J[i*LEANING_DISK_BODY_NQ + k];
+        leaning_disk_body_cholesky_solve(LEANING_DISK_BODY_NQ, M, Y + i*LEANING_DISK_BODY_NQ, 0);
+    }
+    for (i = 0; i < LEANING_DISK_BODY_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            leaning_disk_body_real s = 0.0;
+            for (k = 0; k < LEANING_DISK_BODY_NQ; ++k) s += Y[i*LEANING_DISK_BODY_NQ + k]*Y[j*LEANING_DISK_BODY_NQ + k];
+            S[i*LEANING_DISK_BODY_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -171,17 +193,10 @@ static void leaning_disk_body_solve_kkt(const leaning_disk_body_real M[], const 
 static int leaning_disk_body_factor_kkt_min_norm(leaning_disk_body_real M[], const leaning_disk_body_real J[], leaning_disk_body_real Y[], leaning_disk_body_real S[], leaning_disk_body_real E[])
 {
     int i, j, k, sweep;
-    if (!leaning_disk_body_cholesky(LEANING_DISK_BODY_NQ, M, 1e-13)) return LEANING_DISK_BODY_SINGULAR_MASS;
-    for (i = 0; i < LEANING_DISK_BODY_NC; ++i) {
-        for (k = 0; k < LEANING_DISK_BODY_NQ; ++k) Y[i*LEANING_DISK_BODY_NQ + k] = J[i*LEANING_DISK_BODY_NQ + k];
-        leaning_disk_body_cholesky_solve(LEANING_DISK_BODY_NQ, M, Y + i*LEANING_DISK_BODY_NQ, 0);
-    }
+    if (!leaning_disk_body_schur_complement(M, J, Y, S)) return LEANING_DISK_BODY_SINGULAR_MASS;
     for (i = 0; i < LEANING_DISK_BODY_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            leaning_disk_body_real s = 0.0;
-            for (k = 0; k < LEANING_DISK_BODY_NQ; ++k) s += Y[i*LEANING_DISK_BODY_NQ + k]*Y[j*LEANING_DISK_BODY_NQ + k];
-            S[i*LEANING_DISK_BODY_NC + j] = s;
-            S[j*LEANING_DISK_BODY_NC + i] = s;
+            S[j*LEANING_DISK_BODY_NC + i] = S[i*LEANING_DISK_BODY_NC + j];
             E[i*LEANING_DISK_BODY_NC + j] = i == j ? 1.0 : 0.0;
             E[j*LEANING_DISK_BODY_NC + i] = i == j ? 1.0 : 0.0;
         }

@@ -52,6 +52,28 @@ static void pendulum_cholesky_solve(int n, const pendulum_real L[], pendulum_rea
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int pendulum_schur_complement(pendulum_real M[], const pendulum_real J[], pendulum_real Y[], pendulum_real S[])
+{
+    int i, j, k;
+    if (!pendulum_cholesky(PENDULUM_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < PENDULUM_NC; ++i) {
+        for (k = 0; k < PENDULUM_NQ; ++k) Y[i*PENDULUM_NQ + k] = J[i*PENDULUM_NQ + k];
+        pendulum_cholesky_solve(PENDULUM_NQ, M, Y + i*PENDULUM_NQ, 0);
+    }
+    for (i = 0; i < PENDULUM_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            pendulum_real s = 0.0;
+            for (k = 0; k < PENDULUM_NQ; ++k) s += Y[i*PENDULUM_NQ + k]*Y[j*PENDULUM_NQ + k];
+            S[i*PENDULUM_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -122,17 +144,10 @@ static void pendulum_solve_kkt(const pendulum_real M[], const pendulum_real J[],
 static int pendulum_factor_kkt_min_norm(pendulum_real M[], const pendulum_real J[], pendulum_real Y[], pendulum_real S[], pendulum_real E[])
 {
     int i, j, k, sweep;
-    if (!pendulum_cholesky(PENDULUM_NQ, M, 1e-13)) return PENDULUM_SINGULAR_MASS;
-    for (i = 0; i < PENDULUM_NC; ++i) {
-        for (k = 0; k < PENDULUM_NQ; ++k) Y[i*PENDULUM_NQ + k] = J[i*PENDULUM_NQ + k];
-        pendulum_cholesky_solve(PENDULUM_NQ, M, Y + i*PENDULUM_NQ, 0);
-    }
+    if (!pendulum_schur_complement(M, J, Y, S)) return PENDULUM_SINGULAR_MASS;
     for (i = 0; i < PENDULUM_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            pendulum_real s = 0.0;
-            for (k = 0; k < PENDULUM_NQ; ++k) s += Y[i*PENDULUM_NQ + k]*Y[j*PENDULUM_NQ + k];
-            S[i*PENDULUM_NC + j] = s;
-            S[j*PENDULUM_NC + i] = s;
+            S[j*PENDULUM_NC + i] = S[i*PENDULUM_NC + j];
             E[i*PENDULUM_NC + j] = i == j ? 1.0 : 0.0;
             E[j*PENDULUM_NC + i] = i == j ? 1.0 : 0.0;
         }

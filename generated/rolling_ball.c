@@ -52,6 +52,28 @@ static void rolling_ball_cholesky_solve(int n, const rolling_ball_real L[], roll
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int rolling_ball_schur_complement(rolling_ball_real M[], const rolling_ball_real J[], rolling_ball_real Y[], rolling_ball_real S[])
+{
+    int i, j, k;
+    if (!rolling_ball_cholesky(ROLLING_BALL_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < ROLLING_BALL_NC; ++i) {
+        for (k = 0; k < ROLLING_BALL_NQ; ++k) Y[i*ROLLING_BALL_NQ + k] = J[i*ROLLING_BALL_NQ + k];
+        rolling_ball_cholesky_solve(ROLLING_BALL_NQ, M, Y + i*ROLLING_BALL_NQ, 0);
+    }
+    for (i = 0; i < ROLLING_BALL_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            rolling_ball_real s = 0.0;
+            for (k = 0; k < ROLLING_BALL_NQ; ++k) s += Y[i*ROLLING_BALL_NQ + k]*Y[j*ROLLING_BALL_NQ + k];
+            S[i*ROLLING_BALL_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -190,17 +212,10 @@ static void rolling_ball_solve_kkt(const rolling_ball_real M[], const rolling_ba
 static int rolling_ball_factor_kkt_min_norm(rolling_ball_real M[], const rolling_ball_real J[], rolling_ball_real Y[], rolling_ball_real S[], rolling_ball_real E[])
 {
     int i, j, k, sweep;
-    if (!rolling_ball_cholesky(ROLLING_BALL_NQ, M, 1e-13)) return ROLLING_BALL_SINGULAR_MASS;
-    for (i = 0; i < ROLLING_BALL_NC; ++i) {
-        for (k = 0; k < ROLLING_BALL_NQ; ++k) Y[i*ROLLING_BALL_NQ + k] = J[i*ROLLING_BALL_NQ + k];
-        rolling_ball_cholesky_solve(ROLLING_BALL_NQ, M, Y + i*ROLLING_BALL_NQ, 0);
-    }
+    if (!rolling_ball_schur_complement(M, J, Y, S)) return ROLLING_BALL_SINGULAR_MASS;
     for (i = 0; i < ROLLING_BALL_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            rolling_ball_real s = 0.0;
-            for (k = 0; k < ROLLING_BALL_NQ; ++k) s += Y[i*ROLLING_BALL_NQ + k]*Y[j*ROLLING_BALL_NQ + k];
-            S[i*ROLLING_BALL_NC + j] = s;
-            S[j*ROLLING_BALL_NC + i] = s;
+            S[j*ROLLING_BALL_NC + i] = S[i*ROLLING_BALL_NC + j];
             E[i*ROLLING_BALL_NC + j] = i == j ? 1.0 : 0.0;
             E[j*ROLLING_BALL_NC + i] = i == j ? 1.0 : 0.0;
         }

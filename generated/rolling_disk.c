@@ -52,6 +52,28 @@ static void rolling_disk_cholesky_solve(int n, const rolling_disk_real L[], roll
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int rolling_disk_schur_complement(rolling_disk_real M[], const rolling_disk_real J[], rolling_disk_real Y[], rolling_disk_real S[])
+{
+    int i, j, k;
+    if (!rolling_disk_cholesky(ROLLING_DISK_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < ROLLING_DISK_NC; ++i) {
+        for (k = 0; k < ROLLING_DISK_NQ; ++k) Y[i*ROLLING_DISK_NQ + k] = J[i*ROLLING_DISK_NQ + k];
+        rolling_disk_cholesky_solve(ROLLING_DISK_NQ, M, Y + i*ROLLING_DISK_NQ, 0);
+    }
+    for (i = 0; i < ROLLING_DISK_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            rolling_disk_real s = 0.0;
+            for (k = 0; k < ROLLING_DISK_NQ; ++k) s += Y[i*ROLLING_DISK_NQ + k]*Y[j*ROLLING_DISK_NQ + k];
+            S[i*ROLLING_DISK_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -151,17 +173,10 @@ static void rolling_disk_solve_kkt(const rolling_disk_real M[], const rolling_di
 static int rolling_disk_factor_kkt_min_norm(rolling_disk_real M[], const rolling_disk_real J[], rolling_disk_real Y[], rolling_disk_real S[], rolling_disk_real E[])
 {
     int i, j, k, sweep;
-    if (!rolling_disk_cholesky(ROLLING_DISK_NQ, M, 1e-13)) return ROLLING_DISK_SINGULAR_MASS;
-    for (i = 0; i < ROLLING_DISK_NC; ++i) {
-        for (k = 0; k < ROLLING_DISK_NQ; ++k) Y[i*ROLLING_DISK_NQ + k] = J[i*ROLLING_DISK_NQ + k];
-        rolling_disk_cholesky_solve(ROLLING_DISK_NQ, M, Y + i*ROLLING_DISK_NQ, 0);
-    }
+    if (!rolling_disk_schur_complement(M, J, Y, S)) return ROLLING_DISK_SINGULAR_MASS;
     for (i = 0; i < ROLLING_DISK_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            rolling_disk_real s = 0.0;
-            for (k = 0; k < ROLLING_DISK_NQ; ++k) s += Y[i*ROLLING_DISK_NQ + k]*Y[j*ROLLING_DISK_NQ + k];
-            S[i*ROLLING_DISK_NC + j] = s;
-            S[j*ROLLING_DISK_NC + i] = s;
+            S[j*ROLLING_DISK_NC + i] = S[i*ROLLING_DISK_NC + j];
             E[i*ROLLING_DISK_NC + j] = i == j ? 1.0 : 0.0;
             E[j*ROLLING_DISK_NC + i] = i == j ? 1.0 : 0.0;
         }

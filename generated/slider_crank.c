@@ -52,6 +52,28 @@ static void slider_crank_cholesky_solve(int n, const slider_crank_real L[], slid
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int slider_crank_schur_complement(slider_crank_real M[], const slider_crank_real J[], slider_crank_real Y[], slider_crank_real S[])
+{
+    int i, j, k;
+    if (!slider_crank_cholesky(SLIDER_CRANK_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < SLIDER_CRANK_NC; ++i) {
+        for (k = 0; k < SLIDER_CRANK_NQ; ++k) Y[i*SLIDER_CRANK_NQ + k] = J[i*SLIDER_CRANK_NQ + k];
+        slider_crank_cholesky_solve(SLIDER_CRANK_NQ, M, Y + i*SLIDER_CRANK_NQ, 0);
+    }
+    for (i = 0; i < SLIDER_CRANK_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            slider_crank_real s = 0.0;
+            for (k = 0; k < SLIDER_CRANK_NQ; ++k) s += Y[i*SLIDER_CRANK_NQ + k]*Y[j*SLIDER_CRANK_NQ + k];
+            S[i*SLIDER_CRANK_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -144,17 +166,10 @@ static void slider_crank_solve_kkt(const slider_crank_real M[], const slider_cra
 static int slider_crank_factor_kkt_min_norm(slider_crank_real M[], const slider_crank_real J[], slider_crank_real Y[], slider_crank_real S[], slider_crank_real E[])
 {
     int i, j, k, sweep;
-    if (!slider_crank_cholesky(SLIDER_CRANK_NQ, M, 1e-13)) return SLIDER_CRANK_SINGULAR_MASS;
-    for (i = 0; i < SLIDER_CRANK_NC; ++i) {
-        for (k = 0; k < SLIDER_CRANK_NQ; ++k) Y[i*SLIDER_CRANK_NQ + k] = J[i*SLIDER_CRANK_NQ + k];
-        slider_crank_cholesky_solve(SLIDER_CRANK_NQ, M, Y + i*SLIDER_CRANK_NQ, 0);
-    }
+    if (!slider_crank_schur_complement(M, J, Y, S)) return SLIDER_CRANK_SINGULAR_MASS;
     for (i = 0; i < SLIDER_CRANK_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            slider_crank_real s = 0.0;
-            for (k = 0; k < SLIDER_CRANK_NQ; ++k) s += Y[i*SLIDER_CRANK_NQ + k]*Y[j*SLIDER_CRANK_NQ + k];
-            S[i*SLIDER_CRANK_NC + j] = s;
-            S[j*SLIDER_CRANK_NC + i] = s;
+            S[j*SLIDER_CRANK_NC + i] = S[i*SLIDER_CRANK_NC + j];
             E[i*SLIDER_CRANK_NC + j] = i == j ? 1.0 : 0.0;
             E[j*SLIDER_CRANK_NC + i] = i == j ? 1.0 : 0.0;
         }

@@ -52,6 +52,28 @@ static void sphere_cholesky_solve(int n, const sphere_real L[], sphere_real b[],
 }
 
 /*
+** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
+** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
+** positive definite.
+*/
+static int sphere_schur_complement(sphere_real M[], const sphere_real J[], sphere_real Y[], sphere_real S[])
+{
+    int i, j, k;
+    if (!sphere_cholesky(SPHERE_NQ, M, 1e-13)) return 0;
+    for (i = 0; i < SPHERE_NC; ++i) {
+        for (k = 0; k < SPHERE_NQ; ++k) Y[i*SPHERE_NQ + k] = J[i*SPHERE_NQ + k];
+        sphere_cholesky_solve(SPHERE_NQ, M, Y + i*SPHERE_NQ, 0);
+    }
+    for (i = 0; i < SPHERE_NC; ++i)
+        for (j = 0; j <= i; ++j) {
+            sphere_real s = 0.0;
+            for (k = 0; k < SPHERE_NQ; ++k) s += Y[i*SPHERE_NQ + k]*Y[j*SPHERE_NQ + k];
+            S[i*SPHERE_NC + j] = s;
+        }
+    return 1;
+}
+
+/*
 ** The KKT system of DESIGN.md §1,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
@@ -132,17 +154,10 @@ static void sphere_solve_kkt(const sphere_real M[], const sphere_real J[], const
 static int sphere_factor_kkt_min_norm(sphere_real M[], const sphere_real J[], sphere_real Y[], sphere_real S[], sphere_real E[])
 {
     int i, j, k, sweep;
-    if (!sphere_cholesky(SPHERE_NQ, M, 1e-13)) return SPHERE_SINGULAR_MASS;
-    for (i = 0; i < SPHERE_NC; ++i) {
-        for (k = 0; k < SPHERE_NQ; ++k) Y[i*SPHERE_NQ + k] = J[i*SPHERE_NQ + k];
-        sphere_cholesky_solve(SPHERE_NQ, M, Y + i*SPHERE_NQ, 0);
-    }
+    if (!sphere_schur_complement(M, J, Y, S)) return SPHERE_SINGULAR_MASS;
     for (i = 0; i < SPHERE_NC; ++i)
         for (j = 0; j <= i; ++j) {
-            sphere_real s = 0.0;
-            for (k = 0; k < SPHERE_NQ; ++k) s += Y[i*SPHERE_NQ + k]*Y[j*SPHERE_NQ + k];
-            S[i*SPHERE_NC + j] = s;
-            S[j*SPHERE_NC + i] = s;
+            S[j*SPHERE_NC + i] = S[i*SPHERE_NC + j];
             E[i*SPHERE_NC + j] = i == j ? 1.0 : 0.0;
             E[j*SPHERE_NC + i] = i == j ? 1.0 : 0.0;
         }
