@@ -48,9 +48,13 @@ int lgc_impact_apply(lgc_impact *im, lgc_system *sys, double t, double x[], int 
     *bounced = 0;
     m->mass_matrix(t, x, sys->p, im->M);
     m->constraint_jacobian(t, x, sys->p, im->C);
-    /* y = M^-1 J^T (M row-major and symmetric: either triangle serves) */
+    /*
+    ** y = M^-1 J^T. M is symmetric, so its row-major array is its column-major
+    ** one: the _work call on it copies nothing (a row-major call would
+    ** allocate a transpose, inside a step).
+    */
     memcpy(im->y, J, (size_t)nq * sizeof *im->y);
-    if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', nq, 1, im->M, nq, im->y, 1) != 0)
+    if (LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'U', nq, 1, im->M, nq, im->y, nq) != 0)
         return LGC_ERR_SINGULAR_MASS;
     const double w = dot(J, im->y, nq), vn = dot(J, v, nq);
     if (!(w > 0.0))

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "bouncing_ball.h"
 #include "chain_kkt.h"
 #include "chain_kkt_vak.h"
 #include "check.h"
@@ -157,10 +158,32 @@ static void bdf_without_a_generated_jacobian_allocates_nothing(void **state)
     count_steps(&chain_kkt_vak_model, &o, 300, 0.0137);
 }
 
+/*
+** Steps that switch contacts (the ball's impacts and its coming to rest:
+** events located, Newton's law applied, the method restarted) allocate no
+** more than plain ones.
+*/
+static void no_contact_switch_allocates(void **state)
+{
+    (void)state;
+    const lgc_stepper_type *types[] = {lgc_step_rk4, lgc_step_dopri5, lgc_step_adams, lgc_step_bdf};
+    for (int t = 0; t < 4; t++) {
+        lgc_driver_options o;
+        lgc_driver_options_default(&o);
+        o.type = types[t];
+        o.h = types[t]->adaptive ? 0.0 : 1e-3;
+        o.rtol = o.atol = 1e-10;
+        o.project = LGC_PROJECT_FULL;
+        o.metric = LGC_METRIC_MASS;
+        count_steps(&bouncing_ball_model, &o, types[t]->adaptive ? 100 : 3000, types[t]->adaptive ? 0.0137 : 0.37e-3);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_stepper_or_correction_allocates),
+        cmocka_unit_test(no_contact_switch_allocates),
         cmocka_unit_test(lapack_kkt_path_allocates_nothing),
         cmocka_unit_test(bdf_without_a_generated_jacobian_allocates_nothing),
     };
