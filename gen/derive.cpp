@@ -184,11 +184,25 @@ class Deriver {
       terms += expanded_size(m_.k[i]);
       for (size_t j = 0; j < n && terms <= kExpandBelow; ++j) terms += expanded_size(m_.M(i, j));
     }
-    if (terms <= kExpandBelow)
+    bool expanded = terms <= kExpandBelow;
+    if (expanded)
       for (size_t i = 0; i < n; ++i) {
         m_.k[i] = m_.k[i].expand();
         for (size_t j = 0; j < n; ++j) m_.M(i, j) = m_.M(i, j).expand();
       }
+    // M a + k for the Jacobian, which differentiates it: the bodies' part by
+    // Newton–Euler when the structure stays, so that its derivatives grow
+    // like a chain's length squared rather than its fourth power.
+    for (size_t i = 0; i < n; ++i) m_.accelerations.push_back(GiNaC::realsymbol("a" + std::to_string(i + 1)));
+    std::vector<ex> a(m_.accelerations.begin(), m_.accelerations.end());
+    bool newton_euler = !expanded && !m_.bodies.empty();
+    std::vector<ex> bodies_at_a = newton_euler ? inverse_dynamics(scope_.frames, s, m_.bodies, a) : std::vector<ex>();
+    for (size_t i = 0; i < n; ++i) {
+      const GiNaC::matrix &M = newton_euler ? kin.M : m_.M;
+      ex row = newton_euler ? kin.k[i] + bodies_at_a[i] + written_V_.diff(s.q[i]) : m_.k[i];
+      for (size_t j = 0; j < n; ++j) row += M(i, j) * a[j];
+      m_.inverse_dynamics.push_back(row);
+    }
     for (size_t i = 0; i < n; ++i)
       if (m_.M(i, i).is_zero())
         error_at(spec_.kinetic.loc_of(0), "the mass matrix is singular: the kinetic energy does not depend on " +
@@ -274,7 +288,9 @@ class Deriver {
       m_.state.push_back(mu_[j]);
       for (size_t i = 0; i < m_.nq; ++i) {
         ex B_dot = s.convective_derivative(m_.B(j, i));
-        m_.k[i] += mu * (B_dot - m_.g[j].diff(s.q[i]));
+        ex term = mu * (B_dot - m_.g[j].diff(s.q[i]));
+        m_.k[i] += term;
+        m_.inverse_dynamics[i] += term;
       }
     }
   }

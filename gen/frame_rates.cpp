@@ -1,13 +1,14 @@
 // frame_rates.cpp — each frame's angular velocity, its Jacobian and its
-// angular acceleration without the q'' terms, in the frame's own
-// components, from its parent's (the forward pass of Newton–Euler): a node
-// turned by theta about its axis a from p has
+// angular acceleration, in the frame's own components, from its parent's
+// (the forward pass of Newton–Euler): a node turned by theta about its axis
+// a from p has
 //   omega_n = R^T omega_p + a theta'
 //   J_n     = R^T J_p     + a dtheta/dq
-//   bias_n  = R^T bias_p  + (R^T omega_p) x a theta' + a (theta')'
-// with (theta')' the convective derivative of theta'. Each column of J is a
-// joint axis in the frame's components (short), and every quantity refers
-// to its parent's instead of multiplying rotations out.
+//   alpha_n = R^T alpha_p + (R^T omega_p) x a theta' + a theta''
+// with theta'' taking q'' as the accelerations given (none: 0, so alpha is
+// the bias of dω/dt = J q'' + bias). Each column of J is a joint axis in the
+// frame's components (short), and every quantity refers to its parent's
+// instead of multiplying rotations out.
 #include "lagrangec.h"
 
 namespace lgc {
@@ -16,8 +17,6 @@ namespace {
 
 using GiNaC::ex;
 
-Components plus(const Components &a, const Components &b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
-
 Components along(int axis, const ex &length) {
   Components c = {0, 0, 0};
   c[axis] = length;
@@ -25,6 +24,13 @@ Components along(int axis, const ex &length) {
 }
 
 }  // namespace
+
+ex FrameRates::second_derivative(const ex &e) const {
+  GiNaC::exvector terms = {s_.convective_derivative(s_.convective_derivative(e))};
+  for (size_t i = 0; i < accelerations_.size(); ++i)
+    if (e.has(s_.q[i])) terms.push_back(e.diff(s_.q[i]) * accelerations_[i]);
+  return GiNaC::add(terms);
+}
 
 const FrameRate &FrameRates::of(int node) {
   if (auto it = rates_.find(node); it != rates_.end()) return it->second;
@@ -44,9 +50,40 @@ const FrameRate &FrameRates::of(int node) {
     Components turning = {0, 0, 0};
     turning[i] = omega_p[j] * rate;
     turning[j] = -omega_p[i] * rate;
-    r.bias = plus(plus(down(p.bias), turning), along(turn.axis, s_.convective_derivative(rate)));
+    r.alpha = plus(plus(down(p.alpha), turning), along(turn.axis, second_derivative(turn.angle)));
   }
   return rates_.emplace(node, std::move(r)).first->second;
+}
+
+// Each turn's rate theta' about its axis a is a term in the frame it turns
+// from (where a is constant), and its part of alpha theta'' a + omega_p x a theta'.
+FrameRate FrameRates::in_axes(int frame, int axes) {
+  int top = frames_.common_ancestor(frame, axes);
+  const FrameRate &c = of(top);
+  Vector w{{{top, c.omega}}}, alpha{{{top, c.alpha}}};
+  std::vector<Vector> J;
+  for (const Components &column : c.J) J.push_back(Vector{{{top, column}}});
+  for (int n = frame; n != top; n = frames_.node(n).parent) {
+    const FrameTree::Node &turn = frames_.node(n);
+    ex theta_dot = s_.convective_derivative(turn.angle);
+    if (theta_dot.is_zero()) continue;
+    Vector axis = Vector::unit(turn.parent, turn.axis);
+    Components turning = cross(of(turn.parent).omega, axis.terms.at(turn.parent));
+    w = w + theta_dot * axis;
+    alpha = alpha + second_derivative(turn.angle) * axis + Vector{{{turn.parent, scaled(theta_dot, turning)}}};
+    for (size_t i = 0; i < J.size(); ++i)
+      if (turn.angle.has(s_.q[i])) J[i] = J[i] + turn.angle.diff(s_.q[i]) * axis;
+  }
+  FrameRate out{components_in(frames_, w, axes), {}, components_in(frames_, alpha, axes)};
+  for (const Vector &column : J) out.J.push_back(components_in(frames_, column, axes));
+  return out;
+}
+
+Components FrameRates::acceleration(int frame, const Components &c) {
+  const FrameRate &f = of(frame);
+  Components c1, c2;
+  for (int a = 0; a < 3; ++a) c1[a] = s_.convective_derivative(c[a]), c2[a] = second_derivative(c[a]);
+  return plus(plus(c2, scaled(2, cross(f.omega, c1))), plus(cross(f.alpha, c), cross(f.omega, cross(f.omega, c))));
 }
 
 }  // namespace lgc

@@ -226,6 +226,7 @@ class FrameTree {
   // The node turned from `parent` by `angle` about the axis `axis` they share.
   int rotate(int parent, int axis, const GiNaC::ex &angle);
   const Node &node(int id) const { return nodes_.at(id); }
+  int size() const { return int(nodes_.size()); }  // nodes; a parent's id is below its children's
   int common_ancestor(int a, int b) const;
   // Components in frame `from` as components in frame `to`.
   Components express(const Components &c, int from, int to) const;
@@ -238,6 +239,14 @@ class FrameTree {
 };
 
 // ---- vectors.cpp ----------------------------------------------------------
+
+// Arithmetic on components in one frame.
+Components plus(const Components &a, const Components &b);
+Components scaled(const GiNaC::ex &s, const Components &a);
+Components cross(const Components &a, const Components &b);
+GiNaC::ex dot(const Components &a, const Components &b);
+bool all_zero(const Components &c);
+Components times(const GiNaC::matrix &I, const Components &w);  // I w, I 3 x 3
 
 // Vector algebra over the frames of a FrameTree, each result in the
 // closest frame its operands share.
@@ -264,16 +273,29 @@ int closest_frame(const FrameTree &frames, const Vector &v);
 struct FrameRate {
   Components omega;           // with the velocities
   std::vector<Components> J;  // d omega/d q'_i, one per coordinate
-  Components bias;            // d omega/dt without the accelerations: dω/dt = J q'' + bias
+  Components alpha;           // d omega/dt = J q'' + bias, q'' the accelerations FrameRates was given
 };
 class FrameRates {
  public:
-  FrameRates(const FrameTree &frames, const SymbolTable &s) : frames_(frames), s_(s) {}
+  // accelerations: q'' as symbols, or none for q'' = 0 (alpha is then the bias).
+  FrameRates(const FrameTree &frames, const SymbolTable &s, std::vector<GiNaC::ex> accelerations = {})
+      : frames_(frames), s_(s), accelerations_(std::move(accelerations)) {}
   const FrameRate &of(int node);
+  // The rates of `frame` in the components of `axes`, which turn with it
+  // up to rotations about its inertia's axes of symmetry (a wheel's spin):
+  // those of the frame both descend from, plus the rates of the turns from
+  // there to `frame`.
+  FrameRate in_axes(int frame, int axes);
+  // The acceleration in N of a vector with components c(q, t) in `frame`,
+  // in its components: c'' + 2 omega x c' + alpha x c + omega x (omega x c).
+  Components acceleration(int frame, const Components &c);
+  // e(q, t)'' with q'' the accelerations.
+  GiNaC::ex second_derivative(const GiNaC::ex &e) const;
 
  private:
   const FrameTree &frames_;
   const SymbolTable &s_;
+  std::vector<GiNaC::ex> accelerations_;
   std::map<int, FrameRate> rates_;
 };
 
@@ -419,6 +441,14 @@ KineticTerms derive_kinetic(const GiNaC::ex &T, const SymbolTable &s);
 // the accelerations without q''.
 KineticTerms body_dynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies);
 
+// ---- inverse_dynamics.cpp -------------------------------------------------
+
+// M a + k of the bodies and particles (their weight included) at q'' = a,
+// by Newton–Euler over the frame tree: linear in the bodies along a chain,
+// where M's entries are cubic.
+std::vector<GiNaC::ex> inverse_dynamics(const FrameTree &frames, const SymbolTable &s,
+                                        const std::vector<BodyEnergy> &bodies, const std::vector<GiNaC::ex> &a);
+
 // ---- derive.cpp -----------------------------------------------------------
 
 // How nonholonomic constraints enter the equations (DESIGN.md §1, seed 003):
@@ -458,6 +488,10 @@ struct Model {
   std::vector<GiNaC::ex> Q;      // applied generalised forces
   GiNaC::matrix M;               // nq x nq
   std::vector<GiNaC::ex> k;      // M q'' + k = Q + J^T nu
+  // M a + k with q'' = a as symbols, the bodies' part by Newton–Euler where
+  // M and k keep their structure: what the Jacobian differentiates.
+  std::vector<GiNaC::realsymbol> accelerations;
+  std::vector<GiNaC::ex> inverse_dynamics;
   std::vector<GiNaC::ex> phi, phi_t, phi_dot, c_h;  // holonomic
   GiNaC::matrix A;               // nh x nq
   std::vector<GiNaC::ex> g, b, c_n;                 // nonholonomic

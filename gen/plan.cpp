@@ -298,13 +298,11 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
   locals.push_back({Local::scalar, Local::gain, m.beta, "baumgarte_beta", "", 0, "beta"});
   // The KKT residual R(x, u, a, nu) of the Jacobian, with the solution
   // (a, nu) as symbols read in place from the residual derivatives' inputs.
-  std::vector<GiNaC::realsymbol> a, nu;
+  std::vector<GiNaC::realsymbol> nu;
   if (with_jacobian) {
-    for (size_t i = 0; i < m.nq; ++i) {
-      a.push_back(GiNaC::realsymbol("a" + std::to_string(i + 1)));
-      locals.push_back({Local::element, Local::solution, a.back(), "in_acceleration[" + std::to_string(i) + "]",
+    for (size_t i = 0; i < m.nq; ++i)
+      locals.push_back({Local::element, Local::solution, m.accelerations[i], "in_acceleration[" + std::to_string(i) + "]",
                         "in_acceleration", i, ""});
-    }
     for (size_t c = 0; c < m.nc(); ++c) {
       nu.push_back(GiNaC::realsymbol("nu" + std::to_string(c + 1)));
       locals.push_back({Local::element, Local::solution, nu.back(), "in_multipliers[" + std::to_string(c) + "]",
@@ -396,14 +394,13 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
     // dg/du: with the factored K, d(a, nu)/dx = -K^-1 dR/dx.
     std::vector<ex> R;
     for (size_t i = 0; i < m.nq; ++i) {
-      ex row = m.k[i] - m.Q[i];
-      for (size_t j = 0; j < m.nq; ++j) row += m.M(i, j) * a[j];
+      ex row = m.inverse_dynamics[i] - m.Q[i];
       for (size_t c = 0; c < m.nc(); ++c) row -= m.J(c, i) * nu[c];
       R.push_back(row);
     }
     for (size_t c = 0; c < m.nc(); ++c) {
       ex row = -m.r[c];
-      for (size_t i = 0; i < m.nq; ++i) row += m.J(c, i) * a[i];
+      for (size_t i = 0; i < m.nq; ++i) row += m.J(c, i) * m.accelerations[i];
       R.push_back(row);
     }
     std::vector<std::string> by_state, by_input;

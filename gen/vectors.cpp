@@ -12,19 +12,11 @@ namespace {
 
 using GiNaC::ex;
 
-Components plus(const Components &a, const Components &b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
-
-Components cross_components(const Components &a, const Components &b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-
-bool zero(const Components &c) { return c[0].is_zero() && c[1].is_zero() && c[2].is_zero(); }
-
 // Adds c, in `frame`, to v, dropping a term that cancels to zero.
 void add_term(Vector &v, int frame, const Components &c) {
   auto it = v.terms.find(frame);
   Components sum = it == v.terms.end() ? c : plus(it->second, c);
-  if (zero(sum)) {
+  if (all_zero(sum)) {
     if (it != v.terms.end()) v.terms.erase(it);
   } else {
     v.terms[frame] = sum;
@@ -45,6 +37,19 @@ int run_base(const FrameTree &frames, int x) {
 }
 
 }  // namespace
+
+Components plus(const Components &a, const Components &b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
+Components scaled(const ex &s, const Components &a) { return {s * a[0], s * a[1], s * a[2]}; }
+Components cross(const Components &a, const Components &b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+ex dot(const Components &a, const Components &b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+bool all_zero(const Components &c) { return c[0].is_zero() && c[1].is_zero() && c[2].is_zero(); }
+Components times(const GiNaC::matrix &I, const Components &w) {
+  Components out;
+  for (int a = 0; a < 3; ++a) out[a] = I(a, 0) * w[0] + I(a, 1) * w[1] + I(a, 2) * w[2];
+  return out;
+}
 
 Vector operator+(const Vector &a, const Vector &b) {
   Vector sum = a;
@@ -80,7 +85,7 @@ Vector cross(const FrameTree &frames, const Vector &a, const Vector &b) {
   for (auto &[fa, ca] : a.terms)
     for (auto &[fb, cb] : b.terms) {
       int common = frames.common_ancestor(fa, fb);
-      add_term(out, common, cross_components(frames.express(ca, fa, common), frames.express(cb, fb, common)));
+      add_term(out, common, cross(frames.express(ca, fa, common), frames.express(cb, fb, common)));
     }
   return out;
 }
@@ -92,7 +97,7 @@ Vector time_derivative(const FrameTree &frames, const SymbolTable &s, const Vect
   for (auto &[frame, c] : v.terms) {
     Components rate = {s.convective_derivative(c[0]), s.convective_derivative(c[1]), s.convective_derivative(c[2])};
     Components w = components_in(frames, frames.angular_velocity(frame, s), frame);
-    add_term(out, frame, plus(rate, cross_components(w, c)));
+    add_term(out, frame, plus(rate, cross(w, c)));
   }
   return out;
 }
