@@ -156,43 +156,53 @@ class Deriver {
   }
 
   // M = ∂²T/∂q'∂q';  k = d/dt(∂T/∂q') − ∂T/∂q + ∂V/∂q without the q'' terms:
-  // of the written T and V by derive_kinetic, of the bodies from their
-  // Jacobians (body_dynamics). Neither is expanded: they keep the structure
-  // of T and V, an entry of M is structurally zero when no term of T couples
-  // its two velocities, and the plan's lowering collects and factors what remains.
+  // of the written T and V by derive_kinetic, of the bodies by Newton–Euler
+  // (newton_euler_dynamics). Neither is expanded: they keep the structure
+  // of T and the frames, an entry of M is structurally zero when no term of
+  // T couples its two velocities, and the plan's lowering collects and
+  // factors what remains.
   void derive_dynamics() {
     const auto &s = sym();
     size_t n = m_.nq;
-    KineticTerms kin = derive_kinetic(written_T_, s), bodies = body_dynamics(scope_.frames, s, m_.bodies);
-    m_.M = GiNaC::matrix(n, n);
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t j = 0; j < n; ++j) {
+    KineticTerms kin = derive_kinetic(written_T_, s);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
         if (s.has_kind(kin.M(i, j), SymbolKind::velocity))
           error_at(spec_.kinetic.loc_of(0),
                    "the kinetic energy is not quadratic in the velocities: d2T/d" + name_of(i) + "'d" +
                        name_of(j) + "' depends on the velocities");
-        m_.M(i, j) = kin.M(i, j) + bodies.M(i, j);
+    auto add_bodies = [&](const KineticTerms &bodies) {
+      m_.M = GiNaC::matrix(n, n);
+      m_.k.clear();
+      for (size_t i = 0; i < n; ++i) {
+        for (size_t j = 0; j < n; ++j) m_.M(i, j) = kin.M(i, j) + bodies.M(i, j);
+        m_.k.push_back(kin.k[i] + bodies.k[i] + written_V_.diff(s.q[i]));
       }
-      m_.k.push_back(kin.k[i] + bodies.k[i] + written_V_.diff(s.q[i]));
-    }
+    };
+    add_bodies(newton_euler_dynamics(scope_.frames, s, m_.bodies));
     // A small system is expanded: like terms merge and cancel exactly (a
-    // rod's own centripetal terms), so its equations read as a textbook's.
-    // Past kExpandBelow terms, a bound computed without expanding, the
-    // structure stays: it keeps a chain in relative angles polynomial.
+    // rod's own centripetal terms), so its equations read as a textbook's;
+    // its bodies' terms then come from their Jacobians (body_dynamics),
+    // which meet in one frame where Newton–Euler turns forces into a frame
+    // and back (cos^2 + sin^2 that nothing cancels). Past kExpandBelow
+    // terms, a bound computed without expanding, the structure stays: it
+    // keeps a chain in relative angles polynomial.
     double terms = 0;
     for (size_t i = 0; i < n && terms <= kExpandBelow; ++i) {
       terms += expanded_size(m_.k[i]);
       for (size_t j = 0; j < n && terms <= kExpandBelow; ++j) terms += expanded_size(m_.M(i, j));
     }
     bool expanded = terms <= kExpandBelow;
-    if (expanded)
+    if (expanded) {
+      if (!m_.bodies.empty()) add_bodies(body_dynamics(scope_.frames, s, m_.bodies));
       for (size_t i = 0; i < n; ++i) {
         m_.k[i] = m_.k[i].expand();
         for (size_t j = 0; j < n; ++j) m_.M(i, j) = m_.M(i, j).expand();
       }
+    }
     // M a + k for the Jacobian, which differentiates it: the bodies' part by
-    // Newton–Euler when the structure stays, so that its derivatives grow
-    // like a chain's length squared rather than its fourth power.
+    // Newton–Euler at a when the structure stays, so that its derivatives
+    // grow like a chain's length squared rather than its fourth power.
     for (size_t i = 0; i < n; ++i) m_.accelerations.push_back(GiNaC::realsymbol("a" + std::to_string(i + 1)));
     std::vector<ex> a(m_.accelerations.begin(), m_.accelerations.end());
     bool newton_euler = !expanded && !m_.bodies.empty();

@@ -25,8 +25,10 @@ Components along(int axis, const ex &length) {
 
 }  // namespace
 
+ex FrameRates::rate(const ex &e) const { return moving_ ? s_.convective_derivative(e) : ex(0); }
+
 ex FrameRates::second_derivative(const ex &e) const {
-  GiNaC::exvector terms = {s_.convective_derivative(s_.convective_derivative(e))};
+  GiNaC::exvector terms = {rate(rate(e))};
   for (size_t i = 0; i < accelerations_.size(); ++i)
     if (e.has(s_.q[i])) terms.push_back(e.diff(s_.q[i]) * accelerations_[i]);
   return GiNaC::add(terms);
@@ -40,16 +42,16 @@ const FrameRate &FrameRates::of(int node) {
     const FrameTree::Node &turn = frames_.node(node);
     const FrameRate &p = of(turn.parent);
     auto down = [&](const Components &c) { return frames_.express(c, turn.parent, node); };
-    ex rate = s_.convective_derivative(turn.angle);
+    ex theta_dot = rate(turn.angle);
     Components omega_p = down(p.omega);
-    r.omega = plus(omega_p, along(turn.axis, rate));
+    r.omega = plus(omega_p, along(turn.axis, theta_dot));
     for (size_t i = 0; i < n; ++i)
       r.J[i] = plus(down(p.J[i]), along(turn.axis, turn.angle.has(s_.q[i]) ? turn.angle.diff(s_.q[i]) : ex(0)));
     // (R^T omega_p) x a theta': only the two components off the axis.
     auto [i, j] = std::pair<int, int>{(turn.axis + 1) % 3, (turn.axis + 2) % 3};
     Components turning = {0, 0, 0};
-    turning[i] = omega_p[j] * rate;
-    turning[j] = -omega_p[i] * rate;
+    turning[i] = omega_p[j] * theta_dot;
+    turning[j] = -omega_p[i] * theta_dot;
     r.alpha = plus(plus(down(p.alpha), turning), along(turn.axis, second_derivative(turn.angle)));
   }
   return rates_.emplace(node, std::move(r)).first->second;
@@ -65,8 +67,8 @@ FrameRate FrameRates::in_axes(int frame, int axes) {
   for (const Components &column : c.J) J.push_back(Vector{{{top, column}}});
   for (int n = frame; n != top; n = frames_.node(n).parent) {
     const FrameTree::Node &turn = frames_.node(n);
-    ex theta_dot = s_.convective_derivative(turn.angle);
-    if (theta_dot.is_zero()) continue;
+    if (!s_.has_kind(turn.angle, SymbolKind::coordinate) && !turn.angle.has(s_.t)) continue;  // a constant turn
+    ex theta_dot = rate(turn.angle);
     Vector axis = Vector::unit(turn.parent, turn.axis);
     Components turning = cross(of(turn.parent).omega, axis.terms.at(turn.parent));
     w = w + theta_dot * axis;
@@ -82,7 +84,7 @@ FrameRate FrameRates::in_axes(int frame, int axes) {
 Components FrameRates::acceleration(int frame, const Components &c) {
   const FrameRate &f = of(frame);
   Components c1, c2;
-  for (int a = 0; a < 3; ++a) c1[a] = s_.convective_derivative(c[a]), c2[a] = second_derivative(c[a]);
+  for (int a = 0; a < 3; ++a) c1[a] = rate(c[a]), c2[a] = second_derivative(c[a]);
   return plus(plus(c2, scaled(2, cross(f.omega, c1))), plus(cross(f.alpha, c), cross(f.omega, cross(f.omega, c))));
 }
 

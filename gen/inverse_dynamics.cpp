@@ -48,9 +48,9 @@ struct TermsLess {
 
 class InverseDynamics {
  public:
-  InverseDynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<ex> &a)
-      : frames_(frames), s_(s), rates_(frames, s, a), moment_(size_t(frames.size()), Components{0, 0, 0}),
-        R_(s.q.size()) {}
+  InverseDynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<ex> &a, bool moving)
+      : frames_(frames), s_(s), rates_(frames, s, a, moving), moving_(moving),
+        moment_(size_t(frames.size()), Components{0, 0, 0}), R_(s.q.size()) {}
 
   // The body's inertia force in its home frame, and its moment.
   void add(const BodyEnergy &b) {
@@ -60,7 +60,8 @@ class InverseDynamics {
       if (frames_.common_ancestor(frame, body.home) == frame) body.path.push_back({frame, c});
       else body.off_path.push_back({frame, c}), A = plus(A, frames_.express(rates_.acceleration(frame, c), frame, body.home));
     if (!body.path.empty()) A = plus(A, accumulated(body.home, body.path));
-    body.force = plus(scaled(b.mass, A), scaled(-1, components_in(frames_, b.weight, body.home)));
+    body.force = scaled(b.mass, A);
+    if (moving_) body.force = plus(body.force, scaled(-1, components_in(frames_, b.weight, body.home)));
     bodies_.push_back(std::move(body));
     if (b.frame >= 0) add_rotation(b);
   }
@@ -90,6 +91,7 @@ class InverseDynamics {
   const FrameTree &frames_;
   const SymbolTable &s_;
   FrameRates rates_;
+  bool moving_;  // false: at rest and weightless, M a
   std::vector<Body> bodies_;
   std::vector<Components> moment_;  // per frame: sum of c_F x F_b and N_b, in its components
   std::vector<GiNaC::exvector> R_;
@@ -193,9 +195,23 @@ class InverseDynamics {
 
 std::vector<ex> inverse_dynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies,
                                  const std::vector<ex> &a) {
-  InverseDynamics d(frames, s, a);
+  InverseDynamics d(frames, s, a, true);
   for (const BodyEnergy &b : bodies) d.add(b);
   return d.result();
+}
+
+KineticTerms newton_euler_dynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies) {
+  size_t n = s.q.size();
+  KineticTerms out{GiNaC::matrix(n, n), inverse_dynamics(frames, s, bodies, std::vector<ex>(n, 0))};
+  for (size_t j = 0; j < n; ++j) {
+    std::vector<ex> unit(n, 0);
+    unit[j] = 1;
+    InverseDynamics d(frames, s, unit, false);
+    for (const BodyEnergy &b : bodies) d.add(b);
+    std::vector<ex> column = d.result();
+    for (size_t i = j; i < n; ++i) out.M(i, j) = out.M(j, i) = column[i];
+  }
+  return out;
 }
 
 }  // namespace lgc

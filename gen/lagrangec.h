@@ -277,9 +277,12 @@ struct FrameRate {
 };
 class FrameRates {
  public:
-  // accelerations: q'' as symbols, or none for q'' = 0 (alpha is then the bias).
-  FrameRates(const FrameTree &frames, const SymbolTable &s, std::vector<GiNaC::ex> accelerations = {})
-      : frames_(frames), s_(s), accelerations_(std::move(accelerations)) {}
+  // accelerations: q'' (symbols or numbers), or none for q'' = 0 (alpha
+  // is then the bias). At rest (moving false) q' and d/dt are 0 and only
+  // q'' moves the frames: M's columns.
+  FrameRates(const FrameTree &frames, const SymbolTable &s, std::vector<GiNaC::ex> accelerations = {},
+             bool moving = true)
+      : frames_(frames), s_(s), accelerations_(std::move(accelerations)), moving_(moving) {}
   const FrameRate &of(int node);
   // The rates of `frame` in the components of `axes`, which turn with it
   // up to rotations about its inertia's axes of symmetry (a wheel's spin):
@@ -296,7 +299,9 @@ class FrameRates {
   const FrameTree &frames_;
   const SymbolTable &s_;
   std::vector<GiNaC::ex> accelerations_;
+  bool moving_;
   std::map<int, FrameRate> rates_;
+  GiNaC::ex rate(const GiNaC::ex &e) const;  // e', or 0 at rest
 };
 
 // ---- definitions.cpp ------------------------------------------------------
@@ -438,7 +443,9 @@ KineticTerms derive_kinetic(const GiNaC::ex &T, const SymbolTable &s);
 // M and k of the bodies and particles (their weight included), from their
 // velocity Jacobians without T: M = sum m Jv^T Jv + Jw^T I Jw and
 // k = sum m Jv^T (a0 - gravity) + Jw^T (I alpha0 + w x I w), a0 and alpha0
-// the accelerations without q''.
+// the accelerations without q''. For small systems, which are expanded:
+// the terms meet in one frame, so no rotation there and back is left that
+// only cos^2 + sin^2 = 1 would cancel.
 KineticTerms body_dynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies);
 
 // ---- inverse_dynamics.cpp -------------------------------------------------
@@ -448,6 +455,9 @@ KineticTerms body_dynamics(const FrameTree &frames, const SymbolTable &s, const 
 // where M's entries are cubic.
 std::vector<GiNaC::ex> inverse_dynamics(const FrameTree &frames, const SymbolTable &s,
                                         const std::vector<BodyEnergy> &bodies, const std::vector<GiNaC::ex> &a);
+// Their M and k: column j of M the inverse dynamics of q'' = e_j at rest
+// and without weight (the unit-acceleration method), k that of q'' = 0.
+KineticTerms newton_euler_dynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies);
 
 // ---- derive.cpp -----------------------------------------------------------
 

@@ -379,9 +379,10 @@ void spatial_arm_matches_newton_euler(void **) {
   }
 }
 
-// M a + k of the bodies by Newton–Euler over the frame tree
-// (inverse_dynamics, what the Jacobian differentiates) against the same
-// from the bodies' Jacobian products (body_dynamics) at random q, q', a,
+// M, k and M a + k of the bodies by Newton–Euler over the frame tree
+// (newton_euler_dynamics, and inverse_dynamics, what the Jacobian
+// differentiates) against the same from the bodies' Jacobian products
+// (body_dynamics, what small systems expand) at random q, q', a,
 // for the specs with bodies: wheels whose inertia axes spin off their
 // frame (bicycle, leaning disk), a top, and the spatial arm, which is also
 // checked against the test's own Newton–Euler.
@@ -397,7 +398,8 @@ void newton_euler_matches_jacobian_products(void **) {
     lgc::SymbolTable s = lgc::make_symbols(spec);
     lgc::Scope scope(spec, s);
     std::vector<lgc::BodyEnergy> bodies = lgc::body_energies(scope);
-    lgc::KineticTerms products = lgc::body_dynamics(scope.frames, s, bodies);
+    lgc::KineticTerms products = lgc::body_dynamics(scope.frames, s, bodies),
+                      recursive = lgc::newton_euler_dynamics(scope.frames, s, bodies);
     size_t n = s.q.size();
     std::vector<GiNaC::realsymbol> a_symbols;
     for (size_t i = 0; i < n; ++i) a_symbols.push_back(GiNaC::realsymbol("a" + std::to_string(i + 1)));
@@ -414,7 +416,14 @@ void newton_euler_matches_jacobian_products(void **) {
       for (size_t i = 0; i < spec.parameters.size(); ++i) at[s.p[i]] = spec.parameters[i].value;
       lgc::Evaluator value_of(at);
       std::vector<double> reference = name == "arm3d" ? newton_euler(links, q, qd, qdd) : std::vector<double>();
+      auto check = [&](const char *what, size_t i, size_t j, double got, double want) {
+        if (!(std::fabs(got - want) <= 1e-12 * (1 + std::fabs(want))))
+          fail_msg("%s, state %d: %s(%zu, %zu) by Newton-Euler %.17g, from the Jacobians %.17g", name.c_str(), trial,
+                   what, i, j, got, want);
+      };
       for (size_t i = 0; i < n; ++i) {
+        check("k", i, 0, value_of(recursive.k[i]), value_of(products.k[i]));
+        for (size_t j = 0; j < n; ++j) check("M", i, j, value_of(recursive.M(i, j)), value_of(products.M(i, j)));
         double want = value_of(products.k[i]);
         for (size_t j = 0; j < n; ++j) want += value_of(products.M(i, j)) * qdd[j];
         double got = value_of(R[i]);
