@@ -24,6 +24,11 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
     [LGC_SIM_ATOL] = {"--atol", "A", LGC_OPTION_VALUE,
                       "absolute tolerance of dopri5, adams, bdf (default\n"
                       "1e-10); either tolerance may be 0, not both"},
+    [LGC_SIM_MAX_STEP] = {"--max-step", "H", LGC_OPTION_VALUE,
+                          "no step of dopri5, adams, bdf longer than H (default:\n"
+                          "no bound), so that an event crossing and crossing\n"
+                          "back within one step is seen; --dt (rk4's step, the\n"
+                          "others' first) may not be longer"},
     [LGC_SIM_METHOD] = {"--method", "rk4|dopri5|adams|bdf", LGC_OPTION_VALUE,
                         "integrator (default rk4 with --dt, else dopri5);\n"
                         "adams and bdf are SUNDIALS CVODE's, Newton on the\n"

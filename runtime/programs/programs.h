@@ -282,6 +282,7 @@ typedef struct lgc_sim_options {
     double t_end;
     double dt;                  /* 0: not given */
     double rtol, atol;
+    double max_step;            /* INFINITY: not given */
     const char *method;         /* a stepper type's name (rk4, dopri5, adams, bdf), after parsing */
     enum lgc_gains gains;
     double alpha, beta;         /* with LGC_GAINS_GIVEN */

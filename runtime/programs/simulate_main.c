@@ -85,7 +85,7 @@ int lgc_sim_take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
         ok = lgc_parse_number(a, &v) && (v > 0.0 || (is_tol && v == 0.0));
         double *field[] = {[LGC_SIM_T_END] = &opt->t_end, [LGC_SIM_DT] = &opt->dt,
                            [LGC_SIM_RTOL] = &opt->rtol, [LGC_SIM_ATOL] = &opt->atol,
-                           [LGC_SIM_SAMPLE] = &opt->sample};
+                           [LGC_SIM_MAX_STEP] = &opt->max_step, [LGC_SIM_SAMPLE] = &opt->sample};
         *field[option] = v;
     }
     }
@@ -102,6 +102,13 @@ int lgc_sim_settle(lgc_sim_options *opt, const lgc_model *m)
         return lgc_usage_error("--dt is below the round-off of t at --t-end (16 eps t_end)");
     if (opt->sample > 0.0 && opt->sample < t_round)
         return lgc_usage_error("--sample is below the round-off of t at --t-end (16 eps t_end)");
+    if (opt->max_step < t_round)
+        return lgc_usage_error("--max-step is below the round-off of t at --t-end (16 eps t_end)");
+    /* The bound holds for every step, the first one given too; rk4's are all --dt. */
+    if (opt->dt > opt->max_step)
+        return lgc_usage_error("--dt %g is longer than --max-step %g: no step may be longer than "
+                               "H (--dt is rk4's step, or the first of an adaptive method)",
+                               opt->dt, opt->max_step);
     /* The step is the step: one longer than the run would be a shorter one in disguise. */
     if (opt->dt > opt->t_end)
         return lgc_usage_error("--dt %g is longer than the run (--t-end %g): no step of it can "
@@ -127,6 +134,7 @@ void lgc_sim_options_init(lgc_sim_options *opt)
     opt->t_end = 10.0;
     opt->rtol = 1e-8;
     opt->atol = 1e-10;
+    opt->max_step = INFINITY;
     opt->gains = LGC_GAINS_MODEL;
 }
 
@@ -243,6 +251,7 @@ int lgc_sim_make_driver(lgc_sim_run *r)
     dopt.h = r->opt.dt;     /* adaptive methods: the first step; 0 = estimate */
     dopt.rtol = r->opt.rtol;
     dopt.atol = r->opt.atol;
+    dopt.max_step = r->opt.max_step;
     dopt.project = r->opt.project;
     dopt.metric = r->opt.metric;
     dopt.t_stop = r->opt.t_end;

@@ -59,8 +59,11 @@ static void print_steps(const lgc_sim_run *r, const lgc_stats *st, FILE *out)
         else
             fprintf(out, "steps:            %lu of h\n", st->steps);
     } else {
-        fprintf(out, "method:           %s%s, rtol = %g, atol = %g\n", r->opt.method,
+        fprintf(out, "method:           %s%s, rtol = %g, atol = %g", r->opt.method,
                 own_counters(r) ? " (SUNDIALS CVODE)" : "", r->opt.rtol, r->opt.atol);
+        if (isfinite(r->opt.max_step))
+            fprintf(out, ", max step %g", r->opt.max_step);
+        fputc('\n', out);
         fprintf(out, "steps:            %lu (rejected %lu), h from %.3g to %.3g\n", st->steps,
                 st->rejected, st->h_min, st->h_max);
     }
@@ -256,6 +259,8 @@ void lgc_summary_json(const lgc_sim_run *r, FILE *out)
     lgc_json_number(&j, rk4 ? NAN : r->opt.rtol);
     lgc_json_key(&j, "atol");
     lgc_json_number(&j, rk4 ? NAN : r->opt.atol);
+    lgc_json_key(&j, "max_step");
+    lgc_json_number(&j, r->opt.max_step);   /* null: no bound */
     lgc_json_key(&j, "t_end");
     lgc_json_number(&j, r->opt.t_end);
     lgc_json_key(&j, "steps");

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE     /* sched_getaffinity */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,6 +333,9 @@ static int describe(lgc_sweep *s)
     static const char *const gains[] = {"model", "given", "auto", "off"};
     lgc_text_printf(t, "method %s\nt-end %.17g\ndt %.17g\nrtol %.17g\natol %.17g\nsample %.17g\n",
                     o->method, o->t_end, o->dt, o->rtol, o->atol, o->sample);
+    /* Only when given: the sweep.txt of a sweep without it reads as it always did. */
+    if (isfinite(o->max_step))
+        lgc_text_printf(t, "max-step %.17g\n", o->max_step);
     if (o->gains == LGC_GAINS_GIVEN)
         lgc_text_printf(t, "baumgarte %.17g,%.17g\n", o->alpha, o->beta);
     else

@@ -4,7 +4,8 @@
 ** iterations on the model's generated Jacobian, dense, solved by LU in
 ** plain loops (newton_lu.c), or on difference quotients when the model was
 ** generated without a Jacobian; CVODE's own error control, steps one at a
-** time (CV_ONE_STEP, never past t_stop) and dense output (CVodeGetDky).
+** time (CV_ONE_STEP, never past t_stop nor longer than max_step) and dense
+** output (CVodeGetDky).
 ** The correction runs inside each BDF step through CVodeSetProjFn, so the
 ** history CVODE keeps is on the constraints. CVODE projects for BDF only:
 ** an Adams run corrects the state it reports after each step and
@@ -34,7 +35,7 @@ _Static_assert(sizeof(sunrealtype) == sizeof(double), "SUNDIALS built for double
 typedef struct cvode_state {
     lgc_system *sys;
     lgc_projector *proj;
-    double rtol, atol, h0, t_stop;
+    double rtol, atol, h0, t_stop, max_step;
     int nx;
     int corrects_inside;    /* CVODE's projection corrects each step (BDF) */
     int called;             /* CVode ran since the last start: its counters are this run's */
@@ -234,6 +235,7 @@ static void *cvode_alloc(const lgc_stepper_setup *setup, int lmm)
     s->atol = setup->atol;
     s->h0 = setup->h0;
     s->t_stop = setup->t_stop;
+    s->max_step = setup->max_step;
     s->nx = n;
     s->proj = lgc_projector_alloc(m, setup->project, setup->metric, 0.0, setup->project_max_iter);
     s->corrects_inside = lmm == CV_BDF && s->proj && lgc_projector_active(s->proj);
@@ -308,6 +310,8 @@ static int cvode_start(void *state, double t0, const double x0[])
         flag = CVodeSetInitStep(s->mem, s->h0);
     if (flag == CV_SUCCESS && isfinite(s->t_stop))
         flag = CVodeSetStopTime(s->mem, s->t_stop);
+    if (flag == CV_SUCCESS && isfinite(s->max_step))
+        flag = CVodeSetMaxStep(s->mem, s->max_step);
     return flag == CV_SUCCESS ? LGC_OK : LGC_ERR_ARG;
 }
 

@@ -50,12 +50,14 @@ void lgc_driver_options_default(lgc_driver_options *opt)
     opt->project_tol = 1e-13;
     opt->project_max_iter = 20;
     opt->t_stop = INFINITY;
+    opt->max_step = INFINITY;
     opt->singular_guard = 1e-2;
 }
 
 lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
 {
     if (!opt->type || (!opt->type->adaptive && !(opt->h > 0.0)) || isnan(opt->t_stop)
+        || !(opt->max_step > 0.0) || (!opt->type->adaptive && opt->h > opt->max_step)
         || !(opt->singular_guard >= 0.0 && opt->singular_guard < 1.0)
         || (opt->type->adaptive && !(opt->rtol >= 0.0 && opt->atol >= 0.0
                                      && opt->rtol + opt->atol > 0.0)))
@@ -70,8 +72,12 @@ lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
     lgc_control_init(&d->ctl, opt->rtol, opt->atol);
     d->proj = lgc_projector_alloc(sys->model, opt->project, opt->metric,
                                   opt->project_tol, opt->project_max_iter);
-    const lgc_stepper_setup setup = {sys, opt->rtol, opt->atol, opt->h, opt->t_stop, opt->project,
-                                     opt->metric, opt->project_tol, opt->project_max_iter};
+    const lgc_stepper_setup setup = {
+        .sys = sys, .rtol = opt->rtol, .atol = opt->atol, .h0 = fmin(opt->h, opt->max_step),
+        .t_stop = opt->t_stop, .max_step = opt->max_step, .project = opt->project,
+        .metric = opt->metric, .project_tol = opt->project_tol,
+        .project_max_iter = opt->project_max_iter,
+    };
     d->step = opt->type->alloc(&setup);
     d->x = calloc(4 * (size_t)(nx > 0 ? nx : 1), sizeof(double));
     d->t_event_stop = d->t_contact = NAN;
@@ -128,7 +134,7 @@ static int initial_step(lgc_driver *d)
     double d2 = lgc_control_error_norm(c, n, d->x, d->x, d->xerr, NULL) / h0;
     double dm = fmax(d1, d2);
     double h1 = dm <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / dm, 1.0 / q);
-    d->h = fmin(100.0 * h0, h1);
+    d->h = fmin(fmin(100.0 * h0, h1), d->opt.max_step);
     return LGC_OK;
 }
 
@@ -140,7 +146,7 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     if (!(t0 <= d->opt.t_stop))
         return LGC_ERR_ARG;
     d->t = d->t_prev = d->t_start = t0;
-    d->h = d->opt.h;
+    d->h = fmin(d->opt.h, d->opt.max_step);
     d->have_dxdt = 0;
     d->rejected_last = 0;
     d->t_event_stop = d->t_contact = NAN;
@@ -341,17 +347,27 @@ static int advance_fixed(lgc_driver *d, double t1)
     return LGC_OK;
 }
 
+/* The controller's next step, after the guard's say, held to max_step. */
+static double next_step(const lgc_driver *d, double h)
+{
+    return fmin(lgc_guard_next_h(&d->guard, h), d->opt.max_step);
+}
+
 /*
 ** Adaptive steps until the state reaches t1. A step that would end within
-** 1% of t_stop or past it ends on t_stop (as Hairer's DOPRI5 does).
+** 1% of t_stop or past it ends on t_stop (as Hairer's DOPRI5 does), unless
+** that is longer than max_step.
 */
 static int advance_adaptive(lgc_driver *d, double t1)
 {
     const int q = d->opt.type->order - 1;  /* order of the error estimate */
     const double t_stop = d->opt.t_stop;
     while (d->t < t1 && isnan(d->t_event_stop) && isnan(d->t_contact)) {
-        const int last = d->t + 1.01 * d->h >= t_stop;
+        const int last = d->t + 1.01 * d->h >= t_stop && t_stop - d->t <= d->opt.max_step;
         const double h = last ? t_stop - d->t : d->h;
+        /* A step that does not move t (max_step below its round-off) would never end. */
+        if (!(d->t + h > d->t))
+            return LGC_ERR_STEP_UNDERFLOW;
         int rc = end_derivative(d);
         if (rc == LGC_OK)
             rc = d->opt.type->apply(d->step, d->sys, d->t, h, d->x, d->dxdt, d->xnew, d->xerr);
@@ -378,13 +394,13 @@ static int advance_adaptive(lgc_driver *d, double t1)
                     return rc;
                 lgc_guard_accepted(&d->guard, h, lgc_system_conditioning(d->sys));
             }
-            d->h = lgc_guard_next_h(&d->guard, d->rejected_last ? fmin(hnext, h) : hnext);
+            d->h = next_step(d, d->rejected_last ? fmin(hnext, h) : hnext);
             d->rejected_last = 0;
         } else {
             d->stats.rejected++;
             d->rejected_last = 1;
             lgc_guard_rejected(&d->guard);
-            d->h = lgc_guard_next_h(&d->guard, hnext);
+            d->h = next_step(d, hnext);
             if (!(d->h > 16.0 * DBL_EPSILON * fabs(d->t)) || d->h < DBL_MIN)
                 return LGC_ERR_STEP_UNDERFLOW;
         }

@@ -3,8 +3,8 @@
 // acceptance figures of the knife edge and the pendulum; faults; the help
 // without a spec; plots that run nothing of the spec's; a step that is the
 // step; a full disk; the start checked and completed; constraints kept by
-// default; CSV columns that cannot collide; the implicit methods' counters;
-// mistakes refused.
+// default; CSV columns that cannot collide; events a maximum step finds;
+// the implicit methods' counters; mistakes refused.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -433,6 +433,40 @@ void outputs_and_events_reach_the_files(void **) {
   assert_int_equal(met[1].rfind("impact[contact1],0.4515236", 0), 0);  // sqrt(2 h/g)
 }
 
+// The thrown ball (tests/runtime/specs/throw.toml) passes z = 1 on the way
+// up and down, 0.47 s apart: at the default tolerances dopri5's and adams's
+// steps straddle both; with --max-step 0.1 every adaptive method finds both,
+// at their times to 1e-8, and reports no longer step (h_max) in its summary.
+void a_maximum_step_finds_events_a_step_would_straddle(void **) {
+  const double g = 9.81, root = std::sqrt(25.0 - 2.0 * g);
+  const double t_up = (5.0 - root) / g, t_down = (5.0 + root) / g, max_step = 0.1;
+  fs::path events = group_dir() / "throw_events.csv";
+  for (auto method : {"dopri5", "adams", "bdf"}) {
+    json::Value s = summary({test_spec("throw"), "--method", method, "--t-end", "1", "--max-step", "0.1", "--events",
+                             events.string(), "--quiet"});
+    assert_eq(s["max_step"].num(), max_step);
+    assert_le(s["h_max"].num(), max_step + 4 * 2.2e-16);
+    assert_int_equal(long(s["events"]["up"]["count"].num()), 1);
+    assert_int_equal(long(s["events"]["down"]["count"].num()), 1);
+    const double up = s["events"]["up"]["first"].num(), down = s["events"]["down"]["first"].num();
+    check(std::fabs(up - t_up) <= 1e-8 && std::fabs(down - t_down) <= 1e-8,
+          "%s: up at %.17g (%.17g), down at %.17g (%.17g)", method, up, t_up, down, t_down);
+    std::vector<std::string> met = lines_of(slurp(events));
+    assert_int_equal(met.size(), 3);
+    assert_int_equal(met[1].rfind("up,0.27324335", 0), 0);
+    assert_int_equal(met[2].rfind("down,0.74612463", 0), 0);
+    // Without the bound the summary says there is none.
+    json::Value free_run = summary({test_spec("throw"), "--method", method, "--t-end", "1", "--quiet"});
+    assert_json_null(free_run["max_step"], "max_step");
+  }
+  Result text = simulate({test_spec("throw"), "--t-end", "1", "--max-step", "0.1"});
+  assert_int_equal(text.status, 0);
+  assert_contains(text.out, "method:           dopri5, rtol = 1e-08, atol = 1e-10, max step 0.1\n");
+  // rk4's steps are --dt: a bound at or above it holds, one below it is refused.
+  json::Value rk4 = summary({test_spec("throw"), "--dt", "0.01", "--t-end", "1", "--max-step", "0.01", "--quiet"});
+  assert_le(rk4["h_max"].num(), 0.01 + 4 * 2.2e-16);
+}
+
 // The summary is JSON: a model without a conserved energy gets null, not NaN.
 void the_summary_is_json(void **) {
   fs::path file = group_dir() / "bead.json";
@@ -490,6 +524,20 @@ void mistakes_get_a_message_and_an_exit_status(void **) {
   assert_int_equal(simulate({spec("pendulum"), "--sample", "1e-300"}).status, 2);
   assert_int_equal(simulate({spec("pendulum"), "--init", "x=nan"}).status, 2);
   assert_int_equal(simulate({spec("pendulum"), "--baumgarte", "nan,nan"}).status, 2);
+  // --max-step: a number above 0, finite, in range, and no shorter than --dt or the round-off of t.
+  for (auto bad : {"0", "-0.1", "nan", "inf", "-inf", "1e999", "0.1s", "", "abc"}) {
+    Result r = simulate({spec("pendulum"), "--max-step", bad});
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.err.c_str(), ("lagrangec: bad value '" + std::string(bad) + "' for --max-step\n").c_str());
+  }
+  for (auto method : {"rk4", "dopri5", "adams", "bdf"}) {
+    Result r = simulate({spec("pendulum"), "--method", method, "--dt", "0.01", "--max-step", "0.001"});
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "lagrangec: --dt 0.01 is longer than --max-step 0.001: no step may be longer than H");
+  }
+  Result tiny = simulate({spec("pendulum"), "--max-step", "1e-300"});
+  assert_int_equal(tiny.status, 2);
+  assert_contains(tiny.err, "--max-step is below the round-off of t at --t-end");
   // x_dot is x': a name a shell does not trip over.
   json::Value s = summary({spec("oscillator"), "--init", "q_dot=0.5", "--t-end", "0.1", "--quiet"});
   assert_eq(s["initial_state"]["q'"].num(), 0.5);
@@ -535,6 +583,7 @@ int main() {
       cmocka_unit_test(csv_columns_are_unique),
       cmocka_unit_test(the_summary_is_json),
       cmocka_unit_test(outputs_and_events_reach_the_files),
+      cmocka_unit_test(a_maximum_step_finds_events_a_step_would_straddle),
       cmocka_unit_test(implicit_methods_count_their_newton_iterations),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
   };

@@ -4,6 +4,7 @@
 // formulations, every stepper and correction; Monte-Carlo values that
 // depend on the seed, the run and the name alone; a killed sweep resumed to
 // the same bytes; shards merged into the whole; faults kept in their runs;
+// simulate's --max-step passed to every run and kept in sweep.txt;
 // the bad-table catalogue (tests/gen/bad_runs) and other mistakes refused
 // before anything runs.
 #include <algorithm>
@@ -208,6 +209,40 @@ void each_run_is_the_simulate_run_of_its_values(void **) {
           same("final phi'", summary["final_state"]["phi'"].num());
         }
       }
+}
+
+// --max-step reaches every run (each the simulate run of its values, the
+// thrown ball's crossings found), and sweep.txt keeps it: a sweep into the
+// directory with another bound, or none, is another sweep.
+void the_maximum_step_reaches_every_run(void **) {
+  fs::path runs = write_file("throw_runs.csv", "v0\n5\n4.5\n"), out = group_dir() / "bounded";
+  const std::vector<std::string> options = {"--method", "dopri5", "--t-end", "1", "--max-step", "0.1"};
+  Result r = sweep(with({test_spec("throw"), "--runs", runs.string(), "--out", out.string(), "-j", "2"}, options));
+  if (r.status != 0) fail_msg("exit %d:\n%s", r.status, r.err.c_str());
+  assert_contains(slurp(out / "sweep.txt"), "\nmax-step 0.10000000000000001\n");
+  auto rows = index_of(out);
+  for (int k = 1; k <= 2; ++k) {
+    fs::path csv = group_dir() / ("throw" + std::to_string(k) + ".csv");
+    Result s = simulate(with({test_spec("throw"), "--param", k == 1 ? "v0=5" : "v0=4.5", "--out", csv.string(),
+                              "--summary-json", "-"}, options));
+    if (s.status != 0) fail_msg("simulate: exit %d:\n%s", s.status, s.err.c_str());
+    char name[32];
+    std::snprintf(name, sizeof name, "run/%06d.csv", k);
+    check(slurp(out / name) == slurp(csv), "%s/%s is not simulate's CSV of the same values", out.c_str(), name);
+    json::Value summary = json::parse(s.out);
+    assert_le(summary["h_max"].num(), 0.1 + 4 * 2.2e-16);
+    assert_int_equal(long(summary["events"]["up"]["count"].num()), 1);
+    assert_int_equal(long(summary["events"]["down"]["count"].num()), 1);
+    check(std::strtod(rows[k - 1]["steps"].c_str(), nullptr) == summary["steps"].num(), "run %d: %s steps, simulate %g",
+          k, rows[k - 1]["steps"].c_str(), summary["steps"].num());
+  }
+  for (auto other : {std::vector<std::string>{"--max-step", "0.2"}, std::vector<std::string>{}}) {
+    std::vector<std::string> args = {test_spec("throw"), "--runs", runs.string(), "--out", out.string(),
+                                     "--method", "dopri5", "--t-end", "1"};
+    Result again = sweep(with(args, other));
+    assert_int_equal(again.status, 2);
+    assert_contains(again.err, out.string() + " holds another sweep");
+  }
 }
 
 // run k's values: from the seed, k and the name alone, whatever N, -j, the
@@ -481,6 +516,8 @@ void mistakes_are_refused_before_anything_runs(void **) {
       {{"--runs", runs.string(), "--shard", "4/3"}, "lagrangec: bad value '4/3' for --shard: K/M with 1 <= K <= M"},
       {{"--runs", runs.string(), "-j", "0"}, "lagrangec: bad value '0' for -j: a number of workers from 1 to 1024"},
       {{"--runs", runs.string(), "--seed", "-1"}, "lagrangec: bad value '-1' for --seed"},
+      {{"--runs", runs.string(), "--max-step", "0"}, "lagrangec: bad value '0' for --max-step"},
+      {{"--runs", runs.string(), "--max-step", "nan"}, "lagrangec: bad value 'nan' for --max-step"},
       {{"--runs", runs.string(), "--plot", "x.png"}, "lagrangec: unknown option '--plot' (see --help)"},
       {{"--runs", (group_dir() / "no-such.csv").string()},
        "lagrangec: --runs " + (group_dir() / "no-such.csv").string() + ": No such file or directory"},
@@ -538,6 +575,7 @@ int main() {
       cmocka_unit_test(help_needs_no_spec),
       cmocka_unit_test(workers_and_ranks_write_the_same_bytes),
       cmocka_unit_test(each_run_is_the_simulate_run_of_its_values),
+      cmocka_unit_test(the_maximum_step_reaches_every_run),
       cmocka_unit_test(monte_carlo_values_are_the_runs_own),
       cmocka_unit_test(a_killed_sweep_resumes_to_the_same_bytes),
       cmocka_unit_test(shards_merge_into_the_whole),

@@ -32,6 +32,16 @@ typedef struct lgc_driver_options {
     */
     double t_stop;
     /*
+    ** No step is longer than this: dopri5's controller holds its steps to
+    ** it (a first step h longer than it is shortened to it), CVODE's adams
+    ** and bdf through CVodeSetMaxStep; rk4's fixed step h may not be longer
+    ** (lgc_driver_alloc fails). An event that crosses and crosses back
+    ** within one step shows no sign change at the step's ends and is not
+    ** seen: a bound shorter than the shortest such excursion sees it.
+    ** INFINITY: no bound.
+    */
+    double max_step;
+    /*
     ** dopri5 through singular instants (the constraint Jacobian losing rank
     ** at an instant): below this fraction of its largest value, S's
     ** conditioning arms a guard that, after a rejected step, holds the steps
@@ -43,7 +53,7 @@ typedef struct lgc_driver_options {
 
 /*
 ** rk4 with h = 1e-3 or dopri5 with rtol = 1e-8, atol = 1e-10; no projection;
-** no t_stop; the singular-instant guard at 1e-2.
+** no t_stop; no maximum step; the singular-instant guard at 1e-2.
 */
 void lgc_driver_options_default(lgc_driver_options *opt);
 

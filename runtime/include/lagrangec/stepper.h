@@ -26,6 +26,7 @@ typedef struct lgc_stepper_setup {
     double rtol, atol;
     double h0;              /* first step; 0: the method's own estimate */
     double t_stop;          /* no step past it; INFINITY: no bound */
+    double max_step;        /* no step longer; INFINITY: no bound */
     lgc_project_mode project;   /* the correction after each step */
     lgc_metric metric;
     double project_tol;     /* as lgc_projector_alloc's */
