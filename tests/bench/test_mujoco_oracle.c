@@ -5,7 +5,7 @@
 ** in relative angles) give
 ** the same accelerations at random states, and MuJoCo's RK4 steps are
 ** lagrangec's; so do the spatial arm of spatial_arm.py (arm_mN.xml) and its
-** bodies. A benchmark that compared different systems would be worth
+** bodies. Each model's Jacobian matches central differences of its rhs. A benchmark that compared different systems would be worth
 ** nothing. Usage: test_bench_mujoco_oracle MJCF_DIR (holding rod_mN.xml, arm_mN.xml).
 */
 #include <math.h>
@@ -234,6 +234,56 @@ static void rk4_matches_mj_step(void **unused)
     expect_writings(checked, "arbs", "rk4_matches_mj_step");
 }
 
+/*
+** The generated Jacobian df/dx of every model that has one (the 20-link
+** spatial arm's differentiates its bodies' Newton-Euler M a + k) against
+** central differences of its rhs at random states: relative to the
+** largest entry, to the differences' own error.
+*/
+static void jacobian_matches_differences(void **unused)
+{
+    (void)unused;
+    int checked = 0;
+    for (const lgc_model *const *mp = all_models; *mp; ++mp) {
+        const lgc_model *m = *mp;
+        if (!m->jacobian) continue;
+        const int nx = m->nx;
+        double *x = calloc(nx, sizeof *x), *up = calloc(nx, sizeof *up), *down = calloc(nx, sizeof *down);
+        double *dfdx = calloc((size_t)nx * nx, sizeof *dfdx), *dfdu = calloc(m->nu * nx + 1, sizeof *dfdu);
+        double *work = calloc(m->nwork_jacobian + m->nwork + 1, sizeof *work), worst = 0.0;
+        unsigned long seed = 29;
+        for (int k = 0; k < 3; ++k) {
+            for (int i = 0; i < nx; ++i) x[i] = uniform(&seed, -2.0, 2.0);
+            int rc = m->jacobian(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta, dfdx, dfdu,
+                                 work);
+            if (rc != LGC_MODEL_OK) fail_msg("%s, state %d: jacobian returned %d", m->name, k, rc);
+            double largest = 0.0, error = 0.0;
+            for (int j = 0; j < nx; ++j) {
+                const double h = 1e-6 * (1.0 + fabs(x[j])), xj = x[j];
+                x[j] = xj + h;
+                m->rhs(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta, up, NULL, work);
+                x[j] = xj - h;
+                m->rhs(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta, down, NULL, work);
+                x[j] = xj;
+                for (int i = 0; i < nx; ++i) {
+                    const double difference = (up[i] - down[i]) / (2 * h);
+                    largest = fmax(largest, fabs(difference));
+                    error = fmax(error, fabs(dfdx[i * nx + j] - difference));
+                }
+            }
+            if (!(error <= 1e-6 * largest))
+                fail_msg("%s, state %d: df/dx differs from central differences by %.3e (largest entry %.3e)",
+                         m->name, k, error, largest);
+            worst = fmax(worst, error / largest);
+        }
+        print_message("  %-10s df/dx at 3 random states, largest difference from central differences %.1e "
+                      "(relative; allowed 1e-6)\n", m->name, worst);
+        ++checked;
+        free(x), free(up), free(down), free(dfdx), free(dfdu), free(work);
+    }
+    if (checked < 2) fail_msg("%d models with a Jacobian compared; the build lists at least 2", checked);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -244,6 +294,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rhs_matches_mj_forward),
         cmocka_unit_test(rk4_matches_mj_step),
+        cmocka_unit_test(jacobian_matches_differences),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
