@@ -101,8 +101,8 @@ def report(res):
         return []
     out = ["\n## A spatial arm of bodies\n",
            "`tests/bench/spatial_arm.py`: N links turning about z and y in turn, in relative joint angles, each a "
-           "body with a full inertia tensor (products nonzero), gravity −g N.z; M and k come from the bodies' "
-           "velocity Jacobians (issue 15, item 5). `generate`: cpu (user + system), median of 3; *ops*: "
+           "body with a full inertia tensor (products nonzero), gravity −g N.z; M, k and the Jacobian's M q'' + k come "
+           "from Newton–Euler over the frame tree (issue 15, item 5). `generate`: cpu (user + system), median of 3; *ops*: "
            "operations in `NAME_kkt_entries` (count_ops.py); rhs and mj_forward in instructions per call "
            "(callgrind, `cc -O2`); q_N'' at the initial state (MuJoCo's keyframe) on both sides.\n",
            "| N | generate --no-jacobian | generate (with Jacobians) | kkt_entries ops | rhs Ir | mj_forward Ir "
