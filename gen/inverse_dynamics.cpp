@@ -56,9 +56,14 @@ class InverseDynamics {
   void add(const BodyEnergy &b) {
     Body body{b.centre.terms.empty() ? FrameTree::N : home(b.centre), {0, 0, 0}, {}, {}};
     Components A = {0, 0, 0};
-    for (auto &[frame, c] : b.centre.terms)
-      if (frames_.common_ancestor(frame, body.home) == frame) body.path.push_back({frame, c});
-      else body.off_path.push_back({frame, c}), A = plus(A, frames_.express(rates_.acceleration(frame, c), frame, body.home));
+    for (auto &[frame, c] : b.centre.terms) {
+      if (frames_.common_ancestor(frame, body.home) == frame) {
+        body.path.push_back({frame, c});
+        continue;
+      }
+      body.off_path.push_back({frame, c});
+      A = plus(A, frames_.express(rates_.acceleration(frame, c), frame, body.home));
+    }
     if (!body.path.empty()) A = plus(A, accumulated(body.home, body.path));
     body.force = scaled(b.mass, A);
     if (moving_) body.force = plus(body.force, scaled(-1, components_in(frames_, b.weight, body.home)));
@@ -66,6 +71,9 @@ class InverseDynamics {
     if (b.frame >= 0) add_rotation(b);
   }
 
+  // U_G, a frame's moments and its children's turned into it, from the
+  // leaves (a parent's id is below its children's); each coordinate a
+  // turn's angle depends on reads U_G's component along the turn's axis.
   std::vector<ex> result() {
     gather_forces();
     std::vector<Components> U = moment_;
