@@ -179,14 +179,22 @@ class Deriver {
         m_.k.push_back(kin.k[i] + bodies.k[i] + written_V_.diff(s.q[i]));
       }
     };
-    add_bodies(newton_euler_dynamics(scope_.frames, s, m_.bodies));
+    // Newton–Euler's M is a pass per coordinate that shares what a chain's
+    // bodies share; the Jacobian products are a product per pair of
+    // columns, each turned into the body's frame: cheaper while chains are
+    // short, n^3 along long ones (tests/bench/spatial_arm.py's kkt_entries:
+    // 1312 against 1331 operations at 5 links, 1897 against 2062 at 6,
+    // 19670 against 46061 at 20; the bicycle, 4 deep, 2116 against 2441).
+    bool long_chains = deepest_chain() >= kNewtonEulerDepth;
+    add_bodies(long_chains ? newton_euler_dynamics(scope_.frames, s, m_.bodies)
+                           : body_dynamics(scope_.frames, s, m_.bodies));
     // A small system is expanded: like terms merge and cancel exactly (a
     // rod's own centripetal terms), so its equations read as a textbook's;
-    // its bodies' terms then come from their Jacobians (body_dynamics),
-    // which meet in one frame where Newton–Euler turns forces into a frame
-    // and back (cos^2 + sin^2 that nothing cancels). Past kExpandBelow
-    // terms, a bound computed without expanding, the structure stays: it
-    // keeps a chain in relative angles polynomial.
+    // its bodies' terms then come from their Jacobians, which meet in one
+    // frame where Newton–Euler turns forces into a frame and back (cos^2 +
+    // sin^2 that nothing cancels). Past kExpandBelow terms, a bound
+    // computed without expanding, the structure stays: it keeps a chain in
+    // relative angles polynomial.
     double terms = 0;
     for (size_t i = 0; i < n && terms <= kExpandBelow; ++i) {
       terms += expanded_size(m_.k[i]);
@@ -194,7 +202,7 @@ class Deriver {
     }
     bool expanded = terms <= kExpandBelow;
     if (expanded) {
-      if (!m_.bodies.empty()) add_bodies(body_dynamics(scope_.frames, s, m_.bodies));
+      if (long_chains) add_bodies(body_dynamics(scope_.frames, s, m_.bodies));
       for (size_t i = 0; i < n; ++i) {
         m_.k[i] = m_.k[i].expand();
         for (size_t j = 0; j < n; ++j) m_.M(i, j) = m_.M(i, j).expand();
@@ -220,6 +228,25 @@ class Deriver {
   }
 
   static constexpr double kExpandBelow = 1000;
+  static constexpr size_t kNewtonEulerDepth = 6;
+
+  // The most turns by coordinates on the way from N to a body's inertia
+  // axes or to a frame of its centre's terms: how long its chains are.
+  size_t deepest_chain() const {
+    const FrameTree &frames = scope_.frames;
+    auto turns = [&](int frame) {
+      size_t count = 0;
+      for (int n = frame; n > FrameTree::N; n = frames.node(n).parent)
+        count += sym().has_kind(frames.node(n).angle, SymbolKind::coordinate);
+      return count;
+    };
+    size_t deepest = 0;
+    for (const BodyEnergy &b : m_.bodies) {
+      if (b.axes >= 0) deepest = std::max(deepest, turns(b.axes));
+      for (auto &[frame, c] : b.centre.terms) deepest = std::max(deepest, turns(frame));
+    }
+    return deepest;
+  }
 
   // An upper bound on the terms e has once expanded, without expanding it;
   // past kExpandBelow it stops counting (a chain's expressions share
