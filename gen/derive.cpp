@@ -157,7 +157,7 @@ class Deriver {
 
   // M = ∂²T/∂q'∂q';  k = d/dt(∂T/∂q') − ∂T/∂q + ∂V/∂q without the q'' terms:
   // of the written T and V by derive_kinetic, of the bodies by Newton–Euler
-  // (newton_euler_dynamics). Neither is expanded: they keep the structure
+  // or from their velocity Jacobians (which, below). Neither is expanded: they keep the structure
   // of T and the frames, an entry of M is structurally zero when no term of
   // T couples its two velocities, and the plan's lowering collects and
   // factors what remains.
