@@ -80,9 +80,7 @@ class BodyDynamics {
       const FrameRate &f = rates_.of(frame);
       out.bias = plus(out.bias, frames_.express(rates_.acceleration(frame, c), frame, frame_));
       for (size_t i = 0; i < n_; ++i) {
-        Components column = cross(f.J[i], c);
-        if (c[0].has(s_.q[i]) || c[1].has(s_.q[i]) || c[2].has(s_.q[i]))
-          column = plus(column, {c[0].diff(s_.q[i]), c[1].diff(s_.q[i]), c[2].diff(s_.q[i])});
+        Components column = plus(cross(f.J[i], c), partial(c, s_.q[i]));
         if (!all_zero(column)) out.J[i] = plus(out.J[i], frames_.express(column, frame, frame_));
       }
     }

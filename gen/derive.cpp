@@ -157,10 +157,10 @@ class Deriver {
 
   // M = ∂²T/∂q'∂q';  k = d/dt(∂T/∂q') − ∂T/∂q + ∂V/∂q without the q'' terms:
   // of the written T and V by derive_kinetic, of the bodies by Newton–Euler
-  // or from their velocity Jacobians (which, below). Neither is expanded: they keep the structure
-  // of T and the frames, an entry of M is structurally zero when no term of
-  // T couples its two velocities, and the plan's lowering collects and
-  // factors what remains.
+  // or from their velocity Jacobians (which one is chosen below). Neither
+  // is expanded: they keep the structure of T and the frames, an entry of
+  // M is structurally zero when no term of T couples its two velocities,
+  // and the plan's lowering collects and factors what remains.
   void derive_dynamics() {
     const auto &s = sym();
     size_t n = m_.nq;

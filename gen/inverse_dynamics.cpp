@@ -168,8 +168,7 @@ class InverseDynamics {
       for (auto *terms : {&bodies_[b].path, &bodies_[b].off_path})
         for (auto &[frame, c] : *terms)
           for (size_t i = 0; i < R_.size(); ++i)
-            if (c[0].has(s_.q[i]) || c[1].has(s_.q[i]) || c[2].has(s_.q[i]))
-              R_[i].push_back(dot({c[0].diff(s_.q[i]), c[1].diff(s_.q[i]), c[2].diff(s_.q[i])}, force_in(b, frame)));
+            if (Components dc = partial(c, s_.q[i]); !all_zero(dc)) R_[i].push_back(dot(dc, force_in(b, frame)));
     }
     for (auto &[frame, by_term] : sharing)
       for (auto &[c, bodies] : by_term)

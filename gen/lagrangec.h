@@ -247,6 +247,7 @@ Components cross(const Components &a, const Components &b);
 GiNaC::ex dot(const Components &a, const Components &b);
 bool all_zero(const Components &c);
 Components times(const GiNaC::matrix &I, const Components &w);  // I w, I 3 x 3
+Components partial(const Components &c, const GiNaC::symbol &q);  // dc/dq
 
 // Vector algebra over the frames of a FrameTree, each result in the
 // closest frame its operands share.

@@ -45,6 +45,11 @@ Components cross(const Components &a, const Components &b) {
 }
 ex dot(const Components &a, const Components &b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 bool all_zero(const Components &c) { return c[0].is_zero() && c[1].is_zero() && c[2].is_zero(); }
+Components partial(const Components &c, const GiNaC::symbol &q) {
+  Components out;
+  for (int a = 0; a < 3; ++a) out[a] = c[a].has(q) ? c[a].diff(q) : ex(0);
+  return out;
+}
 Components times(const GiNaC::matrix &I, const Components &w) {
   Components out;
   for (int a = 0; a < 3; ++a) out[a] = I(a, 0) * w[0] + I(a, 1) * w[1] + I(a, 2) * w[2];

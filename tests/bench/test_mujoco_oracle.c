@@ -261,10 +261,14 @@ static void jacobian_matches_differences(void **unused)
             for (int j = 0; j < nx; ++j) {
                 const double h = 1e-6 * (1.0 + fabs(x[j])), xj = x[j];
                 x[j] = xj + h;
-                m->rhs(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta, up, NULL, work);
+                const int rc_up = m->rhs(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta, up,
+                                         NULL, work);
                 x[j] = xj - h;
-                m->rhs(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta, down, NULL, work);
+                const int rc_down = m->rhs(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta,
+                                           down, NULL, work);
                 x[j] = xj;
+                if (rc_up != LGC_MODEL_OK || rc_down != LGC_MODEL_OK)
+                    fail_msg("%s, state %d: rhs returned %d and %d about x[%d]", m->name, k, rc_up, rc_down, j);
                 for (int i = 0; i < nx; ++i) {
                     const double difference = (up[i] - down[i]) / (2 * h);
                     largest = fmax(largest, fabs(difference));
