@@ -388,7 +388,7 @@ class Reader {
                                             "] describing " + what + ", not " + type_name(v));
       if (!is_identifier(name) || name[0] == '_')
         error_at(loc(k.source().begin), "'" + name + "' is not a C identifier (letters, digits and '_', not "
-                                        "starting with a digit or '_'): the generated code names " + what + "s by it");
+                                        "starting with a digit or '_'): the generated code uses it to name " + what);
       out.push_back({&k, v.as_table()});
     }
     std::sort(out.begin(), out.end(), [](auto &a, auto &b) {
