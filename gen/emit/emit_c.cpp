@@ -112,7 +112,7 @@ class CPrinter {
   // Precedence: 1 sum, 2 product, 3 atom.
   std::string print(int id, int context = 0) const {
     auto t = temps_.find(id);
-    if (t != temps_.end()) return "w" + std::to_string(t->second);
+    if (t != temps_.end()) return t->second;
     int level = precedence(g_.node(id));
     std::string s = body(id);
     return level < context ? "(" + s + ")" : s;
@@ -120,7 +120,7 @@ class CPrinter {
 
  private:
   const Graph &g_;
-  const std::map<int, int> &temps_;
+  const std::map<int, std::string> &temps_;
   const std::map<int, SumReuse> &reuse_;
   const RealType &real_;
 
@@ -250,7 +250,7 @@ std::string block_source(const Plan &plan, const Block &b) {
     if (a.zeroed) s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
   for (const Statement &st : b.schedule.code) {
     if (st.kind == Statement::temp) {
-      s << "    const " << plan.real.type << " w" << st.temp_number << " = " << printer.define(st.node) << ";\n";
+      s << "    const " << plan.real.type << " " << st.temp_name << " = " << printer.define(st.node) << ";\n";
       continue;
     }
     const Assignment &a = b.outputs[size_t(st.output_index)];
@@ -585,6 +585,9 @@ std::string emit_source(const Plan &plan) {
   const Names &n = plan.names;
   std::ostringstream s;
   s << banner(plan, n.p + ".c");
+  s << "/*\n** Temporaries: cos_psi is cos(psi); M_3eee is a value that the outputs of\n"
+       "** section M (out_M) need first, named by a hash of what it computes, so that\n"
+       "** an edit of the spec renames only the values it changes.\n*/\n";
   s << "#include \"" << n.p << ".h\"\n\n#include <math.h>\n\n";
 
   auto values = [](const std::vector<NamedValue> &v, std::vector<double> &values, std::vector<std::string> &labels) {

@@ -777,8 +777,26 @@ std::map<int, SumReuse> reused_sums(Graph &g, const std::vector<int> &outputs) {
 
 }  // namespace
 
-Schedule schedule(Graph &g, const std::vector<int> &outputs) {
+Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<std::string> &sections,
+                  const std::set<std::string> &taken) {
   Schedule s;
+  std::set<std::string> names = taken;
+  auto name_for = [&](int id, const std::string &section) {
+    const Node &n = g.node(id);
+    std::string name;
+    if (n.kind == Node::call && n.terms.size() == 1 && g.node(n.terms[0].second).kind == Node::sym)
+      name = n.name + "_" + g.node(n.terms[0].second).name;
+    // Else the section and the node's structural hash, as few hex digits of
+    // it as keep the name apart from the others.
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(n.key));
+    for (size_t digits = 4; name.empty() || names.count(name); ++digits) {
+      if (digits > 16) unreachable("two temporaries of one block with the same structural hash");
+      name = (section.empty() ? "w" : section) + "_" + std::string(hex, digits);
+    }
+    names.insert(name);
+    return name;
+  };
   s.reuse = reused_sums(g, outputs);
   std::set<int> bases;
   for (auto &[id, r] : s.reuse) bases.insert(r.base);
@@ -809,18 +827,18 @@ Schedule schedule(Graph &g, const std::vector<int> &outputs) {
     return uses[id] > 1 || n.kind == Node::call || n.kind == Node::pow || bases.count(id);
   };
 
-  std::function<void(int)> visit = [&](int id) {
+  std::function<void(int, const std::string &)> visit = [&](int id, const std::string &section) {
     if (s.temps.count(id)) return;
-    for (auto &t : operands(id)) visit(t.second);
+    for (auto &t : operands(id)) visit(t.second, section);
     if (needs_temp(id)) {
-      int index = int(s.temps.size()) + 1;
-      s.temps[id] = index;
-      s.code.push_back({Statement::temp, id, index, -1});
+      std::string name = name_for(id, section);
+      s.temps[id] = name;
+      s.code.push_back({Statement::temp, id, name, -1});
     }
   };
   for (size_t i = 0; i < outputs.size(); ++i) {
-    visit(outputs[i]);
-    s.code.push_back({Statement::output, outputs[i], -1, int(i)});
+    visit(outputs[i], sections.at(i));
+    s.code.push_back({Statement::output, outputs[i], "", int(i)});
   }
   return s;
 }

@@ -193,8 +193,17 @@ class BlockBuilder {
               std::vector<Assignment> outputs) {
     Block b{std::move(signature), std::move(doc), std::move(arrays), std::move(outputs), {}, {}, {}};
     std::vector<int> nodes;
-    for (auto &a : b.outputs) nodes.push_back(a.node);
-    b.schedule = schedule(p_.graph, nodes);
+    std::vector<std::string> sections;  // each output's array, less its "out_"
+    for (auto &a : b.outputs) {
+      nodes.push_back(a.node);
+      std::string array = a.array < 0 ? "" : b.arrays[size_t(a.array)].param;
+      sections.push_back(array.rfind("out_", 0) == 0 ? array.substr(4) : array);
+    }
+    std::set<std::string> taken;
+    for (const Local &l : p_.locals) taken.insert(l.kind == Local::element ? l.array : l.name);
+    for (auto &line : b.signature.lines)
+      for (auto &param : line) taken.insert(param.name);
+    b.schedule = schedule(p_.graph, nodes, sections, taken);
     std::set<std::string> used = symbols_under(nodes), touched;
     for (const Local &l : p_.locals) {
       if (!used.count(l.name)) continue;

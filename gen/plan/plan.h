@@ -112,12 +112,12 @@ class Graph {
   bool coefficients_only(int id) const;
 };
 
-// One line of a block of straight-line code: a temporary w<temp> for a node
-// used more than once (or a call), or the block's output number `output`.
+// One line of a block of straight-line code: a temporary for a node used
+// more than once (or a call), or the block's output number `output`.
 struct Statement {
   enum Kind { temp, output } kind;
   int node;
-  int temp_number = -1;   // temp: its number, from 1 in order of first use
+  std::string temp_name;  // temp: its name (Schedule)
   int output_index = -1;  // output: its index in the block's outputs
 };
 
@@ -133,12 +133,20 @@ struct SumReuse {
 // The computation of a block's outputs: its statements, a temporary for
 // every node used more than once (and for every function call, and every
 // sum another is computed from), and the sums computed from others.
+//
+// Temporaries are named so that an edit of the spec renames only what it
+// changes: a call of one symbol after both (cos_psi), any other after the
+// section of the output that first needs it (its array less "out_"; w where
+// the output is the return value) and its structural hash (M_3eee: as few
+// hex digits as keep it apart). `sections` holds each output's section;
+// `taken` the names the block already uses.
 struct Schedule {
   std::vector<Statement> code;
-  std::map<int, int> temps;  // node -> temporary number
+  std::map<int, std::string> temps;  // node -> temporary's name
   std::map<int, SumReuse> reuse;
 };
-Schedule schedule(Graph &g, const std::vector<int> &outputs);
+Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<std::string> &sections,
+                  const std::set<std::string> &taken);
 
 // Number literal that round-trips, shortest form: "0.5", "2.0", "1e-10".
 std::string format_double(double v);
