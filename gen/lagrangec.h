@@ -338,6 +338,10 @@ class Scope {
   // Declared frame names, N first, for messages.
   std::vector<std::string> frame_names() const;
   std::vector<std::string> value_names() const;
+  // The numbers written in expressions that a float cannot hold (beyond
+  // FLT_MAX, or nonzero below FLT_MIN), as written and where: an error
+  // under generate --real float, checked by the plan.
+  std::vector<NamedValue> beyond_float;
 
  private:
   struct Entry {
@@ -526,6 +530,7 @@ struct Model {
   // Rows the rows before them imply on the constraints (model_checks.cpp):
   // left out of rhs's KKT solve, kept everywhere else.
   std::vector<size_t> redundant;
+  std::vector<NamedValue> beyond_float;  // Scope's: literals a float cannot hold
 
   size_t nc() const { return nh + nn; }
   // Row c of the stacked constraint Jacobian J = [A; B], entry i.

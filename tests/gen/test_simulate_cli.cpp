@@ -363,6 +363,27 @@ void the_start_is_checked_and_completed(void **) {
   assert_le(std::fabs(s["initial_state"]["y"].num() + 2 * std::cos(0.5)), 1e-15);
 }
 
+// Ten copies of the pendulum's rod are one constraint and nine redundant
+// rows, as two copies are: warned about and simulated (they were refused
+// as "10 constraints on 2 coordinates"), to the pendulum's own motion.
+void copies_of_a_row_are_redundant_not_too_many(void **) {
+  std::string text = slurp(spec("pendulum"));
+  const std::string row = "\"x^2 + y^2 - l^2\"";
+  std::string rows = row;
+  for (int k = 1; k < 10; ++k) rows += ", " + row;
+  text.replace(text.find("[" + row + "]"), row.size() + 2, "[" + rows + "]");
+  fs::path copies = write_spec("ten_rods", text);
+  Result r = simulate({copies.string(), "--t-end", "1", "--summary-json", "-"});
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_contains(r.err, "holonomic constraint 10 is implied by the constraints before it");
+  json::Value s = parse(r.out);
+  json::Value one = summary({spec("pendulum"), "--t-end", "1", "--quiet"});
+  assert_le(s["max_phi"].num(), 1e-12);
+  for (const char *x : {"x", "y", "x'", "y'"})
+    check(std::fabs(s["final_state"][x].num() - one["final_state"][x].num()) <= 1e-9, "%s(1) = %.17g, one rod: %.17g",
+          x, s["final_state"][x].num(), one["final_state"][x].num());
+}
+
 // A constrained model keeps its constraints unless told otherwise; a run
 // that drifts past 1e-6 ends with a warning.
 void constraints_are_kept_by_default(void **) {
@@ -579,6 +600,7 @@ int main() {
       cmocka_unit_test(the_fixed_step_is_the_step),
       cmocka_unit_test(a_full_disk_leaves_whole_rows),
       cmocka_unit_test(the_start_is_checked_and_completed),
+      cmocka_unit_test(copies_of_a_row_are_redundant_not_too_many),
       cmocka_unit_test(constraints_are_kept_by_default),
       cmocka_unit_test(csv_columns_are_unique),
       cmocka_unit_test(the_summary_is_json),
