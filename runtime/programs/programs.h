@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "lagrangec/csv.h"
 #include "lagrangec/driver.h"
+#include "lagrangec/initial.h"
 #include "lagrangec/monitor.h"
 
 /* ---- program.c: lgc_main (lagrangec/program.h) dispatches to these ---- */
@@ -154,14 +155,19 @@ int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsign
 /*
 ** lgc_start_complete without a word: x from before (nx) onto the
 ** constraints, spec_freed[i] = 1 where a spec's value had to yield; tried
-** is scratch (nx). An lgc_status.
+** is scratch (nx). An lgc_status; LGC_ERR_INCONSISTENT with the row in
+** *unmet that only given entries enter and that they do not satisfy.
 */
 int lgc_start_solve(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
                     const lgc_given *g, const double before[], unsigned char tried[],
-                    unsigned char spec_freed[]);
+                    unsigned char spec_freed[], lgc_unmet *unmet);
 
-/* Why lgc_start_solve failed with rc, into buf (the message lgc_start_complete prints). */
-void lgc_start_incomplete(int rc, const char *option, char *buf, size_t size);
+/*
+** Why lgc_start_solve failed with rc at x, into buf (the message
+** lgc_start_complete prints): an unmet row is named with its entries.
+*/
+void lgc_start_incomplete(const lgc_system *sys, double t, const double x[], int rc,
+                          const lgc_unmet *unmet, const char *option, char *buf, size_t size);
 
 /*
 ** LGC_OK when x is finite and on the constraints at t (lgc_state_check at

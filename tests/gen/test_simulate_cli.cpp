@@ -363,6 +363,38 @@ void the_start_is_checked_and_completed(void **) {
   assert_le(std::fabs(s["initial_state"]["y"].num() + 2 * std::cos(0.5)), 1e-15);
 }
 
+// Rows only given entries enter are checked, the others solved for: with x
+// and y given on the circle, z - x gives z (this was refused); off the
+// circle, or with x' and y' off its tangent, the row is named with them.
+void consistent_checks_the_rows_it_cannot_change(void **) {
+  fs::path xyz = write_spec("xyz", "name = \"xyz\"\ncoordinates = [\"x\", \"y\", \"z\"]\n"
+                                   "kinetic = \"(x'^2 + y'^2 + z'^2)/2\"\n"
+                                   "[constraints]\nholonomic = [\"x^2 + y^2 - 1\", \"z - x\"]\n");
+  Result r = simulate({xyz.string(), "--init", "x=0.6", "--init", "y=0.8", "--init", "x'=0.8", "--consistent",
+                       "--t-end", "0.1", "--summary-json", "-"});
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_contains(r.err, "lagrangec: --consistent set z = 0.59999999999999998 (was 0)");
+  json::Value s = parse(r.out);
+  assert_eq(s["initial_state"]["x"].num(), 0.6);
+  assert_eq(s["initial_state"]["y"].num(), 0.8);
+  assert_eq(s["initial_state"]["x'"].num(), 0.8);
+  assert_le(std::fabs(s["initial_state"]["y'"].num() + 0.6), 1e-15);
+  assert_le(std::fabs(s["initial_state"]["z'"].num() - 0.8), 1e-15);
+  assert_le(s["max_phi"].num(), 1e-12);
+
+  r = simulate({xyz.string(), "--init", "x=0.6", "--init", "y=0.7", "--consistent", "--t-end", "0.1"});
+  assert_int_equal(r.status, 1);
+  assert_string_equal(r.err.c_str(),
+                      "lagrangec: --consistent cannot put the state on the constraints: holonomic constraint 1: "
+                      "x^2 + y^2 - 1 involves only entries given by --init (x, y), and they do not satisfy it "
+                      "(phi[1] = -0.15 at t = 0); give values that do, or leave one of them out\n");
+  r = simulate({xyz.string(), "--init", "x=0.6", "--init", "y=0.8", "--init", "x'=1", "--init", "y'=1",
+                "--consistent", "--t-end", "0.1"});
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "the velocity form of holonomic constraint 1: x^2 + y^2 - 1 involves only entries given by "
+                         "--init (x', y'), and they do not satisfy it (phi[1]' = 2.8 at t = 0)");
+}
+
 // Ten copies of the pendulum's rod are one constraint and nine redundant
 // rows, as two copies are: warned about and simulated (they were refused
 // as "10 constraints on 2 coordinates"), to the pendulum's own motion.
@@ -600,6 +632,7 @@ int main() {
       cmocka_unit_test(the_fixed_step_is_the_step),
       cmocka_unit_test(a_full_disk_leaves_whole_rows),
       cmocka_unit_test(the_start_is_checked_and_completed),
+      cmocka_unit_test(consistent_checks_the_rows_it_cannot_change),
       cmocka_unit_test(copies_of_a_row_are_redundant_not_too_many),
       cmocka_unit_test(constraints_are_kept_by_default),
       cmocka_unit_test(csv_columns_are_unique),
