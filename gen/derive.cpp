@@ -48,7 +48,7 @@ class Deriver {
     if (m_.formulation == Formulation::vakonomic) derive_vakonomic();
     read_outputs_and_events();
     m_.beyond_float = scope_.beyond_float;
-    m_.conservative = !has_time() && std::all_of(m_.Q.begin(), m_.Q.end(), [](const ex &q) { return q.is_zero(); });
+    derive_integral(m_);
     return std::move(m_);
   }
 
@@ -146,13 +146,6 @@ class Deriver {
       }
       ++index;
     }
-  }
-
-  bool has_time() const {
-    if (sym().has_kind(m_.T, SymbolKind::time) || sym().has_kind(m_.V, SymbolKind::time)) return true;
-    for (auto &e : m_.phi) if (e.has(sym().t)) return true;
-    for (auto &e : m_.g) if (e.has(sym().t)) return true;
-    return false;
   }
 
   // M = ∂²T/∂q'∂q';  k = d/dt(∂T/∂q') − ∂T/∂q + ∂V/∂q without the q'' terms:

@@ -118,7 +118,8 @@ static void result_line(lgc_sweep_worker *w, unsigned long run, int started, con
             lgc_text_number(t, r->mon.max_residual[i]);
     }
     lgc_text_add(t, ",", 1);
-    if (sampled && m->conservative)
+    char lost[512];
+    if (sampled && !lgc_integral_lost(m, r->sys.u, lost, sizeof lost))
         lgc_text_number(t, r->mon.max_energy_drift);
     lgc_text_add(t, ",", 1);
     if (!ok) {
