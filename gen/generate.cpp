@@ -16,9 +16,26 @@
 
 namespace lgc {
 
+namespace {
+
+// In single precision a number past float's range would be printed as
+// HUGE_VALF or 0.0f: the first one written is an error where it stands.
+void check_float_literals(const Model &model) {
+  if (model.beyond_float.empty()) return;
+  const NamedValue *first = &model.beyond_float[0];
+  for (const NamedValue &n : model.beyond_float)
+    if (std::make_pair(n.loc.line, n.loc.col) < std::make_pair(first->loc.line, first->loc.col)) first = &n;
+  error_at(first->loc, "the number " + first->name +
+                           " is beyond float's range (1.18e-38 <= |value| <= 3.40e38, or 0): --real float would "
+                           "make it infinite, 0 or short of digits; write it within that range, or generate in double");
+}
+
+}  // namespace
+
 // spec → model → plan → the four files.
 GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian, Precision precision, bool strict) {
   Model model = derive(spec, formulation, strict);
+  if (precision == Precision::single_precision) check_float_literals(model);
   Plan plan(model, with_jacobian, precision);
   return {emit_header(plan), emit_source(plan), emit_descriptor(plan), emit_report(plan), estimate_stack(plan)};
 }

@@ -570,6 +570,7 @@ std::string emit_header(const Plan &plan) {
   for (const Block *b : {&plan.residuals, &plan.energy, &plan.mass_matrix, &plan.constraint_jacobian,
                          &plan.constraint_coordinate_jacobian, &plan.initial_state_at})
     s << declaration(plan.real, b->signature, b->doc);
+  if (m.integral == Model::Integral::jacobi) s << declaration(plan.real, plan.jacobi_integral.signature, plan.jacobi_integral.doc);
   if (!m.outputs.empty()) s << declaration(plan.real, plan.outputs.signature, plan.outputs.doc);
   if (!m.events.empty()) s << declaration(plan.real, plan.events.signature, plan.events.doc);
   if (!plan.real.single()) {  // the runtime integrates double models only
@@ -611,6 +612,7 @@ std::string emit_source(const Plan &plan) {
   if (plan.correction.available) s << emit_correction_solver(plan) << "\n" << correction_source(plan);
   s << block_source(plan, plan.residuals) << "\n";
   s << block_source(plan, plan.energy) << "\n";
+  if (m.integral == Model::Integral::jacobi) s << block_source(plan, plan.jacobi_integral) << "\n";
   s << mirror_source(plan) << block_source(plan, plan.mass_matrix) << "\n";
   s << block_source(plan, plan.constraint_jacobian) << "\n";
   s << block_source(plan, plan.constraint_coordinate_jacobian) << "\n";

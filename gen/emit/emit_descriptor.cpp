@@ -111,7 +111,10 @@ std::string emit_descriptor(const Plan &plan) {
   field("initial_given", "initial_given");
   field("alpha", n.size("ALPHA"));
   field("beta", n.size("BETA"));
-  field("conservative", m.conservative ? "1" : "0");
+  const char *integrals[] = {"LGC_INTEGRAL_NONE", "LGC_INTEGRAL_ENERGY", "LGC_INTEGRAL_JACOBI"};
+  field("integral", integrals[int(m.integral)]);
+  if (m.integral_needs_zero_inputs) field("integral_needs_zero_inputs", "1");
+  if (!m.integral_absent.empty()) field("integral_absent", string_literal(m.integral_absent));
   field("vakonomic", m.mu.empty() ? "0" : "1");
   field("rhs", n.fn("rhs"));
   field("kkt_terms", n.fn("kkt_terms"));
@@ -127,6 +130,7 @@ std::string emit_descriptor(const Plan &plan) {
   }
   field("residuals", n.fn("residuals"));
   field("energy", n.fn("energy"));
+  field("integral_value", n.fn(m.integral == Model::Integral::jacobi ? "jacobi_integral" : "energy"));
   field("mass_matrix", n.fn("mass_matrix"));
   field("constraint_jacobian", n.fn("constraint_jacobian"));
   field("constraint_coordinate_jacobian", n.fn("constraint_coordinate_jacobian"));

@@ -205,6 +205,7 @@ class Report {
     out_ << "## Energies\n\n";
     equation("T", m_.T);
     equation("V", m_.V);
+    integral();
     out_ << "## Equations of motion\n\n"
          << "$$M(q,t)\\,\\ddot q + k(q,\\dot q,t) = Q + A^T\\lambda + B^T\\mu$$\n\n"
          << "Mass matrix $M = \\partial^2 T/\\partial\\dot q\\,\\partial\\dot q$, rows and columns in the order "
@@ -259,6 +260,31 @@ class Report {
     }
     out_ << "\\end{pmatrix}\n$$\n\n";
     definitions();
+  }
+
+  // Which quantity the motion conserves, and why (integral.cpp).
+  void integral() {
+    out_ << "## Integral of the motion\n\n";
+    const char *inputs = m_.integral_needs_zero_inputs ? " while every input is 0 (the forces are the inputs')" : "";
+    switch (m_.integral) {
+      case Model::Integral::energy:
+        out_ << "$T + V$ is conserved" << inputs << ": $L$ has no explicit $t$, neither the forces nor the "
+             << "constraints do work, and $T$ is homogeneous quadratic in $\\dot q$. The summary reports its "
+             << "drift (`energy drift`), the CSV its value (`T+V`).\n\n";
+        break;
+      case Model::Integral::jacobi:
+        out_ << "The Jacobi integral $h = \\dot q \\cdot \\partial L/\\partial \\dot q - L$ is conserved" << inputs
+             << ", not $T + V$: $L$ has no explicit $t$ and neither the forces nor the constraints do work, but "
+             << "$T$ is not homogeneous quadratic in $\\dot q$ (coordinates in a turning frame). The summary "
+             << "reports its drift (`Jacobi integral drift`), the CSV its value (`h`), `" << m_.spec->name
+             << "_jacobi_integral` computes it:\n\n";
+        equation("h", m_.jacobi);
+        break;
+      case Model::Integral::none:
+        out_ << "None: " << m_.integral_absent << ". The summary says `not conserved` and why; the CSV's "
+             << "`T+V` is the energy, not an integral.\n\n";
+        break;
+    }
   }
 
   // Spec text in a Markdown table's cell.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -371,8 +372,12 @@ class ExprReader {
     size_t first = digits.find_first_not_of('0');
     GiNaC::numeric mantissa =
         first == std::string::npos ? GiNaC::numeric(0) : GiNaC::numeric(digits.c_str() + first);
+    GiNaC::ex value = evaluated(start, [&] { return mantissa * GiNaC::pow(GiNaC::numeric(10), scale); });
+    GiNaC::numeric magnitude = GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(value));
+    if (magnitude > GiNaC::numeric(FLT_MAX) || (!magnitude.is_zero() && magnitude < GiNaC::numeric(FLT_MIN)))
+      scope_.beyond_float.push_back({s_.substr(start, pos_ - start), magnitude.to_double(), src_.loc_of(start)});
     skip_space();
-    return evaluated(start, [&] { return mantissa * GiNaC::pow(GiNaC::numeric(10), scale); });
+    return value;
   }
 
   // The names this expression may use, in the spec's order.

@@ -1,10 +1,12 @@
-// expression_text.cpp — an expression back in the spec's own syntax, for
+// expression_text.cpp — an expression (and a number) back in the spec's own syntax, for
 // messages that suggest what to write ("x - y"). GiNaC's term order changes
 // from run to run, so terms and factors are sorted by their text.
 #include "expressions/expressions.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace lgc {
@@ -112,5 +114,20 @@ std::string text(const ex &e) {
 }  // namespace
 
 std::string expression_text(const GiNaC::ex &e) { return text(e); }
+
+std::string format_double(double v) {
+  char buf[40];
+  if (v == std::trunc(v) && std::fabs(v) < 1e15) {  // whole numbers in full: 10.0, not 1e+01
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // a double literal, not an int
+  return s;
+}
 
 }  // namespace lgc

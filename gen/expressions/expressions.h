@@ -186,6 +186,10 @@ class Scope {
   // Declared frame names, N first, for messages.
   std::vector<std::string> frame_names() const;
   std::vector<std::string> value_names() const;
+  // The numbers written in expressions that a float cannot hold (beyond
+  // FLT_MAX, or nonzero below FLT_MIN), as written and where: an error
+  // under generate --real float, checked by the plan.
+  std::vector<NamedValue> beyond_float;
 
  private:
   struct Entry {
@@ -268,6 +272,8 @@ std::vector<WheelRows> wheel_rows(Scope &scope, const std::function<int(const Gi
 // An expression in the spec's own syntax, terms in a fixed order, for
 // messages ("x - y"): the reader's inverse, not the C printer.
 std::string expression_text(const GiNaC::ex &e);
+// Number literal that round-trips, shortest form: "0.5", "2.0", "1e-10".
+std::string format_double(double v);
 
 // ---- real_functions.cpp ---------------------------------------------------
 

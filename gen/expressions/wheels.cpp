@@ -28,6 +28,11 @@ class WheelReader {
     Vector n = unit(read_vector(w.normal, scope_, {of_normal.c_str(), false, false, false, "parameters"}), w.normal,
                     of_normal);
     ex r = read_expression(w.radius, scope_, {of_radius.c_str(), false, false, false, "parameters"});
+    check_fixed(n, w.normal, of_normal);
+    ex na = dot(frames_, n, a);
+    if ((1 - GiNaC::pow(na, 2)).expand().is_zero())
+      error_at(w.axle.loc_of(0), of_axle + " is parallel to the normal of its plane: the disk would lie flat, "
+                                 "with no contact point; a rolling wheel's axle lies across the normal");
 
     // contact = centre - r k, k = (n - (n.a) a) / sqrt(1 - (n.a)^2), the
     // unit vector from the contact to the centre.
@@ -35,7 +40,6 @@ class WheelReader {
     if (auto along_axis = axis_towards(a, n)) {
       k = *along_axis;
     } else {
-      ex na = dot(frames_, n, a);
       k = (1 / GiNaC::sqrt(1 - GiNaC::pow(na, 2))) * (n + (-na) * a);
     }
     Vector slip = time_derivative(frames_, s_, centre) +
@@ -88,6 +92,17 @@ class WheelReader {
     for (auto &n : names) list += (list.empty() ? "" : ", ") + n;
     error_at(w.body.loc, "unknown body '" + w.body.name + "'" + did_you_mean(w.body.name, names) +
                              (names.empty() ? "; the spec has no [bodies]" : "; the bodies are " + list));
+  }
+
+  // The plane is fixed in N: a normal in a frame that turns with the
+  // coordinates or t (B.z of a body B) is refused where it is written.
+  void check_fixed(const Vector &n, const SourceText &src, const std::string &what) const {
+    Components c = components_in(frames_, n, FrameTree::N);
+    for (auto &e : c)
+      if (s_.has_kind(e, SymbolKind::coordinate) || s_.has_kind(e, SymbolKind::time))
+        error_at(src.loc_of(0), what + " turns with the coordinates (its components in N are " + expression_text(c[0]) +
+                                    ", " + expression_text(c[1]) + ", " + expression_text(c[2]) +
+                                    "); the plane is fixed in N: write its normal in N's axes");
   }
 
   // v / |v|, or v itself when it is a unit vector as written (B.y).

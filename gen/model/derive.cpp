@@ -42,13 +42,13 @@ class Deriver {
     check_mass_matrix(m_);
     derive_holonomic();
     derive_nonholonomic();
-    check_constraint_count();
     lay_out_state();
     check_independent_constraints(m_, strict_);
     warn_integrable(m_);
     if (m_.formulation == Formulation::vakonomic) derive_vakonomic();
     read_outputs_and_events();
-    m_.conservative = !has_time() && std::all_of(m_.Q.begin(), m_.Q.end(), [](const ex &q) { return q.is_zero(); });
+    m_.beyond_float = scope_.beyond_float;
+    derive_integral(m_);
     return std::move(m_);
   }
 
@@ -146,13 +146,6 @@ class Deriver {
       }
       ++index;
     }
-  }
-
-  bool has_time() const {
-    if (sym().has_kind(m_.T, SymbolKind::time) || sym().has_kind(m_.V, SymbolKind::time)) return true;
-    for (auto &e : m_.phi) if (e.has(sym().t)) return true;
-    for (auto &e : m_.g) if (e.has(sym().t)) return true;
-    return false;
   }
 
   // M = ∂²T/∂q'∂q';  k = d/dt(∂T/∂q') − ∂T/∂q + ∂V/∂q without the q'' terms:
@@ -408,12 +401,6 @@ class Deriver {
     }
   }
 
-  void check_constraint_count() {
-    size_t m = m_.nh + m_.nn;
-    if (m >= m_.nq + 1)
-      error_at(m_.origins.back().loc, std::to_string(m) + " constraints on " + std::to_string(m_.nq) +
-                                          " coordinates: at most as many constraints as coordinates can be independent");
-  }
 };
 
 }  // namespace

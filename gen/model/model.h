@@ -94,7 +94,12 @@ struct Model {
   std::vector<StateVar> state;        // q, q', z, then (vakonomic) mu
   // Right-hand side of the constraint rows J q'' = r (Baumgarte-stabilised).
   std::vector<GiNaC::ex> r;      // nh + nn
-  bool conservative = false;     // no forces, no explicit t
+  // The integral of the motion (integral.cpp): T + V; the Jacobi integral
+  // h = q'.dL/dq' - L where T is not homogeneous quadratic in q'; or none.
+  enum class Integral { none, energy, jacobi } integral = Integral::none;
+  bool integral_needs_zero_inputs = false;  // the forces are inputs': kept while every input is 0
+  std::string integral_absent;              // why none: "the force on x does work (-c*x')"
+  GiNaC::ex jacobi;                         // h, when that is the integral
   // [outputs] and [events]: expressions of t, the state, parameters, inputs
   // and the multipliers, these (lambda1..., and d'Alembert's mu1...; a
   // vakonomic mu is its state).
@@ -103,6 +108,7 @@ struct Model {
   // Rows the rows before them imply on the constraints (model_checks.cpp):
   // left out of rhs's KKT solve, kept everywhere else.
   std::vector<size_t> redundant;
+  std::vector<NamedValue> beyond_float;  // Scope's: literals a float cannot hold
 
   size_t nc() const { return nh + nn; }
   // Row c of the stacked constraint Jacobian J = [A; B], entry i.
@@ -152,5 +158,16 @@ void warn_integrable(const Model &m);
 bool vanishes_at_samples(const Model &m, const GiNaC::ex &e);
 // +1 or -1 when e(q, t) has that sign at every sampled state, else 0.
 int sign_at_samples(const Model &m, const GiNaC::ex &e);
+
+// The sample states of these checks: coordinates, velocities and t drawn
+// by a fixed generator, parameters and inputs at their defaults.
+std::vector<Evaluator::Point> sample_points(const Model &m, int count);
+
+// ---- integral.cpp ---------------------------------------------------------
+
+// Which quantity the motion conserves, into m.integral and the fields after
+// it: h = q'.dL/dq' - L when L has no explicit t and neither the forces nor
+// the constraints do work; h is T + V when T is homogeneous quadratic in q'.
+void derive_integral(Model &m);
 
 }  // namespace lgc

@@ -10,8 +10,6 @@
 
 namespace lgc {
 
-namespace {
-
 using GiNaC::ex;
 using Point = Evaluator::Point;
 
@@ -34,6 +32,8 @@ std::vector<Point> sample_points(const Model &m, int count) {
   }
   return points;
 }
+
+namespace {
 
 // Whether the symmetric matrix is positive definite (a Cholesky attempt).
 bool positive_definite(std::vector<double> a, size_t n) {

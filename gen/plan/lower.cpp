@@ -45,21 +45,6 @@ double as_double(const GiNaC::numeric &n) {
 
 }  // namespace
 
-std::string format_double(double v) {
-  char buf[40];
-  if (v == std::trunc(v) && std::fabs(v) < 1e15) {  // whole numbers in full: 10.0, not 1e+01
-    std::snprintf(buf, sizeof buf, "%.1f", v);
-    return buf;
-  }
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // a double literal, not an int
-  return s;
-}
-
 // The canonical order of operands, which is also the printed one: numbers;
 // symbols in the plan's reading order (parameters before coordinates, each
 // in declaration order), a power of a symbol beside its symbol; calls by

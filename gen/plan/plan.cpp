@@ -528,6 +528,11 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
   }
   energy = b.block({"real", names.fn("energy"), false, {{scalar("t"), in("state"), in("param")}}},
                    "Total energy T + V.", {}, {{-1, 0, graph.from_ginac(m.T + m.V), "T + V", ""}});
+  if (m.integral == Model::Integral::jacobi)
+    jacobi_integral = b.block({"real", names.fn("jacobi_integral"), false, {{scalar("t"), in("state"), in("param")}}},
+                              "The Jacobi integral h = q'.dL/dq' - L, conserved where T + V is not (the model's "
+                              "report says why).",
+                              {}, {{-1, 0, graph.from_ginac(m.jacobi), "h", ""}});
   {
     std::vector<Assignment> outs;
     b.matrix(outs, 0, m.M, true, "lower triangle; the upper one mirrors it");

@@ -148,8 +148,6 @@ struct Schedule {
 Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<std::string> &sections,
                   const std::set<std::string> &taken);
 
-// Number literal that round-trips, shortest form: "0.5", "2.0", "1e-10".
-std::string format_double(double v);
 
 // ---- layout.cpp -----------------------------------------------------------
 
@@ -427,6 +425,9 @@ struct Plan {
   // With [outputs] / [events]: NAME_outputs and NAME_events, functions of
   // the state and of the multipliers rhs returns there.
   Block outputs, events;
+  // NAME_jacobi_integral, h, when that is the model's integral (T + V,
+  // NAME_energy, is not).
+  Block jacobi_integral;
 
   Plan(const Model &m, bool with_jacobian, Precision precision = Precision::double_precision);
   Plan(const Plan &) = delete;

@@ -62,6 +62,7 @@ StackEstimate estimate_stack(const Plan &plan) {
                                        &plan.constraint_jacobian, &plan.constraint_coordinate_jacobian,
                                        &plan.initial_state_at};
   if (plan.with_jacobian) blocks.push_back(&plan.residual_derivatives);
+  if (plan.model.integral == Model::Integral::jacobi) blocks.push_back(&plan.jacobi_integral);
   for (const Block *b : blocks) {
     size_t values = b->loads.size() + peak_temporaries(plan.graph, b->schedule);
     if (values > e.values) {

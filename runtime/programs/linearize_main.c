@@ -162,7 +162,9 @@ static int probe(const lgc_system *sys, const double x[], double t, point_probe 
         m->constraint_jacobian(times[k], x, sys->p, C);
         for (size_t i = 0; k == 0 && i < derivatives; i++)
             out->finite = out->finite && isfinite(e[i]);
-        out->time_dependent = !m->conservative && k > 0 && memcmp(v, e, each * sizeof *v) != 0;
+        /* An integral without inputs' forces: nothing in the model has t. */
+        const int autonomous = m->integral != LGC_INTEGRAL_NONE && !m->integral_needs_zero_inputs;
+        out->time_dependent = !autonomous && k > 0 && memcmp(v, e, each * sizeof *v) != 0;
     }
     free(v);
     return LGC_OK;

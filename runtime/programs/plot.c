@@ -71,7 +71,7 @@ static void residual_curves(FILE *gp, const lgc_model *m, int first, int count, 
 }
 
 /* The whole script, in gnuplot's own terms. */
-static void script(FILE *gp, const lgc_model *m, double energy0)
+static void script(FILE *gp, const lgc_model *m, double energy0, int integral_kept)
 {
     /* noenhanced: names like knife_edge must not turn into subscripts */
     fputs("set terminal pngcairo noenhanced size 1000,1100 font 'sans,10'\n"
@@ -102,11 +102,15 @@ static void script(FILE *gp, const lgc_model *m, double energy0)
               "plot [0:1] [1:10] 1/0 notitle\nunset label 1\n", gp);
     fputs("\nunset logscale y\nset format y '%g'\n", gp);
 
-    /* 3: energy error */
+    /* 3: the integral's error: T + V's, or the Jacobi integral h's */
     double scale = energy0 != 0.0 ? (energy0 < 0 ? -energy0 : energy0) : 1.0;
-    fprintf(gp, "set title '%s%s'\nset xlabel 't'\nset ylabel 'energy error'\n",
-            energy0 != 0.0 ? "relative energy error (E - E0)/|E0|" : "energy error E - E0 (E0 = 0)",
-            m->conservative ? "" : ", not conserved: applied forces or explicit time");
+    const int jacobi = m->integral == LGC_INTEGRAL_JACOBI;
+    fprintf(gp, "set title '%s%s'\nset xlabel 't'\nset ylabel '%s'\n",
+            energy0 != 0.0 ? (jacobi ? "relative Jacobi integral error (h - h0)/|h0|"
+                                     : "relative energy error (E - E0)/|E0|")
+                           : (jacobi ? "Jacobi integral error h - h0 (h0 = 0)" : "energy error E - E0 (E0 = 0)"),
+            integral_kept ? "" : ", not conserved (the summary says why)",
+            jacobi ? "Jacobi integral error" : "energy error");
     fprintf(gp, "plot " CSV " using 1:((column(%d) - (%.17g)) / %.17g) with lines notitle\n",
             lgc_csv_column_energy(m) + 1, energy0, scale);
     fputs("unset multiplot\n", gp);
@@ -157,7 +161,8 @@ static int write_all(int fd, const char *text, size_t len)
     return 0;
 }
 
-int lgc_plot(const lgc_model *m, const char *gnuplot, int csv_fd, int png_fd, double energy0)
+int lgc_plot(const lgc_model *m, const char *gnuplot, int csv_fd, int png_fd, double energy0,
+             int integral_kept)
 {
     char *text = NULL;
     size_t len = 0;
@@ -166,7 +171,7 @@ int lgc_plot(const lgc_model *m, const char *gnuplot, int csv_fd, int png_fd, do
         fprintf(stderr, "lagrangec: plot: %s\n", lgc_strerror(LGC_ERR_NOMEM));
         return LGC_ERR_IO;
     }
-    script(gp, m, energy0);
+    script(gp, m, energy0, integral_kept);
     fclose(gp);
     int script_fd = -1;
     pid_t pid = start(gnuplot, csv_fd, png_fd, &script_fd);

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "lagrangec/csv.h"
 #include "lagrangec/driver.h"
+#include "lagrangec/initial.h"
 #include "lagrangec/monitor.h"
 
 /* ---- program.c: lgc_main (lagrangec/program.h) dispatches to these ---- */
@@ -107,6 +108,16 @@ int lgc_assign(const char *option, const char *arg, lgc_system *sys, lgc_given *
 /* Row i of [phi; phi'; g] as the CSV names it: "phi[1]", "phi[1]'", "g[1]". */
 void lgc_row_name(const lgc_model *m, int row, char *buf, size_t size);
 
+/* "energy drift", "Jacobi integral drift" (or "integral drift" for none): the model's integral's. */
+const char *lgc_integral_drift_name(const lgc_model *m);
+/* The summary JSON's key of that drift: "energy_drift" or "jacobi_integral_drift". */
+const char *lgc_integral_json_key(const lgc_model *m);
+/*
+** 1, and why into buf, when a run at inputs u does not conserve the
+** model's integral (it has none, or its forces are inputs not at 0); else 0.
+*/
+int lgc_integral_lost(const lgc_model *m, const double u[], char *buf, size_t size);
+
 /* "holonomic constraint 1: x^2 + y^2 - l^2", "the velocity form of ...", ... for row i. */
 void lgc_describe_row(const lgc_model *m, int row, char *buf, size_t size);
 
@@ -154,14 +165,19 @@ int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsign
 /*
 ** lgc_start_complete without a word: x from before (nx) onto the
 ** constraints, spec_freed[i] = 1 where a spec's value had to yield; tried
-** is scratch (nx). An lgc_status.
+** is scratch (nx). An lgc_status; LGC_ERR_INCONSISTENT with the row in
+** *unmet that only given entries enter and that they do not satisfy.
 */
 int lgc_start_solve(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
                     const lgc_given *g, const double before[], unsigned char tried[],
-                    unsigned char spec_freed[]);
+                    unsigned char spec_freed[], lgc_unmet *unmet);
 
-/* Why lgc_start_solve failed with rc, into buf (the message lgc_start_complete prints). */
-void lgc_start_incomplete(int rc, const char *option, char *buf, size_t size);
+/*
+** Why lgc_start_solve failed with rc at x, into buf (the message
+** lgc_start_complete prints): an unmet row is named with its entries.
+*/
+void lgc_start_incomplete(const lgc_system *sys, double t, const double x[], int rc,
+                          const lgc_unmet *unmet, const char *option, char *buf, size_t size);
 
 /*
 ** LGC_OK when x is finite and on the constraints at t (lgc_state_check at
@@ -371,7 +387,8 @@ int lgc_find_program(const char *name, char *buf, size_t size);
 ** at path `gnuplot`; no user text reaches gnuplot as code. LGC_OK, or
 ** LGC_ERR_IO after a message.
 */
-int lgc_plot(const lgc_model *m, const char *gnuplot, int csv_fd, int png_fd, double energy0);
+int lgc_plot(const lgc_model *m, const char *gnuplot, int csv_fd, int png_fd, double energy0,
+             int integral_kept);
 
 /* ---- runs_table.c: RUNS.csv, a sweep's table of runs ---- */
 

@@ -365,7 +365,9 @@ static int finish(lgc_sim_run *r)
     if (r->drifted)
         lgc_summary_warn(r);
     if (r->status == LGC_OK && r->opt.plot) {
-        if (lgc_plot(r->model, r->gnuplot, r->csv_fd, r->png.fd, r->mon.energy0) != LGC_OK)
+        char lost[512];
+        const int kept = !lgc_integral_lost(r->model, r->sys.u, lost, sizeof lost);
+        if (lgc_plot(r->model, r->gnuplot, r->csv_fd, r->png.fd, r->mon.energy0, kept) != LGC_OK)
             exit = LGC_EXIT_FAILED;
         else if (lgc_output_commit(&r->png) != LGC_OK) {
             fprintf(stderr, "lagrangec: --plot %s: %s\n", r->opt.plot, strerror(errno));

@@ -58,9 +58,41 @@ static void report_changes(const lgc_model *m, const double before[], const doub
     }
 }
 
-void lgc_start_incomplete(int rc, const char *option, char *buf, size_t size)
+/* ", x, y": the entries of row (of [phi; phi'; g]) at x, those its Jacobian row holds. */
+static void row_entries(const lgc_system *sys, double t, const double x[], int row, char *buf,
+                        size_t size)
 {
-    if (rc == LGC_ERR_RANK_LOST)
+    const lgc_model *m = sys->model;
+    const int nc = m->nh + m->nn, c = row < m->nh ? row : row - m->nh;
+    const int offset = row < m->nh ? 0 : m->nq;    /* coordinates, or velocities */
+    double *C = malloc((size_t)nc * m->nq * sizeof *C + 1);
+    size_t used = 0;
+    buf[0] = '\0';
+    if (!C)
+        return;
+    m->constraint_jacobian(t, x, sys->p, C);
+    for (int i = 0; i < m->nq && used < size; i++)
+        if (C[(size_t)c * m->nq + i] != 0.0) {
+            int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+                             m->state_names[offset + i]);
+            used += n > 0 ? (size_t)n : 0;
+        }
+    free(C);
+}
+
+void lgc_start_incomplete(const lgc_system *sys, double t, const double x[], int rc,
+                          const lgc_unmet *unmet, const char *option, char *buf, size_t size)
+{
+    if (rc == LGC_ERR_INCONSISTENT) {
+        char what[512], name[32], entries[256];
+        lgc_describe_row(sys->model, unmet->row, what, sizeof what);
+        lgc_row_name(sys->model, unmet->row, name, sizeof name);
+        row_entries(sys, t, x, unmet->row, entries, sizeof entries);
+        snprintf(buf, size, "--consistent cannot put the state on the constraints: %s involves "
+                            "only entries given by %s (%s), and they do not satisfy it (%s = %.3g "
+                            "at t = %g); give values that do, or leave one of them out",
+                 what, option, entries, name, unmet->residual, t);
+    } else if (rc == LGC_ERR_RANK_LOST)
         snprintf(buf, size, "--consistent cannot put the state on the constraints: the "
                             "coordinates and velocities not given by %s cannot satisfy them (give "
                             "fewer, or leave a singular configuration)", option);
@@ -74,7 +106,7 @@ void lgc_start_incomplete(int rc, const char *option, char *buf, size_t size)
 
 int lgc_start_solve(const lgc_system *sys, double t, double x[], const unsigned char fixed[],
                     const lgc_given *g, const double before[], unsigned char tried[],
-                    unsigned char spec_freed[])
+                    unsigned char spec_freed[], lgc_unmet *unmet)
 {
     const int nx = sys->model->nx, nq = sys->model->nq;
     /*
@@ -92,8 +124,8 @@ int lgc_start_solve(const lgc_system *sys, double t, double x[], const unsigned 
             spec_freed[i] = fixed[i] && !tried[i];
         }
         memcpy(x, before, (size_t)nx * sizeof *x);
-        rc = lgc_state_complete(sys, t, x, tried);
-        if (rc != LGC_ERR_RANK_LOST && rc != LGC_ERR_PROJECTION)
+        rc = lgc_state_complete(sys, t, x, tried, unmet);
+        if (rc != LGC_ERR_RANK_LOST && rc != LGC_ERR_PROJECTION && rc != LGC_ERR_INCONSISTENT)
             break;
     }
     return rc;
@@ -114,10 +146,11 @@ int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsign
         return LGC_EXIT_FAILED;
     }
     memcpy(before, x, (size_t)nx * sizeof *before);
-    int rc = lgc_start_solve(sys, t, x, fixed, g, before, tried, spec_freed);
+    lgc_unmet unmet;
+    int rc = lgc_start_solve(sys, t, x, fixed, g, before, tried, spec_freed, &unmet);
     if (rc != LGC_OK) {
         char why[1024];
-        lgc_start_incomplete(rc, option, why, sizeof why);
+        lgc_start_incomplete(sys, t, x, rc, &unmet, option, why, sizeof why);
         fprintf(stderr, "lagrangec: %s\n", why);
     } else {
         report_changes(m, before, x, spec_freed, option);

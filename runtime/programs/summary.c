@@ -132,11 +132,16 @@ void lgc_summary_print(const lgc_sim_run *r, FILE *out)
     fprintf(out, "wall time:        %.3f s (%.0f steps/s)\n", r->wall,
             r->wall > 0 ? (double)st.steps / r->wall : 0.0);
     print_residuals(r, out);
-    if (m->conservative)
+    char lost[512];
+    if (lgc_integral_lost(m, r->sys.u, lost, sizeof lost))
+        fprintf(out, "integral:         not conserved: %s\n", lost);
+    else if (m->integral == LGC_INTEGRAL_JACOBI)
+        fprintf(out, "Jacobi integral drift: %.3e (max |h-h0|/|h0|%s; h = q'.dL/dq' - L, conserved "
+                     "where T + V is not)\n", r->mon.max_energy_drift,
+                r->mon.energy0 == 0.0 ? ", h0 = 0: absolute" : "");
+    else
         fprintf(out, "energy drift:     %.3e (max |E-E0|/|E0|%s)\n", r->mon.max_energy_drift,
                 r->mon.energy0 == 0.0 ? ", E0 = 0: absolute" : "");
-    else
-        fprintf(out, "energy drift:     n/a (applied forces or explicit time)\n");
     if (r->status != LGC_OK)
         fprintf(out, "failed:           t = %.6g: %s\n", r->t_fault, lgc_strerror(r->status));
     if (r->log.n)
@@ -306,8 +311,14 @@ void lgc_summary_json(const lgc_sim_run *r, FILE *out)
     lgc_json_key(&j, "samples");
     lgc_json_count(&j, r->mon.count);
     json_residuals(&j, r);
-    lgc_json_key(&j, "energy_drift");
-    lgc_json_number(&j, m->conservative ? r->mon.max_energy_drift : NAN);
+    char lost[512];
+    if (lgc_integral_lost(m, r->sys.u, lost, sizeof lost)) {
+        lgc_json_key(&j, "not_conserved");
+        lgc_json_string(&j, lost);
+    } else {
+        lgc_json_key(&j, lgc_integral_json_key(m));
+        lgc_json_number(&j, r->mon.max_energy_drift);
+    }
     lgc_json_key(&j, "initial_state");
     json_state(&j, m, r->x0);
     lgc_json_key(&j, "final_t");

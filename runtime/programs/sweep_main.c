@@ -252,7 +252,7 @@ static int values(lgc_sweep *s)
 static uint64_t fingerprint(const lgc_model *m, double *work)
 {
     uint64_t h = LGC_FNV1A_START;
-    const int sizes[] = {m->nq, m->nh, m->nn, m->nx, m->np, m->nu, m->vakonomic, m->conservative};
+    const int sizes[] = {m->nq, m->nh, m->nn, m->nx, m->np, m->nu, m->vakonomic, m->integral};
     h = lgc_fnv1a(h, m->name, strlen(m->name) + 1);
     h = lgc_fnv1a(h, sizes, sizeof sizes);
     for (int i = 0; i < m->nx; i++)
@@ -307,7 +307,7 @@ static int describe(lgc_sweep *s)
         lgc_row_name(m, i, row, sizeof row);
         lgc_text_printf(h, ",max |%s|", row);
     }
-    lgc_text_add(h, ",energy drift,fault t,fault", 27);
+    lgc_text_printf(h, ",%s,fault t,fault", lgc_integral_drift_name(m));
 
     const size_t work = (size_t)(2 * m->nx + 3 * (m->nh + m->nn) + m->nwork) + 1;
     double *scratch = calloc(work, sizeof *scratch);

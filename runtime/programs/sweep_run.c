@@ -72,9 +72,12 @@ static int start(lgc_sweep_worker *w, unsigned long run, char *why, size_t size)
     int rc = LGC_OK;
     if (r->opt.consistent) {
         memcpy(w->before, r->x0, (size_t)m->nx * sizeof *r->x0);
-        rc = lgc_start_solve(&r->sys, 0.0, r->x0, r->fixed, &w->given, w->before, w->tried, w->freed);
+        lgc_unmet unmet;
+        rc = lgc_start_solve(&r->sys, 0.0, r->x0, r->fixed, &w->given, w->before, w->tried, w->freed,
+                             &unmet);
         if (rc != LGC_OK)
-            lgc_start_incomplete(rc, "--init and the run's values", why, size);
+            lgc_start_incomplete(&r->sys, 0.0, r->x0, rc, &unmet, "--init and the run's values", why,
+                                 size);
     }
     if (rc == LGC_OK)
         rc = lgc_start_problem(&r->sys, 0.0, r->x0, why, size);
@@ -115,7 +118,8 @@ static void result_line(lgc_sweep_worker *w, unsigned long run, int started, con
             lgc_text_number(t, r->mon.max_residual[i]);
     }
     lgc_text_add(t, ",", 1);
-    if (sampled && m->conservative)
+    char lost[512];
+    if (sampled && !lgc_integral_lost(m, r->sys.u, lost, sizeof lost))
         lgc_text_number(t, r->mon.max_energy_drift);
     lgc_text_add(t, ",", 1);
     if (!ok) {

@@ -64,7 +64,7 @@ void lgc_csv_column_name(const lgc_model *m, int j, char *buf, size_t size)
     } else if (j < g + m->nn)
         row_column(m, "g", m->nh + j - g, j - g + 1, buf, size);
     else if (j == g + m->nn)
-        snprintf(buf, size, "T+V");
+        snprintf(buf, size, "%s", m->integral == LGC_INTEGRAL_JACOBI ? "h" : "T+V");
     else if (j < mult + m->nh)
         row_column(m, "lambda", j - mult, j - mult + 1, buf, size);
     else if (j < fc)

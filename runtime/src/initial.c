@@ -44,8 +44,10 @@ int lgc_state_check(const lgc_system *sys, double t, const double x[], double to
 
 typedef struct completion {
     const lgc_model *m;
-    int nq, nc, nfree;
+    int nq, nc, nfree, nsolved;
     int *free_cols;         /* nq: the free columns of this pass */
+    int *solved;            /* nc: the rows a free column enters, solved for */
+    unsigned char *checked; /* nc: the rows no free column enters, checked only */
     double *C;              /* nc x nq row-major: [A; B] */
     double *a;              /* nc x nq column-major: the free columns */
     double *b;              /* max(nc, nq): right side in, change out */
@@ -55,17 +57,63 @@ typedef struct completion {
 } completion;
 
 /*
-** The smallest change d of the free columns with C[0..rows) d = b (rows of
-** C): into b. LGC_ERR_RANK_LOST when those columns do not span the rows.
+** Splits the rows [0, rows) of C at x: a row that no free column enters
+** (its entries there all 0) is decided by the given entries alone, so it
+** is checked, not solved for (x^2 + y^2 - 1 with x and y given, while
+** z - x gives z); the others are listed in c->solved.
 */
-static int smallest_change(completion *c, int rows)
+static void split_rows(completion *c, int rows)
 {
-    const int n = c->nfree, ldb = rows > n ? rows : n;
+    c->nsolved = 0;
+    for (int i = 0; i < rows; i++) {
+        int entered = 0;
+        for (int j = 0; j < c->nfree && !entered; j++)
+            entered = c->C[(size_t)i * c->nq + c->free_cols[j]] != 0.0;
+        c->checked[i] = !entered;
+        if (entered)
+            c->solved[c->nsolved++] = i;
+    }
+}
+
+/*
+** The worst checked row among res[0 .. rows) past the start's tolerance
+** (lgc_state_check's): LGC_ERR_INCONSISTENT with it in *unmet, else LGC_OK.
+*/
+static int check_rows(const completion *c, const double res[], int rows, int offset,
+                      const double x[], lgc_unmet *unmet)
+{
+    const double bound = LGC_INITIAL_TOL * fmax(1.0, lgc_max_abs(x, 2 * c->nq, 0.0));
+    int rc = LGC_OK;
+    for (int i = 0; i < rows; i++)
+        if (c->checked[i] && !(fabs(res[i]) <= bound)
+            && (rc == LGC_OK || !(fabs(res[i]) <= fabs(unmet->residual)))) {
+            unmet->row = offset + i;
+            unmet->residual = res[i];
+            rc = LGC_ERR_INCONSISTENT;
+        }
+    return rc;
+}
+
+/*
+** The smallest change d of the free columns with C[solved] d = b[solved]
+** (rows of C): into b. LGC_ERR_RANK_LOST when those columns do not span
+** the rows.
+*/
+static int smallest_change(completion *c)
+{
+    const int rows = c->nsolved, n = c->nfree, ldb = rows > n ? rows : n;
     if (n < rows)
         return LGC_ERR_RANK_LOST;
-    for (int i = 0; i < rows; i++)
+    for (int i = 0; i < rows; i++) {
+        c->b[i] = c->b[c->solved[i]];    /* solved[i] >= i: packed in place */
         for (int j = 0; j < n; j++)
-            c->a[i + (size_t)j * rows] = c->C[(size_t)i * c->nq + c->free_cols[j]];
+            c->a[i + (size_t)j * rows] = c->C[(size_t)c->solved[i] * c->nq + c->free_cols[j]];
+    }
+    if (rows == 0) {
+        for (int j = 0; j < n; j++)
+            c->b[j] = 0.0;
+        return LGC_OK;
+    }
     lapack_int rank = 0;
     lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, rows, n, 1, c->a, rows, c->b,
                                           ldb, c->sv, RCOND, &rank, c->work, c->lwork,
@@ -96,7 +144,20 @@ static void leave_contacts(const lgc_model *m, double res[])
             res[i] = res[m->nh + i] = 0.0;
 }
 
-static int complete_positions(completion *c, const lgc_system *sys, double t, double x[])
+/* The largest |res[i]| over the solved rows; NaN once one is (lgc_max_abs's rule). */
+static double solved_max_abs(const completion *c, const double res[])
+{
+    double worst = 0.0;
+    for (int i = 0; i < c->nsolved; i++) {
+        worst = lgc_max_abs(&res[c->solved[i]], 1, worst);
+        if (isnan(worst))
+            break;
+    }
+    return worst;
+}
+
+static int complete_positions(completion *c, const lgc_system *sys, double t, double x[],
+                              lgc_unmet *unmet)
 {
     const lgc_model *m = c->m;
     const int nh = m->nh;
@@ -105,15 +166,18 @@ static int complete_positions(completion *c, const lgc_system *sys, double t, do
         m->residuals(t, x, sys->p, phi, phi + nh, phi + 2 * nh);
         leave_contacts(m, phi);
         m->constraint_jacobian(t, x, sys->p, c->C);
+        if (it == 0)
+            split_rows(c, nh);
         /* phi's round-off, as project.c's floor: no closer can be asked for. */
         double floor = 64 * DBL_EPSILON * (1.0 + lgc_max_abs(c->C, nh * c->nq, 0.0) * lgc_max_abs(x, c->nq, 0.0));
-        if (lgc_max_abs(phi, nh, 0.0) <= floor)
-            return LGC_OK;
-        if (it == MAX_ITER || !isfinite(lgc_max_abs(phi, nh, 0.0)))
+        double worst = solved_max_abs(c, phi);
+        if (worst <= floor)
+            return check_rows(c, phi, nh, 0, x, unmet);
+        if (it == MAX_ITER || !isfinite(worst))
             return LGC_ERR_PROJECTION;
         for (int i = 0; i < nh; i++)
             c->b[i] = -phi[i];
-        int rc = smallest_change(c, nh);
+        int rc = smallest_change(c);
         if (rc != LGC_OK)
             return rc;
         for (int j = 0; j < c->nfree; j++)
@@ -121,29 +185,32 @@ static int complete_positions(completion *c, const lgc_system *sys, double t, do
     }
 }
 
-static int complete_velocities(completion *c, const lgc_system *sys, double t, double x[])
+static int complete_velocities(completion *c, const lgc_system *sys, double t, double x[],
+                               lgc_unmet *unmet)
 {
     const lgc_model *m = c->m;
     double *r = c->res;
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
     leave_contacts(m, r);
     m->constraint_jacobian(t, x, sys->p, c->C);
+    split_rows(c, c->nc);
     for (int i = 0; i < c->nc; i++)
         c->b[i] = -r[m->nh + i];    /* phi' and g are contiguous */
-    int rc = smallest_change(c, c->nc);
+    int rc = smallest_change(c);
     if (rc != LGC_OK)
         return rc;
     for (int j = 0; j < c->nfree; j++)
         x[c->nq + c->free_cols[j]] += c->b[j];
-    return LGC_OK;
+    /* The checked rows do not move with the free velocities: r holds them still. */
+    return check_rows(c, r + m->nh, c->nc, m->nh, x, unmet);
 }
 
 int lgc_state_complete(const lgc_system *sys, double t, double x[],
-                       const unsigned char fixed[])
+                       const unsigned char fixed[], lgc_unmet *unmet)
 {
     const lgc_model *m = sys->model;
-    completion c = {m, m->nq, m->nh + m->nn, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
-                    NULL};
+    completion c = {m, m->nq, m->nh + m->nn, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                    NULL, NULL, 0, NULL};
     if (c.nc == 0)
         return LGC_OK;
     const int big = c.nc > c.nq ? c.nc : c.nq;
@@ -158,8 +225,10 @@ int lgc_state_complete(const lgc_system *sys, double t, double x[],
     double *v = calloc(nd, sizeof *v);
     c.iwork = calloc((size_t)iwq + 1, sizeof *c.iwork);
     c.free_cols = calloc((size_t)c.nq + 1, sizeof *c.free_cols);
+    c.solved = calloc((size_t)c.nc, sizeof *c.solved);
+    c.checked = calloc((size_t)c.nc, 1);
     int rc = LGC_ERR_NOMEM;
-    if (v && c.iwork && c.free_cols) {
+    if (v && c.iwork && c.free_cols && c.solved && c.checked) {
         c.C = v;
         c.a = c.C + (size_t)c.nc * c.nq;
         c.b = c.a + (size_t)c.nc * c.nq;
@@ -167,14 +236,16 @@ int lgc_state_complete(const lgc_system *sys, double t, double x[],
         c.res = c.sv + big;
         c.work = c.res + 2 * m->nh + m->nn;
         choose_free(&c, fixed, 0);
-        rc = m->nh > 0 ? complete_positions(&c, sys, t, x) : LGC_OK;
+        rc = m->nh > 0 ? complete_positions(&c, sys, t, x, unmet) : LGC_OK;
         if (rc == LGC_OK) {
             choose_free(&c, fixed, c.nq);
-            rc = complete_velocities(&c, sys, t, x);
+            rc = complete_velocities(&c, sys, t, x, unmet);
         }
     }
     free(v);
     free(c.iwork);
     free(c.free_cols);
+    free(c.solved);
+    free(c.checked);
     return rc;
 }

@@ -147,7 +147,7 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
     s->t = t;
     memcpy(s->x, x, (size_t)m->nx * sizeof *s->x);
     m->residuals(t, x, sys->p, s->phi, s->phi_dot, s->g);
-    s->energy = m->energy(t, x, sys->p);
+    s->energy = m->integral_value(t, x, sys->p);
     if (!isfinite(lgc_max_abs(s->mult, m->nh + m->nn, 0.0)))
         return LGC_ERR_NONFINITE;
     m->constraint_jacobian(t, x, sys->p, mon->jac);
@@ -175,7 +175,7 @@ int lgc_monitor_track(lgc_monitor *mon, const lgc_system *sys, double t,
     const lgc_model *m = sys->model;
     double *r = mon->res;
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
-    int rc = update_extremes(mon, sys, r, m->energy(t, x, sys->p));
+    int rc = update_extremes(mon, sys, r, m->integral_value(t, x, sys->p));
     if (rc == LGC_OK)
         mon->tracked++;
     return rc;

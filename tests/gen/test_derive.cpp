@@ -66,7 +66,7 @@ void knife_edge_matches_hand_derivation(void **) {
   assert_same(m, m.c_n[0], -(xd * c + yd * s) * phid);
   assert_int_equal(m.nh, 0);
   assert_int_equal(m.nn, 1);
-  assert_int_equal(m.conservative, true);
+  assert_int_equal(int(m.integral), int(lgc::Model::Integral::energy));
 }
 
 void cartesian_pendulum_matches_hand_derivation(void **) {
@@ -143,6 +143,31 @@ void expression_text_is_the_specs_syntax(void **) {
   for (auto &c : cases) assert_string_equal(lgc::expression_text(c.e).c_str(), c.text);
 }
 
+// The integral is derived at generation: h = T2 - T0 + V for coordinates
+// in a turning frame (t cancels out of L), T + V for the pendulum, none,
+// with its reason, for a rheonomic row or a damping force.
+void the_integral_is_the_models(void **) {
+  lgc::Model turning = lgc::derive(lgc::read_spec(std::string(RUNTIME_SPECS_DIR) + "/turning_spring.toml"));
+  assert_int_equal(int(turning.integral), int(lgc::Model::Integral::jacobi));
+  ex x = sym(turning, "x"), y = sym(turning, "y"), xd = sym(turning, "x'"), yd = sym(turning, "y'");
+  ex m = sym(turning, "m"), w = sym(turning, "w"), kx = sym(turning, "kx"), ky = sym(turning, "ky");
+  assert_same(turning, turning.jacobi, m * (xd * xd + yd * yd - w * w * (x * x + y * y)) / 2 + kx * x * x / 2 + ky * y * y / 2);
+  assert_string_equal(turning.integral_absent.c_str(), "");
+
+  assert_int_equal(int(lgc::derive(lgc::read_spec(spec_path("pendulum"))).integral), int(lgc::Model::Integral::energy));
+  lgc::Model hoop = lgc::derive(lgc::read_spec(spec_path("bead_hoop")));
+  assert_int_equal(int(hoop.integral), int(lgc::Model::Integral::none));
+  assert_string_equal(hoop.integral_absent.c_str(), "holonomic constraint 2 depends on t: it does work");
+  lgc::Model damped = lgc::derive(lgc::read_spec_text("damped.toml", "name = \"damped\"\ncoordinates = [\"x\"]\n"
+                                                                     "kinetic = \"x'^2/2\"\n[parameters]\nc = 0.1\n"
+                                                                     "[forces]\nx = \"-c*x'\"\n"));
+  assert_int_equal(int(damped.integral), int(lgc::Model::Integral::none));
+  assert_string_equal(damped.integral_absent.c_str(), "the force on x does work (-c*x')");
+  lgc::Model cart = lgc::derive(lgc::read_spec(spec_path("cart_pendulum")));
+  assert_int_equal(int(cart.integral), int(lgc::Model::Integral::energy));
+  assert_true(cart.integral_needs_zero_inputs);
+}
+
 }  // namespace
 
 int main() {
@@ -152,6 +177,7 @@ int main() {
       cmocka_unit_test(v_shaped_potential_has_a_force_at_its_tip),
       cmocka_unit_test(initial_values_are_expressions_of_the_parameters),
       cmocka_unit_test(expression_text_is_the_specs_syntax),
+      cmocka_unit_test(the_integral_is_the_models),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

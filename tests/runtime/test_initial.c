@@ -62,7 +62,8 @@ static void complete_keeps_the_given_entries(void **state)
     x[FOUR_BAR_STATE_th2] = 1.5708;
     unsigned char fixed[FOUR_BAR_NX] = {0};
     fixed[FOUR_BAR_STATE_th2] = fixed[FOUR_BAR_STATE_th2_dot] = 1;
-    assert_int_equal(lgc_state_complete(&sys, 0.0, x, fixed), LGC_OK);
+    lgc_unmet unmet;
+    assert_int_equal(lgc_state_complete(&sys, 0.0, x, fixed, &unmet), LGC_OK);
     assert_eq(x[FOUR_BAR_STATE_th2], 1.5708);
     assert_eq(x[FOUR_BAR_STATE_th2_dot], 2.0);
     assert_le(worst_residual(&sys, 0.0, x), 1e-14);
@@ -82,7 +83,8 @@ static void complete_at_a_time(void **state)
     memcpy(x, bead_hoop_initial_state, sizeof x);
     unsigned char fixed[BEAD_HOOP_NX] = {0};
     fixed[BEAD_HOOP_STATE_z] = 1;
-    assert_int_equal(lgc_state_complete(&sys, 0.3, x, fixed), LGC_OK);
+    lgc_unmet unmet;
+    assert_int_equal(lgc_state_complete(&sys, 0.3, x, fixed, &unmet), LGC_OK);
     const double rho = sqrt(1.0 - x[BEAD_HOOP_STATE_z] * x[BEAD_HOOP_STATE_z]), wt = 5.0 * 0.3;
     assert_le(fabs(x[BEAD_HOOP_STATE_x] - rho * cos(wt)), 1e-14);
     assert_le(fabs(x[BEAD_HOOP_STATE_y] - rho * sin(wt)), 1e-14);
@@ -90,7 +92,7 @@ static void complete_at_a_time(void **state)
     lgc_system_free(&sys);
 }
 
-/* Nothing left free to satisfy a row with: refused, x as it was. */
+/* A row only fixed entries enter that they do not satisfy: refused, named, x as it was. */
 static void complete_says_when_it_cannot(void **state)
 {
     (void)state;
@@ -98,17 +100,22 @@ static void complete_says_when_it_cannot(void **state)
     assert_int_equal(lgc_system_init(&sys, &pendulum_model), LGC_OK);
     double x[4] = {0.5, -0.5, 0.0, 0.0};
     unsigned char both[4] = {1, 1, 0, 0};
-    assert_int_equal(lgc_state_complete(&sys, 0.0, x, both), LGC_ERR_RANK_LOST);
+    lgc_unmet unmet;
+    assert_int_equal(lgc_state_complete(&sys, 0.0, x, both, &unmet), LGC_ERR_INCONSISTENT);
+    assert_int_equal(unmet.row, 0);
+    assert_eq(unmet.residual, 0.25 + 0.25 - 1.0);
     assert_eq(x[0], 0.5);
     assert_eq(x[1], -0.5);
     lgc_system_free(&sys);
-    /* The knife edge's g = -x' sin(phi) + y' cos(phi) does not hold phi': x', y' fixed, it cannot hold. */
+    /* The knife edge's g = -x' sin(phi) + y' cos(phi) does not hold phi': x', y' fixed, it is checked. */
     assert_int_equal(lgc_system_init(&sys, &knife_edge_model), LGC_OK);
     double k[KNIFE_EDGE_NX] = {0};
     k[KNIFE_EDGE_STATE_x_dot] = k[KNIFE_EDGE_STATE_y_dot] = 1.0;
     unsigned char speeds[KNIFE_EDGE_NX] = {0};
     speeds[KNIFE_EDGE_STATE_x_dot] = speeds[KNIFE_EDGE_STATE_y_dot] = 1;
-    assert_int_equal(lgc_state_complete(&sys, 0.0, k, speeds), LGC_ERR_RANK_LOST);
+    assert_int_equal(lgc_state_complete(&sys, 0.0, k, speeds, &unmet), LGC_ERR_INCONSISTENT);
+    assert_int_equal(unmet.row, 0);
+    assert_eq(unmet.residual, 1.0);
     lgc_system_free(&sys);
 }
 
@@ -125,7 +132,8 @@ static void complete_leaves_the_multipliers(void **state)
         x[i] += 0.1 * (i + 1);
     x[m->nx - 1] = 0.25;
     unsigned char fixed[CHAIN_KKT_VAK_NX] = {0};
-    assert_int_equal(lgc_state_complete(&sys, 0.0, x, fixed), LGC_OK);
+    lgc_unmet unmet;
+    assert_int_equal(lgc_state_complete(&sys, 0.0, x, fixed, &unmet), LGC_OK);
     assert_le(worst_residual(&sys, 0.0, x), 1e-13);
     assert_eq(x[m->nx - 1], 0.25);
     lgc_system_free(&sys);

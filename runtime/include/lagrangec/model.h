@@ -26,6 +26,13 @@ enum lgc_model_status {
     LGC_MODEL_RANK_DEFICIENT = 3
 };
 
+/* The integral of the motion a model has (lgc_model's integral). */
+enum lgc_integral {
+    LGC_INTEGRAL_NONE = 0,
+    LGC_INTEGRAL_ENERGY = 1,            /* T + V */
+    LGC_INTEGRAL_JACOBI = 2             /* h = q'.dL/dq' - L */
+};
+
 /*
 ** State layout (grep tag: STATE-LAYOUT, the generator's gen/plan/plan.cpp):
 **   x[0 .. nq)           coordinates q
@@ -66,7 +73,17 @@ typedef struct lgc_model {
     /* nx: 1 where the spec's [initial] tables give the value, 0 where it defaulted to 0. */
     const unsigned char *initial_given;
     double alpha, beta;                 /* the spec's Baumgarte defaults */
-    int conservative;                   /* no forces, no explicit t: T + V is conserved */
+    /*
+    ** The integral of the motion, as lagrangec generate derived it (NAME.md
+    ** says why): LGC_INTEGRAL_ENERGY, T + V; LGC_INTEGRAL_JACOBI, the Jacobi
+    ** integral h = q'.dL/dq' - L, where T is not homogeneous quadratic in q'
+    ** (coordinates in a turning frame); LGC_INTEGRAL_NONE, integral_absent
+    ** says why. With integral_needs_zero_inputs the forces are the inputs'
+    ** only, and the integral holds while every input is 0.
+    */
+    int integral;
+    int integral_needs_zero_inputs;
+    const char *integral_absent;        /* why none, or NULL */
     int vakonomic;                      /* nonholonomic multipliers are states */
 
     /* dx/dt of the stabilised first-order system; multipliers may be NULL. */
@@ -95,6 +112,8 @@ typedef struct lgc_model {
                       double phi[], double phi_dot[], double g[]);
     /* T + V. */
     double (*energy)(double t, const double x[], const double p[]);
+    /* The integral's value: h for LGC_INTEGRAL_JACOBI, else T + V (energy). */
+    double (*integral_value)(double t, const double x[], const double p[]);
     /* M, nq x nq, row-major. */
     void (*mass_matrix)(double t, const double x[], const double p[], double M[]);
     /* C = [A; B] = d(phi', g)/dq', (nh+nn) x nq, row-major. */

@@ -20,7 +20,7 @@ typedef struct lgc_sample {
     double *g;          /* nn */
     double *mult;       /* nh + nn: [lambda; mu] */
     double *fc;         /* nq: generalised constraint force A^T lambda + B^T mu */
-    double energy;
+    double energy;      /* the model's integral_value: T + V, or h (its Jacobi integral) */
     double *out;        /* model->nout: the spec's [outputs] */
 } lgc_sample;
 
@@ -31,7 +31,7 @@ typedef struct lgc_monitor {
     double *res;            /* scratch for tracked residuals, 2 nh + nn */
     unsigned long count;    /* samples taken */
     unsigned long tracked;  /* states seen by lgc_monitor_track */
-    double energy0;         /* energy at the first state seen */
+    double energy0;         /* energy (T + V, or h) at the first state seen */
     double max_phi, max_phi_dot, max_g;
     double *max_residual;   /* 2 nh + nn: max |r_i| of each row of [phi; phi'; g] */
     double max_energy_drift;    /* max |E - E0| / |E0| (absolute if E0 = 0) */
