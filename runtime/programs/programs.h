@@ -306,9 +306,9 @@ typedef struct lgc_sim_run {
     double *x0;                 /* nx: the state the run started from */
     double *x;                  /* nx: the current sample */
     unsigned char *fixed;       /* nx: entries of x0 given */
-    int csv_fd;                 /* -1: none */
+    int csv_fd;                 /* the CSV's rows: out's temporary, a scratch file (--plot), or -1 */
     lgc_csv *csv;
-    lgc_output png, summary, events;
+    lgc_output out, png, summary, events;
     lgc_event_log log;          /* the events met */
     char gnuplot[4096];         /* the gnuplot found on PATH */
     int status;                 /* lgc_status of the run */
