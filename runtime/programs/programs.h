@@ -446,6 +446,8 @@ void lgc_run_file(unsigned long run, const char *ext, char buf[LGC_RUN_FILE_MAX]
 ** else LGC_EXIT_USAGE after a message (another sweep's directory, a
 ** directory of other files, one that cannot be written) naming option.
 */
+/* name in dir opened for reading if it is a regular file (no link followed, no FIFO waited on); -1 with errno. */
+int lgc_open_regular(int dir, const char *name);
 int lgc_dir_join(lgc_sweep_dir *d, const char *option, const char *path, const char *manifest);
 void lgc_dir_close(lgc_sweep_dir *d);
 

@@ -63,8 +63,23 @@ static int lock(int fd, int how)
     return 0;
 }
 
-/* The temporaries of files written whole (.NAME.PID-N) that are not being written. */
-static void remove_temporaries(int dir, int all_hidden)
+/* Does n start with prefix? */
+static int starts(const char *n, const char *prefix)
+{
+    return strncmp(n, prefix, strlen(prefix)) == 0;
+}
+
+/* A temporary of sweep.txt or the index in DIR, or of a trajectory in DIR/run (.NNNNNN.csv.PID-N). */
+static int is_temporary(const char *n, int in_run)
+{
+    if (!in_run)
+        return starts(n, "." LGC_SWEEP_INDEX ".") || starts(n, "." LGC_SWEEP_MANIFEST ".");
+    const size_t digits = n[0] == '.' ? strspn(n + 1, "0123456789") : 0;
+    return digits > 0 && starts(n + 1 + digits, ".csv.");
+}
+
+/* The temporaries of files written whole that are not being written: only those, never another's file. */
+static void remove_temporaries(int dir, int in_run)
 {
     int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -73,38 +88,93 @@ static void remove_temporaries(int dir, int all_hidden)
             close(fd);
         return;
     }
-    for (struct dirent *e; (e = readdir(d));) {
-        const char *n = e->d_name;
-        if (all_hidden ? n[0] == '.' && strcmp(n, ".") != 0 && strcmp(n, "..") != 0
-                       : strncmp(n, "." LGC_SWEEP_INDEX ".", sizeof LGC_SWEEP_INDEX + 1) == 0
-                             || strncmp(n, "." LGC_SWEEP_MANIFEST ".", sizeof LGC_SWEEP_MANIFEST + 1) == 0)
-            unlinkat(dir, n, 0);
-    }
+    for (struct dirent *e; (e = readdir(d));)
+        if (is_temporary(e->d_name, in_run))
+            unlinkat(dir, e->d_name, 0);
     closedir(d);
 }
 
-/* A directory with no sweep in it may hold nothing but what a sweep makes first. */
-static int holds_other_files(int dir)
+/*
+** Why dir, which has no sweep.txt, is not one a sweep may take (into why,
+** 1), or 0: it holds nothing but what a sweep makes before its sweep.txt
+** (.lock, an empty run/, the temporaries of a killed maker). Decided before
+** anything in dir is made, locked or removed.
+*/
+static int foreign(int dir, char *why, size_t size)
 {
     int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0)
             close(fd);
+        snprintf(why, size, "it cannot be read: %s", strerror(errno));
         return 1;
     }
     int other = 0;
-    for (struct dirent *e; !other && (e = readdir(d));)
-        other = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0
-                && strcmp(e->d_name, ".lock") != 0 && strcmp(e->d_name, "run") != 0;
+    for (struct dirent *e; !other && (e = readdir(d));) {
+        const char *n = e->d_name;
+        struct stat st;
+        if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || is_temporary(n, 0))
+            continue;
+        if (fstatat(dir, n, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            other = snprintf(why, size, "it has %s", n) > 0;
+        else if (strcmp(n, ".lock") == 0 && S_ISREG(st.st_mode))
+            continue;
+        else if (strcmp(n, "run") == 0 && S_ISDIR(st.st_mode)) {
+            int run = openat(dir, "run", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            DIR *r = run >= 0 ? fdopendir(run) : NULL;
+            if (!r) {
+                if (run >= 0)
+                    close(run);
+                other = snprintf(why, size, "its run/ cannot be read") > 0;
+                continue;
+            }
+            for (struct dirent *f; !other && (f = readdir(r));)
+                if (strcmp(f->d_name, ".") != 0 && strcmp(f->d_name, "..") != 0
+                    && !is_temporary(f->d_name, 1))
+                    other = snprintf(why, size, "it has run/%s", f->d_name) > 0;
+            closedir(r);
+        } else {
+            other = snprintf(why, size, "it has %s", n) > 0;
+        }
+    }
     closedir(d);
     return other;
+}
+
+/* Does dir hold a sweep.txt (a regular file)? */
+static int has_manifest(int dir)
+{
+    struct stat st;
+    return fstatat(dir, LGC_SWEEP_MANIFEST, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/* LGC_EXIT_OK when dir is a sweep's, or may become one; else the usage error. */
+static int recognise(int dir, const char *path)
+{
+    char why[512];
+    if (has_manifest(dir) || !foreign(dir, why, sizeof why))
+        return LGC_EXIT_OK;
+    return lgc_usage_error("%s is not a sweep's directory (%s, and no %s): give a new or empty "
+                           "directory", path, why, LGC_SWEEP_MANIFEST);
+}
+
+int lgc_open_regular(int dir, const char *name)
+{
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
+    int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)))
+        return fd;
+    close(fd);
+    errno = EINVAL;
+    return -1;
 }
 
 int lgc_dir_read_manifest(int dir, lgc_text *t)
 {
     lgc_text_clear(t);
-    int fd = openat(dir, LGC_SWEEP_MANIFEST, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = lgc_open_regular(dir, LGC_SWEEP_MANIFEST);
     if (fd < 0)
         return 0;
     char buf[4096];
@@ -159,10 +229,8 @@ static int claim(lgc_sweep_dir *d, const char *manifest, int exclusive)
                           : lgc_manifest_compare(there.s, manifest, d->path);
     } else if (!exclusive) {
         rc = -1;    /* its maker is still at it: try again */
-    } else if (holds_other_files(d->fd)) {
-        rc = lgc_usage_error("%s is not a sweep's directory (it has files and no %s): give a "
-                             "new or empty directory", d->path, LGC_SWEEP_MANIFEST);
-    } else if (lgc_dir_write_file(d->fd, LGC_SWEEP_MANIFEST, manifest, strlen(manifest)) != LGC_OK) {
+    } else if ((rc = recognise(d->fd, d->path)) == LGC_EXIT_OK
+               && lgc_dir_write_file(d->fd, LGC_SWEEP_MANIFEST, manifest, strlen(manifest)) != LGC_OK) {
         rc = lgc_usage_error("%s/%s: %s", d->path, LGC_SWEEP_MANIFEST, strerror(errno));
     }
     lgc_text_free(&there);
@@ -175,6 +243,9 @@ int lgc_dir_join(lgc_sweep_dir *d, const char *option, const char *path, const c
     d->run_fd = d->lock_fd = -1;
     if (make_dirs(path) != 0 || (d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         return lgc_usage_error("%s %s: %s", option, path, strerror(errno));
+    int rc = recognise(d->fd, path);
+    if (rc != LGC_EXIT_OK)
+        return rc;
     if ((mkdirat(d->fd, "run", 0777) != 0 && errno != EEXIST)
         || (d->run_fd = openat(d->fd, "run", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return lgc_usage_error("%s %s/run: %s", option, path, strerror(errno));
@@ -186,14 +257,14 @@ int lgc_dir_join(lgc_sweep_dir *d, const char *option, const char *path, const c
         if (flock(d->lock_fd, LOCK_EX | LOCK_NB) == 0) {
             remove_temporaries(d->fd, 0);
             remove_temporaries(d->run_fd, 1);
-            int rc = claim(d, manifest, 1);
+            rc = claim(d, manifest, 1);
             if (rc != LGC_EXIT_OK || lock(d->lock_fd, LOCK_SH) == 0)
                 return rc;
         } else if (errno != EWOULDBLOCK && errno != EINTR) {
             break;
         } else if (lock(d->lock_fd, LOCK_SH) == 0) {
             /* Others at work: whoever had it alone wrote sweep.txt before sharing it. */
-            int rc = claim(d, manifest, 0);
+            rc = claim(d, manifest, 0);
             if (rc >= 0)
                 return rc;
             flock(d->lock_fd, LOCK_UN);

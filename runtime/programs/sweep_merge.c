@@ -53,7 +53,7 @@ static int place(int from, int to, const char *name)
     }
     if (errno != EXDEV && errno != EPERM && errno != EMLINK)
         return -1;
-    int in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int in = lgc_open_regular(from, name);
     lgc_output out;
     if (in < 0 || lgc_output_open_at(&out, to, name) != LGC_OK) {
         int err = errno;

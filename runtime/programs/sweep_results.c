@@ -36,7 +36,7 @@
 /* The whole of name in dir into t (appended): 0, or -1 with errno. */
 static int read_all(int dir, const char *name, lgc_text *t)
 {
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = lgc_open_regular(dir, name);
     if (fd < 0)
         return -1;
     char buf[1 << 16];

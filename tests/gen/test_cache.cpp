@@ -254,10 +254,31 @@ void junk_from_the_compiler_is_not_cached(void **) {
   std::string expected = "lagrangec: cannot run the program that " + cc.string() + " made in ";
   if (junk.status != 1 || junk.err.rfind(expected, 0) != 0 || junk.err.find("Exec format error") == std::string::npos)
     fail_msg("expected '%s...: Exec format error', exit %d, stderr: %s", expected.c_str(), junk.status, junk.err.c_str());
-  fs::path entry = the_entry(cache);
-  if (fs::exists(entry / "pendulum") || fs::exists(entry / "manifest")) fail_msg("the junk was kept in %s", entry.c_str());
+  if (!entries(cache).empty()) fail_msg("the junk left %s in the cache", entries(cache)[0].c_str());
   fs::remove(tools / "junk");
   expect_success(simulate(cache, {"CC=" + cc.string()}), "the same $CC, compiling again");
+  fs::remove_all(tools);
+  fs::remove_all(cache);
+}
+
+// A first build that fails (a spec whose derivation fails, a compiler that
+// stops) leaves no entry behind, not even an empty one with its lock; a
+// build that then succeeds makes its entry as usual.
+void a_failed_build_leaves_no_entry(void **) {
+  fs::path cache = scratch("cache"), tools = scratch("tools");
+  for (const char *bad : {"kinetic_not_quadratic", "singular_mass"}) {
+    std::string spec = std::string(BAD_SPECS_DIR) + "/" + bad + ".toml";
+    Result r = run({lagrangec, "simulate", spec, "--t-end", "0.01"}, {"LAGRANGEC_CACHE=" + cache.string()});
+    if (r.status != 1) fail_msg("%s: exit %d, expected 1: %s", bad, r.status, r.err.c_str());
+    if (!entries(cache).empty()) fail_msg("%s left %s in the cache", bad, entries(cache)[0].c_str());
+  }
+  write_file(tools / "false-cc", "#!/bin/sh\nexit 1\n", fs::perms(0755));
+  Result r = simulate(cache, {"CC=" + (tools / "false-cc").string()});
+  if (r.status != 1 || r.err.find("compiling the model's program failed (exit status 1)") == std::string::npos)
+    fail_msg("a compiler that fails: exit %d: %s", r.status, r.err.c_str());
+  if (!entries(cache).empty()) fail_msg("a failed compile left %s in the cache", entries(cache)[0].c_str());
+  expect_success(simulate(cache), "the run after them");
+  the_entry(cache);
   fs::remove_all(tools);
   fs::remove_all(cache);
 }
@@ -474,6 +495,7 @@ int main() {
       cmocka_unit_test(writable_or_linked_parts_are_refused),
       cmocka_unit_test(broken_entries_are_rebuilt),
       cmocka_unit_test(junk_from_the_compiler_is_not_cached),
+      cmocka_unit_test(a_failed_build_leaves_no_entry),
       cmocka_unit_test(cc_is_split_into_words_and_keyed),
       cmocka_unit_test(parallel_runs_on_a_cold_cache),
       cmocka_unit_test(a_killed_builder_blocks_nobody),

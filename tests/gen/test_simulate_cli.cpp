@@ -290,6 +290,36 @@ void a_usage_error_keeps_the_previous_results(void **) {
   fs::remove_all(dir);
 }
 
+// The model's program, as the cache holds it: the entry of spec `name`
+// without the Jacobian (the one a plain simulate builds).
+fs::path cached_program(const std::string &name) {
+  for (auto &e : fs::directory_iterator(group_dir() / "cache")) {
+    std::string entry = e.path().filename().string();
+    if (entry.rfind(name + "-", 0) == 0 && entry.find("-jacobian") == std::string::npos &&
+        entry.find("-vakonomic") == std::string::npos && fs::exists(e.path() / name))
+      return e.path() / name;
+  }
+  fail_msg("no cache entry of %s in %s", name.c_str(), (group_dir() / "cache").c_str());
+  return {};
+}
+
+// The summary's JSON reads nothing it did not write: under valgrind, a run
+// with --summary-json (to a file, and to stdout) makes no error.
+void the_summary_json_reads_nothing_uninitialised(void **) {
+  if (run({"sh", "-c", "command -v valgrind"}).status != 0) {
+    print_message("skipped: no valgrind on PATH\n");
+    skip();
+  }
+  assert_int_equal(simulate({spec("pendulum"), "--t-end", "0.1", "--quiet"}).status, 0);
+  fs::path json = group_dir() / "valgrind.json";
+  for (const std::string &to : {json.string(), std::string("-")}) {
+    Result r = run({"valgrind", "--error-exitcode=99", "-q", cached_program("pendulum").string(), "simulate", "--t-end",
+                    "0.1", "--quiet", "--summary-json", to});
+    check(r.status == 0, "--summary-json %s under valgrind: exit %d:\n%s", to.c_str(), r.status, r.err.c_str());
+  }
+  assert_string_equal(parse(slurp(json))["status"].str().c_str(), "ok");
+}
+
 // Temporary files go on every exit: a plotted run, a failed one, and one
 // ended by SIGTERM leave nothing in TMPDIR or beside the PNG.
 void temporaries_are_removed_on_every_exit(void **) {
@@ -624,6 +654,7 @@ int main() {
       cmocka_unit_test(titles_are_text_to_gnuplot),
       cmocka_unit_test(a_plot_that_cannot_be_made_stops_before_the_run),
       cmocka_unit_test(a_usage_error_keeps_the_previous_results),
+      cmocka_unit_test(the_summary_json_reads_nothing_uninitialised),
       cmocka_unit_test(temporaries_are_removed_on_every_exit),
       cmocka_unit_test(the_fixed_step_is_the_step),
       cmocka_unit_test(a_full_disk_leaves_whole_rows),

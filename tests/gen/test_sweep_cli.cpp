@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -547,14 +548,50 @@ void mistakes_are_refused_before_anything_runs(void **) {
   write_file("full/notes.txt", "mine");
   r = sweep(with({spec("double_pendulum"), "--runs", runs.string(), "--out", full.string()}, kShort));
   assert_int_equal(r.status, 2);
-  assert_contains(r.err, full.string() + " is not a sweep's directory (it has files and no sweep.txt)");
+  assert_contains(r.err, full.string() + " is not a sweep's directory (it has notes.txt, and no sweep.txt)");
   check(!fs::exists(full / "sweep.txt"), "%s/sweep.txt was written", full.c_str());
+  // A project's directory with a run/ of its own (a home, '/' as root: /run) is refused
+  // before anything in it is made, locked or removed: its hidden files stay, and no .lock appears.
+  for (const char *other : {"", "notes.txt"}) {
+    fs::path project = group_dir() / (std::string("project") + other);
+    fs::create_directories(project / "run");
+    write_file(project.filename().string() + "/run/.env", "SECRET=1");
+    write_file(project.filename().string() + "/run/.gitkeep", "");
+    if (*other) write_file(project.filename().string() + "/" + other, "mine");
+    r = sweep(with({spec("double_pendulum"), "--runs", runs.string(), "--out", project.string()}, kShort));
+    check(r.status == 2, "%s: exit %d, not 2: %s", project.c_str(), r.status, r.err.c_str());
+    assert_contains(r.err, project.string() + " is not a sweep's directory (it has ");
+    for (const char *kept : {"run/.env", "run/.gitkeep"})
+      check(fs::exists(project / kept), "a refused sweep removed %s/%s", project.c_str(), kept);
+    for (const char *made : {".lock", "sweep.txt"})
+      check(!fs::exists(project / made), "a refused sweep made %s/%s", project.c_str(), made);
+  }
   fs::path done = group_dir() / "one";  // workers_and_ranks_write_the_same_bytes's
   r = sweep(with({spec("double_pendulum"), "--runs", runs.string(), "--out", done.string(), "--t-end", "0.25"},
                  {"--dt", "1e-2", "--sample", "0.05"}));
   assert_int_equal(r.status, 2);
   assert_contains(r.err, done.string() + " holds another sweep: its sweep.txt has 't-end 0.5' where this one has "
                                          "'t-end 0.25'");
+}
+
+// What is not a journal, though named like one, is not read: a FIFO called
+// run/x.journal (which a reader would wait on for ever) and a symbolic link
+// called so leave the rerun of a finished sweep to finish, bounded by a
+// timeout, with the same index.
+void only_regular_journals_are_read(void **) {
+  fs::path runs = double_pendulum_runs(), out = group_dir() / "fifo";
+  auto args = with({"timeout", "120", lagrangec, "sweep", spec("double_pendulum"), "--runs", runs.string(), "--out",
+                    out.string(), "--quiet"},
+                   kShort);
+  Result r = run(args, cache_env());
+  assert_int_equal(r.status, 1);  // run 7 fails
+  const std::string index = slurp(out / "runs.csv");
+  check(::mkfifo((out / "run" / "x.journal").c_str(), 0600) == 0, "mkfifo: %s", std::strerror(errno));
+  fs::create_symlink("/dev/zero", out / "run" / "y.journal");
+  r = run(args, cache_env());
+  check(r.status == 1, "a rerun beside a FIFO journal: exit %d (124: it waited on the FIFO): %s", r.status,
+        r.err.c_str());
+  check(slurp(out / "runs.csv") == index, "the rerun changed %s/runs.csv", out.c_str());
 }
 
 // `lagrangec sweep --help`: its options and simulate's, without a spec.
@@ -583,6 +620,7 @@ int main() {
       cmocka_unit_test(a_rows_parameters_move_the_initial_values_made_of_them),
       cmocka_unit_test(bad_runs_tables_get_their_message_and_run_nothing),
       cmocka_unit_test(mistakes_are_refused_before_anything_runs),
+      cmocka_unit_test(only_regular_journals_are_read),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }
