@@ -4,6 +4,7 @@
 #include "lagrangec.h"
 #include "lagrangec_config.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -81,10 +82,11 @@ std::string joined(const std::vector<std::string> &words) {
 }
 
 // Runs argv (a bare argv[0] looked up in PATH) with `dir` as its working
-// directory and returns its wait status; `quiet` sends its output to
-// /dev/null. `what` names it in messages; a process that cannot be made is
-// reported as that, not as a failure of the command.
-int run_in(const OpenDir &dir, const std::vector<std::string> &argv, bool quiet, const std::string &what) {
+// directory and the environment `env`, and returns its wait status; `quiet`
+// sends its output to /dev/null. `what` names it in messages; a process
+// that cannot be made is reported as that, not as a failure of the command.
+int run_in(const OpenDir &dir, const std::vector<std::string> &argv, char *const env[], bool quiet,
+           const std::string &what) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addfchdir_np(&actions, dir.fd);
@@ -96,7 +98,7 @@ int run_in(const OpenDir &dir, const std::vector<std::string> &argv, bool quiet,
   for (auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid;
-  int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env);
   posix_spawn_file_actions_destroy(&actions);
   if (err == EAGAIN || err == ENOMEM)
     throw std::runtime_error("cannot start a process to run " + what + ": " + std::strerror(err));
@@ -105,6 +107,21 @@ int run_in(const OpenDir &dir, const std::vector<std::string> &argv, bool quiet,
   while (::waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw std::runtime_error("cannot wait for " + what + ": " + std::strerror(errno));
   return status;
+}
+
+// This environment without an MPI launcher's variables (Open MPI's
+// OMPI_*, PMIx's, PMI's, Slurm's...): a program started with them would
+// take itself for a rank of the job and wait in MPI_Init for ranks that
+// are waiting, on the cache's lock, for it.
+std::vector<std::string> without_launcher() {
+  static const char *const prefixes[] = {"OMPI_", "OPAL_", "PMIX_", "PMI_", "PRTE_", "HYDRA_", "HYDI_",
+                                         "MPIR_", "MPICH_", "I_MPI_", "SLURM_"};
+  std::vector<std::string> env;
+  for (char **e = environ; *e; ++e)
+    if (std::none_of(std::begin(prefixes), std::end(prefixes),
+                     [&](const char *p) { return std::strncmp(*e, p, std::strlen(p)) == 0; }))
+      env.push_back(*e);
+  return env;
 }
 
 std::string describe(int status) {
@@ -134,14 +151,19 @@ void compile_program(const Toolchain &t, const std::string &name, size_t source_
   cmd.insert(cmd.end(), {"-std=c11", source_size < kLargeSource ? "-O2" : "-O1", "-I" + t.runtime_include,
                          name + ".c", name + "_model.c", "main.c", t.runtime_library, "-o", name});
   cmd.insert(cmd.end(), t.link_args.begin(), t.link_args.end());
-  int status = run_in(dir, cmd, false, "the C compiler (" + t.compiler[0] + ")");
+  int status = run_in(dir, cmd, environ, false, "the C compiler (" + t.compiler[0] + ")");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error("compiling the model's program failed (" + describe(status) + "): " + joined(cmd) +
                              " (in " + dir.path + ")");
   // A compiler that exits 0 may still have written junk: the program must
-  // start and end on its own (usage, exit 2) before the cache records it.
+  // start and end on its own (usage, exit 2) before the cache records it,
+  // never as a rank of the job that started lagrangec.
   std::string made = "the program that " + joined(t.compiler) + " made in " + dir.path;
-  status = run_in(dir, {"./" + name}, true, made);
+  std::vector<std::string> env = without_launcher();
+  std::vector<char *> envp;
+  for (auto &e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  status = run_in(dir, {"./" + name}, envp.data(), true, made);
   if (WIFSIGNALED(status) || WEXITSTATUS(status) == 126 || WEXITSTATUS(status) == 127)
     throw std::runtime_error(made + " does not run (" + describe(status) + ")");
 }

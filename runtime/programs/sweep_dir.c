@@ -214,9 +214,17 @@ int lgc_manifest_compare(const char *theirs, const char *ours, const char *path)
         if (theirs[i++] == '\n')
             start = i;
     const int a = (int)strcspn(theirs + start, "\n"), b = (int)strcspn(ours + start, "\n");
+    /* What the first difference means, when it is the model or the lagrangec that made it. */
+    const char *why = starts(ours + start, "version ")
+                          ? " (another lagrangec made it: its runs and this one's would mix two "
+                            "integrators)"
+                      : starts(ours + start, "compiled ") || starts(ours + start, "model ")
+                          ? " (the model changed since: the spec was edited, or generated anew; "
+                            "its runs are not this model's)"
+                          : "";
     return lgc_usage_error("%s holds another sweep: its %s has '%.*s' where this one has "
-                           "'%.*s'; give another --out, or remove it", path, LGC_SWEEP_MANIFEST,
-                           a, theirs + start, b, ours + start);
+                           "'%.*s'%s; give another --out, or remove it", path, LGC_SWEEP_MANIFEST,
+                           a, theirs + start, b, ours + start, why);
 }
 
 /* sweep.txt under an exclusive lock: written if there is none, else compared. */

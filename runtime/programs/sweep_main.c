@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lagrangec/program.h"
 #include "lagrangec/status.h"
+#include "lagrangec/version.h"
 #include "programs.h"
 
 /* The largest RUNS.csv read: a table of ten million runs fits. */
@@ -245,9 +247,9 @@ static int values(lgc_sweep *s)
 }
 
 /*
-** The model's fingerprint: its names, sizes and defaults, and the bits of
-** its functions at two states. A spec edited between two sweeps into one
-** directory changes it, and sweep.txt with it.
+** The fingerprint of a model whose program does not say what it compiled
+** (lgc_program_compiled): its names, sizes and defaults, and the bits of
+** its functions at two states.
 */
 static uint64_t fingerprint(const lgc_model *m, double *work)
 {
@@ -309,13 +311,20 @@ static int describe(lgc_sweep *s)
     }
     lgc_text_add(h, ",energy drift,fault t,fault", 27);
 
-    const size_t work = (size_t)(2 * m->nx + 3 * (m->nh + m->nn) + m->nwork) + 1;
-    double *scratch = calloc(work, sizeof *scratch);
-    if (!scratch)
-        return lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM));
-    lgc_text_printf(t, "lagrangec sweep\nmodel %s %016llx\n", m->name,
-                    (unsigned long long)fingerprint(m, scratch));
-    free(scratch);
+    /* The runtime's version: runs of two integrators never share an index. */
+    lgc_text_printf(t, "lagrangec sweep\nversion %s\n", LGC_VERSION);
+    if (lgc_program_compiled) {
+        lgc_text_printf(t, "model %s\n", m->name);
+        for (const char *const *c = lgc_program_compiled; *c; c++)
+            lgc_text_printf(t, "compiled %s\n", *c);
+    } else {
+        const size_t work = (size_t)(2 * m->nx + 3 * (m->nh + m->nn) + m->nwork) + 1;
+        double *scratch = calloc(work, sizeof *scratch);
+        if (!scratch)
+            return lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM));
+        lgc_text_printf(t, "model %s %016llx\n", m->name, (unsigned long long)fingerprint(m, scratch));
+        free(scratch);
+    }
     lgc_text_printf(t, "formulation %s\nruns %lu\n", m->vakonomic ? "vakonomic" : "dalembert",
                     s->nruns);
     if (s->runs_path) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lagrangec/status.h"
+#include "lagrangec/version.h"
 #include "programs.h"
 
 /* The value of "KEY VALUE" in sweep.txt, to the line's end; NULL if none. */
@@ -155,6 +156,15 @@ static int merge(input *ins, int n, const char *out_path, int quiet)
         || strspn(runs, "0123456789") > 10 || strtoul(runs, NULL, 10) > LGC_SWEEP_MAX_RUNS)
         return lgc_usage_error("--merge %s: its %s is not one lagrangec sweep wrote", ins[0].path,
                                LGC_SWEEP_MANIFEST);
+    int version_len;
+    const char *version = manifest_value(manifest, "version", &version_len);
+    if (!version)
+        return lgc_usage_error("--merge %s: its %s records no version of lagrangec (an older one "
+                               "ran it): merge it with that one", ins[0].path, LGC_SWEEP_MANIFEST);
+    if ((size_t)version_len != strlen(LGC_VERSION) || strncmp(version, LGC_VERSION, (size_t)version_len) != 0)
+        return lgc_usage_error("--merge %s: lagrangec %.*s ran this sweep, this is lagrangec %s: "
+                               "merge it with the one that ran it", ins[0].path, version_len, version,
+                               LGC_VERSION);
     const unsigned long nruns = strtoul(runs, NULL, 10);
     char *header = strndup(columns, (size_t)columns_len);
     unsigned long *all = calloc(nruns + 1, sizeof *all);

@@ -574,6 +574,46 @@ void mistakes_are_refused_before_anything_runs(void **) {
                                          "'t-end 0.25'");
 }
 
+// A sweep's directory belongs to one model and one lagrangec: rerun after
+// an edit that changes the runs but not the equations' values (a
+// restitution), or after an upgrade (sweep.txt's version), it is refused
+// with what differs, and its runs are kept; --merge refuses another
+// version's directory too.
+void a_changed_model_or_version_is_refused(void **) {
+  const std::string ball = slurp(spec("bouncing_ball"));
+  const std::string e = "restitution = 0.8\n";
+  check(ball.find(e) != std::string::npos, "no '%s' in the bouncing ball", e.c_str());
+  fs::path spec_path = write_file("bouncing_ball.toml", ball), out = group_dir() / "ball";
+  auto args = std::vector<std::string>{spec_path.string(), "--samples", "3", "--vary", "h=uniform(1,2)", "--t-end",
+                                       "1", "--dt", "1e-3", "--sample", "0.1", "--out", out.string(), "--quiet"};
+  Result r = sweep(args);
+  if (r.status != 0) fail_msg("exit %d:\n%s", r.status, r.err.c_str());
+  const std::string index = slurp(out / "runs.csv");
+  std::string edited = ball;
+  edited.replace(edited.find(e), e.size(), "restitution = 0.2\n");
+  write_file("bouncing_ball.toml", edited);
+  r = sweep(args);
+  check(r.status == 2, "the sweep of e = 0.2 into e = 0.8's directory: exit %d, not 2:\n%s", r.status, r.err.c_str());
+  assert_contains(r.err, out.string() + " holds another sweep: its sweep.txt has 'compiled bouncing_ball");
+  assert_contains(r.err, "(the model changed since: the spec was edited, or generated anew");
+  check(slurp(out / "runs.csv") == index, "the refused sweep changed %s/runs.csv", out.c_str());
+  // Back to e = 0.8, made by an older lagrangec: refused on resume, and by --merge.
+  write_file("bouncing_ball.toml", ball);
+  const std::string manifest = slurp(out / "sweep.txt");
+  const size_t at = manifest.find("\nversion ");
+  check(at != std::string::npos, "sweep.txt records no version:\n%s", manifest.c_str());
+  const size_t end = manifest.find('\n', at + 1);
+  write_file("ball/sweep.txt", manifest.substr(0, at) + "\nversion 0.0.1" + manifest.substr(end));
+  r = sweep(args);
+  check(r.status == 2, "a resume after an upgrade: exit %d, not 2:\n%s", r.status, r.err.c_str());
+  assert_contains(r.err, "its sweep.txt has 'version 0.0.1' where this one has 'version ");
+  assert_contains(r.err, "(another lagrangec made it");
+  r = run({lagrangec, "sweep", "--merge", out.string(), "--out", (group_dir() / "ball-merged").string()});
+  check(r.status == 2, "--merge of another version's sweep: exit %d, not 2:\n%s", r.status, r.err.c_str());
+  assert_contains(r.err, "--merge " + out.string() + ": lagrangec 0.0.1 ran this sweep, this is lagrangec ");
+  check(!fs::exists(group_dir() / "ball-merged"), "the refused --merge made its --out");
+}
+
 // What is not a journal, though named like one, is not read: a FIFO called
 // run/x.journal (which a reader would wait on for ever) and a symbolic link
 // called so leave the rerun of a finished sweep to finish, bounded by a
@@ -621,6 +661,7 @@ int main() {
       cmocka_unit_test(bad_runs_tables_get_their_message_and_run_nothing),
       cmocka_unit_test(mistakes_are_refused_before_anything_runs),
       cmocka_unit_test(only_regular_journals_are_read),
+      cmocka_unit_test(a_changed_model_or_version_is_refused),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }
