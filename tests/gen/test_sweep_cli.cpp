@@ -8,6 +8,7 @@
 // the bad-table catalogue (tests/gen/bad_runs) and other mistakes refused
 // before anything runs.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -377,6 +378,101 @@ void a_killed_sweep_resumes_to_the_same_bytes(void **) {
   assert_same_tree(whole, killed);
 }
 
+#if WITH_MPI
+std::vector<std::string> mpi_env(const fs::path &cache) {
+  return {"LAGRANGEC_CACHE=" + cache.string(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+}
+
+// mpirun, bounded: a run that hangs ends in timeout's status 124 (and a
+// KILL 10 s later), a failure of this test instead of a CI job that never ends.
+std::vector<std::string> bounded_mpirun(int seconds, int ranks, const std::vector<std::string> &sweep_args) {
+  return with({"timeout", "-k", "10", std::to_string(seconds), MPIRUN, "--oversubscribe", "-np", std::to_string(ranks),
+               lagrangec, "sweep"},
+              sweep_args);
+}
+
+// The processes of ranks at work in out: the model's programs, whose argv[0]
+// lagrangec sets to "lagrangec sweep SPEC".
+std::vector<pid_t> ranks_in(const fs::path &out) {
+  std::vector<pid_t> pids;
+  for (auto &e : fs::directory_iterator("/proc")) {
+    std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.rfind("lagrangec sweep ", 0) == 0 && cmdline.find(out.string() + '\0') != std::string::npos)
+      pids.push_back(pid_t(std::stol(name)));
+  }
+  return pids;
+}
+#endif
+
+// Issue 29's cluster path: mpirun on a cold cache never hangs (the rank that
+// builds the program checks it without the launcher's environment, so the
+// check is no rank of the job), two ranks and three, each on a cache of its
+// own and bounded by a timeout, with the bytes of -j 1; and a rank killed
+// mid-sweep brings the job down, and the same command then finishes it.
+void mpirun_on_a_cold_cache_never_hangs(void **) {
+#if WITH_MPI
+  fs::path runs = double_pendulum_runs(), one = group_dir() / "cold-one";
+  auto args = with({spec("double_pendulum"), "--runs", runs.string(), "--quiet"}, kShort);
+  assert_failed_one_of(sweep(with(args, {"--out", one.string(), "-j", "1"})), 1, 12);
+  for (int ranks : {2, 3})
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      fs::path cache = scratch("cold-cache"), out = group_dir() / ("cold-" + std::to_string(ranks) + "-" +
+                                                                   std::to_string(attempt));
+      auto begin = std::chrono::steady_clock::now();
+      Result r = run(bounded_mpirun(240, ranks, with(args, {"--out", out.string()})), mpi_env(cache));
+      double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      print_message("mpirun -np %d on a cold cache, attempt %d: %.2f s\n", ranks, attempt + 1, took);
+      check(r.status != 124 && took < 200, "mpirun -np %d on a cold cache (attempt %d) hung (exit %d after %.1f s):\n%s",
+            ranks, attempt + 1, r.status, took, r.err.c_str());
+      check(r.status != 0 && r.err.find("1 of 12 runs failed") != std::string::npos,
+            "mpirun -np %d (attempt %d): exit %d:\n%s", ranks, attempt + 1, r.status, r.err.c_str());
+      assert_same_tree(one, out);
+      fs::remove_all(cache);
+    }
+
+  // A rank killed mid-sweep: the job ends (no rank waits for it for ever), and the same command resumes.
+  fs::path whole = group_dir() / "ranks-whole", killed = group_dir() / "ranks-killed", cache = scratch("kill-cache");
+  auto long_args = [](const fs::path &out) {
+    return std::vector<std::string>{spec("double_pendulum"), "--samples", "40", "--vary", "m1=normal(1,0.1)",
+                                    "--t-end", "20", "--dt", "1e-3", "--sample", "0.5", "--out", out.string(),
+                                    "--quiet"};
+  };
+  Result r = run(with({lagrangec, "sweep"}, with(long_args(whole), {"-j", "2"})), mpi_env(cache));
+  if (r.status != 0) fail_msg("the whole sweep: exit %d:\n%s", r.status, r.err.c_str());
+  Started s = start(bounded_mpirun(240, 2, long_args(killed)), mpi_env(cache), true);
+  auto trajectories = [&] {
+    size_t n = 0;
+    if (fs::exists(killed / "run"))
+      for (auto &e : fs::directory_iterator(killed / "run"))
+        n += e.path().extension() == ".csv" && e.path().filename().string()[0] != '.';
+    return n;
+  };
+  for (int i = 0; i < 6000 && trajectories() < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::vector<pid_t> pids = ranks_in(killed);
+  check(pids.size() == 2, "%zu ranks at work in %s, expected 2", pids.size(), killed.c_str());
+  ::kill(pids[0], SIGKILL);
+  auto killed_at = std::chrono::steady_clock::now();
+  Result k = finish(s);
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+  check(k.status != 0 && k.status != 124 && waited < 200,
+        "mpirun after a rank was killed: exit %d after %.1f s (124, or 240 s: it hung):\n%s", k.status, waited,
+        k.err.c_str());
+  assert_contains(k.err, "exited on signal 9");  // the launcher says which rank ended, and how
+  check(!fs::exists(killed / "runs.csv"), "a job that lost a rank wrote its index");
+  check(ranks_in(killed).empty(), "ranks still at work in %s after mpirun ended", killed.c_str());
+  r = run(bounded_mpirun(240, 2, long_args(killed)), mpi_env(cache));
+  if (r.status != 0) fail_msg("the resumed sweep: exit %d:\n%s", r.status, r.err.c_str());
+  assert_same_tree(whole, killed);
+  fs::remove_all(cache);
+#else
+  print_message("MPI: not built (-Dmpi=disabled): skipped\n");
+  skip();
+#endif
+}
+
 // Shards into directories of their own, merged: the directory one sweep of
 // them all writes. A shard missing is named; other sweeps are not merged.
 void shards_merge_into_the_whole(void **) {
@@ -655,6 +751,7 @@ int main() {
       cmocka_unit_test(the_maximum_step_reaches_every_run),
       cmocka_unit_test(monte_carlo_values_are_the_runs_own),
       cmocka_unit_test(a_killed_sweep_resumes_to_the_same_bytes),
+      cmocka_unit_test(mpirun_on_a_cold_cache_never_hangs),
       cmocka_unit_test(shards_merge_into_the_whole),
       cmocka_unit_test(faults_stay_in_their_runs),
       cmocka_unit_test(a_rows_parameters_move_the_initial_values_made_of_them),
