@@ -1117,6 +1117,25 @@ Toolchain find_toolchain();
 // checks that it runs.
 void compile_program(const Toolchain &toolchain, const std::string &name, size_t source_size, const OpenDir &dir);
 
+// ---- limits.cpp -----------------------------------------------------------
+
+// The generator's address space (RLIMIT_AS): a spec whose equations grow
+// past it stops with a message (std::bad_alloc). lagrangec's own: the
+// processes it starts get the user's limit back.
+constexpr unsigned long long kGeneratorMemory = 4ull << 30;
+// Lowers this process's soft RLIMIT_AS to kGeneratorMemory (if it is higher).
+void limit_generator_memory();
+// Puts the user's limit back, for good (before an exec).
+void restore_user_limits();
+// The user's limit while it lives (around the start of a child process),
+// the generator's again after.
+struct UserLimits {
+  UserLimits();
+  ~UserLimits();
+  UserLimits(const UserLimits &) = delete;
+  UserLimits &operator=(const UserLimits &) = delete;
+};
+
 // ---- simulate.cpp ---------------------------------------------------------
 
 // Generates, compiles (once, cached) and runs the model's program with

@@ -139,6 +139,7 @@ int run_model(const std::string &command, const std::string &spec_path, Formulat
   // again between the check and the exec, and the file it holds is one that
   // only the user (or root) can write. (A sealed copy in a memfd would close
   // even that window, at a copy per run and a program known as /memfd:.)
+  restore_user_limits();  // the program's memory is the user's, not the generator's ceiling
   ::fexecve(program, args.data(), environ);
   throw std::runtime_error("cannot run the model's program: " + std::string(std::strerror(errno)));
 }
