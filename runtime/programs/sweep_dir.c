@@ -294,58 +294,128 @@ void lgc_dir_close(lgc_sweep_dir *d)
     d->fd = d->run_fd = d->lock_fd = -1;
 }
 
-int lgc_dir_run_done(const lgc_results *r, int run_fd, unsigned long run, int trajectories)
+int lgc_index_has(const lgc_index_runs *index, unsigned long run)
+{
+    return index->shards == 0 || (run - 1) % index->shards == index->shard - 1;
+}
+
+/* The index's first run after run (nruns + 1: none). */
+static unsigned long index_after(const lgc_index_runs *index, unsigned long run, unsigned long nruns)
+{
+    if (index->shards == 0)
+        return run + 1;
+    /* (k - 1) % M == K - 1, the least such k above run */
+    const unsigned long m = index->shards, want = index->shard - 1, at = run % m;
+    const unsigned long k = run + 1 + (want + m - at) % m;
+    return k > nruns || k <= run ? nruns + 1 : k;
+}
+
+int lgc_dir_run_done(lgc_cursor *c, int run_fd, unsigned long run, int trajectories, lgc_result *r)
 {
     char name[LGC_RUN_FILE_MAX];
     struct stat st;
-    if (!lgc_results_has(r, run))
+    lgc_result found;
+    if (!lgc_cursor_find(c, run, r ? r : &found))
         return 0;
     lgc_run_file(run, "csv", name);
     return !trajectories
            || (fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
 }
 
-int lgc_dir_write_index(const lgc_sweep_dir *d, const lgc_results *r, const char *header,
-                        const unsigned long *runs, size_t n, unsigned long *failed)
+/* The index's lines into o (buffered in t), and the old index's lines of other runs into carry. */
+typedef struct writing {
+    lgc_output out;
+    lgc_text buf;
+    lgc_journal carry;
+    size_t n, missing;
+    unsigned long failed;
+} writing;
+
+/* buf out when it is full (or, with all, whatever it holds): 0, or -1 with errno. */
+static int flush(writing *w, int all)
 {
-    lgc_text index = {0};
-    unsigned char *in_index = calloc(r->nruns + 1, 1);
-    lgc_text_add(&index, header, strlen(header));
-    lgc_text_add(&index, "\n", 1);
-    size_t missing = 0;
-    *failed = 0;
-    for (size_t i = 0; i < n; i++) {
-        const unsigned long k = runs[i];
-        if (!lgc_results_has(r, k)) {
-            if (missing++ < 10)
-                fprintf(stderr, "%s run %lu", missing == 1 ? "lagrangec: no result for" : ",", k);
-            continue;
-        }
-        const char *line = r->text.s + r->at[k];
-        lgc_text_add(&index, line, r->len[k]);
-        *failed += line[strcspn(line, ",") + 1] == 'f';     /* K,fault,... */
-        if (in_index)
-            in_index[k] = 1;
+    if (w->buf.failed) {
+        errno = ENOMEM;
+        return -1;
     }
-    int rc = LGC_OK;
-    if (missing > 0) {
-        fprintf(stderr, "%s (%zu of %zu runs): rerun the same command to finish them\n",
-                missing > 10 ? ", ..." : "", missing, n);
-        rc = LGC_ERR_INCONSISTENT;
-    } else if (index.failed || !in_index) {
-        fprintf(stderr, "lagrangec: %s/%s: %s\n", d->path, LGC_SWEEP_INDEX, strerror(ENOMEM));
-        rc = LGC_ERR_NOMEM;
-    } else if (lgc_results_carry(r, d->run_fd, in_index) != 0) {
+    if (w->buf.len < ((size_t)1 << 20) && !all)
+        return 0;
+    const int rc = lgc_write_all(w->out.fd, w->buf.s, w->buf.len);
+    lgc_text_clear(&w->buf);
+    return rc;
+}
+
+static void say_missing(writing *w, unsigned long run)
+{
+    if (w->missing++ < 10)
+        fprintf(stderr, "%s run %lu", w->missing == 1 ? "lagrangec: no result for" : ",", run);
+}
+
+/* Every result of c in order: the index's into w, the old index's of other runs carried. 0, or -1 with errno. */
+static int stream(const lgc_sweep_dir *d, lgc_cursor *c, unsigned long nruns, const lgc_index_runs *index,
+                  writing *w)
+{
+    unsigned long want = index_after(index, 0, nruns);
+    lgc_result r;
+    for (; lgc_cursor_get(c, &r); lgc_cursor_next(c)) {
+        for (; want < r.run; want = index_after(index, want, nruns))
+            say_missing(w, want);
+        if (lgc_index_has(index, r.run)) {
+            lgc_text_add(&w->buf, r.line, r.len);
+            w->failed += r.line[strcspn(r.line, ",") + 1] == 'f';     /* K,fault,... */
+            w->n++;
+            want = index_after(index, r.run, nruns);
+            if (flush(w, 0) != 0)
+                return -1;
+        } else if (r.indexed && lgc_journal_append(&w->carry, d->run_fd, r.line, r.len) != 0) {
+            return -1;
+        }
+    }
+    for (; want <= nruns; want = index_after(index, want, nruns))
+        say_missing(w, want);
+    return flush(w, 1);
+}
+
+int lgc_dir_write_index(const lgc_sweep_dir *d, unsigned long nruns, const char *header,
+                        const lgc_index_runs *index, size_t *n, unsigned long *failed)
+{
+    writing w;
+    memset(&w, 0, sizeof w);
+    w.out.fd = w.carry.fd = -1;
+    lgc_cursor *c = NULL;
+    int rc = lgc_cursor_open(&c, d->fd, d->run_fd, nruns);
+    if (rc != LGC_OK) {
         fprintf(stderr, "lagrangec: %s/run: %s\n", d->path, strerror(errno));
-        rc = LGC_ERR_IO;
-    } else if (lgc_dir_write_file(d->fd, LGC_SWEEP_INDEX, index.s, index.len) != LGC_OK) {
+    } else if (lgc_output_open_at(&w.out, d->fd, LGC_SWEEP_INDEX) != LGC_OK) {
         fprintf(stderr, "lagrangec: %s/%s: %s\n", d->path, LGC_SWEEP_INDEX, strerror(errno));
         rc = LGC_ERR_IO;
     } else {
-        lgc_results_remove_journals(d, r->nruns, in_index);
+        lgc_text_add(&w.buf, header, strlen(header));
+        lgc_text_add(&w.buf, "\n", 1);
+        if (stream(d, c, nruns, index, &w) != 0) {
+            fprintf(stderr, "%slagrangec: %s: %s\n", w.missing ? "\n" : "", d->path, strerror(errno));
+            rc = LGC_ERR_IO;
+        } else if (w.missing > 0) {
+            fprintf(stderr, "%s (%zu of %zu runs): rerun the same command to finish them\n",
+                    w.missing > 10 ? ", ..." : "", w.missing, w.n + w.missing);
+            rc = LGC_ERR_INCONSISTENT;
+        }
     }
-    free(in_index);
-    lgc_text_free(&index);
+    lgc_cursor_close(c);
+    /* The carried lines are kept only beside the index that no longer has them. */
+    if (rc != LGC_OK && w.carry.fd >= 0)
+        unlinkat(d->run_fd, w.carry.name, 0);
+    lgc_journal_close(&w.carry);
+    if (rc == LGC_OK && lgc_output_commit(&w.out) != LGC_OK) {
+        fprintf(stderr, "lagrangec: %s/%s: %s\n", d->path, LGC_SWEEP_INDEX, strerror(errno));
+        rc = LGC_ERR_IO;
+    }
+    lgc_output_discard(&w.out);
+    lgc_text_free(&w.buf);
+    if (rc == LGC_OK)
+        lgc_results_remove_journals(d, nruns, index);
+    *n = w.n + w.missing;
+    *failed = w.failed;
     return rc;
 }
 

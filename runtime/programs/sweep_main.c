@@ -393,12 +393,6 @@ static int prepare(lgc_sweep *s, int argc, char **argv)
     return lgc_sim_make_driver(&s->run);
 }
 
-/* Is run k (1-based) in this invocation's shard? */
-static int in_shard(const lgc_sweep *s, unsigned long k)
-{
-    return s->shards == 0 || (k - 1) % s->shards == s->shard - 1;
-}
-
 /* The processors this process may run on. */
 static int processors(void)
 {
@@ -419,18 +413,19 @@ static int work(void *ctx, unsigned long i, double *integrating)
 static int run_share(lgc_sweep *s, lgc_tally *tally)
 {
     const int rank = s->ranks ? s->ranks->rank : 0, size = s->ranks ? s->ranks->size : 1;
-    lgc_results done;
-    if (lgc_results_read(&done, s->dir.fd, s->dir.run_fd, s->nruns) != LGC_OK) {
-        lgc_results_free(&done);
-        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
+    lgc_cursor *done;
+    if (lgc_cursor_open(&done, s->dir.fd, s->dir.run_fd, s->nruns) != LGC_OK) {
+        fprintf(stderr, "lagrangec: %s/run: %s\n", s->out, strerror(errno));
+        lgc_cursor_close(done);
         return -1;
     }
     size_t n = 0;
+    const lgc_index_runs shard = {s->shard, s->shards};
     for (unsigned long k = 1, position = 0; k <= s->nruns; k++)
-        if (in_shard(s, k) && position++ % (unsigned long)size == (unsigned long)rank
-            && !lgc_dir_run_done(&done, s->dir.run_fd, k, s->trajectories))
+        if (lgc_index_has(&shard, k) && position++ % (unsigned long)size == (unsigned long)rank
+            && !lgc_dir_run_done(done, s->dir.run_fd, k, s->trajectories, NULL))
             s->todo[n++] = k;
-    lgc_results_free(&done);
+    lgc_cursor_close(done);
     int jobs = s->jobs > 0 ? s->jobs : s->ranks ? 1 : processors();
     if ((size_t)jobs > n)
         jobs = n > 0 ? (int)n : 1;
@@ -450,18 +445,9 @@ static int run_share(lgc_sweep *s, lgc_tally *tally)
 static int finish(lgc_sweep *s, const lgc_tally *ran, double seconds)
 {
     size_t n = 0;
-    for (unsigned long k = 1; k <= s->nruns; k++)
-        if (in_shard(s, k))
-            s->todo[n++] = k;
     unsigned long failed = 0;
-    lgc_results results;
-    int rc = lgc_results_read(&results, s->dir.fd, s->dir.run_fd, s->nruns);
-    if (rc != LGC_OK)
-        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(rc));
-    else
-        rc = lgc_dir_write_index(&s->dir, &results, s->header.s, s->todo, n, &failed);
-    lgc_results_free(&results);
-    if (rc != LGC_OK)
+    const lgc_index_runs index = {s->shard, s->shards};
+    if (lgc_dir_write_index(&s->dir, s->nruns, s->header.s, &index, &n, &failed) != LGC_OK)
         return LGC_EXIT_FAILED;
     if (!s->quiet)
         fprintf(stderr, "lagrangec: %zu runs%s, %lu failed: %s/%s (%lu of them run now, in %.3g s: "
