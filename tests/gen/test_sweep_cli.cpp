@@ -407,7 +407,7 @@ std::vector<pid_t> ranks_in(const fs::path &out) {
 }
 #endif
 
-// Issue 29's cluster path: mpirun on a cold cache never hangs (the rank that
+// The cluster path: mpirun on a cold cache never hangs (the rank that
 // builds the program checks it without the launcher's environment, so the
 // check is no rank of the job), two ranks and three, each on a cache of its
 // own and bounded by a timeout, with the bytes of -j 1; and a rank killed
@@ -710,6 +710,83 @@ void a_changed_model_or_version_is_refused(void **) {
   check(!fs::exists(group_dir() / "ball-merged"), "the refused --merge made its --out");
 }
 
+// A journal record of a line of the index, as a sweep's process appends it
+// (sweep_results.c): "LEN HASH LINE", HASH the line's FNV-1a.
+std::string journal_record(const std::string &line) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (unsigned char c : line) h = (h ^ c) * 0x100000001B3ull;
+  char head[64];
+  std::snprintf(head, sizeof head, "%zu %016llx ", line.size(), (unsigned long long)h);
+  return head + line;
+}
+
+// The peak memory (KiB) of `lagrangec sweep` writing the index of n runs
+// that are all done: a directory made as a sweep of n runs leaves it (its
+// sweep.txt, and a journal of n records, each run's line that of run 1 of
+// a real sweep), then the same sweep by the model's program, which has
+// only the index to write.
+long index_peak_kib(unsigned long n) {
+  fs::path real = group_dir() / "index-real", out = group_dir() / ("index-" + std::to_string(n));
+  auto args = [&](unsigned long runs, const fs::path &dir) {
+    return std::vector<std::string>{"--samples", std::to_string(runs), "--vary", "l=uniform(1,2)",
+                                    "--t-end", "0.01", "--dt", "0.01", "--no-trajectories", "-j", "1", "--quiet",
+                                    "--out", dir.string()};
+  };
+  if (!fs::exists(real / "runs.csv")) {
+    Result r = sweep(with({spec("pendulum")}, args(1, real)));
+    if (r.status != 0) fail_msg("a sweep of one run: exit %d:\n%s", r.status, r.err.c_str());
+  }
+  std::vector<std::string> lines = lines_of(slurp(real / "runs.csv"));
+  const std::string rest = lines.at(1).substr(lines.at(1).find(','));  // ",ok,..." after "1"
+  std::string manifest = slurp(real / "sweep.txt");
+  const std::string one = "\nruns 1\n";
+  const size_t at = manifest.find(one);
+  check(at != std::string::npos, "no 'runs 1' in sweep.txt:\n%s", manifest.c_str());
+  manifest.replace(at, one.size(), "\nruns " + std::to_string(n) + "\n");
+  fs::create_directories(out / "run");
+  write_file(fs::relative(out / "sweep.txt", group_dir()).string(), manifest);
+  {
+    std::ofstream journal(out / "run" / "made-1-0.journal", std::ios::binary);
+    for (unsigned long k = 1; k <= n; ++k) journal << journal_record(std::to_string(k) + rest + "\n");
+  }
+  // The model's program itself: lagrangec's own peak, before it becomes the program, would hide the program's.
+  fs::path program;
+  for (auto &e : fs::directory_iterator(group_dir() / "cache")) {
+    std::string entry = e.path().filename().string();
+    if (entry.rfind("pendulum-", 0) == 0 && entry.find("jacobian") == std::string::npos &&
+        entry.find("vakonomic") == std::string::npos && (entry.find("-mpi-") != std::string::npos) == bool(WITH_MPI))
+      program = e.path() / "pendulum";
+  }
+  check(fs::exists(program), "no program of the pendulum's sweep in %s", (group_dir() / "cache").c_str());
+  fs::path peak = group_dir() / "peak";
+  std::vector<std::string> argv = {"/usr/bin/time", "-f", "%M", "-o", peak.string(), program.string(), "sweep"};
+  Result r = run(with(argv, args(n, out)));
+  if (r.status != 0) fail_msg("the index of %lu runs: exit %d:\n%s", n, r.status, r.err.c_str());
+  std::vector<std::string> index = lines_of(slurp(out / "runs.csv"));
+  check(index.size() == n + 1 && index.back() == std::to_string(n) + rest, "the index of %lu runs has %zu lines, the last %s",
+        n, index.size(), index.back().c_str());
+  check(journals(out).empty(), "%zu journals left beside the index of %lu runs", journals(out).size(), n);
+  long kib = std::stol(slurp(peak));
+  fs::remove_all(out);
+  return kib;
+}
+
+// An index is written by streaming the journals, so its memory
+// does not grow with the number of runs: 20 times the runs (10,000 and
+// 200,000; a line of ~170 bytes each) take less than 8 MiB more at the peak
+// (8 bytes a run are the list of runs to do; the index held whole took
+// twice the lines, over 60 MiB here).
+void an_index_is_written_in_bounded_memory(void **) {
+  if (!fs::exists("/usr/bin/time")) {
+    print_message("skipped: no /usr/bin/time to measure the peak memory\n");
+    skip();
+  }
+  const long small = index_peak_kib(10000), large = index_peak_kib(200000);
+  print_message("peak memory writing the index: %ld KiB for 10,000 runs, %ld KiB for 200,000\n", small, large);
+  check(large - small < 8 * 1024, "200,000 runs took %ld KiB more than 10,000 (%ld against %ld KiB)", large - small,
+        large, small);
+}
+
 // What is not a journal, though named like one, is not read: a FIFO called
 // run/x.journal (which a reader would wait on for ever) and a symbolic link
 // called so leave the rerun of a finished sweep to finish, bounded by a
@@ -758,6 +835,7 @@ int main() {
       cmocka_unit_test(bad_runs_tables_get_their_message_and_run_nothing),
       cmocka_unit_test(mistakes_are_refused_before_anything_runs),
       cmocka_unit_test(only_regular_journals_are_read),
+      cmocka_unit_test(an_index_is_written_in_bounded_memory),
       cmocka_unit_test(a_changed_model_or_version_is_refused),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
