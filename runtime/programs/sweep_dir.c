@@ -322,7 +322,7 @@ int lgc_dir_run_done(lgc_cursor *c, int run_fd, unsigned long run, int trajector
            || (fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
 }
 
-/* The index's lines into o (buffered in t), and the old index's lines of other runs into carry. */
+/* The index being written (its temporary, and a buffer of it), the old index's lines of other runs carried, and counts. */
 typedef struct writing {
     lgc_output out;
     lgc_text buf;

@@ -433,6 +433,24 @@ void mpirun_on_a_cold_cache_never_hangs(void **) {
       fs::remove_all(cache);
     }
 
+  // A rank whose lagrangec fails (its cache cannot be made) brings the job down with its message.
+  {
+    fs::path cache = scratch("rank-cache"), blocked = group_dir() / "not-a-directory", out = group_dir() / "rank-fails";
+    write_file(blocked.filename().string(), "");
+    std::vector<std::string> sh = {"timeout", "-k", "10", "240", MPIRUN, "--oversubscribe", "-np", "2", "sh", "-c",
+                                   "[ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && export LAGRANGEC_CACHE=" + blocked.string() +
+                                       "/cache; exec \"$0\" \"$@\"",
+                                   lagrangec, "sweep"};
+    auto begin = std::chrono::steady_clock::now();
+    Result r = run(with(sh, with(args, {"--out", out.string()})), mpi_env(cache));
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    check(r.status != 0 && r.status != 124 && took < 200, "a failing rank: exit %d after %.1f s:\n%s", r.status, took,
+          r.err.c_str());
+    assert_contains(r.err, "lagrangec: cannot create the directory " + blocked.string() + "/cache");
+    check(!fs::exists(out / "runs.csv"), "a job with a failed rank wrote its index");
+    fs::remove_all(cache);
+  }
+
   // A rank killed mid-sweep: the job ends (no rank waits for it for ever), and the same command resumes.
   fs::path whole = group_dir() / "ranks-whole", killed = group_dir() / "ranks-killed", cache = scratch("kill-cache");
   auto long_args = [](const fs::path &out) {
