@@ -7,7 +7,7 @@ const disk_link_sliding_real disk_link_sliding_param_defaults[DISK_LINK_SLIDING_
 const disk_link_sliding_real disk_link_sliding_initial_state[DISK_LINK_SLIDING_NX] = { 0.0 /* x */, 0.0 /* th */, 0.0 /* s */, 0.0 /* x' */, 4.0 /* th' */, 0.0 /* s' */ };
 
 /*
-** The KKT system of DESIGN.md §1,
+** The KKT system of lagrangec's docs/theory.md §3,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,

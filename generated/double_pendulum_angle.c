@@ -7,7 +7,7 @@ const double_pendulum_angle_real double_pendulum_angle_param_defaults[DOUBLE_PEN
 const double_pendulum_angle_real double_pendulum_angle_initial_state[DOUBLE_PENDULUM_ANGLE_NX] = { 0.5 /* th1 */, 1.0 /* th2 */, 0.0 /* th1' */, 0.0 /* th2' */ };
 
 /*
-** The KKT system of DESIGN.md §1,
+** The KKT system of lagrangec's docs/theory.md §3,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,

@@ -7,7 +7,7 @@ const heavy_top_real heavy_top_param_defaults[HEAVY_TOP_NP] = { 0.5 /* m */, 0.0
 const heavy_top_real heavy_top_initial_state[HEAVY_TOP_NX] = { 0.0 /* psi */, 0.5 /* theta */, 0.0 /* phi */, 2.0 /* psi' */, 0.0 /* theta' */, 150.0 /* phi' */ };
 
 /*
-** The KKT system of DESIGN.md §1,
+** The KKT system of lagrangec's docs/theory.md §3,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,

@@ -7,7 +7,7 @@ const oscillator_real oscillator_param_defaults[OSCILLATOR_NP] = { 1.0 /* w */ }
 const oscillator_real oscillator_initial_state[OSCILLATOR_NX] = { 1.0 /* q */, 0.0 /* q' */ };
 
 /*
-** The KKT system of DESIGN.md §1,
+** The KKT system of lagrangec's docs/theory.md §3,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,

@@ -7,7 +7,7 @@ const pendulum_angle_real pendulum_angle_param_defaults[PENDULUM_ANGLE_NP] = { 1
 const pendulum_angle_real pendulum_angle_initial_state[PENDULUM_ANGLE_NX] = { 0.5 /* theta */, 0.0 /* theta' */ };
 
 /*
-** The KKT system of DESIGN.md §1,
+** The KKT system of lagrangec's docs/theory.md §3,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,

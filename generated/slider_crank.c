@@ -74,7 +74,7 @@ static int slider_crank_schur_complement(slider_crank_real M[], const slider_cra
 }
 
 /*
-** The KKT system of DESIGN.md §1,
+** The KKT system of lagrangec's docs/theory.md §3,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,

@@ -7,7 +7,7 @@ const spring_pendulum_real spring_pendulum_param_defaults[SPRING_PENDULUM_NP] = 
 const spring_pendulum_real spring_pendulum_initial_state[SPRING_PENDULUM_NX] = { 0.48421979399024506 /* x */, -0.8863583875092765 /* y */, 0.0 /* x' */, 0.0 /* y' */ };
 
 /*
-** The KKT system of DESIGN.md §1,
+** The KKT system of lagrangec's docs/theory.md §3,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
