@@ -237,28 +237,59 @@ void build_into(const Dir &entry, const std::string &name, const std::function<v
   std::filesystem::remove_all(leftover, ignored);
 }
 
+// Is the lock held through fd still the entry's, and the entry still in
+// the cache? Not when a failed first build removed them meanwhile.
+bool still_current(const Dir &root, const std::string &entry_name, const Dir &entry, const Fd &lock_fd) {
+  struct stat held, named, dir, linked;
+  return ::fstat(lock_fd.get(), &held) == 0 && ::fstatat(entry.fd.get(), "lock", &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+         held.st_dev == named.st_dev && held.st_ino == named.st_ino && ::fstat(entry.fd.get(), &dir) == 0 &&
+         ::fstatat(root.fd.get(), entry_name.c_str(), &linked, AT_SYMLINK_NOFOLLOW) == 0 &&
+         dir.st_dev == linked.st_dev && dir.st_ino == linked.st_ino;
+}
+
+// A first build that failed (a spec whose derivation fails, a compiler
+// that stops) leaves no entry: under the exclusive lock, an entry holding
+// nothing but its lock is removed, the lock's name first, so that a
+// process waiting on it sees it is no longer current and starts again.
+void remove_if_empty(const Dir &root, const std::string &entry_name, const Dir &entry) {
+  std::error_code error;
+  for (std::filesystem::directory_iterator e(entry.view().via_fd, error), end; !error && e != end; e.increment(error))
+    if (e->path().filename() != "lock") return;
+  if (error) return;
+  if (::unlinkat(entry.fd.get(), "lock", 0) == 0) ::unlinkat(root.fd.get(), entry_name.c_str(), AT_REMOVEDIR);
+}
+
 }  // namespace
 
 int cached_program(const std::string &entry_name, const std::string &name,
                    const std::function<void(const OpenDir &staging)> &build) {
-  Dir root = open_root();
-  Dir entry = own_dir(root.fd.get(), entry_name, root.path + "/" + entry_name);
-  std::string lock_path = entry.path + "/lock";
-  Fd lock_fd(::openat(entry.fd.get(), "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (lock_fd.get() < 0) io_error("open the lock", lock_path);
-  // Readers share the lock; a builder holds it alone, so nobody sees an
-  // entry half-built.
-  lock(lock_fd, LOCK_SH, lock_path);
-  Verdict v = verify(entry, name);
-  if (v.program.get() >= 0) return v.program.release();
-  lock(lock_fd, LOCK_EX, lock_path);
-  v = verify(entry, name);  // another process may have built it meanwhile
-  if (v.program.get() >= 0) return v.program.release();
-  if (!v.problem.empty()) std::cerr << "lagrangec: " << v.problem << ": rebuilding it\n";
-  build_into(entry, name, build);
-  v = verify(entry, name);
-  if (v.program.get() < 0) throw std::runtime_error(v.problem);
-  return v.program.release();
+  for (;;) {
+    Dir root = open_root();
+    Dir entry = own_dir(root.fd.get(), entry_name, root.path + "/" + entry_name);
+    std::string lock_path = entry.path + "/lock";
+    Fd lock_fd(::openat(entry.fd.get(), "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (lock_fd.get() < 0) io_error("open the lock", lock_path);
+    // Readers share the lock; a builder holds it alone, so nobody sees an
+    // entry half-built.
+    lock(lock_fd, LOCK_SH, lock_path);
+    if (!still_current(root, entry_name, entry, lock_fd)) continue;
+    Verdict v = verify(entry, name);
+    if (v.program.get() >= 0) return v.program.release();
+    lock(lock_fd, LOCK_EX, lock_path);
+    if (!still_current(root, entry_name, entry, lock_fd)) continue;
+    v = verify(entry, name);  // another process may have built it meanwhile
+    if (v.program.get() >= 0) return v.program.release();
+    if (!v.problem.empty()) std::cerr << "lagrangec: " << v.problem << ": rebuilding it\n";
+    try {
+      build_into(entry, name, build);
+    } catch (...) {
+      remove_if_empty(root, entry_name, entry);
+      throw;
+    }
+    v = verify(entry, name);
+    if (v.program.get() < 0) throw std::runtime_error(v.problem);
+    return v.program.release();
+  }
 }
 
 }  // namespace lgc

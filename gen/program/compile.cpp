@@ -2,13 +2,18 @@
 // compiler's command ($CC as words, never given to a shell), the runtime it
 // links, and a check that what the compiler made runs.
 #include "program/compile.h"
+#include "program/limits.h"
 #include "lagrangec_config.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
+#include <cstdio>
 #include <stdexcept>
 #include <fcntl.h>
+#include <iostream>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,22 +87,30 @@ std::string joined(const std::vector<std::string> &words) {
 }
 
 // Runs argv (a bare argv[0] looked up in PATH) with `dir` as its working
-// directory and returns its wait status; `quiet` sends its output to
-// /dev/null. `what` names it in messages; a process that cannot be made is
-// reported as that, not as a failure of the command.
-int run_in(const OpenDir &dir, const std::vector<std::string> &argv, bool quiet, const std::string &what) {
+// directory and the environment `env`, and returns its wait status; its
+// stderr goes to the file `errors` in dir (when not empty), and `quiet`
+// sends all its output to /dev/null. `what` names it in messages; a process
+// that cannot be made is reported as that, not as a failure of the command.
+int run_in(const OpenDir &dir, const std::vector<std::string> &argv, char *const env[], bool quiet,
+           const std::string &what, const std::string &errors = "") {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addfchdir_np(&actions, dir.fd);
   if (quiet) {
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  } else if (!errors.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 2, errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   }
   std::vector<char *> args;
   for (auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid;
-  int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int err;
+  {
+    UserLimits user;  // the generator's memory ceiling is lagrangec's own, not the compiler's or the program's
+    err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env);
+  }
   posix_spawn_file_actions_destroy(&actions);
   if (err == EAGAIN || err == ENOMEM)
     throw std::runtime_error("cannot start a process to run " + what + ": " + std::strerror(err));
@@ -108,9 +121,57 @@ int run_in(const OpenDir &dir, const std::vector<std::string> &argv, bool quiet,
   return status;
 }
 
+// This environment without an MPI launcher's variables (Open MPI's
+// OMPI_*, PMIx's, PMI's, Slurm's...): a program started with them would
+// take itself for a rank of the job and wait in MPI_Init for ranks that
+// are waiting, on the cache's lock, for it.
+std::vector<std::string> without_launcher() {
+  static const char *const prefixes[] = {"OMPI_", "OPAL_", "PMIX_", "PMI_", "PRTE_", "HYDRA_", "HYDI_",
+                                         "MPIR_", "MPICH_", "I_MPI_", "SLURM_"};
+  std::vector<std::string> env;
+  for (char **e = environ; *e; ++e)
+    if (std::none_of(std::begin(prefixes), std::end(prefixes),
+                     [&](const char *p) { return std::strncmp(*e, p, std::strlen(p)) == 0; }))
+      env.push_back(*e);
+  return env;
+}
+
 std::string describe(int status) {
   return WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
                              : "exit status " + std::to_string(WEXITSTATUS(status));
+}
+
+// What the compiler wrote to stderr (the file `name` in dir), the file then removed.
+std::string take_errors(const OpenDir &dir, const std::string &name) {
+  int fd = ::openat(dir.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; fd >= 0 && (n = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buf, size_t(n));
+  }
+  if (fd >= 0) ::close(fd);
+  ::unlinkat(dir.fd, name.c_str(), 0);
+  return text;
+}
+
+// Did a limit stop the compiler: a signal that limits send (SIGKILL from
+// the kernel's out-of-memory killer, SIGXCPU, SIGXFSZ), or its own word
+// that memory ran out (gcc, clang, and gcc's driver about a killed cc1)?
+bool stopped_by_a_limit(int status, const std::string &errors) {
+  if (WIFSIGNALED(status))
+    return WTERMSIG(status) == SIGKILL || WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGXFSZ;
+  for (const char *words : {"out of memory", "memory exhausted", "Cannot allocate memory", "Killed signal",
+                            "std::bad_alloc", "LLVM ERROR: out of memory"})
+    if (errors.find(words) != std::string::npos) return true;
+  return false;
+}
+
+std::string megabytes(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
+  return buf;
 }
 
 }  // namespace
@@ -135,14 +196,30 @@ void compile_program(const Toolchain &t, const std::string &name, size_t source_
   cmd.insert(cmd.end(), {"-std=c11", source_size < kLargeSource ? "-O2" : "-O1", "-I" + t.runtime_include,
                          name + ".c", name + "_model.c", "main.c", t.runtime_library, "-o", name});
   cmd.insert(cmd.end(), t.link_args.begin(), t.link_args.end());
-  int status = run_in(dir, cmd, false, "the C compiler (" + t.compiler[0] + ")");
+  const std::string log = "compiler-errors";
+  int status = run_in(dir, cmd, environ, false, "the C compiler (" + t.compiler[0] + ")", log);
+  std::string errors = take_errors(dir, log);
+  std::cerr << errors;
+  if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && stopped_by_a_limit(status, errors))
+    throw std::runtime_error(
+        "the C compiler (" + t.compiler[0] + ") was stopped by a limit (" + describe(status) +
+        (WIFSIGNALED(status) ? "" : ", out of memory") + ") compiling " + name + ".c, " + megabytes(source_size) +
+        " of generated C: the limits are yours (ulimit -v, -t; a container's), lagrangec lowers none of them for "
+        "the compiler; a smaller program: a method without the Jacobian (rk4, dopri5: bdf and adams need it; "
+        "generate --no-jacobian), or the O(N) form of a long chain ([bodies] on [frames], by Newton-Euler) (in " +
+        dir.path + ")");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error("compiling the model's program failed (" + describe(status) + "): " + joined(cmd) +
                              " (in " + dir.path + ")");
   // A compiler that exits 0 may still have written junk: the program must
-  // start and end on its own (usage, exit 2) before the cache records it.
+  // start and end on its own (usage, exit 2) before the cache records it,
+  // never as a rank of the job that started lagrangec.
   std::string made = "the program that " + joined(t.compiler) + " made in " + dir.path;
-  status = run_in(dir, {"./" + name}, true, made);
+  std::vector<std::string> env = without_launcher();
+  std::vector<char *> envp;
+  for (auto &e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  status = run_in(dir, {"./" + name}, envp.data(), true, made);
   if (WIFSIGNALED(status) || WEXITSTATUS(status) == 126 || WEXITSTATUS(status) == 127)
     throw std::runtime_error(made + " does not run (" + describe(status) + ")");
 }

@@ -1,11 +1,11 @@
 // main.cpp — the lagrangec command line: generate, equations, simulate, linearize, sweep.
 #include "generate.h"
+#include "program/limits.h"
 #include "program/simulate.h"
 #include "lagrangec_config.h"
 #include "commands.h"  // simulate's, linearize's and sweep's options, help and exit statuses
 
 #include <cstring>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <fstream>
 #include <iostream>
@@ -200,25 +200,10 @@ int model_command(const std::string &command, std::vector<std::string> args) {
   return lgc::run_model(command, args[0], formulation, std::vector<std::string>(args.begin() + 1, args.end()));
 }
 
-// The generator's memory ceiling: a spec whose equations explode stops
-// with a message instead of driving the machine out of memory. (Sanitizer
-// builds reserve terabytes of address space for their shadow memory.)
-constexpr rlim_t kMemoryLimit = rlim_t(4) << 30;
-
-void limit_memory() {
-#if !defined(__SANITIZE_ADDRESS__)
-  rlimit r;
-  if (getrlimit(RLIMIT_AS, &r) == 0 && (r.rlim_cur == RLIM_INFINITY || r.rlim_cur > kMemoryLimit)) {
-    r.rlim_cur = kMemoryLimit;
-    setrlimit(RLIMIT_AS, &r);
-  }
-#endif
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
-  limit_memory();
+  lgc::limit_generator_memory();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) return usage_error("no command given", kUsageText);
   std::string cmd = args[0];
@@ -237,7 +222,7 @@ int main(int argc, char **argv) {
     lgc::print_error(e, text.str());
     return kSpecError;
   } catch (const std::bad_alloc &) {
-    std::cerr << "lagrangec: out of memory: the generator stops at " << (kMemoryLimit >> 30)
+    std::cerr << "lagrangec: out of memory: the generator stops at " << (lgc::kGeneratorMemory >> 30)
               << " GiB; the spec's equations are too large to derive\n";
     return kSpecError;
   } catch (const std::exception &e) {

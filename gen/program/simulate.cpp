@@ -6,6 +6,7 @@
 #include "program/cache.h"
 #include "program/compile.h"
 #include "program/sha256.h"
+#include "program/limits.h"
 #include "program/simulate.h"
 #include "lagrangec_config.h"
 
@@ -77,10 +78,20 @@ std::string cache_key(const Spec &spec, const std::string &variant, const Toolch
   return key.hex().substr(0, 32);
 }
 
-// `entry`: lgc_main, or lgc_main_mpi for a program whose sweep shares its runs with MPI ranks.
-std::string main_source(const Spec &spec, const std::string &entry) {
+// `entry`: lgc_main, or lgc_main_mpi for a program whose sweep shares its
+// runs with MPI ranks. lgc_program_compiled names what was compiled, by
+// the SHA-256 of each generated file: a sweep's sweep.txt holds it, so a
+// sweep resumed after any change of the model (an edited restitution, an
+// event, an output) is refused instead of mixing two models' runs.
+std::string main_source(const Spec &spec, const GeneratedFiles &files, const std::string &entry) {
+  std::string compiled;
+  for (const auto &[name, text] : {std::pair<std::string, const std::string *>{spec.name + ".h", &files.header},
+                                   {spec.name + ".c", &files.source},
+                                   {spec.name + "_model.c", &files.descriptor}})
+    compiled += "    \"" + name + " " + sha256_hex(*text) + "\",\n";
   return "/* main.c — the program of " + spec.name + ", written by lagrangec simulate. */\n"
          "#include \"" + spec.name + ".h\"\n\n#include <lagrangec/model.h>\n#include <lagrangec/program.h>\n\n"
+         "const char *const lgc_program_compiled[] = {\n" + compiled + "    0};\n\n"
          "int main(int argc, char **argv) { return " + entry + "(&" + spec.name + "_model, argc, argv); }\n";
 }
 
@@ -120,7 +131,7 @@ int run_model(const std::string &command, const std::string &spec_path, Formulat
                                  GeneratedFiles files = generate(spec, formulation, with_jacobian);
                                  write_generated(spec, files, dir.via_fd);
                                  write_file_atomically(dir.via_fd + "/main.c",
-                                                       main_source(spec, with_mpi ? "lgc_main_mpi" : "lgc_main"));
+                                                       main_source(spec, files, with_mpi ? "lgc_main_mpi" : "lgc_main"));
                                  compile_program(toolchain, spec.name, files.source.size(), dir);
                                });
   std::vector<std::string> argv = {"lagrangec " + command + " " + spec_path, command};  // [0]: for its usage text
@@ -133,6 +144,7 @@ int run_model(const std::string &command, const std::string &spec_path, Formulat
   // again between the check and the exec, and the file it holds is one that
   // only the user (or root) can write. (A sealed copy in a memfd would close
   // even that window, at a copy per run and a program known as /memfd:.)
+  restore_user_limits();  // the program's memory is the user's, not the generator's ceiling
   ::fexecve(program, args.data(), environ);
   throw std::runtime_error("cannot run the model's program: " + std::string(std::strerror(errno)));
 }

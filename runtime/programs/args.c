@@ -1,6 +1,7 @@
 /* args.c — reading a command line against its command's option table. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -26,7 +27,9 @@ int lgc_parse_number(const char *s, double *v)
     char *end;
     errno = 0;
     *v = strtod(s, &end);
-    return end != s && *end == '\0' && errno == 0 && isfinite(*v);
+    /* A subnormal (4.9e-324) is a number: strtod's ERANGE for it is no overflow. */
+    const int range = errno == 0 || (errno == ERANGE && *v != 0.0 && fabs(*v) < DBL_MIN);
+    return end != s && *end == '\0' && range && isfinite(*v);
 }
 
 void lgc_list_names(const char *what, const char *const *names, int n)

@@ -6,6 +6,7 @@
 */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "programs.h"
 
@@ -26,8 +27,8 @@ static void write_string(lgc_json *j, const char *s)
 
 void lgc_json_open(lgc_json *j, FILE *out)
 {
+    memset(j, 0, sizeof *j);    /* keyed too: the first value reads it */
     j->out = out;
-    j->depth = 0;
     lgc_json_begin(j, '{');
 }
 

@@ -6,6 +6,7 @@
 ** never initialised (no singleton MPI job is made behind the user's back).
 */
 #include <mpi.h>
+#include <string.h>
 
 #include "lagrangec/program.h"
 #include "programs.h"
@@ -31,7 +32,8 @@ static int max(int value)
 
 int lgc_main_mpi(const lgc_model *model, int argc, char **argv)
 {
-    if (lgc_mpi_launched() == 0)
+    /* Only a sweep is a job's rank: the program run without a command (the cache's check) never starts MPI. */
+    if (lgc_mpi_launched() == 0 || argc < 2 || strcmp(argv[1], "sweep") != 0)
         return lgc_main_ranks(model, NULL, argc, argv);
     lgc_ranks ranks = {0, 1, barrier, sum, max};
     MPI_Init(&argc, &argv);

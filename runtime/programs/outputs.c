@@ -3,7 +3,8 @@
 ** renamed over it at the end; temporaries removed on every exit path, the
 ** signals that end a run included. A temporary's name, .NAME.PID-N, is
 ** this process's own, so many processes (a sweep's workers) can write
-** beside each other.
+** beside each other. A target that is not a regular file (/dev/null, a
+** pipe) is written in place: it has nothing to lose, and must not become one.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -116,10 +117,16 @@ int lgc_output_open_at(lgc_output *o, int dir, const char *path)
 int lgc_output_open(lgc_output *o, const char *option, const char *path)
 {
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        memset(o, 0, sizeof *o);
-        o->fd = -1;
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return lgc_usage_error("%s %s: is a directory", option, path);
+    /* /dev/null, a pipe, a terminal: written where it is, never replaced by a file. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        o->dir = AT_FDCWD;
+        if ((o->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+            return lgc_usage_error("%s %s: cannot write there: %s", option, path, strerror(errno));
+        return LGC_EXIT_OK;
     }
     if (lgc_output_open_at(o, AT_FDCWD, path) != LGC_OK)
         return lgc_usage_error("%s %s: cannot write there: %s", option, path, strerror(errno));
@@ -128,8 +135,9 @@ int lgc_output_open(lgc_output *o, const char *option, const char *path)
 
 int lgc_output_commit(lgc_output *o)
 {
-    int rc = close(o->fd) == 0 && renameat(o->dir, o->temp, o->dir, o->path) == 0 ? LGC_OK
-                                                                                 : LGC_ERR_IO;
+    int rc = close(o->fd) == 0 && (!o->temp || renameat(o->dir, o->temp, o->dir, o->path) == 0)
+                 ? LGC_OK
+                 : LGC_ERR_IO;
     int err = errno;
     o->fd = -1;
     if (rc == LGC_OK) {

@@ -322,9 +322,9 @@ typedef struct lgc_sim_run {
     double *x0;                 /* nx: the state the run started from */
     double *x;                  /* nx: the current sample */
     unsigned char *fixed;       /* nx: entries of x0 given */
-    int csv_fd;                 /* -1: none */
+    int csv_fd;                 /* the CSV's rows: out's temporary, a scratch file (--plot), or -1 */
     lgc_csv *csv;
-    lgc_output png, summary, events;
+    lgc_output out, png, summary, events;
     lgc_event_log log;          /* the events met */
     char gnuplot[4096];         /* the gnuplot found on PATH */
     int status;                 /* lgc_status of the run */
@@ -463,6 +463,8 @@ void lgc_run_file(unsigned long run, const char *ext, char buf[LGC_RUN_FILE_MAX]
 ** else LGC_EXIT_USAGE after a message (another sweep's directory, a
 ** directory of other files, one that cannot be written) naming option.
 */
+/* name in dir opened for reading if it is a regular file (no link followed, no FIFO waited on); -1 with errno. */
+int lgc_open_regular(int dir, const char *name);
 int lgc_dir_join(lgc_sweep_dir *d, const char *option, const char *path, const char *manifest);
 void lgc_dir_close(lgc_sweep_dir *d);
 
@@ -475,51 +477,63 @@ int lgc_dir_write_file(int dir, const char *name, const char *text, size_t len);
 
 /* ---- sweep_results.c: the runs' results, in journals and the index ---- */
 
-/* The results of a directory's runs 1..nruns: each a line of the index. */
-typedef struct lgc_results {
-    unsigned long nruns;
-    lgc_text text;              /* the lines */
-    size_t *at, *len;           /* run k's: text.s + at[k], len[k] bytes (0: none), nruns + 1 */
-    unsigned char *indexed;     /* run k's line was read from DIR/runs.csv */
-} lgc_results;
+/* The runs an index holds: those of one shard (K/M: K, K + M, ...), or all (shards 0). */
+typedef struct lgc_index_runs {
+    unsigned long shard, shards;
+} lgc_index_runs;
 
-/* No results yet, of runs 1..nruns: LGC_OK or LGC_ERR_NOMEM. */
-int lgc_results_init(lgc_results *r, unsigned long nruns);
-/* The results in DIR/runs.csv and DIR/run's journals: LGC_OK or LGC_ERR_NOMEM. */
-int lgc_results_read(lgc_results *r, int dir_fd, int run_fd, unsigned long nruns);
-/* A journal's whole records, up to the first that is not (a torn one), into r. */
-void lgc_results_take_journal(lgc_results *r, const char *text, size_t len);
-void lgc_results_free(lgc_results *r);
-int lgc_results_has(const lgc_results *r, unsigned long run);
-/* from's result of run into to (unless it has one): 1, or 0 when from has none or memory ran out. */
-int lgc_results_add(lgc_results *to, const lgc_results *from, unsigned long run);
+int lgc_index_has(const lgc_index_runs *index, unsigned long run);
+
+/* A run's result: its line of the index (len bytes, ending in a newline), read from DIR/runs.csv or a journal. */
+typedef struct lgc_result {
+    unsigned long run;
+    const char *line;
+    size_t len;
+    int indexed;
+} lgc_result;
+
+/*
+** The results of a directory's runs 1..nruns in run order, each run once
+** (the index's line, else the first journal's), read as they are taken: its
+** memory is a buffer per journal, whatever the number of runs.
+*/
+typedef struct lgc_cursor lgc_cursor;
+
+/* LGC_OK, or LGC_ERR_NOMEM / LGC_ERR_IO with errno (too many journals open); close it either way. */
+int lgc_cursor_open(lgc_cursor **c, int dir_fd, int run_fd, unsigned long nruns);
+void lgc_cursor_close(lgc_cursor *c);
+/* The current result into r: 1, or 0 past the last. Its line lasts until the cursor moves. */
+int lgc_cursor_get(const lgc_cursor *c, lgc_result *r);
+void lgc_cursor_next(lgc_cursor *c);
+/* Moves to run (past those before it; runs only increase): 1 with its result in r, or 0 if it has none. */
+int lgc_cursor_find(lgc_cursor *c, unsigned long run, lgc_result *r);
 
 /* A process's journal of results, made at its first record. */
 typedef struct lgc_journal {
     int fd;                     /* -1 until made */
     lgc_text record;
+    char name[128];             /* in DIR/run, once made */
 } lgc_journal;
 
 /* Run's line of the index (len bytes, ending in a newline), appended: 0, or -1 with errno. */
 int lgc_journal_append(lgc_journal *j, int run_fd, const char *line, size_t len);
 void lgc_journal_close(lgc_journal *j);
-/* The results read from runs.csv of runs not in_index (nruns + 1 flags) into a journal: 0, or -1 with errno. */
-int lgc_results_carry(const lgc_results *r, int run_fd, const unsigned char *in_index);
-/* The journals of runs all in_index removed, when this process is alone in DIR. */
-void lgc_results_remove_journals(const lgc_sweep_dir *d, unsigned long nruns,
-                                 const unsigned char *in_index);
+/* The journals of runs all in the index removed, when this process is alone in DIR. */
+void lgc_results_remove_journals(const lgc_sweep_dir *d, unsigned long nruns, const lgc_index_runs *index);
 
-/* 1 when run is done: its result is in r (and, with trajectories, its CSV in DIR/run). */
-int lgc_dir_run_done(const lgc_results *r, int run_fd, unsigned long run, int trajectories);
+/* 1 when run is done: its result is at c (into r, if not NULL) and, with trajectories, its CSV in DIR/run. */
+int lgc_dir_run_done(lgc_cursor *c, int run_fd, unsigned long run, int trajectories, lgc_result *r);
 
 /*
-** DIR/runs.csv, whole: the header and the results of runs[0..n) of r in
-** that order, then the journals it empties removed; *failed: how many are
-** faults. LGC_OK, else an lgc_status after a message
-** (LGC_ERR_INCONSISTENT: runs without a result, named).
+** DIR/runs.csv, whole: the header and the results of the index's runs, in
+** order, streamed from DIR's sources into its temporary; the results of
+** other runs read from the old index carried into a journal; then the
+** journals it empties removed. *n: its runs, *failed: how many are faults.
+** LGC_OK, else an lgc_status after a message (LGC_ERR_INCONSISTENT: runs
+** without a result, named; the old index stays).
 */
-int lgc_dir_write_index(const lgc_sweep_dir *d, const lgc_results *r, const char *header,
-                        const unsigned long *runs, size_t n, unsigned long *failed);
+int lgc_dir_write_index(const lgc_sweep_dir *d, unsigned long nruns, const char *header,
+                        const lgc_index_runs *index, size_t *n, unsigned long *failed);
 
 /* The exit status of a sweep of n runs, failed of them faults (they are said on stderr). */
 int lgc_dir_say_failed(const lgc_sweep_dir *d, unsigned long failed, size_t n);

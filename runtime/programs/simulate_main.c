@@ -199,15 +199,15 @@ static int open_outputs(lgc_sim_run *r)
     if (opt->plot && !lgc_find_program("gnuplot", r->gnuplot, sizeof r->gnuplot))
         return lgc_usage_error("--plot needs gnuplot, and there is none on PATH (Debian: "
                                "apt-get install gnuplot-nox)");
+    int rc;
     if (opt->out) {
-        r->csv_fd = open(opt->out, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        if (r->csv_fd < 0)
-            return lgc_usage_error("--out %s: %s", opt->out, strerror(errno));
+        if ((rc = lgc_output_open(&r->out, "--out", opt->out)) != LGC_EXIT_OK)
+            return rc;
+        r->csv_fd = r->out.fd;
     } else if (opt->plot && (r->csv_fd = lgc_scratch_fd()) < 0) {
         return lgc_usage_error("--plot: cannot make a scratch file for its data: %s",
                                strerror(errno));
     }
-    int rc;
     if (opt->plot && (rc = lgc_output_open(&r->png, "--plot", opt->plot)) != LGC_EXIT_OK)
         return rc;
     if (opt->summary_json && strcmp(opt->summary_json, "-") != 0
@@ -232,7 +232,7 @@ int lgc_sim_init(lgc_sim_run *r, const lgc_model *m)
     const size_t nx = (size_t)m->nx + 1;
     memset(r, 0, sizeof *r);
     r->model = m;
-    r->csv_fd = r->png.fd = r->summary.fd = r->events.fd = -1;
+    r->csv_fd = r->out.fd = r->png.fd = r->summary.fd = r->events.fd = -1;
     if (lgc_system_init(&r->sys, m) != LGC_OK || lgc_monitor_init(&r->mon, m) != LGC_OK
         || lgc_event_log_init(&r->log, m) != LGC_OK
         || !(r->x0 = calloc(2 * nx, sizeof *r->x0)) || !(r->fixed = calloc(nx, sizeof *r->fixed))) {
@@ -348,6 +348,13 @@ void lgc_sim_integrate(lgc_sim_run *r)
     r->status = rc;
     /* A sample that could not be written failed at its own time; a step at the driver's. */
     r->t_fault = rc == LGC_ERR_IO ? t : lgc_driver_time(r->drv);
+    if (rc != LGC_OK && r->csv) {
+        /* Its rows end at a fault, and the CSV says so (a full disk may refuse even that). */
+        char reason[512];
+        snprintf(reason, sizeof reason, "%s%s%s", lgc_strerror(rc), r->fault_detail ? ": " : "",
+                 r->fault_detail ? r->fault_detail : "");
+        lgc_csv_fault(r->csv, r->t_fault, reason);
+    }
     for (int i = 0; i < 2 * r->model->nh + r->model->nn; i++)
         if (r->mon.max_residual[i] > LGC_DRIFT_WARNING)
             r->drifted = 1;
@@ -371,6 +378,14 @@ static int finish(lgc_sim_run *r)
             exit = LGC_EXIT_FAILED;
         else if (lgc_output_commit(&r->png) != LGC_OK) {
             fprintf(stderr, "lagrangec: --plot %s: %s\n", r->opt.plot, strerror(errno));
+            exit = LGC_EXIT_FAILED;
+        }
+    }
+    /* The run's rows, a failed run's too (up to its fault row), replace the previous CSV whole. */
+    if (r->out.fd >= 0) {
+        r->csv_fd = -1;
+        if (lgc_output_commit(&r->out) != LGC_OK) {
+            fprintf(stderr, "lagrangec: --out %s: %s\n", r->opt.out, strerror(errno));
             exit = LGC_EXIT_FAILED;
         }
     }
@@ -410,8 +425,9 @@ static int finish(lgc_sim_run *r)
 void lgc_sim_free(lgc_sim_run *r)
 {
     lgc_csv_free(r->csv);
-    if (r->csv_fd >= 0)
+    if (r->csv_fd >= 0 && r->csv_fd != r->out.fd)
         close(r->csv_fd);
+    lgc_output_discard(&r->out);
     lgc_output_discard(&r->png);
     lgc_output_discard(&r->summary);
     lgc_output_discard(&r->events);

@@ -63,8 +63,23 @@ static int lock(int fd, int how)
     return 0;
 }
 
-/* The temporaries of files written whole (.NAME.PID-N) that are not being written. */
-static void remove_temporaries(int dir, int all_hidden)
+/* Does n start with prefix? */
+static int starts(const char *n, const char *prefix)
+{
+    return strncmp(n, prefix, strlen(prefix)) == 0;
+}
+
+/* A temporary of sweep.txt or the index in DIR, or of a trajectory in DIR/run (.NNNNNN.csv.PID-N). */
+static int is_temporary(const char *n, int in_run)
+{
+    if (!in_run)
+        return starts(n, "." LGC_SWEEP_INDEX ".") || starts(n, "." LGC_SWEEP_MANIFEST ".");
+    const size_t digits = n[0] == '.' ? strspn(n + 1, "0123456789") : 0;
+    return digits > 0 && starts(n + 1 + digits, ".csv.");
+}
+
+/* The temporaries of files written whole that are not being written: only those, never another's file. */
+static void remove_temporaries(int dir, int in_run)
 {
     int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -73,38 +88,93 @@ static void remove_temporaries(int dir, int all_hidden)
             close(fd);
         return;
     }
-    for (struct dirent *e; (e = readdir(d));) {
-        const char *n = e->d_name;
-        if (all_hidden ? n[0] == '.' && strcmp(n, ".") != 0 && strcmp(n, "..") != 0
-                       : strncmp(n, "." LGC_SWEEP_INDEX ".", sizeof LGC_SWEEP_INDEX + 1) == 0
-                             || strncmp(n, "." LGC_SWEEP_MANIFEST ".", sizeof LGC_SWEEP_MANIFEST + 1) == 0)
-            unlinkat(dir, n, 0);
-    }
+    for (struct dirent *e; (e = readdir(d));)
+        if (is_temporary(e->d_name, in_run))
+            unlinkat(dir, e->d_name, 0);
     closedir(d);
 }
 
-/* A directory with no sweep in it may hold nothing but what a sweep makes first. */
-static int holds_other_files(int dir)
+/*
+** Why dir, which has no sweep.txt, is not one a sweep may take (into why,
+** 1), or 0: it holds nothing but what a sweep makes before its sweep.txt
+** (.lock, an empty run/, the temporaries of a killed maker). Decided before
+** anything in dir is made, locked or removed.
+*/
+static int foreign(int dir, char *why, size_t size)
 {
     int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0)
             close(fd);
+        snprintf(why, size, "it cannot be read: %s", strerror(errno));
         return 1;
     }
     int other = 0;
-    for (struct dirent *e; !other && (e = readdir(d));)
-        other = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0
-                && strcmp(e->d_name, ".lock") != 0 && strcmp(e->d_name, "run") != 0;
+    for (struct dirent *e; !other && (e = readdir(d));) {
+        const char *n = e->d_name;
+        struct stat st;
+        if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || is_temporary(n, 0))
+            continue;
+        if (fstatat(dir, n, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            other = snprintf(why, size, "it has %s", n) > 0;
+        else if (strcmp(n, ".lock") == 0 && S_ISREG(st.st_mode))
+            continue;
+        else if (strcmp(n, "run") == 0 && S_ISDIR(st.st_mode)) {
+            int run = openat(dir, "run", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            DIR *r = run >= 0 ? fdopendir(run) : NULL;
+            if (!r) {
+                if (run >= 0)
+                    close(run);
+                other = snprintf(why, size, "its run/ cannot be read") > 0;
+                continue;
+            }
+            for (struct dirent *f; !other && (f = readdir(r));)
+                if (strcmp(f->d_name, ".") != 0 && strcmp(f->d_name, "..") != 0
+                    && !is_temporary(f->d_name, 1))
+                    other = snprintf(why, size, "it has run/%s", f->d_name) > 0;
+            closedir(r);
+        } else {
+            other = snprintf(why, size, "it has %s", n) > 0;
+        }
+    }
     closedir(d);
     return other;
+}
+
+/* Does dir hold a sweep.txt (a regular file)? */
+static int has_manifest(int dir)
+{
+    struct stat st;
+    return fstatat(dir, LGC_SWEEP_MANIFEST, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/* LGC_EXIT_OK when dir is a sweep's, or may become one; else the usage error. */
+static int recognise(int dir, const char *path)
+{
+    char why[512];
+    if (has_manifest(dir) || !foreign(dir, why, sizeof why))
+        return LGC_EXIT_OK;
+    return lgc_usage_error("%s is not a sweep's directory (%s, and no %s): give a new or empty "
+                           "directory", path, why, LGC_SWEEP_MANIFEST);
+}
+
+int lgc_open_regular(int dir, const char *name)
+{
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
+    int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)))
+        return fd;
+    close(fd);
+    errno = EINVAL;
+    return -1;
 }
 
 int lgc_dir_read_manifest(int dir, lgc_text *t)
 {
     lgc_text_clear(t);
-    int fd = openat(dir, LGC_SWEEP_MANIFEST, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = lgc_open_regular(dir, LGC_SWEEP_MANIFEST);
     if (fd < 0)
         return 0;
     char buf[4096];
@@ -144,9 +214,17 @@ int lgc_manifest_compare(const char *theirs, const char *ours, const char *path)
         if (theirs[i++] == '\n')
             start = i;
     const int a = (int)strcspn(theirs + start, "\n"), b = (int)strcspn(ours + start, "\n");
+    /* What the first difference means, when it is the model or the lagrangec that made it. */
+    const char *why = starts(ours + start, "version ")
+                          ? " (another lagrangec made it: its runs and this one's would mix two "
+                            "integrators)"
+                      : starts(ours + start, "compiled ") || starts(ours + start, "model ")
+                          ? " (the model changed since: the spec was edited, or generated anew; "
+                            "its runs are not this model's)"
+                          : "";
     return lgc_usage_error("%s holds another sweep: its %s has '%.*s' where this one has "
-                           "'%.*s'; give another --out, or remove it", path, LGC_SWEEP_MANIFEST,
-                           a, theirs + start, b, ours + start);
+                           "'%.*s'%s; give another --out, or remove it", path, LGC_SWEEP_MANIFEST,
+                           a, theirs + start, b, ours + start, why);
 }
 
 /* sweep.txt under an exclusive lock: written if there is none, else compared. */
@@ -159,10 +237,8 @@ static int claim(lgc_sweep_dir *d, const char *manifest, int exclusive)
                           : lgc_manifest_compare(there.s, manifest, d->path);
     } else if (!exclusive) {
         rc = -1;    /* its maker is still at it: try again */
-    } else if (holds_other_files(d->fd)) {
-        rc = lgc_usage_error("%s is not a sweep's directory (it has files and no %s): give a "
-                             "new or empty directory", d->path, LGC_SWEEP_MANIFEST);
-    } else if (lgc_dir_write_file(d->fd, LGC_SWEEP_MANIFEST, manifest, strlen(manifest)) != LGC_OK) {
+    } else if ((rc = recognise(d->fd, d->path)) == LGC_EXIT_OK
+               && lgc_dir_write_file(d->fd, LGC_SWEEP_MANIFEST, manifest, strlen(manifest)) != LGC_OK) {
         rc = lgc_usage_error("%s/%s: %s", d->path, LGC_SWEEP_MANIFEST, strerror(errno));
     }
     lgc_text_free(&there);
@@ -175,6 +251,9 @@ int lgc_dir_join(lgc_sweep_dir *d, const char *option, const char *path, const c
     d->run_fd = d->lock_fd = -1;
     if (make_dirs(path) != 0 || (d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         return lgc_usage_error("%s %s: %s", option, path, strerror(errno));
+    int rc = recognise(d->fd, path);
+    if (rc != LGC_EXIT_OK)
+        return rc;
     if ((mkdirat(d->fd, "run", 0777) != 0 && errno != EEXIST)
         || (d->run_fd = openat(d->fd, "run", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return lgc_usage_error("%s %s/run: %s", option, path, strerror(errno));
@@ -186,14 +265,14 @@ int lgc_dir_join(lgc_sweep_dir *d, const char *option, const char *path, const c
         if (flock(d->lock_fd, LOCK_EX | LOCK_NB) == 0) {
             remove_temporaries(d->fd, 0);
             remove_temporaries(d->run_fd, 1);
-            int rc = claim(d, manifest, 1);
+            rc = claim(d, manifest, 1);
             if (rc != LGC_EXIT_OK || lock(d->lock_fd, LOCK_SH) == 0)
                 return rc;
         } else if (errno != EWOULDBLOCK && errno != EINTR) {
             break;
         } else if (lock(d->lock_fd, LOCK_SH) == 0) {
             /* Others at work: whoever had it alone wrote sweep.txt before sharing it. */
-            int rc = claim(d, manifest, 0);
+            rc = claim(d, manifest, 0);
             if (rc >= 0)
                 return rc;
             flock(d->lock_fd, LOCK_UN);
@@ -215,58 +294,128 @@ void lgc_dir_close(lgc_sweep_dir *d)
     d->fd = d->run_fd = d->lock_fd = -1;
 }
 
-int lgc_dir_run_done(const lgc_results *r, int run_fd, unsigned long run, int trajectories)
+int lgc_index_has(const lgc_index_runs *index, unsigned long run)
+{
+    return index->shards == 0 || (run - 1) % index->shards == index->shard - 1;
+}
+
+/* The index's first run after run (nruns + 1: none). */
+static unsigned long index_after(const lgc_index_runs *index, unsigned long run, unsigned long nruns)
+{
+    if (index->shards == 0)
+        return run + 1;
+    /* (k - 1) % M == K - 1, the least such k above run */
+    const unsigned long m = index->shards, want = index->shard - 1, at = run % m;
+    const unsigned long k = run + 1 + (want + m - at) % m;
+    return k > nruns || k <= run ? nruns + 1 : k;
+}
+
+int lgc_dir_run_done(lgc_cursor *c, int run_fd, unsigned long run, int trajectories, lgc_result *r)
 {
     char name[LGC_RUN_FILE_MAX];
     struct stat st;
-    if (!lgc_results_has(r, run))
+    lgc_result found;
+    if (!lgc_cursor_find(c, run, r ? r : &found))
         return 0;
     lgc_run_file(run, "csv", name);
     return !trajectories
            || (fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
 }
 
-int lgc_dir_write_index(const lgc_sweep_dir *d, const lgc_results *r, const char *header,
-                        const unsigned long *runs, size_t n, unsigned long *failed)
+/* The index being written (its temporary, and a buffer of it), the old index's lines of other runs carried, and counts. */
+typedef struct writing {
+    lgc_output out;
+    lgc_text buf;
+    lgc_journal carry;
+    size_t n, missing;
+    unsigned long failed;
+} writing;
+
+/* buf out when it is full (or, with all, whatever it holds): 0, or -1 with errno. */
+static int flush(writing *w, int all)
 {
-    lgc_text index = {0};
-    unsigned char *in_index = calloc(r->nruns + 1, 1);
-    lgc_text_add(&index, header, strlen(header));
-    lgc_text_add(&index, "\n", 1);
-    size_t missing = 0;
-    *failed = 0;
-    for (size_t i = 0; i < n; i++) {
-        const unsigned long k = runs[i];
-        if (!lgc_results_has(r, k)) {
-            if (missing++ < 10)
-                fprintf(stderr, "%s run %lu", missing == 1 ? "lagrangec: no result for" : ",", k);
-            continue;
-        }
-        const char *line = r->text.s + r->at[k];
-        lgc_text_add(&index, line, r->len[k]);
-        *failed += line[strcspn(line, ",") + 1] == 'f';     /* K,fault,... */
-        if (in_index)
-            in_index[k] = 1;
+    if (w->buf.failed) {
+        errno = ENOMEM;
+        return -1;
     }
-    int rc = LGC_OK;
-    if (missing > 0) {
-        fprintf(stderr, "%s (%zu of %zu runs): rerun the same command to finish them\n",
-                missing > 10 ? ", ..." : "", missing, n);
-        rc = LGC_ERR_INCONSISTENT;
-    } else if (index.failed || !in_index) {
-        fprintf(stderr, "lagrangec: %s/%s: %s\n", d->path, LGC_SWEEP_INDEX, strerror(ENOMEM));
-        rc = LGC_ERR_NOMEM;
-    } else if (lgc_results_carry(r, d->run_fd, in_index) != 0) {
+    if (w->buf.len < ((size_t)1 << 20) && !all)
+        return 0;
+    const int rc = lgc_write_all(w->out.fd, w->buf.s, w->buf.len);
+    lgc_text_clear(&w->buf);
+    return rc;
+}
+
+static void say_missing(writing *w, unsigned long run)
+{
+    if (w->missing++ < 10)
+        fprintf(stderr, "%s run %lu", w->missing == 1 ? "lagrangec: no result for" : ",", run);
+}
+
+/* Every result of c in order: the index's into w, the old index's of other runs carried. 0, or -1 with errno. */
+static int stream(const lgc_sweep_dir *d, lgc_cursor *c, unsigned long nruns, const lgc_index_runs *index,
+                  writing *w)
+{
+    unsigned long want = index_after(index, 0, nruns);
+    lgc_result r;
+    for (; lgc_cursor_get(c, &r); lgc_cursor_next(c)) {
+        for (; want < r.run; want = index_after(index, want, nruns))
+            say_missing(w, want);
+        if (lgc_index_has(index, r.run)) {
+            lgc_text_add(&w->buf, r.line, r.len);
+            w->failed += r.line[strcspn(r.line, ",") + 1] == 'f';     /* K,fault,... */
+            w->n++;
+            want = index_after(index, r.run, nruns);
+            if (flush(w, 0) != 0)
+                return -1;
+        } else if (r.indexed && lgc_journal_append(&w->carry, d->run_fd, r.line, r.len) != 0) {
+            return -1;
+        }
+    }
+    for (; want <= nruns; want = index_after(index, want, nruns))
+        say_missing(w, want);
+    return flush(w, 1);
+}
+
+int lgc_dir_write_index(const lgc_sweep_dir *d, unsigned long nruns, const char *header,
+                        const lgc_index_runs *index, size_t *n, unsigned long *failed)
+{
+    writing w;
+    memset(&w, 0, sizeof w);
+    w.out.fd = w.carry.fd = -1;
+    lgc_cursor *c = NULL;
+    int rc = lgc_cursor_open(&c, d->fd, d->run_fd, nruns);
+    if (rc != LGC_OK) {
         fprintf(stderr, "lagrangec: %s/run: %s\n", d->path, strerror(errno));
-        rc = LGC_ERR_IO;
-    } else if (lgc_dir_write_file(d->fd, LGC_SWEEP_INDEX, index.s, index.len) != LGC_OK) {
+    } else if (lgc_output_open_at(&w.out, d->fd, LGC_SWEEP_INDEX) != LGC_OK) {
         fprintf(stderr, "lagrangec: %s/%s: %s\n", d->path, LGC_SWEEP_INDEX, strerror(errno));
         rc = LGC_ERR_IO;
     } else {
-        lgc_results_remove_journals(d, r->nruns, in_index);
+        lgc_text_add(&w.buf, header, strlen(header));
+        lgc_text_add(&w.buf, "\n", 1);
+        if (stream(d, c, nruns, index, &w) != 0) {
+            fprintf(stderr, "%slagrangec: %s: %s\n", w.missing ? "\n" : "", d->path, strerror(errno));
+            rc = LGC_ERR_IO;
+        } else if (w.missing > 0) {
+            fprintf(stderr, "%s (%zu of %zu runs): rerun the same command to finish them\n",
+                    w.missing > 10 ? ", ..." : "", w.missing, w.n + w.missing);
+            rc = LGC_ERR_INCONSISTENT;
+        }
     }
-    free(in_index);
-    lgc_text_free(&index);
+    lgc_cursor_close(c);
+    /* The carried lines are kept only beside the index that no longer has them. */
+    if (rc != LGC_OK && w.carry.fd >= 0)
+        unlinkat(d->run_fd, w.carry.name, 0);
+    lgc_journal_close(&w.carry);
+    if (rc == LGC_OK && lgc_output_commit(&w.out) != LGC_OK) {
+        fprintf(stderr, "lagrangec: %s/%s: %s\n", d->path, LGC_SWEEP_INDEX, strerror(errno));
+        rc = LGC_ERR_IO;
+    }
+    lgc_output_discard(&w.out);
+    lgc_text_free(&w.buf);
+    if (rc == LGC_OK)
+        lgc_results_remove_journals(d, nruns, index);
+    *n = w.n + w.missing;
+    *failed = w.failed;
     return rc;
 }
 

@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lagrangec/program.h"
 #include "lagrangec/status.h"
+#include "lagrangec/version.h"
 #include "programs.h"
 
 /* The largest RUNS.csv read: a table of ten million runs fits. */
@@ -245,9 +247,9 @@ static int values(lgc_sweep *s)
 }
 
 /*
-** The model's fingerprint: its names, sizes and defaults, and the bits of
-** its functions at two states. A spec edited between two sweeps into one
-** directory changes it, and sweep.txt with it.
+** The fingerprint of a model whose program does not say what it compiled
+** (lgc_program_compiled): its names, sizes and defaults, and the bits of
+** its functions at two states.
 */
 static uint64_t fingerprint(const lgc_model *m, double *work)
 {
@@ -309,13 +311,20 @@ static int describe(lgc_sweep *s)
     }
     lgc_text_printf(h, ",%s,fault t,fault", lgc_integral_drift_name(m));
 
-    const size_t work = (size_t)(2 * m->nx + 3 * (m->nh + m->nn) + m->nwork) + 1;
-    double *scratch = calloc(work, sizeof *scratch);
-    if (!scratch)
-        return lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM));
-    lgc_text_printf(t, "lagrangec sweep\nmodel %s %016llx\n", m->name,
-                    (unsigned long long)fingerprint(m, scratch));
-    free(scratch);
+    /* The runtime's version: runs of two integrators never share an index. */
+    lgc_text_printf(t, "lagrangec sweep\nversion %s\n", LGC_VERSION);
+    if (lgc_program_compiled) {
+        lgc_text_printf(t, "model %s\n", m->name);
+        for (const char *const *c = lgc_program_compiled; *c; c++)
+            lgc_text_printf(t, "compiled %s\n", *c);
+    } else {
+        const size_t work = (size_t)(2 * m->nx + 3 * (m->nh + m->nn) + m->nwork) + 1;
+        double *scratch = calloc(work, sizeof *scratch);
+        if (!scratch)
+            return lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM));
+        lgc_text_printf(t, "model %s %016llx\n", m->name, (unsigned long long)fingerprint(m, scratch));
+        free(scratch);
+    }
     lgc_text_printf(t, "formulation %s\nruns %lu\n", m->vakonomic ? "vakonomic" : "dalembert",
                     s->nruns);
     if (s->runs_path) {
@@ -384,12 +393,6 @@ static int prepare(lgc_sweep *s, int argc, char **argv)
     return lgc_sim_make_driver(&s->run);
 }
 
-/* Is run k (1-based) in this invocation's shard? */
-static int in_shard(const lgc_sweep *s, unsigned long k)
-{
-    return s->shards == 0 || (k - 1) % s->shards == s->shard - 1;
-}
-
 /* The processors this process may run on. */
 static int processors(void)
 {
@@ -410,18 +413,19 @@ static int work(void *ctx, unsigned long i, double *integrating)
 static int run_share(lgc_sweep *s, lgc_tally *tally)
 {
     const int rank = s->ranks ? s->ranks->rank : 0, size = s->ranks ? s->ranks->size : 1;
-    lgc_results done;
-    if (lgc_results_read(&done, s->dir.fd, s->dir.run_fd, s->nruns) != LGC_OK) {
-        lgc_results_free(&done);
-        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
+    lgc_cursor *done;
+    if (lgc_cursor_open(&done, s->dir.fd, s->dir.run_fd, s->nruns) != LGC_OK) {
+        fprintf(stderr, "lagrangec: %s/run: %s\n", s->out, strerror(errno));
+        lgc_cursor_close(done);
         return -1;
     }
     size_t n = 0;
+    const lgc_index_runs shard = {s->shard, s->shards};
     for (unsigned long k = 1, position = 0; k <= s->nruns; k++)
-        if (in_shard(s, k) && position++ % (unsigned long)size == (unsigned long)rank
-            && !lgc_dir_run_done(&done, s->dir.run_fd, k, s->trajectories))
+        if (lgc_index_has(&shard, k) && position++ % (unsigned long)size == (unsigned long)rank
+            && !lgc_dir_run_done(done, s->dir.run_fd, k, s->trajectories, NULL))
             s->todo[n++] = k;
-    lgc_results_free(&done);
+    lgc_cursor_close(done);
     int jobs = s->jobs > 0 ? s->jobs : s->ranks ? 1 : processors();
     if ((size_t)jobs > n)
         jobs = n > 0 ? (int)n : 1;
@@ -441,18 +445,9 @@ static int run_share(lgc_sweep *s, lgc_tally *tally)
 static int finish(lgc_sweep *s, const lgc_tally *ran, double seconds)
 {
     size_t n = 0;
-    for (unsigned long k = 1; k <= s->nruns; k++)
-        if (in_shard(s, k))
-            s->todo[n++] = k;
     unsigned long failed = 0;
-    lgc_results results;
-    int rc = lgc_results_read(&results, s->dir.fd, s->dir.run_fd, s->nruns);
-    if (rc != LGC_OK)
-        fprintf(stderr, "lagrangec: %s\n", lgc_strerror(rc));
-    else
-        rc = lgc_dir_write_index(&s->dir, &results, s->header.s, s->todo, n, &failed);
-    lgc_results_free(&results);
-    if (rc != LGC_OK)
+    const lgc_index_runs index = {s->shard, s->shards};
+    if (lgc_dir_write_index(&s->dir, s->nruns, s->header.s, &index, &n, &failed) != LGC_OK)
         return LGC_EXIT_FAILED;
     if (!s->quiet)
         fprintf(stderr, "lagrangec: %zu runs%s, %lu failed: %s/%s (%lu of them run now, in %.3g s: "

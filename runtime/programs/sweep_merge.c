@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lagrangec/status.h"
+#include "lagrangec/version.h"
 #include "programs.h"
 
 /* The value of "KEY VALUE" in sweep.txt, to the line's end; NULL if none. */
@@ -53,7 +54,7 @@ static int place(int from, int to, const char *name)
     }
     if (errno != EXDEV && errno != EPERM && errno != EMLINK)
         return -1;
-    int in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int in = lgc_open_regular(from, name);
     lgc_output out;
     if (in < 0 || lgc_output_open_at(&out, to, name) != LGC_OK) {
         int err = errno;
@@ -85,7 +86,7 @@ typedef struct input {
     const char *path;
     int fd, run_fd;
     lgc_text manifest;
-    lgc_results results;
+    lgc_cursor *results;
 } input;
 
 static int open_input(input *in, const char *path)
@@ -102,16 +103,26 @@ static int open_input(input *in, const char *path)
                                : LGC_EXIT_OK;
 }
 
-/* Every run's trajectory into the output, its result into *results; the runs no input has, named. */
-static int gather(const input *ins, int n, lgc_sweep_dir *out, lgc_results *results, int trajectories)
+/* Every run's trajectory into the output, its result into a journal there; the runs no input has, named. */
+static int gather(input *ins, int n, lgc_sweep_dir *out, unsigned long runs, int trajectories)
 {
-    const unsigned long runs = results->nruns;
+    lgc_cursor *had = NULL;     /* the output's results from before */
+    int ok = lgc_cursor_open(&had, out->fd, out->run_fd, runs) == LGC_OK;
+    for (int i = 0; ok && i < n; i++)
+        ok = lgc_cursor_open(&ins[i].results, ins[i].fd, ins[i].run_fd, runs) == LGC_OK;
+    if (!ok) {
+        fprintf(stderr, "lagrangec: %s\n", strerror(errno));
+        lgc_cursor_close(had);
+        return LGC_EXIT_FAILED;
+    }
+    lgc_journal journal = {-1, {0}, ""};
     unsigned long missing = 0;
-    for (unsigned long k = 1; k <= runs; k++) {
+    for (unsigned long k = 1; ok && k <= runs; k++) {
+        lgc_result r;
         int i = 0;
-        while (i < n && !lgc_dir_run_done(&ins[i].results, ins[i].run_fd, k, trajectories))
+        while (i < n && !lgc_dir_run_done(ins[i].results, ins[i].run_fd, k, trajectories, &r))
             i++;
-        if (i == n && lgc_dir_run_done(results, out->run_fd, k, trajectories))
+        if (i == n && lgc_dir_run_done(had, out->run_fd, k, trajectories, NULL))
             continue;   /* the output has it from before */
         if (i == n) {
             if (missing++ < 10)
@@ -123,13 +134,16 @@ static int gather(const input *ins, int n, lgc_sweep_dir *out, lgc_results *resu
         if (trajectories && place(ins[i].run_fd, out->run_fd, name) != 0) {
             fprintf(stderr, "%slagrangec: %s/run/%s into %s: %s\n", missing ? "\n" : "",
                     ins[i].path, name, out->path, strerror(errno));
-            return LGC_EXIT_FAILED;
-        }
-        if (!lgc_results_add(results, &ins[i].results, k)) {
-            fprintf(stderr, "%slagrangec: %s\n", missing ? "\n" : "", strerror(ENOMEM));
-            return LGC_EXIT_FAILED;
+            ok = 0;
+        } else if (lgc_journal_append(&journal, out->run_fd, r.line, r.len) != 0) {
+            fprintf(stderr, "%slagrangec: %s/run: %s\n", missing ? "\n" : "", out->path, strerror(errno));
+            ok = 0;
         }
     }
+    lgc_journal_close(&journal);
+    lgc_cursor_close(had);
+    if (!ok)
+        return LGC_EXIT_FAILED;
     if (missing == 0)
         return LGC_EXIT_OK;
     fprintf(stderr, "%s (%lu of %lu runs; a shard missing, or not finished?)\n",
@@ -155,27 +169,26 @@ static int merge(input *ins, int n, const char *out_path, int quiet)
         || strspn(runs, "0123456789") > 10 || strtoul(runs, NULL, 10) > LGC_SWEEP_MAX_RUNS)
         return lgc_usage_error("--merge %s: its %s is not one lagrangec sweep wrote", ins[0].path,
                                LGC_SWEEP_MANIFEST);
+    int version_len;
+    const char *version = manifest_value(manifest, "version", &version_len);
+    if (!version)
+        return lgc_usage_error("--merge %s: its %s records no version of lagrangec (an older one "
+                               "ran it): merge it with that one", ins[0].path, LGC_SWEEP_MANIFEST);
+    if ((size_t)version_len != strlen(LGC_VERSION) || strncmp(version, LGC_VERSION, (size_t)version_len) != 0)
+        return lgc_usage_error("--merge %s: lagrangec %.*s ran this sweep, this is lagrangec %s: "
+                               "merge it with the one that ran it", ins[0].path, version_len, version,
+                               LGC_VERSION);
     const unsigned long nruns = strtoul(runs, NULL, 10);
     char *header = strndup(columns, (size_t)columns_len);
-    unsigned long *all = calloc(nruns + 1, sizeof *all);
     lgc_sweep_dir out = {NULL, -1, -1, -1};
-    int rc = header && all ? lgc_dir_join(&out, "--out", out_path, manifest)
-                           : lgc_usage_error("%s", strerror(ENOMEM));
-    lgc_results results = {0};
-    for (int i = 0; rc == LGC_EXIT_OK && i <= n; i++)
-        if (lgc_results_read(i < n ? &ins[i].results : &results, i < n ? ins[i].fd : out.fd,
-                             i < n ? ins[i].run_fd : out.run_fd, nruns) != LGC_OK)
-            rc = lgc_usage_error("%s", strerror(ENOMEM));
+    int rc = header ? lgc_dir_join(&out, "--out", out_path, manifest) : lgc_usage_error("%s", strerror(ENOMEM));
     if (rc == LGC_EXIT_OK)
-        rc = gather(ins, n, &out, &results, strncmp(trajectories, "yes", 3) == 0);
+        rc = gather(ins, n, &out, nruns, strncmp(trajectories, "yes", 3) == 0);
     unsigned long failed = 0;
-    if (rc == LGC_EXIT_OK) {
-        for (unsigned long k = 0; k < nruns; k++)
-            all[k] = k + 1;
-        if (lgc_dir_write_index(&out, &results, header, all, nruns, &failed) != LGC_OK)
-            rc = LGC_EXIT_FAILED;
-    }
-    lgc_results_free(&results);
+    size_t indexed = 0;
+    const lgc_index_runs all = {0, 0};
+    if (rc == LGC_EXIT_OK && lgc_dir_write_index(&out, nruns, header, &all, &indexed, &failed) != LGC_OK)
+        rc = LGC_EXIT_FAILED;
     if (rc == LGC_EXIT_OK && !quiet)
         fprintf(stderr, "lagrangec: %lu runs from %d directories, %lu failed: %s/%s\n", nruns, n,
                 failed, out_path, LGC_SWEEP_INDEX);
@@ -183,7 +196,6 @@ static int merge(input *ins, int n, const char *out_path, int quiet)
         rc = lgc_dir_say_failed(&out, failed, nruns);
     lgc_dir_close(&out);
     free(header);
-    free(all);
     return rc;
 }
 
@@ -204,7 +216,7 @@ int lgc_sweep_merge(int argc, char **argv)
         else if (argv[k][0] == '-')
             rc = lgc_usage_error("--merge takes directories, --out DIR and --quiet; not '%s'", argv[k]);
         else
-            ins[n++] = (input){argv[k], -1, -1, {0}, {0}};
+            ins[n++] = (input){argv[k], -1, -1, {0}, NULL};
     }
     if (rc == LGC_EXIT_OK && n == 0)
         rc = lgc_usage_error("--merge needs the directories to merge");
@@ -218,7 +230,7 @@ int lgc_sweep_merge(int argc, char **argv)
         if (ins[i].fd >= 0)
             close(ins[i].fd);
         lgc_text_free(&ins[i].manifest);
-        lgc_results_free(&ins[i].results);
+        lgc_cursor_close(ins[i].results);
     }
     free(ins);
     return rc;

@@ -1,7 +1,8 @@
 /*
 ** sweep_results.c — the runs' results of a sweep's directory: the lines of
 ** the index, where they wait until the index is written (the journals) and
-** where they end (DIR/runs.csv).
+** where they end (DIR/runs.csv); read in run order, a buffer at a time, so
+** that what a process holds of them does not grow with the number of runs.
 **
 ** A journal, DIR/run/HOST-PID-N.journal, is one process's: it appends a
 ** record per run, "LEN HASH LINE", LINE the run's line of the index (LEN
@@ -10,7 +11,10 @@
 ** loss) fails its length or its hash and ends what is read of its journal:
 ** its run, and any after it, are redone, and no record is ever taken for
 ** another. A process never appends to a journal it did not make, so only
-** the last record of a journal can be torn.
+** the last record of a journal can be torn; and it takes its runs in
+** increasing order (workers.c, sweep_main.c), so each journal, like the
+** index, is in run order, and the results of a directory are the merge of
+** its sources (a heap of them), the index's line first when two have one.
 **
 ** The index writer removes the journals whose runs are all in the index
 ** once it is in place, when it is alone in DIR, so a finished DIR holds
@@ -32,27 +36,9 @@
 #include "programs.h"
 
 #define JOURNAL_EXT ".journal"
-
-/* The whole of name in dir into t (appended): 0, or -1 with errno. */
-static int read_all(int dir, const char *name, lgc_text *t)
-{
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    char buf[1 << 16];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            break;
-        lgc_text_add(t, buf, (size_t)n);
-    }
-    const int err = n < 0 ? errno : t->failed ? ENOMEM : 0;
-    close(fd);
-    errno = err;
-    return err ? -1 : 0;
-}
+/* Reading stops at a record longer than this (a journal torn into garbage). */
+#define RECORD_MAX ((size_t)1 << 24)
+#define READ_SIZE ((size_t)1 << 14)
 
 /* The run whose line of the index line is ("K,ok," or "K,fault,"), in 1..nruns; 0 if none. */
 static unsigned long line_run(const char *line, size_t len, unsigned long nruns)
@@ -68,21 +54,6 @@ static unsigned long line_run(const char *line, size_t len, unsigned long nruns)
         return 0;
     const unsigned long k = strtoul(line, NULL, 10);
     return k >= 1 && k <= nruns ? k : 0;
-}
-
-/* Run k's line, if it has none yet; 0 when line is not one of the index's. */
-static int put(lgc_results *r, const char *line, size_t len, int indexed)
-{
-    const unsigned long k = line_run(line, len, r->nruns);
-    if (k == 0)
-        return 0;
-    if (r->len[k] == 0) {
-        r->at[k] = r->text.len;
-        r->len[k] = len;
-        r->indexed[k] = (unsigned char)indexed;
-        lgc_text_add(&r->text, line, len);
-    }
-    return 1;
 }
 
 /* The length of the next CSV record of s (RFC 4180: a quoted field may hold line ends), 0 if it has no end. */
@@ -123,15 +94,6 @@ static size_t journal_record(const char *s, size_t n, const char **line, size_t 
     return start + size;
 }
 
-/* Each whole record of a journal's text, to f; stops at the first that is not. */
-static void each_record(const lgc_text *t, void (*f)(void *, const char *, size_t), void *ctx)
-{
-    const char *line;
-    size_t len;
-    for (size_t at = 0, n; at < t->len && (n = journal_record(t->s + at, t->len - at, &line, &len)); at += n)
-        f(ctx, line, len);
-}
-
 /* Does name name a journal? */
 static int is_journal(const char *name)
 {
@@ -156,100 +118,230 @@ static int each_journal(int run_fd, void (*f)(void *, const char *), void *ctx)
     return 0;
 }
 
-typedef struct reading {
-    lgc_results *r;
-    int run_fd;
-    lgc_text journal;
-} reading;
+/*
+** A source of results in run order: DIR/runs.csv (its lines after the
+** header) or a journal (its records, up to the first torn one). A record
+** whose run is not after the one before it in its source (no writer makes
+** one) is not taken: its run is redone.
+*/
+typedef struct source {
+    int fd;
+    int journal;                /* records "LEN HASH LINE"; else the index's lines */
+    lgc_text buf;               /* read, not yet taken: buf.s[at..buf.len) */
+    size_t at;
+    int eof;
+    unsigned long run, last;    /* the current record's run (0: none left), the one before */
+    const char *line;           /* the current record's line, len bytes */
+    size_t len;
+} source;
 
-static void put_journaled(void *ctx, const char *line, size_t len)
+/* A buffer's more of src, after what is not yet taken: 0, or -1 with errno. */
+static int fill(source *src)
 {
-    put(ctx, line, len, 0);
-}
-
-void lgc_results_take_journal(lgc_results *r, const char *text, size_t len)
-{
-    const lgc_text t = {(char *)text, len, len, 0};
-    each_record(&t, put_journaled, r);
-}
-
-static void read_journal(void *ctx, const char *name)
-{
-    reading *g = ctx;
-    lgc_text_clear(&g->journal);
-    if (read_all(g->run_fd, name, &g->journal) == 0)
-        lgc_results_take_journal(g->r, g->journal.s, g->journal.len);
-    else if (errno == ENOMEM)
-        g->r->text.failed = 1;
-}
-
-int lgc_results_init(lgc_results *r, unsigned long nruns)
-{
-    memset(r, 0, sizeof *r);
-    if (nruns > LGC_SWEEP_MAX_RUNS)
-        return LGC_ERR_NOMEM;
-    r->nruns = nruns;
-    r->at = calloc(nruns + 1, sizeof *r->at);
-    r->len = calloc(nruns + 1, sizeof *r->len);
-    r->indexed = calloc(nruns + 1, 1);
-    return r->at && r->len && r->indexed ? LGC_OK : LGC_ERR_NOMEM;
-}
-
-int lgc_results_read(lgc_results *r, int dir_fd, int run_fd, unsigned long nruns)
-{
-    if (lgc_results_init(r, nruns) != LGC_OK)
-        return LGC_ERR_NOMEM;
-    /* The index a sweep finished, then what the journals add. */
-    lgc_text index = {0};
-    if (read_all(dir_fd, LGC_SWEEP_INDEX, &index) == 0) {
-        size_t at = record_len(index.s, index.len);     /* the header */
-        for (size_t n; at > 0 && at < index.len && (n = record_len(index.s + at, index.len - at)); at += n)
-            put(r, index.s + at, n, 1);
+    const size_t avail = src->buf.len - src->at;
+    if (avail > RECORD_MAX) {
+        errno = EFBIG;
+        return -1;
     }
-    const int index_failed = index.failed;
-    lgc_text_free(&index);
-    reading g = {r, run_fd, {0}};
-    each_journal(run_fd, read_journal, &g);
-    if (g.journal.failed)
-        r->text.failed = 1;
-    lgc_text_free(&g.journal);
-    return r->text.failed || index_failed ? LGC_ERR_NOMEM : LGC_OK;
+    if (src->at > 0)
+        memmove(src->buf.s, src->buf.s + src->at, avail);
+    src->buf.len = avail;
+    src->at = 0;
+    char chunk[READ_SIZE];
+    ssize_t got;
+    while ((got = read(src->fd, chunk, sizeof chunk)) < 0 && errno == EINTR)
+        ;
+    if (got < 0)
+        return -1;
+    src->eof = got == 0;
+    lgc_text_add(&src->buf, chunk, (size_t)got);
+    if (src->buf.failed)
+        errno = ENOMEM;
+    return src->buf.failed ? -1 : 0;
 }
 
-void lgc_results_free(lgc_results *r)
+/* The next record of src made its current one (run 0 at its end, or where it cannot be read). */
+static void source_next(source *src, unsigned long nruns)
 {
-    lgc_text_free(&r->text);
-    free(r->at);
-    free(r->len);
-    free(r->indexed);
-    memset(r, 0, sizeof *r);
+    for (;;) {
+        const char *s = src->buf.s + src->at, *line = s;
+        const size_t avail = src->buf.len - src->at;
+        size_t n = 0, len = 0;
+        if (avail > 0)
+            n = src->journal ? journal_record(s, avail, &line, &len) : (len = record_len(s, avail));
+        if (n > 0) {
+            src->at += n;
+            const unsigned long k = line_run(line, len, nruns);
+            if (k == 0 || k <= src->last)
+                continue;
+            src->run = src->last = k;
+            src->line = line;
+            src->len = len;
+            return;
+        }
+        if (src->eof || fill(src) != 0) {
+            src->run = 0;
+            return;
+        }
+    }
 }
 
-int lgc_results_has(const lgc_results *r, unsigned long run)
+/* name in dir as a source, at its first record: 0, or -1 when it is none (not a regular file). */
+static int source_open(source *src, int dir, const char *name, int journal, unsigned long nruns)
 {
-    return run >= 1 && run <= r->nruns && r->len[run] > 0;
+    memset(src, 0, sizeof *src);
+    src->journal = journal;
+    if ((src->fd = lgc_open_regular(dir, name)) < 0)
+        return -1;
+    if (!journal) {     /* past the header */
+        size_t n;
+        while ((n = record_len(src->buf.s + src->at, src->buf.len - src->at)) == 0 && !src->eof)
+            if (fill(src) != 0)
+                break;
+        src->at += n;
+    }
+    source_next(src, nruns);
+    return 0;
 }
 
-int lgc_results_add(lgc_results *to, const lgc_results *from, unsigned long run)
+static void source_close(source *src)
 {
-    if (!lgc_results_has(from, run))
+    if (src->fd >= 0)
+        close(src->fd);
+    lgc_text_free(&src->buf);
+    src->fd = -1;
+}
+
+/* The results of a directory in run order: its sources on a heap, the least (run, then the index first) on top. */
+struct lgc_cursor {
+    unsigned long nruns;
+    source *src;                /* nsrc: the index (if any) first, then the journals */
+    int nsrc;
+    int *heap, nheap;           /* the sources with a record left, by index into src */
+};
+
+static int before(const lgc_cursor *c, int a, int b)
+{
+    return c->src[a].run < c->src[b].run || (c->src[a].run == c->src[b].run && a < b);
+}
+
+static void sift_down(lgc_cursor *c, int i)
+{
+    for (;;) {
+        int least = i, l = 2 * i + 1, r = l + 1;
+        if (l < c->nheap && before(c, c->heap[l], c->heap[least]))
+            least = l;
+        if (r < c->nheap && before(c, c->heap[r], c->heap[least]))
+            least = r;
+        if (least == i)
+            return;
+        int t = c->heap[i];
+        c->heap[i] = c->heap[least];
+        c->heap[least] = t;
+        i = least;
+    }
+}
+
+typedef struct opening {
+    lgc_cursor *c;
+    int run_fd, failed;
+} opening;
+
+static void open_journal(void *ctx, const char *name)
+{
+    opening *o = ctx;
+    lgc_cursor *c = o->c;
+    source *more = realloc(c->src, (size_t)(c->nsrc + 1) * sizeof *more);
+    if (!more) {
+        o->failed = ENOMEM;
+        return;
+    }
+    c->src = more;
+    if (source_open(&c->src[c->nsrc], o->run_fd, name, 1, c->nruns) == 0)
+        c->nsrc++;
+    else if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+        o->failed = errno;      /* a journal left out would have its runs redone: say so instead */
+}
+
+int lgc_cursor_open(lgc_cursor **cursor, int dir_fd, int run_fd, unsigned long nruns)
+{
+    lgc_cursor *c = calloc(1, sizeof *c);
+    *cursor = c;
+    if (!c || !(c->src = malloc(sizeof *c->src))) {
+        errno = ENOMEM;
+        return LGC_ERR_NOMEM;
+    }
+    c->nruns = nruns;
+    if (source_open(&c->src[0], dir_fd, LGC_SWEEP_INDEX, 0, nruns) == 0)
+        c->nsrc = 1;
+    opening o = {c, run_fd, 0};
+    if (each_journal(run_fd, open_journal, &o) != 0)
+        o.failed = errno;
+    if (o.failed || !(c->heap = malloc(((size_t)c->nsrc + 1) * sizeof *c->heap))) {
+        errno = o.failed ? o.failed : ENOMEM;
+        return errno == ENOMEM ? LGC_ERR_NOMEM : LGC_ERR_IO;
+    }
+    for (int i = 0; i < c->nsrc; i++)
+        if (c->src[i].run > 0)
+            c->heap[c->nheap++] = i;
+    for (int i = c->nheap / 2 - 1; i >= 0; i--)
+        sift_down(c, i);
+    return LGC_OK;
+}
+
+void lgc_cursor_close(lgc_cursor *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->nsrc; i++)
+        source_close(&c->src[i]);
+    free(c->src);
+    free(c->heap);
+    free(c);
+}
+
+int lgc_cursor_get(const lgc_cursor *c, lgc_result *r)
+{
+    if (c->nheap == 0)
         return 0;
-    put(to, from->text.s + from->at[run], from->len[run], 0);
-    return !to->text.failed;
+    const source *top = &c->src[c->heap[0]];
+    *r = (lgc_result){top->run, top->line, top->len, !top->journal};
+    return 1;
+}
+
+void lgc_cursor_next(lgc_cursor *c)
+{
+    if (c->nheap == 0)
+        return;
+    /* Every source's record of the current run: the one taken, the others the same run's again. */
+    const unsigned long run = c->src[c->heap[0]].run;
+    while (c->nheap > 0 && c->src[c->heap[0]].run == run) {
+        source_next(&c->src[c->heap[0]], c->nruns);
+        if (c->src[c->heap[0]].run == 0)
+            c->heap[0] = c->heap[--c->nheap];
+        sift_down(c, 0);
+    }
+}
+
+int lgc_cursor_find(lgc_cursor *c, unsigned long run, lgc_result *r)
+{
+    while (lgc_cursor_get(c, r) && r->run < run)
+        lgc_cursor_next(c);
+    return c->nheap > 0 && r->run == run;
 }
 
 /* This process's journal, made: HOST-PID-N.journal, N the first name no other took. */
 static int journal_open(lgc_journal *j, int run_fd)
 {
-    char host[64] = "host", name[128];
+    char host[64] = "host";
     gethostname(host, sizeof host - 1);
     host[sizeof host - 1] = '\0';
     for (char *c = host; *c; c++)   /* a name of a file, whatever the host's */
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.'))
             *c = '_';
     for (unsigned long n = 0;; n++) {
-        snprintf(name, sizeof name, "%s-%ld-%lu" JOURNAL_EXT, host, (long)getpid(), n);
-        j->fd = openat(run_fd, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        snprintf(j->name, sizeof j->name, "%s-%ld-%lu" JOURNAL_EXT, host, (long)getpid(), n);
+        j->fd = openat(run_fd, j->name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (j->fd >= 0 || errno != EEXIST)
             return j->fd >= 0 ? 0 : -1;
     }
@@ -283,51 +375,38 @@ void lgc_journal_close(lgc_journal *j)
     lgc_text_free(&j->record);
 }
 
-int lgc_results_carry(const lgc_results *r, int run_fd, const unsigned char *in_index)
+/* Is every whole record of the journal name of a run of the index (a torn last one's run was redone)? */
+static int all_in_index(int run_fd, const char *name, unsigned long nruns, const lgc_index_runs *index)
 {
-    lgc_journal j = {-1, {0}};
-    int rc = 0;
-    for (unsigned long k = 1; k <= r->nruns && rc == 0; k++)
-        if (r->indexed[k] && !in_index[k])
-            rc = lgc_journal_append(&j, run_fd, r->text.s + r->at[k], r->len[k]);
-    lgc_journal_close(&j);
-    return rc;
+    source src;
+    if (source_open(&src, run_fd, name, 1, nruns) != 0)
+        return 0;
+    int all = 1;
+    for (; all && src.run > 0; source_next(&src, nruns))
+        all = lgc_index_has(index, src.run);
+    source_close(&src);
+    return all;
 }
 
 typedef struct removing {
     int run_fd;
-    const unsigned char *in_index;
     unsigned long nruns;
-    lgc_text journal;
-    int all_in;
+    const lgc_index_runs *index;
 } removing;
-
-static void check_in_index(void *ctx, const char *line, size_t len)
-{
-    removing *g = ctx;
-    const unsigned long k = line_run(line, len, g->nruns);
-    g->all_in = g->all_in && k > 0 && g->in_index[k];
-}
 
 static void remove_if_indexed(void *ctx, const char *name)
 {
-    removing *g = ctx;
-    lgc_text_clear(&g->journal);
-    g->all_in = 1;
-    if (read_all(g->run_fd, name, &g->journal) != 0)
-        return;
-    each_record(&g->journal, check_in_index, g);
-    if (g->all_in)
+    const removing *g = ctx;
+    if (all_in_index(g->run_fd, name, g->nruns, g->index))
         unlinkat(g->run_fd, name, 0);
 }
 
-void lgc_results_remove_journals(const lgc_sweep_dir *d, unsigned long nruns, const unsigned char *in_index)
+void lgc_results_remove_journals(const lgc_sweep_dir *d, unsigned long nruns, const lgc_index_runs *index)
 {
     /* Alone in DIR: no process appends to a journal while it is read and removed. */
     if (flock(d->lock_fd, LOCK_EX | LOCK_NB) == 0) {
-        removing g = {d->run_fd, in_index, nruns, {0}, 1};
+        removing g = {d->run_fd, nruns, index};
         each_journal(d->run_fd, remove_if_indexed, &g);
-        lgc_text_free(&g.journal);
     }
     flock(d->lock_fd, LOCK_SH);     /* a failed conversion lets the shared lock go */
 }

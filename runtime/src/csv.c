@@ -171,3 +171,14 @@ int lgc_csv_row(lgc_csv *w, const lgc_sample *s)
     w->line[len++] = '\n';
     return write_line(w, len);
 }
+
+int lgc_csv_fault(lgc_csv *w, double t, const char *reason)
+{
+    int n = snprintf(w->line, w->size, "# fault at t = %.17g: %s", t + 0.0, reason);
+    size_t len = n < 0 ? 0 : (size_t)n < w->size - 1 ? (size_t)n : w->size - 2;
+    for (size_t i = 0; i < len; i++)    /* one line, whatever the reason holds */
+        if (w->line[i] == '\n' || w->line[i] == '\r')
+            w->line[i] = ' ';
+    w->line[len++] = '\n';
+    return write_line(w, len);
+}

@@ -1,7 +1,8 @@
 /*
 ** fuzz_runs.c — libFuzzer target: any bytes as a sweep's runs table
 ** (runs_table.c), each of their lines as a --vary value (vary.c), drawn
-** from, and the bytes as a journal of results (sweep_results.c).
+** from, and the bytes as a journal of results (sweep_results.c), read
+** from a file of the fuzzer's own directory.
 ** A rejection must say where (a line and column inside the text) and what;
 ** a table read must hold whole rows of finite numbers; a draw must be
 ** finite; a result taken from a journal must be a whole line of the
@@ -9,10 +10,13 @@
 ** finding.
 */
 #define _GNU_SOURCE     /* memmem */
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lagrangec/status.h"
 #include "programs.h"
@@ -71,25 +75,56 @@ static void vary(const char *line, size_t size)
     free(text);
 }
 
-static void journal(const char *text, size_t size)
+static char journal_path[] = "/tmp/lagrangec-fuzz-XXXXXX";
+
+static void remove_journal_dir(void)
 {
-    lgc_results r;
-    if (lgc_results_init(&r, 1000) != LGC_OK) {
-        lgc_results_free(&r);
-        return;
-    }
-    lgc_results_take_journal(&r, text, size);
-    for (unsigned long k = 1; k <= r.nruns; k++) {
-        if (!lgc_results_has(&r, k))
-            continue;
-        const char *line = r.text.s + r.at[k];
-        char head[24];
-        const int n = snprintf(head, sizeof head, "%lu,", k);
-        if (r.len[k] > size || line[r.len[k] - 1] != '\n' || strncmp(line, head, (size_t)n) != 0
-            || !memmem(text, size, line, r.len[k]))
+    char path[sizeof journal_path + 16];
+    snprintf(path, sizeof path, "%s/run/x.journal", journal_path);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/run", journal_path);
+    rmdir(path);
+    rmdir(journal_path);
+}
+
+/* A directory of the fuzzer's own, made once (removed at exit): DIR/run/x.journal holds each input in turn. */
+static void journal_dir(int *dir_fd, int *run_fd)
+{
+    static int dir = -1, run = -1;
+    if (dir < 0) {
+        if (!mkdtemp(journal_path) || atexit(remove_journal_dir) != 0
+            || (dir = open(journal_path, O_RDONLY | O_DIRECTORY)) < 0 || mkdirat(dir, "run", 0700) != 0
+            || (run = openat(dir, "run", O_RDONLY | O_DIRECTORY)) < 0)
             abort();
     }
-    lgc_results_free(&r);
+    *dir_fd = dir;
+    *run_fd = run;
+}
+
+static void journal(const char *text, size_t size)
+{
+    int dir, run;
+    journal_dir(&dir, &run);
+    int fd = openat(run, "x.journal", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || lgc_write_all(fd, text, size) != 0)
+        abort();
+    close(fd);
+    lgc_cursor *c;
+    if (lgc_cursor_open(&c, dir, run, 1000) != LGC_OK) {
+        lgc_cursor_close(c);
+        return;
+    }
+    unsigned long last = 0;
+    lgc_result r;
+    for (; lgc_cursor_get(c, &r); lgc_cursor_next(c)) {
+        char head[24];
+        const int n = snprintf(head, sizeof head, "%lu,", r.run);
+        if (r.run <= last || r.run > 1000 || r.len > size || r.line[r.len - 1] != '\n'
+            || strncmp(r.line, head, (size_t)n) != 0 || !memmem(text, size, r.line, r.len))
+            abort();
+        last = r.run;
+    }
+    lgc_cursor_close(c);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <functional>
 #include <fstream>
+#include <sstream>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -255,10 +256,106 @@ void junk_from_the_compiler_is_not_cached(void **) {
   std::string expected = "lagrangec: cannot run the program that " + cc.string() + " made in ";
   if (junk.status != 1 || junk.err.rfind(expected, 0) != 0 || junk.err.find("Exec format error") == std::string::npos)
     fail_msg("expected '%s...: Exec format error', exit %d, stderr: %s", expected.c_str(), junk.status, junk.err.c_str());
-  fs::path entry = the_entry(cache);
-  if (fs::exists(entry / "pendulum") || fs::exists(entry / "manifest")) fail_msg("the junk was kept in %s", entry.c_str());
+  if (!entries(cache).empty()) fail_msg("the junk left %s in the cache", entries(cache)[0].c_str());
   fs::remove(tools / "junk");
   expect_success(simulate(cache, {"CC=" + cc.string()}), "the same $CC, compiling again");
+  fs::remove_all(tools);
+  fs::remove_all(cache);
+}
+
+// A first build that fails (a spec whose derivation fails, a compiler that
+// stops) leaves no entry behind, not even an empty one with its lock; a
+// build that then succeeds makes its entry as usual.
+void a_failed_build_leaves_no_entry(void **) {
+  fs::path cache = scratch("cache"), tools = scratch("tools");
+  for (const char *bad : {"kinetic_not_quadratic", "singular_mass"}) {
+    std::string spec = std::string(BAD_SPECS_DIR) + "/" + bad + ".toml";
+    Result r = run({lagrangec, "simulate", spec, "--t-end", "0.01"}, {"LAGRANGEC_CACHE=" + cache.string()});
+    if (r.status != 1) fail_msg("%s: exit %d, expected 1: %s", bad, r.status, r.err.c_str());
+    if (!entries(cache).empty()) fail_msg("%s left %s in the cache", bad, entries(cache)[0].c_str());
+  }
+  write_file(tools / "false-cc", "#!/bin/sh\nexit 1\n", fs::perms(0755));
+  Result r = simulate(cache, {"CC=" + (tools / "false-cc").string()});
+  if (r.status != 1 || r.err.find("compiling the model's program failed (exit status 1)") == std::string::npos)
+    fail_msg("a compiler that fails: exit %d: %s", r.status, r.err.c_str());
+  if (!entries(cache).empty()) fail_msg("a failed compile left %s in the cache", entries(cache)[0].c_str());
+  expect_success(simulate(cache), "the run after them");
+  the_entry(cache);
+  fs::remove_all(tools);
+  fs::remove_all(cache);
+}
+
+// ---- limits: the generator's, not the compiler's or the program's ------------
+
+// "Max address space" of /proc/PID/limits: its soft limit, "unlimited" or bytes.
+std::string address_space_limit(const std::string &limits) {
+  size_t at = limits.find("Max address space");
+  if (at == std::string::npos) fail_msg("no 'Max address space' in:\n%s", limits.c_str());
+  std::istringstream line(limits.substr(at + 17));
+  std::string soft;
+  line >> soft;
+  return soft;
+}
+
+// The generator's 4 GiB ceiling is lagrangec's own: the C compiler and the
+// model's program get the user's limit, unlimited or not (8 GiB here).
+void the_compiler_and_the_program_get_the_users_limits(void **) {
+  fs::path tools = scratch("tools");
+  fs::path cc = tools / "limits-cc";
+  write_file(cc, "#!/bin/sh\ncat /proc/self/limits > \"$(dirname \"$0\")/limits\"\nexec cc \"$@\"\n", fs::perms(0755));
+  for (const std::string soft : {"unlimited", "8589934592"}) {
+    fs::path cache = scratch("cache");
+    const std::vector<std::string> env = {"LAGRANGEC_CACHE=" + cache.string(), "CC=" + cc.string()};
+    std::vector<std::string> argv = {"prlimit", "--as=" + soft + ":unlimited", lagrangec, "simulate", pendulum,
+                                     "--dt", "1e-7", "--t-end", "1000", "--quiet"};
+    if (geteuid() != 0 && soft == "unlimited") argv.erase(argv.begin(), argv.begin() + 2);  // raising it needs root
+    Started s = start(argv, env, true);
+    // The program, once lagrangec has become it (fexecve keeps the pid; prlimit execs lagrangec too).
+    std::string exe;
+    for (int waited = 0; waited < 6000; ++waited, usleep(10000)) {
+      std::error_code ec;
+      exe = fs::read_symlink("/proc/" + std::to_string(s.pid) + "/exe", ec).string();
+      if (exe.find(cache.string()) != std::string::npos) break;
+    }
+    std::string program_limits = slurp("/proc/" + std::to_string(s.pid) + "/limits");
+    kill(-s.pid, SIGKILL);
+    finish(s);
+    if (exe.find(cache.string()) == std::string::npos) fail_msg("the program never ran (pid %d is %s)", s.pid, exe.c_str());
+    std::string compiler = address_space_limit(slurp(tools / "limits"));
+    std::string program = address_space_limit(program_limits);
+    std::string expected = geteuid() != 0 && soft == "unlimited" ? address_space_limit(slurp("/proc/self/limits")) : soft;
+    if (compiler != expected || program != expected)
+      fail_msg("with the user's address space at %s, the compiler had %s and the program %s", expected.c_str(),
+               compiler.c_str(), program.c_str());
+    fs::remove_all(cache);
+  }
+  fs::remove_all(tools);
+}
+
+// A compiler stopped by a limit (the kernel's SIGKILL, or its own "out of
+// memory") is said to be, with the size of the source and the ways to a
+// smaller one; the compiler's own words come first.
+void a_compiler_stopped_by_a_limit_is_named(void **) {
+  fs::path tools = scratch("tools"), cache = scratch("cache");
+  write_file(tools / "killed-cc", "#!/bin/sh\nkill -KILL $$\n", fs::perms(0755));
+  write_file(tools / "oom-cc",
+             "#!/bin/sh\necho 'cc1: out of memory allocating 65536 bytes after a total of 4198400 bytes' >&2\nexit 1\n",
+             fs::perms(0755));
+  const std::pair<const char *, const char *> cases[] = {{"killed-cc", "(killed by signal 9)"},
+                                                         {"oom-cc", "(exit status 1, out of memory)"}};
+  for (auto &[cc, how] : cases) {
+    Result r = simulate(cache, {"CC=" + (tools / cc).string()});
+    const std::string expected = std::string("lagrangec: the C compiler (") + (tools / cc).string() +
+                                 ") was stopped by a limit " + how + " compiling pendulum.c, ";
+    size_t at = r.err.find(expected);
+    if (r.status != 1 || at == std::string::npos || r.err.find("MB of generated C") == std::string::npos ||
+        r.err.find("--no-jacobian") == std::string::npos)
+      fail_msg("%s: expected exit 1 and '%s... MB of generated C ... --no-jacobian', got exit %d: %s", cc,
+               expected.c_str(), r.status, r.err.c_str());
+    if (std::string(cc) == "oom-cc" && r.err.rfind("cc1: out of memory", 0) != 0)
+      fail_msg("the compiler's own message does not come first: %s", r.err.c_str());
+    if (!entries(cache).empty()) fail_msg("%s left %s in the cache", cc, entries(cache)[0].c_str());
+  }
   fs::remove_all(tools);
   fs::remove_all(cache);
 }
@@ -475,6 +572,9 @@ int main() {
       cmocka_unit_test(writable_or_linked_parts_are_refused),
       cmocka_unit_test(broken_entries_are_rebuilt),
       cmocka_unit_test(junk_from_the_compiler_is_not_cached),
+      cmocka_unit_test(a_failed_build_leaves_no_entry),
+      cmocka_unit_test(the_compiler_and_the_program_get_the_users_limits),
+      cmocka_unit_test(a_compiler_stopped_by_a_limit_is_named),
       cmocka_unit_test(cc_is_split_into_words_and_keyed),
       cmocka_unit_test(parallel_runs_on_a_cold_cache),
       cmocka_unit_test(a_killed_builder_blocks_nobody),

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../runtime/json.hpp"
@@ -80,11 +81,15 @@ std::vector<std::string> lines_of(const std::string &text) {
   return lines;
 }
 
-// A CSV holds whole lines only: each ends in a newline and has the header's columns.
+const std::string kFaultRow = "# fault at t = ";
+
+// A CSV holds whole lines only: each ends in a newline and has the header's
+// columns, but a failed run's last, its fault row (left out of the rows returned).
 std::vector<std::string> whole_csv_rows(const fs::path &csv) {
   std::string text = slurp(csv);
   if (text.empty() || text.back() != '\n') fail_msg("%s does not end in a whole line", csv.c_str());
   std::vector<std::string> lines = lines_of(text);
+  if (lines.back().rfind(kFaultRow, 0) == 0) lines.pop_back();
   auto columns = std::count(lines[0].begin(), lines[0].end(), ',');
   for (auto &line : lines)
     if (std::count(line.begin(), line.end(), ',') != columns)
@@ -196,9 +201,15 @@ void a_failed_run_says_when_and_keeps_its_csv(void **) {
     assert_contains(r.err, std::string("lagrangec: ") + f.when);
     assert_contains(r.err, f.reason);
     std::string text = slurp(csv);
-    check(text.find("nan") == std::string::npos && text.find("inf") == std::string::npos, "%s: NaN or Inf in %s",
-          f.spec, csv.c_str());
+    // Its last line marks the fault, with its time and reason.
+    std::string last = lines_of(text).back();
+    check(last.rfind(kFaultRow, 0) == 0 && last.find(f.reason) != std::string::npos,
+          "%s: the CSV's last line is not its fault row ('%s' and '%s'): %s", f.spec, kFaultRow.c_str(), f.reason,
+          last.c_str());
     std::vector<std::string> rows = whole_csv_rows(csv);
+    for (auto &row : rows)
+      check(row.find("nan") == std::string::npos && row.find("inf") == std::string::npos, "%s: NaN or Inf in %s: %s",
+            f.spec, csv.c_str(), row.c_str());
     assert_ge(rows.size(), int(f.t_fail / 0.01 + 1e-9) + 1);  // the samples at 0, 0.01, ... up to t_fail
     assert_le(std::strtod(rows.back().c_str(), nullptr), f.t_fail);
     json::Value s = parse(slurp(json));
@@ -240,6 +251,73 @@ void a_plot_that_cannot_be_made_stops_before_the_run(void **) {
   assert_int_equal(r.status, 2);
   assert_contains(r.err, "--plot /nonexistent/dir/p.png: cannot write there");
   assert_string_equal(r.out.c_str(), "");
+}
+
+// A mistake in any option leaves the previous results as they were: the
+// CSV of the last run survives a refused --plot, --summary-json or
+// --events (exit 2, nothing ran), and nothing of the refused run is left
+// beside it. /dev/null takes the CSV in place and stays what it is.
+void a_usage_error_keeps_the_previous_results(void **) {
+  fs::path dir = scratch("keep"), csv = dir / "run.csv";
+  Result first = simulate({spec("pendulum"), "--t-end", "1", "--out", csv.string(), "--quiet"});
+  if (first.status != 0) fail_msg("exit %d: %s", first.status, first.err.c_str());
+  const std::string before = slurp(csv);
+  assert_true(before.size() > 100);
+  const std::vector<std::vector<std::string>> mistakes = {
+      {"--plot", (dir / "no-such-dir" / "p.png").string()},
+      {"--summary-json", (dir / "no-such-dir" / "s.json").string()},
+      {"--events", (dir / "e.csv").string()},  // the pendulum has no events
+      {"--summary-json", dir.string()},
+  };
+  for (auto &m : mistakes) {
+    std::vector<std::string> args{spec("pendulum"), "--t-end", "1", "--out", csv.string(), "--quiet"};
+    args.insert(args.end(), m.begin(), m.end());
+    Result r = simulate(args);
+    check(r.status == 2, "%s %s: exit %d, not 2: %s", m[0].c_str(), m[1].c_str(), r.status, r.err.c_str());
+    check(slurp(csv) == before, "%s %s: the previous %s changed (%zu bytes, were %zu)", m[0].c_str(), m[1].c_str(),
+          csv.c_str(), slurp(csv).size(), before.size());
+    std::string left;
+    for (auto &e : fs::directory_iterator(dir))
+      if (e.path() != csv) left += e.path().string() + " ";
+    check(left.empty(), "%s %s left %s", m[0].c_str(), m[1].c_str(), left.c_str());
+  }
+  if (geteuid() == 0 || access("/dev/null", W_OK) == 0) {
+    Result r = simulate({spec("pendulum"), "--t-end", "1", "--out", "/dev/null", "--quiet"});
+    assert_int_equal(r.status, 0);
+    struct stat st;
+    check(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null is no longer a character device");
+  }
+  fs::remove_all(dir);
+}
+
+// The model's program, as the cache holds it: the entry of spec `name`
+// without the Jacobian (the one a plain simulate builds).
+fs::path cached_program(const std::string &name) {
+  for (auto &e : fs::directory_iterator(group_dir() / "cache")) {
+    std::string entry = e.path().filename().string();
+    if (entry.rfind(name + "-", 0) == 0 && entry.find("-jacobian") == std::string::npos &&
+        entry.find("-vakonomic") == std::string::npos && fs::exists(e.path() / name))
+      return e.path() / name;
+  }
+  fail_msg("no cache entry of %s in %s", name.c_str(), (group_dir() / "cache").c_str());
+  return {};
+}
+
+// The summary's JSON reads nothing it did not write: under valgrind, a run
+// with --summary-json (to a file, and to stdout) makes no error.
+void the_summary_json_reads_nothing_uninitialised(void **) {
+  if (run({"sh", "-c", "command -v valgrind"}).status != 0) {
+    print_message("skipped: no valgrind on PATH\n");
+    skip();
+  }
+  assert_int_equal(simulate({spec("pendulum"), "--t-end", "0.1", "--quiet"}).status, 0);
+  fs::path json = group_dir() / "valgrind.json";
+  for (const std::string &to : {json.string(), std::string("-")}) {
+    Result r = run({"valgrind", "--error-exitcode=99", "-q", cached_program("pendulum").string(), "simulate", "--t-end",
+                    "0.1", "--quiet", "--summary-json", to});
+    check(r.status == 0, "--summary-json %s under valgrind: exit %d:\n%s", to.c_str(), r.status, r.err.c_str());
+  }
+  assert_string_equal(parse(slurp(json))["status"].str().c_str(), "ok");
 }
 
 // Temporary files go on every exit: a plotted run, a failed one, and one
@@ -684,6 +762,8 @@ int main() {
       cmocka_unit_test(a_failed_run_says_when_and_keeps_its_csv),
       cmocka_unit_test(titles_are_text_to_gnuplot),
       cmocka_unit_test(a_plot_that_cannot_be_made_stops_before_the_run),
+      cmocka_unit_test(a_usage_error_keeps_the_previous_results),
+      cmocka_unit_test(the_summary_json_reads_nothing_uninitialised),
       cmocka_unit_test(temporaries_are_removed_on_every_exit),
       cmocka_unit_test(the_fixed_step_is_the_step),
       cmocka_unit_test(a_full_disk_leaves_whole_rows),

@@ -8,8 +8,10 @@
 // the bad-table catalogue (tests/gen/bad_runs) and other mistakes refused
 // before anything runs.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -376,6 +378,119 @@ void a_killed_sweep_resumes_to_the_same_bytes(void **) {
   assert_same_tree(whole, killed);
 }
 
+#if WITH_MPI
+std::vector<std::string> mpi_env(const fs::path &cache) {
+  return {"LAGRANGEC_CACHE=" + cache.string(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+}
+
+// mpirun, bounded: a run that hangs ends in timeout's status 124 (and a
+// KILL 10 s later), a failure of this test instead of a CI job that never ends.
+std::vector<std::string> bounded_mpirun(int seconds, int ranks, const std::vector<std::string> &sweep_args) {
+  return with({"timeout", "-k", "10", std::to_string(seconds), MPIRUN, "--oversubscribe", "-np", std::to_string(ranks),
+               lagrangec, "sweep"},
+              sweep_args);
+}
+
+// The processes of ranks at work in out: the model's programs, whose argv[0]
+// lagrangec sets to "lagrangec sweep SPEC".
+std::vector<pid_t> ranks_in(const fs::path &out) {
+  std::vector<pid_t> pids;
+  for (auto &e : fs::directory_iterator("/proc")) {
+    std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.rfind("lagrangec sweep ", 0) == 0 && cmdline.find(out.string() + '\0') != std::string::npos)
+      pids.push_back(pid_t(std::stol(name)));
+  }
+  return pids;
+}
+#endif
+
+// The cluster path: mpirun on a cold cache never hangs (the rank that
+// builds the program checks it without the launcher's environment, so the
+// check is no rank of the job), two ranks and three, each on a cache of its
+// own and bounded by a timeout, with the bytes of -j 1; and a rank killed
+// mid-sweep brings the job down, and the same command then finishes it.
+void mpirun_on_a_cold_cache_never_hangs(void **) {
+#if WITH_MPI
+  fs::path runs = double_pendulum_runs(), one = group_dir() / "cold-one";
+  auto args = with({spec("double_pendulum"), "--runs", runs.string(), "--quiet"}, kShort);
+  assert_failed_one_of(sweep(with(args, {"--out", one.string(), "-j", "1"})), 1, 12);
+  for (int ranks : {2, 3})
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      fs::path cache = scratch("cold-cache"), out = group_dir() / ("cold-" + std::to_string(ranks) + "-" +
+                                                                   std::to_string(attempt));
+      auto begin = std::chrono::steady_clock::now();
+      Result r = run(bounded_mpirun(240, ranks, with(args, {"--out", out.string()})), mpi_env(cache));
+      double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      print_message("mpirun -np %d on a cold cache, attempt %d: %.2f s\n", ranks, attempt + 1, took);
+      check(r.status != 124 && took < 200, "mpirun -np %d on a cold cache (attempt %d) hung (exit %d after %.1f s):\n%s",
+            ranks, attempt + 1, r.status, took, r.err.c_str());
+      check(r.status != 0 && r.err.find("1 of 12 runs failed") != std::string::npos,
+            "mpirun -np %d (attempt %d): exit %d:\n%s", ranks, attempt + 1, r.status, r.err.c_str());
+      assert_same_tree(one, out);
+      fs::remove_all(cache);
+    }
+
+  // A rank whose lagrangec fails (its cache cannot be made) brings the job down with its message.
+  {
+    fs::path cache = scratch("rank-cache"), blocked = group_dir() / "not-a-directory", out = group_dir() / "rank-fails";
+    write_file(blocked.filename().string(), "");
+    std::vector<std::string> sh = {"timeout", "-k", "10", "240", MPIRUN, "--oversubscribe", "-np", "2", "sh", "-c",
+                                   "[ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && export LAGRANGEC_CACHE=" + blocked.string() +
+                                       "/cache; exec \"$0\" \"$@\"",
+                                   lagrangec, "sweep"};
+    auto begin = std::chrono::steady_clock::now();
+    Result r = run(with(sh, with(args, {"--out", out.string()})), mpi_env(cache));
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    check(r.status != 0 && r.status != 124 && took < 200, "a failing rank: exit %d after %.1f s:\n%s", r.status, took,
+          r.err.c_str());
+    assert_contains(r.err, "lagrangec: cannot create the directory " + blocked.string() + "/cache");
+    check(!fs::exists(out / "runs.csv"), "a job with a failed rank wrote its index");
+    fs::remove_all(cache);
+  }
+
+  // A rank killed mid-sweep: the job ends (no rank waits for it for ever), and the same command resumes.
+  fs::path whole = group_dir() / "ranks-whole", killed = group_dir() / "ranks-killed", cache = scratch("kill-cache");
+  auto long_args = [](const fs::path &out) {
+    return std::vector<std::string>{spec("double_pendulum"), "--samples", "40", "--vary", "m1=normal(1,0.1)",
+                                    "--t-end", "20", "--dt", "1e-3", "--sample", "0.5", "--out", out.string(),
+                                    "--quiet"};
+  };
+  Result r = run(with({lagrangec, "sweep"}, with(long_args(whole), {"-j", "2"})), mpi_env(cache));
+  if (r.status != 0) fail_msg("the whole sweep: exit %d:\n%s", r.status, r.err.c_str());
+  Started s = start(bounded_mpirun(240, 2, long_args(killed)), mpi_env(cache), true);
+  auto trajectories = [&] {
+    size_t n = 0;
+    if (fs::exists(killed / "run"))
+      for (auto &e : fs::directory_iterator(killed / "run"))
+        n += e.path().extension() == ".csv" && e.path().filename().string()[0] != '.';
+    return n;
+  };
+  for (int i = 0; i < 6000 && trajectories() < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::vector<pid_t> pids = ranks_in(killed);
+  check(pids.size() == 2, "%zu ranks at work in %s, expected 2", pids.size(), killed.c_str());
+  ::kill(pids[0], SIGKILL);
+  auto killed_at = std::chrono::steady_clock::now();
+  Result k = finish(s);
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+  check(k.status != 0 && k.status != 124 && waited < 200,
+        "mpirun after a rank was killed: exit %d after %.1f s (124, or 240 s: it hung):\n%s", k.status, waited,
+        k.err.c_str());
+  assert_contains(k.err, "exited on signal 9");  // the launcher says which rank ended, and how
+  check(!fs::exists(killed / "runs.csv"), "a job that lost a rank wrote its index");
+  check(ranks_in(killed).empty(), "ranks still at work in %s after mpirun ended", killed.c_str());
+  r = run(bounded_mpirun(240, 2, long_args(killed)), mpi_env(cache));
+  if (r.status != 0) fail_msg("the resumed sweep: exit %d:\n%s", r.status, r.err.c_str());
+  assert_same_tree(whole, killed);
+  fs::remove_all(cache);
+#else
+  print_message("MPI: not built (-Dmpi=disabled): skipped\n");
+  skip();
+#endif
+}
+
 // Shards into directories of their own, merged: the directory one sweep of
 // them all writes. A shard missing is named; other sweeps are not merged.
 void shards_merge_into_the_whole(void **) {
@@ -547,14 +662,167 @@ void mistakes_are_refused_before_anything_runs(void **) {
   write_file("full/notes.txt", "mine");
   r = sweep(with({spec("double_pendulum"), "--runs", runs.string(), "--out", full.string()}, kShort));
   assert_int_equal(r.status, 2);
-  assert_contains(r.err, full.string() + " is not a sweep's directory (it has files and no sweep.txt)");
+  assert_contains(r.err, full.string() + " is not a sweep's directory (it has notes.txt, and no sweep.txt)");
   check(!fs::exists(full / "sweep.txt"), "%s/sweep.txt was written", full.c_str());
+  // A project's directory with a run/ of its own (a home, '/' as root: /run) is refused
+  // before anything in it is made, locked or removed: its hidden files stay, and no .lock appears.
+  for (const char *other : {"", "notes.txt"}) {
+    fs::path project = group_dir() / (std::string("project") + other);
+    fs::create_directories(project / "run");
+    write_file(project.filename().string() + "/run/.env", "SECRET=1");
+    write_file(project.filename().string() + "/run/.gitkeep", "");
+    if (*other) write_file(project.filename().string() + "/" + other, "mine");
+    r = sweep(with({spec("double_pendulum"), "--runs", runs.string(), "--out", project.string()}, kShort));
+    check(r.status == 2, "%s: exit %d, not 2: %s", project.c_str(), r.status, r.err.c_str());
+    assert_contains(r.err, project.string() + " is not a sweep's directory (it has ");
+    for (const char *kept : {"run/.env", "run/.gitkeep"})
+      check(fs::exists(project / kept), "a refused sweep removed %s/%s", project.c_str(), kept);
+    for (const char *made : {".lock", "sweep.txt"})
+      check(!fs::exists(project / made), "a refused sweep made %s/%s", project.c_str(), made);
+  }
   fs::path done = group_dir() / "one";  // workers_and_ranks_write_the_same_bytes's
   r = sweep(with({spec("double_pendulum"), "--runs", runs.string(), "--out", done.string(), "--t-end", "0.25"},
                  {"--dt", "1e-2", "--sample", "0.05"}));
   assert_int_equal(r.status, 2);
   assert_contains(r.err, done.string() + " holds another sweep: its sweep.txt has 't-end 0.5' where this one has "
                                          "'t-end 0.25'");
+}
+
+// A sweep's directory belongs to one model and one lagrangec: rerun after
+// an edit that changes the runs but not the equations' values (a
+// restitution), or after an upgrade (sweep.txt's version), it is refused
+// with what differs, and its runs are kept; --merge refuses another
+// version's directory too.
+void a_changed_model_or_version_is_refused(void **) {
+  const std::string ball = slurp(spec("bouncing_ball"));
+  const std::string e = "restitution = 0.8\n";
+  check(ball.find(e) != std::string::npos, "no '%s' in the bouncing ball", e.c_str());
+  fs::path spec_path = write_file("bouncing_ball.toml", ball), out = group_dir() / "ball";
+  auto args = std::vector<std::string>{spec_path.string(), "--samples", "3", "--vary", "h=uniform(1,2)", "--t-end",
+                                       "1", "--dt", "1e-3", "--sample", "0.1", "--out", out.string(), "--quiet"};
+  Result r = sweep(args);
+  if (r.status != 0) fail_msg("exit %d:\n%s", r.status, r.err.c_str());
+  const std::string index = slurp(out / "runs.csv");
+  std::string edited = ball;
+  edited.replace(edited.find(e), e.size(), "restitution = 0.2\n");
+  write_file("bouncing_ball.toml", edited);
+  r = sweep(args);
+  check(r.status == 2, "the sweep of e = 0.2 into e = 0.8's directory: exit %d, not 2:\n%s", r.status, r.err.c_str());
+  assert_contains(r.err, out.string() + " holds another sweep: its sweep.txt has 'compiled bouncing_ball");
+  assert_contains(r.err, "(the model changed since: the spec was edited, or generated anew");
+  check(slurp(out / "runs.csv") == index, "the refused sweep changed %s/runs.csv", out.c_str());
+  // Back to e = 0.8, made by an older lagrangec: refused on resume, and by --merge.
+  write_file("bouncing_ball.toml", ball);
+  const std::string manifest = slurp(out / "sweep.txt");
+  const size_t at = manifest.find("\nversion ");
+  check(at != std::string::npos, "sweep.txt records no version:\n%s", manifest.c_str());
+  const size_t end = manifest.find('\n', at + 1);
+  write_file("ball/sweep.txt", manifest.substr(0, at) + "\nversion 0.0.1" + manifest.substr(end));
+  r = sweep(args);
+  check(r.status == 2, "a resume after an upgrade: exit %d, not 2:\n%s", r.status, r.err.c_str());
+  assert_contains(r.err, "its sweep.txt has 'version 0.0.1' where this one has 'version ");
+  assert_contains(r.err, "(another lagrangec made it");
+  r = run({lagrangec, "sweep", "--merge", out.string(), "--out", (group_dir() / "ball-merged").string()});
+  check(r.status == 2, "--merge of another version's sweep: exit %d, not 2:\n%s", r.status, r.err.c_str());
+  assert_contains(r.err, "--merge " + out.string() + ": lagrangec 0.0.1 ran this sweep, this is lagrangec ");
+  check(!fs::exists(group_dir() / "ball-merged"), "the refused --merge made its --out");
+}
+
+// A journal record of a line of the index, as a sweep's process appends it
+// (sweep_results.c): "LEN HASH LINE", HASH the line's FNV-1a.
+std::string journal_record(const std::string &line) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (unsigned char c : line) h = (h ^ c) * 0x100000001B3ull;
+  char head[64];
+  std::snprintf(head, sizeof head, "%zu %016llx ", line.size(), (unsigned long long)h);
+  return head + line;
+}
+
+// The peak memory (KiB) of `lagrangec sweep` writing the index of n runs
+// that are all done: a directory made as a sweep of n runs leaves it (its
+// sweep.txt, and a journal of n records, each run's line that of run 1 of
+// a real sweep), then the same sweep by the model's program, which has
+// only the index to write.
+long index_peak_kib(unsigned long n) {
+  fs::path real = group_dir() / "index-real", out = group_dir() / ("index-" + std::to_string(n));
+  auto args = [&](unsigned long runs, const fs::path &dir) {
+    return std::vector<std::string>{"--samples", std::to_string(runs), "--vary", "l=uniform(1,2)",
+                                    "--t-end", "0.01", "--dt", "0.01", "--no-trajectories", "-j", "1", "--quiet",
+                                    "--out", dir.string()};
+  };
+  if (!fs::exists(real / "runs.csv")) {
+    Result r = sweep(with({spec("pendulum")}, args(1, real)));
+    if (r.status != 0) fail_msg("a sweep of one run: exit %d:\n%s", r.status, r.err.c_str());
+  }
+  std::vector<std::string> lines = lines_of(slurp(real / "runs.csv"));
+  const std::string rest = lines.at(1).substr(lines.at(1).find(','));  // ",ok,..." after "1"
+  std::string manifest = slurp(real / "sweep.txt");
+  const std::string one = "\nruns 1\n";
+  const size_t at = manifest.find(one);
+  check(at != std::string::npos, "no 'runs 1' in sweep.txt:\n%s", manifest.c_str());
+  manifest.replace(at, one.size(), "\nruns " + std::to_string(n) + "\n");
+  fs::create_directories(out / "run");
+  write_file(fs::relative(out / "sweep.txt", group_dir()).string(), manifest);
+  {
+    std::ofstream journal(out / "run" / "made-1-0.journal", std::ios::binary);
+    for (unsigned long k = 1; k <= n; ++k) journal << journal_record(std::to_string(k) + rest + "\n");
+  }
+  // The model's program itself: lagrangec's own peak, before it becomes the program, would hide the program's.
+  fs::path program;
+  for (auto &e : fs::directory_iterator(group_dir() / "cache")) {
+    std::string entry = e.path().filename().string();
+    if (entry.rfind("pendulum-", 0) == 0 && entry.find("jacobian") == std::string::npos &&
+        entry.find("vakonomic") == std::string::npos && (entry.find("-mpi-") != std::string::npos) == bool(WITH_MPI))
+      program = e.path() / "pendulum";
+  }
+  check(fs::exists(program), "no program of the pendulum's sweep in %s", (group_dir() / "cache").c_str());
+  fs::path peak = group_dir() / "peak";
+  std::vector<std::string> argv = {"/usr/bin/time", "-f", "%M", "-o", peak.string(), program.string(), "sweep"};
+  Result r = run(with(argv, args(n, out)));
+  if (r.status != 0) fail_msg("the index of %lu runs: exit %d:\n%s", n, r.status, r.err.c_str());
+  std::vector<std::string> index = lines_of(slurp(out / "runs.csv"));
+  check(index.size() == n + 1 && index.back() == std::to_string(n) + rest, "the index of %lu runs has %zu lines, the last %s",
+        n, index.size(), index.back().c_str());
+  check(journals(out).empty(), "%zu journals left beside the index of %lu runs", journals(out).size(), n);
+  long kib = std::stol(slurp(peak));
+  fs::remove_all(out);
+  return kib;
+}
+
+// An index is written by streaming the journals, so its memory
+// does not grow with the number of runs: 20 times the runs (10,000 and
+// 200,000; a line of ~170 bytes each) take less than 8 MiB more at the peak
+// (8 bytes a run are the list of runs to do; the index held whole took
+// twice the lines, over 60 MiB here).
+void an_index_is_written_in_bounded_memory(void **) {
+  if (!fs::exists("/usr/bin/time")) {
+    print_message("skipped: no /usr/bin/time to measure the peak memory\n");
+    skip();
+  }
+  const long small = index_peak_kib(10000), large = index_peak_kib(200000);
+  print_message("peak memory writing the index: %ld KiB for 10,000 runs, %ld KiB for 200,000\n", small, large);
+  check(large - small < 8 * 1024, "200,000 runs took %ld KiB more than 10,000 (%ld against %ld KiB)", large - small,
+        large, small);
+}
+
+// What is not a journal, though named like one, is not read: a FIFO called
+// run/x.journal (which a reader would wait on for ever) and a symbolic link
+// called so leave the rerun of a finished sweep to finish, bounded by a
+// timeout, with the same index.
+void only_regular_journals_are_read(void **) {
+  fs::path runs = double_pendulum_runs(), out = group_dir() / "fifo";
+  auto args = with({"timeout", "120", lagrangec, "sweep", spec("double_pendulum"), "--runs", runs.string(), "--out",
+                    out.string(), "--quiet"},
+                   kShort);
+  Result r = run(args, cache_env());
+  assert_int_equal(r.status, 1);  // run 7 fails
+  const std::string index = slurp(out / "runs.csv");
+  check(::mkfifo((out / "run" / "x.journal").c_str(), 0600) == 0, "mkfifo: %s", std::strerror(errno));
+  fs::create_symlink("/dev/zero", out / "run" / "y.journal");
+  r = run(args, cache_env());
+  check(r.status == 1, "a rerun beside a FIFO journal: exit %d (124: it waited on the FIFO): %s", r.status,
+        r.err.c_str());
+  check(slurp(out / "runs.csv") == index, "the rerun changed %s/runs.csv", out.c_str());
 }
 
 // `lagrangec sweep --help`: its options and simulate's, without a spec.
@@ -578,11 +846,15 @@ int main() {
       cmocka_unit_test(the_maximum_step_reaches_every_run),
       cmocka_unit_test(monte_carlo_values_are_the_runs_own),
       cmocka_unit_test(a_killed_sweep_resumes_to_the_same_bytes),
+      cmocka_unit_test(mpirun_on_a_cold_cache_never_hangs),
       cmocka_unit_test(shards_merge_into_the_whole),
       cmocka_unit_test(faults_stay_in_their_runs),
       cmocka_unit_test(a_rows_parameters_move_the_initial_values_made_of_them),
       cmocka_unit_test(bad_runs_tables_get_their_message_and_run_nothing),
       cmocka_unit_test(mistakes_are_refused_before_anything_runs),
+      cmocka_unit_test(only_regular_journals_are_read),
+      cmocka_unit_test(an_index_is_written_in_bounded_memory),
+      cmocka_unit_test(a_changed_model_or_version_is_refused),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }

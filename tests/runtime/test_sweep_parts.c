@@ -179,6 +179,15 @@ static void tables_are_read_row_by_row(void **state)
     lgc_table_free(&t);
 }
 
+/* A subnormal is a number like any other: the smallest double, and one just below DBL_MIN. */
+static void subnormal_values_are_numbers(void **state)
+{
+    (void)state;
+    lgc_table t = table("m,l\n4.9e-324,-2e-310\n");
+    check(t.values[0] == 4.9e-324 && t.values[1] == -2e-310, "read %.17g and %.17g", t.values[0], t.values[1]);
+    lgc_table_free(&t);
+}
+
 static void assert_table_error(const char *text, size_t size, int line, int col, const char *message)
 {
     lgc_table t;
@@ -237,6 +246,7 @@ int main(void)
         cmocka_unit_test(draws_have_their_distributions),
         cmocka_unit_test(vary_mistakes_have_their_column),
         cmocka_unit_test(tables_are_read_row_by_row),
+        cmocka_unit_test(subnormal_values_are_numbers),
         cmocka_unit_test(table_mistakes_have_their_line_and_column),
         cmocka_unit_test(csv_fields_are_quoted_when_they_must),
     };

@@ -39,6 +39,12 @@ void lgc_csv_free(lgc_csv *w);
 */
 int lgc_csv_header(lgc_csv *w);
 int lgc_csv_row(lgc_csv *w, const lgc_sample *s);
+/*
+** The last line of a run that failed: "# fault at t = T: REASON", a comment
+** to gnuplot and to readers that skip '#' lines, and a mark to the others
+** that the rows before it end at a fault, not at --t-end.
+*/
+int lgc_csv_fault(lgc_csv *w, double t, const char *reason);
 
 /* Number of columns, and the name of column j (0-based) into buf. */
 int lgc_csv_columns(const lgc_model *m);

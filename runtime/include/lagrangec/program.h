@@ -27,6 +27,14 @@ int lgc_main(const lgc_model *model, int argc, char **argv);
 */
 int lgc_main_mpi(const lgc_model *model, int argc, char **argv);
 
+/*
+** What was compiled, when lagrangec wrote main.c: "FILE SHA256" for each
+** generated file, then a null pointer; a sweep's sweep.txt holds it. A
+** program whose main.c does not define it (one written by hand) has its
+** model fingerprinted by its functions' values at two states instead.
+*/
+extern const char *const lgc_program_compiled[] __attribute__((weak));
+
 #ifdef __cplusplus
 }
 #endif
