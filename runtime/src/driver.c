@@ -258,10 +258,29 @@ static double rest_speed(const lgc_driver *d, const double x[])
     return sqrt(d->opt.atol + d->opt.rtol * v);
 }
 
+/* What the impact at t did to each contact, to the event observer: an impact's, or a release's. */
+static int report_impact(lgc_driver *d, double t, const double x[])
+{
+    const lgc_model *m = d->sys->model;
+    for (int c = 0; c < m->ncontact && d->event_observer; c++) {
+        const int outcome = d->impact.outcome[c];
+        if (outcome == LGC_CONTACT_UNCHANGED || outcome == LGC_CONTACT_CLEARS)
+            continue;
+        int rc = d->event_observer(d->event_ctx, m->nevent + 2 * c + (outcome != LGC_CONTACT_RELEASED),
+                                   t, x);
+        if (rc != LGC_OK)
+            return rc;
+    }
+    return LGC_OK;
+}
+
 /*
 ** The contact pending at t_contact switches: in contact, it lets go (its
-** multiplier reached 0); apart, it hits (lgc_impact_apply). The run then
-** starts afresh from that state, corrected on the new set of rows.
+** multiplier reached 0); apart, it hits, and every contact closing there
+** or on takes part in the impact (lgc_impact_apply). The run then starts
+** afresh from that state, corrected on the new set of rows; a contact
+** that leaves phi = 0 starts from above, whatever the round-off left its
+** phi at, so that its next return is a crossing.
 */
 static int switch_contact(lgc_driver *d)
 {
@@ -269,18 +288,21 @@ static int switch_contact(lgc_driver *d)
     const int row = m->nh - m->ncontact + d->contact;
     const double t = d->t_contact;
     double *x = d->xnew;
-    int rc = LGC_OK, it = 0, impact = !d->sys->active[row], bounced = 0;
+    int rc = LGC_OK, it = 0;
     d->opt.type->dense(d->step, (t - d->t_prev) / (d->t - d->t_prev), x);
-    if (impact)
-        rc = lgc_impact_apply(&d->impact, d->sys, t, x, row, rest_speed(d, x),
-                              d->opt.type->adaptive ? 0.0 : d->opt.h, &bounced);
-    else
+    if (!d->sys->active[row]) {
+        rc = lgc_impact_apply(&d->impact, d->sys, t, x, lgc_contact_tolerance(m, x), rest_speed(d, x),
+                              d->opt.type->adaptive ? 0.0 : d->opt.h);
+    } else {
+        memset(d->impact.outcome, LGC_CONTACT_UNCHANGED, (size_t)m->ncontact);
+        d->impact.outcome[d->contact] = LGC_CONTACT_RELEASED;
         d->sys->active[row] = 0;
+    }
     if (rc == LGC_OK)
         rc = lgc_project(d->proj, d->sys, t, x, &it);
     d->stats.proj_iter += (unsigned long)it;
-    if (rc == LGC_OK && d->event_observer)
-        rc = d->event_observer(d->event_ctx, m->nevent + 2 * d->contact + impact, t, x);
+    if (rc == LGC_OK)
+        rc = report_impact(d, t, x);
     if (rc != LGC_OK)
         return rc;
     memcpy(d->x, x, (size_t)d->nx * sizeof *d->x);
@@ -294,9 +316,13 @@ static int switch_contact(lgc_driver *d)
     /* The flight ahead has nothing to do with the last one: an adaptive step starts from a fresh guess. */
     if (!d->opt.type->start && d->opt.type->adaptive && (rc = initial_step(d)) != LGC_OK)
         return rc;
-    if ((rc = lgc_events_start(&d->events, t, d->x)) == LGC_OK && bounced)
-        lgc_events_rebound(&d->events, d->contact);
-    return rc;
+    if ((rc = lgc_events_start(&d->events, t, d->x)) != LGC_OK)
+        return rc;
+    for (int c = 0; c < m->ncontact; c++)
+        if (d->impact.outcome[c] == LGC_CONTACT_BOUNCED || d->impact.outcome[c] == LGC_CONTACT_CLEARS
+            || d->impact.outcome[c] == LGC_CONTACT_RELEASED)
+            lgc_events_rebound(&d->events, c);
+    return LGC_OK;
 }
 
 /* Take a one-step method's xnew at time t1 as the new state, corrected onto the constraints. */

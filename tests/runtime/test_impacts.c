@@ -1,0 +1,218 @@
+/*
+** test_impacts.c — impacts on several contacts at once, and on a contact
+** that moves, against closed forms, under every stepper and correction.
+** specs/flat_rod.toml: a rod dropped flat hits the floor with both ends
+** at t1 = sqrt(2h/g), v = sqrt(2gh); both rows take the impulse together,
+** and it leaves flat at e v, without spin, its ends above the floor.
+** specs/moving_table.toml: a ball on a table whose top is A sin(nu t):
+** at each impact the velocity relative to the table turns over and
+** shrinks by e; between them the ball flies on a parabola from the last
+** impact's state.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "check.h"
+#include "flat_rod.h"
+#include "lagrangec/driver.h"
+#include "lagrangec/status.h"
+#include "moving_table.h"
+
+#define MAX_MET 512
+
+typedef struct met {
+    int nx;
+    int n;
+    int event[MAX_MET];
+    double t[MAX_MET];
+    double x[MAX_MET][6];
+} met;
+
+static int note(void *ctx, int event, double t, const double x[])
+{
+    met *e = ctx;
+    if (e->n < MAX_MET) {
+        e->event[e->n] = event;
+        e->t[e->n] = t;
+        for (int i = 0; i < e->nx; i++)
+            e->x[e->n][i] = x[i];
+    }
+    e->n++;
+    return LGC_OK;
+}
+
+static const lgc_stepper_type *stepper(int k)
+{
+    const lgc_stepper_type *types[] = {lgc_step_rk4, lgc_step_dopri5, lgc_step_adams, lgc_step_bdf};
+    return types[k];
+}
+
+static const char *correction_name(int p)
+{
+    return p == LGC_PROJECT_NONE ? "none" : p == LGC_PROJECT_VELOCITY ? "velocity" : "full";
+}
+
+static lgc_driver *start(lgc_system *sys, const lgc_model *m, const lgc_stepper_type *type, int project,
+                         double h, double t_end, met *e)
+{
+    lgc_driver_options opt;
+    lgc_driver_options_default(&opt);
+    opt.type = type;
+    opt.h = type->adaptive ? 0.0 : h;
+    opt.rtol = 1e-12;
+    opt.atol = 1e-13;
+    opt.project = project;
+    opt.t_stop = t_end;
+    assert_int_equal(lgc_system_init(sys, m), LGC_OK);
+    lgc_driver *d = lgc_driver_alloc(sys, &opt);
+    assert_non_null(d);
+    e->nx = m->nx;
+    lgc_driver_observe_events(d, note, e);
+    double x0[6];
+    m->initial_state_at(sys->p, x0);
+    assert_int_equal(lgc_driver_reset(d, 0.0, x0), LGC_OK);
+    return d;
+}
+
+static void rod_dropped_flat_rebounds_flat(void **state)
+{
+    (void)state;
+    const lgc_model *m = &flat_rod_model;
+    const double g = 9.81, h = 1.0, L = 1.0, e = m->restitution;
+    const double t1 = sqrt(2.0 * h / g), v = sqrt(2.0 * g * h), t2 = t1 + 2.0 * e * v / g;
+    const int impact1 = m->nevent + 1, impact2 = m->nevent + 3;
+    for (int k = 0; k < 4; k++) {
+        for (int p = LGC_PROJECT_NONE; p <= LGC_PROJECT_FULL; p++) {
+            lgc_system sys;
+            met *log = calloc(1, sizeof *log);
+            assert_non_null(log);
+            lgc_driver *d = start(&sys, m, stepper(k), p, 1e-4, 1.0, log);
+            double x[6], lowest = INFINITY, worst_flight = 0.0;
+            for (int s = 1; s <= 200; s++) {
+                const double t = 0.005 * s;
+                assert_int_equal(lgc_driver_advance(d, t, x), LGC_OK);
+                lowest = fmin(lowest, fmin(x[1] - L / 2 * sin(x[2]), x[1] + L / 2 * sin(x[2])));
+                if (t > t1 && t < t2) {     /* the flight up and back: flat, on y = e v tau - g tau^2/2 */
+                    const double tau = t - t1;
+                    worst_flight = fmax(worst_flight, fabs(x[1] - (e * v * tau - 0.5 * g * tau * tau)));
+                    worst_flight = fmax(worst_flight, fabs(x[2]));
+                }
+            }
+            check(log->n >= 2 && log->event[0] != log->event[1]
+                      && (log->event[0] == impact1 || log->event[0] == impact2)
+                      && (log->event[1] == impact1 || log->event[1] == impact2),
+                  "%s, %s: %d events, the first two %d and %d: not both ends' impacts", stepper(k)->name,
+                  correction_name(p), log->n, log->event[0], log->event[1]);
+            const double *after = log->x[1];
+            print_message("  %-6s %-8s both ends at t = %.15f and %.15f (|t - t1| %.1e); after: "
+                          "|y' - e v| = %.1e, |th'| = %.1e, |x'| = %.1e; flight off its parabola "
+                          "%.1e; lowest end %.1e\n",
+                          stepper(k)->name, correction_name(p), log->t[0], log->t[1], fabs(log->t[0] - t1),
+                          fabs(after[4] - e * v), fabs(after[5]), fabs(after[3]), worst_flight, lowest);
+            assert_eq(log->t[0], log->t[1]);
+            assert_le(fabs(log->t[0] - t1), 1e-9);
+            assert_le(fabs(after[4] - e * v), 1e-9);
+            assert_le(fabs(after[5]), 1e-12);
+            assert_le(fabs(after[3]), 1e-12);
+            assert_le(worst_flight, 1e-8);
+            assert_ge(lowest, -1e-9);
+            lgc_driver_free(d);
+            lgc_system_free(&sys);
+            free(log);
+        }
+    }
+}
+
+/* The table's top and its velocity. */
+static double table(double A, double nu, double t)
+{
+    return A * sin(nu * t);
+}
+
+static double table_rate(double A, double nu, double t)
+{
+    return A * nu * cos(nu * t);
+}
+
+/*
+** The first time from t0 that a flight y0 + v0 tau - g tau^2/2 meets the
+** table: bisection on the sign change, scanned in steps of 1e-4.
+*/
+static double meets_table(double t0, double y0, double v0, double g, double A, double nu)
+{
+    double a = t0 + 1e-9, b;
+#define GAP(t) (y0 + v0 * ((t) - t0) - 0.5 * g * ((t) - t0) * ((t) - t0) - table(A, nu, (t)))
+    for (b = a + 1e-4; GAP(b) > 0.0; b += 1e-4)
+        a = b;
+    for (int i = 0; i < 200 && b - a > 1e-16; i++) {
+        const double c = 0.5 * (a + b);
+        if (GAP(c) > 0.0)
+            a = c;
+        else
+            b = c;
+    }
+#undef GAP
+    return 0.5 * (a + b);
+}
+
+static void ball_on_a_moving_table_rebounds_at_e_relative_to_it(void **state)
+{
+    (void)state;
+    const lgc_model *m = &moving_table_model;
+    const double g = 9.81, h = 0.1, A = 0.01, nu = 20.0, e = m->restitution;
+    const int impact = m->nevent + 1;
+    for (int k = 0; k < 4; k++) {
+        for (int p = LGC_PROJECT_NONE; p <= LGC_PROJECT_FULL; p++) {
+            lgc_system sys;
+            met *log = calloc(1, sizeof *log);
+            assert_non_null(log);
+            lgc_driver *d = start(&sys, m, stepper(k), p, 1e-4, 0.6, log);
+            double x[2];
+            assert_int_equal(lgc_driver_advance(d, 0.6, x), LGC_OK);
+            /* Each impact from the state the last one left (the drop's at first). */
+            double t0 = 0.0, y0 = h, v0 = 0.0, worst_ratio = 0.0, worst_time = 0.0;
+            int bounces = 0;
+            for (int i = 0; i < log->n && i < MAX_MET; i++) {
+                check(log->event[i] == impact, "%s, %s: event %d is %d, not an impact", stepper(k)->name,
+                      correction_name(p), i, log->event[i]);
+                const double ti = meets_table(t0, y0, v0, g, A, nu), vt = table_rate(A, nu, ti);
+                const double approach = v0 - g * (ti - t0) - vt, rebound = log->x[i][1] - vt;
+                worst_time = fmax(worst_time, fabs(log->t[i] - ti));
+                if (sys.active[0] && i == log->n - 1) {
+                    /* it came to rest: moving with the table */
+                    check(fabs(rebound) <= 1e-9, "%s, %s: at rest, but %.3e relative to the table",
+                          stepper(k)->name, correction_name(p), rebound);
+                } else {
+                    worst_ratio = fmax(worst_ratio, fabs(rebound / -approach - e));
+                    bounces++;
+                }
+                t0 = log->t[i];
+                y0 = log->x[i][0];
+                v0 = log->x[i][1];
+            }
+            print_message("  %-6s %-8s %d rebounds: max |rebound/approach - e| = %.1e relative to the "
+                          "table; impact times off the flights' by %.1e at most\n",
+                          stepper(k)->name, correction_name(p), bounces, worst_ratio, worst_time);
+            assert_ge(bounces, 3);
+            assert_le(worst_ratio, 1e-8);
+            assert_le(worst_time, 1e-9);
+            lgc_driver_free(d);
+            lgc_system_free(&sys);
+            free(log);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rod_dropped_flat_rebounds_flat),
+        cmocka_unit_test(ball_on_a_moving_table_rebounds_at_e_relative_to_it),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
