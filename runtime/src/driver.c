@@ -10,6 +10,7 @@
 #include "events.h"
 #include "impact.h"
 #include "singular_guard.h"
+#include "switch_window.h"
 
 struct lgc_driver {
     lgc_system *sys;
@@ -31,6 +32,7 @@ struct lgc_driver {
     lgc_events events;      /* the model's, located in each step */
     double t_event_stop;    /* when an event stopped the run; NAN: none did */
     lgc_impact impact;
+    lgc_switch_window switches; /* the last contact switches' times */
     int contact;            /* the contact that switches at t_contact (NAN: none pending) */
     double t_contact;
     lgc_event_observer event_observer;
@@ -151,6 +153,7 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->rejected_last = 0;
     d->t_event_stop = d->t_contact = NAN;
     d->grid_steps = 0;
+    d->switches.n = 0;
     lgc_guard_reset(&d->guard, d->sys->model->nh + d->sys->model->nn > 0 ? d->opt.singular_guard : 0.0);
     d->min_norm_seen = d->sys->nfev_min_norm;
     memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
@@ -246,6 +249,17 @@ static int step_events(lgc_driver *d)
 }
 
 /*
+** A rebound whose flight would be shorter than this ends in contact: rk4's
+** step, which would not see it; for the adaptive methods, a thousand times
+** the round-off of t, whatever their tolerances (a flight there is no
+** longer an event that can be located).
+*/
+static double shortest_flight(const lgc_driver *d, double t)
+{
+    return d->opt.type->adaptive ? 1e3 * DBL_EPSILON * fmax(1.0, fabs(t)) : d->opt.h;
+}
+
+/*
 ** A rebound slower than this ends in contact (as one too short for a fixed
 ** step): the speed the tolerances resolve, sqrt(atol + rtol |v|).
 */
@@ -289,10 +303,12 @@ static int switch_contact(lgc_driver *d)
     const double t = d->t_contact;
     double *x = d->xnew;
     int rc = LGC_OK, it = 0;
+    if (lgc_switch_window_add(&d->switches, t))
+        return LGC_ERR_ACCUMULATION;
     d->opt.type->dense(d->step, (t - d->t_prev) / (d->t - d->t_prev), x);
     if (!d->sys->active[row]) {
-        rc = lgc_impact_apply(&d->impact, d->sys, t, x, lgc_contact_tolerance(m, x), rest_speed(d, x),
-                              d->opt.type->adaptive ? 0.0 : d->opt.h);
+        rc = lgc_impact_apply(&d->impact, d->sys, t, x, d->contact, lgc_contact_tolerance(m, x),
+                              rest_speed(d, x), shortest_flight(d, t));
     } else {
         memset(d->impact.outcome, LGC_CONTACT_UNCHANGED, (size_t)m->ncontact);
         d->impact.outcome[d->contact] = LGC_CONTACT_RELEASED;

@@ -21,7 +21,7 @@ int lgc_impact_init(lgc_impact *im, const lgc_model *m)
                            + nc * nk + nc;
     im->M = malloc(doubles * sizeof *im->M);
     im->rows = malloc(nc * sizeof *im->rows);
-    im->outcome = malloc(nk);
+    im->outcome = malloc(2 * nk);
     if (!im->M || !im->rows || !im->outcome || lgc_lcp_init(&im->lcp, (int)nk) != LGC_OK) {
         lgc_impact_free(im);
         return LGC_ERR_NOMEM;
@@ -39,6 +39,7 @@ int lgc_impact_init(lgc_impact *im, const lgc_model *m)
     im->e = im->z + nk;
     im->Z = im->e + nk;
     im->impulse = im->Z + nc * nk;
+    im->slow = im->outcome + nk;
     return LGC_OK;
 }
 
@@ -98,32 +99,35 @@ static int accelerations(lgc_impact *im, lgc_system *sys, double t, const double
     return LGC_OK;
 }
 
-int lgc_impact_apply(lgc_impact *im, lgc_system *sys, double t, double x[], double phi_tol,
+int lgc_impact_apply(lgc_impact *im, lgc_system *sys, double t, double x[], int hit, double phi_tol,
                      double v_rest, double h)
 {
     const lgc_model *m = sys->model;
     const int nq = m->nq, nh = m->nh, nc = m->nh + m->nn, first = m->nh - m->ncontact;
     double *v = x + nq, *phi_dd = NULL;
-    int rc, nk = 0, off = 0;
+    int rc, nk = 0;
     memset(im->outcome, LGC_CONTACT_UNCHANGED, (size_t)m->ncontact);
     m->residuals(t, x, sys->p, im->res, im->res + nh, im->res + 2 * nh);
     for (int i = first; i < nh; i++) {
-        if (sys->active[i] || (im->res[i] <= phi_tol && rate(m, im->res, i) < 0.0)) {
-            off += !sys->active[i];
+        if (sys->active[i] || i == first + hit || (im->res[i] <= phi_tol && rate(m, im->res, i) < 0.0))
             im->rows[nk++] = i;
-        }
     }
-    if (off == 0)
-        return LGC_OK;      /* nothing closing: no impact */
     if ((rc = accelerations(im, sys, t, x, &phi_dd)) != LGC_OK)
         return rc;
-    /* Each contact's restitution in the problem; grazes it moves away from left out. */
+    /*
+    ** Each contact's restitution in the problem. One slow (or not closing at
+    ** all: the hit row at the state located) that the forces pull away is
+    ** left out and clears; one slow that they press rests, pushed or not.
+    */
     int kept = 0;
     for (int k = 0; k < nk; k++) {
         const int i = im->rows[k];
         const double closing = -rate(m, im->res, i), rebound = m->restitution * closing;
-        if (!sys->active[i] && closing <= v_rest && !(phi_dd[i] < 0.0))
+        im->slow[i - first] = !sys->active[i] && closing <= v_rest;
+        if (im->slow[i - first] && !(phi_dd[i] < 0.0)) {
+            im->outcome[i - first] = LGC_CONTACT_CLEARS;
             continue;
+        }
         im->e[kept] = sys->active[i] || closing <= v_rest || rebound <= v_rest
                       || rebound <= fmax(0.0, -phi_dd[i]) * h ? 0.0 : m->restitution;
         im->q[kept] = (1.0 + im->e[kept]) * rate(m, im->res, i);
@@ -190,7 +194,7 @@ int lgc_impact_apply(lgc_impact *im, lgc_system *sys, double t, double x[], doub
     for (int a = 0; a < nk; a++) {
         const int i = im->rows[a], c = i - first;
         const double after = rate(m, im->res, i) + dot(im->W + (size_t)a * n, im->impulse, n);
-        if (!sys->active[i] && im->z[a] > 0.0) {
+        if (!sys->active[i] && (im->z[a] > 0.0 || im->slow[c])) {
             sys->active[i] = im->e[a] == 0.0;
             im->outcome[c] = sys->active[i] ? LGC_CONTACT_RESTS : LGC_CONTACT_BOUNCED;
         } else if (!sys->active[i]) {

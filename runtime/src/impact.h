@@ -26,6 +26,7 @@ typedef struct lgc_impact {
     double *impulse;            /* nc: each row's */
     int *rows;                  /* nc: the contacts in the problem, then the equality rows */
     unsigned char *outcome;     /* ncontact: enum lgc_impact_outcome */
+    unsigned char *slow;        /* ncontact: closing slower than the rest speed */
     lgc_lcp lcp;
 } lgc_impact;
 
@@ -34,22 +35,24 @@ int lgc_impact_init(lgc_impact *im, const lgc_model *m);
 void lgc_impact_free(lgc_impact *im);
 
 /*
-** An impact at (t, x): the contacts that are on, and those off whose phi
-** is within phi_tol and closing (their rate of approach phi' = J v +
-** dphi/dt below 0), take their impulses together, the other rows (always
+** An impact at (t, x), contact `hit`'s phi located through 0: it, the
+** contacts that are on, and those off whose phi is within phi_tol and
+** closing (their rate of approach phi' = J v + dphi/dt below 0), take
+** their impulses together, the other rows (always
 ** on) keep their rates. On contact i, with e_i its restitution, the rate
 ** after it is w_i - e_i phi'_i- >= 0 with w_i >= 0, impulse_i >= 0 and
 ** w_i impulse_i = 0: Newton's law where it pushes, a row that would pull
 ** is let go (a linear complementarity problem, lcp.h). A row that closes
-** slower than v_rest, or whose rebound would be slower than v_rest or (a
-** fixed step h > 0; 0 for adaptive methods) too short for a step to see
-** (e |phi'-| <= -phi'' h, phi'' with the row off), ends in contact: e_i =
-** 0, and it is on after. One closing slower than v_rest while phi'' >= 0
-** (a graze it moves away from) is left out. Velocities into x, rows into
+** slower than v_rest, or whose rebound would be slower than v_rest or its
+** flight shorter than h (e |phi'-| <= -phi'' h, phi'' with the row off),
+** ends in contact: e_i =
+** 0, and it is on after, pushed or not. One closing slower than v_rest
+** (or not at all) while phi'' >= 0 (a graze it moves away from) is left
+** out and clears. Velocities into x, rows into
 ** sys->active, what happened to each contact into im->outcome. Never
 ** allocates.
 */
-int lgc_impact_apply(lgc_impact *im, lgc_system *sys, double t, double x[], double phi_tol,
+int lgc_impact_apply(lgc_impact *im, lgc_system *sys, double t, double x[], int hit, double phi_tol,
                      double v_rest, double h);
 
 #endif

@@ -17,6 +17,18 @@
 extern "C" {
 #endif
 
+/*
+** No run spins at an instant: LGC_ACCUMULATION_SWITCHES contact switches
+** (impacts, releases) within LGC_ACCUMULATION_SPAN max(1, |t|) of time
+** end it with LGC_ERR_ACCUMULATION. The rest rules (lgc_driver_advance)
+** end a geometric sequence of bounces long before: this bound is for what
+** they do not foresee. Steps that do not advance t end a run too
+** (LGC_ERR_STEP_UNDERFLOW), for every stepper; so a run's events are
+** bounded by its steps and these switches.
+*/
+#define LGC_ACCUMULATION_SWITCHES 256
+#define LGC_ACCUMULATION_SPAN 1e-6
+
 typedef struct lgc_driver_options {
     const lgc_stepper_type *type;
     double h;               /* rk4: the step; adaptive methods: the first step, 0 = estimate */
