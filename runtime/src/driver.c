@@ -162,6 +162,8 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->stats.proj_iter += (unsigned long)it;
     if (rc == LGC_OK && !all_finite(d->x, d->nx))
         rc = LGC_ERR_NONFINITE;
+    for (int c = 0; c < d->sys->model->ncontact; c++)
+        lgc_events_margin(&d->events, c, 0.0);
     if (rc == LGC_OK)
         rc = lgc_events_start(&d->events, t0, d->x);
     if (rc == LGC_OK && d->opt.type->start)
@@ -292,9 +294,12 @@ static int report_impact(lgc_driver *d, double t, const double x[])
 ** The contact pending at t_contact switches: in contact, it lets go (its
 ** multiplier reached 0); apart, it hits, and every contact closing there
 ** or on takes part in the impact (lgc_impact_apply). The run then starts
-** afresh from that state, corrected on the new set of rows; a contact
-** that leaves phi = 0 starts from above, whatever the round-off left its
-** phi at, so that its next return is a crossing.
+** afresh from that state, corrected on the new set of rows. A contact
+** that bounced starts from above, whatever the round-off left its phi at,
+** so that its next return is a crossing; one let go, or that grazed, is
+** watched through lgc_contact_tolerance below where it is until it has
+** moved away, so that the round-off of phi around 0 (or a drift the
+** graze's correction did not remove) is not taken for an impact.
 */
 static int switch_contact(lgc_driver *d)
 {
@@ -332,11 +337,20 @@ static int switch_contact(lgc_driver *d)
     /* The flight ahead has nothing to do with the last one: an adaptive step starts from a fresh guess. */
     if (!d->opt.type->start && d->opt.type->adaptive && (rc = initial_step(d)) != LGC_OK)
         return rc;
+    const double tol = lgc_contact_tolerance(m, d->x);
+    double *phi = d->xerr;      /* 2 nh + nn <= nx doubles of scratch */
+    m->residuals(t, d->x, d->sys->p, phi, phi + m->nh, phi + 2 * m->nh);
+    for (int c = 0; c < m->ncontact; c++) {
+        const int outcome = d->impact.outcome[c], row_c = m->nh - m->ncontact + c;
+        if (outcome == LGC_CONTACT_CLEARS || outcome == LGC_CONTACT_RELEASED)
+            lgc_events_margin(&d->events, c, tol + fmax(0.0, -phi[row_c]));
+        else if (outcome != LGC_CONTACT_UNCHANGED)
+            lgc_events_margin(&d->events, c, 0.0);
+    }
     if ((rc = lgc_events_start(&d->events, t, d->x)) != LGC_OK)
         return rc;
     for (int c = 0; c < m->ncontact; c++)
-        if (d->impact.outcome[c] == LGC_CONTACT_BOUNCED || d->impact.outcome[c] == LGC_CONTACT_CLEARS
-            || d->impact.outcome[c] == LGC_CONTACT_RELEASED)
+        if (d->impact.outcome[c] == LGC_CONTACT_BOUNCED)
             lgc_events_rebound(&d->events, c);
     return LGC_OK;
 }

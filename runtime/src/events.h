@@ -11,7 +11,7 @@
 /*
 ** The functions watched: the model's events, then one per contact: its
 ** multiplier while in contact (falling through 0: it lets go), its phi
-** while apart (falling through 0: an impact).
+** (plus its margin) while apart (falling through 0: an impact).
 */
 typedef struct lgc_events {
     lgc_system *sys;
@@ -22,6 +22,7 @@ typedef struct lgc_events {
     double *dxdt, *mult;    /* rhs scratch: the multipliers the functions read */
     double *g;              /* the functions at one interpolated state */
     double *res;            /* phi, phi', g: the contacts' phi */
+    double *margin;         /* ncontact: how far inside its phi may go unseen (lgc_events_margin) */
 } lgc_events;
 
 /* Scratch for sys->model's events; a model without any needs none (LGC_OK). */
@@ -37,6 +38,15 @@ int lgc_events_start(lgc_events *ev, double t, const double x[]);
 ** crossing, even one inside the first step. Call after lgc_events_start.
 */
 void lgc_events_rebound(lgc_events *ev, int c);
+
+/*
+** Contact c, off, is seen to hit only where phi falls through -margin, not
+** 0, until it has moved more than margin away (a step ending with phi >
+** margin sets it back to 0): after a release or a graze at phi = 0, the
+** round-off of phi around 0 is not an impact. Call before
+** lgc_events_start; 0 at the start of a run.
+*/
+void lgc_events_margin(lgc_events *ev, int c, double margin);
 
 /* x(t0 + theta (t1 - t0)) on the last step's interpolant. */
 typedef void (*lgc_interpolant)(const void *ctx, double theta, double x[]);
