@@ -142,9 +142,10 @@ struct Spec {
   std::vector<std::optional<SourceText>> forces;  // one per coordinate
   std::vector<SourceText> holonomic, nonholonomic;
   // [constraints] contact: one-sided holonomic rows, phi(q, t) >= 0 free;
-  // restitution: Newton's coefficient at their impacts, one for all.
+  // restitution: Newton's coefficient at their impacts, expressions of the
+  // parameters: none (0), one for every contact, or one per contact.
   std::vector<SourceText> contacts;
-  double restitution = 0;
+  std::vector<SourceText> restitution;
   // The [initial] tables, expressions of the parameters; nullopt where the
   // spec gives no value (it is 0).
   std::vector<std::optional<SourceText>> initial_q, initial_v;  // one per coordinate
@@ -512,6 +513,7 @@ struct Model {
   std::vector<BodyEnergy> bodies;         // what [bodies] and [particles] add to T and V
   std::vector<bool> contact_kept;         // per wheel: its contact row (false: identically 0, dropped)
   size_t ncontact = 0;                    // the last holonomic rows are [constraints] contact's, one-sided
+  std::vector<GiNaC::ex> restitution;     // per contact: its coefficient, an expression of the parameters
   Formulation formulation = Formulation::dalembert;
   std::vector<GiNaC::realsymbol> mu;  // vakonomic only: the multipliers, states
   std::vector<StateVar> state;        // q, q', z, then (vakonomic) mu
@@ -983,6 +985,8 @@ struct Plan {
   // With [outputs] / [events]: NAME_outputs and NAME_events, functions of
   // the state and of the multipliers rhs returns there.
   Block outputs, events;
+  // With contacts: NAME_restitution, each contact's coefficient at the parameters.
+  Block restitution;
 
   Plan(const Model &m, bool with_jacobian, Precision precision = Precision::double_precision);
   Plan(const Plan &) = delete;

@@ -165,6 +165,8 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     for (int c = 0; c < d->sys->model->ncontact; c++)
         lgc_events_margin(&d->events, c, 0.0);
     if (rc == LGC_OK)
+        rc = lgc_impact_coefficients(&d->impact, d->sys);
+    if (rc == LGC_OK)
         rc = lgc_events_start(&d->events, t0, d->x);
     if (rc == LGC_OK && d->opt.type->start)
         rc = d->opt.type->start(d->step, t0, d->x);

@@ -18,7 +18,7 @@ int lgc_impact_init(lgc_impact *im, const lgc_model *m)
         return LGC_OK;
     const size_t doubles = nq * nq + 2 * nc * nq + 2 * nc * nc + (2 * (size_t)m->nh + (size_t)m->nn)
                            + (size_t)m->nx + (nq + nc + (size_t)m->nn) + nk * nk + 3 * nk
-                           + nc * nk + nc;
+                           + nc * nk + nc + nk;
     im->M = malloc(doubles * sizeof *im->M);
     im->rows = malloc(nc * sizeof *im->rows);
     im->outcome = malloc(2 * nk);
@@ -39,6 +39,7 @@ int lgc_impact_init(lgc_impact *im, const lgc_model *m)
     im->e = im->z + nk;
     im->Z = im->e + nk;
     im->impulse = im->Z + nc * nk;
+    im->restitution = im->impulse + nc;
     im->slow = im->outcome + nk;
     return LGC_OK;
 }
@@ -50,6 +51,18 @@ void lgc_impact_free(lgc_impact *im)
     free(im->outcome);
     lgc_lcp_free(&im->lcp);
     memset(im, 0, sizeof *im);
+}
+
+int lgc_impact_coefficients(lgc_impact *im, const lgc_system *sys)
+{
+    const lgc_model *m = sys->model;
+    if (m->ncontact == 0)
+        return LGC_OK;
+    m->restitution(sys->p, im->restitution);
+    for (int c = 0; c < m->ncontact; c++)
+        if (!(im->restitution[c] >= 0.0 && im->restitution[c] <= 1.0))
+            return LGC_ERR_RESTITUTION;
+    return LGC_OK;
 }
 
 static double dot(const double a[], const double b[], int n)
@@ -122,14 +135,14 @@ int lgc_impact_apply(lgc_impact *im, lgc_system *sys, double t, double x[], int 
     int kept = 0;
     for (int k = 0; k < nk; k++) {
         const int i = im->rows[k];
-        const double closing = -rate(m, im->res, i), rebound = m->restitution * closing;
+        const double e = im->restitution[i - first], closing = -rate(m, im->res, i), rebound = e * closing;
         im->slow[i - first] = !sys->active[i] && closing <= v_rest;
         if (im->slow[i - first] && !(phi_dd[i] < 0.0)) {
             im->outcome[i - first] = LGC_CONTACT_CLEARS;
             continue;
         }
         im->e[kept] = sys->active[i] || closing <= v_rest || rebound <= v_rest
-                      || rebound <= fmax(0.0, -phi_dd[i]) * h ? 0.0 : m->restitution;
+                      || rebound <= fmax(0.0, -phi_dd[i]) * h ? 0.0 : e;
         im->q[kept] = (1.0 + im->e[kept]) * rate(m, im->res, i);
         im->rows[kept++] = i;
     }

@@ -24,6 +24,7 @@ typedef struct lgc_impact {
     double *A, *q, *z, *e;      /* the LCP on the contacts; each one's restitution in it */
     double *WE, *Z;             /* the equality rows' block of W, factored; W_EE^-1 W_EK */
     double *impulse;            /* nc: each row's */
+    double *restitution;        /* ncontact: each contact's, at the run's parameters */
     int *rows;                  /* nc: the contacts in the problem, then the equality rows */
     unsigned char *outcome;     /* ncontact: enum lgc_impact_outcome */
     unsigned char *slow;        /* ncontact: closing slower than the rest speed */
@@ -33,6 +34,12 @@ typedef struct lgc_impact {
 /* Scratch for sys->model's impacts; none without contacts (LGC_OK). */
 int lgc_impact_init(lgc_impact *im, const lgc_model *m);
 void lgc_impact_free(lgc_impact *im);
+
+/*
+** Each contact's restitution at sys->p, for the impacts of a run:
+** LGC_ERR_RESTITUTION where one is not in [0, 1] (a parameter set so).
+*/
+int lgc_impact_coefficients(lgc_impact *im, const lgc_system *sys);
 
 /*
 ** An impact at (t, x), contact `hit`'s phi located through 0: it, the

@@ -100,12 +100,67 @@ static lgc_driver *start(lgc_system *sys, const lgc_model *m, const lgc_stepper_
     return start_with(sys, m, &r, e);
 }
 
+/*
+** The rod dropped flat with e1 = 0.5 at one end and e2 = 0.3 at the other
+** (--param e2=0.3): both rows push, and their rates after the impact are
+** e1 v and e2 v: y' = (e1 + e2) v/2, th' = (e2 - e1) v/L.
+*/
+static void rod_with_two_restitutions_turns_as_they_say(void **state)
+{
+    (void)state;
+    const lgc_model *m = &flat_rod_model;
+    const double g = 9.81, h = 1.0, L = 1.0, e1 = 0.5, e2 = 0.3, v = sqrt(2.0 * g * h);
+    for (int k = 0; k < 4; k++) {
+        lgc_system sys;
+        met *log = calloc(1, sizeof *log);
+        assert_non_null(log);
+        const run_setup r = {stepper(k), LGC_PROJECT_FULL, 1e-4, 1e-12, 1e-13, 0.5, "e2", e2};
+        lgc_driver *d = start_with(&sys, m, &r, log);
+        double x[6];
+        assert_int_equal(lgc_driver_advance(d, 0.5, x), LGC_OK);
+        check(log->n == 2 && log->t[0] == log->t[1], "%s: %d events, not both ends' impacts at once",
+              stepper(k)->name, log->n);
+        const double *after = log->x[1];
+        print_message("  %-6s e1 = %.1f, e2 = %.1f: |y' - (e1 + e2) v/2| = %.1e, |th' - (e2 - e1) v/L| = %.1e\n",
+                      stepper(k)->name, e1, e2, fabs(after[4] - 0.5 * (e1 + e2) * v),
+                      fabs(after[5] - (e2 - e1) * v / L));
+        assert_le(fabs(after[4] - 0.5 * (e1 + e2) * v), 1e-9);
+        assert_le(fabs(after[5] - (e2 - e1) * v / L), 1e-9);
+        lgc_driver_free(d);
+        lgc_system_free(&sys);
+        free(log);
+    }
+}
+
+/* A restitution outside [0, 1] at the run's parameters is refused at the start. */
+static void restitution_out_of_range_is_refused(void **state)
+{
+    (void)state;
+    const lgc_model *m = &flat_rod_model;
+    lgc_system sys;
+    assert_int_equal(lgc_system_init(&sys, m), LGC_OK);
+    lgc_driver_options opt;
+    lgc_driver_options_default(&opt);
+    lgc_driver *d = lgc_driver_alloc(&sys, &opt);
+    assert_non_null(d);
+    for (int i = 0; i < m->np; i++)
+        if (strcmp(m->parameter_names[i], "e2") == 0)
+            sys.p[i] = 1.5;
+    double x0[6];
+    m->initial_state_at(sys.p, x0);
+    assert_int_equal(lgc_driver_reset(d, 0.0, x0), LGC_ERR_RESTITUTION);
+    lgc_driver_free(d);
+    lgc_system_free(&sys);
+}
+
 static void rod_dropped_flat_rebounds_flat(void **state)
 {
     (void)state;
     const lgc_model *m = &flat_rod_model;
-    const double g = 9.81, h = 1.0, L = 1.0, e = m->restitution;
-    const double t1 = sqrt(2.0 * h / g), v = sqrt(2.0 * g * h), t2 = t1 + 2.0 * e * v / g;
+    double e[2];
+    m->restitution(m->parameter_defaults, e);
+    const double g = 9.81, h = 1.0, L = 1.0;
+    const double t1 = sqrt(2.0 * h / g), v = sqrt(2.0 * g * h), t2 = t1 + 2.0 * e[0] * v / g;
     const int impact1 = m->nevent + 1, impact2 = m->nevent + 3;
     for (int k = 0; k < 4; k++) {
         for (int p = LGC_PROJECT_NONE; p <= LGC_PROJECT_FULL; p++) {
@@ -120,7 +175,7 @@ static void rod_dropped_flat_rebounds_flat(void **state)
                 lowest = fmin(lowest, fmin(x[1] - L / 2 * sin(x[2]), x[1] + L / 2 * sin(x[2])));
                 if (t > t1 && t < t2) {     /* the flight up and back: flat, on y = e v tau - g tau^2/2 */
                     const double tau = t - t1;
-                    worst_flight = fmax(worst_flight, fabs(x[1] - (e * v * tau - 0.5 * g * tau * tau)));
+                    worst_flight = fmax(worst_flight, fabs(x[1] - (e[0] * v * tau - 0.5 * g * tau * tau)));
                     worst_flight = fmax(worst_flight, fabs(x[2]));
                 }
             }
@@ -134,10 +189,10 @@ static void rod_dropped_flat_rebounds_flat(void **state)
                           "|y' - e v| = %.1e, |th'| = %.1e, |x'| = %.1e; flight off its parabola "
                           "%.1e; lowest end %.1e\n",
                           stepper(k)->name, correction_name(p), log->t[0], log->t[1], fabs(log->t[0] - t1),
-                          fabs(after[4] - e * v), fabs(after[5]), fabs(after[3]), worst_flight, lowest);
+                          fabs(after[4] - e[0] * v), fabs(after[5]), fabs(after[3]), worst_flight, lowest);
             assert_eq(log->t[0], log->t[1]);
             assert_le(fabs(log->t[0] - t1), 1e-9);
-            assert_le(fabs(after[4] - e * v), 1e-9);
+            assert_le(fabs(after[4] - e[0] * v), 1e-9);
             assert_le(fabs(after[5]), 1e-12);
             assert_le(fabs(after[3]), 1e-12);
             assert_le(worst_flight, 1e-8);
@@ -185,7 +240,9 @@ static void ball_on_a_moving_table_rebounds_at_e_relative_to_it(void **state)
 {
     (void)state;
     const lgc_model *m = &moving_table_model;
-    const double g = 9.81, h = 0.1, A = 0.01, nu = 20.0, e = m->restitution;
+    double e;
+    m->restitution(m->parameter_defaults, &e);
+    const double g = 9.81, h = 0.1, A = 0.01, nu = 20.0;
     const int impact = m->nevent + 1;
     for (int k = 0; k < 4; k++) {
         for (int p = LGC_PROJECT_NONE; p <= LGC_PROJECT_FULL; p++) {
@@ -389,6 +446,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rod_dropped_flat_rebounds_flat),
+        cmocka_unit_test(rod_with_two_restitutions_turns_as_they_say),
+        cmocka_unit_test(restitution_out_of_range_is_refused),
         cmocka_unit_test(ball_on_a_moving_table_rebounds_at_e_relative_to_it),
         cmocka_unit_test(tilted_rod_comes_to_rest_at_any_tolerance),
         cmocka_unit_test(ball_on_a_vibrating_table_ends),

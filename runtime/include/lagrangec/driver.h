@@ -94,7 +94,9 @@ void lgc_driver_free(lgc_driver *d);
 /*
 ** Start at (t0, x0): projects x0 onto the constraints when projection is on,
 ** and, for dopri5 with h = 0, estimates the first step (bdf and adams: CVODE
-** estimates its own). Fixed steps end at t0 + k h.
+** estimates its own). Fixed steps end at t0 + k h. The contacts'
+** restitution is read from the system's parameters here
+** (LGC_ERR_RESTITUTION where one is outside [0, 1]).
 */
 int lgc_driver_reset(lgc_driver *d, double t0, const double x0[]);
 
