@@ -467,6 +467,27 @@ void a_maximum_step_finds_events_a_step_would_straddle(void **) {
   assert_le(rk4["h_max"].num(), 0.01 + 4 * 2.2e-16);
 }
 
+// Contacts through the programs: a restitution set with --param (e = 0: the
+// ball on the table rests at its first impact), one outside [0, 1] refused
+// at the start, and linearize's note that it holds the contacts on.
+void contacts_take_their_parameters_and_linearize_says_what_it_holds(void **) {
+  json::Value plastic = summary({test_spec("moving_table"), "--param", "e=0", "--t-end", "0.5", "--quiet"});
+  assert_int_equal(long(plastic["events"]["impact[contact1]"]["count"].num()), 1);
+  json::Value elastic = summary({test_spec("moving_table"), "--t-end", "0.5", "--quiet"});
+  assert_true(elastic["events"]["impact[contact1]"]["count"].num() > 1);
+  Result refused = simulate({test_spec("flat_rod"), "--param", "e2=1.5", "--t-end", "1", "--quiet"});
+  assert_int_equal(refused.status, 1);
+  assert_contains(refused.err, "a contact's restitution is outside [0, 1] at the run's parameters");
+  std::vector<std::string> env = cache_env();
+  Result lin = run({lagrangec, "linearize", spec("bouncing_ball"), "--at", "y=0"}, env);
+  assert_int_equal(lin.status, 0);
+  assert_contains(lin.err, "note: contacts held on, as two-sided rows (the motion in contact, valid while each "
+                           "pushes): contact1 lambda = 9.81 (pushes)");
+  Result pulled = run({lagrangec, "linearize", spec("bouncing_ball"), "--at", "y=0", "--param", "g=-1"}, env);
+  assert_int_equal(pulled.status, 0);
+  assert_contains(pulled.err, "contact1 lambda = -1 (pulls: it lets go here, and the motion is not this one)");
+}
+
 // The summary is JSON: a model without a conserved energy gets null, not NaN.
 void the_summary_is_json(void **) {
   fs::path file = group_dir() / "bead.json";
@@ -584,6 +605,7 @@ int main() {
       cmocka_unit_test(the_summary_is_json),
       cmocka_unit_test(outputs_and_events_reach_the_files),
       cmocka_unit_test(a_maximum_step_finds_events_a_step_would_straddle),
+      cmocka_unit_test(contacts_take_their_parameters_and_linearize_says_what_it_holds),
       cmocka_unit_test(implicit_methods_count_their_newton_iterations),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
   };
