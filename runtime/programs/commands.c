@@ -68,6 +68,10 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
     [LGC_SIM_EVENTS] = {"--events", "FILE.csv", LGC_OPTION_OUTPUT,
                         "the spec's [events] as located: event, t, q, q'"},
     [LGC_SIM_QUIET] = {"--quiet", NULL, LGC_OPTION_FLAG, "no summary, no progress"},
+    [LGC_SIM_STRICT] = {"--strict", NULL, LGC_OPTION_FLAG,
+                        "a run whose constraints drifted past 1e-6, or that\n"
+                        "went more than 1e-6 inside a contact, fails (exit 1)\n"
+                        "instead of ending with a warning"},
     [LGC_SIM_FORMULATION] = {"--formulation", "dalembert|vakonomic", LGC_OPTION_FRONT,
                              formulation_help},
     [LGC_SIM_HELP] = {"--help", NULL, LGC_OPTION_FLAG, "this text"},

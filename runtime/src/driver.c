@@ -210,16 +210,20 @@ static int check_consistent(lgc_driver *d, double t1, const double x[], double s
     return rc;
 }
 
-/* Take xnew at time t1 as the new state: seen by the observer, counted. */
+/*
+** Take xnew at time t1 as the new state: seen by the observer, unless a
+** contact switches inside the step (the run goes on from the switch, not
+** from xnew: a state past an impact is none the run passes), counted.
+*/
 static int take_step(lgc_driver *d, double t1)
 {
+    int cut = 0, rc;
     if (!all_finite(d->xnew, d->nx))
         return LGC_ERR_NONFINITE;
-    if (d->observer) {
-        int rc = d->observer(d->observer_ctx, t1, d->xnew);
-        if (rc != LGC_OK)
-            return rc;
-    }
+    if ((rc = lgc_events_end(&d->events, t1, d->xnew, &cut)) != LGC_OK)
+        return rc;
+    if (d->observer && !cut && (rc = d->observer(d->observer_ctx, t1, d->xnew)) != LGC_OK)
+        return rc;
     memcpy(d->x, d->xnew, (size_t)d->nx * sizeof *d->x);
     const double h = t1 - d->t;
     d->stats.h_min = d->stats.steps == 0 ? h : fmin(d->stats.h_min, h);
@@ -240,7 +244,7 @@ static int step_events(lgc_driver *d)
     int halt;
     double t_halt;
     if (rc == LGC_OK)
-        rc = lgc_events_step(&d->events, d->t_prev, d->t, d->x, d->opt.type->dense, d->step,
+        rc = lgc_events_step(&d->events, d->t_prev, d->t, d->opt.type->dense, d->step,
                              d->proj, d->event_observer, d->event_ctx, &halt, &t_halt);
     const int nevent = d->sys->model->nevent;
     if (rc == LGC_OK && halt >= nevent) {

@@ -145,9 +145,20 @@ static int locate(lgc_events *ev, int i, double t0, double t1, double ga, double
     return LGC_OK;
 }
 
-int lgc_events_step(lgc_events *ev, double t0, double t1, const double x1[],
-                    lgc_interpolant dense, const void *dense_ctx, lgc_projector *proj,
-                    lgc_event_observer fn, void *fn_ctx, int *halt, double *t_halt)
+int lgc_events_end(lgc_events *ev, double t1, const double x1[], int *cut)
+{
+    const lgc_model *m = ev->sys->model;
+    *cut = 0;
+    if (ev->n == 0)
+        return LGC_OK;
+    int rc = values(ev, t1, x1, ev->g1);
+    for (int i = m->nevent; i < ev->n && rc == LGC_OK; i++)
+        *cut = *cut || crosses(m, i, ev->g0[i], ev->g1[i]);
+    return rc;
+}
+
+int lgc_events_step(lgc_events *ev, double t0, double t1, lgc_interpolant dense, const void *dense_ctx,
+                    lgc_projector *proj, lgc_event_observer fn, void *fn_ctx, int *halt, double *t_halt)
 {
     const lgc_model *m = ev->sys->model;
     int rc;
@@ -155,8 +166,6 @@ int lgc_events_step(lgc_events *ev, double t0, double t1, const double x1[],
     *t_halt = NAN;
     if (ev->n == 0)
         return LGC_OK;
-    if ((rc = values(ev, t1, x1, ev->g1)) != LGC_OK)
-        return rc;
     for (int i = 0; i < ev->n; i++) {
         ev->t_hit[i] = NAN;
         if (crosses(m, i, ev->g0[i], ev->g1[i])

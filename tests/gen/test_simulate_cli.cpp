@@ -381,6 +381,46 @@ void constraints_are_kept_by_default(void **) {
   assert_int_equal(s["warnings"].items.size(), 1);
   assert_contains(s["warnings"][0].str(), "constraints drifted: max |phi[1]|");
   assert_contains(r.err, "lagrangec: warning: the constraints drifted: max |phi[1]| = ");
+  assert_true(s["strict"].kind == json::Value::boolean && !s["strict"].b);
+  // --strict: the same run fails, with the same words as an error.
+  r = simulate({test_spec("rheonomic_pendulum"), "--dt", "1e-2", "--project", "none", "--strict", "--summary-json",
+                "-"});
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "lagrangec: error (--strict): the constraints drifted: max |phi[1]| = ");
+  assert_true(parse(r.out)["strict"].b);
+}
+
+// Every contact's penetration, on or off, in the summary and the JSON: the
+// smallest phi over the run. The tilted rod stays out (to round-off); the
+// ball resting on the moving table under rk4 h = 0.05 without any
+// correction sinks into it (a warning, a fault with --strict); a model
+// without contacts has none (null).
+void contacts_report_how_far_inside_they_went(void **) {
+  json::Value rod = summary({test_spec("flat_rod"), "--param", "th0=0.3", "--t-end", "3", "--quiet"});
+  for (auto name : {"phi[contact1]", "phi[contact2]"})
+    check(rod["min_contact_phi"][name].num() >= -1e-12, "%s: min %.3g", name, rod["min_contact_phi"][name].num());
+  assert_int_equal(rod["warnings"].items.size(), 0);
+  const std::vector<std::string> sinking = {test_spec("moving_table"), "--param", "A=0.01", "--t-end", "10", "--dt",
+                                            "0.05", "--project", "none", "--baumgarte", "off", "--summary-json", "-"};
+  Result r = simulate(sinking);
+  assert_int_equal(r.status, 0);
+  json::Value s = parse(r.out);
+  check(s["min_contact_phi"]["phi[contact1]"].num() < -1e-6, "min phi[contact1] = %.3g: not inside",
+        s["min_contact_phi"]["phi[contact1]"].num());
+  assert_contains(s["warnings"][s["warnings"].items.size() - 1].str(), "a contact went inside: min phi[contact1] = ");
+  assert_contains(r.err, "lagrangec: warning: a contact went inside: min phi[contact1] = ");
+  std::vector<std::string> strict = sinking;
+  strict.push_back("--strict");
+  r = simulate(strict);
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "lagrangec: error (--strict): a contact went inside: min phi[contact1] = ");
+  fs::path png = group_dir() / "flat_rod.png";
+  Result text = simulate({test_spec("flat_rod"), "--t-end", "1", "--plot", png.string()});
+  assert_int_equal(text.status, 0);
+  assert_png(png);
+  assert_contains(text.out, "contacts:         min phi over every accepted step and sample, on or off (below 0: "
+                            "inside)\n  phi[contact1]   ");
+  assert_json_null(summary({spec("pendulum"), "--t-end", "0.1", "--quiet"})["min_contact_phi"], "min_contact_phi");
 }
 
 // Coordinates called phi1, g1, energy, Fc_x, Fc and phi: still one column each.
@@ -606,6 +646,7 @@ int main() {
       cmocka_unit_test(outputs_and_events_reach_the_files),
       cmocka_unit_test(a_maximum_step_finds_events_a_step_would_straddle),
       cmocka_unit_test(contacts_take_their_parameters_and_linearize_says_what_it_holds),
+      cmocka_unit_test(contacts_report_how_far_inside_they_went),
       cmocka_unit_test(implicit_methods_count_their_newton_iterations),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
   };

@@ -109,8 +109,10 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[]);
 
 /*
 ** Have fn(ctx, t, x) see every accepted step's state (after the correction)
-** before the driver takes it; a status other than LGC_OK from fn ends the
-** advance with that status at the previous state. fn = NULL: no observer.
+** before the driver takes it, but for a step inside which a contact
+** switches (the run goes on from the switch, not from that state); a
+** status other than LGC_OK from fn ends the advance with that status at
+** the previous state. fn = NULL: no observer.
 */
 typedef int (*lgc_step_observer)(void *ctx, double t, const double x[]);
 void lgc_driver_observe(lgc_driver *d, lgc_step_observer fn, void *ctx);
