@@ -129,8 +129,12 @@ static const lgc_option sweep_options[LGC_SWEEP_NOPTIONS] = {
                          "directories (shards) into one, no spec needed"},
 };
 
-/* The options of simulate that name its own outputs: a sweep has its own. */
-static const int sweep_hidden[] = {LGC_SIM_OUT, LGC_SIM_PLOT, LGC_SIM_SUMMARY_JSON, LGC_SIM_EVENTS, -1};
+/*
+** The options of simulate that name its own outputs (a sweep has its own),
+** and --strict, whose warnings a sweep's runs do not print.
+*/
+static const int sweep_hidden[] = {LGC_SIM_OUT, LGC_SIM_PLOT, LGC_SIM_SUMMARY_JSON, LGC_SIM_EVENTS, LGC_SIM_STRICT,
+                                   -1};
 
 const lgc_command lgc_simulate_command = {
     "simulate", "[OPTIONS]",
