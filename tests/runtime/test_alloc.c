@@ -25,7 +25,9 @@
 #include "lagrangec/monitor.h"
 #include "lagrangec/status.h"
 #include "pendulum.h"
+#include "pendulum_wall.h"
 #include "run_util.h"
+#include "sled_wall.h"
 #include "sphere.h"
 
 extern void *__libc_malloc(size_t);
@@ -396,6 +398,28 @@ static void no_impact_on_several_rows_allocates(void **state)
             }
 }
 
+/*
+** Impacts with rows that hold, whose impulses come from the impact
+** problem's Schur complement (LAPACK's Cholesky on their block): the
+** pendulum into its wall (a holonomic row), the sled into its (a
+** nonholonomic one), every stepper variant and correction.
+*/
+static void no_impact_with_rows_that_hold_allocates(void **state)
+{
+    (void)state;
+    const lgc_model *models[] = {&pendulum_wall_model, &sled_wall_model};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < VARIANTS; k++)
+            for (int project = LGC_PROJECT_NONE; project <= LGC_PROJECT_FULL; project++) {
+                const lgc_model m = variant_model(models[i], k);
+                const lgc_driver_options o = variant_options(k, (lgc_project_mode)project, LGC_METRIC_MASS);
+                counted_run r = count_run(&m, NULL, &o, ULONG_MAX, 3.0, o.type->adaptive ? 0.0137 : 0.37e-3, NULL);
+                assert_int_equal(r.status, LGC_OK);
+                assert_ge(r.stats.contact_switches, 1);
+                assert_int_equal(r.heap_calls, 0);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +427,7 @@ int main(void)
         cmocka_unit_test(no_contact_switch_allocates),
         cmocka_unit_test(no_contact_release_allocates),
         cmocka_unit_test(no_impact_on_several_rows_allocates),
+        cmocka_unit_test(no_impact_with_rows_that_hold_allocates),
         cmocka_unit_test(no_singular_passage_allocates),
         cmocka_unit_test(no_step_from_a_singular_start_allocates),
         cmocka_unit_test(lapack_kkt_path_allocates_nothing),

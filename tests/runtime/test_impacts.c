@@ -24,6 +24,8 @@
 #include "lagrangec/status.h"
 #include "lcp.h"
 #include "moving_table.h"
+#include "pendulum_wall.h"
+#include "sled_wall.h"
 #include "switch_window.h"
 
 #define MAX_MET 512
@@ -287,6 +289,53 @@ static void ball_on_a_moving_table_rebounds_at_e_relative_to_it(void **state)
 }
 
 /*
+** Impacts with other rows that hold: they keep their rates (their
+** impulses from the Schur complement of the impact's problem). The
+** pendulum (a holonomic row) swinging into the wall x >= c turns back along
+** its circle at e times its speed; the sled (a nonholonomic row) sliding
+** into the wall x >= 0 bounces back along its heading at e times its
+** speed, its turning rate unchanged.
+*/
+static void rows_that_hold_keep_their_rates_through_an_impact(void **state)
+{
+    (void)state;
+    const double e = 0.5, g = 9.81, l = 1.0, c = 0.6, drop = sqrt(l * l - c * c), s = sqrt(2.0 * g * drop);
+    const double u = 1.0, th0 = 2.5;
+    for (int k = 0; k < 4; k++) {
+        lgc_system sys;
+        met *log = calloc(1, sizeof *log);
+        assert_non_null(log);
+        /* sampled between steps too: each sample corrected with the wall's contact apart */
+        lgc_driver *d = start(&sys, &pendulum_wall_model, stepper(k), LGC_PROJECT_FULL, 1e-4, 0.6, log);
+        double x[6];
+        for (int j = 1; j <= 160; j++)
+            assert_int_equal(lgc_driver_advance(d, 0.6 * j / 160.0 + 0.37e-4 * (j < 160), x), LGC_OK);
+        check(log->n == 1, "%s: %d events, not the pendulum's impact", stepper(k)->name, log->n);
+        const double *p = log->x[0];
+        /* before: -s along the circle's tangent (c, -drop)/l turned, (drop, c)/l; after: e s along it */
+        const double pend = fmax(fabs(p[2] - e * s * drop / l), fabs(p[3] - e * s * c / l)), x_hit = p[0];
+        lgc_driver_free(d);
+        lgc_system_free(&sys);
+        log->n = 0;
+        d = start(&sys, &sled_wall_model, stepper(k), LGC_PROJECT_FULL, 1e-4, 1.5, log);
+        assert_int_equal(lgc_driver_advance(d, 1.5, x), LGC_OK);
+        check(log->n == 1, "%s: %d events, not the sled's impact", stepper(k)->name, log->n);
+        const double *q = log->x[0];
+        const double sled = fmax(fmax(fabs(q[3] + e * u * cos(th0)), fabs(q[4] + e * u * sin(th0))), fabs(q[5]));
+        print_message("  %-6s pendulum: |v+ - e s t| = %.1e (at x = %.15f); sled: |v+ + e u (cos, sin)(th0)|, "
+                      "|th'| = %.1e (at t = %.15f, closed form %.15f)\n",
+                      stepper(k)->name, pend, x_hit, sled, log->t[0], 1.0 / (u * -cos(th0)));
+        assert_le(pend, 1e-9);
+        assert_le(fabs(x_hit - c), 1e-12);
+        assert_le(sled, 1e-9);
+        assert_le(fabs(log->t[0] - 1.0 / (u * -cos(th0))), 1e-9);
+        lgc_driver_free(d);
+        lgc_system_free(&sys);
+        free(log);
+    }
+}
+
+/*
 ** The rod dropped tilted: its ends' impacts alternate and then accumulate
 ** on one end while the other rests (the Zeno case). Under every stepper
 ** and at tolerances from loose to the tightest the state's round-off
@@ -448,6 +497,7 @@ int main(void)
         cmocka_unit_test(rod_dropped_flat_rebounds_flat),
         cmocka_unit_test(rod_with_two_restitutions_turns_as_they_say),
         cmocka_unit_test(restitution_out_of_range_is_refused),
+        cmocka_unit_test(rows_that_hold_keep_their_rates_through_an_impact),
         cmocka_unit_test(ball_on_a_moving_table_rebounds_at_e_relative_to_it),
         cmocka_unit_test(tilted_rod_comes_to_rest_at_any_tolerance),
         cmocka_unit_test(ball_on_a_vibrating_table_ends),
