@@ -7,6 +7,7 @@
 // the implicit methods' counters; mistakes refused.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -509,7 +510,8 @@ void a_maximum_step_finds_events_a_step_would_straddle(void **) {
 
 // Contacts through the programs: a restitution set with --param (e = 0: the
 // ball on the table rests at its first impact), one outside [0, 1] refused
-// at the start, and linearize's note that it holds the contacts on.
+// at the start, an impact with a nonholonomic row under both formulations,
+// and linearize's note that it holds the contacts on.
 void contacts_take_their_parameters_and_linearize_says_what_it_holds(void **) {
   json::Value plastic = summary({test_spec("moving_table"), "--param", "e=0", "--t-end", "0.5", "--quiet"});
   assert_int_equal(long(plastic["events"]["impact[contact1]"]["count"].num()), 1);
@@ -518,6 +520,21 @@ void contacts_take_their_parameters_and_linearize_says_what_it_holds(void **) {
   Result refused = simulate({test_spec("flat_rod"), "--param", "e2=1.5", "--t-end", "1", "--quiet"});
   assert_int_equal(refused.status, 1);
   assert_contains(refused.err, "a contact's restitution is outside [0, 1] at the run's parameters");
+  // The sled into its wall under the vakonomic formulation too: back along its heading at e u.
+  fs::path met = group_dir() / "sled_events.csv";
+  for (auto formulation : {"dalembert", "vakonomic"}) {
+    Result sled = simulate({test_spec("sled_wall"), "--formulation", formulation, "--t-end", "1.5", "--rtol", "1e-12",
+                            "--atol", "1e-13", "--events", met.string(), "--quiet"});
+    assert_int_equal(sled.status, 0);
+    std::vector<std::string> rows = lines_of(slurp(met));
+    assert_int_equal(rows.size(), 2);
+    double v[7];
+    check(std::sscanf(rows[1].c_str(), "impact[contact1],%lf,%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3],
+                      &v[4], &v[5], &v[6]) == 7, "%s: %s", formulation, rows[1].c_str());
+    check(std::fabs(v[4] + 0.5 * std::cos(2.5)) <= 1e-9 && std::fabs(v[5] + 0.5 * std::sin(2.5)) <= 1e-9
+              && std::fabs(v[6]) <= 1e-12,
+          "%s: after the impact x' = %.17g, y' = %.17g, th' = %.17g", formulation, v[4], v[5], v[6]);
+  }
   std::vector<std::string> env = cache_env();
   Result lin = run({lagrangec, "linearize", spec("bouncing_ball"), "--at", "y=0"}, env);
   assert_int_equal(lin.status, 0);
