@@ -569,6 +569,13 @@ void bouncing_ball_events(bouncing_ball_real t, const bouncing_ball_real state[]
     out_events[0] = y_dot;
 }
 
+void bouncing_ball_restitution(const bouncing_ball_real param[], bouncing_ball_real out_restitution[])
+{
+    (void)param;
+    /* contact 1 */
+    out_restitution[0] = 0.8;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int bouncing_ball_step_undone(bouncing_ball_real state[], const bouncing_ball_real x0[], int status)
 {

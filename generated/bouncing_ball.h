@@ -162,6 +162,13 @@ void bouncing_ball_initial_state_at(const bouncing_ball_real param[], bouncing_b
 void bouncing_ball_events(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
     const bouncing_ball_real multipliers[], bouncing_ball_real out_events[]);
 
+/*
+** Each contact's restitution, Newton's coefficient at its impacts, at the
+** parameters param (the spec's [constraints] restitution; one per contact,
+** in the order written).
+*/
+void bouncing_ball_restitution(const bouncing_ball_real param[], bouncing_ball_real out_restitution[]);
+
 /* The runtime's descriptor of this model, defined in bouncing_ball_model.c. */
 struct lgc_model;
 extern const struct lgc_model bouncing_ball_model;

@@ -671,6 +671,13 @@ void sphere_events(sphere_real t, const sphere_real state[], const sphere_real i
     out_events[0] = z;
 }
 
+void sphere_restitution(const sphere_real param[], sphere_real out_restitution[])
+{
+    (void)param;
+    /* contact 1 */
+    out_restitution[0] = 0.0;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int sphere_step_undone(sphere_real state[], const sphere_real x0[], int status)
 {

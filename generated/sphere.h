@@ -178,6 +178,13 @@ void sphere_outputs(sphere_real t, const sphere_real state[], const sphere_real 
 void sphere_events(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
     const sphere_real multipliers[], sphere_real out_events[]);
 
+/*
+** Each contact's restitution, Newton's coefficient at its impacts, at the
+** parameters param (the spec's [constraints] restitution; one per contact,
+** in the order written).
+*/
+void sphere_restitution(const sphere_real param[], sphere_real out_restitution[]);
+
 /* The runtime's descriptor of this model, defined in sphere_model.c. */
 struct lgc_model;
 extern const struct lgc_model sphere_model;

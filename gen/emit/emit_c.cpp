@@ -573,6 +573,7 @@ std::string emit_header(const Plan &plan) {
   if (m.integral == Model::Integral::jacobi) s << declaration(plan.real, plan.jacobi_integral.signature, plan.jacobi_integral.doc);
   if (!m.outputs.empty()) s << declaration(plan.real, plan.outputs.signature, plan.outputs.doc);
   if (!m.events.empty()) s << declaration(plan.real, plan.events.signature, plan.events.doc);
+  if (m.ncontact) s << declaration(plan.real, plan.restitution.signature, plan.restitution.doc);
   if (!plan.real.single()) {  // the runtime integrates double models only
     s << "/* The runtime's descriptor of this model, defined in " << n.p << "_model.c. */\n";
     s << "struct lgc_model;\nextern const struct lgc_model " << n.fn("model") << ";\n\n";
@@ -619,6 +620,7 @@ std::string emit_source(const Plan &plan) {
   s << block_source(plan, plan.initial_state_at);
   if (!m.outputs.empty()) s << "\n" << block_source(plan, plan.outputs);
   if (!m.events.empty()) s << "\n" << block_source(plan, plan.events);
+  if (m.ncontact) s << "\n" << block_source(plan, plan.restitution);
   if (plan.with_step) s << "\n" << emit_step(plan);
   return s.str();
 }

@@ -150,7 +150,7 @@ std::string emit_descriptor(const Plan &plan) {
   }
   if (m.ncontact) {
     field("ncontact", std::to_string(m.ncontact));
-    field("restitution", format_double(spec.restitution));
+    field("restitution", n.fn("restitution"));
   }
   if (!spec.outputs.empty()) {
     field("nout", n.size("NOUT"));

@@ -92,6 +92,7 @@ class Deriver {
       m_.phi.push_back(read_expression(spec_.contacts[j], scope_, {holonomic.back().name.c_str(), false, false}));
     }
     m_.ncontact = spec_.contacts.size();
+    read_restitution();
     m_.nh = holonomic.size();
     m_.nn = nonholonomic.size();
     m_.origins = holonomic;
@@ -335,6 +336,29 @@ class Deriver {
     for (size_t j = 0; j < m_.nn; ++j) {
       GiNaC::realsymbol mu("mu" + std::to_string(j + 1));
       mu_.push_back(state_var(mu, mu.get_name(), spec_.initial_mu[j]));
+    }
+  }
+
+  // Each contact's restitution, an expression of the parameters in [0, 1]
+  // at their defaults (the runtime checks it at the values of a run).
+  void read_restitution() {
+    for (size_t j = 0; j < m_.ncontact; ++j) {
+      if (spec_.restitution.empty()) {
+        m_.restitution.push_back(0);
+        continue;
+      }
+      const SourceText &src = spec_.restitution[spec_.restitution.size() == 1 ? 0 : j];
+      std::string what = "the restitution of contact " + std::to_string(j + 1);
+      ex e = read_expression(src, scope_, {what.c_str(), false, false, false, "parameters"});
+      double value = at_defaults(e);
+      if (!(value >= 0 && value <= 1)) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", value);
+        error_at(src.loc_of(0), what + " = " + text +
+                                    " at the parameters' defaults: it must lie in [0, 1], 0 a plastic impact, 1 an "
+                                    "elastic one");
+      }
+      m_.restitution.push_back(e);
     }
   }
 

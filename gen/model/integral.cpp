@@ -10,6 +10,7 @@
 // absent.
 #include "model/model.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace lgc {
@@ -68,8 +69,14 @@ class IntegralDeriver {
       return "the force on " + m_.spec->coordinates[i].name + " does work" +
              (!text.empty() && text.size() <= kLongestText ? " (" + text + ")" : "");
     }
-    if (m_.ncontact > 0 && m_.spec->restitution < 1)
-      return "the contacts' impacts lose energy (restitution " + format_double(m_.spec->restitution) + " < 1)";
+    for (size_t c = 0; c < m_.restitution.size(); ++c) {
+      const GiNaC::ex &e = m_.restitution[c];
+      if ((e - 1).is_zero()) continue;
+      std::string text = GiNaC::is_a<GiNaC::numeric>(e) ? format_double(GiNaC::ex_to<GiNaC::numeric>(e).to_double())
+                         : m_.spec->restitution.size() == 1 ? m_.spec->restitution[0].text
+                                                            : m_.spec->restitution[c].text;
+      return "the contacts' impacts lose energy (restitution " + text + ", not 1)";
+    }
     for (size_t c = 0; c < m_.nh; ++c)
       if (depends_on_t(m_.phi[c])) return m_.constraint_name(c) + " depends on t: it does work";
     for (size_t j = 0; j < m_.nn; ++j) {

@@ -89,6 +89,7 @@ struct Model {
   std::vector<BodyEnergy> bodies;         // what [bodies] and [particles] add to T and V
   std::vector<bool> contact_kept;         // per wheel: its contact row (false: identically 0, dropped)
   size_t ncontact = 0;                    // the last holonomic rows are [constraints] contact's, one-sided
+  std::vector<GiNaC::ex> restitution;     // per contact: its coefficient, an expression of the parameters
   Formulation formulation = Formulation::dalembert;
   std::vector<GiNaC::realsymbol> mu;  // vakonomic only: the multipliers, states
   std::vector<StateVar> state;        // q, q', z, then (vakonomic) mu

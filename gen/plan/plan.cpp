@@ -595,6 +595,16 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                           "[lambda; mu] (NC) as " + names.fn("rhs") + " writes them at that state.");
   }
 
+  if (m.ncontact) {
+    std::vector<Assignment> outs;
+    for (size_t j = 0; j < m.ncontact; ++j)
+      outs.push_back({0, j, graph.from_ginac(m.restitution[j]), "contact " + std::to_string(j + 1), ""});
+    restitution = b.block({"void", names.fn("restitution"), false, {{in("param"), out("out_restitution")}}},
+                          "Each contact's restitution, Newton's coefficient at its impacts, at the\nparameters "
+                          "param (the spec's [constraints] restitution; one per contact,\nin the order written).",
+                          {{"out_restitution", Extent{}}}, outs);
+  }
+
   {  // x(0) as expressions of the parameters
     std::vector<Assignment> outs;
     for (size_t i = 0; i < m.state.size(); ++i)

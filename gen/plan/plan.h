@@ -428,6 +428,8 @@ struct Plan {
   // NAME_jacobi_integral, h, when that is the model's integral (T + V,
   // NAME_energy, is not).
   Block jacobi_integral;
+  // With contacts: NAME_restitution, each contact's coefficient at the parameters.
+  Block restitution;
 
   Plan(const Model &m, bool with_jacobian, Precision precision = Precision::double_precision);
   Plan(const Plan &) = delete;

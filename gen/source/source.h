@@ -123,9 +123,10 @@ struct Spec {
   std::vector<std::optional<SourceText>> forces;  // one per coordinate
   std::vector<SourceText> holonomic, nonholonomic;
   // [constraints] contact: one-sided holonomic rows, phi(q, t) >= 0 free;
-  // restitution: Newton's coefficient at their impacts, one for all.
+  // restitution: Newton's coefficient at their impacts, expressions of the
+  // parameters: none (0), one for every contact, or one per contact.
   std::vector<SourceText> contacts;
-  double restitution = 0;
+  std::vector<SourceText> restitution;
   // The [initial] tables, expressions of the parameters; nullopt where the
   // spec gives no value (it is 0).
   std::vector<std::optional<SourceText>> initial_q, initial_v;  // one per coordinate

@@ -579,11 +579,22 @@ class Reader {
     read_constraint_list(*t, "nonholonomic", spec_.nonholonomic);
     read_constraint_list(*t, "contact", spec_.contacts);
     if (const toml::node *e = t->get("restitution")) {
-      spec_.restitution = number(*e, "restitution");
-      if (!(spec_.restitution >= 0 && spec_.restitution <= 1))
-        error_at(loc(*e), "'restitution' must lie in [0, 1]: 0 a plastic impact, 1 an elastic one");
       if (spec_.contacts.empty())
         error_at(loc(*e), "'restitution' without 'contact': it is the coefficient of the contacts' impacts");
+      const char *expected = "a number or an expression of the parameters for every contact, or a list of one per "
+                             "contact";
+      if (const toml::array *a = e->as_array()) {
+        if (a->size() != spec_.contacts.size())
+          error_at(loc(*e), "'restitution' lists " + std::to_string(a->size()) + " coefficients for " +
+                                std::to_string(spec_.contacts.size()) + " contacts: one per contact, or a single one for all");
+        for (const toml::node &c : *a) {
+          if (!c.is_string() && !c.is_number()) wrong_type(c, "restitution", expected);
+          spec_.restitution.push_back(expression(c, "restitution"));
+        }
+      } else {
+        if (!e->is_string() && !e->is_number()) wrong_type(*e, "restitution", expected);
+        spec_.restitution.push_back(expression(*e, "restitution"));
+      }
     }
   }
 

@@ -68,6 +68,10 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
     [LGC_SIM_EVENTS] = {"--events", "FILE.csv", LGC_OPTION_OUTPUT,
                         "the spec's [events] as located: event, t, q, q'"},
     [LGC_SIM_QUIET] = {"--quiet", NULL, LGC_OPTION_FLAG, "no summary, no progress"},
+    [LGC_SIM_STRICT] = {"--strict", NULL, LGC_OPTION_FLAG,
+                        "a run whose constraints drifted past 1e-6, or that\n"
+                        "went more than 1e-6 inside a contact, fails (exit 1)\n"
+                        "instead of ending with a warning"},
     [LGC_SIM_FORMULATION] = {"--formulation", "dalembert|vakonomic", LGC_OPTION_FRONT,
                              formulation_help},
     [LGC_SIM_HELP] = {"--help", NULL, LGC_OPTION_FLAG, "this text"},
@@ -125,8 +129,12 @@ static const lgc_option sweep_options[LGC_SWEEP_NOPTIONS] = {
                          "directories (shards) into one, no spec needed"},
 };
 
-/* The options of simulate that name its own outputs: a sweep has its own. */
-static const int sweep_hidden[] = {LGC_SIM_OUT, LGC_SIM_PLOT, LGC_SIM_SUMMARY_JSON, LGC_SIM_EVENTS, -1};
+/*
+** The options of simulate that name its own outputs (a sweep has its own),
+** and --strict, whose warnings a sweep's runs do not print.
+*/
+static const int sweep_hidden[] = {LGC_SIM_OUT, LGC_SIM_PLOT, LGC_SIM_SUMMARY_JSON, LGC_SIM_EVENTS, LGC_SIM_STRICT,
+                                   -1};
 
 const lgc_command lgc_simulate_command = {
     "simulate", "[OPTIONS]",

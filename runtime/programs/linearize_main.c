@@ -185,6 +185,33 @@ static double independent_acceleration(const lgc_linearization *lin, lgc_system 
     return worst;
 }
 
+/*
+** What the linear model does with the contacts: it holds every one on, a
+** two-sided row (the motion in contact, as NAME_step does); a note says so,
+** with each one's push at the point, and which pull there (the motion
+** lets go of them at once: this linear model is not the motion).
+*/
+static void note_contacts(const lgc_model *m, lgc_system *sys, double t, const double x[])
+{
+    if (m->ncontact == 0)
+        return;
+    double *v = malloc(((size_t)m->nx + (size_t)(m->nh + m->nn)) * sizeof *v + 1);
+    if (!v || lgc_system_rhs(sys, t, x, v, v + m->nx) != LGC_OK) {
+        free(v);
+        return;
+    }
+    const double *lambda = v + m->nx;
+    fprintf(stderr, "lagrangec: note: contacts held on, as two-sided rows (the motion in contact, valid "
+                    "while each pushes):");
+    for (int c = 0; c < m->ncontact; c++) {
+        const int row = m->nh - m->ncontact + c;
+        fprintf(stderr, "%s contact%d lambda = %.6g (%s)", c ? "," : "", c + 1, lambda[row],
+                lambda[row] < 0.0 ? "pulls: it lets go here, and the motion is not this one" : "pushes");
+    }
+    fprintf(stderr, "\n");
+    free(v);
+}
+
 /* The label of row/column j of A: an independent coordinate, then a speed. */
 static const char *label(const lgc_linearization *lin, int j)
 {
@@ -419,6 +446,7 @@ static int linearize(lgc_linearization *lin, lgc_system *sys, const lin_options 
         print_json(lin, sys, opt->t, x, at.time_dependent, accel);
     else
         print_text(lin, sys, opt->t, x);
+    note_contacts(m, sys, opt->t, x);
     if (at.time_dependent && !opt->t_given)
         fprintf(stderr, "lagrangec: note: the model depends on t at this point: linearised at "
                         "t = 0; give the time with --at t=T\n");

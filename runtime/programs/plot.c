@@ -56,15 +56,24 @@ static void text_expression(FILE *gp, const char *s)
     fputc('\'', gp);
 }
 
-/* Residuals on a log axis: exact zeros are drawn at the floor, not dropped. */
-static void residual_curves(FILE *gp, const lgc_model *m, int first, int count, int *any)
+/*
+** Residuals on a log axis: exact zeros are drawn at the floor, not dropped.
+** A contact's phi is its gap while off, no residual: its curve is how far
+** inside it is (-phi, at the floor while outside), and its phi', a rate
+** of approach while off, is left out.
+*/
+static void residual_curves(FILE *gp, const lgc_model *m, int *any)
 {
-    for (int i = 0; i < count; i++) {
-        char name[48], title[52];
+    const int first = lgc_csv_column_phi(m);
+    for (int i = 0; i < 2 * m->nh + m->nn; i++) {
+        const int contact = i < 2 * m->nh && i % m->nh >= m->nh - m->ncontact;
+        if (contact && i >= m->nh)
+            continue;
+        char name[48], title[60];
         lgc_csv_column_name(m, first + i, name, sizeof name);
-        snprintf(title, sizeof title, "|%s|", name);
-        fprintf(gp, "%s" CSV " using 1:(max(abs(column(%d)))) with lines title ",
-                *any ? ", " : "plot ", first + i + 1);
+        snprintf(title, sizeof title, contact ? "inside: -%s" : "|%s|", name);
+        fprintf(gp, "%s" CSV " using 1:(max(%s(column(%d)))) with lines title ", *any ? ", " : "plot ",
+                contact ? "-" : "abs", first + i + 1);
         text_expression(gp, title);
         *any = 1;
     }
@@ -94,9 +103,11 @@ static void script(FILE *gp, const lgc_model *m, double energy0, int integral_ke
 
     /* 2: constraint residuals */
     int any = 0;
-    fputs("set title 'constraint residuals (values below 1e-17 drawn at 1e-17)'\n"
-          "set logscale y\nset format y '%.0e'\nset ylabel '|residual|'\n", gp);
-    residual_curves(gp, m, lgc_csv_column_phi(m), 2 * m->nh + m->nn, &any);
+    fputs(m->ncontact ? "set title 'constraint residuals, and how far inside each contact is (values below "
+                        "1e-17 drawn at 1e-17)'\n"
+                      : "set title 'constraint residuals (values below 1e-17 drawn at 1e-17)'\n", gp);
+    fputs("set logscale y\nset format y '%.0e'\nset ylabel '|residual|'\n", gp);
+    residual_curves(gp, m, &any);
     if (!any)
         fputs("set label 1 'no constraints' at graph 0.5,0.5 center\n"
               "plot [0:1] [1:10] 1/0 notitle\nunset label 1\n", gp);

@@ -307,10 +307,11 @@ typedef struct lgc_sim_options {
     lgc_metric metric;
     double sample;
     int consistent, quiet;
+    int strict;                 /* a warning of the run (drift, a contact inside) is a fault */
     const char *out, *plot, *summary_json, *events;
 } lgc_sim_options;
 
-/* Residuals past this (absolute) end a run with a warning. */
+/* Residuals past this (absolute), or a contact this far inside, end a run with a warning. */
 #define LGC_DRIFT_WARNING 1e-6
 
 typedef struct lgc_sim_run {
@@ -331,6 +332,7 @@ typedef struct lgc_sim_run {
     double t_fault;             /* when status != LGC_OK */
     const char *fault_detail;   /* more about a fault: the file that failed */
     int drifted;                /* the worst residual passed LGC_DRIFT_WARNING */
+    int inside;                 /* a contact went more than LGC_DRIFT_WARNING inside */
     double wall;                /* seconds spent integrating */
 } lgc_sim_run;
 
@@ -363,7 +365,7 @@ int lgc_sim_set_gains(lgc_sim_run *r);
 /*
 ** From r->x0 at t = 0 to t_end, sample by sample: each into the monitor
 ** (started afresh) and to r->csv if any; the outcome into r->status,
-** t_fault, drifted. Progress on a terminal unless opt.quiet.
+** t_fault, drifted, inside. Progress on a terminal unless opt.quiet.
 */
 void lgc_sim_integrate(lgc_sim_run *r);
 
@@ -372,7 +374,10 @@ void lgc_sim_integrate(lgc_sim_run *r);
 /* The names of lgc_project_mode and lgc_metric values, as the options take them. */
 extern const char *const lgc_project_names[], *const lgc_metric_names[];
 
-/* The warning at the end of a drifting run, on stderr. */
+/*
+** The warnings at the end of a run that drifted or went inside a contact,
+** on stderr; errors with --strict, which fails the run.
+*/
 void lgc_summary_warn(const lgc_sim_run *r);
 void lgc_summary_print(const lgc_sim_run *r, FILE *out);
 void lgc_summary_json(const lgc_sim_run *r, FILE *out);

@@ -80,6 +80,7 @@ int lgc_sim_take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
     case LGC_SIM_EVENTS: opt->events = a; break;
     case LGC_SIM_CONSISTENT: opt->consistent = 1; break;
     case LGC_SIM_QUIET: opt->quiet = 1; break;
+    case LGC_SIM_STRICT: opt->strict = 1; break;
     default: {
         const int is_tol = option == LGC_SIM_RTOL || option == LGC_SIM_ATOL;
         ok = lgc_parse_number(a, &v) && (v > 0.0 || (is_tol && v == 0.0));
@@ -322,7 +323,7 @@ void lgc_sim_integrate(lgc_sim_run *r)
     lgc_monitor_reset(&r->mon, r->model);
     lgc_event_log_reset(&r->log, r->model);
     r->fault_detail = NULL;
-    r->drifted = 0;
+    r->drifted = r->inside = 0;
     lgc_driver_observe(r->drv, track_step, r);
     lgc_driver_observe_events(r->drv, met_event, r);
     int rc = lgc_driver_reset(r->drv, 0.0, r->x0);
@@ -358,6 +359,9 @@ void lgc_sim_integrate(lgc_sim_run *r)
     for (int i = 0; i < 2 * r->model->nh + r->model->nn; i++)
         if (r->mon.max_residual[i] > LGC_DRIFT_WARNING)
             r->drifted = 1;
+    for (int c = 0; c < r->model->ncontact; c++)
+        if (-r->mon.min_contact_phi[c] > LGC_DRIFT_WARNING)
+            r->inside = 1;
 }
 
 /* Plot and summaries after the run; the exit status. */
@@ -369,8 +373,10 @@ static int finish(lgc_sim_run *r)
                 r->fault_detail ? ": " : "", r->fault_detail ? r->fault_detail : "");
         exit = LGC_EXIT_FAILED;
     }
-    if (r->drifted)
+    if (r->drifted || r->inside)
         lgc_summary_warn(r);
+    if ((r->drifted || r->inside) && r->opt.strict)
+        exit = LGC_EXIT_FAILED;
     if (r->status == LGC_OK && r->opt.plot) {
         char lost[512];
         const int kept = !lgc_integral_lost(r->model, r->sys.u, lost, sizeof lost);

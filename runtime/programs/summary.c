@@ -34,19 +34,41 @@ static int last_step_shortened(const lgc_sim_run *r, const lgc_stats *st)
     return st->steps > 1 && st->h_min < r->opt.dt * (1.0 - 1e-9);
 }
 
+/* The contact that went deepest inside (the smallest phi); its holonomic row. */
+static int deepest_contact(const lgc_sim_run *r)
+{
+    const lgc_model *m = r->model;
+    int deepest = 0;
+    for (int c = 1; c < m->ncontact; c++)
+        if (r->mon.min_contact_phi[c] < r->mon.min_contact_phi[deepest])
+            deepest = c;
+    return m->nh - m->ncontact + deepest;
+}
+
 void lgc_summary_warn(const lgc_sim_run *r)
 {
-    const int row = worst_row(r);
+    const char *level = r->opt.strict ? "error (--strict)" : "warning";
     char what[512], name[32];
-    lgc_describe_row(r->model, row, what, sizeof what);
-    lgc_row_name(r->model, row, name, sizeof name);
-    fprintf(stderr, "lagrangec: warning: the constraints drifted: max |%s| = %.3g, past %g (%s); ",
-            name, r->mon.max_residual[row], LGC_DRIFT_WARNING, what);
-    if (r->opt.project == LGC_PROJECT_NONE)
-        fprintf(stderr, "keep them with --project full (the default) or a smaller step\n");
-    else
-        fprintf(stderr, "with --project %s on, take a smaller step or tighter tolerances\n",
-                lgc_project_names[r->opt.project]);
+    if (r->drifted) {
+        const int row = worst_row(r);
+        lgc_describe_row(r->model, row, what, sizeof what);
+        lgc_row_name(r->model, row, name, sizeof name);
+        fprintf(stderr, "lagrangec: %s: the constraints drifted: max |%s| = %.3g, past %g (%s); ", level,
+                name, r->mon.max_residual[row], LGC_DRIFT_WARNING, what);
+        if (r->opt.project == LGC_PROJECT_NONE)
+            fprintf(stderr, "keep them with --project full (the default) or a smaller step\n");
+        else
+            fprintf(stderr, "with --project %s on, take a smaller step or tighter tolerances\n",
+                    lgc_project_names[r->opt.project]);
+    }
+    if (r->inside) {
+        const int row = deepest_contact(r);
+        lgc_describe_row(r->model, row, what, sizeof what);
+        lgc_row_name(r->model, row, name, sizeof name);
+        fprintf(stderr, "lagrangec: %s: a contact went inside: min %s = %.3g, past -%g (%s); take a "
+                "smaller step or tighter tolerances\n", level, name,
+                r->mon.min_contact_phi[row - (r->model->nh - r->model->ncontact)], LGC_DRIFT_WARNING, what);
+    }
 }
 
 static void print_steps(const lgc_sim_run *r, const lgc_stats *st, FILE *out)
@@ -92,6 +114,17 @@ static void print_residuals(const lgc_sim_run *r, FILE *out)
         lgc_describe_row(m, i, what, sizeof what);
         snprintf(bars, sizeof bars, "|%s|", name);
         fprintf(out, "  %-15s %.3e   %s\n", bars, r->mon.max_residual[i], what);
+    }
+    if (m->ncontact == 0)
+        return;
+    fprintf(out, "contacts:         min phi over every accepted step and sample, on or off (below 0: "
+                 "inside)\n");
+    for (int c = 0; c < m->ncontact; c++) {
+        char name[32];
+        const double phi = r->mon.min_contact_phi[c];
+        lgc_row_name(m, m->nh - m->ncontact + c, name, sizeof name);
+        fprintf(out, "  %-15s % .3e%s\n", name, phi,
+                -phi > LGC_DRIFT_WARNING ? "   inside, past the tolerance" : "");
     }
 }
 
@@ -183,6 +216,19 @@ static void json_residuals(lgc_json *j, const lgc_sim_run *r)
     lgc_json_number(j, m->nh > 0 ? r->mon.max_phi_dot : none);
     lgc_json_key(j, "max_g");
     lgc_json_number(j, m->nn > 0 ? r->mon.max_g : none);
+    lgc_json_key(j, "min_contact_phi");
+    if (m->ncontact == 0) {
+        lgc_json_null(j);
+        return;
+    }
+    lgc_json_begin(j, '{');
+    for (int c = 0; c < m->ncontact; c++) {
+        char name[32];
+        lgc_row_name(m, m->nh - m->ncontact + c, name, sizeof name);
+        lgc_json_key(j, name);
+        lgc_json_number(j, r->mon.min_contact_phi[c]);
+    }
+    lgc_json_end(j);
 }
 
 /* "events": {NAME: {count, first, last}} and "stopped_by": the event's name or null. */
@@ -340,7 +386,17 @@ void lgc_summary_json(const lgc_sim_run *r, FILE *out)
                  r->mon.max_residual[row], LGC_DRIFT_WARNING);
         lgc_json_string(&j, text);
     }
+    if (r->inside) {
+        char name[32], text[96];
+        const int row = deepest_contact(r);
+        lgc_row_name(m, row, name, sizeof name);
+        snprintf(text, sizeof text, "a contact went inside: min %s = %.3g, past -%g", name,
+                 r->mon.min_contact_phi[row - (m->nh - m->ncontact)], LGC_DRIFT_WARNING);
+        lgc_json_string(&j, text);
+    }
     lgc_json_end(&j);
+    lgc_json_key(&j, "strict");
+    lgc_json_bool(&j, r->opt.strict);
     lgc_json_key(&j, "wall_time");
     lgc_json_number(&j, r->wall);
     lgc_json_close(&j);

@@ -10,6 +10,7 @@
 #include "events.h"
 #include "impact.h"
 #include "singular_guard.h"
+#include "switch_window.h"
 
 struct lgc_driver {
     lgc_system *sys;
@@ -31,6 +32,7 @@ struct lgc_driver {
     lgc_events events;      /* the model's, located in each step */
     double t_event_stop;    /* when an event stopped the run; NAN: none did */
     lgc_impact impact;
+    lgc_switch_window switches; /* the last contact switches' times */
     int contact;            /* the contact that switches at t_contact (NAN: none pending) */
     double t_contact;
     lgc_event_observer event_observer;
@@ -151,6 +153,7 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->rejected_last = 0;
     d->t_event_stop = d->t_contact = NAN;
     d->grid_steps = 0;
+    d->switches.n = 0;
     lgc_guard_reset(&d->guard, d->sys->model->nh + d->sys->model->nn > 0 ? d->opt.singular_guard : 0.0);
     d->min_norm_seen = d->sys->nfev_min_norm;
     memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
@@ -159,6 +162,10 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->stats.proj_iter += (unsigned long)it;
     if (rc == LGC_OK && !all_finite(d->x, d->nx))
         rc = LGC_ERR_NONFINITE;
+    for (int c = 0; c < d->sys->model->ncontact; c++)
+        lgc_events_margin(&d->events, c, 0.0);
+    if (rc == LGC_OK)
+        rc = lgc_impact_coefficients(&d->impact, d->sys);
     if (rc == LGC_OK)
         rc = lgc_events_start(&d->events, t0, d->x);
     if (rc == LGC_OK && d->opt.type->start)
@@ -203,16 +210,20 @@ static int check_consistent(lgc_driver *d, double t1, const double x[], double s
     return rc;
 }
 
-/* Take xnew at time t1 as the new state: seen by the observer, counted. */
+/*
+** Take xnew at time t1 as the new state: seen by the observer, unless a
+** contact switches inside the step (the run goes on from the switch, not
+** from xnew: a state past an impact is none the run passes), counted.
+*/
 static int take_step(lgc_driver *d, double t1)
 {
+    int cut = 0, rc;
     if (!all_finite(d->xnew, d->nx))
         return LGC_ERR_NONFINITE;
-    if (d->observer) {
-        int rc = d->observer(d->observer_ctx, t1, d->xnew);
-        if (rc != LGC_OK)
-            return rc;
-    }
+    if ((rc = lgc_events_end(&d->events, t1, d->xnew, &cut)) != LGC_OK)
+        return rc;
+    if (d->observer && !cut && (rc = d->observer(d->observer_ctx, t1, d->xnew)) != LGC_OK)
+        return rc;
     memcpy(d->x, d->xnew, (size_t)d->nx * sizeof *d->x);
     const double h = t1 - d->t;
     d->stats.h_min = d->stats.steps == 0 ? h : fmin(d->stats.h_min, h);
@@ -233,7 +244,7 @@ static int step_events(lgc_driver *d)
     int halt;
     double t_halt;
     if (rc == LGC_OK)
-        rc = lgc_events_step(&d->events, d->t_prev, d->t, d->x, d->opt.type->dense, d->step,
+        rc = lgc_events_step(&d->events, d->t_prev, d->t, d->opt.type->dense, d->step,
                              d->proj, d->event_observer, d->event_ctx, &halt, &t_halt);
     const int nevent = d->sys->model->nevent;
     if (rc == LGC_OK && halt >= nevent) {
@@ -243,6 +254,17 @@ static int step_events(lgc_driver *d)
         d->t_event_stop = t_halt;
     }
     return rc;
+}
+
+/*
+** A rebound whose flight would be shorter than this ends in contact: rk4's
+** step, which would not see it; for the adaptive methods, a thousand times
+** the round-off of t, whatever their tolerances (a flight there is no
+** longer an event that can be located).
+*/
+static double shortest_flight(const lgc_driver *d, double t)
+{
+    return d->opt.type->adaptive ? 1e3 * DBL_EPSILON * fmax(1.0, fabs(t)) : d->opt.h;
 }
 
 /*
@@ -258,10 +280,32 @@ static double rest_speed(const lgc_driver *d, const double x[])
     return sqrt(d->opt.atol + d->opt.rtol * v);
 }
 
+/* What the impact at t did to each contact, to the event observer: an impact's, or a release's. */
+static int report_impact(lgc_driver *d, double t, const double x[])
+{
+    const lgc_model *m = d->sys->model;
+    for (int c = 0; c < m->ncontact && d->event_observer; c++) {
+        const int outcome = d->impact.outcome[c];
+        if (outcome == LGC_CONTACT_UNCHANGED || outcome == LGC_CONTACT_CLEARS)
+            continue;
+        int rc = d->event_observer(d->event_ctx, m->nevent + 2 * c + (outcome != LGC_CONTACT_RELEASED),
+                                   t, x);
+        if (rc != LGC_OK)
+            return rc;
+    }
+    return LGC_OK;
+}
+
 /*
 ** The contact pending at t_contact switches: in contact, it lets go (its
-** multiplier reached 0); apart, it hits (lgc_impact_apply). The run then
-** starts afresh from that state, corrected on the new set of rows.
+** multiplier reached 0); apart, it hits, and every contact closing there
+** or on takes part in the impact (lgc_impact_apply). The run then starts
+** afresh from that state, corrected on the new set of rows. A contact
+** that bounced starts from above, whatever the round-off left its phi at,
+** so that its next return is a crossing; one let go, or that grazed, is
+** watched through lgc_contact_tolerance below where it is until it has
+** moved away, so that the round-off of phi around 0 (or a drift the
+** graze's correction did not remove) is not taken for an impact.
 */
 static int switch_contact(lgc_driver *d)
 {
@@ -269,18 +313,23 @@ static int switch_contact(lgc_driver *d)
     const int row = m->nh - m->ncontact + d->contact;
     const double t = d->t_contact;
     double *x = d->xnew;
-    int rc = LGC_OK, it = 0, impact = !d->sys->active[row], bounced = 0;
+    int rc = LGC_OK, it = 0;
+    if (lgc_switch_window_add(&d->switches, t))
+        return LGC_ERR_ACCUMULATION;
     d->opt.type->dense(d->step, (t - d->t_prev) / (d->t - d->t_prev), x);
-    if (impact)
-        rc = lgc_impact_apply(&d->impact, d->sys, t, x, row, rest_speed(d, x),
-                              d->opt.type->adaptive ? 0.0 : d->opt.h, &bounced);
-    else
+    if (!d->sys->active[row]) {
+        rc = lgc_impact_apply(&d->impact, d->sys, t, x, d->contact, lgc_contact_tolerance(m, x),
+                              rest_speed(d, x), shortest_flight(d, t));
+    } else {
+        memset(d->impact.outcome, LGC_CONTACT_UNCHANGED, (size_t)m->ncontact);
+        d->impact.outcome[d->contact] = LGC_CONTACT_RELEASED;
         d->sys->active[row] = 0;
+    }
     if (rc == LGC_OK)
         rc = lgc_project(d->proj, d->sys, t, x, &it);
     d->stats.proj_iter += (unsigned long)it;
-    if (rc == LGC_OK && d->event_observer)
-        rc = d->event_observer(d->event_ctx, m->nevent + 2 * d->contact + impact, t, x);
+    if (rc == LGC_OK)
+        rc = report_impact(d, t, x);
     if (rc != LGC_OK)
         return rc;
     memcpy(d->x, x, (size_t)d->nx * sizeof *d->x);
@@ -294,9 +343,22 @@ static int switch_contact(lgc_driver *d)
     /* The flight ahead has nothing to do with the last one: an adaptive step starts from a fresh guess. */
     if (!d->opt.type->start && d->opt.type->adaptive && (rc = initial_step(d)) != LGC_OK)
         return rc;
-    if ((rc = lgc_events_start(&d->events, t, d->x)) == LGC_OK && bounced)
-        lgc_events_rebound(&d->events, d->contact);
-    return rc;
+    const double tol = lgc_contact_tolerance(m, d->x);
+    double *phi = d->xerr;      /* 2 nh + nn <= nx doubles of scratch */
+    m->residuals(t, d->x, d->sys->p, phi, phi + m->nh, phi + 2 * m->nh);
+    for (int c = 0; c < m->ncontact; c++) {
+        const int outcome = d->impact.outcome[c], row_c = m->nh - m->ncontact + c;
+        if (outcome == LGC_CONTACT_CLEARS || outcome == LGC_CONTACT_RELEASED)
+            lgc_events_margin(&d->events, c, tol + fmax(0.0, -phi[row_c]));
+        else if (outcome != LGC_CONTACT_UNCHANGED)
+            lgc_events_margin(&d->events, c, 0.0);
+    }
+    if ((rc = lgc_events_start(&d->events, t, d->x)) != LGC_OK)
+        return rc;
+    for (int c = 0; c < m->ncontact; c++)
+        if (d->impact.outcome[c] == LGC_CONTACT_BOUNCED)
+            lgc_events_rebound(&d->events, c);
+    return LGC_OK;
 }
 
 /* Take a one-step method's xnew at time t1 as the new state, corrected onto the constraints. */

@@ -16,7 +16,7 @@ int lgc_events_init(lgc_events *ev, lgc_system *sys)
     ev->n = n;
     if (n == 0)
         return LGC_OK;
-    double *v = calloc((size_t)(4 * n + 2 * nx + 3 * m->nh + 2 * m->nn) + 1, sizeof *v);
+    double *v = calloc((size_t)(4 * n + 2 * nx + 3 * m->nh + 2 * m->nn + m->ncontact) + 1, sizeof *v);
     if (!v)
         return LGC_ERR_NOMEM;
     ev->g0 = v;
@@ -27,6 +27,7 @@ int lgc_events_init(lgc_events *ev, lgc_system *sys)
     ev->dxdt = ev->x + nx;
     ev->mult = ev->dxdt + nx;
     ev->res = ev->mult + m->nh + m->nn;
+    ev->margin = ev->res + 2 * m->nh + m->nn;
     return LGC_OK;
 }
 
@@ -55,7 +56,7 @@ static int values(lgc_events *ev, double t, const double x[], double g[])
         m->residuals(t, x, sys->p, ev->res, ev->res + m->nh, ev->res + 2 * m->nh);
     for (int c = 0; c < m->ncontact; c++) {
         const int row = m->nh - m->ncontact + c;
-        g[m->nevent + c] = sys->active[row] ? ev->mult[row] : ev->res[row];
+        g[m->nevent + c] = sys->active[row] ? ev->mult[row] : ev->res[row] + ev->margin[c];
     }
     for (int i = 0; i < ev->n; i++)
         if (!isfinite(g[i]))
@@ -73,6 +74,11 @@ void lgc_events_rebound(lgc_events *ev, int c)
     double *g = &ev->g0[ev->sys->model->nevent + c];
     if (!(*g > 0.0))
         *g = DBL_MIN;
+}
+
+void lgc_events_margin(lgc_events *ev, int c, double margin)
+{
+    ev->margin[c] = margin;
 }
 
 /*
@@ -139,9 +145,20 @@ static int locate(lgc_events *ev, int i, double t0, double t1, double ga, double
     return LGC_OK;
 }
 
-int lgc_events_step(lgc_events *ev, double t0, double t1, const double x1[],
-                    lgc_interpolant dense, const void *dense_ctx, lgc_projector *proj,
-                    lgc_event_observer fn, void *fn_ctx, int *halt, double *t_halt)
+int lgc_events_end(lgc_events *ev, double t1, const double x1[], int *cut)
+{
+    const lgc_model *m = ev->sys->model;
+    *cut = 0;
+    if (ev->n == 0)
+        return LGC_OK;
+    int rc = values(ev, t1, x1, ev->g1);
+    for (int i = m->nevent; i < ev->n && rc == LGC_OK; i++)
+        *cut = *cut || crosses(m, i, ev->g0[i], ev->g1[i]);
+    return rc;
+}
+
+int lgc_events_step(lgc_events *ev, double t0, double t1, lgc_interpolant dense, const void *dense_ctx,
+                    lgc_projector *proj, lgc_event_observer fn, void *fn_ctx, int *halt, double *t_halt)
 {
     const lgc_model *m = ev->sys->model;
     int rc;
@@ -149,8 +166,6 @@ int lgc_events_step(lgc_events *ev, double t0, double t1, const double x1[],
     *t_halt = NAN;
     if (ev->n == 0)
         return LGC_OK;
-    if ((rc = values(ev, t1, x1, ev->g1)) != LGC_OK)
-        return rc;
     for (int i = 0; i < ev->n; i++) {
         ev->t_hit[i] = NAN;
         if (crosses(m, i, ev->g0[i], ev->g1[i])
@@ -182,6 +197,15 @@ int lgc_events_step(lgc_events *ev, double t0, double t1, const double x1[],
             return rc;
         if (*halt >= 0)
             break;
+    }
+    /* A contact off that has moved clear of its margin is watched at phi = 0 again. */
+    for (int c = 0; c < m->ncontact; c++) {
+        const int i = m->nevent + c;
+        if (ev->margin[c] > 0.0 && !ev->sys->active[m->nh - m->ncontact + c]
+            && ev->g1[i] > 2.0 * ev->margin[c]) {
+            ev->g1[i] -= ev->margin[c];
+            ev->margin[c] = 0.0;
+        }
     }
     memcpy(ev->g0, ev->g1, (size_t)ev->n * sizeof *ev->g0);
     return LGC_OK;

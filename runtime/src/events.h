@@ -11,7 +11,7 @@
 /*
 ** The functions watched: the model's events, then one per contact: its
 ** multiplier while in contact (falling through 0: it lets go), its phi
-** while apart (falling through 0: an impact).
+** (plus its margin) while apart (falling through 0: an impact).
 */
 typedef struct lgc_events {
     lgc_system *sys;
@@ -22,6 +22,7 @@ typedef struct lgc_events {
     double *dxdt, *mult;    /* rhs scratch: the multipliers the functions read */
     double *g;              /* the functions at one interpolated state */
     double *res;            /* phi, phi', g: the contacts' phi */
+    double *margin;         /* ncontact: how far inside its phi may go unseen (lgc_events_margin) */
 } lgc_events;
 
 /* Scratch for sys->model's events; a model without any needs none (LGC_OK). */
@@ -38,20 +39,36 @@ int lgc_events_start(lgc_events *ev, double t, const double x[]);
 */
 void lgc_events_rebound(lgc_events *ev, int c);
 
+/*
+** Contact c, off, is seen to hit only where phi falls through -margin, not
+** 0, until it has moved more than margin away (a step ending with phi >
+** margin sets it back to 0): after a release or a graze at phi = 0, the
+** round-off of phi around 0 is not an impact. Call before
+** lgc_events_start; 0 at the start of a run.
+*/
+void lgc_events_margin(lgc_events *ev, int c, double margin);
+
+/*
+** The functions at the end (t1, x1) of a step about to be taken, for
+** lgc_events_step; *cut: 1 when a contact's crosses in the step, which
+** then ends at the crossing (the run goes on from there, not from x1).
+*/
+int lgc_events_end(lgc_events *ev, double t1, const double x1[], int *cut);
+
 /* x(t0 + theta (t1 - t0)) on the last step's interpolant. */
 typedef void (*lgc_interpolant)(const void *ctx, double theta, double x[]);
 
 /*
 ** The crossings, in their directions, in the step just taken from t0 to t1
-** (its end x1): each located on the interpolant to the round-off of t and,
+** (the functions at its end from lgc_events_end): each located on the
+** interpolant to the round-off of t and,
 ** in time order, handed to fn with its state (corrected by proj), up to the
 ** first that ends the step there: an event that stops the run, or a
 ** contact's (not handed to fn: the driver acts on it). That one's index
 ** (nevent + c for contact c) and time go to *halt and *t_halt (else -1,
 ** NAN). The end becomes the next step's start. Never allocates.
 */
-int lgc_events_step(lgc_events *ev, double t0, double t1, const double x1[],
-                    lgc_interpolant dense, const void *dense_ctx, lgc_projector *proj,
+int lgc_events_step(lgc_events *ev, double t0, double t1, lgc_interpolant dense, const void *dense_ctx, lgc_projector *proj,
                     lgc_event_observer fn, void *fn_ctx, int *halt, double *t_halt);
 
 #endif

@@ -9,10 +9,14 @@
 #include "lagrangec/status.h"
 #include "max_abs.h"
 
-/* x, phi, phi', g, multipliers, fc, outputs, dxdt, tracked residuals, C, row maxima, output extremes in one block */
+/*
+** x, phi, phi', g, multipliers, fc, outputs, dxdt, tracked residuals, C,
+** row maxima, output extremes, contacts' minima in one block
+*/
 static size_t block_size(const lgc_model *m)
 {
-    return (size_t)(2 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq + 3 * m->nout) + 1;
+    return (size_t)(2 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq + 3 * m->nout
+                    + m->ncontact) + 1;
 }
 
 /* The minimum-norm multipliers' scratch: C C^T, its eigenvalues, dsyev's work (66 a row), nu. */
@@ -46,6 +50,7 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
     mon->max_residual = mon->jac + (nh + nn) * nq;
     mon->out_min = mon->max_residual + 2 * nh + nn;
     mon->out_max = mon->out_min + model->nout;
+    mon->min_contact_phi = mon->out_max + model->nout;
     return LGC_OK;
 }
 
@@ -115,8 +120,15 @@ static int update_extremes(lgc_monitor *mon, const lgc_system *sys, const double
     const int nh = m->nh, nr = 2 * nh + m->nn;
     if (!isfinite(energy) || !isfinite(lgc_max_abs(r, nr, 0.0)))
         return LGC_ERR_NONFINITE;
-    if (mon->count + mon->tracked == 0)
+    const int first = mon->count + mon->tracked == 0;
+    if (first)
         mon->energy0 = energy;
+    /* A contact's phi, on or off: how far inside it went, which its residual (0 while off) hides. */
+    for (int c = 0; c < m->ncontact; c++) {
+        const double phi = r[nh - m->ncontact + c];
+        if (first || phi < mon->min_contact_phi[c])
+            mon->min_contact_phi[c] = phi;
+    }
     for (int i = 0; i < nr; i++) {
         const double a = lgc_row_off(sys, i) ? 0.0 : fabs(r[i]);  /* a contact apart: no error */
         if (a > mon->max_residual[i])

@@ -283,6 +283,9 @@ static void factor_rows(lgc_projector *pr, int rows)
             if (s != 0.0 && j < pr->first[i])
                 pr->first[i] = j;
         }
+        /* A row of zeros (a contact apart) asks nothing: its multiplier is 0, its pivot 1. */
+        if (pr->nnz[i] == 0)
+            pr->S[(size_t)i * rows + i] = 1.0;
     }
     pr->factored = cholesky(pr->S, rows, pr->first, NORMAL_PIVOT) == 0 ? rows : 0;
 }
@@ -359,8 +362,10 @@ static int min_norm(lgc_projector *pr, int rows)
 }
 
 /*
-** A contact apart is no constraint: its residuals become 0, so the
-** correction leaves its phi and phi' as they are (C d = 0 on its row).
+** A contact apart is no constraint: its residuals become 0 and its row of
+** C zeros, so the correction neither closes its gap nor holds it (held,
+** C d = 0 on its row would fight a row that holds: a pendulum's rod
+** beside a wall it is apart from).
 */
 static void free_contacts(const lgc_system *sys, double res[])
 {
@@ -368,6 +373,16 @@ static void free_contacts(const lgc_system *sys, double res[])
     for (int i = 0; sys->active && i < 2 * m->nh; i++)
         if (lgc_row_off(sys, i))
             res[i] = 0.0;
+}
+
+/* C at (t, x), the rows of the contacts apart zeros. */
+static void constraint_rows(lgc_projector *pr, const lgc_system *sys, double t, const double x[])
+{
+    const lgc_model *m = pr->model;
+    m->constraint_jacobian(t, x, sys->p, pr->C);
+    for (int i = 0; sys->active && i < m->nh; i++)
+        if (lgc_row_off(sys, i))
+            memset(pr->C + (size_t)i * pr->n, 0, (size_t)pr->n * sizeof *pr->C);
 }
 
 /* phi's round-off at x, ~eps |C| |q|, with C the last one formed. */
@@ -415,7 +430,7 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
             refactor = 1;
         }
         if (refactor) {
-            m->constraint_jacobian(t, x, sys->p, pr->C);
+            constraint_rows(pr, sys, t, x);
             *c_current = 1;
         }
         if (err <= fmax(pr->tol, round_off_floor(pr, x, nh)) && (it > 0 || pr->tol > 0.0))
@@ -453,7 +468,7 @@ static int project_velocities(lgc_projector *pr, const lgc_system *sys, double t
         free_contacts(sys, phi);
     }
     if (!have_c)
-        m->constraint_jacobian(t, x, sys->p, pr->C);
+        constraint_rows(pr, sys, t, x);
     if ((rc = factor(pr, sys, t, x, pr->m)) != LGC_OK)
         return rc;
     for (int i = 0; i < pr->m; i++)

@@ -21,6 +21,8 @@ const char *lgc_strerror(int status)
     case LGC_ERR_ERROR_TEST: return "the error test failed, repeatedly (at the smallest step, or 7 times on one step): a singularity, blow-up or discontinuity";
     case LGC_ERR_SOLVER: return "SUNDIALS failed (its linear solver or its own memory)";
     case LGC_ERR_SINGULAR_METHOD: return "the constraint Jacobian nearly lost rank (a singular configuration), which CVODE's adams and bdf cannot pass: they may leave the motion's branch there; use dopri5 or rk4";
+    case LGC_ERR_ACCUMULATION: return "contact switches accumulate: 256 impacts or releases within 1e-6 s (relative to t) and no contact comes to rest (a repeating switch, or a Zeno sequence the rest rules did not end)";
+    case LGC_ERR_RESTITUTION: return "a contact's restitution is outside [0, 1] at the run's parameters (0 a plastic impact, 1 an elastic one)";
     default: return "unknown error";
     }
 }

@@ -96,17 +96,23 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
     return LGC_OK;
 }
 
+double lgc_contact_tolerance(const lgc_model *m, const double x[])
+{
+    double scale = 1.0;
+    for (int i = 0; i < 2 * m->nq; i++)
+        scale = fmax(scale, fabs(x[i]));
+    return 1e-10 * scale;
+}
+
 void lgc_contacts_touching(lgc_system *sys, double t, const double x[], double phi[])
 {
     const lgc_model *m = sys->model;
     if (!sys->active)
         return;
     m->residuals(t, x, sys->p, phi, phi + m->nh, phi + 2 * m->nh);
-    double scale = 1.0;
-    for (int i = 0; i < 2 * m->nq; i++)
-        scale = fmax(scale, fabs(x[i]));
+    const double tol = lgc_contact_tolerance(m, x);
     for (int c = m->nh - m->ncontact; c < m->nh; c++)
-        sys->active[c] = phi[c] <= 1e-10 * scale;
+        sys->active[c] = phi[c] <= tol;
 }
 
 int lgc_row_off(const lgc_system *sys, int i)

@@ -120,7 +120,9 @@ static void ball_apexes_fall_by_e_squared_and_the_bounces_end(void **state)
 {
     (void)state;
     const lgc_model *m = &bouncing_ball_model;
-    const double g = 9.81, h0 = 1.0, e = m->restitution, h_rk4 = 1e-3;
+    double e;
+    m->restitution(m->parameter_defaults, &e);
+    const double g = 9.81, h0 = 1.0, h_rk4 = 1e-3;
     const double t1 = sqrt(2.0 * h0 / g), v1 = g * t1, t_rest = t1 + 2.0 * v1 * e / (g * (1.0 - e));
     const int apex = 0, impact = m->nevent + 1;
     for (int k = 0; k < 4; k++) {

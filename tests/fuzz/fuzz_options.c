@@ -2,10 +2,11 @@
 ** fuzz_options.c — libFuzzer target: any bytes, line by line, as the values
 ** of simulate's (and so a sweep's) options that name nothing of a model:
 ** --t-end, --dt, --rtol, --atol, --max-step, --sample, --method,
-** --baumgarte, --project, --metric. Each line is tried as each option's
-** value; then the lines are one command line (a line's first byte picks
-** the option, '0' --t-end to '9' --metric in the order above, the rest is
-** its value) and the options are settled.
+** --baumgarte, --project, --metric, and the flag --strict (which takes no
+** value: any is ignored). Each line is tried as each option's value; then
+** the lines are one command line (a line's first byte picks the option,
+** '0' --t-end to '9' --metric and ':' --strict in the order above, the
+** rest is its value) and the options are settled.
 ** An option must take its value or refuse it with a usage error; a value
 ** taken must be one the driver takes (a number in range, a known name);
 ** settled options must make a run the driver accepts (a --dt no longer
@@ -23,7 +24,7 @@
 
 static const int options[] = {LGC_SIM_T_END, LGC_SIM_DT, LGC_SIM_RTOL, LGC_SIM_ATOL,
                               LGC_SIM_MAX_STEP, LGC_SIM_SAMPLE, LGC_SIM_METHOD,
-                              LGC_SIM_BAUMGARTE, LGC_SIM_PROJECT, LGC_SIM_METRIC};
+                              LGC_SIM_BAUMGARTE, LGC_SIM_PROJECT, LGC_SIM_METRIC, LGC_SIM_STRICT};
 enum { NOPTIONS = sizeof options / sizeof options[0] };
 
 /* The option a command line's word picks by its first byte: '0' the first, '1' the next, ... */
@@ -47,6 +48,7 @@ static int taken_well(const lgc_sim_options *o, int option)
         return o->gains != LGC_GAINS_GIVEN || (isfinite(o->alpha) && isfinite(o->beta));
     case LGC_SIM_PROJECT: return o->project >= LGC_PROJECT_NONE && o->project <= LGC_PROJECT_FULL;
     case LGC_SIM_METRIC: return o->metric == LGC_METRIC_IDENTITY || o->metric == LGC_METRIC_MASS;
+    case LGC_SIM_STRICT: return o->strict == 1;
     default: return 0;
     }
 }

@@ -7,6 +7,7 @@
 // the implicit methods' counters; mistakes refused.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -565,6 +566,46 @@ void constraints_are_kept_by_default(void **) {
   assert_int_equal(s["warnings"].items.size(), 1);
   assert_contains(s["warnings"][0].str(), "constraints drifted: max |phi[1]|");
   assert_contains(r.err, "lagrangec: warning: the constraints drifted: max |phi[1]| = ");
+  assert_true(s["strict"].kind == json::Value::boolean && !s["strict"].b);
+  // --strict: the same run fails, with the same words as an error.
+  r = simulate({test_spec("rheonomic_pendulum"), "--dt", "1e-2", "--project", "none", "--strict", "--summary-json",
+                "-"});
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "lagrangec: error (--strict): the constraints drifted: max |phi[1]| = ");
+  assert_true(parse(r.out)["strict"].b);
+}
+
+// Every contact's penetration, on or off, in the summary and the JSON: the
+// smallest phi over the run. The tilted rod stays out (to round-off); the
+// ball resting on the moving table under rk4 h = 0.05 without any
+// correction sinks into it (a warning, a fault with --strict); a model
+// without contacts has none (null).
+void contacts_report_how_far_inside_they_went(void **) {
+  json::Value rod = summary({test_spec("flat_rod"), "--param", "th0=0.3", "--t-end", "3", "--quiet"});
+  for (auto name : {"phi[contact1]", "phi[contact2]"})
+    check(rod["min_contact_phi"][name].num() >= -1e-12, "%s: min %.3g", name, rod["min_contact_phi"][name].num());
+  assert_int_equal(rod["warnings"].items.size(), 0);
+  const std::vector<std::string> sinking = {test_spec("moving_table"), "--param", "A=0.01", "--t-end", "10", "--dt",
+                                            "0.05", "--project", "none", "--baumgarte", "off", "--summary-json", "-"};
+  Result r = simulate(sinking);
+  assert_int_equal(r.status, 0);
+  json::Value s = parse(r.out);
+  check(s["min_contact_phi"]["phi[contact1]"].num() < -1e-6, "min phi[contact1] = %.3g: not inside",
+        s["min_contact_phi"]["phi[contact1]"].num());
+  assert_contains(s["warnings"][s["warnings"].items.size() - 1].str(), "a contact went inside: min phi[contact1] = ");
+  assert_contains(r.err, "lagrangec: warning: a contact went inside: min phi[contact1] = ");
+  std::vector<std::string> strict = sinking;
+  strict.push_back("--strict");
+  r = simulate(strict);
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "lagrangec: error (--strict): a contact went inside: min phi[contact1] = ");
+  fs::path png = group_dir() / "flat_rod.png";
+  Result text = simulate({test_spec("flat_rod"), "--t-end", "1", "--plot", png.string()});
+  assert_int_equal(text.status, 0);
+  assert_png(png);
+  assert_contains(text.out, "contacts:         min phi over every accepted step and sample, on or off (below 0: "
+                            "inside)\n  phi[contact1]   ");
+  assert_json_null(summary({spec("pendulum"), "--t-end", "0.1", "--quiet"})["min_contact_phi"], "min_contact_phi");
 }
 
 // Coordinates called phi1, g1, energy, Fc_x, Fc and phi: still one column each.
@@ -649,6 +690,43 @@ void a_maximum_step_finds_events_a_step_would_straddle(void **) {
   // rk4's steps are --dt: a bound at or above it holds, one below it is refused.
   json::Value rk4 = summary({test_spec("throw"), "--dt", "0.01", "--t-end", "1", "--max-step", "0.01", "--quiet"});
   assert_le(rk4["h_max"].num(), 0.01 + 4 * 2.2e-16);
+}
+
+// Contacts through the programs: a restitution set with --param (e = 0: the
+// ball on the table rests at its first impact), one outside [0, 1] refused
+// at the start, an impact with a nonholonomic row under both formulations,
+// and linearize's note that it holds the contacts on.
+void contacts_take_their_parameters_and_linearize_says_what_it_holds(void **) {
+  json::Value plastic = summary({test_spec("moving_table"), "--param", "e=0", "--t-end", "0.5", "--quiet"});
+  assert_int_equal(long(plastic["events"]["impact[contact1]"]["count"].num()), 1);
+  json::Value elastic = summary({test_spec("moving_table"), "--t-end", "0.5", "--quiet"});
+  assert_true(elastic["events"]["impact[contact1]"]["count"].num() > 1);
+  Result refused = simulate({test_spec("flat_rod"), "--param", "e2=1.5", "--t-end", "1", "--quiet"});
+  assert_int_equal(refused.status, 1);
+  assert_contains(refused.err, "a contact's restitution is outside [0, 1] at the run's parameters");
+  // The sled into its wall under the vakonomic formulation too: back along its heading at e u.
+  fs::path met = group_dir() / "sled_events.csv";
+  for (auto formulation : {"dalembert", "vakonomic"}) {
+    Result sled = simulate({test_spec("sled_wall"), "--formulation", formulation, "--t-end", "1.5", "--rtol", "1e-12",
+                            "--atol", "1e-13", "--events", met.string(), "--quiet"});
+    assert_int_equal(sled.status, 0);
+    std::vector<std::string> rows = lines_of(slurp(met));
+    assert_int_equal(rows.size(), 2);
+    double v[7];
+    check(std::sscanf(rows[1].c_str(), "impact[contact1],%lf,%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3],
+                      &v[4], &v[5], &v[6]) == 7, "%s: %s", formulation, rows[1].c_str());
+    check(std::fabs(v[4] + 0.5 * std::cos(2.5)) <= 1e-9 && std::fabs(v[5] + 0.5 * std::sin(2.5)) <= 1e-9
+              && std::fabs(v[6]) <= 1e-12,
+          "%s: after the impact x' = %.17g, y' = %.17g, th' = %.17g", formulation, v[4], v[5], v[6]);
+  }
+  std::vector<std::string> env = cache_env();
+  Result lin = run({lagrangec, "linearize", spec("bouncing_ball"), "--at", "y=0"}, env);
+  assert_int_equal(lin.status, 0);
+  assert_contains(lin.err, "note: contacts held on, as two-sided rows (the motion in contact, valid while each "
+                           "pushes): contact1 lambda = 9.81 (pushes)");
+  Result pulled = run({lagrangec, "linearize", spec("bouncing_ball"), "--at", "y=0", "--param", "g=-1"}, env);
+  assert_int_equal(pulled.status, 0);
+  assert_contains(pulled.err, "contact1 lambda = -1 (pulls: it lets go here, and the motion is not this one)");
 }
 
 // The summary is JSON: a model without an integral says why, with no drift;
@@ -776,6 +854,8 @@ int main() {
       cmocka_unit_test(the_summary_is_json),
       cmocka_unit_test(outputs_and_events_reach_the_files),
       cmocka_unit_test(a_maximum_step_finds_events_a_step_would_straddle),
+      cmocka_unit_test(contacts_take_their_parameters_and_linearize_says_what_it_holds),
+      cmocka_unit_test(contacts_report_how_far_inside_they_went),
       cmocka_unit_test(implicit_methods_count_their_newton_iterations),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
   };

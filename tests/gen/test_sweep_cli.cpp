@@ -634,6 +634,7 @@ void mistakes_are_refused_before_anything_runs(void **) {
       {{"--runs", runs.string(), "--max-step", "0"}, "lagrangec: bad value '0' for --max-step"},
       {{"--runs", runs.string(), "--max-step", "nan"}, "lagrangec: bad value 'nan' for --max-step"},
       {{"--runs", runs.string(), "--plot", "x.png"}, "lagrangec: unknown option '--plot' (see --help)"},
+      {{"--runs", runs.string(), "--strict"}, "lagrangec: unknown option '--strict' (see --help)"},
       {{"--runs", (group_dir() / "no-such.csv").string()},
        "lagrangec: --runs " + (group_dir() / "no-such.csv").string() + ": No such file or directory"},
   };
@@ -832,7 +833,7 @@ void help_needs_no_spec(void **) {
   for (auto o : {"--runs RUNS.csv", "--vary NAME=DIST", "--shard K/M", "--merge", "and, for every run, simulate's:",
                  "--t-end T", "--consistent"})
     assert_contains(r.out, o);
-  for (auto o : {"--plot", "--summary-json", "FILE.csv"})
+  for (auto o : {"--plot", "--summary-json", "FILE.csv", "--strict"})
     check(r.out.find(o) == std::string::npos, "sweep's help offers %s:\n%s", o, r.out.c_str());
 }
 

@@ -2,7 +2,8 @@
 ** test_alloc.c — no heap traffic inside steps: this binary interposes
 ** malloc, calloc, realloc and free (forwarding to glibc) and counts calls
 ** made while stepping, OpenBLAS/LAPACK included (the LAPACK KKT path too),
-** through the switches: contacts hitting, coming to rest and letting go,
+** through the switches: contacts hitting (several rows at once), coming to
+** rest and letting go,
 ** stop events, singular instants passed or refused.
 */
 #include <limits.h>
@@ -17,13 +18,16 @@
 #include "chain_kkt.h"
 #include "chain_kkt_vak.h"
 #include "check.h"
+#include "flat_rod.h"
 #include "knife_edge.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/model.h"
 #include "lagrangec/monitor.h"
 #include "lagrangec/status.h"
 #include "pendulum.h"
+#include "pendulum_wall.h"
 #include "run_util.h"
+#include "sled_wall.h"
 #include "sphere.h"
 
 extern void *__libc_malloc(size_t);
@@ -370,12 +374,60 @@ static void no_step_from_a_singular_start_allocates(void **state)
         }
 }
 
+/*
+** Impacts on several rows at once and rest: the rod dropped flat (both
+** ends' rows in one impact, its LCP), then tilted (the ends' impacts
+** alternating, accumulating on one end, the rod resting on both), every
+** stepper variant and correction, to t = 3 where it rests.
+*/
+static void no_impact_on_several_rows_allocates(void **state)
+{
+    (void)state;
+    const double flat[FLAT_ROD_NX] = {0.0, 1.0, 0.0, 0.0, 0.0, 0.0};
+    const double tilted[FLAT_ROD_NX] = {0.0, 1.0, 0.3, 0.0, 0.0, 0.0};
+    for (int k = 0; k < VARIANTS; k++)
+        for (int project = LGC_PROJECT_NONE; project <= LGC_PROJECT_FULL; project++)
+            for (int start = 0; start < 2; start++) {
+                const lgc_model m = variant_model(&flat_rod_model, k);
+                const lgc_driver_options o = variant_options(k, (lgc_project_mode)project, LGC_METRIC_MASS);
+                counted_run r = count_run(&m, start ? tilted : flat, &o, ULONG_MAX, 3.0,
+                                          o.type->adaptive ? 0.0137 : 0.37e-3, NULL);
+                assert_int_equal(r.status, LGC_OK);
+                assert_ge(r.stats.contact_switches, 5);
+                assert_int_equal(r.heap_calls, 0);
+            }
+}
+
+/*
+** Impacts with rows that hold, whose impulses come from the impact
+** problem's Schur complement (LAPACK's Cholesky on their block): the
+** pendulum into its wall (a holonomic row), the sled into its (a
+** nonholonomic one), every stepper variant and correction.
+*/
+static void no_impact_with_rows_that_hold_allocates(void **state)
+{
+    (void)state;
+    const lgc_model *models[] = {&pendulum_wall_model, &sled_wall_model};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < VARIANTS; k++)
+            for (int project = LGC_PROJECT_NONE; project <= LGC_PROJECT_FULL; project++) {
+                const lgc_model m = variant_model(models[i], k);
+                const lgc_driver_options o = variant_options(k, (lgc_project_mode)project, LGC_METRIC_MASS);
+                counted_run r = count_run(&m, NULL, &o, ULONG_MAX, 3.0, o.type->adaptive ? 0.0137 : 0.37e-3, NULL);
+                assert_int_equal(r.status, LGC_OK);
+                assert_ge(r.stats.contact_switches, 1);
+                assert_int_equal(r.heap_calls, 0);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_stepper_or_correction_allocates),
         cmocka_unit_test(no_contact_switch_allocates),
         cmocka_unit_test(no_contact_release_allocates),
+        cmocka_unit_test(no_impact_on_several_rows_allocates),
+        cmocka_unit_test(no_impact_with_rows_that_hold_allocates),
         cmocka_unit_test(no_singular_passage_allocates),
         cmocka_unit_test(no_step_from_a_singular_start_allocates),
         cmocka_unit_test(lapack_kkt_path_allocates_nothing),

@@ -17,6 +17,18 @@
 extern "C" {
 #endif
 
+/*
+** No run spins at an instant: LGC_ACCUMULATION_SWITCHES contact switches
+** (impacts, releases) within LGC_ACCUMULATION_SPAN max(1, |t|) of time
+** end it with LGC_ERR_ACCUMULATION. The rest rules (lgc_driver_advance)
+** end a geometric sequence of bounces long before: this bound is for what
+** they do not foresee. Steps that do not advance t end a run too
+** (LGC_ERR_STEP_UNDERFLOW), for every stepper; so a run's events are
+** bounded by its steps and these switches.
+*/
+#define LGC_ACCUMULATION_SWITCHES 256
+#define LGC_ACCUMULATION_SPAN 1e-6
+
 typedef struct lgc_driver_options {
     const lgc_stepper_type *type;
     double h;               /* rk4: the step; adaptive methods: the first step, 0 = estimate */
@@ -82,7 +94,9 @@ void lgc_driver_free(lgc_driver *d);
 /*
 ** Start at (t0, x0): projects x0 onto the constraints when projection is on,
 ** and, for dopri5 with h = 0, estimates the first step (bdf and adams: CVODE
-** estimates its own). Fixed steps end at t0 + k h.
+** estimates its own). Fixed steps end at t0 + k h. The contacts'
+** restitution is read from the system's parameters here
+** (LGC_ERR_RESTITUTION where one is outside [0, 1]).
 */
 int lgc_driver_reset(lgc_driver *d, double t0, const double x0[]);
 
@@ -95,8 +109,10 @@ int lgc_driver_advance(lgc_driver *d, double t1, double x[]);
 
 /*
 ** Have fn(ctx, t, x) see every accepted step's state (after the correction)
-** before the driver takes it; a status other than LGC_OK from fn ends the
-** advance with that status at the previous state. fn = NULL: no observer.
+** before the driver takes it, but for a step inside which a contact
+** switches (the run goes on from the switch, not from that state); a
+** status other than LGC_OK from fn ends the advance with that status at
+** the previous state. fn = NULL: no observer.
 */
 typedef int (*lgc_step_observer)(void *ctx, double t, const double x[]);
 void lgc_driver_observe(lgc_driver *d, lgc_step_observer fn, void *ctx);

@@ -157,10 +157,11 @@ typedef struct lgc_model {
     ** The spec's one-sided contacts ([constraints] contact): the last
     ** ncontact holonomic rows, phi >= 0 free. The runtime switches each on
     ** (in contact, its multiplier pushing: lambda >= 0) and off (apart);
-    ** an impact changes the velocities by Newton's law with `restitution`.
+    ** an impact changes the velocities by Newton's law, contact c's
+    ** coefficient e[c] from `restitution` at the parameters p (ncontact).
     */
     int ncontact;
-    double restitution;
+    void (*restitution)(const double p[], double e[]);
 } lgc_model;
 
 #ifdef __cplusplus

@@ -33,7 +33,8 @@ typedef struct lgc_monitor {
     unsigned long tracked;  /* states seen by lgc_monitor_track */
     double energy0;         /* energy (T + V, or h) at the first state seen */
     double max_phi, max_phi_dot, max_g;
-    double *max_residual;   /* 2 nh + nn: max |r_i| of each row of [phi; phi'; g] */
+    double *max_residual;   /* 2 nh + nn: max |r_i| of each row of [phi; phi'; g] (0 for a contact off) */
+    double *min_contact_phi;    /* ncontact: each contact's smallest phi, on or off (below 0: inside) */
     double max_energy_drift;    /* max |E - E0| / |E0| (absolute if E0 = 0) */
     double *out_min, *out_max;  /* model->nout: each output's extremes over the samples */
     double *min_norm;       /* with redundant rows: scratch of the minimum-norm multipliers, else NULL */

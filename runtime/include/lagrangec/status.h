@@ -26,11 +26,13 @@ typedef enum lgc_status {
     LGC_ERR_CONVERGENCE = 13,       /* implicit method: Newton failed to converge, repeatedly */
     LGC_ERR_ERROR_TEST = 14,        /* implicit method: the error test failed, repeatedly */
     LGC_ERR_SOLVER = 15,            /* SUNDIALS failed on its own (its linear solver, its memory) */
-    LGC_ERR_SINGULAR_METHOD = 16    /* adams, bdf at a singular configuration: they cannot pass one */
+    LGC_ERR_SINGULAR_METHOD = 16,   /* adams, bdf at a singular configuration: they cannot pass one */
+    LGC_ERR_ACCUMULATION = 17,      /* contact switches pile up without end (lagrangec/driver.h) */
+    LGC_ERR_RESTITUTION = 18        /* a contact's restitution outside [0, 1] at the run's parameters */
 } lgc_status;
 
 /* The largest lgc_status code. */
-#define LGC_STATUS_LAST LGC_ERR_SINGULAR_METHOD
+#define LGC_STATUS_LAST LGC_ERR_RESTITUTION
 
 /* A short English reason for `status`, never NULL. */
 const char *lgc_strerror(int status);

@@ -87,8 +87,13 @@ double lgc_system_inconsistency(const lgc_system *sys);
 void lgc_baumgarte_auto(double h, double *alpha, double *beta);
 
 /*
-** The contacts touching at (t, x) on (|phi| within 1e-10 relative, as the
-** start's check), the others off: a start's active set.
+** How close to 0 a contact's phi is touching at x: 1e-10 relative to the
+** state's largest entry (at least 1), as the start's check of the rows.
+*/
+double lgc_contact_tolerance(const lgc_model *m, const double x[]);
+/*
+** The contacts touching at (t, x) on (phi within lgc_contact_tolerance),
+** the others off: a start's active set.
 */
 void lgc_contacts_touching(lgc_system *sys, double t, const double x[], double phi[]);
 /* 1 when row i (of [phi; phi'; g], 2 nh + nn) is a contact's that is off. */
