@@ -10,6 +10,7 @@
 // absent.
 #include "lagrangec.h"
 
+#include <cctype>
 #include <cmath>
 
 namespace lgc {
@@ -24,6 +25,19 @@ constexpr double kTolerance = 1e-9;
 
 // A force's text in a reason, when short enough to read there.
 constexpr size_t kLongestText = 60;
+
+// A spec's expression on one line, its runs of white space single spaces:
+// the same text on every run (GiNaC's own term order is not).
+std::string as_written(const SourceText &src) {
+  std::string text;
+  for (char ch : src.text) {
+    bool space = std::isspace((unsigned char)ch);
+    if (space && (text.empty() || text.back() == ' ')) continue;
+    text += space ? ' ' : ch;
+  }
+  if (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
 
 bool same(double a, double b) { return std::fabs(a - b) <= kTolerance * (std::fabs(a) + std::fabs(b)); }
 
@@ -61,7 +75,7 @@ class IntegralDeriver {
         m_.integral_needs_zero_inputs = true;
         continue;
       }
-      std::string text = expression_text(m_.Q[i]);
+      std::string text = as_written(*m_.spec->forces[i]);
       return "the force on " + m_.spec->coordinates[i].name + " does work" +
              (text.size() <= kLongestText ? " (" + text + ")" : "");
     }
@@ -89,7 +103,7 @@ class IntegralDeriver {
   }
 
   bool depends_on_t(const ex &e) const {
-    if (!e.has(s_.t)) return false;
+    if (!s_.has_kind(e, SymbolKind::time)) return false;
     for (const Point &p : points_)
       if (!same(Evaluator(p)(e), Evaluator(shifted_t(p))(e))) return true;
     return false;

@@ -192,6 +192,12 @@ struct SymbolTable {
 
 SymbolTable make_symbols(const Spec &spec);
 
+// ∂e/∂x with each shared subexpression of e differentiated once, the
+// derivative sharing them in turn: GiNaC's diff walks a subexpression once
+// per use, exponentially often along definitions that name the one before
+// twice (c_k = c_{k-1} cos q_k - s_{k-1} sin q_k). 0 when e has no x.
+GiNaC::ex shared_diff(const GiNaC::ex &e, const GiNaC::symbol &x);
+
 // ---- frames.cpp -----------------------------------------------------------
 
 // Vector components in one frame: (x, y, z).
@@ -1079,9 +1085,13 @@ struct GeneratedFiles {
   StackEstimate stack;
 };
 
+// CPU seconds one spec's generation may take (generate --time-limit): past
+// them it stops with a message naming the limit, whatever stage it is in.
+constexpr double kGenerationSeconds = 600;
+
 GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation::dalembert,
                         bool with_jacobian = true, Precision precision = Precision::double_precision,
-                        bool strict = false);
+                        bool strict = false, double time_limit = kGenerationSeconds);
 // Writes the files for `spec` into dir, each whole or not at all.
 void write_generated(const Spec &spec, const GeneratedFiles &files, const std::string &dir);
 // Writes `content` to `path` through a temporary file renamed into place.
