@@ -1,6 +1,6 @@
 // generate.cpp — the whole pipeline for one spec, and writing its files
 // whole or not at all, as one set even when writers race.
-#include "lagrangec.h"
+#include "generate.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -2,7 +2,7 @@
 ** commands.h — the options and help of `lagrangec simulate`, `lagrangec
 ** linearize` and `lagrangec sweep`, and the exit statuses of lagrangec and
 ** of these programs: one definition, read by the model's program
-** (runtime/programs/) and by the `lagrangec` command (gen/main.cpp), which
+** (runtime/programs/) and by the `lagrangec` command (gen/program/main.cpp), which
 ** prints a command's help without a spec or a compile. C, so C++ includes
 ** it too.
 */

@@ -45,7 +45,7 @@ static void dense_cholesky_solve(int n, const double L[], double b[], int transp
 }
 
 /*
-** Solves the KKT system of DESIGN.md §1,
+** Solves the KKT system of docs/theory.md §3,
 **     [ M  -J^T ] [ a  ]   [ f ]
 **     [ J   0   ] [ nu ] = [ r ],
 ** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,

@@ -112,7 +112,7 @@ def report(res):
            "M = diag(m) + k 1 1ᵀ from parameters, with *half* n/2 rows q_i − q_(i+n/2); the chains of "
            "`chain_specs.py`): the generated "
            "`NAME_rhs` with its own solve (straight-line code, or dense loops over compile-time sizes when that "
-           "code would pass 2600 multiply-adds and divisions, gen/kkt_plan.cpp) against `lgc_kkt_lapack_rhs` (runtime/src/kkt_lapack.c: dpotrf, "
+           "code would pass 2600 multiply-adds and divisions, gen/plan/kkt_plan.cpp) against `lgc_kkt_lapack_rhs` (runtime/src/kkt_lapack.c: dpotrf, "
            "dtrsv, dtrsm, dsyrk, dgemv, dpotrs; OpenBLAS with 1 thread). Both call `NAME_kkt_terms` first; the "
            "*solve* columns are a path's cost minus that call's. ns: median of 5 runs; Ir: callgrind (under "
            "valgrind OpenBLAS runs a different, non-AVX-512 kernel, so its Ir is only indicative; the ns decide). "

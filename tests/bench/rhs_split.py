@@ -22,7 +22,7 @@ PARTS = ("loads and zeroing", "M", "f", "J", "r", "factor", "solve", "dense loop
 COMMANDS = ["LD_BIND_NOW=1 valgrind --tool=callgrind --dump-instr=yes --toggle-collect=bench_call RHS_HARNESS calls 20",
             "callgrind_annotate --auto=no PROFILE NAME.c    # Ir per line of the generated C, calls into libm included"]
 
-# The comments that open each part of NAME_kkt_entries (gen/emit_c.cpp prints them).
+# The comments that open each part of NAME_kkt_entries (gen/emit/emit_c.cpp prints them).
 SECTION_COMMENTS = (("/* mass matrix", "M"), ("/* f = Q - k", "f"), ("/* constraint Jacobian", "J"),
                     ("/* stabilised right-hand side", "r"))
 BAUMGARTE = ("baumgarte_alpha", "baumgarte_beta")

@@ -3,7 +3,7 @@
 // plan, every printer; in double, or in float for inputs of odd length), and
 // generate --strict (redundant rows refused).
 // A SpecError is a clean rejection; anything else escaping is a finding.
-#include "lagrangec.h"
+#include "generate.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -8,7 +8,7 @@
 // bodies in relative angles gives the hand-written chain's M and k; a
 // spatial arm's M and k (from the bodies' Jacobians) are Newton–Euler's, and
 // so is M a + k by the generator's own Newton–Euler, for every spec with bodies.
-#include "lagrangec.h"
+#include "model/model.h"
 
 #include <array>
 #include <cmath>

@@ -6,12 +6,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <csignal>
+#include <functional>
 #include <fstream>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lagrangec.h"
+#include "program/sha256.h"
 #include "process.hpp"
 
 #include "cmocka.hpp"  // last: cmocka defines a macro `fail`

@@ -2,7 +2,7 @@
 // knife-edge dumbbell (T of 6.338, constraint 6.336) and a pendulum in
 // Cartesian coordinates, compared symbolically and at random states; the
 // initial state as expressions of the parameters; messages' expression text.
-#include "lagrangec.h"
+#include "model/model.h"
 
 #include <cmath>
 #include <random>

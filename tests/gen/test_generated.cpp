@@ -7,7 +7,7 @@
 // every other generated function matches its expression. The Jacobian
 // matches central differences of rhs; a model generated without it is the
 // same model, bit for bit.
-#include "lagrangec.h"
+#include "model/model.h"
 #include <lagrangec/model.h>
 
 #include <dlfcn.h>

@@ -34,7 +34,7 @@ enum lgc_integral {
 };
 
 /*
-** State layout (grep tag: STATE-LAYOUT, the generator's gen/plan.cpp):
+** State layout (grep tag: STATE-LAYOUT, the generator's gen/plan/plan.cpp):
 **   x[0 .. nq)           coordinates q
 **   x[nq .. 2nq)         velocities q'
 **   x[2nq .. 2nq+nn)     integrals of the nonholonomic residuals, z = ∫g dt
@@ -100,7 +100,7 @@ typedef struct lgc_model {
        eigenvalue; near 0 where J nearly loses rank); after it 1 when the
        minimum-norm solve made the last call, and then the part of the
        constraint rows' right side no acceleration meets, relative (grep
-       tag: WORK-CONDITIONING, gen/plan.cpp). */
+       tag: WORK-CONDITIONING, gen/plan/plan.cpp). */
     int work_conditioning;
     /* Rows the others imply on the constraints (lagrangec generate names
        them): left out of rhs's solve, their multipliers 0 there; the

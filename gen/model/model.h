@@ -1,0 +1,173 @@
+// model.h — stage 3, the model: the mathematics of the system (M, k, A, B,
+// the stabilised rows, energies, Jacobians, outputs, events), derived from the
+// expressions. Knows no C.
+#pragma once
+
+#include "expressions/expressions.h"
+
+namespace lgc {
+
+// ---- kinetic.cpp ----------------------------------------------------------
+
+// M and d/dt(dT/dv) - dT/dq without the acceleration terms, from T.
+struct KineticTerms {
+  GiNaC::matrix M;
+  std::vector<GiNaC::ex> k;
+};
+KineticTerms derive_kinetic(const GiNaC::ex &T, const SymbolTable &s);
+
+// ---- body_dynamics.cpp ----------------------------------------------------
+
+// M and k of the bodies and particles (their weight included), from their
+// velocity Jacobians without T: M = sum m Jv^T Jv + Jw^T I Jw and
+// k = sum m Jv^T (a0 - gravity) + Jw^T (I alpha0 + w x I w), a0 and alpha0
+// the accelerations without q''. For small systems, which are expanded:
+// the terms meet in one frame, so no rotation there and back is left that
+// only cos^2 + sin^2 = 1 would cancel.
+KineticTerms body_dynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies);
+
+// ---- inverse_dynamics.cpp -------------------------------------------------
+
+// M a + k of the bodies and particles (their weight included) at q'' = a,
+// by Newton–Euler over the frame tree: linear in the bodies along a chain,
+// where M's entries are cubic.
+std::vector<GiNaC::ex> inverse_dynamics(const FrameTree &frames, const SymbolTable &s,
+                                        const std::vector<BodyEnergy> &bodies, const std::vector<GiNaC::ex> &a);
+// Their M and k: column j of M the inverse dynamics of q'' = e_j at rest
+// and without weight (the unit-acceleration method), k that of q'' = 0.
+KineticTerms newton_euler_dynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies);
+
+// ---- derive.cpp -----------------------------------------------------------
+
+// How nonholonomic constraints enter the equations (DESIGN.md §1, seed 003):
+// d'Alembert–Lagrange (the physical default), or vakonomic, from the
+// augmented Lagrangian L + mu^T g, where mu becomes a state.
+enum class Formulation { dalembert, vakonomic };
+// "dalembert" or "vakonomic"; nullopt for anything else.
+std::optional<Formulation> parse_formulation(const std::string &name);
+
+// Where a constraint row comes from: for messages, the descriptor's
+// labels and the CSV's column names.
+struct ConstraintOrigin {
+  std::string name;    // "holonomic constraint 2", "rolling wheel 'rear': no slip along N.x"
+  std::string text;    // as written, its white space folded; "" for a wheel's row
+  std::string column;  // in the CSV's phi[...], g[...], lambda[...], mu[...]: "2", "rear.x"
+  SourceLoc loc;
+  int wheel = -1;      // a wheel's row: the index of its [rolling.NAME]; -1 when written
+  std::string row;     // ... and which: "the contact point on the plane", "no slip along N.x"
+};
+
+// One entry of the state vector x = (q, q', ∫g, then vakonomic mu).
+struct StateVar {
+  GiNaC::realsymbol sym;
+  std::string name;       // as a user writes it: x, x', int_g1, mu1
+  GiNaC::ex initial;      // its initial value, an expression of the parameters
+  double initial_value;   // ... at the parameters' defaults
+  bool given;             // set by the spec's [initial] tables, not defaulted to 0
+};
+
+// The equations of motion, symbolically (DESIGN.md §1).
+struct Model {
+  const Spec *spec = nullptr;
+  SymbolTable symbols;
+  GiNaC::realsymbol alpha{"alpha"}, beta{"beta"};  // the Baumgarte gains
+  size_t nq = 0, nh = 0, nn = 0;
+  GiNaC::ex T, V;
+  std::vector<GiNaC::ex> Q;      // applied generalised forces
+  GiNaC::matrix M;               // nq x nq
+  std::vector<GiNaC::ex> k;      // M q'' + k = Q + J^T nu
+  // M a + k with q'' = a as symbols, the bodies' part by Newton–Euler where
+  // M and k keep their structure: what the Jacobian differentiates.
+  std::vector<GiNaC::realsymbol> accelerations;
+  std::vector<GiNaC::ex> inverse_dynamics;
+  std::vector<GiNaC::ex> phi, phi_t, phi_dot, c_h;  // holonomic
+  GiNaC::matrix A;               // nh x nq
+  std::vector<GiNaC::ex> g, b, c_n;                 // nonholonomic
+  GiNaC::matrix B;               // nn x nq
+  std::vector<GiNaC::realsymbol> z;  // ∫g dt, one per nonholonomic constraint
+  std::vector<ConstraintOrigin> origins;  // nh + nn: the written rows, then the wheels', of each kind
+  std::vector<BodyEnergy> bodies;         // what [bodies] and [particles] add to T and V
+  std::vector<bool> contact_kept;         // per wheel: its contact row (false: identically 0, dropped)
+  size_t ncontact = 0;                    // the last holonomic rows are [constraints] contact's, one-sided
+  Formulation formulation = Formulation::dalembert;
+  std::vector<GiNaC::realsymbol> mu;  // vakonomic only: the multipliers, states
+  std::vector<StateVar> state;        // q, q', z, then (vakonomic) mu
+  // Right-hand side of the constraint rows J q'' = r (Baumgarte-stabilised).
+  std::vector<GiNaC::ex> r;      // nh + nn
+  // The integral of the motion (integral.cpp): T + V; the Jacobi integral
+  // h = q'.dL/dq' - L where T is not homogeneous quadratic in q'; or none.
+  enum class Integral { none, energy, jacobi } integral = Integral::none;
+  bool integral_needs_zero_inputs = false;  // the forces are inputs': kept while every input is 0
+  std::string integral_absent;              // why none: "the force on x does work (-c*x')"
+  GiNaC::ex jacobi;                         // h, when that is the integral
+  // [outputs] and [events]: expressions of t, the state, parameters, inputs
+  // and the multipliers, these (lambda1..., and d'Alembert's mu1...; a
+  // vakonomic mu is its state).
+  std::vector<GiNaC::realsymbol> multipliers;  // as rhs writes them: [lambda; mu]
+  std::vector<GiNaC::ex> outputs, events;      // one per spec output, event
+  // Rows the rows before them imply on the constraints (model_checks.cpp):
+  // left out of rhs's KKT solve, kept everywhere else.
+  std::vector<size_t> redundant;
+  std::vector<NamedValue> beyond_float;  // Scope's: literals a float cannot hold
+
+  size_t nc() const { return nh + nn; }
+  // Row c of the stacked constraint Jacobian J = [A; B], entry i.
+  const GiNaC::ex &J(size_t c, size_t i) const { return c < nh ? A(c, i) : B(c - nh, i); }
+  // The velocity-level constraint row c, [phi'; g]_c.
+  const GiNaC::ex &rate(size_t c) const { return c < nh ? phi_dot[c] : g[c - nh]; }
+  // "holonomic constraint 2", and with its text: "holonomic constraint 2: x^2 + y^2 - l^2".
+  const std::string &constraint_name(size_t c) const { return origins.at(c).name; }
+  std::string constraint_label(size_t c) const;
+  const SourceLoc &constraint_loc(size_t c) const { return origins.at(c).loc; }
+};
+
+// strict: redundant constraint rows are an error rather than a warning.
+Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert, bool strict = false);
+
+// ---- evaluate.cpp ---------------------------------------------------------
+
+// Numeric values of the model's expressions at one point, in double
+// precision, for the checks at sample states; symbols without a value are NaN.
+class Evaluator {
+ public:
+  using Point = std::map<GiNaC::ex, double, GiNaC::ex_is_less>;  // symbol -> value
+  explicit Evaluator(Point values) : values_(std::move(values)) {}
+  double operator()(const GiNaC::ex &e);
+
+ private:
+  Point values_;
+  // Shared subexpressions once, by address; each kept alive with its value.
+  std::unordered_map<const GiNaC::basic *, std::pair<GiNaC::ex, double>> memo_;
+};
+
+// ---- model_checks.cpp -----------------------------------------------------
+
+// Checks at sample states that symbolic tests cannot make (a trigonometric
+// identity hides a zero); each throws SpecError at the spec's text.
+// M positive definite at one of three sampled states.
+void check_mass_matrix(const Model &m);
+// Constraint rows spanned by the rows before them, everywhere or on the
+// constraints around the initial state: into m.redundant with a warning,
+// or an error when `strict`.
+void check_independent_constraints(Model &m, bool strict);
+// A warning for each nonholonomic constraint that is a holonomic one
+// written in velocity form.
+void warn_integrable(const Model &m);
+// Whether e(q, t) and its gradient in q are 0 at every sampled state, to
+// round-off: identities no CAS applies (sqrt(1 - sin(x)^2) - cos(x)) show.
+bool vanishes_at_samples(const Model &m, const GiNaC::ex &e);
+// +1 or -1 when e(q, t) has that sign at every sampled state, else 0.
+int sign_at_samples(const Model &m, const GiNaC::ex &e);
+
+// The sample states of these checks: coordinates, velocities and t drawn
+// by a fixed generator, parameters and inputs at their defaults.
+std::vector<Evaluator::Point> sample_points(const Model &m, int count);
+
+// ---- integral.cpp ---------------------------------------------------------
+
+// Which quantity the motion conserves, into m.integral and the fields after
+// it: h = q'.dL/dq' - L when L has no explicit t and neither the forces nor
+// the constraints do work; h is T + V when T is homogeneous quadratic in q'.
+void derive_integral(Model &m);
+
+}  // namespace lgc

@@ -1,0 +1,610 @@
+// plan.cpp — from the model to everything the printers print: the names of
+// the generated identifiers and of every symbol in C; the model lowered once
+// into one shared graph; the layouts of the state, the constraint rows and
+// the work buffers; and each generated function, as straight-line blocks
+// (outputs, their schedule, the locals they load, the parameters they leave
+// unused) or as routines over named slices. A new generated function is one
+// entry here and one printer call; no printer computes a size or an offset.
+#include "plan/plan.h"
+
+#include <functional>
+#include <set>
+
+namespace lgc {
+
+namespace {
+
+using GiNaC::ex;
+
+std::string upper(std::string s) {
+  for (char &c : s) c = char(std::toupper((unsigned char)c));
+  return s;
+}
+
+// ---- layouts ----
+
+// The state x and the derivative dx/dt (grep tag: STATE-LAYOUT, see lagrangec/model.h).
+Layout state_layout(const Model &m, const Sizes &s) {
+  Layout l(s);
+  l.add("q", {{Size::nq}});
+  l.add("v", {{Size::nq}});
+  l.add("z", {{Size::nn}});  // ∫g
+  if (!m.mu.empty()) l.add("mu", {{Size::nn}});
+  return l;
+}
+
+// Constraint rows: the multipliers [lambda; mu], r, and nu in the solve.
+Layout rows_layout(const Sizes &s) {
+  Layout l(s);
+  l.add("holonomic", {{Size::nh}});
+  l.add("nonholonomic", {{Size::nn}});
+  return l;
+}
+
+// The unknowns of the KKT system, (a, nu), nu as the rows order it.
+Layout kkt_layout(const Sizes &s) {
+  Layout l(s);
+  l.add("a", {{Size::nq}});
+  l.add("lambda", {{Size::nh}});
+  l.add("mu", {{Size::nn}});
+  return l;
+}
+
+// rhs's work: M and J from kkt_terms, factored in place (Y, S scratch of
+// the factorisation), the multipliers nu, and the solve's scratch w; with
+// constraints, the minimum-norm solve's eigenvectors E and scratch z, and
+// `conditioning`: S's conditioning at the last call, 1 when the
+// minimum-norm solve made it, and then how far the constraints were from
+// consistent (grep tag: WORK-CONDITIONING, the descriptor's
+// work_conditioning).
+Layout rhs_work_layout(const Sizes &s) {
+  Layout l(s);
+  l.add("M", {{Size::nq}, {Size::nq}});
+  l.add("J", {{Size::nc}, {Size::nq}});
+  l.add("Y", {{Size::nc}, {Size::nq}});
+  l.add("S", {{Size::nc}, {Size::nc}});
+  l.add("nu", {{Size::nc}});
+  l.add("w", {{Size::nq}});
+  if (s.nc) {
+    l.add("E", {{Size::nc}, {Size::nc}});
+    l.add("z", {{Size::nc}});
+    l.add("conditioning", {}, 3);
+  }
+  return l;
+}
+
+// jacobian's work: rhs's (its factors and multipliers stay there to be
+// used), then f, the residual's derivatives and a column of the solve.
+Layout jacobian_work_layout(const Sizes &s, const Layout &rhs_work) {
+  Layout l(s);
+  l.add_layout(rhs_work, Size::nwork);
+  l.add("dxdt", {{Size::nx}});
+  l.add("dR_dx", {{Size::nq, Size::nc}, {Size::nx}});
+  l.add("dR_du", {{Size::nq, Size::nc}, {Size::nu}});
+  l.add("dg_dx", {{Size::nn}, {Size::nx}});
+  l.add("dg_du", {{Size::nn}, {Size::nu}});
+  l.add("column", {{Size::nq, Size::nc}});
+  return l;
+}
+
+// The correction's work: Y = L^-1 C^T (metric W = M only) and S with its factor.
+Layout correction_work_layout(const Sizes &s) {
+  Layout l(s);
+  l.add("Y", {{Size::nc}, {Size::nq}});
+  l.add("S", {{Size::nc}, {Size::nc}});
+  return l;
+}
+
+// The step's work: the rhs's (each stage's), then RK4's stage derivative
+// k, the start x0 and a stage's state xt; with constraints, the
+// correction's C = [A; B], M (metric W = M), the factor's work (Y | S),
+// K, the correction d, the residuals phi | phi' | g (phi' and g together:
+// the velocity rows' targets) and the positions a Gauss-Newton step left.
+Layout step_work_layout(const Sizes &s, const Layout &rhs_work) {
+  Layout l(s);
+  l.add_layout(rhs_work, Size::nwork);
+  l.add("k", {{Size::nx}});
+  l.add("x0", {{Size::nx}});
+  l.add("xt", {{Size::nx}});
+  if (s.nc == 0) return l;
+  l.add("C", {{Size::nc}, {Size::nq}});
+  l.add("W", {{Size::nq}, {Size::nq}});
+  l.add("correction", {{Size::nc}, {Size::nq, Size::nc}});
+  l.add("K", {{Size::nc}});
+  l.add("d", {{Size::nq}});
+  l.add("phi", {{Size::nh}});
+  l.add("phi_dot", {{Size::nh}});
+  l.add("g", {{Size::nn}});
+  if (s.nh) l.add("q_prev", {{Size::nq}});
+  return l;
+}
+
+Sizes sizes_of(const Model &m) {
+  Sizes s;
+  s.nq = m.nq, s.nh = m.nh, s.nn = m.nn, s.nc = m.nc(), s.nx = m.state.size();
+  s.np = m.symbols.p.size(), s.nu = m.symbols.u.size();
+  s.nwork = rhs_work_layout(s).size();
+  return s;
+}
+
+// ---- signatures ----
+
+Param scalar(const char *name) { return {Param::real, name}; }
+Param integer(const char *name) { return {Param::integer, name}; }
+Param in(const char *name) { return {Param::const_real_array, name}; }
+Param out(const char *name) { return {Param::real_array, name}; }
+
+const std::vector<Param> kAt = {scalar("t"), in("state"), in("input"), in("param")};  // a state under inputs
+const std::vector<Param> kGains = {scalar("baumgarte_alpha"), scalar("baumgarte_beta")};
+
+}  // namespace
+
+Names::Names(const std::string &name) : p(name), P(upper(name)) {}
+
+namespace {
+
+// The generated code's size limit, in operands of the lowered graph: past
+// it, cc takes minutes and gigabytes.
+constexpr size_t kMaxOperands = 1000000;
+
+// Where a symbol stands among a product's factors and a sum's terms: the
+// gains and parameters first, then inputs and t, then the state, each in
+// declaration order: l1*l2*(m2 + m3)*(...), baumgarte_alpha*(x*x_dot + ...).
+int reading_rank(const Local &l) {
+  static const Local::Role order[] = {Local::gain,     Local::parameter, Local::input,      Local::time,
+                                      Local::coordinate, Local::velocity, Local::integral, Local::multiplier,
+                                      Local::reaction, Local::solution};
+  int group = 0;
+  while (order[group] != l.role) ++group;
+  return group << 20 | int(l.index);
+}
+
+// The arguments of the sines and cosines in these expressions, each once, in
+// the order they are found (subexpressions GiNaC shares are visited once).
+std::vector<ex> sine_and_cosine_arguments(const std::vector<ex> &expressions) {
+  std::vector<ex> found;
+  std::set<ex, GiNaC::ex_is_less> seen_arguments;
+  std::set<const GiNaC::basic *> visited;
+  std::vector<ex> alive;  // what visited points to (GiNaC makes some operands on the fly)
+  std::function<void(const ex &)> visit = [&](const ex &e) {
+    if (!visited.insert(&GiNaC::ex_to<GiNaC::basic>(e)).second) return;
+    alive.push_back(e);
+    if (GiNaC::is_a<GiNaC::function>(e)) {
+      const std::string &name = GiNaC::ex_to<GiNaC::function>(e).get_name();
+      if ((name == "sin" || name == "cos") && seen_arguments.insert(e.op(0)).second) found.push_back(e.op(0));
+    }
+    for (size_t i = 0; i < e.nops(); ++i) visit(e.op(i));
+  };
+  for (const ex &e : expressions) visit(e);
+  return found;
+}
+
+}  // namespace
+
+namespace {
+
+// Builds the blocks of one plan.
+class BlockBuilder {
+ public:
+  explicit BlockBuilder(Plan &plan) : p_(plan) {}
+
+  // The straight-line function computing `outputs` into `arrays`.
+  Block block(Signature signature, std::string doc, std::vector<OutputArray> arrays,
+              std::vector<Assignment> outputs) {
+    Block b{std::move(signature), std::move(doc), std::move(arrays), std::move(outputs), {}, {}, {}};
+    std::vector<int> nodes;
+    std::vector<std::string> sections;  // each output's array, less its "out_"
+    for (auto &a : b.outputs) {
+      nodes.push_back(a.node);
+      std::string array = a.array < 0 ? "" : b.arrays[size_t(a.array)].param;
+      sections.push_back(array.rfind("out_", 0) == 0 ? array.substr(4) : array);
+    }
+    std::set<std::string> taken;
+    for (const Local &l : p_.locals) taken.insert(l.kind == Local::element ? l.array : l.name);
+    for (auto &line : b.signature.lines)
+      for (auto &param : line) taken.insert(param.name);
+    b.schedule = schedule(p_.graph, nodes, sections, taken);
+    std::set<std::string> used = symbols_under(nodes), touched;
+    for (const Local &l : p_.locals) {
+      if (!used.count(l.name)) continue;
+      if (l.kind == Local::loaded) b.loads.push_back(&l);
+      touched.insert(l.kind == Local::scalar ? l.name : l.array);
+    }
+    for (auto &a : b.outputs)
+      if (a.array >= 0) touched.insert(b.arrays[size_t(a.array)].param);
+    for (auto &a : b.arrays)
+      if (a.zeroed || a.mirrored) touched.insert(a.param);
+    for (auto &line : b.signature.lines)
+      for (auto &param : line)
+        if (!touched.count(param.name)) b.unused.push_back(param.name);
+    return b;
+  }
+
+  // The nonzero entries of matrix `a` as outputs into array number `array`,
+  // lower triangle only when `lower`; `heading` above the first, or each
+  // row's `row_comment` above its first entry.
+  void matrix(std::vector<Assignment> &outs, int array, const GiNaC::matrix &a, bool lower, const std::string &heading,
+              const std::function<std::string(size_t)> &row_comment = nullptr) {
+    bool first = true;
+    for (unsigned i = 0; i < a.rows(); ++i) {
+      bool row_first = true;
+      for (unsigned j = 0; j < (lower ? i + 1 : a.cols()); ++j) {
+        if (a(i, j).is_zero()) continue;
+        std::string comment = row_comment ? (row_first ? row_comment(i) : "") : (first ? heading : "");
+        outs.push_back({array, i * a.cols() + j, p_.graph.from_ginac(a(i, j)), comment, ""});
+        first = row_first = false;
+      }
+    }
+  }
+
+ private:
+  Plan &p_;
+
+  // Names of the symbols the nodes read.
+  std::set<std::string> symbols_under(const std::vector<int> &nodes) const {
+    std::set<std::string> names;
+    std::set<int> seen;
+    std::function<void(int)> visit = [&](int id) {
+      if (!seen.insert(id).second) return;
+      const Node &n = p_.graph.node(id);
+      if (n.kind == Node::sym) names.insert(n.name);
+      for (auto &t : n.terms) visit(t.second);
+    };
+    for (int id : nodes) visit(id);
+    return names;
+  }
+};
+
+}  // namespace
+
+Plan::Plan(const Model &m, bool jacobians, Precision precision)
+    : model(m),
+      names(m.spec->name),
+      real(names, precision),
+      sizes(sizes_of(m)),
+      with_jacobian(jacobians),
+      state(state_layout(m, sizes)),
+      rows(rows_layout(sizes)),
+      kkt(kkt_layout(sizes)),
+      rhs_work(rhs_work_layout(sizes)),
+      jacobian_work(jacobian_work_layout(sizes, rhs_work)),
+      solver(plan_kkt_solver(m)),
+      correction(plan_correction_solver(m)),
+      correction_work(correction_work_layout(sizes)),
+      with_step(sizes.nc == 0 || (correction.available && model.redundant.empty())),
+      step_work(step_work_layout(sizes, rhs_work)) {
+  const SymbolTable &s = m.symbols;
+  const std::string &P = names.P;
+
+  // Every symbol as the C holds it: state entries, parameters and inputs
+  // loaded into locals in that order, t and the gains as the functions'
+  // own parameters (grep tag: GENERATED-NAMES, the names the spec reader
+  // refuses).
+  for (size_t i = 0; i < m.state.size(); ++i) {
+    const StateVar &x = m.state[i];
+    Local::Role role = i < m.nq ? Local::coordinate : i < 2 * m.nq ? Local::velocity
+                       : i < 2 * m.nq + m.nn ? Local::integral : Local::multiplier;
+    std::string name = role == Local::velocity ? m.spec->coordinates[i - m.nq].name + "_dot" : x.name;
+    locals.push_back({Local::loaded, role, x.sym, name, "state", i, x.name});
+  }
+  for (size_t i = 0; i < s.p.size(); ++i) {
+    const std::string &name = m.spec->parameters[i].name;
+    locals.push_back({Local::loaded, Local::parameter, s.p[i], name, "param", i, name});
+  }
+  for (size_t i = 0; i < s.u.size(); ++i) {
+    const std::string &name = m.spec->inputs[i].name;
+    locals.push_back({Local::loaded, Local::input, s.u[i], name, "input", i, name});
+  }
+  // The multipliers outputs and events read, from the array rhs fills (a
+  // vakonomic mu is read from the state).
+  for (size_t c = 0; c < m.multipliers.size(); ++c)
+    if (c < m.nh || m.mu.empty()) {
+      const std::string name = m.multipliers[c].get_name();
+      locals.push_back({Local::loaded, Local::reaction, m.multipliers[c], name, "multipliers", c, name});
+    }
+  locals.push_back({Local::scalar, Local::time, s.t, "t", "", 0, "t"});
+  locals.push_back({Local::scalar, Local::gain, m.alpha, "baumgarte_alpha", "", 0, "alpha"});
+  locals.push_back({Local::scalar, Local::gain, m.beta, "baumgarte_beta", "", 0, "beta"});
+  // The KKT residual R(x, u, a, nu) of the Jacobian, with the solution
+  // (a, nu) as symbols read in place from the residual derivatives' inputs.
+  std::vector<GiNaC::realsymbol> nu;
+  if (with_jacobian) {
+    for (size_t i = 0; i < m.nq; ++i)
+      locals.push_back({Local::element, Local::solution, m.accelerations[i], "in_acceleration[" + std::to_string(i) + "]",
+                        "in_acceleration", i, ""});
+    for (size_t c = 0; c < m.nc(); ++c) {
+      nu.push_back(GiNaC::realsymbol("nu" + std::to_string(c + 1)));
+      locals.push_back({Local::element, Local::solution, nu.back(), "in_multipliers[" + std::to_string(c) + "]",
+                        "in_multipliers", c, ""});
+    }
+  }
+  for (const Local &l : locals)
+    graph.name_symbol(l.symbol, l.name, reading_rank(l), l.role == Local::parameter || l.role == Local::gain);
+  graph.limit_operands(kMaxOperands, [&] {
+    error_at(m.spec->kinetic.loc_of(0),
+             "the generated code grows past " + std::to_string(kMaxOperands) +
+                 " operations (the generator's limit on its size)" +
+                 (with_jacobian ? "; without the Jacobian (--no-jacobian) it is smaller" : ""));
+  });
+
+  // The whole model, lowered once: the C below and the report share it.
+  // First the arguments of its sines and cosines, which decide where the
+  // addition formulas are cheaper than a call of their own.
+  std::vector<ex> model_expressions = {m.T, m.V};
+  for (const BodyEnergy &b : m.bodies) model_expressions.push_back(b.T), model_expressions.push_back(b.V);  // the report's
+  for (auto *list : {&m.Q, &m.k, &m.phi, &m.phi_t, &m.phi_dot, &m.c_h, &m.g, &m.b, &m.c_n, &m.r})
+    model_expressions.insert(model_expressions.end(), list->begin(), list->end());
+  for (auto *matrix : {&m.M, &m.A, &m.B})
+    for (unsigned i = 0; i < matrix->rows(); ++i)
+      for (unsigned j = 0; j < matrix->cols(); ++j) model_expressions.push_back((*matrix)(i, j));
+  std::vector<int> trig_arguments;
+  for (const ex &argument : sine_and_cosine_arguments(model_expressions))
+    trig_arguments.push_back(graph.from_ginac(argument));
+  graph.prefer_trig_products(trig_arguments);
+  for (const ex &e : model_expressions) graph.from_ginac(e);
+
+  GiNaC::matrix J(m.nc(), m.nq);
+  for (size_t c = 0; c < m.nc(); ++c)
+    for (size_t i = 0; i < m.nq; ++i) J(c, i) = m.J(c, i);
+  auto label = [&](size_t c) { return m.constraint_label(c); };
+  auto extent = [&](std::vector<std::vector<Size>> factors) { return make_extent(sizes, std::move(factors)); };
+  BlockBuilder b(*this);
+
+  {  // M (lower triangle), f = Q - k, J, r and g: the KKT system at one state.
+    std::vector<Assignment> outs;
+    b.matrix(outs, 0, m.M, true, "mass matrix M = d2T/dq'dq' (lower triangle)");
+    for (size_t i = 0; i < m.nq; ++i)
+      outs.push_back({1, i, graph.from_ginac(m.Q[i] - m.k[i]),
+                      (i == 0 ? "f = Q - k, row " : "row ") + m.spec->coordinates[i].name, ""});
+    b.matrix(outs, 2, J, false, "constraint Jacobian J = [A; B]");
+    for (size_t c = 0; c < m.nc(); ++c)
+      outs.push_back({3, c, graph.from_ginac(m.r[c]), "stabilised right-hand side of " + label(c), ""});
+    for (size_t j = 0; j < m.nn; ++j)
+      outs.push_back({4, j, graph.from_ginac(m.g[j]), j == 0 ? "g, the derivatives of the integral states" : "", ""});
+    // Only the structural nonzeros of M and J: the straight-line solve
+    // reads no other entry, so rhs calls this directly; kkt_terms zeroes
+    // the arrays first.
+    const std::vector<std::vector<Param>> params = {
+        kAt, kGains, {out("out_M"), out("out_f"), out("out_J"), out("out_r"), out("out_g")}};
+    kkt_entries = b.block({"void", names.fn("kkt_entries"), true, params}, "",
+                          {{"out_M", extent({{Size::nq}, {Size::nq}})},
+                           {"out_f", extent({{Size::nq}})},
+                           {"out_J", extent({{Size::nc}, {Size::nq}})},
+                           {"out_r", extent({{Size::nc}})},
+                           {"out_g", extent({{Size::nn}})}},
+                          outs);
+    kkt_terms = {{"void", names.fn("kkt_terms"), false, params},
+                 "The pieces of the KKT system of " + names.fn("rhs") +
+                     " at one state: M (NQ x NQ, lower\ntriangle only; the rest is zero), f = Q - k (NQ), J = [A; B] "
+                     "(NC x NQ), the\nstabilised constraint rows' right-hand side r (NC), and g (NN), the\nderivatives "
+                     "of the integral states. For callers with their own solver.",
+                 {},
+                 {{"out_M", extent({{Size::nq}, {Size::nq}}), true, false},
+                  {"out_J", extent({{Size::nc}, {Size::nq}}), true, false}}};
+  }
+
+  rhs = {{"int", names.fn("rhs"), false, {kAt, kGains, {out("out_dxdt"), out("out_multipliers"), out("work")}}},
+         "The stabilised first-order system x' = f(t, x, u): q' = v,\nM v' + k = Q + A^T lambda + B^T mu with the "
+         "constraint rows replaced by\nphi'' + alpha phi' + beta phi = 0 and g' = -alpha g - beta int g, and\n(int g)' "
+         "= g. Writes out_dxdt (NX) and, unless NULL, the multipliers\n[lambda; mu] (NC). work holds NWORK " + real.plural() + ". "
+         "Returns " + P + "_OK or an error.",
+         pointers(rhs_work, "work",
+                  sizes.nc ? std::vector<std::pair<std::string, std::string>>{{"M", "M"}, {"J", "J"}, {"Y", "Y"},
+                                                                          {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                                                          {"E", "E"}, {"z", "z"},
+                                                                          {"conditioning", "conditioning"}}
+                           : std::vector<std::pair<std::string, std::string>>{{"M", "M"}, {"J", "J"}, {"Y", "Y"},
+                                                                          {"S", "S"}, {"nu", "nu"}, {"w", "w"}}),
+         {}};
+  for (auto &ptr : pointers(state, "out_dxdt", {{"acceleration", "v"}})) rhs.pointers.push_back(ptr);
+
+  if (with_jacobian) {
+    // dR/dx and dR/du of R = [M a + k - Q - J^T nu; J a - r], and dg/dx,
+    // dg/du: with the factored K, d(a, nu)/dx = -K^-1 dR/dx.
+    std::vector<ex> R;
+    for (size_t i = 0; i < m.nq; ++i) {
+      ex row = m.inverse_dynamics[i] - m.Q[i];
+      for (size_t c = 0; c < m.nc(); ++c) row -= m.J(c, i) * nu[c];
+      R.push_back(row);
+    }
+    for (size_t c = 0; c < m.nc(); ++c) {
+      ex row = -m.r[c];
+      for (size_t i = 0; i < m.nq; ++i) row += m.J(c, i) * m.accelerations[i];
+      R.push_back(row);
+    }
+    std::vector<std::string> by_state, by_input;
+    for (size_t i = 0; i < m.state.size(); ++i) by_state.push_back(locals[i].name);
+    for (auto &u : m.spec->inputs) by_input.push_back(u.name);
+    std::vector<Assignment> outs;
+    auto derivatives = [&](const std::vector<ex> &rows, const std::vector<std::string> &by, int array,
+                           const std::string &heading) {
+      for (size_t i = 0; i < rows.size(); ++i) {
+        int row = graph.from_ginac(rows[i]);
+        for (size_t k = 0; k < by.size(); ++k) {
+          int d = graph.derivative(row, by[k]);
+          if (!graph.is_zero(d)) outs.push_back({array, i * by.size() + k, d, outs.empty() ? heading : "", ""});
+        }
+      }
+    };
+    derivatives(R, by_state, 0, "dR/dx, R = [M a + k - Q - J^T nu; J a - r]");
+    size_t before = outs.size();
+    derivatives(R, by_input, 1, "");
+    derivatives(m.g, by_state, 2, "");
+    derivatives(m.g, by_input, 3, "");
+    if (outs.size() > before) outs[before].comment = "dR/du, dg/dx, dg/du";
+    residual_derivatives = b.block(
+        {"void", names.fn("residual_derivatives"), true,
+         {kAt, kGains, {in("in_acceleration"), in("in_multipliers")},
+          {out("out_dR_dx"), out("out_dR_du"), out("out_dg_dx"), out("out_dg_du")}}},
+        "",
+        {{"out_dR_dx", extent({{Size::nq, Size::nc}, {Size::nx}})},
+         {"out_dR_du", extent({{Size::nq, Size::nc}, {Size::nu}})},
+         {"out_dg_dx", extent({{Size::nn}, {Size::nx}})},
+         {"out_dg_du", extent({{Size::nn}, {Size::nu}})}},
+        outs);
+    jacobian = {{"int", names.fn("jacobian"), false, {kAt, kGains, {out("out_dfdx"), out("out_dfdu"), out("work")}}},
+                "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\nderived "
+                "symbolically: q'' by differentiating the KKT system it solves.\nwork holds NWORK_JACOBIAN " + real.plural() + ".",
+                pointers(jacobian_work, "work",
+                         sizes.nc ? std::vector<std::pair<std::string, std::string>>{
+                                        {"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                        {"E", "E"}, {"z", "z"}, {"conditioning", "conditioning"}, {"dxdt", "dxdt"},
+                                        {"dR_dx", "dR_dx"}, {"dR_du", "dR_du"}, {"dg_dx", "dg_dx"},
+                                        {"dg_du", "dg_du"}, {"column", "column"}}
+                                  : std::vector<std::pair<std::string, std::string>>{
+                                        {"M", "M"}, {"J", "J"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                        {"dxdt", "dxdt"}, {"dR_dx", "dR_dx"}, {"dR_du", "dR_du"},
+                                        {"dg_dx", "dg_dx"}, {"dg_du", "dg_du"}, {"column", "column"}}),
+                {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
+                 {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
+  }
+
+  if (correction.available) {
+    correction_factor = {
+        {"int", names.fn("correction_factor"), false, {{integer("mass_metric"), out("M"), in("C"), out("work")}}},
+        "The one-step correction (6.416-6.418), first its factor: S = C W^-1 C^T\nfactored by Cholesky over the "
+        "structural nonzeros of M and C, in the\nmetric W = M (mass_metric 1: M, NQ x NQ with its lower triangle "
+        "read, is\nfactored in place) or W = I (0: M is not read and may be NULL). C is\n" +
+            names.fn("constraint_jacobian") + "'s. work holds NWORK_CORRECTION " + real.plural() + ". Returns " + P + "_OK,\n" + P +
+            "_SINGULAR_MASS, or " + P +
+            "_SINGULAR_CONSTRAINTS when a pivot of S falls\nbelow 1e-8 of its diagonal entry (the rows have lost "
+            "rank, or nearly:\na least-squares solve is the caller's then).",
+        pointers(correction_work, "work", {{"Y", "Y"}, {"S", "S"}}),
+        {}};
+    correction_solve = {
+        {"void", names.fn("correction_solve"), false,
+         {{integer("mass_metric"), integer("rows")}, {in("M"), in("C"), out("work")}, {out("K"), out("d")}}},
+        "With M, C and work as " + names.fn("correction_factor") +
+            " left them: the smallest d (in W)\nwith C d = r on the first `rows` constraint rows, " + P +
+            "_NH (the position\ncorrection, Gauss-Newton on phi) or " + P +
+            "_NC (velocities). On entry K holds r,\non return K = (C W^-1 C^T)^-1 r and d (NQ) = W^-1 C^T K.",
+        pointers(correction_work, "work", {{"S", "S"}}),
+        {}};
+  }
+
+  if (with_step) {
+    std::string doc =
+        "One step of h from t: the classical fourth-order Runge-Kutta method on\n" + names.fn("rhs") +
+        " (four evaluations)";
+    if (sizes.nc)
+        doc += ", then the one-step correction (6.416-6.418) at t + h,\nas the runtime's --project full: "
+               "positions by Gauss-Newton, q += W^-1 A^T K,\n(A W^-1 A^T) K = -phi (a factor reused while |phi| "
+               "falls by 4 a step), to\n|phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 "
+               "iterations;\nthen velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric\n"
+               "W = M (mass_metric 1) or W = I (0). Returns " + P + "_OK, " + P + "_SINGULAR_MASS,\n" + P +
+               "_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor\nbelow 1e-8 of its "
+               "diagonal entry), " + P + "_CORRECTION_FAILED (the positions\ndid not converge, or are not "
+               "finite) or " + P + "_NOT_FINITE (a NaN or Inf in the\nstate reached)";
+    else
+        doc += ". mass_metric is not read (no constraints to correct).\nReturns " + P + "_OK, an error of the rhs, or " + P +
+               "_NOT_FINITE (a NaN or Inf in the\nstate reached)";
+    doc += ". state (NX) is replaced\nby the state at t + h only on success. work holds NWORK_STEP " + real.plural() +
+           "; the\nstep allocates nothing and calls nothing but this file's functions and libm.";
+    step = {{"int", names.fn("step"), false,
+             {kAt, kGains, {scalar("h"), integer("mass_metric")}, {out("work")}}},
+            doc, {}, {}};
+    step.signature.lines[0][1] = out("state");
+    std::vector<std::pair<std::string, std::string>> slices = {{"k", "k"}, {"x0", "x0"}, {"xt", "xt"}};
+    if (sizes.nc)
+      for (const char *slice : {"C", "W", "correction", "K", "d", "phi", "phi_dot", "g", "q_prev"})
+        if (sizes.nh || std::string(slice) != "q_prev") slices.push_back({slice, slice});
+    step.pointers = pointers(step_work, "work", slices);
+  }
+
+  {  // phi, phi', g
+    std::vector<Assignment> outs;
+    for (size_t j = 0; j < m.nh; ++j) {
+      outs.push_back({0, j, graph.from_ginac(m.phi[j]), label(j), ""});
+      outs.push_back({1, j, graph.from_ginac(m.phi_dot[j]), "", ""});
+    }
+    for (size_t j = 0; j < m.nn; ++j) outs.push_back({2, j, graph.from_ginac(m.g[j]), label(m.nh + j), ""});
+    residuals = b.block({"void", names.fn("residuals"), false,
+                         {{scalar("t"), in("state"), in("param")}, {out("out_phi"), out("out_phi_dot"), out("out_g")}}},
+                        "Constraint residuals: phi (NH), phi' (NH), g (NN).",
+                        {{"out_phi", extent({{Size::nh}})},
+                         {"out_phi_dot", extent({{Size::nh}})},
+                         {"out_g", extent({{Size::nn}})}},
+                        outs);
+  }
+  energy = b.block({"real", names.fn("energy"), false, {{scalar("t"), in("state"), in("param")}}},
+                   "Total energy T + V.", {}, {{-1, 0, graph.from_ginac(m.T + m.V), "T + V", ""}});
+  if (m.integral == Model::Integral::jacobi)
+    jacobi_integral = b.block({"real", names.fn("jacobi_integral"), false, {{scalar("t"), in("state"), in("param")}}},
+                              "The Jacobi integral h = q'.dL/dq' - L, conserved where T + V is not (the model's "
+                              "report says why).",
+                              {}, {{-1, 0, graph.from_ginac(m.jacobi), "h", ""}});
+  {
+    std::vector<Assignment> outs;
+    b.matrix(outs, 0, m.M, true, "lower triangle; the upper one mirrors it");
+    mass_matrix = b.block({"void", names.fn("mass_matrix"), false, {{scalar("t"), in("state"), in("param"), out("out_M")}}},
+                          "Mass matrix M, NQ x NQ, row-major.",
+                          {{"out_M", extent({{Size::nq}, {Size::nq}}), true, true}}, outs);
+  }
+  {
+    std::vector<Assignment> outs;
+    b.matrix(outs, 0, J, false, "", label);
+    constraint_jacobian =
+        b.block({"void", names.fn("constraint_jacobian"), false, {{scalar("t"), in("state"), in("param"), out("out_C")}}},
+                "Constraint Jacobian in velocity space, C = [A; B], NC x NQ, row-major.",
+                {{"out_C", extent({{Size::nc}, {Size::nq}}), true, false}}, outs);
+  }
+  {  // D = d[phi'; g]/dq at fixed q', on the shared graph
+    std::vector<Assignment> outs;
+    for (size_t c = 0; c < m.nc(); ++c) {
+      int rate = graph.from_ginac(m.rate(c));
+      bool first = true;
+      for (size_t i = 0; i < m.nq; ++i) {
+        int d = graph.derivative(rate, locals[i].name);
+        if (graph.is_zero(d)) continue;
+        outs.push_back({0, c * m.nq + i, d, first ? label(c) : "", ""});
+        first = false;
+      }
+    }
+    constraint_coordinate_jacobian = b.block(
+        {"void", names.fn("constraint_coordinate_jacobian"), false, {{scalar("t"), in("state"), in("param"), out("out_D")}}},
+        "D = d[phi'; g]/dq at fixed q', NC x NQ, row-major: how the velocity-level\nconstraint rows change with the "
+        "coordinates. On the constraints a\nperturbation keeps C dq' + D dq = 0 (C = " + names.fn("constraint_jacobian") +
+            ").",
+        {{"out_D", extent({{Size::nc}, {Size::nq}}), true, false}}, outs);
+  }
+  // [outputs] and [events], each an expression of the state and the multipliers.
+  auto named_values = [&](const char *fn, const std::vector<ex> &values, const std::vector<std::string> &labels,
+                          const std::string &doc) {
+    std::vector<Assignment> outs;
+    for (size_t i = 0; i < values.size(); ++i) outs.push_back({0, i, graph.from_ginac(values[i]), labels[i], ""});
+    const std::string array = std::string("out_") + fn;
+    return b.block({"void", names.fn(fn), false, {kAt, {in("multipliers"), out(array.c_str())}}}, doc,
+                   {{array, Extent{}}}, outs);
+  };
+  auto text_of = [](const std::string &name, const SourceText &text) { return name + " = " + text.text; };
+  if (!m.outputs.empty()) {
+    std::vector<std::string> labels;
+    for (auto &o : m.spec->outputs) labels.push_back(text_of(o.name, o.text));
+    outputs = named_values("outputs", m.outputs, labels,
+                           "The spec's [outputs] (" + P + "_NOUT, in the order written; " + P +
+                               "_OUTPUT_NAME is where\n"
+                               "each is) at the state under the inputs, with the multipliers "
+                               "[lambda; mu]\n(NC) as " + names.fn("rhs") + " writes them at that state.");
+  }
+  if (!m.events.empty()) {
+    std::vector<std::string> labels;
+    for (auto &e : m.spec->events) labels.push_back(text_of(e.name, e.when));
+    events = named_values("events", m.events, labels,
+                          "The event functions of the spec's [events] (" + P + "_NEVENT, in the order\nwritten): an "
+                          "event is where one crosses zero. At the state under the inputs,\nwith the multipliers "
+                          "[lambda; mu] (NC) as " + names.fn("rhs") + " writes them at that state.");
+  }
+
+  {  // x(0) as expressions of the parameters
+    std::vector<Assignment> outs;
+    for (size_t i = 0; i < m.state.size(); ++i)
+      outs.push_back({0, i, graph.from_ginac(m.state[i].initial), "", m.state[i].name});
+    initial_state_at = b.block({"void", names.fn("initial_state_at"), false, {{in("param"), out("out_state")}}},
+                               "The spec's initial state (NX) at the parameters param: the [initial]\nvalues are "
+                               "expressions of the parameters (" + names.fn("initial_state") +
+                                   "\nholds them at the defaults).",
+                               {{"out_state", extent({{Size::nx}})}}, outs);
+  }
+}
+
+}  // namespace lgc

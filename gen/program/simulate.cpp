@@ -1,0 +1,140 @@
+// simulate.cpp — `lagrangec simulate`, `linearize` and `sweep`: the model's
+// program, from the user's cache (cache.cpp) or built into it (compile.cpp),
+// run with the command and the user's options.
+#include "commands.h"
+#include "generate.h"
+#include "program/cache.h"
+#include "program/compile.h"
+#include "program/sha256.h"
+#include "program/simulate.h"
+#include "lagrangec_config.h"
+
+#include <cerrno>
+#include <cstring>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sstream>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace lgc {
+
+namespace {
+
+// The build id the linker computed from this lagrangec's contents (it is
+// linked with --build-id): its identity in the cache key, read from memory
+// instead of hashing megabytes of executable on every run.
+std::string generator_build_id() {
+  std::string id;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *out) {
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_NOTE) continue;
+          size_t align = ph.p_align == 8 ? 8 : 4;
+          auto pad = [align](size_t n) { return (n + align - 1) / align * align; };
+          auto *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr), *end = p + ph.p_memsz;
+          while (p + sizeof(ElfW(Nhdr)) <= end) {
+            auto *note = reinterpret_cast<const ElfW(Nhdr) *>(p);
+            const char *name = p + sizeof *note, *desc = name + pad(note->n_namesz);
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+              static_cast<std::string *>(out)->assign(desc, note->n_descsz);
+              return 1;
+            }
+            p = desc + pad(note->n_descsz);
+          }
+        }
+        return 1;  // only the first object, the program itself
+      },
+      &id);
+  if (id.empty()) throw std::runtime_error("this lagrangec was linked without a build id (-Wl,--build-id)");
+  return id;
+}
+
+std::string file_hash(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  std::string hash = sha256_hex_of_fd(fd, path);
+  ::close(fd);
+  return hash;
+}
+
+// Everything the program depends on: the spec's bytes, the variant, the
+// generator, the runtime library's bytes, and every word of the compiler's
+// command. Words are NUL-terminated so that no two lists hash alike.
+std::string cache_key(const Spec &spec, const std::string &variant, const Toolchain &t) {
+  Sha256 key;
+  auto word = [&key](const std::string &w) { key.update(w.c_str(), w.size() + 1); };
+  for (const std::string &w : {spec.source, variant, std::string(LGC_VERSION), generator_build_id(),
+                               file_hash(t.runtime_library), t.runtime_include})
+    word(w);
+  for (const auto *words : {&t.compiler, &t.link_args}) {
+    for (const std::string &w : *words) word(w);
+    word("");
+  }
+  return key.hex().substr(0, 32);
+}
+
+// `entry`: lgc_main, or lgc_main_mpi for a program whose sweep shares its runs with MPI ranks.
+std::string main_source(const Spec &spec, const std::string &entry) {
+  return "/* main.c — the program of " + spec.name + ", written by lagrangec simulate. */\n"
+         "#include \"" + spec.name + ".h\"\n\n#include <lagrangec/model.h>\n#include <lagrangec/program.h>\n\n"
+         "int main(int argc, char **argv) { return " + entry + "(&" + spec.name + "_model, argc, argv); }\n";
+}
+
+// A sweep's program when lagrangec has MPI: the MPI archive, installed and
+// built beside the other, and MPI's library; a cache entry of its own.
+void use_mpi(Toolchain &t) {
+  t.runtime_library = t.runtime_library.substr(0, t.runtime_library.rfind('/') + 1) + "liblagrangec-program-mpi.a";
+  std::istringstream words(LGC_MPI_LINK_ARGS);  // meson's words: no quotes, no blanks inside
+  for (std::string w; words >> w;) t.link_args.push_back(w);
+}
+
+// linearize, and a simulate or sweep whose --method iterates on the Jacobian
+// (bdf, adams), need the model's generated Jacobian; the other runs skip it, as
+// on large models it costs more to generate than everything else.
+bool wants_jacobian(const std::string &command, const std::vector<std::string> &options) {
+  if (command == "linearize") return true;
+  std::vector<char *> words;
+  for (const std::string &o : options) words.push_back(const_cast<char *>(o.c_str()));
+  const char *method = lgc_command_value(lgc_command_find(command.c_str()), int(words.size()), words.data(), "--method");
+  const lgc_method *m = method ? lgc_method_find(method) : nullptr;
+  return m && m->jacobian;
+}
+
+}  // namespace
+
+int run_model(const std::string &command, const std::string &spec_path, Formulation formulation,
+              const std::vector<std::string> &options) {
+  Spec spec = read_spec(spec_path);
+  Toolchain toolchain = find_toolchain();
+  bool with_jacobian = wants_jacobian(command, options);
+  bool with_mpi = LGC_WITH_MPI && command == "sweep";
+  if (with_mpi) use_mpi(toolchain);
+  std::string variant = std::string(formulation == Formulation::vakonomic ? "-vakonomic" : "") +
+                        (with_jacobian ? "-jacobian" : "") + (with_mpi ? "-mpi" : "");
+  int program = cached_program(spec.name + variant + "-" + cache_key(spec, variant, toolchain), spec.name,
+                               [&](const OpenDir &dir) {
+                                 GeneratedFiles files = generate(spec, formulation, with_jacobian);
+                                 write_generated(spec, files, dir.via_fd);
+                                 write_file_atomically(dir.via_fd + "/main.c",
+                                                       main_source(spec, with_mpi ? "lgc_main_mpi" : "lgc_main"));
+                                 compile_program(toolchain, spec.name, files.source.size(), dir);
+                               });
+  std::vector<std::string> argv = {"lagrangec " + command + " " + spec_path, command};  // [0]: for its usage text
+  argv.insert(argv.end(), options.begin(), options.end());
+  std::fflush(nullptr);
+  std::vector<char *> args;
+  for (auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  // The descriptor that was hashed is the one run: no path is looked up
+  // again between the check and the exec, and the file it holds is one that
+  // only the user (or root) can write. (A sealed copy in a memfd would close
+  // even that window, at a copy per run and a program known as /memfd:.)
+  ::fexecve(program, args.data(), environ);
+  throw std::runtime_error("cannot run the model's program: " + std::string(std::strerror(errno)));
+}
+
+}  // namespace lgc

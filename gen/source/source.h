@@ -1,0 +1,149 @@
+// source.h — stage 1, the source: the spec's TOML read into texts that keep
+// their file positions (spec_reader.cpp), and how a mistake in them is
+// reported (diagnostic.cpp). Knows no GiNaC.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lgc {
+
+// ---- diagnostic.cpp -------------------------------------------------------
+
+struct SourceLoc {
+  std::string file;
+  int line = 0;  // 1-based; 0 means "the file as a whole"
+  int col = 0;   // 1-based, in code points
+};
+
+// A mistake in the user's spec: reported as FILE:LINE:COL, exit status 1.
+struct SpecError : std::runtime_error {
+  SourceLoc loc;
+  SpecError(SourceLoc l, const std::string &msg) : std::runtime_error(msg), loc(std::move(l)) {}
+};
+
+[[noreturn]] void error_at(const SourceLoc &loc, const std::string &msg);
+// Prints "FILE:LINE:COL: error: MSG" and, when the line is known, the source
+// line with a caret under the column.
+void print_error(const SpecError &e, const std::string &source_text);
+void warn_at(const SourceLoc &loc, const std::string &msg);
+// A bug in the generator, not in the spec.
+[[noreturn]] void unreachable(const char *what);
+
+// The functions of the expression language, in alphabetical order: no
+// declared name may take one. Their meanings are the expression reader's
+// (expressions/expr_reader.cpp), which checks that it knows each of them.
+extern const std::vector<std::string> kFunctionNames;
+bool is_function_name(const std::string &name);
+
+// ---- spec_reader.cpp ------------------------------------------------------
+
+// An expression as written in the spec, with the file position of each byte
+// of its decoded text (plus one past the end), so the expression reader can
+// point into the TOML file.
+struct SourceText {
+  std::string text;
+  std::vector<SourceLoc> locs;
+  SourceLoc loc_of(size_t offset) const { return locs.at(std::min(offset, locs.size() - 1)); }
+};
+
+struct NamedValue {
+  std::string name;
+  double value = 0;
+  SourceLoc loc;
+};
+
+// A name the spec refers to (a frame, a body), and where it is written.
+struct NameRef {
+  std::string name;
+  SourceLoc loc;
+};
+
+// A named expression of [definitions] or [points], or a frame of [frames]
+// (its rotation sequence from a parent: "N z(psi) x(phi)").
+struct NamedText {
+  std::string name;
+  SourceLoc loc;
+  SourceText text;
+};
+
+// [bodies.NAME]: a rigid body; inertia about the centre of mass, in the
+// body's frame or in inertia_frame: 3 principal moments, or the 9 entries
+// of the tensor by rows.
+struct BodySpec {
+  std::string name;
+  SourceLoc loc;
+  SourceText mass, centre;
+  NameRef frame;
+  std::vector<SourceText> inertia;
+  std::optional<NameRef> inertia_frame;
+};
+
+// [particles.NAME]: a point mass.
+struct ParticleSpec {
+  std::string name;
+  SourceLoc loc;
+  SourceText mass, point;
+};
+
+// [rolling.NAME]: a disk wheel, the body `body`, rolling without slipping
+// on the plane through N's origin with normal `normal`; its centre is the
+// body's unless given.
+struct WheelSpec {
+  std::string name;
+  SourceLoc loc;
+  NameRef body;
+  std::optional<SourceText> centre;
+  SourceText axle, radius, normal;
+};
+
+// [events.NAME]: where `when` crosses zero in `direction` (rising: from
+// below, falling: from above, both), recorded, or ending the run (stop).
+struct EventSpec {
+  enum Direction { both = 0, rising = 1, falling = -1 };
+  std::string name;
+  SourceLoc loc;
+  SourceText when;
+  Direction direction = both;
+  bool stop = false;
+};
+
+struct Spec {
+  std::string path;
+  std::string source;  // the file's bytes, for reports and error carets
+  std::string name, title;
+  std::vector<NamedValue> coordinates;  // value unused
+  std::vector<NamedValue> parameters, inputs;
+  // T as written; "0", at the first body or particle, when only they give it.
+  SourceText kinetic;
+  std::optional<SourceText> potential;
+  std::vector<std::optional<SourceText>> forces;  // one per coordinate
+  std::vector<SourceText> holonomic, nonholonomic;
+  // [constraints] contact: one-sided holonomic rows, phi(q, t) >= 0 free;
+  // restitution: Newton's coefficient at their impacts, one for all.
+  std::vector<SourceText> contacts;
+  double restitution = 0;
+  // The [initial] tables, expressions of the parameters; nullopt where the
+  // spec gives no value (it is 0).
+  std::vector<std::optional<SourceText>> initial_q, initial_v;  // one per coordinate
+  std::vector<std::optional<SourceText>> initial_mu;  // one per nonholonomic constraint (vakonomic)
+  double alpha = 0, beta = 0;
+  // Bodies, frames and wheels, in the order written.
+  std::vector<NamedText> definitions, points, frames;
+  std::optional<SourceText> gravity;  // a vector
+  std::vector<BodySpec> bodies;
+  std::vector<ParticleSpec> particles;
+  std::vector<WheelSpec> wheels;
+  std::vector<NamedText> outputs;  // [outputs] NAME = "EXPR", in the order written
+  std::vector<EventSpec> events;   // [events.NAME], in the order written
+};
+
+// Reads and checks a spec file; throws SpecError.
+Spec read_spec(const std::string &path);
+// Same, from text already in memory (the fuzzer's entry point).
+Spec read_spec_text(const std::string &path, const std::string &text);
+
+}  // namespace lgc

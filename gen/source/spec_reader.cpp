@@ -1,0 +1,718 @@
+// spec_reader.cpp — reads a TOML spec into a Spec, checking its shape, types
+// and names; expressions stay text (with file positions) for expr_reader.
+#include "source/source.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+namespace lgc {
+
+namespace {
+
+// A parameter default or initial value larger than this is a typo, not physics.
+constexpr double kLargestValue = 1e30;
+
+}  // namespace
+
+const std::vector<std::string> kFunctionNames = {"abs",  "acos",  "asin", "atan", "atan2", "cos",  "cosh",
+                                                 "cross", "dot",  "exp",  "log",  "norm",  "omega", "sin",
+                                                 "sinh", "sqrt", "tan",  "tanh", "vel"};
+
+bool is_function_name(const std::string &name) {
+  return std::binary_search(kFunctionNames.begin(), kFunctionNames.end(), name);
+}
+
+namespace {
+
+const std::set<std::string> kTopLevelKeys = {
+    "name",          "title",       "coordinates", "parameters", "inputs", "kinetic", "potential",
+    "forces",        "constraints", "initial",     "stabilization", "definitions", "frames", "points",
+    "gravity",       "bodies",      "particles",   "rolling",       "outputs",     "events"};
+
+const std::set<std::string> kEventKeys = {"when", "direction", "action"};
+
+const std::set<std::string> kBodyKeys = {"mass", "frame", "centre", "inertia", "inertia_frame"};
+const std::set<std::string> kParticleKeys = {"mass", "point"};
+const std::set<std::string> kWheelKeys = {"body", "centre", "axle", "radius", "normal"};
+
+const std::set<std::string> kCKeywords = {
+    "auto",     "break",    "case",     "char",       "const",     "continue", "default",
+    "do",       "double",   "else",     "enum",       "extern",    "float",    "for",
+    "goto",     "if",       "inline",   "int",        "long",      "register", "restrict",
+    "return",   "short",    "signed",   "sizeof",     "static",    "struct",   "switch",
+    "typedef",  "union",    "unsigned", "void",       "volatile",  "while",    "_Bool",
+    "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic",   "_Generic", "_Noreturn",
+    "_Static_assert", "_Thread_local", "bool", "true", "false", "NULL"};
+
+// Identifiers the generated C declares inside its functions (grep tag:
+// GENERATED-NAMES, kept in step with plan.cpp), and what it emits from <math.h>.
+const std::set<std::string> kGeneratedNames = {
+    "state", "input", "param", "work", "baumgarte_alpha", "baumgarte_beta",
+    "pow", "sqrt", "fabs", "copysign", "pi"};
+
+class Reader {
+ public:
+  Reader(std::string path, std::string text) {
+    spec_.path = std::move(path);
+    spec_.source = std::move(text);
+    index_lines();
+  }
+
+  Spec read() {
+    toml::table root;
+    try {
+      root = toml::parse(spec_.source, spec_.path);
+    } catch (const toml::parse_error &e) {
+      error_at(loc(e.source().begin), "invalid TOML: " + std::string(e.description()));
+    }
+    check_keys(root, "", kTopLevelKeys);
+    spec_.name = read_name(root);
+    spec_.title = optional_string(root, "title").value_or(spec_.name);
+    read_coordinates(root);
+    read_values(root, "parameters", spec_.parameters);
+    read_values(root, "inputs", spec_.inputs);
+    read_named_texts(root, "definitions", spec_.definitions);
+    read_named_texts(root, "points", spec_.points);
+    read_named_texts(root, "frames", spec_.frames);
+    check_names();
+    if (auto *v = root.get("gravity")) spec_.gravity = expression(*v, "gravity");
+    read_bodies(root);
+    read_particles(root);
+    read_wheels(root);
+    read_kinetic(root);
+    if (auto *v = root.get("potential")) spec_.potential = expression(*v, "potential");
+    read_forces(root);
+    read_constraints(root);
+    read_initial(root);
+    read_stabilization(root);
+    read_outputs(root);
+    read_events(root);
+    return std::move(spec_);
+  }
+
+ private:
+  Spec spec_;
+  std::vector<size_t> line_start_;  // byte offset of each line
+  std::set<std::string> taken_;     // every name declared so far
+
+  void index_lines() {
+    line_start_.push_back(0);
+    for (size_t i = 0; i < spec_.source.size(); ++i)
+      if (spec_.source[i] == '\n') line_start_.push_back(i + 1);
+  }
+
+  SourceLoc loc(const toml::source_position &p) const {
+    if (!p) return {spec_.path, 1, 1};
+    return {spec_.path, int(p.line), int(p.column)};
+  }
+  SourceLoc loc(const toml::node &n) const { return loc(n.source().begin); }
+  SourceLoc top() const { return {spec_.path, 1, 1}; }
+
+  static std::string join(const std::set<std::string> &names) {
+    std::string s;
+    for (auto &n : names) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  }
+
+  static const char *type_name(const toml::node &n) {
+    switch (n.type()) {
+      case toml::node_type::string: return "a string";
+      case toml::node_type::integer: return "an integer";
+      case toml::node_type::floating_point: return "a number";
+      case toml::node_type::boolean: return "a boolean";
+      case toml::node_type::array: return "a list";
+      case toml::node_type::table: return "a table";
+      default: return "a date or time";
+    }
+  }
+
+  [[noreturn]] void wrong_type(const toml::node &n, const std::string &key, const char *expected) {
+    error_at(loc(n), "'" + key + "' must be " + expected + ", not " + type_name(n));
+  }
+
+  std::optional<std::string> optional_string(const toml::table &t, const char *key) {
+    const toml::node *n = t.get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_string()) wrong_type(*n, key, "a string");
+    return n->as_string()->get();
+  }
+
+  double number(const toml::node &n, const std::string &what) {
+    double v;
+    if (auto *i = n.as_integer()) v = double(i->get());
+    else if (auto *f = n.as_floating_point()) v = f->get();
+    else wrong_type(n, what, "a number");
+    if (!std::isfinite(v)) error_at(loc(n), "'" + what + "' must be a finite number");
+    if (std::fabs(v) > kLargestValue) {
+      std::ostringstream s;
+      s << "'" << what << "' = " << v << " is out of range (|value| <= 1e30)";
+      error_at(loc(n), s.str());
+    }
+    return v;
+  }
+
+  // ---- names ----
+
+  static bool is_identifier(const std::string &s) {
+    if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+    for (unsigned char c : s)
+      if (!(std::isalnum(c) || c == '_')) return false;
+    return true;
+  }
+
+  // Why `name` cannot be used for a coordinate, parameter or input, or "".
+  std::string name_problem(const std::string &name) const {
+    if (!is_identifier(name))
+      return "'" + name + "' is not a C identifier (letters, digits and '_', not starting with a digit)";
+    if (name[0] == '_') return "'" + name + "' starts with '_', which C reserves";
+    if (name == "t") return "'t' is time and cannot be declared";
+    if (kCKeywords.count(name)) return "'" + name + "' is a C keyword";
+    if (is_function_name(name)) return "'" + name + "' is the name of a function";
+    auto numbered = [&](const std::string &stem) {
+      return name.size() > stem.size() && name.rfind(stem, 0) == 0 &&
+             name.find_first_not_of("0123456789", stem.size()) == std::string::npos;
+    };
+    if (kGeneratedNames.count(name) || name.rfind("out_", 0) == 0 || name.rfind("in_", 0) == 0 || numbered("w") ||
+        numbered("int_g") || numbered("mu") || numbered("lambda"))
+      return "'" + name + "' is reserved: the generated C uses it (state, input, param, work, "
+             "baumgarte_alpha, baumgarte_beta, in_*, out_*, w1, w2, ..., int_g1, ..., mu1, ..., lambda1, ..., "
+             "pi, pow, sqrt, fabs, copysign)";
+    if (name.rfind(spec_.name + "_", 0) == 0)
+      return "'" + name + "' starts with the model's prefix '" + spec_.name + "_'";
+    if (name == "N") return "'N' is the Newtonian frame, which every spec has; choose another name";
+    return "";
+  }
+
+  std::string read_name(const toml::table &root) {
+    const toml::node *n = root.get("name");
+    if (!n) error_at(top(), "missing 'name' (a C identifier that prefixes every generated symbol)");
+    if (!n->is_string()) wrong_type(*n, "name", "a string");
+    std::string name = n->as_string()->get();
+    if (!is_identifier(name) || name[0] == '_')
+      error_at(loc(*n), "'name' must be a C identifier not starting with '_', not '" + name + "'");
+    if (kCKeywords.count(name)) error_at(loc(*n), "'name' is a C keyword: '" + name + "'");
+    auto is_or_prefixes = [&](const std::string &stem) { return name == stem || name.rfind(stem + "_", 0) == 0; };
+    // The model's program (simulate's main.c, beside NAME.c) and the runtime
+    // it links (lgc_*, header guards LAGRANGEC_*_H) own these names.
+    if (name == "main" || is_or_prefixes("lgc") || is_or_prefixes("lagrangec"))
+      error_at(loc(*n), "'name' = '" + name + "' would clash with the model's program or the runtime, which use "
+                            "main, lgc, lgc_*, lagrangec and lagrangec_*");
+    return name;
+  }
+
+  void declare(const NamedValue &v) {
+    std::string why = name_problem(v.name);
+    if (!why.empty()) error_at(v.loc, why);
+    if (!taken_.insert(v.name).second) error_at(v.loc, "the name '" + v.name + "' is declared twice");
+  }
+
+  // Every name an expression may use is declared once, whatever declares it.
+  void check_names() {
+    std::vector<NamedValue> declared;
+    for (auto *list : {&spec_.coordinates, &spec_.parameters, &spec_.inputs})
+      declared.insert(declared.end(), list->begin(), list->end());
+    for (auto *list : {&spec_.definitions, &spec_.points, &spec_.frames})
+      for (auto &d : *list) declared.push_back({d.name, 0, d.loc});
+    std::sort(declared.begin(), declared.end(), [](auto &a, auto &b) {
+      return std::tie(a.loc.line, a.loc.col) < std::tie(b.loc.line, b.loc.col);
+    });
+    for (auto &d : declared) declare(d);
+    // A velocity is held in NAME_dot; no other name may be that.
+    for (auto &c : spec_.coordinates)
+      for (auto &other : declared)
+        if (other.name == c.name + "_dot")
+          error_at(other.loc, "'" + other.name + "' clashes with the velocity of '" + c.name +
+                                  "', which the generated C calls " + c.name + "_dot");
+  }
+
+  void read_coordinates(const toml::table &root) {
+    const toml::node *n = root.get("coordinates");
+    if (!n) error_at(top(), "missing 'coordinates' (a list of names, such as [\"x\", \"y\"])");
+    const toml::array *a = n->as_array();
+    if (!a) wrong_type(*n, "coordinates", "a list of names");
+    if (a->empty()) error_at(loc(*n), "'coordinates' is empty: a system needs at least one");
+    for (const toml::node &e : *a) {
+      if (!e.is_string()) error_at(loc(e), std::string("a coordinate must be a name (a string), not ") + type_name(e));
+      spec_.coordinates.push_back({e.as_string()->get(), 0, loc(e)});
+    }
+  }
+
+  void read_values(const toml::table &root, const char *key, std::vector<NamedValue> &out) {
+    const toml::node *n = root.get(key);
+    if (!n) return;
+    const toml::table *t = n->as_table();
+    if (!t) wrong_type(*n, key, "a table of name = value");
+    for (auto &&[k, v] : *t)
+      out.push_back({std::string(k.str()), number(v, std::string(k.str())), loc(k.source().begin)});
+    in_written_order(out);
+  }
+
+  // toml++ keeps keys sorted; the spec's order is the order they were written.
+  template <class T>
+  static void in_written_order(std::vector<T> &items) {
+    std::sort(items.begin(), items.end(), [](auto &a, auto &b) {
+      return std::tie(a.loc.line, a.loc.col) < std::tie(b.loc.line, b.loc.col);
+    });
+  }
+
+  // ---- expressions ----
+
+  // Byte offset in the source of a 1-based (line, column in code points).
+  size_t offset_of(const toml::source_position &p) const {
+    const std::string &src = spec_.source;
+    size_t i = line_start_.at(p.line - 1);
+    for (unsigned col = 1; col < p.column && i < src.size(); ++col) {
+      ++i;
+      while (i < src.size() && (static_cast<unsigned char>(src[i]) & 0xC0) == 0x80) ++i;
+    }
+    return i;
+  }
+
+  // Decodes the TOML string literal that starts at `begin`, recording where
+  // each decoded byte came from, so errors point at the right column even
+  // after escapes and line breaks.
+  SourceText string_text(const toml::node &n) {
+    const std::string &src = spec_.source;
+    SourceText out;
+    size_t i = offset_of(n.source().begin);
+    int line = int(n.source().begin.line), col = int(n.source().begin.column);
+    auto here = [&] { return SourceLoc{spec_.path, line, col}; };
+    auto advance = [&](size_t bytes) {
+      for (size_t k = 0; k < bytes && i < src.size(); ++k, ++i) {
+        if (src[i] == '\n') { ++line; col = 1; }
+        else if ((static_cast<unsigned char>(src[i]) & 0xC0) != 0x80) ++col;
+      }
+    };
+    char quote = src[i];
+    bool multi = src.compare(i, 3, std::string(3, quote)) == 0;
+    advance(multi ? 3 : 1);
+    if (multi && src[i] == '\n') advance(1);  // TOML trims the first newline
+    const std::string close = multi ? std::string(3, quote) : std::string(1, quote);
+    while (i < src.size() && src.compare(i, close.size(), close) != 0) {
+      if (quote == '"' && src[i] == '\\') {
+        SourceLoc at = here();
+        char c = src[i + 1];
+        if (multi && (c == '\n' || c == ' ' || c == '\t' || c == '\r')) {
+          advance(1);  // line-ending backslash: skip all following whitespace
+          while (i < src.size() && std::isspace((unsigned char)src[i])) advance(1);
+          continue;
+        }
+        static const std::map<char, char> simple = {{'b', '\b'}, {'t', '\t'}, {'n', '\n'},
+                                                    {'f', '\f'}, {'r', '\r'}, {'"', '"'},
+                                                    {'\\', '\\'}};
+        if (simple.count(c)) {
+          out.text += simple.at(c);
+          out.locs.push_back(at);
+          advance(2);
+        } else {  // \uXXXX, \UXXXXXXXX: only in names, never valid in an expression
+          out.text += '?';
+          out.locs.push_back(at);
+          advance(c == 'u' ? 6 : 10);
+        }
+        continue;
+      }
+      out.text += src[i];
+      out.locs.push_back(here());
+      advance(1);
+    }
+    out.locs.push_back(here());
+    return out;
+  }
+
+  SourceText expression(const toml::node &n, const std::string &key) {
+    if (n.is_string()) {
+      // toml++ has decoded it; our decoding must agree, or positions would lie.
+      SourceText s = string_text(n);
+      if (s.text != n.as_string()->get()) {
+        s.text = n.as_string()->get();
+        s.locs.assign(s.text.size() + 1, loc(n));
+      }
+      return s;
+    }
+    if (n.is_number()) {
+      std::ostringstream s;
+      s.precision(17);
+      s << number(n, key);
+      SourceText out{s.str(), {}};
+      out.locs.assign(out.text.size() + 1, loc(n));
+      return out;
+    }
+    wrong_type(n, key, "an expression (a string such as \"m*x'^2/2\", or a number)");
+  }
+
+  // T as written, or "0" when bodies or particles give it all; errors about
+  // T then point at the first of them.
+  void read_kinetic(const toml::table &root) {
+    if (const toml::node *n = root.get("kinetic")) return void(spec_.kinetic = expression(*n, "kinetic"));
+    std::vector<SourceLoc> masses;
+    for (auto &b : spec_.bodies) masses.push_back(b.loc);
+    for (auto &p : spec_.particles) masses.push_back(p.loc);
+    if (masses.empty())
+      error_at(top(), "missing 'kinetic' (the kinetic energy T, an expression), or [bodies] and [particles] "
+                      "to compute it from");
+    SourceLoc first = *std::min_element(masses.begin(), masses.end(), [](auto &a, auto &b) {
+      return std::tie(a.line, a.col) < std::tie(b.line, b.col);
+    });
+    spec_.kinetic = SourceText{"0", {first, first}};
+  }
+
+  // ---- bodies, frames and wheels ----
+
+  // [definitions], [points], [frames]: name = expression (a number is one too).
+  void read_named_texts(const toml::table &root, const std::string &key, std::vector<NamedText> &out) {
+    const char *shape = key == "frames"   ? "a rotation sequence from a parent frame (a string such as \"N z(psi) x(phi)\")"
+                        : key == "points" ? "a position (a vector expression such as \"x*N.x + R*A.z\")"
+                                          : "an expression (a string such as \"m*R^2/2\", or a number)";
+    const toml::node *n = root.get(key);
+    if (!n) return;
+    const toml::table *t = n->as_table();
+    if (!t) wrong_type(*n, key, (std::string("a table of name = ") + shape).c_str());
+    for (auto &&[k, v] : *t) {
+      std::string name(k.str());
+      if (!v.is_string() && !(v.is_number() && key == "definitions")) wrong_type(v, name, shape);
+      out.push_back({name, loc(k.source().begin), expression(v, name)});
+    }
+    in_written_order(out);
+  }
+
+  // The subtables of [bodies], [particles] or [rolling], each NAME = {...},
+  // in the order written.
+  std::vector<std::pair<const toml::key *, const toml::table *>> named_tables(const toml::table &root, const char *key,
+                                                                              const char *what) {
+    std::vector<std::pair<const toml::key *, const toml::table *>> out;
+    const toml::node *n = root.get(key);
+    if (!n) return out;
+    const toml::table *t = n->as_table();
+    if (!t) wrong_type(*n, key, (std::string("a table of [") + key + ".NAME] tables").c_str());
+    for (auto &&[k, v] : *t) {
+      std::string name(k.str());
+      if (!v.is_table())
+        error_at(loc(k.source().begin), "'" + name + "' in [" + key + "] must be a table [" + key + "." + name +
+                                            "] describing " + what + ", not " + type_name(v));
+      if (!is_identifier(name) || name[0] == '_')
+        error_at(loc(k.source().begin), "'" + name + "' is not a C identifier (letters, digits and '_', not "
+                                        "starting with a digit or '_'): the generated code uses it to name " + what);
+      out.push_back({&k, v.as_table()});
+    }
+    std::sort(out.begin(), out.end(), [](auto &a, auto &b) {
+      auto &x = a.first->source().begin, &y = b.first->source().begin;
+      return std::tie(x.line, x.column) < std::tie(y.line, y.column);
+    });
+    return out;
+  }
+
+  // Rejects keys outside `known` in [table] (the spec's own, for ""),
+  // suggesting the nearest one.
+  void check_keys(const toml::table &t, const std::string &table, const std::set<std::string> &known) {
+    for (auto &&[k, v] : t) {
+      std::string key(k.str());
+      if (known.count(key)) continue;
+      std::string hint;
+      for (auto &good : known)
+        if (near_miss(key, good)) hint = " (did you mean '" + good + "'?)";
+      error_at(loc(k.source().begin), "unknown key '" + key + "'" + (table.empty() ? "" : " in [" + table + "]") + hint +
+                                          (table.empty() ? "; the keys of a spec are " : "; the keys are ") + join(known));
+    }
+  }
+
+  // One edit apart, or the same letters but for a swapped pair ("center").
+  static bool near_miss(const std::string &a, const std::string &b) {
+    if (a == b) return false;
+    if (a.size() == b.size()) {
+      std::vector<size_t> differ;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) differ.push_back(i);
+      if (differ.size() == 1) return true;
+      return differ.size() == 2 && differ[1] == differ[0] + 1 && a[differ[0]] == b[differ[1]] &&
+             a[differ[1]] == b[differ[0]];
+    }
+    const std::string &longer = a.size() > b.size() ? a : b, &shorter = a.size() > b.size() ? b : a;
+    if (longer.size() != shorter.size() + 1) return false;
+    for (size_t i = 0; i < longer.size(); ++i)
+      if (longer.substr(0, i) + longer.substr(i + 1) == shorter) return true;
+    return false;
+  }
+
+  const toml::node &required(const toml::table &t, const std::string &table, const toml::key &at, const char *key,
+                             const char *what) {
+    const toml::node *n = t.get(key);
+    if (!n) error_at(loc(at.source().begin), "[" + table + "] has no '" + key + "' (" + what + ")");
+    return *n;
+  }
+
+  NameRef name_ref(const toml::node &n, const std::string &key) {
+    if (!n.is_string()) wrong_type(n, key, "a name (a string)");
+    return {n.as_string()->get(), loc(n)};
+  }
+
+  void read_bodies(const toml::table &root) {
+    for (auto [key, t] : named_tables(root, "bodies", "a body")) {
+      std::string table = "bodies." + std::string(key->str());
+      check_keys(*t, table, kBodyKeys);
+      BodySpec b;
+      b.name = std::string(key->str());
+      b.loc = loc(key->source().begin);
+      b.mass = expression(required(*t, table, *key, "mass", "its mass, an expression"), "mass");
+      b.frame = name_ref(required(*t, table, *key, "frame", "the name of the frame fixed in it"), "frame");
+      b.centre = expression(required(*t, table, *key, "centre", "the position of its centre of mass"), "centre");
+      read_inertia(required(*t, table, *key, "inertia",
+                            "its inertia about the centre of mass: [Ixx, Iyy, Izz] or the 3 x 3 tensor; "
+                            "a point mass belongs in [particles]"),
+                   b.inertia);
+      if (auto *f = t->get("inertia_frame")) b.inertia_frame = name_ref(*f, "inertia_frame");
+      spec_.bodies.push_back(std::move(b));
+    }
+    check_unique_bodies();
+  }
+
+  // [Ixx, Iyy, Izz], or [[Ixx, Ixy, Ixz], [Iyx, Iyy, Iyz], [Izx, Izy, Izz]].
+  void read_inertia(const toml::node &n, std::vector<SourceText> &out) {
+    const char *shape = "a list of 3 principal moments [Ixx, Iyy, Izz] or 3 rows of the tensor [[Ixx, Ixy, Ixz], ...]";
+    const toml::array *a = n.as_array();
+    if (!a || a->size() != 3) {
+      if (!a) wrong_type(n, "inertia", shape);
+      error_at(loc(n), "'inertia' has " + std::to_string(a->size()) + " entries; it must be " + shape);
+    }
+    bool rows = (*a)[0].is_array();
+    for (size_t i = 0; i < 3; ++i) {
+      const toml::node &e = (*a)[i];
+      if (e.is_array() != rows)
+        error_at(loc(e), std::string("'inertia' mixes moments and rows; it must be ") + shape);
+      if (!rows) {
+        out.push_back(expression(e, "inertia"));
+        continue;
+      }
+      const toml::array *row = e.as_array();
+      if (row->size() != 3)
+        error_at(loc(e), "row " + std::to_string(i + 1) + " of 'inertia' has " + std::to_string(row->size()) +
+                             " entries, not 3");
+      for (const toml::node &x : *row) out.push_back(expression(x, "inertia"));
+    }
+  }
+
+  void read_particles(const toml::table &root) {
+    for (auto [key, t] : named_tables(root, "particles", "a particle")) {
+      std::string table = "particles." + std::string(key->str());
+      check_keys(*t, table, kParticleKeys);
+      ParticleSpec p;
+      p.name = std::string(key->str());
+      p.loc = loc(key->source().begin);
+      p.mass = expression(required(*t, table, *key, "mass", "its mass, an expression"), "mass");
+      p.point = expression(required(*t, table, *key, "point", "its position, a vector expression"), "point");
+      spec_.particles.push_back(std::move(p));
+    }
+    check_unique_bodies();
+  }
+
+  // Bodies and particles share one namespace: a wheel names its body.
+  void check_unique_bodies() {
+    std::map<std::string, SourceLoc> seen;
+    for (auto &b : spec_.bodies) seen.emplace(b.name, b.loc);
+    for (auto &p : spec_.particles)
+      if (!seen.emplace(p.name, p.loc).second)
+        error_at(p.loc, "'" + p.name + "' names both a body and a particle");
+  }
+
+  void read_wheels(const toml::table &root) {
+    for (auto [key, t] : named_tables(root, "rolling", "a rolling wheel")) {
+      std::string table = "rolling." + std::string(key->str());
+      check_keys(*t, table, kWheelKeys);
+      WheelSpec w;
+      w.name = std::string(key->str());
+      w.loc = loc(key->source().begin);
+      w.body = name_ref(required(*t, table, *key, "body", "the name of the wheel's body in [bodies]"), "body");
+      if (auto *c = t->get("centre")) w.centre = expression(*c, "centre");
+      w.axle = expression(required(*t, table, *key, "axle", "the direction of its axle, a vector"), "axle");
+      w.radius = expression(required(*t, table, *key, "radius", "its radius"), "radius");
+      w.normal = expression(required(*t, table, *key, "normal", "the normal of the plane it rolls on, a vector"),
+                            "normal");
+      spec_.wheels.push_back(std::move(w));
+    }
+  }
+
+  int coordinate_index(const toml::key &k, const char *table) const {
+    for (size_t i = 0; i < spec_.coordinates.size(); ++i)
+      if (spec_.coordinates[i].name == k.str()) return int(i);
+    std::string known;
+    for (auto &c : spec_.coordinates) known += (known.empty() ? "" : ", ") + c.name;
+    error_at(loc(k.source().begin), "'" + std::string(k.str()) + "' in [" + table +
+                                        "] is not a coordinate; the coordinates are " + known);
+  }
+
+  void read_forces(const toml::table &root) {
+    spec_.forces.resize(spec_.coordinates.size());
+    const toml::node *n = root.get("forces");
+    if (!n) return;
+    const toml::table *t = n->as_table();
+    if (!t) wrong_type(*n, "forces", "a table of coordinate = generalised force");
+    for (auto &&[k, v] : *t) spec_.forces[coordinate_index(k, "forces")] = expression(v, "forces");
+  }
+
+  void read_constraint_list(const toml::table &t, const char *key, std::vector<SourceText> &out) {
+    const toml::node *n = t.get(key);
+    if (!n) return;
+    const toml::array *a = n->as_array();
+    if (!a) wrong_type(*n, key, "a list of expressions");
+    for (const toml::node &e : *a) out.push_back(expression(e, key));
+  }
+
+  void read_constraints(const toml::table &root) {
+    const toml::node *n = root.get("constraints");
+    if (!n) return;
+    const toml::table *t = n->as_table();
+    if (!t) wrong_type(*n, "constraints", "a table with 'holonomic' and 'nonholonomic' lists");
+    for (auto &&[k, v] : *t)
+      if (k != "holonomic" && k != "nonholonomic" && k != "contact" && k != "restitution")
+        error_at(loc(k.source().begin), "unknown key '" + std::string(k.str()) +
+                                            "' in [constraints]; expected holonomic, nonholonomic, contact, "
+                                            "restitution");
+    read_constraint_list(*t, "holonomic", spec_.holonomic);
+    read_constraint_list(*t, "nonholonomic", spec_.nonholonomic);
+    read_constraint_list(*t, "contact", spec_.contacts);
+    if (const toml::node *e = t->get("restitution")) {
+      spec_.restitution = number(*e, "restitution");
+      if (!(spec_.restitution >= 0 && spec_.restitution <= 1))
+        error_at(loc(*e), "'restitution' must lie in [0, 1]: 0 a plastic impact, 1 an elastic one");
+      if (spec_.contacts.empty())
+        error_at(loc(*e), "'restitution' without 'contact': it is the coefficient of the contacts' impacts");
+    }
+  }
+
+  // [initial] holds coordinates by name; its subtable [initial.velocity]
+  // holds velocities by coordinate name, and [initial.multiplier] the
+  // vakonomic formulation's multipliers mu1, mu2, ... Each value is a number
+  // or an expression of the parameters, read by the derivation.
+  void read_initial(const toml::table &root) {
+    spec_.initial_q.resize(spec_.coordinates.size());
+    spec_.initial_v.resize(spec_.coordinates.size());
+    spec_.initial_mu.resize(nonholonomic_count());
+    const toml::node *n = root.get("initial");
+    if (!n) return;
+    const toml::table *t = n->as_table();
+    if (!t) wrong_type(*n, "initial", "a table of coordinate = value");
+    for (auto &&[k, v] : *t) {
+      if (k == "velocity" && v.is_table()) {
+        for (auto &&[kv, vv] : *v.as_table())
+          spec_.initial_v[coordinate_index(kv, "initial.velocity")] = initial_value(vv, std::string(kv.str()) + "'");
+        continue;
+      }
+      if (k == "multiplier" && v.is_table()) {
+        for (auto &&[km, vm] : *v.as_table())
+          spec_.initial_mu[multiplier_index(km)] = initial_value(vm, std::string(km.str()));
+        continue;
+      }
+      spec_.initial_q[coordinate_index(k, "initial")] = initial_value(v, std::string(k.str()));
+    }
+  }
+
+  SourceText initial_value(const toml::node &n, const std::string &key) {
+    if (!n.is_string() && !n.is_number())
+      wrong_type(n, key, "a number or an expression of the parameters (a string such as \"l*sin(0.3)\")");
+    return expression(n, key);
+  }
+
+  // Written ones, then two no-slip rows per rolling wheel.
+  size_t nonholonomic_count() const { return spec_.nonholonomic.size() + 2 * spec_.wheels.size(); }
+
+  size_t multiplier_index(const toml::key &k) const {
+    std::string name(k.str());
+    size_t count = nonholonomic_count();
+    for (size_t j = 0; j < count; ++j)
+      if (name == "mu" + std::to_string(j + 1)) return j;
+    error_at(loc(k.source().begin),
+             "'" + name + "' in [initial.multiplier] is not a multiplier; the spec has " +
+                 (count ? "mu1 to mu" + std::to_string(count) + ", one per nonholonomic constraint"
+                        : std::string("no nonholonomic constraints")));
+  }
+
+  // The CSV's columns t, the coordinates and their velocities are names
+  // too; the others hold a '[', a ' or a '+', which no output's name can.
+  std::string output_name_problem(const std::string &name) const {
+    if (!is_identifier(name))
+      return "'" + name + "' is not a C identifier (letters, digits and '_', not starting with a digit): it names "
+             "a CSV column";
+    if (name == "t") return "'t' is the CSV's time column; choose another name for the output";
+    for (auto &c : spec_.coordinates)
+      if (c.name == name) return "'" + name + "' is a coordinate, whose CSV column it would repeat";
+    return "";
+  }
+
+  // [outputs] NAME = "EXPR": CSV columns, one each, in the order written.
+  void read_outputs(const toml::table &root) {
+    read_named_texts(root, "outputs", spec_.outputs);  // TOML refuses a key written twice
+    for (auto &o : spec_.outputs) {
+      std::string why = output_name_problem(o.name);
+      if (!why.empty()) error_at(o.loc, why);
+    }
+  }
+
+  // [events.NAME]: when = "EXPR", direction = rising|falling|both (default
+  // both), action = record|stop (default record).
+  void read_events(const toml::table &root) {
+    for (auto [key, t] : named_tables(root, "events", "an event")) {
+      std::string table = "events." + std::string(key->str());
+      check_keys(*t, table, kEventKeys);
+      EventSpec e;
+      e.name = std::string(key->str());
+      e.loc = loc(key->source().begin);
+      e.when = expression(required(*t, table, *key, "when", "the expression whose zero is the event"), "when");
+      if (auto direction = optional_string(*t, "direction")) {
+        static const std::map<std::string, EventSpec::Direction> kDirections = {
+            {"rising", EventSpec::rising}, {"falling", EventSpec::falling}, {"both", EventSpec::both}};
+        auto found = kDirections.find(*direction);
+        if (found == kDirections.end())
+          error_at(loc(*t->get("direction")), "'direction' = \"" + *direction +
+                                                  "\" is not one of rising, falling, both");
+        e.direction = found->second;
+      }
+      if (auto action = optional_string(*t, "action")) {
+        if (*action != "record" && *action != "stop")
+          error_at(loc(*t->get("action")), "'action' = \"" + *action + "\" is not one of record, stop");
+        e.stop = *action == "stop";
+      }
+      spec_.events.push_back(std::move(e));
+    }
+  }
+
+  void read_stabilization(const toml::table &root) {
+    const toml::node *n = root.get("stabilization");
+    if (!n) return;
+    const toml::table *t = n->as_table();
+    if (!t) wrong_type(*n, "stabilization", "a table with alpha and beta");
+    for (auto &&[k, v] : *t) {
+      if (k != "alpha" && k != "beta")
+        error_at(loc(k.source().begin), "unknown key '" + std::string(k.str()) +
+                                            "' in [stabilization]; expected alpha, beta");
+      double x = number(v, std::string(k.str()));
+      if (x < 0) error_at(loc(v), "'" + std::string(k.str()) + "' must be >= 0: a negative gain makes the constraint error grow");
+      (k == "alpha" ? spec_.alpha : spec_.beta) = x;
+    }
+  }
+};
+
+}  // namespace
+
+Spec read_spec_text(const std::string &path, const std::string &text) {
+  return Reader(path, text).read();
+}
+
+Spec read_spec(const std::string &path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) error_at({path, 0, 0}, "is a directory, not a spec file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) error_at({path, 0, 0}, std::string("cannot read the file: ") + std::strerror(errno));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return read_spec_text(path, s.str());
+}
+
+}  // namespace lgc

@@ -1,0 +1,120 @@
+// test_review_diff.cpp — an edit of a spec changes the generated C only in
+// the sections it touches: temporaries are named after a call's symbol
+// (cos_psi) or after the section that first needs them and a hash of what
+// they compute (M_3eee), never by a count through the whole function, so a
+// review's diff shows what changed.
+#include "generate.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <regex>
+#include <sstream>
+
+#include "cmocka.hpp"  // last: cmocka defines a macro `fail`
+
+namespace {
+
+std::string read_file(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string generated_source(const std::string &name, const std::string &text) {
+  return lgc::generate(lgc::read_spec_text(name + ".toml", text)).source;
+}
+
+// The lines of `a` and `b` that the other does not have (as multisets).
+std::vector<std::string> changed_lines(const std::string &a, const std::string &b) {
+  std::map<std::string, int> count;
+  std::istringstream sa(a), sb(b);
+  for (std::string line; std::getline(sa, line);) ++count[line];
+  for (std::string line; std::getline(sb, line);) --count[line];
+  std::vector<std::string> changed;
+  for (auto &[line, n] : count)
+    for (int i = 0; i < std::abs(n); ++i) changed.push_back(line);
+  return changed;
+}
+
+// The changed lines that belong to one of `sections` (its temporaries,
+// SECTION_HASH, or an assignment into out_SECTION).
+std::vector<std::string> lines_in_sections(const std::vector<std::string> &changed,
+                                           const std::vector<std::string> &sections) {
+  std::vector<std::string> hits;
+  for (const std::string &section : sections) {
+    std::regex mark("\\b" + section + "_[0-9a-f]{4,16}\\b|\\bout_" + section + "\\[");
+    for (const std::string &line : changed)
+      if (std::regex_search(line, mark)) hits.push_back(line);
+  }
+  return hits;
+}
+
+void assert_untouched(const std::vector<std::string> &changed, const std::vector<std::string> &sections) {
+  std::vector<std::string> hits = lines_in_sections(changed, sections);
+  for (const std::string &line : hits) print_message("changed in an untouched section: %s\n", line.c_str());
+  assert_int_equal(hits.size(), 0);
+}
+
+std::string replaced(std::string text, const std::string &from, const std::string &to) {
+  size_t at = text.find(from);
+  assert_true(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+// A spring on the rocker: V gains a term, so f = Q - k and the energy
+// change; M, J and the stabilised rows do not.
+void a_new_potential_changes_neither_m_nor_the_constraints(void **) {
+  const std::string text = read_file(SPECS_DIR "/four_bar.toml");
+  std::string with_spring = replaced(text, "\n[parameters]\n", "potential = \"5*th4^2\"\n\n[parameters]\n");
+  std::vector<std::string> changed = changed_lines(generated_source("four_bar", text),
+                                                   generated_source("four_bar", with_spring));
+  print_message("four_bar with a spring: %zu lines changed\n", changed.size());
+  assert_true(!changed.empty());
+  assert_untouched(changed, {"M", "J", "r", "C", "D", "phi", "phi_dot"});
+}
+
+// The names a source defines in `sections`: their temporaries.
+std::multiset<std::string> temporaries_of(const std::string &source, const std::vector<std::string> &sections) {
+  std::multiset<std::string> names;
+  for (const std::string &section : sections) {
+    std::regex definition("const \\w+ (" + section + "_[0-9a-f]{4,16}) = ");
+    for (std::sregex_iterator it(source.begin(), source.end(), definition), end; it != end; ++it)
+      names.insert((*it)[1].str());
+  }
+  return names;
+}
+
+// The bicycle's front frame's centre of mass moved: M, f and the
+// Jacobian's blocks change; the constraint rows do not see that centre, so
+// none of their temporaries is renamed, added or removed. (One of their
+// sums may be printed from a new sum of M's that equals a part of it: the
+// value and the name it is held in stay.)
+void a_moved_centre_of_mass_renames_nothing_in_the_constraint_rows(void **) {
+  const std::string text = read_file(SPECS_DIR "/bicycle.toml");
+  std::string moved = replaced(text, "+ zH*H.z\"", "+ zH*H.z + 0.01*H.z\"");
+  const std::string before = generated_source("bicycle", text), after = generated_source("bicycle", moved);
+  std::vector<std::string> changed = changed_lines(before, after);
+  const std::vector<std::string> rows = {"J", "r", "C", "D", "phi", "phi_dot", "g"};
+  print_message("bicycle with Ho moved by 0.01*H.z: %zu lines changed, %zu of them in the constraint rows\n",
+                changed.size(), lines_in_sections(changed, rows).size());
+  assert_true(!changed.empty());
+  std::multiset<std::string> old_names = temporaries_of(before, rows), new_names = temporaries_of(after, rows);
+  assert_true(!old_names.empty());
+  for (auto &name : old_names)
+    if (!new_names.count(name)) print_message("gone: %s\n", name.c_str());
+  for (auto &name : new_names)
+    if (!old_names.count(name)) print_message("new: %s\n", name.c_str());
+  assert_true(old_names == new_names);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_new_potential_changes_neither_m_nor_the_constraints),
+      cmocka_unit_test(a_moved_centre_of_mass_renames_nothing_in_the_constraint_rows),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
