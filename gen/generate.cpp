@@ -12,11 +12,54 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 namespace lgc {
 
 namespace {
+
+// ---- the time budget ----
+
+// Written whole by the handler, which may call nothing else.
+char budget_message[512];
+
+extern "C" void budget_exceeded(int) {
+  ssize_t written = ::write(STDERR_FILENO, budget_message, std::strlen(budget_message));
+  (void)written;  // nothing is left to report a failed write to
+  ::_exit(1);
+}
+
+// For its lifetime, the process's CPU time past `seconds` (ITIMER_PROF, not
+// inherited by the compiler a fork starts) ends it with a message. Nothing
+// is written during a generation, so nothing is left half-written.
+class TimeBudget {
+ public:
+  TimeBudget(const Spec &spec, double seconds) {
+    std::snprintf(budget_message, sizeof budget_message,
+                  "lagrangec: %s: generation stopped at its time limit, %g s of CPU time (generate --time-limit; "
+                  "%g s by default): its equations grow too large to derive (raise the limit, or write a chain of "
+                  "rotations as [frames], which keep its structure)\n",
+                  spec.path.c_str(), seconds, kGenerationSeconds);
+    struct sigaction stop = {};
+    stop.sa_handler = budget_exceeded;
+    sigemptyset(&stop.sa_mask);
+    sigaction(SIGPROF, &stop, &saved_action_);
+    itimerval timer = {};
+    timer.it_value.tv_sec = time_t(seconds);
+    timer.it_value.tv_usec = suseconds_t((seconds - double(time_t(seconds))) * 1e6);
+    setitimer(ITIMER_PROF, &timer, &saved_timer_);
+  }
+  ~TimeBudget() {
+    setitimer(ITIMER_PROF, &saved_timer_, nullptr);
+    sigaction(SIGPROF, &saved_action_, nullptr);
+  }
+  TimeBudget(const TimeBudget &) = delete;
+
+ private:
+  struct sigaction saved_action_;
+  itimerval saved_timer_;
+};
 
 // In single precision a number past float's range would be printed as
 // HUGE_VALF or 0.0f: the first one written is an error where it stands.
@@ -33,7 +76,9 @@ void check_float_literals(const Model &model) {
 }  // namespace
 
 // spec → model → plan → the four files.
-GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian, Precision precision, bool strict) {
+GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian, Precision precision, bool strict,
+                        double time_limit) {
+  TimeBudget budget(spec, time_limit);
   Model model = derive(spec, formulation, strict);
   if (precision == Precision::single_precision) check_float_literals(model);
   Plan plan(model, with_jacobian, precision);

@@ -13,9 +13,13 @@ struct GeneratedFiles {
   StackEstimate stack;
 };
 
+// CPU seconds one spec's generation may take (generate --time-limit): past
+// them it stops with a message naming the limit, whatever stage it is in.
+constexpr double kGenerationSeconds = 600;
+
 GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation::dalembert,
                         bool with_jacobian = true, Precision precision = Precision::double_precision,
-                        bool strict = false);
+                        bool strict = false, double time_limit = kGenerationSeconds);
 // Writes the files for `spec` into dir, each whole or not at all.
 void write_generated(const Spec &spec, const GeneratedFiles &files, const std::string &dir);
 // Writes `content` to `path` through a temporary file renamed into place.

@@ -474,12 +474,18 @@ class ExprReader {
     } else {
       parts.push_back(v.scalar);
     }
-    for (auto *list : {&symbols_.q, &symbols_.v, &symbols_.u})
-      for (auto &sym : *list)
-        for (auto &e : parts)
-          if (e.has(sym) && !allowed(symbols_.kind_of.at(sym))) not_allowed(symbols_.by_name.at(sym.get_name()), at, " (through " + via + ")");
+    // has_kind visits a shared subexpression once; ex::has, on the way to
+    // the message only, once per use.
+    const std::pair<SymbolKind, const std::vector<GiNaC::realsymbol> *> kinds[] = {
+        {SymbolKind::coordinate, &symbols_.q}, {SymbolKind::velocity, &symbols_.v}, {SymbolKind::input, &symbols_.u}};
+    for (auto &[kind, list] : kinds)
+      for (auto &e : parts)
+        if (!allowed(kind) && symbols_.has_kind(e, kind))
+          for (auto &sym : *list)
+            if (e.has(sym)) not_allowed(symbols_.by_name.at(sym.get_name()), at, " (through " + via + ")");
     for (auto &e : parts)
-      if (e.has(symbols_.t) && !allowed(SymbolKind::time)) not_allowed(symbols_.by_name.at("t"), at, " (through " + via + ")");
+      if (!allowed(SymbolKind::time) && symbols_.has_kind(e, SymbolKind::time))
+        not_allowed(symbols_.by_name.at("t"), at, " (through " + via + ")");
     return v;
   }
 

@@ -40,6 +40,12 @@ struct SymbolTable {
 
 SymbolTable make_symbols(const Spec &spec);
 
+// ∂e/∂x with each shared subexpression of e differentiated once, the
+// derivative sharing them in turn: GiNaC's diff walks a subexpression once
+// per use, exponentially often along definitions that name the one before
+// twice (c_k = c_{k-1} cos q_k - s_{k-1} sin q_k). 0 when e has no x.
+GiNaC::ex shared_diff(const GiNaC::ex &e, const GiNaC::symbol &x);
+
 // ---- frames.cpp -----------------------------------------------------------
 
 // Vector components in one frame: (x, y, z).

@@ -29,8 +29,7 @@ ex FrameRates::rate(const ex &e) const { return moving_ ? s_.convective_derivati
 
 ex FrameRates::second_derivative(const ex &e) const {
   GiNaC::exvector terms = {rate(rate(e))};
-  for (size_t i = 0; i < accelerations_.size(); ++i)
-    if (e.has(s_.q[i])) terms.push_back(e.diff(s_.q[i]) * accelerations_[i]);
+  for (size_t i = 0; i < accelerations_.size(); ++i) terms.push_back(shared_diff(e, s_.q[i]) * accelerations_[i]);
   return GiNaC::add(terms);
 }
 

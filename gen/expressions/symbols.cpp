@@ -3,6 +3,7 @@
 // about which of them an expression contains.
 #include "expressions/expressions.h"
 
+#include <unordered_map>
 #include <unordered_set>
 
 namespace lgc {
@@ -47,14 +48,87 @@ bool SymbolTable::has_kind(const GiNaC::ex &e, SymbolKind kind) const {
   return false;
 }
 
+namespace {
+
+// ∂e/∂x by the rules of each GiNaC class, memoised by address: a shared
+// subexpression is differentiated once and its derivative shared in turn.
+class SharedDiff {
+ public:
+  explicit SharedDiff(const GiNaC::symbol &x) : x_(x) {}
+
+  GiNaC::ex operator()(const GiNaC::ex &e) {
+    const GiNaC::basic *key = &GiNaC::ex_to<GiNaC::basic>(e);
+    auto memo = memo_.find(key);
+    if (memo != memo_.end()) return memo->second.second;
+    GiNaC::ex d = derivative(e);
+    memo_.emplace(key, std::make_pair(e, d));  // e held: its address stays its own
+    return d;
+  }
+
+ private:
+  const GiNaC::symbol &x_;
+  std::unordered_map<const GiNaC::basic *, std::pair<GiNaC::ex, GiNaC::ex>> memo_;
+
+  GiNaC::ex derivative(const GiNaC::ex &e) {
+    using GiNaC::ex;
+    if (GiNaC::is_a<GiNaC::symbol>(e)) return e.is_equal(x_) ? 1 : 0;
+    if (GiNaC::is_a<GiNaC::numeric>(e) || GiNaC::is_a<GiNaC::constant>(e)) return 0;
+    if (GiNaC::is_a<GiNaC::add>(e)) {
+      GiNaC::exvector terms;
+      for (size_t i = 0; i < e.nops(); ++i) terms.push_back((*this)(e.op(i)));
+      return GiNaC::add(terms);
+    }
+    if (GiNaC::is_a<GiNaC::mul>(e)) {
+      GiNaC::exvector terms;
+      for (size_t i = 0; i < e.nops(); ++i) {
+        ex d = (*this)(e.op(i));
+        if (d.is_zero()) continue;
+        GiNaC::exvector factors = {d};
+        for (size_t j = 0; j < e.nops(); ++j)
+          if (j != i) factors.push_back(e.op(j));
+        terms.push_back(GiNaC::mul(factors));
+      }
+      return GiNaC::add(terms);
+    }
+    if (GiNaC::is_a<GiNaC::power>(e)) {
+      ex base = e.op(0), exponent = e.op(1), db = (*this)(base), de = (*this)(exponent);
+      if (de.is_zero()) return db.is_zero() ? ex(0) : exponent * GiNaC::pow(base, exponent - 1) * db;
+      return e * (de * GiNaC::log(base) + exponent * db / base);
+    }
+    if (GiNaC::is_a<GiNaC::function>(e)) {
+      // The chain rule, each argument's derivative memoised; the function's
+      // own by GiNaC on a copy with symbols for arguments.
+      const GiNaC::function &f = GiNaC::ex_to<GiNaC::function>(e);
+      GiNaC::exvector placeholders;
+      GiNaC::exmap back;
+      for (size_t i = 0; i < e.nops(); ++i) {
+        GiNaC::symbol a;
+        placeholders.push_back(a);
+        back[a] = e.op(i);
+      }
+      ex of_placeholders = GiNaC::function(f.get_serial(), placeholders);
+      GiNaC::exvector terms;
+      for (size_t i = 0; i < e.nops(); ++i) {
+        ex d = (*this)(e.op(i));
+        if (!d.is_zero())
+          terms.push_back(of_placeholders.diff(GiNaC::ex_to<GiNaC::symbol>(placeholders[i])).subs(back) * d);
+      }
+      return GiNaC::add(terms);
+    }
+    return e.diff(x_);
+  }
+};
+
+}  // namespace
+
+GiNaC::ex shared_diff(const GiNaC::ex &e, const GiNaC::symbol &x) { return SharedDiff(x)(e); }
+
 GiNaC::ex SymbolTable::convective_derivative(const GiNaC::ex &e) const {
-  GiNaC::exset present;
-  for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it)
-    if (GiNaC::is_a<GiNaC::symbol>(*it)) present.insert(*it);
-  GiNaC::exvector terms;
-  if (present.count(t)) terms.push_back(e.diff(t));
-  for (size_t i = 0; i < q.size(); ++i)
-    if (present.count(q[i])) terms.push_back(e.diff(q[i]) * v[i]);
+  GiNaC::exvector terms = {shared_diff(e, t)};
+  for (size_t i = 0; i < q.size(); ++i) {
+    GiNaC::ex d = shared_diff(e, q[i]);
+    if (!d.is_zero()) terms.push_back(d * v[i]);
+  }
   return GiNaC::add(terms);
 }
 

@@ -47,7 +47,7 @@ ex dot(const Components &a, const Components &b) { return a[0] * b[0] + a[1] * b
 bool all_zero(const Components &c) { return c[0].is_zero() && c[1].is_zero() && c[2].is_zero(); }
 Components partial(const Components &c, const GiNaC::symbol &q) {
   Components out;
-  for (int a = 0; a < 3; ++a) out[a] = c[a].has(q) ? c[a].diff(q) : ex(0);
+  for (int a = 0; a < 3; ++a) out[a] = shared_diff(c[a], q);
   return out;
 }
 Components times(const GiNaC::matrix &I, const Components &w) {

@@ -99,7 +99,7 @@ class IntegralDeriver {
   }
 
   bool depends_on_t(const ex &e) const {
-    if (!e.has(s_.t)) return false;
+    if (!s_.has_kind(e, SymbolKind::time)) return false;
     for (const Point &p : points_)
       if (!same(Evaluator(p)(e), Evaluator(shifted_t(p))(e))) return true;
     return false;

@@ -42,7 +42,7 @@ const char *kUsageText =
 
 const char *kGenerateHelp =
     "usage: lagrangec generate SPEC... -o DIR [--formulation dalembert|vakonomic] [--no-jacobian]\n"
-    "                          [--real double|float] [--strict]\n"
+    "                          [--real double|float] [--strict] [--time-limit SECONDS]\n"
     "\n"
     "Writes DIR/NAME.h and DIR/NAME.c (standalone C99, <math.h> only),\n"
     "DIR/NAME_model.c (the runtime's descriptor) and DIR/NAME.md (the equations)\n"
@@ -55,7 +55,9 @@ const char *kGenerateHelp =
     "literals and libm's float functions (sinf, sqrtf), for an FPU of single\n"
     "precision; the runtime integrates double models only (the default).\n"
     "--strict refuses redundant constraint rows (rows the others imply on the\n"
-    "constraints) instead of warning about them and simulating them.\n";
+    "constraints) instead of warning about them and simulating them.\n"
+    "--time-limit stops a spec's generation after SECONDS of CPU time (600 by\n"
+    "default) with a message, as 4 GiB of memory and a million operations do.\n";
 
 const char *kEquationsHelp =
     "usage: lagrangec equations SPEC [--formulation dalembert|vakonomic]\n"
@@ -105,6 +107,7 @@ int generate_command(std::vector<std::string> args) {
   std::vector<std::string> specs;
   std::string dir;
   bool with_jacobian = true, strict = false;
+  double time_limit = lgc::kGenerationSeconds;
   lgc::Precision precision = lgc::Precision::double_precision;
   for (size_t i = 0; i < args.size(); ++i) {
     if (is_help(args[i])) return std::cout << kGenerateHelp, kOk;
@@ -120,6 +123,15 @@ int generate_command(std::vector<std::string> args) {
       ++i;
     } else if (args[i] == "--strict") {
       strict = true;
+    } else if (args[i] == "--time-limit") {
+      char *end = nullptr;
+      const char *text = i + 1 < args.size() ? args[i + 1].c_str() : "";
+      time_limit = std::strtod(text, &end);
+      if (!*text || *end || !(time_limit > 0 && time_limit <= 1e6))
+        return usage_error("--time-limit takes seconds of CPU time, more than 0 and at most 1e6" +
+                               (i + 1 < args.size() ? ", not '" + args[i + 1] + "'" : std::string(", and nothing followed")),
+                           kGenerateHelp);
+      ++i;
     } else if (args[i] == "-o" || args[i] == "--output") {
       if (i + 1 == args.size()) return usage_error("-o needs a directory", kGenerateHelp);
       dir = args[++i];
@@ -134,7 +146,7 @@ int generate_command(std::vector<std::string> args) {
   std::vector<std::pair<lgc::Spec, lgc::GeneratedFiles>> out;
   for (auto &path : specs) {
     lgc::Spec spec = lgc::read_spec(path);
-    lgc::GeneratedFiles files = lgc::generate(spec, formulation, with_jacobian, precision, strict);
+    lgc::GeneratedFiles files = lgc::generate(spec, formulation, with_jacobian, precision, strict, time_limit);
     warn_stack(spec, files.stack, precision);
     out.emplace_back(std::move(spec), std::move(files));
   }

@@ -168,6 +168,36 @@ void the_integral_is_the_models(void **) {
   assert_true(cart.integral_needs_zero_inputs);
 }
 
+// The chain's orientations as [definitions] (each differentiated once,
+// its derivatives shared) and as [frames] give the same M and k at random
+// states.
+void chained_definitions_derive_what_frames_do(void **) {
+  const std::string dir = GEN_SPECS_DIR;
+  lgc::Model d = lgc::derive(lgc::read_spec(dir + "/chain_definitions12.toml"));
+  lgc::Model f = lgc::derive(lgc::read_spec(dir + "/chain_frames12.toml"));
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-2, 2);
+  for (int trial = 0; trial < 3; ++trial) {
+    lgc::Evaluator::Point at_d, at_f;
+    for (auto &[name, info] : d.symbols.by_name) {
+      if (!GiNaC::is_a<GiNaC::symbol>(info.ex)) continue;
+      double value = info.kind == lgc::SymbolKind::parameter ? 1.0 : u(rng);
+      at_d[info.ex] = value;
+      at_f[f.symbols.by_name.at(name).ex] = value;
+    }
+    lgc::Evaluator vd(at_d), vf(at_f);
+    for (size_t i = 0; i < d.nq; ++i) {
+      double a = vd(d.k[i]), b = vf(f.k[i]);
+      if (!(std::fabs(a - b) <= 1e-10 * (1 + std::fabs(b)))) fail_msg("k[%zu]: %.17g by definitions, %.17g by frames", i, a, b);
+      for (size_t j = 0; j < d.nq; ++j) {
+        a = vd(d.M(i, j)), b = vf(f.M(i, j));
+        if (!(std::fabs(a - b) <= 1e-10 * (1 + std::fabs(b))))
+          fail_msg("M(%zu, %zu): %.17g by definitions, %.17g by frames", i, j, a, b);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -178,6 +208,7 @@ int main() {
       cmocka_unit_test(initial_values_are_expressions_of_the_parameters),
       cmocka_unit_test(expression_text_is_the_specs_syntax),
       cmocka_unit_test(the_integral_is_the_models),
+      cmocka_unit_test(chained_definitions_derive_what_frames_do),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
