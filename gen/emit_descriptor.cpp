@@ -127,6 +127,7 @@ std::string emit_descriptor(const Plan &plan) {
   }
   field("residuals", n.fn("residuals"));
   field("energy", n.fn("energy"));
+  field("energies", n.fn("energies"));
   field("mass_matrix", n.fn("mass_matrix"));
   field("constraint_jacobian", n.fn("constraint_jacobian"));
   field("constraint_coordinate_jacobian", n.fn("constraint_coordinate_jacobian"));

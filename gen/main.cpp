@@ -1,7 +1,7 @@
-// main.cpp — the lagrangec command line: generate, equations, simulate, linearize, sweep.
+// main.cpp — the lagrangec command line: generate, equations, simulate, linearize, eval, sweep.
 #include "lagrangec.h"
 #include "lagrangec_config.h"
-#include "commands.h"  // simulate's, linearize's and sweep's options, help and exit statuses
+#include "commands.h"  // simulate's, linearize's, eval's and sweep's options, help and exit statuses
 
 #include <cstring>
 #include <sys/resource.h>
@@ -27,6 +27,9 @@ const char *kUsageText =
     "  linearize SPEC --at NAME=VALUE... [OPTIONS]\n"
     "                            the linear model about a point on the constraints,\n"
     "                            in independent coordinates and speeds; its eigenvalues\n"
+    "  eval SPEC [--at NAME=VALUE...] [OPTIONS]\n"
+    "                            the model at one state: q'', the multipliers, M, the\n"
+    "                            bias, T and V, the residuals, the outputs\n"
     "  sweep SPEC --runs RUNS.csv|--samples N --vary NAME=DIST... --out DIR [OPTIONS]\n"
     "                            many runs of one model (a table, or Monte-Carlo), over\n"
     "                            worker processes or the ranks of mpirun\n"
@@ -168,7 +171,7 @@ std::string overwrites_spec(const lgc_command *cmd, const std::vector<std::strin
   return "";
 }
 
-// `simulate`, `linearize` and `sweep` run the model's compiled program
+// `simulate`, `linearize`, `eval` and `sweep` run the model's compiled program
 // (simulate.cpp); their options and help are the program's own table
 // (commands.h), so the help needs no spec and no compile, and `sweep
 // --merge` no model at all.
@@ -227,7 +230,7 @@ int main(int argc, char **argv) {
     if (cmd == "--version") return std::cout << "lagrangec " << LGC_VERSION << "\n", kOk;
     if (cmd == "generate") return generate_command(args);
     if (cmd == "equations") return equations_command(args);
-    if (cmd == "simulate" || cmd == "linearize" || cmd == "sweep") return model_command(cmd, args);
+    if (cmd == "simulate" || cmd == "linearize" || cmd == "eval" || cmd == "sweep") return model_command(cmd, args);
     return usage_error("unknown command '" + cmd + "'", kUsageText);
   } catch (const lgc::SpecError &e) {
     std::ifstream in(e.loc.file, std::ios::binary);

@@ -519,6 +519,11 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
   }
   energy = b.block({"real", names.fn("energy"), false, {{scalar("t"), in("state"), in("param")}}},
                    "Total energy T + V.", {}, {{-1, 0, graph.from_ginac(m.T + m.V), "T + V", ""}});
+  energies = b.block({"void", names.fn("energies"), false, {{scalar("t"), in("state"), in("param"), out("out_TV")}}},
+                     "The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])\napart; " +
+                         names.fn("energy") + " is their sum.",
+                     {{"out_TV", make_extent(sizes, {}, 2)}},
+                     {{0, 0, graph.from_ginac(m.T), "T", ""}, {0, 1, graph.from_ginac(m.V), "V", ""}});
   {
     std::vector<Assignment> outs;
     b.matrix(outs, 0, m.M, true, "lower triangle; the upper one mirrors it");

@@ -900,6 +900,41 @@ a02_n2_real a02_n2_energy(a02_n2_real t, const a02_n2_real state[], const a02_n2
     return m*L*(L*(0.16666666666666666*(th0_dot*th0_dot + th1_dot*th1_dot + th2_dot*th2_dot) + 0.041666666666666664*(ph1_dot*ph1_dot + ph2_dot*ph2_dot) + 0.125*(w3*w3 + w6*w6 + w9*w9 + w12*w12)) + g*(1.5*(w4 + w10) + 0.5*(w13 + w5 + w11)));
 }
 
+void a02_n2_energies(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_TV[])
+{
+    (void)t;
+    const a02_n2_real th0 = state[0];
+    const a02_n2_real th1 = state[1];
+    const a02_n2_real th2 = state[2];
+    const a02_n2_real ph1 = state[3];
+    const a02_n2_real ph2 = state[4];
+    const a02_n2_real th0_dot = state[5];  /* th0' */
+    const a02_n2_real th1_dot = state[6];  /* th1' */
+    const a02_n2_real th2_dot = state[7];  /* th2' */
+    const a02_n2_real ph1_dot = state[8];  /* ph1' */
+    const a02_n2_real ph2_dot = state[9];  /* ph2' */
+    const a02_n2_real m = param[0];
+    const a02_n2_real L = param[1];
+    const a02_n2_real g = param[2];
+    const a02_n2_real w1 = cos(th0);
+    const a02_n2_real w2 = cos(ph1);
+    const a02_n2_real w3 = 2.0*th0_dot*w1 + ph1_dot*w2;
+    const a02_n2_real w4 = sin(th0);
+    const a02_n2_real w5 = sin(ph1);
+    const a02_n2_real w6 = 2.0*th0_dot*w4 + ph1_dot*w5;
+    const a02_n2_real w7 = cos(th1);
+    const a02_n2_real w8 = cos(ph2);
+    const a02_n2_real w9 = 2.0*th1_dot*w7 + ph2_dot*w8;
+    const a02_n2_real w10 = sin(th1);
+    const a02_n2_real w11 = sin(ph2);
+    const a02_n2_real w12 = 2.0*th1_dot*w10 + ph2_dot*w11;
+    /* T */
+    out_TV[0] = m*L*L*(0.16666666666666666*(th0_dot*th0_dot + th1_dot*th1_dot + th2_dot*th2_dot) + 0.041666666666666664*(ph1_dot*ph1_dot + ph2_dot*ph2_dot) + 0.125*(w3*w3 + w6*w6 + w9*w9 + w12*w12));
+    const a02_n2_real w13 = sin(th2);
+    /* V */
+    out_TV[1] = 0.5*m*L*g*(3.0*(w4 + w10) + w13 + w5 + w11);
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void a02_n2_mirror_lower(a02_n2_real a[])
 {

@@ -141,6 +141,12 @@ void a02_n2_residuals(a02_n2_real t, const a02_n2_real state[], const a02_n2_rea
 /* Total energy T + V. */
 a02_n2_real a02_n2_energy(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; a02_n2_energy is their sum.
+*/
+void a02_n2_energies(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void a02_n2_mass_matrix(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_M[]);
 

@@ -39,6 +39,7 @@ const lgc_model a02_n2_model = {
     .work_conditioning = 110,
     .residuals = a02_n2_residuals,
     .energy = a02_n2_energy,
+    .energies = a02_n2_energies,
     .mass_matrix = a02_n2_mass_matrix,
     .constraint_jacobian = a02_n2_constraint_jacobian,
     .constraint_coordinate_jacobian = a02_n2_constraint_coordinate_jacobian,

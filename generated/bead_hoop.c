@@ -624,6 +624,21 @@ bead_hoop_real bead_hoop_energy(bead_hoop_real t, const bead_hoop_real state[], 
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot) + g*z);
 }
 
+void bead_hoop_energies(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_TV[])
+{
+    (void)t;
+    const bead_hoop_real z = state[2];
+    const bead_hoop_real x_dot = state[3];  /* x' */
+    const bead_hoop_real y_dot = state[4];  /* y' */
+    const bead_hoop_real z_dot = state[5];  /* z' */
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real g = param[2];
+    /* T */
+    out_TV[0] = 0.5*m*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot);
+    /* V */
+    out_TV[1] = m*g*z;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void bead_hoop_mirror_lower(bead_hoop_real a[])
 {

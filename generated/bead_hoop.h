@@ -138,6 +138,12 @@ void bead_hoop_residuals(bead_hoop_real t, const bead_hoop_real state[], const b
 /* Total energy T + V. */
 bead_hoop_real bead_hoop_energy(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; bead_hoop_energy is their sum.
+*/
+void bead_hoop_energies(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void bead_hoop_mass_matrix(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_M[]);
 

@@ -39,6 +39,7 @@ const lgc_model bead_hoop_model = {
     .work_conditioning = 36,
     .residuals = bead_hoop_residuals,
     .energy = bead_hoop_energy,
+    .energies = bead_hoop_energies,
     .mass_matrix = bead_hoop_mass_matrix,
     .constraint_jacobian = bead_hoop_constraint_jacobian,
     .constraint_coordinate_jacobian = bead_hoop_constraint_coordinate_jacobian,

@@ -3113,6 +3113,110 @@ bicycle_real bicycle_energy(bicycle_real t, const bicycle_real state[], const bi
     return -(g*(mH*(w1*(w6 + w7*w11*w12 + w13*w14) - w15*w16*w11) + mF*(w1*(w6 + w7*w17*w12 - w18*w14) - w15*w16*w17) - w1*(rR*mR + mB*(w20 + rR))) - 0.5*(mR*(w23*w23 + w24*w24 + rR*rR*w25*w15*w15) + IRxx*(w25 + psi_dot*psi_dot*w1*w1) + IRyy*w28*w28 + mB*(w30*w30 + w36*w36 + w38*w38) + IBxx*w35*w35 + IByy*w27*w27 + mH*(w46*w46 + w49*w49 + w51*w51) + IHxx*w42*w42 + IHyy*w45*w45 + mF*(w53*w53 + w55*w55 + w56*w56) + IFxx*(w41*w41 + w40*w40) + IFyy*w57*w57) - (0.5*IBzz*w31 - IBxz*w35)*w31 - (0.5*IHzz*w43 - IHxz*w42)*w43);
 }
 
+void bicycle_energies(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_TV[])
+{
+    (void)t;
+    const bicycle_real psi = state[2];
+    const bicycle_real phi = state[3];
+    const bicycle_real thetaB = state[4];
+    const bicycle_real delta = state[6];
+    const bicycle_real x_dot = state[8];  /* x' */
+    const bicycle_real y_dot = state[9];  /* y' */
+    const bicycle_real psi_dot = state[10];  /* psi' */
+    const bicycle_real phi_dot = state[11];  /* phi' */
+    const bicycle_real thetaB_dot = state[12];  /* thetaB' */
+    const bicycle_real thetaR_dot = state[13];  /* thetaR' */
+    const bicycle_real delta_dot = state[14];  /* delta' */
+    const bicycle_real thetaF_dot = state[15];  /* thetaF' */
+    const bicycle_real w = param[0];
+    const bicycle_real c = param[1];
+    const bicycle_real lam = param[2];
+    const bicycle_real g = param[3];
+    const bicycle_real rR = param[4];
+    const bicycle_real mR = param[5];
+    const bicycle_real IRxx = param[6];
+    const bicycle_real IRyy = param[7];
+    const bicycle_real xB = param[8];
+    const bicycle_real zB = param[9];
+    const bicycle_real mB = param[10];
+    const bicycle_real IBxx = param[11];
+    const bicycle_real IByy = param[12];
+    const bicycle_real IBzz = param[13];
+    const bicycle_real IBxz = param[14];
+    const bicycle_real xH = param[15];
+    const bicycle_real zH = param[16];
+    const bicycle_real mH = param[17];
+    const bicycle_real IHxx = param[18];
+    const bicycle_real IHyy = param[19];
+    const bicycle_real IHzz = param[20];
+    const bicycle_real IHxz = param[21];
+    const bicycle_real rF = param[22];
+    const bicycle_real mF = param[23];
+    const bicycle_real IFxx = param[24];
+    const bicycle_real IFyy = param[25];
+    const bicycle_real w1 = cos(psi);
+    const bicycle_real w2 = sin(phi);
+    const bicycle_real w3 = sin(psi);
+    const bicycle_real w4 = cos(phi);
+    const bicycle_real w5 = x_dot - rR*(psi_dot*w1*w2 + phi_dot*w3*w4);
+    const bicycle_real w6 = y_dot - rR*(psi_dot*w3*w2 - phi_dot*w1*w4);
+    const bicycle_real w7 = phi_dot*phi_dot;
+    const bicycle_real w8 = psi_dot*w2;
+    const bicycle_real w9 = thetaB_dot + w8;
+    const bicycle_real w10 = w9 + thetaR_dot;
+    const bicycle_real w11 = -(x_dot*w1 + y_dot*w3);
+    const bicycle_real w12 = sin(thetaB);
+    const bicycle_real w13 = cos(thetaB);
+    const bicycle_real w14 = rR + zB;
+    const bicycle_real w15 = xB*w12 - w13*w14;
+    const bicycle_real w16 = w11 + rR*psi_dot*w2 + w9*w15;
+    const bicycle_real w17 = psi_dot*w4*w13 + phi_dot*w12;
+    const bicycle_real w18 = x_dot*w3 - y_dot*w1;
+    const bicycle_real w19 = w4*w18;
+    const bicycle_real w20 = psi_dot*w4*w12;
+    const bicycle_real w21 = w20 - phi_dot*w13;
+    const bicycle_real w22 = rR*phi_dot + xB*w17 - w19 + w14*w21;
+    const bicycle_real w23 = w2*w18;
+    const bicycle_real w24 = w23 - w9*(xB*w13 + w12*w14);
+    const bicycle_real w25 = w13 - 1.0;
+    const bicycle_real w26 = w + c;
+    const bicycle_real w27 = rR*(w20 - phi_dot*w25) - w19 + w26*w17;
+    const bicycle_real w28 = cos(delta);
+    const bicycle_real w29 = cos(lam);
+    const bicycle_real w30 = sin(lam);
+    const bicycle_real w31 = w29*w12 + w30*w13;
+    const bicycle_real w32 = sin(delta);
+    const bicycle_real w33 = w29*w13 - w30*w12;
+    const bicycle_real w34 = psi_dot*(w4*w28*w31 - w2*w32) - phi_dot*w28*w33 - thetaB_dot*w32;
+    const bicycle_real w35 = delta_dot + psi_dot*w4*w33 + phi_dot*w31;
+    const bicycle_real w36 = w29*w34 - w30*w35;
+    const bicycle_real w37 = w26 - xH;
+    const bicycle_real w38 = w29*w35 + w30*w34;
+    const bicycle_real w39 = zH*w36 - w37*w38;
+    const bicycle_real w40 = zH*w29 - w30*w37;
+    const bicycle_real w41 = psi_dot*(w4*w32*w31 + w2*w28) - phi_dot*w32*w33 + thetaB_dot*w28;
+    const bicycle_real w42 = w27 + w28*w39 + w32*w40*w41;
+    const bicycle_real w43 = w11 + rR*(w8 - w13*w9) + w12*w26*w9;
+    const bicycle_real w44 = zH*w30 + w29*w37;
+    const bicycle_real w45 = w28*w40*w41 - w32*w39;
+    const bicycle_real w46 = w43 - w44*w41*w31 - w33*w45;
+    const bicycle_real w47 = w23 - w9*(rR*w12 + w13*w26);
+    const bicycle_real w48 = w47 + w44*w41*w33 - w31*w45;
+    const bicycle_real w49 = c*w38 + rF*w36;
+    const bicycle_real w50 = c*w30 + rF*w29;
+    const bicycle_real w51 = w27 - w28*w49 - w32*w50*w41;
+    const bicycle_real w52 = c*w29 - rF*w30;
+    const bicycle_real w53 = w28*w50*w41 - w32*w49;
+    const bicycle_real w54 = w43 - w52*w41*w31 + w33*w53;
+    const bicycle_real w55 = w47 + w52*w41*w33 + w31*w53;
+    const bicycle_real w56 = w41 + thetaF_dot;
+    /* T */
+    out_TV[0] = 0.5*(mR*(w5*w5 + w6*w6 + rR*rR*w7*w2*w2) + IRxx*(w7 + psi_dot*psi_dot*w4*w4) + IRyy*w10*w10 + mB*(w16*w16 + w22*w22 + w24*w24) + IBxx*w21*w21 + IByy*w9*w9 + mH*(w42*w42 + w46*w46 + w48*w48) + IHxx*w36*w36 + IHyy*w41*w41 + mF*(w51*w51 + w54*w54 + w55*w55) + IFxx*(w35*w35 + w34*w34) + IFyy*w56*w56) + (0.5*IBzz*w17 - IBxz*w21)*w17 + (0.5*IHzz*w38 - IHxz*w36)*w38;
+    const bicycle_real w57 = rR*w25 - w12*w26;
+    /* V */
+    out_TV[1] = -g*(mH*(w4*(w57 + w28*w44*w31 + w40*w33) - w2*w32*w44) + mF*(w4*(w57 + w28*w52*w31 - w50*w33) - w2*w32*w52) - w4*(rR*mR + mB*(w15 + rR)));
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void bicycle_mirror_lower(bicycle_real a[])
 {

@@ -174,6 +174,12 @@ void bicycle_residuals(bicycle_real t, const bicycle_real state[], const bicycle
 /* Total energy T + V. */
 bicycle_real bicycle_energy(bicycle_real t, const bicycle_real state[], const bicycle_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; bicycle_energy is their sum.
+*/
+void bicycle_energies(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void bicycle_mass_matrix(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_M[]);
 

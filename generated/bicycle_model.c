@@ -41,6 +41,7 @@ const lgc_model bicycle_model = {
     .work_conditioning = 212,
     .residuals = bicycle_residuals,
     .energy = bicycle_energy,
+    .energies = bicycle_energies,
     .mass_matrix = bicycle_mass_matrix,
     .constraint_jacobian = bicycle_constraint_jacobian,
     .constraint_coordinate_jacobian = bicycle_constraint_coordinate_jacobian,

@@ -508,6 +508,19 @@ bouncing_ball_real bouncing_ball_energy(bouncing_ball_real t, const bouncing_bal
     return m*(0.5*y_dot*y_dot + g*y);
 }
 
+void bouncing_ball_energies(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_TV[])
+{
+    (void)t;
+    const bouncing_ball_real y = state[0];
+    const bouncing_ball_real y_dot = state[1];  /* y' */
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* T */
+    out_TV[0] = 0.5*m*y_dot*y_dot;
+    /* V */
+    out_TV[1] = m*g*y;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void bouncing_ball_mirror_lower(bouncing_ball_real a[])
 {

@@ -134,6 +134,12 @@ void bouncing_ball_residuals(bouncing_ball_real t, const bouncing_ball_real stat
 /* Total energy T + V. */
 bouncing_ball_real bouncing_ball_energy(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; bouncing_ball_energy is their sum.
+*/
+void bouncing_ball_energies(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void bouncing_ball_mass_matrix(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_M[]);
 

@@ -45,6 +45,7 @@ const lgc_model bouncing_ball_model = {
     .work_conditioning = 8,
     .residuals = bouncing_ball_residuals,
     .energy = bouncing_ball_energy,
+    .energies = bouncing_ball_energies,
     .mass_matrix = bouncing_ball_mass_matrix,
     .constraint_jacobian = bouncing_ball_constraint_jacobian,
     .constraint_coordinate_jacobian = bouncing_ball_constraint_coordinate_jacobian,

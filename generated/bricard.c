@@ -3565,6 +3565,33 @@ bricard_real bricard_energy(bricard_real t, const bricard_real state[], const br
     return m*(0.3333333333333333*(x4_dot*x4_dot + y4_dot*y4_dot + z4_dot*z4_dot) + g*(y1 + y2 + y3 + y4) + x1_dot*(0.3333333333333333*x1_dot + 0.16666666666666666*x2_dot) + y1_dot*(0.3333333333333333*y1_dot + 0.16666666666666666*y2_dot) + z1_dot*(0.3333333333333333*z1_dot + 0.16666666666666666*z2_dot) + x2_dot*(0.3333333333333333*x2_dot + 0.16666666666666666*x3_dot) + y2_dot*(0.3333333333333333*y2_dot + 0.16666666666666666*y3_dot) + z2_dot*(0.3333333333333333*z2_dot + 0.16666666666666666*z3_dot) + x3_dot*(0.3333333333333333*x3_dot + 0.16666666666666666*x4_dot) + y3_dot*(0.3333333333333333*y3_dot + 0.16666666666666666*y4_dot) + z3_dot*(0.3333333333333333*z3_dot + 0.16666666666666666*z4_dot));
 }
 
+void bricard_energies(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_TV[])
+{
+    (void)t;
+    const bricard_real y1 = state[1];
+    const bricard_real y2 = state[4];
+    const bricard_real y3 = state[7];
+    const bricard_real y4 = state[10];
+    const bricard_real x1_dot = state[12];  /* x1' */
+    const bricard_real y1_dot = state[13];  /* y1' */
+    const bricard_real z1_dot = state[14];  /* z1' */
+    const bricard_real x2_dot = state[15];  /* x2' */
+    const bricard_real y2_dot = state[16];  /* y2' */
+    const bricard_real z2_dot = state[17];  /* z2' */
+    const bricard_real x3_dot = state[18];  /* x3' */
+    const bricard_real y3_dot = state[19];  /* y3' */
+    const bricard_real z3_dot = state[20];  /* z3' */
+    const bricard_real x4_dot = state[21];  /* x4' */
+    const bricard_real y4_dot = state[22];  /* y4' */
+    const bricard_real z4_dot = state[23];  /* z4' */
+    const bricard_real m = param[0];
+    const bricard_real g = param[2];
+    /* T */
+    out_TV[0] = 0.16666666666666666*m*(2.0*(x4_dot*x4_dot + y4_dot*y4_dot + z4_dot*z4_dot) + x1_dot*(2.0*x1_dot + x2_dot) + y1_dot*(2.0*y1_dot + y2_dot) + z1_dot*(2.0*z1_dot + z2_dot) + x2_dot*(2.0*x2_dot + x3_dot) + y2_dot*(2.0*y2_dot + y3_dot) + z2_dot*(2.0*z2_dot + z3_dot) + x3_dot*(2.0*x3_dot + x4_dot) + y3_dot*(2.0*y3_dot + y4_dot) + z3_dot*(2.0*z3_dot + z4_dot));
+    /* V */
+    out_TV[1] = m*g*(y1 + y2 + y3 + y4);
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void bricard_mirror_lower(bricard_real a[])
 {

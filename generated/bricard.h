@@ -131,6 +131,12 @@ void bricard_residuals(bricard_real t, const bricard_real state[], const bricard
 /* Total energy T + V. */
 bricard_real bricard_energy(bricard_real t, const bricard_real state[], const bricard_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; bricard_energy is their sum.
+*/
+void bricard_energies(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void bricard_mass_matrix(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_M[]);
 

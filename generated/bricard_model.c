@@ -43,6 +43,7 @@ const lgc_model bricard_model = {
     .redundant_rows = redundant_rows,
     .residuals = bricard_residuals,
     .energy = bricard_energy,
+    .energies = bricard_energies,
     .mass_matrix = bricard_mass_matrix,
     .constraint_jacobian = bricard_constraint_jacobian,
     .constraint_coordinate_jacobian = bricard_constraint_coordinate_jacobian,

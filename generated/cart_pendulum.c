@@ -587,6 +587,22 @@ cart_pendulum_real cart_pendulum_energy(cart_pendulum_real t, const cart_pendulu
     return 0.5*M*s_dot*s_dot + m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y);
 }
 
+void cart_pendulum_energies(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_TV[])
+{
+    (void)t;
+    const cart_pendulum_real y = state[2];
+    const cart_pendulum_real s_dot = state[3];  /* s' */
+    const cart_pendulum_real x_dot = state[4];  /* x' */
+    const cart_pendulum_real y_dot = state[5];  /* y' */
+    const cart_pendulum_real M = param[0];
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
+    /* T */
+    out_TV[0] = 0.5*(M*s_dot*s_dot + m*(x_dot*x_dot + y_dot*y_dot));
+    /* V */
+    out_TV[1] = m*g*y;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void cart_pendulum_mirror_lower(cart_pendulum_real a[])
 {

@@ -140,6 +140,12 @@ void cart_pendulum_residuals(cart_pendulum_real t, const cart_pendulum_real stat
 /* Total energy T + V. */
 cart_pendulum_real cart_pendulum_energy(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; cart_pendulum_energy is their sum.
+*/
+void cart_pendulum_energies(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void cart_pendulum_mass_matrix(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_M[]);
 

@@ -42,6 +42,7 @@ const lgc_model cart_pendulum_model = {
     .work_conditioning = 22,
     .residuals = cart_pendulum_residuals,
     .energy = cart_pendulum_energy,
+    .energies = cart_pendulum_energies,
     .mass_matrix = cart_pendulum_mass_matrix,
     .constraint_jacobian = cart_pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = cart_pendulum_constraint_coordinate_jacobian,

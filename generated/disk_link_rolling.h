@@ -139,6 +139,12 @@ void disk_link_rolling_residuals(disk_link_rolling_real t, const disk_link_rolli
 /* Total energy T + V. */
 disk_link_rolling_real disk_link_rolling_energy(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; disk_link_rolling_energy is their sum.
+*/
+void disk_link_rolling_energies(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void disk_link_rolling_mass_matrix(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_M[]);
 

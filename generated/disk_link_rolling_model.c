@@ -39,6 +39,7 @@ const lgc_model disk_link_rolling_model = {
     .work_conditioning = 22,
     .residuals = disk_link_rolling_residuals,
     .energy = disk_link_rolling_energy,
+    .energies = disk_link_rolling_energies,
     .mass_matrix = disk_link_rolling_mass_matrix,
     .constraint_jacobian = disk_link_rolling_constraint_jacobian,
     .constraint_coordinate_jacobian = disk_link_rolling_constraint_coordinate_jacobian,

@@ -246,6 +246,23 @@ disk_link_sliding_real disk_link_sliding_energy(disk_link_sliding_real t, const 
     return m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*(M*s_dot*s_dot + k*s*s);
 }
 
+void disk_link_sliding_energies(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_TV[])
+{
+    (void)t;
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real M = param[2];
+    const disk_link_sliding_real k = param[3];
+    /* T */
+    out_TV[0] = m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*M*s_dot*s_dot;
+    /* V */
+    out_TV[1] = 0.5*k*s*s;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void disk_link_sliding_mirror_lower(disk_link_sliding_real a[])
 {

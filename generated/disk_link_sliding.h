@@ -108,6 +108,12 @@ void disk_link_sliding_residuals(disk_link_sliding_real t, const disk_link_slidi
 /* Total energy T + V. */
 disk_link_sliding_real disk_link_sliding_energy(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; disk_link_sliding_energy is their sum.
+*/
+void disk_link_sliding_energies(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void disk_link_sliding_mass_matrix(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_M[]);
 

@@ -36,6 +36,7 @@ const lgc_model disk_link_sliding_model = {
     .straight_line_solve = 1,
     .residuals = disk_link_sliding_residuals,
     .energy = disk_link_sliding_energy,
+    .energies = disk_link_sliding_energies,
     .mass_matrix = disk_link_sliding_mass_matrix,
     .constraint_jacobian = disk_link_sliding_constraint_jacobian,
     .constraint_coordinate_jacobian = disk_link_sliding_constraint_coordinate_jacobian,

@@ -669,6 +669,24 @@ double_pendulum_real double_pendulum_energy(double_pendulum_real t, const double
     return 0.5*(m1*(x1_dot*x1_dot + y1_dot*y1_dot) + m2*(x2_dot*x2_dot + y2_dot*y2_dot)) + g*(m1*y1 + m2*y2);
 }
 
+void double_pendulum_energies(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_TV[])
+{
+    (void)t;
+    const double_pendulum_real y1 = state[1];
+    const double_pendulum_real y2 = state[3];
+    const double_pendulum_real x1_dot = state[4];  /* x1' */
+    const double_pendulum_real y1_dot = state[5];  /* y1' */
+    const double_pendulum_real x2_dot = state[6];  /* x2' */
+    const double_pendulum_real y2_dot = state[7];  /* y2' */
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real g = param[4];
+    /* T */
+    out_TV[0] = 0.5*(m1*(x1_dot*x1_dot + y1_dot*y1_dot) + m2*(x2_dot*x2_dot + y2_dot*y2_dot));
+    /* V */
+    out_TV[1] = g*(m1*y1 + m2*y2);
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void double_pendulum_mirror_lower(double_pendulum_real a[])
 {

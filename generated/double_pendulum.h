@@ -141,6 +141,12 @@ void double_pendulum_residuals(double_pendulum_real t, const double_pendulum_rea
 /* Total energy T + V. */
 double_pendulum_real double_pendulum_energy(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; double_pendulum_energy is their sum.
+*/
+void double_pendulum_energies(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void double_pendulum_mass_matrix(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_M[]);
 

@@ -244,6 +244,29 @@ double_pendulum_angle_real double_pendulum_angle_energy(double_pendulum_angle_re
     return -(m2*l2*(g*w1 - th2_dot*(l1*th1_dot*(w2*w1 + w3*w4) + 0.5*l2*th2_dot)) - l1*(m1 + m2)*(0.5*l1*th1_dot*th1_dot - g*w2));
 }
 
+void double_pendulum_angle_energies(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_TV[])
+{
+    (void)t;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real w1 = cos(th1);
+    const double_pendulum_angle_real w2 = cos(th2);
+    const double_pendulum_angle_real w3 = sin(th1);
+    const double_pendulum_angle_real w4 = sin(th2);
+    const double_pendulum_angle_real w5 = m1 + m2;
+    /* T */
+    out_TV[0] = m2*l2*th2_dot*(l1*th1_dot*(w1*w2 + w3*w4) + 0.5*l2*th2_dot) + 0.5*l1*l1*th1_dot*th1_dot*w5;
+    /* V */
+    out_TV[1] = -g*(m2*l2*w2 + l1*w1*w5);
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void double_pendulum_angle_mirror_lower(double_pendulum_angle_real a[])
 {

@@ -104,6 +104,12 @@ void double_pendulum_angle_residuals(double_pendulum_angle_real t, const double_
 /* Total energy T + V. */
 double_pendulum_angle_real double_pendulum_angle_energy(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; double_pendulum_angle_energy is their sum.
+*/
+void double_pendulum_angle_energies(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void double_pendulum_angle_mass_matrix(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_M[]);
 

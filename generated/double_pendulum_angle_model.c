@@ -36,6 +36,7 @@ const lgc_model double_pendulum_angle_model = {
     .straight_line_solve = 1,
     .residuals = double_pendulum_angle_residuals,
     .energy = double_pendulum_angle_energy,
+    .energies = double_pendulum_angle_energies,
     .mass_matrix = double_pendulum_angle_mass_matrix,
     .constraint_jacobian = double_pendulum_angle_constraint_jacobian,
     .constraint_coordinate_jacobian = double_pendulum_angle_constraint_coordinate_jacobian,

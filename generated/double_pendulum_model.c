@@ -39,6 +39,7 @@ const lgc_model double_pendulum_model = {
     .work_conditioning = 48,
     .residuals = double_pendulum_residuals,
     .energy = double_pendulum_energy,
+    .energies = double_pendulum_energies,
     .mass_matrix = double_pendulum_mass_matrix,
     .constraint_jacobian = double_pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = double_pendulum_constraint_coordinate_jacobian,

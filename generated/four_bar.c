@@ -690,6 +690,32 @@ four_bar_real four_bar_energy(four_bar_real t, const four_bar_real state[], cons
     return 0.16666666666666666*(a*a*ma*th2_dot*th2_dot + c*c*mc*th4_dot*th4_dot) + mb*(0.125*(w3*w3 + w6*w6) + 0.041666666666666664*b*b*th3_dot*th3_dot);
 }
 
+void four_bar_energies(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_TV[])
+{
+    (void)t;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real th4_dot = state[5];  /* th4' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
+    const four_bar_real w1 = cos(th2);
+    const four_bar_real w2 = cos(th3);
+    const four_bar_real w3 = 2.0*a*th2_dot*w1 + b*th3_dot*w2;
+    const four_bar_real w4 = sin(th2);
+    const four_bar_real w5 = sin(th3);
+    const four_bar_real w6 = 2.0*a*th2_dot*w4 + b*th3_dot*w5;
+    /* T */
+    out_TV[0] = 0.16666666666666666*(a*a*ma*th2_dot*th2_dot + c*c*mc*th4_dot*th4_dot) + mb*(0.125*(w3*w3 + w6*w6) + 0.041666666666666664*b*b*th3_dot*th3_dot);
+    /* V */
+    out_TV[1] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void four_bar_mirror_lower(four_bar_real a[])
 {

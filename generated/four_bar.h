@@ -141,6 +141,12 @@ void four_bar_residuals(four_bar_real t, const four_bar_real state[], const four
 /* Total energy T + V. */
 four_bar_real four_bar_energy(four_bar_real t, const four_bar_real state[], const four_bar_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; four_bar_energy is their sum.
+*/
+void four_bar_energies(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void four_bar_mass_matrix(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_M[]);
 

@@ -39,6 +39,7 @@ const lgc_model four_bar_model = {
     .work_conditioning = 36,
     .residuals = four_bar_residuals,
     .energy = four_bar_energy,
+    .energies = four_bar_energies,
     .mass_matrix = four_bar_mass_matrix,
     .constraint_jacobian = four_bar_constraint_jacobian,
     .constraint_coordinate_jacobian = four_bar_constraint_coordinate_jacobian,

@@ -260,6 +260,32 @@ heavy_top_real heavy_top_energy(heavy_top_real t, const heavy_top_real state[], 
     return m*l*(0.5*l*(w4*w4 + w5*w5) + g*w6) + 0.5*(A*(theta_dot*theta_dot + psi_dot*psi_dot*w1*w1) + C*w7*w7);
 }
 
+void heavy_top_energies(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_TV[])
+{
+    (void)t;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real phi = state[2];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    const heavy_top_real w1 = sin(theta);
+    const heavy_top_real w2 = cos(phi);
+    const heavy_top_real w3 = sin(phi);
+    const heavy_top_real w4 = psi_dot*w1*w2 - theta_dot*w3;
+    const heavy_top_real w5 = psi_dot*w1*w3 + theta_dot*w2;
+    const heavy_top_real w6 = cos(theta);
+    const heavy_top_real w7 = phi_dot + psi_dot*w6;
+    /* T */
+    out_TV[0] = 0.5*(m*l*l*(w4*w4 + w5*w5) + A*(theta_dot*theta_dot + psi_dot*psi_dot*w1*w1) + C*w7*w7);
+    /* V */
+    out_TV[1] = m*l*g*w6;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void heavy_top_mirror_lower(heavy_top_real a[])
 {

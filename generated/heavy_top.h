@@ -106,6 +106,12 @@ void heavy_top_residuals(heavy_top_real t, const heavy_top_real state[], const h
 /* Total energy T + V. */
 heavy_top_real heavy_top_energy(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; heavy_top_energy is their sum.
+*/
+void heavy_top_energies(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void heavy_top_mass_matrix(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_M[]);
 

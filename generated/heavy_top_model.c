@@ -36,6 +36,7 @@ const lgc_model heavy_top_model = {
     .straight_line_solve = 1,
     .residuals = heavy_top_residuals,
     .energy = heavy_top_energy,
+    .energies = heavy_top_energies,
     .mass_matrix = heavy_top_mass_matrix,
     .constraint_jacobian = heavy_top_constraint_jacobian,
     .constraint_coordinate_jacobian = heavy_top_constraint_coordinate_jacobian,

@@ -592,6 +592,23 @@ knife_edge_real knife_edge_energy(knife_edge_real t, const knife_edge_real state
     return m*(x_dot*x_dot + y_dot*y_dot + l*phi_dot*(0.5*l*phi_dot - x_dot*w1 + y_dot*w2));
 }
 
+void knife_edge_energies(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_TV[])
+{
+    (void)t;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real x_dot = state[3];  /* x' */
+    const knife_edge_real y_dot = state[4];  /* y' */
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real w1 = sin(phi);
+    const knife_edge_real w2 = cos(phi);
+    /* T */
+    out_TV[0] = m*(x_dot*x_dot + y_dot*y_dot + l*phi_dot*(0.5*l*phi_dot - x_dot*w1 + y_dot*w2));
+    /* V */
+    out_TV[1] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void knife_edge_mirror_lower(knife_edge_real a[])
 {

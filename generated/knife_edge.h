@@ -137,6 +137,12 @@ void knife_edge_residuals(knife_edge_real t, const knife_edge_real state[], cons
 /* Total energy T + V. */
 knife_edge_real knife_edge_energy(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; knife_edge_energy is their sum.
+*/
+void knife_edge_energies(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void knife_edge_mass_matrix(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_M[]);
 

@@ -39,6 +39,7 @@ const lgc_model knife_edge_model = {
     .work_conditioning = 22,
     .residuals = knife_edge_residuals,
     .energy = knife_edge_energy,
+    .energies = knife_edge_energies,
     .mass_matrix = knife_edge_mass_matrix,
     .constraint_jacobian = knife_edge_constraint_jacobian,
     .constraint_coordinate_jacobian = knife_edge_constraint_coordinate_jacobian,

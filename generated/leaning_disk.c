@@ -751,6 +751,32 @@ leaning_disk_real leaning_disk_energy(leaning_disk_real t, const leaning_disk_re
     return m*(0.5*(w5*w5 + w6*w6) + R*(R*(0.25*w7*w7 + 0.125*psi_dot*psi_dot*w4*w4 + theta_dot*theta_dot*(0.5*w2*w2 + 0.125)) + g*w4));
 }
 
+void leaning_disk_energies(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_TV[])
+{
+    (void)t;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real x_dot = state[5];  /* x' */
+    const leaning_disk_real y_dot = state[6];  /* y' */
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    const leaning_disk_real w1 = cos(psi);
+    const leaning_disk_real w2 = sin(theta);
+    const leaning_disk_real w3 = sin(psi);
+    const leaning_disk_real w4 = cos(theta);
+    const leaning_disk_real w5 = x_dot + R*(psi_dot*w1*w2 + theta_dot*w3*w4);
+    const leaning_disk_real w6 = y_dot + R*(psi_dot*w3*w2 - theta_dot*w1*w4);
+    const leaning_disk_real w7 = phi_dot + psi_dot*w2;
+    /* T */
+    out_TV[0] = m*(0.5*(w5*w5 + w6*w6) + R*R*(0.25*w7*w7 + 0.125*psi_dot*psi_dot*w4*w4 + theta_dot*theta_dot*(0.5*w2*w2 + 0.125)));
+    /* V */
+    out_TV[1] = m*R*g*w4;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void leaning_disk_mirror_lower(leaning_disk_real a[])
 {

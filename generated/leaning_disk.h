@@ -143,6 +143,12 @@ void leaning_disk_residuals(leaning_disk_real t, const leaning_disk_real state[]
 /* Total energy T + V. */
 leaning_disk_real leaning_disk_energy(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; leaning_disk_energy is their sum.
+*/
+void leaning_disk_energies(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void leaning_disk_mass_matrix(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_M[]);
 

@@ -41,6 +41,7 @@ const lgc_model leaning_disk_body_model = {
     .work_conditioning = 62,
     .residuals = leaning_disk_body_residuals,
     .energy = leaning_disk_body_energy,
+    .energies = leaning_disk_body_energies,
     .mass_matrix = leaning_disk_body_mass_matrix,
     .constraint_jacobian = leaning_disk_body_constraint_jacobian,
     .constraint_coordinate_jacobian = leaning_disk_body_constraint_coordinate_jacobian,

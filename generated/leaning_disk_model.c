@@ -39,6 +39,7 @@ const lgc_model leaning_disk_model = {
     .work_conditioning = 62,
     .residuals = leaning_disk_residuals,
     .energy = leaning_disk_energy,
+    .energies = leaning_disk_energies,
     .mass_matrix = leaning_disk_mass_matrix,
     .constraint_jacobian = leaning_disk_constraint_jacobian,
     .constraint_coordinate_jacobian = leaning_disk_constraint_coordinate_jacobian,

@@ -192,6 +192,18 @@ oscillator_real oscillator_energy(oscillator_real t, const oscillator_real state
     return 0.5*(q_dot*q_dot + w*w*q*q);
 }
 
+void oscillator_energies(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_TV[])
+{
+    (void)t;
+    const oscillator_real q = state[0];
+    const oscillator_real q_dot = state[1];  /* q' */
+    const oscillator_real w = param[0];
+    /* T */
+    out_TV[0] = 0.5*q_dot*q_dot;
+    /* V */
+    out_TV[1] = 0.5*w*w*q*q;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void oscillator_mirror_lower(oscillator_real a[])
 {

@@ -98,6 +98,12 @@ void oscillator_residuals(oscillator_real t, const oscillator_real state[], cons
 /* Total energy T + V. */
 oscillator_real oscillator_energy(oscillator_real t, const oscillator_real state[], const oscillator_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; oscillator_energy is their sum.
+*/
+void oscillator_energies(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void oscillator_mass_matrix(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_M[]);
 

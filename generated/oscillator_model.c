@@ -36,6 +36,7 @@ const lgc_model oscillator_model = {
     .straight_line_solve = 1,
     .residuals = oscillator_residuals,
     .energy = oscillator_energy,
+    .energies = oscillator_energies,
     .mass_matrix = oscillator_mass_matrix,
     .constraint_jacobian = oscillator_constraint_jacobian,
     .constraint_coordinate_jacobian = oscillator_constraint_coordinate_jacobian,

@@ -542,6 +542,20 @@ pendulum_real pendulum_energy(pendulum_real t, const pendulum_real state[], cons
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y);
 }
 
+void pendulum_energies(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_TV[])
+{
+    (void)t;
+    const pendulum_real y = state[1];
+    const pendulum_real x_dot = state[2];  /* x' */
+    const pendulum_real y_dot = state[3];  /* y' */
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
+    /* T */
+    out_TV[0] = 0.5*m*(x_dot*x_dot + y_dot*y_dot);
+    /* V */
+    out_TV[1] = m*g*y;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void pendulum_mirror_lower(pendulum_real a[])
 {

@@ -135,6 +135,12 @@ void pendulum_residuals(pendulum_real t, const pendulum_real state[], const pend
 /* Total energy T + V. */
 pendulum_real pendulum_energy(pendulum_real t, const pendulum_real state[], const pendulum_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; pendulum_energy is their sum.
+*/
+void pendulum_energies(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void pendulum_mass_matrix(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_M[]);
 

@@ -201,6 +201,21 @@ pendulum_angle_real pendulum_angle_energy(pendulum_angle_real t, const pendulum_
     return m*l*(0.5*l*theta_dot*theta_dot - g*w1);
 }
 
+void pendulum_angle_energies(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_TV[])
+{
+    (void)t;
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real theta_dot = state[1];  /* theta' */
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    /* T */
+    out_TV[0] = 0.5*m*l*l*theta_dot*theta_dot;
+    const pendulum_angle_real w1 = cos(theta);
+    /* V */
+    out_TV[1] = -m*l*g*w1;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void pendulum_angle_mirror_lower(pendulum_angle_real a[])
 {

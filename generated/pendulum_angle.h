@@ -100,6 +100,12 @@ void pendulum_angle_residuals(pendulum_angle_real t, const pendulum_angle_real s
 /* Total energy T + V. */
 pendulum_angle_real pendulum_angle_energy(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; pendulum_angle_energy is their sum.
+*/
+void pendulum_angle_energies(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void pendulum_angle_mass_matrix(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_M[]);
 

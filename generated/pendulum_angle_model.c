@@ -36,6 +36,7 @@ const lgc_model pendulum_angle_model = {
     .straight_line_solve = 1,
     .residuals = pendulum_angle_residuals,
     .energy = pendulum_angle_energy,
+    .energies = pendulum_angle_energies,
     .mass_matrix = pendulum_angle_mass_matrix,
     .constraint_jacobian = pendulum_angle_constraint_jacobian,
     .constraint_coordinate_jacobian = pendulum_angle_constraint_coordinate_jacobian,

@@ -39,6 +39,7 @@ const lgc_model pendulum_model = {
     .work_conditioning = 14,
     .residuals = pendulum_residuals,
     .energy = pendulum_energy,
+    .energies = pendulum_energies,
     .mass_matrix = pendulum_mass_matrix,
     .constraint_jacobian = pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = pendulum_constraint_coordinate_jacobian,

@@ -880,6 +880,26 @@ rolling_ball_real rolling_ball_energy(rolling_ball_real t, const rolling_ball_re
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + 0.8*r*r*(q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot)) + 0.5*k*(x*x + y*y);
 }
 
+void rolling_ball_energies(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_TV[])
+{
+    (void)t;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real x_dot = state[6];  /* x' */
+    const rolling_ball_real y_dot = state[7];  /* y' */
+    const rolling_ball_real q0_dot = state[8];  /* q0' */
+    const rolling_ball_real q1_dot = state[9];  /* q1' */
+    const rolling_ball_real q2_dot = state[10];  /* q2' */
+    const rolling_ball_real q3_dot = state[11];  /* q3' */
+    const rolling_ball_real m = param[0];
+    const rolling_ball_real r = param[1];
+    const rolling_ball_real k = param[2];
+    /* T */
+    out_TV[0] = m*(0.5*(x_dot*x_dot + y_dot*y_dot) + 0.8*r*r*(q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot));
+    /* V */
+    out_TV[1] = 0.5*k*(x*x + y*y);
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void rolling_ball_mirror_lower(rolling_ball_real a[])
 {

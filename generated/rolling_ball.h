@@ -145,6 +145,12 @@ void rolling_ball_residuals(rolling_ball_real t, const rolling_ball_real state[]
 /* Total energy T + V. */
 rolling_ball_real rolling_ball_energy(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; rolling_ball_energy is their sum.
+*/
+void rolling_ball_energies(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void rolling_ball_mass_matrix(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_M[]);
 

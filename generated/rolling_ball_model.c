@@ -39,6 +39,7 @@ const lgc_model rolling_ball_model = {
     .work_conditioning = 102,
     .residuals = rolling_ball_residuals,
     .energy = rolling_ball_energy,
+    .energies = rolling_ball_energies,
     .mass_matrix = rolling_ball_mass_matrix,
     .constraint_jacobian = rolling_ball_constraint_jacobian,
     .constraint_coordinate_jacobian = rolling_ball_constraint_coordinate_jacobian,

@@ -642,6 +642,21 @@ rolling_disk_real rolling_disk_energy(rolling_disk_real t, const rolling_disk_re
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + r*r*(0.125*th_dot*th_dot + 0.25*ph_dot*ph_dot));
 }
 
+void rolling_disk_energies(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_TV[])
+{
+    (void)t;
+    const rolling_disk_real x_dot = state[4];  /* x' */
+    const rolling_disk_real y_dot = state[5];  /* y' */
+    const rolling_disk_real th_dot = state[6];  /* th' */
+    const rolling_disk_real ph_dot = state[7];  /* ph' */
+    const rolling_disk_real m = param[0];
+    const rolling_disk_real r = param[1];
+    /* T */
+    out_TV[0] = m*(0.5*(x_dot*x_dot + y_dot*y_dot) + r*r*(0.125*th_dot*th_dot + 0.25*ph_dot*ph_dot));
+    /* V */
+    out_TV[1] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void rolling_disk_mirror_lower(rolling_disk_real a[])
 {

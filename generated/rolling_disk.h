@@ -140,6 +140,12 @@ void rolling_disk_residuals(rolling_disk_real t, const rolling_disk_real state[]
 /* Total energy T + V. */
 rolling_disk_real rolling_disk_energy(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; rolling_disk_energy is their sum.
+*/
+void rolling_disk_energies(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void rolling_disk_mass_matrix(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_M[]);
 

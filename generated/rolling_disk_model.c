@@ -39,6 +39,7 @@ const lgc_model rolling_disk_model = {
     .work_conditioning = 48,
     .residuals = rolling_disk_residuals,
     .energy = rolling_disk_energy,
+    .energies = rolling_disk_energies,
     .mass_matrix = rolling_disk_mass_matrix,
     .constraint_jacobian = rolling_disk_constraint_jacobian,
     .constraint_coordinate_jacobian = rolling_disk_constraint_coordinate_jacobian,

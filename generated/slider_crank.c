@@ -663,6 +663,31 @@ slider_crank_real slider_crank_energy(slider_crank_real t, const slider_crank_re
     return 0.5*(Jc*theta_dot*theta_dot + ms*s_dot*s_dot) + mr*(0.125*(w3*w3 + w6*w6) + 0.041666666666666664*L*L*psi_dot*psi_dot);
 }
 
+void slider_crank_energies(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_TV[])
+{
+    (void)t;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real s_dot = state[5];  /* s' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real Jc = param[2];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real ms = param[4];
+    const slider_crank_real w1 = cos(theta);
+    const slider_crank_real w2 = cos(psi);
+    const slider_crank_real w3 = 2.0*r*theta_dot*w1 - L*psi_dot*w2;
+    const slider_crank_real w4 = sin(theta);
+    const slider_crank_real w5 = sin(psi);
+    const slider_crank_real w6 = 2.0*r*theta_dot*w4 + L*psi_dot*w5;
+    /* T */
+    out_TV[0] = 0.5*(Jc*theta_dot*theta_dot + ms*s_dot*s_dot) + mr*(0.125*(w3*w3 + w6*w6) + 0.041666666666666664*L*L*psi_dot*psi_dot);
+    /* V */
+    out_TV[1] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void slider_crank_mirror_lower(slider_crank_real a[])
 {

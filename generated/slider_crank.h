@@ -139,6 +139,12 @@ void slider_crank_residuals(slider_crank_real t, const slider_crank_real state[]
 /* Total energy T + V. */
 slider_crank_real slider_crank_energy(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; slider_crank_energy is their sum.
+*/
+void slider_crank_energies(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void slider_crank_mass_matrix(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_M[]);
 

@@ -39,6 +39,7 @@ const lgc_model slider_crank_model = {
     .work_conditioning = 36,
     .residuals = slider_crank_residuals,
     .energy = slider_crank_energy,
+    .energies = slider_crank_energies,
     .mass_matrix = slider_crank_mass_matrix,
     .constraint_jacobian = slider_crank_constraint_jacobian,
     .constraint_coordinate_jacobian = slider_crank_constraint_coordinate_jacobian,

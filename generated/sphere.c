@@ -574,6 +574,21 @@ sphere_real sphere_energy(sphere_real t, const sphere_real state[], const sphere
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot) + g*z);
 }
 
+void sphere_energies(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_TV[])
+{
+    (void)t;
+    const sphere_real z = state[2];
+    const sphere_real x_dot = state[3];  /* x' */
+    const sphere_real y_dot = state[4];  /* y' */
+    const sphere_real z_dot = state[5];  /* z' */
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
+    /* T */
+    out_TV[0] = 0.5*m*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot);
+    /* V */
+    out_TV[1] = m*g*z;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void sphere_mirror_lower(sphere_real a[])
 {

@@ -142,6 +142,12 @@ void sphere_residuals(sphere_real t, const sphere_real state[], const sphere_rea
 /* Total energy T + V. */
 sphere_real sphere_energy(sphere_real t, const sphere_real state[], const sphere_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; sphere_energy is their sum.
+*/
+void sphere_energies(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void sphere_mass_matrix(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_M[]);
 

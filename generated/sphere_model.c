@@ -46,6 +46,7 @@ const lgc_model sphere_model = {
     .work_conditioning = 22,
     .residuals = sphere_residuals,
     .energy = sphere_energy,
+    .energies = sphere_energies,
     .mass_matrix = sphere_mass_matrix,
     .constraint_jacobian = sphere_constraint_jacobian,
     .constraint_coordinate_jacobian = sphere_constraint_coordinate_jacobian,

@@ -239,6 +239,25 @@ spring_pendulum_real spring_pendulum_energy(spring_pendulum_real t, const spring
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y) + 0.5*k*w2*w2;
 }
 
+void spring_pendulum_energies(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_TV[])
+{
+    (void)t;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    /* T */
+    out_TV[0] = 0.5*m*(x_dot*x_dot + y_dot*y_dot);
+    const spring_pendulum_real w1 = sqrt(x*x + y*y);
+    const spring_pendulum_real w2 = l - w1;
+    /* V */
+    out_TV[1] = m*g*y + 0.5*k*w2*w2;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void spring_pendulum_mirror_lower(spring_pendulum_real a[])
 {

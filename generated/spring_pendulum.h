@@ -104,6 +104,12 @@ void spring_pendulum_residuals(spring_pendulum_real t, const spring_pendulum_rea
 /* Total energy T + V. */
 spring_pendulum_real spring_pendulum_energy(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[]);
 
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; spring_pendulum_energy is their sum.
+*/
+void spring_pendulum_energies(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_TV[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void spring_pendulum_mass_matrix(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_M[]);
 

@@ -36,6 +36,7 @@ const lgc_model spring_pendulum_model = {
     .straight_line_solve = 1,
     .residuals = spring_pendulum_residuals,
     .energy = spring_pendulum_energy,
+    .energies = spring_pendulum_energies,
     .mass_matrix = spring_pendulum_mass_matrix,
     .constraint_jacobian = spring_pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = spring_pendulum_constraint_coordinate_jacobian,

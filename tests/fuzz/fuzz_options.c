@@ -2,8 +2,8 @@
 ** fuzz_options.c — libFuzzer target: any bytes, line by line, as the values
 ** of simulate's (and so a sweep's) options that name nothing of a model:
 ** --t-end, --dt, --rtol, --atol, --max-step, --sample, --method,
-** --baumgarte, --project, --metric. Each line is tried as each option's
-** value; then the lines are one command line (a line's first byte picks
+** --baumgarte, --project, --metric; and the time of linearize and eval
+** (--t T, --at t=T). Each line is tried as each option's value; then the lines are one command line (a line's first byte picks
 ** the option, '0' --t-end to '9' --metric in the order above, the rest is
 ** its value) and the options are settled.
 ** An option must take its value or refuse it with a usage error; a value
@@ -71,6 +71,26 @@ static void take(lgc_sim_run *r, int option, const char *value)
         abort();
 }
 
+/* The time of the point linearize and eval read (point.c): --t's value and --at t=VALUE's. */
+static void take_time(const char *value)
+{
+    char *at = malloc(strlen(value) + 3);
+    if (!at)
+        return;
+    strcpy(at, "t=");
+    strcat(at, value);
+    const char *const option[2] = {"--t", "--at"}, *const given[2] = {value, at};
+    for (int k = 0; k < 2; k++) {
+        lgc_point pt;
+        memset(&pt, 0, sizeof pt);
+        const int rc = lgc_point_option(&pt, option[k], given[k]);
+        if ((rc == LGC_EXIT_OK && !(pt.t_given && isfinite(pt.t)))
+            || (rc != LGC_EXIT_OK && rc != LGC_EXIT_USAGE))
+            abort();
+    }
+    free(at);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const lgc_model no_constraints;
@@ -88,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             *nl = '\0';
         for (int i = 0; i < NOPTIONS; i++)
             take(&r, options[i], line);
+        take_time(line);
         line = nl ? nl + 1 : NULL;
     }
     /* The lines, restored, as one command line: every option taken, then settled. */

@@ -240,6 +240,10 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
     }
     if (energy_terms.empty()) energy_value = ev(energy);
     check_value(name, vname, "the energy", gm->energy(t, x.data(), p.data()), energy_value, terms);
+    double TV[2];  // T and V apart, each to the round-off of the energy's terms
+    gm->energies(t, x.data(), p.data(), TV);
+    check_value(name, vname, "T", TV[0], ev(m.T), terms);
+    check_value(name, vname, "V", TV[1], ev(m.V), terms);
     gm->mass_matrix(t, x.data(), p.data(), M.data());
     gm->constraint_jacobian(t, x.data(), p.data(), C.data());
     gm->constraint_coordinate_jacobian(t, x.data(), p.data(), D.data());

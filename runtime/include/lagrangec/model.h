@@ -95,6 +95,8 @@ typedef struct lgc_model {
                       double phi[], double phi_dot[], double g[]);
     /* T + V. */
     double (*energy)(double t, const double x[], const double p[]);
+    /* T and V apart: TV[0] = T, TV[1] = V. */
+    void (*energies)(double t, const double x[], const double p[], double TV[]);
     /* M, nq x nq, row-major. */
     void (*mass_matrix)(double t, const double x[], const double p[], double M[]);
     /* C = [A; B] = d(phi', g)/dq', (nh+nn) x nq, row-major. */
