@@ -194,18 +194,6 @@ const lgc_command lgc_sweep_command = {
     sweep_options, LGC_SWEEP_NOPTIONS, &lgc_simulate_command, sweep_hidden,
 };
 
-static const lgc_method methods[] = {
-    {"rk4", 0}, {"dopri5", 0}, {"adams", 1}, {"bdf", 1},
-};
-
-const lgc_method *lgc_method_find(const char *name)
-{
-    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
-        if (strcmp(methods[i].name, name) == 0)
-            return &methods[i];
-    return NULL;
-}
-
 const lgc_command *lgc_command_find(const char *name)
 {
     return strcmp(name, "simulate") == 0    ? &lgc_simulate_command

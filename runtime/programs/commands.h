@@ -122,19 +122,6 @@ int lgc_sweep_merge(int argc, char **argv);
 /* The value of the last option `name` among args, read as above; NULL if none. */
 const char *lgc_command_value(const lgc_command *c, int argc, char *const argv[], const char *name);
 
-/*
-** simulate's integration methods (--method), the runtime's stepper types of
-** the same names. `jacobian`: the method iterates on the model's Jacobian,
-** so lagrangec builds the model's program with the generated one.
-*/
-typedef struct lgc_method {
-    const char *name;
-    int jacobian;
-} lgc_method;
-
-/* The method called `name`, or NULL. */
-const lgc_method *lgc_method_find(const char *name);
-
 #ifdef __cplusplus
 }
 #endif
