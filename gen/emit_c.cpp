@@ -567,7 +567,8 @@ std::string emit_header(const Plan &plan) {
   if (plan.with_step) s << declaration(plan.real, plan.step.signature, plan.step.doc);
   if (plan.correction.available)
     for (const Routine *r : {&plan.correction_factor, &plan.correction_solve}) s << declaration(plan.real, r->signature, r->doc);
-  for (const Block *b : {&plan.residuals, &plan.energy, &plan.energies, &plan.mass_matrix, &plan.constraint_jacobian,
+  for (const Block *b : {&plan.residuals, &plan.energy, &plan.energies, &plan.inverse_dynamics, &plan.bias,
+                         &plan.gravity, &plan.mass_matrix, &plan.constraint_jacobian,
                          &plan.constraint_coordinate_jacobian, &plan.initial_state_at})
     s << declaration(plan.real, b->signature, b->doc);
   if (!m.outputs.empty()) s << declaration(plan.real, plan.outputs.signature, plan.outputs.doc);
@@ -609,6 +610,7 @@ std::string emit_source(const Plan &plan) {
   s << block_source(plan, plan.residuals) << "\n";
   s << block_source(plan, plan.energy) << "\n";
   s << block_source(plan, plan.energies) << "\n";
+  for (const Block *b : {&plan.inverse_dynamics, &plan.bias, &plan.gravity}) s << block_source(plan, *b) << "\n";
   s << mirror_source(plan) << block_source(plan, plan.mass_matrix) << "\n";
   s << block_source(plan, plan.constraint_jacobian) << "\n";
   s << block_source(plan, plan.constraint_coordinate_jacobian) << "\n";

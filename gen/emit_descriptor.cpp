@@ -128,6 +128,9 @@ std::string emit_descriptor(const Plan &plan) {
   field("residuals", n.fn("residuals"));
   field("energy", n.fn("energy"));
   field("energies", n.fn("energies"));
+  field("inverse_dynamics", n.fn("inverse_dynamics"));
+  field("bias", n.fn("bias"));
+  field("gravity", n.fn("gravity"));
   field("mass_matrix", n.fn("mass_matrix"));
   field("constraint_jacobian", n.fn("constraint_jacobian"));
   field("constraint_coordinate_jacobian", n.fn("constraint_coordinate_jacobian"));

@@ -973,7 +973,7 @@ struct Plan {
   bool with_step = false;
   Layout step_work;
   Routine step;
-  Block kkt_entries, residuals, energy, energies, mass_matrix, constraint_jacobian, constraint_coordinate_jacobian,
+  Block kkt_entries, residuals, energy, energies, inverse_dynamics, bias, gravity, mass_matrix, constraint_jacobian, constraint_coordinate_jacobian,
       initial_state_at;
   Routine kkt_terms, rhs;  // kkt_terms: the arrays zeroed, then kkt_entries
   // With Jacobians: the derivatives of the KKT residual, and the routine

@@ -296,13 +296,14 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
   locals.push_back({Local::scalar, Local::time, s.t, "t", "", 0, "t"});
   locals.push_back({Local::scalar, Local::gain, m.alpha, "baumgarte_alpha", "", 0, "alpha"});
   locals.push_back({Local::scalar, Local::gain, m.beta, "baumgarte_beta", "", 0, "beta"});
-  // The KKT residual R(x, u, a, nu) of the Jacobian, with the solution
-  // (a, nu) as symbols read in place from the residual derivatives' inputs.
+  // The accelerations a of inverse dynamics and of the Jacobian's KKT
+  // residual R(x, u, a, nu), with its multipliers nu: symbols read in place
+  // from the functions' inputs.
+  for (size_t i = 0; i < m.nq; ++i)
+    locals.push_back({Local::element, Local::solution, m.accelerations[i], "in_acceleration[" + std::to_string(i) + "]",
+                      "in_acceleration", i, ""});
   std::vector<GiNaC::realsymbol> nu;
   if (with_jacobian) {
-    for (size_t i = 0; i < m.nq; ++i)
-      locals.push_back({Local::element, Local::solution, m.accelerations[i], "in_acceleration[" + std::to_string(i) + "]",
-                        "in_acceleration", i, ""});
     for (size_t c = 0; c < m.nc(); ++c) {
       nu.push_back(GiNaC::realsymbol("nu" + std::to_string(c + 1)));
       locals.push_back({Local::element, Local::solution, nu.back(), "in_multipliers[" + std::to_string(c) + "]",
@@ -524,6 +525,33 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                          names.fn("energy") + " is their sum.",
                      {{"out_TV", make_extent(sizes, {}, 2)}},
                      {{0, 0, graph.from_ginac(m.T), "T", ""}, {0, 1, graph.from_ginac(m.V), "V", ""}});
+  {  // what a controller asks: tau for q'', the bias k - Q without inputs, V's gradient
+    std::vector<Assignment> tau, bias_rows, gravity_rows;
+    GiNaC::exmap no_input;
+    for (auto &u : m.symbols.u) no_input[u] = 0;
+    for (size_t i = 0; i < m.nq; ++i) {
+      const std::string &q = m.spec->coordinates[i].name;
+      tau.push_back({0, i, graph.from_ginac(m.inverse_dynamics[i] - m.Q[i]), "row " + q, ""});
+      bias_rows.push_back({0, i, graph.from_ginac(m.k[i] - m.Q[i].subs(no_input)), "row " + q, ""});
+      gravity_rows.push_back({0, i, graph.from_ginac(m.V.diff(m.symbols.q[i])), "dV/d" + q, ""});
+    }
+    const std::string bodies = m.bodies.empty() ? "" : " (the bodies' part by\nNewton-Euler where their chains are long)";
+    inverse_dynamics = b.block(
+        {"void", names.fn("inverse_dynamics"), false, {kAt, {in("in_acceleration"), out("out_tau")}}},
+        "Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give\nthe accelerations "
+        "in_acceleration = q'' (NQ) at the state, under the inputs" + bodies + ".\nWith constraints, q'' is a "
+        "motion only when it satisfies their rows (J q'' = r);\nthen tau is what the constraints and any "
+        "actuator together supply, and at\nthe q'' " + names.fn("rhs") + " gives, tau = J^T [lambda; mu].",
+        {{"out_tau", extent({{Size::nq}})}}, tau);
+    bias = b.block({"void", names.fn("bias"), false, {{scalar("t"), in("state"), in("param"), out("out_bias")}}},
+                   "The bias k - Q (NQ) with every input 0: the generalised forces that hold\nq'' = 0 at the state "
+                   "(" + names.fn("inverse_dynamics") + " at q'' = 0 and no input).",
+                   {{"out_bias", extent({{Size::nq}})}}, bias_rows);
+    gravity = b.block({"void", names.fn("gravity"), false, {{scalar("t"), in("state"), in("param"), out("out_dVdq")}}},
+                      "The potential's gradient dV/dq (NQ): the forces that hold the coordinates\nstill against "
+                      "gravity and springs.",
+                      {{"out_dVdq", extent({{Size::nq}})}}, gravity_rows);
+  }
   {
     std::vector<Assignment> outs;
     b.matrix(outs, 0, m.M, true, "lower triangle; the upper one mirrors it");

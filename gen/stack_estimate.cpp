@@ -58,7 +58,8 @@ size_t peak_temporaries(const Graph &g, const Schedule &s) {
 StackEstimate estimate_stack(const Plan &plan) {
   StackEstimate e;
   const size_t real_size = plan.real.single() ? sizeof(float) : sizeof(double);
-  std::vector<const Block *> blocks = {&plan.kkt_entries, &plan.residuals, &plan.energy, &plan.energies, &plan.mass_matrix,
+  std::vector<const Block *> blocks = {&plan.kkt_entries, &plan.residuals, &plan.energy, &plan.energies, &plan.inverse_dynamics,
+                                       &plan.bias, &plan.gravity, &plan.mass_matrix,
                                        &plan.constraint_jacobian, &plan.constraint_coordinate_jacobian,
                                        &plan.initial_state_at};
   if (plan.with_jacobian) blocks.push_back(&plan.residual_derivatives);

@@ -935,6 +935,114 @@ void a02_n2_energies(a02_n2_real t, const a02_n2_real state[], const a02_n2_real
     out_TV[1] = 0.5*m*L*g*(3.0*(w4 + w10) + w13 + w5 + w11);
 }
 
+void a02_n2_inverse_dynamics(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    const a02_n2_real in_acceleration[], a02_n2_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const a02_n2_real th0 = state[0];
+    const a02_n2_real th1 = state[1];
+    const a02_n2_real th2 = state[2];
+    const a02_n2_real ph1 = state[3];
+    const a02_n2_real ph2 = state[4];
+    const a02_n2_real th0_dot = state[5];  /* th0' */
+    const a02_n2_real th1_dot = state[6];  /* th1' */
+    const a02_n2_real ph1_dot = state[8];  /* ph1' */
+    const a02_n2_real ph2_dot = state[9];  /* ph2' */
+    const a02_n2_real m = param[0];
+    const a02_n2_real L = param[1];
+    const a02_n2_real g = param[2];
+    const a02_n2_real w1 = cos(th0);
+    const a02_n2_real w2 = sin(ph1);
+    const a02_n2_real w3 = sin(th0);
+    const a02_n2_real w4 = cos(ph1);
+    const a02_n2_real w5 = w1*w2 - w3*w4;
+    const a02_n2_real w6 = w1*w4 + w3*w2;
+    /* row th0 */
+    out_tau[0] = m*L*(L*(1.3333333333333333*in_acceleration[0] - 0.5*(ph1_dot*ph1_dot*w5 - in_acceleration[3]*w6)) + 1.5*g*w1);
+    const a02_n2_real w7 = cos(th1);
+    const a02_n2_real w8 = sin(ph2);
+    const a02_n2_real w9 = sin(th1);
+    const a02_n2_real w10 = cos(ph2);
+    const a02_n2_real w11 = w7*w8 - w9*w10;
+    const a02_n2_real w12 = w7*w10 + w9*w8;
+    /* row th1 */
+    out_tau[1] = m*L*(L*(1.3333333333333333*in_acceleration[1] - 0.5*(ph2_dot*ph2_dot*w11 - in_acceleration[4]*w12)) + 1.5*g*w7);
+    const a02_n2_real w13 = cos(th2);
+    /* row th2 */
+    out_tau[2] = m*L*(0.3333333333333333*L*in_acceleration[2] + 0.5*g*w13);
+    /* row ph1 */
+    out_tau[3] = m*L*(L*(0.3333333333333333*in_acceleration[3] + 0.5*(th0_dot*th0_dot*w5 + in_acceleration[0]*w6)) + 0.5*g*w4);
+    /* row ph2 */
+    out_tau[4] = m*L*(L*(0.3333333333333333*in_acceleration[4] + 0.5*(th1_dot*th1_dot*w11 + in_acceleration[1]*w12)) + 0.5*g*w10);
+}
+
+void a02_n2_bias(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_bias[])
+{
+    (void)t;
+    const a02_n2_real th0 = state[0];
+    const a02_n2_real th1 = state[1];
+    const a02_n2_real th2 = state[2];
+    const a02_n2_real ph1 = state[3];
+    const a02_n2_real ph2 = state[4];
+    const a02_n2_real th0_dot = state[5];  /* th0' */
+    const a02_n2_real th1_dot = state[6];  /* th1' */
+    const a02_n2_real ph1_dot = state[8];  /* ph1' */
+    const a02_n2_real ph2_dot = state[9];  /* ph2' */
+    const a02_n2_real m = param[0];
+    const a02_n2_real L = param[1];
+    const a02_n2_real g = param[2];
+    const a02_n2_real w1 = cos(th0);
+    const a02_n2_real w2 = sin(ph1);
+    const a02_n2_real w3 = sin(th0);
+    const a02_n2_real w4 = cos(ph1);
+    const a02_n2_real w5 = w1*w2 - w3*w4;
+    /* row th0 */
+    out_bias[0] = -m*L*(0.5*L*ph1_dot*ph1_dot*w5 - 1.5*g*w1);
+    const a02_n2_real w6 = cos(th1);
+    const a02_n2_real w7 = sin(ph2);
+    const a02_n2_real w8 = sin(th1);
+    const a02_n2_real w9 = cos(ph2);
+    const a02_n2_real w10 = w6*w7 - w8*w9;
+    /* row th1 */
+    out_bias[1] = -m*L*(0.5*L*ph2_dot*ph2_dot*w10 - 1.5*g*w6);
+    const a02_n2_real w11 = cos(th2);
+    /* row th2 */
+    out_bias[2] = 0.5*m*L*g*w11;
+    /* row ph1 */
+    out_bias[3] = 0.5*m*L*(L*th0_dot*th0_dot*w5 + g*w4);
+    /* row ph2 */
+    out_bias[4] = 0.5*m*L*(L*th1_dot*th1_dot*w10 + g*w9);
+}
+
+void a02_n2_gravity(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_dVdq[])
+{
+    (void)t;
+    const a02_n2_real th0 = state[0];
+    const a02_n2_real th1 = state[1];
+    const a02_n2_real th2 = state[2];
+    const a02_n2_real ph1 = state[3];
+    const a02_n2_real ph2 = state[4];
+    const a02_n2_real m = param[0];
+    const a02_n2_real L = param[1];
+    const a02_n2_real g = param[2];
+    const a02_n2_real w1 = cos(th0);
+    /* dV/dth0 */
+    out_dVdq[0] = 1.5*m*L*g*w1;
+    const a02_n2_real w2 = cos(th1);
+    /* dV/dth1 */
+    out_dVdq[1] = 1.5*m*L*g*w2;
+    const a02_n2_real w3 = cos(th2);
+    /* dV/dth2 */
+    out_dVdq[2] = 0.5*m*L*g*w3;
+    const a02_n2_real w4 = cos(ph1);
+    /* dV/dph1 */
+    out_dVdq[3] = 0.5*m*L*g*w4;
+    const a02_n2_real w5 = cos(ph2);
+    /* dV/dph2 */
+    out_dVdq[4] = 0.5*m*L*g*w5;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void a02_n2_mirror_lower(a02_n2_real a[])
 {

@@ -147,6 +147,28 @@ a02_n2_real a02_n2_energy(a02_n2_real t, const a02_n2_real state[], const a02_n2
 */
 void a02_n2_energies(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' a02_n2_rhs gives, tau = J^T [lambda; mu].
+*/
+void a02_n2_inverse_dynamics(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    const a02_n2_real in_acceleration[], a02_n2_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (a02_n2_inverse_dynamics at q'' = 0 and no input).
+*/
+void a02_n2_bias(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void a02_n2_gravity(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void a02_n2_mass_matrix(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_M[]);
 

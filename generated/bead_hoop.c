@@ -639,6 +639,50 @@ void bead_hoop_energies(bead_hoop_real t, const bead_hoop_real state[], const be
     out_TV[1] = m*g*z;
 }
 
+void bead_hoop_inverse_dynamics(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    const bead_hoop_real in_acceleration[], bead_hoop_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real g = param[2];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0];
+    /* row y */
+    out_tau[1] = m*in_acceleration[1];
+    /* row z */
+    out_tau[2] = m*(g + in_acceleration[2]);
+}
+
+void bead_hoop_bias(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real g = param[2];
+    /* row x */
+    out_bias[0] = 0.0;
+    /* row y */
+    out_bias[1] = 0.0;
+    /* row z */
+    out_bias[2] = m*g;
+}
+
+void bead_hoop_gravity(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real g = param[2];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dz */
+    out_dVdq[2] = m*g;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void bead_hoop_mirror_lower(bead_hoop_real a[])
 {

@@ -144,6 +144,28 @@ bead_hoop_real bead_hoop_energy(bead_hoop_real t, const bead_hoop_real state[], 
 */
 void bead_hoop_energies(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' bead_hoop_rhs gives, tau = J^T [lambda; mu].
+*/
+void bead_hoop_inverse_dynamics(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    const bead_hoop_real in_acceleration[], bead_hoop_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (bead_hoop_inverse_dynamics at q'' = 0 and no input).
+*/
+void bead_hoop_bias(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void bead_hoop_gravity(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void bead_hoop_mass_matrix(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_M[]);
 

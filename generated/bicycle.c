@@ -3217,6 +3217,468 @@ void bicycle_energies(bicycle_real t, const bicycle_real state[], const bicycle_
     out_TV[1] = -g*(mH*(w4*(w57 + w28*w44*w31 + w40*w33) - w2*w32*w44) + mF*(w4*(w57 + w28*w52*w31 - w50*w33) - w2*w32*w52) - w4*(rR*mR + mB*(w15 + rR)));
 }
 
+void bicycle_inverse_dynamics(bicycle_real t, const bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
+    const bicycle_real in_acceleration[], bicycle_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const bicycle_real psi = state[2];
+    const bicycle_real phi = state[3];
+    const bicycle_real thetaB = state[4];
+    const bicycle_real delta = state[6];
+    const bicycle_real psi_dot = state[10];  /* psi' */
+    const bicycle_real phi_dot = state[11];  /* phi' */
+    const bicycle_real thetaB_dot = state[12];  /* thetaB' */
+    const bicycle_real thetaR_dot = state[13];  /* thetaR' */
+    const bicycle_real delta_dot = state[14];  /* delta' */
+    const bicycle_real thetaF_dot = state[15];  /* thetaF' */
+    const bicycle_real w = param[0];
+    const bicycle_real c = param[1];
+    const bicycle_real lam = param[2];
+    const bicycle_real g = param[3];
+    const bicycle_real rR = param[4];
+    const bicycle_real mR = param[5];
+    const bicycle_real IRxx = param[6];
+    const bicycle_real IRyy = param[7];
+    const bicycle_real xB = param[8];
+    const bicycle_real zB = param[9];
+    const bicycle_real mB = param[10];
+    const bicycle_real IBxx = param[11];
+    const bicycle_real IByy = param[12];
+    const bicycle_real IBzz = param[13];
+    const bicycle_real IBxz = param[14];
+    const bicycle_real xH = param[15];
+    const bicycle_real zH = param[16];
+    const bicycle_real mH = param[17];
+    const bicycle_real IHxx = param[18];
+    const bicycle_real IHyy = param[19];
+    const bicycle_real IHzz = param[20];
+    const bicycle_real IHxz = param[21];
+    const bicycle_real rF = param[22];
+    const bicycle_real mF = param[23];
+    const bicycle_real IFxx = param[24];
+    const bicycle_real IFyy = param[25];
+    const bicycle_real w1 = cos(psi);
+    const bicycle_real w2 = cos(phi);
+    const bicycle_real w3 = psi_dot*phi_dot*w2;
+    const bicycle_real w4 = sin(phi);
+    const bicycle_real w5 = in_acceleration[2]*w4;
+    const bicycle_real w6 = sin(psi);
+    const bicycle_real w7 = rR*(2.0*w3 + w5) - in_acceleration[0]*w1 - in_acceleration[1]*w6;
+    const bicycle_real w8 = mR*w7;
+    const bicycle_real w9 = cos(thetaB);
+    const bicycle_real w10 = psi_dot*w4;
+    const bicycle_real w11 = thetaB_dot + w10;
+    const bicycle_real w12 = w11*w11;
+    const bicycle_real w13 = w9*w7;
+    const bicycle_real w14 = sin(thetaB);
+    const bicycle_real w15 = psi_dot*psi_dot;
+    const bicycle_real w16 = rR*(phi_dot*phi_dot + w15*w4*w4);
+    const bicycle_real w17 = in_acceleration[0]*w6 - in_acceleration[1]*w1;
+    const bicycle_real w18 = w4*w17;
+    const bicycle_real w19 = g*w2 - w16 - w18;
+    const bicycle_real w20 = rR + zB;
+    const bicycle_real w21 = in_acceleration[4] + w3 + w5;
+    const bicycle_real w22 = psi_dot*w2*w9 + phi_dot*w14;
+    const bicycle_real w23 = psi_dot*w2*w14 - phi_dot*w9;
+    const bicycle_real w24 = xB*w22 + w20*w23;
+    const bicycle_real w25 = xB*w12 + w13 - w14*w19 - w20*w21 + w24*w22;
+    const bicycle_real w26 = w14*w7;
+    const bicycle_real w27 = xB*w21 + w9*w19 + w26 + w12*w20 + w24*w23;
+    const bicycle_real w28 = cos(lam);
+    const bicycle_real w29 = cos(delta);
+    const bicycle_real w30 = w16 + w18;
+    const bicycle_real w31 = w + c;
+    const bicycle_real w32 = rR*w23 + w31*w22;
+    const bicycle_real w33 = rR*w21 - w13 - w14*w30 - w12*w31 - w32*w22;
+    const bicycle_real w34 = sin(lam);
+    const bicycle_real w35 = rR*w12 - w9*w30 + w26 + w31*w21 + w32*w23;
+    const bicycle_real w36 = w28*w33 + w34*w35;
+    const bicycle_real w37 = sin(delta);
+    const bicycle_real w38 = in_acceleration[2]*w2;
+    const bicycle_real w39 = psi_dot*phi_dot*w4 - w38;
+    const bicycle_real w40 = w14*w39;
+    const bicycle_real w41 = 2.0*thetaB_dot + w10;
+    const bicycle_real w42 = w40 - w41*w22;
+    const bicycle_real w43 = w15*w2*w4;
+    const bicycle_real w44 = w2*w17;
+    const bicycle_real w45 = in_acceleration[3]*w14;
+    const bicycle_real w46 = w9*w39;
+    const bicycle_real w47 = w45 - w46 - w41*w23;
+    const bicycle_real w48 = rR*(w42 + w43 + in_acceleration[3]*(w9 - 1.0)) + w44 - w31*w47;
+    const bicycle_real w49 = w29*w36 - w37*w48;
+    const bicycle_real w50 = w28*w35 - w34*w33;
+    const bicycle_real w51 = w28*w49 - w34*w50;
+    const bicycle_real w52 = w28*w23 + w34*w22;
+    const bicycle_real w53 = w29*w52 - w37*w11;
+    const bicycle_real w54 = in_acceleration[3]*w9;
+    const bicycle_real w55 = thetaB_dot*w22 - w54 - w40;
+    const bicycle_real w56 = thetaB_dot*w23 - w45 + w46;
+    const bicycle_real w57 = w28*w55 - w34*w56;
+    const bicycle_real w58 = delta_dot*w53 + w29*w21 + w37*w57;
+    const bicycle_real w59 = w29*w11 + w37*w52;
+    const bicycle_real w60 = w59*w59;
+    const bicycle_real w61 = w31 - xH;
+    const bicycle_real w62 = delta_dot + w28*w22 - w34*w23;
+    const bicycle_real w63 = w28*w53 - w34*w62;
+    const bicycle_real w64 = w28*w62 + w34*w53;
+    const bicycle_real w65 = zH*w63 - w61*w64;
+    const bicycle_real w66 = w51 + zH*w58 + w60*w61 - w65*w64;
+    const bicycle_real w67 = w28*w14 + w34*w9;
+    const bicycle_real w68 = w2*w29*w67 - w4*w37;
+    const bicycle_real w69 = w28*w9 - w34*w14;
+    const bicycle_real w70 = w28*w68 - w34*w2*w69;
+    const bicycle_real w71 = g*w70;
+    const bicycle_real w72 = w66 + w71;
+    const bicycle_real w73 = w28*w50;
+    const bicycle_real w74 = w34*w49;
+    const bicycle_real w75 = zH*w60 + w73 + w74 - w61*w58 + w65*w63;
+    const bicycle_real w76 = w28*w2*w69 + w34*w68;
+    const bicycle_real w77 = g*w76;
+    const bicycle_real w78 = w75 + w77;
+    const bicycle_real w79 = w28*w72 + w34*w78;
+    const bicycle_real w80 = w29*w48 + w37*w36;
+    const bicycle_real w81 = delta_dot*w59 - w29*w57 + w37*w21;
+    const bicycle_real w82 = in_acceleration[6] - w28*w56 - w34*w55;
+    const bicycle_real w83 = w28*w81 + w34*w82;
+    const bicycle_real w84 = w83 - w64*w59;
+    const bicycle_real w85 = w28*w82 - w34*w81;
+    const bicycle_real w86 = w85 - w63*w59;
+    const bicycle_real w87 = w80 + zH*w84 + w61*w86;
+    const bicycle_real w88 = w2*w37*w67 + w4*w29;
+    const bicycle_real w89 = g*w88;
+    const bicycle_real w90 = w87 + w89;
+    const bicycle_real w91 = w29*w79 + w37*w90;
+    const bicycle_real w92 = w28*w78 - w34*w72;
+    const bicycle_real w93 = w28*w91 - w34*w92;
+    const bicycle_real w94 = w28*w92 + w34*w91;
+    const bicycle_real w95 = c*w64 + rF*w63;
+    const bicycle_real w96 = w51 + c*w60 - rF*w58 + w95*w64;
+    const bicycle_real w97 = w96 + w71;
+    const bicycle_real w98 = c*w58 + rF*w60 - w73 - w74 + w95*w63;
+    const bicycle_real w99 = w98 - w77;
+    const bicycle_real w100 = w28*w97 - w34*w99;
+    const bicycle_real w101 = w80 + c*w86 - rF*w84;
+    const bicycle_real w102 = w101 + w89;
+    const bicycle_real w103 = w29*w100 + w37*w102;
+    const bicycle_real w104 = w28*w99 + w34*w97;
+    const bicycle_real w105 = w28*w103 + w34*w104;
+    const bicycle_real w106 = w28*w104 - w34*w103;
+    const bicycle_real w107 = w8 + mB*(w9*w25 + w14*w27) - mH*(w9*w93 - w14*w94) - mF*(w9*w105 + w14*w106);
+    const bicycle_real w108 = rR*(in_acceleration[3] - w43);
+    const bicycle_real w109 = g*w4 - w108 + w44;
+    const bicycle_real w110 = xB*w47;
+    const bicycle_real w111 = w20*(w42 + w54);
+    const bicycle_real w112 = w109 - w110 + w111;
+    const bicycle_real w113 = mR*(w2*w109 - w4*w19) + mB*(w2*w112 - w4*(w9*w27 - w14*w25)) + mH*(w2*(w29*w90 - w37*w79) - w4*(w9*w94 + w14*w93)) + mF*(w2*(w29*w102 - w37*w100) + w4*(w9*w106 - w14*w105));
+    /* row x */
+    out_tau[0] = -(w1*w107 - w6*w113);
+    /* row y */
+    out_tau[1] = -(w1*w113 + w6*w107);
+    const bicycle_real w114 = IRxx - IRyy;
+    const bicycle_real w115 = w11 + thetaR_dot;
+    const bicycle_real w116 = IHxz*w64;
+    const bicycle_real w117 = c*mF*w102 + mH*w61*w90 + IHzz*w85 + IHxz*w83 - (w116 - (IHxx - IHyy)*w63)*w59;
+    const bicycle_real w118 = IHxz*w63;
+    const bicycle_real w119 = zH*mH*w90 + IHxx*w83 + IHxz*w85 - rF*mF*w102 - (w118 + (IHyy - IHzz)*w64)*w59;
+    const bicycle_real w120 = IFxx - IFyy;
+    const bicycle_real w121 = w59 + thetaF_dot;
+    const bicycle_real w122 = IFxx*(w82 - thetaF_dot*(w28*w63 + w34*w64)) + w28*w117 + w34*w119 + w120*w121*w53;
+    const bicycle_real w123 = IFxx*(w81 - thetaF_dot*(w28*w64 - w34*w63)) + w28*w119 - w34*w117 + w120*w62*w121;
+    const bicycle_real w124 = IFyy*(w58 + in_acceleration[7]);
+    const bicycle_real w125 = mH*(zH*w72 - w61*w78) + IHyy*w58 + mF*(c*w99 - rF*w97) + w124 - (IHxx*w63 - w116)*w64 + (IHzz*w64 - w118)*w63;
+    const bicycle_real w126 = w29*w123 - w37*w125;
+    const bicycle_real w127 = mH + mF;
+    const bicycle_real w128 = g*w127*w88 + mH*w87 + mF*w101;
+    const bicycle_real w129 = g*w127*w70 + mH*w66 + mF*w96;
+    const bicycle_real w130 = g*w127*w76 + mH*w75 - mF*w98;
+    const bicycle_real w131 = w28*w129 + w34*w130;
+    const bicycle_real w132 = w29*w128 - w37*w131;
+    const bicycle_real w133 = IBxz*w22;
+    const bicycle_real w134 = xB*mB*w112 + IBzz*w56 + IBxz*w55 - w28*w122 + w34*w126 + w31*w132 + w11*(w133 - (IBxx - IByy)*w23);
+    const bicycle_real w135 = IBxz*w23;
+    const bicycle_real w136 = rR*w132 + mB*w20*w112 - IBxx*w55 - IBxz*w56 + w28*w126 + w34*w122 - w11*(w135 + (IByy - IBzz)*w22);
+    const bicycle_real w137 = IRyy*(w21 + in_acceleration[5]);
+    const bicycle_real w138 = w28*w130 - w34*w129;
+    const bicycle_real w139 = w29*w131 + w37*w128;
+    const bicycle_real w140 = w28*w138 + w34*w139;
+    const bicycle_real w141 = w137 + mB*(xB*w27 - w20*w25) + IByy*w21 + w29*w125 + w37*w123 + w31*w140 - (IBxx*w23 - w133)*w22 + (IBzz*w22 - w135)*w23;
+    const bicycle_real w142 = w28*w139;
+    const bicycle_real w143 = w34*w138;
+    const bicycle_real w144 = w142 - w143;
+    /* row psi */
+    out_tau[2] = w2*(IRxx*(phi_dot*(thetaB_dot - w10) - thetaR_dot*(w9*w23 - w14*w22) + w38) - phi_dot*w114*w115 - w9*w134 - w14*w136) + w4*(w141 + rR*(w144 + w8 + w9*(mB*w25 - w142 + w143) + w14*(w140 + mB*w27)));
+    const bicycle_real w145 = w108 - w44;
+    /* row phi */
+    out_tau[3] = -(rR*(w132 + g*w4*(mR + mB) - mR*w145 - mB*(w145 + w110 - w111)) - IRxx*(in_acceleration[3] - psi_dot*thetaB_dot*w2 - thetaR_dot*(w9*w22 + w14*w23)) - psi_dot*w2*w114*w115 - w9*w136 + w14*w134);
+    /* row thetaB */
+    out_tau[4] = w141 + rR*w144;
+    /* row thetaR */
+    out_tau[5] = w137;
+    /* row delta */
+    out_tau[6] = w122;
+    /* row thetaF */
+    out_tau[7] = w124;
+}
+
+void bicycle_bias(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_bias[])
+{
+    (void)t;
+    const bicycle_real psi = state[2];
+    const bicycle_real phi = state[3];
+    const bicycle_real thetaB = state[4];
+    const bicycle_real delta = state[6];
+    const bicycle_real psi_dot = state[10];  /* psi' */
+    const bicycle_real phi_dot = state[11];  /* phi' */
+    const bicycle_real thetaB_dot = state[12];  /* thetaB' */
+    const bicycle_real thetaR_dot = state[13];  /* thetaR' */
+    const bicycle_real delta_dot = state[14];  /* delta' */
+    const bicycle_real thetaF_dot = state[15];  /* thetaF' */
+    const bicycle_real w = param[0];
+    const bicycle_real c = param[1];
+    const bicycle_real lam = param[2];
+    const bicycle_real g = param[3];
+    const bicycle_real rR = param[4];
+    const bicycle_real mR = param[5];
+    const bicycle_real IRxx = param[6];
+    const bicycle_real IRyy = param[7];
+    const bicycle_real xB = param[8];
+    const bicycle_real zB = param[9];
+    const bicycle_real mB = param[10];
+    const bicycle_real IBxx = param[11];
+    const bicycle_real IByy = param[12];
+    const bicycle_real IBzz = param[13];
+    const bicycle_real IBxz = param[14];
+    const bicycle_real xH = param[15];
+    const bicycle_real zH = param[16];
+    const bicycle_real mH = param[17];
+    const bicycle_real IHxx = param[18];
+    const bicycle_real IHyy = param[19];
+    const bicycle_real IHzz = param[20];
+    const bicycle_real IHxz = param[21];
+    const bicycle_real rF = param[22];
+    const bicycle_real mF = param[23];
+    const bicycle_real IFxx = param[24];
+    const bicycle_real IFyy = param[25];
+    const bicycle_real w1 = cos(psi);
+    const bicycle_real w2 = cos(phi);
+    const bicycle_real w3 = sin(psi);
+    const bicycle_real w4 = sin(phi);
+    const bicycle_real w5 = psi_dot*psi_dot;
+    const bicycle_real w6 = phi_dot*phi_dot;
+    const bicycle_real w7 = w5 + w6;
+    const bicycle_real w8 = 2.0*psi_dot*phi_dot*w1*w2 - w3*w4*w7;
+    const bicycle_real w9 = rR*psi_dot*phi_dot*w2;
+    const bicycle_real w10 = cos(thetaB);
+    const bicycle_real w11 = psi_dot*w4;
+    const bicycle_real w12 = thetaB_dot + w11;
+    const bicycle_real w13 = w12*w12;
+    const bicycle_real w14 = rR + zB;
+    const bicycle_real w15 = sin(thetaB);
+    const bicycle_real w16 = phi_dot*w15;
+    const bicycle_real w17 = psi_dot*w2*w10 + w16;
+    const bicycle_real w18 = psi_dot*w2*w15 - phi_dot*w10;
+    const bicycle_real w19 = xB*w17 + w14*w18;
+    const bicycle_real w20 = xB*w13 - psi_dot*phi_dot*w2*w14 + w19*w17;
+    const bicycle_real w21 = xB*psi_dot*phi_dot*w2 + w13*w14 + w19*w18;
+    const bicycle_real w22 = 2.0*w9 + w10*w20 + w15*w21;
+    const bicycle_real w23 = w + c;
+    const bicycle_real w24 = rR*w18 + w23*w17;
+    const bicycle_real w25 = w9 - w13*w23 - w24*w17;
+    const bicycle_real w26 = rR*w13 + psi_dot*phi_dot*w2*w23 + w24*w18;
+    const bicycle_real w27 = 2.0*w9 - w10*w25 + w15*w26;
+    const bicycle_real w28 = cos(lam);
+    const bicycle_real w29 = sin(lam);
+    const bicycle_real w30 = w28*w10 - w29*w15;
+    const bicycle_real w31 = cos(delta);
+    const bicycle_real w32 = w28*w18 + w29*w17;
+    const bicycle_real w33 = sin(delta);
+    const bicycle_real w34 = w31*w32 - w33*w12;
+    const bicycle_real w35 = psi_dot*phi_dot*w4*w15;
+    const bicycle_real w36 = w35 - thetaB_dot*w17;
+    const bicycle_real w37 = psi_dot*phi_dot*w4*w10;
+    const bicycle_real w38 = w37 + thetaB_dot*w18;
+    const bicycle_real w39 = w28*w36 + w29*w38;
+    const bicycle_real w40 = psi_dot*phi_dot*w2*w31 + delta_dot*w34 - w33*w39;
+    const bicycle_real w41 = w31*w12 + w33*w32;
+    const bicycle_real w42 = w41*w41;
+    const bicycle_real w43 = w23 - xH;
+    const bicycle_real w44 = delta_dot + w28*w17 - w29*w18;
+    const bicycle_real w45 = w28*w34 - w29*w44;
+    const bicycle_real w46 = w28*w44 + w29*w34;
+    const bicycle_real w47 = zH*w45 - w43*w46;
+    const bicycle_real w48 = zH*w40 + w42*w43 - w47*w46;
+    const bicycle_real w49 = zH*w42 - w43*w40 + w47*w45;
+    const bicycle_real w50 = w28*w48 + w29*w49;
+    const bicycle_real w51 = psi_dot*phi_dot*w2*w33 + delta_dot*w41 + w31*w39;
+    const bicycle_real w52 = w28*w38 - w29*w36;
+    const bicycle_real w53 = w28*w51 - w29*w52;
+    const bicycle_real w54 = w53 - w46*w41;
+    const bicycle_real w55 = w28*w52 + w29*w51;
+    const bicycle_real w56 = w55 + w45*w41;
+    const bicycle_real w57 = zH*w54 - w43*w56;
+    const bicycle_real w58 = w31*w50 + w33*w57;
+    const bicycle_real w59 = w28*w15 + w29*w10;
+    const bicycle_real w60 = w28*w49 - w29*w48;
+    const bicycle_real w61 = w27 - w30*w58 + w59*w60;
+    const bicycle_real w62 = c*w46 + rF*w45;
+    const bicycle_real w63 = c*w42 - rF*w40 + w62*w46;
+    const bicycle_real w64 = c*w40 + rF*w42 + w62*w45;
+    const bicycle_real w65 = w28*w63 - w29*w64;
+    const bicycle_real w66 = c*w56 + rF*w54;
+    const bicycle_real w67 = w31*w65 - w33*w66;
+    const bicycle_real w68 = w28*w64 + w29*w63;
+    const bicycle_real w69 = w27 - w30*w67 - w59*w68;
+    const bicycle_real w70 = mB*w22 + mH*w61 + mF*w69;
+    const bicycle_real w71 = 2.0*thetaB_dot + w11;
+    const bicycle_real w72 = w37 + w71*w18;
+    const bicycle_real w73 = w71*w17;
+    const bicycle_real w74 = rR*w5*w2*w4 + xB*w72 + w14*(w35 - w73);
+    const bicycle_real w75 = rR*(psi_dot*w4*(psi_dot*w2 + w16) - w73) + w23*w72;
+    const bicycle_real w76 = w75 + w31*w57 - w33*w50;
+    const bicycle_real w77 = w75 - w31*w66 - w33*w65;
+    const bicycle_real w78 = rR*(w6 + w5*w4*w4);
+    const bicycle_real w79 = w78 - w10*w21 + w15*w20;
+    const bicycle_real w80 = w78 - w10*w26 - w15*w25;
+    const bicycle_real w81 = w80 - w30*w60 - w59*w58;
+    const bicycle_real w82 = w80 + w30*w68 - w59*w67;
+    const bicycle_real w83 = w2*(mB*w74 + mH*w76 + mF*w77) + w4*(mB*w79 + mH*w81 + mF*w82);
+    /* row x */
+    out_bias[0] = -(rR*mR*w8 + w1*w70 - w3*w83);
+    const bicycle_real w84 = 2.0*psi_dot*phi_dot*w3*w2 + w1*w4*w7;
+    /* row y */
+    out_bias[1] = -(rR*mR*w84 + w1*w83 + w3*w70);
+    const bicycle_real w85 = w15*w23;
+    const bicycle_real w86 = rR*(w10 - 1.0) - w85;
+    const bicycle_real w87 = w4*w86;
+    const bicycle_real w88 = zH*w29 + w28*w43;
+    const bicycle_real w89 = w2*w33*w59 + w4*w31;
+    const bicycle_real w90 = zH*w28 - w29*w43;
+    const bicycle_real w91 = w2*w31*w59 - w4*w33;
+    const bicycle_real w92 = w28*w91 - w29*w2*w30;
+    const bicycle_real w93 = w28*w2*w30 + w29*w91;
+    const bicycle_real w94 = zH*w92 - w43*w93;
+    const bicycle_real w95 = w31*w90*w89 - w33*w94;
+    const bicycle_real w96 = rR*w15 + w10*w23;
+    const bicycle_real w97 = w4*w96;
+    const bicycle_real w98 = w97 - w88*w30*w89 + w59*w95;
+    const bicycle_real w99 = w2*w96;
+    const bicycle_real w100 = w99 + w31*w94 + w33*w90*w89;
+    const bicycle_real w101 = c*w28 - rF*w29;
+    const bicycle_real w102 = c*w29 + rF*w28;
+    const bicycle_real w103 = c*w93 + rF*w92;
+    const bicycle_real w104 = w31*w102*w89 - w33*w103;
+    const bicycle_real w105 = w97 - w101*w30*w89 - w59*w104;
+    const bicycle_real w106 = w99 - w31*w103 - w33*w102*w89;
+    const bicycle_real w107 = xB*w10 + w15*w14;
+    const bicycle_real w108 = IRxx - IRyy;
+    const bicycle_real w109 = w12 + thetaR_dot;
+    const bicycle_real w110 = IBxz*w17;
+    const bicycle_real w111 = IBzz*w38 - IBxz*w36 + w12*(w110 - (IBxx - IByy)*w18);
+    const bicycle_real w112 = IBxz*w18;
+    const bicycle_real w113 = IBxx*w36 - IBxz*w38 - w12*(w112 + (IByy - IBzz)*w17);
+    const bicycle_real w114 = IFxx - IFyy;
+    const bicycle_real w115 = w41 + thetaF_dot;
+    const bicycle_real w116 = IFxx*(w52 + thetaF_dot*(w28*w45 + w29*w46)) - w114*w115*w34;
+    const bicycle_real w117 = rR*rR;
+    const bicycle_real w118 = xB*w15 - w10*w14;
+    const bicycle_real w119 = w118 + rR;
+    const bicycle_real w120 = w79*w107;
+    const bicycle_real w121 = (IBxx*w18 - w110)*w17;
+    const bicycle_real w122 = (IBzz*w17 - w112)*w18;
+    const bicycle_real w123 = IHxz*w45;
+    const bicycle_real w124 = IHxx*w53 - IHxz*w55 - (w123 + (IHyy - IHzz)*w46)*w41;
+    const bicycle_real w125 = IHxz*w46;
+    const bicycle_real w126 = IHzz*w55 - IHxz*w53 + (w125 - (IHxx - IHyy)*w45)*w41;
+    const bicycle_real w127 = IFxx*(w51 - thetaF_dot*(w28*w46 - w29*w45)) + w114*w44*w115;
+    const bicycle_real w128 = (IHyy + IFyy)*w40 - (IHxx*w45 - w125)*w46 + (IHzz*w46 - w123)*w45;
+    /* row psi */
+    out_bias[2] = -(mH*(w61*(w87 + w88*w59*w89 + w30*w95) + w81*w98 + w76*w100) + mF*(w69*(w87 + w101*w59*w89 - w30*w104) + w82*w105 + w77*w106) - w2*(g*(mH*w98 + mF*w105) + IRxx*(phi_dot*(thetaB_dot - w11) - thetaR_dot*(w10*w18 - w15*w17)) - mB*w74*w107 + phi_dot*(IRyy*psi_dot*w4 - w108*w109) - w10*w111 - w15*w113 - w116*w30) + w4*(g*(mH*w100 + mF*w106) - w117*mR*(w1*w8 + w3*w84) - mB*(w119*w22 - w120) - IByy*psi_dot*phi_dot*w2 + w121 - w122) + w124*w92 + w126*w93 + w127*w91 - w89*w128);
+    const bicycle_real w129 = w28*w31*w30 + w29*w59;
+    const bicycle_real w130 = w28*w59 - w29*w31*w30;
+    const bicycle_real w131 = zH*w129 + w43*w130;
+    const bicycle_real w132 = w33*w33;
+    const bicycle_real w133 = w86 + w31*w131 + w132*w90*w30;
+    const bicycle_real w134 = c*w130 - rF*w129;
+    const bicycle_real w135 = w86 + w31*w134 - w132*w102*w30;
+    const bicycle_real w136 = w30*w30;
+    const bicycle_real w137 = w131 - w31*w90*w30;
+    const bicycle_real w138 = w136*w88 + w137*w59;
+    const bicycle_real w139 = w134 + w31*w102*w30;
+    const bicycle_real w140 = w136*w101 + w139*w59;
+    /* row phi */
+    out_bias[3] = -(IRxx*(psi_dot*thetaB_dot*w2 + thetaR_dot*(w10*w17 + w15*w18)) + mB*w119*w74 - mH*w133*w76 - mF*w135*w77 + w2*(w117*mR*(w1*w84 - w3*w8) - psi_dot*w108*w109) + w4*(g*(rR*mR + mB*w119 - mH*w133 - mF*w135) - w117*mR*w6*w2) - w10*w113 + w15*w111 - w31*w127*w30 - w33*(g*w2*(mH*w138 + mF*w140) - mH*w81*w138 - mF*w82*w140 - (w128 + mH*w61*(w137 - w88*w59) + mF*(w139 - w101*w59)*w69)*w30) - w124*w129 + w126*w130 + w116*w59);
+    const bicycle_real w141 = rR*w10 - w85;
+    const bicycle_real w142 = w96 - w31*w88*w30 + w90*w59;
+    const bicycle_real w143 = w96 - w31*w101*w30 - w102*w59;
+    /* row thetaB */
+    out_bias[4] = mB*(w22*w118 - w120) - mH*(w61*(w141 + w31*w88*w59 + w90*w30) + w142*w81) - mF*(w69*(w141 + w31*w101*w59 - w102*w30) + w143*w82) + w2*(g*(mB*w107 + mH*w142 + mF*w143) + psi_dot*phi_dot*(IRyy + IByy)) + w31*w128 + w33*(w127 + w28*w124 + w29*w126) - w121 + w122;
+    /* row thetaR */
+    out_bias[5] = IRyy*psi_dot*phi_dot*w2;
+    const bicycle_real w144 = mH*w88 + mF*w101;
+    /* row delta */
+    out_bias[6] = -(w116 + w28*w126 - w29*w124 - w31*(g*w4*w144 + mH*w76*w88 + mF*w101*w77) - w33*((g*w2*w144 - mH*w81*w88 - mF*w101*w82)*w59 - (mH*w61*w88 + mF*w101*w69)*w30));
+    /* row thetaF */
+    out_bias[7] = IFyy*w40;
+}
+
+void bicycle_gravity(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_dVdq[])
+{
+    (void)t;
+    const bicycle_real phi = state[3];
+    const bicycle_real thetaB = state[4];
+    const bicycle_real delta = state[6];
+    const bicycle_real w = param[0];
+    const bicycle_real c = param[1];
+    const bicycle_real lam = param[2];
+    const bicycle_real g = param[3];
+    const bicycle_real rR = param[4];
+    const bicycle_real mR = param[5];
+    const bicycle_real xB = param[8];
+    const bicycle_real zB = param[9];
+    const bicycle_real mB = param[10];
+    const bicycle_real xH = param[15];
+    const bicycle_real zH = param[16];
+    const bicycle_real mH = param[17];
+    const bicycle_real rF = param[22];
+    const bicycle_real mF = param[23];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dpsi */
+    out_dVdq[2] = 0.0;
+    const bicycle_real w1 = cos(phi);
+    const bicycle_real w2 = sin(delta);
+    const bicycle_real w3 = sin(lam);
+    const bicycle_real w4 = cos(lam);
+    const bicycle_real w5 = w + c;
+    const bicycle_real w6 = w5 - xH;
+    const bicycle_real w7 = zH*w3 + w4*w6;
+    const bicycle_real w8 = sin(phi);
+    const bicycle_real w9 = cos(thetaB);
+    const bicycle_real w10 = sin(thetaB);
+    const bicycle_real w11 = rR*(w9 - 1.0) - w10*w5;
+    const bicycle_real w12 = cos(delta);
+    const bicycle_real w13 = w4*w10 + w3*w9;
+    const bicycle_real w14 = zH*w4 - w3*w6;
+    const bicycle_real w15 = w4*w9 - w3*w10;
+    const bicycle_real w16 = c*w4 - rF*w3;
+    const bicycle_real w17 = c*w3 + rF*w4;
+    const bicycle_real w18 = rR + zB;
+    /* dV/dphi */
+    out_dVdq[3] = g*(mH*(w1*w2*w7 + w8*(w11 + w12*w7*w13 + w14*w15)) + mF*(w1*w2*w16 + w8*(w11 + w12*w16*w13 - w17*w15)) - w8*(rR*mR + mB*(rR + xB*w10 - w9*w18)));
+    const bicycle_real w19 = rR*w10 + w9*w5;
+    /* dV/dthetaB */
+    out_dVdq[4] = g*w1*(mB*(xB*w9 + w10*w18) + mH*(w19 - w12*w7*w15 + w14*w13) + mF*(w19 - w12*w16*w15 - w17*w13));
+    /* dV/dthetaR */
+    out_dVdq[5] = 0.0;
+    /* dV/ddelta */
+    out_dVdq[6] = g*(mH*w7 + mF*w16)*(w1*w2*w13 + w8*w12);
+    /* dV/dthetaF */
+    out_dVdq[7] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void bicycle_mirror_lower(bicycle_real a[])
 {

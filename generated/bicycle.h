@@ -180,6 +180,29 @@ bicycle_real bicycle_energy(bicycle_real t, const bicycle_real state[], const bi
 */
 void bicycle_energies(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs (the bodies' part by
+** Newton-Euler where their chains are long).
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' bicycle_rhs gives, tau = J^T [lambda; mu].
+*/
+void bicycle_inverse_dynamics(bicycle_real t, const bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
+    const bicycle_real in_acceleration[], bicycle_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (bicycle_inverse_dynamics at q'' = 0 and no input).
+*/
+void bicycle_bias(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void bicycle_gravity(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void bicycle_mass_matrix(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_M[]);
 

@@ -521,6 +521,38 @@ void bouncing_ball_energies(bouncing_ball_real t, const bouncing_ball_real state
     out_TV[1] = m*g*y;
 }
 
+void bouncing_ball_inverse_dynamics(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    const bouncing_ball_real in_acceleration[], bouncing_ball_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* row y */
+    out_tau[0] = m*(g + in_acceleration[0]);
+}
+
+void bouncing_ball_bias(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* row y */
+    out_bias[0] = m*g;
+}
+
+void bouncing_ball_gravity(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* dV/dy */
+    out_dVdq[0] = m*g;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void bouncing_ball_mirror_lower(bouncing_ball_real a[])
 {

@@ -140,6 +140,28 @@ bouncing_ball_real bouncing_ball_energy(bouncing_ball_real t, const bouncing_bal
 */
 void bouncing_ball_energies(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' bouncing_ball_rhs gives, tau = J^T [lambda; mu].
+*/
+void bouncing_ball_inverse_dynamics(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    const bouncing_ball_real in_acceleration[], bouncing_ball_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (bouncing_ball_inverse_dynamics at q'' = 0 and no input).
+*/
+void bouncing_ball_bias(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void bouncing_ball_gravity(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void bouncing_ball_mass_matrix(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_M[]);
 

@@ -3592,6 +3592,108 @@ void bricard_energies(bricard_real t, const bricard_real state[], const bricard_
     out_TV[1] = m*g*(y1 + y2 + y3 + y4);
 }
 
+void bricard_inverse_dynamics(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
+    const bricard_real in_acceleration[], bricard_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const bricard_real m = param[0];
+    const bricard_real g = param[2];
+    /* row x1 */
+    out_tau[0] = m*(0.6666666666666666*in_acceleration[0] + 0.16666666666666666*in_acceleration[3]);
+    const bricard_real w1 = g + 0.16666666666666666*in_acceleration[4];
+    /* row y1 */
+    out_tau[1] = m*(w1 + 0.6666666666666666*in_acceleration[1]);
+    /* row z1 */
+    out_tau[2] = m*(0.6666666666666666*in_acceleration[2] + 0.16666666666666666*in_acceleration[5]);
+    /* row x2 */
+    out_tau[3] = m*(0.16666666666666666*(in_acceleration[0] + in_acceleration[6]) + 0.6666666666666666*in_acceleration[3]);
+    const bricard_real w2 = g + 0.16666666666666666*in_acceleration[7];
+    /* row y2 */
+    out_tau[4] = m*(w2 + 0.16666666666666666*in_acceleration[1] + 0.6666666666666666*in_acceleration[4]);
+    /* row z2 */
+    out_tau[5] = m*(0.16666666666666666*(in_acceleration[2] + in_acceleration[8]) + 0.6666666666666666*in_acceleration[5]);
+    /* row x3 */
+    out_tau[6] = m*(0.16666666666666666*(in_acceleration[3] + in_acceleration[9]) + 0.6666666666666666*in_acceleration[6]);
+    /* row y3 */
+    out_tau[7] = m*(w1 + 0.6666666666666666*in_acceleration[7] + 0.16666666666666666*in_acceleration[10]);
+    /* row z3 */
+    out_tau[8] = m*(0.16666666666666666*(in_acceleration[5] + in_acceleration[11]) + 0.6666666666666666*in_acceleration[8]);
+    /* row x4 */
+    out_tau[9] = m*(0.16666666666666666*in_acceleration[6] + 0.6666666666666666*in_acceleration[9]);
+    /* row y4 */
+    out_tau[10] = m*(w2 + 0.6666666666666666*in_acceleration[10]);
+    /* row z4 */
+    out_tau[11] = m*(0.16666666666666666*in_acceleration[8] + 0.6666666666666666*in_acceleration[11]);
+}
+
+void bricard_bias(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const bricard_real m = param[0];
+    const bricard_real g = param[2];
+    /* row x1 */
+    out_bias[0] = 0.0;
+    const bricard_real w1 = m*g;
+    /* row y1 */
+    out_bias[1] = w1;
+    /* row z1 */
+    out_bias[2] = 0.0;
+    /* row x2 */
+    out_bias[3] = 0.0;
+    /* row y2 */
+    out_bias[4] = w1;
+    /* row z2 */
+    out_bias[5] = 0.0;
+    /* row x3 */
+    out_bias[6] = 0.0;
+    /* row y3 */
+    out_bias[7] = w1;
+    /* row z3 */
+    out_bias[8] = 0.0;
+    /* row x4 */
+    out_bias[9] = 0.0;
+    /* row y4 */
+    out_bias[10] = w1;
+    /* row z4 */
+    out_bias[11] = 0.0;
+}
+
+void bricard_gravity(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const bricard_real m = param[0];
+    const bricard_real g = param[2];
+    /* dV/dx1 */
+    out_dVdq[0] = 0.0;
+    const bricard_real w1 = m*g;
+    /* dV/dy1 */
+    out_dVdq[1] = w1;
+    /* dV/dz1 */
+    out_dVdq[2] = 0.0;
+    /* dV/dx2 */
+    out_dVdq[3] = 0.0;
+    /* dV/dy2 */
+    out_dVdq[4] = w1;
+    /* dV/dz2 */
+    out_dVdq[5] = 0.0;
+    /* dV/dx3 */
+    out_dVdq[6] = 0.0;
+    /* dV/dy3 */
+    out_dVdq[7] = w1;
+    /* dV/dz3 */
+    out_dVdq[8] = 0.0;
+    /* dV/dx4 */
+    out_dVdq[9] = 0.0;
+    /* dV/dy4 */
+    out_dVdq[10] = w1;
+    /* dV/dz4 */
+    out_dVdq[11] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void bricard_mirror_lower(bricard_real a[])
 {

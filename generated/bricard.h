@@ -137,6 +137,28 @@ bricard_real bricard_energy(bricard_real t, const bricard_real state[], const br
 */
 void bricard_energies(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' bricard_rhs gives, tau = J^T [lambda; mu].
+*/
+void bricard_inverse_dynamics(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
+    const bricard_real in_acceleration[], bricard_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (bricard_inverse_dynamics at q'' = 0 and no input).
+*/
+void bricard_bias(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void bricard_gravity(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void bricard_mass_matrix(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_M[]);
 

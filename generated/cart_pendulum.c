@@ -603,6 +603,51 @@ void cart_pendulum_energies(cart_pendulum_real t, const cart_pendulum_real state
     out_TV[1] = m*g*y;
 }
 
+void cart_pendulum_inverse_dynamics(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    const cart_pendulum_real in_acceleration[], cart_pendulum_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    const cart_pendulum_real M = param[0];
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
+    const cart_pendulum_real F = input[0];
+    /* row s */
+    out_tau[0] = -(F - M*in_acceleration[0]);
+    /* row x */
+    out_tau[1] = m*in_acceleration[1];
+    /* row y */
+    out_tau[2] = m*(g + in_acceleration[2]);
+}
+
+void cart_pendulum_bias(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
+    /* row s */
+    out_bias[0] = 0.0;
+    /* row x */
+    out_bias[1] = 0.0;
+    /* row y */
+    out_bias[2] = m*g;
+}
+
+void cart_pendulum_gravity(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
+    /* dV/ds */
+    out_dVdq[0] = 0.0;
+    /* dV/dx */
+    out_dVdq[1] = 0.0;
+    /* dV/dy */
+    out_dVdq[2] = m*g;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void cart_pendulum_mirror_lower(cart_pendulum_real a[])
 {

@@ -146,6 +146,28 @@ cart_pendulum_real cart_pendulum_energy(cart_pendulum_real t, const cart_pendulu
 */
 void cart_pendulum_energies(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' cart_pendulum_rhs gives, tau = J^T [lambda; mu].
+*/
+void cart_pendulum_inverse_dynamics(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    const cart_pendulum_real in_acceleration[], cart_pendulum_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (cart_pendulum_inverse_dynamics at q'' = 0 and no input).
+*/
+void cart_pendulum_bias(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void cart_pendulum_gravity(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void cart_pendulum_mass_matrix(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_M[]);
 

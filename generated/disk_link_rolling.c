@@ -591,6 +591,50 @@ void disk_link_rolling_energies(disk_link_rolling_real t, const disk_link_rollin
     out_TV[1] = 0.5*k*s*s;
 }
 
+void disk_link_rolling_inverse_dynamics(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    const disk_link_rolling_real in_acceleration[], disk_link_rolling_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real m = param[0];
+    const disk_link_rolling_real r = param[1];
+    const disk_link_rolling_real M = param[2];
+    const disk_link_rolling_real k = param[3];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0];
+    /* row th */
+    out_tau[1] = 0.5*m*r*r*in_acceleration[1];
+    /* row s */
+    out_tau[2] = M*in_acceleration[2] + k*s;
+}
+
+void disk_link_rolling_bias(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_bias[])
+{
+    (void)t;
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real k = param[3];
+    /* row x */
+    out_bias[0] = 0.0;
+    /* row th */
+    out_bias[1] = 0.0;
+    /* row s */
+    out_bias[2] = k*s;
+}
+
+void disk_link_rolling_gravity(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_dVdq[])
+{
+    (void)t;
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real k = param[3];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dth */
+    out_dVdq[1] = 0.0;
+    /* dV/ds */
+    out_dVdq[2] = k*s;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void disk_link_rolling_mirror_lower(disk_link_rolling_real a[])
 {

@@ -145,6 +145,28 @@ disk_link_rolling_real disk_link_rolling_energy(disk_link_rolling_real t, const 
 */
 void disk_link_rolling_energies(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' disk_link_rolling_rhs gives, tau = J^T [lambda; mu].
+*/
+void disk_link_rolling_inverse_dynamics(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    const disk_link_rolling_real in_acceleration[], disk_link_rolling_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (disk_link_rolling_inverse_dynamics at q'' = 0 and no input).
+*/
+void disk_link_rolling_bias(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void disk_link_rolling_gravity(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void disk_link_rolling_mass_matrix(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_M[]);
 

@@ -263,6 +263,68 @@ void disk_link_sliding_energies(disk_link_sliding_real t, const disk_link_slidin
     out_TV[1] = 0.5*k*s*s;
 }
 
+void disk_link_sliding_inverse_dynamics(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    const disk_link_sliding_real in_acceleration[], disk_link_sliding_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real M = param[2];
+    const disk_link_sliding_real k = param[3];
+    const disk_link_sliding_real g = param[4];
+    const disk_link_sliding_real mu_c = param[5];
+    const disk_link_sliding_real eps = param[6];
+    const disk_link_sliding_real w1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const disk_link_sliding_real w2 = g*mu_c*w1;
+    /* row x */
+    out_tau[0] = m*(in_acceleration[0] + w2);
+    /* row th */
+    out_tau[1] = m*r*(0.5*r*in_acceleration[1] - w2);
+    /* row s */
+    out_tau[2] = -(m*g*mu_c*w1 - M*in_acceleration[2] - k*s);
+}
+
+void disk_link_sliding_bias(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_bias[])
+{
+    (void)t;
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real k = param[3];
+    const disk_link_sliding_real g = param[4];
+    const disk_link_sliding_real mu_c = param[5];
+    const disk_link_sliding_real eps = param[6];
+    const disk_link_sliding_real w1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const disk_link_sliding_real w2 = m*g*mu_c*w1;
+    /* row x */
+    out_bias[0] = w2;
+    /* row th */
+    out_bias[1] = -m*r*g*mu_c*w1;
+    /* row s */
+    out_bias[2] = -(w2 - k*s);
+}
+
+void disk_link_sliding_gravity(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_dVdq[])
+{
+    (void)t;
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real k = param[3];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dth */
+    out_dVdq[1] = 0.0;
+    /* dV/ds */
+    out_dVdq[2] = k*s;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void disk_link_sliding_mirror_lower(disk_link_sliding_real a[])
 {

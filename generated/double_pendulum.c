@@ -687,6 +687,59 @@ void double_pendulum_energies(double_pendulum_real t, const double_pendulum_real
     out_TV[1] = g*(m1*y1 + m2*y2);
 }
 
+void double_pendulum_inverse_dynamics(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    const double_pendulum_real in_acceleration[], double_pendulum_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real g = param[4];
+    /* row x1 */
+    out_tau[0] = m1*in_acceleration[0];
+    /* row y1 */
+    out_tau[1] = m1*(g + in_acceleration[1]);
+    /* row x2 */
+    out_tau[2] = m2*in_acceleration[2];
+    /* row y2 */
+    out_tau[3] = m2*(g + in_acceleration[3]);
+}
+
+void double_pendulum_bias(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real g = param[4];
+    /* row x1 */
+    out_bias[0] = 0.0;
+    /* row y1 */
+    out_bias[1] = m1*g;
+    /* row x2 */
+    out_bias[2] = 0.0;
+    /* row y2 */
+    out_bias[3] = m2*g;
+}
+
+void double_pendulum_gravity(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real g = param[4];
+    /* dV/dx1 */
+    out_dVdq[0] = 0.0;
+    /* dV/dy1 */
+    out_dVdq[1] = m1*g;
+    /* dV/dx2 */
+    out_dVdq[2] = 0.0;
+    /* dV/dy2 */
+    out_dVdq[3] = m2*g;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void double_pendulum_mirror_lower(double_pendulum_real a[])
 {

@@ -267,6 +267,73 @@ void double_pendulum_angle_energies(double_pendulum_angle_real t, const double_p
     out_TV[1] = -g*(m2*l2*w2 + l1*w1*w5);
 }
 
+void double_pendulum_angle_inverse_dynamics(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    const double_pendulum_angle_real in_acceleration[], double_pendulum_angle_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real w1 = cos(th1);
+    const double_pendulum_angle_real w2 = sin(th2);
+    const double_pendulum_angle_real w3 = sin(th1);
+    const double_pendulum_angle_real w4 = cos(th2);
+    const double_pendulum_angle_real w5 = w1*w2 - w3*w4;
+    const double_pendulum_angle_real w6 = w1*w4 + w3*w2;
+    /* row th1 */
+    out_tau[0] = -l1*(m2*l2*(th2_dot*th2_dot*w5 - in_acceleration[1]*w6) - (m1 + m2)*(l1*in_acceleration[0] + g*w3));
+    /* row th2 */
+    out_tau[1] = m2*l2*(l1*(th1_dot*th1_dot*w5 + in_acceleration[0]*w6) + l2*in_acceleration[1] + g*w2);
+}
+
+void double_pendulum_angle_bias(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_bias[])
+{
+    (void)t;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real w1 = cos(th1);
+    const double_pendulum_angle_real w2 = sin(th2);
+    const double_pendulum_angle_real w3 = sin(th1);
+    const double_pendulum_angle_real w4 = cos(th2);
+    const double_pendulum_angle_real w5 = w1*w2 - w3*w4;
+    /* row th1 */
+    out_bias[0] = -l1*(m2*l2*th2_dot*th2_dot*w5 - g*w3*(m1 + m2));
+    /* row th2 */
+    out_bias[1] = m2*l2*(l1*th1_dot*th1_dot*w5 + g*w2);
+}
+
+void double_pendulum_angle_gravity(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_dVdq[])
+{
+    (void)t;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real w1 = sin(th1);
+    /* dV/dth1 */
+    out_dVdq[0] = l1*g*w1*(m1 + m2);
+    const double_pendulum_angle_real w2 = sin(th2);
+    /* dV/dth2 */
+    out_dVdq[1] = m2*l2*g*w2;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void double_pendulum_angle_mirror_lower(double_pendulum_angle_real a[])
 {

@@ -110,6 +110,28 @@ double_pendulum_angle_real double_pendulum_angle_energy(double_pendulum_angle_re
 */
 void double_pendulum_angle_energies(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' double_pendulum_angle_rhs gives, tau = J^T [lambda; mu].
+*/
+void double_pendulum_angle_inverse_dynamics(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    const double_pendulum_angle_real in_acceleration[], double_pendulum_angle_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (double_pendulum_angle_inverse_dynamics at q'' = 0 and no input).
+*/
+void double_pendulum_angle_bias(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void double_pendulum_angle_gravity(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void double_pendulum_angle_mass_matrix(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_M[]);
 

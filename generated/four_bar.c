@@ -716,6 +716,71 @@ void four_bar_energies(four_bar_real t, const four_bar_real state[], const four_
     out_TV[1] = 0.0;
 }
 
+void four_bar_inverse_dynamics(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    const four_bar_real in_acceleration[], four_bar_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
+    const four_bar_real w1 = cos(th2);
+    const four_bar_real w2 = sin(th3);
+    const four_bar_real w3 = sin(th2);
+    const four_bar_real w4 = cos(th3);
+    const four_bar_real w5 = w1*w2 - w3*w4;
+    const four_bar_real w6 = w1*w4 + w3*w2;
+    /* row th2 */
+    out_tau[0] = a*(0.3333333333333333*a*in_acceleration[0]*(ma + 3.0*mb) - 0.5*b*mb*(th3_dot*th3_dot*w5 - in_acceleration[1]*w6));
+    /* row th3 */
+    out_tau[1] = b*mb*(0.5*a*(th2_dot*th2_dot*w5 + in_acceleration[0]*w6) + 0.3333333333333333*b*in_acceleration[1]);
+    /* row th4 */
+    out_tau[2] = 0.3333333333333333*c*c*mc*in_acceleration[2];
+}
+
+void four_bar_bias(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_bias[])
+{
+    (void)t;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real mb = param[5];
+    const four_bar_real w1 = cos(th2);
+    const four_bar_real w2 = sin(th3);
+    const four_bar_real w3 = sin(th2);
+    const four_bar_real w4 = cos(th3);
+    const four_bar_real w5 = w1*w2 - w3*w4;
+    /* row th2 */
+    out_bias[0] = -0.5*a*b*mb*th3_dot*th3_dot*w5;
+    /* row th3 */
+    out_bias[1] = 0.5*a*b*mb*th2_dot*th2_dot*w5;
+    /* row th4 */
+    out_bias[2] = 0.0;
+}
+
+void four_bar_gravity(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    /* dV/dth2 */
+    out_dVdq[0] = 0.0;
+    /* dV/dth3 */
+    out_dVdq[1] = 0.0;
+    /* dV/dth4 */
+    out_dVdq[2] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void four_bar_mirror_lower(four_bar_real a[])
 {

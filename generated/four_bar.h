@@ -147,6 +147,28 @@ four_bar_real four_bar_energy(four_bar_real t, const four_bar_real state[], cons
 */
 void four_bar_energies(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' four_bar_rhs gives, tau = J^T [lambda; mu].
+*/
+void four_bar_inverse_dynamics(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    const four_bar_real in_acceleration[], four_bar_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (four_bar_inverse_dynamics at q'' = 0 and no input).
+*/
+void four_bar_bias(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void four_bar_gravity(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void four_bar_mass_matrix(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_M[]);
 

@@ -286,6 +286,72 @@ void heavy_top_energies(heavy_top_real t, const heavy_top_real state[], const he
     out_TV[1] = m*l*g*w6;
 }
 
+void heavy_top_inverse_dynamics(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    const heavy_top_real in_acceleration[], heavy_top_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    const heavy_top_real w1 = sin(theta);
+    const heavy_top_real w2 = cos(theta);
+    const heavy_top_real w3 = A + m*l*l;
+    const heavy_top_real w4 = w3 - C;
+    /* row psi */
+    out_tau[0] = -(C*(theta_dot*phi_dot*w1 - in_acceleration[2]*w2) - 2.0*psi_dot*theta_dot*w2*w1*w4 - in_acceleration[0]*(C*w2*w2 + w1*w1*w3));
+    /* row theta */
+    out_tau[1] = in_acceleration[1]*w3 - w1*(m*l*g - psi_dot*(C*phi_dot - psi_dot*w2*w4));
+    /* row phi */
+    out_tau[2] = C*(in_acceleration[2] - psi_dot*theta_dot*w1 + in_acceleration[0]*w2);
+}
+
+void heavy_top_bias(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_bias[])
+{
+    (void)t;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    const heavy_top_real w1 = sin(theta);
+    const heavy_top_real w2 = C*phi_dot;
+    const heavy_top_real w3 = cos(theta);
+    const heavy_top_real w4 = psi_dot*w3*(A - C + m*l*l);
+    /* row psi */
+    out_bias[0] = -theta_dot*w1*(w2 - 2.0*w4);
+    /* row theta */
+    out_bias[1] = -w1*(m*l*g - psi_dot*(w2 - w4));
+    /* row phi */
+    out_bias[2] = -C*psi_dot*theta_dot*w1;
+}
+
+void heavy_top_gravity(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_dVdq[])
+{
+    (void)t;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real g = param[4];
+    /* dV/dpsi */
+    out_dVdq[0] = 0.0;
+    const heavy_top_real w1 = sin(theta);
+    /* dV/dtheta */
+    out_dVdq[1] = -m*l*g*w1;
+    /* dV/dphi */
+    out_dVdq[2] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void heavy_top_mirror_lower(heavy_top_real a[])
 {

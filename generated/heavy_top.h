@@ -112,6 +112,29 @@ heavy_top_real heavy_top_energy(heavy_top_real t, const heavy_top_real state[], 
 */
 void heavy_top_energies(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs (the bodies' part by
+** Newton-Euler where their chains are long).
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' heavy_top_rhs gives, tau = J^T [lambda; mu].
+*/
+void heavy_top_inverse_dynamics(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    const heavy_top_real in_acceleration[], heavy_top_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (heavy_top_inverse_dynamics at q'' = 0 and no input).
+*/
+void heavy_top_bias(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void heavy_top_gravity(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void heavy_top_mass_matrix(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_M[]);
 

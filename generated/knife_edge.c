@@ -609,6 +609,57 @@ void knife_edge_energies(knife_edge_real t, const knife_edge_real state[], const
     out_TV[1] = 0.0;
 }
 
+void knife_edge_inverse_dynamics(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    const knife_edge_real in_acceleration[], knife_edge_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real w1 = phi_dot*phi_dot;
+    const knife_edge_real w2 = cos(phi);
+    const knife_edge_real w3 = sin(phi);
+    /* row x */
+    out_tau[0] = m*(2.0*in_acceleration[0] - l*(w1*w2 + in_acceleration[2]*w3));
+    /* row y */
+    out_tau[1] = m*(2.0*in_acceleration[1] - l*(w1*w3 - in_acceleration[2]*w2));
+    /* row phi */
+    out_tau[2] = m*l*(l*in_acceleration[2] - in_acceleration[0]*w3 + in_acceleration[1]*w2);
+}
+
+void knife_edge_bias(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_bias[])
+{
+    (void)t;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real w1 = phi_dot*phi_dot;
+    const knife_edge_real w2 = cos(phi);
+    /* row x */
+    out_bias[0] = -m*l*w1*w2;
+    const knife_edge_real w3 = sin(phi);
+    /* row y */
+    out_bias[1] = -m*l*w1*w3;
+    /* row phi */
+    out_bias[2] = 0.0;
+}
+
+void knife_edge_gravity(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dphi */
+    out_dVdq[2] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void knife_edge_mirror_lower(knife_edge_real a[])
 {

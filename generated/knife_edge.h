@@ -143,6 +143,28 @@ knife_edge_real knife_edge_energy(knife_edge_real t, const knife_edge_real state
 */
 void knife_edge_energies(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' knife_edge_rhs gives, tau = J^T [lambda; mu].
+*/
+void knife_edge_inverse_dynamics(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    const knife_edge_real in_acceleration[], knife_edge_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (knife_edge_inverse_dynamics at q'' = 0 and no input).
+*/
+void knife_edge_bias(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void knife_edge_gravity(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void knife_edge_mass_matrix(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_M[]);
 

@@ -777,6 +777,90 @@ void leaning_disk_energies(leaning_disk_real t, const leaning_disk_real state[],
     out_TV[1] = m*R*g*w4;
 }
 
+void leaning_disk_inverse_dynamics(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    const leaning_disk_real in_acceleration[], leaning_disk_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    const leaning_disk_real w1 = cos(psi);
+    const leaning_disk_real w2 = cos(theta);
+    const leaning_disk_real w3 = psi_dot*theta_dot*w2;
+    const leaning_disk_real w4 = sin(theta);
+    const leaning_disk_real w5 = in_acceleration[2]*w4;
+    const leaning_disk_real w6 = 2.0*w3 + w5;
+    const leaning_disk_real w7 = sin(psi);
+    const leaning_disk_real w8 = in_acceleration[3]*w2 - w4*(psi_dot*psi_dot + theta_dot*theta_dot);
+    /* row x */
+    out_tau[0] = m*(in_acceleration[0] + R*(w1*w6 + w7*w8));
+    /* row y */
+    out_tau[1] = m*(in_acceleration[1] - R*(w1*w8 - w7*w6));
+    const leaning_disk_real w9 = psi_dot*w4;
+    /* row psi */
+    out_tau[2] = m*R*(R*(theta_dot*w2*(0.5*phi_dot + 2.5*w9) + 0.25*in_acceleration[2]*(w2*w2 + 6.0*w4*w4) + 0.5*in_acceleration[4]*w4) + w4*(in_acceleration[0]*w1 + in_acceleration[1]*w7));
+    /* row theta */
+    out_tau[3] = m*R*(1.25*R*in_acceleration[3] - g*w4 - w2*(R*psi_dot*(0.5*phi_dot + 1.25*w9) - in_acceleration[0]*w7 + in_acceleration[1]*w1));
+    /* row phi */
+    out_tau[4] = 0.5*m*R*R*(in_acceleration[4] + w3 + w5);
+}
+
+void leaning_disk_bias(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_bias[])
+{
+    (void)t;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    const leaning_disk_real w1 = sin(psi);
+    const leaning_disk_real w2 = sin(theta);
+    const leaning_disk_real w3 = cos(psi);
+    const leaning_disk_real w4 = cos(theta);
+    const leaning_disk_real w5 = theta_dot*theta_dot;
+    /* row x */
+    out_bias[0] = -m*R*(psi_dot*(psi_dot*w1*w2 - 2.0*theta_dot*w3*w4) + w5*w1*w2);
+    /* row y */
+    out_bias[1] = m*R*(psi_dot*(psi_dot*w3*w2 + 2.0*theta_dot*w1*w4) + w5*w3*w2);
+    const leaning_disk_real w6 = R*R;
+    const leaning_disk_real w7 = psi_dot*w2;
+    /* row psi */
+    out_bias[2] = m*w6*theta_dot*w4*(0.5*phi_dot + 2.5*w7);
+    /* row theta */
+    out_bias[3] = -m*R*(R*psi_dot*w4*(0.5*phi_dot + 1.25*w7) + g*w2);
+    /* row phi */
+    out_bias[4] = 0.5*m*w6*psi_dot*theta_dot*w4;
+}
+
+void leaning_disk_gravity(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_dVdq[])
+{
+    (void)t;
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dpsi */
+    out_dVdq[2] = 0.0;
+    const leaning_disk_real w1 = sin(theta);
+    /* dV/dtheta */
+    out_dVdq[3] = -m*R*g*w1;
+    /* dV/dphi */
+    out_dVdq[4] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void leaning_disk_mirror_lower(leaning_disk_real a[])
 {

@@ -149,6 +149,29 @@ leaning_disk_body_real leaning_disk_body_energy(leaning_disk_body_real t, const 
 */
 void leaning_disk_body_energies(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs (the bodies' part by
+** Newton-Euler where their chains are long).
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' leaning_disk_body_rhs gives, tau = J^T [lambda; mu].
+*/
+void leaning_disk_body_inverse_dynamics(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real input[], const leaning_disk_body_real param[],
+    const leaning_disk_body_real in_acceleration[], leaning_disk_body_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (leaning_disk_body_inverse_dynamics at q'' = 0 and no input).
+*/
+void leaning_disk_body_bias(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void leaning_disk_body_gravity(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void leaning_disk_body_mass_matrix(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_M[]);
 

@@ -204,6 +204,35 @@ void oscillator_energies(oscillator_real t, const oscillator_real state[], const
     out_TV[1] = 0.5*w*w*q*q;
 }
 
+void oscillator_inverse_dynamics(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    const oscillator_real in_acceleration[], oscillator_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const oscillator_real q = state[0];
+    const oscillator_real w = param[0];
+    /* row q */
+    out_tau[0] = in_acceleration[0] + w*w*q;
+}
+
+void oscillator_bias(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_bias[])
+{
+    (void)t;
+    const oscillator_real q = state[0];
+    const oscillator_real w = param[0];
+    /* row q */
+    out_bias[0] = w*w*q;
+}
+
+void oscillator_gravity(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_dVdq[])
+{
+    (void)t;
+    const oscillator_real q = state[0];
+    const oscillator_real w = param[0];
+    /* dV/dq */
+    out_dVdq[0] = w*w*q;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void oscillator_mirror_lower(oscillator_real a[])
 {

@@ -104,6 +104,28 @@ oscillator_real oscillator_energy(oscillator_real t, const oscillator_real state
 */
 void oscillator_energies(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' oscillator_rhs gives, tau = J^T [lambda; mu].
+*/
+void oscillator_inverse_dynamics(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    const oscillator_real in_acceleration[], oscillator_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (oscillator_inverse_dynamics at q'' = 0 and no input).
+*/
+void oscillator_bias(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void oscillator_gravity(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void oscillator_mass_matrix(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_M[]);
 

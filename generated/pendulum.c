@@ -556,6 +556,44 @@ void pendulum_energies(pendulum_real t, const pendulum_real state[], const pendu
     out_TV[1] = m*g*y;
 }
 
+void pendulum_inverse_dynamics(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    const pendulum_real in_acceleration[], pendulum_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0];
+    /* row y */
+    out_tau[1] = m*(g + in_acceleration[1]);
+}
+
+void pendulum_bias(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
+    /* row x */
+    out_bias[0] = 0.0;
+    /* row y */
+    out_bias[1] = m*g;
+}
+
+void pendulum_gravity(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = m*g;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void pendulum_mirror_lower(pendulum_real a[])
 {

@@ -141,6 +141,28 @@ pendulum_real pendulum_energy(pendulum_real t, const pendulum_real state[], cons
 */
 void pendulum_energies(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' pendulum_rhs gives, tau = J^T [lambda; mu].
+*/
+void pendulum_inverse_dynamics(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    const pendulum_real in_acceleration[], pendulum_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (pendulum_inverse_dynamics at q'' = 0 and no input).
+*/
+void pendulum_bias(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void pendulum_gravity(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void pendulum_mass_matrix(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_M[]);
 

@@ -216,6 +216,44 @@ void pendulum_angle_energies(pendulum_angle_real t, const pendulum_angle_real st
     out_TV[1] = -m*l*g*w1;
 }
 
+void pendulum_angle_inverse_dynamics(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    const pendulum_angle_real in_acceleration[], pendulum_angle_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    const pendulum_angle_real w1 = sin(theta);
+    /* row theta */
+    out_tau[0] = m*l*(l*in_acceleration[0] + g*w1);
+}
+
+void pendulum_angle_bias(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_bias[])
+{
+    (void)t;
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    const pendulum_angle_real w1 = sin(theta);
+    /* row theta */
+    out_bias[0] = m*l*g*w1;
+}
+
+void pendulum_angle_gravity(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_dVdq[])
+{
+    (void)t;
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    const pendulum_angle_real w1 = sin(theta);
+    /* dV/dtheta */
+    out_dVdq[0] = m*l*g*w1;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void pendulum_angle_mirror_lower(pendulum_angle_real a[])
 {

@@ -106,6 +106,28 @@ pendulum_angle_real pendulum_angle_energy(pendulum_angle_real t, const pendulum_
 */
 void pendulum_angle_energies(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' pendulum_angle_rhs gives, tau = J^T [lambda; mu].
+*/
+void pendulum_angle_inverse_dynamics(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    const pendulum_angle_real in_acceleration[], pendulum_angle_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (pendulum_angle_inverse_dynamics at q'' = 0 and no input).
+*/
+void pendulum_angle_bias(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void pendulum_angle_gravity(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void pendulum_angle_mass_matrix(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_M[]);
 

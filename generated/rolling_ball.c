@@ -900,6 +900,71 @@ void rolling_ball_energies(rolling_ball_real t, const rolling_ball_real state[],
     out_TV[1] = 0.5*k*(x*x + y*y);
 }
 
+void rolling_ball_inverse_dynamics(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    const rolling_ball_real in_acceleration[], rolling_ball_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real m = param[0];
+    const rolling_ball_real r = param[1];
+    const rolling_ball_real k = param[2];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0] + k*x;
+    /* row y */
+    out_tau[1] = m*in_acceleration[1] + k*y;
+    const rolling_ball_real w1 = r*r;
+    /* row q0 */
+    out_tau[2] = 1.6*m*w1*in_acceleration[2];
+    /* row q1 */
+    out_tau[3] = 1.6*m*w1*in_acceleration[3];
+    /* row q2 */
+    out_tau[4] = 1.6*m*w1*in_acceleration[4];
+    /* row q3 */
+    out_tau[5] = 1.6*m*w1*in_acceleration[5];
+}
+
+void rolling_ball_bias(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_bias[])
+{
+    (void)t;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real k = param[2];
+    /* row x */
+    out_bias[0] = k*x;
+    /* row y */
+    out_bias[1] = k*y;
+    /* row q0 */
+    out_bias[2] = 0.0;
+    /* row q1 */
+    out_bias[3] = 0.0;
+    /* row q2 */
+    out_bias[4] = 0.0;
+    /* row q3 */
+    out_bias[5] = 0.0;
+}
+
+void rolling_ball_gravity(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_dVdq[])
+{
+    (void)t;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real k = param[2];
+    /* dV/dx */
+    out_dVdq[0] = k*x;
+    /* dV/dy */
+    out_dVdq[1] = k*y;
+    /* dV/dq0 */
+    out_dVdq[2] = 0.0;
+    /* dV/dq1 */
+    out_dVdq[3] = 0.0;
+    /* dV/dq2 */
+    out_dVdq[4] = 0.0;
+    /* dV/dq3 */
+    out_dVdq[5] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void rolling_ball_mirror_lower(rolling_ball_real a[])
 {

@@ -151,6 +151,28 @@ rolling_ball_real rolling_ball_energy(rolling_ball_real t, const rolling_ball_re
 */
 void rolling_ball_energies(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' rolling_ball_rhs gives, tau = J^T [lambda; mu].
+*/
+void rolling_ball_inverse_dynamics(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    const rolling_ball_real in_acceleration[], rolling_ball_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (rolling_ball_inverse_dynamics at q'' = 0 and no input).
+*/
+void rolling_ball_bias(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void rolling_ball_gravity(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void rolling_ball_mass_matrix(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_M[]);
 

@@ -657,6 +657,55 @@ void rolling_disk_energies(rolling_disk_real t, const rolling_disk_real state[],
     out_TV[1] = 0.0;
 }
 
+void rolling_disk_inverse_dynamics(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    const rolling_disk_real in_acceleration[], rolling_disk_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const rolling_disk_real m = param[0];
+    const rolling_disk_real r = param[1];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0];
+    /* row y */
+    out_tau[1] = m*in_acceleration[1];
+    const rolling_disk_real w1 = r*r;
+    /* row th */
+    out_tau[2] = 0.25*m*w1*in_acceleration[2];
+    /* row ph */
+    out_tau[3] = 0.5*m*w1*in_acceleration[3];
+}
+
+void rolling_disk_bias(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    /* row x */
+    out_bias[0] = 0.0;
+    /* row y */
+    out_bias[1] = 0.0;
+    /* row th */
+    out_bias[2] = 0.0;
+    /* row ph */
+    out_bias[3] = 0.0;
+}
+
+void rolling_disk_gravity(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dth */
+    out_dVdq[2] = 0.0;
+    /* dV/dph */
+    out_dVdq[3] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void rolling_disk_mirror_lower(rolling_disk_real a[])
 {

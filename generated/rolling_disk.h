@@ -146,6 +146,28 @@ rolling_disk_real rolling_disk_energy(rolling_disk_real t, const rolling_disk_re
 */
 void rolling_disk_energies(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' rolling_disk_rhs gives, tau = J^T [lambda; mu].
+*/
+void rolling_disk_inverse_dynamics(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    const rolling_disk_real in_acceleration[], rolling_disk_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (rolling_disk_inverse_dynamics at q'' = 0 and no input).
+*/
+void rolling_disk_bias(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void rolling_disk_gravity(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void rolling_disk_mass_matrix(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_M[]);
 

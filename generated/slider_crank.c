@@ -688,6 +688,70 @@ void slider_crank_energies(slider_crank_real t, const slider_crank_real state[],
     out_TV[1] = 0.0;
 }
 
+void slider_crank_inverse_dynamics(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    const slider_crank_real in_acceleration[], slider_crank_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real Jc = param[2];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real ms = param[4];
+    const slider_crank_real w1 = cos(theta);
+    const slider_crank_real w2 = sin(psi);
+    const slider_crank_real w3 = sin(theta);
+    const slider_crank_real w4 = cos(psi);
+    const slider_crank_real w5 = w1*w2 + w3*w4;
+    const slider_crank_real w6 = w1*w4 - w3*w2;
+    /* row theta */
+    out_tau[0] = 0.5*r*L*mr*(psi_dot*psi_dot*w5 - in_acceleration[1]*w6) + in_acceleration[0]*(Jc + r*r*mr);
+    /* row psi */
+    out_tau[1] = L*mr*(0.5*r*(theta_dot*theta_dot*w5 - in_acceleration[0]*w6) + 0.3333333333333333*L*in_acceleration[1]);
+    /* row s */
+    out_tau[2] = ms*in_acceleration[2];
+}
+
+void slider_crank_bias(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_bias[])
+{
+    (void)t;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real w1 = cos(theta);
+    const slider_crank_real w2 = sin(psi);
+    const slider_crank_real w3 = sin(theta);
+    const slider_crank_real w4 = cos(psi);
+    const slider_crank_real w5 = w1*w2 + w3*w4;
+    /* row theta */
+    out_bias[0] = 0.5*r*L*mr*psi_dot*psi_dot*w5;
+    /* row psi */
+    out_bias[1] = 0.5*r*L*mr*theta_dot*theta_dot*w5;
+    /* row s */
+    out_bias[2] = 0.0;
+}
+
+void slider_crank_gravity(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    /* dV/dtheta */
+    out_dVdq[0] = 0.0;
+    /* dV/dpsi */
+    out_dVdq[1] = 0.0;
+    /* dV/ds */
+    out_dVdq[2] = 0.0;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void slider_crank_mirror_lower(slider_crank_real a[])
 {

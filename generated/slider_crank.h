@@ -145,6 +145,28 @@ slider_crank_real slider_crank_energy(slider_crank_real t, const slider_crank_re
 */
 void slider_crank_energies(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' slider_crank_rhs gives, tau = J^T [lambda; mu].
+*/
+void slider_crank_inverse_dynamics(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    const slider_crank_real in_acceleration[], slider_crank_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (slider_crank_inverse_dynamics at q'' = 0 and no input).
+*/
+void slider_crank_bias(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void slider_crank_gravity(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void slider_crank_mass_matrix(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_M[]);
 

@@ -589,6 +589,50 @@ void sphere_energies(sphere_real t, const sphere_real state[], const sphere_real
     out_TV[1] = m*g*z;
 }
 
+void sphere_inverse_dynamics(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    const sphere_real in_acceleration[], sphere_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0];
+    /* row y */
+    out_tau[1] = m*in_acceleration[1];
+    /* row z */
+    out_tau[2] = m*(g + in_acceleration[2]);
+}
+
+void sphere_bias(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
+    /* row x */
+    out_bias[0] = 0.0;
+    /* row y */
+    out_bias[1] = 0.0;
+    /* row z */
+    out_bias[2] = m*g;
+}
+
+void sphere_gravity(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dz */
+    out_dVdq[2] = m*g;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void sphere_mirror_lower(sphere_real a[])
 {

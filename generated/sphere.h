@@ -148,6 +148,28 @@ sphere_real sphere_energy(sphere_real t, const sphere_real state[], const sphere
 */
 void sphere_energies(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' sphere_rhs gives, tau = J^T [lambda; mu].
+*/
+void sphere_inverse_dynamics(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    const sphere_real in_acceleration[], sphere_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (sphere_inverse_dynamics at q'' = 0 and no input).
+*/
+void sphere_bias(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void sphere_gravity(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void sphere_mass_matrix(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_M[]);
 

@@ -258,6 +258,67 @@ void spring_pendulum_energies(spring_pendulum_real t, const spring_pendulum_real
     out_TV[1] = m*g*y + 0.5*k*w2*w2;
 }
 
+void spring_pendulum_inverse_dynamics(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    const spring_pendulum_real in_acceleration[], spring_pendulum_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    const spring_pendulum_real c = param[4];
+    const spring_pendulum_real w1 = x*x + y*y;
+    const spring_pendulum_real w2 = sqrt(w1);
+    const spring_pendulum_real w3 = k*(l/w2 - 1.0) - c*(x*x_dot + y*y_dot)/w1;
+    /* row x */
+    out_tau[0] = m*in_acceleration[0] - x*w3;
+    /* row y */
+    out_tau[1] = m*(g + in_acceleration[1]) - y*w3;
+}
+
+void spring_pendulum_bias(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_bias[])
+{
+    (void)t;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    const spring_pendulum_real c = param[4];
+    const spring_pendulum_real w1 = x*x + y*y;
+    const spring_pendulum_real w2 = sqrt(w1);
+    const spring_pendulum_real w3 = k*(l/w2 - 1.0) - c*(x*x_dot + y*y_dot)/w1;
+    /* row x */
+    out_bias[0] = -x*w3;
+    /* row y */
+    out_bias[1] = m*g - y*w3;
+}
+
+void spring_pendulum_gravity(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_dVdq[])
+{
+    (void)t;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    const spring_pendulum_real w1 = sqrt(x*x + y*y);
+    const spring_pendulum_real w2 = l - w1;
+    /* dV/dx */
+    out_dVdq[0] = -k*x*w2/w1;
+    /* dV/dy */
+    out_dVdq[1] = m*g - k*y*w2/w1;
+}
+
 /* Copies the lower triangle of the symmetric M to the upper one. */
 static void spring_pendulum_mirror_lower(spring_pendulum_real a[])
 {

@@ -110,6 +110,28 @@ spring_pendulum_real spring_pendulum_energy(spring_pendulum_real t, const spring
 */
 void spring_pendulum_energies(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_TV[]);
 
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' spring_pendulum_rhs gives, tau = J^T [lambda; mu].
+*/
+void spring_pendulum_inverse_dynamics(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    const spring_pendulum_real in_acceleration[], spring_pendulum_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (spring_pendulum_inverse_dynamics at q'' = 0 and no input).
+*/
+void spring_pendulum_bias(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void spring_pendulum_gravity(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_dVdq[]);
+
 /* Mass matrix M, NQ x NQ, row-major. */
 void spring_pendulum_mass_matrix(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_M[]);
 

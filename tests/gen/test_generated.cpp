@@ -244,6 +244,29 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
     gm->energies(t, x.data(), p.data(), TV);
     check_value(name, vname, "T", TV[0], ev(m.T), terms);
     check_value(name, vname, "V", TV[1], ev(m.V), terms);
+    // A controller's entry points. Inverse dynamics at rhs's q'' gives the
+    // rows' forces J^T nu; at any a it is M a + k - Q, to 1e-12 relative.
+    std::vector<double> tau(nq), a(nq), id(nq), Ma(nq, 0.0), bias(nq), dVdq(nq);
+    gm->inverse_dynamics(t, x.data(), in.data(), p.data(), qdd, tau.data());
+    for (size_t i = 0; i < nq; ++i) id[i] = tau[i] - Jnu[i];
+    check_relative(name, vname, "inverse dynamics at rhs's q'' = J^T nu", id, {norm(Mq), norm(k), norm(Q), norm(Jnu)});
+    for (double &ai : a) ai = 10 * u(rng);
+    gm->inverse_dynamics(t, x.data(), in.data(), p.data(), a.data(), tau.data());
+    for (size_t i = 0; i < nq; ++i) {
+      for (size_t j = 0; j < nq; ++j) Ma[i] += M_value[i * nq + j] * a[j];
+      id[i] = tau[i] - (Ma[i] + k[i] - Q[i]);
+    }
+    check_relative(name, vname, "inverse dynamics = M a + k - Q", id, {norm(Ma), norm(k), norm(Q)});
+    // The bias: k - Q with every input 0; the gravity: dV/dq.
+    gm->bias(t, x.data(), p.data(), bias.data());
+    gm->gravity(t, x.data(), p.data(), dVdq.data());
+    for (size_t i = 0; i < in.size(); ++i) ev.at[m.symbols.u[i]] = 0.0;
+    for (size_t i = 0; i < nq; ++i) {
+      double Q0 = ev(m.Q[i]);
+      check_value(name, vname, "bias row " + std::to_string(i), bias[i], k[i] - Q0, std::max(std::fabs(k[i]), std::fabs(Q0)));
+      check_value(name, vname, "dV/dq" + std::to_string(i), dVdq[i], ev(m.V.diff(m.symbols.q[i])));
+    }
+    for (size_t i = 0; i < in.size(); ++i) ev.at[m.symbols.u[i]] = in[i];
     gm->mass_matrix(t, x.data(), p.data(), M.data());
     gm->constraint_jacobian(t, x.data(), p.data(), C.data());
     gm->constraint_coordinate_jacobian(t, x.data(), p.data(), D.data());

@@ -97,6 +97,13 @@ typedef struct lgc_model {
     double (*energy)(double t, const double x[], const double p[]);
     /* T and V apart: TV[0] = T, TV[1] = V. */
     void (*energies)(double t, const double x[], const double p[], double TV[]);
+    /* tau = M a + k - Q (nq) at the accelerations a (nq), under the inputs u. */
+    void (*inverse_dynamics)(double t, const double x[], const double u[], const double p[],
+                             const double a[], double tau[]);
+    /* k - Q with every input 0 (nq). */
+    void (*bias)(double t, const double x[], const double p[], double bias[]);
+    /* dV/dq (nq). */
+    void (*gravity)(double t, const double x[], const double p[], double dVdq[]);
     /* M, nq x nq, row-major. */
     void (*mass_matrix)(double t, const double x[], const double p[], double M[]);
     /* C = [A; B] = d(phi', g)/dq', (nh+nn) x nq, row-major. */
