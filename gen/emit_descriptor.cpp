@@ -145,8 +145,10 @@ std::string emit_descriptor(const Plan &plan) {
   if (plan.with_jacobian) {
     field("jacobian", n.fn("jacobian"));
     field("nwork_jacobian", n.size("NWORK_JACOBIAN"));
+    field("parameter_jacobian", n.fn("parameter_jacobian"));
+    field("nwork_parameter_jacobian", n.size("NWORK_PARAMETER_JACOBIAN"));
   } else {
-    s << "    /* generated without Jacobians: .jacobian = NULL */\n";
+    s << "    /* generated without Jacobians: .jacobian = .parameter_jacobian = NULL */\n";
   }
   if (m.ncontact) {
     field("ncontact", std::to_string(m.ncontact));

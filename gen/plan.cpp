@@ -87,6 +87,17 @@ Layout jacobian_work_layout(const Sizes &s, const Layout &rhs_work) {
   return l;
 }
 
+// parameter_jacobian's work: rhs's, then f, the residual's derivatives by
+// the parameters and a column of the solve.
+Layout parameter_jacobian_work_layout(const Sizes &s, const Layout &rhs_work) {
+  Layout l(s);
+  l.add_layout(rhs_work, Size::nwork);
+  l.add("dxdt", {{Size::nx}});
+  l.add("dR_dp", {{Size::nq, Size::nc}, {Size::np}});
+  l.add("column", {{Size::nq, Size::nc}});
+  return l;
+}
+
 // The correction's work: Y = L^-1 C^T (metric W = M only) and S with its factor.
 Layout correction_work_layout(const Sizes &s) {
   Layout l(s);
@@ -259,6 +270,7 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
       kkt(kkt_layout(sizes)),
       rhs_work(rhs_work_layout(sizes)),
       jacobian_work(jacobian_work_layout(sizes, rhs_work)),
+      parameter_jacobian_work(parameter_jacobian_work_layout(sizes, rhs_work)),
       solver(plan_kkt_solver(m)),
       correction(plan_correction_solver(m)),
       correction_work(correction_work_layout(sizes)),
@@ -449,6 +461,37 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                                         {"dg_dx", "dg_dx"}, {"dg_du", "dg_du"}, {"column", "column"}}),
                 {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
                  {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
+
+    // d(a, nu)/dp = -K^-1 dR/dp, as for x and u.
+    std::vector<std::string> by_param;
+    for (const Local &l : locals)
+      if (l.role == Local::parameter) by_param.push_back(l.name);
+    std::vector<Assignment> param_outs;
+    for (size_t i = 0; i < R.size(); ++i) {
+      int row = graph.from_ginac(R[i]);
+      for (size_t k = 0; k < by_param.size(); ++k) {
+        int d = graph.derivative(row, by_param[k]);
+        if (!graph.is_zero(d)) param_outs.push_back({0, i * by_param.size() + k, d, param_outs.empty() ? "dR/dp" : "", ""});
+      }
+    }
+    residual_parameter_derivatives = b.block(
+        {"void", names.fn("residual_parameter_derivatives"), true,
+         {kAt, kGains, {in("in_acceleration"), in("in_multipliers")}, {out("out_dR_dp")}}},
+        "", {{"out_dR_dp", extent({{Size::nq, Size::nc}, {Size::np}})}}, param_outs);
+    parameter_jacobian = {
+        {"int", names.fn("parameter_jacobian"), false, {kAt, kGains, {out("out_dqdd_dp"), out("work")}}},
+        "The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),\nrow-major, derived "
+        "symbolically as " + names.fn("jacobian") + "'s (d/du is its df/du).\nwork holds NWORK_PARAMETER_JACOBIAN " +
+            real.plural() + ". Returns " + P + "_OK or an error of the rhs.",
+        pointers(parameter_jacobian_work, "work",
+                 sizes.nc ? std::vector<std::pair<std::string, std::string>>{
+                                {"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                {"E", "E"}, {"z", "z"}, {"conditioning", "conditioning"}, {"dxdt", "dxdt"},
+                                {"dR_dp", "dR_dp"}, {"column", "column"}}
+                          : std::vector<std::pair<std::string, std::string>>{
+                                {"M", "M"}, {"J", "J"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                {"dxdt", "dxdt"}, {"dR_dp", "dR_dp"}, {"column", "column"}}),
+        {{"out_dqdd_dp", extent({{Size::nq}, {Size::np}}), true, false}}};
   }
 
   if (correction.available) {

@@ -62,7 +62,8 @@ StackEstimate estimate_stack(const Plan &plan) {
                                        &plan.bias, &plan.gravity, &plan.mass_matrix,
                                        &plan.constraint_jacobian, &plan.constraint_coordinate_jacobian,
                                        &plan.initial_state_at};
-  if (plan.with_jacobian) blocks.push_back(&plan.residual_derivatives);
+  if (plan.with_jacobian)
+    for (const Block *b : {&plan.residual_derivatives, &plan.residual_parameter_derivatives}) blocks.push_back(b);
   for (const Block *b : blocks) {
     size_t values = b->loads.size() + peak_temporaries(plan.graph, b->schedule);
     if (values > e.values) {

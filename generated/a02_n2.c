@@ -643,6 +643,117 @@ int a02_n2_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real 
     return A02_N2_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void a02_n2_residual_parameter_derivatives(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
+    const a02_n2_real in_acceleration[], const a02_n2_real in_multipliers[],
+    a02_n2_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    const a02_n2_real th0 = state[0];
+    const a02_n2_real th1 = state[1];
+    const a02_n2_real th2 = state[2];
+    const a02_n2_real ph1 = state[3];
+    const a02_n2_real ph2 = state[4];
+    const a02_n2_real th0_dot = state[5];  /* th0' */
+    const a02_n2_real th1_dot = state[6];  /* th1' */
+    const a02_n2_real th2_dot = state[7];  /* th2' */
+    const a02_n2_real ph1_dot = state[8];  /* ph1' */
+    const a02_n2_real ph2_dot = state[9];  /* ph2' */
+    const a02_n2_real m = param[0];
+    const a02_n2_real L = param[1];
+    const a02_n2_real g = param[2];
+    const a02_n2_real w1 = ph1_dot*ph1_dot;
+    const a02_n2_real w2 = cos(th0);
+    const a02_n2_real w3 = sin(ph1);
+    const a02_n2_real w4 = sin(th0);
+    const a02_n2_real w5 = cos(ph1);
+    const a02_n2_real w6 = w2*w3 - w4*w5;
+    const a02_n2_real w7 = w2*w5 + w4*w3;
+    const a02_n2_real w8 = L*(1.3333333333333333*in_acceleration[0] - 0.5*(w1*w6 - in_acceleration[3]*w7));
+    const a02_n2_real w9 = g*w2;
+    /* dR/dp */
+    out_dR_dp[0] = L*(w8 + 1.5*w9);
+    out_dR_dp[1] = m*(2.0*w8 + 1.5*w9) + in_multipliers[0]*w4 - in_multipliers[1]*w2;
+    out_dR_dp[2] = 1.5*m*L*w2;
+    const a02_n2_real w10 = ph2_dot*ph2_dot;
+    const a02_n2_real w11 = cos(th1);
+    const a02_n2_real w12 = sin(ph2);
+    const a02_n2_real w13 = sin(th1);
+    const a02_n2_real w14 = cos(ph2);
+    const a02_n2_real w15 = w11*w12 - w13*w14;
+    const a02_n2_real w16 = w11*w14 + w13*w12;
+    const a02_n2_real w17 = L*(1.3333333333333333*in_acceleration[1] - 0.5*(w10*w15 - in_acceleration[4]*w16));
+    const a02_n2_real w18 = g*w11;
+    out_dR_dp[3] = L*(w17 + 1.5*w18);
+    out_dR_dp[4] = m*(2.0*w17 + 1.5*w18) + w11*(in_multipliers[1] - in_multipliers[3]) - w13*(in_multipliers[0] - in_multipliers[2]);
+    out_dR_dp[5] = 1.5*m*L*w11;
+    const a02_n2_real w19 = L*in_acceleration[2];
+    const a02_n2_real w20 = cos(th2);
+    const a02_n2_real w21 = g*w20;
+    out_dR_dp[6] = L*(0.3333333333333333*w19 + 0.5*w21);
+    const a02_n2_real w22 = sin(th2);
+    out_dR_dp[7] = m*(0.6666666666666666*w19 + 0.5*w21) - in_multipliers[2]*w22 + in_multipliers[3]*w20;
+    out_dR_dp[8] = 0.5*m*L*w20;
+    const a02_n2_real w23 = th0_dot*th0_dot;
+    const a02_n2_real w24 = L*(0.3333333333333333*in_acceleration[3] + 0.5*(w23*w6 + in_acceleration[0]*w7));
+    const a02_n2_real w25 = g*w5;
+    out_dR_dp[9] = L*(w24 + 0.5*w25);
+    out_dR_dp[10] = m*(2.0*w24 + 0.5*w25) + in_multipliers[0]*w3 - in_multipliers[1]*w5;
+    out_dR_dp[11] = 0.5*m*L*w5;
+    const a02_n2_real w26 = th1_dot*th1_dot;
+    const a02_n2_real w27 = L*(0.3333333333333333*in_acceleration[4] + 0.5*(w26*w15 + in_acceleration[1]*w16));
+    const a02_n2_real w28 = g*w14;
+    out_dR_dp[12] = L*(w27 + 0.5*w28);
+    out_dR_dp[13] = m*(2.0*w27 + 0.5*w28) + in_multipliers[2]*w12 - in_multipliers[3]*w14;
+    out_dR_dp[14] = 0.5*m*L*w14;
+    const a02_n2_real w29 = th1_dot*w13;
+    const a02_n2_real w30 = w26*w11;
+    const a02_n2_real w31 = in_acceleration[1]*w13;
+    out_dR_dp[16] = -(baumgarte_alpha*(th0_dot*w4 - w29 + ph1_dot*w3) - baumgarte_beta*(w2 - w11 + w5 - 1.0) + w23*w2 - w30 + w1*w5 + in_acceleration[0]*w4 - w31 + in_acceleration[3]*w3);
+    const a02_n2_real w32 = th1_dot*w11;
+    const a02_n2_real w33 = w26*w13;
+    const a02_n2_real w34 = in_acceleration[1]*w11;
+    out_dR_dp[19] = baumgarte_alpha*(th0_dot*w2 - w32 + ph1_dot*w5) + baumgarte_beta*(w4 - w13 + w3) - w23*w4 + w33 - w1*w3 + in_acceleration[0]*w2 - w34 + in_acceleration[3]*w5;
+    const a02_n2_real w35 = th2_dot*th2_dot;
+    out_dR_dp[22] = -(baumgarte_alpha*(w29 - th2_dot*w22 + ph2_dot*w12) - baumgarte_beta*(w11 - w20 + w14 - 1.0) + w30 - w35*w20 + w10*w14 + w31 - in_acceleration[2]*w22 + in_acceleration[4]*w12);
+    out_dR_dp[25] = baumgarte_alpha*(w32 - th2_dot*w20 + ph2_dot*w14) + baumgarte_beta*(w13 - w22 + w12) - w33 + w35*w22 - w10*w12 + w34 - in_acceleration[2]*w20 + in_acceleration[4]*w14;
+}
+
+int a02_n2_parameter_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
+    a02_n2_real out_dqdd_dp[], a02_n2_real work[])
+{
+    a02_n2_real *M = work;
+    a02_n2_real *J = M + A02_N2_NQ*A02_N2_NQ;
+    a02_n2_real *Y = J + A02_N2_NC*A02_N2_NQ;
+    a02_n2_real *S = Y + A02_N2_NC*A02_N2_NQ;
+    a02_n2_real *nu = S + A02_N2_NC*A02_N2_NC;
+    a02_n2_real *w = nu + A02_N2_NC;
+    a02_n2_real *E = w + A02_N2_NQ;
+    a02_n2_real *z = E + A02_N2_NC*A02_N2_NC;
+    a02_n2_real *conditioning = z + A02_N2_NC;
+    a02_n2_real *dxdt = work + A02_N2_NWORK;
+    a02_n2_real *dR_dp = dxdt + A02_N2_NX;
+    a02_n2_real *column = dR_dp + (A02_N2_NQ + A02_N2_NC)*A02_N2_NP;
+    int i, k, status;
+    status = a02_n2_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != A02_N2_OK) return status;
+    a02_n2_zero(dR_dp, (A02_N2_NQ + A02_N2_NC)*A02_N2_NP);
+    a02_n2_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + A02_N2_NQ, nu, dR_dp);
+    for (k = 0; k < A02_N2_NP; ++k) {
+        for (i = 0; i < (A02_N2_NQ + A02_N2_NC); ++i) column[i] = -dR_dp[i*A02_N2_NP + k];
+        if (conditioning[1] != 0.0)
+            a02_n2_solve_kkt_min_norm(M, Y, S, E, column, column + A02_N2_NQ, z, 0);
+        else
+            a02_n2_solve_kkt(M, J, S, column, column + A02_N2_NQ, w);
+        for (i = 0; i < A02_N2_NQ; ++i) out_dqdd_dp[i*A02_N2_NP + k] = column[i];
+    }
+    return A02_N2_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is

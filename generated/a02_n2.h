@@ -23,6 +23,7 @@ typedef double a02_n2_real;
 #define A02_N2_NU 0  /* inputs: none */
 #define A02_N2_NWORK 113  /* doubles of scratch for a02_n2_rhs */
 #define A02_N2_NWORK_JACOBIAN (A02_N2_NWORK + 109)  /* ... for a02_n2_jacobian */
+#define A02_N2_NWORK_PARAMETER_JACOBIAN (A02_N2_NWORK + 46)  /* ... for a02_n2_parameter_jacobian */
 #define A02_N2_NWORK_CORRECTION 36  /* ... for a02_n2_correction_factor and _solve */
 #define A02_N2_NWORK_STEP (A02_N2_NWORK + 133)  /* ... for a02_n2_step */
 #define A02_N2_STEP_TOLERANCE 1e-13  /* a02_n2_step's position correction: |phi| it stops at */
@@ -81,6 +82,15 @@ int a02_n2_rhs(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input
 int a02_n2_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
     a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
     a02_n2_real out_dfdx[], a02_n2_real out_dfdu[], a02_n2_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as a02_n2_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns A02_N2_OK or an error of the rhs.
+*/
+int a02_n2_parameter_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
+    a02_n2_real out_dqdd_dp[], a02_n2_real work[]);
 
 /*
 ** The pieces of the KKT system of a02_n2_rhs at one state: M (NQ x NQ, lower

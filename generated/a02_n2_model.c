@@ -51,4 +51,6 @@ const lgc_model a02_n2_model = {
     .nwork_correction = A02_N2_NWORK_CORRECTION,
     .jacobian = a02_n2_jacobian,
     .nwork_jacobian = A02_N2_NWORK_JACOBIAN,
+    .parameter_jacobian = a02_n2_parameter_jacobian,
+    .nwork_parameter_jacobian = A02_N2_NWORK_PARAMETER_JACOBIAN,
 };

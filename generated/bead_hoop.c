@@ -475,6 +475,75 @@ int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bea
     return BEAD_HOOP_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void bead_hoop_residual_parameter_derivatives(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    const bead_hoop_real in_acceleration[], const bead_hoop_real in_multipliers[],
+    bead_hoop_real out_dR_dp[])
+{
+    (void)input;
+    const bead_hoop_real x = state[0];
+    const bead_hoop_real y = state[1];
+    const bead_hoop_real x_dot = state[3];  /* x' */
+    const bead_hoop_real y_dot = state[4];  /* y' */
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real R = param[1];
+    const bead_hoop_real g = param[2];
+    const bead_hoop_real w = param[3];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    const bead_hoop_real w1 = w*t;
+    const bead_hoop_real w2 = cos(w1);
+    out_dR_dp[3] = t*in_multipliers[1]*w2;
+    out_dR_dp[4] = in_acceleration[1];
+    const bead_hoop_real w3 = sin(w1);
+    out_dR_dp[7] = t*in_multipliers[1]*w3;
+    out_dR_dp[8] = g + in_acceleration[2];
+    out_dR_dp[10] = m;
+    out_dR_dp[13] = -2.0*baumgarte_beta*R;
+    const bead_hoop_real w4 = x*w3;
+    const bead_hoop_real w5 = y*w2;
+    const bead_hoop_real w6 = x_dot*w2;
+    const bead_hoop_real w7 = y_dot*w3;
+    const bead_hoop_real w8 = x*w2;
+    const bead_hoop_real w9 = y*w3;
+    const bead_hoop_real w10 = w8 + w9;
+    out_dR_dp[19] = baumgarte_alpha*(t*(w*(w4 - w5) - w6 - w7) - w8 - w9) + w*(t*(w*w10 + 2.0*(x_dot*w3 - y_dot*w2)) + 2.0*(w4 - w5)) - t*(baumgarte_beta*w10 + in_acceleration[0]*w2 + in_acceleration[1]*w3) - 2.0*(w6 + w7);
+}
+
+int bead_hoop_parameter_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_dqdd_dp[], bead_hoop_real work[])
+{
+    bead_hoop_real *M = work;
+    bead_hoop_real *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
+    bead_hoop_real *Y = J + BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *S = Y + BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *nu = S + BEAD_HOOP_NC*BEAD_HOOP_NC;
+    bead_hoop_real *w = nu + BEAD_HOOP_NC;
+    bead_hoop_real *E = w + BEAD_HOOP_NQ;
+    bead_hoop_real *z = E + BEAD_HOOP_NC*BEAD_HOOP_NC;
+    bead_hoop_real *conditioning = z + BEAD_HOOP_NC;
+    bead_hoop_real *dxdt = work + BEAD_HOOP_NWORK;
+    bead_hoop_real *dR_dp = dxdt + BEAD_HOOP_NX;
+    bead_hoop_real *column = dR_dp + (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NP;
+    int i, k, status;
+    status = bead_hoop_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != BEAD_HOOP_OK) return status;
+    bead_hoop_zero(dR_dp, (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NP);
+    bead_hoop_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + BEAD_HOOP_NQ, nu, dR_dp);
+    for (k = 0; k < BEAD_HOOP_NP; ++k) {
+        for (i = 0; i < (BEAD_HOOP_NQ + BEAD_HOOP_NC); ++i) column[i] = -dR_dp[i*BEAD_HOOP_NP + k];
+        if (conditioning[1] != 0.0)
+            bead_hoop_solve_kkt_min_norm(M, Y, S, E, column, column + BEAD_HOOP_NQ, z, 0);
+        else
+            bead_hoop_solve_kkt(M, J, S, column, column + BEAD_HOOP_NQ, w);
+        for (i = 0; i < BEAD_HOOP_NQ; ++i) out_dqdd_dp[i*BEAD_HOOP_NP + k] = column[i];
+    }
+    return BEAD_HOOP_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is

@@ -51,4 +51,6 @@ const lgc_model bead_hoop_model = {
     .nwork_correction = BEAD_HOOP_NWORK_CORRECTION,
     .jacobian = bead_hoop_jacobian,
     .nwork_jacobian = BEAD_HOOP_NWORK_JACOBIAN,
+    .parameter_jacobian = bead_hoop_parameter_jacobian,
+    .nwork_parameter_jacobian = BEAD_HOOP_NWORK_PARAMETER_JACOBIAN,
 };

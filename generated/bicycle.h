@@ -23,6 +23,7 @@ typedef double bicycle_real;
 #define BICYCLE_NU 0  /* inputs: none */
 #define BICYCLE_NWORK 215  /* doubles of scratch for bicycle_rhs */
 #define BICYCLE_NWORK_JACOBIAN (BICYCLE_NWORK + 373)  /* ... for bicycle_jacobian */
+#define BICYCLE_NWORK_PARAMETER_JACOBIAN (BICYCLE_NWORK + 371)  /* ... for bicycle_parameter_jacobian */
 #define BICYCLE_NWORK_CORRECTION 65  /* ... for bicycle_correction_factor and _solve */
 #define BICYCLE_NWORK_STEP (BICYCLE_NWORK + 256)  /* ... for bicycle_step */
 #define BICYCLE_STEP_TOLERANCE 1e-13  /* bicycle_step's position correction: |phi| it stops at */
@@ -114,6 +115,15 @@ int bicycle_rhs(bicycle_real t, const bicycle_real state[], const bicycle_real i
 int bicycle_jacobian(bicycle_real t, const bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
     bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta,
     bicycle_real out_dfdx[], bicycle_real out_dfdu[], bicycle_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as bicycle_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns BICYCLE_OK or an error of the rhs.
+*/
+int bicycle_parameter_jacobian(bicycle_real t, const bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
+    bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta,
+    bicycle_real out_dqdd_dp[], bicycle_real work[]);
 
 /*
 ** The pieces of the KKT system of bicycle_rhs at one state: M (NQ x NQ, lower

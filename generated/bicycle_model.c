@@ -53,4 +53,6 @@ const lgc_model bicycle_model = {
     .nwork_correction = BICYCLE_NWORK_CORRECTION,
     .jacobian = bicycle_jacobian,
     .nwork_jacobian = BICYCLE_NWORK_JACOBIAN,
+    .parameter_jacobian = bicycle_parameter_jacobian,
+    .nwork_parameter_jacobian = BICYCLE_NWORK_PARAMETER_JACOBIAN,
 };

@@ -23,6 +23,7 @@ typedef double bouncing_ball_real;
 #define BOUNCING_BALL_NU 0  /* inputs: none */
 #define BOUNCING_BALL_NWORK 11  /* doubles of scratch for bouncing_ball_rhs */
 #define BOUNCING_BALL_NWORK_JACOBIAN (BOUNCING_BALL_NWORK + 8)  /* ... for bouncing_ball_jacobian */
+#define BOUNCING_BALL_NWORK_PARAMETER_JACOBIAN (BOUNCING_BALL_NWORK + 10)  /* ... for bouncing_ball_parameter_jacobian */
 #define BOUNCING_BALL_NWORK_CORRECTION 2  /* ... for bouncing_ball_correction_factor and _solve */
 #define BOUNCING_BALL_NWORK_STEP (BOUNCING_BALL_NWORK + 15)  /* ... for bouncing_ball_step */
 #define BOUNCING_BALL_STEP_TOLERANCE 1e-13  /* bouncing_ball_step's position correction: |phi| it stops at */
@@ -74,6 +75,15 @@ int bouncing_ball_rhs(bouncing_ball_real t, const bouncing_ball_real state[], co
 int bouncing_ball_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
     bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
     bouncing_ball_real out_dfdx[], bouncing_ball_real out_dfdu[], bouncing_ball_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as bouncing_ball_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns BOUNCING_BALL_OK or an error of the rhs.
+*/
+int bouncing_ball_parameter_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real out_dqdd_dp[], bouncing_ball_real work[]);
 
 /*
 ** The pieces of the KKT system of bouncing_ball_rhs at one state: M (NQ x NQ, lower

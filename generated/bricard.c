@@ -2782,6 +2782,165 @@ int bricard_jacobian(bricard_real t, const bricard_real state[], const bricard_r
     return BRICARD_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void bricard_residual_parameter_derivatives(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
+    bricard_real baumgarte_alpha, bricard_real baumgarte_beta,
+    const bricard_real in_acceleration[], const bricard_real in_multipliers[],
+    bricard_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    const bricard_real x1 = state[0];
+    const bricard_real y1 = state[1];
+    const bricard_real z1 = state[2];
+    const bricard_real x2 = state[3];
+    const bricard_real y2 = state[4];
+    const bricard_real z2 = state[5];
+    const bricard_real x3 = state[6];
+    const bricard_real y3 = state[7];
+    const bricard_real z3 = state[8];
+    const bricard_real x4 = state[9];
+    const bricard_real y4 = state[10];
+    const bricard_real z4 = state[11];
+    const bricard_real x1_dot = state[12];  /* x1' */
+    const bricard_real y1_dot = state[13];  /* y1' */
+    const bricard_real z1_dot = state[14];  /* z1' */
+    const bricard_real x2_dot = state[15];  /* x2' */
+    const bricard_real y2_dot = state[16];  /* y2' */
+    const bricard_real z2_dot = state[17];  /* z2' */
+    const bricard_real x3_dot = state[18];  /* x3' */
+    const bricard_real y3_dot = state[19];  /* y3' */
+    const bricard_real z3_dot = state[20];  /* z3' */
+    const bricard_real x4_dot = state[21];  /* x4' */
+    const bricard_real y4_dot = state[22];  /* y4' */
+    const bricard_real z4_dot = state[23];  /* z4' */
+    const bricard_real m = param[0];
+    const bricard_real L = param[1];
+    const bricard_real g = param[2];
+    /* dR/dp */
+    out_dR_dp[0] = 0.6666666666666666*in_acceleration[0] + 0.16666666666666666*in_acceleration[3];
+    const bricard_real w1 = z1 - z2;
+    const bricard_real w2 = 2.0*x1*w1 - z1*(2.0*x1 - x2);
+    out_dR_dp[1] = in_multipliers[7]*w2;
+    const bricard_real w3 = g + 0.16666666666666666*in_acceleration[4];
+    out_dR_dp[3] = w3 + 0.6666666666666666*in_acceleration[1];
+    const bricard_real w4 = 2.0*y1*w1 - z1*(2.0*y1 - y2);
+    out_dR_dp[4] = in_multipliers[7]*w4;
+    out_dR_dp[5] = m;
+    out_dR_dp[6] = 0.6666666666666666*in_acceleration[2] + 0.16666666666666666*in_acceleration[5];
+    const bricard_real w5 = x1*x2 + y1*y2;
+    out_dR_dp[7] = in_multipliers[7]*w5;
+    out_dR_dp[9] = 0.16666666666666666*(in_acceleration[0] + in_acceleration[6]) + 0.6666666666666666*in_acceleration[3];
+    const bricard_real w6 = x3 - x4;
+    const bricard_real w7 = z3 - z4;
+    out_dR_dp[10] = x1*z1*in_multipliers[7] + in_multipliers[10]*w6*w7;
+    const bricard_real w8 = g + 0.16666666666666666*in_acceleration[7];
+    out_dR_dp[12] = w8 + 0.16666666666666666*in_acceleration[1] + 0.6666666666666666*in_acceleration[4];
+    const bricard_real w9 = y3 - y4;
+    out_dR_dp[13] = y1*z1*in_multipliers[7] + in_multipliers[10]*w9*w7;
+    out_dR_dp[14] = m;
+    out_dR_dp[15] = 0.16666666666666666*(in_acceleration[2] + in_acceleration[8]) + 0.6666666666666666*in_acceleration[5];
+    const bricard_real w10 = x1*x1 + y1*y1;
+    const bricard_real w11 = w6*w6 + w9*w9;
+    out_dR_dp[16] = -(in_multipliers[7]*w10 + in_multipliers[10]*w11);
+    out_dR_dp[18] = 0.16666666666666666*(in_acceleration[3] + in_acceleration[9]) + 0.6666666666666666*in_acceleration[6];
+    const bricard_real w12 = 2.0*L - z4;
+    const bricard_real w13 = x2 - 2.0*x3 + x4;
+    const bricard_real w14 = z2 - z3;
+    const bricard_real w15 = w14*w6;
+    const bricard_real w16 = w13*w7 - 2.0*w15;
+    out_dR_dp[19] = x4*in_multipliers[11]*w12 + in_multipliers[10]*w16;
+    out_dR_dp[21] = w3 + 0.6666666666666666*in_acceleration[7] + 0.16666666666666666*in_acceleration[10];
+    const bricard_real w17 = y2 - 2.0*y3 + y4;
+    const bricard_real w18 = w14*w9;
+    const bricard_real w19 = w17*w7 - 2.0*w18;
+    out_dR_dp[22] = y4*in_multipliers[11]*w12 + in_multipliers[10]*w19;
+    out_dR_dp[23] = m;
+    out_dR_dp[24] = 0.16666666666666666*(in_acceleration[5] + in_acceleration[11]) + 0.6666666666666666*in_acceleration[8];
+    const bricard_real w20 = x2 - x4;
+    const bricard_real w21 = y2 - y4;
+    const bricard_real w22 = w20*w6 + w21*w9;
+    const bricard_real w23 = x4*x4 + y4*y4;
+    out_dR_dp[25] = in_multipliers[10]*w22 + in_multipliers[11]*w23;
+    out_dR_dp[27] = 0.16666666666666666*in_acceleration[6] + 0.6666666666666666*in_acceleration[9];
+    const bricard_real w24 = x2 - x3;
+    const bricard_real w25 = w24*w7 - 2.0*w15;
+    const bricard_real w26 = x4*w7;
+    const bricard_real w27 = x3 - 2.0*x4;
+    out_dR_dp[28] = -(in_multipliers[10]*w25 - in_multipliers[11]*(2.0*w26 + w12*w27));
+    out_dR_dp[30] = w8 + 0.6666666666666666*in_acceleration[10];
+    const bricard_real w28 = y2 - y3;
+    const bricard_real w29 = w28*w7 - 2.0*w18;
+    const bricard_real w30 = y4*w7;
+    const bricard_real w31 = y3 - 2.0*y4;
+    out_dR_dp[31] = -(in_multipliers[10]*w29 - in_multipliers[11]*(2.0*w30 + w12*w31));
+    out_dR_dp[32] = m;
+    out_dR_dp[33] = 0.16666666666666666*in_acceleration[8] + 0.6666666666666666*in_acceleration[11];
+    const bricard_real w32 = w24*w6 + w28*w9;
+    const bricard_real w33 = x3*x4 + y3*y4;
+    out_dR_dp[34] = 2.0*in_multipliers[4] - in_multipliers[10]*w32 - in_multipliers[11]*w33;
+    const bricard_real w34 = -2.0*baumgarte_beta*L;
+    out_dR_dp[37] = w34;
+    out_dR_dp[40] = w34;
+    out_dR_dp[43] = w34;
+    out_dR_dp[46] = w34;
+    out_dR_dp[49] = -2.0*(in_acceleration[11] + baumgarte_alpha*z4_dot + baumgarte_beta*z4);
+    const bricard_real w35 = x1*x2_dot + y1*y2_dot;
+    out_dR_dp[58] = -(baumgarte_alpha*(z1*w35 + x1_dot*w2 + y1_dot*w4 + z1_dot*w5 - z2_dot*w10) - baumgarte_beta*(z1*(x1*(x1 - x2) + y1*(y1 - y2) + z1*w1) - (w10 + z1*z1)*w1) + z1*(x1*in_acceleration[3] + y1*in_acceleration[4]) - x1_dot*(2.0*(x1*z2_dot + z2*x1_dot) - z1*x2_dot - x2*z1_dot) - y1_dot*(2.0*(y1*z2_dot + z2*y1_dot) - z1*y2_dot - y2*z1_dot) + z1_dot*(w35 + x2*x1_dot + y2*y1_dot) + x2_dot*(x1*z1_dot + z1*x1_dot) + y2_dot*(y1*z1_dot + z1*y1_dot) - 2.0*z2_dot*(x1*x1_dot + y1*y1_dot) + in_acceleration[0]*w2 + in_acceleration[1]*w4 + in_acceleration[2]*w5 - in_acceleration[5]*w10);
+    const bricard_real w36 = x2_dot*w6 + y2_dot*w9;
+    const bricard_real w37 = z3_dot - z4_dot;
+    const bricard_real w38 = x3_dot - x4_dot;
+    const bricard_real w39 = y3_dot - y4_dot;
+    const bricard_real w40 = x2_dot*w7 - 2.0*z2_dot*w6;
+    const bricard_real w41 = z2 - z4;
+    const bricard_real w42 = 2.0*z2 - z3 - z4;
+    const bricard_real w43 = y2_dot*w7 - 2.0*z2_dot*w9;
+    const bricard_real w44 = w27 + x2;
+    const bricard_real w45 = w31 + y2;
+    out_dR_dp[67] = baumgarte_alpha*(z2_dot*w11 - x3_dot*w16 - y3_dot*w19 - z3_dot*w22 + x4_dot*w25 + y4_dot*w29 + z4_dot*w32 - w7*w36) + baumgarte_beta*(w14*(w11 + w7*w7) - w7*(w32 + w14*w7)) - x2_dot*(w6*w37 + w7*w38) - y2_dot*(w9*w37 + w7*w39) + 2.0*z2_dot*(w6*w38 + w9*w39) - x3_dot*(w40 - 2.0*x3_dot*w41 + z3_dot*w20 + x4_dot*w42 - z4_dot*w13) - y3_dot*(w43 - 2.0*y3_dot*w41 + z3_dot*w21 + y4_dot*w42 - z4_dot*w17) - z3_dot*(w36 + x3_dot*w20 + y3_dot*w21 - x4_dot*w44 - y4_dot*w45) + x4_dot*(w40 - x3_dot*w42 + z3_dot*w44 + 2.0*x4_dot*w14 - z4_dot*w24) + y4_dot*(w43 - y3_dot*w42 + z3_dot*w45 + 2.0*y4_dot*w14 - z4_dot*w28) + z4_dot*(w36 + x3_dot*w13 + y3_dot*w17 - x4_dot*w24 - y4_dot*w28) + in_acceleration[5]*w11 - in_acceleration[6]*w16 - in_acceleration[7]*w19 - in_acceleration[8]*w22 + in_acceleration[9]*w25 + in_acceleration[10]*w29 + in_acceleration[11]*w32 - w7*(in_acceleration[3]*w6 + in_acceleration[4]*w9);
+    const bricard_real w46 = L - z4;
+    const bricard_real w47 = 2.0*w26 + w46*w27;
+    const bricard_real w48 = 2.0*w30 + w46*w31;
+    const bricard_real w49 = x4*x3_dot + y4*y3_dot;
+    const bricard_real w50 = x4*w6 + y4*w9;
+    const bricard_real w51 = x4*in_acceleration[6] + y4*in_acceleration[7];
+    const bricard_real w52 = L - z3;
+    out_dR_dp[70] = -(baumgarte_alpha*(z3_dot*w23 + x4_dot*w47 + y4_dot*w48 - z4_dot*w33 + w46*w49) + baumgarte_beta*(w46*(w50 - w46*w7) + w7*(w23 + w46*w46)) + L*(w51 + baumgarte_alpha*(w49 + x4_dot*w27 + y4_dot*w31) + baumgarte_beta*w50 + 2.0*(x4_dot*w38 + y4_dot*w39) + in_acceleration[9]*w27 + in_acceleration[10]*w31) - x3_dot*(x4*z4_dot - x4_dot*w46) - y3_dot*(y4*z4_dot - y4_dot*w46) + 2.0*z3_dot*(x4*x4_dot + y4*y4_dot) - x4_dot*(x3*z4_dot - 2.0*(x4*z3_dot - x4_dot*w52) - x3_dot*w46) - y4_dot*(y3*z4_dot - 2.0*(y4*z3_dot - y4_dot*w52) - y3_dot*w46) - z4_dot*(w49 + x3*x4_dot + y3*y4_dot) + in_acceleration[8]*w23 + in_acceleration[9]*w47 + in_acceleration[10]*w48 - in_acceleration[11]*w33 + w46*w51);
+}
+
+int bricard_parameter_jacobian(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
+    bricard_real baumgarte_alpha, bricard_real baumgarte_beta,
+    bricard_real out_dqdd_dp[], bricard_real work[])
+{
+    bricard_real *M = work;
+    bricard_real *J = M + BRICARD_NQ*BRICARD_NQ;
+    bricard_real *Y = J + BRICARD_NC*BRICARD_NQ;
+    bricard_real *S = Y + BRICARD_NC*BRICARD_NQ;
+    bricard_real *nu = S + BRICARD_NC*BRICARD_NC;
+    bricard_real *w = nu + BRICARD_NC;
+    bricard_real *E = w + BRICARD_NQ;
+    bricard_real *z = E + BRICARD_NC*BRICARD_NC;
+    bricard_real *conditioning = z + BRICARD_NC;
+    bricard_real *dxdt = work + BRICARD_NWORK;
+    bricard_real *dR_dp = dxdt + BRICARD_NX;
+    bricard_real *column = dR_dp + (BRICARD_NQ + BRICARD_NC)*BRICARD_NP;
+    int i, k, status;
+    status = bricard_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != BRICARD_OK) return status;
+    bricard_zero(dR_dp, (BRICARD_NQ + BRICARD_NC)*BRICARD_NP);
+    bricard_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + BRICARD_NQ, nu, dR_dp);
+    for (k = 0; k < BRICARD_NP; ++k) {
+        for (i = 0; i < (BRICARD_NQ + BRICARD_NC); ++i) column[i] = -dR_dp[i*BRICARD_NP + k];
+        if (conditioning[1] != 0.0)
+            bricard_solve_kkt_min_norm(M, Y, S, E, column, column + BRICARD_NQ, z, 0);
+        else
+            bricard_solve_kkt(M, J, S, column, column + BRICARD_NQ, w);
+        for (i = 0; i < BRICARD_NQ; ++i) out_dqdd_dp[i*BRICARD_NP + k] = column[i];
+    }
+    return BRICARD_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is

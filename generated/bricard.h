@@ -23,6 +23,7 @@ typedef double bricard_real;
 #define BRICARD_NU 0  /* inputs: none */
 #define BRICARD_NWORK 759  /* doubles of scratch for bricard_rhs */
 #define BRICARD_NWORK_JACOBIAN (BRICARD_NWORK + 624)  /* ... for bricard_jacobian */
+#define BRICARD_NWORK_PARAMETER_JACOBIAN (BRICARD_NWORK + 120)  /* ... for bricard_parameter_jacobian */
 #define BRICARD_NWORK_CORRECTION 288  /* ... for bricard_correction_factor and _solve */
 #define BRICARD_STACK_ESTIMATE 4328  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BRICARD_NH_ARRAY 12
@@ -91,6 +92,15 @@ int bricard_rhs(bricard_real t, const bricard_real state[], const bricard_real i
 int bricard_jacobian(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
     bricard_real baumgarte_alpha, bricard_real baumgarte_beta,
     bricard_real out_dfdx[], bricard_real out_dfdu[], bricard_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as bricard_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns BRICARD_OK or an error of the rhs.
+*/
+int bricard_parameter_jacobian(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
+    bricard_real baumgarte_alpha, bricard_real baumgarte_beta,
+    bricard_real out_dqdd_dp[], bricard_real work[]);
 
 /*
 ** The pieces of the KKT system of bricard_rhs at one state: M (NQ x NQ, lower

@@ -55,4 +55,6 @@ const lgc_model bricard_model = {
     .nwork_correction = BRICARD_NWORK_CORRECTION,
     .jacobian = bricard_jacobian,
     .nwork_jacobian = BRICARD_NWORK_JACOBIAN,
+    .parameter_jacobian = bricard_parameter_jacobian,
+    .nwork_parameter_jacobian = BRICARD_NWORK_PARAMETER_JACOBIAN,
 };

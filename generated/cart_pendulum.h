@@ -23,6 +23,7 @@ typedef double cart_pendulum_real;
 #define CART_PENDULUM_NU 1  /* inputs: F */
 #define CART_PENDULUM_NWORK 25  /* doubles of scratch for cart_pendulum_rhs */
 #define CART_PENDULUM_NWORK_JACOBIAN (CART_PENDULUM_NWORK + 38)  /* ... for cart_pendulum_jacobian */
+#define CART_PENDULUM_NWORK_PARAMETER_JACOBIAN (CART_PENDULUM_NWORK + 26)  /* ... for cart_pendulum_parameter_jacobian */
 #define CART_PENDULUM_NWORK_CORRECTION 4  /* ... for cart_pendulum_correction_factor and _solve */
 #define CART_PENDULUM_NWORK_STEP (CART_PENDULUM_NWORK + 43)  /* ... for cart_pendulum_step */
 #define CART_PENDULUM_STEP_TOLERANCE 1e-13  /* cart_pendulum_step's position correction: |phi| it stops at */
@@ -80,6 +81,15 @@ int cart_pendulum_rhs(cart_pendulum_real t, const cart_pendulum_real state[], co
 int cart_pendulum_jacobian(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
     cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
     cart_pendulum_real out_dfdx[], cart_pendulum_real out_dfdu[], cart_pendulum_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as cart_pendulum_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns CART_PENDULUM_OK or an error of the rhs.
+*/
+int cart_pendulum_parameter_jacobian(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_dqdd_dp[], cart_pendulum_real work[]);
 
 /*
 ** The pieces of the KKT system of cart_pendulum_rhs at one state: M (NQ x NQ, lower

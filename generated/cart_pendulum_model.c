@@ -54,4 +54,6 @@ const lgc_model cart_pendulum_model = {
     .nwork_correction = CART_PENDULUM_NWORK_CORRECTION,
     .jacobian = cart_pendulum_jacobian,
     .nwork_jacobian = CART_PENDULUM_NWORK_JACOBIAN,
+    .parameter_jacobian = cart_pendulum_parameter_jacobian,
+    .nwork_parameter_jacobian = CART_PENDULUM_NWORK_PARAMETER_JACOBIAN,
 };

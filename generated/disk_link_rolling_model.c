@@ -51,4 +51,6 @@ const lgc_model disk_link_rolling_model = {
     .nwork_correction = DISK_LINK_ROLLING_NWORK_CORRECTION,
     .jacobian = disk_link_rolling_jacobian,
     .nwork_jacobian = DISK_LINK_ROLLING_NWORK_JACOBIAN,
+    .parameter_jacobian = disk_link_rolling_parameter_jacobian,
+    .nwork_parameter_jacobian = DISK_LINK_ROLLING_NWORK_PARAMETER_JACOBIAN,
 };

@@ -220,6 +220,81 @@ int disk_link_sliding_jacobian(disk_link_sliding_real t, const disk_link_sliding
     return DISK_LINK_SLIDING_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void disk_link_sliding_residual_parameter_derivatives(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    const disk_link_sliding_real in_acceleration[], const disk_link_sliding_real in_multipliers[],
+    disk_link_sliding_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real g = param[4];
+    const disk_link_sliding_real mu_c = param[5];
+    const disk_link_sliding_real eps = param[6];
+    const disk_link_sliding_real w1 = x_dot - s_dot - r*th_dot;
+    const disk_link_sliding_real w2 = tanh(w1/eps);
+    const disk_link_sliding_real w3 = g*mu_c*w2;
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0] + w3;
+    const disk_link_sliding_real w4 = w2*w2 - 1.0;
+    const disk_link_sliding_real w5 = m*g*mu_c*th_dot*w4/eps;
+    out_dR_dp[1] = w5;
+    const disk_link_sliding_real w6 = m*mu_c*w2;
+    out_dR_dp[4] = w6;
+    const disk_link_sliding_real w7 = m*g*w2;
+    out_dR_dp[5] = w7;
+    const disk_link_sliding_real w8 = eps*eps;
+    const disk_link_sliding_real w9 = m*g*mu_c*w1*w4/w8;
+    out_dR_dp[6] = w9;
+    out_dR_dp[7] = r*(0.5*r*in_acceleration[1] - w3);
+    out_dR_dp[8] = m*(r*(in_acceleration[1] - g*mu_c*th_dot*w4/eps) - w3);
+    out_dR_dp[11] = -m*r*mu_c*w2;
+    out_dR_dp[12] = -m*r*g*w2;
+    out_dR_dp[13] = -m*r*g*mu_c*w1*w4/w8;
+    out_dR_dp[14] = -w3;
+    out_dR_dp[15] = -w5;
+    out_dR_dp[16] = in_acceleration[2];
+    out_dR_dp[17] = s;
+    out_dR_dp[18] = -w6;
+    out_dR_dp[19] = -w7;
+    out_dR_dp[20] = -w9;
+}
+
+int disk_link_sliding_parameter_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_dqdd_dp[], disk_link_sliding_real work[])
+{
+    disk_link_sliding_real *M = work;
+    disk_link_sliding_real *J = M + DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ;
+    disk_link_sliding_real *S = J + 2*DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ;
+    disk_link_sliding_real *nu = S + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NC;
+    disk_link_sliding_real *w = nu + DISK_LINK_SLIDING_NC;
+    disk_link_sliding_real *dxdt = work + DISK_LINK_SLIDING_NWORK;
+    disk_link_sliding_real *dR_dp = dxdt + DISK_LINK_SLIDING_NX;
+    disk_link_sliding_real *column = dR_dp + (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NP;
+    int i, k, status;
+    status = disk_link_sliding_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != DISK_LINK_SLIDING_OK) return status;
+    disk_link_sliding_zero(dR_dp, (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NP);
+    disk_link_sliding_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + DISK_LINK_SLIDING_NQ, nu, dR_dp);
+    for (k = 0; k < DISK_LINK_SLIDING_NP; ++k) {
+        for (i = 0; i < (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC); ++i) column[i] = -dR_dp[i*DISK_LINK_SLIDING_NP + k];
+        disk_link_sliding_solve_kkt(M, J, S, column, column + DISK_LINK_SLIDING_NQ, w);
+        for (i = 0; i < DISK_LINK_SLIDING_NQ; ++i) out_dqdd_dp[i*DISK_LINK_SLIDING_NP + k] = column[i];
+    }
+    return DISK_LINK_SLIDING_OK;
+}
+
 void disk_link_sliding_residuals(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[],
     disk_link_sliding_real out_phi[], disk_link_sliding_real out_phi_dot[], disk_link_sliding_real out_g[])
 {

@@ -23,8 +23,9 @@ typedef double disk_link_sliding_real;
 #define DISK_LINK_SLIDING_NU 0  /* inputs: none */
 #define DISK_LINK_SLIDING_NWORK 12  /* doubles of scratch for disk_link_sliding_rhs */
 #define DISK_LINK_SLIDING_NWORK_JACOBIAN (DISK_LINK_SLIDING_NWORK + 27)  /* ... for disk_link_sliding_jacobian */
+#define DISK_LINK_SLIDING_NWORK_PARAMETER_JACOBIAN (DISK_LINK_SLIDING_NWORK + 30)  /* ... for disk_link_sliding_parameter_jacobian */
 #define DISK_LINK_SLIDING_NWORK_STEP (DISK_LINK_SLIDING_NWORK + 18)  /* ... for disk_link_sliding_step */
-#define DISK_LINK_SLIDING_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DISK_LINK_SLIDING_STACK_ESTIMATE 948  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DISK_LINK_SLIDING_NH_ARRAY 1
 #define DISK_LINK_SLIDING_NN_ARRAY 1
 #define DISK_LINK_SLIDING_NC_ARRAY 1
@@ -77,6 +78,15 @@ int disk_link_sliding_rhs(disk_link_sliding_real t, const disk_link_sliding_real
 int disk_link_sliding_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
     disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
     disk_link_sliding_real out_dfdx[], disk_link_sliding_real out_dfdu[], disk_link_sliding_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as disk_link_sliding_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns DISK_LINK_SLIDING_OK or an error of the rhs.
+*/
+int disk_link_sliding_parameter_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_dqdd_dp[], disk_link_sliding_real work[]);
 
 /*
 ** The pieces of the KKT system of disk_link_sliding_rhs at one state: M (NQ x NQ, lower

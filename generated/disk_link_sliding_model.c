@@ -46,4 +46,6 @@ const lgc_model disk_link_sliding_model = {
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = disk_link_sliding_jacobian,
     .nwork_jacobian = DISK_LINK_SLIDING_NWORK_JACOBIAN,
+    .parameter_jacobian = disk_link_sliding_parameter_jacobian,
+    .nwork_parameter_jacobian = DISK_LINK_SLIDING_NWORK_PARAMETER_JACOBIAN,
 };

@@ -507,6 +507,66 @@ int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real 
     return DOUBLE_PENDULUM_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void double_pendulum_residual_parameter_derivatives(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    const double_pendulum_real in_acceleration[], const double_pendulum_real in_multipliers[],
+    double_pendulum_real out_dR_dp[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)in_multipliers;
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real l1 = param[2];
+    const double_pendulum_real l2 = param[3];
+    const double_pendulum_real g = param[4];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    out_dR_dp[5] = g + in_acceleration[1];
+    out_dR_dp[9] = m1;
+    out_dR_dp[11] = in_acceleration[2];
+    out_dR_dp[16] = g + in_acceleration[3];
+    out_dR_dp[19] = m2;
+    out_dR_dp[22] = -2.0*baumgarte_beta*l1;
+    out_dR_dp[28] = -2.0*baumgarte_beta*l2;
+}
+
+int double_pendulum_parameter_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_dqdd_dp[], double_pendulum_real work[])
+{
+    double_pendulum_real *M = work;
+    double_pendulum_real *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *Y = J + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *S = Y + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *nu = S + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
+    double_pendulum_real *w = nu + DOUBLE_PENDULUM_NC;
+    double_pendulum_real *E = w + DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *z = E + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
+    double_pendulum_real *conditioning = z + DOUBLE_PENDULUM_NC;
+    double_pendulum_real *dxdt = work + DOUBLE_PENDULUM_NWORK;
+    double_pendulum_real *dR_dp = dxdt + DOUBLE_PENDULUM_NX;
+    double_pendulum_real *column = dR_dp + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NP;
+    int i, k, status;
+    status = double_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != DOUBLE_PENDULUM_OK) return status;
+    double_pendulum_zero(dR_dp, (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NP);
+    double_pendulum_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + DOUBLE_PENDULUM_NQ, nu, dR_dp);
+    for (k = 0; k < DOUBLE_PENDULUM_NP; ++k) {
+        for (i = 0; i < (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC); ++i) column[i] = -dR_dp[i*DOUBLE_PENDULUM_NP + k];
+        if (conditioning[1] != 0.0)
+            double_pendulum_solve_kkt_min_norm(M, Y, S, E, column, column + DOUBLE_PENDULUM_NQ, z, 0);
+        else
+            double_pendulum_solve_kkt(M, J, S, column, column + DOUBLE_PENDULUM_NQ, w);
+        for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) out_dqdd_dp[i*DOUBLE_PENDULUM_NP + k] = column[i];
+    }
+    return DOUBLE_PENDULUM_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is

@@ -23,6 +23,7 @@ typedef double double_pendulum_real;
 #define DOUBLE_PENDULUM_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_NWORK 51  /* doubles of scratch for double_pendulum_rhs */
 #define DOUBLE_PENDULUM_NWORK_JACOBIAN (DOUBLE_PENDULUM_NWORK + 62)  /* ... for double_pendulum_jacobian */
+#define DOUBLE_PENDULUM_NWORK_PARAMETER_JACOBIAN (DOUBLE_PENDULUM_NWORK + 44)  /* ... for double_pendulum_parameter_jacobian */
 #define DOUBLE_PENDULUM_NWORK_CORRECTION 12  /* ... for double_pendulum_correction_factor and _solve */
 #define DOUBLE_PENDULUM_NWORK_STEP (DOUBLE_PENDULUM_NWORK + 74)  /* ... for double_pendulum_step */
 #define DOUBLE_PENDULUM_STEP_TOLERANCE 1e-13  /* double_pendulum_step's position correction: |phi| it stops at */
@@ -81,6 +82,15 @@ int double_pendulum_rhs(double_pendulum_real t, const double_pendulum_real state
 int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
     double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
     double_pendulum_real out_dfdx[], double_pendulum_real out_dfdu[], double_pendulum_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as double_pendulum_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns DOUBLE_PENDULUM_OK or an error of the rhs.
+*/
+int double_pendulum_parameter_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_dqdd_dp[], double_pendulum_real work[]);
 
 /*
 ** The pieces of the KKT system of double_pendulum_rhs at one state: M (NQ x NQ, lower

@@ -213,6 +213,78 @@ int double_pendulum_angle_jacobian(double_pendulum_angle_real t, const double_pe
     return DOUBLE_PENDULUM_ANGLE_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void double_pendulum_angle_residual_parameter_derivatives(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    const double_pendulum_angle_real in_acceleration[], const double_pendulum_angle_real in_multipliers[],
+    double_pendulum_angle_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real w1 = l1*in_acceleration[0];
+    const double_pendulum_angle_real w2 = sin(th1);
+    const double_pendulum_angle_real w3 = g*w2;
+    const double_pendulum_angle_real w4 = w1 + w3;
+    /* dR/dp */
+    out_dR_dp[0] = l1*w4;
+    const double_pendulum_angle_real w5 = cos(th1);
+    const double_pendulum_angle_real w6 = sin(th2);
+    const double_pendulum_angle_real w7 = cos(th2);
+    const double_pendulum_angle_real w8 = w5*w6 - w2*w7;
+    const double_pendulum_angle_real w9 = w5*w7 + w2*w6;
+    const double_pendulum_angle_real w10 = th2_dot*th2_dot*w8 - in_acceleration[1]*w9;
+    out_dR_dp[1] = l1*(w4 - l2*w10);
+    const double_pendulum_angle_real w11 = m1 + m2;
+    out_dR_dp[2] = -(m2*l2*w10 - w11*(2.0*w1 + w3));
+    out_dR_dp[3] = -m2*l1*w10;
+    out_dR_dp[4] = l1*w2*w11;
+    const double_pendulum_angle_real w12 = th1_dot*th1_dot*w8 + in_acceleration[0]*w9;
+    const double_pendulum_angle_real w13 = l1*w12 + g*w6;
+    const double_pendulum_angle_real w14 = l2*in_acceleration[1];
+    out_dR_dp[6] = l2*(w13 + w14);
+    out_dR_dp[7] = m2*l2*w12;
+    out_dR_dp[8] = m2*(w13 + 2.0*w14);
+    out_dR_dp[9] = m2*l2*w6;
+}
+
+int double_pendulum_angle_parameter_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_dqdd_dp[], double_pendulum_angle_real work[])
+{
+    double_pendulum_angle_real *M = work;
+    double_pendulum_angle_real *J = M + DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ;
+    double_pendulum_angle_real *S = J + 2*DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ;
+    double_pendulum_angle_real *nu = S + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NC;
+    double_pendulum_angle_real *w = nu + DOUBLE_PENDULUM_ANGLE_NC;
+    double_pendulum_angle_real *dxdt = work + DOUBLE_PENDULUM_ANGLE_NWORK;
+    double_pendulum_angle_real *dR_dp = dxdt + DOUBLE_PENDULUM_ANGLE_NX;
+    double_pendulum_angle_real *column = dR_dp + (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NP;
+    int i, k, status;
+    status = double_pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != DOUBLE_PENDULUM_ANGLE_OK) return status;
+    double_pendulum_angle_zero(dR_dp, (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NP);
+    double_pendulum_angle_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + DOUBLE_PENDULUM_ANGLE_NQ, nu, dR_dp);
+    for (k = 0; k < DOUBLE_PENDULUM_ANGLE_NP; ++k) {
+        for (i = 0; i < (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC); ++i) column[i] = -dR_dp[i*DOUBLE_PENDULUM_ANGLE_NP + k];
+        double_pendulum_angle_solve_kkt(M, J, S, column, column + DOUBLE_PENDULUM_ANGLE_NQ, w);
+        for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NQ; ++i) out_dqdd_dp[i*DOUBLE_PENDULUM_ANGLE_NP + k] = column[i];
+    }
+    return DOUBLE_PENDULUM_ANGLE_OK;
+}
+
 void double_pendulum_angle_residuals(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[],
     double_pendulum_angle_real out_phi[], double_pendulum_angle_real out_phi_dot[], double_pendulum_angle_real out_g[])
 {

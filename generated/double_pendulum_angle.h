@@ -23,8 +23,9 @@ typedef double double_pendulum_angle_real;
 #define DOUBLE_PENDULUM_ANGLE_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_ANGLE_NWORK 6  /* doubles of scratch for double_pendulum_angle_rhs */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 14)  /* ... for double_pendulum_angle_jacobian */
+#define DOUBLE_PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 16)  /* ... for double_pendulum_angle_parameter_jacobian */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_STEP (DOUBLE_PENDULUM_ANGLE_NWORK + 12)  /* ... for double_pendulum_angle_step */
-#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 948  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DOUBLE_PENDULUM_ANGLE_NH_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NN_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NC_ARRAY 1
@@ -73,6 +74,15 @@ int double_pendulum_angle_rhs(double_pendulum_angle_real t, const double_pendulu
 int double_pendulum_angle_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
     double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
     double_pendulum_angle_real out_dfdx[], double_pendulum_angle_real out_dfdu[], double_pendulum_angle_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as double_pendulum_angle_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns DOUBLE_PENDULUM_ANGLE_OK or an error of the rhs.
+*/
+int double_pendulum_angle_parameter_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_dqdd_dp[], double_pendulum_angle_real work[]);
 
 /*
 ** The pieces of the KKT system of double_pendulum_angle_rhs at one state: M (NQ x NQ, lower

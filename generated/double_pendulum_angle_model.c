@@ -46,4 +46,6 @@ const lgc_model double_pendulum_angle_model = {
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = double_pendulum_angle_jacobian,
     .nwork_jacobian = DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN,
+    .parameter_jacobian = double_pendulum_angle_parameter_jacobian,
+    .nwork_parameter_jacobian = DOUBLE_PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN,
 };

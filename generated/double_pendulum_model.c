@@ -51,4 +51,6 @@ const lgc_model double_pendulum_model = {
     .nwork_correction = DOUBLE_PENDULUM_NWORK_CORRECTION,
     .jacobian = double_pendulum_jacobian,
     .nwork_jacobian = DOUBLE_PENDULUM_NWORK_JACOBIAN,
+    .parameter_jacobian = double_pendulum_parameter_jacobian,
+    .nwork_parameter_jacobian = DOUBLE_PENDULUM_NWORK_PARAMETER_JACOBIAN,
 };

@@ -522,6 +522,90 @@ int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_b
     return FOUR_BAR_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void four_bar_residual_parameter_derivatives(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    const four_bar_real in_acceleration[], const four_bar_real in_multipliers[],
+    four_bar_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th4 = state[2];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real th4_dot = state[5];  /* th4' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
+    const four_bar_real w1 = cos(th2);
+    const four_bar_real w2 = sin(th3);
+    const four_bar_real w3 = sin(th2);
+    const four_bar_real w4 = cos(th3);
+    const four_bar_real w5 = w1*w2 - w3*w4;
+    const four_bar_real w6 = w1*w4 + w3*w2;
+    const four_bar_real w7 = th3_dot*th3_dot*w5 - in_acceleration[1]*w6;
+    /* dR/dp */
+    out_dR_dp[0] = 0.6666666666666666*a*in_acceleration[0]*(ma + 3.0*mb) - 0.5*b*mb*w7 + in_multipliers[0]*w3 - in_multipliers[1]*w1;
+    out_dR_dp[1] = -0.5*a*mb*w7;
+    out_dR_dp[4] = 0.3333333333333333*a*a*in_acceleration[0];
+    out_dR_dp[5] = a*(a*in_acceleration[0] - 0.5*b*w7);
+    const four_bar_real w8 = th2_dot*th2_dot*w5 + in_acceleration[0]*w6;
+    out_dR_dp[7] = 0.5*b*mb*w8;
+    const four_bar_real w9 = a*w8;
+    const four_bar_real w10 = b*in_acceleration[1];
+    out_dR_dp[8] = mb*(0.5*w9 + 0.6666666666666666*w10) + in_multipliers[0]*w2 - in_multipliers[1]*w4;
+    out_dR_dp[12] = b*(0.5*w9 + 0.3333333333333333*w10);
+    const four_bar_real w11 = sin(th4);
+    const four_bar_real w12 = cos(th4);
+    out_dR_dp[16] = 0.6666666666666666*c*mc*in_acceleration[2] - in_multipliers[0]*w11 + in_multipliers[1]*w12;
+    out_dR_dp[20] = 0.3333333333333333*c*c*in_acceleration[2];
+    out_dR_dp[21] = baumgarte_beta*w1 - th2_dot*(baumgarte_alpha*w3 + th2_dot*w1) - in_acceleration[0]*w3;
+    out_dR_dp[22] = baumgarte_beta*w4 - th3_dot*(baumgarte_alpha*w2 + th3_dot*w4) - in_acceleration[1]*w2;
+    out_dR_dp[23] = -(baumgarte_beta*w12 - th4_dot*(baumgarte_alpha*w11 + th4_dot*w12) - in_acceleration[2]*w11);
+    out_dR_dp[24] = -baumgarte_beta;
+    out_dR_dp[28] = baumgarte_beta*w3 + th2_dot*(baumgarte_alpha*w1 - th2_dot*w3) + in_acceleration[0]*w1;
+    out_dR_dp[29] = baumgarte_beta*w2 + th3_dot*(baumgarte_alpha*w4 - th3_dot*w2) + in_acceleration[1]*w4;
+    out_dR_dp[30] = -(baumgarte_beta*w11 + th4_dot*(baumgarte_alpha*w12 - th4_dot*w11) + in_acceleration[2]*w12);
+}
+
+int four_bar_parameter_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_dqdd_dp[], four_bar_real work[])
+{
+    four_bar_real *M = work;
+    four_bar_real *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
+    four_bar_real *Y = J + FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *S = Y + FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *nu = S + FOUR_BAR_NC*FOUR_BAR_NC;
+    four_bar_real *w = nu + FOUR_BAR_NC;
+    four_bar_real *E = w + FOUR_BAR_NQ;
+    four_bar_real *z = E + FOUR_BAR_NC*FOUR_BAR_NC;
+    four_bar_real *conditioning = z + FOUR_BAR_NC;
+    four_bar_real *dxdt = work + FOUR_BAR_NWORK;
+    four_bar_real *dR_dp = dxdt + FOUR_BAR_NX;
+    four_bar_real *column = dR_dp + (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NP;
+    int i, k, status;
+    status = four_bar_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != FOUR_BAR_OK) return status;
+    four_bar_zero(dR_dp, (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NP);
+    four_bar_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + FOUR_BAR_NQ, nu, dR_dp);
+    for (k = 0; k < FOUR_BAR_NP; ++k) {
+        for (i = 0; i < (FOUR_BAR_NQ + FOUR_BAR_NC); ++i) column[i] = -dR_dp[i*FOUR_BAR_NP + k];
+        if (conditioning[1] != 0.0)
+            four_bar_solve_kkt_min_norm(M, Y, S, E, column, column + FOUR_BAR_NQ, z, 0);
+        else
+            four_bar_solve_kkt(M, J, S, column, column + FOUR_BAR_NQ, w);
+        for (i = 0; i < FOUR_BAR_NQ; ++i) out_dqdd_dp[i*FOUR_BAR_NP + k] = column[i];
+    }
+    return FOUR_BAR_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is

@@ -23,6 +23,7 @@ typedef double four_bar_real;
 #define FOUR_BAR_NU 0  /* inputs: none */
 #define FOUR_BAR_NWORK 39  /* doubles of scratch for four_bar_rhs */
 #define FOUR_BAR_NWORK_JACOBIAN (FOUR_BAR_NWORK + 41)  /* ... for four_bar_jacobian */
+#define FOUR_BAR_NWORK_PARAMETER_JACOBIAN (FOUR_BAR_NWORK + 46)  /* ... for four_bar_parameter_jacobian */
 #define FOUR_BAR_NWORK_CORRECTION 10  /* ... for four_bar_correction_factor and _solve */
 #define FOUR_BAR_NWORK_STEP (FOUR_BAR_NWORK + 55)  /* ... for four_bar_step */
 #define FOUR_BAR_STEP_TOLERANCE 1e-13  /* four_bar_step's position correction: |phi| it stops at */
@@ -81,6 +82,15 @@ int four_bar_rhs(four_bar_real t, const four_bar_real state[], const four_bar_re
 int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
     four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
     four_bar_real out_dfdx[], four_bar_real out_dfdu[], four_bar_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as four_bar_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns FOUR_BAR_OK or an error of the rhs.
+*/
+int four_bar_parameter_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_dqdd_dp[], four_bar_real work[]);
 
 /*
 ** The pieces of the KKT system of four_bar_rhs at one state: M (NQ x NQ, lower

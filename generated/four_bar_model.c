@@ -51,4 +51,6 @@ const lgc_model four_bar_model = {
     .nwork_correction = FOUR_BAR_NWORK_CORRECTION,
     .jacobian = four_bar_jacobian,
     .nwork_jacobian = FOUR_BAR_NWORK_JACOBIAN,
+    .parameter_jacobian = four_bar_parameter_jacobian,
+    .nwork_parameter_jacobian = FOUR_BAR_NWORK_PARAMETER_JACOBIAN,
 };

@@ -225,6 +225,73 @@ int heavy_top_jacobian(heavy_top_real t, const heavy_top_real state[], const hea
     return HEAVY_TOP_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void heavy_top_residual_parameter_derivatives(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    const heavy_top_real in_acceleration[], const heavy_top_real in_multipliers[],
+    heavy_top_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real g = param[4];
+    const heavy_top_real w1 = sin(theta);
+    const heavy_top_real w2 = cos(theta);
+    const heavy_top_real w3 = psi_dot*theta_dot*w2;
+    const heavy_top_real w4 = in_acceleration[0]*w1;
+    const heavy_top_real w5 = 2.0*w3 + w4;
+    /* dR/dp */
+    out_dR_dp[0] = l*l*w1*w5;
+    out_dR_dp[1] = m*l*w1*(4.0*w3 + 2.0*w4);
+    out_dR_dp[2] = w1*w5;
+    const heavy_top_real w6 = in_acceleration[2] + in_acceleration[0]*w2;
+    const heavy_top_real w7 = psi_dot*theta_dot*w1;
+    out_dR_dp[3] = -(theta_dot*phi_dot*w1 - w2*(w6 - 2.0*w7));
+    const heavy_top_real w8 = l*in_acceleration[1];
+    const heavy_top_real w9 = psi_dot*psi_dot;
+    const heavy_top_real w10 = l*w9*w2;
+    out_dR_dp[5] = l*(w8 - w1*(g + w10));
+    out_dR_dp[6] = m*(2.0*w8 - w1*(g + 2.0*w10));
+    out_dR_dp[7] = in_acceleration[1] - w9*w2*w1;
+    out_dR_dp[8] = psi_dot*w1*(phi_dot + psi_dot*w2);
+    out_dR_dp[9] = -m*l*w1;
+    out_dR_dp[13] = w6 - w7;
+}
+
+int heavy_top_parameter_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_dqdd_dp[], heavy_top_real work[])
+{
+    heavy_top_real *M = work;
+    heavy_top_real *J = M + HEAVY_TOP_NQ*HEAVY_TOP_NQ;
+    heavy_top_real *S = J + 2*HEAVY_TOP_NC*HEAVY_TOP_NQ;
+    heavy_top_real *nu = S + HEAVY_TOP_NC*HEAVY_TOP_NC;
+    heavy_top_real *w = nu + HEAVY_TOP_NC;
+    heavy_top_real *dxdt = work + HEAVY_TOP_NWORK;
+    heavy_top_real *dR_dp = dxdt + HEAVY_TOP_NX;
+    heavy_top_real *column = dR_dp + (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NP;
+    int i, k, status;
+    status = heavy_top_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != HEAVY_TOP_OK) return status;
+    heavy_top_zero(dR_dp, (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NP);
+    heavy_top_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + HEAVY_TOP_NQ, nu, dR_dp);
+    for (k = 0; k < HEAVY_TOP_NP; ++k) {
+        for (i = 0; i < (HEAVY_TOP_NQ + HEAVY_TOP_NC); ++i) column[i] = -dR_dp[i*HEAVY_TOP_NP + k];
+        heavy_top_solve_kkt(M, J, S, column, column + HEAVY_TOP_NQ, w);
+        for (i = 0; i < HEAVY_TOP_NQ; ++i) out_dqdd_dp[i*HEAVY_TOP_NP + k] = column[i];
+    }
+    return HEAVY_TOP_OK;
+}
+
 void heavy_top_residuals(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[],
     heavy_top_real out_phi[], heavy_top_real out_phi_dot[], heavy_top_real out_g[])
 {

@@ -23,6 +23,7 @@ typedef double heavy_top_real;
 #define HEAVY_TOP_NU 0  /* inputs: none */
 #define HEAVY_TOP_NWORK 12  /* doubles of scratch for heavy_top_rhs */
 #define HEAVY_TOP_NWORK_JACOBIAN (HEAVY_TOP_NWORK + 27)  /* ... for heavy_top_jacobian */
+#define HEAVY_TOP_NWORK_PARAMETER_JACOBIAN (HEAVY_TOP_NWORK + 24)  /* ... for heavy_top_parameter_jacobian */
 #define HEAVY_TOP_NWORK_STEP (HEAVY_TOP_NWORK + 18)  /* ... for heavy_top_step */
 #define HEAVY_TOP_STACK_ESTIMATE 928  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define HEAVY_TOP_NH_ARRAY 1
@@ -75,6 +76,15 @@ int heavy_top_rhs(heavy_top_real t, const heavy_top_real state[], const heavy_to
 int heavy_top_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
     heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
     heavy_top_real out_dfdx[], heavy_top_real out_dfdu[], heavy_top_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as heavy_top_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns HEAVY_TOP_OK or an error of the rhs.
+*/
+int heavy_top_parameter_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_dqdd_dp[], heavy_top_real work[]);
 
 /*
 ** The pieces of the KKT system of heavy_top_rhs at one state: M (NQ x NQ, lower

@@ -46,4 +46,6 @@ const lgc_model heavy_top_model = {
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = heavy_top_jacobian,
     .nwork_jacobian = HEAVY_TOP_NWORK_JACOBIAN,
+    .parameter_jacobian = heavy_top_parameter_jacobian,
+    .nwork_parameter_jacobian = HEAVY_TOP_NWORK_PARAMETER_JACOBIAN,
 };

@@ -464,6 +464,70 @@ int knife_edge_jacobian(knife_edge_real t, const knife_edge_real state[], const 
     return KNIFE_EDGE_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void knife_edge_residual_parameter_derivatives(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    const knife_edge_real in_acceleration[], const knife_edge_real in_multipliers[],
+    knife_edge_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real w1 = phi_dot*phi_dot;
+    const knife_edge_real w2 = cos(phi);
+    const knife_edge_real w3 = sin(phi);
+    const knife_edge_real w4 = w1*w2 + in_acceleration[2]*w3;
+    /* dR/dp */
+    out_dR_dp[0] = 2.0*in_acceleration[0] - l*w4;
+    out_dR_dp[1] = -m*w4;
+    const knife_edge_real w5 = w1*w3 - in_acceleration[2]*w2;
+    out_dR_dp[2] = 2.0*in_acceleration[1] - l*w5;
+    out_dR_dp[3] = -m*w5;
+    const knife_edge_real w6 = -(in_acceleration[0]*w3 - in_acceleration[1]*w2);
+    const knife_edge_real w7 = l*in_acceleration[2];
+    out_dR_dp[4] = l*(w6 + w7);
+    out_dR_dp[5] = m*(w6 + 2.0*w7);
+}
+
+int knife_edge_parameter_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_dqdd_dp[], knife_edge_real work[])
+{
+    knife_edge_real *M = work;
+    knife_edge_real *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
+    knife_edge_real *Y = J + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *S = Y + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *nu = S + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
+    knife_edge_real *w = nu + KNIFE_EDGE_NC;
+    knife_edge_real *E = w + KNIFE_EDGE_NQ;
+    knife_edge_real *z = E + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
+    knife_edge_real *conditioning = z + KNIFE_EDGE_NC;
+    knife_edge_real *dxdt = work + KNIFE_EDGE_NWORK;
+    knife_edge_real *dR_dp = dxdt + KNIFE_EDGE_NX;
+    knife_edge_real *column = dR_dp + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NP;
+    int i, k, status;
+    status = knife_edge_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != KNIFE_EDGE_OK) return status;
+    knife_edge_zero(dR_dp, (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NP);
+    knife_edge_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + KNIFE_EDGE_NQ, nu, dR_dp);
+    for (k = 0; k < KNIFE_EDGE_NP; ++k) {
+        for (i = 0; i < (KNIFE_EDGE_NQ + KNIFE_EDGE_NC); ++i) column[i] = -dR_dp[i*KNIFE_EDGE_NP + k];
+        if (conditioning[1] != 0.0)
+            knife_edge_solve_kkt_min_norm(M, Y, S, E, column, column + KNIFE_EDGE_NQ, z, 0);
+        else
+            knife_edge_solve_kkt(M, J, S, column, column + KNIFE_EDGE_NQ, w);
+        for (i = 0; i < KNIFE_EDGE_NQ; ++i) out_dqdd_dp[i*KNIFE_EDGE_NP + k] = column[i];
+    }
+    return KNIFE_EDGE_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is

@@ -51,4 +51,6 @@ const lgc_model knife_edge_model = {
     .nwork_correction = KNIFE_EDGE_NWORK_CORRECTION,
     .jacobian = knife_edge_jacobian,
     .nwork_jacobian = KNIFE_EDGE_NWORK_JACOBIAN,
+    .parameter_jacobian = knife_edge_parameter_jacobian,
+    .nwork_parameter_jacobian = KNIFE_EDGE_NWORK_PARAMETER_JACOBIAN,
 };

@@ -571,6 +571,88 @@ int leaning_disk_jacobian(leaning_disk_real t, const leaning_disk_real state[], 
     return LEANING_DISK_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void leaning_disk_residual_parameter_derivatives(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    const leaning_disk_real in_acceleration[], const leaning_disk_real in_multipliers[],
+    leaning_disk_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_beta;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    const leaning_disk_real w1 = cos(psi);
+    const leaning_disk_real w2 = cos(theta);
+    const leaning_disk_real w3 = psi_dot*theta_dot*w2;
+    const leaning_disk_real w4 = sin(theta);
+    const leaning_disk_real w5 = in_acceleration[2]*w4;
+    const leaning_disk_real w6 = 2.0*w3 + w5;
+    const leaning_disk_real w7 = sin(psi);
+    const leaning_disk_real w8 = in_acceleration[3]*w2 - w4*(psi_dot*psi_dot + theta_dot*theta_dot);
+    const leaning_disk_real w9 = w1*w6 + w7*w8;
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0] + R*w9;
+    out_dR_dp[1] = m*w9;
+    const leaning_disk_real w10 = w1*w8 - w7*w6;
+    out_dR_dp[3] = in_acceleration[1] - R*w10;
+    out_dR_dp[4] = -m*w10;
+    const leaning_disk_real w11 = psi_dot*w4;
+    const leaning_disk_real w12 = R*(theta_dot*w2*(0.5*phi_dot + 2.5*w11) + 0.25*in_acceleration[2]*(w2*w2 + 6.0*w4*w4) + 0.5*in_acceleration[4]*w4);
+    const leaning_disk_real w13 = w4*(in_acceleration[0]*w1 + in_acceleration[1]*w7);
+    out_dR_dp[6] = R*(w12 + w13);
+    out_dR_dp[7] = m*(2.0*w12 + w13);
+    const leaning_disk_real w14 = 0.5*phi_dot + 1.25*w11;
+    const leaning_disk_real w15 = -(g*w4 + w2*(R*psi_dot*w14 - in_acceleration[0]*w7 + in_acceleration[1]*w1));
+    out_dR_dp[9] = R*(w15 + 1.25*R*in_acceleration[3]);
+    out_dR_dp[10] = m*(w15 + R*(2.5*in_acceleration[3] - psi_dot*w2*w14));
+    out_dR_dp[11] = -m*R*w4;
+    const leaning_disk_real w16 = in_acceleration[4] + w3 + w5;
+    out_dR_dp[12] = 0.5*R*R*w16;
+    out_dR_dp[13] = m*R*w16 + in_multipliers[0]*w1 + in_multipliers[1]*w7;
+    out_dR_dp[16] = -(phi_dot*(baumgarte_alpha*w1 - psi_dot*w7) + in_acceleration[4]*w1);
+    out_dR_dp[19] = -(phi_dot*(baumgarte_alpha*w7 + psi_dot*w1) + in_acceleration[4]*w7);
+}
+
+int leaning_disk_parameter_jacobian(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    leaning_disk_real out_dqdd_dp[], leaning_disk_real work[])
+{
+    leaning_disk_real *M = work;
+    leaning_disk_real *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
+    leaning_disk_real *Y = J + LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *S = Y + LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *nu = S + LEANING_DISK_NC*LEANING_DISK_NC;
+    leaning_disk_real *w = nu + LEANING_DISK_NC;
+    leaning_disk_real *E = w + LEANING_DISK_NQ;
+    leaning_disk_real *z = E + LEANING_DISK_NC*LEANING_DISK_NC;
+    leaning_disk_real *conditioning = z + LEANING_DISK_NC;
+    leaning_disk_real *dxdt = work + LEANING_DISK_NWORK;
+    leaning_disk_real *dR_dp = dxdt + LEANING_DISK_NX;
+    leaning_disk_real *column = dR_dp + (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NP;
+    int i, k, status;
+    status = leaning_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != LEANING_DISK_OK) return status;
+    leaning_disk_zero(dR_dp, (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NP);
+    leaning_disk_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + LEANING_DISK_NQ, nu, dR_dp);
+    for (k = 0; k < LEANING_DISK_NP; ++k) {
+        for (i = 0; i < (LEANING_DISK_NQ + LEANING_DISK_NC); ++i) column[i] = -dR_dp[i*LEANING_DISK_NP + k];
+        if (conditioning[1] != 0.0)
+            leaning_disk_solve_kkt_min_norm(M, Y, S, E, column, column + LEANING_DISK_NQ, z, 0);
+        else
+            leaning_disk_solve_kkt(M, J, S, column, column + LEANING_DISK_NQ, w);
+        for (i = 0; i < LEANING_DISK_NQ; ++i) out_dqdd_dp[i*LEANING_DISK_NP + k] = column[i];
+    }
+    return LEANING_DISK_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is

@@ -23,6 +23,7 @@ typedef double leaning_disk_real;
 #define LEANING_DISK_NU 0  /* inputs: none */
 #define LEANING_DISK_NWORK 65  /* doubles of scratch for leaning_disk_rhs */
 #define LEANING_DISK_NWORK_JACOBIAN (LEANING_DISK_NWORK + 127)  /* ... for leaning_disk_jacobian */
+#define LEANING_DISK_NWORK_PARAMETER_JACOBIAN (LEANING_DISK_NWORK + 40)  /* ... for leaning_disk_parameter_jacobian */
 #define LEANING_DISK_NWORK_CORRECTION 14  /* ... for leaning_disk_correction_factor and _solve */
 #define LEANING_DISK_NWORK_STEP (LEANING_DISK_NWORK + 94)  /* ... for leaning_disk_step */
 #define LEANING_DISK_STEP_TOLERANCE 1e-13  /* leaning_disk_step's position correction: |phi| it stops at */
@@ -83,6 +84,15 @@ int leaning_disk_rhs(leaning_disk_real t, const leaning_disk_real state[], const
 int leaning_disk_jacobian(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
     leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
     leaning_disk_real out_dfdx[], leaning_disk_real out_dfdu[], leaning_disk_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as leaning_disk_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns LEANING_DISK_OK or an error of the rhs.
+*/
+int leaning_disk_parameter_jacobian(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    leaning_disk_real out_dqdd_dp[], leaning_disk_real work[]);
 
 /*
 ** The pieces of the KKT system of leaning_disk_rhs at one state: M (NQ x NQ, lower

@@ -53,4 +53,6 @@ const lgc_model leaning_disk_body_model = {
     .nwork_correction = LEANING_DISK_BODY_NWORK_CORRECTION,
     .jacobian = leaning_disk_body_jacobian,
     .nwork_jacobian = LEANING_DISK_BODY_NWORK_JACOBIAN,
+    .parameter_jacobian = leaning_disk_body_parameter_jacobian,
+    .nwork_parameter_jacobian = LEANING_DISK_BODY_NWORK_PARAMETER_JACOBIAN,
 };

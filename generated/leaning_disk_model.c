@@ -51,4 +51,6 @@ const lgc_model leaning_disk_model = {
     .nwork_correction = LEANING_DISK_NWORK_CORRECTION,
     .jacobian = leaning_disk_jacobian,
     .nwork_jacobian = LEANING_DISK_NWORK_JACOBIAN,
+    .parameter_jacobian = leaning_disk_parameter_jacobian,
+    .nwork_parameter_jacobian = LEANING_DISK_NWORK_PARAMETER_JACOBIAN,
 };

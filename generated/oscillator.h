@@ -23,6 +23,7 @@ typedef double oscillator_real;
 #define OSCILLATOR_NU 0  /* inputs: none */
 #define OSCILLATOR_NWORK 2  /* doubles of scratch for oscillator_rhs */
 #define OSCILLATOR_NWORK_JACOBIAN (OSCILLATOR_NWORK + 5)  /* ... for oscillator_jacobian */
+#define OSCILLATOR_NWORK_PARAMETER_JACOBIAN (OSCILLATOR_NWORK + 4)  /* ... for oscillator_parameter_jacobian */
 #define OSCILLATOR_NWORK_STEP (OSCILLATOR_NWORK + 6)  /* ... for oscillator_step */
 #define OSCILLATOR_STACK_ESTIMATE 798  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define OSCILLATOR_NH_ARRAY 1
@@ -67,6 +68,15 @@ int oscillator_rhs(oscillator_real t, const oscillator_real state[], const oscil
 int oscillator_jacobian(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
     oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
     oscillator_real out_dfdx[], oscillator_real out_dfdu[], oscillator_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as oscillator_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns OSCILLATOR_OK or an error of the rhs.
+*/
+int oscillator_parameter_jacobian(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real out_dqdd_dp[], oscillator_real work[]);
 
 /*
 ** The pieces of the KKT system of oscillator_rhs at one state: M (NQ x NQ, lower

@@ -46,4 +46,6 @@ const lgc_model oscillator_model = {
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = oscillator_jacobian,
     .nwork_jacobian = OSCILLATOR_NWORK_JACOBIAN,
+    .parameter_jacobian = oscillator_parameter_jacobian,
+    .nwork_parameter_jacobian = OSCILLATOR_NWORK_PARAMETER_JACOBIAN,
 };

@@ -428,6 +428,60 @@ int pendulum_jacobian(pendulum_real t, const pendulum_real state[], const pendul
     return PENDULUM_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void pendulum_residual_parameter_derivatives(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    const pendulum_real in_acceleration[], const pendulum_real in_multipliers[],
+    pendulum_real out_dR_dp[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)in_multipliers;
+    const pendulum_real m = param[0];
+    const pendulum_real l = param[1];
+    const pendulum_real g = param[2];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    out_dR_dp[3] = g + in_acceleration[1];
+    out_dR_dp[5] = m;
+    out_dR_dp[7] = -2.0*baumgarte_beta*l;
+}
+
+int pendulum_parameter_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_dqdd_dp[], pendulum_real work[])
+{
+    pendulum_real *M = work;
+    pendulum_real *J = M + PENDULUM_NQ*PENDULUM_NQ;
+    pendulum_real *Y = J + PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *S = Y + PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *nu = S + PENDULUM_NC*PENDULUM_NC;
+    pendulum_real *w = nu + PENDULUM_NC;
+    pendulum_real *E = w + PENDULUM_NQ;
+    pendulum_real *z = E + PENDULUM_NC*PENDULUM_NC;
+    pendulum_real *conditioning = z + PENDULUM_NC;
+    pendulum_real *dxdt = work + PENDULUM_NWORK;
+    pendulum_real *dR_dp = dxdt + PENDULUM_NX;
+    pendulum_real *column = dR_dp + (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NP;
+    int i, k, status;
+    status = pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != PENDULUM_OK) return status;
+    pendulum_zero(dR_dp, (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NP);
+    pendulum_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + PENDULUM_NQ, nu, dR_dp);
+    for (k = 0; k < PENDULUM_NP; ++k) {
+        for (i = 0; i < (PENDULUM_NQ + PENDULUM_NC); ++i) column[i] = -dR_dp[i*PENDULUM_NP + k];
+        if (conditioning[1] != 0.0)
+            pendulum_solve_kkt_min_norm(M, Y, S, E, column, column + PENDULUM_NQ, z, 0);
+        else
+            pendulum_solve_kkt(M, J, S, column, column + PENDULUM_NQ, w);
+        for (i = 0; i < PENDULUM_NQ; ++i) out_dqdd_dp[i*PENDULUM_NP + k] = column[i];
+    }
+    return PENDULUM_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is

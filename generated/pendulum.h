@@ -23,6 +23,7 @@ typedef double pendulum_real;
 #define PENDULUM_NU 0  /* inputs: none */
 #define PENDULUM_NWORK 17  /* doubles of scratch for pendulum_rhs */
 #define PENDULUM_NWORK_JACOBIAN (PENDULUM_NWORK + 19)  /* ... for pendulum_jacobian */
+#define PENDULUM_NWORK_PARAMETER_JACOBIAN (PENDULUM_NWORK + 16)  /* ... for pendulum_parameter_jacobian */
 #define PENDULUM_NWORK_CORRECTION 3  /* ... for pendulum_correction_factor and _solve */
 #define PENDULUM_NWORK_STEP (PENDULUM_NWORK + 28)  /* ... for pendulum_step */
 #define PENDULUM_STEP_TOLERANCE 1e-13  /* pendulum_step's position correction: |phi| it stops at */
@@ -75,6 +76,15 @@ int pendulum_rhs(pendulum_real t, const pendulum_real state[], const pendulum_re
 int pendulum_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
     pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
     pendulum_real out_dfdx[], pendulum_real out_dfdu[], pendulum_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as pendulum_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns PENDULUM_OK or an error of the rhs.
+*/
+int pendulum_parameter_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_dqdd_dp[], pendulum_real work[]);
 
 /*
 ** The pieces of the KKT system of pendulum_rhs at one state: M (NQ x NQ, lower

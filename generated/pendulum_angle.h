@@ -23,8 +23,9 @@ typedef double pendulum_angle_real;
 #define PENDULUM_ANGLE_NU 0  /* inputs: none */
 #define PENDULUM_ANGLE_NWORK 2  /* doubles of scratch for pendulum_angle_rhs */
 #define PENDULUM_ANGLE_NWORK_JACOBIAN (PENDULUM_ANGLE_NWORK + 5)  /* ... for pendulum_angle_jacobian */
+#define PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_parameter_jacobian */
 #define PENDULUM_ANGLE_NWORK_STEP (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_step */
-#define PENDULUM_ANGLE_STACK_ESTIMATE 828  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define PENDULUM_ANGLE_STACK_ESTIMATE 838  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define PENDULUM_ANGLE_NH_ARRAY 1
 #define PENDULUM_ANGLE_NN_ARRAY 1
 #define PENDULUM_ANGLE_NC_ARRAY 1
@@ -69,6 +70,15 @@ int pendulum_angle_rhs(pendulum_angle_real t, const pendulum_angle_real state[],
 int pendulum_angle_jacobian(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
     pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
     pendulum_angle_real out_dfdx[], pendulum_angle_real out_dfdu[], pendulum_angle_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as pendulum_angle_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns PENDULUM_ANGLE_OK or an error of the rhs.
+*/
+int pendulum_angle_parameter_jacobian(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_dqdd_dp[], pendulum_angle_real work[]);
 
 /*
 ** The pieces of the KKT system of pendulum_angle_rhs at one state: M (NQ x NQ, lower

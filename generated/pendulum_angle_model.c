@@ -46,4 +46,6 @@ const lgc_model pendulum_angle_model = {
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = pendulum_angle_jacobian,
     .nwork_jacobian = PENDULUM_ANGLE_NWORK_JACOBIAN,
+    .parameter_jacobian = pendulum_angle_parameter_jacobian,
+    .nwork_parameter_jacobian = PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN,
 };

@@ -51,4 +51,6 @@ const lgc_model pendulum_model = {
     .nwork_correction = PENDULUM_NWORK_CORRECTION,
     .jacobian = pendulum_jacobian,
     .nwork_jacobian = PENDULUM_NWORK_JACOBIAN,
+    .parameter_jacobian = pendulum_parameter_jacobian,
+    .nwork_parameter_jacobian = PENDULUM_NWORK_PARAMETER_JACOBIAN,
 };

@@ -23,6 +23,7 @@ typedef double rolling_ball_real;
 #define ROLLING_BALL_NU 0  /* inputs: none */
 #define ROLLING_BALL_NWORK 105  /* doubles of scratch for rolling_ball_rhs */
 #define ROLLING_BALL_NWORK_JACOBIAN (ROLLING_BALL_NWORK + 177)  /* ... for rolling_ball_jacobian */
+#define ROLLING_BALL_NWORK_PARAMETER_JACOBIAN (ROLLING_BALL_NWORK + 50)  /* ... for rolling_ball_parameter_jacobian */
 #define ROLLING_BALL_NWORK_CORRECTION 27  /* ... for rolling_ball_correction_factor and _solve */
 #define ROLLING_BALL_NWORK_STEP (ROLLING_BALL_NWORK + 142)  /* ... for rolling_ball_step */
 #define ROLLING_BALL_STEP_TOLERANCE 1e-13  /* rolling_ball_step's position correction: |phi| it stops at */
@@ -85,6 +86,15 @@ int rolling_ball_rhs(rolling_ball_real t, const rolling_ball_real state[], const
 int rolling_ball_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
     rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
     rolling_ball_real out_dfdx[], rolling_ball_real out_dfdu[], rolling_ball_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as rolling_ball_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns ROLLING_BALL_OK or an error of the rhs.
+*/
+int rolling_ball_parameter_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_dqdd_dp[], rolling_ball_real work[]);
 
 /*
 ** The pieces of the KKT system of rolling_ball_rhs at one state: M (NQ x NQ, lower

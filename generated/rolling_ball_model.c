@@ -51,4 +51,6 @@ const lgc_model rolling_ball_model = {
     .nwork_correction = ROLLING_BALL_NWORK_CORRECTION,
     .jacobian = rolling_ball_jacobian,
     .nwork_jacobian = ROLLING_BALL_NWORK_JACOBIAN,
+    .parameter_jacobian = rolling_ball_parameter_jacobian,
+    .nwork_parameter_jacobian = ROLLING_BALL_NWORK_PARAMETER_JACOBIAN,
 };

@@ -491,6 +491,67 @@ int rolling_disk_jacobian(rolling_disk_real t, const rolling_disk_real state[], 
     return ROLLING_DISK_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void rolling_disk_residual_parameter_derivatives(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    const rolling_disk_real in_acceleration[], const rolling_disk_real in_multipliers[],
+    rolling_disk_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_beta;
+    const rolling_disk_real th = state[2];
+    const rolling_disk_real th_dot = state[6];  /* th' */
+    const rolling_disk_real ph_dot = state[7];  /* ph' */
+    const rolling_disk_real m = param[0];
+    const rolling_disk_real r = param[1];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    out_dR_dp[2] = in_acceleration[1];
+    const rolling_disk_real w1 = r*r;
+    out_dR_dp[4] = 0.25*w1*in_acceleration[2];
+    out_dR_dp[5] = 0.5*m*r*in_acceleration[2];
+    out_dR_dp[6] = 0.5*w1*in_acceleration[3];
+    const rolling_disk_real w2 = cos(th);
+    const rolling_disk_real w3 = sin(th);
+    out_dR_dp[7] = m*r*in_acceleration[3] + in_multipliers[0]*w2 + in_multipliers[1]*w3;
+    out_dR_dp[9] = -(ph_dot*(baumgarte_alpha*w2 - th_dot*w3) + in_acceleration[3]*w2);
+    out_dR_dp[11] = -(ph_dot*(baumgarte_alpha*w3 + th_dot*w2) + in_acceleration[3]*w3);
+}
+
+int rolling_disk_parameter_jacobian(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    rolling_disk_real out_dqdd_dp[], rolling_disk_real work[])
+{
+    rolling_disk_real *M = work;
+    rolling_disk_real *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
+    rolling_disk_real *Y = J + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *S = Y + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *nu = S + ROLLING_DISK_NC*ROLLING_DISK_NC;
+    rolling_disk_real *w = nu + ROLLING_DISK_NC;
+    rolling_disk_real *E = w + ROLLING_DISK_NQ;
+    rolling_disk_real *z = E + ROLLING_DISK_NC*ROLLING_DISK_NC;
+    rolling_disk_real *conditioning = z + ROLLING_DISK_NC;
+    rolling_disk_real *dxdt = work + ROLLING_DISK_NWORK;
+    rolling_disk_real *dR_dp = dxdt + ROLLING_DISK_NX;
+    rolling_disk_real *column = dR_dp + (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NP;
+    int i, k, status;
+    status = rolling_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != ROLLING_DISK_OK) return status;
+    rolling_disk_zero(dR_dp, (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NP);
+    rolling_disk_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + ROLLING_DISK_NQ, nu, dR_dp);
+    for (k = 0; k < ROLLING_DISK_NP; ++k) {
+        for (i = 0; i < (ROLLING_DISK_NQ + ROLLING_DISK_NC); ++i) column[i] = -dR_dp[i*ROLLING_DISK_NP + k];
+        if (conditioning[1] != 0.0)
+            rolling_disk_solve_kkt_min_norm(M, Y, S, E, column, column + ROLLING_DISK_NQ, z, 0);
+        else
+            rolling_disk_solve_kkt(M, J, S, column, column + ROLLING_DISK_NQ, w);
+        for (i = 0; i < ROLLING_DISK_NQ; ++i) out_dqdd_dp[i*ROLLING_DISK_NP + k] = column[i];
+    }
+    return ROLLING_DISK_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is

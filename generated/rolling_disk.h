@@ -23,6 +23,7 @@ typedef double rolling_disk_real;
 #define ROLLING_DISK_NU 0  /* inputs: none */
 #define ROLLING_DISK_NWORK 51  /* doubles of scratch for rolling_disk_rhs */
 #define ROLLING_DISK_NWORK_JACOBIAN (ROLLING_DISK_NWORK + 96)  /* ... for rolling_disk_jacobian */
+#define ROLLING_DISK_NWORK_PARAMETER_JACOBIAN (ROLLING_DISK_NWORK + 28)  /* ... for rolling_disk_parameter_jacobian */
 #define ROLLING_DISK_NWORK_CORRECTION 12  /* ... for rolling_disk_correction_factor and _solve */
 #define ROLLING_DISK_NWORK_STEP (ROLLING_DISK_NWORK + 74)  /* ... for rolling_disk_step */
 #define ROLLING_DISK_STEP_TOLERANCE 1e-13  /* rolling_disk_step's position correction: |phi| it stops at */
@@ -80,6 +81,15 @@ int rolling_disk_rhs(rolling_disk_real t, const rolling_disk_real state[], const
 int rolling_disk_jacobian(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
     rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
     rolling_disk_real out_dfdx[], rolling_disk_real out_dfdu[], rolling_disk_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as rolling_disk_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns ROLLING_DISK_OK or an error of the rhs.
+*/
+int rolling_disk_parameter_jacobian(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    rolling_disk_real out_dqdd_dp[], rolling_disk_real work[]);
 
 /*
 ** The pieces of the KKT system of rolling_disk_rhs at one state: M (NQ x NQ, lower

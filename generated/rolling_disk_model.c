@@ -51,4 +51,6 @@ const lgc_model rolling_disk_model = {
     .nwork_correction = ROLLING_DISK_NWORK_CORRECTION,
     .jacobian = rolling_disk_jacobian,
     .nwork_jacobian = ROLLING_DISK_NWORK_JACOBIAN,
+    .parameter_jacobian = rolling_disk_parameter_jacobian,
+    .nwork_parameter_jacobian = ROLLING_DISK_NWORK_PARAMETER_JACOBIAN,
 };

@@ -501,6 +501,81 @@ int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], 
     return SLIDER_CRANK_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void slider_crank_residual_parameter_derivatives(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    const slider_crank_real in_acceleration[], const slider_crank_real in_multipliers[],
+    slider_crank_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real w1 = r*in_acceleration[0];
+    const slider_crank_real w2 = cos(theta);
+    const slider_crank_real w3 = sin(psi);
+    const slider_crank_real w4 = sin(theta);
+    const slider_crank_real w5 = cos(psi);
+    const slider_crank_real w6 = w2*w3 + w4*w5;
+    const slider_crank_real w7 = w2*w5 - w4*w3;
+    const slider_crank_real w8 = psi_dot*psi_dot*w6 - in_acceleration[1]*w7;
+    const slider_crank_real w9 = L*w8;
+    /* dR/dp */
+    out_dR_dp[0] = mr*(2.0*w1 + 0.5*w9) + in_multipliers[0]*w4 - in_multipliers[1]*w2;
+    out_dR_dp[1] = 0.5*r*mr*w8;
+    out_dR_dp[2] = in_acceleration[0];
+    out_dR_dp[3] = r*(w1 + 0.5*w9);
+    const slider_crank_real w10 = theta_dot*theta_dot*w6 - in_acceleration[0]*w7;
+    out_dR_dp[5] = 0.5*L*mr*w10;
+    const slider_crank_real w11 = r*w10;
+    const slider_crank_real w12 = L*in_acceleration[1];
+    out_dR_dp[6] = mr*(0.5*w11 + 0.6666666666666666*w12) + in_multipliers[0]*w3 + in_multipliers[1]*w5;
+    out_dR_dp[8] = L*(0.5*w11 + 0.3333333333333333*w12);
+    out_dR_dp[14] = in_acceleration[2];
+    out_dR_dp[15] = baumgarte_beta*w2 - theta_dot*(baumgarte_alpha*w4 + theta_dot*w2) - in_acceleration[0]*w4;
+    out_dR_dp[16] = baumgarte_beta*w5 - psi_dot*(baumgarte_alpha*w3 + psi_dot*w5) - in_acceleration[1]*w3;
+    out_dR_dp[20] = baumgarte_beta*w4 + theta_dot*(baumgarte_alpha*w2 - theta_dot*w4) + in_acceleration[0]*w2;
+    out_dR_dp[21] = -(baumgarte_beta*w3 + psi_dot*(baumgarte_alpha*w5 - psi_dot*w3) + in_acceleration[1]*w5);
+}
+
+int slider_crank_parameter_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_dqdd_dp[], slider_crank_real work[])
+{
+    slider_crank_real *M = work;
+    slider_crank_real *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
+    slider_crank_real *Y = J + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *S = Y + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *nu = S + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
+    slider_crank_real *w = nu + SLIDER_CRANK_NC;
+    slider_crank_real *E = w + SLIDER_CRANK_NQ;
+    slider_crank_real *z = E + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
+    slider_crank_real *conditioning = z + SLIDER_CRANK_NC;
+    slider_crank_real *dxdt = work + SLIDER_CRANK_NWORK;
+    slider_crank_real *dR_dp = dxdt + SLIDER_CRANK_NX;
+    slider_crank_real *column = dR_dp + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NP;
+    int i, k, status;
+    status = slider_crank_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != SLIDER_CRANK_OK) return status;
+    slider_crank_zero(dR_dp, (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NP);
+    slider_crank_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + SLIDER_CRANK_NQ, nu, dR_dp);
+    for (k = 0; k < SLIDER_CRANK_NP; ++k) {
+        for (i = 0; i < (SLIDER_CRANK_NQ + SLIDER_CRANK_NC); ++i) column[i] = -dR_dp[i*SLIDER_CRANK_NP + k];
+        if (conditioning[1] != 0.0)
+            slider_crank_solve_kkt_min_norm(M, Y, S, E, column, column + SLIDER_CRANK_NQ, z, 0);
+        else
+            slider_crank_solve_kkt(M, J, S, column, column + SLIDER_CRANK_NQ, w);
+        for (i = 0; i < SLIDER_CRANK_NQ; ++i) out_dqdd_dp[i*SLIDER_CRANK_NP + k] = column[i];
+    }
+    return SLIDER_CRANK_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is

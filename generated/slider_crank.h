@@ -23,6 +23,7 @@ typedef double slider_crank_real;
 #define SLIDER_CRANK_NU 0  /* inputs: none */
 #define SLIDER_CRANK_NWORK 39  /* doubles of scratch for slider_crank_rhs */
 #define SLIDER_CRANK_NWORK_JACOBIAN (SLIDER_CRANK_NWORK + 41)  /* ... for slider_crank_jacobian */
+#define SLIDER_CRANK_NWORK_PARAMETER_JACOBIAN (SLIDER_CRANK_NWORK + 36)  /* ... for slider_crank_parameter_jacobian */
 #define SLIDER_CRANK_NWORK_CORRECTION 10  /* ... for slider_crank_correction_factor and _solve */
 #define SLIDER_CRANK_NWORK_STEP (SLIDER_CRANK_NWORK + 55)  /* ... for slider_crank_step */
 #define SLIDER_CRANK_STEP_TOLERANCE 1e-13  /* slider_crank_step's position correction: |phi| it stops at */
@@ -79,6 +80,15 @@ int slider_crank_rhs(slider_crank_real t, const slider_crank_real state[], const
 int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
     slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
     slider_crank_real out_dfdx[], slider_crank_real out_dfdu[], slider_crank_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as slider_crank_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns SLIDER_CRANK_OK or an error of the rhs.
+*/
+int slider_crank_parameter_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_dqdd_dp[], slider_crank_real work[]);
 
 /*
 ** The pieces of the KKT system of slider_crank_rhs at one state: M (NQ x NQ, lower

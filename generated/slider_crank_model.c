@@ -51,4 +51,6 @@ const lgc_model slider_crank_model = {
     .nwork_correction = SLIDER_CRANK_NWORK_CORRECTION,
     .jacobian = slider_crank_jacobian,
     .nwork_jacobian = SLIDER_CRANK_NWORK_JACOBIAN,
+    .parameter_jacobian = slider_crank_parameter_jacobian,
+    .nwork_parameter_jacobian = SLIDER_CRANK_NWORK_PARAMETER_JACOBIAN,
 };

@@ -23,6 +23,7 @@ typedef double sphere_real;
 #define SPHERE_NU 0  /* inputs: none */
 #define SPHERE_NWORK 25  /* doubles of scratch for sphere_rhs */
 #define SPHERE_NWORK_JACOBIAN (SPHERE_NWORK + 34)  /* ... for sphere_jacobian */
+#define SPHERE_NWORK_PARAMETER_JACOBIAN (SPHERE_NWORK + 26)  /* ... for sphere_parameter_jacobian */
 #define SPHERE_NWORK_CORRECTION 4  /* ... for sphere_correction_factor and _solve */
 #define SPHERE_NWORK_STEP (SPHERE_NWORK + 43)  /* ... for sphere_step */
 #define SPHERE_STEP_TOLERANCE 1e-13  /* sphere_step's position correction: |phi| it stops at */
@@ -82,6 +83,15 @@ int sphere_rhs(sphere_real t, const sphere_real state[], const sphere_real input
 int sphere_jacobian(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
     sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
     sphere_real out_dfdx[], sphere_real out_dfdu[], sphere_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as sphere_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns SPHERE_OK or an error of the rhs.
+*/
+int sphere_parameter_jacobian(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real out_dqdd_dp[], sphere_real work[]);
 
 /*
 ** The pieces of the KKT system of sphere_rhs at one state: M (NQ x NQ, lower

@@ -211,6 +211,67 @@ int spring_pendulum_jacobian(spring_pendulum_real t, const spring_pendulum_real 
     return SPRING_PENDULUM_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void spring_pendulum_residual_parameter_derivatives(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    const spring_pendulum_real in_acceleration[], const spring_pendulum_real in_multipliers[],
+    spring_pendulum_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    const spring_pendulum_real w1 = x*x + y*y;
+    const spring_pendulum_real w2 = sqrt(w1);
+    out_dR_dp[2] = -k*x/w2;
+    const spring_pendulum_real w3 = l/w2 - 1.0;
+    out_dR_dp[3] = -x*w3;
+    const spring_pendulum_real w4 = x*x_dot + y*y_dot;
+    out_dR_dp[4] = x*w4/w1;
+    out_dR_dp[5] = g + in_acceleration[1];
+    out_dR_dp[6] = m;
+    out_dR_dp[7] = -k*y/w2;
+    out_dR_dp[8] = -y*w3;
+    out_dR_dp[9] = y*w4/w1;
+}
+
+int spring_pendulum_parameter_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_dqdd_dp[], spring_pendulum_real work[])
+{
+    spring_pendulum_real *M = work;
+    spring_pendulum_real *J = M + SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ;
+    spring_pendulum_real *S = J + 2*SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ;
+    spring_pendulum_real *nu = S + SPRING_PENDULUM_NC*SPRING_PENDULUM_NC;
+    spring_pendulum_real *w = nu + SPRING_PENDULUM_NC;
+    spring_pendulum_real *dxdt = work + SPRING_PENDULUM_NWORK;
+    spring_pendulum_real *dR_dp = dxdt + SPRING_PENDULUM_NX;
+    spring_pendulum_real *column = dR_dp + (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC)*SPRING_PENDULUM_NP;
+    int i, k, status;
+    status = spring_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != SPRING_PENDULUM_OK) return status;
+    spring_pendulum_zero(dR_dp, (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC)*SPRING_PENDULUM_NP);
+    spring_pendulum_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + SPRING_PENDULUM_NQ, nu, dR_dp);
+    for (k = 0; k < SPRING_PENDULUM_NP; ++k) {
+        for (i = 0; i < (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC); ++i) column[i] = -dR_dp[i*SPRING_PENDULUM_NP + k];
+        spring_pendulum_solve_kkt(M, J, S, column, column + SPRING_PENDULUM_NQ, w);
+        for (i = 0; i < SPRING_PENDULUM_NQ; ++i) out_dqdd_dp[i*SPRING_PENDULUM_NP + k] = column[i];
+    }
+    return SPRING_PENDULUM_OK;
+}
+
 void spring_pendulum_residuals(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[],
     spring_pendulum_real out_phi[], spring_pendulum_real out_phi_dot[], spring_pendulum_real out_g[])
 {

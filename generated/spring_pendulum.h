@@ -23,6 +23,7 @@ typedef double spring_pendulum_real;
 #define SPRING_PENDULUM_NU 0  /* inputs: none */
 #define SPRING_PENDULUM_NWORK 6  /* doubles of scratch for spring_pendulum_rhs */
 #define SPRING_PENDULUM_NWORK_JACOBIAN (SPRING_PENDULUM_NWORK + 14)  /* ... for spring_pendulum_jacobian */
+#define SPRING_PENDULUM_NWORK_PARAMETER_JACOBIAN (SPRING_PENDULUM_NWORK + 16)  /* ... for spring_pendulum_parameter_jacobian */
 #define SPRING_PENDULUM_NWORK_STEP (SPRING_PENDULUM_NWORK + 12)  /* ... for spring_pendulum_step */
 #define SPRING_PENDULUM_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SPRING_PENDULUM_NH_ARRAY 1
@@ -73,6 +74,15 @@ int spring_pendulum_rhs(spring_pendulum_real t, const spring_pendulum_real state
 int spring_pendulum_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
     spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
     spring_pendulum_real out_dfdx[], spring_pendulum_real out_dfdu[], spring_pendulum_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as spring_pendulum_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns SPRING_PENDULUM_OK or an error of the rhs.
+*/
+int spring_pendulum_parameter_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_dqdd_dp[], spring_pendulum_real work[]);
 
 /*
 ** The pieces of the KKT system of spring_pendulum_rhs at one state: M (NQ x NQ, lower

@@ -46,4 +46,6 @@ const lgc_model spring_pendulum_model = {
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = spring_pendulum_jacobian,
     .nwork_jacobian = SPRING_PENDULUM_NWORK_JACOBIAN,
+    .parameter_jacobian = spring_pendulum_parameter_jacobian,
+    .nwork_parameter_jacobian = SPRING_PENDULUM_NWORK_PARAMETER_JACOBIAN,
 };

@@ -118,6 +118,10 @@ typedef struct lgc_model {
                     double alpha, double beta, double dfdx[], double dfdu[],
                     double work[]);
     int nwork_jacobian;                 /* doubles of scratch jacobian needs */
+    /* dq''/dp (nq x np), row-major; NULL when jacobian is (--no-jacobian). */
+    int (*parameter_jacobian)(double t, const double x[], const double u[], const double p[],
+                              double alpha, double beta, double dqdd_dp[], double work[]);
+    int nwork_parameter_jacobian;       /* doubles of scratch parameter_jacobian needs */
     /* The one-step correction specialised to the model (NAME.h says what
        each argument holds); NULL without constraints, or when the model is
        too large for straight-line code: lagrangec/project.h's generic path
