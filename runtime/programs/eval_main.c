@@ -23,7 +23,7 @@ typedef struct evaluation {
     double *bias;           /* nq: k - Q */
     double *residuals;      /* [phi; phi'; g] */
     double TV[2];
-    double *kkt;            /* kkt_terms' arrays: M's lower triangle, f, J, r, g */
+    double *zero;           /* nq zeros: the bias is the inverse dynamics at q'' = 0 */
 } evaluation;
 
 /* 0, -1 after --help (printed), or 2 after a usage error (printed). */
@@ -50,9 +50,8 @@ static int parse(int argc, char **argv, lgc_point *pt, eval_options *opt)
 static int evaluation_init(evaluation *e, const lgc_model *m)
 {
     memset(e, 0, sizeof *e);
-    const size_t nq = (size_t)m->nq, nc = (size_t)(m->nh + m->nn);
-    const size_t kkt = nq * nq + nq + nc * nq + nc + (size_t)m->nn;
-    double *v = calloc(nq * nq + nq + 2 * (size_t)m->nh + (size_t)m->nn + kkt + 1, sizeof *v);
+    const size_t nq = (size_t)m->nq;
+    double *v = calloc(nq * nq + 2 * nq + 2 * (size_t)m->nh + (size_t)m->nn + 1, sizeof *v);
     if (!v || lgc_monitor_init(&e->mon, m) != LGC_OK) {
         free(v);
         return LGC_ERR_NOMEM;
@@ -60,7 +59,7 @@ static int evaluation_init(evaluation *e, const lgc_model *m)
     e->M = v;
     e->bias = e->M + nq * nq;
     e->residuals = e->bias + nq;
-    e->kkt = e->residuals + 2 * m->nh + m->nn;
+    e->zero = e->residuals + 2 * m->nh + m->nn;
     return LGC_OK;
 }
 
@@ -96,10 +95,7 @@ static void evaluate(evaluation *e, lgc_system *sys, double t, const double x[])
     if (e->dynamics != LGC_OK && !finite(s->mult, nc))
         fill_nan(s->fc, nq), fill_nan(s->out, m->nout);
     m->mass_matrix(t, x, sys->p, e->M);
-    double *f = e->kkt + (size_t)nq * nq, *J = f + nq, *r = J + (size_t)nc * nq, *g = r + nc;
-    m->kkt_terms(t, x, sys->u, sys->p, 0.0, 0.0, e->kkt, f, J, r, g);
-    for (int i = 0; i < nq; i++)
-        e->bias[i] = -f[i];
+    m->inverse_dynamics(t, x, sys->u, sys->p, e->zero, e->bias);
     m->residuals(t, x, sys->p, e->residuals, e->residuals + m->nh, e->residuals + 2 * m->nh);
     m->energies(t, x, sys->p, e->TV);
 }
