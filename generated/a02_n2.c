@@ -648,6 +648,117 @@ int a02_n2_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real 
     return A02_N2_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void a02_n2_residual_parameter_derivatives(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
+    const a02_n2_real in_acceleration[], const a02_n2_real in_multipliers[],
+    a02_n2_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    const a02_n2_real th0 = state[0];
+    const a02_n2_real th1 = state[1];
+    const a02_n2_real th2 = state[2];
+    const a02_n2_real ph1 = state[3];
+    const a02_n2_real ph2 = state[4];
+    const a02_n2_real th0_dot = state[5];  /* th0' */
+    const a02_n2_real th1_dot = state[6];  /* th1' */
+    const a02_n2_real th2_dot = state[7];  /* th2' */
+    const a02_n2_real ph1_dot = state[8];  /* ph1' */
+    const a02_n2_real ph2_dot = state[9];  /* ph2' */
+    const a02_n2_real m = param[0];
+    const a02_n2_real L = param[1];
+    const a02_n2_real g = param[2];
+    const a02_n2_real dR_dp_19cd = ph1_dot*ph1_dot;
+    const a02_n2_real cos_th0 = cos(th0);
+    const a02_n2_real sin_ph1 = sin(ph1);
+    const a02_n2_real sin_th0 = sin(th0);
+    const a02_n2_real cos_ph1 = cos(ph1);
+    const a02_n2_real dR_dp_6f02 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    const a02_n2_real dR_dp_4011 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
+    const a02_n2_real dR_dp_71f4 = L*(1.3333333333333333*in_acceleration[0] - 0.5*(dR_dp_19cd*dR_dp_6f02 - in_acceleration[3]*dR_dp_4011));
+    const a02_n2_real dR_dp_b795 = g*cos_th0;
+    /* dR/dp */
+    out_dR_dp[0] = L*(dR_dp_71f4 + 1.5*dR_dp_b795);
+    out_dR_dp[1] = m*(2.0*dR_dp_71f4 + 1.5*dR_dp_b795) + in_multipliers[0]*sin_th0 - in_multipliers[1]*cos_th0;
+    out_dR_dp[2] = 1.5*m*L*cos_th0;
+    const a02_n2_real dR_dp_42d3 = ph2_dot*ph2_dot;
+    const a02_n2_real cos_th1 = cos(th1);
+    const a02_n2_real sin_ph2 = sin(ph2);
+    const a02_n2_real sin_th1 = sin(th1);
+    const a02_n2_real cos_ph2 = cos(ph2);
+    const a02_n2_real dR_dp_770a = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    const a02_n2_real dR_dp_e4c2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
+    const a02_n2_real dR_dp_2629 = L*(1.3333333333333333*in_acceleration[1] - 0.5*(dR_dp_42d3*dR_dp_770a - in_acceleration[4]*dR_dp_e4c2));
+    const a02_n2_real dR_dp_bfb4 = g*cos_th1;
+    out_dR_dp[3] = L*(dR_dp_2629 + 1.5*dR_dp_bfb4);
+    out_dR_dp[4] = m*(2.0*dR_dp_2629 + 1.5*dR_dp_bfb4) + cos_th1*(in_multipliers[1] - in_multipliers[3]) - sin_th1*(in_multipliers[0] - in_multipliers[2]);
+    out_dR_dp[5] = 1.5*m*L*cos_th1;
+    const a02_n2_real dR_dp_5cb9 = L*in_acceleration[2];
+    const a02_n2_real cos_th2 = cos(th2);
+    const a02_n2_real dR_dp_16a2 = g*cos_th2;
+    out_dR_dp[6] = L*(0.3333333333333333*dR_dp_5cb9 + 0.5*dR_dp_16a2);
+    const a02_n2_real sin_th2 = sin(th2);
+    out_dR_dp[7] = m*(0.6666666666666666*dR_dp_5cb9 + 0.5*dR_dp_16a2) - in_multipliers[2]*sin_th2 + in_multipliers[3]*cos_th2;
+    out_dR_dp[8] = 0.5*m*L*cos_th2;
+    const a02_n2_real dR_dp_b4de = th0_dot*th0_dot;
+    const a02_n2_real dR_dp_a0f7 = L*(0.3333333333333333*in_acceleration[3] + 0.5*(dR_dp_b4de*dR_dp_6f02 + in_acceleration[0]*dR_dp_4011));
+    const a02_n2_real dR_dp_29c0 = g*cos_ph1;
+    out_dR_dp[9] = L*(dR_dp_a0f7 + 0.5*dR_dp_29c0);
+    out_dR_dp[10] = m*(2.0*dR_dp_a0f7 + 0.5*dR_dp_29c0) + in_multipliers[0]*sin_ph1 - in_multipliers[1]*cos_ph1;
+    out_dR_dp[11] = 0.5*m*L*cos_ph1;
+    const a02_n2_real dR_dp_615c = th1_dot*th1_dot;
+    const a02_n2_real dR_dp_3a88 = L*(0.3333333333333333*in_acceleration[4] + 0.5*(dR_dp_615c*dR_dp_770a + in_acceleration[1]*dR_dp_e4c2));
+    const a02_n2_real dR_dp_30b1 = g*cos_ph2;
+    out_dR_dp[12] = L*(dR_dp_3a88 + 0.5*dR_dp_30b1);
+    out_dR_dp[13] = m*(2.0*dR_dp_3a88 + 0.5*dR_dp_30b1) + in_multipliers[2]*sin_ph2 - in_multipliers[3]*cos_ph2;
+    out_dR_dp[14] = 0.5*m*L*cos_ph2;
+    const a02_n2_real dR_dp_17d5 = th1_dot*sin_th1;
+    const a02_n2_real dR_dp_5001 = dR_dp_615c*cos_th1;
+    const a02_n2_real dR_dp_028e = in_acceleration[1]*sin_th1;
+    out_dR_dp[16] = -(baumgarte_alpha*(th0_dot*sin_th0 - dR_dp_17d5 + ph1_dot*sin_ph1) - baumgarte_beta*(cos_th0 - cos_th1 + cos_ph1 - 1.0) + dR_dp_b4de*cos_th0 - dR_dp_5001 + dR_dp_19cd*cos_ph1 + in_acceleration[0]*sin_th0 - dR_dp_028e + in_acceleration[3]*sin_ph1);
+    const a02_n2_real dR_dp_dd27 = th1_dot*cos_th1;
+    const a02_n2_real dR_dp_dcd3 = dR_dp_615c*sin_th1;
+    const a02_n2_real dR_dp_b6d0 = in_acceleration[1]*cos_th1;
+    out_dR_dp[19] = baumgarte_alpha*(th0_dot*cos_th0 - dR_dp_dd27 + ph1_dot*cos_ph1) + baumgarte_beta*(sin_th0 - sin_th1 + sin_ph1) - dR_dp_b4de*sin_th0 + dR_dp_dcd3 - dR_dp_19cd*sin_ph1 + in_acceleration[0]*cos_th0 - dR_dp_b6d0 + in_acceleration[3]*cos_ph1;
+    const a02_n2_real dR_dp_33e7 = th2_dot*th2_dot;
+    out_dR_dp[22] = -(baumgarte_alpha*(dR_dp_17d5 - th2_dot*sin_th2 + ph2_dot*sin_ph2) - baumgarte_beta*(cos_th1 - cos_th2 + cos_ph2 - 1.0) + dR_dp_5001 - dR_dp_33e7*cos_th2 + dR_dp_42d3*cos_ph2 + dR_dp_028e - in_acceleration[2]*sin_th2 + in_acceleration[4]*sin_ph2);
+    out_dR_dp[25] = baumgarte_alpha*(dR_dp_dd27 - th2_dot*cos_th2 + ph2_dot*cos_ph2) + baumgarte_beta*(sin_th1 - sin_th2 + sin_ph2) - dR_dp_dcd3 + dR_dp_33e7*sin_th2 - dR_dp_42d3*sin_ph2 + dR_dp_b6d0 - in_acceleration[2]*cos_th2 + in_acceleration[4]*cos_ph2;
+}
+
+int a02_n2_parameter_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
+    a02_n2_real out_dqdd_dp[], a02_n2_real work[])
+{
+    a02_n2_real *M = work;
+    a02_n2_real *J = M + A02_N2_NQ*A02_N2_NQ;
+    a02_n2_real *Y = J + A02_N2_NC*A02_N2_NQ;
+    a02_n2_real *S = Y + A02_N2_NC*A02_N2_NQ;
+    a02_n2_real *nu = S + A02_N2_NC*A02_N2_NC;
+    a02_n2_real *w = nu + A02_N2_NC;
+    a02_n2_real *E = w + A02_N2_NQ;
+    a02_n2_real *z = E + A02_N2_NC*A02_N2_NC;
+    a02_n2_real *conditioning = z + A02_N2_NC;
+    a02_n2_real *dxdt = work + A02_N2_NWORK;
+    a02_n2_real *dR_dp = dxdt + A02_N2_NX;
+    a02_n2_real *column = dR_dp + (A02_N2_NQ + A02_N2_NC)*A02_N2_NP;
+    int i, k, status;
+    status = a02_n2_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != A02_N2_OK) return status;
+    a02_n2_zero(dR_dp, (A02_N2_NQ + A02_N2_NC)*A02_N2_NP);
+    a02_n2_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + A02_N2_NQ, nu, dR_dp);
+    for (k = 0; k < A02_N2_NP; ++k) {
+        for (i = 0; i < (A02_N2_NQ + A02_N2_NC); ++i) column[i] = -dR_dp[i*A02_N2_NP + k];
+        if (conditioning[1] != 0.0)
+            a02_n2_solve_kkt_min_norm(M, Y, S, E, column, column + A02_N2_NQ, z, 0);
+        else
+            a02_n2_solve_kkt(M, J, S, column, column + A02_N2_NQ, w);
+        for (i = 0; i < A02_N2_NQ; ++i) out_dqdd_dp[i*A02_N2_NP + k] = column[i];
+    }
+    return A02_N2_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -903,6 +1014,149 @@ a02_n2_real a02_n2_energy(a02_n2_real t, const a02_n2_real state[], const a02_n2
     const a02_n2_real sin_th2 = sin(th2);
     /* T + V */
     return m*L*(L*(0.16666666666666666*(th0_dot*th0_dot + th1_dot*th1_dot + th2_dot*th2_dot) + 0.041666666666666664*(ph1_dot*ph1_dot + ph2_dot*ph2_dot) + 0.125*(w_77bb*w_77bb + w_1c30*w_1c30 + w_3edc*w_3edc + w_3be2*w_3be2)) + g*(1.5*(sin_th0 + sin_th1) + 0.5*(sin_th2 + sin_ph1 + sin_ph2)));
+}
+
+void a02_n2_energies(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_TV[])
+{
+    (void)t;
+    const a02_n2_real th0 = state[0];
+    const a02_n2_real th1 = state[1];
+    const a02_n2_real th2 = state[2];
+    const a02_n2_real ph1 = state[3];
+    const a02_n2_real ph2 = state[4];
+    const a02_n2_real th0_dot = state[5];  /* th0' */
+    const a02_n2_real th1_dot = state[6];  /* th1' */
+    const a02_n2_real th2_dot = state[7];  /* th2' */
+    const a02_n2_real ph1_dot = state[8];  /* ph1' */
+    const a02_n2_real ph2_dot = state[9];  /* ph2' */
+    const a02_n2_real m = param[0];
+    const a02_n2_real L = param[1];
+    const a02_n2_real g = param[2];
+    const a02_n2_real cos_th0 = cos(th0);
+    const a02_n2_real cos_ph1 = cos(ph1);
+    const a02_n2_real TV_77bb = 2.0*th0_dot*cos_th0 + ph1_dot*cos_ph1;
+    const a02_n2_real sin_th0 = sin(th0);
+    const a02_n2_real sin_ph1 = sin(ph1);
+    const a02_n2_real TV_1c30 = 2.0*th0_dot*sin_th0 + ph1_dot*sin_ph1;
+    const a02_n2_real cos_th1 = cos(th1);
+    const a02_n2_real cos_ph2 = cos(ph2);
+    const a02_n2_real TV_3edc = 2.0*th1_dot*cos_th1 + ph2_dot*cos_ph2;
+    const a02_n2_real sin_th1 = sin(th1);
+    const a02_n2_real sin_ph2 = sin(ph2);
+    const a02_n2_real TV_3be2 = 2.0*th1_dot*sin_th1 + ph2_dot*sin_ph2;
+    /* T */
+    out_TV[0] = m*L*L*(0.16666666666666666*(th0_dot*th0_dot + th1_dot*th1_dot + th2_dot*th2_dot) + 0.041666666666666664*(ph1_dot*ph1_dot + ph2_dot*ph2_dot) + 0.125*(TV_77bb*TV_77bb + TV_1c30*TV_1c30 + TV_3edc*TV_3edc + TV_3be2*TV_3be2));
+    const a02_n2_real sin_th2 = sin(th2);
+    /* V */
+    out_TV[1] = 0.5*m*L*g*(3.0*(sin_th0 + sin_th1) + sin_th2 + sin_ph1 + sin_ph2);
+}
+
+void a02_n2_inverse_dynamics(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    const a02_n2_real in_acceleration[], a02_n2_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const a02_n2_real th0 = state[0];
+    const a02_n2_real th1 = state[1];
+    const a02_n2_real th2 = state[2];
+    const a02_n2_real ph1 = state[3];
+    const a02_n2_real ph2 = state[4];
+    const a02_n2_real th0_dot = state[5];  /* th0' */
+    const a02_n2_real th1_dot = state[6];  /* th1' */
+    const a02_n2_real ph1_dot = state[8];  /* ph1' */
+    const a02_n2_real ph2_dot = state[9];  /* ph2' */
+    const a02_n2_real m = param[0];
+    const a02_n2_real L = param[1];
+    const a02_n2_real g = param[2];
+    const a02_n2_real cos_th0 = cos(th0);
+    const a02_n2_real sin_ph1 = sin(ph1);
+    const a02_n2_real sin_th0 = sin(th0);
+    const a02_n2_real cos_ph1 = cos(ph1);
+    const a02_n2_real tau_6f02 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    const a02_n2_real tau_4011 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
+    /* row th0 */
+    out_tau[0] = m*L*(L*(1.3333333333333333*in_acceleration[0] - 0.5*(ph1_dot*ph1_dot*tau_6f02 - in_acceleration[3]*tau_4011)) + 1.5*g*cos_th0);
+    const a02_n2_real cos_th1 = cos(th1);
+    const a02_n2_real sin_ph2 = sin(ph2);
+    const a02_n2_real sin_th1 = sin(th1);
+    const a02_n2_real cos_ph2 = cos(ph2);
+    const a02_n2_real tau_770a = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    const a02_n2_real tau_e4c2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
+    /* row th1 */
+    out_tau[1] = m*L*(L*(1.3333333333333333*in_acceleration[1] - 0.5*(ph2_dot*ph2_dot*tau_770a - in_acceleration[4]*tau_e4c2)) + 1.5*g*cos_th1);
+    const a02_n2_real cos_th2 = cos(th2);
+    /* row th2 */
+    out_tau[2] = m*L*(0.3333333333333333*L*in_acceleration[2] + 0.5*g*cos_th2);
+    /* row ph1 */
+    out_tau[3] = m*L*(L*(0.3333333333333333*in_acceleration[3] + 0.5*(th0_dot*th0_dot*tau_6f02 + in_acceleration[0]*tau_4011)) + 0.5*g*cos_ph1);
+    /* row ph2 */
+    out_tau[4] = m*L*(L*(0.3333333333333333*in_acceleration[4] + 0.5*(th1_dot*th1_dot*tau_770a + in_acceleration[1]*tau_e4c2)) + 0.5*g*cos_ph2);
+}
+
+void a02_n2_bias(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_bias[])
+{
+    (void)t;
+    const a02_n2_real th0 = state[0];
+    const a02_n2_real th1 = state[1];
+    const a02_n2_real th2 = state[2];
+    const a02_n2_real ph1 = state[3];
+    const a02_n2_real ph2 = state[4];
+    const a02_n2_real th0_dot = state[5];  /* th0' */
+    const a02_n2_real th1_dot = state[6];  /* th1' */
+    const a02_n2_real ph1_dot = state[8];  /* ph1' */
+    const a02_n2_real ph2_dot = state[9];  /* ph2' */
+    const a02_n2_real m = param[0];
+    const a02_n2_real L = param[1];
+    const a02_n2_real g = param[2];
+    const a02_n2_real cos_th0 = cos(th0);
+    const a02_n2_real sin_ph1 = sin(ph1);
+    const a02_n2_real sin_th0 = sin(th0);
+    const a02_n2_real cos_ph1 = cos(ph1);
+    const a02_n2_real bias_6f02 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    /* row th0 */
+    out_bias[0] = -m*L*(0.5*L*ph1_dot*ph1_dot*bias_6f02 - 1.5*g*cos_th0);
+    const a02_n2_real cos_th1 = cos(th1);
+    const a02_n2_real sin_ph2 = sin(ph2);
+    const a02_n2_real sin_th1 = sin(th1);
+    const a02_n2_real cos_ph2 = cos(ph2);
+    const a02_n2_real bias_770a = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    /* row th1 */
+    out_bias[1] = -m*L*(0.5*L*ph2_dot*ph2_dot*bias_770a - 1.5*g*cos_th1);
+    const a02_n2_real cos_th2 = cos(th2);
+    /* row th2 */
+    out_bias[2] = 0.5*m*L*g*cos_th2;
+    /* row ph1 */
+    out_bias[3] = 0.5*m*L*(L*th0_dot*th0_dot*bias_6f02 + g*cos_ph1);
+    /* row ph2 */
+    out_bias[4] = 0.5*m*L*(L*th1_dot*th1_dot*bias_770a + g*cos_ph2);
+}
+
+void a02_n2_gravity(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_dVdq[])
+{
+    (void)t;
+    const a02_n2_real th0 = state[0];
+    const a02_n2_real th1 = state[1];
+    const a02_n2_real th2 = state[2];
+    const a02_n2_real ph1 = state[3];
+    const a02_n2_real ph2 = state[4];
+    const a02_n2_real m = param[0];
+    const a02_n2_real L = param[1];
+    const a02_n2_real g = param[2];
+    const a02_n2_real cos_th0 = cos(th0);
+    /* dV/dth0 */
+    out_dVdq[0] = 1.5*m*L*g*cos_th0;
+    const a02_n2_real cos_th1 = cos(th1);
+    /* dV/dth1 */
+    out_dVdq[1] = 1.5*m*L*g*cos_th1;
+    const a02_n2_real cos_th2 = cos(th2);
+    /* dV/dth2 */
+    out_dVdq[2] = 0.5*m*L*g*cos_th2;
+    const a02_n2_real cos_ph1 = cos(ph1);
+    /* dV/dph1 */
+    out_dVdq[3] = 0.5*m*L*g*cos_ph1;
+    const a02_n2_real cos_ph2 = cos(ph2);
+    /* dV/dph2 */
+    out_dVdq[4] = 0.5*m*L*g*cos_ph2;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

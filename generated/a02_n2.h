@@ -23,6 +23,7 @@ typedef double a02_n2_real;
 #define A02_N2_NU 0  /* inputs: none */
 #define A02_N2_NWORK 113  /* doubles of scratch for a02_n2_rhs */
 #define A02_N2_NWORK_JACOBIAN (A02_N2_NWORK + 109)  /* ... for a02_n2_jacobian */
+#define A02_N2_NWORK_PARAMETER_JACOBIAN (A02_N2_NWORK + 46)  /* ... for a02_n2_parameter_jacobian */
 #define A02_N2_NWORK_CORRECTION 36  /* ... for a02_n2_correction_factor and _solve */
 #define A02_N2_NWORK_STEP (A02_N2_NWORK + 133)  /* ... for a02_n2_step */
 #define A02_N2_STEP_TOLERANCE 1e-13  /* a02_n2_step's position correction: |phi| it stops at */
@@ -83,6 +84,15 @@ int a02_n2_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real 
     a02_n2_real out_dfdx[], a02_n2_real out_dfdu[], a02_n2_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as a02_n2_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns A02_N2_OK or an error of the rhs.
+*/
+int a02_n2_parameter_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
+    a02_n2_real out_dqdd_dp[], a02_n2_real work[]);
+
+/*
 ** The pieces of the KKT system of a02_n2_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -140,6 +150,34 @@ void a02_n2_residuals(a02_n2_real t, const a02_n2_real state[], const a02_n2_rea
 
 /* Total energy T + V. */
 a02_n2_real a02_n2_energy(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; a02_n2_energy is their sum.
+*/
+void a02_n2_energies(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' a02_n2_rhs gives, tau = J^T [lambda; mu].
+*/
+void a02_n2_inverse_dynamics(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    const a02_n2_real in_acceleration[], a02_n2_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (a02_n2_inverse_dynamics at q'' = 0 and no input).
+*/
+void a02_n2_bias(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void a02_n2_gravity(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void a02_n2_mass_matrix(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_M[]);

@@ -40,6 +40,10 @@ const lgc_model a02_n2_model = {
     .residuals = a02_n2_residuals,
     .energy = a02_n2_energy,
     .integral_value = a02_n2_energy,
+    .energies = a02_n2_energies,
+    .inverse_dynamics = a02_n2_inverse_dynamics,
+    .bias = a02_n2_bias,
+    .gravity = a02_n2_gravity,
     .mass_matrix = a02_n2_mass_matrix,
     .constraint_jacobian = a02_n2_constraint_jacobian,
     .constraint_coordinate_jacobian = a02_n2_constraint_coordinate_jacobian,
@@ -48,4 +52,6 @@ const lgc_model a02_n2_model = {
     .nwork_correction = A02_N2_NWORK_CORRECTION,
     .jacobian = a02_n2_jacobian,
     .nwork_jacobian = A02_N2_NWORK_JACOBIAN,
+    .parameter_jacobian = a02_n2_parameter_jacobian,
+    .nwork_parameter_jacobian = A02_N2_NWORK_PARAMETER_JACOBIAN,
 };

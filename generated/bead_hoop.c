@@ -480,6 +480,75 @@ int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bea
     return BEAD_HOOP_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void bead_hoop_residual_parameter_derivatives(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    const bead_hoop_real in_acceleration[], const bead_hoop_real in_multipliers[],
+    bead_hoop_real out_dR_dp[])
+{
+    (void)input;
+    const bead_hoop_real x = state[0];
+    const bead_hoop_real y = state[1];
+    const bead_hoop_real x_dot = state[3];  /* x' */
+    const bead_hoop_real y_dot = state[4];  /* y' */
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real R = param[1];
+    const bead_hoop_real g = param[2];
+    const bead_hoop_real w = param[3];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    const bead_hoop_real dR_dp_4f7e = w*t;
+    const bead_hoop_real dR_dp_85bd = cos(dR_dp_4f7e);
+    out_dR_dp[3] = t*in_multipliers[1]*dR_dp_85bd;
+    out_dR_dp[4] = in_acceleration[1];
+    const bead_hoop_real dR_dp_32d1 = sin(dR_dp_4f7e);
+    out_dR_dp[7] = t*in_multipliers[1]*dR_dp_32d1;
+    out_dR_dp[8] = g + in_acceleration[2];
+    out_dR_dp[10] = m;
+    out_dR_dp[13] = -2.0*baumgarte_beta*R;
+    const bead_hoop_real dR_dp_8d27 = x*dR_dp_32d1;
+    const bead_hoop_real dR_dp_792d = y*dR_dp_85bd;
+    const bead_hoop_real dR_dp_5833 = x_dot*dR_dp_85bd;
+    const bead_hoop_real dR_dp_37aa = y_dot*dR_dp_32d1;
+    const bead_hoop_real dR_dp_53cf = x*dR_dp_85bd;
+    const bead_hoop_real dR_dp_ba38 = y*dR_dp_32d1;
+    const bead_hoop_real dR_dp_5466 = dR_dp_53cf + dR_dp_ba38;
+    out_dR_dp[19] = baumgarte_alpha*(t*(w*(dR_dp_8d27 - dR_dp_792d) - dR_dp_5833 - dR_dp_37aa) - dR_dp_53cf - dR_dp_ba38) + w*(t*(w*dR_dp_5466 + 2.0*(x_dot*dR_dp_32d1 - y_dot*dR_dp_85bd)) + 2.0*(dR_dp_8d27 - dR_dp_792d)) - t*(baumgarte_beta*dR_dp_5466 + in_acceleration[0]*dR_dp_85bd + in_acceleration[1]*dR_dp_32d1) - 2.0*(dR_dp_5833 + dR_dp_37aa);
+}
+
+int bead_hoop_parameter_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_dqdd_dp[], bead_hoop_real work[])
+{
+    bead_hoop_real *M = work;
+    bead_hoop_real *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
+    bead_hoop_real *Y = J + BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *S = Y + BEAD_HOOP_NC*BEAD_HOOP_NQ;
+    bead_hoop_real *nu = S + BEAD_HOOP_NC*BEAD_HOOP_NC;
+    bead_hoop_real *w = nu + BEAD_HOOP_NC;
+    bead_hoop_real *E = w + BEAD_HOOP_NQ;
+    bead_hoop_real *z = E + BEAD_HOOP_NC*BEAD_HOOP_NC;
+    bead_hoop_real *conditioning = z + BEAD_HOOP_NC;
+    bead_hoop_real *dxdt = work + BEAD_HOOP_NWORK;
+    bead_hoop_real *dR_dp = dxdt + BEAD_HOOP_NX;
+    bead_hoop_real *column = dR_dp + (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NP;
+    int i, k, status;
+    status = bead_hoop_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != BEAD_HOOP_OK) return status;
+    bead_hoop_zero(dR_dp, (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NP);
+    bead_hoop_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + BEAD_HOOP_NQ, nu, dR_dp);
+    for (k = 0; k < BEAD_HOOP_NP; ++k) {
+        for (i = 0; i < (BEAD_HOOP_NQ + BEAD_HOOP_NC); ++i) column[i] = -dR_dp[i*BEAD_HOOP_NP + k];
+        if (conditioning[1] != 0.0)
+            bead_hoop_solve_kkt_min_norm(M, Y, S, E, column, column + BEAD_HOOP_NQ, z, 0);
+        else
+            bead_hoop_solve_kkt(M, J, S, column, column + BEAD_HOOP_NQ, w);
+        for (i = 0; i < BEAD_HOOP_NQ; ++i) out_dqdd_dp[i*BEAD_HOOP_NP + k] = column[i];
+    }
+    return BEAD_HOOP_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -627,6 +696,65 @@ bead_hoop_real bead_hoop_energy(bead_hoop_real t, const bead_hoop_real state[], 
     const bead_hoop_real g = param[2];
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot) + g*z);
+}
+
+void bead_hoop_energies(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_TV[])
+{
+    (void)t;
+    const bead_hoop_real z = state[2];
+    const bead_hoop_real x_dot = state[3];  /* x' */
+    const bead_hoop_real y_dot = state[4];  /* y' */
+    const bead_hoop_real z_dot = state[5];  /* z' */
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real g = param[2];
+    /* T */
+    out_TV[0] = 0.5*m*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot);
+    /* V */
+    out_TV[1] = m*g*z;
+}
+
+void bead_hoop_inverse_dynamics(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    const bead_hoop_real in_acceleration[], bead_hoop_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real g = param[2];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0];
+    /* row y */
+    out_tau[1] = m*in_acceleration[1];
+    /* row z */
+    out_tau[2] = m*(g + in_acceleration[2]);
+}
+
+void bead_hoop_bias(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real g = param[2];
+    /* row x */
+    out_bias[0] = 0.0;
+    /* row y */
+    out_bias[1] = 0.0;
+    /* row z */
+    out_bias[2] = m*g;
+}
+
+void bead_hoop_gravity(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const bead_hoop_real m = param[0];
+    const bead_hoop_real g = param[2];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dz */
+    out_dVdq[2] = m*g;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

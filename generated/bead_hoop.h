@@ -23,11 +23,12 @@ typedef double bead_hoop_real;
 #define BEAD_HOOP_NU 0  /* inputs: none */
 #define BEAD_HOOP_NWORK 39  /* doubles of scratch for bead_hoop_rhs */
 #define BEAD_HOOP_NWORK_JACOBIAN (BEAD_HOOP_NWORK + 41)  /* ... for bead_hoop_jacobian */
+#define BEAD_HOOP_NWORK_PARAMETER_JACOBIAN (BEAD_HOOP_NWORK + 31)  /* ... for bead_hoop_parameter_jacobian */
 #define BEAD_HOOP_NWORK_CORRECTION 10  /* ... for bead_hoop_correction_factor and _solve */
 #define BEAD_HOOP_NWORK_STEP (BEAD_HOOP_NWORK + 55)  /* ... for bead_hoop_step */
 #define BEAD_HOOP_STEP_TOLERANCE 1e-13  /* bead_hoop_step's position correction: |phi| it stops at */
 #define BEAD_HOOP_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define BEAD_HOOP_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BEAD_HOOP_STACK_ESTIMATE 938  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BEAD_HOOP_NH_ARRAY 2
 #define BEAD_HOOP_NN_ARRAY 1
 #define BEAD_HOOP_NC_ARRAY 2
@@ -78,6 +79,15 @@ int bead_hoop_rhs(bead_hoop_real t, const bead_hoop_real state[], const bead_hoo
 int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
     bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
     bead_hoop_real out_dfdx[], bead_hoop_real out_dfdu[], bead_hoop_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as bead_hoop_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns BEAD_HOOP_OK or an error of the rhs.
+*/
+int bead_hoop_parameter_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_dqdd_dp[], bead_hoop_real work[]);
 
 /*
 ** The pieces of the KKT system of bead_hoop_rhs at one state: M (NQ x NQ, lower
@@ -137,6 +147,34 @@ void bead_hoop_residuals(bead_hoop_real t, const bead_hoop_real state[], const b
 
 /* Total energy T + V. */
 bead_hoop_real bead_hoop_energy(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; bead_hoop_energy is their sum.
+*/
+void bead_hoop_energies(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' bead_hoop_rhs gives, tau = J^T [lambda; mu].
+*/
+void bead_hoop_inverse_dynamics(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    const bead_hoop_real in_acceleration[], bead_hoop_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (bead_hoop_inverse_dynamics at q'' = 0 and no input).
+*/
+void bead_hoop_bias(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void bead_hoop_gravity(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void bead_hoop_mass_matrix(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_M[]);

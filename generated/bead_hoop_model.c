@@ -41,6 +41,10 @@ const lgc_model bead_hoop_model = {
     .residuals = bead_hoop_residuals,
     .energy = bead_hoop_energy,
     .integral_value = bead_hoop_energy,
+    .energies = bead_hoop_energies,
+    .inverse_dynamics = bead_hoop_inverse_dynamics,
+    .bias = bead_hoop_bias,
+    .gravity = bead_hoop_gravity,
     .mass_matrix = bead_hoop_mass_matrix,
     .constraint_jacobian = bead_hoop_constraint_jacobian,
     .constraint_coordinate_jacobian = bead_hoop_constraint_coordinate_jacobian,
@@ -49,4 +53,6 @@ const lgc_model bead_hoop_model = {
     .nwork_correction = BEAD_HOOP_NWORK_CORRECTION,
     .jacobian = bead_hoop_jacobian,
     .nwork_jacobian = BEAD_HOOP_NWORK_JACOBIAN,
+    .parameter_jacobian = bead_hoop_parameter_jacobian,
+    .nwork_parameter_jacobian = BEAD_HOOP_NWORK_PARAMETER_JACOBIAN,
 };

@@ -23,6 +23,7 @@ typedef double bicycle_real;
 #define BICYCLE_NU 0  /* inputs: none */
 #define BICYCLE_NWORK 215  /* doubles of scratch for bicycle_rhs */
 #define BICYCLE_NWORK_JACOBIAN (BICYCLE_NWORK + 373)  /* ... for bicycle_jacobian */
+#define BICYCLE_NWORK_PARAMETER_JACOBIAN (BICYCLE_NWORK + 371)  /* ... for bicycle_parameter_jacobian */
 #define BICYCLE_NWORK_CORRECTION 65  /* ... for bicycle_correction_factor and _solve */
 #define BICYCLE_NWORK_STEP (BICYCLE_NWORK + 256)  /* ... for bicycle_step */
 #define BICYCLE_STEP_TOLERANCE 1e-13  /* bicycle_step's position correction: |phi| it stops at */
@@ -116,6 +117,15 @@ int bicycle_jacobian(bicycle_real t, const bicycle_real state[], const bicycle_r
     bicycle_real out_dfdx[], bicycle_real out_dfdu[], bicycle_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as bicycle_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns BICYCLE_OK or an error of the rhs.
+*/
+int bicycle_parameter_jacobian(bicycle_real t, const bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
+    bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta,
+    bicycle_real out_dqdd_dp[], bicycle_real work[]);
+
+/*
 ** The pieces of the KKT system of bicycle_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -173,6 +183,35 @@ void bicycle_residuals(bicycle_real t, const bicycle_real state[], const bicycle
 
 /* Total energy T + V. */
 bicycle_real bicycle_energy(bicycle_real t, const bicycle_real state[], const bicycle_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; bicycle_energy is their sum.
+*/
+void bicycle_energies(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs (the bodies' part by
+** Newton-Euler where their chains are long).
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' bicycle_rhs gives, tau = J^T [lambda; mu].
+*/
+void bicycle_inverse_dynamics(bicycle_real t, const bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
+    const bicycle_real in_acceleration[], bicycle_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (bicycle_inverse_dynamics at q'' = 0 and no input).
+*/
+void bicycle_bias(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void bicycle_gravity(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void bicycle_mass_matrix(bicycle_real t, const bicycle_real state[], const bicycle_real param[], bicycle_real out_M[]);

@@ -42,6 +42,10 @@ const lgc_model bicycle_model = {
     .residuals = bicycle_residuals,
     .energy = bicycle_energy,
     .integral_value = bicycle_energy,
+    .energies = bicycle_energies,
+    .inverse_dynamics = bicycle_inverse_dynamics,
+    .bias = bicycle_bias,
+    .gravity = bicycle_gravity,
     .mass_matrix = bicycle_mass_matrix,
     .constraint_jacobian = bicycle_constraint_jacobian,
     .constraint_coordinate_jacobian = bicycle_constraint_coordinate_jacobian,
@@ -50,4 +54,6 @@ const lgc_model bicycle_model = {
     .nwork_correction = BICYCLE_NWORK_CORRECTION,
     .jacobian = bicycle_jacobian,
     .nwork_jacobian = BICYCLE_NWORK_JACOBIAN,
+    .parameter_jacobian = bicycle_parameter_jacobian,
+    .nwork_parameter_jacobian = BICYCLE_NWORK_PARAMETER_JACOBIAN,
 };

@@ -410,6 +410,58 @@ int bouncing_ball_jacobian(bouncing_ball_real t, const bouncing_ball_real state[
     return BOUNCING_BALL_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void bouncing_ball_residual_parameter_derivatives(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    const bouncing_ball_real in_acceleration[], const bouncing_ball_real in_multipliers[],
+    bouncing_ball_real out_dR_dp[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* dR/dp */
+    out_dR_dp[0] = g + in_acceleration[0];
+    out_dR_dp[1] = m;
+}
+
+int bouncing_ball_parameter_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real out_dqdd_dp[], bouncing_ball_real work[])
+{
+    bouncing_ball_real *M = work;
+    bouncing_ball_real *J = M + BOUNCING_BALL_NQ*BOUNCING_BALL_NQ;
+    bouncing_ball_real *Y = J + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
+    bouncing_ball_real *S = Y + BOUNCING_BALL_NC*BOUNCING_BALL_NQ;
+    bouncing_ball_real *nu = S + BOUNCING_BALL_NC*BOUNCING_BALL_NC;
+    bouncing_ball_real *w = nu + BOUNCING_BALL_NC;
+    bouncing_ball_real *E = w + BOUNCING_BALL_NQ;
+    bouncing_ball_real *z = E + BOUNCING_BALL_NC*BOUNCING_BALL_NC;
+    bouncing_ball_real *conditioning = z + BOUNCING_BALL_NC;
+    bouncing_ball_real *dxdt = work + BOUNCING_BALL_NWORK;
+    bouncing_ball_real *dR_dp = dxdt + BOUNCING_BALL_NX;
+    bouncing_ball_real *column = dR_dp + (BOUNCING_BALL_NQ + BOUNCING_BALL_NC)*BOUNCING_BALL_NP;
+    int i, k, status;
+    status = bouncing_ball_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != BOUNCING_BALL_OK) return status;
+    bouncing_ball_zero(dR_dp, (BOUNCING_BALL_NQ + BOUNCING_BALL_NC)*BOUNCING_BALL_NP);
+    bouncing_ball_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + BOUNCING_BALL_NQ, nu, dR_dp);
+    for (k = 0; k < BOUNCING_BALL_NP; ++k) {
+        for (i = 0; i < (BOUNCING_BALL_NQ + BOUNCING_BALL_NC); ++i) column[i] = -dR_dp[i*BOUNCING_BALL_NP + k];
+        if (conditioning[1] != 0.0)
+            bouncing_ball_solve_kkt_min_norm(M, Y, S, E, column, column + BOUNCING_BALL_NQ, z, 0);
+        else
+            bouncing_ball_solve_kkt(M, J, S, column, column + BOUNCING_BALL_NQ, w);
+        for (i = 0; i < BOUNCING_BALL_NQ; ++i) out_dqdd_dp[i*BOUNCING_BALL_NP + k] = column[i];
+    }
+    return BOUNCING_BALL_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -511,6 +563,51 @@ bouncing_ball_real bouncing_ball_energy(bouncing_ball_real t, const bouncing_bal
     const bouncing_ball_real g = param[1];
     /* T + V */
     return m*(0.5*y_dot*y_dot + g*y);
+}
+
+void bouncing_ball_energies(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_TV[])
+{
+    (void)t;
+    const bouncing_ball_real y = state[0];
+    const bouncing_ball_real y_dot = state[1];  /* y' */
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* T */
+    out_TV[0] = 0.5*m*y_dot*y_dot;
+    /* V */
+    out_TV[1] = m*g*y;
+}
+
+void bouncing_ball_inverse_dynamics(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    const bouncing_ball_real in_acceleration[], bouncing_ball_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* row y */
+    out_tau[0] = m*(g + in_acceleration[0]);
+}
+
+void bouncing_ball_bias(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* row y */
+    out_bias[0] = m*g;
+}
+
+void bouncing_ball_gravity(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* dV/dy */
+    out_dVdq[0] = m*g;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,6 +23,7 @@ typedef double bouncing_ball_real;
 #define BOUNCING_BALL_NU 0  /* inputs: none */
 #define BOUNCING_BALL_NWORK 11  /* doubles of scratch for bouncing_ball_rhs */
 #define BOUNCING_BALL_NWORK_JACOBIAN (BOUNCING_BALL_NWORK + 8)  /* ... for bouncing_ball_jacobian */
+#define BOUNCING_BALL_NWORK_PARAMETER_JACOBIAN (BOUNCING_BALL_NWORK + 10)  /* ... for bouncing_ball_parameter_jacobian */
 #define BOUNCING_BALL_NWORK_CORRECTION 2  /* ... for bouncing_ball_correction_factor and _solve */
 #define BOUNCING_BALL_NWORK_STEP (BOUNCING_BALL_NWORK + 15)  /* ... for bouncing_ball_step */
 #define BOUNCING_BALL_STEP_TOLERANCE 1e-13  /* bouncing_ball_step's position correction: |phi| it stops at */
@@ -74,6 +75,15 @@ int bouncing_ball_rhs(bouncing_ball_real t, const bouncing_ball_real state[], co
 int bouncing_ball_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
     bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
     bouncing_ball_real out_dfdx[], bouncing_ball_real out_dfdu[], bouncing_ball_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as bouncing_ball_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns BOUNCING_BALL_OK or an error of the rhs.
+*/
+int bouncing_ball_parameter_jacobian(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta,
+    bouncing_ball_real out_dqdd_dp[], bouncing_ball_real work[]);
 
 /*
 ** The pieces of the KKT system of bouncing_ball_rhs at one state: M (NQ x NQ, lower
@@ -133,6 +143,34 @@ void bouncing_ball_residuals(bouncing_ball_real t, const bouncing_ball_real stat
 
 /* Total energy T + V. */
 bouncing_ball_real bouncing_ball_energy(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; bouncing_ball_energy is their sum.
+*/
+void bouncing_ball_energies(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' bouncing_ball_rhs gives, tau = J^T [lambda; mu].
+*/
+void bouncing_ball_inverse_dynamics(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    const bouncing_ball_real in_acceleration[], bouncing_ball_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (bouncing_ball_inverse_dynamics at q'' = 0 and no input).
+*/
+void bouncing_ball_bias(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void bouncing_ball_gravity(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void bouncing_ball_mass_matrix(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], bouncing_ball_real out_M[]);

@@ -2787,6 +2787,165 @@ int bricard_jacobian(bricard_real t, const bricard_real state[], const bricard_r
     return BRICARD_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void bricard_residual_parameter_derivatives(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
+    bricard_real baumgarte_alpha, bricard_real baumgarte_beta,
+    const bricard_real in_acceleration[], const bricard_real in_multipliers[],
+    bricard_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    const bricard_real x1 = state[0];
+    const bricard_real y1 = state[1];
+    const bricard_real z1 = state[2];
+    const bricard_real x2 = state[3];
+    const bricard_real y2 = state[4];
+    const bricard_real z2 = state[5];
+    const bricard_real x3 = state[6];
+    const bricard_real y3 = state[7];
+    const bricard_real z3 = state[8];
+    const bricard_real x4 = state[9];
+    const bricard_real y4 = state[10];
+    const bricard_real z4 = state[11];
+    const bricard_real x1_dot = state[12];  /* x1' */
+    const bricard_real y1_dot = state[13];  /* y1' */
+    const bricard_real z1_dot = state[14];  /* z1' */
+    const bricard_real x2_dot = state[15];  /* x2' */
+    const bricard_real y2_dot = state[16];  /* y2' */
+    const bricard_real z2_dot = state[17];  /* z2' */
+    const bricard_real x3_dot = state[18];  /* x3' */
+    const bricard_real y3_dot = state[19];  /* y3' */
+    const bricard_real z3_dot = state[20];  /* z3' */
+    const bricard_real x4_dot = state[21];  /* x4' */
+    const bricard_real y4_dot = state[22];  /* y4' */
+    const bricard_real z4_dot = state[23];  /* z4' */
+    const bricard_real m = param[0];
+    const bricard_real L = param[1];
+    const bricard_real g = param[2];
+    /* dR/dp */
+    out_dR_dp[0] = 0.6666666666666666*in_acceleration[0] + 0.16666666666666666*in_acceleration[3];
+    const bricard_real dR_dp_056f = z1 - z2;
+    const bricard_real dR_dp_ddac = 2.0*x1*dR_dp_056f - z1*(2.0*x1 - x2);
+    out_dR_dp[1] = in_multipliers[7]*dR_dp_ddac;
+    const bricard_real dR_dp_2aa5 = g + 0.16666666666666666*in_acceleration[4];
+    out_dR_dp[3] = dR_dp_2aa5 + 0.6666666666666666*in_acceleration[1];
+    const bricard_real dR_dp_2e8f = 2.0*y1*dR_dp_056f - z1*(2.0*y1 - y2);
+    out_dR_dp[4] = in_multipliers[7]*dR_dp_2e8f;
+    out_dR_dp[5] = m;
+    out_dR_dp[6] = 0.6666666666666666*in_acceleration[2] + 0.16666666666666666*in_acceleration[5];
+    const bricard_real dR_dp_b665 = x1*x2 + y1*y2;
+    out_dR_dp[7] = in_multipliers[7]*dR_dp_b665;
+    out_dR_dp[9] = 0.16666666666666666*(in_acceleration[0] + in_acceleration[6]) + 0.6666666666666666*in_acceleration[3];
+    const bricard_real dR_dp_b1f0 = x3 - x4;
+    const bricard_real dR_dp_1f1f = z3 - z4;
+    out_dR_dp[10] = x1*z1*in_multipliers[7] + in_multipliers[10]*dR_dp_b1f0*dR_dp_1f1f;
+    const bricard_real dR_dp_56ed = g + 0.16666666666666666*in_acceleration[7];
+    out_dR_dp[12] = dR_dp_56ed + 0.16666666666666666*in_acceleration[1] + 0.6666666666666666*in_acceleration[4];
+    const bricard_real dR_dp_44e2 = y3 - y4;
+    out_dR_dp[13] = y1*z1*in_multipliers[7] + in_multipliers[10]*dR_dp_44e2*dR_dp_1f1f;
+    out_dR_dp[14] = m;
+    out_dR_dp[15] = 0.16666666666666666*(in_acceleration[2] + in_acceleration[8]) + 0.6666666666666666*in_acceleration[5];
+    const bricard_real dR_dp_8176 = x1*x1 + y1*y1;
+    const bricard_real dR_dp_bfdc = dR_dp_b1f0*dR_dp_b1f0 + dR_dp_44e2*dR_dp_44e2;
+    out_dR_dp[16] = -(in_multipliers[7]*dR_dp_8176 + in_multipliers[10]*dR_dp_bfdc);
+    out_dR_dp[18] = 0.16666666666666666*(in_acceleration[3] + in_acceleration[9]) + 0.6666666666666666*in_acceleration[6];
+    const bricard_real dR_dp_74b7 = 2.0*L - z4;
+    const bricard_real dR_dp_ed83 = x2 - 2.0*x3 + x4;
+    const bricard_real dR_dp_b5f9 = z2 - z3;
+    const bricard_real dR_dp_ee66 = dR_dp_b5f9*dR_dp_b1f0;
+    const bricard_real dR_dp_d39d = dR_dp_ed83*dR_dp_1f1f - 2.0*dR_dp_ee66;
+    out_dR_dp[19] = x4*in_multipliers[11]*dR_dp_74b7 + in_multipliers[10]*dR_dp_d39d;
+    out_dR_dp[21] = dR_dp_2aa5 + 0.6666666666666666*in_acceleration[7] + 0.16666666666666666*in_acceleration[10];
+    const bricard_real dR_dp_7783 = y2 - 2.0*y3 + y4;
+    const bricard_real dR_dp_5bf2 = dR_dp_b5f9*dR_dp_44e2;
+    const bricard_real dR_dp_54bb = dR_dp_7783*dR_dp_1f1f - 2.0*dR_dp_5bf2;
+    out_dR_dp[22] = y4*in_multipliers[11]*dR_dp_74b7 + in_multipliers[10]*dR_dp_54bb;
+    out_dR_dp[23] = m;
+    out_dR_dp[24] = 0.16666666666666666*(in_acceleration[5] + in_acceleration[11]) + 0.6666666666666666*in_acceleration[8];
+    const bricard_real dR_dp_af6f = x2 - x4;
+    const bricard_real dR_dp_0a5b = y2 - y4;
+    const bricard_real dR_dp_6a38 = dR_dp_af6f*dR_dp_b1f0 + dR_dp_0a5b*dR_dp_44e2;
+    const bricard_real dR_dp_3c30 = x4*x4 + y4*y4;
+    out_dR_dp[25] = in_multipliers[10]*dR_dp_6a38 + in_multipliers[11]*dR_dp_3c30;
+    out_dR_dp[27] = 0.16666666666666666*in_acceleration[6] + 0.6666666666666666*in_acceleration[9];
+    const bricard_real dR_dp_e41c = x2 - x3;
+    const bricard_real dR_dp_8e73 = dR_dp_e41c*dR_dp_1f1f - 2.0*dR_dp_ee66;
+    const bricard_real dR_dp_9e2c = x4*dR_dp_1f1f;
+    const bricard_real dR_dp_2298 = x3 - 2.0*x4;
+    out_dR_dp[28] = -(in_multipliers[10]*dR_dp_8e73 - in_multipliers[11]*(2.0*dR_dp_9e2c + dR_dp_74b7*dR_dp_2298));
+    out_dR_dp[30] = dR_dp_56ed + 0.6666666666666666*in_acceleration[10];
+    const bricard_real dR_dp_2e37 = y2 - y3;
+    const bricard_real dR_dp_2d2c = dR_dp_2e37*dR_dp_1f1f - 2.0*dR_dp_5bf2;
+    const bricard_real dR_dp_02fc = y4*dR_dp_1f1f;
+    const bricard_real dR_dp_62a5 = y3 - 2.0*y4;
+    out_dR_dp[31] = -(in_multipliers[10]*dR_dp_2d2c - in_multipliers[11]*(2.0*dR_dp_02fc + dR_dp_74b7*dR_dp_62a5));
+    out_dR_dp[32] = m;
+    out_dR_dp[33] = 0.16666666666666666*in_acceleration[8] + 0.6666666666666666*in_acceleration[11];
+    const bricard_real dR_dp_a7c9 = dR_dp_e41c*dR_dp_b1f0 + dR_dp_2e37*dR_dp_44e2;
+    const bricard_real dR_dp_4063 = x3*x4 + y3*y4;
+    out_dR_dp[34] = 2.0*in_multipliers[4] - in_multipliers[10]*dR_dp_a7c9 - in_multipliers[11]*dR_dp_4063;
+    const bricard_real dR_dp_7c67 = -2.0*baumgarte_beta*L;
+    out_dR_dp[37] = dR_dp_7c67;
+    out_dR_dp[40] = dR_dp_7c67;
+    out_dR_dp[43] = dR_dp_7c67;
+    out_dR_dp[46] = dR_dp_7c67;
+    out_dR_dp[49] = -2.0*(in_acceleration[11] + baumgarte_alpha*z4_dot + baumgarte_beta*z4);
+    const bricard_real dR_dp_83b2 = x1*x2_dot + y1*y2_dot;
+    out_dR_dp[58] = -(baumgarte_alpha*(z1*dR_dp_83b2 + x1_dot*dR_dp_ddac + y1_dot*dR_dp_2e8f + z1_dot*dR_dp_b665 - z2_dot*dR_dp_8176) - baumgarte_beta*(z1*(x1*(x1 - x2) + y1*(y1 - y2) + z1*dR_dp_056f) - (dR_dp_8176 + z1*z1)*dR_dp_056f) + z1*(x1*in_acceleration[3] + y1*in_acceleration[4]) - x1_dot*(2.0*(x1*z2_dot + z2*x1_dot) - z1*x2_dot - x2*z1_dot) - y1_dot*(2.0*(y1*z2_dot + z2*y1_dot) - z1*y2_dot - y2*z1_dot) + z1_dot*(dR_dp_83b2 + x2*x1_dot + y2*y1_dot) + x2_dot*(x1*z1_dot + z1*x1_dot) + y2_dot*(y1*z1_dot + z1*y1_dot) - 2.0*z2_dot*(x1*x1_dot + y1*y1_dot) + in_acceleration[0]*dR_dp_ddac + in_acceleration[1]*dR_dp_2e8f + in_acceleration[2]*dR_dp_b665 - in_acceleration[5]*dR_dp_8176);
+    const bricard_real dR_dp_4510 = x2_dot*dR_dp_b1f0 + y2_dot*dR_dp_44e2;
+    const bricard_real dR_dp_5743 = z3_dot - z4_dot;
+    const bricard_real dR_dp_cce8 = x3_dot - x4_dot;
+    const bricard_real dR_dp_895b = y3_dot - y4_dot;
+    const bricard_real dR_dp_ebd8 = x2_dot*dR_dp_1f1f - 2.0*z2_dot*dR_dp_b1f0;
+    const bricard_real dR_dp_e5bb = z2 - z4;
+    const bricard_real dR_dp_6edc = 2.0*z2 - z3 - z4;
+    const bricard_real dR_dp_8e36 = y2_dot*dR_dp_1f1f - 2.0*z2_dot*dR_dp_44e2;
+    const bricard_real dR_dp_b617 = dR_dp_2298 + x2;
+    const bricard_real dR_dp_424e = dR_dp_62a5 + y2;
+    out_dR_dp[67] = baumgarte_alpha*(z2_dot*dR_dp_bfdc - x3_dot*dR_dp_d39d - y3_dot*dR_dp_54bb - z3_dot*dR_dp_6a38 + x4_dot*dR_dp_8e73 + y4_dot*dR_dp_2d2c + z4_dot*dR_dp_a7c9 - dR_dp_1f1f*dR_dp_4510) + baumgarte_beta*(dR_dp_b5f9*(dR_dp_bfdc + dR_dp_1f1f*dR_dp_1f1f) - dR_dp_1f1f*(dR_dp_a7c9 + dR_dp_b5f9*dR_dp_1f1f)) - x2_dot*(dR_dp_b1f0*dR_dp_5743 + dR_dp_1f1f*dR_dp_cce8) - y2_dot*(dR_dp_44e2*dR_dp_5743 + dR_dp_1f1f*dR_dp_895b) + 2.0*z2_dot*(dR_dp_b1f0*dR_dp_cce8 + dR_dp_44e2*dR_dp_895b) - x3_dot*(dR_dp_ebd8 - 2.0*x3_dot*dR_dp_e5bb + z3_dot*dR_dp_af6f + x4_dot*dR_dp_6edc - z4_dot*dR_dp_ed83) - y3_dot*(dR_dp_8e36 - 2.0*y3_dot*dR_dp_e5bb + z3_dot*dR_dp_0a5b + y4_dot*dR_dp_6edc - z4_dot*dR_dp_7783) - z3_dot*(dR_dp_4510 + x3_dot*dR_dp_af6f + y3_dot*dR_dp_0a5b - x4_dot*dR_dp_b617 - y4_dot*dR_dp_424e) + x4_dot*(dR_dp_ebd8 - x3_dot*dR_dp_6edc + z3_dot*dR_dp_b617 + 2.0*x4_dot*dR_dp_b5f9 - z4_dot*dR_dp_e41c) + y4_dot*(dR_dp_8e36 - y3_dot*dR_dp_6edc + z3_dot*dR_dp_424e + 2.0*y4_dot*dR_dp_b5f9 - z4_dot*dR_dp_2e37) + z4_dot*(dR_dp_4510 + x3_dot*dR_dp_ed83 + y3_dot*dR_dp_7783 - x4_dot*dR_dp_e41c - y4_dot*dR_dp_2e37) + in_acceleration[5]*dR_dp_bfdc - in_acceleration[6]*dR_dp_d39d - in_acceleration[7]*dR_dp_54bb - in_acceleration[8]*dR_dp_6a38 + in_acceleration[9]*dR_dp_8e73 + in_acceleration[10]*dR_dp_2d2c + in_acceleration[11]*dR_dp_a7c9 - dR_dp_1f1f*(in_acceleration[3]*dR_dp_b1f0 + in_acceleration[4]*dR_dp_44e2);
+    const bricard_real dR_dp_0f68 = L - z4;
+    const bricard_real dR_dp_7f6f = 2.0*dR_dp_9e2c + dR_dp_0f68*dR_dp_2298;
+    const bricard_real dR_dp_71ef = 2.0*dR_dp_02fc + dR_dp_0f68*dR_dp_62a5;
+    const bricard_real dR_dp_ad0a = x4*x3_dot + y4*y3_dot;
+    const bricard_real dR_dp_7ad0 = x4*dR_dp_b1f0 + y4*dR_dp_44e2;
+    const bricard_real dR_dp_4470 = x4*in_acceleration[6] + y4*in_acceleration[7];
+    const bricard_real dR_dp_fa88 = L - z3;
+    out_dR_dp[70] = -(baumgarte_alpha*(z3_dot*dR_dp_3c30 + x4_dot*dR_dp_7f6f + y4_dot*dR_dp_71ef - z4_dot*dR_dp_4063 + dR_dp_0f68*dR_dp_ad0a) + baumgarte_beta*(dR_dp_0f68*(dR_dp_7ad0 - dR_dp_0f68*dR_dp_1f1f) + dR_dp_1f1f*(dR_dp_3c30 + dR_dp_0f68*dR_dp_0f68)) + L*(dR_dp_4470 + baumgarte_alpha*(dR_dp_ad0a + x4_dot*dR_dp_2298 + y4_dot*dR_dp_62a5) + baumgarte_beta*dR_dp_7ad0 + 2.0*(x4_dot*dR_dp_cce8 + y4_dot*dR_dp_895b) + in_acceleration[9]*dR_dp_2298 + in_acceleration[10]*dR_dp_62a5) - x3_dot*(x4*z4_dot - x4_dot*dR_dp_0f68) - y3_dot*(y4*z4_dot - y4_dot*dR_dp_0f68) + 2.0*z3_dot*(x4*x4_dot + y4*y4_dot) - x4_dot*(x3*z4_dot - 2.0*(x4*z3_dot - x4_dot*dR_dp_fa88) - x3_dot*dR_dp_0f68) - y4_dot*(y3*z4_dot - 2.0*(y4*z3_dot - y4_dot*dR_dp_fa88) - y3_dot*dR_dp_0f68) - z4_dot*(dR_dp_ad0a + x3*x4_dot + y3*y4_dot) + in_acceleration[8]*dR_dp_3c30 + in_acceleration[9]*dR_dp_7f6f + in_acceleration[10]*dR_dp_71ef - in_acceleration[11]*dR_dp_4063 + dR_dp_0f68*dR_dp_4470);
+}
+
+int bricard_parameter_jacobian(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
+    bricard_real baumgarte_alpha, bricard_real baumgarte_beta,
+    bricard_real out_dqdd_dp[], bricard_real work[])
+{
+    bricard_real *M = work;
+    bricard_real *J = M + BRICARD_NQ*BRICARD_NQ;
+    bricard_real *Y = J + BRICARD_NC*BRICARD_NQ;
+    bricard_real *S = Y + BRICARD_NC*BRICARD_NQ;
+    bricard_real *nu = S + BRICARD_NC*BRICARD_NC;
+    bricard_real *w = nu + BRICARD_NC;
+    bricard_real *E = w + BRICARD_NQ;
+    bricard_real *z = E + BRICARD_NC*BRICARD_NC;
+    bricard_real *conditioning = z + BRICARD_NC;
+    bricard_real *dxdt = work + BRICARD_NWORK;
+    bricard_real *dR_dp = dxdt + BRICARD_NX;
+    bricard_real *column = dR_dp + (BRICARD_NQ + BRICARD_NC)*BRICARD_NP;
+    int i, k, status;
+    status = bricard_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != BRICARD_OK) return status;
+    bricard_zero(dR_dp, (BRICARD_NQ + BRICARD_NC)*BRICARD_NP);
+    bricard_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + BRICARD_NQ, nu, dR_dp);
+    for (k = 0; k < BRICARD_NP; ++k) {
+        for (i = 0; i < (BRICARD_NQ + BRICARD_NC); ++i) column[i] = -dR_dp[i*BRICARD_NP + k];
+        if (conditioning[1] != 0.0)
+            bricard_solve_kkt_min_norm(M, Y, S, E, column, column + BRICARD_NQ, z, 0);
+        else
+            bricard_solve_kkt(M, J, S, column, column + BRICARD_NQ, w);
+        for (i = 0; i < BRICARD_NQ; ++i) out_dqdd_dp[i*BRICARD_NP + k] = column[i];
+    }
+    return BRICARD_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -3568,6 +3727,135 @@ bricard_real bricard_energy(bricard_real t, const bricard_real state[], const br
     const bricard_real g = param[2];
     /* T + V */
     return m*(0.3333333333333333*(x4_dot*x4_dot + y4_dot*y4_dot + z4_dot*z4_dot) + g*(y1 + y2 + y3 + y4) + x1_dot*(0.3333333333333333*x1_dot + 0.16666666666666666*x2_dot) + y1_dot*(0.3333333333333333*y1_dot + 0.16666666666666666*y2_dot) + z1_dot*(0.3333333333333333*z1_dot + 0.16666666666666666*z2_dot) + x2_dot*(0.3333333333333333*x2_dot + 0.16666666666666666*x3_dot) + y2_dot*(0.3333333333333333*y2_dot + 0.16666666666666666*y3_dot) + z2_dot*(0.3333333333333333*z2_dot + 0.16666666666666666*z3_dot) + x3_dot*(0.3333333333333333*x3_dot + 0.16666666666666666*x4_dot) + y3_dot*(0.3333333333333333*y3_dot + 0.16666666666666666*y4_dot) + z3_dot*(0.3333333333333333*z3_dot + 0.16666666666666666*z4_dot));
+}
+
+void bricard_energies(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_TV[])
+{
+    (void)t;
+    const bricard_real y1 = state[1];
+    const bricard_real y2 = state[4];
+    const bricard_real y3 = state[7];
+    const bricard_real y4 = state[10];
+    const bricard_real x1_dot = state[12];  /* x1' */
+    const bricard_real y1_dot = state[13];  /* y1' */
+    const bricard_real z1_dot = state[14];  /* z1' */
+    const bricard_real x2_dot = state[15];  /* x2' */
+    const bricard_real y2_dot = state[16];  /* y2' */
+    const bricard_real z2_dot = state[17];  /* z2' */
+    const bricard_real x3_dot = state[18];  /* x3' */
+    const bricard_real y3_dot = state[19];  /* y3' */
+    const bricard_real z3_dot = state[20];  /* z3' */
+    const bricard_real x4_dot = state[21];  /* x4' */
+    const bricard_real y4_dot = state[22];  /* y4' */
+    const bricard_real z4_dot = state[23];  /* z4' */
+    const bricard_real m = param[0];
+    const bricard_real g = param[2];
+    /* T */
+    out_TV[0] = 0.16666666666666666*m*(2.0*(x4_dot*x4_dot + y4_dot*y4_dot + z4_dot*z4_dot) + x1_dot*(2.0*x1_dot + x2_dot) + y1_dot*(2.0*y1_dot + y2_dot) + z1_dot*(2.0*z1_dot + z2_dot) + x2_dot*(2.0*x2_dot + x3_dot) + y2_dot*(2.0*y2_dot + y3_dot) + z2_dot*(2.0*z2_dot + z3_dot) + x3_dot*(2.0*x3_dot + x4_dot) + y3_dot*(2.0*y3_dot + y4_dot) + z3_dot*(2.0*z3_dot + z4_dot));
+    /* V */
+    out_TV[1] = m*g*(y1 + y2 + y3 + y4);
+}
+
+void bricard_inverse_dynamics(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
+    const bricard_real in_acceleration[], bricard_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const bricard_real m = param[0];
+    const bricard_real g = param[2];
+    /* row x1 */
+    out_tau[0] = m*(0.6666666666666666*in_acceleration[0] + 0.16666666666666666*in_acceleration[3]);
+    const bricard_real tau_2aa5 = g + 0.16666666666666666*in_acceleration[4];
+    /* row y1 */
+    out_tau[1] = m*(tau_2aa5 + 0.6666666666666666*in_acceleration[1]);
+    /* row z1 */
+    out_tau[2] = m*(0.6666666666666666*in_acceleration[2] + 0.16666666666666666*in_acceleration[5]);
+    /* row x2 */
+    out_tau[3] = m*(0.16666666666666666*(in_acceleration[0] + in_acceleration[6]) + 0.6666666666666666*in_acceleration[3]);
+    const bricard_real tau_56ed = g + 0.16666666666666666*in_acceleration[7];
+    /* row y2 */
+    out_tau[4] = m*(tau_56ed + 0.16666666666666666*in_acceleration[1] + 0.6666666666666666*in_acceleration[4]);
+    /* row z2 */
+    out_tau[5] = m*(0.16666666666666666*(in_acceleration[2] + in_acceleration[8]) + 0.6666666666666666*in_acceleration[5]);
+    /* row x3 */
+    out_tau[6] = m*(0.16666666666666666*(in_acceleration[3] + in_acceleration[9]) + 0.6666666666666666*in_acceleration[6]);
+    /* row y3 */
+    out_tau[7] = m*(tau_2aa5 + 0.6666666666666666*in_acceleration[7] + 0.16666666666666666*in_acceleration[10]);
+    /* row z3 */
+    out_tau[8] = m*(0.16666666666666666*(in_acceleration[5] + in_acceleration[11]) + 0.6666666666666666*in_acceleration[8]);
+    /* row x4 */
+    out_tau[9] = m*(0.16666666666666666*in_acceleration[6] + 0.6666666666666666*in_acceleration[9]);
+    /* row y4 */
+    out_tau[10] = m*(tau_56ed + 0.6666666666666666*in_acceleration[10]);
+    /* row z4 */
+    out_tau[11] = m*(0.16666666666666666*in_acceleration[8] + 0.6666666666666666*in_acceleration[11]);
+}
+
+void bricard_bias(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const bricard_real m = param[0];
+    const bricard_real g = param[2];
+    /* row x1 */
+    out_bias[0] = 0.0;
+    const bricard_real bias_bbd5 = m*g;
+    /* row y1 */
+    out_bias[1] = bias_bbd5;
+    /* row z1 */
+    out_bias[2] = 0.0;
+    /* row x2 */
+    out_bias[3] = 0.0;
+    /* row y2 */
+    out_bias[4] = bias_bbd5;
+    /* row z2 */
+    out_bias[5] = 0.0;
+    /* row x3 */
+    out_bias[6] = 0.0;
+    /* row y3 */
+    out_bias[7] = bias_bbd5;
+    /* row z3 */
+    out_bias[8] = 0.0;
+    /* row x4 */
+    out_bias[9] = 0.0;
+    /* row y4 */
+    out_bias[10] = bias_bbd5;
+    /* row z4 */
+    out_bias[11] = 0.0;
+}
+
+void bricard_gravity(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const bricard_real m = param[0];
+    const bricard_real g = param[2];
+    /* dV/dx1 */
+    out_dVdq[0] = 0.0;
+    const bricard_real dVdq_bbd5 = m*g;
+    /* dV/dy1 */
+    out_dVdq[1] = dVdq_bbd5;
+    /* dV/dz1 */
+    out_dVdq[2] = 0.0;
+    /* dV/dx2 */
+    out_dVdq[3] = 0.0;
+    /* dV/dy2 */
+    out_dVdq[4] = dVdq_bbd5;
+    /* dV/dz2 */
+    out_dVdq[5] = 0.0;
+    /* dV/dx3 */
+    out_dVdq[6] = 0.0;
+    /* dV/dy3 */
+    out_dVdq[7] = dVdq_bbd5;
+    /* dV/dz3 */
+    out_dVdq[8] = 0.0;
+    /* dV/dx4 */
+    out_dVdq[9] = 0.0;
+    /* dV/dy4 */
+    out_dVdq[10] = dVdq_bbd5;
+    /* dV/dz4 */
+    out_dVdq[11] = 0.0;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

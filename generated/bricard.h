@@ -23,6 +23,7 @@ typedef double bricard_real;
 #define BRICARD_NU 0  /* inputs: none */
 #define BRICARD_NWORK 759  /* doubles of scratch for bricard_rhs */
 #define BRICARD_NWORK_JACOBIAN (BRICARD_NWORK + 624)  /* ... for bricard_jacobian */
+#define BRICARD_NWORK_PARAMETER_JACOBIAN (BRICARD_NWORK + 120)  /* ... for bricard_parameter_jacobian */
 #define BRICARD_NWORK_CORRECTION 288  /* ... for bricard_correction_factor and _solve */
 #define BRICARD_STACK_ESTIMATE 4328  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BRICARD_NH_ARRAY 12
@@ -93,6 +94,15 @@ int bricard_jacobian(bricard_real t, const bricard_real state[], const bricard_r
     bricard_real out_dfdx[], bricard_real out_dfdu[], bricard_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as bricard_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns BRICARD_OK or an error of the rhs.
+*/
+int bricard_parameter_jacobian(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
+    bricard_real baumgarte_alpha, bricard_real baumgarte_beta,
+    bricard_real out_dqdd_dp[], bricard_real work[]);
+
+/*
 ** The pieces of the KKT system of bricard_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -130,6 +140,34 @@ void bricard_residuals(bricard_real t, const bricard_real state[], const bricard
 
 /* Total energy T + V. */
 bricard_real bricard_energy(bricard_real t, const bricard_real state[], const bricard_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; bricard_energy is their sum.
+*/
+void bricard_energies(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' bricard_rhs gives, tau = J^T [lambda; mu].
+*/
+void bricard_inverse_dynamics(bricard_real t, const bricard_real state[], const bricard_real input[], const bricard_real param[],
+    const bricard_real in_acceleration[], bricard_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (bricard_inverse_dynamics at q'' = 0 and no input).
+*/
+void bricard_bias(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void bricard_gravity(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void bricard_mass_matrix(bricard_real t, const bricard_real state[], const bricard_real param[], bricard_real out_M[]);

@@ -44,6 +44,10 @@ const lgc_model bricard_model = {
     .residuals = bricard_residuals,
     .energy = bricard_energy,
     .integral_value = bricard_energy,
+    .energies = bricard_energies,
+    .inverse_dynamics = bricard_inverse_dynamics,
+    .bias = bricard_bias,
+    .gravity = bricard_gravity,
     .mass_matrix = bricard_mass_matrix,
     .constraint_jacobian = bricard_constraint_jacobian,
     .constraint_coordinate_jacobian = bricard_constraint_coordinate_jacobian,
@@ -52,4 +56,6 @@ const lgc_model bricard_model = {
     .nwork_correction = BRICARD_NWORK_CORRECTION,
     .jacobian = bricard_jacobian,
     .nwork_jacobian = BRICARD_NWORK_JACOBIAN,
+    .parameter_jacobian = bricard_parameter_jacobian,
+    .nwork_parameter_jacobian = BRICARD_NWORK_PARAMETER_JACOBIAN,
 };

@@ -465,6 +465,61 @@ int cart_pendulum_jacobian(cart_pendulum_real t, const cart_pendulum_real state[
     return CART_PENDULUM_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void cart_pendulum_residual_parameter_derivatives(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    const cart_pendulum_real in_acceleration[], const cart_pendulum_real in_multipliers[],
+    cart_pendulum_real out_dR_dp[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)in_multipliers;
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real l = param[2];
+    const cart_pendulum_real g = param[3];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    out_dR_dp[5] = in_acceleration[1];
+    out_dR_dp[9] = g + in_acceleration[2];
+    out_dR_dp[11] = m;
+    out_dR_dp[14] = -2.0*baumgarte_beta*l;
+}
+
+int cart_pendulum_parameter_jacobian(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_dqdd_dp[], cart_pendulum_real work[])
+{
+    cart_pendulum_real *M = work;
+    cart_pendulum_real *J = M + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
+    cart_pendulum_real *Y = J + CART_PENDULUM_NC*CART_PENDULUM_NQ;
+    cart_pendulum_real *S = Y + CART_PENDULUM_NC*CART_PENDULUM_NQ;
+    cart_pendulum_real *nu = S + CART_PENDULUM_NC*CART_PENDULUM_NC;
+    cart_pendulum_real *w = nu + CART_PENDULUM_NC;
+    cart_pendulum_real *E = w + CART_PENDULUM_NQ;
+    cart_pendulum_real *z = E + CART_PENDULUM_NC*CART_PENDULUM_NC;
+    cart_pendulum_real *conditioning = z + CART_PENDULUM_NC;
+    cart_pendulum_real *dxdt = work + CART_PENDULUM_NWORK;
+    cart_pendulum_real *dR_dp = dxdt + CART_PENDULUM_NX;
+    cart_pendulum_real *column = dR_dp + (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NP;
+    int i, k, status;
+    status = cart_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != CART_PENDULUM_OK) return status;
+    cart_pendulum_zero(dR_dp, (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NP);
+    cart_pendulum_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + CART_PENDULUM_NQ, nu, dR_dp);
+    for (k = 0; k < CART_PENDULUM_NP; ++k) {
+        for (i = 0; i < (CART_PENDULUM_NQ + CART_PENDULUM_NC); ++i) column[i] = -dR_dp[i*CART_PENDULUM_NP + k];
+        if (conditioning[1] != 0.0)
+            cart_pendulum_solve_kkt_min_norm(M, Y, S, E, column, column + CART_PENDULUM_NQ, z, 0);
+        else
+            cart_pendulum_solve_kkt(M, J, S, column, column + CART_PENDULUM_NQ, w);
+        for (i = 0; i < CART_PENDULUM_NQ; ++i) out_dqdd_dp[i*CART_PENDULUM_NP + k] = column[i];
+    }
+    return CART_PENDULUM_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -590,6 +645,67 @@ cart_pendulum_real cart_pendulum_energy(cart_pendulum_real t, const cart_pendulu
     const cart_pendulum_real g = param[3];
     /* T + V */
     return 0.5*M*s_dot*s_dot + m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y);
+}
+
+void cart_pendulum_energies(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_TV[])
+{
+    (void)t;
+    const cart_pendulum_real y = state[2];
+    const cart_pendulum_real s_dot = state[3];  /* s' */
+    const cart_pendulum_real x_dot = state[4];  /* x' */
+    const cart_pendulum_real y_dot = state[5];  /* y' */
+    const cart_pendulum_real M = param[0];
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
+    /* T */
+    out_TV[0] = 0.5*(M*s_dot*s_dot + m*(x_dot*x_dot + y_dot*y_dot));
+    /* V */
+    out_TV[1] = m*g*y;
+}
+
+void cart_pendulum_inverse_dynamics(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    const cart_pendulum_real in_acceleration[], cart_pendulum_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    const cart_pendulum_real M = param[0];
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
+    const cart_pendulum_real F = input[0];
+    /* row s */
+    out_tau[0] = -(F - M*in_acceleration[0]);
+    /* row x */
+    out_tau[1] = m*in_acceleration[1];
+    /* row y */
+    out_tau[2] = m*(g + in_acceleration[2]);
+}
+
+void cart_pendulum_bias(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
+    /* row s */
+    out_bias[0] = 0.0;
+    /* row x */
+    out_bias[1] = 0.0;
+    /* row y */
+    out_bias[2] = m*g;
+}
+
+void cart_pendulum_gravity(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
+    /* dV/ds */
+    out_dVdq[0] = 0.0;
+    /* dV/dx */
+    out_dVdq[1] = 0.0;
+    /* dV/dy */
+    out_dVdq[2] = m*g;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

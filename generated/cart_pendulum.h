@@ -23,6 +23,7 @@ typedef double cart_pendulum_real;
 #define CART_PENDULUM_NU 1  /* inputs: F */
 #define CART_PENDULUM_NWORK 25  /* doubles of scratch for cart_pendulum_rhs */
 #define CART_PENDULUM_NWORK_JACOBIAN (CART_PENDULUM_NWORK + 38)  /* ... for cart_pendulum_jacobian */
+#define CART_PENDULUM_NWORK_PARAMETER_JACOBIAN (CART_PENDULUM_NWORK + 26)  /* ... for cart_pendulum_parameter_jacobian */
 #define CART_PENDULUM_NWORK_CORRECTION 4  /* ... for cart_pendulum_correction_factor and _solve */
 #define CART_PENDULUM_NWORK_STEP (CART_PENDULUM_NWORK + 43)  /* ... for cart_pendulum_step */
 #define CART_PENDULUM_STEP_TOLERANCE 1e-13  /* cart_pendulum_step's position correction: |phi| it stops at */
@@ -82,6 +83,15 @@ int cart_pendulum_jacobian(cart_pendulum_real t, const cart_pendulum_real state[
     cart_pendulum_real out_dfdx[], cart_pendulum_real out_dfdu[], cart_pendulum_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as cart_pendulum_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns CART_PENDULUM_OK or an error of the rhs.
+*/
+int cart_pendulum_parameter_jacobian(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_dqdd_dp[], cart_pendulum_real work[]);
+
+/*
 ** The pieces of the KKT system of cart_pendulum_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -139,6 +149,34 @@ void cart_pendulum_residuals(cart_pendulum_real t, const cart_pendulum_real stat
 
 /* Total energy T + V. */
 cart_pendulum_real cart_pendulum_energy(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; cart_pendulum_energy is their sum.
+*/
+void cart_pendulum_energies(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' cart_pendulum_rhs gives, tau = J^T [lambda; mu].
+*/
+void cart_pendulum_inverse_dynamics(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    const cart_pendulum_real in_acceleration[], cart_pendulum_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (cart_pendulum_inverse_dynamics at q'' = 0 and no input).
+*/
+void cart_pendulum_bias(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void cart_pendulum_gravity(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void cart_pendulum_mass_matrix(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], cart_pendulum_real out_M[]);

@@ -44,6 +44,10 @@ const lgc_model cart_pendulum_model = {
     .residuals = cart_pendulum_residuals,
     .energy = cart_pendulum_energy,
     .integral_value = cart_pendulum_energy,
+    .energies = cart_pendulum_energies,
+    .inverse_dynamics = cart_pendulum_inverse_dynamics,
+    .bias = cart_pendulum_bias,
+    .gravity = cart_pendulum_gravity,
     .mass_matrix = cart_pendulum_mass_matrix,
     .constraint_jacobian = cart_pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = cart_pendulum_constraint_coordinate_jacobian,
@@ -52,4 +56,6 @@ const lgc_model cart_pendulum_model = {
     .nwork_correction = CART_PENDULUM_NWORK_CORRECTION,
     .jacobian = cart_pendulum_jacobian,
     .nwork_jacobian = CART_PENDULUM_NWORK_JACOBIAN,
+    .parameter_jacobian = cart_pendulum_parameter_jacobian,
+    .nwork_parameter_jacobian = CART_PENDULUM_NWORK_PARAMETER_JACOBIAN,
 };

@@ -451,6 +451,62 @@ int disk_link_rolling_jacobian(disk_link_rolling_real t, const disk_link_rolling
     return DISK_LINK_ROLLING_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void disk_link_rolling_residual_parameter_derivatives(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    const disk_link_rolling_real in_acceleration[], const disk_link_rolling_real in_multipliers[],
+    disk_link_rolling_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    const disk_link_rolling_real th = state[1];
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real th_dot = state[4];  /* th' */
+    const disk_link_rolling_real m = param[0];
+    const disk_link_rolling_real r = param[1];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    out_dR_dp[5] = 0.5*r*r*in_acceleration[1];
+    out_dR_dp[6] = in_multipliers[0] + m*r*in_acceleration[1];
+    out_dR_dp[12] = in_acceleration[2];
+    out_dR_dp[13] = s;
+    out_dR_dp[16] = -(in_acceleration[1] + baumgarte_alpha*th_dot + baumgarte_beta*th);
+    out_dR_dp[19] = -baumgarte_beta;
+}
+
+int disk_link_rolling_parameter_jacobian(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real out_dqdd_dp[], disk_link_rolling_real work[])
+{
+    disk_link_rolling_real *M = work;
+    disk_link_rolling_real *J = M + DISK_LINK_ROLLING_NQ*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *Y = J + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *S = Y + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *nu = S + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *w = nu + DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *E = w + DISK_LINK_ROLLING_NQ;
+    disk_link_rolling_real *z = E + DISK_LINK_ROLLING_NC*DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *conditioning = z + DISK_LINK_ROLLING_NC;
+    disk_link_rolling_real *dxdt = work + DISK_LINK_ROLLING_NWORK;
+    disk_link_rolling_real *dR_dp = dxdt + DISK_LINK_ROLLING_NX;
+    disk_link_rolling_real *column = dR_dp + (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC)*DISK_LINK_ROLLING_NP;
+    int i, k, status;
+    status = disk_link_rolling_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != DISK_LINK_ROLLING_OK) return status;
+    disk_link_rolling_zero(dR_dp, (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC)*DISK_LINK_ROLLING_NP);
+    disk_link_rolling_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + DISK_LINK_ROLLING_NQ, nu, dR_dp);
+    for (k = 0; k < DISK_LINK_ROLLING_NP; ++k) {
+        for (i = 0; i < (DISK_LINK_ROLLING_NQ + DISK_LINK_ROLLING_NC); ++i) column[i] = -dR_dp[i*DISK_LINK_ROLLING_NP + k];
+        if (conditioning[1] != 0.0)
+            disk_link_rolling_solve_kkt_min_norm(M, Y, S, E, column, column + DISK_LINK_ROLLING_NQ, z, 0);
+        else
+            disk_link_rolling_solve_kkt(M, J, S, column, column + DISK_LINK_ROLLING_NQ, w);
+        for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) out_dqdd_dp[i*DISK_LINK_ROLLING_NP + k] = column[i];
+    }
+    return DISK_LINK_ROLLING_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -577,6 +633,67 @@ disk_link_rolling_real disk_link_rolling_energy(disk_link_rolling_real t, const 
     const disk_link_rolling_real k = param[3];
     /* T + V */
     return m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*(M*s_dot*s_dot + k*s*s);
+}
+
+void disk_link_rolling_energies(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_TV[])
+{
+    (void)t;
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real x_dot = state[3];  /* x' */
+    const disk_link_rolling_real th_dot = state[4];  /* th' */
+    const disk_link_rolling_real s_dot = state[5];  /* s' */
+    const disk_link_rolling_real m = param[0];
+    const disk_link_rolling_real r = param[1];
+    const disk_link_rolling_real M = param[2];
+    const disk_link_rolling_real k = param[3];
+    /* T */
+    out_TV[0] = m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*M*s_dot*s_dot;
+    /* V */
+    out_TV[1] = 0.5*k*s*s;
+}
+
+void disk_link_rolling_inverse_dynamics(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    const disk_link_rolling_real in_acceleration[], disk_link_rolling_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real m = param[0];
+    const disk_link_rolling_real r = param[1];
+    const disk_link_rolling_real M = param[2];
+    const disk_link_rolling_real k = param[3];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0];
+    /* row th */
+    out_tau[1] = 0.5*m*r*r*in_acceleration[1];
+    /* row s */
+    out_tau[2] = M*in_acceleration[2] + k*s;
+}
+
+void disk_link_rolling_bias(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_bias[])
+{
+    (void)t;
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real k = param[3];
+    /* row x */
+    out_bias[0] = 0.0;
+    /* row th */
+    out_bias[1] = 0.0;
+    /* row s */
+    out_bias[2] = k*s;
+}
+
+void disk_link_rolling_gravity(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_dVdq[])
+{
+    (void)t;
+    const disk_link_rolling_real s = state[2];
+    const disk_link_rolling_real k = param[3];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dth */
+    out_dVdq[1] = 0.0;
+    /* dV/ds */
+    out_dVdq[2] = k*s;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,6 +23,7 @@ typedef double disk_link_rolling_real;
 #define DISK_LINK_ROLLING_NU 0  /* inputs: none */
 #define DISK_LINK_ROLLING_NWORK 25  /* doubles of scratch for disk_link_rolling_rhs */
 #define DISK_LINK_ROLLING_NWORK_JACOBIAN (DISK_LINK_ROLLING_NWORK + 34)  /* ... for disk_link_rolling_jacobian */
+#define DISK_LINK_ROLLING_NWORK_PARAMETER_JACOBIAN (DISK_LINK_ROLLING_NWORK + 30)  /* ... for disk_link_rolling_parameter_jacobian */
 #define DISK_LINK_ROLLING_NWORK_CORRECTION 4  /* ... for disk_link_rolling_correction_factor and _solve */
 #define DISK_LINK_ROLLING_NWORK_STEP (DISK_LINK_ROLLING_NWORK + 43)  /* ... for disk_link_rolling_step */
 #define DISK_LINK_ROLLING_STEP_TOLERANCE 1e-13  /* disk_link_rolling_step's position correction: |phi| it stops at */
@@ -79,6 +80,15 @@ int disk_link_rolling_rhs(disk_link_rolling_real t, const disk_link_rolling_real
 int disk_link_rolling_jacobian(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
     disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
     disk_link_rolling_real out_dfdx[], disk_link_rolling_real out_dfdu[], disk_link_rolling_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as disk_link_rolling_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns DISK_LINK_ROLLING_OK or an error of the rhs.
+*/
+int disk_link_rolling_parameter_jacobian(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta,
+    disk_link_rolling_real out_dqdd_dp[], disk_link_rolling_real work[]);
 
 /*
 ** The pieces of the KKT system of disk_link_rolling_rhs at one state: M (NQ x NQ, lower
@@ -138,6 +148,34 @@ void disk_link_rolling_residuals(disk_link_rolling_real t, const disk_link_rolli
 
 /* Total energy T + V. */
 disk_link_rolling_real disk_link_rolling_energy(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; disk_link_rolling_energy is their sum.
+*/
+void disk_link_rolling_energies(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' disk_link_rolling_rhs gives, tau = J^T [lambda; mu].
+*/
+void disk_link_rolling_inverse_dynamics(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    const disk_link_rolling_real in_acceleration[], disk_link_rolling_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (disk_link_rolling_inverse_dynamics at q'' = 0 and no input).
+*/
+void disk_link_rolling_bias(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void disk_link_rolling_gravity(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void disk_link_rolling_mass_matrix(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], disk_link_rolling_real out_M[]);

@@ -40,6 +40,10 @@ const lgc_model disk_link_rolling_model = {
     .residuals = disk_link_rolling_residuals,
     .energy = disk_link_rolling_energy,
     .integral_value = disk_link_rolling_energy,
+    .energies = disk_link_rolling_energies,
+    .inverse_dynamics = disk_link_rolling_inverse_dynamics,
+    .bias = disk_link_rolling_bias,
+    .gravity = disk_link_rolling_gravity,
     .mass_matrix = disk_link_rolling_mass_matrix,
     .constraint_jacobian = disk_link_rolling_constraint_jacobian,
     .constraint_coordinate_jacobian = disk_link_rolling_constraint_coordinate_jacobian,
@@ -48,4 +52,6 @@ const lgc_model disk_link_rolling_model = {
     .nwork_correction = DISK_LINK_ROLLING_NWORK_CORRECTION,
     .jacobian = disk_link_rolling_jacobian,
     .nwork_jacobian = DISK_LINK_ROLLING_NWORK_JACOBIAN,
+    .parameter_jacobian = disk_link_rolling_parameter_jacobian,
+    .nwork_parameter_jacobian = DISK_LINK_ROLLING_NWORK_PARAMETER_JACOBIAN,
 };

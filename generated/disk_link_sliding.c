@@ -225,6 +225,81 @@ int disk_link_sliding_jacobian(disk_link_sliding_real t, const disk_link_sliding
     return DISK_LINK_SLIDING_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void disk_link_sliding_residual_parameter_derivatives(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    const disk_link_sliding_real in_acceleration[], const disk_link_sliding_real in_multipliers[],
+    disk_link_sliding_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real g = param[4];
+    const disk_link_sliding_real mu_c = param[5];
+    const disk_link_sliding_real eps = param[6];
+    const disk_link_sliding_real dR_dp_5fe7 = x_dot - s_dot - r*th_dot;
+    const disk_link_sliding_real dR_dp_9edb = tanh(dR_dp_5fe7/eps);
+    const disk_link_sliding_real dR_dp_cf1b = g*mu_c*dR_dp_9edb;
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0] + dR_dp_cf1b;
+    const disk_link_sliding_real dR_dp_ce4f = dR_dp_9edb*dR_dp_9edb - 1.0;
+    const disk_link_sliding_real dR_dp_d1b4 = m*g*mu_c*th_dot*dR_dp_ce4f/eps;
+    out_dR_dp[1] = dR_dp_d1b4;
+    const disk_link_sliding_real dR_dp_a8ff = m*mu_c*dR_dp_9edb;
+    out_dR_dp[4] = dR_dp_a8ff;
+    const disk_link_sliding_real dR_dp_578b = m*g*dR_dp_9edb;
+    out_dR_dp[5] = dR_dp_578b;
+    const disk_link_sliding_real dR_dp_f507 = eps*eps;
+    const disk_link_sliding_real dR_dp_3399 = m*g*mu_c*dR_dp_5fe7*dR_dp_ce4f/dR_dp_f507;
+    out_dR_dp[6] = dR_dp_3399;
+    out_dR_dp[7] = r*(0.5*r*in_acceleration[1] - dR_dp_cf1b);
+    out_dR_dp[8] = m*(r*(in_acceleration[1] - g*mu_c*th_dot*dR_dp_ce4f/eps) - dR_dp_cf1b);
+    out_dR_dp[11] = -m*r*mu_c*dR_dp_9edb;
+    out_dR_dp[12] = -m*r*g*dR_dp_9edb;
+    out_dR_dp[13] = -m*r*g*mu_c*dR_dp_5fe7*dR_dp_ce4f/dR_dp_f507;
+    out_dR_dp[14] = -dR_dp_cf1b;
+    out_dR_dp[15] = -dR_dp_d1b4;
+    out_dR_dp[16] = in_acceleration[2];
+    out_dR_dp[17] = s;
+    out_dR_dp[18] = -dR_dp_a8ff;
+    out_dR_dp[19] = -dR_dp_578b;
+    out_dR_dp[20] = -dR_dp_3399;
+}
+
+int disk_link_sliding_parameter_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_dqdd_dp[], disk_link_sliding_real work[])
+{
+    disk_link_sliding_real *M = work;
+    disk_link_sliding_real *J = M + DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ;
+    disk_link_sliding_real *S = J + 2*DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ;
+    disk_link_sliding_real *nu = S + DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NC;
+    disk_link_sliding_real *w = nu + DISK_LINK_SLIDING_NC;
+    disk_link_sliding_real *dxdt = work + DISK_LINK_SLIDING_NWORK;
+    disk_link_sliding_real *dR_dp = dxdt + DISK_LINK_SLIDING_NX;
+    disk_link_sliding_real *column = dR_dp + (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NP;
+    int i, k, status;
+    status = disk_link_sliding_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != DISK_LINK_SLIDING_OK) return status;
+    disk_link_sliding_zero(dR_dp, (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NP);
+    disk_link_sliding_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + DISK_LINK_SLIDING_NQ, nu, dR_dp);
+    for (k = 0; k < DISK_LINK_SLIDING_NP; ++k) {
+        for (i = 0; i < (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC); ++i) column[i] = -dR_dp[i*DISK_LINK_SLIDING_NP + k];
+        disk_link_sliding_solve_kkt(M, J, S, column, column + DISK_LINK_SLIDING_NQ, w);
+        for (i = 0; i < DISK_LINK_SLIDING_NQ; ++i) out_dqdd_dp[i*DISK_LINK_SLIDING_NP + k] = column[i];
+    }
+    return DISK_LINK_SLIDING_OK;
+}
+
 void disk_link_sliding_residuals(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[],
     disk_link_sliding_real out_phi[], disk_link_sliding_real out_phi_dot[], disk_link_sliding_real out_g[])
 {
@@ -249,6 +324,85 @@ disk_link_sliding_real disk_link_sliding_energy(disk_link_sliding_real t, const 
     const disk_link_sliding_real k = param[3];
     /* T + V */
     return m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*(M*s_dot*s_dot + k*s*s);
+}
+
+void disk_link_sliding_energies(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_TV[])
+{
+    (void)t;
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real M = param[2];
+    const disk_link_sliding_real k = param[3];
+    /* T */
+    out_TV[0] = m*(0.5*x_dot*x_dot + 0.25*r*r*th_dot*th_dot) + 0.5*M*s_dot*s_dot;
+    /* V */
+    out_TV[1] = 0.5*k*s*s;
+}
+
+void disk_link_sliding_inverse_dynamics(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    const disk_link_sliding_real in_acceleration[], disk_link_sliding_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real M = param[2];
+    const disk_link_sliding_real k = param[3];
+    const disk_link_sliding_real g = param[4];
+    const disk_link_sliding_real mu_c = param[5];
+    const disk_link_sliding_real eps = param[6];
+    const disk_link_sliding_real tau_9edb = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const disk_link_sliding_real tau_cf1b = g*mu_c*tau_9edb;
+    /* row x */
+    out_tau[0] = m*(in_acceleration[0] + tau_cf1b);
+    /* row th */
+    out_tau[1] = m*r*(0.5*r*in_acceleration[1] - tau_cf1b);
+    /* row s */
+    out_tau[2] = -(m*g*mu_c*tau_9edb - M*in_acceleration[2] - k*s);
+}
+
+void disk_link_sliding_bias(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_bias[])
+{
+    (void)t;
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real x_dot = state[3];  /* x' */
+    const disk_link_sliding_real th_dot = state[4];  /* th' */
+    const disk_link_sliding_real s_dot = state[5];  /* s' */
+    const disk_link_sliding_real m = param[0];
+    const disk_link_sliding_real r = param[1];
+    const disk_link_sliding_real k = param[3];
+    const disk_link_sliding_real g = param[4];
+    const disk_link_sliding_real mu_c = param[5];
+    const disk_link_sliding_real eps = param[6];
+    const disk_link_sliding_real bias_9edb = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const disk_link_sliding_real bias_6f32 = m*g*mu_c*bias_9edb;
+    /* row x */
+    out_bias[0] = bias_6f32;
+    /* row th */
+    out_bias[1] = -m*r*g*mu_c*bias_9edb;
+    /* row s */
+    out_bias[2] = -(bias_6f32 - k*s);
+}
+
+void disk_link_sliding_gravity(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_dVdq[])
+{
+    (void)t;
+    const disk_link_sliding_real s = state[2];
+    const disk_link_sliding_real k = param[3];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dth */
+    out_dVdq[1] = 0.0;
+    /* dV/ds */
+    out_dVdq[2] = k*s;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,8 +23,9 @@ typedef double disk_link_sliding_real;
 #define DISK_LINK_SLIDING_NU 0  /* inputs: none */
 #define DISK_LINK_SLIDING_NWORK 12  /* doubles of scratch for disk_link_sliding_rhs */
 #define DISK_LINK_SLIDING_NWORK_JACOBIAN (DISK_LINK_SLIDING_NWORK + 27)  /* ... for disk_link_sliding_jacobian */
+#define DISK_LINK_SLIDING_NWORK_PARAMETER_JACOBIAN (DISK_LINK_SLIDING_NWORK + 30)  /* ... for disk_link_sliding_parameter_jacobian */
 #define DISK_LINK_SLIDING_NWORK_STEP (DISK_LINK_SLIDING_NWORK + 18)  /* ... for disk_link_sliding_step */
-#define DISK_LINK_SLIDING_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DISK_LINK_SLIDING_STACK_ESTIMATE 948  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DISK_LINK_SLIDING_NH_ARRAY 1
 #define DISK_LINK_SLIDING_NN_ARRAY 1
 #define DISK_LINK_SLIDING_NC_ARRAY 1
@@ -79,6 +80,15 @@ int disk_link_sliding_jacobian(disk_link_sliding_real t, const disk_link_sliding
     disk_link_sliding_real out_dfdx[], disk_link_sliding_real out_dfdu[], disk_link_sliding_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as disk_link_sliding_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns DISK_LINK_SLIDING_OK or an error of the rhs.
+*/
+int disk_link_sliding_parameter_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_dqdd_dp[], disk_link_sliding_real work[]);
+
+/*
 ** The pieces of the KKT system of disk_link_sliding_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -107,6 +117,34 @@ void disk_link_sliding_residuals(disk_link_sliding_real t, const disk_link_slidi
 
 /* Total energy T + V. */
 disk_link_sliding_real disk_link_sliding_energy(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; disk_link_sliding_energy is their sum.
+*/
+void disk_link_sliding_energies(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' disk_link_sliding_rhs gives, tau = J^T [lambda; mu].
+*/
+void disk_link_sliding_inverse_dynamics(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    const disk_link_sliding_real in_acceleration[], disk_link_sliding_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (disk_link_sliding_inverse_dynamics at q'' = 0 and no input).
+*/
+void disk_link_sliding_bias(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void disk_link_sliding_gravity(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void disk_link_sliding_mass_matrix(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_M[]);

@@ -38,10 +38,16 @@ const lgc_model disk_link_sliding_model = {
     .residuals = disk_link_sliding_residuals,
     .energy = disk_link_sliding_energy,
     .integral_value = disk_link_sliding_energy,
+    .energies = disk_link_sliding_energies,
+    .inverse_dynamics = disk_link_sliding_inverse_dynamics,
+    .bias = disk_link_sliding_bias,
+    .gravity = disk_link_sliding_gravity,
     .mass_matrix = disk_link_sliding_mass_matrix,
     .constraint_jacobian = disk_link_sliding_constraint_jacobian,
     .constraint_coordinate_jacobian = disk_link_sliding_constraint_coordinate_jacobian,
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = disk_link_sliding_jacobian,
     .nwork_jacobian = DISK_LINK_SLIDING_NWORK_JACOBIAN,
+    .parameter_jacobian = disk_link_sliding_parameter_jacobian,
+    .nwork_parameter_jacobian = DISK_LINK_SLIDING_NWORK_PARAMETER_JACOBIAN,
 };

@@ -512,6 +512,66 @@ int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real 
     return DOUBLE_PENDULUM_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void double_pendulum_residual_parameter_derivatives(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    const double_pendulum_real in_acceleration[], const double_pendulum_real in_multipliers[],
+    double_pendulum_real out_dR_dp[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)in_multipliers;
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real l1 = param[2];
+    const double_pendulum_real l2 = param[3];
+    const double_pendulum_real g = param[4];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    out_dR_dp[5] = g + in_acceleration[1];
+    out_dR_dp[9] = m1;
+    out_dR_dp[11] = in_acceleration[2];
+    out_dR_dp[16] = g + in_acceleration[3];
+    out_dR_dp[19] = m2;
+    out_dR_dp[22] = -2.0*baumgarte_beta*l1;
+    out_dR_dp[28] = -2.0*baumgarte_beta*l2;
+}
+
+int double_pendulum_parameter_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_dqdd_dp[], double_pendulum_real work[])
+{
+    double_pendulum_real *M = work;
+    double_pendulum_real *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *Y = J + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *S = Y + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *nu = S + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
+    double_pendulum_real *w = nu + DOUBLE_PENDULUM_NC;
+    double_pendulum_real *E = w + DOUBLE_PENDULUM_NQ;
+    double_pendulum_real *z = E + DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NC;
+    double_pendulum_real *conditioning = z + DOUBLE_PENDULUM_NC;
+    double_pendulum_real *dxdt = work + DOUBLE_PENDULUM_NWORK;
+    double_pendulum_real *dR_dp = dxdt + DOUBLE_PENDULUM_NX;
+    double_pendulum_real *column = dR_dp + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NP;
+    int i, k, status;
+    status = double_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != DOUBLE_PENDULUM_OK) return status;
+    double_pendulum_zero(dR_dp, (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NP);
+    double_pendulum_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + DOUBLE_PENDULUM_NQ, nu, dR_dp);
+    for (k = 0; k < DOUBLE_PENDULUM_NP; ++k) {
+        for (i = 0; i < (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC); ++i) column[i] = -dR_dp[i*DOUBLE_PENDULUM_NP + k];
+        if (conditioning[1] != 0.0)
+            double_pendulum_solve_kkt_min_norm(M, Y, S, E, column, column + DOUBLE_PENDULUM_NQ, z, 0);
+        else
+            double_pendulum_solve_kkt(M, J, S, column, column + DOUBLE_PENDULUM_NQ, w);
+        for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) out_dqdd_dp[i*DOUBLE_PENDULUM_NP + k] = column[i];
+    }
+    return DOUBLE_PENDULUM_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -672,6 +732,77 @@ double_pendulum_real double_pendulum_energy(double_pendulum_real t, const double
     const double_pendulum_real g = param[4];
     /* T + V */
     return 0.5*(m1*(x1_dot*x1_dot + y1_dot*y1_dot) + m2*(x2_dot*x2_dot + y2_dot*y2_dot)) + g*(m1*y1 + m2*y2);
+}
+
+void double_pendulum_energies(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_TV[])
+{
+    (void)t;
+    const double_pendulum_real y1 = state[1];
+    const double_pendulum_real y2 = state[3];
+    const double_pendulum_real x1_dot = state[4];  /* x1' */
+    const double_pendulum_real y1_dot = state[5];  /* y1' */
+    const double_pendulum_real x2_dot = state[6];  /* x2' */
+    const double_pendulum_real y2_dot = state[7];  /* y2' */
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real g = param[4];
+    /* T */
+    out_TV[0] = 0.5*(m1*(x1_dot*x1_dot + y1_dot*y1_dot) + m2*(x2_dot*x2_dot + y2_dot*y2_dot));
+    /* V */
+    out_TV[1] = g*(m1*y1 + m2*y2);
+}
+
+void double_pendulum_inverse_dynamics(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    const double_pendulum_real in_acceleration[], double_pendulum_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real g = param[4];
+    /* row x1 */
+    out_tau[0] = m1*in_acceleration[0];
+    /* row y1 */
+    out_tau[1] = m1*(g + in_acceleration[1]);
+    /* row x2 */
+    out_tau[2] = m2*in_acceleration[2];
+    /* row y2 */
+    out_tau[3] = m2*(g + in_acceleration[3]);
+}
+
+void double_pendulum_bias(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real g = param[4];
+    /* row x1 */
+    out_bias[0] = 0.0;
+    /* row y1 */
+    out_bias[1] = m1*g;
+    /* row x2 */
+    out_bias[2] = 0.0;
+    /* row y2 */
+    out_bias[3] = m2*g;
+}
+
+void double_pendulum_gravity(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const double_pendulum_real m1 = param[0];
+    const double_pendulum_real m2 = param[1];
+    const double_pendulum_real g = param[4];
+    /* dV/dx1 */
+    out_dVdq[0] = 0.0;
+    /* dV/dy1 */
+    out_dVdq[1] = m1*g;
+    /* dV/dx2 */
+    out_dVdq[2] = 0.0;
+    /* dV/dy2 */
+    out_dVdq[3] = m2*g;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,6 +23,7 @@ typedef double double_pendulum_real;
 #define DOUBLE_PENDULUM_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_NWORK 51  /* doubles of scratch for double_pendulum_rhs */
 #define DOUBLE_PENDULUM_NWORK_JACOBIAN (DOUBLE_PENDULUM_NWORK + 62)  /* ... for double_pendulum_jacobian */
+#define DOUBLE_PENDULUM_NWORK_PARAMETER_JACOBIAN (DOUBLE_PENDULUM_NWORK + 44)  /* ... for double_pendulum_parameter_jacobian */
 #define DOUBLE_PENDULUM_NWORK_CORRECTION 12  /* ... for double_pendulum_correction_factor and _solve */
 #define DOUBLE_PENDULUM_NWORK_STEP (DOUBLE_PENDULUM_NWORK + 74)  /* ... for double_pendulum_step */
 #define DOUBLE_PENDULUM_STEP_TOLERANCE 1e-13  /* double_pendulum_step's position correction: |phi| it stops at */
@@ -83,6 +84,15 @@ int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real 
     double_pendulum_real out_dfdx[], double_pendulum_real out_dfdu[], double_pendulum_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as double_pendulum_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns DOUBLE_PENDULUM_OK or an error of the rhs.
+*/
+int double_pendulum_parameter_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_dqdd_dp[], double_pendulum_real work[]);
+
+/*
 ** The pieces of the KKT system of double_pendulum_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -140,6 +150,34 @@ void double_pendulum_residuals(double_pendulum_real t, const double_pendulum_rea
 
 /* Total energy T + V. */
 double_pendulum_real double_pendulum_energy(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; double_pendulum_energy is their sum.
+*/
+void double_pendulum_energies(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' double_pendulum_rhs gives, tau = J^T [lambda; mu].
+*/
+void double_pendulum_inverse_dynamics(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    const double_pendulum_real in_acceleration[], double_pendulum_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (double_pendulum_inverse_dynamics at q'' = 0 and no input).
+*/
+void double_pendulum_bias(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void double_pendulum_gravity(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void double_pendulum_mass_matrix(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_M[]);

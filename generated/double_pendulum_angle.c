@@ -218,6 +218,78 @@ int double_pendulum_angle_jacobian(double_pendulum_angle_real t, const double_pe
     return DOUBLE_PENDULUM_ANGLE_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void double_pendulum_angle_residual_parameter_derivatives(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    const double_pendulum_angle_real in_acceleration[], const double_pendulum_angle_real in_multipliers[],
+    double_pendulum_angle_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real dR_dp_1a84 = l1*in_acceleration[0];
+    const double_pendulum_angle_real sin_th1 = sin(th1);
+    const double_pendulum_angle_real dR_dp_7ca5 = g*sin_th1;
+    const double_pendulum_angle_real dR_dp_1df5 = dR_dp_1a84 + dR_dp_7ca5;
+    /* dR/dp */
+    out_dR_dp[0] = l1*dR_dp_1df5;
+    const double_pendulum_angle_real cos_th1 = cos(th1);
+    const double_pendulum_angle_real sin_th2 = sin(th2);
+    const double_pendulum_angle_real cos_th2 = cos(th2);
+    const double_pendulum_angle_real dR_dp_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real dR_dp_da2f = cos_th1*cos_th2 + sin_th1*sin_th2;
+    const double_pendulum_angle_real dR_dp_674d = th2_dot*th2_dot*dR_dp_5e7f - in_acceleration[1]*dR_dp_da2f;
+    out_dR_dp[1] = l1*(dR_dp_1df5 - l2*dR_dp_674d);
+    const double_pendulum_angle_real dR_dp_9dad = m1 + m2;
+    out_dR_dp[2] = -(m2*l2*dR_dp_674d - dR_dp_9dad*(2.0*dR_dp_1a84 + dR_dp_7ca5));
+    out_dR_dp[3] = -m2*l1*dR_dp_674d;
+    out_dR_dp[4] = l1*sin_th1*dR_dp_9dad;
+    const double_pendulum_angle_real dR_dp_1278 = th1_dot*th1_dot*dR_dp_5e7f + in_acceleration[0]*dR_dp_da2f;
+    const double_pendulum_angle_real dR_dp_6baa = l1*dR_dp_1278 + g*sin_th2;
+    const double_pendulum_angle_real dR_dp_a5c6 = l2*in_acceleration[1];
+    out_dR_dp[6] = l2*(dR_dp_6baa + dR_dp_a5c6);
+    out_dR_dp[7] = m2*l2*dR_dp_1278;
+    out_dR_dp[8] = m2*(dR_dp_6baa + 2.0*dR_dp_a5c6);
+    out_dR_dp[9] = m2*l2*sin_th2;
+}
+
+int double_pendulum_angle_parameter_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_dqdd_dp[], double_pendulum_angle_real work[])
+{
+    double_pendulum_angle_real *M = work;
+    double_pendulum_angle_real *J = M + DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ;
+    double_pendulum_angle_real *S = J + 2*DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ;
+    double_pendulum_angle_real *nu = S + DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NC;
+    double_pendulum_angle_real *w = nu + DOUBLE_PENDULUM_ANGLE_NC;
+    double_pendulum_angle_real *dxdt = work + DOUBLE_PENDULUM_ANGLE_NWORK;
+    double_pendulum_angle_real *dR_dp = dxdt + DOUBLE_PENDULUM_ANGLE_NX;
+    double_pendulum_angle_real *column = dR_dp + (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NP;
+    int i, k, status;
+    status = double_pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != DOUBLE_PENDULUM_ANGLE_OK) return status;
+    double_pendulum_angle_zero(dR_dp, (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NP);
+    double_pendulum_angle_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + DOUBLE_PENDULUM_ANGLE_NQ, nu, dR_dp);
+    for (k = 0; k < DOUBLE_PENDULUM_ANGLE_NP; ++k) {
+        for (i = 0; i < (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC); ++i) column[i] = -dR_dp[i*DOUBLE_PENDULUM_ANGLE_NP + k];
+        double_pendulum_angle_solve_kkt(M, J, S, column, column + DOUBLE_PENDULUM_ANGLE_NQ, w);
+        for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NQ; ++i) out_dqdd_dp[i*DOUBLE_PENDULUM_ANGLE_NP + k] = column[i];
+    }
+    return DOUBLE_PENDULUM_ANGLE_OK;
+}
+
 void double_pendulum_angle_residuals(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[],
     double_pendulum_angle_real out_phi[], double_pendulum_angle_real out_phi_dot[], double_pendulum_angle_real out_g[])
 {
@@ -247,6 +319,96 @@ double_pendulum_angle_real double_pendulum_angle_energy(double_pendulum_angle_re
     const double_pendulum_angle_real sin_th2 = sin(th2);
     /* T + V */
     return -(m2*l2*(g*cos_th2 - th2_dot*(l1*th1_dot*(cos_th1*cos_th2 + sin_th1*sin_th2) + 0.5*l2*th2_dot)) - l1*(m1 + m2)*(0.5*l1*th1_dot*th1_dot - g*cos_th1));
+}
+
+void double_pendulum_angle_energies(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_TV[])
+{
+    (void)t;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real cos_th1 = cos(th1);
+    const double_pendulum_angle_real cos_th2 = cos(th2);
+    const double_pendulum_angle_real sin_th1 = sin(th1);
+    const double_pendulum_angle_real sin_th2 = sin(th2);
+    const double_pendulum_angle_real TV_9dad = m1 + m2;
+    /* T */
+    out_TV[0] = m2*l2*th2_dot*(l1*th1_dot*(cos_th1*cos_th2 + sin_th1*sin_th2) + 0.5*l2*th2_dot) + 0.5*l1*l1*th1_dot*th1_dot*TV_9dad;
+    /* V */
+    out_TV[1] = -g*(m2*l2*cos_th2 + l1*cos_th1*TV_9dad);
+}
+
+void double_pendulum_angle_inverse_dynamics(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    const double_pendulum_angle_real in_acceleration[], double_pendulum_angle_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real cos_th1 = cos(th1);
+    const double_pendulum_angle_real sin_th2 = sin(th2);
+    const double_pendulum_angle_real sin_th1 = sin(th1);
+    const double_pendulum_angle_real cos_th2 = cos(th2);
+    const double_pendulum_angle_real tau_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real tau_da2f = cos_th1*cos_th2 + sin_th1*sin_th2;
+    /* row th1 */
+    out_tau[0] = -l1*(m2*l2*(th2_dot*th2_dot*tau_5e7f - in_acceleration[1]*tau_da2f) - (m1 + m2)*(l1*in_acceleration[0] + g*sin_th1));
+    /* row th2 */
+    out_tau[1] = m2*l2*(l1*(th1_dot*th1_dot*tau_5e7f + in_acceleration[0]*tau_da2f) + l2*in_acceleration[1] + g*sin_th2);
+}
+
+void double_pendulum_angle_bias(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_bias[])
+{
+    (void)t;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real cos_th1 = cos(th1);
+    const double_pendulum_angle_real sin_th2 = sin(th2);
+    const double_pendulum_angle_real sin_th1 = sin(th1);
+    const double_pendulum_angle_real cos_th2 = cos(th2);
+    const double_pendulum_angle_real bias_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
+    /* row th1 */
+    out_bias[0] = -l1*(m2*l2*th2_dot*th2_dot*bias_5e7f - g*sin_th1*(m1 + m2));
+    /* row th2 */
+    out_bias[1] = m2*l2*(l1*th1_dot*th1_dot*bias_5e7f + g*sin_th2);
+}
+
+void double_pendulum_angle_gravity(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_dVdq[])
+{
+    (void)t;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real sin_th1 = sin(th1);
+    /* dV/dth1 */
+    out_dVdq[0] = l1*g*sin_th1*(m1 + m2);
+    const double_pendulum_angle_real sin_th2 = sin(th2);
+    /* dV/dth2 */
+    out_dVdq[1] = m2*l2*g*sin_th2;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

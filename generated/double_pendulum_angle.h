@@ -23,8 +23,9 @@ typedef double double_pendulum_angle_real;
 #define DOUBLE_PENDULUM_ANGLE_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_ANGLE_NWORK 6  /* doubles of scratch for double_pendulum_angle_rhs */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 14)  /* ... for double_pendulum_angle_jacobian */
+#define DOUBLE_PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 16)  /* ... for double_pendulum_angle_parameter_jacobian */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_STEP (DOUBLE_PENDULUM_ANGLE_NWORK + 12)  /* ... for double_pendulum_angle_step */
-#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 948  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DOUBLE_PENDULUM_ANGLE_NH_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NN_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NC_ARRAY 1
@@ -75,6 +76,15 @@ int double_pendulum_angle_jacobian(double_pendulum_angle_real t, const double_pe
     double_pendulum_angle_real out_dfdx[], double_pendulum_angle_real out_dfdu[], double_pendulum_angle_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as double_pendulum_angle_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns DOUBLE_PENDULUM_ANGLE_OK or an error of the rhs.
+*/
+int double_pendulum_angle_parameter_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_dqdd_dp[], double_pendulum_angle_real work[]);
+
+/*
 ** The pieces of the KKT system of double_pendulum_angle_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -103,6 +113,34 @@ void double_pendulum_angle_residuals(double_pendulum_angle_real t, const double_
 
 /* Total energy T + V. */
 double_pendulum_angle_real double_pendulum_angle_energy(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; double_pendulum_angle_energy is their sum.
+*/
+void double_pendulum_angle_energies(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' double_pendulum_angle_rhs gives, tau = J^T [lambda; mu].
+*/
+void double_pendulum_angle_inverse_dynamics(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    const double_pendulum_angle_real in_acceleration[], double_pendulum_angle_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (double_pendulum_angle_inverse_dynamics at q'' = 0 and no input).
+*/
+void double_pendulum_angle_bias(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void double_pendulum_angle_gravity(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void double_pendulum_angle_mass_matrix(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_M[]);

@@ -37,10 +37,16 @@ const lgc_model double_pendulum_angle_model = {
     .residuals = double_pendulum_angle_residuals,
     .energy = double_pendulum_angle_energy,
     .integral_value = double_pendulum_angle_energy,
+    .energies = double_pendulum_angle_energies,
+    .inverse_dynamics = double_pendulum_angle_inverse_dynamics,
+    .bias = double_pendulum_angle_bias,
+    .gravity = double_pendulum_angle_gravity,
     .mass_matrix = double_pendulum_angle_mass_matrix,
     .constraint_jacobian = double_pendulum_angle_constraint_jacobian,
     .constraint_coordinate_jacobian = double_pendulum_angle_constraint_coordinate_jacobian,
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = double_pendulum_angle_jacobian,
     .nwork_jacobian = DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN,
+    .parameter_jacobian = double_pendulum_angle_parameter_jacobian,
+    .nwork_parameter_jacobian = DOUBLE_PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN,
 };

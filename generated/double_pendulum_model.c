@@ -40,6 +40,10 @@ const lgc_model double_pendulum_model = {
     .residuals = double_pendulum_residuals,
     .energy = double_pendulum_energy,
     .integral_value = double_pendulum_energy,
+    .energies = double_pendulum_energies,
+    .inverse_dynamics = double_pendulum_inverse_dynamics,
+    .bias = double_pendulum_bias,
+    .gravity = double_pendulum_gravity,
     .mass_matrix = double_pendulum_mass_matrix,
     .constraint_jacobian = double_pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = double_pendulum_constraint_coordinate_jacobian,
@@ -48,4 +52,6 @@ const lgc_model double_pendulum_model = {
     .nwork_correction = DOUBLE_PENDULUM_NWORK_CORRECTION,
     .jacobian = double_pendulum_jacobian,
     .nwork_jacobian = DOUBLE_PENDULUM_NWORK_JACOBIAN,
+    .parameter_jacobian = double_pendulum_parameter_jacobian,
+    .nwork_parameter_jacobian = DOUBLE_PENDULUM_NWORK_PARAMETER_JACOBIAN,
 };

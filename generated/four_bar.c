@@ -527,6 +527,90 @@ int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_b
     return FOUR_BAR_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void four_bar_residual_parameter_derivatives(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    const four_bar_real in_acceleration[], const four_bar_real in_multipliers[],
+    four_bar_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th4 = state[2];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real th4_dot = state[5];  /* th4' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
+    const four_bar_real cos_th2 = cos(th2);
+    const four_bar_real sin_th3 = sin(th3);
+    const four_bar_real sin_th2 = sin(th2);
+    const four_bar_real cos_th3 = cos(th3);
+    const four_bar_real dR_dp_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real dR_dp_df6d = cos_th2*cos_th3 + sin_th2*sin_th3;
+    const four_bar_real dR_dp_1163 = th3_dot*th3_dot*dR_dp_8e29 - in_acceleration[1]*dR_dp_df6d;
+    /* dR/dp */
+    out_dR_dp[0] = 0.6666666666666666*a*in_acceleration[0]*(ma + 3.0*mb) - 0.5*b*mb*dR_dp_1163 + in_multipliers[0]*sin_th2 - in_multipliers[1]*cos_th2;
+    out_dR_dp[1] = -0.5*a*mb*dR_dp_1163;
+    out_dR_dp[4] = 0.3333333333333333*a*a*in_acceleration[0];
+    out_dR_dp[5] = a*(a*in_acceleration[0] - 0.5*b*dR_dp_1163);
+    const four_bar_real dR_dp_cb2c = th2_dot*th2_dot*dR_dp_8e29 + in_acceleration[0]*dR_dp_df6d;
+    out_dR_dp[7] = 0.5*b*mb*dR_dp_cb2c;
+    const four_bar_real dR_dp_2c57 = a*dR_dp_cb2c;
+    const four_bar_real dR_dp_2343 = b*in_acceleration[1];
+    out_dR_dp[8] = mb*(0.5*dR_dp_2c57 + 0.6666666666666666*dR_dp_2343) + in_multipliers[0]*sin_th3 - in_multipliers[1]*cos_th3;
+    out_dR_dp[12] = b*(0.5*dR_dp_2c57 + 0.3333333333333333*dR_dp_2343);
+    const four_bar_real sin_th4 = sin(th4);
+    const four_bar_real cos_th4 = cos(th4);
+    out_dR_dp[16] = 0.6666666666666666*c*mc*in_acceleration[2] - in_multipliers[0]*sin_th4 + in_multipliers[1]*cos_th4;
+    out_dR_dp[20] = 0.3333333333333333*c*c*in_acceleration[2];
+    out_dR_dp[21] = baumgarte_beta*cos_th2 - th2_dot*(baumgarte_alpha*sin_th2 + th2_dot*cos_th2) - in_acceleration[0]*sin_th2;
+    out_dR_dp[22] = baumgarte_beta*cos_th3 - th3_dot*(baumgarte_alpha*sin_th3 + th3_dot*cos_th3) - in_acceleration[1]*sin_th3;
+    out_dR_dp[23] = -(baumgarte_beta*cos_th4 - th4_dot*(baumgarte_alpha*sin_th4 + th4_dot*cos_th4) - in_acceleration[2]*sin_th4);
+    out_dR_dp[24] = -baumgarte_beta;
+    out_dR_dp[28] = baumgarte_beta*sin_th2 + th2_dot*(baumgarte_alpha*cos_th2 - th2_dot*sin_th2) + in_acceleration[0]*cos_th2;
+    out_dR_dp[29] = baumgarte_beta*sin_th3 + th3_dot*(baumgarte_alpha*cos_th3 - th3_dot*sin_th3) + in_acceleration[1]*cos_th3;
+    out_dR_dp[30] = -(baumgarte_beta*sin_th4 + th4_dot*(baumgarte_alpha*cos_th4 - th4_dot*sin_th4) + in_acceleration[2]*cos_th4);
+}
+
+int four_bar_parameter_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_dqdd_dp[], four_bar_real work[])
+{
+    four_bar_real *M = work;
+    four_bar_real *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
+    four_bar_real *Y = J + FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *S = Y + FOUR_BAR_NC*FOUR_BAR_NQ;
+    four_bar_real *nu = S + FOUR_BAR_NC*FOUR_BAR_NC;
+    four_bar_real *w = nu + FOUR_BAR_NC;
+    four_bar_real *E = w + FOUR_BAR_NQ;
+    four_bar_real *z = E + FOUR_BAR_NC*FOUR_BAR_NC;
+    four_bar_real *conditioning = z + FOUR_BAR_NC;
+    four_bar_real *dxdt = work + FOUR_BAR_NWORK;
+    four_bar_real *dR_dp = dxdt + FOUR_BAR_NX;
+    four_bar_real *column = dR_dp + (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NP;
+    int i, k, status;
+    status = four_bar_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != FOUR_BAR_OK) return status;
+    four_bar_zero(dR_dp, (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NP);
+    four_bar_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + FOUR_BAR_NQ, nu, dR_dp);
+    for (k = 0; k < FOUR_BAR_NP; ++k) {
+        for (i = 0; i < (FOUR_BAR_NQ + FOUR_BAR_NC); ++i) column[i] = -dR_dp[i*FOUR_BAR_NP + k];
+        if (conditioning[1] != 0.0)
+            four_bar_solve_kkt_min_norm(M, Y, S, E, column, column + FOUR_BAR_NQ, z, 0);
+        else
+            four_bar_solve_kkt(M, J, S, column, column + FOUR_BAR_NQ, w);
+        for (i = 0; i < FOUR_BAR_NQ; ++i) out_dqdd_dp[i*FOUR_BAR_NP + k] = column[i];
+    }
+    return FOUR_BAR_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -693,6 +777,97 @@ four_bar_real four_bar_energy(four_bar_real t, const four_bar_real state[], cons
     const four_bar_real w_7083 = 2.0*a*th2_dot*sin_th2 + b*th3_dot*sin_th3;
     /* T + V */
     return 0.16666666666666666*(a*a*ma*th2_dot*th2_dot + c*c*mc*th4_dot*th4_dot) + mb*(0.125*(w_e26c*w_e26c + w_7083*w_7083) + 0.041666666666666664*b*b*th3_dot*th3_dot);
+}
+
+void four_bar_energies(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_TV[])
+{
+    (void)t;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real th4_dot = state[5];  /* th4' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
+    const four_bar_real cos_th2 = cos(th2);
+    const four_bar_real cos_th3 = cos(th3);
+    const four_bar_real TV_e26c = 2.0*a*th2_dot*cos_th2 + b*th3_dot*cos_th3;
+    const four_bar_real sin_th2 = sin(th2);
+    const four_bar_real sin_th3 = sin(th3);
+    const four_bar_real TV_7083 = 2.0*a*th2_dot*sin_th2 + b*th3_dot*sin_th3;
+    /* T */
+    out_TV[0] = 0.16666666666666666*(a*a*ma*th2_dot*th2_dot + c*c*mc*th4_dot*th4_dot) + mb*(0.125*(TV_e26c*TV_e26c + TV_7083*TV_7083) + 0.041666666666666664*b*b*th3_dot*th3_dot);
+    /* V */
+    out_TV[1] = 0.0;
+}
+
+void four_bar_inverse_dynamics(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    const four_bar_real in_acceleration[], four_bar_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
+    const four_bar_real cos_th2 = cos(th2);
+    const four_bar_real sin_th3 = sin(th3);
+    const four_bar_real sin_th2 = sin(th2);
+    const four_bar_real cos_th3 = cos(th3);
+    const four_bar_real tau_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real tau_df6d = cos_th2*cos_th3 + sin_th2*sin_th3;
+    /* row th2 */
+    out_tau[0] = a*(0.3333333333333333*a*in_acceleration[0]*(ma + 3.0*mb) - 0.5*b*mb*(th3_dot*th3_dot*tau_8e29 - in_acceleration[1]*tau_df6d));
+    /* row th3 */
+    out_tau[1] = b*mb*(0.5*a*(th2_dot*th2_dot*tau_8e29 + in_acceleration[0]*tau_df6d) + 0.3333333333333333*b*in_acceleration[1]);
+    /* row th4 */
+    out_tau[2] = 0.3333333333333333*c*c*mc*in_acceleration[2];
+}
+
+void four_bar_bias(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_bias[])
+{
+    (void)t;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real mb = param[5];
+    const four_bar_real cos_th2 = cos(th2);
+    const four_bar_real sin_th3 = sin(th3);
+    const four_bar_real sin_th2 = sin(th2);
+    const four_bar_real cos_th3 = cos(th3);
+    const four_bar_real bias_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    /* row th2 */
+    out_bias[0] = -0.5*a*b*mb*th3_dot*th3_dot*bias_8e29;
+    /* row th3 */
+    out_bias[1] = 0.5*a*b*mb*th2_dot*th2_dot*bias_8e29;
+    /* row th4 */
+    out_bias[2] = 0.0;
+}
+
+void four_bar_gravity(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    /* dV/dth2 */
+    out_dVdq[0] = 0.0;
+    /* dV/dth3 */
+    out_dVdq[1] = 0.0;
+    /* dV/dth4 */
+    out_dVdq[2] = 0.0;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

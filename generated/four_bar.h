@@ -23,6 +23,7 @@ typedef double four_bar_real;
 #define FOUR_BAR_NU 0  /* inputs: none */
 #define FOUR_BAR_NWORK 39  /* doubles of scratch for four_bar_rhs */
 #define FOUR_BAR_NWORK_JACOBIAN (FOUR_BAR_NWORK + 41)  /* ... for four_bar_jacobian */
+#define FOUR_BAR_NWORK_PARAMETER_JACOBIAN (FOUR_BAR_NWORK + 46)  /* ... for four_bar_parameter_jacobian */
 #define FOUR_BAR_NWORK_CORRECTION 10  /* ... for four_bar_correction_factor and _solve */
 #define FOUR_BAR_NWORK_STEP (FOUR_BAR_NWORK + 55)  /* ... for four_bar_step */
 #define FOUR_BAR_STEP_TOLERANCE 1e-13  /* four_bar_step's position correction: |phi| it stops at */
@@ -83,6 +84,15 @@ int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_b
     four_bar_real out_dfdx[], four_bar_real out_dfdu[], four_bar_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as four_bar_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns FOUR_BAR_OK or an error of the rhs.
+*/
+int four_bar_parameter_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_dqdd_dp[], four_bar_real work[]);
+
+/*
 ** The pieces of the KKT system of four_bar_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -140,6 +150,34 @@ void four_bar_residuals(four_bar_real t, const four_bar_real state[], const four
 
 /* Total energy T + V. */
 four_bar_real four_bar_energy(four_bar_real t, const four_bar_real state[], const four_bar_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; four_bar_energy is their sum.
+*/
+void four_bar_energies(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' four_bar_rhs gives, tau = J^T [lambda; mu].
+*/
+void four_bar_inverse_dynamics(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    const four_bar_real in_acceleration[], four_bar_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (four_bar_inverse_dynamics at q'' = 0 and no input).
+*/
+void four_bar_bias(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void four_bar_gravity(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void four_bar_mass_matrix(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_M[]);

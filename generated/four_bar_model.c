@@ -40,6 +40,10 @@ const lgc_model four_bar_model = {
     .residuals = four_bar_residuals,
     .energy = four_bar_energy,
     .integral_value = four_bar_energy,
+    .energies = four_bar_energies,
+    .inverse_dynamics = four_bar_inverse_dynamics,
+    .bias = four_bar_bias,
+    .gravity = four_bar_gravity,
     .mass_matrix = four_bar_mass_matrix,
     .constraint_jacobian = four_bar_constraint_jacobian,
     .constraint_coordinate_jacobian = four_bar_constraint_coordinate_jacobian,
@@ -48,4 +52,6 @@ const lgc_model four_bar_model = {
     .nwork_correction = FOUR_BAR_NWORK_CORRECTION,
     .jacobian = four_bar_jacobian,
     .nwork_jacobian = FOUR_BAR_NWORK_JACOBIAN,
+    .parameter_jacobian = four_bar_parameter_jacobian,
+    .nwork_parameter_jacobian = FOUR_BAR_NWORK_PARAMETER_JACOBIAN,
 };

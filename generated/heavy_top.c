@@ -230,6 +230,73 @@ int heavy_top_jacobian(heavy_top_real t, const heavy_top_real state[], const hea
     return HEAVY_TOP_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void heavy_top_residual_parameter_derivatives(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    const heavy_top_real in_acceleration[], const heavy_top_real in_multipliers[],
+    heavy_top_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real g = param[4];
+    const heavy_top_real sin_theta = sin(theta);
+    const heavy_top_real cos_theta = cos(theta);
+    const heavy_top_real dR_dp_1f63 = psi_dot*theta_dot*cos_theta;
+    const heavy_top_real dR_dp_a4a9 = in_acceleration[0]*sin_theta;
+    const heavy_top_real dR_dp_25df = 2.0*dR_dp_1f63 + dR_dp_a4a9;
+    /* dR/dp */
+    out_dR_dp[0] = l*l*sin_theta*dR_dp_25df;
+    out_dR_dp[1] = m*l*sin_theta*(4.0*dR_dp_1f63 + 2.0*dR_dp_a4a9);
+    out_dR_dp[2] = sin_theta*dR_dp_25df;
+    const heavy_top_real dR_dp_8de9 = in_acceleration[2] + in_acceleration[0]*cos_theta;
+    const heavy_top_real dR_dp_3fe4 = psi_dot*theta_dot*sin_theta;
+    out_dR_dp[3] = -(theta_dot*phi_dot*sin_theta - cos_theta*(dR_dp_8de9 - 2.0*dR_dp_3fe4));
+    const heavy_top_real dR_dp_5317 = l*in_acceleration[1];
+    const heavy_top_real dR_dp_8bd6 = psi_dot*psi_dot;
+    const heavy_top_real dR_dp_219a = l*dR_dp_8bd6*cos_theta;
+    out_dR_dp[5] = l*(dR_dp_5317 - sin_theta*(g + dR_dp_219a));
+    out_dR_dp[6] = m*(2.0*dR_dp_5317 - sin_theta*(g + 2.0*dR_dp_219a));
+    out_dR_dp[7] = in_acceleration[1] - dR_dp_8bd6*cos_theta*sin_theta;
+    out_dR_dp[8] = psi_dot*sin_theta*(phi_dot + psi_dot*cos_theta);
+    out_dR_dp[9] = -m*l*sin_theta;
+    out_dR_dp[13] = dR_dp_8de9 - dR_dp_3fe4;
+}
+
+int heavy_top_parameter_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_dqdd_dp[], heavy_top_real work[])
+{
+    heavy_top_real *M = work;
+    heavy_top_real *J = M + HEAVY_TOP_NQ*HEAVY_TOP_NQ;
+    heavy_top_real *S = J + 2*HEAVY_TOP_NC*HEAVY_TOP_NQ;
+    heavy_top_real *nu = S + HEAVY_TOP_NC*HEAVY_TOP_NC;
+    heavy_top_real *w = nu + HEAVY_TOP_NC;
+    heavy_top_real *dxdt = work + HEAVY_TOP_NWORK;
+    heavy_top_real *dR_dp = dxdt + HEAVY_TOP_NX;
+    heavy_top_real *column = dR_dp + (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NP;
+    int i, k, status;
+    status = heavy_top_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != HEAVY_TOP_OK) return status;
+    heavy_top_zero(dR_dp, (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NP);
+    heavy_top_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + HEAVY_TOP_NQ, nu, dR_dp);
+    for (k = 0; k < HEAVY_TOP_NP; ++k) {
+        for (i = 0; i < (HEAVY_TOP_NQ + HEAVY_TOP_NC); ++i) column[i] = -dR_dp[i*HEAVY_TOP_NP + k];
+        heavy_top_solve_kkt(M, J, S, column, column + HEAVY_TOP_NQ, w);
+        for (i = 0; i < HEAVY_TOP_NQ; ++i) out_dqdd_dp[i*HEAVY_TOP_NP + k] = column[i];
+    }
+    return HEAVY_TOP_OK;
+}
+
 void heavy_top_residuals(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[],
     heavy_top_real out_phi[], heavy_top_real out_phi_dot[], heavy_top_real out_g[])
 {
@@ -263,6 +330,98 @@ heavy_top_real heavy_top_energy(heavy_top_real t, const heavy_top_real state[], 
     const heavy_top_real w_04cd = phi_dot + psi_dot*cos_theta;
     /* T + V */
     return m*l*(0.5*l*(w_8a20*w_8a20 + w_2566*w_2566) + g*cos_theta) + 0.5*(A*(theta_dot*theta_dot + psi_dot*psi_dot*sin_theta*sin_theta) + C*w_04cd*w_04cd);
+}
+
+void heavy_top_energies(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_TV[])
+{
+    (void)t;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real phi = state[2];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    const heavy_top_real sin_theta = sin(theta);
+    const heavy_top_real cos_phi = cos(phi);
+    const heavy_top_real sin_phi = sin(phi);
+    const heavy_top_real TV_8a20 = psi_dot*sin_theta*cos_phi - theta_dot*sin_phi;
+    const heavy_top_real TV_2566 = psi_dot*sin_theta*sin_phi + theta_dot*cos_phi;
+    const heavy_top_real cos_theta = cos(theta);
+    const heavy_top_real TV_04cd = phi_dot + psi_dot*cos_theta;
+    /* T */
+    out_TV[0] = 0.5*(m*l*l*(TV_8a20*TV_8a20 + TV_2566*TV_2566) + A*(theta_dot*theta_dot + psi_dot*psi_dot*sin_theta*sin_theta) + C*TV_04cd*TV_04cd);
+    /* V */
+    out_TV[1] = m*l*g*cos_theta;
+}
+
+void heavy_top_inverse_dynamics(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    const heavy_top_real in_acceleration[], heavy_top_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    const heavy_top_real sin_theta = sin(theta);
+    const heavy_top_real cos_theta = cos(theta);
+    const heavy_top_real tau_52e0 = A + m*l*l;
+    const heavy_top_real tau_a5f1 = tau_52e0 - C;
+    /* row psi */
+    out_tau[0] = -(C*(theta_dot*phi_dot*sin_theta - in_acceleration[2]*cos_theta) - 2.0*psi_dot*theta_dot*cos_theta*sin_theta*tau_a5f1 - in_acceleration[0]*(C*cos_theta*cos_theta + sin_theta*sin_theta*tau_52e0));
+    /* row theta */
+    out_tau[1] = in_acceleration[1]*tau_52e0 - sin_theta*(m*l*g - psi_dot*(C*phi_dot - psi_dot*cos_theta*tau_a5f1));
+    /* row phi */
+    out_tau[2] = C*(in_acceleration[2] - psi_dot*theta_dot*sin_theta + in_acceleration[0]*cos_theta);
+}
+
+void heavy_top_bias(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_bias[])
+{
+    (void)t;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    const heavy_top_real sin_theta = sin(theta);
+    const heavy_top_real bias_a865 = C*phi_dot;
+    const heavy_top_real cos_theta = cos(theta);
+    const heavy_top_real bias_999d = psi_dot*cos_theta*(A - C + m*l*l);
+    /* row psi */
+    out_bias[0] = -theta_dot*sin_theta*(bias_a865 - 2.0*bias_999d);
+    /* row theta */
+    out_bias[1] = -sin_theta*(m*l*g - psi_dot*(bias_a865 - bias_999d));
+    /* row phi */
+    out_bias[2] = -C*psi_dot*theta_dot*sin_theta;
+}
+
+void heavy_top_gravity(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_dVdq[])
+{
+    (void)t;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real g = param[4];
+    /* dV/dpsi */
+    out_dVdq[0] = 0.0;
+    const heavy_top_real sin_theta = sin(theta);
+    /* dV/dtheta */
+    out_dVdq[1] = -m*l*g*sin_theta;
+    /* dV/dphi */
+    out_dVdq[2] = 0.0;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,6 +23,7 @@ typedef double heavy_top_real;
 #define HEAVY_TOP_NU 0  /* inputs: none */
 #define HEAVY_TOP_NWORK 12  /* doubles of scratch for heavy_top_rhs */
 #define HEAVY_TOP_NWORK_JACOBIAN (HEAVY_TOP_NWORK + 27)  /* ... for heavy_top_jacobian */
+#define HEAVY_TOP_NWORK_PARAMETER_JACOBIAN (HEAVY_TOP_NWORK + 24)  /* ... for heavy_top_parameter_jacobian */
 #define HEAVY_TOP_NWORK_STEP (HEAVY_TOP_NWORK + 18)  /* ... for heavy_top_step */
 #define HEAVY_TOP_STACK_ESTIMATE 928  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define HEAVY_TOP_NH_ARRAY 1
@@ -77,6 +78,15 @@ int heavy_top_jacobian(heavy_top_real t, const heavy_top_real state[], const hea
     heavy_top_real out_dfdx[], heavy_top_real out_dfdu[], heavy_top_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as heavy_top_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns HEAVY_TOP_OK or an error of the rhs.
+*/
+int heavy_top_parameter_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_dqdd_dp[], heavy_top_real work[]);
+
+/*
 ** The pieces of the KKT system of heavy_top_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -105,6 +115,35 @@ void heavy_top_residuals(heavy_top_real t, const heavy_top_real state[], const h
 
 /* Total energy T + V. */
 heavy_top_real heavy_top_energy(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; heavy_top_energy is their sum.
+*/
+void heavy_top_energies(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs (the bodies' part by
+** Newton-Euler where their chains are long).
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' heavy_top_rhs gives, tau = J^T [lambda; mu].
+*/
+void heavy_top_inverse_dynamics(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    const heavy_top_real in_acceleration[], heavy_top_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (heavy_top_inverse_dynamics at q'' = 0 and no input).
+*/
+void heavy_top_bias(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void heavy_top_gravity(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void heavy_top_mass_matrix(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_M[]);

@@ -37,10 +37,16 @@ const lgc_model heavy_top_model = {
     .residuals = heavy_top_residuals,
     .energy = heavy_top_energy,
     .integral_value = heavy_top_energy,
+    .energies = heavy_top_energies,
+    .inverse_dynamics = heavy_top_inverse_dynamics,
+    .bias = heavy_top_bias,
+    .gravity = heavy_top_gravity,
     .mass_matrix = heavy_top_mass_matrix,
     .constraint_jacobian = heavy_top_constraint_jacobian,
     .constraint_coordinate_jacobian = heavy_top_constraint_coordinate_jacobian,
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = heavy_top_jacobian,
     .nwork_jacobian = HEAVY_TOP_NWORK_JACOBIAN,
+    .parameter_jacobian = heavy_top_parameter_jacobian,
+    .nwork_parameter_jacobian = HEAVY_TOP_NWORK_PARAMETER_JACOBIAN,
 };

@@ -469,6 +469,70 @@ int knife_edge_jacobian(knife_edge_real t, const knife_edge_real state[], const 
     return KNIFE_EDGE_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void knife_edge_residual_parameter_derivatives(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    const knife_edge_real in_acceleration[], const knife_edge_real in_multipliers[],
+    knife_edge_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real dR_dp_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real cos_phi = cos(phi);
+    const knife_edge_real sin_phi = sin(phi);
+    const knife_edge_real dR_dp_f021 = dR_dp_c6c3*cos_phi + in_acceleration[2]*sin_phi;
+    /* dR/dp */
+    out_dR_dp[0] = 2.0*in_acceleration[0] - l*dR_dp_f021;
+    out_dR_dp[1] = -m*dR_dp_f021;
+    const knife_edge_real dR_dp_8941 = dR_dp_c6c3*sin_phi - in_acceleration[2]*cos_phi;
+    out_dR_dp[2] = 2.0*in_acceleration[1] - l*dR_dp_8941;
+    out_dR_dp[3] = -m*dR_dp_8941;
+    const knife_edge_real dR_dp_141c = -(in_acceleration[0]*sin_phi - in_acceleration[1]*cos_phi);
+    const knife_edge_real dR_dp_c5c3 = l*in_acceleration[2];
+    out_dR_dp[4] = l*(dR_dp_141c + dR_dp_c5c3);
+    out_dR_dp[5] = m*(dR_dp_141c + 2.0*dR_dp_c5c3);
+}
+
+int knife_edge_parameter_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_dqdd_dp[], knife_edge_real work[])
+{
+    knife_edge_real *M = work;
+    knife_edge_real *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
+    knife_edge_real *Y = J + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *S = Y + KNIFE_EDGE_NC*KNIFE_EDGE_NQ;
+    knife_edge_real *nu = S + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
+    knife_edge_real *w = nu + KNIFE_EDGE_NC;
+    knife_edge_real *E = w + KNIFE_EDGE_NQ;
+    knife_edge_real *z = E + KNIFE_EDGE_NC*KNIFE_EDGE_NC;
+    knife_edge_real *conditioning = z + KNIFE_EDGE_NC;
+    knife_edge_real *dxdt = work + KNIFE_EDGE_NWORK;
+    knife_edge_real *dR_dp = dxdt + KNIFE_EDGE_NX;
+    knife_edge_real *column = dR_dp + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NP;
+    int i, k, status;
+    status = knife_edge_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != KNIFE_EDGE_OK) return status;
+    knife_edge_zero(dR_dp, (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NP);
+    knife_edge_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + KNIFE_EDGE_NQ, nu, dR_dp);
+    for (k = 0; k < KNIFE_EDGE_NP; ++k) {
+        for (i = 0; i < (KNIFE_EDGE_NQ + KNIFE_EDGE_NC); ++i) column[i] = -dR_dp[i*KNIFE_EDGE_NP + k];
+        if (conditioning[1] != 0.0)
+            knife_edge_solve_kkt_min_norm(M, Y, S, E, column, column + KNIFE_EDGE_NQ, z, 0);
+        else
+            knife_edge_solve_kkt(M, J, S, column, column + KNIFE_EDGE_NQ, w);
+        for (i = 0; i < KNIFE_EDGE_NQ; ++i) out_dqdd_dp[i*KNIFE_EDGE_NP + k] = column[i];
+    }
+    return KNIFE_EDGE_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -595,6 +659,74 @@ knife_edge_real knife_edge_energy(knife_edge_real t, const knife_edge_real state
     const knife_edge_real cos_phi = cos(phi);
     /* T + V */
     return m*(x_dot*x_dot + y_dot*y_dot + l*phi_dot*(0.5*l*phi_dot - x_dot*sin_phi + y_dot*cos_phi));
+}
+
+void knife_edge_energies(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_TV[])
+{
+    (void)t;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real x_dot = state[3];  /* x' */
+    const knife_edge_real y_dot = state[4];  /* y' */
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real sin_phi = sin(phi);
+    const knife_edge_real cos_phi = cos(phi);
+    /* T */
+    out_TV[0] = m*(x_dot*x_dot + y_dot*y_dot + l*phi_dot*(0.5*l*phi_dot - x_dot*sin_phi + y_dot*cos_phi));
+    /* V */
+    out_TV[1] = 0.0;
+}
+
+void knife_edge_inverse_dynamics(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    const knife_edge_real in_acceleration[], knife_edge_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real tau_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real cos_phi = cos(phi);
+    const knife_edge_real sin_phi = sin(phi);
+    /* row x */
+    out_tau[0] = m*(2.0*in_acceleration[0] - l*(tau_c6c3*cos_phi + in_acceleration[2]*sin_phi));
+    /* row y */
+    out_tau[1] = m*(2.0*in_acceleration[1] - l*(tau_c6c3*sin_phi - in_acceleration[2]*cos_phi));
+    /* row phi */
+    out_tau[2] = m*l*(l*in_acceleration[2] - in_acceleration[0]*sin_phi + in_acceleration[1]*cos_phi);
+}
+
+void knife_edge_bias(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_bias[])
+{
+    (void)t;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    const knife_edge_real bias_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real cos_phi = cos(phi);
+    /* row x */
+    out_bias[0] = -m*l*bias_c6c3*cos_phi;
+    const knife_edge_real sin_phi = sin(phi);
+    /* row y */
+    out_bias[1] = -m*l*bias_c6c3*sin_phi;
+    /* row phi */
+    out_bias[2] = 0.0;
+}
+
+void knife_edge_gravity(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dphi */
+    out_dVdq[2] = 0.0;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,6 +23,7 @@ typedef double knife_edge_real;
 #define KNIFE_EDGE_NU 0  /* inputs: none */
 #define KNIFE_EDGE_NWORK 25  /* doubles of scratch for knife_edge_rhs */
 #define KNIFE_EDGE_NWORK_JACOBIAN (KNIFE_EDGE_NWORK + 46)  /* ... for knife_edge_jacobian */
+#define KNIFE_EDGE_NWORK_PARAMETER_JACOBIAN (KNIFE_EDGE_NWORK + 19)  /* ... for knife_edge_parameter_jacobian */
 #define KNIFE_EDGE_NWORK_CORRECTION 4  /* ... for knife_edge_correction_factor and _solve */
 #define KNIFE_EDGE_NWORK_STEP (KNIFE_EDGE_NWORK + 42)  /* ... for knife_edge_step */
 #define KNIFE_EDGE_STEP_TOLERANCE 1e-13  /* knife_edge_step's position correction: |phi| it stops at */
@@ -77,6 +78,15 @@ int knife_edge_rhs(knife_edge_real t, const knife_edge_real state[], const knife
 int knife_edge_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
     knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
     knife_edge_real out_dfdx[], knife_edge_real out_dfdu[], knife_edge_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as knife_edge_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns KNIFE_EDGE_OK or an error of the rhs.
+*/
+int knife_edge_parameter_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_dqdd_dp[], knife_edge_real work[]);
 
 /*
 ** The pieces of the KKT system of knife_edge_rhs at one state: M (NQ x NQ, lower
@@ -136,6 +146,34 @@ void knife_edge_residuals(knife_edge_real t, const knife_edge_real state[], cons
 
 /* Total energy T + V. */
 knife_edge_real knife_edge_energy(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; knife_edge_energy is their sum.
+*/
+void knife_edge_energies(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' knife_edge_rhs gives, tau = J^T [lambda; mu].
+*/
+void knife_edge_inverse_dynamics(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    const knife_edge_real in_acceleration[], knife_edge_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (knife_edge_inverse_dynamics at q'' = 0 and no input).
+*/
+void knife_edge_bias(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void knife_edge_gravity(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void knife_edge_mass_matrix(knife_edge_real t, const knife_edge_real state[], const knife_edge_real param[], knife_edge_real out_M[]);

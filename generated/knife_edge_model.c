@@ -40,6 +40,10 @@ const lgc_model knife_edge_model = {
     .residuals = knife_edge_residuals,
     .energy = knife_edge_energy,
     .integral_value = knife_edge_energy,
+    .energies = knife_edge_energies,
+    .inverse_dynamics = knife_edge_inverse_dynamics,
+    .bias = knife_edge_bias,
+    .gravity = knife_edge_gravity,
     .mass_matrix = knife_edge_mass_matrix,
     .constraint_jacobian = knife_edge_constraint_jacobian,
     .constraint_coordinate_jacobian = knife_edge_constraint_coordinate_jacobian,
@@ -48,4 +52,6 @@ const lgc_model knife_edge_model = {
     .nwork_correction = KNIFE_EDGE_NWORK_CORRECTION,
     .jacobian = knife_edge_jacobian,
     .nwork_jacobian = KNIFE_EDGE_NWORK_JACOBIAN,
+    .parameter_jacobian = knife_edge_parameter_jacobian,
+    .nwork_parameter_jacobian = KNIFE_EDGE_NWORK_PARAMETER_JACOBIAN,
 };

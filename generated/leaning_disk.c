@@ -576,6 +576,88 @@ int leaning_disk_jacobian(leaning_disk_real t, const leaning_disk_real state[], 
     return LEANING_DISK_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void leaning_disk_residual_parameter_derivatives(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    const leaning_disk_real in_acceleration[], const leaning_disk_real in_multipliers[],
+    leaning_disk_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_beta;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    const leaning_disk_real cos_psi = cos(psi);
+    const leaning_disk_real cos_theta = cos(theta);
+    const leaning_disk_real dR_dp_1f63 = psi_dot*theta_dot*cos_theta;
+    const leaning_disk_real sin_theta = sin(theta);
+    const leaning_disk_real dR_dp_7391 = in_acceleration[2]*sin_theta;
+    const leaning_disk_real dR_dp_5680 = 2.0*dR_dp_1f63 + dR_dp_7391;
+    const leaning_disk_real sin_psi = sin(psi);
+    const leaning_disk_real dR_dp_f768 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
+    const leaning_disk_real dR_dp_69b5 = cos_psi*dR_dp_5680 + sin_psi*dR_dp_f768;
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0] + R*dR_dp_69b5;
+    out_dR_dp[1] = m*dR_dp_69b5;
+    const leaning_disk_real dR_dp_df0d = cos_psi*dR_dp_f768 - sin_psi*dR_dp_5680;
+    out_dR_dp[3] = in_acceleration[1] - R*dR_dp_df0d;
+    out_dR_dp[4] = -m*dR_dp_df0d;
+    const leaning_disk_real dR_dp_3609 = psi_dot*sin_theta;
+    const leaning_disk_real dR_dp_b651 = R*(theta_dot*cos_theta*(0.5*phi_dot + 2.5*dR_dp_3609) + 0.25*in_acceleration[2]*(cos_theta*cos_theta + 6.0*sin_theta*sin_theta) + 0.5*in_acceleration[4]*sin_theta);
+    const leaning_disk_real dR_dp_8307 = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
+    out_dR_dp[6] = R*(dR_dp_b651 + dR_dp_8307);
+    out_dR_dp[7] = m*(2.0*dR_dp_b651 + dR_dp_8307);
+    const leaning_disk_real dR_dp_b2da = 0.5*phi_dot + 1.25*dR_dp_3609;
+    const leaning_disk_real dR_dp_9203 = -(g*sin_theta + cos_theta*(R*psi_dot*dR_dp_b2da - in_acceleration[0]*sin_psi + in_acceleration[1]*cos_psi));
+    out_dR_dp[9] = R*(dR_dp_9203 + 1.25*R*in_acceleration[3]);
+    out_dR_dp[10] = m*(dR_dp_9203 + R*(2.5*in_acceleration[3] - psi_dot*cos_theta*dR_dp_b2da));
+    out_dR_dp[11] = -m*R*sin_theta;
+    const leaning_disk_real dR_dp_8604 = in_acceleration[4] + dR_dp_1f63 + dR_dp_7391;
+    out_dR_dp[12] = 0.5*R*R*dR_dp_8604;
+    out_dR_dp[13] = m*R*dR_dp_8604 + in_multipliers[0]*cos_psi + in_multipliers[1]*sin_psi;
+    out_dR_dp[16] = -(phi_dot*(baumgarte_alpha*cos_psi - psi_dot*sin_psi) + in_acceleration[4]*cos_psi);
+    out_dR_dp[19] = -(phi_dot*(baumgarte_alpha*sin_psi + psi_dot*cos_psi) + in_acceleration[4]*sin_psi);
+}
+
+int leaning_disk_parameter_jacobian(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    leaning_disk_real out_dqdd_dp[], leaning_disk_real work[])
+{
+    leaning_disk_real *M = work;
+    leaning_disk_real *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
+    leaning_disk_real *Y = J + LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *S = Y + LEANING_DISK_NC*LEANING_DISK_NQ;
+    leaning_disk_real *nu = S + LEANING_DISK_NC*LEANING_DISK_NC;
+    leaning_disk_real *w = nu + LEANING_DISK_NC;
+    leaning_disk_real *E = w + LEANING_DISK_NQ;
+    leaning_disk_real *z = E + LEANING_DISK_NC*LEANING_DISK_NC;
+    leaning_disk_real *conditioning = z + LEANING_DISK_NC;
+    leaning_disk_real *dxdt = work + LEANING_DISK_NWORK;
+    leaning_disk_real *dR_dp = dxdt + LEANING_DISK_NX;
+    leaning_disk_real *column = dR_dp + (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NP;
+    int i, k, status;
+    status = leaning_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != LEANING_DISK_OK) return status;
+    leaning_disk_zero(dR_dp, (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NP);
+    leaning_disk_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + LEANING_DISK_NQ, nu, dR_dp);
+    for (k = 0; k < LEANING_DISK_NP; ++k) {
+        for (i = 0; i < (LEANING_DISK_NQ + LEANING_DISK_NC); ++i) column[i] = -dR_dp[i*LEANING_DISK_NP + k];
+        if (conditioning[1] != 0.0)
+            leaning_disk_solve_kkt_min_norm(M, Y, S, E, column, column + LEANING_DISK_NQ, z, 0);
+        else
+            leaning_disk_solve_kkt(M, J, S, column, column + LEANING_DISK_NQ, w);
+        for (i = 0; i < LEANING_DISK_NQ; ++i) out_dqdd_dp[i*LEANING_DISK_NP + k] = column[i];
+    }
+    return LEANING_DISK_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -754,6 +836,116 @@ leaning_disk_real leaning_disk_energy(leaning_disk_real t, const leaning_disk_re
     const leaning_disk_real w_523f = phi_dot + psi_dot*sin_theta;
     /* T + V */
     return m*(0.5*(w_eb7e*w_eb7e + w_9154*w_9154) + R*(R*(0.25*w_523f*w_523f + 0.125*psi_dot*psi_dot*cos_theta*cos_theta + theta_dot*theta_dot*(0.5*sin_theta*sin_theta + 0.125)) + g*cos_theta));
+}
+
+void leaning_disk_energies(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_TV[])
+{
+    (void)t;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real x_dot = state[5];  /* x' */
+    const leaning_disk_real y_dot = state[6];  /* y' */
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    const leaning_disk_real cos_psi = cos(psi);
+    const leaning_disk_real sin_theta = sin(theta);
+    const leaning_disk_real sin_psi = sin(psi);
+    const leaning_disk_real cos_theta = cos(theta);
+    const leaning_disk_real TV_eb7e = x_dot + R*(psi_dot*cos_psi*sin_theta + theta_dot*sin_psi*cos_theta);
+    const leaning_disk_real TV_9154 = y_dot + R*(psi_dot*sin_psi*sin_theta - theta_dot*cos_psi*cos_theta);
+    const leaning_disk_real TV_523f = phi_dot + psi_dot*sin_theta;
+    /* T */
+    out_TV[0] = m*(0.5*(TV_eb7e*TV_eb7e + TV_9154*TV_9154) + R*R*(0.25*TV_523f*TV_523f + 0.125*psi_dot*psi_dot*cos_theta*cos_theta + theta_dot*theta_dot*(0.5*sin_theta*sin_theta + 0.125)));
+    /* V */
+    out_TV[1] = m*R*g*cos_theta;
+}
+
+void leaning_disk_inverse_dynamics(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    const leaning_disk_real in_acceleration[], leaning_disk_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    const leaning_disk_real cos_psi = cos(psi);
+    const leaning_disk_real cos_theta = cos(theta);
+    const leaning_disk_real tau_1f63 = psi_dot*theta_dot*cos_theta;
+    const leaning_disk_real sin_theta = sin(theta);
+    const leaning_disk_real tau_7391 = in_acceleration[2]*sin_theta;
+    const leaning_disk_real tau_5680 = 2.0*tau_1f63 + tau_7391;
+    const leaning_disk_real sin_psi = sin(psi);
+    const leaning_disk_real tau_f768 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
+    /* row x */
+    out_tau[0] = m*(in_acceleration[0] + R*(cos_psi*tau_5680 + sin_psi*tau_f768));
+    /* row y */
+    out_tau[1] = m*(in_acceleration[1] - R*(cos_psi*tau_f768 - sin_psi*tau_5680));
+    const leaning_disk_real tau_3609 = psi_dot*sin_theta;
+    /* row psi */
+    out_tau[2] = m*R*(R*(theta_dot*cos_theta*(0.5*phi_dot + 2.5*tau_3609) + 0.25*in_acceleration[2]*(cos_theta*cos_theta + 6.0*sin_theta*sin_theta) + 0.5*in_acceleration[4]*sin_theta) + sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi));
+    /* row theta */
+    out_tau[3] = m*R*(1.25*R*in_acceleration[3] - g*sin_theta - cos_theta*(R*psi_dot*(0.5*phi_dot + 1.25*tau_3609) - in_acceleration[0]*sin_psi + in_acceleration[1]*cos_psi));
+    /* row phi */
+    out_tau[4] = 0.5*m*R*R*(in_acceleration[4] + tau_1f63 + tau_7391);
+}
+
+void leaning_disk_bias(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_bias[])
+{
+    (void)t;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    const leaning_disk_real sin_psi = sin(psi);
+    const leaning_disk_real sin_theta = sin(theta);
+    const leaning_disk_real cos_psi = cos(psi);
+    const leaning_disk_real cos_theta = cos(theta);
+    const leaning_disk_real bias_f40e = theta_dot*theta_dot;
+    /* row x */
+    out_bias[0] = -m*R*(psi_dot*(psi_dot*sin_psi*sin_theta - 2.0*theta_dot*cos_psi*cos_theta) + bias_f40e*sin_psi*sin_theta);
+    /* row y */
+    out_bias[1] = m*R*(psi_dot*(psi_dot*cos_psi*sin_theta + 2.0*theta_dot*sin_psi*cos_theta) + bias_f40e*cos_psi*sin_theta);
+    const leaning_disk_real bias_e387 = R*R;
+    const leaning_disk_real bias_3609 = psi_dot*sin_theta;
+    /* row psi */
+    out_bias[2] = m*bias_e387*theta_dot*cos_theta*(0.5*phi_dot + 2.5*bias_3609);
+    /* row theta */
+    out_bias[3] = -m*R*(R*psi_dot*cos_theta*(0.5*phi_dot + 1.25*bias_3609) + g*sin_theta);
+    /* row phi */
+    out_bias[4] = 0.5*m*bias_e387*psi_dot*theta_dot*cos_theta;
+}
+
+void leaning_disk_gravity(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_dVdq[])
+{
+    (void)t;
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dpsi */
+    out_dVdq[2] = 0.0;
+    const leaning_disk_real sin_theta = sin(theta);
+    /* dV/dtheta */
+    out_dVdq[3] = -m*R*g*sin_theta;
+    /* dV/dphi */
+    out_dVdq[4] = 0.0;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,6 +23,7 @@ typedef double leaning_disk_body_real;
 #define LEANING_DISK_BODY_NU 0  /* inputs: none */
 #define LEANING_DISK_BODY_NWORK 65  /* doubles of scratch for leaning_disk_body_rhs */
 #define LEANING_DISK_BODY_NWORK_JACOBIAN (LEANING_DISK_BODY_NWORK + 127)  /* ... for leaning_disk_body_jacobian */
+#define LEANING_DISK_BODY_NWORK_PARAMETER_JACOBIAN (LEANING_DISK_BODY_NWORK + 40)  /* ... for leaning_disk_body_parameter_jacobian */
 #define LEANING_DISK_BODY_NWORK_CORRECTION 14  /* ... for leaning_disk_body_correction_factor and _solve */
 #define LEANING_DISK_BODY_NWORK_STEP (LEANING_DISK_BODY_NWORK + 94)  /* ... for leaning_disk_body_step */
 #define LEANING_DISK_BODY_STEP_TOLERANCE 1e-13  /* leaning_disk_body_step's position correction: |phi| it stops at */
@@ -85,6 +86,15 @@ int leaning_disk_body_jacobian(leaning_disk_body_real t, const leaning_disk_body
     leaning_disk_body_real out_dfdx[], leaning_disk_body_real out_dfdu[], leaning_disk_body_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as leaning_disk_body_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns LEANING_DISK_BODY_OK or an error of the rhs.
+*/
+int leaning_disk_body_parameter_jacobian(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real input[], const leaning_disk_body_real param[],
+    leaning_disk_body_real baumgarte_alpha, leaning_disk_body_real baumgarte_beta,
+    leaning_disk_body_real out_dqdd_dp[], leaning_disk_body_real work[]);
+
+/*
 ** The pieces of the KKT system of leaning_disk_body_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -142,6 +152,35 @@ void leaning_disk_body_residuals(leaning_disk_body_real t, const leaning_disk_bo
 
 /* Total energy T + V. */
 leaning_disk_body_real leaning_disk_body_energy(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; leaning_disk_body_energy is their sum.
+*/
+void leaning_disk_body_energies(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs (the bodies' part by
+** Newton-Euler where their chains are long).
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' leaning_disk_body_rhs gives, tau = J^T [lambda; mu].
+*/
+void leaning_disk_body_inverse_dynamics(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real input[], const leaning_disk_body_real param[],
+    const leaning_disk_body_real in_acceleration[], leaning_disk_body_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (leaning_disk_body_inverse_dynamics at q'' = 0 and no input).
+*/
+void leaning_disk_body_bias(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void leaning_disk_body_gravity(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void leaning_disk_body_mass_matrix(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real param[], leaning_disk_body_real out_M[]);

@@ -42,6 +42,10 @@ const lgc_model leaning_disk_body_model = {
     .residuals = leaning_disk_body_residuals,
     .energy = leaning_disk_body_energy,
     .integral_value = leaning_disk_body_energy,
+    .energies = leaning_disk_body_energies,
+    .inverse_dynamics = leaning_disk_body_inverse_dynamics,
+    .bias = leaning_disk_body_bias,
+    .gravity = leaning_disk_body_gravity,
     .mass_matrix = leaning_disk_body_mass_matrix,
     .constraint_jacobian = leaning_disk_body_constraint_jacobian,
     .constraint_coordinate_jacobian = leaning_disk_body_constraint_coordinate_jacobian,
@@ -50,4 +54,6 @@ const lgc_model leaning_disk_body_model = {
     .nwork_correction = LEANING_DISK_BODY_NWORK_CORRECTION,
     .jacobian = leaning_disk_body_jacobian,
     .nwork_jacobian = LEANING_DISK_BODY_NWORK_JACOBIAN,
+    .parameter_jacobian = leaning_disk_body_parameter_jacobian,
+    .nwork_parameter_jacobian = LEANING_DISK_BODY_NWORK_PARAMETER_JACOBIAN,
 };

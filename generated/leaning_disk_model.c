@@ -40,6 +40,10 @@ const lgc_model leaning_disk_model = {
     .residuals = leaning_disk_residuals,
     .energy = leaning_disk_energy,
     .integral_value = leaning_disk_energy,
+    .energies = leaning_disk_energies,
+    .inverse_dynamics = leaning_disk_inverse_dynamics,
+    .bias = leaning_disk_bias,
+    .gravity = leaning_disk_gravity,
     .mass_matrix = leaning_disk_mass_matrix,
     .constraint_jacobian = leaning_disk_constraint_jacobian,
     .constraint_coordinate_jacobian = leaning_disk_constraint_coordinate_jacobian,
@@ -48,4 +52,6 @@ const lgc_model leaning_disk_model = {
     .nwork_correction = LEANING_DISK_NWORK_CORRECTION,
     .jacobian = leaning_disk_jacobian,
     .nwork_jacobian = LEANING_DISK_NWORK_JACOBIAN,
+    .parameter_jacobian = leaning_disk_parameter_jacobian,
+    .nwork_parameter_jacobian = LEANING_DISK_NWORK_PARAMETER_JACOBIAN,
 };

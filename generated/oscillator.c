@@ -176,6 +176,50 @@ int oscillator_jacobian(oscillator_real t, const oscillator_real state[], const 
     return OSCILLATOR_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void oscillator_residual_parameter_derivatives(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    const oscillator_real in_acceleration[], const oscillator_real in_multipliers[],
+    oscillator_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_acceleration;
+    (void)in_multipliers;
+    const oscillator_real q = state[0];
+    const oscillator_real w = param[0];
+    /* dR/dp */
+    out_dR_dp[0] = 2.0*w*q;
+}
+
+int oscillator_parameter_jacobian(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real out_dqdd_dp[], oscillator_real work[])
+{
+    oscillator_real *M = work;
+    oscillator_real *J = M + OSCILLATOR_NQ*OSCILLATOR_NQ;
+    oscillator_real *S = J + 2*OSCILLATOR_NC*OSCILLATOR_NQ;
+    oscillator_real *nu = S + OSCILLATOR_NC*OSCILLATOR_NC;
+    oscillator_real *w = nu + OSCILLATOR_NC;
+    oscillator_real *dxdt = work + OSCILLATOR_NWORK;
+    oscillator_real *dR_dp = dxdt + OSCILLATOR_NX;
+    oscillator_real *column = dR_dp + (OSCILLATOR_NQ + OSCILLATOR_NC)*OSCILLATOR_NP;
+    int i, k, status;
+    status = oscillator_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != OSCILLATOR_OK) return status;
+    oscillator_zero(dR_dp, (OSCILLATOR_NQ + OSCILLATOR_NC)*OSCILLATOR_NP);
+    oscillator_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + OSCILLATOR_NQ, nu, dR_dp);
+    for (k = 0; k < OSCILLATOR_NP; ++k) {
+        for (i = 0; i < (OSCILLATOR_NQ + OSCILLATOR_NC); ++i) column[i] = -dR_dp[i*OSCILLATOR_NP + k];
+        oscillator_solve_kkt(M, J, S, column, column + OSCILLATOR_NQ, w);
+        for (i = 0; i < OSCILLATOR_NQ; ++i) out_dqdd_dp[i*OSCILLATOR_NP + k] = column[i];
+    }
+    return OSCILLATOR_OK;
+}
+
 void oscillator_residuals(oscillator_real t, const oscillator_real state[], const oscillator_real param[],
     oscillator_real out_phi[], oscillator_real out_phi_dot[], oscillator_real out_g[])
 {
@@ -195,6 +239,47 @@ oscillator_real oscillator_energy(oscillator_real t, const oscillator_real state
     const oscillator_real w = param[0];
     /* T + V */
     return 0.5*(q_dot*q_dot + w*w*q*q);
+}
+
+void oscillator_energies(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_TV[])
+{
+    (void)t;
+    const oscillator_real q = state[0];
+    const oscillator_real q_dot = state[1];  /* q' */
+    const oscillator_real w = param[0];
+    /* T */
+    out_TV[0] = 0.5*q_dot*q_dot;
+    /* V */
+    out_TV[1] = 0.5*w*w*q*q;
+}
+
+void oscillator_inverse_dynamics(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    const oscillator_real in_acceleration[], oscillator_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const oscillator_real q = state[0];
+    const oscillator_real w = param[0];
+    /* row q */
+    out_tau[0] = in_acceleration[0] + w*w*q;
+}
+
+void oscillator_bias(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_bias[])
+{
+    (void)t;
+    const oscillator_real q = state[0];
+    const oscillator_real w = param[0];
+    /* row q */
+    out_bias[0] = w*w*q;
+}
+
+void oscillator_gravity(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_dVdq[])
+{
+    (void)t;
+    const oscillator_real q = state[0];
+    const oscillator_real w = param[0];
+    /* dV/dq */
+    out_dVdq[0] = w*w*q;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,6 +23,7 @@ typedef double oscillator_real;
 #define OSCILLATOR_NU 0  /* inputs: none */
 #define OSCILLATOR_NWORK 2  /* doubles of scratch for oscillator_rhs */
 #define OSCILLATOR_NWORK_JACOBIAN (OSCILLATOR_NWORK + 5)  /* ... for oscillator_jacobian */
+#define OSCILLATOR_NWORK_PARAMETER_JACOBIAN (OSCILLATOR_NWORK + 4)  /* ... for oscillator_parameter_jacobian */
 #define OSCILLATOR_NWORK_STEP (OSCILLATOR_NWORK + 6)  /* ... for oscillator_step */
 #define OSCILLATOR_STACK_ESTIMATE 798  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define OSCILLATOR_NH_ARRAY 1
@@ -69,6 +70,15 @@ int oscillator_jacobian(oscillator_real t, const oscillator_real state[], const 
     oscillator_real out_dfdx[], oscillator_real out_dfdu[], oscillator_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as oscillator_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns OSCILLATOR_OK or an error of the rhs.
+*/
+int oscillator_parameter_jacobian(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta,
+    oscillator_real out_dqdd_dp[], oscillator_real work[]);
+
+/*
 ** The pieces of the KKT system of oscillator_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -97,6 +107,34 @@ void oscillator_residuals(oscillator_real t, const oscillator_real state[], cons
 
 /* Total energy T + V. */
 oscillator_real oscillator_energy(oscillator_real t, const oscillator_real state[], const oscillator_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; oscillator_energy is their sum.
+*/
+void oscillator_energies(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' oscillator_rhs gives, tau = J^T [lambda; mu].
+*/
+void oscillator_inverse_dynamics(oscillator_real t, const oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    const oscillator_real in_acceleration[], oscillator_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (oscillator_inverse_dynamics at q'' = 0 and no input).
+*/
+void oscillator_bias(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void oscillator_gravity(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void oscillator_mass_matrix(oscillator_real t, const oscillator_real state[], const oscillator_real param[], oscillator_real out_M[]);

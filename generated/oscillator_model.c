@@ -37,10 +37,16 @@ const lgc_model oscillator_model = {
     .residuals = oscillator_residuals,
     .energy = oscillator_energy,
     .integral_value = oscillator_energy,
+    .energies = oscillator_energies,
+    .inverse_dynamics = oscillator_inverse_dynamics,
+    .bias = oscillator_bias,
+    .gravity = oscillator_gravity,
     .mass_matrix = oscillator_mass_matrix,
     .constraint_jacobian = oscillator_constraint_jacobian,
     .constraint_coordinate_jacobian = oscillator_constraint_coordinate_jacobian,
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = oscillator_jacobian,
     .nwork_jacobian = OSCILLATOR_NWORK_JACOBIAN,
+    .parameter_jacobian = oscillator_parameter_jacobian,
+    .nwork_parameter_jacobian = OSCILLATOR_NWORK_PARAMETER_JACOBIAN,
 };

@@ -433,6 +433,60 @@ int pendulum_jacobian(pendulum_real t, const pendulum_real state[], const pendul
     return PENDULUM_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void pendulum_residual_parameter_derivatives(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    const pendulum_real in_acceleration[], const pendulum_real in_multipliers[],
+    pendulum_real out_dR_dp[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)in_multipliers;
+    const pendulum_real m = param[0];
+    const pendulum_real l = param[1];
+    const pendulum_real g = param[2];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    out_dR_dp[3] = g + in_acceleration[1];
+    out_dR_dp[5] = m;
+    out_dR_dp[7] = -2.0*baumgarte_beta*l;
+}
+
+int pendulum_parameter_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_dqdd_dp[], pendulum_real work[])
+{
+    pendulum_real *M = work;
+    pendulum_real *J = M + PENDULUM_NQ*PENDULUM_NQ;
+    pendulum_real *Y = J + PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *S = Y + PENDULUM_NC*PENDULUM_NQ;
+    pendulum_real *nu = S + PENDULUM_NC*PENDULUM_NC;
+    pendulum_real *w = nu + PENDULUM_NC;
+    pendulum_real *E = w + PENDULUM_NQ;
+    pendulum_real *z = E + PENDULUM_NC*PENDULUM_NC;
+    pendulum_real *conditioning = z + PENDULUM_NC;
+    pendulum_real *dxdt = work + PENDULUM_NWORK;
+    pendulum_real *dR_dp = dxdt + PENDULUM_NX;
+    pendulum_real *column = dR_dp + (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NP;
+    int i, k, status;
+    status = pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != PENDULUM_OK) return status;
+    pendulum_zero(dR_dp, (PENDULUM_NQ + PENDULUM_NC)*PENDULUM_NP);
+    pendulum_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + PENDULUM_NQ, nu, dR_dp);
+    for (k = 0; k < PENDULUM_NP; ++k) {
+        for (i = 0; i < (PENDULUM_NQ + PENDULUM_NC); ++i) column[i] = -dR_dp[i*PENDULUM_NP + k];
+        if (conditioning[1] != 0.0)
+            pendulum_solve_kkt_min_norm(M, Y, S, E, column, column + PENDULUM_NQ, z, 0);
+        else
+            pendulum_solve_kkt(M, J, S, column, column + PENDULUM_NQ, w);
+        for (i = 0; i < PENDULUM_NQ; ++i) out_dqdd_dp[i*PENDULUM_NP + k] = column[i];
+    }
+    return PENDULUM_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -545,6 +599,58 @@ pendulum_real pendulum_energy(pendulum_real t, const pendulum_real state[], cons
     const pendulum_real g = param[2];
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y);
+}
+
+void pendulum_energies(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_TV[])
+{
+    (void)t;
+    const pendulum_real y = state[1];
+    const pendulum_real x_dot = state[2];  /* x' */
+    const pendulum_real y_dot = state[3];  /* y' */
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
+    /* T */
+    out_TV[0] = 0.5*m*(x_dot*x_dot + y_dot*y_dot);
+    /* V */
+    out_TV[1] = m*g*y;
+}
+
+void pendulum_inverse_dynamics(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    const pendulum_real in_acceleration[], pendulum_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0];
+    /* row y */
+    out_tau[1] = m*(g + in_acceleration[1]);
+}
+
+void pendulum_bias(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
+    /* row x */
+    out_bias[0] = 0.0;
+    /* row y */
+    out_bias[1] = m*g;
+}
+
+void pendulum_gravity(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = m*g;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

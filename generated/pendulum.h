@@ -23,6 +23,7 @@ typedef double pendulum_real;
 #define PENDULUM_NU 0  /* inputs: none */
 #define PENDULUM_NWORK 17  /* doubles of scratch for pendulum_rhs */
 #define PENDULUM_NWORK_JACOBIAN (PENDULUM_NWORK + 19)  /* ... for pendulum_jacobian */
+#define PENDULUM_NWORK_PARAMETER_JACOBIAN (PENDULUM_NWORK + 16)  /* ... for pendulum_parameter_jacobian */
 #define PENDULUM_NWORK_CORRECTION 3  /* ... for pendulum_correction_factor and _solve */
 #define PENDULUM_NWORK_STEP (PENDULUM_NWORK + 28)  /* ... for pendulum_step */
 #define PENDULUM_STEP_TOLERANCE 1e-13  /* pendulum_step's position correction: |phi| it stops at */
@@ -75,6 +76,15 @@ int pendulum_rhs(pendulum_real t, const pendulum_real state[], const pendulum_re
 int pendulum_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
     pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
     pendulum_real out_dfdx[], pendulum_real out_dfdu[], pendulum_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as pendulum_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns PENDULUM_OK or an error of the rhs.
+*/
+int pendulum_parameter_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta,
+    pendulum_real out_dqdd_dp[], pendulum_real work[]);
 
 /*
 ** The pieces of the KKT system of pendulum_rhs at one state: M (NQ x NQ, lower
@@ -134,6 +144,34 @@ void pendulum_residuals(pendulum_real t, const pendulum_real state[], const pend
 
 /* Total energy T + V. */
 pendulum_real pendulum_energy(pendulum_real t, const pendulum_real state[], const pendulum_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; pendulum_energy is their sum.
+*/
+void pendulum_energies(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' pendulum_rhs gives, tau = J^T [lambda; mu].
+*/
+void pendulum_inverse_dynamics(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    const pendulum_real in_acceleration[], pendulum_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (pendulum_inverse_dynamics at q'' = 0 and no input).
+*/
+void pendulum_bias(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void pendulum_gravity(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void pendulum_mass_matrix(pendulum_real t, const pendulum_real state[], const pendulum_real param[], pendulum_real out_M[]);

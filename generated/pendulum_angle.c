@@ -182,6 +182,56 @@ int pendulum_angle_jacobian(pendulum_angle_real t, const pendulum_angle_real sta
     return PENDULUM_ANGLE_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void pendulum_angle_residual_parameter_derivatives(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    const pendulum_angle_real in_acceleration[], const pendulum_angle_real in_multipliers[],
+    pendulum_angle_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    const pendulum_angle_real dR_dp_87c6 = l*in_acceleration[0];
+    const pendulum_angle_real sin_theta = sin(theta);
+    const pendulum_angle_real dR_dp_f929 = g*sin_theta;
+    /* dR/dp */
+    out_dR_dp[0] = l*(dR_dp_87c6 + dR_dp_f929);
+    out_dR_dp[1] = m*(2.0*dR_dp_87c6 + dR_dp_f929);
+    out_dR_dp[2] = m*l*sin_theta;
+}
+
+int pendulum_angle_parameter_jacobian(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_dqdd_dp[], pendulum_angle_real work[])
+{
+    pendulum_angle_real *M = work;
+    pendulum_angle_real *J = M + PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ;
+    pendulum_angle_real *S = J + 2*PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ;
+    pendulum_angle_real *nu = S + PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NC;
+    pendulum_angle_real *w = nu + PENDULUM_ANGLE_NC;
+    pendulum_angle_real *dxdt = work + PENDULUM_ANGLE_NWORK;
+    pendulum_angle_real *dR_dp = dxdt + PENDULUM_ANGLE_NX;
+    pendulum_angle_real *column = dR_dp + (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NP;
+    int i, k, status;
+    status = pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != PENDULUM_ANGLE_OK) return status;
+    pendulum_angle_zero(dR_dp, (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NP);
+    pendulum_angle_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + PENDULUM_ANGLE_NQ, nu, dR_dp);
+    for (k = 0; k < PENDULUM_ANGLE_NP; ++k) {
+        for (i = 0; i < (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC); ++i) column[i] = -dR_dp[i*PENDULUM_ANGLE_NP + k];
+        pendulum_angle_solve_kkt(M, J, S, column, column + PENDULUM_ANGLE_NQ, w);
+        for (i = 0; i < PENDULUM_ANGLE_NQ; ++i) out_dqdd_dp[i*PENDULUM_ANGLE_NP + k] = column[i];
+    }
+    return PENDULUM_ANGLE_OK;
+}
+
 void pendulum_angle_residuals(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[],
     pendulum_angle_real out_phi[], pendulum_angle_real out_phi_dot[], pendulum_angle_real out_g[])
 {
@@ -204,6 +254,59 @@ pendulum_angle_real pendulum_angle_energy(pendulum_angle_real t, const pendulum_
     const pendulum_angle_real cos_theta = cos(theta);
     /* T + V */
     return m*l*(0.5*l*theta_dot*theta_dot - g*cos_theta);
+}
+
+void pendulum_angle_energies(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_TV[])
+{
+    (void)t;
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real theta_dot = state[1];  /* theta' */
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    /* T */
+    out_TV[0] = 0.5*m*l*l*theta_dot*theta_dot;
+    const pendulum_angle_real cos_theta = cos(theta);
+    /* V */
+    out_TV[1] = -m*l*g*cos_theta;
+}
+
+void pendulum_angle_inverse_dynamics(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    const pendulum_angle_real in_acceleration[], pendulum_angle_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    const pendulum_angle_real sin_theta = sin(theta);
+    /* row theta */
+    out_tau[0] = m*l*(l*in_acceleration[0] + g*sin_theta);
+}
+
+void pendulum_angle_bias(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_bias[])
+{
+    (void)t;
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    const pendulum_angle_real sin_theta = sin(theta);
+    /* row theta */
+    out_bias[0] = m*l*g*sin_theta;
+}
+
+void pendulum_angle_gravity(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_dVdq[])
+{
+    (void)t;
+    const pendulum_angle_real theta = state[0];
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    const pendulum_angle_real sin_theta = sin(theta);
+    /* dV/dtheta */
+    out_dVdq[0] = m*l*g*sin_theta;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

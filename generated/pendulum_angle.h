@@ -23,8 +23,9 @@ typedef double pendulum_angle_real;
 #define PENDULUM_ANGLE_NU 0  /* inputs: none */
 #define PENDULUM_ANGLE_NWORK 2  /* doubles of scratch for pendulum_angle_rhs */
 #define PENDULUM_ANGLE_NWORK_JACOBIAN (PENDULUM_ANGLE_NWORK + 5)  /* ... for pendulum_angle_jacobian */
+#define PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_parameter_jacobian */
 #define PENDULUM_ANGLE_NWORK_STEP (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_step */
-#define PENDULUM_ANGLE_STACK_ESTIMATE 828  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define PENDULUM_ANGLE_STACK_ESTIMATE 838  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define PENDULUM_ANGLE_NH_ARRAY 1
 #define PENDULUM_ANGLE_NN_ARRAY 1
 #define PENDULUM_ANGLE_NC_ARRAY 1
@@ -71,6 +72,15 @@ int pendulum_angle_jacobian(pendulum_angle_real t, const pendulum_angle_real sta
     pendulum_angle_real out_dfdx[], pendulum_angle_real out_dfdu[], pendulum_angle_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as pendulum_angle_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns PENDULUM_ANGLE_OK or an error of the rhs.
+*/
+int pendulum_angle_parameter_jacobian(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_dqdd_dp[], pendulum_angle_real work[]);
+
+/*
 ** The pieces of the KKT system of pendulum_angle_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -99,6 +109,34 @@ void pendulum_angle_residuals(pendulum_angle_real t, const pendulum_angle_real s
 
 /* Total energy T + V. */
 pendulum_angle_real pendulum_angle_energy(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; pendulum_angle_energy is their sum.
+*/
+void pendulum_angle_energies(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' pendulum_angle_rhs gives, tau = J^T [lambda; mu].
+*/
+void pendulum_angle_inverse_dynamics(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    const pendulum_angle_real in_acceleration[], pendulum_angle_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (pendulum_angle_inverse_dynamics at q'' = 0 and no input).
+*/
+void pendulum_angle_bias(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void pendulum_angle_gravity(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void pendulum_angle_mass_matrix(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real param[], pendulum_angle_real out_M[]);

@@ -37,10 +37,16 @@ const lgc_model pendulum_angle_model = {
     .residuals = pendulum_angle_residuals,
     .energy = pendulum_angle_energy,
     .integral_value = pendulum_angle_energy,
+    .energies = pendulum_angle_energies,
+    .inverse_dynamics = pendulum_angle_inverse_dynamics,
+    .bias = pendulum_angle_bias,
+    .gravity = pendulum_angle_gravity,
     .mass_matrix = pendulum_angle_mass_matrix,
     .constraint_jacobian = pendulum_angle_constraint_jacobian,
     .constraint_coordinate_jacobian = pendulum_angle_constraint_coordinate_jacobian,
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = pendulum_angle_jacobian,
     .nwork_jacobian = PENDULUM_ANGLE_NWORK_JACOBIAN,
+    .parameter_jacobian = pendulum_angle_parameter_jacobian,
+    .nwork_parameter_jacobian = PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN,
 };

@@ -40,6 +40,10 @@ const lgc_model pendulum_model = {
     .residuals = pendulum_residuals,
     .energy = pendulum_energy,
     .integral_value = pendulum_energy,
+    .energies = pendulum_energies,
+    .inverse_dynamics = pendulum_inverse_dynamics,
+    .bias = pendulum_bias,
+    .gravity = pendulum_gravity,
     .mass_matrix = pendulum_mass_matrix,
     .constraint_jacobian = pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = pendulum_constraint_coordinate_jacobian,
@@ -48,4 +52,6 @@ const lgc_model pendulum_model = {
     .nwork_correction = PENDULUM_NWORK_CORRECTION,
     .jacobian = pendulum_jacobian,
     .nwork_jacobian = PENDULUM_NWORK_JACOBIAN,
+    .parameter_jacobian = pendulum_parameter_jacobian,
+    .nwork_parameter_jacobian = PENDULUM_NWORK_PARAMETER_JACOBIAN,
 };

@@ -633,6 +633,78 @@ int rolling_ball_jacobian(rolling_ball_real t, const rolling_ball_real state[], 
     return ROLLING_BALL_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void rolling_ball_residual_parameter_derivatives(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    const rolling_ball_real in_acceleration[], const rolling_ball_real in_multipliers[],
+    rolling_ball_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_beta;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real q0 = state[2];
+    const rolling_ball_real q1 = state[3];
+    const rolling_ball_real q2 = state[4];
+    const rolling_ball_real q3 = state[5];
+    const rolling_ball_real q0_dot = state[8];  /* q0' */
+    const rolling_ball_real q1_dot = state[9];  /* q1' */
+    const rolling_ball_real q2_dot = state[10];  /* q2' */
+    const rolling_ball_real q3_dot = state[11];  /* q3' */
+    const rolling_ball_real m = param[0];
+    const rolling_ball_real r = param[1];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    out_dR_dp[2] = x;
+    out_dR_dp[3] = in_acceleration[1];
+    out_dR_dp[5] = y;
+    const rolling_ball_real dR_dp_c700 = r*r;
+    out_dR_dp[6] = 1.6*dR_dp_c700*in_acceleration[2];
+    out_dR_dp[7] = 3.2*m*r*in_acceleration[2] + 2.0*(q1*in_multipliers[2] - q2*in_multipliers[1]);
+    out_dR_dp[9] = 1.6*dR_dp_c700*in_acceleration[3];
+    out_dR_dp[10] = 3.2*m*r*in_acceleration[3] - 2.0*(q0*in_multipliers[2] - q3*in_multipliers[1]);
+    out_dR_dp[12] = 1.6*dR_dp_c700*in_acceleration[4];
+    out_dR_dp[13] = 3.2*m*r*in_acceleration[4] + 2.0*(q0*in_multipliers[1] + q3*in_multipliers[2]);
+    out_dR_dp[15] = 1.6*dR_dp_c700*in_acceleration[5];
+    out_dR_dp[16] = 3.2*m*r*in_acceleration[5] - 2.0*(q1*in_multipliers[1] + q2*in_multipliers[2]);
+    out_dR_dp[22] = -2.0*(baumgarte_alpha*(q0*q2_dot - q1*q3_dot - q2*q0_dot + q3*q1_dot) + q0*in_acceleration[4] - q1*in_acceleration[5] - q2*in_acceleration[2] + q3*in_acceleration[3]);
+    out_dR_dp[25] = 2.0*(baumgarte_alpha*(q0*q1_dot - q1*q0_dot + q2*q3_dot - q3*q2_dot) + q0*in_acceleration[3] - q1*in_acceleration[2] + q2*in_acceleration[5] - q3*in_acceleration[4]);
+}
+
+int rolling_ball_parameter_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_dqdd_dp[], rolling_ball_real work[])
+{
+    rolling_ball_real *M = work;
+    rolling_ball_real *J = M + ROLLING_BALL_NQ*ROLLING_BALL_NQ;
+    rolling_ball_real *Y = J + ROLLING_BALL_NC*ROLLING_BALL_NQ;
+    rolling_ball_real *S = Y + ROLLING_BALL_NC*ROLLING_BALL_NQ;
+    rolling_ball_real *nu = S + ROLLING_BALL_NC*ROLLING_BALL_NC;
+    rolling_ball_real *w = nu + ROLLING_BALL_NC;
+    rolling_ball_real *E = w + ROLLING_BALL_NQ;
+    rolling_ball_real *z = E + ROLLING_BALL_NC*ROLLING_BALL_NC;
+    rolling_ball_real *conditioning = z + ROLLING_BALL_NC;
+    rolling_ball_real *dxdt = work + ROLLING_BALL_NWORK;
+    rolling_ball_real *dR_dp = dxdt + ROLLING_BALL_NX;
+    rolling_ball_real *column = dR_dp + (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NP;
+    int i, k, status;
+    status = rolling_ball_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != ROLLING_BALL_OK) return status;
+    rolling_ball_zero(dR_dp, (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NP);
+    rolling_ball_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + ROLLING_BALL_NQ, nu, dR_dp);
+    for (k = 0; k < ROLLING_BALL_NP; ++k) {
+        for (i = 0; i < (ROLLING_BALL_NQ + ROLLING_BALL_NC); ++i) column[i] = -dR_dp[i*ROLLING_BALL_NP + k];
+        if (conditioning[1] != 0.0)
+            rolling_ball_solve_kkt_min_norm(M, Y, S, E, column, column + ROLLING_BALL_NQ, z, 0);
+        else
+            rolling_ball_solve_kkt(M, J, S, column, column + ROLLING_BALL_NQ, w);
+        for (i = 0; i < ROLLING_BALL_NQ; ++i) out_dqdd_dp[i*ROLLING_BALL_NP + k] = column[i];
+    }
+    return ROLLING_BALL_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -883,6 +955,91 @@ rolling_ball_real rolling_ball_energy(rolling_ball_real t, const rolling_ball_re
     const rolling_ball_real k = param[2];
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + 0.8*r*r*(q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot)) + 0.5*k*(x*x + y*y);
+}
+
+void rolling_ball_energies(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_TV[])
+{
+    (void)t;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real x_dot = state[6];  /* x' */
+    const rolling_ball_real y_dot = state[7];  /* y' */
+    const rolling_ball_real q0_dot = state[8];  /* q0' */
+    const rolling_ball_real q1_dot = state[9];  /* q1' */
+    const rolling_ball_real q2_dot = state[10];  /* q2' */
+    const rolling_ball_real q3_dot = state[11];  /* q3' */
+    const rolling_ball_real m = param[0];
+    const rolling_ball_real r = param[1];
+    const rolling_ball_real k = param[2];
+    /* T */
+    out_TV[0] = m*(0.5*(x_dot*x_dot + y_dot*y_dot) + 0.8*r*r*(q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot));
+    /* V */
+    out_TV[1] = 0.5*k*(x*x + y*y);
+}
+
+void rolling_ball_inverse_dynamics(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    const rolling_ball_real in_acceleration[], rolling_ball_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real m = param[0];
+    const rolling_ball_real r = param[1];
+    const rolling_ball_real k = param[2];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0] + k*x;
+    /* row y */
+    out_tau[1] = m*in_acceleration[1] + k*y;
+    const rolling_ball_real tau_c700 = r*r;
+    /* row q0 */
+    out_tau[2] = 1.6*m*tau_c700*in_acceleration[2];
+    /* row q1 */
+    out_tau[3] = 1.6*m*tau_c700*in_acceleration[3];
+    /* row q2 */
+    out_tau[4] = 1.6*m*tau_c700*in_acceleration[4];
+    /* row q3 */
+    out_tau[5] = 1.6*m*tau_c700*in_acceleration[5];
+}
+
+void rolling_ball_bias(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_bias[])
+{
+    (void)t;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real k = param[2];
+    /* row x */
+    out_bias[0] = k*x;
+    /* row y */
+    out_bias[1] = k*y;
+    /* row q0 */
+    out_bias[2] = 0.0;
+    /* row q1 */
+    out_bias[3] = 0.0;
+    /* row q2 */
+    out_bias[4] = 0.0;
+    /* row q3 */
+    out_bias[5] = 0.0;
+}
+
+void rolling_ball_gravity(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_dVdq[])
+{
+    (void)t;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    const rolling_ball_real k = param[2];
+    /* dV/dx */
+    out_dVdq[0] = k*x;
+    /* dV/dy */
+    out_dVdq[1] = k*y;
+    /* dV/dq0 */
+    out_dVdq[2] = 0.0;
+    /* dV/dq1 */
+    out_dVdq[3] = 0.0;
+    /* dV/dq2 */
+    out_dVdq[4] = 0.0;
+    /* dV/dq3 */
+    out_dVdq[5] = 0.0;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

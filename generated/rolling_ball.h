@@ -23,6 +23,7 @@ typedef double rolling_ball_real;
 #define ROLLING_BALL_NU 0  /* inputs: none */
 #define ROLLING_BALL_NWORK 105  /* doubles of scratch for rolling_ball_rhs */
 #define ROLLING_BALL_NWORK_JACOBIAN (ROLLING_BALL_NWORK + 177)  /* ... for rolling_ball_jacobian */
+#define ROLLING_BALL_NWORK_PARAMETER_JACOBIAN (ROLLING_BALL_NWORK + 50)  /* ... for rolling_ball_parameter_jacobian */
 #define ROLLING_BALL_NWORK_CORRECTION 27  /* ... for rolling_ball_correction_factor and _solve */
 #define ROLLING_BALL_NWORK_STEP (ROLLING_BALL_NWORK + 142)  /* ... for rolling_ball_step */
 #define ROLLING_BALL_STEP_TOLERANCE 1e-13  /* rolling_ball_step's position correction: |phi| it stops at */
@@ -87,6 +88,15 @@ int rolling_ball_jacobian(rolling_ball_real t, const rolling_ball_real state[], 
     rolling_ball_real out_dfdx[], rolling_ball_real out_dfdu[], rolling_ball_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as rolling_ball_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns ROLLING_BALL_OK or an error of the rhs.
+*/
+int rolling_ball_parameter_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_dqdd_dp[], rolling_ball_real work[]);
+
+/*
 ** The pieces of the KKT system of rolling_ball_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -144,6 +154,34 @@ void rolling_ball_residuals(rolling_ball_real t, const rolling_ball_real state[]
 
 /* Total energy T + V. */
 rolling_ball_real rolling_ball_energy(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; rolling_ball_energy is their sum.
+*/
+void rolling_ball_energies(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' rolling_ball_rhs gives, tau = J^T [lambda; mu].
+*/
+void rolling_ball_inverse_dynamics(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    const rolling_ball_real in_acceleration[], rolling_ball_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (rolling_ball_inverse_dynamics at q'' = 0 and no input).
+*/
+void rolling_ball_bias(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void rolling_ball_gravity(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void rolling_ball_mass_matrix(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_M[]);

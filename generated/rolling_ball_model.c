@@ -40,6 +40,10 @@ const lgc_model rolling_ball_model = {
     .residuals = rolling_ball_residuals,
     .energy = rolling_ball_energy,
     .integral_value = rolling_ball_energy,
+    .energies = rolling_ball_energies,
+    .inverse_dynamics = rolling_ball_inverse_dynamics,
+    .bias = rolling_ball_bias,
+    .gravity = rolling_ball_gravity,
     .mass_matrix = rolling_ball_mass_matrix,
     .constraint_jacobian = rolling_ball_constraint_jacobian,
     .constraint_coordinate_jacobian = rolling_ball_constraint_coordinate_jacobian,
@@ -48,4 +52,6 @@ const lgc_model rolling_ball_model = {
     .nwork_correction = ROLLING_BALL_NWORK_CORRECTION,
     .jacobian = rolling_ball_jacobian,
     .nwork_jacobian = ROLLING_BALL_NWORK_JACOBIAN,
+    .parameter_jacobian = rolling_ball_parameter_jacobian,
+    .nwork_parameter_jacobian = ROLLING_BALL_NWORK_PARAMETER_JACOBIAN,
 };

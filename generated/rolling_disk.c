@@ -496,6 +496,67 @@ int rolling_disk_jacobian(rolling_disk_real t, const rolling_disk_real state[], 
     return ROLLING_DISK_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void rolling_disk_residual_parameter_derivatives(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    const rolling_disk_real in_acceleration[], const rolling_disk_real in_multipliers[],
+    rolling_disk_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_beta;
+    const rolling_disk_real th = state[2];
+    const rolling_disk_real th_dot = state[6];  /* th' */
+    const rolling_disk_real ph_dot = state[7];  /* ph' */
+    const rolling_disk_real m = param[0];
+    const rolling_disk_real r = param[1];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    out_dR_dp[2] = in_acceleration[1];
+    const rolling_disk_real dR_dp_c700 = r*r;
+    out_dR_dp[4] = 0.25*dR_dp_c700*in_acceleration[2];
+    out_dR_dp[5] = 0.5*m*r*in_acceleration[2];
+    out_dR_dp[6] = 0.5*dR_dp_c700*in_acceleration[3];
+    const rolling_disk_real cos_th = cos(th);
+    const rolling_disk_real sin_th = sin(th);
+    out_dR_dp[7] = m*r*in_acceleration[3] + in_multipliers[0]*cos_th + in_multipliers[1]*sin_th;
+    out_dR_dp[9] = -(ph_dot*(baumgarte_alpha*cos_th - th_dot*sin_th) + in_acceleration[3]*cos_th);
+    out_dR_dp[11] = -(ph_dot*(baumgarte_alpha*sin_th + th_dot*cos_th) + in_acceleration[3]*sin_th);
+}
+
+int rolling_disk_parameter_jacobian(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    rolling_disk_real out_dqdd_dp[], rolling_disk_real work[])
+{
+    rolling_disk_real *M = work;
+    rolling_disk_real *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
+    rolling_disk_real *Y = J + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *S = Y + ROLLING_DISK_NC*ROLLING_DISK_NQ;
+    rolling_disk_real *nu = S + ROLLING_DISK_NC*ROLLING_DISK_NC;
+    rolling_disk_real *w = nu + ROLLING_DISK_NC;
+    rolling_disk_real *E = w + ROLLING_DISK_NQ;
+    rolling_disk_real *z = E + ROLLING_DISK_NC*ROLLING_DISK_NC;
+    rolling_disk_real *conditioning = z + ROLLING_DISK_NC;
+    rolling_disk_real *dxdt = work + ROLLING_DISK_NWORK;
+    rolling_disk_real *dR_dp = dxdt + ROLLING_DISK_NX;
+    rolling_disk_real *column = dR_dp + (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NP;
+    int i, k, status;
+    status = rolling_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != ROLLING_DISK_OK) return status;
+    rolling_disk_zero(dR_dp, (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NP);
+    rolling_disk_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + ROLLING_DISK_NQ, nu, dR_dp);
+    for (k = 0; k < ROLLING_DISK_NP; ++k) {
+        for (i = 0; i < (ROLLING_DISK_NQ + ROLLING_DISK_NC); ++i) column[i] = -dR_dp[i*ROLLING_DISK_NP + k];
+        if (conditioning[1] != 0.0)
+            rolling_disk_solve_kkt_min_norm(M, Y, S, E, column, column + ROLLING_DISK_NQ, z, 0);
+        else
+            rolling_disk_solve_kkt(M, J, S, column, column + ROLLING_DISK_NQ, w);
+        for (i = 0; i < ROLLING_DISK_NQ; ++i) out_dqdd_dp[i*ROLLING_DISK_NP + k] = column[i];
+    }
+    return ROLLING_DISK_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -645,6 +706,70 @@ rolling_disk_real rolling_disk_energy(rolling_disk_real t, const rolling_disk_re
     const rolling_disk_real r = param[1];
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + r*r*(0.125*th_dot*th_dot + 0.25*ph_dot*ph_dot));
+}
+
+void rolling_disk_energies(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_TV[])
+{
+    (void)t;
+    const rolling_disk_real x_dot = state[4];  /* x' */
+    const rolling_disk_real y_dot = state[5];  /* y' */
+    const rolling_disk_real th_dot = state[6];  /* th' */
+    const rolling_disk_real ph_dot = state[7];  /* ph' */
+    const rolling_disk_real m = param[0];
+    const rolling_disk_real r = param[1];
+    /* T */
+    out_TV[0] = m*(0.5*(x_dot*x_dot + y_dot*y_dot) + r*r*(0.125*th_dot*th_dot + 0.25*ph_dot*ph_dot));
+    /* V */
+    out_TV[1] = 0.0;
+}
+
+void rolling_disk_inverse_dynamics(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    const rolling_disk_real in_acceleration[], rolling_disk_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const rolling_disk_real m = param[0];
+    const rolling_disk_real r = param[1];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0];
+    /* row y */
+    out_tau[1] = m*in_acceleration[1];
+    const rolling_disk_real tau_c700 = r*r;
+    /* row th */
+    out_tau[2] = 0.25*m*tau_c700*in_acceleration[2];
+    /* row ph */
+    out_tau[3] = 0.5*m*tau_c700*in_acceleration[3];
+}
+
+void rolling_disk_bias(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    /* row x */
+    out_bias[0] = 0.0;
+    /* row y */
+    out_bias[1] = 0.0;
+    /* row th */
+    out_bias[2] = 0.0;
+    /* row ph */
+    out_bias[3] = 0.0;
+}
+
+void rolling_disk_gravity(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dth */
+    out_dVdq[2] = 0.0;
+    /* dV/dph */
+    out_dVdq[3] = 0.0;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,6 +23,7 @@ typedef double rolling_disk_real;
 #define ROLLING_DISK_NU 0  /* inputs: none */
 #define ROLLING_DISK_NWORK 51  /* doubles of scratch for rolling_disk_rhs */
 #define ROLLING_DISK_NWORK_JACOBIAN (ROLLING_DISK_NWORK + 96)  /* ... for rolling_disk_jacobian */
+#define ROLLING_DISK_NWORK_PARAMETER_JACOBIAN (ROLLING_DISK_NWORK + 28)  /* ... for rolling_disk_parameter_jacobian */
 #define ROLLING_DISK_NWORK_CORRECTION 12  /* ... for rolling_disk_correction_factor and _solve */
 #define ROLLING_DISK_NWORK_STEP (ROLLING_DISK_NWORK + 74)  /* ... for rolling_disk_step */
 #define ROLLING_DISK_STEP_TOLERANCE 1e-13  /* rolling_disk_step's position correction: |phi| it stops at */
@@ -82,6 +83,15 @@ int rolling_disk_jacobian(rolling_disk_real t, const rolling_disk_real state[], 
     rolling_disk_real out_dfdx[], rolling_disk_real out_dfdu[], rolling_disk_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as rolling_disk_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns ROLLING_DISK_OK or an error of the rhs.
+*/
+int rolling_disk_parameter_jacobian(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    rolling_disk_real out_dqdd_dp[], rolling_disk_real work[]);
+
+/*
 ** The pieces of the KKT system of rolling_disk_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -139,6 +149,34 @@ void rolling_disk_residuals(rolling_disk_real t, const rolling_disk_real state[]
 
 /* Total energy T + V. */
 rolling_disk_real rolling_disk_energy(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; rolling_disk_energy is their sum.
+*/
+void rolling_disk_energies(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' rolling_disk_rhs gives, tau = J^T [lambda; mu].
+*/
+void rolling_disk_inverse_dynamics(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    const rolling_disk_real in_acceleration[], rolling_disk_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (rolling_disk_inverse_dynamics at q'' = 0 and no input).
+*/
+void rolling_disk_bias(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void rolling_disk_gravity(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void rolling_disk_mass_matrix(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_M[]);

@@ -40,6 +40,10 @@ const lgc_model rolling_disk_model = {
     .residuals = rolling_disk_residuals,
     .energy = rolling_disk_energy,
     .integral_value = rolling_disk_energy,
+    .energies = rolling_disk_energies,
+    .inverse_dynamics = rolling_disk_inverse_dynamics,
+    .bias = rolling_disk_bias,
+    .gravity = rolling_disk_gravity,
     .mass_matrix = rolling_disk_mass_matrix,
     .constraint_jacobian = rolling_disk_constraint_jacobian,
     .constraint_coordinate_jacobian = rolling_disk_constraint_coordinate_jacobian,
@@ -48,4 +52,6 @@ const lgc_model rolling_disk_model = {
     .nwork_correction = ROLLING_DISK_NWORK_CORRECTION,
     .jacobian = rolling_disk_jacobian,
     .nwork_jacobian = ROLLING_DISK_NWORK_JACOBIAN,
+    .parameter_jacobian = rolling_disk_parameter_jacobian,
+    .nwork_parameter_jacobian = ROLLING_DISK_NWORK_PARAMETER_JACOBIAN,
 };

@@ -506,6 +506,81 @@ int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], 
     return SLIDER_CRANK_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void slider_crank_residual_parameter_derivatives(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    const slider_crank_real in_acceleration[], const slider_crank_real in_multipliers[],
+    slider_crank_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real dR_dp_1091 = r*in_acceleration[0];
+    const slider_crank_real cos_theta = cos(theta);
+    const slider_crank_real sin_psi = sin(psi);
+    const slider_crank_real sin_theta = sin(theta);
+    const slider_crank_real cos_psi = cos(psi);
+    const slider_crank_real dR_dp_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real dR_dp_464a = cos_theta*cos_psi - sin_theta*sin_psi;
+    const slider_crank_real dR_dp_db9b = psi_dot*psi_dot*dR_dp_6de9 - in_acceleration[1]*dR_dp_464a;
+    const slider_crank_real dR_dp_0323 = L*dR_dp_db9b;
+    /* dR/dp */
+    out_dR_dp[0] = mr*(2.0*dR_dp_1091 + 0.5*dR_dp_0323) + in_multipliers[0]*sin_theta - in_multipliers[1]*cos_theta;
+    out_dR_dp[1] = 0.5*r*mr*dR_dp_db9b;
+    out_dR_dp[2] = in_acceleration[0];
+    out_dR_dp[3] = r*(dR_dp_1091 + 0.5*dR_dp_0323);
+    const slider_crank_real dR_dp_c585 = theta_dot*theta_dot*dR_dp_6de9 - in_acceleration[0]*dR_dp_464a;
+    out_dR_dp[5] = 0.5*L*mr*dR_dp_c585;
+    const slider_crank_real dR_dp_d5e4 = r*dR_dp_c585;
+    const slider_crank_real dR_dp_ffd9 = L*in_acceleration[1];
+    out_dR_dp[6] = mr*(0.5*dR_dp_d5e4 + 0.6666666666666666*dR_dp_ffd9) + in_multipliers[0]*sin_psi + in_multipliers[1]*cos_psi;
+    out_dR_dp[8] = L*(0.5*dR_dp_d5e4 + 0.3333333333333333*dR_dp_ffd9);
+    out_dR_dp[14] = in_acceleration[2];
+    out_dR_dp[15] = baumgarte_beta*cos_theta - theta_dot*(baumgarte_alpha*sin_theta + theta_dot*cos_theta) - in_acceleration[0]*sin_theta;
+    out_dR_dp[16] = baumgarte_beta*cos_psi - psi_dot*(baumgarte_alpha*sin_psi + psi_dot*cos_psi) - in_acceleration[1]*sin_psi;
+    out_dR_dp[20] = baumgarte_beta*sin_theta + theta_dot*(baumgarte_alpha*cos_theta - theta_dot*sin_theta) + in_acceleration[0]*cos_theta;
+    out_dR_dp[21] = -(baumgarte_beta*sin_psi + psi_dot*(baumgarte_alpha*cos_psi - psi_dot*sin_psi) + in_acceleration[1]*cos_psi);
+}
+
+int slider_crank_parameter_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_dqdd_dp[], slider_crank_real work[])
+{
+    slider_crank_real *M = work;
+    slider_crank_real *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
+    slider_crank_real *Y = J + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *S = Y + SLIDER_CRANK_NC*SLIDER_CRANK_NQ;
+    slider_crank_real *nu = S + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
+    slider_crank_real *w = nu + SLIDER_CRANK_NC;
+    slider_crank_real *E = w + SLIDER_CRANK_NQ;
+    slider_crank_real *z = E + SLIDER_CRANK_NC*SLIDER_CRANK_NC;
+    slider_crank_real *conditioning = z + SLIDER_CRANK_NC;
+    slider_crank_real *dxdt = work + SLIDER_CRANK_NWORK;
+    slider_crank_real *dR_dp = dxdt + SLIDER_CRANK_NX;
+    slider_crank_real *column = dR_dp + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NP;
+    int i, k, status;
+    status = slider_crank_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != SLIDER_CRANK_OK) return status;
+    slider_crank_zero(dR_dp, (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NP);
+    slider_crank_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + SLIDER_CRANK_NQ, nu, dR_dp);
+    for (k = 0; k < SLIDER_CRANK_NP; ++k) {
+        for (i = 0; i < (SLIDER_CRANK_NQ + SLIDER_CRANK_NC); ++i) column[i] = -dR_dp[i*SLIDER_CRANK_NP + k];
+        if (conditioning[1] != 0.0)
+            slider_crank_solve_kkt_min_norm(M, Y, S, E, column, column + SLIDER_CRANK_NQ, z, 0);
+        else
+            slider_crank_solve_kkt(M, J, S, column, column + SLIDER_CRANK_NQ, w);
+        for (i = 0; i < SLIDER_CRANK_NQ; ++i) out_dqdd_dp[i*SLIDER_CRANK_NP + k] = column[i];
+    }
+    return SLIDER_CRANK_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -666,6 +741,95 @@ slider_crank_real slider_crank_energy(slider_crank_real t, const slider_crank_re
     const slider_crank_real w_893b = 2.0*r*theta_dot*sin_theta + L*psi_dot*sin_psi;
     /* T + V */
     return 0.5*(Jc*theta_dot*theta_dot + ms*s_dot*s_dot) + mr*(0.125*(w_c5c3*w_c5c3 + w_893b*w_893b) + 0.041666666666666664*L*L*psi_dot*psi_dot);
+}
+
+void slider_crank_energies(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_TV[])
+{
+    (void)t;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real s_dot = state[5];  /* s' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real Jc = param[2];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real ms = param[4];
+    const slider_crank_real cos_theta = cos(theta);
+    const slider_crank_real cos_psi = cos(psi);
+    const slider_crank_real TV_c5c3 = 2.0*r*theta_dot*cos_theta - L*psi_dot*cos_psi;
+    const slider_crank_real sin_theta = sin(theta);
+    const slider_crank_real sin_psi = sin(psi);
+    const slider_crank_real TV_893b = 2.0*r*theta_dot*sin_theta + L*psi_dot*sin_psi;
+    /* T */
+    out_TV[0] = 0.5*(Jc*theta_dot*theta_dot + ms*s_dot*s_dot) + mr*(0.125*(TV_c5c3*TV_c5c3 + TV_893b*TV_893b) + 0.041666666666666664*L*L*psi_dot*psi_dot);
+    /* V */
+    out_TV[1] = 0.0;
+}
+
+void slider_crank_inverse_dynamics(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    const slider_crank_real in_acceleration[], slider_crank_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real Jc = param[2];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real ms = param[4];
+    const slider_crank_real cos_theta = cos(theta);
+    const slider_crank_real sin_psi = sin(psi);
+    const slider_crank_real sin_theta = sin(theta);
+    const slider_crank_real cos_psi = cos(psi);
+    const slider_crank_real tau_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real tau_464a = cos_theta*cos_psi - sin_theta*sin_psi;
+    /* row theta */
+    out_tau[0] = 0.5*r*L*mr*(psi_dot*psi_dot*tau_6de9 - in_acceleration[1]*tau_464a) + in_acceleration[0]*(Jc + r*r*mr);
+    /* row psi */
+    out_tau[1] = L*mr*(0.5*r*(theta_dot*theta_dot*tau_6de9 - in_acceleration[0]*tau_464a) + 0.3333333333333333*L*in_acceleration[1]);
+    /* row s */
+    out_tau[2] = ms*in_acceleration[2];
+}
+
+void slider_crank_bias(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_bias[])
+{
+    (void)t;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real cos_theta = cos(theta);
+    const slider_crank_real sin_psi = sin(psi);
+    const slider_crank_real sin_theta = sin(theta);
+    const slider_crank_real cos_psi = cos(psi);
+    const slider_crank_real bias_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
+    /* row theta */
+    out_bias[0] = 0.5*r*L*mr*psi_dot*psi_dot*bias_6de9;
+    /* row psi */
+    out_bias[1] = 0.5*r*L*mr*theta_dot*theta_dot*bias_6de9;
+    /* row s */
+    out_bias[2] = 0.0;
+}
+
+void slider_crank_gravity(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    (void)param;
+    /* dV/dtheta */
+    out_dVdq[0] = 0.0;
+    /* dV/dpsi */
+    out_dVdq[1] = 0.0;
+    /* dV/ds */
+    out_dVdq[2] = 0.0;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

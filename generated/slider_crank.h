@@ -23,6 +23,7 @@ typedef double slider_crank_real;
 #define SLIDER_CRANK_NU 0  /* inputs: none */
 #define SLIDER_CRANK_NWORK 39  /* doubles of scratch for slider_crank_rhs */
 #define SLIDER_CRANK_NWORK_JACOBIAN (SLIDER_CRANK_NWORK + 41)  /* ... for slider_crank_jacobian */
+#define SLIDER_CRANK_NWORK_PARAMETER_JACOBIAN (SLIDER_CRANK_NWORK + 36)  /* ... for slider_crank_parameter_jacobian */
 #define SLIDER_CRANK_NWORK_CORRECTION 10  /* ... for slider_crank_correction_factor and _solve */
 #define SLIDER_CRANK_NWORK_STEP (SLIDER_CRANK_NWORK + 55)  /* ... for slider_crank_step */
 #define SLIDER_CRANK_STEP_TOLERANCE 1e-13  /* slider_crank_step's position correction: |phi| it stops at */
@@ -79,6 +80,15 @@ int slider_crank_rhs(slider_crank_real t, const slider_crank_real state[], const
 int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
     slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
     slider_crank_real out_dfdx[], slider_crank_real out_dfdu[], slider_crank_real work[]);
+
+/*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as slider_crank_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns SLIDER_CRANK_OK or an error of the rhs.
+*/
+int slider_crank_parameter_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_dqdd_dp[], slider_crank_real work[]);
 
 /*
 ** The pieces of the KKT system of slider_crank_rhs at one state: M (NQ x NQ, lower
@@ -138,6 +148,34 @@ void slider_crank_residuals(slider_crank_real t, const slider_crank_real state[]
 
 /* Total energy T + V. */
 slider_crank_real slider_crank_energy(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; slider_crank_energy is their sum.
+*/
+void slider_crank_energies(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' slider_crank_rhs gives, tau = J^T [lambda; mu].
+*/
+void slider_crank_inverse_dynamics(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    const slider_crank_real in_acceleration[], slider_crank_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (slider_crank_inverse_dynamics at q'' = 0 and no input).
+*/
+void slider_crank_bias(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void slider_crank_gravity(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void slider_crank_mass_matrix(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_M[]);

@@ -40,6 +40,10 @@ const lgc_model slider_crank_model = {
     .residuals = slider_crank_residuals,
     .energy = slider_crank_energy,
     .integral_value = slider_crank_energy,
+    .energies = slider_crank_energies,
+    .inverse_dynamics = slider_crank_inverse_dynamics,
+    .bias = slider_crank_bias,
+    .gravity = slider_crank_gravity,
     .mass_matrix = slider_crank_mass_matrix,
     .constraint_jacobian = slider_crank_constraint_jacobian,
     .constraint_coordinate_jacobian = slider_crank_constraint_coordinate_jacobian,
@@ -48,4 +52,6 @@ const lgc_model slider_crank_model = {
     .nwork_correction = SLIDER_CRANK_NWORK_CORRECTION,
     .jacobian = slider_crank_jacobian,
     .nwork_jacobian = SLIDER_CRANK_NWORK_JACOBIAN,
+    .parameter_jacobian = slider_crank_parameter_jacobian,
+    .nwork_parameter_jacobian = SLIDER_CRANK_NWORK_PARAMETER_JACOBIAN,
 };

@@ -454,6 +454,61 @@ int sphere_jacobian(sphere_real t, const sphere_real state[], const sphere_real 
     return SPHERE_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void sphere_residual_parameter_derivatives(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    const sphere_real in_acceleration[], const sphere_real in_multipliers[],
+    sphere_real out_dR_dp[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)in_multipliers;
+    const sphere_real m = param[0];
+    const sphere_real R = param[1];
+    const sphere_real g = param[2];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    out_dR_dp[4] = in_acceleration[1];
+    out_dR_dp[8] = g + in_acceleration[2];
+    out_dR_dp[10] = m;
+    out_dR_dp[13] = -2.0*baumgarte_beta*R;
+}
+
+int sphere_parameter_jacobian(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real out_dqdd_dp[], sphere_real work[])
+{
+    sphere_real *M = work;
+    sphere_real *J = M + SPHERE_NQ*SPHERE_NQ;
+    sphere_real *Y = J + SPHERE_NC*SPHERE_NQ;
+    sphere_real *S = Y + SPHERE_NC*SPHERE_NQ;
+    sphere_real *nu = S + SPHERE_NC*SPHERE_NC;
+    sphere_real *w = nu + SPHERE_NC;
+    sphere_real *E = w + SPHERE_NQ;
+    sphere_real *z = E + SPHERE_NC*SPHERE_NC;
+    sphere_real *conditioning = z + SPHERE_NC;
+    sphere_real *dxdt = work + SPHERE_NWORK;
+    sphere_real *dR_dp = dxdt + SPHERE_NX;
+    sphere_real *column = dR_dp + (SPHERE_NQ + SPHERE_NC)*SPHERE_NP;
+    int i, k, status;
+    status = sphere_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != SPHERE_OK) return status;
+    sphere_zero(dR_dp, (SPHERE_NQ + SPHERE_NC)*SPHERE_NP);
+    sphere_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + SPHERE_NQ, nu, dR_dp);
+    for (k = 0; k < SPHERE_NP; ++k) {
+        for (i = 0; i < (SPHERE_NQ + SPHERE_NC); ++i) column[i] = -dR_dp[i*SPHERE_NP + k];
+        if (conditioning[1] != 0.0)
+            sphere_solve_kkt_min_norm(M, Y, S, E, column, column + SPHERE_NQ, z, 0);
+        else
+            sphere_solve_kkt(M, J, S, column, column + SPHERE_NQ, w);
+        for (i = 0; i < SPHERE_NQ; ++i) out_dqdd_dp[i*SPHERE_NP + k] = column[i];
+    }
+    return SPHERE_OK;
+}
+
 /*
 ** The one-step correction (6.416-6.418): the smallest d in the metric W
 ** with C d = r is d = W^-1 C^T K, (C W^-1 C^T) K = r. S = C W^-1 C^T is
@@ -577,6 +632,65 @@ sphere_real sphere_energy(sphere_real t, const sphere_real state[], const sphere
     const sphere_real g = param[2];
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot) + g*z);
+}
+
+void sphere_energies(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_TV[])
+{
+    (void)t;
+    const sphere_real z = state[2];
+    const sphere_real x_dot = state[3];  /* x' */
+    const sphere_real y_dot = state[4];  /* y' */
+    const sphere_real z_dot = state[5];  /* z' */
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
+    /* T */
+    out_TV[0] = 0.5*m*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot);
+    /* V */
+    out_TV[1] = m*g*z;
+}
+
+void sphere_inverse_dynamics(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    const sphere_real in_acceleration[], sphere_real out_tau[])
+{
+    (void)t;
+    (void)state;
+    (void)input;
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
+    /* row x */
+    out_tau[0] = m*in_acceleration[0];
+    /* row y */
+    out_tau[1] = m*in_acceleration[1];
+    /* row z */
+    out_tau[2] = m*(g + in_acceleration[2]);
+}
+
+void sphere_bias(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_bias[])
+{
+    (void)t;
+    (void)state;
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
+    /* row x */
+    out_bias[0] = 0.0;
+    /* row y */
+    out_bias[1] = 0.0;
+    /* row z */
+    out_bias[2] = m*g;
+}
+
+void sphere_gravity(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_dVdq[])
+{
+    (void)t;
+    (void)state;
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
+    /* dV/dx */
+    out_dVdq[0] = 0.0;
+    /* dV/dy */
+    out_dVdq[1] = 0.0;
+    /* dV/dz */
+    out_dVdq[2] = m*g;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,6 +23,7 @@ typedef double sphere_real;
 #define SPHERE_NU 0  /* inputs: none */
 #define SPHERE_NWORK 25  /* doubles of scratch for sphere_rhs */
 #define SPHERE_NWORK_JACOBIAN (SPHERE_NWORK + 34)  /* ... for sphere_jacobian */
+#define SPHERE_NWORK_PARAMETER_JACOBIAN (SPHERE_NWORK + 26)  /* ... for sphere_parameter_jacobian */
 #define SPHERE_NWORK_CORRECTION 4  /* ... for sphere_correction_factor and _solve */
 #define SPHERE_NWORK_STEP (SPHERE_NWORK + 43)  /* ... for sphere_step */
 #define SPHERE_STEP_TOLERANCE 1e-13  /* sphere_step's position correction: |phi| it stops at */
@@ -84,6 +85,15 @@ int sphere_jacobian(sphere_real t, const sphere_real state[], const sphere_real 
     sphere_real out_dfdx[], sphere_real out_dfdu[], sphere_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as sphere_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns SPHERE_OK or an error of the rhs.
+*/
+int sphere_parameter_jacobian(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta,
+    sphere_real out_dqdd_dp[], sphere_real work[]);
+
+/*
 ** The pieces of the KKT system of sphere_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -141,6 +151,34 @@ void sphere_residuals(sphere_real t, const sphere_real state[], const sphere_rea
 
 /* Total energy T + V. */
 sphere_real sphere_energy(sphere_real t, const sphere_real state[], const sphere_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; sphere_energy is their sum.
+*/
+void sphere_energies(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' sphere_rhs gives, tau = J^T [lambda; mu].
+*/
+void sphere_inverse_dynamics(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
+    const sphere_real in_acceleration[], sphere_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (sphere_inverse_dynamics at q'' = 0 and no input).
+*/
+void sphere_bias(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void sphere_gravity(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void sphere_mass_matrix(sphere_real t, const sphere_real state[], const sphere_real param[], sphere_real out_M[]);

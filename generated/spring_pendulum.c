@@ -216,6 +216,67 @@ int spring_pendulum_jacobian(spring_pendulum_real t, const spring_pendulum_real 
     return SPRING_PENDULUM_OK;
 }
 
+/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */
+static void spring_pendulum_residual_parameter_derivatives(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    const spring_pendulum_real in_acceleration[], const spring_pendulum_real in_multipliers[],
+    spring_pendulum_real out_dR_dp[])
+{
+    (void)t;
+    (void)input;
+    (void)baumgarte_alpha;
+    (void)baumgarte_beta;
+    (void)in_multipliers;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    /* dR/dp */
+    out_dR_dp[0] = in_acceleration[0];
+    const spring_pendulum_real dR_dp_77b0 = x*x + y*y;
+    const spring_pendulum_real dR_dp_f824 = sqrt(dR_dp_77b0);
+    out_dR_dp[2] = -k*x/dR_dp_f824;
+    const spring_pendulum_real dR_dp_97d1 = l/dR_dp_f824 - 1.0;
+    out_dR_dp[3] = -x*dR_dp_97d1;
+    const spring_pendulum_real dR_dp_4532 = x*x_dot + y*y_dot;
+    out_dR_dp[4] = x*dR_dp_4532/dR_dp_77b0;
+    out_dR_dp[5] = g + in_acceleration[1];
+    out_dR_dp[6] = m;
+    out_dR_dp[7] = -k*y/dR_dp_f824;
+    out_dR_dp[8] = -y*dR_dp_97d1;
+    out_dR_dp[9] = y*dR_dp_4532/dR_dp_77b0;
+}
+
+int spring_pendulum_parameter_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_dqdd_dp[], spring_pendulum_real work[])
+{
+    spring_pendulum_real *M = work;
+    spring_pendulum_real *J = M + SPRING_PENDULUM_NQ*SPRING_PENDULUM_NQ;
+    spring_pendulum_real *S = J + 2*SPRING_PENDULUM_NC*SPRING_PENDULUM_NQ;
+    spring_pendulum_real *nu = S + SPRING_PENDULUM_NC*SPRING_PENDULUM_NC;
+    spring_pendulum_real *w = nu + SPRING_PENDULUM_NC;
+    spring_pendulum_real *dxdt = work + SPRING_PENDULUM_NWORK;
+    spring_pendulum_real *dR_dp = dxdt + SPRING_PENDULUM_NX;
+    spring_pendulum_real *column = dR_dp + (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC)*SPRING_PENDULUM_NP;
+    int i, k, status;
+    status = spring_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    if (status != SPRING_PENDULUM_OK) return status;
+    spring_pendulum_zero(dR_dp, (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC)*SPRING_PENDULUM_NP);
+    spring_pendulum_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
+        dxdt + SPRING_PENDULUM_NQ, nu, dR_dp);
+    for (k = 0; k < SPRING_PENDULUM_NP; ++k) {
+        for (i = 0; i < (SPRING_PENDULUM_NQ + SPRING_PENDULUM_NC); ++i) column[i] = -dR_dp[i*SPRING_PENDULUM_NP + k];
+        spring_pendulum_solve_kkt(M, J, S, column, column + SPRING_PENDULUM_NQ, w);
+        for (i = 0; i < SPRING_PENDULUM_NQ; ++i) out_dqdd_dp[i*SPRING_PENDULUM_NP + k] = column[i];
+    }
+    return SPRING_PENDULUM_OK;
+}
+
 void spring_pendulum_residuals(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[],
     spring_pendulum_real out_phi[], spring_pendulum_real out_phi_dot[], spring_pendulum_real out_g[])
 {
@@ -242,6 +303,86 @@ spring_pendulum_real spring_pendulum_energy(spring_pendulum_real t, const spring
     const spring_pendulum_real w_2c4e = l - w_f824;
     /* T + V */
     return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y) + 0.5*k*w_2c4e*w_2c4e;
+}
+
+void spring_pendulum_energies(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_TV[])
+{
+    (void)t;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    /* T */
+    out_TV[0] = 0.5*m*(x_dot*x_dot + y_dot*y_dot);
+    const spring_pendulum_real TV_f824 = sqrt(x*x + y*y);
+    const spring_pendulum_real TV_2c4e = l - TV_f824;
+    /* V */
+    out_TV[1] = m*g*y + 0.5*k*TV_2c4e*TV_2c4e;
+}
+
+void spring_pendulum_inverse_dynamics(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    const spring_pendulum_real in_acceleration[], spring_pendulum_real out_tau[])
+{
+    (void)t;
+    (void)input;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    const spring_pendulum_real c = param[4];
+    const spring_pendulum_real tau_77b0 = x*x + y*y;
+    const spring_pendulum_real tau_f824 = sqrt(tau_77b0);
+    const spring_pendulum_real tau_f1af = k*(l/tau_f824 - 1.0) - c*(x*x_dot + y*y_dot)/tau_77b0;
+    /* row x */
+    out_tau[0] = m*in_acceleration[0] - x*tau_f1af;
+    /* row y */
+    out_tau[1] = m*(g + in_acceleration[1]) - y*tau_f1af;
+}
+
+void spring_pendulum_bias(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_bias[])
+{
+    (void)t;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real x_dot = state[2];  /* x' */
+    const spring_pendulum_real y_dot = state[3];  /* y' */
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    const spring_pendulum_real c = param[4];
+    const spring_pendulum_real bias_77b0 = x*x + y*y;
+    const spring_pendulum_real bias_f824 = sqrt(bias_77b0);
+    const spring_pendulum_real bias_f1af = k*(l/bias_f824 - 1.0) - c*(x*x_dot + y*y_dot)/bias_77b0;
+    /* row x */
+    out_bias[0] = -x*bias_f1af;
+    /* row y */
+    out_bias[1] = m*g - y*bias_f1af;
+}
+
+void spring_pendulum_gravity(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_dVdq[])
+{
+    (void)t;
+    const spring_pendulum_real x = state[0];
+    const spring_pendulum_real y = state[1];
+    const spring_pendulum_real m = param[0];
+    const spring_pendulum_real g = param[1];
+    const spring_pendulum_real l = param[2];
+    const spring_pendulum_real k = param[3];
+    const spring_pendulum_real dVdq_f824 = sqrt(x*x + y*y);
+    const spring_pendulum_real dVdq_2c4e = l - dVdq_f824;
+    /* dV/dx */
+    out_dVdq[0] = -k*x*dVdq_2c4e/dVdq_f824;
+    /* dV/dy */
+    out_dVdq[1] = m*g - k*y*dVdq_2c4e/dVdq_f824;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */

@@ -23,6 +23,7 @@ typedef double spring_pendulum_real;
 #define SPRING_PENDULUM_NU 0  /* inputs: none */
 #define SPRING_PENDULUM_NWORK 6  /* doubles of scratch for spring_pendulum_rhs */
 #define SPRING_PENDULUM_NWORK_JACOBIAN (SPRING_PENDULUM_NWORK + 14)  /* ... for spring_pendulum_jacobian */
+#define SPRING_PENDULUM_NWORK_PARAMETER_JACOBIAN (SPRING_PENDULUM_NWORK + 16)  /* ... for spring_pendulum_parameter_jacobian */
 #define SPRING_PENDULUM_NWORK_STEP (SPRING_PENDULUM_NWORK + 12)  /* ... for spring_pendulum_step */
 #define SPRING_PENDULUM_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SPRING_PENDULUM_NH_ARRAY 1
@@ -75,6 +76,15 @@ int spring_pendulum_jacobian(spring_pendulum_real t, const spring_pendulum_real 
     spring_pendulum_real out_dfdx[], spring_pendulum_real out_dfdu[], spring_pendulum_real work[]);
 
 /*
+** The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),
+** row-major, derived symbolically as spring_pendulum_jacobian's (d/du is its df/du).
+** work holds NWORK_PARAMETER_JACOBIAN doubles. Returns SPRING_PENDULUM_OK or an error of the rhs.
+*/
+int spring_pendulum_parameter_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta,
+    spring_pendulum_real out_dqdd_dp[], spring_pendulum_real work[]);
+
+/*
 ** The pieces of the KKT system of spring_pendulum_rhs at one state: M (NQ x NQ, lower
 ** triangle only; the rest is zero), f = Q - k (NQ), J = [A; B] (NC x NQ), the
 ** stabilised constraint rows' right-hand side r (NC), and g (NN), the
@@ -103,6 +113,34 @@ void spring_pendulum_residuals(spring_pendulum_real t, const spring_pendulum_rea
 
 /* Total energy T + V. */
 spring_pendulum_real spring_pendulum_energy(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[]);
+
+/*
+** The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])
+** apart; spring_pendulum_energy is their sum.
+*/
+void spring_pendulum_energies(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_TV[]);
+
+/*
+** Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give
+** the accelerations in_acceleration = q'' (NQ) at the state, under the inputs.
+** With constraints, q'' is a motion only when it satisfies their rows (J q'' = r);
+** then tau is what the constraints and any actuator together supply, and at
+** the q'' spring_pendulum_rhs gives, tau = J^T [lambda; mu].
+*/
+void spring_pendulum_inverse_dynamics(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    const spring_pendulum_real in_acceleration[], spring_pendulum_real out_tau[]);
+
+/*
+** The bias k - Q (NQ) with every input 0: the generalised forces that hold
+** q'' = 0 at the state (spring_pendulum_inverse_dynamics at q'' = 0 and no input).
+*/
+void spring_pendulum_bias(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_bias[]);
+
+/*
+** The potential's gradient dV/dq (NQ): the forces that hold the coordinates
+** still against gravity and springs.
+*/
+void spring_pendulum_gravity(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_dVdq[]);
 
 /* Mass matrix M, NQ x NQ, row-major. */
 void spring_pendulum_mass_matrix(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_M[]);

@@ -38,10 +38,16 @@ const lgc_model spring_pendulum_model = {
     .residuals = spring_pendulum_residuals,
     .energy = spring_pendulum_energy,
     .integral_value = spring_pendulum_energy,
+    .energies = spring_pendulum_energies,
+    .inverse_dynamics = spring_pendulum_inverse_dynamics,
+    .bias = spring_pendulum_bias,
+    .gravity = spring_pendulum_gravity,
     .mass_matrix = spring_pendulum_mass_matrix,
     .constraint_jacobian = spring_pendulum_constraint_jacobian,
     .constraint_coordinate_jacobian = spring_pendulum_constraint_coordinate_jacobian,
     /* no constraints to correct: .correction_factor = NULL */
     .jacobian = spring_pendulum_jacobian,
     .nwork_jacobian = SPRING_PENDULUM_NWORK_JACOBIAN,
+    .parameter_jacobian = spring_pendulum_parameter_jacobian,
+    .nwork_parameter_jacobian = SPRING_PENDULUM_NWORK_PARAMETER_JACOBIAN,
 };

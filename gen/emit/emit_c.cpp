@@ -357,6 +357,44 @@ std::string rhs_source(const Plan &plan) {
 
 // jacobian: rhs for f and the factored KKT system, the residual's
 // derivatives at its solution, then one solve per column of df/dx, df/du.
+// column := -K^-1 column in the jacobians' loops, with the factors rhs left
+// in work (the minimum-norm solve's when it made the call).
+std::string column_solve(const Plan &plan) {
+  const Names &n = plan.names;
+  const std::string lambda = offset_text(n, plan.kkt.offset("lambda"));
+  return (plan.sizes.nc ? "        if (conditioning[1] != " + plan.real.literal(0.0) + ")\n            " +
+                              n.fn("solve_kkt_min_norm") + "(M, Y, S, E, column, column + " + lambda +
+                              ", z, 0);\n        else\n    "
+                        : std::string()) +
+         "        " + n.fn("solve_kkt") + "(M, J, S, column, column + " + lambda + ", w);\n";
+}
+
+// dq''/dp: the parameters' columns of dR solved as jacobian_source solves x's.
+std::string parameter_jacobian_source(const Plan &plan) {
+  const Names &n = plan.names;
+  const Layout &x = plan.state;
+  const std::string P = n.size(Size::np);
+  auto size = [&](const char *slice) { return extent_text(n, plan.parameter_jacobian_work.extent(slice)); };
+  std::ostringstream s;
+  s << "/* Derivatives of the KKT residual by the parameters at the solution; entries not set are zero. */\n"
+    << block_source(plan, plan.residual_parameter_derivatives) << "\n";
+  s << signature_text(plan.real, plan.parameter_jacobian.signature) << "\n{\n"
+    << declare_pointers(plan, plan.parameter_jacobian.pointers) << "    int i, k, status;\n"
+    << "    status = " << n.fn("rhs") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);\n"
+    << "    if (status != " << n.size("OK") << ") return status;\n"
+    << "    " << n.fn("zero") << "(dR_dp, " << size("dR_dp") << ");\n"
+    << "    " << n.fn("residual_parameter_derivatives") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
+    << "        dxdt + " << offset_text(n, x.offset("v")) << ", nu, dR_dp);\n"
+    << "    for (k = 0; k < " << P << "; ++k) {\n"
+    << "        for (i = 0; i < " << size("column") << "; ++i) column[i] = -dR_dp[i*" << P << " + k];\n"
+    << column_solve(plan)
+    << "        for (i = 0; i < " << extent_text(n, plan.kkt.extent("a")) << "; ++i) out_dqdd_dp[i*" << P << " + k] = "
+    << element(n, "column", plan.kkt.offset("a"), "i") << ";\n"
+    << "    }\n"
+    << "    return " << n.size("OK") << ";\n}\n\n";
+  return s.str();
+}
+
 std::string jacobian_source(const Plan &plan) {
   const Names &n = plan.names;
   const Layout &x = plan.state, &work = plan.jacobian_work;
@@ -390,10 +428,7 @@ std::string jacobian_source(const Plan &plan) {
     << "        const " << plan.real.type << " *dR = k < " << X << " ? dR_dx + k : dR_du + (k - " << X << ");\n"
     << "        const int stride = k < " << X << " ? " << X << " : " << U << ";\n"
     << "        for (i = 0; i < " << size("column") << "; ++i) column[i] = -dR[i*stride];\n"
-    << (plan.sizes.nc ? "        if (conditioning[1] != " + plan.real.literal(0.0) + ")\n            " + n.fn("solve_kkt_min_norm") +
-                            "(M, Y, S, E, column, column + " + text(plan.kkt.offset("lambda")) + ", z, 0);\n        else\n    "
-                      : "")
-    << "        " << n.fn("solve_kkt") << "(M, J, S, column, column + " << text(plan.kkt.offset("lambda")) << ", w);\n"
+    << column_solve(plan)
     << "        for (i = 0; i < " << extent_text(n, plan.kkt.extent("a")) << "; ++i) {\n"
     << "            if (k < " << X << ") out_dfdx[" << row(n, x.offset("v"), "i") << "*" << X
     << " + k] = " << element(n, "column", plan.kkt.offset("a"), "i") << ";\n"
@@ -506,7 +541,9 @@ std::string emit_header(const Plan &plan) {
     << " */\n";
   if (plan.with_jacobian)
     s << "#define " << n.size("NWORK_JACOBIAN") << " (" << n.size("NWORK") << " + " << plan.jacobian_work.size_after_inner()
-      << ")  /* ... for " << n.fn("jacobian") << " */\n";
+      << ")  /* ... for " << n.fn("jacobian") << " */\n"
+      << "#define " << n.size("NWORK_PARAMETER_JACOBIAN") << " (" << n.size("NWORK") << " + "
+      << plan.parameter_jacobian_work.size_after_inner() << ")  /* ... for " << n.fn("parameter_jacobian") << " */\n";
   if (plan.correction.available)
     s << "#define " << n.size("NWORK_CORRECTION") << " " << plan.correction_work.size() << "  /* ... for "
       << n.fn("correction_factor") << " and _solve */\n";
@@ -562,12 +599,14 @@ std::string emit_header(const Plan &plan) {
   s << "#define " << n.size("BETA") << " " << plan.real.literal(m.spec->beta) << "\n\n";
 
   s << declaration(plan.real, plan.rhs.signature, plan.rhs.doc);
-  if (plan.with_jacobian) s << declaration(plan.real, plan.jacobian.signature, plan.jacobian.doc);
+  if (plan.with_jacobian)
+    for (const Routine *r : {&plan.jacobian, &plan.parameter_jacobian}) s << declaration(plan.real, r->signature, r->doc);
   s << declaration(plan.real, plan.kkt_terms.signature, plan.kkt_terms.doc);
   if (plan.with_step) s << declaration(plan.real, plan.step.signature, plan.step.doc);
   if (plan.correction.available)
     for (const Routine *r : {&plan.correction_factor, &plan.correction_solve}) s << declaration(plan.real, r->signature, r->doc);
-  for (const Block *b : {&plan.residuals, &plan.energy, &plan.mass_matrix, &plan.constraint_jacobian,
+  for (const Block *b : {&plan.residuals, &plan.energy, &plan.energies, &plan.inverse_dynamics, &plan.bias,
+                         &plan.gravity, &plan.mass_matrix, &plan.constraint_jacobian,
                          &plan.constraint_coordinate_jacobian, &plan.initial_state_at})
     s << declaration(plan.real, b->signature, b->doc);
   if (m.integral == Model::Integral::jacobi) s << declaration(plan.real, plan.jacobi_integral.signature, plan.jacobi_integral.doc);
@@ -609,11 +648,13 @@ std::string emit_source(const Plan &plan) {
   s << emit_kkt_solver(plan) << "\n";
   s << block_source(plan, plan.kkt_entries) << "\n" << kkt_terms_source(plan);
   s << rhs_source(plan);
-  if (plan.with_jacobian) s << jacobian_source(plan);
+  if (plan.with_jacobian) s << jacobian_source(plan) << parameter_jacobian_source(plan);
   if (plan.correction.available) s << emit_correction_solver(plan) << "\n" << correction_source(plan);
   s << block_source(plan, plan.residuals) << "\n";
   s << block_source(plan, plan.energy) << "\n";
   if (m.integral == Model::Integral::jacobi) s << block_source(plan, plan.jacobi_integral) << "\n";
+  s << block_source(plan, plan.energies) << "\n";
+  for (const Block *b : {&plan.inverse_dynamics, &plan.bias, &plan.gravity}) s << block_source(plan, *b) << "\n";
   s << mirror_source(plan) << block_source(plan, plan.mass_matrix) << "\n";
   s << block_source(plan, plan.constraint_jacobian) << "\n";
   s << block_source(plan, plan.constraint_coordinate_jacobian) << "\n";

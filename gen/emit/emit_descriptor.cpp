@@ -131,6 +131,10 @@ std::string emit_descriptor(const Plan &plan) {
   field("residuals", n.fn("residuals"));
   field("energy", n.fn("energy"));
   field("integral_value", n.fn(m.integral == Model::Integral::jacobi ? "jacobi_integral" : "energy"));
+  field("energies", n.fn("energies"));
+  field("inverse_dynamics", n.fn("inverse_dynamics"));
+  field("bias", n.fn("bias"));
+  field("gravity", n.fn("gravity"));
   field("mass_matrix", n.fn("mass_matrix"));
   field("constraint_jacobian", n.fn("constraint_jacobian"));
   field("constraint_coordinate_jacobian", n.fn("constraint_coordinate_jacobian"));
@@ -145,8 +149,10 @@ std::string emit_descriptor(const Plan &plan) {
   if (plan.with_jacobian) {
     field("jacobian", n.fn("jacobian"));
     field("nwork_jacobian", n.size("NWORK_JACOBIAN"));
+    field("parameter_jacobian", n.fn("parameter_jacobian"));
+    field("nwork_parameter_jacobian", n.size("NWORK_PARAMETER_JACOBIAN"));
   } else {
-    s << "    /* generated without Jacobians: .jacobian = NULL */\n";
+    s << "    /* generated without Jacobians: .jacobian = .parameter_jacobian = NULL */\n";
   }
   if (m.ncontact) {
     field("ncontact", std::to_string(m.ncontact));

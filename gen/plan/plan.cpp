@@ -87,6 +87,17 @@ Layout jacobian_work_layout(const Sizes &s, const Layout &rhs_work) {
   return l;
 }
 
+// parameter_jacobian's work: rhs's, then f, the residual's derivatives by
+// the parameters and a column of the solve.
+Layout parameter_jacobian_work_layout(const Sizes &s, const Layout &rhs_work) {
+  Layout l(s);
+  l.add_layout(rhs_work, Size::nwork);
+  l.add("dxdt", {{Size::nx}});
+  l.add("dR_dp", {{Size::nq, Size::nc}, {Size::np}});
+  l.add("column", {{Size::nq, Size::nc}});
+  return l;
+}
+
 // The correction's work: Y = L^-1 C^T (metric W = M only) and S with its factor.
 Layout correction_work_layout(const Sizes &s) {
   Layout l(s);
@@ -268,6 +279,7 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
       kkt(kkt_layout(sizes)),
       rhs_work(rhs_work_layout(sizes)),
       jacobian_work(jacobian_work_layout(sizes, rhs_work)),
+      parameter_jacobian_work(parameter_jacobian_work_layout(sizes, rhs_work)),
       solver(plan_kkt_solver(m)),
       correction(plan_correction_solver(m)),
       correction_work(correction_work_layout(sizes)),
@@ -305,13 +317,14 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
   locals.push_back({Local::scalar, Local::time, s.t, "t", "", 0, "t"});
   locals.push_back({Local::scalar, Local::gain, m.alpha, "baumgarte_alpha", "", 0, "alpha"});
   locals.push_back({Local::scalar, Local::gain, m.beta, "baumgarte_beta", "", 0, "beta"});
-  // The KKT residual R(x, u, a, nu) of the Jacobian, with the solution
-  // (a, nu) as symbols read in place from the residual derivatives' inputs.
+  // The accelerations a of inverse dynamics and of the Jacobian's KKT
+  // residual R(x, u, a, nu), with its multipliers nu: symbols read in place
+  // from the functions' inputs.
+  for (size_t i = 0; i < m.nq; ++i)
+    locals.push_back({Local::element, Local::solution, m.accelerations[i], "in_acceleration[" + std::to_string(i) + "]",
+                      "in_acceleration", i, ""});
   std::vector<GiNaC::realsymbol> nu;
   if (with_jacobian) {
-    for (size_t i = 0; i < m.nq; ++i)
-      locals.push_back({Local::element, Local::solution, m.accelerations[i], "in_acceleration[" + std::to_string(i) + "]",
-                        "in_acceleration", i, ""});
     for (size_t c = 0; c < m.nc(); ++c) {
       nu.push_back(GiNaC::realsymbol("nu" + std::to_string(c + 1)));
       locals.push_back({Local::element, Local::solution, nu.back(), "in_multipliers[" + std::to_string(c) + "]",
@@ -457,6 +470,37 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                                         {"dg_dx", "dg_dx"}, {"dg_du", "dg_du"}, {"column", "column"}}),
                 {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
                  {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
+
+    // d(a, nu)/dp = -K^-1 dR/dp, as for x and u.
+    std::vector<std::string> by_param;
+    for (const Local &l : locals)
+      if (l.role == Local::parameter) by_param.push_back(l.name);
+    std::vector<Assignment> param_outs;
+    for (size_t i = 0; i < R.size(); ++i) {
+      int row = graph.from_ginac(R[i]);
+      for (size_t k = 0; k < by_param.size(); ++k) {
+        int d = graph.derivative(row, by_param[k]);
+        if (!graph.is_zero(d)) param_outs.push_back({0, i * by_param.size() + k, d, param_outs.empty() ? "dR/dp" : "", ""});
+      }
+    }
+    residual_parameter_derivatives = b.block(
+        {"void", names.fn("residual_parameter_derivatives"), true,
+         {kAt, kGains, {in("in_acceleration"), in("in_multipliers")}, {out("out_dR_dp")}}},
+        "", {{"out_dR_dp", extent({{Size::nq, Size::nc}, {Size::np}})}}, param_outs);
+    parameter_jacobian = {
+        {"int", names.fn("parameter_jacobian"), false, {kAt, kGains, {out("out_dqdd_dp"), out("work")}}},
+        "The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),\nrow-major, derived "
+        "symbolically as " + names.fn("jacobian") + "'s (d/du is its df/du).\nwork holds NWORK_PARAMETER_JACOBIAN " +
+            real.plural() + ". Returns " + P + "_OK or an error of the rhs.",
+        pointers(parameter_jacobian_work, "work",
+                 sizes.nc ? std::vector<std::pair<std::string, std::string>>{
+                                {"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                {"E", "E"}, {"z", "z"}, {"conditioning", "conditioning"}, {"dxdt", "dxdt"},
+                                {"dR_dp", "dR_dp"}, {"column", "column"}}
+                          : std::vector<std::pair<std::string, std::string>>{
+                                {"M", "M"}, {"J", "J"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                {"dxdt", "dxdt"}, {"dR_dp", "dR_dp"}, {"column", "column"}}),
+        {{"out_dqdd_dp", extent({{Size::nq}, {Size::np}}), true, false}}};
   }
 
   if (correction.available) {
@@ -533,6 +577,38 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                               "The Jacobi integral h = q'.dL/dq' - L, conserved where T + V is not (the model's "
                               "report says why).",
                               {}, {{-1, 0, graph.from_ginac(m.jacobi), "h", ""}});
+  energies = b.block({"void", names.fn("energies"), false, {{scalar("t"), in("state"), in("param"), out("out_TV")}}},
+                     "The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])\napart; " +
+                         names.fn("energy") + " is their sum.",
+                     {{"out_TV", make_extent(sizes, {}, 2)}},
+                     {{0, 0, graph.from_ginac(m.T), "T", ""}, {0, 1, graph.from_ginac(m.V), "V", ""}});
+  {  // what a controller asks: tau for q'', the bias k - Q without inputs, V's gradient
+    std::vector<Assignment> tau, bias_rows, gravity_rows;
+    GiNaC::exmap no_input;
+    for (auto &u : m.symbols.u) no_input[u] = 0;
+    for (size_t i = 0; i < m.nq; ++i) {
+      const std::string &q = m.spec->coordinates[i].name;
+      tau.push_back({0, i, graph.from_ginac(m.inverse_dynamics[i] - m.Q[i]), "row " + q, ""});
+      bias_rows.push_back({0, i, graph.from_ginac(m.k[i] - m.Q[i].subs(no_input)), "row " + q, ""});
+      gravity_rows.push_back({0, i, graph.from_ginac(m.V.diff(m.symbols.q[i])), "dV/d" + q, ""});
+    }
+    const std::string bodies = m.bodies.empty() ? "" : " (the bodies' part by\nNewton-Euler where their chains are long)";
+    inverse_dynamics = b.block(
+        {"void", names.fn("inverse_dynamics"), false, {kAt, {in("in_acceleration"), out("out_tau")}}},
+        "Inverse dynamics: the generalised forces tau = M q'' + k - Q (NQ) that give\nthe accelerations "
+        "in_acceleration = q'' (NQ) at the state, under the inputs" + bodies + ".\nWith constraints, q'' is a "
+        "motion only when it satisfies their rows (J q'' = r);\nthen tau is what the constraints and any "
+        "actuator together supply, and at\nthe q'' " + names.fn("rhs") + " gives, tau = J^T [lambda; mu].",
+        {{"out_tau", extent({{Size::nq}})}}, tau);
+    bias = b.block({"void", names.fn("bias"), false, {{scalar("t"), in("state"), in("param"), out("out_bias")}}},
+                   "The bias k - Q (NQ) with every input 0: the generalised forces that hold\nq'' = 0 at the state "
+                   "(" + names.fn("inverse_dynamics") + " at q'' = 0 and no input).",
+                   {{"out_bias", extent({{Size::nq}})}}, bias_rows);
+    gravity = b.block({"void", names.fn("gravity"), false, {{scalar("t"), in("state"), in("param"), out("out_dVdq")}}},
+                      "The potential's gradient dV/dq (NQ): the forces that hold the coordinates\nstill against "
+                      "gravity and springs.",
+                      {{"out_dVdq", extent({{Size::nq}})}}, gravity_rows);
+  }
   {
     std::vector<Assignment> outs;
     b.matrix(outs, 0, m.M, true, "lower triangle; the upper one mirrors it");

@@ -401,7 +401,7 @@ struct Plan {
   std::vector<Local> locals;       // in load order
   // The layouts: the state x and its derivative; constraint rows (lambda,
   // mu); the KKT unknowns (a, nu); the work of rhs and of jacobian.
-  Layout state, rows, kkt, rhs_work, jacobian_work;
+  Layout state, rows, kkt, rhs_work, jacobian_work, parameter_jacobian_work;
   KktSolver solver;
   // The one-step correction, when it is generated: its statements, its
   // work (Y | S), and the two public functions around them.
@@ -415,13 +415,13 @@ struct Plan {
   bool with_step = false;
   Layout step_work;
   Routine step;
-  Block kkt_entries, residuals, energy, mass_matrix, constraint_jacobian, constraint_coordinate_jacobian,
-      initial_state_at;
+  Block kkt_entries, residuals, energy, energies, inverse_dynamics, bias, gravity, mass_matrix, constraint_jacobian,
+      constraint_coordinate_jacobian, initial_state_at;
   Routine kkt_terms, rhs;  // kkt_terms: the arrays zeroed, then kkt_entries
-  // With Jacobians: the derivatives of the KKT residual, and the routine
-  // solving for df/dx and df/du with them.
-  Block residual_derivatives;
-  Routine jacobian;
+  // With Jacobians: the derivatives of the KKT residual, and the routines
+  // solving for df/dx and df/du, and for dq''/dp, with them.
+  Block residual_derivatives, residual_parameter_derivatives;
+  Routine jacobian, parameter_jacobian;
   // With [outputs] / [events]: NAME_outputs and NAME_events, functions of
   // the state and of the multipliers rhs returns there.
   Block outputs, events;

@@ -58,10 +58,12 @@ size_t peak_temporaries(const Graph &g, const Schedule &s) {
 StackEstimate estimate_stack(const Plan &plan) {
   StackEstimate e;
   const size_t real_size = plan.real.single() ? sizeof(float) : sizeof(double);
-  std::vector<const Block *> blocks = {&plan.kkt_entries, &plan.residuals, &plan.energy, &plan.mass_matrix,
+  std::vector<const Block *> blocks = {&plan.kkt_entries, &plan.residuals, &plan.energy, &plan.energies, &plan.inverse_dynamics,
+                                       &plan.bias, &plan.gravity, &plan.mass_matrix,
                                        &plan.constraint_jacobian, &plan.constraint_coordinate_jacobian,
                                        &plan.initial_state_at};
-  if (plan.with_jacobian) blocks.push_back(&plan.residual_derivatives);
+  if (plan.with_jacobian)
+    for (const Block *b : {&plan.residual_derivatives, &plan.residual_parameter_derivatives}) blocks.push_back(b);
   if (plan.model.integral == Model::Integral::jacobi) blocks.push_back(&plan.jacobi_integral);
   for (const Block *b : blocks) {
     size_t values = b->loads.size() + peak_temporaries(plan.graph, b->schedule);

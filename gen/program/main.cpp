@@ -1,9 +1,9 @@
-// main.cpp — the lagrangec command line: generate, equations, simulate, linearize, sweep.
+// main.cpp — the lagrangec command line: generate, equations, simulate, linearize, eval, sweep.
 #include "generate.h"
 #include "program/limits.h"
 #include "program/simulate.h"
 #include "lagrangec_config.h"
-#include "commands.h"  // simulate's, linearize's and sweep's options, help and exit statuses
+#include "commands.h"  // simulate's, linearize's, eval's and sweep's options, help and exit statuses
 
 #include <cstring>
 #include <sys/stat.h>
@@ -28,6 +28,9 @@ const char *kUsageText =
     "  linearize SPEC --at NAME=VALUE... [OPTIONS]\n"
     "                            the linear model about a point on the constraints,\n"
     "                            in independent coordinates and speeds; its eigenvalues\n"
+    "  eval SPEC [--at NAME=VALUE...] [OPTIONS]\n"
+    "                            the model at one state: q'', the multipliers, M, the\n"
+    "                            bias, T and V, the residuals, the outputs\n"
     "  sweep SPEC --runs RUNS.csv|--samples N --vary NAME=DIST... --out DIR [OPTIONS]\n"
     "                            many runs of one model (a table, or Monte-Carlo), over\n"
     "                            worker processes or the ranks of mpirun\n"
@@ -49,8 +52,9 @@ const char *kGenerateHelp =
     "for each spec, creating DIR if needed. Every spec is read and derived\n"
     "before anything is written; on an error nothing is written, and each\n"
     "file is replaced whole.\n"
-    "--no-jacobian leaves out NAME_jacobian (df/dx, df/du), which on large\n"
-    "models costs more to generate than the rest.\n"
+    "--no-jacobian leaves out NAME_jacobian (df/dx, df/du) and\n"
+    "NAME_parameter_jacobian (dq''/dp), which on large models cost more to\n"
+    "generate than the rest.\n"
     "--real float writes every real of NAME.h and NAME.c as float, with float\n"
     "literals and libm's float functions (sinf, sqrtf), for an FPU of single\n"
     "precision; the runtime integrates double models only (the default).\n"
@@ -181,7 +185,7 @@ std::string overwrites_spec(const lgc_command *cmd, const std::vector<std::strin
   return "";
 }
 
-// `simulate`, `linearize` and `sweep` run the model's compiled program
+// `simulate`, `linearize`, `eval` and `sweep` run the model's compiled program
 // (simulate.cpp); their options and help are the program's own table
 // (commands.h), so the help needs no spec and no compile, and `sweep
 // --merge` no model at all.
@@ -225,7 +229,7 @@ int main(int argc, char **argv) {
     if (cmd == "--version") return std::cout << "lagrangec " << LGC_VERSION << "\n", kOk;
     if (cmd == "generate") return generate_command(args);
     if (cmd == "equations") return equations_command(args);
-    if (cmd == "simulate" || cmd == "linearize" || cmd == "sweep") return model_command(cmd, args);
+    if (cmd == "simulate" || cmd == "linearize" || cmd == "eval" || cmd == "sweep") return model_command(cmd, args);
     return usage_error("unknown command '" + cmd + "'", kUsageText);
   } catch (const lgc::SpecError &e) {
     std::ifstream in(e.loc.file, std::ios::binary);

@@ -1,4 +1,4 @@
-// simulate.cpp — `lagrangec simulate`, `linearize` and `sweep`: the model's
+// simulate.cpp — `lagrangec simulate`, `linearize`, `eval` and `sweep`: the model's
 // program, from the user's cache (cache.cpp) or built into it (compile.cpp),
 // run with the command and the user's options.
 #include "commands.h"
@@ -103,32 +103,22 @@ void use_mpi(Toolchain &t) {
   for (std::string w; words >> w;) t.link_args.push_back(w);
 }
 
-// linearize, and a simulate or sweep whose --method iterates on the Jacobian
-// (bdf, adams), need the model's generated Jacobian; the other runs skip it, as
-// on large models it costs more to generate than everything else.
-bool wants_jacobian(const std::string &command, const std::vector<std::string> &options) {
-  if (command == "linearize") return true;
-  std::vector<char *> words;
-  for (const std::string &o : options) words.push_back(const_cast<char *>(o.c_str()));
-  const char *method = lgc_command_value(lgc_command_find(command.c_str()), int(words.size()), words.data(), "--method");
-  const lgc_method *m = method ? lgc_method_find(method) : nullptr;
-  return m && m->jacobian;
-}
-
 }  // namespace
 
 int run_model(const std::string &command, const std::string &spec_path, Formulation formulation,
               const std::vector<std::string> &options) {
   Spec spec = read_spec(spec_path);
   Toolchain toolchain = find_toolchain();
-  bool with_jacobian = wants_jacobian(command, options);
   bool with_mpi = LGC_WITH_MPI && command == "sweep";
   if (with_mpi) use_mpi(toolchain);
   std::string variant = std::string(formulation == Formulation::vakonomic ? "-vakonomic" : "") +
-                        (with_jacobian ? "-jacobian" : "") + (with_mpi ? "-mpi" : "");
+                        (with_mpi ? "-mpi" : "");
+  // One program per model and formulation serves every command: it has
+  // every entry point, the Jacobian too (linearize's, bdf's and adams'), so
+  // whichever command comes first builds it and the others reuse it.
   int program = cached_program(spec.name + variant + "-" + cache_key(spec, variant, toolchain), spec.name,
                                [&](const OpenDir &dir) {
-                                 GeneratedFiles files = generate(spec, formulation, with_jacobian);
+                                 GeneratedFiles files = generate(spec, formulation, true);
                                  write_generated(spec, files, dir.via_fd);
                                  write_file_atomically(dir.via_fd + "/main.c",
                                                        main_source(spec, files, with_mpi ? "lgc_main_mpi" : "lgc_main"));

@@ -1,4 +1,4 @@
-/* commands.c — the option tables and help of simulate, linearize and sweep (see commands.h). */
+/* commands.c — the option tables and help of simulate, linearize, eval and sweep (see commands.h). */
 #include <string.h>
 
 #include "commands.h"
@@ -99,6 +99,29 @@ static const lgc_option linearize_options[LGC_LIN_NOPTIONS] = {
     [LGC_LIN_HELP] = {"--help", NULL, LGC_OPTION_FLAG, "this text"},
 };
 
+static const lgc_option eval_options[LGC_EVAL_NOPTIONS] = {
+    [LGC_EVAL_AT] = {"--at", "NAME=VALUE", LGC_OPTION_VALUE,
+                     "the state: NAME=VALUE a coordinate, NAME'=VALUE or\n"
+                     "NAME_dot=VALUE a velocity, t=VALUE the time (others:\n"
+                     "the spec's initial state, t = 0)"},
+    [LGC_EVAL_T] = {"--t", "T", LGC_OPTION_VALUE, "the time (as --at t=T)"},
+    [LGC_EVAL_PARAM] = {"--param", "NAME=VALUE", LGC_OPTION_VALUE, "set a parameter"},
+    [LGC_EVAL_INPUT] = {"--input", "NAME=VALUE", LGC_OPTION_VALUE, "the input at the state"},
+    [LGC_EVAL_CONSISTENT] = {"--consistent", NULL, LGC_OPTION_FLAG,
+                             "solve the coordinates and velocities not given\n"
+                             "(by --at) for a state on the constraints, and say\n"
+                             "what was set; without it a state off them by more\n"
+                             "than " NUMBER(LGC_INITIAL_TOL) " (relative) is refused"},
+    [LGC_EVAL_JSON] = {"--json", NULL, LGC_OPTION_FLAG,
+                       "print JSON instead of text: t, state, acceleration,\n"
+                       "multipliers, constraint_forces, mass_matrix, bias,\n"
+                       "energy (T, V), residuals, outputs; a value that is not\n"
+                       "a number is null, and why_null says why"},
+    [LGC_EVAL_FORMULATION] = {"--formulation", "dalembert|vakonomic", LGC_OPTION_FRONT,
+                              formulation_help},
+    [LGC_EVAL_HELP] = {"--help", NULL, LGC_OPTION_FLAG, "this text"},
+};
+
 static const lgc_option sweep_options[LGC_SWEEP_NOPTIONS] = {
     [LGC_SWEEP_RUNS] = {"--runs", "RUNS.csv", LGC_OPTION_VALUE,
                         "one run per row; the header names parameters,\n"
@@ -156,6 +179,18 @@ const lgc_command lgc_linearize_command = {
     linearize_options, LGC_LIN_NOPTIONS, NULL, NULL,
 };
 
+const lgc_command lgc_eval_command = {
+    "eval", "[--at NAME=VALUE...] [OPTIONS]",
+    "The model at one state, nothing integrated: q'' by coordinate, the\n"
+    "multipliers by constraint row and the constraint forces they give, the\n"
+    "mass matrix M, the bias k - Q (M q'' + k - Q = C^T [lambda; mu]), T and\n"
+    "V, the residuals and the spec's outputs. The Baumgarte gains play no part\n"
+    "(they are 0): the state must satisfy the constraints.\n"
+    "Exit status: 0 success, 1 a refused state or a value that is not a\n"
+    "number there (printed as nan, or null in JSON), 2 a usage error.\n",
+    eval_options, LGC_EVAL_NOPTIONS, NULL, NULL,
+};
+
 const lgc_command lgc_sweep_command = {
     "sweep", "--runs RUNS.csv | --samples N --vary NAME=DIST... --out DIR [OPTIONS]",
     "Runs the model once per row of RUNS.csv, or N times with values drawn\n"
@@ -167,22 +202,11 @@ const lgc_command lgc_sweep_command = {
     sweep_options, LGC_SWEEP_NOPTIONS, &lgc_simulate_command, sweep_hidden,
 };
 
-static const lgc_method methods[] = {
-    {"rk4", 0}, {"dopri5", 0}, {"adams", 1}, {"bdf", 1},
-};
-
-const lgc_method *lgc_method_find(const char *name)
-{
-    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
-        if (strcmp(methods[i].name, name) == 0)
-            return &methods[i];
-    return NULL;
-}
-
 const lgc_command *lgc_command_find(const char *name)
 {
     return strcmp(name, "simulate") == 0    ? &lgc_simulate_command
            : strcmp(name, "linearize") == 0 ? &lgc_linearize_command
+           : strcmp(name, "eval") == 0      ? &lgc_eval_command
            : strcmp(name, "sweep") == 0     ? &lgc_sweep_command
                                             : NULL;
 }

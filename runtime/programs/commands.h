@@ -1,6 +1,6 @@
 /*
 ** commands.h — the options and help of `lagrangec simulate`, `lagrangec
-** linearize` and `lagrangec sweep`, and the exit statuses of lagrangec and
+** linearize`, `lagrangec eval` and `lagrangec sweep`, and the exit statuses of lagrangec and
 ** of these programs: one definition, read by the model's program
 ** (runtime/programs/) and by the `lagrangec` command (gen/program/main.cpp), which
 ** prints a command's help without a spec or a compile. C, so C++ includes
@@ -69,6 +69,12 @@ enum lgc_linearize_option {
     LGC_LIN_JSON, LGC_LIN_FORMULATION, LGC_LIN_HELP, LGC_LIN_NOPTIONS
 };
 
+/* The options of eval, by index into lgc_eval_command.options. */
+enum lgc_eval_option {
+    LGC_EVAL_AT, LGC_EVAL_T, LGC_EVAL_PARAM, LGC_EVAL_INPUT, LGC_EVAL_CONSISTENT, LGC_EVAL_JSON,
+    LGC_EVAL_FORMULATION, LGC_EVAL_HELP, LGC_EVAL_NOPTIONS
+};
+
 /*
 ** The options of sweep, by index into lgc_sweep_command.options; from
 ** LGC_SWEEP_NOPTIONS on, simulate's (index - LGC_SWEEP_NOPTIONS) but
@@ -80,9 +86,10 @@ enum lgc_sweep_option {
     LGC_SWEEP_NOPTIONS
 };
 
-extern const lgc_command lgc_simulate_command, lgc_linearize_command, lgc_sweep_command;
+extern const lgc_command lgc_simulate_command, lgc_linearize_command, lgc_eval_command,
+    lgc_sweep_command;
 
-/* "simulate", "linearize" or "sweep"; NULL for any other name. */
+/* "simulate", "linearize", "eval" or "sweep"; NULL for any other name. */
 const lgc_command *lgc_command_find(const char *name);
 
 /* The number of options c takes, its base's included. */
@@ -114,19 +121,6 @@ int lgc_sweep_merge(int argc, char **argv);
 
 /* The value of the last option `name` among args, read as above; NULL if none. */
 const char *lgc_command_value(const lgc_command *c, int argc, char *const argv[], const char *name);
-
-/*
-** simulate's integration methods (--method), the runtime's stepper types of
-** the same names. `jacobian`: the method iterates on the model's Jacobian,
-** so lagrangec builds the model's program with the generated one.
-*/
-typedef struct lgc_method {
-    const char *name;
-    int jacobian;
-} lgc_method;
-
-/* The method called `name`, or NULL. */
-const lgc_method *lgc_method_find(const char *name);
 
 #ifdef __cplusplus
 }

@@ -10,8 +10,7 @@
 #include "programs.h"
 
 typedef struct lin_options {
-    double t;
-    int t_given, consistent, json;
+    int json;
     const char *independent;    /* NULL: pivoted QR chooses */
 } lin_options;
 
@@ -98,7 +97,7 @@ static int parse_independent(const lgc_linearization *lin, const char *list, int
 }
 
 /* 0, -1 after --help (printed), or 2 after a usage error (printed). */
-static int parse(int argc, char **argv, lgc_system *sys, lgc_given *given, lin_options *opt)
+static int parse(int argc, char **argv, lgc_point *pt, lin_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     lgc_args args;
@@ -106,21 +105,14 @@ static int parse(int argc, char **argv, lgc_system *sys, lgc_given *given, lin_o
     int option, rc;
     const char *a;
     while ((rc = lgc_args_next(&args, &option, &a)) == 1) {
-        if (option == LGC_LIN_AT && strncmp(a, "t=", 2) == 0) {  /* t is no spec's name */
-            if (!lgc_parse_number(a + 2, &opt->t))
-                return lgc_usage_error("--at expects t=VALUE with a finite number, got '%s'", a);
-            opt->t_given = 1;
-            continue;
-        }
         switch (option) {
         case LGC_LIN_HELP:
             lgc_command_help(&lgc_linearize_command, argc > 0 ? argv[0] : "linearize", stdout);
             return -1;
         case LGC_LIN_JSON: opt->json = 1; break;
-        case LGC_LIN_CONSISTENT: opt->consistent = 1; break;
         case LGC_LIN_INDEPENDENT: opt->independent = a; break;
-        default:    /* --at a state, --param, --input */
-            if ((rc = lgc_assign(lgc_linearize_command.options[option].name, a, sys, given)) != 0)
+        default:    /* --at a state or t=T, --param, --input, --consistent */
+            if ((rc = lgc_point_option(pt, lgc_linearize_command.options[option].name, a)) != 0)
                 return rc;
         }
     }
@@ -422,10 +414,11 @@ static int refuse(const lgc_linearization *lin, int rc)
 }
 
 /* Linearises at the point and prints; the exit status. */
-static int linearize(lgc_linearization *lin, lgc_system *sys, const lin_options *opt,
-                     const double x[], int *ind)
+static int linearize(lgc_linearization *lin, lgc_point *pt, const lin_options *opt, int *ind)
 {
     const lgc_model *m = lin->model;
+    lgc_system *sys = &pt->sys;
+    const double *x = pt->x;
     int has_q = 0, has_v = 0;
     int status = opt->independent
                      ? parse_independent(lin, opt->independent, ind, ind + m->nq, &has_q, &has_v)
@@ -434,20 +427,20 @@ static int linearize(lgc_linearization *lin, lgc_system *sys, const lin_options 
         return status;
     /* A point where the equations are not numbers has no linear model to print. */
     point_probe at;
-    int rc = probe(sys, x, opt->t, &at);
+    int rc = probe(sys, x, pt->t, &at);
     if (rc == LGC_OK && !at.finite)
         rc = LGC_ERR_NONFINITE;
     if (rc == LGC_OK)
-        rc = lgc_linearize(lin, sys, opt->t, x, has_q ? ind : NULL, has_v ? ind + m->nq : NULL);
+        rc = lgc_linearize(lin, sys, pt->t, x, has_q ? ind : NULL, has_v ? ind + m->nq : NULL);
     if (rc != LGC_OK)
         return refuse(lin, rc);
-    const double accel = independent_acceleration(lin, sys, opt->t, x);
+    const double accel = independent_acceleration(lin, sys, pt->t, x);
     if (opt->json)
-        print_json(lin, sys, opt->t, x, at.time_dependent, accel);
+        print_json(lin, sys, pt->t, x, at.time_dependent, accel);
     else
-        print_text(lin, sys, opt->t, x);
-    note_contacts(m, sys, opt->t, x);
-    if (at.time_dependent && !opt->t_given)
+        print_text(lin, sys, pt->t, x);
+    note_contacts(m, sys, pt->t, x);
+    if (at.time_dependent && !pt->t_given)
         fprintf(stderr, "lagrangec: note: the model depends on t at this point: linearised at "
                         "t = 0; give the time with --at t=T\n");
     if (!(accel <= LGC_LINEARIZE_TOL))
@@ -465,39 +458,25 @@ int lgc_linearize_main(const lgc_model *model, int argc, char **argv)
         return LGC_EXIT_USAGE;
     }
     lgc_linearization lin;
-    lgc_system sys;
-    lgc_given given = {NULL, NULL};
+    lgc_point pt;
     lin_options opt;
-    int rc = lgc_system_init(&sys, model);
-    if (rc == LGC_OK)
-        rc = lgc_linearization_init(&lin, model);
-    else
+    int status = lgc_point_init(&pt, model);
+    int rc = status == LGC_EXIT_OK ? lgc_linearization_init(&lin, model) : LGC_ERR_NOMEM;
+    if (rc != LGC_OK)
         memset(&lin, 0, sizeof lin);
-    if (rc == LGC_OK)
-        rc = lgc_given_init(&given, model);
-    double *x = calloc((size_t)model->nx + 1, sizeof *x);
-    unsigned char *fixed = calloc((size_t)model->nx + 1, sizeof *fixed);
     int *ind = calloc(2 * (size_t)model->nq + 1, sizeof *ind);
-    int status;
-    if (rc != LGC_OK || !x || !fixed || !ind) {
+    if (status == LGC_EXIT_OK && (rc != LGC_OK || !ind)) {
         fprintf(stderr, "lagrangec: %s\n", lgc_strerror(LGC_ERR_NOMEM));
         status = LGC_EXIT_FAILED;
-    } else {
-        sys.alpha = sys.beta = 0.0;     /* the gains play no part on the constraints */
-        status = parse(argc, argv, &sys, &given, &opt);
-    }
-    if (status == LGC_EXIT_OK) {
-        lgc_start_state(&sys, &given, x, fixed);
-        if (opt.consistent)
-            status = lgc_start_complete(&sys, opt.t, x, fixed, &given, "--at");
     }
     if (status == LGC_EXIT_OK)
-        status = linearize(&lin, &sys, &opt, x, ind);
+        status = parse(argc, argv, &pt, &opt);
+    if (status == LGC_EXIT_OK)
+        status = lgc_point_place(&pt);
+    if (status == LGC_EXIT_OK)
+        status = linearize(&lin, &pt, &opt, ind);
     lgc_linearization_free(&lin);
-    lgc_system_free(&sys);
-    lgc_given_free(&given);
-    free(x);
-    free(fixed);
+    lgc_point_free(&pt);
     free(ind);
     return status < 0 ? LGC_EXIT_OK : status;
 }

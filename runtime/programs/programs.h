@@ -36,6 +36,7 @@ typedef struct lgc_ranks {
 
 int lgc_simulate_main(const lgc_model *model, int argc, char **argv);
 int lgc_linearize_main(const lgc_model *model, int argc, char **argv);
+int lgc_eval_main(const lgc_model *model, int argc, char **argv);
 int lgc_sweep_main(const lgc_model *model, const lgc_ranks *ranks, int argc, char **argv);
 
 /* lgc_main, with the ranks of an MPI job for a sweep (NULL: none). */
@@ -182,16 +183,49 @@ void lgc_start_incomplete(const lgc_system *sys, double t, const double x[], int
 /*
 ** LGC_OK when x is finite and on the constraints at t (lgc_state_check at
 ** LGC_INITIAL_TOL); else its lgc_status, and into buf what is wrong (the
-** worst row and its residual).
+** worst row and its residual), of "the initial state" (initial: a run's
+** start) or of "the state".
 */
-int lgc_start_problem(const lgc_system *sys, double t, const double x[], char *buf, size_t size);
+int lgc_start_problem(const lgc_system *sys, double t, const double x[], int initial, char *buf,
+                      size_t size);
 
 /*
 ** LGC_EXIT_OK when x is on the constraints at t (lgc_start_problem); else
 ** LGC_EXIT_FAILED after a message naming the worst row, its residual and
 ** the ways out.
 */
-int lgc_start_check(const lgc_system *sys, double t, const double x[], const char *option);
+int lgc_start_check(const lgc_system *sys, double t, const double x[], int initial,
+                    const char *option);
+
+/* ---- point.c: the state linearize and eval are asked about ---- */
+
+typedef struct lgc_point {
+    lgc_system sys;         /* the parameters and inputs; Baumgarte gains 0 */
+    lgc_given given;        /* the states --at sets */
+    double *x;              /* nx: the state, once placed */
+    unsigned char *fixed;   /* nx: entries the spec's [initial] or --at gives */
+    double t;               /* --at t=T or --t T; else 0 */
+    int t_given, consistent;
+} lgc_point;
+
+/* LGC_EXIT_OK, or LGC_EXIT_FAILED after a message (no memory); free it either way. */
+int lgc_point_init(lgc_point *pt, const lgc_model *m);
+void lgc_point_free(lgc_point *pt);
+
+/*
+** `option` (an option's name) with its value (NULL for a flag) when it is
+** one of the point's: --at NAME=VALUE (t=VALUE the time), --param, --input,
+** --t T and --consistent. LGC_EXIT_OK, LGC_EXIT_USAGE after a message, or
+** -1 when the option is not the point's.
+*/
+int lgc_point_option(lgc_point *pt, const char *option, const char *value);
+
+/*
+** The state: the spec's initial one at the parameters with --at's values
+** over it, then with --consistent completed onto the constraints (start.c).
+** LGC_EXIT_OK or LGC_EXIT_FAILED after a message.
+*/
+int lgc_point_place(lgc_point *pt);
 
 /* ---- outputs.c: files a run writes ---- */
 

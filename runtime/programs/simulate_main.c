@@ -190,7 +190,7 @@ static int start(lgc_sim_run *r, const lgc_given *given)
     for (int i = 0; i < r->model->nx; i++)
         if (!isfinite(r->x0[i]))
             return lgc_usage_error("the initial %s is not finite", r->model->state_names[i]);
-    return lgc_start_check(&r->sys, 0.0, r->x0, "--init");
+    return lgc_start_check(&r->sys, 0.0, r->x0, 1, "--init");
 }
 
 /* The CSV (--out, or a scratch file for --plot), the PNG and the summary. */

@@ -161,12 +161,14 @@ int lgc_start_complete(const lgc_system *sys, double t, double x[], const unsign
     return rc == LGC_OK ? LGC_EXIT_OK : LGC_EXIT_FAILED;
 }
 
-int lgc_start_problem(const lgc_system *sys, double t, const double x[], char *buf, size_t size)
+int lgc_start_problem(const lgc_system *sys, double t, const double x[], int initial, char *buf,
+                      size_t size)
 {
     const lgc_model *m = sys->model;
+    const char *the = initial ? "the initial " : "the ";
     for (int i = 0; i < m->nx; i++)
         if (!isfinite(x[i])) {
-            snprintf(buf, size, "the initial %s is not finite", m->state_names[i]);
+            snprintf(buf, size, "%s%s is not finite", the, m->state_names[i]);
             return LGC_ERR_NONFINITE;
         }
     int row = -1;
@@ -176,18 +178,19 @@ int lgc_start_problem(const lgc_system *sys, double t, const double x[], char *b
         char what[512], name[32];
         lgc_describe_row(m, row, what, sizeof what);
         lgc_row_name(m, row, name, sizeof name);
-        snprintf(buf, size, "the initial state violates %s (%s = %.3g at t = %g, tolerance %g "
-                            "relative)", what, name, residual, t, LGC_INITIAL_TOL);
+        snprintf(buf, size, "%sstate violates %s (%s = %.3g at t = %g, tolerance %g relative)",
+                 the, what, name, residual, t, LGC_INITIAL_TOL);
     } else if (rc != LGC_OK) {
         snprintf(buf, size, "%s", lgc_strerror(rc));
     }
     return rc;
 }
 
-int lgc_start_check(const lgc_system *sys, double t, const double x[], const char *option)
+int lgc_start_check(const lgc_system *sys, double t, const double x[], int initial,
+                    const char *option)
 {
     char why[1024];
-    int rc = lgc_start_problem(sys, t, x, why, sizeof why);
+    int rc = lgc_start_problem(sys, t, x, initial, why, sizeof why);
     if (rc == LGC_OK)
         return LGC_EXIT_OK;
     fprintf(stderr, "lagrangec: %s", why);

@@ -80,7 +80,7 @@ static int start(lgc_sweep_worker *w, unsigned long run, char *why, size_t size)
                                  size);
     }
     if (rc == LGC_OK)
-        rc = lgc_start_problem(&r->sys, 0.0, r->x0, why, size);
+        rc = lgc_start_problem(&r->sys, 0.0, r->x0, 1, why, size);
     if (rc == LGC_OK && (rc = lgc_sim_set_gains(r)) != LGC_OK)
         snprintf(why, size, "%s", lgc_strerror(rc));
     return rc;

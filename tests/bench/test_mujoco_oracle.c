@@ -3,7 +3,8 @@
 ** MuJoCo's mj_forward (rod_chain.py's MJCF) and every generated writing of
 ** the chain (absolute angles, relative angles, Cartesian coordinates, bodies
 ** in relative angles) give
-** the same accelerations at random states, and MuJoCo's RK4 steps are
+** the same accelerations at random states (and, in MuJoCo's coordinates,
+** the same inverse dynamics as mj_inverse), and MuJoCo's RK4 steps are
 ** lagrangec's; so do the spatial arm of spatial_arm.py (arm_mN.xml) and its
 ** bodies. Each model's Jacobian matches central differences of its rhs. A benchmark that compared different systems would be worth
 ** nothing. Usage: test_bench_mujoco_oracle MJCF_DIR (holding rod_mN.xml, arm_mN.xml).
@@ -187,6 +188,46 @@ static void rhs_matches_mj_forward(void **unused)
 }
 
 /*
+** Inverse dynamics in MuJoCo's own coordinates (the relative angles, the
+** bodies', the spatial arm's): the generated tau = M a + k - Q at random
+** angles, rates and accelerations is mj_inverse's qfrc_inverse.
+*/
+static void inverse_dynamics_matches_mj_inverse(void **unused)
+{
+    (void)unused;
+    int checked[5] = {0, 0, 0, 0, 0};
+    const double pi = acos(-1.0);
+    for (const lgc_model *const *mp = all_models; *mp; ++mp) {
+        const lgc_model *m = *mp;
+        if (!strchr("rbs", writing(m)))
+            continue;
+        const int n = links(m);
+        mjModel *mj = load_mujoco(m, n);
+        mjData *d = mj_makeData(mj);
+        double x[4 * MAX_LINKS], a[2 * MAX_LINKS], tau[2 * MAX_LINKS], worst = 0.0;
+        unsigned long seed = 29;
+        if (n > MAX_LINKS) fail_msg("%s has %d links, the test holds at most %d", m->name, n, MAX_LINKS);
+        for (int k = 0; k < STATES; ++k) {
+            for (int i = 0; i < n; ++i) {
+                d->qpos[i] = uniform(&seed, -pi, pi);
+                d->qvel[i] = uniform(&seed, -3.0, 3.0);
+                d->qacc[i] = uniform(&seed, -10.0, 10.0);
+            }
+            mj_inverse(mj, d);
+            map_state(m, d->qpos, d->qvel, d->qacc, x, a);
+            m->inverse_dynamics(0.0, x, m->input_defaults, m->parameter_defaults, a, tau);
+            worst = fmax(worst, expect_close(m, "state", k, "tau of ", tau, d->qfrc_inverse, 0, m->nq));
+        }
+        print_message("  %-10s %2d links: tau at %d random states, largest difference from mj_inverse's "
+                      "%.1e (relative; allowed %.0e)\n", m->name, n, STATES, worst, RTOL);
+        ++checked[writing_index(m)];
+        mj_deleteData(d);
+        mj_deleteModel(mj);
+    }
+    expect_writings(checked, "rbs", "inverse_dynamics_matches_mj_inverse");
+}
+
+/*
 ** MuJoCo's RK4 (mj_step) and the runtime's rk4 with the same step are the
 ** same integrator: RK4 commutes with the linear map between relative and
 ** absolute angles, so the angle writings land on MuJoCo's state to round-off.
@@ -297,6 +338,7 @@ int main(int argc, char **argv)
     mjcf_dir = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rhs_matches_mj_forward),
+        cmocka_unit_test(inverse_dynamics_matches_mj_inverse),
         cmocka_unit_test(rk4_matches_mj_step),
         cmocka_unit_test(jacobian_matches_differences),
     };

@@ -3,10 +3,11 @@
 ** of simulate's (and so a sweep's) options that name nothing of a model:
 ** --t-end, --dt, --rtol, --atol, --max-step, --sample, --method,
 ** --baumgarte, --project, --metric, and the flag --strict (which takes no
-** value: any is ignored). Each line is tried as each option's value; then
-** the lines are one command line (a line's first byte picks the option,
-** '0' --t-end to '9' --metric and ':' --strict in the order above, the
-** rest is its value) and the options are settled.
+** value: any is ignored); and the time of linearize and eval (--t T,
+** --at t=T). Each line is tried as each option's value; then the lines are
+** one command line (a line's first byte picks the option, '0' --t-end to
+** '9' --metric and ':' --strict in the order above, the rest is its value)
+** and the options are settled.
 ** An option must take its value or refuse it with a usage error; a value
 ** taken must be one the driver takes (a number in range, a known name);
 ** settled options must make a run the driver accepts (a --dt no longer
@@ -73,6 +74,26 @@ static void take(lgc_sim_run *r, int option, const char *value)
         abort();
 }
 
+/* The time of the point linearize and eval read (point.c): --t's value and --at t=VALUE's. */
+static void take_time(const char *value)
+{
+    char *at = malloc(strlen(value) + 3);
+    if (!at)
+        return;
+    strcpy(at, "t=");
+    strcat(at, value);
+    const char *const option[2] = {"--t", "--at"}, *const given[2] = {value, at};
+    for (int k = 0; k < 2; k++) {
+        lgc_point pt;
+        memset(&pt, 0, sizeof pt);
+        const int rc = lgc_point_option(&pt, option[k], given[k]);
+        if ((rc == LGC_EXIT_OK && !(pt.t_given && isfinite(pt.t)))
+            || (rc != LGC_EXIT_OK && rc != LGC_EXIT_USAGE))
+            abort();
+    }
+    free(at);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const lgc_model no_constraints;
@@ -90,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             *nl = '\0';
         for (int i = 0; i < NOPTIONS; i++)
             take(&r, options[i], line);
+        take_time(line);
         line = nl ? nl + 1 : NULL;
     }
     /* The lines, restored, as one command line: every option taken, then settled. */

@@ -240,6 +240,33 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
     }
     if (energy_terms.empty()) energy_value = ev(energy);
     check_value(name, vname, "the energy", gm->energy(t, x.data(), p.data()), energy_value, terms);
+    double TV[2];  // T and V apart, each to the round-off of the energy's terms
+    gm->energies(t, x.data(), p.data(), TV);
+    check_value(name, vname, "T", TV[0], ev(m.T), terms);
+    check_value(name, vname, "V", TV[1], ev(m.V), terms);
+    // A controller's entry points. Inverse dynamics at rhs's q'' gives the
+    // rows' forces J^T nu; at any a it is M a + k - Q, to 1e-12 relative.
+    std::vector<double> tau(nq), a(nq), id(nq), Ma(nq, 0.0), bias(nq), dVdq(nq);
+    gm->inverse_dynamics(t, x.data(), in.data(), p.data(), qdd, tau.data());
+    for (size_t i = 0; i < nq; ++i) id[i] = tau[i] - Jnu[i];
+    check_relative(name, vname, "inverse dynamics at rhs's q'' = J^T nu", id, {norm(Mq), norm(k), norm(Q), norm(Jnu)});
+    for (double &ai : a) ai = 10 * u(rng);
+    gm->inverse_dynamics(t, x.data(), in.data(), p.data(), a.data(), tau.data());
+    for (size_t i = 0; i < nq; ++i) {
+      for (size_t j = 0; j < nq; ++j) Ma[i] += M_value[i * nq + j] * a[j];
+      id[i] = tau[i] - (Ma[i] + k[i] - Q[i]);
+    }
+    check_relative(name, vname, "inverse dynamics = M a + k - Q", id, {norm(Ma), norm(k), norm(Q)});
+    // The bias: k - Q with every input 0; the gravity: dV/dq.
+    gm->bias(t, x.data(), p.data(), bias.data());
+    gm->gravity(t, x.data(), p.data(), dVdq.data());
+    for (size_t i = 0; i < in.size(); ++i) ev.at[m.symbols.u[i]] = 0.0;
+    for (size_t i = 0; i < nq; ++i) {
+      double Q0 = ev(m.Q[i]);
+      check_value(name, vname, "bias row " + std::to_string(i), bias[i], k[i] - Q0, std::max(std::fabs(k[i]), std::fabs(Q0)));
+      check_value(name, vname, "dV/dq" + std::to_string(i), dVdq[i], ev(m.V.diff(m.symbols.q[i])));
+    }
+    for (size_t i = 0; i < in.size(); ++i) ev.at[m.symbols.u[i]] = in[i];
     gm->mass_matrix(t, x.data(), p.data(), M.data());
     gm->constraint_jacobian(t, x.data(), p.data(), C.data());
     gm->constraint_coordinate_jacobian(t, x.data(), p.data(), D.data());
@@ -349,6 +376,43 @@ void check_jacobian(const lgc_model *gm, const Variant &variant, std::mt19937_64
   print_message("  %-22s %-10s df/dx, df/du within %.1e of the differences\n", gm->name, variant.name, worst);
 }
 
+// dq''/dp against Ridders' differences of rhs's q'' in each parameter, to
+// 1e-6 relative to 1 + |dq''/dp|.
+void check_parameter_jacobian(const lgc_model *gm, const Variant &variant, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  const int nx = gm->nx, nq = gm->nq, np = gm->np;
+  double worst = 0;
+  for (int trial = 0; trial < 3; ++trial) {
+    std::vector<double> x(nx), p(gm->parameter_defaults, gm->parameter_defaults + np), in(gm->nu + 1);
+    for (double &xi : x) xi = u(rng);
+    for (double &ui : in) ui = u(rng);
+    double t = u(rng), alpha = 10, beta = 25;
+    std::vector<double> dqdd_dp(nq * np + 1), work(gm->nwork_parameter_jacobian), f1(nx), f2(nx);
+    assert_int_equal(gm->parameter_jacobian(t, x.data(), in.data(), p.data(), alpha, beta, dqdd_dp.data(), work.data()),
+                     LGC_MODEL_OK);
+    for (int k = 0; k < np; ++k) {
+      auto difference = [&](double h) {  // of every q''_i in parameter k, step h
+        std::vector<double> pp = p, pm = p, d(nq);
+        pp[k] += h, pm[k] -= h;
+        gm->rhs(t, x.data(), in.data(), pp.data(), alpha, beta, f1.data(), nullptr, work.data());
+        gm->rhs(t, x.data(), in.data(), pm.data(), alpha, beta, f2.data(), nullptr, work.data());
+        for (int i = 0; i < nq; ++i) d[i] = (f1[nq + i] - f2[nq + i]) / (2 * h);
+        return d;
+      };
+      // A step relative to the parameter: the heavy top's inertias are 2e-4.
+      std::vector<double> fd = ridders(difference, 1e-3 * (p[k] != 0 ? std::fabs(p[k]) : 1), size_t(nq));
+      for (int i = 0; i < nq; ++i) {
+        double exact = dqdd_dp[i * np + k], error = std::fabs(fd[i] - exact) / (1 + std::fabs(exact));
+        worst = std::max(worst, error);
+        if (!(error <= 1e-6))
+          fail_msg("%s (%s): dq''%d/d%s = %.10g, the differences give %.10g", gm->name, variant.name, i,
+                   gm->parameter_names[k], exact, fd[i]);
+      }
+    }
+  }
+  print_message("  %-22s %-10s dq''/dp within %.1e of the differences\n", gm->name, variant.name, worst);
+}
+
 // A model generated without the Jacobian has none, and computes the rest
 // bit for bit as the one with it.
 void check_same_without_jacobian(const lgc_model *without, const lgc_model *with, std::mt19937_64 &rng) {
@@ -385,7 +449,10 @@ void jacobians_match_central_differences(void **) {
   std::mt19937_64 rng(11);
   for (const Variant &v : kVariants)
     if (v.jacobian)
-      for (const lgc_model *gm : loaded.at(v.name).models) check_jacobian(gm, v, rng);
+      for (const lgc_model *gm : loaded.at(v.name).models) {
+        check_jacobian(gm, v, rng);
+        check_parameter_jacobian(gm, v, rng);
+      }
 }
 
 void no_jacobian_changes_nothing_else(void **) {

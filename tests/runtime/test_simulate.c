@@ -207,31 +207,10 @@ static void consistent_completes_the_start(void **state)
     remove(path);
 }
 
-/*
-** --method names the runtime's stepper types (commands.c's table, which
-** lagrangec reads without the runtime), and a method that iterates on the
-** Jacobian is one that steps itself, so lagrangec builds its model with one.
-*/
-static void methods_are_the_stepper_types(void **state)
-{
-    (void)state;
-    const char *names[] = {"rk4", "dopri5", "adams", "bdf", "euler", "BDF", ""};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const lgc_method *m = lgc_method_find(names[i]);
-        const lgc_stepper_type *t = lgc_stepper_type_find(names[i]);
-        check((m != NULL) == (t != NULL), "'%s': a method %d, a stepper type %d", names[i], m != NULL,
-              t != NULL);
-        if (m)
-            check(m->jacobian == (t->step != NULL), "'%s': jacobian %d, steps itself %d", names[i],
-                  m->jacobian, t->step != NULL);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(usage_errors_exit_2),
-        cmocka_unit_test(methods_are_the_stepper_types),
         cmocka_unit_test(writes_csv),
         cmocka_unit_test(the_step_is_independent_of_the_samples),
         cmocka_unit_test(plots_png),

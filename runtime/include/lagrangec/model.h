@@ -114,6 +114,15 @@ typedef struct lgc_model {
     double (*energy)(double t, const double x[], const double p[]);
     /* The integral's value: h for LGC_INTEGRAL_JACOBI, else T + V (energy). */
     double (*integral_value)(double t, const double x[], const double p[]);
+    /* T and V apart: TV[0] = T, TV[1] = V. */
+    void (*energies)(double t, const double x[], const double p[], double TV[]);
+    /* tau = M a + k - Q (nq) at the accelerations a (nq), under the inputs u. */
+    void (*inverse_dynamics)(double t, const double x[], const double u[], const double p[],
+                             const double a[], double tau[]);
+    /* k - Q with every input 0 (nq). */
+    void (*bias)(double t, const double x[], const double p[], double bias[]);
+    /* dV/dq (nq). */
+    void (*gravity)(double t, const double x[], const double p[], double dVdq[]);
     /* M, nq x nq, row-major. */
     void (*mass_matrix)(double t, const double x[], const double p[], double M[]);
     /* C = [A; B] = d(phi', g)/dq', (nh+nn) x nq, row-major. */
@@ -128,6 +137,10 @@ typedef struct lgc_model {
                     double alpha, double beta, double dfdx[], double dfdu[],
                     double work[]);
     int nwork_jacobian;                 /* doubles of scratch jacobian needs */
+    /* dq''/dp (nq x np), row-major; NULL when jacobian is (--no-jacobian). */
+    int (*parameter_jacobian)(double t, const double x[], const double u[], const double p[],
+                              double alpha, double beta, double dqdd_dp[], double work[]);
+    int nwork_parameter_jacobian;       /* doubles of scratch parameter_jacobian needs */
     /* The one-step correction specialised to the model (NAME.h says what
        each argument holds); NULL without constraints, or when the model is
        too large for straight-line code: lagrangec/project.h's generic path
