@@ -1,8 +1,8 @@
 #!/bin/sh
-# sphere_plot.sh — the plot of README.md's sphere example, docs/sphere.png:
+# sphere_plot.sh — the plot of docs/commands.md's sphere example, docs/sphere.png:
 # the particle's path in the x-z plane against the sphere, with the point
 # where it lets go, and the sphere's push (the output normal_force) against
-# t. The command is README.md's.
+# t. The command is docs/commands.md's.
 #
 #   docs/sphere_plot.sh [WORK]       # LAGRANGEC=... selects the binary (default build/gen/lagrangec)
 set -eu

@@ -1,8 +1,8 @@
 #!/bin/sh
-# sweep_spread.sh — the Monte-Carlo study of README.md ("lagrangec sweep"):
+# sweep_spread.sh — the Monte-Carlo study of docs/commands.md ("lagrangec sweep"):
 # 400 pendulums whose length l and gravity g are drawn, and the plot of their
 # spread, docs/sweep-spread.png: x(t) of the first 40 runs, and x at t = 10 of
-# every run against l, coloured by g. The commands are README.md's.
+# every run against l, coloured by g. The commands are docs/commands.md's.
 #
 #   docs/sweep_spread.sh [WORK]       # LAGRANGEC=... selects the binary (default build/gen/lagrangec)
 set -eu

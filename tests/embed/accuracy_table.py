@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""accuracy_table.py README EXE...: runs the float_accuracy programs (one per
+"""accuracy_table.py DOC EXE...: runs the float_accuracy programs (one per
 model and precision, each printing `name precision median max corrected
 uncorrected`), prints the table of what single precision costs, and writes
-it between README's accuracy markers."""
+it between DOC's accuracy markers (docs/embedding.md)."""
 import os
 import subprocess
 import sys

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cross_build.py LAGRANGEC SPECS_DIR EXAMPLE [--readme README.md]
+"""cross_build.py LAGRANGEC SPECS_DIR EXAMPLE [--readme docs/embedding.md]
 
 Cross-builds the generated C of every spec in SPECS_DIR, in double and in
 float, and the embedding example EXAMPLE (control_loop.c on cart_pendulum,
@@ -22,7 +22,7 @@ import tempfile
 TARGET = ["-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O2"]
 PRECISION_FLAGS = {"double": ["-Wconversion"], "float": ["-Wconversion", "-Wdouble-promotion"]}
-BEGIN = "<!-- cross-build table: python3 tests/embed/cross_build.py build/gen/lagrangec specs tests/embed/control_loop.c --readme README.md -->"
+BEGIN = "<!-- cross-build table: python3 tests/embed/cross_build.py build/gen/lagrangec specs tests/embed/control_loop.c --readme docs/embedding.md -->"
 END = "<!-- end of the cross-build table -->"
 
 
