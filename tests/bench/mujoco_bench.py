@@ -343,7 +343,7 @@ def report(res):
              f"{res['machine'].get('mujoco', '')} (Debian's `libmujoco-dev`): hinges, no geoms, inertias in "
              "`<inertial>` (all three principal moments m l²/12: MuJoCo refuses a zero one, and only the one about "
              "the hinge acts in the plane), gravity −9.81, integrator RK4, and disabled through `<flag>`: "
-             + ", ".join(m["flags_disabled"]) + " (energy is off by default). The test `bench_mujoco_oracle` "
+             + ", ".join(m["flags_disabled"]) + " (energy is off by default). The test `mujoco-oracle` "
              "(`meson test`) checks that the two are the same system: at 20 random states per model, N = 2, 5, "
              "10, every writing's q'' equals mj_forward's to 1e-9 (relative), and 500 of MuJoCo's RK4 steps "
              "equal the runtime's rk4 in the three angle writings.\n"]

@@ -6,26 +6,21 @@
 // formulation, an unknown name.
 #include <cmath>
 
-#include "../gen/process.hpp"
-#include "../runtime/json.hpp"
+#include "process.hpp"
+#include "json.hpp"
 
-#include "cmocka.hpp"  // last: cmocka defines a macro `fail`
-#include "../runtime/check.h"
+#include "cli.hpp"  // last: cmocka defines a macro `fail`
+#include "check.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
 
-std::string spec(const char *name) { return std::string(SPECS_DIR) + "/" + name + ".toml"; }
 
 Result linearize(std::vector<std::string> args) {
   args.insert(args.begin(), {LAGRANGEC, "linearize"});
   return run(args, {"LAGRANGEC_CACHE=" + group_dir().string()});
-}
-
-void assert_contains(const std::string &text, const std::string &part) {
-  if (text.find(part) == std::string::npos) fail_msg("no '%s' in:\n%s", part.c_str(), text.c_str());
 }
 
 // A linearisation that must succeed, read through its JSON.

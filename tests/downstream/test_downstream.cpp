@@ -5,18 +5,14 @@
 // project configured again against the installed program and pkg-config.
 #include <fstream>
 
-#include "../gen/process.hpp"
+#include "process.hpp"
 
-#include "cmocka.hpp"  // last: cmocka defines a macro `fail`
+#include "cli.hpp"  // last: cmocka defines a macro `fail`
 
 namespace fs = std::filesystem;
 
 namespace {
 
-
-void assert_contains(const std::string &text, const std::string &part) {
-  if (text.find(part) == std::string::npos) fail_msg("no '%s' in:\n%s", part.c_str(), text.c_str());
-}
 
 Result must(const std::vector<std::string> &argv, const std::vector<std::string> &env = {}) {
   Result r = run(argv, env);

@@ -9,10 +9,10 @@
 #include <map>
 #include <sstream>
 
-#include "../gen/process.hpp"
+#include "process.hpp"
 
-#include "../gen/cmocka.hpp"  // last: cmocka defines a macro `fail`
-#include "../runtime/check.h"
+#include "cmocka.hpp"  // last: cmocka defines a macro `fail`
+#include "check.h"
 
 namespace fs = std::filesystem;
 

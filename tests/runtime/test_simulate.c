@@ -2,7 +2,7 @@
 ** test_simulate.c — the simulate program in process: exit statuses, the
 ** CSV it writes, options reaching the model, the fixed step that is the
 ** step, the start checked against the constraints and completed.
-** (tests/gen/test_simulate_cli.cpp runs it as users do, messages and all.)
+** (tests/cli/test_simulate_cli.cpp runs it as users do, messages and all.)
 */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>

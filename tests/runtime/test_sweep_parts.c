@@ -3,7 +3,7 @@
 ** Philox4x32-10 against Random123's known answers, the draws as documented
 ** (a function of seed, run and name alone; Box–Muller; the ranges), the
 ** runs-table reader's rows and its mistakes' positions, the --vary reader,
-** CSV fields. (tests/gen/test_sweep_cli.cpp runs whole sweeps.)
+** CSV fields. (tests/cli/test_sweep_cli.cpp runs whole sweeps.)
 */
 #include <math.h>
 #include <setjmp.h>

@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../runtime/json.hpp"
+#include "json.hpp"
 #include "process.hpp"
 
-#include "cmocka.hpp"  // last: cmocka defines a macro `fail`
-#include "../runtime/check.h"
+#include "cli.hpp"  // last: cmocka defines a macro `fail`
+#include "check.h"
 
 namespace fs = std::filesystem;
 
@@ -27,7 +27,6 @@ namespace {
 
 const std::string lagrangec = LAGRANGEC;
 
-std::string spec(const char *name) { return std::string(SPECS_DIR) + "/" + name + ".toml"; }
 std::string test_spec(const char *name) { return std::string(RUNTIME_SPECS_DIR) + "/" + name + ".toml"; }
 
 std::vector<std::string> cache_env() { return {"LAGRANGEC_CACHE=" + (group_dir() / "cache").string()}; }
@@ -36,10 +35,6 @@ Result simulate(std::vector<std::string> args, std::vector<std::string> env = {}
   args.insert(args.begin(), {lagrangec, "simulate"});
   for (auto &e : cache_env()) env.push_back(e);
   return run(args, env);
-}
-
-void assert_contains(const std::string &text, const std::string &part) {
-  if (text.find(part) == std::string::npos) fail_msg("no '%s' in:\n%s", part.c_str(), text.c_str());
 }
 
 json::Value parse(const std::string &text) {

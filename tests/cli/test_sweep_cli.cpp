@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../runtime/json.hpp"
+#include "json.hpp"
 #include "process.hpp"
 
-#include "cmocka.hpp"  // last: cmocka defines a macro `fail`
-#include "../runtime/check.h"
+#include "cli.hpp"  // last: cmocka defines a macro `fail`
+#include "check.h"
 
 namespace fs = std::filesystem;
 
@@ -32,7 +32,6 @@ namespace {
 
 const std::string lagrangec = LAGRANGEC;
 
-std::string spec(const char *name) { return std::string(SPECS_DIR) + "/" + name + ".toml"; }
 std::string test_spec(const char *name) { return std::string(RUNTIME_SPECS_DIR) + "/" + name + ".toml"; }
 
 std::vector<std::string> cache_env() { return {"LAGRANGEC_CACHE=" + (group_dir() / "cache").string()}; }
@@ -51,10 +50,6 @@ fs::path write_file(const std::string &name, const std::string &text) {
   fs::path p = group_dir() / name;
   std::ofstream(p, std::ios::binary) << text;
   return p;
-}
-
-void assert_contains(const std::string &text, const std::string &part) {
-  if (text.find(part) == std::string::npos) fail_msg("no '%s' in:\n%s", part.c_str(), text.c_str());
 }
 
 std::vector<std::string> lines_of(const std::string &text) {
