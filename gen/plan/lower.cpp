@@ -793,12 +793,24 @@ Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<s
     terms.insert(terms.end(), r->second.rest.begin(), r->second.rest.end());
     return terms;
   };
+  // A node printed as one operand alone (a sum that is all of another, one
+  // term times 1): that operand, which it stands for; else -1.
+  auto alias_of = [&](int id) {
+    const Node &n = g.node(id);
+    auto r = s.reuse.find(id);
+    if (r != s.reuse.end()) return r->second.rest.empty() && r->second.constant == 0 ? r->second.base : -1;
+    bool one_term = n.terms.size() == 1 && n.terms[0].first == 1;
+    return (n.kind == Node::add && one_term && n.value == 0) || (n.kind == Node::mul && one_term) ? n.terms[0].second
+                                                                                                   : -1;
+  };
   // How often each node is referenced in this block; a node printed more
-  // than once by its parent (the base of x*x) counts for each print.
+  // than once by its parent (the base of x*x) counts for each print, and an
+  // alias's uses are its operand's.
   std::map<int, int> uses;
   std::function<void(int, int)> count = [&](int id, int times) {
     bool first = uses.find(id) == uses.end();
     uses[id] += times;
+    if (int operand = alias_of(id); operand >= 0) return count(operand, times);
     if (!first) return;
     const Node &n = g.node(id);
     int child_times = n.kind == Node::ipow && n.exponent <= 3 ? n.exponent : 1;
@@ -806,9 +818,10 @@ Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<s
   };
   for (int node : outputs) count(node, 1);
 
+  // An alias is its operand's temporary, never a copy of it.
   auto needs_temp = [&](int id) {
     const Node &n = g.node(id);
-    if (n.kind == Node::num || n.kind == Node::sym) return false;
+    if (n.kind == Node::num || n.kind == Node::sym || alias_of(id) >= 0) return false;
     return uses[id] > 1 || n.kind == Node::call || n.kind == Node::pow || bases.count(id);
   };
 
