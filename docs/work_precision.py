@@ -107,7 +107,9 @@ def models(work):
     return [("knife_edge", os.path.join(ROOT, "specs", "knife_edge.toml"), "Knife-edge dumbbell"),
             (name, path, "5-link pendulum chain, Cartesian (5 holonomic rows, full correction)"),
             ("spring_pendulum", os.path.join(ROOT, "specs", "spring_pendulum.toml"),
-             "Bob on a stiff overdamped spring (stiff)")]
+             "Bob on a stiff overdamped spring (stiff)"),
+            ("spring_pendulum_light", os.path.join(ROOT, "specs", "spring_pendulum_light.toml"),
+             "Bob on a stiff lightly damped spring (stiff, damping ratio 0.1)")]
 
 
 def main(argv):

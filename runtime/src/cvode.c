@@ -269,15 +269,29 @@ static void *cvode_alloc(const lgc_stepper_setup *setup, int lmm)
     if (flag == CV_SUCCESS)
         flag = CVodeSetLinSysFn(s->mem, cvode_newton_matrix);
     /*
-    ** With the generated Jacobian, a new Newton matrix every step: CVODE's
-    ** defaults (the matrix kept up to 20 steps, df/dx up to 51), made for
-    ** Jacobians of n difference quotients, left the stiff spring pendulum
-    ** 47 times less accurate at rtol 1e-6, and no cheaper in time
-    ** (measured when this was written; CVodeSetJacEvalFrequency 1 below).
+    ** BDF's Newton matrix and df/dx are CVODE's to renew (its heuristics:
+    ** the matrix after 20 steps, a gamma change past 30 % or a failed
+    ** iteration; df/dx after 51 steps or when the iteration fails on a
+    ** stale one). A stale df/dx converges more slowly, and CVODE's test
+    ** (0.1 of the error test's tolerance) then stops the iteration early
+    ** enough to bias every step: the stiff spring pendulum, whose stiff
+    ** direction turns with the swing, landed 48 times farther from the
+    ** reference at rtol 1e-6. At 3e-4 of it the errors are those of a new
+    ** matrix at every step (9.3e-6 against 1.3e-5 there, 1.1e-5 against
+    ** 5.0e-6 on the lightly damped spring, 2.6e-8 against 3.0e-8 on the
+    ** 5-link chain at rtol 1e-10) with 1/3 to 1/60 of the Jacobians, and the
+    ** chain's run takes half the instructions (tests/bench/method_bench.py).
+    ** CVodeSetStabLimDet was measured too: no fewer steps on either spring,
+    ** 10-25 % more instructions; it is not set.
+    ** Adams keeps a new matrix every step with the generated Jacobian: its
+    ** runs were not measured to gain on the stiff examples, and where the
+    ** tolerance cannot be met its longer steps found it later.
     */
-    if (flag == CV_SUCCESS && m->jacobian)
+    if (flag == CV_SUCCESS && lmm == CV_BDF)
+        flag = CVodeSetNonlinConvCoef(s->mem, 3e-4);
+    if (flag == CV_SUCCESS && lmm == CV_ADAMS && m->jacobian)
         flag = CVodeSetLSetupFrequency(s->mem, 1);
-    if (flag == CV_SUCCESS && m->jacobian)
+    if (flag == CV_SUCCESS && lmm == CV_ADAMS && m->jacobian)
         flag = CVodeSetJacEvalFrequency(s->mem, 1);
     if (flag == CV_SUCCESS && s->corrects_inside)
         flag = CVodeSetProjFn(s->mem, cvode_project);
