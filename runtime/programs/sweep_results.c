@@ -160,11 +160,17 @@ static int fill(source *src)
     return src->buf.failed ? -1 : 0;
 }
 
+/* What src has read and not yet taken ("" before its first read: the buffer has no storage yet). */
+static const char *unread(const source *src)
+{
+    return src->buf.s ? src->buf.s + src->at : "";
+}
+
 /* The next record of src made its current one (run 0 at its end, or where it cannot be read). */
 static void source_next(source *src, unsigned long nruns)
 {
     for (;;) {
-        const char *s = src->buf.s + src->at, *line = s;
+        const char *s = unread(src), *line = s;
         const size_t avail = src->buf.len - src->at;
         size_t n = 0, len = 0;
         if (avail > 0)
@@ -195,7 +201,7 @@ static int source_open(source *src, int dir, const char *name, int journal, unsi
         return -1;
     if (!journal) {     /* past the header */
         size_t n;
-        while ((n = record_len(src->buf.s + src->at, src->buf.len - src->at)) == 0 && !src->eof)
+        while ((n = record_len(unread(src), src->buf.len - src->at)) == 0 && !src->eof)
             if (fill(src) != 0)
                 break;
         src->at += n;

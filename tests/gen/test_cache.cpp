@@ -300,6 +300,10 @@ std::string address_space_limit(const std::string &limits) {
 // The generator's 4 GiB ceiling is lagrangec's own: the C compiler and the
 // model's program get the user's limit, unlimited or not (8 GiB here).
 void the_compiler_and_the_program_get_the_users_limits(void **) {
+  if (kSanitized) {
+    print_message("skipped: a sanitized lagrangec cannot run under an address-space limit\n");
+    skip();
+  }
   fs::path tools = scratch("tools");
   fs::path cc = tools / "limits-cc";
   write_file(cc, "#!/bin/sh\ncat /proc/self/limits > \"$(dirname \"$0\")/limits\"\nexec cc \"$@\"\n", fs::perms(0755));

@@ -29,13 +29,14 @@
 #include "switch_window.h"
 
 #define MAX_MET 512
+#define MAX_NX 8      /* the largest state among the models here (sled_wall: 7) */
 
 typedef struct met {
     int nx;
     int n;
     int event[MAX_MET];
     double t[MAX_MET];
-    double x[MAX_MET][6];
+    double x[MAX_MET][MAX_NX];
 } met;
 
 static int note(void *ctx, int event, double t, const double x[])
@@ -89,7 +90,8 @@ static lgc_driver *start_with(lgc_system *sys, const lgc_model *m, const run_set
     assert_non_null(d);
     e->nx = m->nx;
     lgc_driver_observe_events(d, note, e);
-    double x0[6];
+    double x0[MAX_NX];
+    assert_in_range(m->nx, 1, MAX_NX);
     m->initial_state_at(sys->p, x0);
     assert_int_equal(lgc_driver_reset(d, 0.0, x0), LGC_OK);
     return d;
@@ -118,7 +120,7 @@ static void rod_with_two_restitutions_turns_as_they_say(void **state)
         assert_non_null(log);
         const run_setup r = {stepper(k), LGC_PROJECT_FULL, 1e-4, 1e-12, 1e-13, 0.5, "e2", e2};
         lgc_driver *d = start_with(&sys, m, &r, log);
-        double x[6];
+        double x[MAX_NX];
         assert_int_equal(lgc_driver_advance(d, 0.5, x), LGC_OK);
         check(log->n == 2 && log->t[0] == log->t[1], "%s: %d events, not both ends' impacts at once",
               stepper(k)->name, log->n);
@@ -148,7 +150,8 @@ static void restitution_out_of_range_is_refused(void **state)
     for (int i = 0; i < m->np; i++)
         if (strcmp(m->parameter_names[i], "e2") == 0)
             sys.p[i] = 1.5;
-    double x0[6];
+    double x0[MAX_NX];
+    assert_in_range(m->nx, 1, MAX_NX);
     m->initial_state_at(sys.p, x0);
     assert_int_equal(lgc_driver_reset(d, 0.0, x0), LGC_ERR_RESTITUTION);
     lgc_driver_free(d);
@@ -170,7 +173,7 @@ static void rod_dropped_flat_rebounds_flat(void **state)
             met *log = calloc(1, sizeof *log);
             assert_non_null(log);
             lgc_driver *d = start(&sys, m, stepper(k), p, 1e-4, 1.0, log);
-            double x[6], lowest = INFINITY, worst_flight = 0.0;
+            double x[MAX_NX], lowest = INFINITY, worst_flight = 0.0;
             for (int s = 1; s <= 200; s++) {
                 const double t = 0.005 * s;
                 assert_int_equal(lgc_driver_advance(d, t, x), LGC_OK);
@@ -307,7 +310,7 @@ static void rows_that_hold_keep_their_rates_through_an_impact(void **state)
         assert_non_null(log);
         /* sampled between steps too: each sample corrected with the wall's contact apart */
         lgc_driver *d = start(&sys, &pendulum_wall_model, stepper(k), LGC_PROJECT_FULL, 1e-4, 0.6, log);
-        double x[6];
+        double x[MAX_NX];
         for (int j = 1; j <= 160; j++)
             assert_int_equal(lgc_driver_advance(d, 0.6 * j / 160.0 + 0.37e-4 * (j < 160), x), LGC_OK);
         check(log->n == 1, "%s: %d events, not the pendulum's impact", stepper(k)->name, log->n);
@@ -357,7 +360,7 @@ static void tilted_rod_comes_to_rest_at_any_tolerance(void **state)
                 const run_setup r = {stepper(k), LGC_PROJECT_FULL, rk4_steps[j], tolerances[j][0],
                                      tolerances[j][1], 3.0, "th0", th0};
                 lgc_driver *d = start_with(&sys, m, &r, log);
-                double x[6];
+                double x[MAX_NX];
                 const int rc = lgc_driver_advance(d, 3.0, x);
                 lgc_stats stats;
                 lgc_driver_stats(d, &stats);

@@ -15,6 +15,15 @@ struct Result {
 // NAME=VALUE entries to the environment, and a bare NAME removes one.
 Result run(const std::vector<std::string> &argv, const std::vector<std::string> &env = {});
 
+// Whether these programs are built under AddressSanitizer: they reserve
+// terabytes of address space for its shadow, so they run neither under an
+// address-space limit nor under valgrind.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 // A program started and not yet waited for; `own_group` puts it in a process
 // group of its own (its pid), so that it can be killed with its children.
 struct Started {
