@@ -17,8 +17,9 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
     [LGC_SIM_T_END] = {"--t-end", "T", LGC_OPTION_VALUE, "end time (default 10)"},
     [LGC_SIM_DT] = {"--dt", "H", LGC_OPTION_VALUE,
                     "rk4's step, every step of the run but a last one\n"
-                    "shortened to end on T (rk4 is the default with --dt);\n"
-                    "dopri5, adams, bdf: the first step"},
+                    "shortened to end on T (--dt without --method chooses\n"
+                    "rk4, and says so on stderr; the output interval is\n"
+                    "--sample); dopri5, adams, bdf: the first step"},
     [LGC_SIM_RTOL] = {"--rtol", "R", LGC_OPTION_VALUE,
                       "relative tolerance of dopri5, adams, bdf (default 1e-8)"},
     [LGC_SIM_ATOL] = {"--atol", "A", LGC_OPTION_VALUE,

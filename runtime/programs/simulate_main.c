@@ -113,6 +113,11 @@ int lgc_sim_settle(lgc_sim_options *opt, const lgc_model *m)
     if (opt->dt > opt->t_end)
         return lgc_usage_error("--dt %g is longer than the run (--t-end %g): no step of it can "
                                "be taken", opt->dt, opt->t_end);
+    /* --dt is often taken for the output interval (--sample): say which method it chose. */
+    if (!opt->method && opt->dt > 0.0 && !opt->quiet)
+        fprintf(stderr, "lagrangec: note: --dt %g without --method: fixed-step rk4, every step %g "
+                        "(--sample sets the output interval; --method dopri5 --dt %g starts an "
+                        "adaptive run at %g)\n", opt->dt, opt->dt, opt->dt, opt->dt);
     if (!opt->method)
         opt->method = opt->dt > 0.0 ? "rk4" : "dopri5";
     if (strcmp(opt->method, "rk4") == 0 && !(opt->dt > 0.0))

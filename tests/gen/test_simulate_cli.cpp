@@ -4,7 +4,7 @@
 // without a spec; plots that run nothing of the spec's; a step that is the
 // step; a full disk; the start checked and completed; constraints kept by
 // default; CSV columns that cannot collide; events a maximum step finds;
-// the implicit methods' counters; mistakes refused.
+// the implicit methods' counters; mistakes refused; the note of --dt alone.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -550,7 +550,7 @@ void copies_of_a_row_are_redundant_not_too_many(void **) {
 // A constrained model keeps its constraints unless told otherwise; a run
 // that drifts past 1e-6 ends with a warning.
 void constraints_are_kept_by_default(void **) {
-  Result r = simulate({test_spec("rheonomic_pendulum"), "--dt", "1e-2", "--summary-json", "-"});
+  Result r = simulate({test_spec("rheonomic_pendulum"), "--method", "rk4", "--dt", "1e-2", "--summary-json", "-"});
   if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
   json::Value s = parse(r.out);
   assert_string_equal(s["correction"].str().c_str(), "full");
@@ -751,6 +751,27 @@ void mistakes_get_a_message_and_an_exit_status(void **) {
   fs::remove_all(bad.parent_path());
 }
 
+// --dt without --method chooses fixed-step rk4 and says so on stderr, once
+// (users take --dt for the output interval); --method or --quiet, no note;
+// --help says it too.
+void dt_alone_says_it_chose_rk4(void **) {
+  const std::vector<std::string> base = {spec("pendulum"), "--t-end", "0.1", "--dt", "1e-2", "--out",
+                                         (group_dir() / "dt_note.csv").string()};
+  Result r = simulate(base);
+  assert_int_equal(r.status, 0);
+  assert_contains(r.err, "lagrangec: note: --dt 0.01 without --method: fixed-step rk4, every step 0.01 "
+                         "(--sample sets the output interval;");
+  for (const std::vector<std::string> &more : {std::vector<std::string>{"--method", "rk4"}, {"--quiet"}}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    Result q = simulate(args);
+    assert_int_equal(q.status, 0);
+    check(q.err.find("note:") == std::string::npos, "with %s: %s", more[0].c_str(), q.err.c_str());
+  }
+  Result help = simulate({"--help"});
+  assert_contains(help.out, "--dt without --method chooses");
+}
+
 }  // namespace
 
 int main() {
@@ -778,6 +799,7 @@ int main() {
       cmocka_unit_test(a_maximum_step_finds_events_a_step_would_straddle),
       cmocka_unit_test(implicit_methods_count_their_newton_iterations),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
+      cmocka_unit_test(dt_alone_says_it_chose_rk4),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }
