@@ -26,6 +26,7 @@ static unsigned long run_to_10(const lgc_stepper_type *type, double rtol, double
     assert_int_equal(lgc_system_init(&sys, &spring_pendulum_model), LGC_OK);
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.project = LGC_PROJECT_NONE;
     o.type = type;
     o.h = 0.0;
     o.rtol = rtol;
