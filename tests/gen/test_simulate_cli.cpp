@@ -4,7 +4,8 @@
 // without a spec; plots that run nothing of the spec's; a step that is the
 // step; a full disk; the start checked and completed; constraints kept by
 // default; CSV columns that cannot collide; events a maximum step finds;
-// the implicit methods' counters; mistakes refused; the note of --dt alone.
+// the implicit methods' counters; mistakes refused; the note of --dt alone;
+// the progress line of a cold cache on a terminal.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -772,6 +773,33 @@ void dt_alone_says_it_chose_rk4(void **) {
   assert_contains(help.out, "--dt without --method chooses");
 }
 
+// On a terminal (script(1) gives it one), a cold cache shows a progress
+// line while the model is generated and compiled, cleared after; on a pipe,
+// or with --quiet, nothing.
+void a_cold_cache_shows_progress_on_a_terminal(void **) {
+  if (!fs::exists("/usr/bin/script")) {
+    print_message("skipped: no script(1) to give the run a terminal\n");
+    skip();
+  }
+  const std::string csv = (group_dir() / "progress.csv").string();
+  auto command = [&](const std::string &cache, const std::string &more) {
+    return "LAGRANGEC_CACHE=" + cache + " " + lagrangec + " simulate " + spec("pendulum") + " --t-end 0.1 --out " + csv +
+           more;
+  };
+  Result tty = run({"/usr/bin/script", "-qec", command(scratch("progress-tty").string(), ""), "/dev/null"});
+  assert_int_equal(tty.status, 0);
+  for (const char *part : {"\r\033[Klagrangec: generating pendulum's C (once: the program is cached)...",
+                           "\r\033[Klagrangec: compiling pendulum (", "\r\033[K\r"})
+    check(tty.out.find(part) != std::string::npos, "no '%s' on the terminal:\n%s", part, tty.out.c_str());
+  Result quiet = run({"/usr/bin/script", "-qec", command(scratch("progress-quiet").string(), " --quiet"), "/dev/null"});
+  assert_int_equal(quiet.status, 0);
+  check(quiet.out.find("generating") == std::string::npos, "--quiet on a terminal:\n%s", quiet.out.c_str());
+  Result pipe = run({lagrangec, "simulate", spec("pendulum"), "--t-end", "0.1", "--out", csv},
+                    {"LAGRANGEC_CACHE=" + scratch("progress-pipe").string()});
+  assert_int_equal(pipe.status, 0);
+  check(pipe.err.find("generating") == std::string::npos, "on a pipe:\n%s", pipe.err.c_str());
+}
+
 }  // namespace
 
 int main() {
@@ -800,6 +828,7 @@ int main() {
       cmocka_unit_test(implicit_methods_count_their_newton_iterations),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
       cmocka_unit_test(dt_alone_says_it_chose_rk4),
+      cmocka_unit_test(a_cold_cache_shows_progress_on_a_terminal),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }
