@@ -352,12 +352,13 @@ class Report {
             "at $\\mathrm{centre} - r k$, $k = (n - (n\\cdot a)a)/\\sqrt{1 - (n\\cdot a)^2}$. It rolls without "
             "slipping: the contact is on the plane ($n \\cdot \\mathrm{contact} = 0$, holonomic, left out when it "
             "is 0 at every state), and the wheel's material point there does not slide along the plane's tangents "
-            "(nonholonomic).\n\n"
+            "(nonholonomic; a row that is 0 at every state, across the plane of a planar wheel, left out).\n\n"
          << "| wheel | body | centre | axle | radius | normal | rows |\n|---|---|---|---|---|---|---|\n";
     for (size_t w = 0; w < s.wheels.size(); ++w) {
       const WheelSpec &wheel = s.wheels[w];
       std::string centre = wheel.centre ? cell(wheel.centre->text) : "the body's";
-      std::string rows = m_.contact_kept[w] ? "" : "the contact point on the plane: 0 at every state, left out; ";
+      std::string rows;
+      for (const std::string &row : m_.left_out[w]) rows += row + ": 0 at every state, left out; ";
       for (size_t c = 0; c < m_.nc(); ++c)
         if (m_.origins[c].wheel == int(w))
           rows += m_.origins[c].row + ": $" +

@@ -5,7 +5,8 @@
 // step; a full disk; the start checked and completed; constraints kept by
 // default; CSV columns that cannot collide; events a maximum step finds;
 // the implicit methods' counters; mistakes refused; the note of --dt alone;
-// the progress line of a cold cache on a terminal.
+// the progress line of a cold cache on a terminal; a planar wheel rolling
+// down an incline against its closed form.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -800,6 +801,40 @@ void a_cold_cache_shows_progress_on_a_terminal(void **) {
   check(pipe.err.find("generating") == std::string::npos, "on a pipe:\n%s", pipe.err.c_str());
 }
 
+// A planar rolling wheel (specs/incline_wheel.toml): a uniform disk from
+// rest down an incline of angle alpha has x'' = (2/3) g sin(alpha), so x(T) =
+// a T^2/2 and x'(T) = a T, and rolls, th' = x'/r; its one rolling row (the
+// contact and lateral rows are 0 at every state, left out), for both
+// formulations, every stepper and correction. The integrable row is said.
+void a_planar_wheel_rolls_down_an_incline(void **) {
+  const double T = 2, a = 2.0 / 3.0 * 9.81 * std::sin(0.3), radius = 0.5;
+  for (const char *formulation : {"dalembert", "vakonomic"})
+    for (const std::vector<std::string> &method : {std::vector<std::string>{"--method", "rk4", "--dt", "1e-3"},
+                                                   {"--method", "dopri5"}, {"--method", "adams"}, {"--method", "bdf"}})
+      for (const char *project : {"none", "velocity", "full"}) {
+        std::vector<std::string> args = {spec("incline_wheel"), "--formulation", formulation, "--project", project,
+                                         "--rtol", "1e-10", "--atol", "1e-12", "--t-end", "2", "--out",
+                                         (group_dir() / "incline.csv").string(), "--summary-json", "-"};
+        args.insert(args.end(), method.begin(), method.end());
+        Result r = simulate(args);
+        const std::string what = std::string(formulation) + " " + method[1] + " --project " + project;
+        if (r.status != 0) fail_msg("%s: exit %d: %s", what.c_str(), r.status, r.err.c_str());
+        json::Value s = parse(r.out);
+        const json::Value &x = s["final_state"];
+        check(std::fabs(x["x"].num() - a * T * T / 2) <= 1e-9 && std::fabs(x["x'"].num() - a * T) <= 1e-9 &&
+                  std::fabs(x["th'"].num() - x["x'"].num() / radius) <= 1e-9,
+              "%s: x = %.17g, x' = %.17g, th' = %.17g; expected %.17g, %.17g, x'/r", what.c_str(), x["x"].num(),
+              x["x'"].num(), x["th'"].num(), a * T * T / 2, a * T);
+        check(s["max_residuals"].members.size() == 1, "%s: %zu constraint rows, expected the one no-slip row",
+              what.c_str(), s["max_residuals"].members.size());
+      }
+  Result warned = run({lagrangec, "simulate", spec("incline_wheel"), "--t-end", "0.1", "--quiet", "--out",
+                       (group_dir() / "incline.csv").string()},
+                      {"LAGRANGEC_CACHE=" + scratch("incline-cache").string()});  // a cold cache: it generates
+  assert_contains(warned.err, "rolling wheel 'disk': no slip along N.x is integrable");
+  assert_contains(warned.err, "or keep [rolling] as it is");
+}
+
 }  // namespace
 
 int main() {
@@ -829,6 +864,7 @@ int main() {
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
       cmocka_unit_test(dt_alone_says_it_chose_rk4),
       cmocka_unit_test(a_cold_cache_shows_progress_on_a_terminal),
+      cmocka_unit_test(a_planar_wheel_rolls_down_an_incline),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }
