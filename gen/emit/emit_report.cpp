@@ -116,9 +116,17 @@ class TexPrinter {
     }
   }
 
-  // Simple fractions as fractions: 1/24, not 0.041666666666666664. The
-  // continued fraction of v finds the smallest denominator that is exact.
+  // Numbers as a reader writes them: fractions of a denominator below 10 as
+  // fractions (1/2, 2/3, as derivations make them); a short decimal as that
+  // decimal (0.1, 0.0025, 0.003, as specs write them, never 1/400 beside
+  // 0.003); other simple fractions as fractions (1/24, not
+  // 0.041666666666666664). The continued fraction of v finds the smallest
+  // denominator that is exact.
   static std::string number(double v) {
+    const std::string decimal = format_double(v);  // shortest round trip: 0.0025
+    const size_t first = decimal.find_first_not_of("-0.");
+    const bool short_decimal = v != std::floor(v) && decimal.find('e') == std::string::npos &&
+                               first != std::string::npos && decimal.size() - first <= 7;
     double x = std::fabs(v);
     long long p0 = 0, q0 = 1, p1 = 1, q1 = 0;  // convergents p/q
     for (int step = 0; step < 12 && x < 1e9; ++step) {
@@ -126,14 +134,14 @@ class TexPrinter {
       long long p = a * p1 + p0, q = a * q1 + q0;
       if (q > 720) break;
       p0 = p1, q0 = q1, p1 = p, q1 = q;
-      if (double(p) / double(q) == std::fabs(v)) {
+      if (double(p) / double(q) == std::fabs(v) && !(short_decimal && q >= 10)) {
         std::string sign = v < 0 ? "-" : "";
         return q == 1 ? sign + std::to_string(p) : sign + "\\frac{" + std::to_string(p) + "}{" + std::to_string(q) + "}";
       }
       if (x == double(a)) break;
       x = 1 / (x - double(a));
     }
-    std::string s = format_double(v);
+    std::string s = decimal;
     if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
     size_t e = s.find('e');
     if (e != std::string::npos) s = s.substr(0, e) + " \\cdot 10^{" + s.substr(e + 1) + "}";
@@ -218,7 +226,8 @@ class Report {
     if (!s.wheels.empty()) wheels();
     if (m_.nh) holonomic();
     if (m_.nn) nonholonomic();
-    stabilised();
+    if (m_.nh + m_.nn) stabilised();  // an unconstrained model has nothing to stabilise
+    state();
     if (!m_.outputs.empty()) outputs();
     if (!m_.events.empty()) events();
   }
@@ -343,12 +352,13 @@ class Report {
             "at $\\mathrm{centre} - r k$, $k = (n - (n\\cdot a)a)/\\sqrt{1 - (n\\cdot a)^2}$. It rolls without "
             "slipping: the contact is on the plane ($n \\cdot \\mathrm{contact} = 0$, holonomic, left out when it "
             "is 0 at every state), and the wheel's material point there does not slide along the plane's tangents "
-            "(nonholonomic).\n\n"
+            "(nonholonomic; a row that is 0 at every state, across the plane of a planar wheel, left out).\n\n"
          << "| wheel | body | centre | axle | radius | normal | rows |\n|---|---|---|---|---|---|---|\n";
     for (size_t w = 0; w < s.wheels.size(); ++w) {
       const WheelSpec &wheel = s.wheels[w];
       std::string centre = wheel.centre ? cell(wheel.centre->text) : "the body's";
-      std::string rows = m_.contact_kept[w] ? "" : "the contact point on the plane: 0 at every state, left out; ";
+      std::string rows;
+      for (const std::string &row : m_.left_out[w]) rows += row + ": 0 at every state, left out; ";
       for (size_t c = 0; c < m_.nc(); ++c)
         if (m_.origins[c].wheel == int(w))
           rows += m_.origins[c].row + ": $" +
@@ -413,6 +423,9 @@ class Report {
       std::string lhs = j < m_.nh ? "r_{h," + std::to_string(j + 1) + "}" : "r_{n," + std::to_string(j - m_.nh + 1) + "}";
       equation(lhs, m_.r[j]);
     }
+  }
+
+  void state() {
     out_ << "State: $x = (q, \\dot q" << (m_.nn ? ", \\int g\\,dt" : "") << ")$, $\\dot x = (\\dot q, \\ddot q"
          << (m_.nn ? ", g" : "") << ")$, " << 2 * m_.nq + m_.nn << " first-order equations.\n";
   }

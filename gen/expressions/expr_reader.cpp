@@ -168,7 +168,9 @@ class ExprReader {
     return v.scalar;
   }
 
-  const Vector &vector(const Value &v, size_t at, const std::string &wanted) const {
+  // The vector in v (0 is the zero vector), or an error at `at` saying what wanted one.
+  Vector vector(const Value &v, size_t at, const std::string &wanted) const {
+    if (!v.is_vector && v.scalar.is_zero()) return Vector{};
     if (!v.is_vector) fail(at, "a scalar where a vector is expected (" + wanted + "); vectors are made from unit vectors such as N.x");
     return v.vector;
   }
@@ -241,6 +243,7 @@ class ExprReader {
     for (;;) {
       size_t at = pos_;
       if (accept('*')) {
+        if (pos_ < s_.size() && s_[pos_] == '*') fail(at, "'**' is not an operator: a power is written x^2");
         Value r = unary();
         if (e.is_vector && r.is_vector) fail(at, "cannot multiply two vectors: write dot(a, b) or cross(a, b)");
         if (e.is_vector || r.is_vector) e = of(e.is_vector ? r.scalar * e.vector : e.scalar * r.vector);
@@ -434,6 +437,12 @@ class ExprReader {
     skip_space();
     if (pos_ < s_.size() && s_[pos_] == '(' && id.back() != '\'') return call(id, start);
     auto it = symbols_.by_name.find(id);
+    // NAME_dot is NAME', as --init and runs tables spell it: no other name may be NAME_dot (spec_reader.cpp).
+    const size_t stem = id.size() - std::min<size_t>(id.size(), 4);
+    if (it == symbols_.by_name.end() && stem > 0 && id.compare(stem, 4, "_dot") == 0) {
+      auto velocity = symbols_.by_name.find(id.substr(0, stem) + "'");
+      if (velocity != symbols_.by_name.end() && velocity->second.kind == SymbolKind::velocity) it = velocity;
+    }
     if (it == symbols_.by_name.end()) {
       if (id.back() == '\'') {
         std::string base = id.substr(0, id.size() - 1);
@@ -580,8 +589,10 @@ GiNaC::ex read_expression(const SourceText &src, Scope &scope, const ExprContext
 
 Vector read_vector(const SourceText &src, Scope &scope, const ExprContext &ctx) {
   Value v = read_value(src, scope, ctx);
+  if (!v.is_vector && v.scalar.is_zero()) return Vector{};  // "0": the zero vector
   if (!v.is_vector)
-    error_at(src.loc_of(0), std::string(ctx.what) + " is a scalar, where a vector is expected (such as \"x*N.x + R*A.z\")");
+    error_at(src.loc_of(0), std::string(ctx.what) + " is a scalar, where a vector is expected (such as \"x*N.x + R*A.z\", "
+                                                    "or 0 for the zero vector)");
   return v.vector;
 }
 

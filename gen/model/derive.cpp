@@ -124,9 +124,11 @@ class Deriver {
     m_.V = GiNaC::add(V);
   }
 
-  // Each wheel's contact row, unless it is 0 whatever the coordinates (a
-  // wheel whose centre's height is that of a wheel on the plane: a disk
-  // written with its lean), and its two no-slip rows.
+  // Each wheel's contact row and its two no-slip rows, but those that are 0
+  // at every state: the contact row of a wheel whose centre's height is
+  // that of a wheel on the plane (a disk written with its lean), the
+  // lateral row of a wheel that stays in a vertical plane (a planar disk:
+  // its contact point has no velocity across the plane to forbid).
   void add_wheels(std::vector<ConstraintOrigin> &holonomic, std::vector<ConstraintOrigin> &nonholonomic) {
     int index = 0;
     for (const WheelRows &w : wheel_rows(scope_, [&](const ex &e) { return sign_at_samples(m_, e); })) {
@@ -134,14 +136,19 @@ class Deriver {
       auto origin = [&](const std::string &row, const std::string &column) {
         return ConstraintOrigin{"rolling wheel '" + name + "': " + row, "", column, w.wheel->loc, index, row};
       };
-      bool kept = !vanishes_at_samples(m_, w.contact);
-      m_.contact_kept.push_back(kept);
-      if (kept) {
+      std::vector<std::string> &left_out = m_.left_out.emplace_back();
+      if (vanishes_at_samples(m_, w.contact)) {
+        left_out.push_back("the contact point on the plane");
+      } else {
         holonomic.push_back(origin("the contact point on the plane", name));
         m_.phi.push_back(w.contact);
       }
       for (int i = 0; i < 2; ++i) {
         const std::string &along = w.tangent[i];  // "N.x" (column rear.x) or "t1" (rear.t1)
+        if (vanishes_at_samples(m_, w.no_slip[i])) {
+          left_out.push_back("no slip along " + along);
+          continue;
+        }
         nonholonomic.push_back(origin("no slip along " + along, name + "." + (along.rfind("N.", 0) == 0 ? along.substr(2) : along)));
         m_.g.push_back(w.no_slip[i]);
       }
@@ -296,6 +303,12 @@ class Deriver {
       }
       bool any = false;
       for (size_t i = 0; i < m_.nq; ++i) any = any || !m_.B(j, i).is_zero();
+      if (!any && m_.origins[m_.nh + j].wheel >= 0)  // not a row the user wrote: say what of the wheel makes it
+        error_at(m_.constraint_loc(m_.nh + j),
+                 m_.constraint_name(m_.nh + j) +
+                     " does not contain any velocity: no coordinate moves the wheel's contact point along it, only "
+                     "t does, so rolling there is a condition on positions and t; give the wheel the coordinates "
+                     "it needs, or leave it out of [rolling] and write that condition in 'holonomic'");
       if (!any)
         error_at(m_.constraint_loc(m_.nh + j),
                  m_.constraint_name(m_.nh + j) +

@@ -87,7 +87,7 @@ struct Model {
   std::vector<GiNaC::realsymbol> z;  // ∫g dt, one per nonholonomic constraint
   std::vector<ConstraintOrigin> origins;  // nh + nn: the written rows, then the wheels', of each kind
   std::vector<BodyEnergy> bodies;         // what [bodies] and [particles] add to T and V
-  std::vector<bool> contact_kept;         // per wheel: its contact row (false: identically 0, dropped)
+  std::vector<std::vector<std::string>> left_out;  // per wheel: its rows that are 0 at every state, dropped
   size_t ncontact = 0;                    // the last holonomic rows are [constraints] contact's, one-sided
   std::vector<GiNaC::ex> restitution;     // per contact: its coefficient, an expression of the parameters
   Formulation formulation = Formulation::dalembert;

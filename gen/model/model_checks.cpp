@@ -276,6 +276,10 @@ void warn_integrable(const Model &m) {
                    : ": an integrating factor makes it the time derivative of a function of q and t; write that "
                      "function as a holonomic constraint";
     }
+    // A wheel's row is the spec's [rolling], not a row the user wrote: say both ways on.
+    if (m.origins[m.nh + j].wheel >= 0)
+      msg += ", instead of the wheel's [rolling] (a planar wheel's rolling is such a row); or keep [rolling] as it "
+             "is: the row stays a nonholonomic constraint, exact all the same, its multiplier the friction force along it";
     warn_at(m.constraint_loc(m.nh + j), msg);
   }
 }

@@ -10,11 +10,13 @@
 #include "program/simulate.h"
 #include "lagrangec_config.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <iostream>
 #include <sstream>
 #include <unistd.h>
 
@@ -103,6 +105,26 @@ void use_mpi(Toolchain &t) {
   for (std::string w; words >> w;) t.link_args.push_back(w);
 }
 
+// A line on a terminal, rewritten in place, while the cache is filled (a
+// large model takes tens of seconds to generate and compile); cleared when
+// done, or before an error is said. Nothing when stderr is not a terminal.
+class Progress {
+ public:
+  explicit Progress(bool on) : on_(on) {}
+  ~Progress() { say(""); }
+  void say(const std::string &text) {
+    if (on_) std::cerr << "\r\033[K" << (text.empty() ? "" : "lagrangec: " + text) << std::flush;
+  }
+
+ private:
+  bool on_;
+};
+
+// --quiet among a command's options.
+bool quiet(const std::vector<std::string> &options) {
+  return std::find(options.begin(), options.end(), "--quiet") != options.end();
+}
+
 }  // namespace
 
 int run_model(const std::string &command, const std::string &spec_path, Formulation formulation,
@@ -118,10 +140,14 @@ int run_model(const std::string &command, const std::string &spec_path, Formulat
   // whichever command comes first builds it and the others reuse it.
   int program = cached_program(spec.name + variant + "-" + cache_key(spec, variant, toolchain), spec.name,
                                [&](const OpenDir &dir) {
+                                 Progress progress(::isatty(STDERR_FILENO) && !quiet(options));
+                                 progress.say("generating " + spec.name + "'s C (once: the program is cached)...");
                                  GeneratedFiles files = generate(spec, formulation, true);
                                  write_generated(spec, files, dir.via_fd);
                                  write_file_atomically(dir.via_fd + "/main.c",
                                                        main_source(spec, files, with_mpi ? "lgc_main_mpi" : "lgc_main"));
+                                 progress.say("compiling " + spec.name + " (" +
+                                              std::to_string(files.source.size() / 1024 + 1) + " KiB of C)...");
                                  compile_program(toolchain, spec.name, files.source.size(), dir);
                                });
   std::vector<std::string> argv = {"lagrangec " + command + " " + spec_path, command};  // [0]: for its usage text

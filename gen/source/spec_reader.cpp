@@ -184,7 +184,7 @@ class Reader {
     if (kGeneratedNames.count(name) || name.rfind("out_", 0) == 0 || name.rfind("in_", 0) == 0 || numbered("w") ||
         numbered("int_g") || numbered("mu") || numbered("lambda"))
       return "'" + name + "' is reserved: the generated C uses it (state, input, param, work, "
-             "baumgarte_alpha, baumgarte_beta, in_*, out_*, w1, w2, ..., int_g1, ..., mu1, ..., lambda1, ..., "
+             "baumgarte_alpha, baumgarte_beta, in_*, out_*, and w, int_g, mu, lambda followed by digits: w0, w1, ..., "
              "pi, pow, sqrt, fabs, copysign)";
     if (name.rfind(spec_.name + "_", 0) == 0)
       return "'" + name + "' starts with the model's prefix '" + spec_.name + "_'";

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lagrangec/driver.h"
 #include "lagrangec/initial.h"
 #include "lagrangec/linearize.h"
 #include "lagrangec/system.h"
@@ -17,13 +18,14 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
     [LGC_SIM_T_END] = {"--t-end", "T", LGC_OPTION_VALUE, "end time (default 10)"},
     [LGC_SIM_DT] = {"--dt", "H", LGC_OPTION_VALUE,
                     "rk4's step, every step of the run but a last one\n"
-                    "shortened to end on T (rk4 is the default with --dt);\n"
-                    "dopri5, adams, bdf: the first step"},
+                    "shortened to end on T (--dt without --method chooses\n"
+                    "rk4, and says so on stderr; the output interval is\n"
+                    "--sample); dopri5, adams, bdf: the first step"},
     [LGC_SIM_RTOL] = {"--rtol", "R", LGC_OPTION_VALUE,
-                      "relative tolerance of dopri5, adams, bdf (default 1e-8)"},
+                      "relative tolerance of dopri5, adams, bdf (default " NUMBER(LGC_DEFAULT_RTOL) ")"},
     [LGC_SIM_ATOL] = {"--atol", "A", LGC_OPTION_VALUE,
                       "absolute tolerance of dopri5, adams, bdf (default\n"
-                      "1e-10); either tolerance may be 0, not both"},
+                      NUMBER(LGC_DEFAULT_ATOL) "); either tolerance may be 0, not both"},
     [LGC_SIM_MAX_STEP] = {"--max-step", "H", LGC_OPTION_VALUE,
                           "no step of dopri5, adams, bdf longer than H (default:\n"
                           "no bound), so that an event crossing and crossing\n"

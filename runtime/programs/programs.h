@@ -567,7 +567,9 @@ int lgc_dir_run_done(lgc_cursor *c, int run_fd, unsigned long run, int trajector
 ** DIR/runs.csv, whole: the header and the results of the index's runs, in
 ** order, streamed from DIR's sources into its temporary; the results of
 ** other runs read from the old index carried into a journal; then the
-** journals it empties removed. *n: its runs, *failed: how many are faults.
+** journals it empties removed; then DIR/summary.csv and summary.json, the
+** statistics of its numeric columns (sweep_stats.c). *n: its runs,
+** *failed: how many are faults.
 ** LGC_OK, else an lgc_status after a message (LGC_ERR_INCONSISTENT: runs
 ** without a result, named; the old index stays).
 */
@@ -576,6 +578,42 @@ int lgc_dir_write_index(const lgc_sweep_dir *d, unsigned long nruns, const char 
 
 /* The exit status of a sweep of n runs, failed of them faults (they are said on stderr). */
 int lgc_dir_say_failed(const lgc_sweep_dir *d, unsigned long failed, size_t n);
+
+/* ---- sweep_stats.c: the statistics of the index's numeric columns ---- */
+
+#define LGC_SWEEP_SUMMARY_CSV "summary.csv"
+#define LGC_SWEEP_SUMMARY_JSON "summary.json"
+#define LGC_STATS_NQUANTILES 7
+/* 0, 0.05, 0.25, 0.5, 0.75, 0.95, 1: min, q05, q25, median, q75, q95, max */
+extern const double lgc_stats_quantiles[LGC_STATS_NQUANTILES];
+
+/* A column over the runs that ended ok with a finite value there. */
+typedef struct lgc_column_stats {
+    char *name;
+    size_t count, cap;
+    double *values;         /* count, sorted by lgc_stats_finish: the quantiles need them */
+    double mean, m2, sd;    /* Welford's; sd with n - 1, NaN below 2 values */
+    double q[LGC_STATS_NQUANTILES];
+} lgc_column_stats;
+
+typedef struct lgc_stats_table {
+    lgc_column_stats *col;
+    int ncols;
+    unsigned long runs, failures;
+    int failed;             /* out of memory: nothing to write */
+} lgc_stats_table;
+
+/* The columns of the index's header; LGC_OK or LGC_ERR_NOMEM. */
+int lgc_stats_begin(lgc_stats_table *t, const char *header);
+/* One line of the index (len bytes). */
+void lgc_stats_add(lgc_stats_table *t, const char *line, size_t len);
+/* The values sorted, sd and the quantiles. */
+void lgc_stats_finish(lgc_stats_table *t);
+void lgc_stats_free(lgc_stats_table *t);
+/* Quantile p of sorted[0..n) (type 7); NaN for n = 0. */
+double lgc_stats_quantile(const double sorted[], size_t n, double p);
+/* DIR/summary.csv and DIR/summary.json: LGC_OK, or a message naming path. */
+int lgc_stats_write(const lgc_stats_table *t, const char *path, int dir);
 
 /* ---- sweep_main.c: the sweep program ---- */
 

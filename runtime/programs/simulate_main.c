@@ -114,8 +114,15 @@ int lgc_sim_settle(lgc_sim_options *opt, const lgc_model *m)
     if (opt->dt > opt->t_end)
         return lgc_usage_error("--dt %g is longer than the run (--t-end %g): no step of it can "
                                "be taken", opt->dt, opt->t_end);
+    /* --dt is often taken for the output interval (--sample): say which method it chose. */
+    if (!opt->method && opt->dt > 0.0 && !opt->quiet)
+        fprintf(stderr, "lagrangec: note: --dt %g without --method: fixed-step rk4, every step %g "
+                        "(--sample sets the output interval; --method dopri5 --dt %g starts an "
+                        "adaptive run at %g)\n", opt->dt, opt->dt, opt->dt, opt->dt);
+    lgc_driver_options defaults;
+    lgc_driver_options_default(&defaults);
     if (!opt->method)
-        opt->method = opt->dt > 0.0 ? "rk4" : "dopri5";
+        opt->method = opt->dt > 0.0 ? "rk4" : defaults.type->name;
     if (strcmp(opt->method, "rk4") == 0 && !(opt->dt > 0.0))
         return lgc_usage_error("--method rk4 needs --dt");
     /* CVODE's steps grow by orders of magnitude from its own first one: no step to size gains on. */
@@ -124,18 +131,22 @@ int lgc_sim_settle(lgc_sim_options *opt, const lgc_model *m)
                                "gains are sized on", opt->method);
     if (opt->sample == 0.0)
         opt->sample = opt->t_end / 1000.0;
+    /* The runtime's default; "none" said of a model with nothing to correct. */
     if (!opt->project_given)
-        opt->project = m->nh + m->nn > 0 ? LGC_PROJECT_FULL : LGC_PROJECT_NONE;
+        opt->project = m->nh + m->nn > 0 ? defaults.project : LGC_PROJECT_NONE;
     return LGC_EXIT_OK;
 }
 
 void lgc_sim_options_init(lgc_sim_options *opt)
 {
+    lgc_driver_options defaults;    /* one table of defaults: the runtime's */
+    lgc_driver_options_default(&defaults);
     memset(opt, 0, sizeof *opt);
     opt->t_end = 10.0;
-    opt->rtol = 1e-8;
-    opt->atol = 1e-10;
-    opt->max_step = INFINITY;
+    opt->rtol = defaults.rtol;
+    opt->atol = defaults.atol;
+    opt->max_step = defaults.max_step;
+    opt->metric = defaults.metric;
     opt->gains = LGC_GAINS_MODEL;
 }
 

@@ -69,11 +69,12 @@ static int starts(const char *n, const char *prefix)
     return strncmp(n, prefix, strlen(prefix)) == 0;
 }
 
-/* A temporary of sweep.txt or the index in DIR, or of a trajectory in DIR/run (.NNNNNN.csv.PID-N). */
+/* A temporary of sweep.txt, the index or its summaries in DIR, or of a trajectory in DIR/run (.NNNNNN.csv.PID-N). */
 static int is_temporary(const char *n, int in_run)
 {
     if (!in_run)
-        return starts(n, "." LGC_SWEEP_INDEX ".") || starts(n, "." LGC_SWEEP_MANIFEST ".");
+        return starts(n, "." LGC_SWEEP_INDEX ".") || starts(n, "." LGC_SWEEP_MANIFEST ".")
+               || starts(n, "." LGC_SWEEP_SUMMARY_CSV ".") || starts(n, "." LGC_SWEEP_SUMMARY_JSON ".");
     const size_t digits = n[0] == '.' ? strspn(n + 1, "0123456789") : 0;
     return digits > 0 && starts(n + 1 + digits, ".csv.");
 }
@@ -322,11 +323,12 @@ int lgc_dir_run_done(lgc_cursor *c, int run_fd, unsigned long run, int trajector
            || (fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
 }
 
-/* The index being written (its temporary, and a buffer of it), the old index's lines of other runs carried, and counts. */
+/* The index being written (its temporary, and a buffer of it), the old index's lines of other runs carried, its statistics and counts. */
 typedef struct writing {
     lgc_output out;
     lgc_text buf;
     lgc_journal carry;
+    lgc_stats_table stats;
     size_t n, missing;
     unsigned long failed;
 } writing;
@@ -362,6 +364,7 @@ static int stream(const lgc_sweep_dir *d, lgc_cursor *c, unsigned long nruns, co
             say_missing(w, want);
         if (lgc_index_has(index, r.run)) {
             lgc_text_add(&w->buf, r.line, r.len);
+            lgc_stats_add(&w->stats, r.line, r.len);
             w->failed += r.line[strcspn(r.line, ",") + 1] == 'f';     /* K,fault,... */
             w->n++;
             want = index_after(index, r.run, nruns);
@@ -389,6 +392,9 @@ int lgc_dir_write_index(const lgc_sweep_dir *d, unsigned long nruns, const char 
     } else if (lgc_output_open_at(&w.out, d->fd, LGC_SWEEP_INDEX) != LGC_OK) {
         fprintf(stderr, "lagrangec: %s/%s: %s\n", d->path, LGC_SWEEP_INDEX, strerror(errno));
         rc = LGC_ERR_IO;
+    } else if (lgc_stats_begin(&w.stats, header) != LGC_OK) {
+        fprintf(stderr, "lagrangec: %s: %s\n", d->path, strerror(ENOMEM));
+        rc = LGC_ERR_NOMEM;
     } else {
         lgc_text_add(&w.buf, header, strlen(header));
         lgc_text_add(&w.buf, "\n", 1);
@@ -414,6 +420,11 @@ int lgc_dir_write_index(const lgc_sweep_dir *d, unsigned long nruns, const char 
     lgc_text_free(&w.buf);
     if (rc == LGC_OK)
         lgc_results_remove_journals(d, nruns, index);
+    if (rc == LGC_OK) {
+        lgc_stats_finish(&w.stats);
+        rc = lgc_stats_write(&w.stats, d->path, d->fd);
+    }
+    lgc_stats_free(&w.stats);
     *n = w.n + w.missing;
     *failed = w.failed;
     return rc;

@@ -309,6 +309,9 @@ static int describe(lgc_sweep *s)
         lgc_row_name(m, i, row, sizeof row);
         lgc_text_printf(h, ",max |%s|", row);
     }
+    for (int i = 0; i < m->nout; i++)
+        lgc_text_printf(h, ",final %s,min %s,max %s", m->output_names[i], m->output_names[i],
+                        m->output_names[i]);
     lgc_text_printf(h, ",%s,fault t,fault", lgc_integral_drift_name(m));
 
     /* The runtime's version: runs of two integrators never share an index. */

@@ -117,6 +117,15 @@ static void result_line(lgc_sweep_worker *w, unsigned long run, int started, con
         if (sampled)
             lgc_text_number(t, r->mon.max_residual[i]);
     }
+    /* Each output at the last sample, and its extremes over the samples. */
+    for (int i = 0; i < m->nout; i++) {
+        const double v[3] = {r->mon.s.out[i], r->mon.out_min[i], r->mon.out_max[i]};
+        for (int k = 0; k < 3; k++) {
+            lgc_text_add(t, ",", 1);
+            if (sampled)
+                lgc_text_number(t, v[k]);
+        }
+    }
     lgc_text_add(t, ",", 1);
     char lost[512];
     if (sampled && !lgc_integral_lost(m, r->sys.u, lost, sizeof lost))

@@ -43,17 +43,17 @@ struct lgc_driver {
 
 void lgc_driver_options_default(lgc_driver_options *opt)
 {
-    opt->type = lgc_step_rk4;
-    opt->h = 1e-3;
-    opt->rtol = 1e-8;
-    opt->atol = 1e-10;
-    opt->project = LGC_PROJECT_NONE;
+    opt->type = lgc_step_dopri5;
+    opt->h = 0.0;
+    opt->rtol = LGC_DEFAULT_RTOL;
+    opt->atol = LGC_DEFAULT_ATOL;
+    opt->project = LGC_PROJECT_FULL;
     opt->metric = LGC_METRIC_IDENTITY;
-    opt->project_tol = 1e-13;
-    opt->project_max_iter = 20;
+    opt->project_tol = LGC_DEFAULT_PROJECT_TOL;
+    opt->project_max_iter = LGC_DEFAULT_PROJECT_MAX_ITER;
     opt->t_stop = INFINITY;
     opt->max_step = INFINITY;
-    opt->singular_guard = 1e-2;
+    opt->singular_guard = LGC_DEFAULT_SINGULAR_GUARD;
 }
 
 lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)

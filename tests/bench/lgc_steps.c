@@ -36,6 +36,7 @@ int main(int argc, char **argv)
     lgc_system sys;
     lgc_driver_options opt;
     lgc_driver_options_default(&opt);
+    opt.type = lgc_step_rk4;
     opt.h = atof(argv[2]);
     opt.project = (lgc_project_mode)mode;
     double *x = malloc(MODEL.nx * sizeof *x);

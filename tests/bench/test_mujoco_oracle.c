@@ -253,6 +253,8 @@ static void rk4_matches_mj_step(void **unused)
         lgc_system sys;
         lgc_driver_options opt;
         lgc_driver_options_default(&opt);
+        opt.type = lgc_step_rk4;
+        opt.project = LGC_PROJECT_NONE;
         opt.h = mj->opt.timestep;
         assert_int_equal(lgc_system_init(&sys, m), LGC_OK);
         lgc_driver *drv = lgc_driver_alloc(&sys, &opt);

@@ -4,7 +4,9 @@
 // without a spec; plots that run nothing of the spec's; a step that is the
 // step; a full disk; the start checked and completed; constraints kept by
 // default; CSV columns that cannot collide; events a maximum step finds;
-// the implicit methods' counters; mistakes refused.
+// the implicit methods' counters; mistakes refused; the note of --dt alone;
+// the progress line of a cold cache on a terminal; a planar wheel rolling
+// down an incline against its closed form.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -546,7 +548,7 @@ void copies_of_a_row_are_redundant_not_too_many(void **) {
 // A constrained model keeps its constraints unless told otherwise; a run
 // that drifts past 1e-6 ends with a warning.
 void constraints_are_kept_by_default(void **) {
-  Result r = simulate({test_spec("rheonomic_pendulum"), "--dt", "1e-2", "--summary-json", "-"});
+  Result r = simulate({test_spec("rheonomic_pendulum"), "--method", "rk4", "--dt", "1e-2", "--summary-json", "-"});
   if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
   json::Value s = parse(r.out);
   assert_string_equal(s["correction"].str().c_str(), "full");
@@ -827,6 +829,88 @@ void mistakes_get_a_message_and_an_exit_status(void **) {
   fs::remove_all(bad.parent_path());
 }
 
+// --dt without --method chooses fixed-step rk4 and says so on stderr, once
+// (users take --dt for the output interval); --method or --quiet, no note;
+// --help says it too.
+void dt_alone_says_it_chose_rk4(void **) {
+  const std::vector<std::string> base = {spec("pendulum"), "--t-end", "0.1", "--dt", "1e-2", "--out",
+                                         (group_dir() / "dt_note.csv").string()};
+  Result r = simulate(base);
+  assert_int_equal(r.status, 0);
+  assert_contains(r.err, "lagrangec: note: --dt 0.01 without --method: fixed-step rk4, every step 0.01 "
+                         "(--sample sets the output interval;");
+  for (const std::vector<std::string> &more : {std::vector<std::string>{"--method", "rk4"}, {"--quiet"}}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    Result q = simulate(args);
+    assert_int_equal(q.status, 0);
+    check(q.err.find("note:") == std::string::npos, "with %s: %s", more[0].c_str(), q.err.c_str());
+  }
+  Result help = simulate({"--help"});
+  assert_contains(help.out, "--dt without --method chooses");
+}
+
+// On a terminal (script(1) gives it one), a cold cache shows a progress
+// line while the model is generated and compiled, cleared after; on a pipe,
+// or with --quiet, nothing.
+void a_cold_cache_shows_progress_on_a_terminal(void **) {
+  if (!fs::exists("/usr/bin/script")) {
+    print_message("skipped: no script(1) to give the run a terminal\n");
+    skip();
+  }
+  const std::string csv = (group_dir() / "progress.csv").string();
+  auto command = [&](const std::string &cache, const std::string &more) {
+    return "LAGRANGEC_CACHE=" + cache + " " + lagrangec + " simulate " + spec("pendulum") + " --t-end 0.1 --out " + csv +
+           more;
+  };
+  Result tty = run({"/usr/bin/script", "-qec", command(scratch("progress-tty").string(), ""), "/dev/null"});
+  assert_int_equal(tty.status, 0);
+  for (const char *part : {"\r\033[Klagrangec: generating pendulum's C (once: the program is cached)...",
+                           "\r\033[Klagrangec: compiling pendulum (", "\r\033[K\r"})
+    check(tty.out.find(part) != std::string::npos, "no '%s' on the terminal:\n%s", part, tty.out.c_str());
+  Result quiet = run({"/usr/bin/script", "-qec", command(scratch("progress-quiet").string(), " --quiet"), "/dev/null"});
+  assert_int_equal(quiet.status, 0);
+  check(quiet.out.find("generating") == std::string::npos, "--quiet on a terminal:\n%s", quiet.out.c_str());
+  Result pipe = run({lagrangec, "simulate", spec("pendulum"), "--t-end", "0.1", "--out", csv},
+                    {"LAGRANGEC_CACHE=" + scratch("progress-pipe").string()});
+  assert_int_equal(pipe.status, 0);
+  check(pipe.err.find("generating") == std::string::npos, "on a pipe:\n%s", pipe.err.c_str());
+}
+
+// A planar rolling wheel (specs/incline_wheel.toml): a uniform disk from
+// rest down an incline of angle alpha has x'' = (2/3) g sin(alpha), so x(T) =
+// a T^2/2 and x'(T) = a T, and rolls, th' = x'/r; its one rolling row (the
+// contact and lateral rows are 0 at every state, left out), for both
+// formulations, every stepper and correction. The integrable row is said.
+void a_planar_wheel_rolls_down_an_incline(void **) {
+  const double T = 2, a = 2.0 / 3.0 * 9.81 * std::sin(0.3), radius = 0.5;
+  for (const char *formulation : {"dalembert", "vakonomic"})
+    for (const std::vector<std::string> &method : {std::vector<std::string>{"--method", "rk4", "--dt", "1e-3"},
+                                                   {"--method", "dopri5"}, {"--method", "adams"}, {"--method", "bdf"}})
+      for (const char *project : {"none", "velocity", "full"}) {
+        std::vector<std::string> args = {spec("incline_wheel"), "--formulation", formulation, "--project", project,
+                                         "--rtol", "1e-10", "--atol", "1e-12", "--t-end", "2", "--out",
+                                         (group_dir() / "incline.csv").string(), "--summary-json", "-"};
+        args.insert(args.end(), method.begin(), method.end());
+        Result r = simulate(args);
+        const std::string what = std::string(formulation) + " " + method[1] + " --project " + project;
+        if (r.status != 0) fail_msg("%s: exit %d: %s", what.c_str(), r.status, r.err.c_str());
+        json::Value s = parse(r.out);
+        const json::Value &x = s["final_state"];
+        check(std::fabs(x["x"].num() - a * T * T / 2) <= 1e-9 && std::fabs(x["x'"].num() - a * T) <= 1e-9 &&
+                  std::fabs(x["th'"].num() - x["x'"].num() / radius) <= 1e-9,
+              "%s: x = %.17g, x' = %.17g, th' = %.17g; expected %.17g, %.17g, x'/r", what.c_str(), x["x"].num(),
+              x["x'"].num(), x["th'"].num(), a * T * T / 2, a * T);
+        check(s["max_residuals"].members.size() == 1, "%s: %zu constraint rows, expected the one no-slip row",
+              what.c_str(), s["max_residuals"].members.size());
+      }
+  Result warned = run({lagrangec, "simulate", spec("incline_wheel"), "--t-end", "0.1", "--quiet", "--out",
+                       (group_dir() / "incline.csv").string()},
+                      {"LAGRANGEC_CACHE=" + scratch("incline-cache").string()});  // a cold cache: it generates
+  assert_contains(warned.err, "rolling wheel 'disk': no slip along N.x is integrable");
+  assert_contains(warned.err, "or keep [rolling] as it is");
+}
+
 }  // namespace
 
 int main() {
@@ -856,6 +940,9 @@ int main() {
       cmocka_unit_test(contacts_report_how_far_inside_they_went),
       cmocka_unit_test(implicit_methods_count_their_newton_iterations),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
+      cmocka_unit_test(dt_alone_says_it_chose_rk4),
+      cmocka_unit_test(a_cold_cache_shows_progress_on_a_terminal),
+      cmocka_unit_test(a_planar_wheel_rolls_down_an_incline),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);
 }

@@ -5,6 +5,7 @@
 // depend on the seed, the run and the name alone; a killed sweep resumed to
 // the same bytes; shards merged into the whole; faults kept in their runs;
 // simulate's --max-step passed to every run and kept in sweep.txt;
+// each output's final, min and max, and the index's statistics (summary.csv);
 // the bad-table catalogue (tests/gen/bad_runs) and other mistakes refused
 // before anything runs.
 #include <algorithm>
@@ -207,6 +208,80 @@ void each_run_is_the_simulate_run_of_its_values(void **) {
           same("final phi'", summary["final_state"]["phi'"].num());
         }
       }
+}
+
+// Type 7 quantile p of sorted values: x[h] interpolated at h = (n - 1) p.
+double quantile7(const std::vector<double> &x, double p) {
+  double h = (x.size() - 1) * p;
+  size_t lo = size_t(std::floor(h));
+  return lo + 1 < x.size() ? x[lo] + (h - lo) * (x[lo + 1] - x[lo]) : x.back();
+}
+
+// Each [outputs] column's final, min and max per run are simulate's for the
+// same values; summary.csv and summary.json hold count, failures, mean, sd
+// (n - 1) and type 7 quantiles of every numeric column over the ok runs,
+// worked here again from runs.csv; a failing run (no mass) is a failure.
+void outputs_and_statistics_are_in_the_results(void **) {
+  fs::path runs = write_file("sphere_runs.csv", "theta0,m\n0.1,1\n0.2,1\n0.3,0\n0.25,1\n0.15,2\n");
+  fs::path out = group_dir() / "statistics";
+  const std::vector<std::string> options = {"--t-end", "1", "--dt", "1e-2"};
+  Result r = sweep(with({spec("sphere"), "--runs", runs.string(), "--out", out.string()}, options));
+  assert_failed_one_of(r, 1, 5);
+  auto rows = index_of(out);
+  for (const char *theta0 : {"0.1", "0.2"}) {
+    size_t k = std::string(theta0) == "0.1" ? 0 : 1;
+    Result s = simulate(with({spec("sphere"), "--param", std::string("theta0=") + theta0, "--out",
+                              (group_dir() / "sphere_one.csv").string(), "--summary-json", "-"}, options));
+    if (s.status != 0) fail_msg("simulate: exit %d:\n%s", s.status, s.err.c_str());
+    json::Value summary = json::parse(s.out);
+    for (const char *name : {"cos_theta", "normal_force"})
+      for (const char *what : {"final", "min", "max"}) {
+        std::string column = std::string(what) + " " + name;
+        if (!rows[k].count(column)) fail_msg("runs.csv has no column '%s'", column.c_str());
+        double got = std::strtod(rows[k][column].c_str(), nullptr), want = summary["outputs"][name][what].num();
+        check(got == want, "run %zu: %s = %.17g, simulate says %.17g", k + 1, column.c_str(), got, want);
+      }
+  }
+  check(rows[2]["status"] == "fault" && rows[2]["final cos_theta"].empty(), "run 3: status %s, final cos_theta '%s'",
+        rows[2]["status"].c_str(), rows[2]["final cos_theta"].c_str());
+
+  std::vector<std::string> lines = lines_of(slurp(out / "summary.csv"));
+  check(!lines.empty() && lines[0] == "column,count,failures,mean,sd,min,q05,q25,median,q75,q95,max",
+        "summary.csv header: '%s'", lines.empty() ? "" : lines[0].c_str());
+  json::Value js = json::parse(slurp(out / "summary.json"));
+  assert_int_equal(long(js["runs"].num()), 5);
+  assert_int_equal(long(js["failures"].num()), 1);
+  std::vector<std::string> header = fields_of(slurp(out / "runs.csv").substr(0, slurp(out / "runs.csv").find('\n')));
+  check(lines.size() == header.size() - 4 + 1, "summary.csv has %zu rows, runs.csv %zu numeric columns",
+        lines.size() - 1, header.size() - 4);
+  const char *stat_names[] = {"min", "q05", "q25", "median", "q75", "q95", "max"};
+  const double ps[] = {0, 0.05, 0.25, 0.5, 0.75, 0.95, 1};
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> f = fields_of(lines[i]);
+    const std::string &column = f[0];
+    std::vector<double> x;
+    for (auto &row : rows)
+      if (row["status"] == "ok" && !row[column].empty()) x.push_back(std::strtod(row[column].c_str(), nullptr));
+    std::sort(x.begin(), x.end());
+    check(std::stoul(f[1]) == x.size() && f[2] == "1", "%s: count %s, failures %s; runs.csv has %zu ok values",
+          column.c_str(), f[1].c_str(), f[2].c_str(), x.size());
+    if (x.empty()) continue;
+    double mean = 0, ss = 0;
+    for (double v : x) mean += v / x.size();
+    for (double v : x) ss += (v - mean) * (v - mean);
+    std::vector<double> want = {mean, std::sqrt(ss / (x.size() - 1))};
+    for (double p : ps) want.push_back(quantile7(x, p));
+    const json::Value &c = js["columns"][column];
+    const char *json_names[] = {"mean", "sd"};
+    for (size_t j = 0; j < want.size(); ++j) {
+      double got = std::strtod(f[3 + j].c_str(), nullptr), scale = std::max(1.0, std::fabs(want[j]));
+      const char *name = j < 2 ? json_names[j] : stat_names[j - 2];
+      check(std::fabs(got - want[j]) <= 1e-14 * scale, "%s %s: %.17g, expected %.17g", column.c_str(), name, got,
+            want[j]);
+      check(c[name].num() == got, "summary.json %s %s: %.17g, summary.csv %.17g", column.c_str(), name,
+            c[name].num(), got);
+    }
+  }
 }
 
 // --max-step reaches every run (each the simulate run of its values, the
@@ -794,11 +869,12 @@ long index_peak_kib(unsigned long n) {
   return kib;
 }
 
-// An index is written by streaming the journals, so its memory
-// does not grow with the number of runs: 20 times the runs (10,000 and
-// 200,000; a line of ~170 bytes each) take less than 8 MiB more at the peak
-// (8 bytes a run are the list of runs to do; the index held whole took
-// twice the lines, over 60 MiB here).
+// An index is written by streaming the journals, so its memory grows with
+// the number of runs only by what is documented: 20 times the runs (10,000
+// and 200,000; a line of ~170 bytes each) take less than 8 MiB more at the
+// peak (8 bytes a run are the list of runs to do; the index held whole took
+// twice the lines, over 60 MiB here) beside the statistics' values, 8 bytes
+// a run per numeric column, grown by doubling: under twice that.
 void an_index_is_written_in_bounded_memory(void **) {
   if (!fs::exists("/usr/bin/time")) {
     print_message("skipped: no /usr/bin/time to measure the peak memory\n");
@@ -806,8 +882,11 @@ void an_index_is_written_in_bounded_memory(void **) {
   }
   const long small = index_peak_kib(10000), large = index_peak_kib(200000);
   print_message("peak memory writing the index: %ld KiB for 10,000 runs, %ld KiB for 200,000\n", small, large);
-  check(large - small < 8 * 1024, "200,000 runs took %ld KiB more than 10,000 (%ld against %ld KiB)", large - small,
-        large, small);
+  const std::vector<std::string> header = fields_of(lines_of(slurp(group_dir() / "index-real" / "runs.csv")).at(0));
+  const long statistics = long(2 * 8 * (header.size() - 4) * (200000 - 10000) / 1024);  // run, status, fault t, fault
+  check(large - small < 8 * 1024 + statistics,
+        "200,000 runs took %ld KiB more than 10,000 (%ld against %ld KiB), past 8 MiB and the statistics' %ld KiB",
+        large - small, large, small, statistics);
 }
 
 // What is not a journal, though named like one, is not read: a FIFO called
@@ -849,6 +928,7 @@ int main() {
       cmocka_unit_test(workers_and_ranks_write_the_same_bytes),
       cmocka_unit_test(each_run_is_the_simulate_run_of_its_values),
       cmocka_unit_test(the_maximum_step_reaches_every_run),
+      cmocka_unit_test(outputs_and_statistics_are_in_the_results),
       cmocka_unit_test(monte_carlo_values_are_the_runs_own),
       cmocka_unit_test(a_killed_sweep_resumes_to_the_same_bytes),
       cmocka_unit_test(mpirun_on_a_cold_cache_never_hangs),

@@ -55,6 +55,27 @@ void committed_generated_is_fresh(void **) {
   fs::remove_all(fresh);
 }
 
+// The equations report (NAME.md): numbers as the spec writes them (0.0025
+// beside 0.003, not 1/400; 1/2 and 1/24 stay fractions); an unconstrained
+// model has no "stabilised system", a constrained one has.
+void the_report_prints_numbers_and_sections_as_written(void **) {
+  fs::path dir = scratch("report");
+  std::ofstream(dir / "free.toml") << "name = \"free\"\ncoordinates = [\"x\"]\nkinetic = \"m*x'^2/2\"\n"
+                                      "potential = \"k*x^2/2 + 0.003*x + 0.0025*x^3 + x^4/24\"\n"
+                                      "[parameters]\nm = 1.0\nk = 2.0\n";
+  Result r = run({lagrangec, "generate", (dir / "free.toml").string(), (fs::path(SPECS_DIR) / "pendulum.toml").string(),
+                  "-o", dir.string()});
+  if (r.status != 0) fail_msg("generate: exit %d: %s", r.status, r.err.c_str());
+  const std::string free = slurp(dir / "free.md"), pendulum = slurp(dir / "pendulum.md");
+  for (const char *part : {"0.0025 {x}^{2}", "0.003", "\\frac{1}{24}", "\\frac{1}{2} k x", "State: $x = (q, \\dot q)$"})
+    if (free.find(part) == std::string::npos) fail_msg("free.md has no '%s':\n%s", part, free.c_str());
+  for (const char *part : {"\\frac{1}{400}", "stabilised system"})
+    if (free.find(part) != std::string::npos) fail_msg("free.md has '%s':\n%s", part, free.c_str());
+  if (pendulum.find("## The stabilised system") == std::string::npos)
+    fail_msg("pendulum.md has no stabilised system:\n%s", pendulum.c_str());
+  fs::remove_all(dir);
+}
+
 const std::vector<std::string> kStrictC99 = {"cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"};
 
 // Compiles (with `args`) under strict C99; fails the test with the
@@ -391,6 +412,7 @@ int main() {
       cmocka_unit_test(exit_codes),
       cmocka_unit_test(stack_bound_warns),
       cmocka_unit_test(bad_specs_get_their_message_and_write_nothing),
+      cmocka_unit_test(the_report_prints_numbers_and_sections_as_written),
       cmocka_unit_test(megabyte_of_nesting_is_refused),
       cmocka_unit_test(thirty_link_chain),
       cmocka_unit_test(chained_definitions_generate_within_the_limit),

@@ -25,6 +25,7 @@ int main(void)
         return 1;
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.type = lgc_step_rk4;
     o.h = h;
     o.project = LGC_PROJECT_FULL;
     lgc_driver *d = lgc_driver_alloc(&sys, &o);

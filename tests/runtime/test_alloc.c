@@ -216,6 +216,7 @@ static void lapack_kkt_path_allocates_nothing(void **state)
     lgc_system_free(&sys);
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.type = lgc_step_rk4;
     o.h = 1e-3;
     o.project = LGC_PROJECT_FULL;
     o.metric = LGC_METRIC_MASS;

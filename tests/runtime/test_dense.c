@@ -45,6 +45,7 @@ static void dopri5_dense_output(void **state)
     (void)state;
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.project = LGC_PROJECT_NONE;
     o.type = lgc_step_dopri5;
     o.h = 0.0;
     o.rtol = 1e-10;
@@ -62,6 +63,7 @@ static void dopri5_dense_output_between_steps(void **state)
     (void)state;
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.project = LGC_PROJECT_NONE;
     o.type = lgc_step_dopri5;
     o.h = 0.0;
     o.rtol = 1e-6;
@@ -86,6 +88,7 @@ static void cvode_dense_output(void **state)
     for (int i = 0; i < 2; i++) {
         lgc_driver_options o;
         lgc_driver_options_default(&o);
+        o.project = LGC_PROJECT_NONE;
         o.type = types[i];
         o.h = 0.0;
         o.rtol = 1e-10;
@@ -109,6 +112,8 @@ static void rk4_samples_between_steps(void **state)
     (void)state;
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.type = lgc_step_rk4;
+    o.project = LGC_PROJECT_NONE;
     double err[2];
     unsigned long steps[2];
     for (int i = 0; i < 2; i++) {
@@ -143,6 +148,7 @@ static void t_stop_ends_the_last_step(void **state)
         lgc_system sys;
         lgc_driver_options o;
         lgc_driver_options_default(&o);
+        o.project = LGC_PROJECT_NONE;
         o.type = types[i];
         o.h = types[i]->adaptive ? 0.0 : 0.3;
         o.rtol = 1e-10;

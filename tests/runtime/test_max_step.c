@@ -73,6 +73,7 @@ static int note(void *ctx, int event, double t, const double x[])
 static void options(lgc_driver_options *opt, const lgc_stepper_type *type, double max_step)
 {
     lgc_driver_options_default(opt);
+    opt->project = LGC_PROJECT_NONE;
     opt->type = type;
     opt->h = 0.0;
     opt->t_stop = t_end;

@@ -33,6 +33,8 @@ static void maxima_over_every_step(void **state)
     assert_int_equal(lgc_monitor_init(&mon, m), LGC_OK);
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.type = lgc_step_rk4;
+    o.project = LGC_PROJECT_NONE;
     o.h = h;
     lgc_driver *d = lgc_driver_alloc(&sys, &o);
     assert_non_null(d);
@@ -87,6 +89,9 @@ static void observer_status_ends_advance(void **state)
     assert_int_equal(lgc_system_init(&sys, &pendulum_model), LGC_OK);
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.type = lgc_step_rk4;
+    o.h = 1e-3;
+    o.project = LGC_PROJECT_NONE;
     lgc_driver *d = lgc_driver_alloc(&sys, &o);
     assert_non_null(d);
     assert_int_equal(lgc_driver_reset(d, 0.0, pendulum_horizontal), LGC_OK);

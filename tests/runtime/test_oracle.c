@@ -32,6 +32,7 @@ static void compare(const lgc_driver_options *cart, double t_end, double tol,
     assert_int_equal(lgc_monitor_init(&mon, pc), LGC_OK);
     lgc_driver_options oa;
     lgc_driver_options_default(&oa);
+    oa.project = LGC_PROJECT_NONE;
     oa.type = lgc_step_dopri5;
     oa.h = 0.0;
     oa.rtol = 1e-13;
@@ -78,6 +79,7 @@ static void cartesian_dopri5_matches_angle(void **state)
     (void)state;
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.project = LGC_PROJECT_NONE;
     o.type = lgc_step_dopri5;
     o.h = 0.0;
     o.rtol = 1e-13;
@@ -110,6 +112,8 @@ static void cartesian_rk4_matches_angle(void **state)
     (void)state;
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.type = lgc_step_rk4;
+    o.project = LGC_PROJECT_NONE;
     o.h = 1e-4;
     compare(&o, 5.0, 1e-10, 1e-8);
 }
@@ -120,6 +124,8 @@ static void pendulum_energy_conserved(void **state)
     (void)state;
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.type = lgc_step_rk4;
+    o.project = LGC_PROJECT_NONE;
     o.h = 1e-3;
     run_result r;
     run_model(&pendulum_model, pendulum_horizontal, &o, NULL, 20.0, 0.01, &r);

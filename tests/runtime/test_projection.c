@@ -41,6 +41,7 @@ static run_result pendulum(lgc_project_mode mode, lgc_metric metric,
 {
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.type = lgc_step_rk4;
     o.h = 1e-2;
     o.project = mode;
     o.metric = metric;
@@ -159,6 +160,7 @@ static void knife_edge_acceptance(void **state)
     (void)state;
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.type = lgc_step_rk4;
     o.h = 1e-3;
     o.project = LGC_PROJECT_VELOCITY;
     run_result r;

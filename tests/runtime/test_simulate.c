@@ -1,7 +1,8 @@
 /*
 ** test_simulate.c — the simulate program in process: exit statuses, the
 ** CSV it writes, options reaching the model, the fixed step that is the
-** step, the start checked against the constraints and completed.
+** step, the start checked against the constraints and completed; the
+** defaults, the runtime's.
 ** (tests/cli/test_simulate_cli.cpp runs it as users do, messages and all.)
 */
 #define _POSIX_C_SOURCE 200809L
@@ -207,6 +208,34 @@ static void consistent_completes_the_start(void **state)
     remove(path);
 }
 
+/*
+** One table of defaults: simulate's options, unset, settle on the runtime's
+** (lgc_driver_options_default), so an embedder who starts from them gets
+** simulate's run; and --help names the same method.
+*/
+static void simulate_defaults_are_the_runtimes(void **state)
+{
+    (void)state;
+    lgc_driver_options d;
+    lgc_driver_options_default(&d);
+    lgc_sim_options o;
+    lgc_sim_options_init(&o);
+    assert_int_equal(lgc_sim_settle(&o, &pendulum_model), LGC_EXIT_OK);
+    check(strcmp(o.method, d.type->name) == 0, "simulate's method %s, the runtime's %s", o.method, d.type->name);
+    assert_eq(o.dt, d.h);
+    assert_eq(o.rtol, d.rtol);
+    assert_eq(o.atol, d.atol);
+    assert_eq(o.max_step, d.max_step);
+    assert_int_equal(o.project, d.project);
+    assert_int_equal(o.metric, d.metric);
+    check(d.project == LGC_PROJECT_FULL && d.type == lgc_step_dopri5, "the runtime's default: %s, project %d",
+          d.type->name, (int)d.project);
+    char method[32];
+    snprintf(method, sizeof method, "else %s)", d.type->name);
+    const char *help = lgc_simulate_command.options[LGC_SIM_METHOD].help;
+    check(strstr(help, method) != NULL, "--method's help does not say '%s': %s", method, help);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +247,7 @@ int main(void)
         cmocka_unit_test(fault_exits_1),
         cmocka_unit_test(a_start_off_the_constraints_is_refused),
         cmocka_unit_test(consistent_completes_the_start),
+        cmocka_unit_test(simulate_defaults_are_the_runtimes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

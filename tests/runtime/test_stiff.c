@@ -39,6 +39,7 @@ static void run_to_10(const lgc_model *model, const lgc_stepper_type *type, doub
     assert_int_equal(lgc_system_init(&sys, model), LGC_OK);
     lgc_driver_options o;
     lgc_driver_options_default(&o);
+    o.project = LGC_PROJECT_NONE;
     o.type = type;
     o.h = 0.0;
     o.rtol = rtol;

@@ -3,15 +3,22 @@
 ** Philox4x32-10 against Random123's known answers, the draws as documented
 ** (a function of seed, run and name alone; Box–Muller; the ranges), the
 ** runs-table reader's rows and its mistakes' positions, the --vary reader,
-** CSV fields. (tests/cli/test_sweep_cli.cpp runs whole sweeps.)
+** CSV fields, the statistics of an index (summary.csv).
+** (tests/cli/test_sweep_cli.cpp runs whole sweeps.)
 */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "check.h"
@@ -238,6 +245,80 @@ static void csv_fields_are_quoted_when_they_must(void **state)
     lgc_text_free(&t);
 }
 
+/* |got - want| within 4 ulps of want's size, both printed. */
+static void assert_close(const char *what, double got, double want)
+{
+    check(fabs(got - want) <= 4 * DBL_EPSILON * fmax(1.0, fabs(want)), "%s: %.17g, expected %.17g", what,
+          got, want);
+}
+
+/*
+** The statistics of an index's numeric columns against values worked by
+** hand: over the ok runs with a value (run 2 has none of "m,1"), the failed
+** run counted in failures only; sd with n - 1; quantiles of type 7, at
+** h = (n - 1) p of the sorted values.
+*/
+static void sweep_statistics_are_the_hand_computed_ones(void **state)
+{
+    (void)state;
+    static const char *const lines[] = {
+        "1,ok,1,10,,\n", "2,ok,2,,,\n", "3,fault,5,7,0.5,\"step failed, h = 1e-14\"\n",
+        "4,ok,3,30,,\n", "5,ok,4,20,,\n",
+    };
+    lgc_stats_table t;
+    assert_eq(lgc_stats_begin(&t, "run,status,a,\"m,1\",fault t,fault"), LGC_OK);
+    for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++)
+        lgc_stats_add(&t, lines[k], strlen(lines[k]));
+    lgc_stats_finish(&t);
+    assert_eq(t.ncols, 2);
+    assert_eq(t.runs, 5);
+    assert_eq(t.failures, 1);
+    check(strcmp(t.col[0].name, "a") == 0 && strcmp(t.col[1].name, "m,1") == 0, "columns '%s', '%s'",
+          t.col[0].name, t.col[1].name);
+    /* a: 1, 2, 3, 4; h = 3p */
+    const double a[] = {1, 1.15, 1.75, 2.5, 3.25, 3.85, 4};
+    assert_eq(t.col[0].count, 4);
+    assert_close("mean a", t.col[0].mean, 2.5);
+    assert_close("sd a", t.col[0].sd, sqrt(5.0 / 3.0));
+    /* m,1: 10, 30, 20 sorted to 10, 20, 30; h = 2p */
+    const double m[] = {10, 11, 15, 20, 25, 29, 30};
+    assert_eq(t.col[1].count, 3);
+    assert_close("mean m,1", t.col[1].mean, 20);
+    assert_close("sd m,1", t.col[1].sd, 10);
+    for (int k = 0; k < LGC_STATS_NQUANTILES; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "quantile %g of a", lgc_stats_quantiles[k]);
+        assert_close(what, t.col[0].q[k], a[k]);
+        snprintf(what, sizeof what, "quantile %g of m,1", lgc_stats_quantiles[k]);
+        assert_close(what, t.col[1].q[k], m[k]);
+    }
+
+    /* Written: a row per column, the name quoted where it must be; a column of one value has no sd. */
+    char dir[] = "/tmp/lgc-stats-XXXXXX";
+    check(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    assert_eq(lgc_stats_write(&t, dir, fd), LGC_OK);
+    char buf[1024] = "";
+    const int csv = openat(fd, LGC_SWEEP_SUMMARY_CSV, O_RDONLY);
+    const ssize_t n = csv >= 0 ? read(csv, buf, sizeof buf - 1) : -1;
+    check(n > 0, "%s/%s: %s", dir, LGC_SWEEP_SUMMARY_CSV, strerror(errno));
+    check(strncmp(buf, "column,count,failures,mean,sd,min,q05,q25,median,q75,q95,max\na,4,1,2.5,", 71) == 0
+              && strstr(buf, "\n\"m,1\",3,1,20,10,10,11,15,20,25,29,30\n"),
+          "summary.csv:\n%s", buf);
+    close(csv);
+    lgc_stats_free(&t);
+    assert_eq(lgc_stats_begin(&t, "run,status,a,fault t,fault"), LGC_OK);
+    lgc_stats_add(&t, "1,ok,7,,\n", 9);
+    lgc_stats_finish(&t);
+    check(t.col[0].count == 1 && isnan(t.col[0].sd) && t.col[0].q[3] == 7, "one value: count %zu, sd %g, median %g",
+          t.col[0].count, t.col[0].sd, t.col[0].q[3]);
+    lgc_stats_free(&t);
+    unlinkat(fd, LGC_SWEEP_SUMMARY_CSV, 0);
+    unlinkat(fd, LGC_SWEEP_SUMMARY_JSON, 0);
+    close(fd);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +330,7 @@ int main(void)
         cmocka_unit_test(subnormal_values_are_numbers),
         cmocka_unit_test(table_mistakes_have_their_line_and_column),
         cmocka_unit_test(csv_fields_are_quoted_when_they_must),
+        cmocka_unit_test(sweep_statistics_are_the_hand_computed_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

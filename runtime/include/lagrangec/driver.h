@@ -63,9 +63,20 @@ typedef struct lgc_driver_options {
     double singular_guard;
 } lgc_driver_options;
 
+/* The numbers of the defaults below, which simulate's --help prints. */
+#define LGC_DEFAULT_RTOL 1e-8
+#define LGC_DEFAULT_ATOL 1e-10
+#define LGC_DEFAULT_PROJECT_TOL 1e-13
+#define LGC_DEFAULT_PROJECT_MAX_ITER 20
+#define LGC_DEFAULT_SINGULAR_GUARD 1e-2
+
 /*
-** rk4 with h = 1e-3 or dopri5 with rtol = 1e-8, atol = 1e-10; no projection;
-** no t_stop; no maximum step; the singular-instant guard at 1e-2.
+** The defaults, and `lagrangec simulate`'s (runtime/programs take theirs
+** from here): dopri5 from a first step it estimates (h = 0), rtol = 1e-8,
+** atol = 1e-10; the full correction (positions, then velocities) in the
+** identity metric, to |phi| <= 1e-13 in at most 20 iterations (nothing to
+** correct in an unconstrained model); no t_stop; no maximum step; the
+** singular-instant guard at 1e-2. For rk4 set type and h (simulate's --dt).
 */
 void lgc_driver_options_default(lgc_driver_options *opt);
 
