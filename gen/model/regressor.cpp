@@ -5,6 +5,7 @@
 // coefficients of the columns before them merged into those, exactly.
 #include "model/model.h"
 
+#include <set>
 #include <sstream>
 
 namespace lgc {
@@ -60,11 +61,16 @@ bool has_any(const ex &e, const std::vector<GiNaC::realsymbol> &symbols) {
   return false;
 }
 
-std::string shortened(const ex &e) {
-  std::ostringstream s;
-  s << e;
-  std::string t = s.str();
-  return t.size() > 60 ? t.substr(0, 57) + "..." : t;
+// Where factor f holds a parameter other than as a power of it, in words
+// of the spec's (GiNaC's printing order depends on the process's history,
+// and the report must not): "eps inside tanh", "m1 in a denominator".
+std::string misplaced(const ex &f, const Model &m) {
+  std::string name;
+  for (size_t j = 0; j < m.symbols.p.size(); ++j)
+    if (f.has(m.symbols.p[j])) name += (name.empty() ? "" : ", ") + m.spec->parameters[j].name;
+  if (GiNaC::is_a<GiNaC::function>(f)) return name + " inside " + GiNaC::ex_to<GiNaC::function>(f).get_name();
+  if (GiNaC::is_a<GiNaC::power>(f) && f.op(1).info(GiNaC::info_flags::negative)) return name + " in a denominator";
+  return name + " in a power that is not a positive integer one of it";
 }
 
 // sin and cos of sums and integer multiples written out, so that a column
@@ -151,6 +157,7 @@ Regressor derive_regressor(const Model &m) {
     return r;
   }
   // Each term of tau: a monomial of the parameters times a coefficient free of them.
+  std::set<std::string> misplacements;  // sorted: GiNaC's order of the terms is not stable
   std::map<ex, size_t, GiNaC::ex_is_less> column_of;
   std::vector<std::vector<ex>> column;  // [k][i]
   for (size_t i = 0; i < m.nq; ++i) {
@@ -175,17 +182,18 @@ Regressor derive_regressor(const Model &m) {
         bool parameter = GiNaC::is_a<GiNaC::symbol>(f) ||
                          (GiNaC::is_a<GiNaC::power>(f) && GiNaC::is_a<GiNaC::symbol>(f.op(0)) &&
                           f.op(1).info(GiNaC::info_flags::posint));
-        if (!parameter) {
-          r.absent = "tau is not linear in monomials of the parameters: row " + m.spec->coordinates[i].name +
-                     " holds " + shortened(f);
-          return r;
-        }
+        if (!parameter) misplacements.insert("its row " + m.spec->coordinates[i].name + " holds " + misplaced(f, m));
         monomial *= f;
       }
       auto at = column_of.emplace(monomial, column.size());
       if (at.second) column.emplace_back(m.nq, ex(0));
       column[at.first->second][i] += coefficient;
     }
+  }
+  if (!misplacements.empty()) {
+    r.absent = "tau is not linear in monomials of the parameters:";
+    for (auto &text : misplacements) r.absent += (text == *misplacements.begin() ? " " : "; ") + text;
+    return r;
   }
   // The standard parameters in an order of the spec's, not of GiNaC's
   // (which depends on what else the process derived): by their exponents
