@@ -5,6 +5,8 @@
 // coefficients of the columns before them merged into those, exactly.
 #include "model/model.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <set>
 #include <sstream>
 
