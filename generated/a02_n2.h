@@ -28,6 +28,8 @@ typedef double a02_n2_real;
 #define A02_N2_NWORK_STEP (A02_N2_NWORK + 133)  /* ... for a02_n2_step */
 #define A02_N2_STEP_TOLERANCE 1e-13  /* a02_n2_step's position correction: |phi| it stops at */
 #define A02_N2_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define A02_N2_NSTANDARD 2  /* standard parameters, monomials of the parameters (a02_n2.md) */
+#define A02_N2_NBASE 2  /* base parameters, their identifiable combinations */
 #define A02_N2_STACK_ESTIMATE 1138  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define A02_N2_NH_ARRAY 4
 #define A02_N2_NN_ARRAY 1
@@ -198,6 +200,34 @@ void a02_n2_constraint_coordinate_jacobian(a02_n2_real t, const a02_n2_real stat
 ** holds them at the defaults).
 */
 void a02_n2_initial_state_at(const a02_n2_real param[], a02_n2_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x A02_N2_NBASE, row-major): Y
+** a02_n2_base_parameters = tau, the inverse dynamics (a02_n2_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; a02_n2.md
+** says which parameters each base parameter combines.
+*/
+void a02_n2_regressor(a02_n2_real t, const a02_n2_real state[], const a02_n2_real in_acceleration[], a02_n2_real out_Y[]);
+
+/*
+** The base parameters (A02_N2_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as a02_n2.md lists them.
+*/
+void a02_n2_base_parameters(const a02_n2_real param[], a02_n2_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x A02_N2_NSTANDARD, row-major):
+** Y a02_n2_standard_parameters = tau as for a02_n2_regressor; its columns are
+** not independent where A02_N2_NBASE < A02_N2_NSTANDARD.
+*/
+void a02_n2_standard_regressor(a02_n2_real t, const a02_n2_real state[], const a02_n2_real in_acceleration[], a02_n2_real out_Y[]);
+
+/*
+** The standard parameters (A02_N2_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void a02_n2_standard_parameters(const a02_n2_real param[], a02_n2_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in a02_n2_model.c. */
 struct lgc_model;

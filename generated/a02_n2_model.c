@@ -54,4 +54,10 @@ const lgc_model a02_n2_model = {
     .nwork_jacobian = A02_N2_NWORK_JACOBIAN,
     .parameter_jacobian = a02_n2_parameter_jacobian,
     .nwork_parameter_jacobian = A02_N2_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = A02_N2_NSTANDARD,
+    .nbase = A02_N2_NBASE,
+    .regressor = a02_n2_regressor,
+    .base_parameters = a02_n2_base_parameters,
+    .standard_regressor = a02_n2_standard_regressor,
+    .standard_parameters = a02_n2_standard_parameters,
 };

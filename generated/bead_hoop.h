@@ -28,6 +28,8 @@ typedef double bead_hoop_real;
 #define BEAD_HOOP_NWORK_STEP (BEAD_HOOP_NWORK + 55)  /* ... for bead_hoop_step */
 #define BEAD_HOOP_STEP_TOLERANCE 1e-13  /* bead_hoop_step's position correction: |phi| it stops at */
 #define BEAD_HOOP_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define BEAD_HOOP_NSTANDARD 2  /* standard parameters, monomials of the parameters (bead_hoop.md) */
+#define BEAD_HOOP_NBASE 2  /* base parameters, their identifiable combinations */
 #define BEAD_HOOP_STACK_ESTIMATE 938  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BEAD_HOOP_NH_ARRAY 2
 #define BEAD_HOOP_NN_ARRAY 1
@@ -195,6 +197,34 @@ void bead_hoop_constraint_coordinate_jacobian(bead_hoop_real t, const bead_hoop_
 ** holds them at the defaults).
 */
 void bead_hoop_initial_state_at(const bead_hoop_real param[], bead_hoop_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x BEAD_HOOP_NBASE, row-major): Y
+** bead_hoop_base_parameters = tau, the inverse dynamics (bead_hoop_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; bead_hoop.md
+** says which parameters each base parameter combines.
+*/
+void bead_hoop_regressor(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real in_acceleration[], bead_hoop_real out_Y[]);
+
+/*
+** The base parameters (BEAD_HOOP_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as bead_hoop.md lists them.
+*/
+void bead_hoop_base_parameters(const bead_hoop_real param[], bead_hoop_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x BEAD_HOOP_NSTANDARD, row-major):
+** Y bead_hoop_standard_parameters = tau as for bead_hoop_regressor; its columns are
+** not independent where BEAD_HOOP_NBASE < BEAD_HOOP_NSTANDARD.
+*/
+void bead_hoop_standard_regressor(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real in_acceleration[], bead_hoop_real out_Y[]);
+
+/*
+** The standard parameters (BEAD_HOOP_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void bead_hoop_standard_parameters(const bead_hoop_real param[], bead_hoop_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in bead_hoop_model.c. */
 struct lgc_model;

@@ -55,4 +55,10 @@ const lgc_model bead_hoop_model = {
     .nwork_jacobian = BEAD_HOOP_NWORK_JACOBIAN,
     .parameter_jacobian = bead_hoop_parameter_jacobian,
     .nwork_parameter_jacobian = BEAD_HOOP_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = BEAD_HOOP_NSTANDARD,
+    .nbase = BEAD_HOOP_NBASE,
+    .regressor = bead_hoop_regressor,
+    .base_parameters = bead_hoop_base_parameters,
+    .standard_regressor = bead_hoop_standard_regressor,
+    .standard_parameters = bead_hoop_standard_parameters,
 };

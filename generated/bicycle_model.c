@@ -56,4 +56,5 @@ const lgc_model bicycle_model = {
     .nwork_jacobian = BICYCLE_NWORK_JACOBIAN,
     .parameter_jacobian = bicycle_parameter_jacobian,
     .nwork_parameter_jacobian = BICYCLE_NWORK_PARAMETER_JACOBIAN,
+    /* no regressor (bicycle.md says why): .regressor = NULL */
 };

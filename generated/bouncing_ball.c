@@ -673,6 +673,48 @@ void bouncing_ball_restitution(const bouncing_ball_real param[], bouncing_ball_r
     out_restitution[0] = 0.8;
 }
 
+void bouncing_ball_regressor(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real in_acceleration[], bouncing_ball_real out_Y[])
+{
+    (void)t;
+    (void)state;
+    bouncing_ball_zero(out_Y, 2*BOUNCING_BALL_NQ);
+    /* row y, column m*g */
+    out_Y[0] = 1.0;
+    /* row y, column m */
+    out_Y[1] = in_acceleration[0];
+}
+
+void bouncing_ball_base_parameters(const bouncing_ball_real param[], bouncing_ball_real out_theta[])
+{
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* m*g */
+    out_theta[0] = m*g;
+    /* m */
+    out_theta[1] = m;
+}
+
+void bouncing_ball_standard_regressor(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real in_acceleration[], bouncing_ball_real out_Y[])
+{
+    (void)t;
+    (void)state;
+    bouncing_ball_zero(out_Y, 2*BOUNCING_BALL_NQ);
+    /* row y, column m*g */
+    out_Y[0] = 1.0;
+    /* row y, column m */
+    out_Y[1] = in_acceleration[0];
+}
+
+void bouncing_ball_standard_parameters(const bouncing_ball_real param[], bouncing_ball_real out_theta[])
+{
+    const bouncing_ball_real m = param[0];
+    const bouncing_ball_real g = param[1];
+    /* m*g */
+    out_theta[0] = m*g;
+    /* m */
+    out_theta[1] = m;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int bouncing_ball_step_undone(bouncing_ball_real state[], const bouncing_ball_real x0[], int status)
 {

@@ -28,6 +28,8 @@ typedef double bouncing_ball_real;
 #define BOUNCING_BALL_NWORK_STEP (BOUNCING_BALL_NWORK + 15)  /* ... for bouncing_ball_step */
 #define BOUNCING_BALL_STEP_TOLERANCE 1e-13  /* bouncing_ball_step's position correction: |phi| it stops at */
 #define BOUNCING_BALL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define BOUNCING_BALL_NSTANDARD 2  /* standard parameters, monomials of the parameters (bouncing_ball.md) */
+#define BOUNCING_BALL_NBASE 2  /* base parameters, their identifiable combinations */
 #define BOUNCING_BALL_STACK_ESTIMATE 808  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BOUNCING_BALL_NH_ARRAY 1
 #define BOUNCING_BALL_NN_ARRAY 1
@@ -206,6 +208,34 @@ void bouncing_ball_events(bouncing_ball_real t, const bouncing_ball_real state[]
 ** in the order written).
 */
 void bouncing_ball_restitution(const bouncing_ball_real param[], bouncing_ball_real out_restitution[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x BOUNCING_BALL_NBASE, row-major): Y
+** bouncing_ball_base_parameters = tau, the inverse dynamics (bouncing_ball_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; bouncing_ball.md
+** says which parameters each base parameter combines.
+*/
+void bouncing_ball_regressor(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real in_acceleration[], bouncing_ball_real out_Y[]);
+
+/*
+** The base parameters (BOUNCING_BALL_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as bouncing_ball.md lists them.
+*/
+void bouncing_ball_base_parameters(const bouncing_ball_real param[], bouncing_ball_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x BOUNCING_BALL_NSTANDARD, row-major):
+** Y bouncing_ball_standard_parameters = tau as for bouncing_ball_regressor; its columns are
+** not independent where BOUNCING_BALL_NBASE < BOUNCING_BALL_NSTANDARD.
+*/
+void bouncing_ball_standard_regressor(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real in_acceleration[], bouncing_ball_real out_Y[]);
+
+/*
+** The standard parameters (BOUNCING_BALL_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void bouncing_ball_standard_parameters(const bouncing_ball_real param[], bouncing_ball_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in bouncing_ball_model.c. */
 struct lgc_model;

@@ -25,6 +25,8 @@ typedef double bricard_real;
 #define BRICARD_NWORK_JACOBIAN (BRICARD_NWORK + 624)  /* ... for bricard_jacobian */
 #define BRICARD_NWORK_PARAMETER_JACOBIAN (BRICARD_NWORK + 120)  /* ... for bricard_parameter_jacobian */
 #define BRICARD_NWORK_CORRECTION 288  /* ... for bricard_correction_factor and _solve */
+#define BRICARD_NSTANDARD 2  /* standard parameters, monomials of the parameters (bricard.md) */
+#define BRICARD_NBASE 2  /* base parameters, their identifiable combinations */
 #define BRICARD_STACK_ESTIMATE 4328  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BRICARD_NH_ARRAY 12
 #define BRICARD_NN_ARRAY 1
@@ -188,6 +190,34 @@ void bricard_constraint_coordinate_jacobian(bricard_real t, const bricard_real s
 ** holds them at the defaults).
 */
 void bricard_initial_state_at(const bricard_real param[], bricard_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x BRICARD_NBASE, row-major): Y
+** bricard_base_parameters = tau, the inverse dynamics (bricard_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; bricard.md
+** says which parameters each base parameter combines.
+*/
+void bricard_regressor(bricard_real t, const bricard_real state[], const bricard_real in_acceleration[], bricard_real out_Y[]);
+
+/*
+** The base parameters (BRICARD_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as bricard.md lists them.
+*/
+void bricard_base_parameters(const bricard_real param[], bricard_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x BRICARD_NSTANDARD, row-major):
+** Y bricard_standard_parameters = tau as for bricard_regressor; its columns are
+** not independent where BRICARD_NBASE < BRICARD_NSTANDARD.
+*/
+void bricard_standard_regressor(bricard_real t, const bricard_real state[], const bricard_real in_acceleration[], bricard_real out_Y[]);
+
+/*
+** The standard parameters (BRICARD_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void bricard_standard_parameters(const bricard_real param[], bricard_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in bricard_model.c. */
 struct lgc_model;

@@ -58,4 +58,10 @@ const lgc_model bricard_model = {
     .nwork_jacobian = BRICARD_NWORK_JACOBIAN,
     .parameter_jacobian = bricard_parameter_jacobian,
     .nwork_parameter_jacobian = BRICARD_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = BRICARD_NSTANDARD,
+    .nbase = BRICARD_NBASE,
+    .regressor = bricard_regressor,
+    .base_parameters = bricard_base_parameters,
+    .standard_regressor = bricard_standard_regressor,
+    .standard_parameters = bricard_standard_parameters,
 };

@@ -771,6 +771,62 @@ void cart_pendulum_initial_state_at(const cart_pendulum_real param[], cart_pendu
     out_state[5] = 0.0;  /* y' */
 }
 
+void cart_pendulum_regressor(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real in_acceleration[], cart_pendulum_real out_Y[])
+{
+    (void)t;
+    (void)state;
+    cart_pendulum_zero(out_Y, 3*CART_PENDULUM_NQ);
+    /* row s, column M */
+    out_Y[0] = in_acceleration[0];
+    /* row x, column m */
+    out_Y[5] = in_acceleration[1];
+    /* row y, column m*g */
+    out_Y[7] = 1.0;
+    /* row y, column m */
+    out_Y[8] = in_acceleration[2];
+}
+
+void cart_pendulum_base_parameters(const cart_pendulum_real param[], cart_pendulum_real out_theta[])
+{
+    const cart_pendulum_real M = param[0];
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
+    /* M */
+    out_theta[0] = M;
+    /* m*g */
+    out_theta[1] = m*g;
+    /* m */
+    out_theta[2] = m;
+}
+
+void cart_pendulum_standard_regressor(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real in_acceleration[], cart_pendulum_real out_Y[])
+{
+    (void)t;
+    (void)state;
+    cart_pendulum_zero(out_Y, 3*CART_PENDULUM_NQ);
+    /* row s, column M */
+    out_Y[0] = in_acceleration[0];
+    /* row x, column m */
+    out_Y[5] = in_acceleration[1];
+    /* row y, column m*g */
+    out_Y[7] = 1.0;
+    /* row y, column m */
+    out_Y[8] = in_acceleration[2];
+}
+
+void cart_pendulum_standard_parameters(const cart_pendulum_real param[], cart_pendulum_real out_theta[])
+{
+    const cart_pendulum_real M = param[0];
+    const cart_pendulum_real m = param[1];
+    const cart_pendulum_real g = param[3];
+    /* M */
+    out_theta[0] = M;
+    /* m*g */
+    out_theta[1] = m*g;
+    /* m */
+    out_theta[2] = m;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int cart_pendulum_step_undone(cart_pendulum_real state[], const cart_pendulum_real x0[], int status)
 {

@@ -28,6 +28,8 @@ typedef double cart_pendulum_real;
 #define CART_PENDULUM_NWORK_STEP (CART_PENDULUM_NWORK + 43)  /* ... for cart_pendulum_step */
 #define CART_PENDULUM_STEP_TOLERANCE 1e-13  /* cart_pendulum_step's position correction: |phi| it stops at */
 #define CART_PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define CART_PENDULUM_NSTANDARD 3  /* standard parameters, monomials of the parameters (cart_pendulum.md) */
+#define CART_PENDULUM_NBASE 3  /* base parameters, their identifiable combinations */
 #define CART_PENDULUM_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define CART_PENDULUM_NH_ARRAY 1
 #define CART_PENDULUM_NN_ARRAY 1
@@ -197,6 +199,34 @@ void cart_pendulum_constraint_coordinate_jacobian(cart_pendulum_real t, const ca
 ** holds them at the defaults).
 */
 void cart_pendulum_initial_state_at(const cart_pendulum_real param[], cart_pendulum_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x CART_PENDULUM_NBASE, row-major): Y
+** cart_pendulum_base_parameters = tau, the inverse dynamics (cart_pendulum_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; cart_pendulum.md
+** says which parameters each base parameter combines.
+*/
+void cart_pendulum_regressor(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real in_acceleration[], cart_pendulum_real out_Y[]);
+
+/*
+** The base parameters (CART_PENDULUM_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as cart_pendulum.md lists them.
+*/
+void cart_pendulum_base_parameters(const cart_pendulum_real param[], cart_pendulum_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x CART_PENDULUM_NSTANDARD, row-major):
+** Y cart_pendulum_standard_parameters = tau as for cart_pendulum_regressor; its columns are
+** not independent where CART_PENDULUM_NBASE < CART_PENDULUM_NSTANDARD.
+*/
+void cart_pendulum_standard_regressor(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real in_acceleration[], cart_pendulum_real out_Y[]);
+
+/*
+** The standard parameters (CART_PENDULUM_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void cart_pendulum_standard_parameters(const cart_pendulum_real param[], cart_pendulum_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in cart_pendulum_model.c. */
 struct lgc_model;

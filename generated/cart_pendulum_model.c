@@ -58,4 +58,10 @@ const lgc_model cart_pendulum_model = {
     .nwork_jacobian = CART_PENDULUM_NWORK_JACOBIAN,
     .parameter_jacobian = cart_pendulum_parameter_jacobian,
     .nwork_parameter_jacobian = CART_PENDULUM_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = CART_PENDULUM_NSTANDARD,
+    .nbase = CART_PENDULUM_NBASE,
+    .regressor = cart_pendulum_regressor,
+    .base_parameters = cart_pendulum_base_parameters,
+    .standard_regressor = cart_pendulum_standard_regressor,
+    .standard_parameters = cart_pendulum_standard_parameters,
 };

@@ -28,6 +28,8 @@ typedef double disk_link_rolling_real;
 #define DISK_LINK_ROLLING_NWORK_STEP (DISK_LINK_ROLLING_NWORK + 43)  /* ... for disk_link_rolling_step */
 #define DISK_LINK_ROLLING_STEP_TOLERANCE 1e-13  /* disk_link_rolling_step's position correction: |phi| it stops at */
 #define DISK_LINK_ROLLING_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define DISK_LINK_ROLLING_NSTANDARD 4  /* standard parameters, monomials of the parameters (disk_link_rolling.md) */
+#define DISK_LINK_ROLLING_NBASE 4  /* base parameters, their identifiable combinations */
 #define DISK_LINK_ROLLING_STACK_ESTIMATE 878  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DISK_LINK_ROLLING_NH_ARRAY 1
 #define DISK_LINK_ROLLING_NN_ARRAY 1
@@ -196,6 +198,34 @@ void disk_link_rolling_constraint_coordinate_jacobian(disk_link_rolling_real t, 
 ** holds them at the defaults).
 */
 void disk_link_rolling_initial_state_at(const disk_link_rolling_real param[], disk_link_rolling_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x DISK_LINK_ROLLING_NBASE, row-major): Y
+** disk_link_rolling_base_parameters = tau, the inverse dynamics (disk_link_rolling_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; disk_link_rolling.md
+** says which parameters each base parameter combines.
+*/
+void disk_link_rolling_regressor(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real in_acceleration[], disk_link_rolling_real out_Y[]);
+
+/*
+** The base parameters (DISK_LINK_ROLLING_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as disk_link_rolling.md lists them.
+*/
+void disk_link_rolling_base_parameters(const disk_link_rolling_real param[], disk_link_rolling_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x DISK_LINK_ROLLING_NSTANDARD, row-major):
+** Y disk_link_rolling_standard_parameters = tau as for disk_link_rolling_regressor; its columns are
+** not independent where DISK_LINK_ROLLING_NBASE < DISK_LINK_ROLLING_NSTANDARD.
+*/
+void disk_link_rolling_standard_regressor(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real in_acceleration[], disk_link_rolling_real out_Y[]);
+
+/*
+** The standard parameters (DISK_LINK_ROLLING_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void disk_link_rolling_standard_parameters(const disk_link_rolling_real param[], disk_link_rolling_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in disk_link_rolling_model.c. */
 struct lgc_model;

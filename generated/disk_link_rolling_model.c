@@ -54,4 +54,10 @@ const lgc_model disk_link_rolling_model = {
     .nwork_jacobian = DISK_LINK_ROLLING_NWORK_JACOBIAN,
     .parameter_jacobian = disk_link_rolling_parameter_jacobian,
     .nwork_parameter_jacobian = DISK_LINK_ROLLING_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = DISK_LINK_ROLLING_NSTANDARD,
+    .nbase = DISK_LINK_ROLLING_NBASE,
+    .regressor = disk_link_rolling_regressor,
+    .base_parameters = disk_link_rolling_base_parameters,
+    .standard_regressor = disk_link_rolling_standard_regressor,
+    .standard_parameters = disk_link_rolling_standard_parameters,
 };

@@ -50,4 +50,5 @@ const lgc_model disk_link_sliding_model = {
     .nwork_jacobian = DISK_LINK_SLIDING_NWORK_JACOBIAN,
     .parameter_jacobian = disk_link_sliding_parameter_jacobian,
     .nwork_parameter_jacobian = DISK_LINK_SLIDING_NWORK_PARAMETER_JACOBIAN,
+    /* no regressor (disk_link_sliding.md says why): .regressor = NULL */
 };

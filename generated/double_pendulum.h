@@ -28,6 +28,8 @@ typedef double double_pendulum_real;
 #define DOUBLE_PENDULUM_NWORK_STEP (DOUBLE_PENDULUM_NWORK + 74)  /* ... for double_pendulum_step */
 #define DOUBLE_PENDULUM_STEP_TOLERANCE 1e-13  /* double_pendulum_step's position correction: |phi| it stops at */
 #define DOUBLE_PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define DOUBLE_PENDULUM_NSTANDARD 4  /* standard parameters, monomials of the parameters (double_pendulum.md) */
+#define DOUBLE_PENDULUM_NBASE 4  /* base parameters, their identifiable combinations */
 #define DOUBLE_PENDULUM_STACK_ESTIMATE 938  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DOUBLE_PENDULUM_NH_ARRAY 2
 #define DOUBLE_PENDULUM_NN_ARRAY 1
@@ -198,6 +200,34 @@ void double_pendulum_constraint_coordinate_jacobian(double_pendulum_real t, cons
 ** holds them at the defaults).
 */
 void double_pendulum_initial_state_at(const double_pendulum_real param[], double_pendulum_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x DOUBLE_PENDULUM_NBASE, row-major): Y
+** double_pendulum_base_parameters = tau, the inverse dynamics (double_pendulum_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; double_pendulum.md
+** says which parameters each base parameter combines.
+*/
+void double_pendulum_regressor(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real in_acceleration[], double_pendulum_real out_Y[]);
+
+/*
+** The base parameters (DOUBLE_PENDULUM_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as double_pendulum.md lists them.
+*/
+void double_pendulum_base_parameters(const double_pendulum_real param[], double_pendulum_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x DOUBLE_PENDULUM_NSTANDARD, row-major):
+** Y double_pendulum_standard_parameters = tau as for double_pendulum_regressor; its columns are
+** not independent where DOUBLE_PENDULUM_NBASE < DOUBLE_PENDULUM_NSTANDARD.
+*/
+void double_pendulum_standard_regressor(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real in_acceleration[], double_pendulum_real out_Y[]);
+
+/*
+** The standard parameters (DOUBLE_PENDULUM_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void double_pendulum_standard_parameters(const double_pendulum_real param[], double_pendulum_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in double_pendulum_model.c. */
 struct lgc_model;

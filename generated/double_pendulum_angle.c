@@ -465,6 +465,110 @@ void double_pendulum_angle_initial_state_at(const double_pendulum_angle_real par
     out_state[3] = 0.0;  /* th2' */
 }
 
+void double_pendulum_angle_regressor(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real in_acceleration[], double_pendulum_angle_real out_Y[])
+{
+    (void)t;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    double_pendulum_angle_zero(out_Y, 5*DOUBLE_PENDULUM_ANGLE_NQ);
+    /* row th1, column m1*l1^2 */
+    out_Y[0] = in_acceleration[0];
+    const double_pendulum_angle_real sin_th1 = sin(th1);
+    /* row th1, column m1*l1*g */
+    out_Y[1] = sin_th1;
+    const double_pendulum_angle_real cos_th1 = cos(th1);
+    const double_pendulum_angle_real sin_th2 = sin(th2);
+    const double_pendulum_angle_real cos_th2 = cos(th2);
+    const double_pendulum_angle_real Y_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real Y_da2f = cos_th1*cos_th2 + sin_th1*sin_th2;
+    /* row th1, column m2*l1*l2 */
+    out_Y[2] = -(th2_dot*th2_dot*Y_5e7f - in_acceleration[1]*Y_da2f);
+    /* row th2, column m2*l1*l2 */
+    out_Y[7] = th1_dot*th1_dot*Y_5e7f + in_acceleration[0]*Y_da2f;
+    /* row th2, column m2*l2^2 */
+    out_Y[8] = in_acceleration[1];
+    /* row th2, column m2*l2*g */
+    out_Y[9] = sin_th2;
+}
+
+void double_pendulum_angle_base_parameters(const double_pendulum_angle_real param[], double_pendulum_angle_real out_theta[])
+{
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real theta_9dad = m1 + m2;
+    /* m1*l1^2 + m2*l1^2 */
+    out_theta[0] = l1*l1*theta_9dad;
+    /* m1*l1*g + m2*l1*g */
+    out_theta[1] = l1*g*theta_9dad;
+    /* m2*l1*l2 */
+    out_theta[2] = m2*l1*l2;
+    /* m2*l2^2 */
+    out_theta[3] = m2*l2*l2;
+    /* m2*l2*g */
+    out_theta[4] = m2*l2*g;
+}
+
+void double_pendulum_angle_standard_regressor(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real in_acceleration[], double_pendulum_angle_real out_Y[])
+{
+    (void)t;
+    const double_pendulum_angle_real th1 = state[0];
+    const double_pendulum_angle_real th2 = state[1];
+    const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
+    const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
+    double_pendulum_angle_zero(out_Y, 7*DOUBLE_PENDULUM_ANGLE_NQ);
+    /* row th1, column m1*l1^2 */
+    out_Y[0] = in_acceleration[0];
+    const double_pendulum_angle_real sin_th1 = sin(th1);
+    /* row th1, column m1*l1*g */
+    out_Y[1] = sin_th1;
+    /* row th1, column m2*l1^2 */
+    out_Y[2] = in_acceleration[0];
+    const double_pendulum_angle_real cos_th1 = cos(th1);
+    const double_pendulum_angle_real sin_th2 = sin(th2);
+    const double_pendulum_angle_real cos_th2 = cos(th2);
+    const double_pendulum_angle_real Y_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real Y_da2f = cos_th1*cos_th2 + sin_th1*sin_th2;
+    /* row th1, column m2*l1*l2 */
+    out_Y[3] = -(th2_dot*th2_dot*Y_5e7f - in_acceleration[1]*Y_da2f);
+    /* row th1, column m2*l1*g */
+    out_Y[4] = sin_th1;
+    /* row th2, column m2*l1*l2 */
+    out_Y[10] = th1_dot*th1_dot*Y_5e7f + in_acceleration[0]*Y_da2f;
+    /* row th2, column m2*l2^2 */
+    out_Y[12] = in_acceleration[1];
+    /* row th2, column m2*l2*g */
+    out_Y[13] = sin_th2;
+}
+
+void double_pendulum_angle_standard_parameters(const double_pendulum_angle_real param[], double_pendulum_angle_real out_theta[])
+{
+    const double_pendulum_angle_real m1 = param[0];
+    const double_pendulum_angle_real m2 = param[1];
+    const double_pendulum_angle_real l1 = param[2];
+    const double_pendulum_angle_real l2 = param[3];
+    const double_pendulum_angle_real g = param[4];
+    const double_pendulum_angle_real theta_db04 = l1*l1;
+    /* m1*l1^2 */
+    out_theta[0] = m1*theta_db04;
+    /* m1*l1*g */
+    out_theta[1] = m1*l1*g;
+    /* m2*l1^2 */
+    out_theta[2] = m2*theta_db04;
+    /* m2*l1*l2 */
+    out_theta[3] = m2*l1*l2;
+    /* m2*l1*g */
+    out_theta[4] = m2*l1*g;
+    /* m2*l2^2 */
+    out_theta[5] = m2*l2*l2;
+    /* m2*l2*g */
+    out_theta[6] = m2*l2*g;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int double_pendulum_angle_step_undone(double_pendulum_angle_real state[], const double_pendulum_angle_real x0[], int status)
 {

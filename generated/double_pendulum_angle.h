@@ -25,6 +25,8 @@ typedef double double_pendulum_angle_real;
 #define DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 14)  /* ... for double_pendulum_angle_jacobian */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 16)  /* ... for double_pendulum_angle_parameter_jacobian */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_STEP (DOUBLE_PENDULUM_ANGLE_NWORK + 12)  /* ... for double_pendulum_angle_step */
+#define DOUBLE_PENDULUM_ANGLE_NSTANDARD 7  /* standard parameters, monomials of the parameters (double_pendulum_angle.md) */
+#define DOUBLE_PENDULUM_ANGLE_NBASE 5  /* base parameters, their identifiable combinations */
 #define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 948  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DOUBLE_PENDULUM_ANGLE_NH_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NN_ARRAY 1
@@ -161,6 +163,34 @@ void double_pendulum_angle_constraint_coordinate_jacobian(double_pendulum_angle_
 ** holds them at the defaults).
 */
 void double_pendulum_angle_initial_state_at(const double_pendulum_angle_real param[], double_pendulum_angle_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x DOUBLE_PENDULUM_ANGLE_NBASE, row-major): Y
+** double_pendulum_angle_base_parameters = tau, the inverse dynamics (double_pendulum_angle_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; double_pendulum_angle.md
+** says which parameters each base parameter combines.
+*/
+void double_pendulum_angle_regressor(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real in_acceleration[], double_pendulum_angle_real out_Y[]);
+
+/*
+** The base parameters (DOUBLE_PENDULUM_ANGLE_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as double_pendulum_angle.md lists them.
+*/
+void double_pendulum_angle_base_parameters(const double_pendulum_angle_real param[], double_pendulum_angle_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x DOUBLE_PENDULUM_ANGLE_NSTANDARD, row-major):
+** Y double_pendulum_angle_standard_parameters = tau as for double_pendulum_angle_regressor; its columns are
+** not independent where DOUBLE_PENDULUM_ANGLE_NBASE < DOUBLE_PENDULUM_ANGLE_NSTANDARD.
+*/
+void double_pendulum_angle_standard_regressor(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real in_acceleration[], double_pendulum_angle_real out_Y[]);
+
+/*
+** The standard parameters (DOUBLE_PENDULUM_ANGLE_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void double_pendulum_angle_standard_parameters(const double_pendulum_angle_real param[], double_pendulum_angle_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in double_pendulum_angle_model.c. */
 struct lgc_model;

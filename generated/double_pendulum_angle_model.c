@@ -49,4 +49,10 @@ const lgc_model double_pendulum_angle_model = {
     .nwork_jacobian = DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN,
     .parameter_jacobian = double_pendulum_angle_parameter_jacobian,
     .nwork_parameter_jacobian = DOUBLE_PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = DOUBLE_PENDULUM_ANGLE_NSTANDARD,
+    .nbase = DOUBLE_PENDULUM_ANGLE_NBASE,
+    .regressor = double_pendulum_angle_regressor,
+    .base_parameters = double_pendulum_angle_base_parameters,
+    .standard_regressor = double_pendulum_angle_standard_regressor,
+    .standard_parameters = double_pendulum_angle_standard_parameters,
 };

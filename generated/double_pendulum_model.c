@@ -54,4 +54,10 @@ const lgc_model double_pendulum_model = {
     .nwork_jacobian = DOUBLE_PENDULUM_NWORK_JACOBIAN,
     .parameter_jacobian = double_pendulum_parameter_jacobian,
     .nwork_parameter_jacobian = DOUBLE_PENDULUM_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = DOUBLE_PENDULUM_NSTANDARD,
+    .nbase = DOUBLE_PENDULUM_NBASE,
+    .regressor = double_pendulum_regressor,
+    .base_parameters = double_pendulum_base_parameters,
+    .standard_regressor = double_pendulum_standard_regressor,
+    .standard_parameters = double_pendulum_standard_parameters,
 };

@@ -968,6 +968,99 @@ void four_bar_initial_state_at(const four_bar_real param[], four_bar_real out_st
     out_state[5] = -1.0;  /* th4' */
 }
 
+void four_bar_regressor(four_bar_real t, const four_bar_real state[], const four_bar_real in_acceleration[], four_bar_real out_Y[])
+{
+    (void)t;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    four_bar_zero(out_Y, 4*FOUR_BAR_NQ);
+    /* row th2, column a^2*ma */
+    out_Y[0] = 0.3333333333333333*in_acceleration[0];
+    const four_bar_real cos_th2 = cos(th2);
+    const four_bar_real sin_th3 = sin(th3);
+    const four_bar_real sin_th2 = sin(th2);
+    const four_bar_real cos_th3 = cos(th3);
+    const four_bar_real Y_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real Y_df6d = cos_th2*cos_th3 + sin_th2*sin_th3;
+    /* row th2, column a*b*mb */
+    out_Y[1] = -0.5*(th3_dot*th3_dot*Y_8e29 - in_acceleration[1]*Y_df6d);
+    /* row th3, column a*b*mb */
+    out_Y[5] = 0.5*(th2_dot*th2_dot*Y_8e29 + in_acceleration[0]*Y_df6d);
+    /* row th3, column b^2*mb */
+    out_Y[6] = 0.3333333333333333*in_acceleration[1];
+    /* row th4, column c^2*mc */
+    out_Y[11] = 0.3333333333333333*in_acceleration[2];
+}
+
+void four_bar_base_parameters(const four_bar_real param[], four_bar_real out_theta[])
+{
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
+    /* a^2*ma + 3*a^2*mb */
+    out_theta[0] = a*a*(ma + 3.0*mb);
+    /* a*b*mb */
+    out_theta[1] = a*b*mb;
+    /* b^2*mb */
+    out_theta[2] = b*b*mb;
+    /* c^2*mc */
+    out_theta[3] = c*c*mc;
+}
+
+void four_bar_standard_regressor(four_bar_real t, const four_bar_real state[], const four_bar_real in_acceleration[], four_bar_real out_Y[])
+{
+    (void)t;
+    const four_bar_real th2 = state[0];
+    const four_bar_real th3 = state[1];
+    const four_bar_real th2_dot = state[3];  /* th2' */
+    const four_bar_real th3_dot = state[4];  /* th3' */
+    four_bar_zero(out_Y, 5*FOUR_BAR_NQ);
+    /* row th2, column a^2*ma */
+    out_Y[0] = 0.3333333333333333*in_acceleration[0];
+    /* row th2, column a^2*mb */
+    out_Y[1] = in_acceleration[0];
+    const four_bar_real cos_th2 = cos(th2);
+    const four_bar_real sin_th3 = sin(th3);
+    const four_bar_real sin_th2 = sin(th2);
+    const four_bar_real cos_th3 = cos(th3);
+    const four_bar_real Y_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real Y_df6d = cos_th2*cos_th3 + sin_th2*sin_th3;
+    /* row th2, column a*b*mb */
+    out_Y[2] = -0.5*(th3_dot*th3_dot*Y_8e29 - in_acceleration[1]*Y_df6d);
+    /* row th3, column a*b*mb */
+    out_Y[7] = 0.5*(th2_dot*th2_dot*Y_8e29 + in_acceleration[0]*Y_df6d);
+    /* row th3, column b^2*mb */
+    out_Y[8] = 0.3333333333333333*in_acceleration[1];
+    /* row th4, column c^2*mc */
+    out_Y[14] = 0.3333333333333333*in_acceleration[2];
+}
+
+void four_bar_standard_parameters(const four_bar_real param[], four_bar_real out_theta[])
+{
+    const four_bar_real a = param[0];
+    const four_bar_real b = param[1];
+    const four_bar_real c = param[2];
+    const four_bar_real ma = param[4];
+    const four_bar_real mb = param[5];
+    const four_bar_real mc = param[6];
+    const four_bar_real theta_6e58 = a*a;
+    /* a^2*ma */
+    out_theta[0] = theta_6e58*ma;
+    /* a^2*mb */
+    out_theta[1] = theta_6e58*mb;
+    /* a*b*mb */
+    out_theta[2] = a*b*mb;
+    /* b^2*mb */
+    out_theta[3] = b*b*mb;
+    /* c^2*mc */
+    out_theta[4] = c*c*mc;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int four_bar_step_undone(four_bar_real state[], const four_bar_real x0[], int status)
 {

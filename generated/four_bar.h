@@ -28,6 +28,8 @@ typedef double four_bar_real;
 #define FOUR_BAR_NWORK_STEP (FOUR_BAR_NWORK + 55)  /* ... for four_bar_step */
 #define FOUR_BAR_STEP_TOLERANCE 1e-13  /* four_bar_step's position correction: |phi| it stops at */
 #define FOUR_BAR_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define FOUR_BAR_NSTANDARD 5  /* standard parameters, monomials of the parameters (four_bar.md) */
+#define FOUR_BAR_NBASE 4  /* base parameters, their identifiable combinations */
 #define FOUR_BAR_STACK_ESTIMATE 1048  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define FOUR_BAR_NH_ARRAY 2
 #define FOUR_BAR_NN_ARRAY 1
@@ -198,6 +200,34 @@ void four_bar_constraint_coordinate_jacobian(four_bar_real t, const four_bar_rea
 ** holds them at the defaults).
 */
 void four_bar_initial_state_at(const four_bar_real param[], four_bar_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x FOUR_BAR_NBASE, row-major): Y
+** four_bar_base_parameters = tau, the inverse dynamics (four_bar_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; four_bar.md
+** says which parameters each base parameter combines.
+*/
+void four_bar_regressor(four_bar_real t, const four_bar_real state[], const four_bar_real in_acceleration[], four_bar_real out_Y[]);
+
+/*
+** The base parameters (FOUR_BAR_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as four_bar.md lists them.
+*/
+void four_bar_base_parameters(const four_bar_real param[], four_bar_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x FOUR_BAR_NSTANDARD, row-major):
+** Y four_bar_standard_parameters = tau as for four_bar_regressor; its columns are
+** not independent where FOUR_BAR_NBASE < FOUR_BAR_NSTANDARD.
+*/
+void four_bar_standard_regressor(four_bar_real t, const four_bar_real state[], const four_bar_real in_acceleration[], four_bar_real out_Y[]);
+
+/*
+** The standard parameters (FOUR_BAR_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void four_bar_standard_parameters(const four_bar_real param[], four_bar_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in four_bar_model.c. */
 struct lgc_model;

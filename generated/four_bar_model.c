@@ -54,4 +54,10 @@ const lgc_model four_bar_model = {
     .nwork_jacobian = FOUR_BAR_NWORK_JACOBIAN,
     .parameter_jacobian = four_bar_parameter_jacobian,
     .nwork_parameter_jacobian = FOUR_BAR_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = FOUR_BAR_NSTANDARD,
+    .nbase = FOUR_BAR_NBASE,
+    .regressor = four_bar_regressor,
+    .base_parameters = four_bar_base_parameters,
+    .standard_regressor = four_bar_standard_regressor,
+    .standard_parameters = four_bar_standard_parameters,
 };

@@ -479,6 +479,96 @@ void heavy_top_initial_state_at(const heavy_top_real param[], heavy_top_real out
     out_state[5] = 150.0;  /* phi' */
 }
 
+void heavy_top_regressor(heavy_top_real t, const heavy_top_real state[], const heavy_top_real in_acceleration[], heavy_top_real out_Y[])
+{
+    (void)t;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    heavy_top_zero(out_Y, 3*HEAVY_TOP_NQ);
+    const heavy_top_real sin_theta = sin(theta);
+    const heavy_top_real cos_theta = cos(theta);
+    /* row psi, column m*l^2 */
+    out_Y[0] = sin_theta*(2.0*psi_dot*theta_dot*cos_theta + in_acceleration[0]*sin_theta);
+    const heavy_top_real Y_8de9 = in_acceleration[2] + in_acceleration[0]*cos_theta;
+    const heavy_top_real Y_3fe4 = psi_dot*theta_dot*sin_theta;
+    /* row psi, column C */
+    out_Y[2] = -(theta_dot*phi_dot*sin_theta - cos_theta*(Y_8de9 - 2.0*Y_3fe4));
+    /* row theta, column m*l^2 */
+    out_Y[3] = in_acceleration[1] - psi_dot*psi_dot*cos_theta*sin_theta;
+    /* row theta, column m*l*g */
+    out_Y[4] = -sin_theta;
+    /* row theta, column C */
+    out_Y[5] = psi_dot*sin_theta*(phi_dot + psi_dot*cos_theta);
+    /* row phi, column C */
+    out_Y[8] = Y_8de9 - Y_3fe4;
+}
+
+void heavy_top_base_parameters(const heavy_top_real param[], heavy_top_real out_theta[])
+{
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    /* m*l^2 + A */
+    out_theta[0] = A + m*l*l;
+    /* m*l*g */
+    out_theta[1] = m*l*g;
+    /* C */
+    out_theta[2] = C;
+}
+
+void heavy_top_standard_regressor(heavy_top_real t, const heavy_top_real state[], const heavy_top_real in_acceleration[], heavy_top_real out_Y[])
+{
+    (void)t;
+    const heavy_top_real theta = state[1];
+    const heavy_top_real psi_dot = state[3];  /* psi' */
+    const heavy_top_real theta_dot = state[4];  /* theta' */
+    const heavy_top_real phi_dot = state[5];  /* phi' */
+    heavy_top_zero(out_Y, 4*HEAVY_TOP_NQ);
+    const heavy_top_real sin_theta = sin(theta);
+    const heavy_top_real cos_theta = cos(theta);
+    const heavy_top_real Y_09fd = sin_theta*(2.0*psi_dot*theta_dot*cos_theta + in_acceleration[0]*sin_theta);
+    /* row psi, column m*l^2 */
+    out_Y[0] = Y_09fd;
+    /* row psi, column A */
+    out_Y[2] = Y_09fd;
+    const heavy_top_real Y_8de9 = in_acceleration[2] + in_acceleration[0]*cos_theta;
+    const heavy_top_real Y_3fe4 = psi_dot*theta_dot*sin_theta;
+    /* row psi, column C */
+    out_Y[3] = -(theta_dot*phi_dot*sin_theta - cos_theta*(Y_8de9 - 2.0*Y_3fe4));
+    const heavy_top_real Y_c44e = in_acceleration[1] - psi_dot*psi_dot*cos_theta*sin_theta;
+    /* row theta, column m*l^2 */
+    out_Y[4] = Y_c44e;
+    /* row theta, column m*l*g */
+    out_Y[5] = -sin_theta;
+    /* row theta, column A */
+    out_Y[6] = Y_c44e;
+    /* row theta, column C */
+    out_Y[7] = psi_dot*sin_theta*(phi_dot + psi_dot*cos_theta);
+    /* row phi, column C */
+    out_Y[11] = Y_8de9 - Y_3fe4;
+}
+
+void heavy_top_standard_parameters(const heavy_top_real param[], heavy_top_real out_theta[])
+{
+    const heavy_top_real m = param[0];
+    const heavy_top_real l = param[1];
+    const heavy_top_real A = param[2];
+    const heavy_top_real C = param[3];
+    const heavy_top_real g = param[4];
+    /* m*l^2 */
+    out_theta[0] = m*l*l;
+    /* m*l*g */
+    out_theta[1] = m*l*g;
+    /* A */
+    out_theta[2] = A;
+    /* C */
+    out_theta[3] = C;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int heavy_top_step_undone(heavy_top_real state[], const heavy_top_real x0[], int status)
 {

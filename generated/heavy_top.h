@@ -25,6 +25,8 @@ typedef double heavy_top_real;
 #define HEAVY_TOP_NWORK_JACOBIAN (HEAVY_TOP_NWORK + 27)  /* ... for heavy_top_jacobian */
 #define HEAVY_TOP_NWORK_PARAMETER_JACOBIAN (HEAVY_TOP_NWORK + 24)  /* ... for heavy_top_parameter_jacobian */
 #define HEAVY_TOP_NWORK_STEP (HEAVY_TOP_NWORK + 18)  /* ... for heavy_top_step */
+#define HEAVY_TOP_NSTANDARD 4  /* standard parameters, monomials of the parameters (heavy_top.md) */
+#define HEAVY_TOP_NBASE 3  /* base parameters, their identifiable combinations */
 #define HEAVY_TOP_STACK_ESTIMATE 928  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define HEAVY_TOP_NH_ARRAY 1
 #define HEAVY_TOP_NN_ARRAY 1
@@ -164,6 +166,34 @@ void heavy_top_constraint_coordinate_jacobian(heavy_top_real t, const heavy_top_
 ** holds them at the defaults).
 */
 void heavy_top_initial_state_at(const heavy_top_real param[], heavy_top_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x HEAVY_TOP_NBASE, row-major): Y
+** heavy_top_base_parameters = tau, the inverse dynamics (heavy_top_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; heavy_top.md
+** says which parameters each base parameter combines.
+*/
+void heavy_top_regressor(heavy_top_real t, const heavy_top_real state[], const heavy_top_real in_acceleration[], heavy_top_real out_Y[]);
+
+/*
+** The base parameters (HEAVY_TOP_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as heavy_top.md lists them.
+*/
+void heavy_top_base_parameters(const heavy_top_real param[], heavy_top_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x HEAVY_TOP_NSTANDARD, row-major):
+** Y heavy_top_standard_parameters = tau as for heavy_top_regressor; its columns are
+** not independent where HEAVY_TOP_NBASE < HEAVY_TOP_NSTANDARD.
+*/
+void heavy_top_standard_regressor(heavy_top_real t, const heavy_top_real state[], const heavy_top_real in_acceleration[], heavy_top_real out_Y[]);
+
+/*
+** The standard parameters (HEAVY_TOP_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void heavy_top_standard_parameters(const heavy_top_real param[], heavy_top_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in heavy_top_model.c. */
 struct lgc_model;

@@ -49,4 +49,10 @@ const lgc_model heavy_top_model = {
     .nwork_jacobian = HEAVY_TOP_NWORK_JACOBIAN,
     .parameter_jacobian = heavy_top_parameter_jacobian,
     .nwork_parameter_jacobian = HEAVY_TOP_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = HEAVY_TOP_NSTANDARD,
+    .nbase = HEAVY_TOP_NBASE,
+    .regressor = heavy_top_regressor,
+    .base_parameters = heavy_top_base_parameters,
+    .standard_regressor = heavy_top_standard_regressor,
+    .standard_parameters = heavy_top_standard_parameters,
 };

@@ -56,4 +56,5 @@ const lgc_model incline_wheel_model = {
     .nwork_jacobian = INCLINE_WHEEL_NWORK_JACOBIAN,
     .parameter_jacobian = incline_wheel_parameter_jacobian,
     .nwork_parameter_jacobian = INCLINE_WHEEL_NWORK_PARAMETER_JACOBIAN,
+    /* no regressor (incline_wheel.md says why): .regressor = NULL */
 };

@@ -795,6 +795,76 @@ void knife_edge_initial_state_at(const knife_edge_real param[], knife_edge_real 
     out_state[6] = 0.0;  /* int_g1 */
 }
 
+void knife_edge_regressor(knife_edge_real t, const knife_edge_real state[], const knife_edge_real in_acceleration[], knife_edge_real out_Y[])
+{
+    (void)t;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    knife_edge_zero(out_Y, 3*KNIFE_EDGE_NQ);
+    const knife_edge_real Y_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real cos_phi = cos(phi);
+    const knife_edge_real sin_phi = sin(phi);
+    /* row x, column m*l */
+    out_Y[1] = -(Y_c6c3*cos_phi + in_acceleration[2]*sin_phi);
+    /* row x, column m */
+    out_Y[2] = 2.0*in_acceleration[0];
+    /* row y, column m*l */
+    out_Y[4] = -(Y_c6c3*sin_phi - in_acceleration[2]*cos_phi);
+    /* row y, column m */
+    out_Y[5] = 2.0*in_acceleration[1];
+    /* row phi, column m*l^2 */
+    out_Y[6] = in_acceleration[2];
+    /* row phi, column m*l */
+    out_Y[7] = -(in_acceleration[0]*sin_phi - in_acceleration[1]*cos_phi);
+}
+
+void knife_edge_base_parameters(const knife_edge_real param[], knife_edge_real out_theta[])
+{
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    /* m*l^2 */
+    out_theta[0] = m*l*l;
+    /* m*l */
+    out_theta[1] = m*l;
+    /* m */
+    out_theta[2] = m;
+}
+
+void knife_edge_standard_regressor(knife_edge_real t, const knife_edge_real state[], const knife_edge_real in_acceleration[], knife_edge_real out_Y[])
+{
+    (void)t;
+    const knife_edge_real phi = state[2];
+    const knife_edge_real phi_dot = state[5];  /* phi' */
+    knife_edge_zero(out_Y, 3*KNIFE_EDGE_NQ);
+    const knife_edge_real Y_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real cos_phi = cos(phi);
+    const knife_edge_real sin_phi = sin(phi);
+    /* row x, column m*l */
+    out_Y[1] = -(Y_c6c3*cos_phi + in_acceleration[2]*sin_phi);
+    /* row x, column m */
+    out_Y[2] = 2.0*in_acceleration[0];
+    /* row y, column m*l */
+    out_Y[4] = -(Y_c6c3*sin_phi - in_acceleration[2]*cos_phi);
+    /* row y, column m */
+    out_Y[5] = 2.0*in_acceleration[1];
+    /* row phi, column m*l^2 */
+    out_Y[6] = in_acceleration[2];
+    /* row phi, column m*l */
+    out_Y[7] = -(in_acceleration[0]*sin_phi - in_acceleration[1]*cos_phi);
+}
+
+void knife_edge_standard_parameters(const knife_edge_real param[], knife_edge_real out_theta[])
+{
+    const knife_edge_real m = param[0];
+    const knife_edge_real l = param[1];
+    /* m*l^2 */
+    out_theta[0] = m*l*l;
+    /* m*l */
+    out_theta[1] = m*l;
+    /* m */
+    out_theta[2] = m;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int knife_edge_step_undone(knife_edge_real state[], const knife_edge_real x0[], int status)
 {

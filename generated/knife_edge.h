@@ -28,6 +28,8 @@ typedef double knife_edge_real;
 #define KNIFE_EDGE_NWORK_STEP (KNIFE_EDGE_NWORK + 42)  /* ... for knife_edge_step */
 #define KNIFE_EDGE_STEP_TOLERANCE 1e-13  /* knife_edge_step's position correction: |phi| it stops at */
 #define KNIFE_EDGE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define KNIFE_EDGE_NSTANDARD 3  /* standard parameters, monomials of the parameters (knife_edge.md) */
+#define KNIFE_EDGE_NBASE 3  /* base parameters, their identifiable combinations */
 #define KNIFE_EDGE_STACK_ESTIMATE 868  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define KNIFE_EDGE_NH_ARRAY 1
 #define KNIFE_EDGE_NN_ARRAY 1
@@ -194,6 +196,34 @@ void knife_edge_constraint_coordinate_jacobian(knife_edge_real t, const knife_ed
 ** holds them at the defaults).
 */
 void knife_edge_initial_state_at(const knife_edge_real param[], knife_edge_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x KNIFE_EDGE_NBASE, row-major): Y
+** knife_edge_base_parameters = tau, the inverse dynamics (knife_edge_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; knife_edge.md
+** says which parameters each base parameter combines.
+*/
+void knife_edge_regressor(knife_edge_real t, const knife_edge_real state[], const knife_edge_real in_acceleration[], knife_edge_real out_Y[]);
+
+/*
+** The base parameters (KNIFE_EDGE_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as knife_edge.md lists them.
+*/
+void knife_edge_base_parameters(const knife_edge_real param[], knife_edge_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x KNIFE_EDGE_NSTANDARD, row-major):
+** Y knife_edge_standard_parameters = tau as for knife_edge_regressor; its columns are
+** not independent where KNIFE_EDGE_NBASE < KNIFE_EDGE_NSTANDARD.
+*/
+void knife_edge_standard_regressor(knife_edge_real t, const knife_edge_real state[], const knife_edge_real in_acceleration[], knife_edge_real out_Y[]);
+
+/*
+** The standard parameters (KNIFE_EDGE_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void knife_edge_standard_parameters(const knife_edge_real param[], knife_edge_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in knife_edge_model.c. */
 struct lgc_model;

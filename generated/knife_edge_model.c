@@ -54,4 +54,10 @@ const lgc_model knife_edge_model = {
     .nwork_jacobian = KNIFE_EDGE_NWORK_JACOBIAN,
     .parameter_jacobian = knife_edge_parameter_jacobian,
     .nwork_parameter_jacobian = KNIFE_EDGE_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = KNIFE_EDGE_NSTANDARD,
+    .nbase = KNIFE_EDGE_NBASE,
+    .regressor = knife_edge_regressor,
+    .base_parameters = knife_edge_base_parameters,
+    .standard_regressor = knife_edge_standard_regressor,
+    .standard_parameters = knife_edge_standard_parameters,
 };

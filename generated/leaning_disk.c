@@ -1032,6 +1032,116 @@ void leaning_disk_initial_state_at(const leaning_disk_real param[], leaning_disk
     out_state[11] = 0.0;  /* int_g2 */
 }
 
+void leaning_disk_regressor(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real in_acceleration[], leaning_disk_real out_Y[])
+{
+    (void)t;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    leaning_disk_zero(out_Y, 4*LEANING_DISK_NQ);
+    const leaning_disk_real cos_psi = cos(psi);
+    const leaning_disk_real cos_theta = cos(theta);
+    const leaning_disk_real Y_1f63 = psi_dot*theta_dot*cos_theta;
+    const leaning_disk_real sin_theta = sin(theta);
+    const leaning_disk_real Y_7391 = in_acceleration[2]*sin_theta;
+    const leaning_disk_real Y_5680 = 2.0*Y_1f63 + Y_7391;
+    const leaning_disk_real sin_psi = sin(psi);
+    const leaning_disk_real Y_f768 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
+    /* row x, column m*R */
+    out_Y[2] = cos_psi*Y_5680 + sin_psi*Y_f768;
+    /* row x, column m */
+    out_Y[3] = in_acceleration[0];
+    /* row y, column m*R */
+    out_Y[6] = -(cos_psi*Y_f768 - sin_psi*Y_5680);
+    /* row y, column m */
+    out_Y[7] = in_acceleration[1];
+    const leaning_disk_real Y_3609 = psi_dot*sin_theta;
+    /* row psi, column m*R^2 */
+    out_Y[8] = cos_theta*(theta_dot*(0.5*phi_dot + 2.5*Y_3609) + 0.25*in_acceleration[2]*cos_theta) + sin_theta*(0.5*in_acceleration[4] + 1.5*Y_7391);
+    /* row psi, column m*R */
+    out_Y[10] = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
+    /* row theta, column m*R^2 */
+    out_Y[12] = 1.25*in_acceleration[3] - psi_dot*cos_theta*(0.5*phi_dot + 1.25*Y_3609);
+    /* row theta, column m*R*g */
+    out_Y[13] = -sin_theta;
+    /* row theta, column m*R */
+    out_Y[14] = cos_theta*(in_acceleration[0]*sin_psi - in_acceleration[1]*cos_psi);
+    /* row phi, column m*R^2 */
+    out_Y[16] = 0.5*(in_acceleration[4] + Y_1f63 + Y_7391);
+}
+
+void leaning_disk_base_parameters(const leaning_disk_real param[], leaning_disk_real out_theta[])
+{
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    /* m*R^2 */
+    out_theta[0] = m*R*R;
+    /* m*R*g */
+    out_theta[1] = m*R*g;
+    /* m*R */
+    out_theta[2] = m*R;
+    /* m */
+    out_theta[3] = m;
+}
+
+void leaning_disk_standard_regressor(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real in_acceleration[], leaning_disk_real out_Y[])
+{
+    (void)t;
+    const leaning_disk_real psi = state[2];
+    const leaning_disk_real theta = state[3];
+    const leaning_disk_real psi_dot = state[7];  /* psi' */
+    const leaning_disk_real theta_dot = state[8];  /* theta' */
+    const leaning_disk_real phi_dot = state[9];  /* phi' */
+    leaning_disk_zero(out_Y, 4*LEANING_DISK_NQ);
+    const leaning_disk_real cos_psi = cos(psi);
+    const leaning_disk_real cos_theta = cos(theta);
+    const leaning_disk_real Y_1f63 = psi_dot*theta_dot*cos_theta;
+    const leaning_disk_real sin_theta = sin(theta);
+    const leaning_disk_real Y_7391 = in_acceleration[2]*sin_theta;
+    const leaning_disk_real Y_5680 = 2.0*Y_1f63 + Y_7391;
+    const leaning_disk_real sin_psi = sin(psi);
+    const leaning_disk_real Y_f768 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
+    /* row x, column m*R */
+    out_Y[2] = cos_psi*Y_5680 + sin_psi*Y_f768;
+    /* row x, column m */
+    out_Y[3] = in_acceleration[0];
+    /* row y, column m*R */
+    out_Y[6] = -(cos_psi*Y_f768 - sin_psi*Y_5680);
+    /* row y, column m */
+    out_Y[7] = in_acceleration[1];
+    const leaning_disk_real Y_3609 = psi_dot*sin_theta;
+    /* row psi, column m*R^2 */
+    out_Y[8] = cos_theta*(theta_dot*(0.5*phi_dot + 2.5*Y_3609) + 0.25*in_acceleration[2]*cos_theta) + sin_theta*(0.5*in_acceleration[4] + 1.5*Y_7391);
+    /* row psi, column m*R */
+    out_Y[10] = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
+    /* row theta, column m*R^2 */
+    out_Y[12] = 1.25*in_acceleration[3] - psi_dot*cos_theta*(0.5*phi_dot + 1.25*Y_3609);
+    /* row theta, column m*R*g */
+    out_Y[13] = -sin_theta;
+    /* row theta, column m*R */
+    out_Y[14] = cos_theta*(in_acceleration[0]*sin_psi - in_acceleration[1]*cos_psi);
+    /* row phi, column m*R^2 */
+    out_Y[16] = 0.5*(in_acceleration[4] + Y_1f63 + Y_7391);
+}
+
+void leaning_disk_standard_parameters(const leaning_disk_real param[], leaning_disk_real out_theta[])
+{
+    const leaning_disk_real m = param[0];
+    const leaning_disk_real R = param[1];
+    const leaning_disk_real g = param[2];
+    /* m*R^2 */
+    out_theta[0] = m*R*R;
+    /* m*R*g */
+    out_theta[1] = m*R*g;
+    /* m*R */
+    out_theta[2] = m*R;
+    /* m */
+    out_theta[3] = m;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int leaning_disk_step_undone(leaning_disk_real state[], const leaning_disk_real x0[], int status)
 {

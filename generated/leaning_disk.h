@@ -28,6 +28,8 @@ typedef double leaning_disk_real;
 #define LEANING_DISK_NWORK_STEP (LEANING_DISK_NWORK + 94)  /* ... for leaning_disk_step */
 #define LEANING_DISK_STEP_TOLERANCE 1e-13  /* leaning_disk_step's position correction: |phi| it stops at */
 #define LEANING_DISK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define LEANING_DISK_NSTANDARD 4  /* standard parameters, monomials of the parameters (leaning_disk.md) */
+#define LEANING_DISK_NBASE 4  /* base parameters, their identifiable combinations */
 #define LEANING_DISK_STACK_ESTIMATE 988  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define LEANING_DISK_NH_ARRAY 1
 #define LEANING_DISK_NN_ARRAY 2
@@ -200,6 +202,34 @@ void leaning_disk_constraint_coordinate_jacobian(leaning_disk_real t, const lean
 ** holds them at the defaults).
 */
 void leaning_disk_initial_state_at(const leaning_disk_real param[], leaning_disk_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x LEANING_DISK_NBASE, row-major): Y
+** leaning_disk_base_parameters = tau, the inverse dynamics (leaning_disk_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; leaning_disk.md
+** says which parameters each base parameter combines.
+*/
+void leaning_disk_regressor(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real in_acceleration[], leaning_disk_real out_Y[]);
+
+/*
+** The base parameters (LEANING_DISK_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as leaning_disk.md lists them.
+*/
+void leaning_disk_base_parameters(const leaning_disk_real param[], leaning_disk_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x LEANING_DISK_NSTANDARD, row-major):
+** Y leaning_disk_standard_parameters = tau as for leaning_disk_regressor; its columns are
+** not independent where LEANING_DISK_NBASE < LEANING_DISK_NSTANDARD.
+*/
+void leaning_disk_standard_regressor(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real in_acceleration[], leaning_disk_real out_Y[]);
+
+/*
+** The standard parameters (LEANING_DISK_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void leaning_disk_standard_parameters(const leaning_disk_real param[], leaning_disk_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in leaning_disk_model.c. */
 struct lgc_model;

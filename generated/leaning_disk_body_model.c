@@ -56,4 +56,10 @@ const lgc_model leaning_disk_body_model = {
     .nwork_jacobian = LEANING_DISK_BODY_NWORK_JACOBIAN,
     .parameter_jacobian = leaning_disk_body_parameter_jacobian,
     .nwork_parameter_jacobian = LEANING_DISK_BODY_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = LEANING_DISK_BODY_NSTANDARD,
+    .nbase = LEANING_DISK_BODY_NBASE,
+    .regressor = leaning_disk_body_regressor,
+    .base_parameters = leaning_disk_body_base_parameters,
+    .standard_regressor = leaning_disk_body_standard_regressor,
+    .standard_parameters = leaning_disk_body_standard_parameters,
 };

@@ -54,4 +54,10 @@ const lgc_model leaning_disk_model = {
     .nwork_jacobian = LEANING_DISK_NWORK_JACOBIAN,
     .parameter_jacobian = leaning_disk_parameter_jacobian,
     .nwork_parameter_jacobian = LEANING_DISK_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = LEANING_DISK_NSTANDARD,
+    .nbase = LEANING_DISK_NBASE,
+    .regressor = leaning_disk_regressor,
+    .base_parameters = leaning_disk_base_parameters,
+    .standard_regressor = leaning_disk_standard_regressor,
+    .standard_parameters = leaning_disk_standard_parameters,
 };

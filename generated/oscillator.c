@@ -324,6 +324,46 @@ void oscillator_initial_state_at(const oscillator_real param[], oscillator_real 
     out_state[1] = 0.0;  /* q' */
 }
 
+void oscillator_regressor(oscillator_real t, const oscillator_real state[], const oscillator_real in_acceleration[], oscillator_real out_Y[])
+{
+    (void)t;
+    const oscillator_real q = state[0];
+    oscillator_zero(out_Y, 2*OSCILLATOR_NQ);
+    /* row q, column w^2 */
+    out_Y[0] = q;
+    /* row q, column 1 */
+    out_Y[1] = in_acceleration[0];
+}
+
+void oscillator_base_parameters(const oscillator_real param[], oscillator_real out_theta[])
+{
+    const oscillator_real w = param[0];
+    /* w^2 */
+    out_theta[0] = w*w;
+    /* 1 */
+    out_theta[1] = 1.0;
+}
+
+void oscillator_standard_regressor(oscillator_real t, const oscillator_real state[], const oscillator_real in_acceleration[], oscillator_real out_Y[])
+{
+    (void)t;
+    const oscillator_real q = state[0];
+    oscillator_zero(out_Y, 2*OSCILLATOR_NQ);
+    /* row q, column w^2 */
+    out_Y[0] = q;
+    /* row q, column 1 */
+    out_Y[1] = in_acceleration[0];
+}
+
+void oscillator_standard_parameters(const oscillator_real param[], oscillator_real out_theta[])
+{
+    const oscillator_real w = param[0];
+    /* w^2 */
+    out_theta[0] = w*w;
+    /* 1 */
+    out_theta[1] = 1.0;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int oscillator_step_undone(oscillator_real state[], const oscillator_real x0[], int status)
 {

@@ -25,6 +25,8 @@ typedef double oscillator_real;
 #define OSCILLATOR_NWORK_JACOBIAN (OSCILLATOR_NWORK + 5)  /* ... for oscillator_jacobian */
 #define OSCILLATOR_NWORK_PARAMETER_JACOBIAN (OSCILLATOR_NWORK + 4)  /* ... for oscillator_parameter_jacobian */
 #define OSCILLATOR_NWORK_STEP (OSCILLATOR_NWORK + 6)  /* ... for oscillator_step */
+#define OSCILLATOR_NSTANDARD 2  /* standard parameters, monomials of the parameters (oscillator.md) */
+#define OSCILLATOR_NBASE 2  /* base parameters, their identifiable combinations */
 #define OSCILLATOR_STACK_ESTIMATE 798  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define OSCILLATOR_NH_ARRAY 1
 #define OSCILLATOR_NN_ARRAY 1
@@ -155,6 +157,34 @@ void oscillator_constraint_coordinate_jacobian(oscillator_real t, const oscillat
 ** holds them at the defaults).
 */
 void oscillator_initial_state_at(const oscillator_real param[], oscillator_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x OSCILLATOR_NBASE, row-major): Y
+** oscillator_base_parameters = tau, the inverse dynamics (oscillator_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; oscillator.md
+** says which parameters each base parameter combines.
+*/
+void oscillator_regressor(oscillator_real t, const oscillator_real state[], const oscillator_real in_acceleration[], oscillator_real out_Y[]);
+
+/*
+** The base parameters (OSCILLATOR_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as oscillator.md lists them.
+*/
+void oscillator_base_parameters(const oscillator_real param[], oscillator_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x OSCILLATOR_NSTANDARD, row-major):
+** Y oscillator_standard_parameters = tau as for oscillator_regressor; its columns are
+** not independent where OSCILLATOR_NBASE < OSCILLATOR_NSTANDARD.
+*/
+void oscillator_standard_regressor(oscillator_real t, const oscillator_real state[], const oscillator_real in_acceleration[], oscillator_real out_Y[]);
+
+/*
+** The standard parameters (OSCILLATOR_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void oscillator_standard_parameters(const oscillator_real param[], oscillator_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in oscillator_model.c. */
 struct lgc_model;

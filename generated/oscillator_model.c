@@ -49,4 +49,10 @@ const lgc_model oscillator_model = {
     .nwork_jacobian = OSCILLATOR_NWORK_JACOBIAN,
     .parameter_jacobian = oscillator_parameter_jacobian,
     .nwork_parameter_jacobian = OSCILLATOR_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = OSCILLATOR_NSTANDARD,
+    .nbase = OSCILLATOR_NBASE,
+    .regressor = oscillator_regressor,
+    .base_parameters = oscillator_base_parameters,
+    .standard_regressor = oscillator_standard_regressor,
+    .standard_parameters = oscillator_standard_parameters,
 };

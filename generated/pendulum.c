@@ -708,6 +708,52 @@ void pendulum_initial_state_at(const pendulum_real param[], pendulum_real out_st
     out_state[3] = 0.0;  /* y' */
 }
 
+void pendulum_regressor(pendulum_real t, const pendulum_real state[], const pendulum_real in_acceleration[], pendulum_real out_Y[])
+{
+    (void)t;
+    (void)state;
+    pendulum_zero(out_Y, 2*PENDULUM_NQ);
+    /* row x, column m */
+    out_Y[1] = in_acceleration[0];
+    /* row y, column m*g */
+    out_Y[2] = 1.0;
+    /* row y, column m */
+    out_Y[3] = in_acceleration[1];
+}
+
+void pendulum_base_parameters(const pendulum_real param[], pendulum_real out_theta[])
+{
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
+    /* m*g */
+    out_theta[0] = m*g;
+    /* m */
+    out_theta[1] = m;
+}
+
+void pendulum_standard_regressor(pendulum_real t, const pendulum_real state[], const pendulum_real in_acceleration[], pendulum_real out_Y[])
+{
+    (void)t;
+    (void)state;
+    pendulum_zero(out_Y, 2*PENDULUM_NQ);
+    /* row x, column m */
+    out_Y[1] = in_acceleration[0];
+    /* row y, column m*g */
+    out_Y[2] = 1.0;
+    /* row y, column m */
+    out_Y[3] = in_acceleration[1];
+}
+
+void pendulum_standard_parameters(const pendulum_real param[], pendulum_real out_theta[])
+{
+    const pendulum_real m = param[0];
+    const pendulum_real g = param[2];
+    /* m*g */
+    out_theta[0] = m*g;
+    /* m */
+    out_theta[1] = m;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int pendulum_step_undone(pendulum_real state[], const pendulum_real x0[], int status)
 {

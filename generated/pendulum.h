@@ -28,6 +28,8 @@ typedef double pendulum_real;
 #define PENDULUM_NWORK_STEP (PENDULUM_NWORK + 28)  /* ... for pendulum_step */
 #define PENDULUM_STEP_TOLERANCE 1e-13  /* pendulum_step's position correction: |phi| it stops at */
 #define PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define PENDULUM_NSTANDARD 2  /* standard parameters, monomials of the parameters (pendulum.md) */
+#define PENDULUM_NBASE 2  /* base parameters, their identifiable combinations */
 #define PENDULUM_STACK_ESTIMATE 838  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define PENDULUM_NH_ARRAY 1
 #define PENDULUM_NN_ARRAY 1
@@ -192,6 +194,34 @@ void pendulum_constraint_coordinate_jacobian(pendulum_real t, const pendulum_rea
 ** holds them at the defaults).
 */
 void pendulum_initial_state_at(const pendulum_real param[], pendulum_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x PENDULUM_NBASE, row-major): Y
+** pendulum_base_parameters = tau, the inverse dynamics (pendulum_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; pendulum.md
+** says which parameters each base parameter combines.
+*/
+void pendulum_regressor(pendulum_real t, const pendulum_real state[], const pendulum_real in_acceleration[], pendulum_real out_Y[]);
+
+/*
+** The base parameters (PENDULUM_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as pendulum.md lists them.
+*/
+void pendulum_base_parameters(const pendulum_real param[], pendulum_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x PENDULUM_NSTANDARD, row-major):
+** Y pendulum_standard_parameters = tau as for pendulum_regressor; its columns are
+** not independent where PENDULUM_NBASE < PENDULUM_NSTANDARD.
+*/
+void pendulum_standard_regressor(pendulum_real t, const pendulum_real state[], const pendulum_real in_acceleration[], pendulum_real out_Y[]);
+
+/*
+** The standard parameters (PENDULUM_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void pendulum_standard_parameters(const pendulum_real param[], pendulum_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in pendulum_model.c. */
 struct lgc_model;

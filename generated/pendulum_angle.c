@@ -352,6 +352,52 @@ void pendulum_angle_initial_state_at(const pendulum_angle_real param[], pendulum
     out_state[1] = 0.0;  /* theta' */
 }
 
+void pendulum_angle_regressor(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real in_acceleration[], pendulum_angle_real out_Y[])
+{
+    (void)t;
+    const pendulum_angle_real theta = state[0];
+    pendulum_angle_zero(out_Y, 2*PENDULUM_ANGLE_NQ);
+    /* row theta, column m*l^2 */
+    out_Y[0] = in_acceleration[0];
+    const pendulum_angle_real sin_theta = sin(theta);
+    /* row theta, column m*l*g */
+    out_Y[1] = sin_theta;
+}
+
+void pendulum_angle_base_parameters(const pendulum_angle_real param[], pendulum_angle_real out_theta[])
+{
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    /* m*l^2 */
+    out_theta[0] = m*l*l;
+    /* m*l*g */
+    out_theta[1] = m*l*g;
+}
+
+void pendulum_angle_standard_regressor(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real in_acceleration[], pendulum_angle_real out_Y[])
+{
+    (void)t;
+    const pendulum_angle_real theta = state[0];
+    pendulum_angle_zero(out_Y, 2*PENDULUM_ANGLE_NQ);
+    /* row theta, column m*l^2 */
+    out_Y[0] = in_acceleration[0];
+    const pendulum_angle_real sin_theta = sin(theta);
+    /* row theta, column m*l*g */
+    out_Y[1] = sin_theta;
+}
+
+void pendulum_angle_standard_parameters(const pendulum_angle_real param[], pendulum_angle_real out_theta[])
+{
+    const pendulum_angle_real m = param[0];
+    const pendulum_angle_real l = param[1];
+    const pendulum_angle_real g = param[2];
+    /* m*l^2 */
+    out_theta[0] = m*l*l;
+    /* m*l*g */
+    out_theta[1] = m*l*g;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int pendulum_angle_step_undone(pendulum_angle_real state[], const pendulum_angle_real x0[], int status)
 {

@@ -25,6 +25,8 @@ typedef double pendulum_angle_real;
 #define PENDULUM_ANGLE_NWORK_JACOBIAN (PENDULUM_ANGLE_NWORK + 5)  /* ... for pendulum_angle_jacobian */
 #define PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_parameter_jacobian */
 #define PENDULUM_ANGLE_NWORK_STEP (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_step */
+#define PENDULUM_ANGLE_NSTANDARD 2  /* standard parameters, monomials of the parameters (pendulum_angle.md) */
+#define PENDULUM_ANGLE_NBASE 2  /* base parameters, their identifiable combinations */
 #define PENDULUM_ANGLE_STACK_ESTIMATE 838  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define PENDULUM_ANGLE_NH_ARRAY 1
 #define PENDULUM_ANGLE_NN_ARRAY 1
@@ -157,6 +159,34 @@ void pendulum_angle_constraint_coordinate_jacobian(pendulum_angle_real t, const 
 ** holds them at the defaults).
 */
 void pendulum_angle_initial_state_at(const pendulum_angle_real param[], pendulum_angle_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x PENDULUM_ANGLE_NBASE, row-major): Y
+** pendulum_angle_base_parameters = tau, the inverse dynamics (pendulum_angle_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; pendulum_angle.md
+** says which parameters each base parameter combines.
+*/
+void pendulum_angle_regressor(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real in_acceleration[], pendulum_angle_real out_Y[]);
+
+/*
+** The base parameters (PENDULUM_ANGLE_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as pendulum_angle.md lists them.
+*/
+void pendulum_angle_base_parameters(const pendulum_angle_real param[], pendulum_angle_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x PENDULUM_ANGLE_NSTANDARD, row-major):
+** Y pendulum_angle_standard_parameters = tau as for pendulum_angle_regressor; its columns are
+** not independent where PENDULUM_ANGLE_NBASE < PENDULUM_ANGLE_NSTANDARD.
+*/
+void pendulum_angle_standard_regressor(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real in_acceleration[], pendulum_angle_real out_Y[]);
+
+/*
+** The standard parameters (PENDULUM_ANGLE_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void pendulum_angle_standard_parameters(const pendulum_angle_real param[], pendulum_angle_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in pendulum_angle_model.c. */
 struct lgc_model;

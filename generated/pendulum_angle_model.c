@@ -49,4 +49,10 @@ const lgc_model pendulum_angle_model = {
     .nwork_jacobian = PENDULUM_ANGLE_NWORK_JACOBIAN,
     .parameter_jacobian = pendulum_angle_parameter_jacobian,
     .nwork_parameter_jacobian = PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = PENDULUM_ANGLE_NSTANDARD,
+    .nbase = PENDULUM_ANGLE_NBASE,
+    .regressor = pendulum_angle_regressor,
+    .base_parameters = pendulum_angle_base_parameters,
+    .standard_regressor = pendulum_angle_standard_regressor,
+    .standard_parameters = pendulum_angle_standard_parameters,
 };

@@ -54,4 +54,10 @@ const lgc_model pendulum_model = {
     .nwork_jacobian = PENDULUM_NWORK_JACOBIAN,
     .parameter_jacobian = pendulum_parameter_jacobian,
     .nwork_parameter_jacobian = PENDULUM_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = PENDULUM_NSTANDARD,
+    .nbase = PENDULUM_NBASE,
+    .regressor = pendulum_regressor,
+    .base_parameters = pendulum_base_parameters,
+    .standard_regressor = pendulum_standard_regressor,
+    .standard_parameters = pendulum_standard_parameters,
 };

@@ -1149,6 +1149,80 @@ void rolling_ball_initial_state_at(const rolling_ball_real param[], rolling_ball
     out_state[13] = 0.0;  /* int_g2 */
 }
 
+void rolling_ball_regressor(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real in_acceleration[], rolling_ball_real out_Y[])
+{
+    (void)t;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    rolling_ball_zero(out_Y, 3*ROLLING_BALL_NQ);
+    /* row x, column m */
+    out_Y[1] = in_acceleration[0];
+    /* row x, column k */
+    out_Y[2] = x;
+    /* row y, column m */
+    out_Y[4] = in_acceleration[1];
+    /* row y, column k */
+    out_Y[5] = y;
+    /* row q0, column m*r^2 */
+    out_Y[6] = 1.6*in_acceleration[2];
+    /* row q1, column m*r^2 */
+    out_Y[9] = 1.6*in_acceleration[3];
+    /* row q2, column m*r^2 */
+    out_Y[12] = 1.6*in_acceleration[4];
+    /* row q3, column m*r^2 */
+    out_Y[15] = 1.6*in_acceleration[5];
+}
+
+void rolling_ball_base_parameters(const rolling_ball_real param[], rolling_ball_real out_theta[])
+{
+    const rolling_ball_real m = param[0];
+    const rolling_ball_real r = param[1];
+    const rolling_ball_real k = param[2];
+    /* m*r^2 */
+    out_theta[0] = m*r*r;
+    /* m */
+    out_theta[1] = m;
+    /* k */
+    out_theta[2] = k;
+}
+
+void rolling_ball_standard_regressor(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real in_acceleration[], rolling_ball_real out_Y[])
+{
+    (void)t;
+    const rolling_ball_real x = state[0];
+    const rolling_ball_real y = state[1];
+    rolling_ball_zero(out_Y, 3*ROLLING_BALL_NQ);
+    /* row x, column m */
+    out_Y[1] = in_acceleration[0];
+    /* row x, column k */
+    out_Y[2] = x;
+    /* row y, column m */
+    out_Y[4] = in_acceleration[1];
+    /* row y, column k */
+    out_Y[5] = y;
+    /* row q0, column m*r^2 */
+    out_Y[6] = 1.6*in_acceleration[2];
+    /* row q1, column m*r^2 */
+    out_Y[9] = 1.6*in_acceleration[3];
+    /* row q2, column m*r^2 */
+    out_Y[12] = 1.6*in_acceleration[4];
+    /* row q3, column m*r^2 */
+    out_Y[15] = 1.6*in_acceleration[5];
+}
+
+void rolling_ball_standard_parameters(const rolling_ball_real param[], rolling_ball_real out_theta[])
+{
+    const rolling_ball_real m = param[0];
+    const rolling_ball_real r = param[1];
+    const rolling_ball_real k = param[2];
+    /* m*r^2 */
+    out_theta[0] = m*r*r;
+    /* m */
+    out_theta[1] = m;
+    /* k */
+    out_theta[2] = k;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int rolling_ball_step_undone(rolling_ball_real state[], const rolling_ball_real x0[], int status)
 {

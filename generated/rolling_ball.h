@@ -28,6 +28,8 @@ typedef double rolling_ball_real;
 #define ROLLING_BALL_NWORK_STEP (ROLLING_BALL_NWORK + 142)  /* ... for rolling_ball_step */
 #define ROLLING_BALL_STEP_TOLERANCE 1e-13  /* rolling_ball_step's position correction: |phi| it stops at */
 #define ROLLING_BALL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define ROLLING_BALL_NSTANDARD 3  /* standard parameters, monomials of the parameters (rolling_ball.md) */
+#define ROLLING_BALL_NBASE 3  /* base parameters, their identifiable combinations */
 #define ROLLING_BALL_STACK_ESTIMATE 958  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define ROLLING_BALL_NH_ARRAY 1
 #define ROLLING_BALL_NN_ARRAY 2
@@ -202,6 +204,34 @@ void rolling_ball_constraint_coordinate_jacobian(rolling_ball_real t, const roll
 ** holds them at the defaults).
 */
 void rolling_ball_initial_state_at(const rolling_ball_real param[], rolling_ball_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x ROLLING_BALL_NBASE, row-major): Y
+** rolling_ball_base_parameters = tau, the inverse dynamics (rolling_ball_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; rolling_ball.md
+** says which parameters each base parameter combines.
+*/
+void rolling_ball_regressor(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real in_acceleration[], rolling_ball_real out_Y[]);
+
+/*
+** The base parameters (ROLLING_BALL_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as rolling_ball.md lists them.
+*/
+void rolling_ball_base_parameters(const rolling_ball_real param[], rolling_ball_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x ROLLING_BALL_NSTANDARD, row-major):
+** Y rolling_ball_standard_parameters = tau as for rolling_ball_regressor; its columns are
+** not independent where ROLLING_BALL_NBASE < ROLLING_BALL_NSTANDARD.
+*/
+void rolling_ball_standard_regressor(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real in_acceleration[], rolling_ball_real out_Y[]);
+
+/*
+** The standard parameters (ROLLING_BALL_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void rolling_ball_standard_parameters(const rolling_ball_real param[], rolling_ball_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in rolling_ball_model.c. */
 struct lgc_model;

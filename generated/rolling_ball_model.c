@@ -54,4 +54,10 @@ const lgc_model rolling_ball_model = {
     .nwork_jacobian = ROLLING_BALL_NWORK_JACOBIAN,
     .parameter_jacobian = rolling_ball_parameter_jacobian,
     .nwork_parameter_jacobian = ROLLING_BALL_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = ROLLING_BALL_NSTANDARD,
+    .nbase = ROLLING_BALL_NBASE,
+    .regressor = rolling_ball_regressor,
+    .base_parameters = rolling_ball_base_parameters,
+    .standard_regressor = rolling_ball_standard_regressor,
+    .standard_parameters = rolling_ball_standard_parameters,
 };

@@ -28,6 +28,8 @@ typedef double rolling_disk_real;
 #define ROLLING_DISK_NWORK_STEP (ROLLING_DISK_NWORK + 74)  /* ... for rolling_disk_step */
 #define ROLLING_DISK_STEP_TOLERANCE 1e-13  /* rolling_disk_step's position correction: |phi| it stops at */
 #define ROLLING_DISK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define ROLLING_DISK_NSTANDARD 2  /* standard parameters, monomials of the parameters (rolling_disk.md) */
+#define ROLLING_DISK_NBASE 2  /* base parameters, their identifiable combinations */
 #define ROLLING_DISK_STACK_ESTIMATE 888  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define ROLLING_DISK_NH_ARRAY 1
 #define ROLLING_DISK_NN_ARRAY 2
@@ -197,6 +199,34 @@ void rolling_disk_constraint_coordinate_jacobian(rolling_disk_real t, const roll
 ** holds them at the defaults).
 */
 void rolling_disk_initial_state_at(const rolling_disk_real param[], rolling_disk_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x ROLLING_DISK_NBASE, row-major): Y
+** rolling_disk_base_parameters = tau, the inverse dynamics (rolling_disk_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; rolling_disk.md
+** says which parameters each base parameter combines.
+*/
+void rolling_disk_regressor(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real in_acceleration[], rolling_disk_real out_Y[]);
+
+/*
+** The base parameters (ROLLING_DISK_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as rolling_disk.md lists them.
+*/
+void rolling_disk_base_parameters(const rolling_disk_real param[], rolling_disk_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x ROLLING_DISK_NSTANDARD, row-major):
+** Y rolling_disk_standard_parameters = tau as for rolling_disk_regressor; its columns are
+** not independent where ROLLING_DISK_NBASE < ROLLING_DISK_NSTANDARD.
+*/
+void rolling_disk_standard_regressor(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real in_acceleration[], rolling_disk_real out_Y[]);
+
+/*
+** The standard parameters (ROLLING_DISK_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void rolling_disk_standard_parameters(const rolling_disk_real param[], rolling_disk_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in rolling_disk_model.c. */
 struct lgc_model;

@@ -54,4 +54,10 @@ const lgc_model rolling_disk_model = {
     .nwork_jacobian = ROLLING_DISK_NWORK_JACOBIAN,
     .parameter_jacobian = rolling_disk_parameter_jacobian,
     .nwork_parameter_jacobian = ROLLING_DISK_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = ROLLING_DISK_NSTANDARD,
+    .nbase = ROLLING_DISK_NBASE,
+    .regressor = rolling_disk_regressor,
+    .base_parameters = rolling_disk_base_parameters,
+    .standard_regressor = rolling_disk_standard_regressor,
+    .standard_parameters = rolling_disk_standard_parameters,
 };

@@ -917,6 +917,96 @@ void slider_crank_initial_state_at(const slider_crank_real param[], slider_crank
     out_state[5] = -0.3900872232014524;  /* s' */
 }
 
+void slider_crank_regressor(slider_crank_real t, const slider_crank_real state[], const slider_crank_real in_acceleration[], slider_crank_real out_Y[])
+{
+    (void)t;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    slider_crank_zero(out_Y, 4*SLIDER_CRANK_NQ);
+    /* row theta, column r^2*mr */
+    out_Y[0] = in_acceleration[0];
+    const slider_crank_real cos_theta = cos(theta);
+    const slider_crank_real sin_psi = sin(psi);
+    const slider_crank_real sin_theta = sin(theta);
+    const slider_crank_real cos_psi = cos(psi);
+    const slider_crank_real Y_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real Y_464a = cos_theta*cos_psi - sin_theta*sin_psi;
+    /* row theta, column r*L*mr */
+    out_Y[1] = 0.5*(psi_dot*psi_dot*Y_6de9 - in_acceleration[1]*Y_464a);
+    /* row psi, column r*L*mr */
+    out_Y[5] = 0.5*(theta_dot*theta_dot*Y_6de9 - in_acceleration[0]*Y_464a);
+    /* row psi, column L^2*mr */
+    out_Y[6] = 0.3333333333333333*in_acceleration[1];
+    /* row s, column ms */
+    out_Y[11] = in_acceleration[2];
+}
+
+void slider_crank_base_parameters(const slider_crank_real param[], slider_crank_real out_theta[])
+{
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real Jc = param[2];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real ms = param[4];
+    /* r^2*mr + Jc */
+    out_theta[0] = Jc + r*r*mr;
+    /* r*L*mr */
+    out_theta[1] = r*L*mr;
+    /* L^2*mr */
+    out_theta[2] = L*L*mr;
+    /* ms */
+    out_theta[3] = ms;
+}
+
+void slider_crank_standard_regressor(slider_crank_real t, const slider_crank_real state[], const slider_crank_real in_acceleration[], slider_crank_real out_Y[])
+{
+    (void)t;
+    const slider_crank_real theta = state[0];
+    const slider_crank_real psi = state[1];
+    const slider_crank_real theta_dot = state[3];  /* theta' */
+    const slider_crank_real psi_dot = state[4];  /* psi' */
+    slider_crank_zero(out_Y, 5*SLIDER_CRANK_NQ);
+    /* row theta, column r^2*mr */
+    out_Y[0] = in_acceleration[0];
+    const slider_crank_real cos_theta = cos(theta);
+    const slider_crank_real sin_psi = sin(psi);
+    const slider_crank_real sin_theta = sin(theta);
+    const slider_crank_real cos_psi = cos(psi);
+    const slider_crank_real Y_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real Y_464a = cos_theta*cos_psi - sin_theta*sin_psi;
+    /* row theta, column r*L*mr */
+    out_Y[1] = 0.5*(psi_dot*psi_dot*Y_6de9 - in_acceleration[1]*Y_464a);
+    /* row theta, column Jc */
+    out_Y[3] = in_acceleration[0];
+    /* row psi, column r*L*mr */
+    out_Y[6] = 0.5*(theta_dot*theta_dot*Y_6de9 - in_acceleration[0]*Y_464a);
+    /* row psi, column L^2*mr */
+    out_Y[7] = 0.3333333333333333*in_acceleration[1];
+    /* row s, column ms */
+    out_Y[14] = in_acceleration[2];
+}
+
+void slider_crank_standard_parameters(const slider_crank_real param[], slider_crank_real out_theta[])
+{
+    const slider_crank_real r = param[0];
+    const slider_crank_real L = param[1];
+    const slider_crank_real Jc = param[2];
+    const slider_crank_real mr = param[3];
+    const slider_crank_real ms = param[4];
+    /* r^2*mr */
+    out_theta[0] = r*r*mr;
+    /* r*L*mr */
+    out_theta[1] = r*L*mr;
+    /* L^2*mr */
+    out_theta[2] = L*L*mr;
+    /* Jc */
+    out_theta[3] = Jc;
+    /* ms */
+    out_theta[4] = ms;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int slider_crank_step_undone(slider_crank_real state[], const slider_crank_real x0[], int status)
 {

@@ -28,6 +28,8 @@ typedef double slider_crank_real;
 #define SLIDER_CRANK_NWORK_STEP (SLIDER_CRANK_NWORK + 55)  /* ... for slider_crank_step */
 #define SLIDER_CRANK_STEP_TOLERANCE 1e-13  /* slider_crank_step's position correction: |phi| it stops at */
 #define SLIDER_CRANK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define SLIDER_CRANK_NSTANDARD 5  /* standard parameters, monomials of the parameters (slider_crank.md) */
+#define SLIDER_CRANK_NBASE 4  /* base parameters, their identifiable combinations */
 #define SLIDER_CRANK_STACK_ESTIMATE 978  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SLIDER_CRANK_NH_ARRAY 2
 #define SLIDER_CRANK_NN_ARRAY 1
@@ -196,6 +198,34 @@ void slider_crank_constraint_coordinate_jacobian(slider_crank_real t, const slid
 ** holds them at the defaults).
 */
 void slider_crank_initial_state_at(const slider_crank_real param[], slider_crank_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x SLIDER_CRANK_NBASE, row-major): Y
+** slider_crank_base_parameters = tau, the inverse dynamics (slider_crank_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; slider_crank.md
+** says which parameters each base parameter combines.
+*/
+void slider_crank_regressor(slider_crank_real t, const slider_crank_real state[], const slider_crank_real in_acceleration[], slider_crank_real out_Y[]);
+
+/*
+** The base parameters (SLIDER_CRANK_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as slider_crank.md lists them.
+*/
+void slider_crank_base_parameters(const slider_crank_real param[], slider_crank_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x SLIDER_CRANK_NSTANDARD, row-major):
+** Y slider_crank_standard_parameters = tau as for slider_crank_regressor; its columns are
+** not independent where SLIDER_CRANK_NBASE < SLIDER_CRANK_NSTANDARD.
+*/
+void slider_crank_standard_regressor(slider_crank_real t, const slider_crank_real state[], const slider_crank_real in_acceleration[], slider_crank_real out_Y[]);
+
+/*
+** The standard parameters (SLIDER_CRANK_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void slider_crank_standard_parameters(const slider_crank_real param[], slider_crank_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in slider_crank_model.c. */
 struct lgc_model;

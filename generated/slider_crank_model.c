@@ -54,4 +54,10 @@ const lgc_model slider_crank_model = {
     .nwork_jacobian = SLIDER_CRANK_NWORK_JACOBIAN,
     .parameter_jacobian = slider_crank_parameter_jacobian,
     .nwork_parameter_jacobian = SLIDER_CRANK_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = SLIDER_CRANK_NSTANDARD,
+    .nbase = SLIDER_CRANK_NBASE,
+    .regressor = slider_crank_regressor,
+    .base_parameters = slider_crank_base_parameters,
+    .standard_regressor = slider_crank_standard_regressor,
+    .standard_parameters = slider_crank_standard_parameters,
 };

@@ -792,6 +792,56 @@ void sphere_restitution(const sphere_real param[], sphere_real out_restitution[]
     out_restitution[0] = 0.0;
 }
 
+void sphere_regressor(sphere_real t, const sphere_real state[], const sphere_real in_acceleration[], sphere_real out_Y[])
+{
+    (void)t;
+    (void)state;
+    sphere_zero(out_Y, 2*SPHERE_NQ);
+    /* row x, column m */
+    out_Y[1] = in_acceleration[0];
+    /* row y, column m */
+    out_Y[3] = in_acceleration[1];
+    /* row z, column m*g */
+    out_Y[4] = 1.0;
+    /* row z, column m */
+    out_Y[5] = in_acceleration[2];
+}
+
+void sphere_base_parameters(const sphere_real param[], sphere_real out_theta[])
+{
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
+    /* m*g */
+    out_theta[0] = m*g;
+    /* m */
+    out_theta[1] = m;
+}
+
+void sphere_standard_regressor(sphere_real t, const sphere_real state[], const sphere_real in_acceleration[], sphere_real out_Y[])
+{
+    (void)t;
+    (void)state;
+    sphere_zero(out_Y, 2*SPHERE_NQ);
+    /* row x, column m */
+    out_Y[1] = in_acceleration[0];
+    /* row y, column m */
+    out_Y[3] = in_acceleration[1];
+    /* row z, column m*g */
+    out_Y[4] = 1.0;
+    /* row z, column m */
+    out_Y[5] = in_acceleration[2];
+}
+
+void sphere_standard_parameters(const sphere_real param[], sphere_real out_theta[])
+{
+    const sphere_real m = param[0];
+    const sphere_real g = param[2];
+    /* m*g */
+    out_theta[0] = m*g;
+    /* m */
+    out_theta[1] = m;
+}
+
 /* The state the step began from, back in state, and the status: a failed step changes nothing. */
 static int sphere_step_undone(sphere_real state[], const sphere_real x0[], int status)
 {

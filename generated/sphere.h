@@ -28,6 +28,8 @@ typedef double sphere_real;
 #define SPHERE_NWORK_STEP (SPHERE_NWORK + 43)  /* ... for sphere_step */
 #define SPHERE_STEP_TOLERANCE 1e-13  /* sphere_step's position correction: |phi| it stops at */
 #define SPHERE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
+#define SPHERE_NSTANDARD 2  /* standard parameters, monomials of the parameters (sphere.md) */
+#define SPHERE_NBASE 2  /* base parameters, their identifiable combinations */
 #define SPHERE_STACK_ESTIMATE 858  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SPHERE_NH_ARRAY 1
 #define SPHERE_NN_ARRAY 1
@@ -222,6 +224,34 @@ void sphere_events(sphere_real t, const sphere_real state[], const sphere_real i
 ** in the order written).
 */
 void sphere_restitution(const sphere_real param[], sphere_real out_restitution[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x SPHERE_NBASE, row-major): Y
+** sphere_base_parameters = tau, the inverse dynamics (sphere_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; sphere.md
+** says which parameters each base parameter combines.
+*/
+void sphere_regressor(sphere_real t, const sphere_real state[], const sphere_real in_acceleration[], sphere_real out_Y[]);
+
+/*
+** The base parameters (SPHERE_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as sphere.md lists them.
+*/
+void sphere_base_parameters(const sphere_real param[], sphere_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x SPHERE_NSTANDARD, row-major):
+** Y sphere_standard_parameters = tau as for sphere_regressor; its columns are
+** not independent where SPHERE_NBASE < SPHERE_NSTANDARD.
+*/
+void sphere_standard_regressor(sphere_real t, const sphere_real state[], const sphere_real in_acceleration[], sphere_real out_Y[]);
+
+/*
+** The standard parameters (SPHERE_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void sphere_standard_parameters(const sphere_real param[], sphere_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in sphere_model.c. */
 struct lgc_model;

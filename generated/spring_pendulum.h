@@ -25,6 +25,8 @@ typedef double spring_pendulum_real;
 #define SPRING_PENDULUM_NWORK_JACOBIAN (SPRING_PENDULUM_NWORK + 14)  /* ... for spring_pendulum_jacobian */
 #define SPRING_PENDULUM_NWORK_PARAMETER_JACOBIAN (SPRING_PENDULUM_NWORK + 16)  /* ... for spring_pendulum_parameter_jacobian */
 #define SPRING_PENDULUM_NWORK_STEP (SPRING_PENDULUM_NWORK + 12)  /* ... for spring_pendulum_step */
+#define SPRING_PENDULUM_NSTANDARD 5  /* standard parameters, monomials of the parameters (spring_pendulum.md) */
+#define SPRING_PENDULUM_NBASE 5  /* base parameters, their identifiable combinations */
 #define SPRING_PENDULUM_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SPRING_PENDULUM_NH_ARRAY 1
 #define SPRING_PENDULUM_NN_ARRAY 1
@@ -161,6 +163,34 @@ void spring_pendulum_constraint_coordinate_jacobian(spring_pendulum_real t, cons
 ** holds them at the defaults).
 */
 void spring_pendulum_initial_state_at(const spring_pendulum_real param[], spring_pendulum_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x SPRING_PENDULUM_NBASE, row-major): Y
+** spring_pendulum_base_parameters = tau, the inverse dynamics (spring_pendulum_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; spring_pendulum.md
+** says which parameters each base parameter combines.
+*/
+void spring_pendulum_regressor(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real in_acceleration[], spring_pendulum_real out_Y[]);
+
+/*
+** The base parameters (SPRING_PENDULUM_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as spring_pendulum.md lists them.
+*/
+void spring_pendulum_base_parameters(const spring_pendulum_real param[], spring_pendulum_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x SPRING_PENDULUM_NSTANDARD, row-major):
+** Y spring_pendulum_standard_parameters = tau as for spring_pendulum_regressor; its columns are
+** not independent where SPRING_PENDULUM_NBASE < SPRING_PENDULUM_NSTANDARD.
+*/
+void spring_pendulum_standard_regressor(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real in_acceleration[], spring_pendulum_real out_Y[]);
+
+/*
+** The standard parameters (SPRING_PENDULUM_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void spring_pendulum_standard_parameters(const spring_pendulum_real param[], spring_pendulum_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in spring_pendulum_model.c. */
 struct lgc_model;

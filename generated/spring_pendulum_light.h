@@ -25,6 +25,8 @@ typedef double spring_pendulum_light_real;
 #define SPRING_PENDULUM_LIGHT_NWORK_JACOBIAN (SPRING_PENDULUM_LIGHT_NWORK + 14)  /* ... for spring_pendulum_light_jacobian */
 #define SPRING_PENDULUM_LIGHT_NWORK_PARAMETER_JACOBIAN (SPRING_PENDULUM_LIGHT_NWORK + 16)  /* ... for spring_pendulum_light_parameter_jacobian */
 #define SPRING_PENDULUM_LIGHT_NWORK_STEP (SPRING_PENDULUM_LIGHT_NWORK + 12)  /* ... for spring_pendulum_light_step */
+#define SPRING_PENDULUM_LIGHT_NSTANDARD 5  /* standard parameters, monomials of the parameters (spring_pendulum_light.md) */
+#define SPRING_PENDULUM_LIGHT_NBASE 5  /* base parameters, their identifiable combinations */
 #define SPRING_PENDULUM_LIGHT_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define SPRING_PENDULUM_LIGHT_NH_ARRAY 1
 #define SPRING_PENDULUM_LIGHT_NN_ARRAY 1
@@ -161,6 +163,34 @@ void spring_pendulum_light_constraint_coordinate_jacobian(spring_pendulum_light_
 ** holds them at the defaults).
 */
 void spring_pendulum_light_initial_state_at(const spring_pendulum_light_real param[], spring_pendulum_light_real out_state[]);
+
+/*
+** The regressor of the base parameters, Y (NQ x SPRING_PENDULUM_LIGHT_NBASE, row-major): Y
+** spring_pendulum_light_base_parameters = tau, the inverse dynamics (spring_pendulum_light_inverse_dynamics)
+** at in_acceleration = q'' with every input 0, for every value of the
+** parameters. Its columns are independent functions of the state and q''; spring_pendulum_light.md
+** says which parameters each base parameter combines.
+*/
+void spring_pendulum_light_regressor(spring_pendulum_light_real t, const spring_pendulum_light_real state[], const spring_pendulum_light_real in_acceleration[], spring_pendulum_light_real out_Y[]);
+
+/*
+** The base parameters (SPRING_PENDULUM_LIGHT_NBASE) at the parameters param: the
+** identifiable combinations of the standard parameters, as spring_pendulum_light.md lists them.
+*/
+void spring_pendulum_light_base_parameters(const spring_pendulum_light_real param[], spring_pendulum_light_real out_theta[]);
+
+/*
+** The regressor of the standard parameters, Y (NQ x SPRING_PENDULUM_LIGHT_NSTANDARD, row-major):
+** Y spring_pendulum_light_standard_parameters = tau as for spring_pendulum_light_regressor; its columns are
+** not independent where SPRING_PENDULUM_LIGHT_NBASE < SPRING_PENDULUM_LIGHT_NSTANDARD.
+*/
+void spring_pendulum_light_standard_regressor(spring_pendulum_light_real t, const spring_pendulum_light_real state[], const spring_pendulum_light_real in_acceleration[], spring_pendulum_light_real out_Y[]);
+
+/*
+** The standard parameters (SPRING_PENDULUM_LIGHT_NSTANDARD): the distinct monomials of the
+** parameters in tau, at param.
+*/
+void spring_pendulum_light_standard_parameters(const spring_pendulum_light_real param[], spring_pendulum_light_real out_theta[]);
 
 /* The runtime's descriptor of this model, defined in spring_pendulum_light_model.c. */
 struct lgc_model;

@@ -50,4 +50,10 @@ const lgc_model spring_pendulum_light_model = {
     .nwork_jacobian = SPRING_PENDULUM_LIGHT_NWORK_JACOBIAN,
     .parameter_jacobian = spring_pendulum_light_parameter_jacobian,
     .nwork_parameter_jacobian = SPRING_PENDULUM_LIGHT_NWORK_PARAMETER_JACOBIAN,
+    .nstandard = SPRING_PENDULUM_LIGHT_NSTANDARD,
+    .nbase = SPRING_PENDULUM_LIGHT_NBASE,
+    .regressor = spring_pendulum_light_regressor,
+    .base_parameters = spring_pendulum_light_base_parameters,
+    .standard_regressor = spring_pendulum_light_standard_regressor,
+    .standard_parameters = spring_pendulum_light_standard_parameters,
 };

@@ -548,6 +548,11 @@ std::string emit_header(const Plan &plan) {
     s << "#define " << n.size("NWORK_CORRECTION") << " " << plan.correction_work.size() << "  /* ... for "
       << n.fn("correction_factor") << " and _solve */\n";
   if (plan.with_step) s << emit_step_header_lines(plan);
+  if (plan.regressor.available())
+    s << "#define " << n.size("NSTANDARD") << " " << plan.regressor.standard.size()
+      << "  /* standard parameters, monomials of the parameters (" << n.p << ".md) */\n"
+      << "#define " << n.size("NBASE") << " " << plan.regressor.base.size()
+      << "  /* base parameters, their identifiable combinations */\n";
   s << "#define " << n.size("STACK_ESTIMATE") << " " << estimate_stack(plan).bytes
     << "  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */\n";
   for (Size size : {Size::nh, Size::nn, Size::nc, Size::np, Size::nu})
@@ -613,6 +618,9 @@ std::string emit_header(const Plan &plan) {
   if (!m.outputs.empty()) s << declaration(plan.real, plan.outputs.signature, plan.outputs.doc);
   if (!m.events.empty()) s << declaration(plan.real, plan.events.signature, plan.events.doc);
   if (m.ncontact) s << declaration(plan.real, plan.restitution.signature, plan.restitution.doc);
+  if (plan.regressor.available())
+    for (const Block *b : {&plan.base_regressor, &plan.base_parameters, &plan.standard_regressor, &plan.standard_parameters})
+      s << declaration(plan.real, b->signature, b->doc);
   if (!plan.real.single()) {  // the runtime integrates double models only
     s << "/* The runtime's descriptor of this model, defined in " << n.p << "_model.c. */\n";
     s << "struct lgc_model;\nextern const struct lgc_model " << n.fn("model") << ";\n\n";
@@ -662,6 +670,9 @@ std::string emit_source(const Plan &plan) {
   if (!m.outputs.empty()) s << "\n" << block_source(plan, plan.outputs);
   if (!m.events.empty()) s << "\n" << block_source(plan, plan.events);
   if (m.ncontact) s << "\n" << block_source(plan, plan.restitution);
+  if (plan.regressor.available())
+    for (const Block *b : {&plan.base_regressor, &plan.base_parameters, &plan.standard_regressor, &plan.standard_parameters})
+      s << "\n" << block_source(plan, *b);
   if (plan.with_step) s << "\n" << emit_step(plan);
   return s.str();
 }

@@ -158,6 +158,16 @@ std::string emit_descriptor(const Plan &plan) {
     field("ncontact", std::to_string(m.ncontact));
     field("restitution", n.fn("restitution"));
   }
+  if (plan.regressor.available()) {
+    field("nstandard", n.size("NSTANDARD"));
+    field("nbase", n.size("NBASE"));
+    field("regressor", n.fn("regressor"));
+    field("base_parameters", n.fn("base_parameters"));
+    field("standard_regressor", n.fn("standard_regressor"));
+    field("standard_parameters", n.fn("standard_parameters"));
+  } else {
+    s << "    /* no regressor (" << n.p << ".md says why): .regressor = NULL */\n";
+  }
   if (!spec.outputs.empty()) {
     field("nout", n.size("NOUT"));
     field("output_names", "output_names");

@@ -188,7 +188,7 @@ class TexPrinter {
 
 class Report {
  public:
-  explicit Report(const Plan &plan) : m_(plan.model), g_(plan.graph), tex_(plan) {}
+  explicit Report(const Plan &plan) : plan_(plan), m_(plan.model), g_(plan.graph), tex_(plan) {}
 
   std::string run() {
     counting_ = true;  // a first pass counts what the equations share
@@ -230,8 +230,10 @@ class Report {
     state();
     if (!m_.outputs.empty()) outputs();
     if (!m_.events.empty()) events();
+    regressor();
   }
 
+  const Plan &plan_;
   const Model &m_;
   const Graph &g_;
   TexPrinter tex_;
@@ -407,6 +409,33 @@ class Report {
       const EventSpec &e = m_.spec->events[i];
       out_ << "`" << e.name << "`, " << direction[e.direction + 1] << ", " << (e.stop ? "stop" : "record") << ":\n\n";
       equation("e_{" + std::to_string(i + 1) + "}", m_.events[i]);
+    }
+  }
+
+  // Which parameter combinations the inverse dynamics identifies (regressor.cpp).
+  void regressor() {
+    const Regressor &r = plan_.regressor;
+    const std::string &p = m_.spec->name;
+    out_ << "\n## Regressor\n\n";
+    if (!r.available()) {
+      out_ << "None: " << r.absent << ". No `" << p << "_regressor` is generated.\n";
+      return;
+    }
+    out_ << "$\\tau = M\\ddot q + k - Q$ with every input 0 is linear in the " << r.standard.size()
+         << " standard parameters $\\theta$, the monomials of the parameters it holds: $\\tau = "
+            "Y(q,\\dot q,\\ddot q,t)\\,\\theta$ (`" << p << "_standard_regressor`, `" << p
+         << "_standard_parameters`).\n\n| | standard parameter |\n|---|---|\n";
+    for (size_t k = 0; k < r.standard.size(); ++k)
+      out_ << "| $\\theta_{" << k + 1 << "}$ | " << cell(r.standard_text[k]) << " |\n";
+    out_ << "\nA column of $Y$ that is a combination, with constant coefficients, of the columns before it "
+            "(exactly, under $\\cos^2 + \\sin^2 = 1$) is merged into them; the " << r.base.size()
+         << " left are independent, and their parameters are the base parameters, the combinations the "
+            "motion identifies (`" << p << "_regressor` times `" << p << "_base_parameters` is $\\tau$):\n\n"
+         << "| | base parameter | combines |\n|---|---|---|\n";
+    for (size_t b = 0; b < r.base.size(); ++b) {
+      std::string merged;
+      for (size_t k : r.merged[b]) merged += (merged.empty() ? "$" : ", $") + std::string("\\theta_{") + std::to_string(k + 1) + "}$";
+      out_ << "| $\\theta_{B," << b + 1 << "}$ | " << cell(r.base_text[b]) << " | " << merged << " |\n";
     }
   }
 

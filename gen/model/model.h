@@ -125,6 +125,28 @@ struct Model {
 // strict: redundant constraint rows are an error rather than a warning.
 Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert, bool strict = false);
 
+// ---- regressor.cpp --------------------------------------------------------
+
+// The inverse dynamics as a linear map of the parameters: tau = M q'' + k - Q
+// at every input 0 is Y theta, theta the distinct monomials of the
+// parameters tau holds (m*l^2, m*g*l: the standard parameters), each
+// column of Y a function of t, the state and q''. The base parameters merge
+// each column that is a combination with constant coefficients of columns
+// before it into those (exactly, under cos^2 + sin^2 = 1): Y's base columns
+// times the base parameters is tau too, and those columns are independent.
+struct Regressor {
+  std::string absent;               // why there is none; "" when there is one
+  std::vector<GiNaC::ex> standard;  // theta, monomials of the parameters
+  GiNaC::matrix Y;                  // nq x standard.size()
+  std::vector<size_t> base_columns; // the columns of Y kept, in order
+  std::vector<GiNaC::ex> base;      // per kept column: its theta and those merged into it
+  std::vector<std::vector<size_t>> merged;  // per kept column: its index, then those merged into it
+  // As a reader writes them, factors in the spec's parameter order: m1*l1^2, m1*l1^2 + m2*l1^2.
+  std::vector<std::string> standard_text, base_text;
+  bool available() const { return absent.empty(); }
+};
+Regressor derive_regressor(const Model &m);
+
 // ---- evaluate.cpp ---------------------------------------------------------
 
 // Numeric values of the model's expressions at one point, in double

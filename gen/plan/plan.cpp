@@ -609,6 +609,50 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                       "gravity and springs.",
                       {{"out_dVdq", extent({{Size::nq}})}}, gravity_rows);
   }
+  regressor = derive_regressor(m);
+  if (regressor.available()) {  // Y theta = tau, in the standard and in the base parameters
+    const Regressor &r = regressor;
+    auto columns = [&](const char *fn, const std::vector<size_t> &kept, const std::string &doc) {
+      std::vector<Assignment> outs;
+      for (size_t i = 0; i < m.nq; ++i)
+        for (size_t c = 0; c < kept.size(); ++c) {
+          const ex &y = r.Y(i, kept[c]);
+          if (!y.is_zero())
+            outs.push_back({0, i * kept.size() + c, graph.from_ginac(y),
+                            "row " + m.spec->coordinates[i].name + ", column " + r.standard_text[kept[c]], ""});
+        }
+      return b.block({"void", names.fn(fn), false,
+                      {{scalar("t"), in("state"), in("in_acceleration"), out("out_Y")}}},
+                     doc, {{"out_Y", make_extent(sizes, {{Size::nq}}, kept.size()), true, false}}, outs);
+    };
+    auto parameters = [&](const char *fn, const std::vector<ex> &theta, const std::vector<std::string> &text,
+                          const std::string &doc) {
+      std::vector<Assignment> outs;
+      for (size_t k = 0; k < theta.size(); ++k) outs.push_back({0, k, graph.from_ginac(theta[k]), text[k], ""});
+      return b.block({"void", names.fn(fn), false, {{in("param"), out("out_theta")}}}, doc,
+                     {{"out_theta", Extent{}}}, outs);
+    };
+    std::vector<size_t> all(r.standard.size());
+    for (size_t k = 0; k < all.size(); ++k) all[k] = k;
+    const std::string report = names.p + ".md";
+    base_regressor = columns(
+        "regressor", r.base_columns,
+        "The regressor of the base parameters, Y (NQ x " + P + "_NBASE, row-major): Y\n" + names.fn("base_parameters") +
+            " = tau, the inverse dynamics (" + names.fn("inverse_dynamics") + ")\nat in_acceleration = q'' with every "
+            "input 0, for every value of the\nparameters. Its columns are independent functions of the state and q''; "
+            + report + "\nsays which parameters each base parameter combines.");
+    base_parameters = parameters("base_parameters", r.base, r.base_text,
+                                 "The base parameters (" + P + "_NBASE) at the parameters param: the\nidentifiable "
+                                 "combinations of the standard parameters, as " + report + " lists them.");
+    standard_regressor = columns(
+        "standard_regressor", all,
+        "The regressor of the standard parameters, Y (NQ x " + P + "_NSTANDARD, row-major):\nY " +
+            names.fn("standard_parameters") + " = tau as for " + names.fn("regressor") +
+            "; its columns are\nnot independent where " + P + "_NBASE < " + P + "_NSTANDARD.");
+    standard_parameters = parameters("standard_parameters", r.standard, r.standard_text,
+                                     "The standard parameters (" + P + "_NSTANDARD): the distinct monomials of the\n"
+                                     "parameters in tau, at param.");
+  }
   {
     std::vector<Assignment> outs;
     b.matrix(outs, 0, m.M, true, "lower triangle; the upper one mirrors it");

@@ -430,6 +430,11 @@ struct Plan {
   Block jacobi_integral;
   // With contacts: NAME_restitution, each contact's coefficient at the parameters.
   Block restitution;
+  // Where tau is linear in monomials of the parameters: NAME_regressor and
+  // NAME_base_parameters (Y_base theta_base = tau), and the same for the
+  // standard parameters (Y theta = tau).
+  Regressor regressor;
+  Block base_regressor, base_parameters, standard_regressor, standard_parameters;
 
   Plan(const Model &m, bool with_jacobian, Precision precision = Precision::double_precision);
   Plan(const Plan &) = delete;

@@ -65,6 +65,9 @@ StackEstimate estimate_stack(const Plan &plan) {
   if (plan.with_jacobian)
     for (const Block *b : {&plan.residual_derivatives, &plan.residual_parameter_derivatives}) blocks.push_back(b);
   if (plan.model.integral == Model::Integral::jacobi) blocks.push_back(&plan.jacobi_integral);
+  if (plan.regressor.available())
+    for (const Block *b : {&plan.base_regressor, &plan.base_parameters, &plan.standard_regressor, &plan.standard_parameters})
+      blocks.push_back(b);
   for (const Block *b : blocks) {
     size_t values = b->loads.size() + peak_temporaries(plan.graph, b->schedule);
     if (values > e.values) {

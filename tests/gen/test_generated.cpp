@@ -4,7 +4,8 @@
 // against the symbolic model, evaluated numerically by GiNaC (independently
 // of the lowering, the plan and the printers): at random states q'' and the
 // multipliers satisfy M q'' + k = Q + J^T nu and J q'' = r to 1e-12, and
-// every other generated function matches its expression. The Jacobian
+// every other generated function matches its expression; the regressor
+// gives the inverse dynamics, with as many base parameters as its rank. The Jacobian
 // matches central differences of rhs; a model generated without it is the
 // same model, bit for bit.
 #include "model/model.h"
@@ -413,6 +414,110 @@ void check_parameter_jacobian(const lgc_model *gm, const Variant &variant, std::
   print_message("  %-22s %-10s dq''/dp within %.1e of the differences\n", gm->name, variant.name, worst);
 }
 
+// The numerical rank of A (rows x cols, row-major): Householder QR with
+// column pivoting, A's columns scaled to unit length first (a parameter's
+// units must not decide); a diagonal below 1e-9 of the first ends it.
+// `kept` and `next` get the last diagonal counted and the first one not.
+int numerical_rank(std::vector<double> A, size_t rows, size_t cols, double &kept, double &next) {
+  auto at = [&](size_t i, size_t j) -> double & { return A[i * cols + j]; };
+  for (size_t j = 0; j < cols; ++j) {
+    double n = 0;
+    for (size_t i = 0; i < rows; ++i) n += at(i, j) * at(i, j);
+    for (size_t i = 0; n > 0 && i < rows; ++i) at(i, j) /= std::sqrt(n);
+  }
+  int rank = 0;
+  double first = 0;
+  kept = next = 0;
+  for (size_t k = 0; k < std::min(rows, cols); ++k) {
+    size_t best = k;
+    double best_norm = -1;
+    for (size_t j = k; j < cols; ++j) {
+      double n = 0;
+      for (size_t i = k; i < rows; ++i) n += at(i, j) * at(i, j);
+      if (n > best_norm) best = j, best_norm = n;
+    }
+    for (size_t i = 0; i < rows; ++i) std::swap(at(i, k), at(i, best));
+    double norm_k = std::sqrt(best_norm);
+    if (k == 0) first = norm_k;
+    if (!(norm_k > 1e-9 * first)) {
+      next = norm_k / first;
+      break;
+    }
+    kept = norm_k / first;
+    ++rank;
+    // The reflection that takes column k below the diagonal to 0.
+    std::vector<double> v(rows - k);
+    for (size_t i = k; i < rows; ++i) v[i - k] = at(i, k);
+    v[0] += v[0] >= 0 ? norm_k : -norm_k;
+    double vv = 0;
+    for (double e : v) vv += e * e;
+    for (size_t j = k; j < cols && vv > 0; ++j) {
+      double d = 0;
+      for (size_t i = k; i < rows; ++i) d += v[i - k] * at(i, j);
+      for (size_t i = k; i < rows; ++i) at(i, j) -= 2 * d / vv * v[i - k];
+    }
+  }
+  return rank;
+}
+
+// Y theta - tau, tau the inverse dynamics; its scale the largest of |tau|
+// and of the products Y_ik theta_k (the sum's round-off).
+void check_product(const lgc_model *gm, const Variant &variant, const char *what, const std::vector<double> &Y,
+                   const std::vector<double> &theta, const std::vector<double> &tau) {
+  size_t nq = tau.size(), n = theta.size();
+  std::vector<double> residual(nq);
+  double terms = 0;
+  for (size_t i = 0; i < nq; ++i) {
+    residual[i] = -tau[i];
+    for (size_t k = 0; k < n; ++k) {
+      residual[i] += Y[i * n + k] * theta[k];
+      terms = std::max(terms, std::fabs(Y[i * n + k] * theta[k]));
+    }
+  }
+  check_relative(gm->name, variant.name, what, residual, {norm(tau), terms});
+}
+
+// The regressor: Y theta = tau (the inverse dynamics at every input 0), in
+// the base and in the standard parameters, at 50 random states, q'' and
+// parameters, to 1e-12 relative; and as many base parameters as the
+// numerical rank of the standard regressor stacked over those states.
+void check_regressor(const lgc_model *gm, const Variant &variant, const lgc::Model &m, std::mt19937_64 &rng) {
+  if (!gm->regressor) {
+    lgc::Regressor r = lgc::derive_regressor(m);
+    if (r.available()) fail_msg("%s (%s): the model has a regressor, the generated code none", gm->name, variant.name);
+    print_message("  %-22s %-22s no regressor: %s\n", gm->name, variant.name, r.absent.c_str());
+    return;
+  }
+  std::uniform_real_distribution<double> u(-1, 1);
+  const size_t nq = gm->nq, ns = gm->nstandard, nb = gm->nbase, states = 50;
+  std::vector<double> stacked;  // (states * nq) x ns
+  for (size_t trial = 0; trial < states; ++trial) {
+    std::vector<double> x(gm->nx), a(nq), p(gm->parameter_defaults, gm->parameter_defaults + gm->np), in(gm->nu + 1, 0.0);
+    for (double &xi : x) xi = u(rng);
+    for (double &ai : a) ai = 10 * u(rng);
+    for (double &pi : p) pi = pi != 0 ? pi * (1 + 0.5 * u(rng)) : u(rng);
+    double t = u(rng);
+    std::vector<double> tau(nq), Yb(nq * nb), Ys(nq * ns), base(nb), standard(ns);
+    gm->inverse_dynamics(t, x.data(), in.data(), p.data(), a.data(), tau.data());
+    gm->regressor(t, x.data(), a.data(), Yb.data());
+    gm->base_parameters(p.data(), base.data());
+    gm->standard_regressor(t, x.data(), a.data(), Ys.data());
+    gm->standard_parameters(p.data(), standard.data());
+    check_product(gm, variant, "Y theta = tau in the base parameters", Yb, base, tau);
+    check_product(gm, variant, "Y theta = tau in the standard parameters", Ys, standard, tau);
+    stacked.insert(stacked.end(), Ys.begin(), Ys.end());
+  }
+  double kept, next;
+  int rank = numerical_rank(stacked, states * nq, ns, kept, next);
+  if (rank != int(nb))
+    fail_msg("%s (%s): %zu base parameters, but the standard regressor over %zu states has rank %d (diagonal %.3g, "
+             "then %.3g)", gm->name, variant.name, nb, states, rank, kept, next);
+  char gap[32] = "none left";
+  if (size_t(rank) < ns) std::snprintf(gap, sizeof gap, "%.1e", next);
+  print_message("  %-22s %-22s %2zu standard, %2zu base parameters, rank %2d (last |R_kk| %.1e, next %s)\n",
+                gm->name, variant.name, ns, nb, rank, kept, gap);
+}
+
 // A model generated without the Jacobian has none, and computes the rest
 // bit for bit as the one with it.
 void check_same_without_jacobian(const lgc_model *without, const lgc_model *with, std::mt19937_64 &rng) {
@@ -455,6 +560,16 @@ void jacobians_match_central_differences(void **) {
       }
 }
 
+void regressors_match_inverse_dynamics(void **) {
+  std::mt19937_64 rng(17);
+  for (const Variant &v : kVariants)
+    for (const lgc_model *gm : loaded.at(v.name).models) {
+      lgc::Spec spec = lgc::read_spec(std::string(SPECS_DIR) + "/" + gm->name + ".toml");
+      lgc::Model m = lgc::derive(spec, v.formulation);
+      check_regressor(gm, v, m, rng);
+    }
+}
+
 void no_jacobian_changes_nothing_else(void **) {
   std::mt19937_64 rng(13);
   for (auto [without, with] : {std::pair{"dalembert-no-jacobian", "dalembert"}, {"vakonomic-no-jacobian", "vakonomic"}})
@@ -469,6 +584,7 @@ int main() {
       cmocka_unit_test(every_variant_satisfies_the_equations),
       cmocka_unit_test(jacobians_match_central_differences),
       cmocka_unit_test(no_jacobian_changes_nothing_else),
+      cmocka_unit_test(regressors_match_inverse_dynamics),
   };
   return cmocka_run_group_tests(tests, generate_and_load, unload);
 }

@@ -141,6 +141,15 @@ typedef struct lgc_model {
     int (*parameter_jacobian)(double t, const double x[], const double u[], const double p[],
                               double alpha, double beta, double dqdd_dp[], double work[]);
     int nwork_parameter_jacobian;       /* doubles of scratch parameter_jacobian needs */
+    /* Identification, where tau is linear in monomials of the parameters
+       (else NULL, and NAME.md says why): regressor(t, x, a, Y) is Y (nq x
+       nbase, row-major), Y base_parameters(p) = tau at every input 0; the
+       same with the standard parameters, the monomials themselves. */
+    int nstandard, nbase;
+    void (*regressor)(double t, const double x[], const double a[], double Y[]);
+    void (*base_parameters)(const double p[], double theta[]);
+    void (*standard_regressor)(double t, const double x[], const double a[], double Y[]);
+    void (*standard_parameters)(const double p[], double theta[]);
     /* The one-step correction specialised to the model (NAME.h says what
        each argument holds); NULL without constraints, or when the model is
        too large for straight-line code: lagrangec/project.h's generic path
