@@ -2,8 +2,9 @@
 ** computed_torque.c — a 1 kHz computed-torque loop making the two-link arm
 ** (tests/embed/specs/two_link_arm.toml) track a sinusoidal trajectory, in
 ** plain C99 on the generated two_link_arm.{h,c} and libm alone, in the
-** precision they were generated in (<tgmath.h> calls sinf for a float as
-** sin for a double). Every period: measure (q, q'), command
+** precision they were generated in (sin_real and cos_real call sinf for a
+** float, sin for a double; newlib's <tgmath.h> cannot: it lacks csinl).
+** Every period: measure (q, q'), command
 **   a = q_d'' + KD (q_d' - q') + KP (q_d - q),
 ** apply tau = two_link_arm_inverse_dynamics at q'' = a (at zero input it is
 ** M a + k - Q without the motors: the motor torques themselves), held over
@@ -24,7 +25,7 @@
 */
 #include <float.h>
 #include <stdio.h>
-#include <tgmath.h>
+#include <math.h>
 
 #include "two_link_arm.h"
 
@@ -40,6 +41,16 @@ enum { SETTLE = 1000 };     /* the transient's envelope is below 1e-7 rad by the
 #define KD (2.0 * W)
 #define PI 3.14159265358979323846
 
+static real sin_real(real x)
+{
+    return sizeof(real) == sizeof(float) ? (real)sinf((float)x) : (real)sin((double)x);
+}
+
+static real cos_real(real x)
+{
+    return sizeof(real) == sizeof(float) ? (real)cosf((float)x) : (real)cos((double)x);
+}
+
 /* q_d,i(t) = CENTRE_i + AMPLITUDE_i sin(2 pi t / (PERIOD_i H)); PERIOD_i divides STEPS. */
 static const real CENTRE[NQ] = {(real)0.4, (real)0.6};
 static const real AMPLITUDE[NQ] = {(real)0.5, (real)0.4};
@@ -54,9 +65,9 @@ static void desired(long n, real q[NQ], real v[NQ], real a[NQ])
     for (int i = 0; i < NQ; i++) {
         const real w = (real)(2.0 * PI / (PERIOD[i] * H));
         const real phase = (real)(2.0 * PI) * (real)(n % PERIOD[i]) / (real)PERIOD[i];
-        q[i] = CENTRE[i] + AMPLITUDE[i] * sin(phase);
-        v[i] = AMPLITUDE[i] * w * cos(phase);
-        a[i] = -AMPLITUDE[i] * w * w * sin(phase);
+        q[i] = CENTRE[i] + AMPLITUDE[i] * sin_real(phase);
+        v[i] = AMPLITUDE[i] * w * cos_real(phase);
+        a[i] = -AMPLITUDE[i] * w * w * sin_real(phase);
     }
 }
 
