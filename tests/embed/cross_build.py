@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""cross_build.py LAGRANGEC SPECS_DIR EXAMPLE [--readme docs/embedding.md]
+"""cross_build.py LAGRANGEC SPECS_DIR EXAMPLE SPEC [EXAMPLE SPEC ...] [--readme docs/embedding.md]
 
 Cross-builds the generated C of every spec in SPECS_DIR, in double and in
-float, and the embedding example EXAMPLE (control_loop.c on cart_pendulum,
-linked with newlib's libc and libm), for a Cortex-M4F with arm-none-eabi-gcc.
+float, and each embedding example EXAMPLE on the model of its SPEC (linked
+with newlib's libc and libm; a SPEC outside SPECS_DIR gets a row of its
+own), for a Cortex-M4F with arm-none-eabi-gcc.
 Prints, per model and precision, the code size (arm-none-eabi-size's text)
 and the worst stack use of the generated functions: the deepest call chain
 of their frames (-fcallgraph-info=su; libm's own frames not counted), beside
@@ -22,7 +23,9 @@ import tempfile
 TARGET = ["-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O2"]
 PRECISION_FLAGS = {"double": ["-Wconversion"], "float": ["-Wconversion", "-Wdouble-promotion"]}
-BEGIN = "<!-- cross-build table: python3 tests/embed/cross_build.py build/gen/lagrangec specs tests/embed/control_loop.c --readme docs/embedding.md -->"
+BEGIN = ("<!-- cross-build table: python3 tests/embed/cross_build.py build/gen/lagrangec specs "
+         "tests/embed/control_loop.c specs/cart_pendulum.toml "
+         "tests/embed/computed_torque.c tests/embed/specs/two_link_arm.toml --readme docs/embedding.md -->")
 END = "<!-- end of the cross-build table -->"
 
 
@@ -73,7 +76,11 @@ def main():
         i = args.index("--readme")
         readme = args[i + 1]
         del args[i:i + 2]
-    lagrangec, specs_dir, example = (os.path.abspath(a) for a in args)
+    if len(args) < 4 or len(args) % 2:
+        sys.stderr.write(__doc__)
+        return 2
+    lagrangec, specs_dir = (os.path.abspath(a) for a in args[:2])
+    examples = [(os.path.abspath(args[i]), os.path.abspath(args[i + 1])) for i in range(2, len(args), 2)]
     gcc, size_tool = shutil.which("arm-none-eabi-gcc"), shutil.which("arm-none-eabi-size")
     if not gcc or not size_tool:
         print("skipped: arm-none-eabi-gcc is not installed (apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi)")
@@ -84,21 +91,33 @@ def main():
         return 77
     version = run([gcc, "-dumpversion"], ".").strip()
     specs = sorted(os.path.splitext(f)[0] for f in os.listdir(specs_dir) if f.endswith(".toml"))
+    spec_paths = [os.path.join(specs_dir, s + ".toml") for s in specs]
+    for _, spec in examples:  # an example's model from outside SPECS_DIR is built and measured as theirs are
+        name = os.path.splitext(os.path.basename(spec))[0]
+        if name in specs and not os.path.samefile(spec, spec_paths[specs.index(name)]):
+            sys.stderr.write(f"{spec}: a model named {name} is in {specs_dir} already\n")
+            return 2
+        if name not in specs:
+            specs.append(name)
+            spec_paths.append(spec)
     rows = {name: {} for name in specs}
     with tempfile.TemporaryDirectory(prefix="lagrangec-cross-") as tmp:
         for precision, flags in PRECISION_FLAGS.items():
             out = os.path.join(tmp, precision)
-            run([lagrangec, "generate"] + [os.path.join(specs_dir, s + ".toml") for s in specs]
-                + ["-o", out, "--real", precision], tmp)
+            run([lagrangec, "generate"] + spec_paths + ["-o", out, "--real", precision], tmp)
             for name in specs:
                 run([gcc] + TARGET + STRICT + flags + ["-fstack-usage", "-fcallgraph-info=su", "-c", name + ".c",
                      "-o", name + ".o"], out)
                 rows[name][precision] = (text_size(size_tool, name + ".o", out), worst_chain(os.path.join(out, name + ".ci")),
                                          stack_estimate(os.path.join(out, name + ".h")))
-            elf = os.path.join(out, "control_loop.elf")
-            run([gcc] + TARGET + STRICT + flags + ["-I", out, example, "cart_pendulum.c",
-                 "--specs=nosys.specs", "-lm", "-o", elf], out)
-            rows.setdefault("embedding example (linked, newlib)", {})[precision] = (text_size(size_tool, elf, out), None, None)
+            for example, spec in examples:
+                source = os.path.basename(example)
+                elf = os.path.join(out, os.path.splitext(source)[0] + ".elf")
+                model = os.path.splitext(os.path.basename(spec))[0] + ".c"
+                run([gcc] + TARGET + STRICT + flags + ["-I", out, example, model,
+                     "--specs=nosys.specs", "-lm", "-o", elf], out)
+                rows.setdefault(f"{source} on {model} (linked, newlib)", {})[precision] = (
+                    text_size(size_tool, elf, out), None, None)
 
     lines = [f"Cortex-M4F, arm-none-eabi-gcc {version}, `{' '.join(TARGET + STRICT)} -Wconversion` (and "
              "`-Wdouble-promotion` for float):",
