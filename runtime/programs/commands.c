@@ -63,8 +63,16 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
                      "samples as CSV: t, q, q', phi[i], phi[i]', g[i], T+V,\n"
                      "lambda[i], mu[i], Fc[q]"},
     [LGC_SIM_PLOT] = {"--plot", "FILE.png", LGC_OPTION_OUTPUT,
-                      "trajectory, residuals (log scale), energy error\n"
-                      "(gnuplot)"},
+                      "a panel per coordinate against t, each on its own\n"
+                      "axis; contacts' gaps, constraint residuals (log scale),\n"
+                      "energy error (gnuplot)"},
+    [LGC_SIM_PLOT_COLUMNS] = {"--plot-columns", "NAME,...", LGC_OPTION_VALUE,
+                              "--plot's panels for these CSV columns in place of\n"
+                              "the coordinates': q, q' (or q_dot), outputs,\n"
+                              "lambda[i], ... (--out's header names them)"},
+    [LGC_SIM_PLOT_PATH] = {"--plot-path", "X,Y", LGC_OPTION_VALUE,
+                           "--plot adds a panel of column Y against column X,\n"
+                           "equal scales: a vehicle's path (x,y)"},
     [LGC_SIM_SUMMARY_JSON] = {"--summary-json", "FILE|-", LGC_OPTION_OUTPUT,
                               "the summary as JSON, to FILE or (-) stdout"},
     [LGC_SIM_EVENTS] = {"--events", "FILE.csv", LGC_OPTION_OUTPUT,
@@ -149,17 +157,24 @@ static const lgc_option sweep_options[LGC_SWEEP_NOPTIONS] = {
                          "job array; --merge assembles the shards"},
     [LGC_SWEEP_NO_TRAJECTORIES] = {"--no-trajectories", NULL, LGC_OPTION_FLAG,
                                    "write the index and results only"},
+    [LGC_SWEEP_PLOT] = {"--plot", "FILE.png", LGC_OPTION_OUTPUT,
+                        "a histogram of one result over the runs that ended\n"
+                        "ok, their median and 5% and 95% quantiles (gnuplot)"},
+    [LGC_SWEEP_PLOT_COLUMN] = {"--plot-column", "NAME", LGC_OPTION_VALUE,
+                               "the index's column --plot draws (default: the\n"
+                               "first coordinate's final value, final Q)"},
     [LGC_SWEEP_MERGE] = {"--merge", NULL, LGC_OPTION_FLAG,
                          "lagrangec sweep --merge DIR... --out DIR: one sweep's\n"
                          "directories (shards) into one, no spec needed"},
 };
 
 /*
-** The options of simulate that name its own outputs (a sweep has its own),
-** and --strict, whose warnings a sweep's runs do not print.
+** The options of simulate that name its own outputs and what its plot
+** draws (a sweep has its own), and --strict, whose warnings a sweep's runs
+** do not print.
 */
-static const int sweep_hidden[] = {LGC_SIM_OUT, LGC_SIM_PLOT, LGC_SIM_SUMMARY_JSON, LGC_SIM_EVENTS, LGC_SIM_STRICT,
-                                   -1};
+static const int sweep_hidden[] = {LGC_SIM_OUT, LGC_SIM_PLOT, LGC_SIM_PLOT_COLUMNS, LGC_SIM_PLOT_PATH,
+                                   LGC_SIM_SUMMARY_JSON, LGC_SIM_EVENTS, LGC_SIM_STRICT, -1};
 
 const lgc_command lgc_simulate_command = {
     "simulate", "[OPTIONS]",

@@ -59,7 +59,7 @@ enum lgc_simulate_option {
     LGC_SIM_T_END, LGC_SIM_DT, LGC_SIM_RTOL, LGC_SIM_ATOL, LGC_SIM_MAX_STEP, LGC_SIM_METHOD,
     LGC_SIM_BAUMGARTE, LGC_SIM_PROJECT, LGC_SIM_METRIC, LGC_SIM_PARAM, LGC_SIM_INIT,
     LGC_SIM_CONSISTENT, LGC_SIM_INPUT, LGC_SIM_SAMPLE, LGC_SIM_OUT, LGC_SIM_PLOT,
-    LGC_SIM_SUMMARY_JSON, LGC_SIM_EVENTS, LGC_SIM_QUIET, LGC_SIM_STRICT, LGC_SIM_FORMULATION, LGC_SIM_HELP,
+    LGC_SIM_PLOT_COLUMNS, LGC_SIM_PLOT_PATH, LGC_SIM_SUMMARY_JSON, LGC_SIM_EVENTS, LGC_SIM_QUIET, LGC_SIM_STRICT, LGC_SIM_FORMULATION, LGC_SIM_HELP,
     LGC_SIM_NOPTIONS
 };
 
@@ -78,11 +78,13 @@ enum lgc_eval_option {
 /*
 ** The options of sweep, by index into lgc_sweep_command.options; from
 ** LGC_SWEEP_NOPTIONS on, simulate's (index - LGC_SWEEP_NOPTIONS) but
-** --out, --plot, --summary-json and --events.
+** --out, --plot, --plot-columns, --plot-path, --summary-json, --events and
+** --strict (sweep's own --plot draws the runs' spread).
 */
 enum lgc_sweep_option {
     LGC_SWEEP_RUNS, LGC_SWEEP_SAMPLES, LGC_SWEEP_VARY, LGC_SWEEP_SEED, LGC_SWEEP_OUT,
-    LGC_SWEEP_JOBS, LGC_SWEEP_SHARD, LGC_SWEEP_NO_TRAJECTORIES, LGC_SWEEP_MERGE,
+    LGC_SWEEP_JOBS, LGC_SWEEP_SHARD, LGC_SWEEP_NO_TRAJECTORIES, LGC_SWEEP_PLOT,
+    LGC_SWEEP_PLOT_COLUMN, LGC_SWEEP_MERGE,
     LGC_SWEEP_NOPTIONS
 };
 

@@ -343,6 +343,8 @@ typedef struct lgc_sim_options {
     int consistent, quiet;
     int strict;                 /* a warning of the run (drift, a contact inside) is a fault */
     const char *out, *plot, *summary_json, *events;
+    const char *plot_columns;   /* --plot-columns NAME,...: the panels in place of the coordinates' */
+    const char *plot_path;      /* --plot-path X,Y: a panel of Y against X */
 } lgc_sim_options;
 
 /* Residuals past this (absolute), or a contact this far inside, end a run with a warning. */
@@ -416,18 +418,53 @@ void lgc_summary_warn(const lgc_sim_run *r);
 void lgc_summary_print(const lgc_sim_run *r, FILE *out);
 void lgc_summary_json(const lgc_sim_run *r, FILE *out);
 
-/* ---- plot.c: the run's PNG through gnuplot ---- */
+/* ---- gnuplot.c: gnuplot run on a script ---- */
 
 /* The executable `name` on PATH into buf: 1, or 0 if there is none. */
 int lgc_find_program(const char *name, char *buf, size_t size);
 
+/* gnuplot on PATH into buf (for option's picture): LGC_EXIT_OK, or USAGE after saying how to get it. */
+int lgc_gnuplot_find(const char *option, char *buf, size_t size);
+
+/* Text as a gnuplot string expression, 'Newton'.q.'s cradle' (q: a script's quote, lgc_gnuplot_begin's). */
+void lgc_gnuplot_text(FILE *gp, const char *s);
+
+/* A script's first lines: a PNG of width x height pixels, CSV data, grid, q. */
+void lgc_gnuplot_begin(FILE *gp, int width, int height);
+
+/* Writes a script to gp from what ctx holds. */
+typedef void (*lgc_gnuplot_script)(FILE *gp, const void *ctx);
+
+/*
+** The script `write` makes, run by the gnuplot at path `gnuplot` with the
+** data at data_fd (-1: none) as its '/dev/fd/3' and png_fd as its output.
+** LGC_OK, or LGC_ERR_IO after a message.
+*/
+int lgc_gnuplot_render(const char *gnuplot, int data_fd, int png_fd, lgc_gnuplot_script write,
+                       const void *ctx);
+
+/* ---- plot.c: the run's PNG ---- */
+
+/*
+** The column of the run's CSV a --plot-columns or --plot-path name (len
+** bytes) takes: its name, or NAME_dot for NAME'; t is none. -1 if none.
+*/
+int lgc_plot_column(const lgc_model *m, const char *name, size_t len);
+
+/*
+** --plot-columns and --plot-path against the model's columns, and --plot
+** they need: LGC_EXIT_OK, or LGC_EXIT_USAGE after naming what is wrong
+** and listing the columns.
+*/
+int lgc_plot_settle(const lgc_sim_options *opt, const lgc_model *m);
+
 /*
 ** Renders the run's CSV (readable at csv_fd) into png_fd with the gnuplot
-** at path `gnuplot`; no user text reaches gnuplot as code. LGC_OK, or
+** at path `gnuplot`: a panel per quantity, the path if asked. LGC_OK, or
 ** LGC_ERR_IO after a message.
 */
-int lgc_plot(const lgc_model *m, const char *gnuplot, int csv_fd, int png_fd, double energy0,
-             int integral_kept);
+int lgc_plot(const lgc_model *m, const lgc_sim_options *opt, const char *gnuplot, int csv_fd,
+             int png_fd, double energy0, int integral_kept);
 
 /* ---- runs_table.c: RUNS.csv, a sweep's table of runs ---- */
 
@@ -516,6 +553,8 @@ int lgc_dir_write_file(int dir, const char *name, const char *text, size_t len);
 
 /* ---- sweep_results.c: the runs' results, in journals and the index ---- */
 
+struct lgc_stats_table;     /* sweep_stats.c's */
+
 /* The runs an index holds: those of one shard (K/M: K, K + M, ...), or all (shards 0). */
 typedef struct lgc_index_runs {
     unsigned long shard, shards;
@@ -568,13 +607,15 @@ int lgc_dir_run_done(lgc_cursor *c, int run_fd, unsigned long run, int trajector
 ** order, streamed from DIR's sources into its temporary; the results of
 ** other runs read from the old index carried into a journal; then the
 ** journals it empties removed; then DIR/summary.csv and summary.json, the
-** statistics of its numeric columns (sweep_stats.c). *n: its runs,
-** *failed: how many are faults.
+** statistics of its numeric columns (sweep_stats.c), handed to *keep (to
+** free) when keep is not NULL and all went well. *n: its runs, *failed:
+** how many are faults.
 ** LGC_OK, else an lgc_status after a message (LGC_ERR_INCONSISTENT: runs
 ** without a result, named; the old index stays).
 */
 int lgc_dir_write_index(const lgc_sweep_dir *d, unsigned long nruns, const char *header,
-                        const lgc_index_runs *index, size_t *n, unsigned long *failed);
+                        const lgc_index_runs *index, size_t *n, unsigned long *failed,
+                        struct lgc_stats_table *keep);
 
 /* The exit status of a sweep of n runs, failed of them faults (they are said on stderr). */
 int lgc_dir_say_failed(const lgc_sweep_dir *d, unsigned long failed, size_t n);
@@ -615,6 +656,19 @@ double lgc_stats_quantile(const double sorted[], size_t n, double p);
 /* DIR/summary.csv and DIR/summary.json: LGC_OK, or a message naming path. */
 int lgc_stats_write(const lgc_stats_table *t, const char *path, int dir);
 
+/* ---- sweep_plot.c: a histogram of one result of a sweep ---- */
+
+/* The column of t called name, or -1. */
+int lgc_sweep_plot_column(const lgc_stats_table *t, const char *name);
+
+/*
+** t's column `column` (over the runs that ended ok) as a histogram into
+** png_fd, with the gnuplot at path `gnuplot`. LGC_OK, or LGC_ERR_IO after
+** a message (no value to draw, gnuplot failed).
+*/
+int lgc_sweep_plot(const lgc_model *m, const lgc_stats_table *t, int column, const char *gnuplot,
+                   int png_fd);
+
 /* ---- sweep_main.c: the sweep program ---- */
 
 /* A sweep: its runs, where their values come from, where their results go. */
@@ -639,6 +693,10 @@ typedef struct lgc_sweep {
     /* Where they go, and who runs them. */
     const char *out;
     int trajectories, jobs, quiet;
+    const char *plot, *plot_column;     /* --plot FILE.png, and the index's column it draws */
+    int plot_index;                     /* that column's among the statistics' */
+    lgc_output png;
+    char gnuplot[4096];
     unsigned long shard, shards;    /* --shard K/M: runs k with (k - 1) mod M = K - 1; 0: all */
     lgc_sweep_dir dir;
     lgc_text header, manifest;  /* the index's first line; sweep.txt */

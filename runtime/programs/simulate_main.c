@@ -76,6 +76,8 @@ int lgc_sim_take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
         break;
     case LGC_SIM_OUT: opt->out = a; break;
     case LGC_SIM_PLOT: opt->plot = a; break;
+    case LGC_SIM_PLOT_COLUMNS: opt->plot_columns = a; break;    /* names checked by settle */
+    case LGC_SIM_PLOT_PATH: opt->plot_path = a; break;
     case LGC_SIM_SUMMARY_JSON: opt->summary_json = a; break;
     case LGC_SIM_EVENTS: opt->events = a; break;
     case LGC_SIM_CONSISTENT: opt->consistent = 1; break;
@@ -134,7 +136,7 @@ int lgc_sim_settle(lgc_sim_options *opt, const lgc_model *m)
     /* The runtime's default; "none" said of a model with nothing to correct. */
     if (!opt->project_given)
         opt->project = m->nh + m->nn > 0 ? defaults.project : LGC_PROJECT_NONE;
-    return LGC_EXIT_OK;
+    return lgc_plot_settle(opt, m);
 }
 
 void lgc_sim_options_init(lgc_sim_options *opt)
@@ -208,10 +210,9 @@ static int start(lgc_sim_run *r, const lgc_given *given)
 static int open_outputs(lgc_sim_run *r)
 {
     const lgc_sim_options *opt = &r->opt;
-    if (opt->plot && !lgc_find_program("gnuplot", r->gnuplot, sizeof r->gnuplot))
-        return lgc_usage_error("--plot needs gnuplot, and there is none on PATH (Debian: "
-                               "apt-get install gnuplot-nox)");
     int rc;
+    if (opt->plot && (rc = lgc_gnuplot_find("--plot", r->gnuplot, sizeof r->gnuplot)) != LGC_EXIT_OK)
+        return rc;
     if (opt->out) {
         if ((rc = lgc_output_open(&r->out, "--out", opt->out)) != LGC_EXIT_OK)
             return rc;
@@ -391,7 +392,8 @@ static int finish(lgc_sim_run *r)
     if (r->status == LGC_OK && r->opt.plot) {
         char lost[512];
         const int kept = !lgc_integral_lost(r->model, r->sys.u, lost, sizeof lost);
-        if (lgc_plot(r->model, r->gnuplot, r->csv_fd, r->png.fd, r->mon.energy0, kept) != LGC_OK)
+        if (lgc_plot(r->model, &r->opt, r->gnuplot, r->csv_fd, r->png.fd, r->mon.energy0, kept)
+            != LGC_OK)
             exit = LGC_EXIT_FAILED;
         else if (lgc_output_commit(&r->png) != LGC_OK) {
             fprintf(stderr, "lagrangec: --plot %s: %s\n", r->opt.plot, strerror(errno));

@@ -380,7 +380,8 @@ static int stream(const lgc_sweep_dir *d, lgc_cursor *c, unsigned long nruns, co
 }
 
 int lgc_dir_write_index(const lgc_sweep_dir *d, unsigned long nruns, const char *header,
-                        const lgc_index_runs *index, size_t *n, unsigned long *failed)
+                        const lgc_index_runs *index, size_t *n, unsigned long *failed,
+                        lgc_stats_table *keep)
 {
     writing w;
     memset(&w, 0, sizeof w);
@@ -424,7 +425,10 @@ int lgc_dir_write_index(const lgc_sweep_dir *d, unsigned long nruns, const char 
         lgc_stats_finish(&w.stats);
         rc = lgc_stats_write(&w.stats, d->path, d->fd);
     }
-    lgc_stats_free(&w.stats);
+    if (keep && rc == LGC_OK)
+        *keep = w.stats;
+    else
+        lgc_stats_free(&w.stats);
     *n = w.n + w.missing;
     *failed = w.failed;
     return rc;

@@ -2,7 +2,8 @@
 ** sweep_main.c — the `lagrangec sweep` program: its options (its own and
 ** simulate's), where each run's values come from (a table, or draws), the
 ** directory they go to, which runs are this process's (its shard, its MPI
-** rank, not yet done), the workers that run them, and the index.
+** rank, not yet done), the workers that run them, the index, and the
+** histogram of --plot (sweep_plot.c).
 */
 #define _GNU_SOURCE     /* sched_getaffinity */
 #include <errno.h>
@@ -115,6 +116,8 @@ static int take(lgc_sweep *s, int option, const char *a)
             return lgc_usage_error("bad value '%s' for --shard: K/M with 1 <= K <= M", a);
         break;
     case LGC_SWEEP_NO_TRAJECTORIES: s->trajectories = 0; break;
+    case LGC_SWEEP_PLOT: s->plot = a; break;
+    case LGC_SWEEP_PLOT_COLUMN: s->plot_column = a; break;  /* checked against the index's columns */
     case LGC_SWEEP_MERGE:
         return lgc_usage_error("--merge assembles directories and takes no spec: lagrangec "
                                "sweep --merge DIR... --out DIR");
@@ -150,6 +153,10 @@ static int parse(lgc_sweep *s, int argc, char **argv)
         return lgc_usage_error("--samples needs at least one --vary NAME=DIST");
     if (!s->runs_path && s->nruns == 0)
         return lgc_usage_error("sweep needs --runs RUNS.csv, or --samples N with --vary");
+    if (s->plot_column && !s->plot)
+        return lgc_usage_error("--plot-column draws on --plot's picture: give --plot FILE.png");
+    if (s->plot && (rc = lgc_gnuplot_find("--plot", s->gnuplot, sizeof s->gnuplot)) != LGC_EXIT_OK)
+        return rc;
     return lgc_sim_settle(&s->run.opt, s->model);
 }
 
@@ -365,6 +372,36 @@ static int describe(lgc_sweep *s)
     return h->failed || t->failed ? lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM)) : LGC_EXIT_OK;
 }
 
+/*
+** The index's column --plot draws (default: the first coordinate's final
+** value), among its statistics' (the numeric columns): LGC_EXIT_OK, or
+** USAGE after naming it and listing them.
+*/
+static int find_plot_column(lgc_sweep *s)
+{
+    lgc_stats_table t;
+    if (lgc_stats_begin(&t, s->header.s) != LGC_OK) {
+        lgc_stats_free(&t);
+        return lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM));
+    }
+    char first[256];
+    snprintf(first, sizeof first, "final %s", s->model->state_names[0]);
+    const char *name = s->plot_column ? s->plot_column : first;
+    int rc = LGC_EXIT_OK;
+    if ((s->plot_index = lgc_sweep_plot_column(&t, name)) < 0) {
+        rc = lgc_usage_error("bad value '%s' for --plot-column: not a numeric column of the index "
+                             LGC_SWEEP_INDEX, name);
+        const char **names = malloc(((size_t)t.ncols + 1) * sizeof *names);
+        for (int j = 0; names && j < t.ncols; j++)
+            names[j] = t.col[j].name;
+        if (names)
+            lgc_list_names("columns", names, t.ncols);
+        free(names);
+    }
+    lgc_stats_free(&t);
+    return rc;
+}
+
 /* Everything before a run: options, values, model state. Ranks but 0 keep quiet (they would say the same). */
 static int prepare(lgc_sweep *s, int argc, char **argv)
 {
@@ -391,7 +428,7 @@ static int prepare(lgc_sweep *s, int argc, char **argv)
         return lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM));
     memcpy(s->p0, s->run.sys.p, (size_t)m->np * sizeof *s->p0);
     memcpy(s->u0, s->run.sys.u, (size_t)m->nu * sizeof *s->u0);
-    if ((rc = describe(s)) != LGC_EXIT_OK)
+    if ((rc = describe(s)) != LGC_EXIT_OK || (s->plot && (rc = find_plot_column(s)) != LGC_EXIT_OK))
         return rc;
     return lgc_sim_make_driver(&s->run);
 }
@@ -450,14 +487,27 @@ static int finish(lgc_sweep *s, const lgc_tally *ran, double seconds)
     size_t n = 0;
     unsigned long failed = 0;
     const lgc_index_runs index = {s->shard, s->shards};
-    if (lgc_dir_write_index(&s->dir, s->nruns, s->header.s, &index, &n, &failed) != LGC_OK)
+    lgc_stats_table stats;
+    memset(&stats, 0, sizeof stats);
+    if (lgc_dir_write_index(&s->dir, s->nruns, s->header.s, &index, &n, &failed,
+                            s->plot ? &stats : NULL) != LGC_OK)
         return LGC_EXIT_FAILED;
     if (!s->quiet)
         fprintf(stderr, "lagrangec: %zu runs%s, %lu failed: %s/%s (%lu of them run now, in %.3g s: "
                         "%.1f runs/s; integrating %.3g s, summed over the processes)\n", n,
                 s->shards ? " of this shard" : "", failed, s->out, LGC_SWEEP_INDEX, ran->done, seconds,
                 seconds > 0 ? (double)ran->done / seconds : 0.0, 1e-6 * (double)ran->inner_us);
-    return lgc_dir_say_failed(&s->dir, failed, n);
+    int rc = lgc_dir_say_failed(&s->dir, failed, n);
+    if (s->plot) {
+        if (lgc_sweep_plot(s->model, &stats, s->plot_index, s->gnuplot, s->png.fd) != LGC_OK)
+            rc = LGC_EXIT_FAILED;
+        else if (lgc_output_commit(&s->png) != LGC_OK) {
+            fprintf(stderr, "lagrangec: --plot %s: %s\n", s->plot, strerror(errno));
+            rc = LGC_EXIT_FAILED;
+        }
+    }
+    lgc_stats_free(&stats);
+    return rc;
 }
 
 /* The worst of the ranks' exit statuses, on every rank. */
@@ -483,6 +533,7 @@ static void sweep_free(lgc_sweep *s)
     free(s->todo);
     lgc_text_free(&s->header);
     lgc_text_free(&s->manifest);
+    lgc_output_discard(&s->png);
     lgc_dir_close(&s->dir);
 }
 
@@ -493,7 +544,7 @@ int lgc_sweep_main(const lgc_model *model, const lgc_ranks *ranks, int argc, cha
     s.model = model;
     s.ranks = ranks;
     s.trajectories = 1;
-    s.dir.fd = s.dir.run_fd = s.dir.lock_fd = -1;
+    s.dir.fd = s.dir.run_fd = s.dir.lock_fd = s.png.fd = -1;
     const int rank = ranks ? ranks->rank : 0;
     /* Every rank reads the same options: only rank 0 says what is wrong with them. */
     int quiet_stderr = -1;
@@ -512,7 +563,9 @@ int lgc_sweep_main(const lgc_model *model, const lgc_ranks *ranks, int argc, cha
     }
     if (rc == LGC_EXIT_OK && !(s.todo = calloc((size_t)s.nruns + 1, sizeof *s.todo)))
         rc = lgc_usage_error("%s", lgc_strerror(LGC_ERR_NOMEM));
-    /* Rank 0 makes the directory and writes sweep.txt; the others then join it. */
+    /* Rank 0 draws the plot, makes the directory and writes sweep.txt; the others then join it. */
+    if (rc == LGC_EXIT_OK && rank == 0 && s.plot)
+        rc = lgc_output_open(&s.png, "--plot", s.plot);
     if (rc == LGC_EXIT_OK && rank == 0)
         rc = lgc_dir_join(&s.dir, "--out", s.out, s.manifest.s);
     rc = worst(&s, rc);

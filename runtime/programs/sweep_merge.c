@@ -187,7 +187,7 @@ static int merge(input *ins, int n, const char *out_path, int quiet)
     unsigned long failed = 0;
     size_t indexed = 0;
     const lgc_index_runs all = {0, 0};
-    if (rc == LGC_EXIT_OK && lgc_dir_write_index(&out, nruns, header, &all, &indexed, &failed) != LGC_OK)
+    if (rc == LGC_EXIT_OK && lgc_dir_write_index(&out, nruns, header, &all, &indexed, &failed, NULL) != LGC_OK)
         rc = LGC_EXIT_FAILED;
     if (rc == LGC_EXIT_OK && !quiet)
         fprintf(stderr, "lagrangec: %lu runs from %d directories, %lu failed: %s/%s\n", nruns, n,

@@ -6,7 +6,8 @@
 // default; CSV columns that cannot collide; events a maximum step finds;
 // the implicit methods' counters; mistakes refused; the note of --dt alone;
 // the progress line of a cold cache on a terminal; a planar wheel rolling
-// down an incline against its closed form.
+// down an incline against its closed form; the plot's panels, its columns
+// and path, checked and kept text to gnuplot.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -233,6 +234,95 @@ void titles_are_text_to_gnuplot(void **) {
   if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
   assert_png(group_dir() / "evil.png");
   check(!fs::exists(marker), "gnuplot ran the title: %s exists", marker.c_str());
+}
+
+// How often part occurs in text.
+size_t occurrences(const std::string &text, const std::string &part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// A plotted run through the recording gnuplot: it must succeed with a PNG and
+// nothing of gnuplot's on stderr (a warning, an error); its script.
+std::string plot_script(const std::string &name, std::vector<std::string> args) {
+  fs::path dir = scratch("plot-" + name), png = dir / (name + ".png");
+  std::vector<std::string> env = recording_gnuplot(dir / "bin");
+  args.insert(args.end(), {"--plot", png.string(), "--quiet"});
+  Result r = simulate(args, env);
+  if (r.status != 0) fail_msg("%s: exit %d: %s", name.c_str(), r.status, r.err.c_str());
+  assert_png(png);
+  for (auto said : {"warning", "Warning", "gnuplot", "line "})
+    check(r.err.find(said) == std::string::npos, "%s: stderr says '%s':\n%s", name.c_str(), said, r.err.c_str());
+  return slurp(dir / "bin" / "script.gp");
+}
+
+// The knife edge: a panel per coordinate (phi's small range its own), the
+// residual of its one row on a log axis, the energy error, and its x-y path
+// on equal scales above them.
+void plot_panels_have_their_own_axes_and_the_path(void **) {
+  std::string gp = plot_script("knife", {spec("knife_edge"), "--t-end", "5", "--plot-path", "x,y"});
+  for (auto part : {"set ylabel 'x'\n", "set ylabel 'y'\n", "set ylabel 'phi'\n", "set title 'path (equal scales)'",
+                    "using 2:3 with lines lw 1.5", "set ylabel '|residual|'", "title '|g[1]|'", "energy error"})
+    assert_contains(gp, part);
+  // x, y, phi; the path and its start; g[1]; the energy: 6 plot commands.
+  check(occurrences(gp, "\nplot ") == 6, "%zu plot commands, not 6:\n%s", occurrences(gp, "\nplot "), gp.c_str());
+}
+
+// An unconstrained model has no residual panel, and a contact's phi is a
+// signed gap in a panel of its own, not a |residual|.
+void plot_panels_are_never_empty_and_gaps_are_gaps(void **) {
+  std::string gp = plot_script("oscillator", {spec("oscillator"), "--t-end", "1"});
+  check(gp.find("residual") == std::string::npos, "an unconstrained model's plot has residuals:\n%s", gp.c_str());
+  check(occurrences(gp, "\nplot ") == 2, "%zu plot commands, not 2 (q, energy):\n%s", occurrences(gp, "\nplot "),
+        gp.c_str());
+  gp = plot_script("ball", {spec("bouncing_ball"), "--t-end", "2"});
+  assert_contains(gp, "set ylabel 'gap'");
+  assert_contains(gp, "using 1:4 with lines title 'phi[contact1]'");
+  check(gp.find("residual") == std::string::npos && gp.find("abs(") == std::string::npos,
+        "the ball's only row, its contact, is drawn as a residual:\n%s", gp.c_str());
+}
+
+// --plot-columns: a panel for each column named (x_dot is x'), in place of
+// the coordinates'; names are text to gnuplot (x' is 'x'.q.'').
+void plot_columns_choose_the_panels(void **) {
+  std::string gp = plot_script("columns", {spec("knife_edge"), "--t-end", "1", "--plot-columns", "x_dot,mu[1],T+V"});
+  for (auto part : {"set ylabel 'x'.q.''\n", "using 1:5 with lines", "set ylabel 'mu[1]'\n", "using 1:10 with lines",
+                    "set ylabel 'T+V'\n", "using 1:9 with lines"})
+    assert_contains(gp, part);
+  check(gp.find("set ylabel 'phi'") == std::string::npos, "a coordinate's panel beside --plot-columns:\n%s",
+        gp.c_str());
+}
+
+// Unknown names, a path of one column, an empty name, no --plot: usage
+// errors (exit 2, nothing run) naming what is wrong and listing the columns.
+// A name that would be gnuplot code is no column: refused, nothing run.
+void plot_columns_are_checked(void **) {
+  fs::path marker = group_dir() / "gnuplot-ran-a-column", png = group_dir() / "never.png";
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"--plot-columns", "x,speed"}, "--plot-columns:3: error: no column 'speed' in the run's CSV"},
+      {{"--plot-columns", "t"}, "--plot-columns:1: error: no column 't' in the run's CSV (t is every panel's axis)"},
+      {{"--plot-columns", "x,,y"}, "--plot-columns:3: error: an empty name (NAME,NAME,...)"},
+      {{"--plot-path", "x"}, "lagrangec: bad value 'x' for --plot-path: two columns, X,Y"},
+      {{"--plot-path", "x,y,phi"}, "lagrangec: bad value 'x,y,phi' for --plot-path: two columns, X,Y"},
+      {{"--plot-columns", "x'\nsystem 'touch " + marker.string() + "'"}, "--plot-columns:1: error: no column 'x'?system"},
+  };
+  for (auto &c : cases) {
+    std::vector<std::string> args = {spec("knife_edge"), "--t-end", "1", "--plot", png.string()};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    Result r = simulate(args);
+    check(r.status == 2, "%s %s: exit %d, not 2: %s", c.args[0].c_str(), c.args[1].c_str(), r.status, r.err.c_str());
+    assert_contains(r.err, c.message);
+    if (c.args[0] == "--plot-columns" && c.args[1] != "x,,y")
+      assert_contains(r.err, "  known columns: x, y, phi, x', y', phi', g[1], T+V, mu[1], Fc[x], Fc[y], Fc[phi]\n");
+  }
+  check(!fs::exists(png) && !fs::exists(marker), "a refused plot left %s or %s", png.c_str(), marker.c_str());
+  Result alone = simulate({spec("knife_edge"), "--plot-path", "x,y"});
+  assert_int_equal(alone.status, 2);
+  assert_contains(alone.err, "lagrangec: --plot-path draws on --plot's picture: give --plot FILE.png");
 }
 
 // No gnuplot, or a PNG path nobody can write: refused before the run
@@ -921,6 +1011,10 @@ int main() {
       cmocka_unit_test(help_needs_no_spec_and_no_compile),
       cmocka_unit_test(a_failed_run_says_when_and_keeps_its_csv),
       cmocka_unit_test(titles_are_text_to_gnuplot),
+      cmocka_unit_test(plot_panels_have_their_own_axes_and_the_path),
+      cmocka_unit_test(plot_panels_are_never_empty_and_gaps_are_gaps),
+      cmocka_unit_test(plot_columns_choose_the_panels),
+      cmocka_unit_test(plot_columns_are_checked),
       cmocka_unit_test(a_plot_that_cannot_be_made_stops_before_the_run),
       cmocka_unit_test(a_usage_error_keeps_the_previous_results),
       cmocka_unit_test(the_summary_json_reads_nothing_uninitialised),

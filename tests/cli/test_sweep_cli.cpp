@@ -7,7 +7,7 @@
 // simulate's --max-step passed to every run and kept in sweep.txt;
 // each output's final, min and max, and the index's statistics (summary.csv);
 // the bad-table catalogue (tests/gen/bad_runs) and other mistakes refused
-// before anything runs.
+// before anything runs; --plot's histogram of a result.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -712,7 +712,11 @@ void mistakes_are_refused_before_anything_runs(void **) {
       {{"--runs", runs.string(), "--seed", "-1"}, "lagrangec: bad value '-1' for --seed"},
       {{"--runs", runs.string(), "--max-step", "0"}, "lagrangec: bad value '0' for --max-step"},
       {{"--runs", runs.string(), "--max-step", "nan"}, "lagrangec: bad value 'nan' for --max-step"},
-      {{"--runs", runs.string(), "--plot", "x.png"}, "lagrangec: unknown option '--plot' (see --help)"},
+      {{"--runs", runs.string(), "--plot-columns", "x1"}, "lagrangec: unknown option '--plot-columns' (see --help)"},
+      {{"--runs", runs.string(), "--plot", "x.png", "--plot-column", "x1"},
+       "lagrangec: bad value 'x1' for --plot-column: not a numeric column of the index runs.csv"},
+      {{"--runs", runs.string(), "--plot-column", "final x1"},
+       "lagrangec: --plot-column draws on --plot's picture: give --plot FILE.png"},
       {{"--runs", runs.string(), "--strict"}, "lagrangec: unknown option '--strict' (see --help)"},
       {{"--runs", (group_dir() / "no-such.csv").string()},
        "lagrangec: --runs " + (group_dir() / "no-such.csv").string() + ": No such file or directory"},
@@ -909,6 +913,32 @@ void only_regular_journals_are_read(void **) {
   check(slurp(out / "runs.csv") == index, "the rerun changed %s/runs.csv", out.c_str());
 }
 
+// --plot: a histogram of a result over the runs that ended ok (11 of the
+// 12: run 7 faults), their count in the title; the first coordinate's final
+// value unless --plot-column names another; nothing of gnuplot's on stderr.
+void a_sweep_plots_the_spread_of_a_result(void **) {
+  fs::path dir = scratch("sweep-plot"), png = dir / "spread.png";
+  std::vector<std::string> env = recording_gnuplot(dir / "bin"), cache = cache_env();
+  env.insert(env.end(), cache.begin(), cache.end());
+  const std::vector<std::string> runs = with({lagrangec, "sweep", spec("double_pendulum"), "--runs",
+                                              double_pendulum_runs().string(), "--quiet"}, kShort);
+  for (auto column : {"", "max |phi[2]|"}) {
+    std::vector<std::string> args = with(runs, {"--out", (dir / "study").string(), "--plot", png.string()});
+    if (*column) args.insert(args.end(), {"--plot-column", column});
+    Result r = run(args, env);
+    assert_failed_one_of(r, 1, 12);
+    std::string head = slurp(png).substr(0, 8);
+    check(head == "\x89PNG\r\n\x1a\n", "%s is not a PNG (it starts '%s')", png.c_str(), head.c_str());
+    for (auto said : {"warning", "Warning", "gnuplot", "line "})
+      check(r.err.find(said) == std::string::npos, "stderr says '%s':\n%s", said, r.err.c_str());
+    std::string gp = slurp(dir / "bin" / "script.gp");
+    assert_contains(gp, std::string("set title 'double_pendulum'.': '.'") + (*column ? column : "final x1") +
+                            "'.' over the 11 runs that ended ok (of 12)'");
+    assert_contains(gp, "with boxes");
+    fs::remove(png);
+  }
+}
+
 // `lagrangec sweep --help`: its options and simulate's, without a spec.
 void help_needs_no_spec(void **) {
   Result r = run({lagrangec, "sweep", "--help"}, {"LAGRANGEC_CACHE=" + scratch("help-cache").string()});
@@ -916,8 +946,12 @@ void help_needs_no_spec(void **) {
   for (auto o : {"--runs RUNS.csv", "--vary NAME=DIST", "--shard K/M", "--merge", "and, for every run, simulate's:",
                  "--t-end T", "--consistent"})
     assert_contains(r.out, o);
-  for (auto o : {"--plot", "--summary-json", "FILE.csv", "--strict"})
+  for (auto o : {"--plot FILE.png", "--plot-column NAME"}) assert_contains(r.out, o);
+  // simulate's --plot (sweep's own draws the spread), its columns and path, and outputs a run writes.
+  for (auto o : {"--plot-columns", "--plot-path", "--summary-json", "FILE.csv", "--strict"})
     check(r.out.find(o) == std::string::npos, "sweep's help offers %s:\n%s", o, r.out.c_str());
+  check(r.out.find("--plot FILE.png") == r.out.rfind("--plot FILE.png"), "sweep's help offers --plot twice:\n%s",
+        r.out.c_str());
 }
 
 }  // namespace
@@ -925,6 +959,7 @@ void help_needs_no_spec(void **) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(help_needs_no_spec),
+      cmocka_unit_test(a_sweep_plots_the_spread_of_a_result),
       cmocka_unit_test(workers_and_ranks_write_the_same_bytes),
       cmocka_unit_test(each_run_is_the_simulate_run_of_its_values),
       cmocka_unit_test(the_maximum_step_reaches_every_run),

@@ -3,16 +3,19 @@
 ** of simulate's (and so a sweep's) options that name nothing of a model:
 ** --t-end, --dt, --rtol, --atol, --max-step, --sample, --method,
 ** --baumgarte, --project, --metric, and the flag --strict (which takes no
-** value: any is ignored); and the time of linearize and eval (--t T,
-** --at t=T). Each line is tried as each option's value; then the lines are
-** one command line (a line's first byte picks the option, '0' --t-end to
-** '9' --metric and ':' --strict in the order above, the rest is its value)
-** and the options are settled.
+** value: any is ignored); --plot and the columns its picture draws,
+** --plot-columns and --plot-path, named against an empty model's CSV (t,
+** T+V); and the time of linearize and eval (--t T, --at t=T). Each line is
+** tried as each option's value; then the lines are one command line (a
+** line's first byte picks the option, '0' --t-end to '9' --metric, ':'
+** --strict, ';' --plot, '<' --plot-columns and '=' --plot-path in the
+** order above, the rest is its value) and the options are settled.
 ** An option must take its value or refuse it with a usage error; a value
 ** taken must be one the driver takes (a number in range, a known name);
 ** settled options must make a run the driver accepts (a --dt no longer
 ** than --max-step, a bound above the round-off of t, tolerances not both
-** 0, rk4 with a step). Anything else, or a crash or a leak, is a finding.
+** 0, rk4 with a step) and a plot of columns the CSV has (two for a path).
+** Anything else, or a crash or a leak, is a finding.
 */
 #include <float.h>
 #include <math.h>
@@ -25,7 +28,8 @@
 
 static const int options[] = {LGC_SIM_T_END, LGC_SIM_DT, LGC_SIM_RTOL, LGC_SIM_ATOL,
                               LGC_SIM_MAX_STEP, LGC_SIM_SAMPLE, LGC_SIM_METHOD,
-                              LGC_SIM_BAUMGARTE, LGC_SIM_PROJECT, LGC_SIM_METRIC, LGC_SIM_STRICT};
+                              LGC_SIM_BAUMGARTE, LGC_SIM_PROJECT, LGC_SIM_METRIC, LGC_SIM_STRICT,
+                              LGC_SIM_PLOT, LGC_SIM_PLOT_COLUMNS, LGC_SIM_PLOT_PATH};
 enum { NOPTIONS = sizeof options / sizeof options[0] };
 
 /* The option a command line's word picks by its first byte: '0' the first, '1' the next, ... */
@@ -50,18 +54,38 @@ static int taken_well(const lgc_sim_options *o, int option)
     case LGC_SIM_PROJECT: return o->project >= LGC_PROJECT_NONE && o->project <= LGC_PROJECT_FULL;
     case LGC_SIM_METRIC: return o->metric == LGC_METRIC_IDENTITY || o->metric == LGC_METRIC_MASS;
     case LGC_SIM_STRICT: return o->strict == 1;
+    case LGC_SIM_PLOT: return o->plot != NULL;
+    case LGC_SIM_PLOT_COLUMNS: return o->plot_columns != NULL;
+    case LGC_SIM_PLOT_PATH: return o->plot_path != NULL;
     default: return 0;
     }
 }
 
-/* Settled options: what lgc_driver_alloc and a run that ends ask of them. */
-static int settled_well(const lgc_sim_options *o)
+/* The number of names in list, each a column of m's CSV; -1 if one is not. */
+static int columns(const lgc_model *m, const char *list)
+{
+    int n = 0;
+    for (const char *s = list;; s++, n++) {
+        const size_t len = strcspn(s, ",");
+        if (lgc_plot_column(m, s, len) < 0)
+            return -1;
+        s += len;
+        if (!*s)
+            return n + 1;
+    }
+}
+
+/* Settled options: what lgc_driver_alloc, a run that ends and its plot ask of them. */
+static int settled_well(const lgc_sim_options *o, const lgc_model *m)
 {
     const lgc_stepper_type *type = lgc_stepper_type_find(o->method);
     const double t_round = 16.0 * DBL_EPSILON * o->t_end;
     return type && (type->adaptive || o->dt > 0.0) && o->rtol + o->atol > 0.0
            && o->max_step > 0.0 && !(o->dt > o->max_step) && o->max_step >= t_round
-           && o->sample >= t_round && !(o->dt > o->t_end);
+           && o->sample >= t_round && !(o->dt > o->t_end)
+           && (!(o->plot_columns || o->plot_path) || o->plot)
+           && (!o->plot_columns || columns(m, o->plot_columns) > 0)
+           && (!o->plot_path || columns(m, o->plot_path) == 2);
 }
 
 /* One option's value, on a fresh run: taken well, or refused. */
@@ -128,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         line = nl ? nl + 1 : NULL;
     }
     if (rc == LGC_EXIT_OK && lgc_sim_settle(&r.opt, &no_constraints) == LGC_EXIT_OK
-        && !settled_well(&r.opt))
+        && !settled_well(&r.opt, &no_constraints))
         abort();
     free(text);
     return 0;

@@ -2,7 +2,7 @@
 ** test_simulate.c — the simulate program in process: exit statuses, the
 ** CSV it writes, options reaching the model, the fixed step that is the
 ** step, the start checked against the constraints and completed; the
-** defaults, the runtime's.
+** defaults, the runtime's; the plot's columns by name.
 ** (tests/cli/test_simulate_cli.cpp runs it as users do, messages and all.)
 */
 #define _POSIX_C_SOURCE 200809L
@@ -163,6 +163,34 @@ static void a_title_is_text_to_gnuplot(void **state)
     assert_png_then_remove(png);
 }
 
+/*
+** --plot-columns and --plot-path name CSV columns (x_dot for x'; not t),
+** need --plot, and a path takes two; a good set plots.
+*/
+static void plot_columns_are_csv_columns(void **state)
+{
+    (void)state;
+    static const struct { const char *name; int column; } names[] = {
+        {"x", 1}, {"phi'", 6}, {"phi_dot", 6}, {"mu[1]", 9}, {"Fc[phi]", 12},
+        {"t", -1}, {"x_do", -1}, {"mu[1]_dot", -1}, {"", -1}, {"xx", -1},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const int got = lgc_plot_column(&knife_edge_model, names[i].name, strlen(names[i].name));
+        check(got == names[i].column, "'%s': column %d, not %d", names[i].name, got, names[i].column);
+    }
+    const char *png = "test_simulate_columns.png";
+    remove(png);
+    assert_int_equal(RUN(&knife_edge_model, "--plot-columns", "x"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&knife_edge_model, "--plot", (char *)png, "--plot-columns", "x,nope"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&knife_edge_model, "--plot", (char *)png, "--plot-columns", "x,"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&knife_edge_model, "--plot", (char *)png, "--plot-path", "x"), LGC_EXIT_USAGE);
+    assert_int_equal(RUN(&knife_edge_model, "--plot", (char *)png, "--plot-path", "x,t"), LGC_EXIT_USAGE);
+    check(fopen(png, "r") == NULL, "a refused plot left %s", png);
+    assert_int_equal(RUN(&knife_edge_model, "--t-end", "1", "--plot", (char *)png, "--plot-columns",
+                         "x,y_dot,T+V,mu[1]", "--plot-path", "x,y", "--quiet"), LGC_EXIT_OK);
+    assert_png_then_remove(png);
+}
+
 /* A fault ends the run with status 1 and a message, keeping whole CSV lines. */
 static void fault_exits_1(void **state)
 {
@@ -244,6 +272,7 @@ int main(void)
         cmocka_unit_test(the_step_is_independent_of_the_samples),
         cmocka_unit_test(plots_png),
         cmocka_unit_test(a_title_is_text_to_gnuplot),
+        cmocka_unit_test(plot_columns_are_csv_columns),
         cmocka_unit_test(fault_exits_1),
         cmocka_unit_test(a_start_off_the_constraints_is_refused),
         cmocka_unit_test(consistent_completes_the_start),

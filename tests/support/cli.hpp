@@ -4,7 +4,12 @@
 // macro `fail`).
 #pragma once
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
+#include <vector>
 
 #include "cmocka.hpp"
 
@@ -16,4 +21,26 @@ inline std::string spec(const char *name) { return std::string(SPECS_DIR) + "/" 
 // Fails the test, showing `text`, unless it contains `part`.
 inline void assert_contains(const std::string &text, const std::string &part) {
   if (text.find(part) == std::string::npos) fail_msg("no '%s' in:\n%s", part.c_str(), text.c_str());
+}
+
+// A gnuplot that keeps the script it is given, in dir/script.gp, and runs
+// the real one (the first on PATH) on it, its output and messages the
+// real one's: the environment entry that puts it first on PATH.
+inline std::vector<std::string> recording_gnuplot(const std::filesystem::path &dir) {
+  const char *env = std::getenv("PATH");
+  const std::string path = env ? env : "";
+  std::string real;
+  for (size_t at = 0; at <= path.size() && real.empty();) {
+    size_t end = path.find(':', at);
+    if (end == std::string::npos) end = path.size();
+    std::string candidate = path.substr(at, end - at) + "/gnuplot";
+    if (end > at && access(candidate.c_str(), X_OK) == 0) real = candidate;
+    at = end + 1;
+  }
+  if (real.empty()) fail_msg("no gnuplot on PATH (%s)", path.c_str());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "gnuplot") << "#!/bin/sh\ntee '" << (dir / "script.gp").string() << "' | exec '" << real
+                                 << "'\n";
+  std::filesystem::permissions(dir / "gnuplot", std::filesystem::perms::owner_all);
+  return {"PATH=" + dir.string() + ":" + path};
 }
