@@ -22,6 +22,7 @@ import time
 import arm3d_bench
 import correction_bench
 import gen_bench
+import inverse_dynamics_bench
 import kkt_bench
 import method_bench
 import mujoco_bench
@@ -37,7 +38,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SECTIONS = [("generation", gen_bench), ("rhs", rhs_bench), ("simulation", sim_bench), ("sweep", sweep_bench),
             ("kkt", kkt_bench), ("profile", profile_gen), ("mujoco", mujoco_bench), ("cartesian", rhs_split),
-            ("correction", correction_bench), ("methods", method_bench), ("arm3d", arm3d_bench)]
+            ("correction", correction_bench), ("methods", method_bench), ("arm3d", arm3d_bench),
+            ("inverse", inverse_dynamics_bench)]
 ALIASES = {"sympy": ["generation", "rhs"]}
 
 

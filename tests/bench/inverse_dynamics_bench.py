@@ -4,6 +4,7 @@ test_mujoco_oracle.c checks tau against mj_inverse), counted by callgrind over C
 `lagrangec simulate` compiles with. The three agree on tau at the state measured, or nothing is printed.
 
 Usage: /usr/bin/python3 inverse_dynamics_bench.py LAGRANGEC [N...]   (default N: 6 12 20)
+As bench.py's section `inverse`: tests/bench/run.sh BUILD --only inverse.
 """
 import os
 import subprocess
@@ -15,6 +16,11 @@ import measure  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CALLS = 20
+GRID, QUICK_GRID = (6, 12, 20), (6,)
+COMMANDS = [
+    "valgrind --tool=callgrind --toggle-collect=run_inverse HARNESS arm_N.xml   # arm_inverse_dynamics, -O2, 20 calls",
+    "  ... --toggle-collect=run_rhs, --toggle-collect=run_mj_inverse           # arm_rhs and mj_inverse, the same calls",
+]
 
 HARNESS = r"""
 #include "arm.h"
@@ -71,17 +77,50 @@ def count(n, lagrangec, work):
     return per_call, float(agree.stdout)
 
 
+def section(ctx, res):
+    rows = []
+    for n in QUICK_GRID if ctx["quick"] else GRID:
+        with tempfile.TemporaryDirectory(prefix="lagrangec-inverse-", dir=ctx["work"]) as work:
+            ir, difference = count(n, ctx["lagrangec"], work)
+        rows.append({"n": n, "ir": ir, "difference": difference})
+        print(f"inverse N={n:2}: {ir['run_inverse']:.0f} Ir", file=sys.stderr, flush=True)
+    return rows
+
+
+def table(rows):
+    out = ["| links | NAME_inverse_dynamics | per link | NAME_rhs | mj_inverse | inverse / rhs "
+           "| inverse / mj_inverse | tau vs mj_inverse |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        ir = r["ir"]
+        out.append(f"| {r['n']} | {ir['run_inverse']:.0f} | {ir['run_inverse'] / r['n']:.0f} | {ir['run_rhs']:.0f} | {ir['run_mj_inverse']:.0f} | "
+                   f"{ir['run_inverse'] / ir['run_rhs']:.2f} | {ir['run_inverse'] / ir['run_mj_inverse']:.2f} | "
+                   f"{r['difference']:.1e} |")
+    return out
+
+
+def report(res):
+    rows = res.get("inverse")
+    if not rows:
+        return []
+    return ["\n## Inverse dynamics against mj_inverse (issue 27)\n",
+            "The spatial arms of `tests/bench/spatial_arm.py` (as in the section above), generated with "
+            "`--no-jacobian`: instructions per call (callgrind, `cc -O2`, 20 calls) of `NAME_inverse_dynamics` "
+            "(tau for the state and q''), of the forward `NAME_rhs`, and of MuJoCo's `mj_inverse` on the same arm; "
+            "the last column is the largest difference of tau from mj_inverse's, relative to its largest entry. "
+            "*per link*: flat for an O(n) recursion; the rhs, which solves M q'' = ..., grows faster.\n"] + table(rows)
+
+
 def main(argv):
     if not argv:
         raise SystemExit(__doc__)
-    lagrangec, links = argv[0], [int(a) for a in argv[1:]] or [6, 12, 20]
-    print("| links | NAME_inverse_dynamics | NAME_rhs | mj_inverse | tau vs mj_inverse |")
-    print("|---|---|---|---|---|")
+    lagrangec, links = argv[0], [int(a) for a in argv[1:]] or list(GRID)
+    rows = []
     for n in links:
         with tempfile.TemporaryDirectory(prefix="lagrangec-inverse-") as work:
             ir, difference = count(n, lagrangec, work)
-        print(f"| {n} | {ir['run_inverse']:.0f} | {ir['run_rhs']:.0f} | {ir['run_mj_inverse']:.0f} | "
-              f"{difference:.1e} |", flush=True)
+        rows.append({"n": n, "ir": ir, "difference": difference})
+    print("\n".join(table(rows)))
 
 
 if __name__ == "__main__":
