@@ -34,7 +34,8 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
     [LGC_SIM_METHOD] = {"--method", "rk4|dopri5|adams|bdf", LGC_OPTION_VALUE,
                         "integrator (default rk4 with --dt, else dopri5);\n"
                         "adams and bdf are SUNDIALS CVODE's, Newton on the\n"
-                        "generated Jacobian; bdf for stiff models"},
+                        "generated Jacobian, in a lagrangec built with\n"
+                        "SUNDIALS; bdf for stiff models"},
     [LGC_SIM_BAUMGARTE] = {"--baumgarte", "ALPHA,BETA|auto|off", LGC_OPTION_VALUE,
                            "stabilisation gains (default: the spec's); auto: both\n"
                            "roots of s^2 + alpha s + beta at -" NUMBER(LGC_BAUMGARTE_KAPPA)

@@ -63,7 +63,14 @@ int lgc_sim_take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
     switch (option) {
     case LGC_SIM_PARAM: case LGC_SIM_INIT: case LGC_SIM_INPUT:
         return lgc_assign(name, a, &r->sys, given);
-    case LGC_SIM_METHOD: ok = lgc_stepper_type_find(a) != NULL; opt->method = a; break;
+    case LGC_SIM_METHOD:
+        if (!lgc_stepper_type_find(a) && (strcmp(a, "bdf") == 0 || strcmp(a, "adams") == 0))
+            return lgc_usage_error("%s %s: this lagrangec was built without SUNDIALS CVODE, which bdf and adams "
+                                   "use (install libsundials-dev, then rebuild: meson configure BUILD --clearcache "
+                                   "&& ninja -C BUILD)", name, a);
+        ok = lgc_stepper_type_find(a) != NULL;
+        opt->method = a;
+        break;
     case LGC_SIM_BAUMGARTE: ok = parse_gains(a, opt); break;
     case LGC_SIM_PROJECT:
         ok = (k = keyword(a, projects)) >= 0;

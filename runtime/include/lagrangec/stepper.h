@@ -95,11 +95,13 @@ typedef struct lgc_stepper_type {
 
 extern const lgc_stepper_type *const lgc_step_rk4;
 extern const lgc_stepper_type *const lgc_step_dopri5;
-/* CVODE (SUNDIALS): variable-order BDF (orders 1-5) and Adams-Moulton (1-12), Newton iterations */
+/* CVODE (SUNDIALS): variable-order BDF (orders 1-5) and Adams-Moulton (1-12), Newton iterations;
+   in a runtime built with SUNDIALS only (meson's -Dsundials; the tests require it) */
 extern const lgc_stepper_type *const lgc_step_bdf;
 extern const lgc_stepper_type *const lgc_step_adams;
 
-/* The stepper type called `name` ("rk4", "dopri5", "bdf", "adams"), or NULL. */
+/* The stepper type called `name` ("rk4", "dopri5", "bdf", "adams"), or NULL (bdf and adams in a
+   runtime built without SUNDIALS too). */
 const lgc_stepper_type *lgc_stepper_type_find(const char *name);
 
 #ifdef __cplusplus
