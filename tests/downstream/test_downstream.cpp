@@ -1,6 +1,6 @@
 // test_downstream.cpp — tests/downstream/project, a project using lagrangec
 // as any other would: configured with lagrangec as a subproject (a symlink
-// to this checkout), built, run; its spec edited, so the model is
+// to this checkout, through the wrap file docs/embedding.md gives), built, run; its spec edited, so the model is
 // regenerated and rebuilt; then lagrangec installed from that build and the
 // project configured again against the installed program and pkg-config.
 #include <fstream>
@@ -27,8 +27,18 @@ fs::path copy_project(const std::string &name) {
   return dir;
 }
 
+// The wrap file as docs/embedding.md gives it: its ```ini block.
+std::string documented_wrap() {
+  std::string doc = slurp(fs::path(SOURCE_ROOT) / "docs" / "embedding.md");
+  size_t begin = doc.find("```ini\n"), end = doc.find("```", begin + 7);
+  if (begin == std::string::npos || end == std::string::npos) fail_msg("docs/embedding.md has no ```ini block");
+  return doc.substr(begin + 7, end - begin - 7);
+}
+
 void as_a_subproject_rebuilt_when_the_spec_changes(void **) {
   fs::path src = copy_project("subproject");
+  fs::create_directories(src / "subprojects");
+  std::ofstream(src / "subprojects" / "lagrangec.wrap") << documented_wrap();
   fs::create_directory_symlink(SOURCE_ROOT, src / "subprojects" / "lagrangec");
   fs::path build = group_dir() / "build";
   Result r = must({MESON, "setup", build.string(), src.string(), "--prefix=" + (group_dir() / "prefix").string()});
