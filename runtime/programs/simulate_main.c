@@ -66,7 +66,7 @@ int lgc_sim_take(lgc_sim_run *r, lgc_given *given, int option, const char *a)
     case LGC_SIM_METHOD:
         if (!lgc_stepper_type_find(a) && (strcmp(a, "bdf") == 0 || strcmp(a, "adams") == 0))
             return lgc_usage_error("%s %s: this lagrangec was built without SUNDIALS CVODE, which bdf and adams "
-                                   "use (install libsundials-dev, then rebuild: meson configure BUILD --clearcache "
+                                   "use (install libsundials-dev, then: meson setup --wipe BUILD -Dsundials=enabled "
                                    "&& ninja -C BUILD)", name, a);
         ok = lgc_stepper_type_find(a) != NULL;
         opt->method = a;
