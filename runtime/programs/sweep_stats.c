@@ -134,7 +134,8 @@ void lgc_stats_finish(lgc_stats_table *t)
 {
     for (int j = 0; j < t->ncols; j++) {
         lgc_column_stats *c = &t->col[j];
-        qsort(c->values, c->count, sizeof *c->values, ascending);
+        if (c->count > 0)    /* no values may mean no array: qsort takes none */
+            qsort(c->values, c->count, sizeof *c->values, ascending);
         c->sd = c->count > 1 ? sqrt(c->m2 / (double)(c->count - 1)) : NAN;
         if (c->count == 0)
             c->mean = NAN;
