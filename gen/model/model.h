@@ -39,7 +39,7 @@ KineticTerms newton_euler_dynamics(const FrameTree &frames, const SymbolTable &s
 
 // ---- derive.cpp -----------------------------------------------------------
 
-// How nonholonomic constraints enter the equations (DESIGN.md §1, seed 003):
+// How nonholonomic constraints enter the equations (docs/theory.md §1 and §6, seed 003):
 // d'Alembert–Lagrange (the physical default), or vakonomic, from the
 // augmented Lagrangian L + mu^T g, where mu becomes a state.
 enum class Formulation { dalembert, vakonomic };
@@ -66,7 +66,7 @@ struct StateVar {
   bool given;             // set by the spec's [initial] tables, not defaulted to 0
 };
 
-// The equations of motion, symbolically (DESIGN.md §1).
+// The equations of motion, symbolically (docs/theory.md §1).
 struct Model {
   const Spec *spec = nullptr;
   SymbolTable symbols;

@@ -250,7 +250,7 @@ struct SolveLine {
   std::optional<ArrayRef> divisor;
 };
 
-// The KKT solve of NAME_rhs by the range-space method (DESIGN.md §1), over
+// The KKT solve of NAME_rhs by the range-space method (docs/theory.md §3), over
 // the structural nonzeros of M and J and their Cholesky fill-in.
 struct KktSolver {
   std::vector<SolveLine> factor, solve;  // NAME_factor_kkt, NAME_solve_kkt
