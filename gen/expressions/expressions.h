@@ -281,6 +281,12 @@ std::string expression_text(const GiNaC::ex &e);
 // Number literal that round-trips, shortest form: "0.5", "2.0", "1e-10".
 std::string format_double(double v);
 
+// ---- expansion_size.cpp ---------------------------------------------------
+
+// The number of terms GiNaC's expand would make of e (an upper bound: like
+// terms not combined), at most cap + 1, counted without expanding.
+size_t expanded_terms(const GiNaC::ex &e, size_t cap);
+
 // ---- real_functions.cpp ---------------------------------------------------
 
 // abs(x) for real x, whose derivative is sign(x) (not GiNaC's x/abs(x),

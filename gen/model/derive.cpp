@@ -165,7 +165,7 @@ class Deriver {
   void derive_dynamics() {
     const auto &s = sym();
     size_t n = m_.nq;
-    KineticTerms kin = derive_kinetic(written_T_, s);
+    KineticTerms kin = derive_kinetic(written_T_, s, spec_.kinetic.loc_of(0));
     for (size_t i = 0; i < n; ++i)
       for (size_t j = 0; j < n; ++j)
         if (s.has_kind(kin.M(i, j), SymbolKind::velocity))

@@ -7,11 +7,17 @@
 // differentiated directly.
 #include "model/model.h"
 
+#include <map>
+#include <optional>
+
 namespace lgc {
 
 namespace {
 
 using GiNaC::ex;
+
+// The generator's limit on the size of what it builds (as the plan's on operations).
+constexpr size_t kMaxRestTerms = 1000000;
 
 bool has_velocity(const ex &e, const SymbolTable &s) { return s.has_kind(e, SymbolKind::velocity); }
 
@@ -118,7 +124,7 @@ FormRates form_rates(const LinearForm &f, const SymbolTable &s) {
 //   c' (b Ja + a Jb) + c (eps_b Ja + eps_a Jb) + c (b Ca + a Cb) - dc/dq a b,
 // where ' is the convective derivative, eps the convective part of a' and b',
 // and C their curls (FormRates).
-KineticTerms derive_kinetic(const ex &T, const SymbolTable &s) {
+KineticTerms derive_kinetic(const ex &T, const SymbolTable &s, const SourceLoc &where) {
   size_t n = s.q.size();
   // Terms are gathered and summed once at the end: adding to a GiNaC sum
   // one term at a time costs the size of the sum each time.
@@ -130,23 +136,46 @@ KineticTerms derive_kinetic(const ex &T, const SymbolTable &s) {
     auto it = rates.find(f.e);
     return it != rates.end() ? it->second : rates.emplace(f.e, form_rates(f, s)).first->second;
   };
+  // c' and dc/dq (where c has q) by coefficient: the terms of m (x1'^2 + ... + xn'^2)
+  // share one, and differentiating it once per term cost n times as much.
+  struct CoefficientRates {
+    ex dot;
+    std::vector<std::optional<ex>> gradient;
+  };
+  std::map<ex, CoefficientRates, GiNaC::ex_is_less> coefficients;
+  auto coefficient_rates = [&](const ex &c) -> const CoefficientRates & {
+    auto it = coefficients.find(c);
+    if (it != coefficients.end()) return it->second;
+    CoefficientRates r{s.convective_derivative(c), std::vector<std::optional<ex>>(n)};
+    for (size_t i = 0; i < n; ++i)
+      if (c.has(s.q[i])) r.gradient[i] = c.diff(s.q[i]);
+    return coefficients.emplace(c, std::move(r)).first->second;
+  };
   for (const Bilinear &t : split.bilinear) {
     const FormRates &ra = rates_of(t.a), &rb = rates_of(t.b);
     // Only the coordinates a term involves: large systems are sparse.
     std::vector<size_t> moving;  // J_a or J_b nonzero
     for (size_t i = 0; i < n; ++i)
       if (!t.a.J[i].is_zero() || !t.b.J[i].is_zero()) moving.push_back(i);
-    ex c_dot = s.convective_derivative(t.c);
+    const CoefficientRates &cr = coefficient_rates(t.c);
+    const ex &c_dot = cr.dot;
     for (size_t i : moving) {
       for (size_t j : moving) M[i * n + j].push_back(t.c * (t.a.J[i] * t.b.J[j] + t.b.J[i] * t.a.J[j]));
       k[i].push_back(c_dot * (t.b.e * t.a.J[i] + t.a.e * t.b.J[i]) + t.c * (rb.eps * t.a.J[i] + ra.eps * t.b.J[i]));
     }
     for (size_t i = 0; i < n; ++i) {
       if (!ra.curl[i].is_zero() || !rb.curl[i].is_zero()) k[i].push_back(t.c * (t.b.e * ra.curl[i] + t.a.e * rb.curl[i]));
-      if (t.c.has(s.q[i])) k[i].push_back(-t.c.diff(s.q[i]) * t.a.e * t.b.e);
+      if (cr.gradient[i]) k[i].push_back(-*cr.gradient[i] * t.a.e * t.b.e);
     }
   }
-  // The rest, directly: p = dT/dv, M = dp/dv, k = p' - dT/dq.
+  // The rest, directly: p = dT/dv, M = dp/dv, k = p' - dT/dq. p is
+  // expanded, so a rest that would expand past a million terms is refused
+  // before it is (a product of k sums is 2^k terms).
+  if (expanded_terms(split.rest, kMaxRestTerms) > kMaxRestTerms)
+    error_at(where, "the kinetic energy's terms that are not products of two forms linear in the velocities "
+                        "(as every term of a T quadratic in them can be written) expand past " +
+                        std::to_string(kMaxRestTerms) + " terms: write T as such products (m/2 (a'v)^2), or the "
+                        "system as [bodies] and [frames]");
   if (!split.rest.is_zero()) {
     for (size_t i = 0; i < n; ++i) {
       ex p = split.rest.diff(s.v[i]).expand();

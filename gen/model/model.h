@@ -9,12 +9,13 @@ namespace lgc {
 
 // ---- kinetic.cpp ----------------------------------------------------------
 
-// M and d/dt(dT/dv) - dT/dq without the acceleration terms, from T.
+// M and d/dt(dT/dv) - dT/dq without the acceleration terms, from T, the
+// spec's at `where`.
 struct KineticTerms {
   GiNaC::matrix M;
   std::vector<GiNaC::ex> k;
 };
-KineticTerms derive_kinetic(const GiNaC::ex &T, const SymbolTable &s);
+KineticTerms derive_kinetic(const GiNaC::ex &T, const SymbolTable &s, const SourceLoc &where);
 
 // ---- body_dynamics.cpp ----------------------------------------------------
 

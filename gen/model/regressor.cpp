@@ -23,38 +23,10 @@ using GiNaC::numeric;
 constexpr size_t kMaxTreeNodes = 200000;
 constexpr size_t kMaxExpandedTerms = 20000;
 
-size_t saturating(size_t a, size_t b, bool product) {
-  size_t cap = kMaxExpandedTerms + 1;
-  if (product) return a && b > cap / a ? cap : std::min(cap, a * b);
-  return std::min(cap, a + b);
-}
-
-// e's nodes, counted up to `budget` (then budget + 1).
 size_t tree_size(const ex &e, size_t budget) {
   size_t n = 1;
   for (size_t i = 0; i < e.nops() && n <= budget; ++i) n += tree_size(e.op(i), budget - n);
   return std::min(n, budget + 1);
-}
-
-// The number of terms expand makes of e, at most kMaxExpandedTerms + 1.
-size_t expanded_terms(const ex &e) {
-  if (GiNaC::is_a<GiNaC::add>(e)) {
-    size_t n = 0;
-    for (size_t i = 0; i < e.nops(); ++i) n = saturating(n, expanded_terms(e.op(i)), false);
-    return n;
-  }
-  if (GiNaC::is_a<GiNaC::mul>(e)) {
-    size_t n = 1;
-    for (size_t i = 0; i < e.nops(); ++i) n = saturating(n, expanded_terms(e.op(i)), true);
-    return n;
-  }
-  if (GiNaC::is_a<GiNaC::power>(e) && e.op(1).info(GiNaC::info_flags::posint)) {
-    size_t base = expanded_terms(e.op(0)), n = 1;
-    for (long k = GiNaC::ex_to<numeric>(e.op(1)).to_long(); k > 0 && n <= kMaxExpandedTerms; --k)
-      n = saturating(n, base, true);
-    return n;
-  }
-  return 1;
 }
 
 bool has_any(const ex &e, const std::vector<GiNaC::realsymbol> &symbols) {
@@ -146,7 +118,7 @@ Regressor derive_regressor(const Model &m) {
   std::vector<ex> tau;
   for (size_t i = 0; i < m.nq; ++i) {
     tau.push_back(m.inverse_dynamics[i] - m.Q[i].subs(no_input));
-    if (tree_size(tau.back(), kMaxTreeNodes) > kMaxTreeNodes || expanded_terms(tau.back()) > kMaxExpandedTerms) {
+    if (tree_size(tau.back(), kMaxTreeNodes) > kMaxTreeNodes || expanded_terms(tau.back(), kMaxExpandedTerms) > kMaxExpandedTerms) {
       r.absent = "tau's row " + m.spec->coordinates[i].name + " expands past " + std::to_string(kMaxExpandedTerms) +
                  " terms (the generator's bound)";
       return r;
