@@ -77,6 +77,14 @@ int lgc_args_next(lgc_args *a, int *option, const char **value)
     return 1;
 }
 
+int lgc_text_column(const char *start, const char *p)
+{
+    int col = 1;
+    for (const char *c = start; c < p; c++)
+        col += ((unsigned char)*c & 0xC0) != 0x80;
+    return col;
+}
+
 void lgc_input_error_print(const char *where, const char *text, size_t size,
                            const lgc_input_error *e)
 {

@@ -55,6 +55,7 @@ typedef struct plot {
     int npanels;
     int path_x, path_y;         /* --plot-path's columns; -1: no path */
     int height;
+    char integral_title[96];
 } plot;
 
 /* Row i of [phi; phi'; g] is a contact's (its phi is a gap while off, its phi' a rate of approach). */
@@ -102,9 +103,7 @@ static int check_names(const lgc_model *m, const char *option, const char *list,
     for (const char *s = list;; s++) {
         const size_t len = strcspn(s, ",");
         if (len == 0 || lgc_plot_column(m, s, len) < 0) {
-            lgc_input_error e = {0, 1, ""};
-            for (const char *c = list; c < s; c++)
-                e.col += ((unsigned char)*c & 0xC0) != 0x80;
+            lgc_input_error e = {0, lgc_text_column(list, s), ""};
             if (len == 0)
                 snprintf(e.message, sizeof e.message, "an empty name (NAME,NAME,...)");
             else
@@ -345,19 +344,17 @@ static void integral_curve(FILE *gp, const plot *p)
             lgc_csv_column_energy(m) + 1, p->energy0, scale);
 }
 
-static const char *integral_title(const plot *p)
+/* The integral panel's title: which integral, relative or not, and whether the model keeps it. */
+static void integral_title(const plot *p, char *buf, size_t size)
 {
-    const int jacobi = p->m->integral == LGC_INTEGRAL_JACOBI, relative = p->energy0 != 0.0;
-    static const char *const titles[2][2][2] = {
-        {{"energy error E - E0 (E0 = 0), not conserved (the summary says why)",
-          "energy error E - E0 (E0 = 0)"},
-         {"relative energy error (E - E0)/|E0|, not conserved (the summary says why)",
-          "relative energy error (E - E0)/|E0|"}},
-        {{"Jacobi integral error h - h0 (h0 = 0), not conserved (the summary says why)",
-          "Jacobi integral error h - h0 (h0 = 0)"},
-         {"relative Jacobi integral error (h - h0)/|h0|, not conserved (the summary says why)",
-          "relative Jacobi integral error (h - h0)/|h0|"}}};
-    return titles[jacobi][relative][p->integral_kept != 0];
+    const int jacobi = p->m->integral == LGC_INTEGRAL_JACOBI;
+    const char *name = jacobi ? "Jacobi integral" : "energy", *v = jacobi ? "h" : "E";
+    if (p->energy0 != 0.0)
+        snprintf(buf, size, "relative %s error (%s - %s0)/|%s0|", name, v, v, v);
+    else
+        snprintf(buf, size, "%s error %s - %s0 (%s0 = 0)", name, v, v, v);
+    if (!p->integral_kept)
+        snprintf(buf + strlen(buf), size - strlen(buf), ", not conserved (the summary says why)");
 }
 
 /* One panel against t; the last one, at the bottom, carries the t axis's numbers. */
@@ -456,7 +453,8 @@ static int lay_out(plot *p)
     if (residual_rows > 0)
         p->panels[p->npanels++] = (panel){PANEL_RESIDUALS, -1, key_height(residual_rows, 200),
                                           "constraint residuals (values below 1e-17 drawn at 1e-17)"};
-    p->panels[p->npanels++] = (panel){PANEL_INTEGRAL, -1, 160, integral_title(p)};
+    integral_title(p, p->integral_title, sizeof p->integral_title);
+    p->panels[p->npanels++] = (panel){PANEL_INTEGRAL, -1, 160, p->integral_title};
     p->path_x = p->path_y = -1;
     if (p->opt->plot_path) {
         const char *s = p->opt->plot_path, *comma = strchr(s, ',');
@@ -472,7 +470,8 @@ static int lay_out(plot *p)
 int lgc_plot(const lgc_model *m, const lgc_sim_options *opt, const char *gnuplot, int csv_fd,
              int png_fd, double energy0, int integral_kept)
 {
-    plot p = {m, opt, energy0, integral_kept, NULL, NULL, 0, -1, -1, 0};
+    plot p = {.m = m, .opt = opt, .energy0 = energy0, .integral_kept = integral_kept,
+              .path_x = -1, .path_y = -1};
     int rc = LGC_ERR_IO;
     if (!(p.ext = calloc((size_t)lgc_csv_columns(m), sizeof *p.ext)) || lay_out(&p) != 0)
         fprintf(stderr, "lagrangec: plot: %s\n", lgc_strerror(LGC_ERR_NOMEM));

@@ -64,6 +64,9 @@ typedef struct lgc_input_error {
     char message[384];
 } lgc_input_error;
 
+/* The column of p on the line that starts at start, in characters (UTF-8 continuation bytes not counted). */
+int lgc_text_column(const char *start, const char *p);
+
 /*
 ** "WHERE:LINE:COL: error: MESSAGE" (WHERE:COL for an option's value) on
 ** stderr, then the line of text with a caret under the column.

@@ -28,13 +28,10 @@ typedef struct field {
     int col;
 } field;
 
-/* Column of p on its line, in characters (UTF-8 continuation bytes not counted). */
+/* Column of p on its line, in characters. */
 static int column(const line *l, const char *p)
 {
-    int col = 1;
-    for (const char *c = l->start; c < p; c++)
-        col += ((unsigned char)*c & 0xC0) != 0x80;
-    return col;
+    return lgc_text_column(l->start, p);
 }
 
 /* The mistake at column col of line l. */

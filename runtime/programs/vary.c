@@ -31,7 +31,7 @@ static int error_at(lgc_input_error *e, const char *text, const char *at, const 
     va_list ap;
     va_start(ap, fmt);
     e->line = 0;
-    e->col = (int)(at - text) + 1;
+    e->col = lgc_text_column(text, at);
     vsnprintf(e->message, sizeof e->message, fmt, ap);
     va_end(ap);
     return LGC_ERR_ARG;
