@@ -618,6 +618,9 @@ std::string emit_header(const Plan &plan) {
   if (!m.outputs.empty()) s << declaration(plan.real, plan.outputs.signature, plan.outputs.doc);
   if (!m.events.empty()) s << declaration(plan.real, plan.events.signature, plan.events.doc);
   if (m.ncontact) s << declaration(plan.real, plan.restitution.signature, plan.restitution.doc);
+  if (!m.friction.empty())
+    for (const Block *b : {&plan.friction_normal, &plan.friction_coefficients})
+      s << declaration(plan.real, b->signature, b->doc);
   if (plan.regressor.available())
     for (const Block *b : {&plan.base_regressor, &plan.base_parameters, &plan.standard_regressor, &plan.standard_parameters})
       s << declaration(plan.real, b->signature, b->doc);
@@ -670,6 +673,8 @@ std::string emit_source(const Plan &plan) {
   if (!m.outputs.empty()) s << "\n" << block_source(plan, plan.outputs);
   if (!m.events.empty()) s << "\n" << block_source(plan, plan.events);
   if (m.ncontact) s << "\n" << block_source(plan, plan.restitution);
+  if (!m.friction.empty())
+    for (const Block *b : {&plan.friction_normal, &plan.friction_coefficients}) s << "\n" << block_source(plan, *b);
   if (plan.regressor.available())
     for (const Block *b : {&plan.base_regressor, &plan.base_parameters, &plan.standard_regressor, &plan.standard_parameters})
       s << "\n" << block_source(plan, *b);

@@ -47,7 +47,7 @@ std::string emit_descriptor(const Plan &plan) {
   for (size_t c = 0; c < m.nc(); ++c) {
     labels.push_back(m.constraint_label(c));
     columns.push_back(m.origins[c].column);
-    wheels = wheels || m.origins[c].wheel >= 0 || (c < m.nh && c >= m.nh - m.ncontact);
+    wheels = wheels || m.origins[c].wheel >= 0 || (c < m.nh && c >= m.nh - m.ncontact) || c >= m.nc() - m.nslip();
   }
   s << "static const char *const coordinate_names[] = " << string_array(names_of(spec.coordinates)) << ";\n";
   s << "static const char *const state_names[] = " << string_array(state_names) << ";\n";
@@ -80,6 +80,18 @@ std::string emit_descriptor(const Plan &plan) {
     s << "static const int redundant_rows[] = {";
     for (size_t i = 0; i < m.redundant.size(); ++i) s << (i ? ", " : " ") << m.redundant[i];
     s << " };\n";
+  }
+  if (!m.friction.empty()) {
+    std::vector<std::string> names;
+    std::string rows;
+    for (auto &f : m.friction) {
+      names.push_back(f.name);
+      for (size_t i = 0; i < 2; ++i)
+        rows += (rows.empty() ? " " : ", ") + (i < f.slip_rows.size() ? std::to_string(f.slip_rows[i]) : "-1");
+    }
+    s << "static const char *const friction_names[] = " << string_array(names) << ";\n";
+    s << "/* Each friction contact's slip rows among the NC (-1: a planar contact's second). */\n";
+    s << "static const int friction_slip_rows[] = {" << rows << " };\n";
   }
   s << "/* 1 where the spec's [initial] tables give the value, 0 where it defaults to 0. */\n";
   s << "static const unsigned char initial_given[] = {" << given << " };\n";
@@ -157,6 +169,13 @@ std::string emit_descriptor(const Plan &plan) {
   if (m.ncontact) {
     field("ncontact", std::to_string(m.ncontact));
     field("restitution", n.fn("restitution"));
+  }
+  if (!m.friction.empty()) {
+    field("nfriction", std::to_string(m.friction.size()));
+    field("friction_names", "friction_names");
+    field("friction_slip_rows", "friction_slip_rows");
+    field("friction_normal", n.fn("friction_normal"));
+    field("friction_coefficients", n.fn("friction_coefficients"));
   }
   if (plan.regressor.available()) {
     field("nstandard", n.size("NSTANDARD"));

@@ -84,6 +84,7 @@ class Deriver {
       m_.g.push_back(read_expression(spec_.nonholonomic[j], scope_, {nonholonomic.back().name.c_str(), true, false}).expand());
     }
     add_wheels(holonomic, nonholonomic);
+    add_friction_slips(nonholonomic);
     // One-sided rows last among the holonomic ones: the runtime switches them on and off.
     for (size_t j = 0; j < spec_.contacts.size(); ++j) {
       ConstraintOrigin o = written("contact", j, spec_.contacts[j]);
@@ -95,6 +96,8 @@ class Deriver {
     read_restitution();
     m_.nh = holonomic.size();
     m_.nn = nonholonomic.size();
+    for (auto &f : m_.friction)
+      for (size_t &row : f.slip_rows) row += m_.nh;
     m_.origins = holonomic;
     m_.origins.insert(m_.origins.end(), nonholonomic.begin(), nonholonomic.end());
   }
@@ -110,6 +113,65 @@ class Deriver {
     }
     if (!text.empty() && text.back() == ' ') text.pop_back();
     return {kind + " constraint " + std::to_string(j + 1), text, std::to_string(j + 1), src.loc_of(0), -1, ""};
+  }
+
+  // Each [friction.NAME]'s slip velocities, the last nonholonomic rows
+  // (numbered among them for now: the holonomic rows come before them):
+  // constraints while it sticks, the direction of its force while it slides.
+  void add_friction_slips(std::vector<ConstraintOrigin> &nonholonomic) {
+    if (!spec_.friction.empty() && m_.formulation == Formulation::vakonomic)
+      error_at(spec_.friction[0].loc, "friction needs the d'Alembert formulation: its sticking rows are the "
+                                      "constraints of a contact, whose multipliers are its friction force");
+    for (const FrictionSpec &f : spec_.friction) {
+      Model::Friction &out = m_.friction.emplace_back();
+      out.name = f.name;
+      for (size_t i = 0; i < f.slip.size(); ++i) {
+        std::string column = f.slip.size() == 1 ? f.name : f.name + "." + std::to_string(i + 1);
+        ConstraintOrigin o{"friction '" + f.name + "': slip " + std::to_string(i + 1), f.slip[i].text, column,
+                           f.slip[i].loc_of(0), -1, ""};
+        out.slip_rows.push_back(nonholonomic.size());
+        nonholonomic.push_back(o);
+        m_.g.push_back(read_expression(f.slip[i], scope_, {o.name.c_str(), true, false}).expand());
+      }
+      std::string what = "the static friction coefficient of '" + f.name + "'";
+      out.mu_static = read_coefficient(f.mu_static, what);
+      out.mu_kinetic = f.mu_kinetic ? read_coefficient(*f.mu_kinetic, "the kinetic friction coefficient of '" + f.name + "'")
+                                    : out.mu_static;
+    }
+  }
+
+  // A friction coefficient: an expression of the parameters, >= 0 at their defaults.
+  ex read_coefficient(const SourceText &src, const std::string &what) {
+    ex e = read_expression(src, scope_, {what.c_str(), false, false, false, "parameters"});
+    double value = at_defaults(e);
+    if (!(value >= 0)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", value);
+      error_at(src.loc_of(0), what + " = " + text + " at the parameters' defaults: it must be >= 0");
+    }
+    return e;
+  }
+
+  // Each friction contact's normal force, affine in the multipliers (the
+  // sliding force it scales then keeps the KKT system linear).
+  void read_friction_normals() {
+    for (size_t k = 0; k < m_.friction.size(); ++k) {
+      const FrictionSpec &f = spec_.friction[k];
+      Model::Friction &out = m_.friction[k];
+      std::string what = "the normal force of '" + f.name + "'";
+      ex N = read_expression(f.normal, scope_, {what.c_str(), true, true, true, "", true}).expand();
+      GiNaC::exmap at_zero;
+      for (auto &mult : m_.multipliers) at_zero[mult] = 0;
+      out.normal0 = N.subs(at_zero);
+      for (auto &mult : m_.multipliers) {
+        ex rate = N.diff(mult);
+        if (sym().has_kind(rate, SymbolKind::multiplier) || rate.has(mult))
+          error_at(f.normal.loc_of(0), what + " is not linear in the multipliers (d/d" + mult.get_name() +
+                                           " depends on them): the sliding force it scales would make the "
+                                           "equations nonlinear in the accelerations");
+        out.normal_rate.push_back(rate);
+      }
+    }
   }
 
   // T and V of [bodies] and [particles], added to those written (kept
@@ -416,7 +478,7 @@ class Deriver {
   // [initial.multiplier] give a vakonomic mu, whose state it is), each row
   // numbered among its kind, a wheel's rows after the written ones.
   void read_outputs_and_events() {
-    if (spec_.outputs.empty() && spec_.events.empty()) return;
+    if (spec_.outputs.empty() && spec_.events.empty() && spec_.friction.empty()) return;
     auto add = [&](const std::string &name, const ex &symbol) {
       m_.symbols.by_name[name] = SymbolInfo{symbol, SymbolKind::multiplier, name};
       m_.symbols.kind_of.emplace(symbol, SymbolKind::multiplier);
@@ -436,6 +498,7 @@ class Deriver {
       std::string what = "event '" + e.name + "'";
       m_.events.push_back(read_expression(e.when, scope_, {what.c_str(), true, true, true, "", true}));
     }
+    read_friction_normals();
   }
 
 };

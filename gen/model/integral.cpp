@@ -77,6 +77,8 @@ class IntegralDeriver {
                                                             : m_.spec->restitution[c].text;
       return "the contacts' impacts lose energy (restitution " + text + ", not 1)";
     }
+    if (!m_.friction.empty())
+      return "friction '" + m_.friction[0].name + "' dissipates energy while it slides";
     for (size_t c = 0; c < m_.nh; ++c)
       if (depends_on_t(m_.phi[c])) return m_.constraint_name(c) + " depends on t: it does work";
     for (size_t j = 0; j < m_.nn; ++j) {

@@ -91,6 +91,17 @@ struct Model {
   std::vector<std::vector<std::string>> left_out;  // per wheel: its rows that are 0 at every state, dropped
   size_t ncontact = 0;                    // the last holonomic rows are [constraints] contact's, one-sided
   std::vector<GiNaC::ex> restitution;     // per contact: its coefficient, an expression of the parameters
+  // [friction.NAME]: Coulomb contacts whose slip rows are the last
+  // nonholonomic rows, on while the contact sticks; the normal force is
+  // normal0 + sum_c normal_rate[c] * multiplier c (affine in the multipliers).
+  struct Friction {
+    std::string name;
+    std::vector<size_t> slip_rows;        // one or two, among the nh + nn rows
+    GiNaC::ex normal0;                    // of t, the state, inputs and parameters
+    std::vector<GiNaC::ex> normal_rate;   // nh + nn
+    GiNaC::ex mu_static, mu_kinetic;      // of the parameters
+  };
+  std::vector<Friction> friction;
   Formulation formulation = Formulation::dalembert;
   std::vector<GiNaC::realsymbol> mu;  // vakonomic only: the multipliers, states
   std::vector<StateVar> state;        // q, q', z, then (vakonomic) mu
@@ -113,6 +124,12 @@ struct Model {
   std::vector<NamedValue> beyond_float;  // Scope's: literals a float cannot hold
 
   size_t nc() const { return nh + nn; }
+  // The friction contacts' slip rows, the last nonholonomic ones.
+  size_t nslip() const {
+    size_t n = 0;
+    for (auto &f : friction) n += f.slip_rows.size();
+    return n;
+  }
   // Row c of the stacked constraint Jacobian J = [A; B], entry i.
   const GiNaC::ex &J(size_t c, size_t i) const { return c < nh ? A(c, i) : B(c - nh, i); }
   // The velocity-level constraint row c, [phi'; g]_c.

@@ -247,7 +247,7 @@ void warn_integrable(const Model &m) {
   coords.push_back(s.t);
   size_t n = coords.size();
   auto points = sample_points(m, 4);
-  for (size_t j = 0; j < m.nn; ++j) {
+  for (size_t j = 0; j < m.nn - m.nslip(); ++j) {  // a slip row is a velocity, not a constraint written so
     std::vector<ex> w;
     for (size_t i = 0; i < m.nq; ++i) w.push_back(m.B(j, i));
     w.push_back(m.b[j]);

@@ -725,6 +725,28 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                           {{"out_restitution", Extent{}}}, outs);
   }
 
+  if (!m.friction.empty()) {
+    std::vector<Assignment> normal, coefficients;
+    for (size_t k = 0; k < m.friction.size(); ++k) {
+      const Model::Friction &f = m.friction[k];
+      normal.push_back({0, k, graph.from_ginac(f.normal0), f.name, ""});
+      for (size_t c = 0; c < m.nc(); ++c)
+        if (!f.normal_rate[c].is_zero())
+          normal.push_back({1, k * m.nc() + c, graph.from_ginac(f.normal_rate[c]), "", m.multipliers[c].get_name()});
+      coefficients.push_back({0, k, graph.from_ginac(f.mu_static), f.name, ""});
+      coefficients.push_back({1, k, graph.from_ginac(f.mu_kinetic), "", ""});
+    }
+    friction_normal = b.block(
+        {"void", names.fn("friction_normal"), false, {kAt, {out("out_normal"), out("out_normal_rate")}}},
+        "Each friction contact's normal force N = out_normal[k] + out_normal_rate[k NC ..] . [lambda; mu]\n"
+        "(the spec's [friction.NAME] normal, in the order written), affine in the\nmultipliers.",
+        {{"out_normal", Extent{}}, {"out_normal_rate", make_extent(sizes, {{Size::nc}}, m.friction.size()), true, false}}, normal);
+    friction_coefficients = b.block(
+        {"void", names.fn("friction_coefficients"), false, {{in("param"), out("out_static"), out("out_kinetic")}}},
+        "Each friction contact's static and kinetic coefficients at the parameters param.",
+        {{"out_static", Extent{}}, {"out_kinetic", Extent{}}}, coefficients);
+  }
+
   {  // x(0) as expressions of the parameters
     std::vector<Assignment> outs;
     for (size_t i = 0; i < m.state.size(); ++i)

@@ -430,6 +430,9 @@ struct Plan {
   Block jacobi_integral;
   // With contacts: NAME_restitution, each contact's coefficient at the parameters.
   Block restitution;
+  // With [friction]: NAME_friction_normal (each contact's normal force,
+  // affine in the multipliers) and NAME_friction_coefficients.
+  Block friction_normal, friction_coefficients;
   // Where tau is linear in monomials of the parameters: NAME_regressor and
   // NAME_base_parameters (Y_base theta_base = tau), and the same for the
   // standard parameters (Y theta = tau).

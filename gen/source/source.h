@@ -111,6 +111,20 @@ struct EventSpec {
   bool stop = false;
 };
 
+// [friction.NAME]: Coulomb friction at a contact. `slip`: its tangential
+// slip velocities (one, planar, or two, spatial), linear in the velocities,
+// which become nonholonomic rows while it sticks; `normal`: the normal
+// force, an expression of the state and the multipliers (lambda1..., mu1...);
+// `static` and `kinetic`: the coefficients, expressions of the parameters
+// (kinetic defaults to static).
+struct FrictionSpec {
+  std::string name;
+  SourceLoc loc;
+  std::vector<SourceText> slip;
+  SourceText normal, mu_static;
+  std::optional<SourceText> mu_kinetic;
+};
+
 struct Spec {
   std::string path;
   std::string source;  // the file's bytes, for reports and error carets
@@ -127,6 +141,7 @@ struct Spec {
   // parameters: none (0), one for every contact, or one per contact.
   std::vector<SourceText> contacts;
   std::vector<SourceText> restitution;
+  std::vector<FrictionSpec> friction;  // [friction.NAME], in the order written
   // The [initial] tables, expressions of the parameters; nullopt where the
   // spec gives no value (it is 0).
   std::vector<std::optional<SourceText>> initial_q, initial_v;  // one per coordinate

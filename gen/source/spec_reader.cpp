@@ -36,9 +36,11 @@ namespace {
 const std::set<std::string> kTopLevelKeys = {
     "name",          "title",       "coordinates", "parameters", "inputs", "kinetic", "potential",
     "forces",        "constraints", "initial",     "stabilization", "definitions", "frames", "points",
-    "gravity",       "bodies",      "particles",   "rolling",       "outputs",     "events"};
+    "gravity",       "bodies",      "particles",   "rolling",       "outputs",     "events",
+    "friction"};
 
 const std::set<std::string> kEventKeys = {"when", "direction", "action"};
+const std::set<std::string> kFrictionKeys = {"slip", "normal", "static", "kinetic"};
 
 const std::set<std::string> kBodyKeys = {"mass", "frame", "centre", "inertia", "inertia_frame"};
 const std::set<std::string> kParticleKeys = {"mass", "point"};
@@ -92,6 +94,7 @@ class Reader {
     if (auto *v = root.get("potential")) spec_.potential = expression(*v, "potential");
     read_forces(root);
     read_constraints(root);
+    read_friction(root);
     read_initial(root);
     read_stabilization(root);
     read_outputs(root);
@@ -631,8 +634,12 @@ class Reader {
     return expression(n, key);
   }
 
-  // Written ones, then two no-slip rows per rolling wheel.
-  size_t nonholonomic_count() const { return spec_.nonholonomic.size() + 2 * spec_.wheels.size(); }
+  // Written ones, two no-slip rows per rolling wheel, then the friction contacts' slip rows.
+  size_t nonholonomic_count() const {
+    size_t slips = 0;
+    for (auto &f : spec_.friction) slips += f.slip.size();
+    return spec_.nonholonomic.size() + 2 * spec_.wheels.size() + slips;
+  }
 
   size_t multiplier_index(const toml::key &k) const {
     std::string name(k.str());
@@ -691,6 +698,47 @@ class Reader {
         e.stop = *action == "stop";
       }
       spec_.events.push_back(std::move(e));
+    }
+  }
+
+  // [friction.NAME]: slip = "EXPR" or a list of one or two, normal = "EXPR",
+  // static = mu_s, kinetic = mu_k (default mu_s). NAME names CSV columns
+  // (g[NAME], mode[NAME]) and events (slide[NAME], stick[NAME]).
+  void read_friction(const toml::table &root) {
+    for (auto [key, t] : named_tables(root, "friction", "a friction contact")) {
+      std::string table = "friction." + std::string(key->str());
+      check_keys(*t, table, kFrictionKeys);
+      FrictionSpec f;
+      f.name = std::string(key->str());
+      f.loc = loc(key->source().begin);
+      const char *slip_shape = "the slip velocity, an expression linear in the velocities, or a list of two "
+                               "(the slip along two tangents of a spatial contact)";
+      const toml::node &slip = required(*t, table, *key, "slip", slip_shape);
+      if (const toml::array *a = slip.as_array()) {
+        if (a->empty() || a->size() > 2)
+          error_at(loc(slip), "'slip' lists " + std::to_string(a->size()) + " expressions; it must be " + slip_shape);
+        for (const toml::node &e : *a) {
+          if (!e.is_string()) wrong_type(e, "slip", slip_shape);
+          f.slip.push_back(expression(e, "slip"));
+        }
+      } else {
+        if (!slip.is_string()) wrong_type(slip, "slip", slip_shape);
+        f.slip.push_back(expression(slip, "slip"));
+      }
+      const char *coefficient = "a number or an expression of the parameters";
+      auto read_coefficient = [&](const toml::node &n, const char *name) {
+        if (!n.is_string() && !n.is_number()) wrong_type(n, name, coefficient);
+        return expression(n, name);
+      };
+      const toml::node &normal = required(*t, table, *key, "normal",
+                                          "the normal force, an expression of the state and the multipliers: "
+                                          "\"lambda1\" for the first holonomic row's");
+      if (!normal.is_string() && !normal.is_number())
+        wrong_type(normal, "normal", "an expression of the state and the multipliers");
+      f.normal = expression(normal, "normal");
+      f.mu_static = read_coefficient(required(*t, table, *key, "static", "the static friction coefficient"), "static");
+      if (const toml::node *k = t->get("kinetic")) f.mu_kinetic = read_coefficient(*k, "kinetic");
+      spec_.friction.push_back(std::move(f));
     }
   }
 

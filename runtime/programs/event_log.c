@@ -2,7 +2,8 @@
 ** event_log.c — what simulate keeps of the events a run meets: each
 ** event's count and first and last times, for the summary, and the
 ** --events file (event, t, q, q'), each row written whole. The spec's
-** events by name, then each contact's: release[contactK], impact[contactK].
+** events by name, then each contact's: release[contactK], impact[contactK],
+** then each friction contact's: slide[NAME], stick[NAME].
 */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -23,7 +24,7 @@ int lgc_event_log_init(lgc_event_log *log, const lgc_model *m)
     memset(log, 0, sizeof *log);
     log->fd = -1;
     log->stopped_by = -1;
-    log->n = m->nevent + 2 * m->ncontact;
+    log->n = m->nevent + 2 * m->ncontact + 2 * m->nfriction;
     if (log->n == 0)
         return LGC_OK;
     size_t longest = 0, names = 0;
@@ -31,6 +32,8 @@ int lgc_event_log_init(lgc_event_log *log, const lgc_model *m)
         names += strlen(m->event_names[i]) + 1;
     for (int c = 0; c < m->ncontact; c++)
         names += 2 * (strlen(m->constraint_columns[m->nh - m->ncontact + c]) + 10);
+    for (int k = 0; k < m->nfriction; k++)
+        names += 2 * (strlen(m->friction_names[k]) + 8);
     for (int i = 0; i < 2 * m->nq; i++)
         longest = strlen(m->state_names[i]) > longest ? strlen(m->state_names[i]) : longest;
     log->size = (size_t)(2 * m->nq + 2) * (longest + NUMBER_MAX) + names + 2;
@@ -46,13 +49,15 @@ int lgc_event_log_init(lgc_event_log *log, const lgc_model *m)
     log->last = log->first + log->n;
     char *text = log->name_text;
     for (int i = 0; i < log->n; i++) {
-        const int c = (i - m->nevent) / 2;
+        const int c = (i - m->nevent) / 2, k = c - m->ncontact;
         log->names[i] = text;
         if (i < m->nevent)
             text += sprintf(text, "%s", m->event_names[i]) + 1;
-        else
+        else if (k < 0)
             text += sprintf(text, "%s[%s]", (i - m->nevent) % 2 ? "impact" : "release",
                             m->constraint_columns[m->nh - m->ncontact + c]) + 1;
+        else
+            text += sprintf(text, "%s[%s]", (i - m->nevent) % 2 ? "stick" : "slide", m->friction_names[k]) + 1;
     }
     return LGC_OK;
 }

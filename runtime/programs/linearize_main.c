@@ -181,10 +181,15 @@ static double independent_acceleration(const lgc_linearization *lin, lgc_system 
 ** What the linear model does with the contacts: it holds every one on, a
 ** two-sided row (the motion in contact, as NAME_step does); a note says so,
 ** with each one's push at the point, and which pull there (the motion
-** lets go of them at once: this linear model is not the motion).
+** lets go of them at once: this linear model is not the motion). Friction
+** contacts are held sticking (their slip rows constraints), as NAME_step
+** holds them: a note says so.
 */
 static void note_contacts(const lgc_model *m, lgc_system *sys, double t, const double x[])
 {
+    if (m->nfriction > 0)
+        fprintf(stderr, "lagrangec: note: friction contacts held sticking (their slip rows as constraints: "
+                        "the motion while each sticks, valid while its friction stays inside mu_s N)\n");
     if (m->ncontact == 0)
         return;
     double *v = malloc(((size_t)m->nx + (size_t)(m->nh + m->nn)) * sizeof *v + 1);

@@ -64,6 +64,19 @@ static int contact_row(const lgc_model *m, int i)
     return i < 2 * m->nh && i % m->nh >= m->nh - m->ncontact;
 }
 
+/*
+** Row i of [phi; phi'; g] is a friction contact's slip: the CSV column
+** (from 0) of that contact's mode, whose 0 says when the slip is a
+** residual (sticking); else -1.
+*/
+static int slip_mode_column(const lgc_model *m, int i)
+{
+    for (int k = 0; i >= 2 * m->nh && k < 2 * m->nfriction; k++)
+        if (m->friction_slip_rows[k] == i - m->nh)
+            return lgc_csv_column_modes(m) + k / 2;
+    return -1;
+}
+
 int lgc_plot_column(const lgc_model *m, const char *name, size_t len)
 {
     const int dot = len > 4 && memcmp(name + len - 4, "_dot", 4) == 0;
@@ -300,7 +313,10 @@ static void gap_curves(FILE *gp, const plot *p)
     fputs("\nunset xzeroaxis\n", gp);
 }
 
-/* |residual| of each row but the contacts', at the floor where below it. */
+/*
+** |residual| of each row but the contacts', at the floor where below it; a
+** friction contact's slip only while it sticks (sliding, it is no error).
+*/
 static void residual_curves(FILE *gp, const plot *p)
 {
     const lgc_model *m = p->m;
@@ -323,8 +339,13 @@ static void residual_curves(FILE *gp, const plot *p)
         char name[256], title[260];
         lgc_csv_column_name(m, first + i, name, sizeof name);
         snprintf(title, sizeof title, "|%s|", name);
-        fprintf(gp, "%s" CSV " using 1:(max(abs(column(%d)))) with lines title ", any++ ? ", " : "plot ",
-                first + i + 1);
+        const int mode = slip_mode_column(m, i);
+        if (mode >= 0)
+            fprintf(gp, "%s" CSV " using 1:(column(%d) == 0 ? max(abs(column(%d))) : NaN) with lines title ",
+                    any++ ? ", " : "plot ", mode + 1, first + i + 1);
+        else
+            fprintf(gp, "%s" CSV " using 1:(max(abs(column(%d)))) with lines title ", any++ ? ", " : "plot ",
+                    first + i + 1);
         lgc_gnuplot_text(gp, title);
     }
     fputs("\nunset logscale y\nset format y '%g'\n", gp);

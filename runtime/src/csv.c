@@ -29,7 +29,8 @@ int lgc_csv_column_energy(const lgc_model *m) { return lgc_csv_column_g(m) + m->
 int lgc_csv_column_multipliers(const lgc_model *m) { return lgc_csv_column_energy(m) + 1; }
 int lgc_csv_column_force(const lgc_model *m) { return lgc_csv_column_multipliers(m) + m->nh + m->nn; }
 int lgc_csv_column_outputs(const lgc_model *m) { return lgc_csv_column_force(m) + m->nq; }
-int lgc_csv_columns(const lgc_model *m) { return lgc_csv_column_outputs(m) + m->nout; }
+int lgc_csv_column_modes(const lgc_model *m) { return lgc_csv_column_outputs(m) + m->nout; }
+int lgc_csv_columns(const lgc_model *m) { return lgc_csv_column_modes(m) + m->nfriction; }
 
 /* "prefix[row]": row c of [holonomic; nonholonomic] by its column name, k its number in its kind. */
 static void row_column(const lgc_model *m, const char *prefix, int c, int k, char *buf, size_t size)
@@ -71,8 +72,10 @@ void lgc_csv_column_name(const lgc_model *m, int j, char *buf, size_t size)
         row_column(m, "mu", j - mult, j - mult - m->nh + 1, buf, size);
     else if (j < out)
         snprintf(buf, size, "Fc[%s]", q[j - fc]);
-    else
+    else if (j < out + m->nout)
         snprintf(buf, size, "%s", m->output_names[j - out]);
+    else
+        snprintf(buf, size, "mode[%s]", m->friction_names[j - out - m->nout]);
 }
 
 lgc_csv *lgc_csv_open(int fd, const lgc_model *m)
@@ -80,10 +83,11 @@ lgc_csv *lgc_csv_open(int fd, const lgc_model *m)
     lgc_csv *w = calloc(1, sizeof *w);
     size_t longest = 0;
     const int rows = m->constraint_columns ? m->nh + m->nn : 0;
-    for (int i = 0; i < m->nq + rows + m->nout; i++) {
-        const char *name = i < m->nq          ? m->coordinate_names[i]
-                           : i < m->nq + rows ? m->constraint_columns[i - m->nq]
-                                              : m->output_names[i - m->nq - rows];
+    for (int i = 0; i < m->nq + rows + m->nout + m->nfriction; i++) {
+        const char *name = i < m->nq                    ? m->coordinate_names[i]
+                           : i < m->nq + rows           ? m->constraint_columns[i - m->nq]
+                           : i < m->nq + rows + m->nout ? m->output_names[i - m->nq - rows]
+                                                        : m->friction_names[i - m->nq - rows - m->nout];
         size_t len = 0;
         while (name[len])
             len++;
@@ -168,6 +172,8 @@ int lgc_csv_row(lgc_csv *w, const lgc_sample *s)
         len = put(w, len, s->fc[i]);
     for (int i = 0; i < m->nout; i++)
         len = put(w, len, s->out[i]);
+    for (int k = 0; k < m->nfriction; k++)
+        len = put(w, len, s->mode[k]);
     w->line[len++] = '\n';
     return write_line(w, len);
 }

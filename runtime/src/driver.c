@@ -32,8 +32,11 @@ struct lgc_driver {
     lgc_events events;      /* the model's, located in each step */
     double t_event_stop;    /* when an event stopped the run; NAN: none did */
     lgc_impact impact;
+    lgc_friction friction;
     lgc_switch_window switches; /* the last contact switches' times */
-    int contact;            /* the contact that switches at t_contact (NAN: none pending) */
+    /* What switches at t_contact (NAN: none pending): contact c, or
+       friction contact k as ncontact + k. */
+    int contact;
     double t_contact;
     lgc_event_observer event_observer;
     void *event_ctx;
@@ -83,7 +86,8 @@ lgc_driver *lgc_driver_alloc(lgc_system *sys, const lgc_driver_options *opt)
     d->step = opt->type->alloc(&setup);
     d->x = calloc(4 * (size_t)(nx > 0 ? nx : 1), sizeof(double));
     d->t_event_stop = d->t_contact = NAN;
-    if (!d->step || !d->proj || !d->x || lgc_events_init(&d->events, sys) != LGC_OK
+    if (!d->step || !d->proj || !d->x || lgc_friction_init(&d->friction, sys->model) != LGC_OK
+        || lgc_events_init(&d->events, sys, &d->friction) != LGC_OK
         || lgc_impact_init(&d->impact, sys->model) != LGC_OK) {
         lgc_driver_free(d);
         return NULL;
@@ -103,6 +107,7 @@ void lgc_driver_free(lgc_driver *d)
     lgc_projector_free(d->proj);
     lgc_events_free(&d->events);
     lgc_impact_free(&d->impact);
+    lgc_friction_free(&d->friction);
     free(d->x);
     free(d);
 }
@@ -158,7 +163,11 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     d->min_norm_seen = d->sys->nfev_min_norm;
     memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
     lgc_contacts_touching(d->sys, t0, d->x, d->xerr);   /* xerr: 2 nh + nn <= nx doubles of scratch */
-    rc = lgc_project(d->proj, d->sys, t0, d->x, &it);
+    rc = lgc_friction_coefficients(d->sys);
+    if (rc == LGC_OK)
+        rc = lgc_friction_start(&d->friction, d->sys, t0, d->x, lgc_contact_tolerance(d->sys->model, d->x));
+    if (rc == LGC_OK)
+        rc = lgc_project(d->proj, d->sys, t0, d->x, &it);
     d->stats.proj_iter += (unsigned long)it;
     if (rc == LGC_OK && !all_finite(d->x, d->nx))
         rc = LGC_ERR_NONFINITE;
@@ -235,6 +244,16 @@ static int take_step(lgc_driver *d, double t1)
     return LGC_OK;
 }
 
+/* 1 when a spatial friction contact (two slip rows) slides. */
+static int spatial_sliding(const lgc_system *sys)
+{
+    const lgc_model *m = sys->model;
+    for (int k = 0; k < m->nfriction; k++)
+        if (m->friction_slip_rows[2 * k + 1] >= 0 && lgc_sliding(sys->slide, k))
+            return 1;
+    return 0;
+}
+
 /* The events in the step just taken (its interpolant meeting its end); a stop ends the run. */
 static int step_events(lgc_driver *d)
 {
@@ -252,6 +271,10 @@ static int step_events(lgc_driver *d)
         d->t_contact = t_halt;
     } else if (rc == LGC_OK && halt >= 0) {
         d->t_event_stop = t_halt;
+    } else if (rc == LGC_OK && spatial_sliding(d->sys)) {
+        /* A spatial contact's slip is watched along its direction at the step's start. */
+        lgc_friction_reference(&d->friction, d->sys, d->t, d->x);
+        rc = lgc_events_start(&d->events, d->t, d->x);
     }
     return rc;
 }
@@ -280,7 +303,10 @@ static double rest_speed(const lgc_driver *d, const double x[])
     return sqrt(d->opt.atol + d->opt.rtol * v);
 }
 
-/* What the impact at t did to each contact, to the event observer: an impact's, or a release's. */
+/*
+** What the switch at t did to each contact and friction contact, to the
+** event observer: an impact's, a release's; a slide's, a stick's.
+*/
 static int report_impact(lgc_driver *d, double t, const double x[])
 {
     const lgc_model *m = d->sys->model;
@@ -293,11 +319,22 @@ static int report_impact(lgc_driver *d, double t, const double x[])
         if (rc != LGC_OK)
             return rc;
     }
+    for (int k = 0; k < m->nfriction && d->event_observer; k++) {
+        const int outcome = d->friction.outcome[k];
+        if (outcome == LGC_FRICTION_UNCHANGED)
+            continue;
+        int rc = d->event_observer(d->event_ctx, m->nevent + 2 * m->ncontact + 2 * k
+                                   + (outcome == LGC_FRICTION_STICKS), t, x);
+        if (rc != LGC_OK)
+            return rc;
+    }
     return LGC_OK;
 }
 
 /*
-** The contact pending at t_contact switches: in contact, it lets go (its
+** The contact pending at t_contact switches: a friction contact sticking
+** slides, one sliding settles (sticks, or slides on, reversed or not);
+** in contact, it lets go (its
 ** multiplier reached 0); apart, it hits, and every contact closing there
 ** or on takes part in the impact (lgc_impact_apply). The run then starts
 ** afresh from that state, corrected on the new set of rows. A contact
@@ -310,14 +347,21 @@ static int report_impact(lgc_driver *d, double t, const double x[])
 static int switch_contact(lgc_driver *d)
 {
     const lgc_model *m = d->sys->model;
-    const int row = m->nh - m->ncontact + d->contact;
+    const int row = m->nh - m->ncontact + d->contact, k = d->contact - m->ncontact;
     const double t = d->t_contact;
     double *x = d->xnew;
     int rc = LGC_OK, it = 0;
     if (lgc_switch_window_add(&d->switches, t))
         return LGC_ERR_ACCUMULATION;
     d->opt.type->dense(d->step, (t - d->t_prev) / (d->t - d->t_prev), x);
-    if (!d->sys->active[row]) {
+    if (m->nfriction)
+        memset(d->friction.outcome, LGC_FRICTION_UNCHANGED, (size_t)m->nfriction);
+    if (k >= 0) {
+        if (m->ncontact)
+            memset(d->impact.outcome, LGC_CONTACT_UNCHANGED, (size_t)m->ncontact);
+        rc = lgc_sliding(d->sys->slide, k) ? lgc_friction_settle(&d->friction, d->sys, k, t, x)
+                                           : lgc_friction_break(&d->friction, d->sys, k, t, x);
+    } else if (!d->sys->active[row]) {
         rc = lgc_impact_apply(&d->impact, d->sys, t, x, d->contact, lgc_contact_tolerance(m, x),
                               rest_speed(d, x), shortest_flight(d, t));
     } else {
@@ -325,6 +369,9 @@ static int switch_contact(lgc_driver *d)
         d->impact.outcome[d->contact] = LGC_CONTACT_RELEASED;
         d->sys->active[row] = 0;
     }
+    /* A contact's switch changes the normal forces: every friction contact takes its mode afresh. */
+    if (rc == LGC_OK && k < 0 && m->nfriction)
+        rc = lgc_friction_start(&d->friction, d->sys, t, x, lgc_contact_tolerance(m, x));
     if (rc == LGC_OK)
         rc = lgc_project(d->proj, d->sys, t, x, &it);
     d->stats.proj_iter += (unsigned long)it;
@@ -358,6 +405,9 @@ static int switch_contact(lgc_driver *d)
     for (int c = 0; c < m->ncontact; c++)
         if (d->impact.outcome[c] == LGC_CONTACT_BOUNCED)
             lgc_events_rebound(&d->events, c);
+    for (int f = 0; f < m->nfriction; f++)
+        if (d->friction.outcome[f] != LGC_FRICTION_UNCHANGED)
+            lgc_events_switched(&d->events, f);
     return LGC_OK;
 }
 

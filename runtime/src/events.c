@@ -7,12 +7,13 @@
 #include "events.h"
 #include "lagrangec/status.h"
 
-int lgc_events_init(lgc_events *ev, lgc_system *sys)
+int lgc_events_init(lgc_events *ev, lgc_system *sys, lgc_friction *friction)
 {
     const lgc_model *m = sys->model;
-    const int n = m->nevent + m->ncontact, nx = m->nx;
+    const int n = m->nevent + m->ncontact + m->nfriction, nx = m->nx;
     memset(ev, 0, sizeof *ev);
     ev->sys = sys;
+    ev->friction = friction;
     ev->n = n;
     if (n == 0)
         return LGC_OK;
@@ -58,6 +59,7 @@ static int values(lgc_events *ev, double t, const double x[], double g[])
         const int row = m->nh - m->ncontact + c;
         g[m->nevent + c] = sys->active[row] ? ev->mult[row] : ev->res[row] + ev->margin[c];
     }
+    lgc_friction_indicators(ev->friction, sys, t, x, ev->mult, g + m->nevent + m->ncontact);
     for (int i = 0; i < ev->n; i++)
         if (!isfinite(g[i]))
             return LGC_ERR_NONFINITE;
@@ -81,9 +83,16 @@ void lgc_events_margin(lgc_events *ev, int c, double margin)
     ev->margin[c] = margin;
 }
 
+void lgc_events_switched(lgc_events *ev, int k)
+{
+    double *g = &ev->g0[ev->sys->model->nevent + ev->sys->model->ncontact + k];
+    if (!(*g > 0.0))
+        *g = DBL_MIN;
+}
+
 /*
 ** Whether function i crosses from a to b (b may be 0: the crossing is at
-** the end) in its direction; a contact's falls.
+** the end) in its direction; a contact's or a friction contact's falls.
 */
 static int crosses(const lgc_model *m, int i, double a, double b)
 {

@@ -6,16 +6,20 @@
 #ifndef LAGRANGEC_EVENTS_H
 #define LAGRANGEC_EVENTS_H
 
+#include "friction.h"
 #include "lagrangec/driver.h"
 
 /*
 ** The functions watched: the model's events, then one per contact: its
 ** multiplier while in contact (falling through 0: it lets go), its phi
-** (plus its margin) while apart (falling through 0: an impact).
+** (plus its margin) while apart (falling through 0: an impact); then one
+** per friction contact (lgc_friction_indicators: falling through 0, it
+** switches).
 */
 typedef struct lgc_events {
     lgc_system *sys;
-    int n;                  /* model->nevent + model->ncontact */
+    lgc_friction *friction;
+    int n;                  /* model->nevent + model->ncontact + model->nfriction */
     double *g0, *g1;        /* the event functions at the step's start and end */
     double *t_hit;          /* where each crosses inside the step; NAN: nowhere */
     double *x;              /* a state on the interpolant */
@@ -26,7 +30,7 @@ typedef struct lgc_events {
 } lgc_events;
 
 /* Scratch for sys->model's events; a model without any needs none (LGC_OK). */
-int lgc_events_init(lgc_events *ev, lgc_system *sys);
+int lgc_events_init(lgc_events *ev, lgc_system *sys, lgc_friction *friction);
 void lgc_events_free(lgc_events *ev);
 
 /* The functions at the start of the run (t, x): where the first step's crossings are seen from. */
@@ -38,6 +42,13 @@ int lgc_events_start(lgc_events *ev, double t, const double x[]);
 ** crossing, even one inside the first step. Call after lgc_events_start.
 */
 void lgc_events_rebound(lgc_events *ev, int c);
+
+/*
+** Friction contact k has just switched: it starts from above, whatever the
+** round-off left its function at, so that only a true return is a switch.
+** Call after lgc_events_start.
+*/
+void lgc_events_switched(lgc_events *ev, int k);
 
 /*
 ** Contact c, off, is seen to hit only where phi falls through -margin, not

@@ -26,6 +26,9 @@ int lgc_state_check(const lgc_system *sys, double t, const double x[], double to
     if (!r)
         return LGC_ERR_NOMEM;
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
+    for (int i = 0; i < 2 * m->nfriction; i++)     /* a slip is no constraint at a start */
+        if (m->friction_slip_rows[i] >= 0)
+            r[m->nh + m->friction_slip_rows[i]] = 0.0;
     const double bound = tol * fmax(1.0, lgc_max_abs(x, 2 * m->nq, 0.0));
     *row = -1;
     for (int i = 0; i < rows; i++) {
@@ -135,13 +138,17 @@ static void choose_free(completion *c, const unsigned char fixed[], int offset)
 /*
 ** A contact apart or touching (phi >= 0) is left as it is: its targets
 ** become 0 (C d = 0 on its row), so nothing is pulled onto it; one that
-** penetrates is brought back to phi = 0.
+** penetrates is brought back to phi = 0. A friction contact's slip too is
+** left as it is: a slip is a velocity, a constraint only while it sticks.
 */
 static void leave_contacts(const lgc_model *m, double res[])
 {
     for (int i = m->nh - m->ncontact; i < m->nh; i++)
         if (res[i] >= 0.0)
             res[i] = res[m->nh + i] = 0.0;
+    for (int i = 0; i < 2 * m->nfriction; i++)
+        if (m->friction_slip_rows[i] >= 0)
+            res[m->nh + m->friction_slip_rows[i]] = 0.0;   /* g follows phi and phi' */
 }
 
 /* The largest |res[i]| over the solved rows; NaN once one is (lgc_max_abs's rule). */

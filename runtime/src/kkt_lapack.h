@@ -19,10 +19,13 @@ double *lgc_kkt_lapack_conditioning(const lgc_model *m, double work[]);
 ** What m->rhs computes (dxdt, multipliers may be NULL, the same LGC_MODEL_*
 ** codes), from m->kkt_terms and a LAPACK solve in `work`, on the rows
 ** `active` marks (NULL: all; the others, like redundant rows, are left out
-** and their multipliers are 0: a contact apart). Never allocates.
+** and their multipliers are 0: a contact apart), with the forces of the
+** friction contacts that slide (`slide` as lagrangec/system.h's; NULL:
+** none). Never allocates.
 */
 int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double x[],
                        const double u[], const double p[], double alpha, double beta,
-                       const unsigned char active[], double dxdt[], double multipliers[]);
+                       const unsigned char active[], const double slide[], double dxdt[],
+                       double multipliers[]);
 
 #endif

@@ -5,18 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "friction.h"
 #include "lagrangec/monitor.h"
 #include "lagrangec/status.h"
 #include "max_abs.h"
 
 /*
 ** x, phi, phi', g, multipliers, fc, outputs, dxdt, tracked residuals, C,
-** row maxima, output extremes, contacts' minima in one block
+** row maxima, output extremes, contacts' minima, friction modes and the
+** normal forces' scratch in one block
 */
 static size_t block_size(const lgc_model *m)
 {
     return (size_t)(2 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq + 3 * m->nout
-                    + m->ncontact) + 1;
+                    + m->ncontact + m->nfriction * (2 + m->nh + m->nn)) + 1;
 }
 
 /* The minimum-norm multipliers' scratch: C C^T, its eigenvalues, dsyev's work (66 a row), nu. */
@@ -51,6 +53,9 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
     mon->out_min = mon->max_residual + 2 * nh + nn;
     mon->out_max = mon->out_min + model->nout;
     mon->min_contact_phi = mon->out_max + model->nout;
+    mon->s.mode = mon->min_contact_phi + model->ncontact;
+    mon->normal = mon->s.mode + model->nfriction;
+    mon->normal_rate = mon->normal + model->nfriction;
     return LGC_OK;
 }
 
@@ -159,6 +164,9 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
     s->t = t;
     memcpy(s->x, x, (size_t)m->nx * sizeof *s->x);
     m->residuals(t, x, sys->p, s->phi, s->phi_dot, s->g);
+    lgc_friction_sliding_forces(sys, t, x, s->g, s->mult, mon->normal, mon->normal_rate);
+    for (int k = 0; k < m->nfriction; k++)
+        s->mode[k] = lgc_friction_mode(sys, k);
     s->energy = m->integral_value(t, x, sys->p);
     if (!isfinite(lgc_max_abs(s->mult, m->nh + m->nn, 0.0)))
         return LGC_ERR_NONFINITE;

@@ -365,23 +365,23 @@ static int min_norm(lgc_projector *pr, int rows)
 ** A contact apart is no constraint: its residuals become 0 and its row of
 ** C zeros, so the correction neither closes its gap nor holds it (held,
 ** C d = 0 on its row would fight a row that holds: a pendulum's rod
-** beside a wall it is apart from).
+** beside a wall it is apart from). The same for a sliding contact's slip.
 */
 static void free_contacts(const lgc_system *sys, double res[])
 {
     const lgc_model *m = sys->model;
-    for (int i = 0; sys->active && i < 2 * m->nh; i++)
+    for (int i = 0; sys->active && i < 2 * m->nh + m->nn; i++)
         if (lgc_row_off(sys, i))
             res[i] = 0.0;
 }
 
-/* C at (t, x), the rows of the contacts apart zeros. */
+/* C at (t, x), the rows of the contacts apart (and of sliding slips) zeros. */
 static void constraint_rows(lgc_projector *pr, const lgc_system *sys, double t, const double x[])
 {
     const lgc_model *m = pr->model;
     m->constraint_jacobian(t, x, sys->p, pr->C);
-    for (int i = 0; sys->active && i < m->nh; i++)
-        if (lgc_row_off(sys, i))
+    for (int i = 0; sys->active && i < m->nh + m->nn; i++)
+        if (lgc_row_off(sys, i < m->nh ? i : i + m->nh))
             memset(pr->C + (size_t)i * pr->n, 0, (size_t)pr->n * sizeof *pr->C);
 }
 

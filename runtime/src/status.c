@@ -23,6 +23,8 @@ const char *lgc_strerror(int status)
     case LGC_ERR_SINGULAR_METHOD: return "the constraint Jacobian nearly lost rank (a singular configuration), which CVODE's adams and bdf cannot pass: they may leave the motion's branch there; use dopri5 or rk4";
     case LGC_ERR_ACCUMULATION: return "contact switches accumulate: 256 impacts or releases within 1e-6 s (relative to t) and no contact comes to rest (a repeating switch, or a Zeno sequence the rest rules did not end)";
     case LGC_ERR_RESTITUTION: return "a contact's restitution is outside [0, 1] at the run's parameters (0 a plastic impact, 1 an elastic one)";
+    case LGC_ERR_FRICTION: return "no consistent friction mode: a sliding contact's normal force would have to pull to keep it closed (Painleve's paradox: the friction the sliding needs jams the contact), or a contact's normal force is negative";
+    case LGC_ERR_FRICTION_COEFFICIENT: return "a friction coefficient is negative, or the kinetic one above the static one, at the run's parameters";
     default: return "unknown error";
     }
 }

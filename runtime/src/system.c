@@ -25,14 +25,17 @@ int lgc_system_init(lgc_system *sys, const lgc_model *model)
     sys->p = alloc_doubles(model->np, model->parameter_defaults);
     sys->u = alloc_doubles(model->nu, model->input_defaults);
     sys->work = alloc_doubles(model->nwork, NULL);
+    const int switching = model->ncontact > 0 || model->nfriction > 0;
     int lapack = model->kkt_terms && ((!model->straight_line_solve && model->nq >= LGC_LAPACK_MIN_NQ)
-                                      || model->ncontact > 0);
+                                      || switching);
     if (lapack)
         sys->kkt_work = alloc_doubles((int)lgc_kkt_lapack_size(model), NULL);
-    if (model->ncontact > 0 && (sys->active = malloc((size_t)(model->nh + model->nn))))
+    if (switching && (sys->active = malloc((size_t)(model->nh + model->nn))))
         memset(sys->active, 1, (size_t)(model->nh + model->nn));
+    if (model->nfriction > 0)
+        sys->slide = alloc_doubles(4 * model->nfriction, NULL);
     if (!sys->p || !sys->u || !sys->work || (lapack && !sys->kkt_work)
-        || (model->ncontact > 0 && !sys->active)) {
+        || (switching && !sys->active) || (model->nfriction > 0 && !sys->slide)) {
         lgc_system_free(sys);
         return LGC_ERR_NOMEM;
     }
@@ -46,7 +49,8 @@ void lgc_system_free(lgc_system *sys)
     free(sys->work);
     free(sys->kkt_work);
     free(sys->active);
-    sys->p = sys->u = sys->work = sys->kkt_work = NULL;
+    free(sys->slide);
+    sys->p = sys->u = sys->work = sys->kkt_work = sys->slide = NULL;
     sys->active = NULL;
 }
 
@@ -83,7 +87,7 @@ int lgc_system_rhs(lgc_system *sys, double t, const double x[], double dxdt[],
     sys->nfev++;
     int rc = lgc_model_status(
         sys->kkt_work ? lgc_kkt_lapack_rhs(m, sys->kkt_work, t, x, sys->u, sys->p, sys->alpha,
-                                           sys->beta, sys->active, dxdt, multipliers)
+                                           sys->beta, sys->active, sys->slide, dxdt, multipliers)
                       : m->rhs(t, x, sys->u, sys->p, sys->alpha, sys->beta, dxdt, multipliers,
                                sys->work));
     if (rc != LGC_OK)
@@ -118,9 +122,9 @@ void lgc_contacts_touching(lgc_system *sys, double t, const double x[], double p
 int lgc_row_off(const lgc_system *sys, int i)
 {
     const lgc_model *m = sys->model;
-    if (!sys->active || i >= 2 * m->nh)
+    if (!sys->active)
         return 0;
-    const int row = i % m->nh;      /* phi and phi' rows alike */
+    const int row = i < 2 * m->nh ? i % m->nh : i - m->nh;   /* phi and phi' rows alike; g's follow */
     return !sys->active[row];
 }
 
@@ -148,6 +152,7 @@ int lgc_model_status(int model_rc)
     case LGC_MODEL_OK: return LGC_OK;
     case LGC_MODEL_SINGULAR_MASS: return LGC_ERR_SINGULAR_MASS;
     case LGC_MODEL_SINGULAR_CONSTRAINTS: return LGC_ERR_RANK_LOST;
+    case LGC_MODEL_FRICTION_INCONSISTENT: return LGC_ERR_FRICTION;
     default: return LGC_ERR_MODEL;
     }
 }

@@ -33,7 +33,7 @@ int call_once(void)
                       mult, work);
     case LAPACK:
         return lgc_kkt_lapack_rhs(m, kkt, 0.0, x, m->input_defaults, m->parameter_defaults,
-                                  m->alpha, m->beta, NULL, dxdt, mult);
+                                  m->alpha, m->beta, NULL, NULL, dxdt, mult);
     default:
         m->kkt_terms(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta, M,
                      dxdt + m->nq, J, r, dxdt + 2 * m->nq);

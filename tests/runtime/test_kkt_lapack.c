@@ -71,7 +71,7 @@ static void compare_at(const lgc_model *m, const double p[], const double x[], d
     assert_le(m->nx, MAXX);
     assert_le(nc, MAXX);
     int rc_gen = m->rhs(0.3, x, u, p, m->alpha, m->beta, gen, gen_mult, work);
-    int rc_lap = lgc_kkt_lapack_rhs(m, kkt, 0.3, x, u, p, m->alpha, m->beta, NULL, lap, lap_mult);
+    int rc_lap = lgc_kkt_lapack_rhs(m, kkt, 0.3, x, u, p, m->alpha, m->beta, NULL, NULL, lap, lap_mult);
     assert_int_equal(rc_lap, rc_gen);
     if (rc_gen == LGC_MODEL_OK) {
         assert_close("dxdt", m->name, m->nx, lap, gen, tol);

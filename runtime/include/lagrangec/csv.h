@@ -59,6 +59,7 @@ int lgc_csv_column_energy(const lgc_model *m);
 int lgc_csv_column_multipliers(const lgc_model *m);
 int lgc_csv_column_force(const lgc_model *m);
 int lgc_csv_column_outputs(const lgc_model *m);
+int lgc_csv_column_modes(const lgc_model *m);     /* mode[NAME]: each friction contact's (lgc_sample's mode) */
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,10 @@ enum lgc_model_status {
                                            ask for a motion they cannot make */
     /* Internal to the generated rhs (its fast solve handing over to the
        minimum-norm one); never returned. */
-    LGC_MODEL_RANK_DEFICIENT = 3
+    LGC_MODEL_RANK_DEFICIENT = 3,
+    /* The runtime's own solve with sliding friction: a sliding contact
+       whose normal force cannot push (Painleve); never generated. */
+    LGC_MODEL_FRICTION_INCONSISTENT = 4
 };
 
 /* The integral of the motion a model has (lgc_model's integral). */
@@ -184,6 +187,21 @@ typedef struct lgc_model {
     */
     int ncontact;
     void (*restitution)(const double p[], double e[]);
+
+    /*
+    ** The spec's Coulomb friction contacts ([friction.NAME]). Contact k's
+    ** slip velocities are the rows friction_slip_rows[2k], [2k + 1] (-1
+    ** for a planar contact), nonholonomic, the last ones: the runtime holds
+    ** them (sticking: their multipliers are the friction force) or drops
+    ** them and applies -mu_k N s/|s| (sliding). N = normal[k] +
+    ** normal_rate[k nc ..] . multipliers, from friction_normal.
+    */
+    int nfriction;
+    const char *const *friction_names;      /* nfriction */
+    const int *friction_slip_rows;          /* 2 nfriction */
+    void (*friction_normal)(double t, const double x[], const double u[], const double p[],
+                            double normal[], double normal_rate[]);
+    void (*friction_coefficients)(const double p[], double mu_static[], double mu_kinetic[]);
 } lgc_model;
 
 #ifdef __cplusplus

@@ -22,6 +22,7 @@ typedef struct lgc_sample {
     double *fc;         /* nq: generalised constraint force A^T lambda + B^T mu */
     double energy;      /* the model's integral_value: T + V, or h (its Jacobi integral) */
     double *out;        /* model->nout: the spec's [outputs] */
+    double *mode;       /* model->nfriction: 0 sticking; sliding +1, or -1 (planar, slipping backwards) */
 } lgc_sample;
 
 typedef struct lgc_monitor {
@@ -35,6 +36,7 @@ typedef struct lgc_monitor {
     double max_phi, max_phi_dot, max_g;
     double *max_residual;   /* 2 nh + nn: max |r_i| of each row of [phi; phi'; g] (0 for a contact off) */
     double *min_contact_phi;    /* ncontact: each contact's smallest phi, on or off (below 0: inside) */
+    double *normal, *normal_rate;   /* friction's normal forces: scratch */
     double max_energy_drift;    /* max |E - E0| / |E0| (absolute if E0 = 0) */
     double *out_min, *out_max;  /* model->nout: each output's extremes over the samples */
     double *min_norm;       /* with redundant rows: scratch of the minimum-norm multipliers, else NULL */

@@ -28,11 +28,13 @@ typedef enum lgc_status {
     LGC_ERR_SOLVER = 15,            /* SUNDIALS failed on its own (its linear solver, its memory) */
     LGC_ERR_SINGULAR_METHOD = 16,   /* adams, bdf at a singular configuration: they cannot pass one */
     LGC_ERR_ACCUMULATION = 17,      /* contact switches pile up without end (lagrangec/driver.h) */
-    LGC_ERR_RESTITUTION = 18        /* a contact's restitution outside [0, 1] at the run's parameters */
+    LGC_ERR_RESTITUTION = 18,       /* a contact's restitution outside [0, 1] at the run's parameters */
+    LGC_ERR_FRICTION = 19,          /* no consistent friction mode (Painleve's paradox) */
+    LGC_ERR_FRICTION_COEFFICIENT = 20   /* a friction coefficient < 0, or kinetic above static */
 } lgc_status;
 
 /* The largest lgc_status code. */
-#define LGC_STATUS_LAST LGC_ERR_RESTITUTION
+#define LGC_STATUS_LAST LGC_ERR_FRICTION_COEFFICIENT
 
 /* A short English reason for `status`, never NULL. */
 const char *lgc_strerror(int status);

@@ -26,6 +26,14 @@ typedef struct lgc_system {
     ** steps the model (the driver: at a start, a release and an impact).
     */
     unsigned char *active;
+    /*
+    ** For a model with friction (else NULL): 4 nfriction doubles. First
+    ** each contact's slip direction while it slides (2 each: d, unit, its
+    ** force -mu_k N d; a planar contact's second 0), 0, 0 while it sticks;
+    ** its slip rows are off in `active` while it slides. Then mu_static,
+    ** mu_kinetic (nfriction each) at p. Set by whoever steps the model.
+    */
+    double *slide;
     unsigned long nfev;     /* rhs evaluations so far */
     unsigned long nfev_min_norm;    /* ... of them solved by the minimum-norm fallback */
 } lgc_system;
@@ -96,8 +104,14 @@ double lgc_contact_tolerance(const lgc_model *m, const double x[]);
 ** the others off: a start's active set.
 */
 void lgc_contacts_touching(lgc_system *sys, double t, const double x[], double phi[]);
-/* 1 when row i (of [phi; phi'; g], 2 nh + nn) is a contact's that is off. */
+/* 1 when row i (of [phi; phi'; g], 2 nh + nn) is a contact's that is off, or a sliding contact's slip. */
 int lgc_row_off(const lgc_system *sys, int i);
+
+/* 1 when friction contact k slides (slide as lgc_system's). */
+static inline int lgc_sliding(const double slide[], int k)
+{
+    return slide[2 * k] != 0.0 || slide[2 * k + 1] != 0.0;
+}
 
 /* The lgc_status for a return code of a model's rhs or jacobian. */
 int lgc_model_status(int model_rc);

@@ -1,0 +1,246 @@
+/*
+** friction.c — Coulomb friction contacts: sticking and sliding, and the
+** switches between them (docs/commands.md, "Friction").
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "friction.h"
+#include "lagrangec/status.h"
+
+int lgc_friction_init(lgc_friction *fr, const lgc_model *m)
+{
+    const size_t nf = (size_t)m->nfriction, nc = (size_t)(m->nh + m->nn);
+    memset(fr, 0, sizeof *fr);
+    if (nf == 0)
+        return LGC_OK;
+    fr->dxdt = malloc(((size_t)m->nx + nc + nf + nf * nc + 2 * (size_t)m->nh + (size_t)m->nn + 2 * nf)
+                      * sizeof *fr->dxdt);
+    fr->outcome = calloc(nf, 1);
+    if (!fr->dxdt || !fr->outcome) {
+        lgc_friction_free(fr);
+        return LGC_ERR_NOMEM;
+    }
+    fr->mult = fr->dxdt + m->nx;
+    fr->normal = fr->mult + nc;
+    fr->normal_rate = fr->normal + nf;
+    fr->res = fr->normal_rate + nf * nc;
+    fr->reference = fr->res + 2 * m->nh + m->nn;
+    return LGC_OK;
+}
+
+void lgc_friction_free(lgc_friction *fr)
+{
+    free(fr->dxdt);
+    free(fr->outcome);
+    memset(fr, 0, sizeof *fr);
+}
+
+int lgc_friction_coefficients(lgc_system *sys)
+{
+    const lgc_model *m = sys->model;
+    const int nf = m->nfriction;
+    if (nf == 0)
+        return LGC_OK;
+    double *mu_static = sys->slide + 2 * nf, *mu_kinetic = mu_static + nf;
+    m->friction_coefficients(sys->p, mu_static, mu_kinetic);
+    for (int k = 0; k < nf; k++)
+        if (!(mu_kinetic[k] >= 0.0 && mu_kinetic[k] <= mu_static[k]))
+            return LGC_ERR_FRICTION_COEFFICIENT;
+    return LGC_OK;
+}
+
+static const int *slip_rows(const lgc_model *m, int k)
+{
+    return m->friction_slip_rows + 2 * k;
+}
+
+/* Contact k's slip s (its second 0 for a planar contact) from residuals res = [phi; phi'; g]. */
+static void slip_of(const lgc_model *m, int k, const double res[], double s[2])
+{
+    const int *rows = slip_rows(m, k);
+    for (int j = 0; j < 2; j++)
+        s[j] = rows[j] >= 0 ? res[m->nh + rows[j]] : 0.0;   /* g follows phi and phi' */
+}
+
+/* It sticks: its slip rows held, their integrals ∫g from 0. */
+static void stick(lgc_system *sys, int k, double x[])
+{
+    const lgc_model *m = sys->model;
+    const int *rows = slip_rows(m, k);
+    for (int j = 0; j < 2 && rows[j] >= 0; j++) {
+        sys->active[rows[j]] = 1;
+        x[2 * m->nq + rows[j] - m->nh] = 0.0;
+    }
+    sys->slide[2 * k] = sys->slide[2 * k + 1] = 0.0;
+}
+
+/* It slides along d (unit; not both 0): its slip rows dropped. */
+static void slide(lgc_system *sys, int k, const double d[2])
+{
+    const int *rows = slip_rows(sys->model, k);
+    for (int j = 0; j < 2 && rows[j] >= 0; j++)
+        sys->active[rows[j]] = 0;
+    sys->slide[2 * k] = d[0];
+    sys->slide[2 * k + 1] = d[1];
+}
+
+/* The unit vector along v, or along (1, 0) where v is 0. */
+static void direction(const double v[2], double d[2])
+{
+    const double n = hypot(v[0], v[1]);
+    d[0] = n > 0.0 ? v[0] / n : 1.0;
+    d[1] = n > 0.0 ? v[1] / n : 0.0;
+}
+
+/* rhs at (t, x) in the modes as they are: the multipliers into fr->mult, not counted as integration work. */
+static int multipliers(lgc_friction *fr, lgc_system *sys, double t, const double x[])
+{
+    const unsigned long nfev = sys->nfev;
+    int rc = lgc_system_rhs(sys, t, x, fr->dxdt, fr->mult);
+    sys->nfev = nfev;
+    return rc;
+}
+
+/* Contact k's normal force and friction (lambda_t) at the multipliers fr->mult. */
+static double normal_force(const lgc_friction *fr, const lgc_model *m, int k, const double mult[])
+{
+    const int nc = m->nh + m->nn;
+    double N = fr->normal[k];
+    for (int c = 0; c < nc; c++)
+        N += fr->normal_rate[(size_t)k * nc + c] * mult[c];
+    return N;
+}
+
+static void friction_force(const lgc_model *m, int k, const double mult[], double f[2])
+{
+    const int *rows = slip_rows(m, k);
+    for (int j = 0; j < 2; j++)
+        f[j] = rows[j] >= 0 ? mult[rows[j]] : 0.0;
+}
+
+int lgc_friction_break(lgc_friction *fr, lgc_system *sys, int k, double t, const double x[])
+{
+    const lgc_model *m = sys->model;
+    int rc = multipliers(fr, sys, t, x);
+    if (rc != LGC_OK)
+        return rc;
+    double f[2], d[2];
+    friction_force(m, k, fr->mult, f);
+    f[0] = -f[0], f[1] = -f[1];     /* it slides the way the friction it needed held it from */
+    direction(f, d);
+    slide(sys, k, d);
+    fr->reference[2 * k] = d[0];
+    fr->reference[2 * k + 1] = d[1];
+    fr->outcome[k] = LGC_FRICTION_SLIDES;
+    return LGC_OK;
+}
+
+int lgc_friction_settle(lgc_friction *fr, lgc_system *sys, int k, double t, double x[])
+{
+    const lgc_model *m = sys->model;
+    const int was_sliding = lgc_sliding(sys->slide, k);
+    stick(sys, k, x);
+    int rc = multipliers(fr, sys, t, x);
+    if (rc != LGC_OK)
+        return rc;
+    m->friction_normal(t, x, sys->u, sys->p, fr->normal, fr->normal_rate);
+    double f[2];
+    friction_force(m, k, fr->mult, f);
+    const double N = normal_force(fr, m, k, fr->mult), mu_static = sys->slide[2 * m->nfriction + k];
+    if (N > 0.0 && hypot(f[0], f[1]) <= mu_static * N) {
+        fr->outcome[k] = was_sliding ? LGC_FRICTION_STICKS : LGC_FRICTION_UNCHANGED;
+        return LGC_OK;
+    }
+    return lgc_friction_break(fr, sys, k, t, x);
+}
+
+int lgc_friction_start(lgc_friction *fr, lgc_system *sys, double t, double x[], double tol)
+{
+    const lgc_model *m = sys->model;
+    int rc = LGC_OK;
+    for (int k = 0; k < m->nfriction && rc == LGC_OK; k++) {
+        double s[2], d[2];
+        m->residuals(t, x, sys->p, fr->res, fr->res + m->nh, fr->res + 2 * m->nh);
+        slip_of(m, k, fr->res, s);
+        fr->outcome[k] = LGC_FRICTION_UNCHANGED;
+        if (hypot(s[0], s[1]) <= tol) {
+            rc = lgc_friction_settle(fr, sys, k, t, x);
+        } else {
+            direction(s, d);
+            slide(sys, k, d);
+        }
+    }
+    lgc_friction_reference(fr, sys, t, x);
+    return rc;
+}
+
+void lgc_friction_indicators(lgc_friction *fr, const lgc_system *sys, double t, const double x[],
+                             const double mult[], double out[])
+{
+    const lgc_model *m = sys->model;
+    if (m->nfriction == 0)
+        return;
+    m->residuals(t, x, sys->p, fr->res, fr->res + m->nh, fr->res + 2 * m->nh);
+    m->friction_normal(t, x, sys->u, sys->p, fr->normal, fr->normal_rate);
+    for (int k = 0; k < m->nfriction; k++) {
+        double s[2], f[2];
+        if (lgc_sliding(sys->slide, k)) {
+            slip_of(m, k, fr->res, s);
+            out[k] = s[0] * fr->reference[2 * k] + s[1] * fr->reference[2 * k + 1];
+        } else {
+            friction_force(m, k, mult, f);
+            out[k] = sys->slide[2 * m->nfriction + k] * normal_force(fr, m, k, mult) - hypot(f[0], f[1]);
+        }
+    }
+}
+
+void lgc_friction_reference(lgc_friction *fr, const lgc_system *sys, double t, const double x[])
+{
+    const lgc_model *m = sys->model;
+    if (m->nfriction == 0)
+        return;
+    m->residuals(t, x, sys->p, fr->res, fr->res + m->nh, fr->res + 2 * m->nh);
+    for (int k = 0; k < m->nfriction; k++) {
+        double s[2];
+        slip_of(m, k, fr->res, s);
+        if (slip_rows(m, k)[1] < 0 || !(hypot(s[0], s[1]) > 0.0)) {
+            fr->reference[2 * k] = sys->slide[2 * k];
+            fr->reference[2 * k + 1] = sys->slide[2 * k + 1];
+        } else {
+            direction(s, fr->reference + 2 * k);
+        }
+    }
+}
+
+double lgc_friction_mode(const lgc_system *sys, int k)
+{
+    if (!lgc_sliding(sys->slide, k))
+        return 0.0;
+    return sys->model->friction_slip_rows[2 * k + 1] < 0 && sys->slide[2 * k] < 0.0 ? -1.0 : 1.0;
+}
+
+void lgc_friction_sliding_forces(const lgc_system *sys, double t, const double x[], const double g[],
+                                 double mult[], double normal[], double normal_rate[])
+{
+    const lgc_model *m = sys->model;
+    const int nf = m->nfriction, nc = m->nh + m->nn;
+    if (nf == 0)
+        return;
+    m->friction_normal(t, x, sys->u, sys->p, normal, normal_rate);
+    for (int k = 0; k < nf; k++) {
+        if (!lgc_sliding(sys->slide, k))
+            continue;
+        const int *rows = slip_rows(m, k);
+        double N = normal[k], d[2] = {sys->slide[2 * k], sys->slide[2 * k + 1]};
+        for (int c = 0; c < nc; c++)
+            N += normal_rate[(size_t)k * nc + c] * mult[c];
+        if (rows[1] >= 0 && hypot(g[rows[0] - m->nh], g[rows[1] - m->nh]) > 0.0) {
+            const double s[2] = {g[rows[0] - m->nh], g[rows[1] - m->nh]};
+            direction(s, d);
+        }
+        for (int j = 0; j < 2 && rows[j] >= 0; j++)
+            mult[rows[j]] = -sys->slide[3 * nf + k] * N * d[j];
+    }
+}

@@ -1,0 +1,231 @@
+/*
+** test_friction.c — Coulomb friction contacts against closed forms, under
+** every stepper. specs/bowling_ball.toml: thrown with slip s0 = v0 - r w0,
+** the ball slides at s' = g sin(alpha) - (7/2) mu g cos(alpha) sign(s0)
+** until s = 0 at t1 = |s0| / ((7/2) mu g cos(alpha) - g sin(alpha)
+** sign(s0)), then rolls at x'' = (5/7) g sin(alpha); on a slope steeper
+** than tan(alpha) = (7/2) mu it slides for ever. specs/disk_link.toml: the
+** link pulled out by 1, the disk cannot roll (it would need a friction of
+** 10/7 > mu_s m g), slides with F = -mu_k m g, the link on s = s_eq + (1 -
+** s_eq) cos(w t) (s_eq = mu_k m g/k, w^2 = k/M), until the slip
+** x' - r th' - s' = 3 mu_k g t ... (the disk's part) meets the link's: it
+** rolls from there, the link on w_r^2 = 3k/(3M + m), until the friction
+** rolling needs, k |s| m/(3M + m), reaches mu_s m g.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "bowling_ball.h"
+#include "check.h"
+#include "disk_link.h"
+#include "lagrangec/driver.h"
+#include "lagrangec/status.h"
+
+#define MAX_MET 64
+
+typedef struct met {
+    int n;
+    int event[MAX_MET];
+    double t[MAX_MET];
+    double x[MAX_MET][6];
+} met;
+
+static int note(void *ctx, int event, double t, const double x[])
+{
+    met *e = ctx;
+    if (e->n < MAX_MET) {
+        e->event[e->n] = event;
+        e->t[e->n] = t;
+        for (int i = 0; i < 6; i++)
+            e->x[e->n][i] = x[i];
+    }
+    e->n++;
+    return LGC_OK;
+}
+
+static const lgc_stepper_type *stepper(int k)
+{
+    const lgc_stepper_type *types[] = {lgc_step_rk4, lgc_step_dopri5, lgc_step_adams, lgc_step_bdf};
+    return types[k];
+}
+
+/* A run of m from x0 at parameters p under stepper k, to t_end; its events into e, its end into x. */
+static int run(const lgc_model *m, const double p[], const double x0[], int k, double t_end, met *e,
+               double x[])
+{
+    lgc_driver_options opt;
+    lgc_driver_options_default(&opt);
+    opt.type = stepper(k);
+    opt.h = opt.type->adaptive ? 0.0 : 1e-4;
+    opt.rtol = 1e-12;
+    opt.atol = 1e-13;
+    opt.t_stop = t_end;
+    lgc_system sys;
+    assert_int_equal(lgc_system_init(&sys, m), LGC_OK);
+    for (int i = 0; i < m->np; i++)
+        sys.p[i] = p[i];
+    lgc_driver *d = lgc_driver_alloc(&sys, &opt);
+    assert_non_null(d);
+    lgc_driver_observe_events(d, note, e);
+    int rc = lgc_driver_reset(d, 0.0, x0);
+    if (rc == LGC_OK)
+        rc = lgc_driver_advance(d, t_end, x);
+    lgc_driver_free(d);
+    lgc_system_free(&sys);
+    return rc;
+}
+
+static double parameter(const lgc_model *m, const double p[], const char *name)
+{
+    int i = lgc_name_index(m->parameter_names, m->np, name);
+    assert_true(i >= 0);
+    return p[i];
+}
+
+static void set_parameter(const lgc_model *m, double p[], const char *name, double value)
+{
+    int i = lgc_name_index(m->parameter_names, m->np, name);
+    assert_true(i >= 0);
+    p[i] = value;
+}
+
+/* The ball thrown at (alpha, spin): the time its slip reaches 0, and its speed then and at t_end. */
+static void ball_slides_then_rolls(double alpha, double spin)
+{
+    const lgc_model *m = &bowling_ball_model;
+    double p[16], x0[8], x[8];
+    assert_in_range(m->np, 1, 16);
+    assert_in_range(m->nx, 1, 8);
+    for (int i = 0; i < m->np; i++)
+        p[i] = m->parameter_defaults[i];
+    set_parameter(m, p, "alpha", alpha);
+    set_parameter(m, p, "spin", spin);
+    m->initial_state_at(p, x0);
+    const double g = parameter(m, p, "g"), mu = parameter(m, p, "mu"), r = parameter(m, p, "r"),
+                 v0 = parameter(m, p, "v0"), s0 = v0 - r * spin, sign = s0 > 0.0 ? 1.0 : -1.0;
+    const double rate = 3.5 * mu * g * cos(alpha) - g * sin(alpha) * sign;
+    const double t1 = fabs(s0) / rate, v1 = v0 + (g * sin(alpha) - mu * g * cos(alpha) * sign) * t1;
+    const double t_end = t1 + 1.0, v_end = v1 + 5.0 / 7.0 * g * sin(alpha) * (t_end - t1);
+    const int stick = m->nevent + 2 * m->ncontact + 1;
+    for (int k = 0; k < 4; k++) {
+        met e = {0};
+        assert_int_equal(run(m, p, x0, k, t_end, &e, x), LGC_OK);
+        check(e.n == 1 && e.event[0] == stick, "%s: %d events, the first %d; expected one stick[lane] (%d)",
+              stepper(k)->name, e.n, e.n ? e.event[0] : -1, stick);
+        const double dt = fabs(e.t[0] - t1), dv = fabs(e.x[0][2] - v1), dv_end = fabs(x[2] - v_end),
+                     roll = fabs(x[2] - r * x[3]);
+        print_message("  %-6s alpha %.2f spin %6.1f: rolls at t = %.15f (closed form %.15f, %.1e); x' %.1e "
+                      "off then, %.1e at t_end; |x' - r theta'| %.1e\n",
+                      stepper(k)->name, alpha, spin, e.t[0], t1, dt, dv, dv_end, roll);
+        assert_le(dt, 1e-9 * t1);
+        assert_le(dv, 1e-9 * v0);
+        assert_le(dv_end, 1e-8 * v0);
+        assert_le(roll, 1e-9 * v0);
+    }
+}
+
+static void bowling_ball_slides_then_rolls(void **state)
+{
+    (void)state;
+    ball_slides_then_rolls(0.0, 0.0);       /* thrown without spin */
+    ball_slides_then_rolls(0.1, -50.0);     /* with backspin, down a slope */
+    ball_slides_then_rolls(-0.2, 150.0);    /* with topspin, up a slope */
+}
+
+static void bowling_ball_slides_for_ever_on_a_steep_slope(void **state)
+{
+    (void)state;
+    const lgc_model *m = &bowling_ball_model;
+    double p[16], x0[8], x[8];
+    assert_in_range(m->np, 1, 16);
+    assert_in_range(m->nx, 1, 8);
+    for (int i = 0; i < m->np; i++)
+        p[i] = m->parameter_defaults[i];
+    const double mu = parameter(m, p, "mu"), g = parameter(m, p, "g"), v0 = parameter(m, p, "v0");
+    const double alpha = atan(3.5 * mu) + 0.05, t_end = 3.0;
+    set_parameter(m, p, "alpha", alpha);
+    m->initial_state_at(p, x0);
+    for (int k = 0; k < 4; k++) {
+        met e = {0};
+        assert_int_equal(run(m, p, x0, k, t_end, &e, x), LGC_OK);
+        const double v_end = v0 + g * (sin(alpha) - mu * cos(alpha)) * t_end;
+        print_message("  %-6s tan(alpha) = %.3f > 3.5 mu: %d events, x' off by %.1e at t = 3\n", stepper(k)->name,
+                      tan(alpha), e.n, fabs(x[2] - v_end));
+        assert_int_equal(e.n, 0);
+        assert_le(fabs(x[2] - v_end), 1e-8 * v0);
+    }
+}
+
+/* The smallest root of f in (a, b), f(a) and f(b) of opposite signs, by bisection to round-off. */
+static double root(double (*f)(double, const double *), const double *c, double a, double b)
+{
+    for (int i = 0; i < 200; i++) {
+        const double mid = 0.5 * (a + b);
+        if ((f(mid, c) > 0.0) == (f(a, c) > 0.0))
+            a = mid;
+        else
+            b = mid;
+    }
+    return 0.5 * (a + b);
+}
+
+/* The slip while the disk slides from rest: u(t) = -3 mu_k g t + (1 - s_eq) w sin(w t). c: mu_k g, 1 - s_eq, w. */
+static double slip(double t, const double *c)
+{
+    return -3.0 * c[0] * t + c[1] * c[2] * sin(c[2] * t);
+}
+
+/* The link rolling from (s1, s1') at w_r, plus the threshold: c: s1, s1'/w_r, w_r, threshold. */
+static double link_past_threshold(double tau, const double *c)
+{
+    return c[0] * cos(c[2] * tau) + c[1] * sin(c[2] * tau) + c[3];
+}
+
+static void disk_slides_rolls_and_slides_again(void **state)
+{
+    (void)state;
+    const lgc_model *m = &disk_link_model;
+    const double *p = m->parameter_defaults;
+    const double mg = parameter(m, p, "m") * parameter(m, p, "g"), k_spring = parameter(m, p, "k"),
+                 M = parameter(m, p, "M"), mass = parameter(m, p, "m");
+    const double s_eq = parameter(m, p, "mu_k") * mg / k_spring, w = sqrt(k_spring / M);
+    const double c_slide[3] = {parameter(m, p, "mu_k") * parameter(m, p, "g"), 1.0 - s_eq, w};
+    const double t1 = root(slip, c_slide, 0.1, 1.0);
+    const double s1 = s_eq + (1.0 - s_eq) * cos(w * t1), s1_dot = -(1.0 - s_eq) * w * sin(w * t1);
+    const double w_r = sqrt(3.0 * k_spring / (3.0 * M + mass));
+    const double threshold = parameter(m, p, "mu_s") * mg * (3.0 * M + mass) / (k_spring * mass);
+    const double c_roll[4] = {s1, s1_dot / w_r, w_r, threshold};
+    const double t2 = t1 + root(link_past_threshold, c_roll, 0.0, 1.6 / w_r + 0.5);
+    const int slide = m->nevent + 2 * m->ncontact, stick = slide + 1;
+    for (int k = 0; k < 4; k++) {
+        met e = {0};
+        double x[8];    /* q, q' and the slip row's integral */
+        assert_in_range(m->nx, 1, 8);
+        assert_int_equal(run(m, p, m->initial_state, k, 1.5, &e, x), LGC_OK);
+        check(e.n == 2 && e.event[0] == stick && e.event[1] == slide,
+              "%s: %d events (%d, %d); expected stick[contact] then slide[contact]", stepper(k)->name, e.n,
+              e.n > 0 ? e.event[0] : -1, e.n > 1 ? e.event[1] : -1);
+        print_message("  %-6s rolls at t = %.15f (closed form %.15f, %.1e), slides at %.15f (%.15f, %.1e), "
+                      "s there %.15f (-%.15f)\n",
+                      stepper(k)->name, e.t[0], t1, fabs(e.t[0] - t1), e.t[1], t2, fabs(e.t[1] - t2), e.x[1][2],
+                      threshold);
+        assert_le(fabs(e.t[0] - t1), 1e-9);
+        assert_le(fabs(e.t[1] - t2), 1e-9);
+        assert_le(fabs(e.x[1][2] + threshold), 1e-9);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bowling_ball_slides_then_rolls),
+        cmocka_unit_test(bowling_ball_slides_for_ever_on_a_steep_slope),
+        cmocka_unit_test(disk_slides_rolls_and_slides_again),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
