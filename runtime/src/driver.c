@@ -272,8 +272,9 @@ static int step_events(lgc_driver *d)
     } else if (rc == LGC_OK && halt >= 0) {
         d->t_event_stop = t_halt;
     } else if (rc == LGC_OK && spatial_sliding(d->sys)) {
-        /* A spatial contact's slip is watched along its direction at the step's start. */
+        /* A spatial contact's slip is watched along its direction at the step's start; f changes with it. */
         lgc_friction_reference(&d->friction, d->sys, d->t, d->x);
+        d->have_dxdt = 0;
         rc = lgc_events_start(&d->events, d->t, d->x);
     }
     return rc;

@@ -216,6 +216,8 @@ int lgc_events_step(lgc_events *ev, double t0, double t1, lgc_interpolant dense,
             ev->margin[c] = 0.0;
         }
     }
+    if (m->nfriction)
+        lgc_friction_clear(ev->friction, ev->sys, ev->g1 + m->nevent + m->ncontact);
     memcpy(ev->g0, ev->g1, (size_t)ev->n * sizeof *ev->g0);
     return LGC_OK;
 }

@@ -9,14 +9,18 @@
 #include "friction.h"
 #include "lagrangec/status.h"
 
+/* A slip acceleration this small against the accelerations' size is 0 (slides_along). */
+#define SLIP_ROUND_OFF 1e-9
+
 int lgc_friction_init(lgc_friction *fr, const lgc_model *m)
 {
     const size_t nf = (size_t)m->nfriction, nc = (size_t)(m->nh + m->nn);
     memset(fr, 0, sizeof *fr);
     if (nf == 0)
         return LGC_OK;
-    fr->dxdt = malloc(((size_t)m->nx + nc + nf + nf * nc + 2 * (size_t)m->nh + (size_t)m->nn + 2 * nf)
-                      * sizeof *fr->dxdt);
+    const size_t nq = (size_t)m->nq;
+    fr->dxdt = malloc(((size_t)m->nx + nc + nf + nf * nc + 2 * (size_t)m->nh + (size_t)m->nn + nq * nq + nq
+                       + nc * nq + nc + (size_t)m->nn + nf) * sizeof *fr->dxdt);
     fr->outcome = calloc(nf, 1);
     if (!fr->dxdt || !fr->outcome) {
         lgc_friction_free(fr);
@@ -26,7 +30,12 @@ int lgc_friction_init(lgc_friction *fr, const lgc_model *m)
     fr->normal = fr->mult + nc;
     fr->normal_rate = fr->normal + nf;
     fr->res = fr->normal_rate + nf * nc;
-    fr->reference = fr->res + 2 * m->nh + m->nn;
+    fr->M = fr->res + 2 * m->nh + m->nn;
+    fr->f = fr->M + nq * nq;
+    fr->J = fr->f + nq;
+    fr->r = fr->J + nc * nq;
+    fr->g = fr->r + nc;
+    fr->margin = fr->g + m->nn;
     return LGC_OK;
 }
 
@@ -120,7 +129,54 @@ static void friction_force(const lgc_model *m, int k, const double mult[], doubl
         f[j] = rows[j] >= 0 ? mult[rows[j]] : 0.0;
 }
 
-int lgc_friction_break(lgc_friction *fr, lgc_system *sys, int k, double t, const double x[])
+/*
+** Contact k's slip acceleration s' at (t, x) in the modes as they are,
+** from rhs's accelerations a: s' = B a + c, c from the stabilised right
+** side r = -c - alpha g - beta z of its rows.
+*/
+static int slip_acceleration(lgc_friction *fr, lgc_system *sys, int k, double t, const double x[], double out[2])
+{
+    const lgc_model *m = sys->model;
+    const int nq = m->nq, *rows = slip_rows(m, k);
+    int rc = multipliers(fr, sys, t, x);
+    if (rc != LGC_OK)
+        return rc;
+    m->kkt_terms(t, x, sys->u, sys->p, sys->alpha, sys->beta, fr->M, fr->f, fr->J, fr->r, fr->g);
+    for (int j = 0; j < 2; j++) {
+        out[j] = 0.0;
+        if (rows[j] < 0)
+            continue;
+        const int n = rows[j] - m->nh;   /* among the nonholonomic rows */
+        for (int i = 0; i < nq; i++)
+            out[j] += fr->J[(size_t)rows[j] * nq + i] * fr->dxdt[nq + i];
+        out[j] -= fr->r[rows[j]] + sys->alpha * fr->g[n] + sys->beta * x[2 * nq + n];
+    }
+    return LGC_OK;
+}
+
+/*
+** It slides along d if its slip then grows along d (s' . d >= 0): the
+** friction against the slip is consistent with it. 1 when so; else it is
+** left sticking. Where mu_k = mu_s, s' is 0 at the break itself, to the
+** round-off of the accelerations: that is not turning back.
+*/
+static int slides_along(lgc_friction *fr, lgc_system *sys, int k, double t, double x[], const double d[2],
+                        int *rc)
+{
+    const lgc_model *m = sys->model;
+    double a[2], scale = 1.0;
+    slide(sys, k, d);
+    if ((*rc = slip_acceleration(fr, sys, k, t, x, a)) != LGC_OK)
+        return 0;
+    for (int i = 0; i < m->nq; i++)
+        scale = fmax(scale, fabs(fr->dxdt[m->nq + i]));
+    if (a[0] * d[0] + a[1] * d[1] >= -SLIP_ROUND_OFF * scale)
+        return 1;
+    stick(sys, k, x);
+    return 0;
+}
+
+int lgc_friction_break(lgc_friction *fr, lgc_system *sys, int k, double t, double x[])
 {
     const lgc_model *m = sys->model;
     int rc = multipliers(fr, sys, t, x);
@@ -130,11 +186,19 @@ int lgc_friction_break(lgc_friction *fr, lgc_system *sys, int k, double t, const
     friction_force(m, k, fr->mult, f);
     f[0] = -f[0], f[1] = -f[1];     /* it slides the way the friction it needed held it from */
     direction(f, d);
-    slide(sys, k, d);
-    fr->reference[2 * k] = d[0];
-    fr->reference[2 * k + 1] = d[1];
     fr->outcome[k] = LGC_FRICTION_SLIDES;
-    return LGC_OK;
+    fr->margin[k] = lgc_contact_tolerance(m, x);
+    if (slides_along(fr, sys, k, t, x, d, &rc) || rc != LGC_OK)
+        return rc;
+    /*
+    ** Where the normal force scales the friction (it is a multiplier), sliding
+    ** may change it so that the slip turns back: a planar contact may slide
+    ** the other way; with neither, no mode is consistent (Painleve).
+    */
+    d[0] = -d[0], d[1] = -d[1];
+    if (m->friction_slip_rows[2 * k + 1] < 0 && (slides_along(fr, sys, k, t, x, d, &rc) || rc != LGC_OK))
+        return rc;
+    return LGC_ERR_FRICTION;
 }
 
 int lgc_friction_settle(lgc_friction *fr, lgc_system *sys, int k, double t, double x[])
@@ -142,6 +206,7 @@ int lgc_friction_settle(lgc_friction *fr, lgc_system *sys, int k, double t, doub
     const lgc_model *m = sys->model;
     const int was_sliding = lgc_sliding(sys->slide, k);
     stick(sys, k, x);
+    fr->margin[k] = 0.0;
     int rc = multipliers(fr, sys, t, x);
     if (rc != LGC_OK)
         return rc;
@@ -170,9 +235,9 @@ int lgc_friction_start(lgc_friction *fr, lgc_system *sys, double t, double x[], 
         } else {
             direction(s, d);
             slide(sys, k, d);
+            fr->margin[k] = 0.0;
         }
     }
-    lgc_friction_reference(fr, sys, t, x);
     return rc;
 }
 
@@ -188,7 +253,7 @@ void lgc_friction_indicators(lgc_friction *fr, const lgc_system *sys, double t, 
         double s[2], f[2];
         if (lgc_sliding(sys->slide, k)) {
             slip_of(m, k, fr->res, s);
-            out[k] = s[0] * fr->reference[2 * k] + s[1] * fr->reference[2 * k + 1];
+            out[k] = s[0] * sys->slide[2 * k] + s[1] * sys->slide[2 * k + 1] + fr->margin[k];
         } else {
             friction_force(m, k, mult, f);
             out[k] = sys->slide[2 * m->nfriction + k] * normal_force(fr, m, k, mult) - hypot(f[0], f[1]);
@@ -196,7 +261,7 @@ void lgc_friction_indicators(lgc_friction *fr, const lgc_system *sys, double t, 
     }
 }
 
-void lgc_friction_reference(lgc_friction *fr, const lgc_system *sys, double t, const double x[])
+void lgc_friction_reference(lgc_friction *fr, lgc_system *sys, double t, const double x[])
 {
     const lgc_model *m = sys->model;
     if (m->nfriction == 0)
@@ -205,13 +270,18 @@ void lgc_friction_reference(lgc_friction *fr, const lgc_system *sys, double t, c
     for (int k = 0; k < m->nfriction; k++) {
         double s[2];
         slip_of(m, k, fr->res, s);
-        if (slip_rows(m, k)[1] < 0 || !(hypot(s[0], s[1]) > 0.0)) {
-            fr->reference[2 * k] = sys->slide[2 * k];
-            fr->reference[2 * k + 1] = sys->slide[2 * k + 1];
-        } else {
-            direction(s, fr->reference + 2 * k);
-        }
+        if (slip_rows(m, k)[1] >= 0 && lgc_sliding(sys->slide, k) && hypot(s[0], s[1]) > 0.0)
+            direction(s, sys->slide + 2 * k);
     }
+}
+
+void lgc_friction_clear(lgc_friction *fr, const lgc_system *sys, double indicators[])
+{
+    for (int k = 0; k < sys->model->nfriction; k++)
+        if (fr->margin[k] > 0.0 && lgc_sliding(sys->slide, k) && indicators[k] > 2.0 * fr->margin[k]) {
+            indicators[k] -= fr->margin[k];
+            fr->margin[k] = 0.0;
+        }
 }
 
 double lgc_friction_mode(const lgc_system *sys, int k)
@@ -236,9 +306,10 @@ void lgc_friction_sliding_forces(const lgc_system *sys, double t, const double x
         double N = normal[k], d[2] = {sys->slide[2 * k], sys->slide[2 * k + 1]};
         for (int c = 0; c < nc; c++)
             N += normal_rate[(size_t)k * nc + c] * mult[c];
-        if (rows[1] >= 0 && hypot(g[rows[0] - m->nh], g[rows[1] - m->nh]) > 0.0) {
+        if (rows[1] >= 0) {
             const double s[2] = {g[rows[0] - m->nh], g[rows[1] - m->nh]};
-            direction(s, d);
+            if (s[0] * d[0] + s[1] * d[1] > 0.0)
+                direction(s, d);
         }
         for (int j = 0; j < 2 && rows[j] >= 0; j++)
             mult[rows[j]] = -sys->slide[3 * nf + k] * N * d[j];

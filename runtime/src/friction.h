@@ -20,7 +20,14 @@ typedef struct lgc_friction {
     double *dxdt, *mult;        /* rhs scratch */
     double *normal, *normal_rate;   /* friction_normal's */
     double *res;                /* phi, phi', g */
-    double *reference;          /* 2 nfriction: a sliding contact's direction at the step's start */
+    double *M, *f, *J, *r, *g;  /* kkt_terms', for a slip's acceleration */
+    /*
+    ** nfriction: how far back through 0 a slip that has just broken away
+    ** may go unseen (lgc_contact_tolerance), until it has moved clear: with
+    ** mu_k = mu_s its slip starts at s' = 0, and round-off that turns it
+    ** back at once is not a return to sticking.
+    */
+    double *margin;
     unsigned char *outcome;     /* nfriction: enum lgc_friction_outcome of the last switch */
 } lgc_friction;
 
@@ -49,19 +56,31 @@ int lgc_friction_start(lgc_friction *fr, lgc_system *sys, double t, double x[], 
 */
 int lgc_friction_settle(lgc_friction *fr, lgc_system *sys, int k, double t, double x[]);
 
-/* Contact k, sticking, slides from (t, x): against the friction it needs there. */
-int lgc_friction_break(lgc_friction *fr, lgc_system *sys, int k, double t, const double x[]);
+/*
+** Contact k, sticking, slides from (t, x): against the friction it needs
+** there, if its slip then grows that way; else (a normal force that the
+** sliding changes) the other way, for a planar contact; else no mode is
+** consistent: LGC_ERR_FRICTION.
+*/
+int lgc_friction_break(lgc_friction *fr, lgc_system *sys, int k, double t, double x[]);
 
 /*
 ** The functions whose fall through 0 switches each contact, at (t, x) with
 ** the multipliers rhs gives there: sticking, mu_s N - |lambda_t|; sliding,
-** the slip along its direction at the step's start (s . d).
+** the slip along its direction d (s . d, plus its margin; a spatial
+** contact's d is its slip's at the step's start, lgc_friction_reference).
 */
 void lgc_friction_indicators(lgc_friction *fr, const lgc_system *sys, double t, const double x[],
                              const double mult[], double out[]);
 
-/* The sliding contacts' directions at (t, x), the start of the next step. */
-void lgc_friction_reference(lgc_friction *fr, const lgc_system *sys, double t, const double x[]);
+/*
+** A spatial contact's direction while it slides: its slip's, s/|s|, taken
+** at the start of each step (t, x), in sys->slide. Within the step the
+** force is along s/|s| while s . d > 0 and along d beyond, so that a slip
+** passing through 0 inside a step is a crossing of s . d, located, not a
+** flip of the force that the step would straddle.
+*/
+void lgc_friction_reference(lgc_friction *fr, lgc_system *sys, double t, const double x[]);
 
 /*
 ** Each sliding contact's friction force, -mu_k N d, into its slip rows'
@@ -72,6 +91,12 @@ void lgc_friction_reference(lgc_friction *fr, const lgc_system *sys, double t, c
 */
 void lgc_friction_sliding_forces(const lgc_system *sys, double t, const double x[], const double g[],
                                  double mult[], double normal[], double normal_rate[]);
+
+/*
+** At a step's end, with the indicators there: a contact that has slid
+** clear of its margin is watched at s . d = 0 again.
+*/
+void lgc_friction_clear(lgc_friction *fr, const lgc_system *sys, double indicators[]);
 
 /* Each contact's mode: 0 sticking; sliding, +1 or -1 (a planar contact's slip sign), +1 spatial. */
 double lgc_friction_mode(const lgc_system *sys, int k);

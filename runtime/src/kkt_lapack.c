@@ -147,7 +147,7 @@ static int solve_min_norm(const lgc_model *m, int nleft_out, kkt_work *w, const 
 ** Sliding friction (lagrangec/system.h's slide): contact k's force is
 ** -mu_k N B_k^T d, B_k its slip rows of J (row-major in Y, before the
 ** rows left out are zeroed), d its direction (a spatial contact's along
-** its slip s, s/|s|), N = N0 + dN . nu. N0's part joins f; the part in
+** its slip s, s/|s|, while s . d > 0: friction.h), N = N0 + dN . nu. N0's part joins f; the part in
 ** the multipliers makes the force on the rows G nu, G = J^T - sum_k mu_k
 ** b_k dN_k^T with b_k = B_k^T d (into w->G once the rows left out are
 ** zeroed). Returns 1 when G is not J^T, 0 when only f changed.
@@ -167,9 +167,9 @@ static int sliding_forces(const lgc_model *m, kkt_work *w, const double slide[],
             b[i] = 0.0;
         if (!lgc_sliding(slide, k))
             continue;
-        if (rows[1] >= 0) {
+        if (rows[1] >= 0) {     /* along the slip while it points d's way (friction.h) */
             const double s0 = g[rows[0] - nh], s1 = g[rows[1] - nh], norm = hypot(s0, s1);
-            if (norm > 0.0)
+            if (s0 * d[0] + s1 * d[1] > 0.0)
                 d[0] = s0 / norm, d[1] = s1 / norm;
         }
         for (int j = 0; j < 2 && rows[j] >= 0; j++)
@@ -253,6 +253,8 @@ int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double
             w.nu[c] = 0.0;
             nleft_out++;
         }
+    if (coupled)
+        force_matrix(m, &w, active, slide);     /* from J^T, before Y becomes U^-T J^T */
     /*
     ** M = U^T U. With b = U^-T f and Y = U^-T J^T: S = J M^-1 J^T = Y^T Y,
     ** S nu = r - J M^-1 f = r - Y^T b, a = M^-1 (f + J^T nu) = U^-1 (b + Y nu).
@@ -270,7 +272,6 @@ int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double
             if (left_out(m, active, c))
                 w.S[c * (nc + 1)] = 1.0;   /* so its multiplier comes out 0 */
         if (coupled) {
-            force_matrix(m, &w, active, slide);
             int rc = solve_coupled(m, &w, active, slide);
             if (rc != LGC_MODEL_OK)
                 return rc;

@@ -9,6 +9,10 @@
 ** cuts short (a rebound slower than sqrt(atol + rtol |v|), or, for rk4,
 ** than g h: the tail 2 v_rest/(g (1 - e)) of the series at most, and
 ** the impacts' times as the methods locate them at rtol 1e-12: 5e-6).
+** specs/newtons_cradle.toml: five equal balls, elastic contacts, one sent
+** into the four at rest with gaps between them: impacts one after another
+** at (gap0 + k gap)/v0, each an exchange of velocities, the last ball off
+** at v0 and the others at rest.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -22,16 +26,18 @@
 #include "check.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/status.h"
+#include "newtons_cradle.h"
 #include "sphere.h"
 
 #define MAX_MET 256
+#define MAX_NX 10
 
 typedef struct met {
-    int nx;             /* the state's size (6 at most) */
+    int nx;             /* the state's size (MAX_NX at most) */
     int n;
     int event[MAX_MET];
     double t[MAX_MET];
-    double x[MAX_MET][6];
+    double x[MAX_MET][MAX_NX];
 } met;
 
 static int note(void *ctx, int event, double t, const double x[])
@@ -67,6 +73,7 @@ static lgc_driver *start(lgc_system *sys, const lgc_model *m, const lgc_stepper_
     assert_int_equal(lgc_system_init(sys, m), LGC_OK);
     lgc_driver *d = lgc_driver_alloc(sys, &opt);
     assert_non_null(d);
+    assert_in_range(m->nx, 1, MAX_NX);
     e->nx = m->nx;
     lgc_driver_observe_events(d, note, e);
     assert_int_equal(lgc_driver_reset(d, 0.0, m->initial_state), LGC_OK);
@@ -165,11 +172,44 @@ static void ball_apexes_fall_by_e_squared_and_the_bounces_end(void **state)
     }
 }
 
+static void cradle_passes_the_ball_on(void **state)
+{
+    (void)state;
+    const lgc_model *m = &newtons_cradle_model;
+    const double *p = m->parameter_defaults;
+    const double v0 = p[lgc_name_index(m->parameter_names, m->np, "v0")],
+                 gap = p[lgc_name_index(m->parameter_names, m->np, "gap")],
+                 gap0 = p[lgc_name_index(m->parameter_names, m->np, "gap0")];
+    for (int k = 0; k < 4; k++) {
+        lgc_system sys;
+        met *log = calloc(1, sizeof *log);
+        assert_non_null(log);
+        lgc_driver *d = start(&sys, m, stepper(k), 1e-4, 1.0, log);
+        double x[MAX_NX], worst_t = 0.0, worst_v = 0.0;
+        assert_int_equal(lgc_driver_advance(d, 1.0, x), LGC_OK);
+        check(log->n == m->ncontact, "%s: %d events, expected %d impacts", stepper(k)->name, log->n, m->ncontact);
+        for (int c = 0; c < m->ncontact; c++) {
+            assert_int_equal(log->event[c], m->nevent + 2 * c + 1);     /* impact[contact c+1], in order */
+            worst_t = fmax(worst_t, fabs(log->t[c] - (gap0 + c * gap) / v0));
+        }
+        for (int i = 0; i < m->nq; i++)
+            worst_v = fmax(worst_v, fabs(x[m->nq + i] - (i == m->nq - 1 ? v0 : 0.0)));
+        print_message("  %-6s impacts at (gap0 + k gap)/v0 to %.1e; velocities after (0, 0, 0, 0, v0) to %.1e\n",
+                      stepper(k)->name, worst_t, worst_v);
+        assert_le(worst_t, 1e-9);
+        assert_le(worst_v, 1e-12 * v0);
+        lgc_driver_free(d);
+        lgc_system_free(&sys);
+        free(log);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(particle_leaves_the_sphere_and_flies_on_a_parabola),
         cmocka_unit_test(ball_apexes_fall_by_e_squared_and_the_bounces_end),
+        cmocka_unit_test(cradle_passes_the_ball_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,8 +10,15 @@
 ** s_eq) cos(w t) (s_eq = mu_k m g/k, w^2 = k/M), until the slip
 ** x' - r th' - s' = 3 mu_k g t ... (the disk's part) meets the link's: it
 ** rolls from there, the link on w_r^2 = 3k/(3M + m), until the friction
-** rolling needs, k |s| m/(3M + m), reaches mu_s m g.
+** rolling needs, k |s| m/(3M + m), reaches mu_s m g. specs/billiard_ball.toml:
+** a spatial contact, its slip keeping its direction, s' = -(7/2) mu g s/|s|,
+** the centre on a parabola until s = 0. specs/belt_block.toml: stick-slip,
+** each phase in closed form. tests/runtime/specs/painleve_rod.toml: the
+** normal force a multiplier that scales the sliding friction: its value
+** at the start, m g/(1 + 3 cos^2 th + 3 mu sign(s) sin th cos th), and no
+** consistent mode where that denominator is negative.
 */
+#define _GNU_SOURCE    /* M_PI */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,19 +27,23 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "belt_block.h"
+#include "billiard_ball.h"
 #include "bowling_ball.h"
 #include "check.h"
 #include "disk_link.h"
+#include "painleve_rod.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/status.h"
 
 #define MAX_MET 64
+#define MAX_NX 16
 
 typedef struct met {
     int n;
     int event[MAX_MET];
     double t[MAX_MET];
-    double x[MAX_MET][6];
+    double x[MAX_MET][MAX_NX];
 } met;
 
 static int note(void *ctx, int event, double t, const double x[])
@@ -41,7 +52,7 @@ static int note(void *ctx, int event, double t, const double x[])
     if (e->n < MAX_MET) {
         e->event[e->n] = event;
         e->t[e->n] = t;
-        for (int i = 0; i < 6; i++)
+        for (int i = 0; i < MAX_NX; i++)
             e->x[e->n][i] = x[i];
     }
     e->n++;
@@ -200,7 +211,7 @@ static void disk_slides_rolls_and_slides_again(void **state)
     const double w_r = sqrt(3.0 * k_spring / (3.0 * M + mass));
     const double threshold = parameter(m, p, "mu_s") * mg * (3.0 * M + mass) / (k_spring * mass);
     const double c_roll[4] = {s1, s1_dot / w_r, w_r, threshold};
-    const double t2 = t1 + root(link_past_threshold, c_roll, 0.0, 1.6 / w_r + 0.5);
+    const double t2 = t1 + root(link_past_threshold, c_roll, 0.0, 0.5 * M_PI / w_r + 0.5);
     const int slide = m->nevent + 2 * m->ncontact, stick = slide + 1;
     for (int k = 0; k < 4; k++) {
         met e = {0};
@@ -220,12 +231,134 @@ static void disk_slides_rolls_and_slides_again(void **state)
     }
 }
 
+static void billiard_ball_curves_then_rolls_straight(void **state)
+{
+    (void)state;
+    const lgc_model *m = &billiard_ball_model;
+    const double *p = m->parameter_defaults;
+    const double g = parameter(m, p, "g"), mu = parameter(m, p, "mu"), r = parameter(m, p, "r"),
+                 v0 = parameter(m, p, "v0");
+    const double s0[2] = {v0 - r * parameter(m, p, "spin_y"), r * parameter(m, p, "spin_x")};
+    const double size = hypot(s0[0], s0[1]), t1 = size / (3.5 * mu * g), t_end = 1.0;
+    const double d[2] = {s0[0] / size, s0[1] / size};
+    /* the centre at t1 on the parabola, then straight on at v1 */
+    const double v1[2] = {v0 - mu * g * t1 * d[0], -mu * g * t1 * d[1]};
+    const double p1[2] = {v0 * t1 - 0.5 * mu * g * t1 * t1 * d[0], -0.5 * mu * g * t1 * t1 * d[1]};
+    const int stick = m->nevent + 2 * m->ncontact + 1;
+    for (int k = 0; k < 4; k++) {
+        met e = {0};
+        double x[MAX_NX];
+        assert_in_range(m->nx, 1, MAX_NX);
+        assert_int_equal(run(m, p, m->initial_state, k, t_end, &e, x), LGC_OK);
+        check(e.n == 1 && e.event[0] == stick, "%s: %d events; expected one stick[cloth]", stepper(k)->name, e.n);
+        const double dt = fabs(e.t[0] - t1), dp = hypot(e.x[0][0] - p1[0], e.x[0][1] - p1[1]),
+                     dv = hypot(x[5] - v1[0], x[6] - v1[1]),
+                     dx = hypot(x[0] - (p1[0] + v1[0] * (t_end - t1)), x[1] - (p1[1] + v1[1] * (t_end - t1)));
+        print_message("  %-6s rolls at t = %.15f (closed form %.15f, %.1e); centre %.1e off the parabola "
+                      "there; at t = 1 velocity %.1e, centre %.1e off\n",
+                      stepper(k)->name, e.t[0], t1, dt, dp, dv, dx);
+        assert_le(dt, 1e-9 * t1);
+        assert_le(dp, 1e-9);
+        assert_le(dv, 1e-9 * v0);
+        assert_le(dx, 1e-9);
+    }
+}
+
+/* The block's slide from x_b at the belt's speed: x = x_k + (x_b - x_k) cos wt + (V/w) sin wt; c: x_b - x_k, V, w. */
+static double block_slip(double tau, const double *c)
+{
+    return -c[0] * c[2] * sin(c[2] * tau) + c[1] * cos(c[2] * tau) - c[1];
+}
+
+static void belt_block_sticks_and_slips(void **state)
+{
+    (void)state;
+    const lgc_model *m = &belt_block_model;
+    const double *p = m->parameter_defaults;
+    const double mg = parameter(m, p, "m") * parameter(m, p, "g"), k_spring = parameter(m, p, "k"),
+                 V = parameter(m, p, "V"), w = sqrt(k_spring / parameter(m, p, "m"));
+    const double x_b = parameter(m, p, "mu_s") * mg / k_spring, x_k = parameter(m, p, "mu_k") * mg / k_spring;
+    /* stuck from x = 0 to x_b; sliding half an oscillation about x_k, back to the belt's speed at 2 x_k - x_b */
+    const double c[3] = {x_b - x_k, V, w};
+    const double t_break = x_b / V, t_stick = t_break + root(block_slip, c, 1e-6, 2.0 * M_PI / w - 1e-6);
+    const double x_stick = x_k + (x_b - x_k) * cos(w * (t_stick - t_break)) + V / w * sin(w * (t_stick - t_break));
+    const double t_break2 = t_stick + (x_b - x_stick) / V;
+    const int slide = m->nevent + 2 * m->ncontact, stick = slide + 1;
+    for (int k = 0; k < 4; k++) {
+        met e = {0};
+        double x[MAX_NX];
+        assert_in_range(m->nx, 1, MAX_NX);
+        assert_int_equal(run(m, p, m->initial_state, k, t_break2 + 0.1, &e, x), LGC_OK);
+        check(e.n == 3 && e.event[0] == slide && e.event[1] == stick && e.event[2] == slide,
+              "%s: %d events; expected slide, stick, slide", stepper(k)->name, e.n);
+        print_message("  %-6s breaks away at %.15f (%.1e), sticks at %.15f (%.1e) at x %.1e off, breaks at %.15f "
+                      "(%.1e)\n",
+                      stepper(k)->name, e.t[0], fabs(e.t[0] - t_break), e.t[1], fabs(e.t[1] - t_stick),
+                      fabs(e.x[1][0] - x_stick), e.t[2], fabs(e.t[2] - t_break2));
+        assert_le(fabs(e.t[0] - t_break), 1e-9);
+        assert_le(fabs(e.t[1] - t_stick), 1e-9);
+        assert_le(fabs(e.x[1][0] - x_stick), 1e-9);
+        assert_le(fabs(e.t[2] - t_break2), 1e-9);
+    }
+}
+
+/* The rod's push at the start, sliding either way, and no mode at all past Painleve's coefficient. */
+static void painleve_rod_pushes_or_jams(void **state)
+{
+    (void)state;
+    const lgc_model *m = &painleve_rod_model;
+    double p[16];
+    assert_in_range(m->np, 1, 16);
+    for (int i = 0; i < m->np; i++)
+        p[i] = m->parameter_defaults[i];
+    const double mg = parameter(m, p, "m") * parameter(m, p, "g"), th = M_PI / 4;
+    for (int k = 0; k < 4; k++)
+        for (int sign = -1; sign <= 1; sign += 2)
+            for (int jam = 0; jam <= 1; jam++) {
+                const double mu = jam ? 2.0 : 1.0;   /* Painleve's bound at 45 degrees: 5/3 */
+                set_parameter(m, p, "mu", mu);
+                set_parameter(m, p, "v", sign);
+                const double denominator = 1 + 3 * cos(th) * cos(th) + 3 * mu * sign * sin(th) * cos(th);
+                lgc_driver_options opt;
+                lgc_driver_options_default(&opt);
+                opt.type = stepper(k);
+                opt.h = opt.type->adaptive ? 0.0 : 1e-4;
+                lgc_system sys;
+                assert_int_equal(lgc_system_init(&sys, m), LGC_OK);
+                for (int i = 0; i < m->np; i++)
+                    sys.p[i] = p[i];
+                double x0[MAX_NX], dxdt[MAX_NX], mult[4];
+                assert_in_range(m->nx, 1, MAX_NX);
+                m->initial_state_at(p, x0);
+                lgc_driver *d = lgc_driver_alloc(&sys, &opt);
+                assert_non_null(d);
+                const int rc = lgc_driver_reset(d, 0.0, x0);
+                if (denominator < 0.0) {
+                    check(rc == LGC_ERR_FRICTION, "%s: sliding %+d at mu = %g: status %d, expected LGC_ERR_FRICTION",
+                          stepper(k)->name, sign, mu, rc);
+                } else {
+                    assert_int_equal(rc, LGC_OK);
+                    assert_int_equal(lgc_system_rhs(&sys, 0.0, x0, dxdt, mult), LGC_OK);
+                    const double push = mg / denominator;
+                    if (k == 0)
+                        print_message("  sliding %+d, mu = %g: push %.15f (closed form %.15f, %.1e)\n", sign, mu,
+                                      mult[0], push, fabs(mult[0] - push));
+                    assert_le(fabs(mult[0] - push), 1e-12 * push);
+                }
+                lgc_driver_free(d);
+                lgc_system_free(&sys);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bowling_ball_slides_then_rolls),
         cmocka_unit_test(bowling_ball_slides_for_ever_on_a_steep_slope),
         cmocka_unit_test(disk_slides_rolls_and_slides_again),
+        cmocka_unit_test(billiard_ball_curves_then_rolls_straight),
+        cmocka_unit_test(belt_block_sticks_and_slips),
+        cmocka_unit_test(painleve_rod_pushes_or_jams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

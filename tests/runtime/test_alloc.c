@@ -14,10 +14,12 @@
 #include <cmocka.h>
 
 #include "a02_n2.h"
+#include "billiard_ball.h"
 #include "bouncing_ball.h"
 #include "chain_kkt.h"
 #include "chain_kkt_vak.h"
 #include "check.h"
+#include "disk_link.h"
 #include "flat_rod.h"
 #include "knife_edge.h"
 #include "lagrangec/driver.h"
@@ -27,6 +29,7 @@
 #include "pendulum.h"
 #include "pendulum_wall.h"
 #include "run_util.h"
+#include "painleve_rod.h"
 #include "sled_wall.h"
 #include "sphere.h"
 
@@ -421,6 +424,29 @@ static void no_impact_with_rows_that_hold_allocates(void **state)
             }
 }
 
+/*
+** Friction switches (sticking to sliding and back, located, the method
+** restarted): a planar contact (the disk on its link), a spatial one (the
+** billiard ball, its direction taken at every step), and one whose normal
+** force is a contact's multiplier (Painleve's rod, the LU solve), every
+** stepper variant and correction.
+*/
+static void no_friction_switch_allocates(void **state)
+{
+    (void)state;
+    const lgc_model *models[] = {&disk_link_model, &billiard_ball_model, &painleve_rod_model};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < VARIANTS; k++)
+            for (int project = LGC_PROJECT_NONE; project <= LGC_PROJECT_FULL; project++) {
+                const lgc_model m = variant_model(models[i], k);
+                const lgc_driver_options o = variant_options(k, (lgc_project_mode)project, LGC_METRIC_MASS);
+                counted_run r = count_run(&m, NULL, &o, ULONG_MAX, 3.0, o.type->adaptive ? 0.0137 : 0.37e-3, NULL);
+                assert_int_equal(r.status, LGC_OK);
+                assert_ge(r.stats.contact_switches, 1);
+                assert_int_equal(r.heap_calls, 0);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +455,7 @@ int main(void)
         cmocka_unit_test(no_contact_release_allocates),
         cmocka_unit_test(no_impact_on_several_rows_allocates),
         cmocka_unit_test(no_impact_with_rows_that_hold_allocates),
+        cmocka_unit_test(no_friction_switch_allocates),
         cmocka_unit_test(no_singular_passage_allocates),
         cmocka_unit_test(no_step_from_a_singular_start_allocates),
         cmocka_unit_test(lapack_kkt_path_allocates_nothing),
