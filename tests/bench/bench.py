@@ -31,6 +31,7 @@ import report
 import rhs_bench
 import rhs_split
 import sim_bench
+import siconos_peer
 import sweep_bench
 import targets
 
@@ -39,7 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SECTIONS = [("generation", gen_bench), ("rhs", rhs_bench), ("simulation", sim_bench), ("sweep", sweep_bench),
             ("kkt", kkt_bench), ("profile", profile_gen), ("mujoco", mujoco_bench), ("cartesian", rhs_split),
             ("correction", correction_bench), ("methods", method_bench), ("arm3d", arm3d_bench),
-            ("inverse", inverse_dynamics_bench)]
+            ("inverse", inverse_dynamics_bench), ("siconos", siconos_peer)]
 ALIASES = {"sympy": ["generation", "rhs"]}
 
 

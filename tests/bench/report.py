@@ -16,7 +16,7 @@ def machine(res, sections):
                 *m["load_start"], *m["load_end"]), "```\n",
             f"Reproduce (a fresh Debian 12 as root, in the repository; this run took {res['elapsed_min']:.0f} min):\n",
             "```",
-            "apt-get install -y python3-sympy valgrind libmujoco-dev   # besides the build dependencies of README.md",
+            "apt-get install -y python3-sympy valgrind libmujoco-dev python3-siconos   # besides the build dependencies of README.md",
             f"tests/bench/run.sh{' ' + res['options'] if res['options'] else ''}"
             "            # builds build-bench (release) and writes BENCHMARKS.md", "```\n",
             "Everything below comes from that one run; SymPy's and MuJoCo's sides run in the same run, with "
