@@ -668,11 +668,11 @@ void constraints_are_kept_by_default(void **) {
 // correction sinks into it (a warning, a fault with --strict); a model
 // without contacts has none (null).
 void contacts_report_how_far_inside_they_went(void **) {
-  json::Value rod = summary({test_spec("flat_rod"), "--param", "th0=0.3", "--t-end", "3", "--quiet"});
+  json::Value rod = summary({spec("flat_rod"), "--param", "th0=0.3", "--t-end", "3", "--quiet"});
   for (auto name : {"phi[contact1]", "phi[contact2]"})
     check(rod["min_contact_phi"][name].num() >= -1e-12, "%s: min %.3g", name, rod["min_contact_phi"][name].num());
   assert_int_equal(rod["warnings"].items.size(), 0);
-  const std::vector<std::string> sinking = {test_spec("moving_table"), "--param", "A=0.01", "--t-end", "10", "--dt",
+  const std::vector<std::string> sinking = {spec("moving_table"), "--param", "A=0.01", "--t-end", "10", "--dt",
                                             "0.05", "--project", "none", "--baumgarte", "off", "--summary-json", "-"};
   Result r = simulate(sinking);
   assert_int_equal(r.status, 0);
@@ -687,7 +687,7 @@ void contacts_report_how_far_inside_they_went(void **) {
   assert_int_equal(r.status, 1);
   assert_contains(r.err, "lagrangec: error (--strict): a contact went inside: min phi[contact1] = ");
   fs::path png = group_dir() / "flat_rod.png";
-  Result text = simulate({test_spec("flat_rod"), "--t-end", "1", "--plot", png.string()});
+  Result text = simulate({spec("flat_rod"), "--t-end", "1", "--plot", png.string()});
   assert_int_equal(text.status, 0);
   assert_png(png);
   assert_contains(text.out, "contacts:         min phi over every accepted step and sample, on or off (below 0: "
@@ -784,11 +784,11 @@ void a_maximum_step_finds_events_a_step_would_straddle(void **) {
 // at the start, an impact with a nonholonomic row under both formulations,
 // and linearize's note that it holds the contacts on.
 void contacts_take_their_parameters_and_linearize_says_what_it_holds(void **) {
-  json::Value plastic = summary({test_spec("moving_table"), "--param", "e=0", "--t-end", "0.5", "--quiet"});
+  json::Value plastic = summary({spec("moving_table"), "--param", "e=0", "--t-end", "0.5", "--quiet"});
   assert_int_equal(long(plastic["events"]["impact[contact1]"]["count"].num()), 1);
-  json::Value elastic = summary({test_spec("moving_table"), "--t-end", "0.5", "--quiet"});
+  json::Value elastic = summary({spec("moving_table"), "--t-end", "0.5", "--quiet"});
   assert_true(elastic["events"]["impact[contact1]"]["count"].num() > 1);
-  Result refused = simulate({test_spec("flat_rod"), "--param", "e2=1.5", "--t-end", "1", "--quiet"});
+  Result refused = simulate({spec("flat_rod"), "--param", "e2=1.5", "--t-end", "1", "--quiet"});
   assert_int_equal(refused.status, 1);
   assert_contains(refused.err, "a contact's restitution is outside [0, 1] at the run's parameters");
   // The sled into its wall under the vakonomic formulation too: back along its heading at e u.
@@ -814,6 +814,32 @@ void contacts_take_their_parameters_and_linearize_says_what_it_holds(void **) {
   Result pulled = run({lagrangec, "linearize", spec("bouncing_ball"), "--at", "y=0", "--param", "g=-1"}, env);
   assert_int_equal(pulled.status, 0);
   assert_contains(pulled.err, "contact1 lambda = -1 (pulls: it lets go here, and the motion is not this one)");
+}
+
+// A friction contact's mode is a CSV column and its switches are events, in
+// --events and the summary; linearize says it holds the contact sticking;
+// a coefficient a run's --param puts out of range refuses the start.
+void friction_modes_reach_the_files(void **) {
+  fs::path csv = group_dir() / "bowling.csv", events = group_dir() / "bowling_events.csv";
+  Result r = simulate({spec("bowling_ball"), "--t-end", "2", "--out", csv.string(), "--events", events.string(),
+                       "--summary-json", "-"});
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  std::vector<std::string> rows = lines_of(slurp(csv));
+  assert_string_equal(rows[0].c_str(), "t,x,theta,x',theta',g[lane],T+V,mu[lane],Fc[x],Fc[theta],mode[lane]");
+  assert_int_equal(rows[1].substr(rows[1].rfind(',')).compare(",1"), 0);     // thrown: it slides
+  assert_int_equal(rows.back().substr(rows.back().rfind(',')).compare(",0"), 0);  // then it rolls
+  std::vector<std::string> met = lines_of(slurp(events));
+  assert_int_equal(met.size(), 2);
+  assert_int_equal(met[1].rfind("stick[lane],1.16499199068", 0), 0);  // 8/(3.5 mu g)
+  json::Value s = parse(r.out);
+  assert_int_equal(long(s["events"]["stick[lane]"]["count"].num()), 1);
+  assert_int_equal(long(s["events"]["slide[lane]"]["count"].num()), 0);
+  Result refused = simulate({spec("disk_link"), "--param", "mu_k=0.2", "--t-end", "1", "--quiet"});
+  assert_int_equal(refused.status, 1);
+  assert_contains(refused.err, "a friction coefficient is negative, or the kinetic one above the static one");
+  Result lin = run({lagrangec, "linearize", spec("disk_link"), "--at", "s=0", "--at", "x=0"}, cache_env());
+  assert_int_equal(lin.status, 0);
+  assert_contains(lin.err, "note: friction contacts held sticking");
 }
 
 // The summary is JSON: a model without an integral says why, with no drift;
@@ -1036,6 +1062,7 @@ int main() {
       cmocka_unit_test(outputs_and_events_reach_the_files),
       cmocka_unit_test(a_maximum_step_finds_events_a_step_would_straddle),
       cmocka_unit_test(contacts_take_their_parameters_and_linearize_says_what_it_holds),
+      cmocka_unit_test(friction_modes_reach_the_files),
       cmocka_unit_test(contacts_report_how_far_inside_they_went),
       cmocka_unit_test(implicit_methods_count_their_newton_iterations),
       cmocka_unit_test(mistakes_get_a_message_and_an_exit_status),
