@@ -226,6 +226,7 @@ class Report {
     if (!s.wheels.empty()) wheels();
     if (m_.nh) holonomic();
     if (m_.nn) nonholonomic();
+    if (!m_.friction.empty()) friction();
     if (m_.nh + m_.nn) stabilised();  // an unconstrained model has nothing to stabilise
     state();
     if (!m_.outputs.empty()) outputs();
@@ -390,6 +391,25 @@ class Report {
     matrix("B", m_.B);
     for (size_t j = 0; j < m_.nn; ++j) equation("b_{" + std::to_string(j + 1) + "}", m_.b[j]);
     for (size_t j = 0; j < m_.nn; ++j) equation("c_{n," + std::to_string(j + 1) + "}", m_.c_n[j]);
+  }
+
+  // Each Coulomb contact: its slip rows, normal force and coefficients.
+  void friction() {
+    out_ << "## Friction\n\nEach contact sticks (its slip rows $g$ held, their multipliers the friction "
+            "force) while $|\\lambda_t| \\le \\mu_s N$, and slides otherwise, the rows dropped and "
+            "$-\\mu_k N\\, s/|s|$ applied (docs/commands.md, \"Friction\").\n\n";
+    for (const Model::Friction &f : m_.friction) {
+      std::string rows;
+      for (size_t c : f.slip_rows) rows += (rows.empty() ? "$g_{" : ", g_{") + std::to_string(c - m_.nh + 1) + "}";
+      out_ << "`" << f.name << "`: slip " << rows << "$; its normal force $N = N_0 + \\sum_c "
+           << "(\\partial N/\\partial \\lambda_c)\\, \\lambda_c$ over the multipliers, and its coefficients:\n\n";
+      equation("N_0", f.normal0);
+      for (size_t c = 0; c < m_.nc(); ++c)
+        if (!f.normal_rate[c].is_zero())
+          equation("\\partial N/\\partial " + tex_name(m_.multipliers[c].get_name()), f.normal_rate[c]);
+      equation("\\mu_s", f.mu_static);
+      equation("\\mu_k", f.mu_kinetic);
+    }
   }
 
   void outputs() {

@@ -58,6 +58,8 @@ class Deriver {
   Model m_;
   Scope scope_;               // the spec's definitions, points and frames
   std::vector<StateVar> mu_;  // the vakonomic multipliers, with their initial values
+  // The no-slip rows of the wheels a [friction] names, by wheel, for add_friction_slips.
+  std::map<std::string, std::vector<std::pair<ConstraintOrigin, ex>>> wheel_slips_;
   GiNaC::ex written_T_, written_V_;  // T and V as the spec writes them, without the bodies'
 
   const SymbolTable &sym() const { return m_.symbols; }
@@ -115,6 +117,13 @@ class Deriver {
     return {kind + " constraint " + std::to_string(j + 1), text, std::to_string(j + 1), src.loc_of(0), -1, ""};
   }
 
+  // Whether a [friction] names wheel `name`: its no-slip rows are then slips.
+  bool has_friction(const std::string &name) const {
+    for (const FrictionSpec &f : spec_.friction)
+      if (f.wheel && f.wheel->name == name) return true;
+    return false;
+  }
+
   // Each [friction.NAME]'s slip velocities, the last nonholonomic rows
   // (numbered among them for now: the holonomic rows come before them):
   // constraints while it sticks, the direction of its force while it slides.
@@ -125,6 +134,20 @@ class Deriver {
     for (const FrictionSpec &f : spec_.friction) {
       Model::Friction &out = m_.friction.emplace_back();
       out.name = f.name;
+      if (f.wheel) {
+        bool known = false;
+        for (const WheelSpec &w : spec_.wheels) known = known || w.name == f.wheel->name;
+        if (!known) error_at(f.wheel->loc, "'" + f.wheel->name + "' is not a [rolling] wheel");
+        auto rows = wheel_slips_.find(f.wheel->name);
+        if (rows == wheel_slips_.end())
+          error_at(f.wheel->loc, "wheel '" + f.wheel->name + "' has no no-slip row left to slip (both are 0 at "
+                                 "every state)");
+        for (auto &[origin, slip] : rows->second) {
+          out.slip_rows.push_back(nonholonomic.size());
+          nonholonomic.push_back(origin);
+          m_.g.push_back(slip);
+        }
+      }
       for (size_t i = 0; i < f.slip.size(); ++i) {
         std::string column = f.slip.size() == 1 ? f.name : f.name + "." + std::to_string(i + 1);
         ConstraintOrigin o{"friction '" + f.name + "': slip " + std::to_string(i + 1), f.slip[i].text, column,
@@ -211,7 +234,12 @@ class Deriver {
           left_out.push_back("no slip along " + along);
           continue;
         }
-        nonholonomic.push_back(origin("no slip along " + along, name + "." + (along.rfind("N.", 0) == 0 ? along.substr(2) : along)));
+        ConstraintOrigin row = origin("no slip along " + along, name + "." + (along.rfind("N.", 0) == 0 ? along.substr(2) : along));
+        if (has_friction(name)) {
+          wheel_slips_[name].push_back({row, w.no_slip[i]});
+          continue;
+        }
+        nonholonomic.push_back(row);
         m_.g.push_back(w.no_slip[i]);
       }
       ++index;

@@ -113,14 +113,16 @@ struct EventSpec {
 
 // [friction.NAME]: Coulomb friction at a contact. `slip`: its tangential
 // slip velocities (one, planar, or two, spatial), linear in the velocities,
-// which become nonholonomic rows while it sticks; `normal`: the normal
+// which become nonholonomic rows while it sticks (or `wheel`: a rolling
+// wheel's no-slip rows are); `normal`: the normal
 // force, an expression of the state and the multipliers (lambda1..., mu1...);
 // `static` and `kinetic`: the coefficients, expressions of the parameters
 // (kinetic defaults to static).
 struct FrictionSpec {
   std::string name;
   SourceLoc loc;
-  std::vector<SourceText> slip;
+  std::vector<SourceText> slip;     // written; empty where `wheel` gives them
+  std::optional<NameRef> wheel;     // a [rolling] wheel whose no-slip rows are the slip
   SourceText normal, mu_static;
   std::optional<SourceText> mu_kinetic;
 };

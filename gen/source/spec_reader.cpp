@@ -40,7 +40,7 @@ const std::set<std::string> kTopLevelKeys = {
     "friction"};
 
 const std::set<std::string> kEventKeys = {"when", "direction", "action"};
-const std::set<std::string> kFrictionKeys = {"slip", "normal", "static", "kinetic"};
+const std::set<std::string> kFrictionKeys = {"slip", "wheel", "normal", "static", "kinetic"};
 
 const std::set<std::string> kBodyKeys = {"mass", "frame", "centre", "inertia", "inertia_frame"};
 const std::set<std::string> kParticleKeys = {"mass", "point"};
@@ -701,8 +701,9 @@ class Reader {
     }
   }
 
-  // [friction.NAME]: slip = "EXPR" or a list of one or two, normal = "EXPR",
-  // static = mu_s, kinetic = mu_k (default mu_s). NAME names CSV columns
+  // [friction.NAME]: slip = "EXPR" or a list of one or two (or wheel =
+  // "WHEEL", a [rolling] wheel's no-slip rows), normal = "EXPR", static =
+  // mu_s, kinetic = mu_k (default mu_s). NAME names CSV columns
   // (g[NAME], mode[NAME]) and events (slide[NAME], stick[NAME]).
   void read_friction(const toml::table &root) {
     for (auto [key, t] : named_tables(root, "friction", "a friction contact")) {
@@ -713,17 +714,25 @@ class Reader {
       f.loc = loc(key->source().begin);
       const char *slip_shape = "the slip velocity, an expression linear in the velocities, or a list of two "
                                "(the slip along two tangents of a spatial contact)";
-      const toml::node &slip = required(*t, table, *key, "slip", slip_shape);
-      if (const toml::array *a = slip.as_array()) {
+      const toml::node *wheel = t->get("wheel"), *slip = t->get("slip");
+      if (wheel && slip)
+        error_at(loc(*wheel), "[" + table + "] has both 'wheel' and 'slip': a wheel's slip is its no-slip rows'; "
+                              "give one of them");
+      if (!wheel && !slip)
+        error_at(loc(key->source().begin), "[" + table + "] has no 'slip' (its slip velocity, or a list of two) "
+                                               "and no 'wheel' (a [rolling] wheel whose no-slip rows slip)");
+      if (wheel) {
+        f.wheel = name_ref(*wheel, "wheel");
+      } else if (const toml::array *a = slip->as_array()) {
         if (a->empty() || a->size() > 2)
-          error_at(loc(slip), "'slip' lists " + std::to_string(a->size()) + " expressions; it must be " + slip_shape);
+          error_at(loc(*slip), "'slip' lists " + std::to_string(a->size()) + " expressions; it must be " + slip_shape);
         for (const toml::node &e : *a) {
           if (!e.is_string()) wrong_type(e, "slip", slip_shape);
           f.slip.push_back(expression(e, "slip"));
         }
       } else {
-        if (!slip.is_string()) wrong_type(slip, "slip", slip_shape);
-        f.slip.push_back(expression(slip, "slip"));
+        if (!slip->is_string()) wrong_type(*slip, "slip", slip_shape);
+        f.slip.push_back(expression(*slip, "slip"));
       }
       const char *coefficient = "a number or an expression of the parameters";
       auto read_coefficient = [&](const toml::node &n, const char *name) {

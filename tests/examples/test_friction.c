@@ -17,6 +17,10 @@
 ** normal force a multiplier that scales the sliding friction: its value
 ** at the start, m g/(1 + 3 cos^2 th + 3 mu sign(s) sin th cos th), and no
 ** consistent mode where that denominator is negative.
+** specs/incline_wheel_friction.toml: friction on a rolling wheel's no-slip
+** row; from rest on the incline it rolls, x'' = (2/3) g sin(alpha), where
+** tan(alpha) <= 3 mu_s, and else slides, x'' = g (sin(alpha) - mu_k
+** cos(alpha)), th'' = 2 mu_k g cos(alpha)/r.
 */
 #define _GNU_SOURCE    /* M_PI */
 #include <math.h>
@@ -32,6 +36,7 @@
 #include "bowling_ball.h"
 #include "check.h"
 #include "disk_link.h"
+#include "incline_wheel_friction.h"
 #include "painleve_rod.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/status.h"
@@ -350,6 +355,35 @@ static void painleve_rod_pushes_or_jams(void **state)
             }
 }
 
+static void wheel_rolls_or_slides_down_the_incline(void **state)
+{
+    (void)state;
+    const lgc_model *m = &incline_wheel_friction_model;
+    double p[16], x[MAX_NX];
+    assert_in_range(m->np, 1, 16);
+    assert_in_range(m->nx, 1, MAX_NX);
+    for (int i = 0; i < m->np; i++)
+        p[i] = m->parameter_defaults[i];
+    const double g = parameter(m, p, "g"), alpha = parameter(m, p, "alpha"), r = parameter(m, p, "r"), t_end = 1.0;
+    for (int slides = 0; slides <= 1; slides++) {
+        const double mu_s = slides ? 0.05 : 0.2, mu_k = 0.8 * mu_s;   /* 3 mu_s against tan(alpha) = 0.31 */
+        set_parameter(m, p, "mu_s", mu_s);
+        set_parameter(m, p, "mu_k", mu_k);
+        const double a = slides ? g * (sin(alpha) - mu_k * cos(alpha)) : 2.0 / 3.0 * g * sin(alpha);
+        const double spin = slides ? 2.0 * mu_k * g * cos(alpha) / r : a / r;
+        for (int k = 0; k < 4; k++) {
+            met e = {0};
+            assert_int_equal(run(m, p, m->initial_state, k, t_end, &e, x), LGC_OK);
+            const double dv = fabs(x[2] - a * t_end), dw = fabs(x[3] - spin * t_end);
+            print_message("  %-6s mu_s = %.2f (%s): %d switches; x' off %.1e, th' off %.1e at t = 1\n",
+                          stepper(k)->name, mu_s, slides ? "slides" : "rolls", e.n, dv, dw);
+            assert_int_equal(e.n, 0);
+            assert_le(dv, 1e-9 * a);
+            assert_le(dw, 1e-9 * spin);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +393,7 @@ int main(void)
         cmocka_unit_test(billiard_ball_curves_then_rolls_straight),
         cmocka_unit_test(belt_block_sticks_and_slips),
         cmocka_unit_test(painleve_rod_pushes_or_jams),
+        cmocka_unit_test(wheel_rolls_or_slides_down_the_incline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
