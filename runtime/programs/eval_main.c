@@ -83,17 +83,20 @@ static int finite(const double v[], int n)
     return 1;
 }
 
-static void evaluate(evaluation *e, lgc_system *sys, double t, const double x[])
+/* The model at (t, x), its contacts and friction contacts in the modes a run would start in there. */
+static void evaluate(evaluation *e, lgc_system *sys, double t, double x[])
 {
     const lgc_model *m = sys->model;
     const int nq = m->nq, nc = m->nh + m->nn;
     lgc_sample *s = &e->mon.s;
-    e->dynamics = lgc_monitor_sample(&e->mon, sys, t, x);
+    e->dynamics = lgc_system_start_modes(sys, t, x);
+    if (e->dynamics == LGC_OK)
+        e->dynamics = lgc_monitor_sample(&e->mon, sys, t, x);
     /* What the monitor did not reach has no value: null, and why. */
     if (e->dynamics != LGC_OK && e->dynamics != LGC_ERR_NONFINITE)
         fill_nan(e->mon.dxdt, m->nx), fill_nan(s->mult, nc);
     if (e->dynamics != LGC_OK && !finite(s->mult, nc))
-        fill_nan(s->fc, nq), fill_nan(s->out, m->nout);
+        fill_nan(s->fc, nq), fill_nan(s->out, m->nout), fill_nan(s->mode, m->nfriction);
     m->mass_matrix(t, x, sys->p, e->M);
     m->inverse_dynamics(t, x, sys->u, sys->p, e->zero, e->bias);
     m->residuals(t, x, sys->p, e->residuals, e->residuals + m->nh, e->residuals + 2 * m->nh);
@@ -121,7 +124,7 @@ typedef struct group {
     const char *title;      /* text */
     const double *v;
     int n, dynamic;
-    int names;              /* 'q' coordinates, 'm' multipliers, 'r' residual rows, 'o' outputs */
+    int names;              /* 'q' coordinates, 'm' multipliers, 'r' residual rows, 'o' outputs, 'f' friction */
 } group;
 
 static void value_name(const lgc_model *m, int names, int i, char *buf, size_t size)
@@ -132,11 +135,13 @@ static void value_name(const lgc_model *m, int names, int i, char *buf, size_t s
         lgc_csv_column_name(m, lgc_csv_column_multipliers(m) + i, buf, size);
     else if (names == 'r')
         lgc_row_name(m, i, buf, size);
+    else if (names == 'f')
+        snprintf(buf, size, "%s", m->friction_names[i]);
     else
         snprintf(buf, size, "%s", m->output_names[i]);
 }
 
-enum { NGROUPS = 6 };
+enum { NGROUPS = 7 };
 
 static void groups_of(const evaluation *e, const lgc_model *m, group g[NGROUPS])
 {
@@ -148,6 +153,8 @@ static void groups_of(const evaluation *e, const lgc_model *m, group g[NGROUPS])
         {"bias", "bias k - Q (M q'' + k - Q = C^T [lambda; mu])", e->bias, m->nq, 0, 'q'},
         {"residuals", "residuals [phi; phi'; g]", e->residuals, 2 * m->nh + m->nn, 0, 'r'},
         {"outputs", "outputs", e->mon.s.out, m->nout, 1, 'o'},
+        {"friction_modes", "friction modes (0 sticking; sliding +1, or -1 backwards)", e->mon.s.mode,
+         m->nfriction, 1, 'f'},
     };
     memcpy(g, all, sizeof all);
 }

@@ -162,10 +162,7 @@ int lgc_driver_reset(lgc_driver *d, double t0, const double x0[])
     lgc_guard_reset(&d->guard, d->sys->model->nh + d->sys->model->nn > 0 ? d->opt.singular_guard : 0.0);
     d->min_norm_seen = d->sys->nfev_min_norm;
     memcpy(d->x, x0, (size_t)d->nx * sizeof *d->x);
-    lgc_contacts_touching(d->sys, t0, d->x, d->xerr);   /* xerr: 2 nh + nn <= nx doubles of scratch */
-    rc = lgc_friction_coefficients(d->sys);
-    if (rc == LGC_OK)
-        rc = lgc_friction_start(&d->friction, d->sys, t0, d->x, lgc_contact_tolerance(d->sys->model, d->x));
+    rc = lgc_friction_start_run(&d->friction, d->sys, t0, d->x, d->xerr);  /* xerr: 2 nh + nn <= nx doubles */
     if (rc == LGC_OK)
         rc = lgc_project(d->proj, d->sys, t0, d->x, &it);
     d->stats.proj_iter += (unsigned long)it;

@@ -241,6 +241,27 @@ int lgc_friction_start(lgc_friction *fr, lgc_system *sys, double t, double x[], 
     return rc;
 }
 
+int lgc_friction_start_run(lgc_friction *fr, lgc_system *sys, double t, double x[], double res[])
+{
+    lgc_contacts_touching(sys, t, x, res);
+    int rc = lgc_friction_coefficients(sys);
+    return rc == LGC_OK ? lgc_friction_start(fr, sys, t, x, lgc_contact_tolerance(sys->model, x)) : rc;
+}
+
+int lgc_system_start_modes(lgc_system *sys, double t, double x[])
+{
+    const lgc_model *m = sys->model;
+    lgc_friction fr;
+    double *res = malloc((size_t)(2 * m->nh + m->nn + 1) * sizeof *res);
+    int rc = res ? lgc_friction_init(&fr, m) : LGC_ERR_NOMEM;
+    if (rc == LGC_OK) {
+        rc = lgc_friction_start_run(&fr, sys, t, x, res);
+        lgc_friction_free(&fr);
+    }
+    free(res);
+    return rc;
+}
+
 void lgc_friction_indicators(lgc_friction *fr, const lgc_system *sys, double t, const double x[],
                              const double mult[], double out[])
 {

@@ -50,6 +50,13 @@ int lgc_friction_coefficients(lgc_system *sys);
 int lgc_friction_start(lgc_friction *fr, lgc_system *sys, double t, double x[], double tol);
 
 /*
+** Every mode at (t, x) as a run starts there: the contacts touching on,
+** the others off (res: 2 nh + nn doubles of scratch), the coefficients at
+** sys->p checked, then lgc_friction_start.
+*/
+int lgc_friction_start_run(lgc_friction *fr, lgc_system *sys, double t, double x[], double res[]);
+
+/*
 ** Contact k's slip is 0 at (t, x): it sticks where the friction sticking
 ** needs, |lambda_t| <= mu_s N, is inside the cone, else slides against that
 ** friction (the way the forces push it, reversed or not).

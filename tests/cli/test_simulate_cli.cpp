@@ -30,7 +30,6 @@ namespace {
 
 const std::string lagrangec = LAGRANGEC;
 
-std::string test_spec(const char *name) { return std::string(RUNTIME_SPECS_DIR) + "/" + name + ".toml"; }
 
 std::vector<std::string> cache_env() { return {"LAGRANGEC_CACHE=" + (group_dir() / "cache").string()}; }
 

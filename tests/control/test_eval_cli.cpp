@@ -153,6 +153,30 @@ void singular_mass_is_null_with_a_reason(void **) {
   assert_contains(text.out, "  (nan: the mass matrix is not positive definite at this state)\n");
 }
 
+// Contacts and friction in the modes a run would start in: the ball above
+// the floor falls; the bowling ball, thrown, slides (x'' = -mu g, theta'' =
+// (5/2) mu g/r) and, thrown rolling, rolls (q'' = 0); Painleve's rod, past
+// its bound, has no mode: q'' null, with the reason.
+void contacts_and_friction_in_a_runs_modes(void **) {
+  json::Value falling = eval_json({spec("bouncing_ball"), "--at", "y=0.5"});
+  assert_near(falling["acceleration"]["y"].num(), -9.81, 1e-15, "the ball's y'' above the floor");
+  assert_near(falling["multipliers"]["lambda[contact1]"].num(), 0, 1e-15, "the floor's push, apart");
+  json::Value sliding = eval_json({spec("bowling_ball")});
+  const double mu_g = 0.2 * 9.81;
+  assert_near(sliding["acceleration"]["x"].num(), -mu_g, 1e-14, "x'' sliding");
+  assert_near(sliding["acceleration"]["theta"].num(), 2.5 * mu_g / 0.11, 1e-14, "theta'' sliding");
+  assert_near(sliding["multipliers"]["mu[lane]"].num(), -7.0 * mu_g, 1e-14, "the friction force, sliding");
+  assert_eq(sliding["friction_modes"]["lane"].num(), 1);
+  json::Value rolling = eval_json({spec("bowling_ball"), "--param", "spin=72.727272727272727"});
+  assert_near(rolling["acceleration"]["x"].num(), 0, 1e-12, "x'' rolling on the level");
+  assert_eq(rolling["friction_modes"]["lane"].num(), 0);
+  Result jammed = eval({test_spec("painleve_rod"), "--param", "v=-1", "--json"});
+  assert_int_equal(jammed.status, 1);
+  json::Value j = parse(jammed);
+  assert_true(j["acceleration"]["x"].is_null());
+  assert_contains(j["why_null"]["acceleration"].str(), "no consistent friction mode");
+}
+
 void usage_errors(void **) {
   struct Case {
     std::vector<std::string> args;
@@ -193,6 +217,7 @@ int main() {
       cmocka_unit_test(outputs_by_name),
       cmocka_unit_test(state_checked_and_completed),
       cmocka_unit_test(singular_mass_is_null_with_a_reason),
+      cmocka_unit_test(contacts_and_friction_in_a_runs_modes),
       cmocka_unit_test(usage_errors),
   };
   return cmocka_run_group_tests(tests, group_dir_setup, group_dir_teardown);

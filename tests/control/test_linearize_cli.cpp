@@ -141,7 +141,7 @@ void refusals(void **) {
   assert_int_equal(r.status, 2);
   assert_contains(r.err, "names too few coordinates (this model has 3: nq - nh)");
   // A force of sqrt(1/4 - t) is NaN at t = 0.3: no JSON with nan in it, no JSON at all.
-  r = linearize({std::string(RUNTIME_SPECS_DIR) + "/nan_force.toml", "--at", "t=0.3", "--json"});
+  r = linearize({test_spec("nan_force"), "--at", "t=0.3", "--json"});
   assert_int_equal(r.status, 1);
   assert_string_equal(r.out.c_str(), "");
   assert_contains(r.err, "not finite (NaN or Inf) at the point");

@@ -16,6 +16,10 @@
 #ifdef SPECS_DIR
 // specs/NAME.toml (SPECS_DIR is the test's -D).
 inline std::string spec(const char *name) { return std::string(SPECS_DIR) + "/" + name + ".toml"; }
+#ifdef RUNTIME_SPECS_DIR
+// A spec of tests/runtime/specs/, the runtime's test models.
+inline std::string test_spec(const char *name) { return std::string(RUNTIME_SPECS_DIR) + "/" + name + ".toml"; }
+#endif
 #endif
 
 // Fails the test, showing `text`, unless it contains `part`.

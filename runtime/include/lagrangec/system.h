@@ -104,6 +104,16 @@ double lgc_contact_tolerance(const lgc_model *m, const double x[]);
 ** the others off: a start's active set.
 */
 void lgc_contacts_touching(lgc_system *sys, double t, const double x[], double phi[]);
+/*
+** The modes at (t, x) as a run starts there (lgc_driver_reset's): the
+** contacts touching on, the others off; a friction contact whose slip is 0
+** sticks if the friction that needs is inside its cone, else slides against
+** it, and one slipping slides (x's slip integrals reset where one sticks).
+** For a caller that evaluates the model at a state (eval); allocates its
+** scratch. LGC_ERR_FRICTION_COEFFICIENT, LGC_ERR_FRICTION, or an rhs's fault.
+*/
+int lgc_system_start_modes(lgc_system *sys, double t, double x[]);
+
 /* 1 when row i (of [phi; phi'; g], 2 nh + nn) is a contact's that is off, or a sliding contact's slip. */
 int lgc_row_off(const lgc_system *sys, int i);
 
