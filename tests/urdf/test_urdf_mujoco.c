@@ -1,0 +1,161 @@
+/*
+** test_urdf_mujoco.c — each URDF here is one system for lagrangec and for
+** MuJoCo 2.2, which reads URDF itself (mj_loadXML): at random states the
+** generated M(q) is mj_fullM's and the generated q'' is MuJoCo's
+** unconstrained acceleration (qacc_smooth, so that joint limits, which MuJoCo
+** enforces, do not enter). MuJoCo drops <mimic>: for mimic.urdf the
+** constrained q'' is solved here from MuJoCo's own M and forces with the
+** URDF's row q_knee = m q_hip + offset. cart_spring.toml includes cart.urdf
+** and adds the spring -k*slider, which MuJoCo gets as an applied force.
+** Usage: test_urdf_mujoco URDF_DIR.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <mujoco/mujoco.h>
+
+#include "lagrangec/lagrangec.h"
+
+extern const lgc_model arm3_model, cart_model, cart_spring_model, fixed_merge_model, mimic_model;
+
+#define STATES 20
+#define RTOL 1e-9 /* of the largest entry compared */
+#define MAX_DOF 8
+
+static const char *urdf_dir;
+
+/* A deterministic state stream: the same states on every machine. */
+static double uniform(unsigned long *seed, double lo, double hi)
+{
+    *seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+    return lo + (hi - lo) * (double)(*seed >> 11) / 9007199254740992.0;
+}
+
+static double parameter(const lgc_model *m, const char *name)
+{
+    int i = lgc_name_index(m->parameter_names, m->np, name);
+    if (i < 0) fail_msg("%s has no parameter %s", m->name, name);
+    return m->parameter_defaults[i];
+}
+
+/* Largest |got - want| over the largest |want| (at least 1); fails past RTOL. */
+static double compare(const lgc_model *m, const char *what, int state, const double got[], const double want[],
+                      int count)
+{
+    double scale = 1.0, worst = 0.0;
+    for (int i = 0; i < count; ++i) scale = fmax(scale, fabs(want[i]));
+    for (int i = 0; i < count; ++i) {
+        worst = fmax(worst, fabs(got[i] - want[i]) / scale);
+        if (!(fabs(got[i] - want[i]) <= RTOL * scale))
+            fail_msg("%s, state %d: %s[%d] = %.17g from lagrangec, %.17g from MuJoCo", m->name, state, what, i,
+                     got[i], want[i]);
+    }
+    return worst;
+}
+
+/*
+** One model against MuJoCo on `urdf`. Its coordinates are MuJoCo's joints
+** by name (dof[i]: MuJoCo's dof of coordinate i). `mimic`: the index of the
+** following coordinate and of the one it follows, with multiplier and
+** offset; spring: the parameter k of -k*slider on coordinate 0.
+*/
+typedef struct {
+    const lgc_model *model;
+    const char *urdf;
+    int mimic, followed;
+    double multiplier, offset;
+    int spring;
+} oracle_case;
+
+static void check_case(const oracle_case *c)
+{
+    const lgc_model *m = c->model;
+    const int n = m->nq;
+    char path[4096], error[1000] = "";
+    snprintf(path, sizeof path, "%s/%s", urdf_dir, c->urdf);
+    mjModel *mj = mj_loadXML(path, NULL, error, sizeof error);
+    if (!mj) fail_msg("%s: %s", path, error);
+    if (mj->nv != n || n > MAX_DOF) fail_msg("%s: MuJoCo has %d dofs, lagrangec %d coordinates", path, mj->nv, n);
+    int dof[MAX_DOF];
+    for (int i = 0; i < n; ++i) {
+        int j = mj_name2id(mj, mjOBJ_JOINT, m->state_names[i]);
+        if (j < 0) fail_msg("%s: MuJoCo has no joint %s", path, m->state_names[i]);
+        dof[i] = mj->jnt_dofadr[j];
+    }
+    mjData *d = mj_makeData(mj);
+    double *x = calloc(m->nx, sizeof *x), *dxdt = calloc(m->nx, sizeof *dxdt);
+    double *work = calloc(m->nwork + 1, sizeof *work);
+    double M[MAX_DOF * MAX_DOF], want_M[MAX_DOF * MAX_DOF], full[MAX_DOF * MAX_DOF], want_a[MAX_DOF];
+    double worst_M = 0.0, worst_a = 0.0;
+    unsigned long seed = 7;
+    for (int k = 0; k < STATES; ++k) {
+        for (int i = 0; i < n; ++i) {
+            x[i] = uniform(&seed, -3.0, 3.0);
+            x[n + i] = uniform(&seed, -2.0, 2.0);
+        }
+        if (c->mimic >= 0) {
+            x[c->mimic] = c->multiplier * x[c->followed] + c->offset;
+            x[n + c->mimic] = c->multiplier * x[n + c->followed];
+        }
+        for (int i = 0; i < n; ++i) {
+            d->qpos[mj->jnt_qposadr[mj->dof_jntid[dof[i]]]] = x[i];
+            d->qvel[dof[i]] = x[n + i];
+            d->qfrc_applied[dof[i]] = 0.0;
+        }
+        if (c->spring) d->qfrc_applied[dof[0]] = -parameter(m, "k") * x[0];
+        mj_forward(mj, d);
+        mj_fullM(mj, full, d->qM);
+        for (int i = 0; i < n; ++i) {
+            want_a[i] = d->qacc_smooth[dof[i]];
+            for (int j = 0; j < n; ++j) want_M[i * n + j] = full[dof[i] * n + dof[j]];
+        }
+        if (c->mimic >= 0) { /* a = a0 - M^-1 r (r.a0)/(r.M^-1 r), r the row's gradient */
+            double r[MAX_DOF] = {0}, Minv_r[MAX_DOF], ra = 0.0, rMr = 0.0;
+            r[dof[c->mimic]] = 1.0;
+            r[dof[c->followed]] = -c->multiplier;
+            mj_solveM(mj, d, Minv_r, r, 1);
+            for (int i = 0; i < n; ++i) ra += r[dof[i]] * d->qacc_smooth[dof[i]], rMr += r[dof[i]] * Minv_r[dof[i]];
+            for (int i = 0; i < n; ++i) want_a[i] -= Minv_r[dof[i]] * ra / rMr;
+        }
+        m->mass_matrix(0.0, x, m->parameter_defaults, M);
+        int rc = m->rhs(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta, dxdt, NULL, work);
+        if (rc != LGC_MODEL_OK) fail_msg("%s, state %d: rhs returned %d", m->name, k, rc);
+        worst_M = fmax(worst_M, compare(m, "M", k, M, want_M, n * n));
+        worst_a = fmax(worst_a, compare(m, "q''", k, dxdt + n, want_a, n));
+    }
+    print_message("  %-12s %d coordinates: at %d random states, largest difference from MuJoCo's M %.1e, "
+                  "q'' %.1e (relative; allowed %.0e)\n", m->name, n, STATES, worst_M, worst_a, RTOL);
+    free(x), free(dxdt), free(work);
+    mj_deleteData(d);
+    mj_deleteModel(mj);
+}
+
+static void urdfs_match_mujoco(void **unused)
+{
+    (void)unused;
+    const oracle_case cases[] = {
+        {&arm3_model, "arm3.urdf", -1, -1, 0, 0, 0},
+        {&cart_model, "cart.urdf", -1, -1, 0, 0, 0},
+        {&cart_spring_model, "cart.urdf", -1, -1, 0, 0, 1},
+        {&fixed_merge_model, "fixed_merge.urdf", -1, -1, 0, 0, 0},
+        {&mimic_model, "mimic.urdf", 1, 0, -0.5, 0.2, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_case(&cases[i]);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s URDF_DIR\n", argv[0]);
+        return 2;
+    }
+    urdf_dir = argv[1];
+    const struct CMUnitTest tests[] = {cmocka_unit_test(urdfs_match_mujoco)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
