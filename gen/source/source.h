@@ -165,10 +165,10 @@ struct UrdfModel {
   std::vector<SourceText> holonomic;
   SourceText gravity;
 };
-// Reads a URDF; `included_at` is where a spec names it (for a file that
-// cannot be read). Throws SpecError at the element; prints a warning for
-// each element it does not map.
-UrdfModel read_urdf(const std::string &path, const SourceLoc &included_at);
+// Reads a URDF; `included_at` is where a spec names it, `written` how (for
+// a file that cannot be read). Throws SpecError at the element; prints a
+// warning for each element it does not map.
+UrdfModel read_urdf(const std::string &path, const SourceLoc &included_at, const std::string &written);
 UrdfModel read_urdf_text(const std::string &path, const std::string &text);
 
 // Reads and checks a spec file, or a URDF (a path ending in .urdf) as the

@@ -130,7 +130,10 @@ class Reader {
     if (!n.is_string()) wrong_type(n, "urdf", "a path (a string)");
     std::filesystem::path file(n.as_string()->get());
     if (file.is_relative()) file = std::filesystem::path(spec_.path).parent_path() / file;
-    include(read_urdf(file.lexically_normal().string(), loc(n)));
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec) && !std::filesystem::is_regular_file(file, ec))
+      error_at(loc(n), "'urdf' names '" + n.as_string()->get() + "', which is not a regular file");
+    include(read_urdf(file.lexically_normal().string(), loc(n), n.as_string()->get()));
   }
 
   // The robot's name as the model's, lengthened by "_model" while it

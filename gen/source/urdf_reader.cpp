@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -96,6 +97,12 @@ class UrdfReader {
   urdf::ModelInterfaceSharedPtr model_;
 
   SourceLoc at(const TiXmlBase *e) const { return {path_, e->Row(), e->Column()}; }
+  // Where `attr` of `e` is written; e's position if it is absent.
+  SourceLoc at(const TiXmlElement *e, const char *attr) const {
+    for (const TiXmlAttribute *a = e->FirstAttribute(); a; a = a->Next())
+      if (std::strcmp(a->Name(), attr) == 0) return at(a);
+    return at(e);
+  }
 
   static SourceText text_at(std::string text, const SourceLoc &loc) {
     SourceText s{std::move(text), {}};
@@ -134,13 +141,13 @@ class UrdfReader {
       char *end;
       double v = std::strtod(p, &end);
       if (end == p || !(std::isspace((unsigned char)*end) || !*end) || !std::isfinite(v))
-        error_at(at(e), std::string("'") + attr + "' of <" + e->Value() + "> is \"" + text + "\": expected " +
+        error_at(at(e, attr), std::string("'") + attr + "' of <" + e->Value() + "> is \"" + text + "\": expected " +
                             std::to_string(count) + (count == 1 ? " finite number" : " finite numbers"));
       out.push_back(v);
       p = end;
     }
     if (out.size() != count)
-      error_at(at(e), std::string("'") + attr + "' of <" + e->Value() + "> has " + std::to_string(out.size()) +
+      error_at(at(e, attr), std::string("'") + attr + "' of <" + e->Value() + "> has " + std::to_string(out.size()) +
                           (out.size() == 1 ? " number" : " numbers") + ", not " + std::to_string(count));
     return out;
   }
@@ -180,7 +187,7 @@ class UrdfReader {
     const TiXmlElement *e = child(joint, which);
     if (!e) error_at(at(joint), std::string("<joint> has no <") + which + " link=\"...\"/>");
     std::string name = required_attribute(e, "link", "the name of a link");
-    if (!links_.count(name)) error_at(at(e), "no link named '" + name + "' (the " + which + " of joint '" +
+    if (!links_.count(name)) error_at(at(e, "link"), "no link named '" + name + "' (the " + which + " of joint '" +
                                                   joint->Attribute("name") + "')");
     return name;
   }
@@ -192,7 +199,7 @@ class UrdfReader {
     for (const TiXmlElement *j : joint_elements_) {
       std::string type = required_attribute(j, "type", "revolute, continuous, prismatic, fixed, floating or planar");
       if (!kTypes.count(type))
-        error_at(at(j), "joint type '" + type + "' is not one of revolute, continuous, prismatic, fixed, floating, "
+        error_at(at(j, "type"), "joint type '" + type + "' is not one of revolute, continuous, prismatic, fixed, floating, "
                         "planar");
       std::string parent = joint_link(j, "parent"), link = joint_link(j, "child");
       if (parent == link) error_at(at(j), "joint '" + std::string(j->Attribute("name")) + "' joins link '" + link +
@@ -226,13 +233,13 @@ class UrdfReader {
     triple(child(j, "origin"), "xyz");
     triple(child(j, "origin"), "rpy");
     if (is_zero(triple(child(j, "axis"), "xyz", {1, 0, 0})))
-      error_at(at(child(j, "axis")), "'xyz' of <axis> is the zero vector: it must give a direction");
+      error_at(at(child(j, "axis"), "xyz"), "'xyz' of <axis> is the zero vector: it must give a direction");
     for (const char *attr : {"lower", "upper", "effort", "velocity"}) number(child(j, "limit"), attr, 0);
     for (const char *attr : {"multiplier", "offset"}) number(child(j, "mimic"), attr, 0);
     for (const char *attr : {"damping", "friction"}) number(child(j, "dynamics"), attr, 0);
     if (const TiXmlElement *m = child(j, "mimic")) {
       std::string ref = required_attribute(m, "joint", "the joint it follows");
-      if (!joints_.count(ref)) error_at(at(m), "no joint named '" + ref + "' for <mimic> to follow");
+      if (!joints_.count(ref)) error_at(at(m, "joint"), "no joint named '" + ref + "' for <mimic> to follow");
     }
   }
 
@@ -242,7 +249,7 @@ class UrdfReader {
     triple(child(inertial, "origin"), "rpy");
     const TiXmlElement *mass = child(inertial, "mass");
     if (!mass) error_at(at(inertial), "<inertial> has no <mass value=\"...\"/>");
-    if (number(mass, "value", 0) < 0) error_at(at(mass), "a mass must be >= 0");
+    if (number(mass, "value", 0) < 0) error_at(at(mass, "value"), "a mass must be >= 0");
     const TiXmlElement *I = child(inertial, "inertia");
     if (!I) error_at(at(inertial), "<inertial> has no <inertia ixx=... iyy=... izz=.../>");
     for (const char *attr : {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}) number(I, attr, 0);
@@ -448,9 +455,10 @@ class UrdfReader {
 
 }  // namespace
 
-UrdfModel read_urdf(const std::string &path, const SourceLoc &included_at) {
+UrdfModel read_urdf(const std::string &path, const SourceLoc &included_at, const std::string &written) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) error_at(included_at, "cannot read the URDF " + path + ": " + std::strerror(errno));
+  if (!in)
+    error_at(included_at, "cannot read the URDF '" + written + "' (a path from the spec's folder): " + std::strerror(errno));
   std::ostringstream s;
   s << in.rdbuf();
   return UrdfReader(path, s.str()).read();
