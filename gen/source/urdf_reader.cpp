@@ -299,9 +299,10 @@ class UrdfReader {
     return s;
   }
 
+  // a + b for vector texts, "" being the zero vector.
   static std::string plus(const std::string &a, const std::string &b) {
-    if (a.empty()) return b.empty() ? "0" : b;
-    return b.empty() ? a : a + " + " + b;
+    if (a.empty() || b.empty()) return a + b;
+    return a + " + " + b;
   }
 
   // A link: its origin as a point; a body where it has mass and moves.
@@ -396,7 +397,7 @@ class UrdfReader {
         unreachable("a joint type the checks passed");
     }
     out.frames.push_back({frame, loc, text_at(turns, loc)});
-    out.points.push_back({frame + "_origin", loc, text_at(origin_point, loc)});
+    out.points.push_back({frame + "_origin", loc, text_at(origin_point.empty() ? "0" : origin_point, loc)});
     bool one_coordinate = joint->type == urdf::Joint::REVOLUTE || joint->type == urdf::Joint::CONTINUOUS ||
                           joint->type == urdf::Joint::PRISMATIC;
     out.forces.resize(out.coordinates.size());

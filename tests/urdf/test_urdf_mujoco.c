@@ -7,6 +7,9 @@
 ** constrained q'' is solved here from MuJoCo's own M and forces with the
 ** URDF's row q_knee = m q_hip + offset. cart_spring.toml includes cart.urdf
 ** and adds the spring -k*slider, which MuJoCo gets as an applied force.
+** MuJoCo names planar.urdf's joint base_TX, base_TY, base_RZ. A floating
+** joint is MuJoCo's free joint (a quaternion, and the angular velocity in
+** the body's axes): floating.urdf is compared through that map at rest.
 ** Usage: test_urdf_mujoco URDF_DIR.
 */
 #include <math.h>
@@ -22,7 +25,8 @@
 
 #include "lagrangec/lagrangec.h"
 
-extern const lgc_model arm3_model, cart_model, cart_spring_model, fixed_merge_model, mimic_model;
+extern const lgc_model arm3_model, cart_model, cart_spring_model, fixed_merge_model, mimic_model, planar_model,
+    floating_model;
 
 #define STATES 20
 #define RTOL 1e-9 /* of the largest entry compared */
@@ -61,7 +65,7 @@ static double compare(const lgc_model *m, const char *what, int state, const dou
 
 /*
 ** One model against MuJoCo on `urdf`. Its coordinates are MuJoCo's joints
-** by name (dof[i]: MuJoCo's dof of coordinate i). `mimic`: the index of the
+** by name (dof[i]: MuJoCo's dof of coordinate i), or by `mujoco_names`. `mimic`: the index of the
 ** following coordinate and of the one it follows, with multiplier and
 ** offset; spring: the parameter k of -k*slider on coordinate 0.
 */
@@ -71,6 +75,7 @@ typedef struct {
     int mimic, followed;
     double multiplier, offset;
     int spring;
+    const char *const *mujoco_names;
 } oracle_case;
 
 static void check_case(const oracle_case *c)
@@ -84,8 +89,9 @@ static void check_case(const oracle_case *c)
     if (mj->nv != n || n > MAX_DOF) fail_msg("%s: MuJoCo has %d dofs, lagrangec %d coordinates", path, mj->nv, n);
     int dof[MAX_DOF];
     for (int i = 0; i < n; ++i) {
-        int j = mj_name2id(mj, mjOBJ_JOINT, m->state_names[i]);
-        if (j < 0) fail_msg("%s: MuJoCo has no joint %s", path, m->state_names[i]);
+        const char *name = c->mujoco_names ? c->mujoco_names[i] : m->state_names[i];
+        int j = mj_name2id(mj, mjOBJ_JOINT, name);
+        if (j < 0) fail_msg("%s: MuJoCo has no joint %s", path, name);
         dof[i] = mj->jnt_dofadr[j];
     }
     mjData *d = mj_makeData(mj);
@@ -140,13 +146,102 @@ static void urdfs_match_mujoco(void **unused)
 {
     (void)unused;
     const oracle_case cases[] = {
-        {&arm3_model, "arm3.urdf", -1, -1, 0, 0, 0},
-        {&cart_model, "cart.urdf", -1, -1, 0, 0, 0},
-        {&cart_spring_model, "cart.urdf", -1, -1, 0, 0, 1},
-        {&fixed_merge_model, "fixed_merge.urdf", -1, -1, 0, 0, 0},
-        {&mimic_model, "mimic.urdf", 1, 0, -0.5, 0.2, 0},
+        {&arm3_model, "arm3.urdf", -1, -1, 0, 0, 0, NULL},
+        {&cart_model, "cart.urdf", -1, -1, 0, 0, 0, NULL},
+        {&cart_spring_model, "cart.urdf", -1, -1, 0, 0, 1, NULL},
+        {&fixed_merge_model, "fixed_merge.urdf", -1, -1, 0, 0, 0, NULL},
+        {&mimic_model, "mimic.urdf", 1, 0, -0.5, 0.2, 0, NULL},
+        {&planar_model, "planar.urdf", -1, -1, 0, 0, 0, (const char *const[]){"base_TX", "base_TY", "base_RZ", "arm"}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_case(&cases[i]);
+}
+
+/* v = R_x(a)^T v (axis 0), R_y(a)^T v (axis 1). */
+static void unturn(int axis, double a, double v[3])
+{
+    const int i = (axis + 1) % 3, j = (axis + 2) % 3;
+    const double c = cos(a), s = sin(a), vi = v[i], vj = v[j];
+    v[i] = c * vi + s * vj;
+    v[j] = -s * vi + c * vj;
+}
+
+/*
+** floating.urdf: coordinates base_x, base_y, base_z (the position),
+** base_yaw, base_pitch, base_roll (R = R_z R_y R_x), arm; MuJoCo's free
+** joint has the position, a quaternion, the velocity in the world's axes and
+** the angular velocity in the body's, then arm. With J the map of velocities
+** (the identity but for the angular rows, R_x(roll)^T R_y(pitch)^T z,
+** R_x(roll)^T y, x), M = J^T M_mj J and the weight's forces are J^T
+** qfrc_bias at rest, where J q'' is MuJoCo's qacc.
+*/
+static void floating_base_matches_mujoco_at_rest(void **unused)
+{
+    (void)unused;
+    const lgc_model *m = &floating_model;
+    char path[4096], error[1000] = "";
+    snprintf(path, sizeof path, "%s/floating.urdf", urdf_dir);
+    mjModel *mj = mj_loadXML(path, NULL, error, sizeof error);
+    if (!mj) fail_msg("%s: %s", path, error);
+    enum { NV = 7 };
+    if (mj->nv != NV || m->nq != NV || mj->nq != NV + 1)
+        fail_msg("%s: MuJoCo has %d dofs, lagrangec %d coordinates; expected a free joint and a hinge", path, mj->nv,
+                 m->nq);
+    mjData *d = mj_makeData(mj);
+    double x[2 * NV] = {0}, dxdt[2 * NV], *work = calloc(m->nwork + 1, sizeof *work);
+    double full[NV * NV], M[NV * NV], want_M[NV * NV], bias[NV], want_bias[NV], Ja[NV];
+    double worst_M = 0.0, worst_bias = 0.0, worst_a = 0.0;
+    unsigned long seed = 11;
+    for (int k = 0; k < STATES; ++k) {
+        for (int i = 0; i < NV; ++i) x[i] = uniform(&seed, -3.0, 3.0);
+        const double yaw = x[3], pitch = x[4], roll = x[5];
+        mju_copy3(d->qpos, x);
+        double qz[4] = {cos(yaw / 2), 0, 0, sin(yaw / 2)}, qy[4] = {cos(pitch / 2), 0, sin(pitch / 2), 0},
+               qx[4] = {cos(roll / 2), sin(roll / 2), 0, 0}, qzy[4];
+        mju_mulQuat(qzy, qz, qy);
+        mju_mulQuat(d->qpos + 3, qzy, qx);
+        d->qpos[7] = x[6];
+        mju_zero(d->qvel, NV);
+        mj_forward(mj, d);
+        mj_fullM(mj, full, d->qM);
+        double J[NV * NV] = {0}; /* row: MuJoCo's dof, column: the coordinate */
+        for (int i = 0; i < 3; ++i) J[i * NV + i] = 1.0;
+        J[6 * NV + 6] = 1.0;
+        double yaw_axis[3] = {0, 0, 1}, pitch_axis[3] = {0, 1, 0};
+        unturn(1, pitch, yaw_axis);
+        unturn(0, roll, yaw_axis);
+        unturn(0, roll, pitch_axis);
+        for (int r = 0; r < 3; ++r) {
+            J[(3 + r) * NV + 3] = yaw_axis[r];
+            J[(3 + r) * NV + 4] = pitch_axis[r];
+            J[(3 + r) * NV + 5] = r == 0;
+        }
+        for (int i = 0; i < NV; ++i) {
+            want_bias[i] = 0.0;
+            for (int a = 0; a < NV; ++a) want_bias[i] += J[a * NV + i] * d->qfrc_bias[a];
+            for (int j = 0; j < NV; ++j) {
+                want_M[i * NV + j] = 0.0;
+                for (int a = 0; a < NV; ++a)
+                    for (int b = 0; b < NV; ++b) want_M[i * NV + j] += J[a * NV + i] * full[a * NV + b] * J[b * NV + j];
+            }
+        }
+        m->mass_matrix(0.0, x, m->parameter_defaults, M);
+        m->bias(0.0, x, m->parameter_defaults, bias);
+        int rc = m->rhs(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta, dxdt, NULL, work);
+        if (rc != LGC_MODEL_OK) fail_msg("floating, state %d: rhs returned %d", k, rc);
+        for (int a = 0; a < NV; ++a) {
+            Ja[a] = 0.0;
+            for (int i = 0; i < NV; ++i) Ja[a] += J[a * NV + i] * dxdt[NV + i];
+        }
+        worst_M = fmax(worst_M, compare(m, "M", k, M, want_M, NV * NV));
+        worst_bias = fmax(worst_bias, compare(m, "k - Q", k, bias, want_bias, NV));
+        worst_a = fmax(worst_a, compare(m, "J q''", k, Ja, d->qacc_smooth, NV));
+    }
+    print_message("  %-12s %d coordinates: at %d random configurations at rest, largest difference from MuJoCo's "
+                  "M %.1e, k - Q %.1e, q'' %.1e (relative; allowed %.0e)\n", m->name, NV, STATES, worst_M,
+                  worst_bias, worst_a, RTOL);
+    free(work);
+    mj_deleteData(d);
+    mj_deleteModel(mj);
 }
 
 int main(int argc, char **argv)
@@ -156,6 +251,7 @@ int main(int argc, char **argv)
         return 2;
     }
     urdf_dir = argv[1];
-    const struct CMUnitTest tests[] = {cmocka_unit_test(urdfs_match_mujoco)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(urdfs_match_mujoco),
+                                       cmocka_unit_test(floating_base_matches_mujoco_at_rest)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
