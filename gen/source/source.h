@@ -153,7 +153,9 @@ struct Spec {
 // (its inertia's axes the frame LINK_inertia when turned), the joints'
 // coordinates with an effort input (JOINT_effort) as their force, their
 // limits as parameters (JOINT_lower, JOINT_upper), a holonomic row per
-// <mimic>, and gravity 9.81 along -N.z (the root link's frame is N).
+// <mimic>, a floating joint's position and unit quaternion (JOINT_x, _y, _z,
+// JOINT_qw, _qx, _qy, _qz), and gravity 9.81 along -N.z (the root link's
+// frame is N).
 struct UrdfModel {
   std::string path, source;
   std::string robot;  // the robot's name as an identifier
@@ -161,7 +163,8 @@ struct UrdfModel {
   std::vector<NamedValue> coordinates, parameters, inputs;
   std::vector<NamedText> frames, points;
   std::vector<BodySpec> bodies;
-  std::vector<std::optional<SourceText>> forces;  // one per coordinate
+  std::vector<std::optional<SourceText>> forces;   // one per coordinate
+  std::vector<std::optional<SourceText>> initial;  // one per coordinate: a floating joint's w is 1
   std::vector<SourceText> holonomic;
   SourceText gravity;
 };

@@ -78,6 +78,7 @@ class Reader {
     spec_.points = std::move(urdf.points);
     spec_.bodies = std::move(urdf.bodies);
     spec_.forces = std::move(urdf.forces);
+    spec_.initial_q = std::move(urdf.initial);
     spec_.holonomic = std::move(urdf.holonomic);
     spec_.gravity = std::move(urdf.gravity);
     urdf_robot_ = urdf.robot;

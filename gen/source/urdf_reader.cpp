@@ -378,9 +378,7 @@ class UrdfReader {
         turns += axis_turn(axis, q + "_angle");
         break;
       }
-      case urdf::Joint::FLOATING:
-        warn_at(loc, "floating joint '" + joint->name + "': its rotation is the angles " + q + "_yaw, " + q +
-                         "_pitch, " + q + "_roll (z y x), singular at pitch +-pi/2");
+      case urdf::Joint::FLOATING:  // a unit quaternion, starting at the identity: no singular configuration
         for (int i = 0; i < 3; ++i) {
           Triple e = {0, 0, 0};
           e[i] = 1;
@@ -388,8 +386,10 @@ class UrdfReader {
           coordinate(name);
           origin_point = plus(origin_point, name + "*(" + in_frame(rotated(rpy, e), parent) + ")");
         }
-        for (const char *angle : {"_yaw", "_pitch", "_roll"}) coordinate(q + angle);
-        turns += " z(" + q + "_yaw) y(" + q + "_pitch) x(" + q + "_roll)";
+        for (const char *part : {"_qw", "_qx", "_qy", "_qz"}) coordinate(q + part);
+        out.initial.resize(out.coordinates.size());
+        out.initial[out.coordinates.size() - 4] = text_at("1", loc);
+        turns += " quaternion(" + q + "_qw, " + q + "_qx, " + q + "_qy, " + q + "_qz)";
         break;
       case urdf::Joint::FIXED:
         break;
@@ -401,6 +401,7 @@ class UrdfReader {
     bool one_coordinate = joint->type == urdf::Joint::REVOLUTE || joint->type == urdf::Joint::CONTINUOUS ||
                           joint->type == urdf::Joint::PRISMATIC;
     out.forces.resize(out.coordinates.size());
+    out.initial.resize(out.coordinates.size());
     if (!one_coordinate) return;
     out.inputs.push_back({q + "_effort", 0, loc});
     std::string force = q + "_effort";

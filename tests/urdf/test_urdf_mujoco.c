@@ -8,8 +8,9 @@
 ** URDF's row q_knee = m q_hip + offset. cart_spring.toml includes cart.urdf
 ** and adds the spring -k*slider, which MuJoCo gets as an applied force.
 ** MuJoCo names planar.urdf's joint base_TX, base_TY, base_RZ. A floating
-** joint is MuJoCo's free joint (a quaternion, and the angular velocity in
-** the body's axes): floating.urdf is compared through that map at rest.
+** joint is MuJoCo's free joint (the same quaternion, and the angular
+** velocity in the body's axes): floating.urdf is compared through that map
+** at rest.
 ** Usage: test_urdf_mujoco URDF_DIR.
 */
 #include <math.h>
@@ -156,23 +157,15 @@ static void urdfs_match_mujoco(void **unused)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_case(&cases[i]);
 }
 
-/* v = R_x(a)^T v (axis 0), R_y(a)^T v (axis 1). */
-static void unturn(int axis, double a, double v[3])
-{
-    const int i = (axis + 1) % 3, j = (axis + 2) % 3;
-    const double c = cos(a), s = sin(a), vi = v[i], vj = v[j];
-    v[i] = c * vi + s * vj;
-    v[j] = -s * vi + c * vj;
-}
-
 /*
 ** floating.urdf: coordinates base_x, base_y, base_z (the position),
-** base_yaw, base_pitch, base_roll (R = R_z R_y R_x), arm; MuJoCo's free
-** joint has the position, a quaternion, the velocity in the world's axes and
-** the angular velocity in the body's, then arm. With J the map of velocities
-** (the identity but for the angular rows, R_x(roll)^T R_y(pitch)^T z,
-** R_x(roll)^T y, x), M = J^T M_mj J and the weight's forces are J^T
-** qfrc_bias at rest, where J q'' is MuJoCo's qacc.
+** base_qw, base_qx, base_qy, base_qz (a unit quaternion, with its norm as a
+** holonomic row and (q . q')^2/2 added to T, 0 on that row), arm; MuJoCo's
+** free joint has the position, the same quaternion, the velocity in the
+** world's axes and the angular velocity in the body's, 2 G(q) q', then arm.
+** With J that map of velocities, M - q q^T (the quaternion's block) is
+** J^T M_mj J; at rest, the weight's forces across q are J^T qfrc_bias, and
+** J q'' is MuJoCo's qacc.
 */
 static void floating_base_matches_mujoco_at_rest(void **unused)
 {
@@ -182,62 +175,55 @@ static void floating_base_matches_mujoco_at_rest(void **unused)
     snprintf(path, sizeof path, "%s/floating.urdf", urdf_dir);
     mjModel *mj = mj_loadXML(path, NULL, error, sizeof error);
     if (!mj) fail_msg("%s: %s", path, error);
-    enum { NV = 7 };
-    if (mj->nv != NV || m->nq != NV || mj->nq != NV + 1)
+    enum { NV = 7, NQ = 8 };
+    if (mj->nv != NV || mj->nq != NQ || m->nq != NQ)
         fail_msg("%s: MuJoCo has %d dofs, lagrangec %d coordinates; expected a free joint and a hinge", path, mj->nv,
                  m->nq);
     mjData *d = mj_makeData(mj);
-    double x[2 * NV] = {0}, dxdt[2 * NV], *work = calloc(m->nwork + 1, sizeof *work);
-    double full[NV * NV], M[NV * NV], want_M[NV * NV], bias[NV], want_bias[NV], Ja[NV];
+    double x[2 * NQ] = {0}, dxdt[2 * NQ], *work = calloc(m->nwork + 1, sizeof *work);
+    double full[NV * NV], M[NQ * NQ], want_M[NQ * NQ], bias[NQ], want_bias[NQ], Ja[NV];
     double worst_M = 0.0, worst_bias = 0.0, worst_a = 0.0;
     unsigned long seed = 11;
     for (int k = 0; k < STATES; ++k) {
-        for (int i = 0; i < NV; ++i) x[i] = uniform(&seed, -3.0, 3.0);
-        const double yaw = x[3], pitch = x[4], roll = x[5];
-        mju_copy3(d->qpos, x);
-        double qz[4] = {cos(yaw / 2), 0, 0, sin(yaw / 2)}, qy[4] = {cos(pitch / 2), 0, sin(pitch / 2), 0},
-               qx[4] = {cos(roll / 2), sin(roll / 2), 0, 0}, qzy[4];
-        mju_mulQuat(qzy, qz, qy);
-        mju_mulQuat(d->qpos + 3, qzy, qx);
-        d->qpos[7] = x[6];
+        for (int i = 0; i < NQ; ++i) x[i] = uniform(&seed, -3.0, 3.0);
+        mju_normalize4(x + 3);
+        mju_copy(d->qpos, x, NQ);
         mju_zero(d->qvel, NV);
         mj_forward(mj, d);
         mj_fullM(mj, full, d->qM);
-        double J[NV * NV] = {0}; /* row: MuJoCo's dof, column: the coordinate */
-        for (int i = 0; i < 3; ++i) J[i * NV + i] = 1.0;
-        J[6 * NV + 6] = 1.0;
-        double yaw_axis[3] = {0, 0, 1}, pitch_axis[3] = {0, 1, 0};
-        unturn(1, pitch, yaw_axis);
-        unturn(0, roll, yaw_axis);
-        unturn(0, roll, pitch_axis);
-        for (int r = 0; r < 3; ++r) {
-            J[(3 + r) * NV + 3] = yaw_axis[r];
-            J[(3 + r) * NV + 4] = pitch_axis[r];
-            J[(3 + r) * NV + 5] = r == 0;
-        }
-        for (int i = 0; i < NV; ++i) {
+        const double w = x[3], qx = x[4], qy = x[5], qz = x[6];
+        const double G[3][4] = {{-qx, w, qz, -qy}, {-qy, -qz, w, qx}, {-qz, qy, -qx, w}};
+        double J[NV * NQ] = {0}; /* row: MuJoCo's dof, column: the coordinate */
+        for (int i = 0; i < 3; ++i) J[i * NQ + i] = 1.0;
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 4; ++c) J[(3 + r) * NQ + 3 + c] = 2.0 * G[r][c];
+        J[6 * NQ + 7] = 1.0;
+        for (int i = 0; i < NQ; ++i) {
             want_bias[i] = 0.0;
-            for (int a = 0; a < NV; ++a) want_bias[i] += J[a * NV + i] * d->qfrc_bias[a];
-            for (int j = 0; j < NV; ++j) {
-                want_M[i * NV + j] = 0.0;
+            for (int a = 0; a < NV; ++a) want_bias[i] += J[a * NQ + i] * d->qfrc_bias[a];
+            for (int j = 0; j < NQ; ++j) {
+                want_M[i * NQ + j] = (i >= 3 && i < 7 && j >= 3 && j < 7) ? x[i] * x[j] : 0.0;
                 for (int a = 0; a < NV; ++a)
-                    for (int b = 0; b < NV; ++b) want_M[i * NV + j] += J[a * NV + i] * full[a * NV + b] * J[b * NV + j];
+                    for (int b = 0; b < NV; ++b) want_M[i * NQ + j] += J[a * NQ + i] * full[a * NV + b] * J[b * NQ + j];
             }
         }
         m->mass_matrix(0.0, x, m->parameter_defaults, M);
         m->bias(0.0, x, m->parameter_defaults, bias);
+        double along_q = 0.0; /* the weight's force along q, which the norm's row takes */
+        for (int c = 3; c < 7; ++c) along_q += bias[c] * x[c];
+        for (int c = 3; c < 7; ++c) bias[c] -= along_q * x[c];
         int rc = m->rhs(0.0, x, m->input_defaults, m->parameter_defaults, m->alpha, m->beta, dxdt, NULL, work);
         if (rc != LGC_MODEL_OK) fail_msg("floating, state %d: rhs returned %d", k, rc);
         for (int a = 0; a < NV; ++a) {
             Ja[a] = 0.0;
-            for (int i = 0; i < NV; ++i) Ja[a] += J[a * NV + i] * dxdt[NV + i];
+            for (int i = 0; i < NQ; ++i) Ja[a] += J[a * NQ + i] * dxdt[NQ + i];
         }
-        worst_M = fmax(worst_M, compare(m, "M", k, M, want_M, NV * NV));
-        worst_bias = fmax(worst_bias, compare(m, "k - Q", k, bias, want_bias, NV));
+        worst_M = fmax(worst_M, compare(m, "M", k, M, want_M, NQ * NQ));
+        worst_bias = fmax(worst_bias, compare(m, "k - Q across q", k, bias, want_bias, NQ));
         worst_a = fmax(worst_a, compare(m, "J q''", k, Ja, d->qacc_smooth, NV));
     }
     print_message("  %-12s %d coordinates: at %d random configurations at rest, largest difference from MuJoCo's "
-                  "M %.1e, k - Q %.1e, q'' %.1e (relative; allowed %.0e)\n", m->name, NV, STATES, worst_M,
+                  "M %.1e, k - Q %.1e, q'' %.1e (relative; allowed %.0e)\n", m->name, NQ, STATES, worst_M,
                   worst_bias, worst_a, RTOL);
     free(work);
     mj_deleteData(d);
