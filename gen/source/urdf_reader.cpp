@@ -240,6 +240,11 @@ class UrdfReader {
     if (const TiXmlElement *m = child(j, "mimic")) {
       std::string ref = required_attribute(m, "joint", "the joint it follows");
       if (!joints_.count(ref)) error_at(at(m, "joint"), "no joint named '" + ref + "' for <mimic> to follow");
+      const char *type = joints_.at(ref)->Attribute("type");
+      static const std::set<std::string> kOneCoordinate = {"revolute", "continuous", "prismatic"};
+      if (!type || !kOneCoordinate.count(type))
+        error_at(at(m, "joint"), "<mimic> follows joint '" + ref + "', which is " + (type ? type : "of no type") +
+                                     ": it may follow a revolute, continuous or prismatic joint");
     }
   }
 
@@ -258,7 +263,11 @@ class UrdfReader {
   void parse_urdfdom() {
     LastError log;
     console_bridge::useOutputHandler(&log);
-    model_ = urdf::parseURDF(text_);
+    try {
+      model_ = urdf::parseURDF(text_);
+    } catch (const std::exception &e) {  // urdfdom throws on some attributes (a bad version)
+      log.message = e.what();
+    }
     console_bridge::restorePreviousOutputHandler();
     if (!model_)
       error_at(at(robot_), "urdfdom refuses the file: " + (log.message.empty() ? "no reason given" : log.message));
@@ -310,6 +319,8 @@ class UrdfReader {
     std::string link = l->Attribute("name"), frame = frame_name(link);
     SourceLoc loc = at(l);
     if (!parent_joint_.count(link)) {  // the root: fixed in N
+      if (const TiXmlElement *inertial = child(l, "inertial"))
+        warn_at(at(inertial), "the <inertial> of the root link '" + link + "' is not read: the root is fixed in N");
       out.frames.push_back({frame, loc, text_at("N", loc)});
       out.points.push_back({frame + "_origin", loc, text_at("0", loc)});
       return;
@@ -402,7 +413,12 @@ class UrdfReader {
                           joint->type == urdf::Joint::PRISMATIC;
     out.forces.resize(out.coordinates.size());
     out.initial.resize(out.coordinates.size());
-    if (!one_coordinate) return;
+    if (!one_coordinate) {
+      if (const TiXmlElement *mimic = child(j, "mimic"))
+        warn_at(at(mimic), "<mimic> of the " + std::string(j->Attribute("type")) + " joint '" + joint->name +
+                               "' is not mapped: only a revolute, continuous or prismatic joint follows another");
+      return;
+    }
     out.inputs.push_back({q + "_effort", 0, loc});
     std::string force = q + "_effort";
     if (const TiXmlElement *d = child(j, "dynamics")) {
