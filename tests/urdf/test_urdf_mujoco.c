@@ -160,9 +160,10 @@ static void urdfs_match_mujoco(void **unused)
 /*
 ** floating.urdf: coordinates base_x, base_y, base_z (the position),
 ** base_qw, base_qx, base_qy, base_qz (a unit quaternion, with its norm as a
-** holonomic row and (q . q')^2/2 added to T, 0 on that row), arm; MuJoCo's
-** free joint has the position, the same quaternion, the velocity in the
-** world's axes and the angular velocity in the body's, 2 G(q) q', then arm.
+** holonomic row and (q . q')^2/2 added to T, 0 on that row), then the arm's
+** six hinges; MuJoCo's free joint has the position, the same quaternion,
+** the velocity in the world's axes and the angular velocity in the body's,
+** 2 G(q) q', then the hinges.
 ** With J that map of velocities, M - q q^T (the quaternion's block) is
 ** J^T M_mj J; at rest, the weight's forces across q are J^T qfrc_bias, and
 ** J q'' is MuJoCo's qacc.
@@ -175,10 +176,10 @@ static void floating_base_matches_mujoco_at_rest(void **unused)
     snprintf(path, sizeof path, "%s/floating.urdf", urdf_dir);
     mjModel *mj = mj_loadXML(path, NULL, error, sizeof error);
     if (!mj) fail_msg("%s: %s", path, error);
-    enum { NV = 7, NQ = 8 };
+    enum { HINGES = 6, NV = 6 + HINGES, NQ = 7 + HINGES };
     if (mj->nv != NV || mj->nq != NQ || m->nq != NQ)
-        fail_msg("%s: MuJoCo has %d dofs, lagrangec %d coordinates; expected a free joint and a hinge", path, mj->nv,
-                 m->nq);
+        fail_msg("%s: MuJoCo has %d dofs, lagrangec %d coordinates; expected a free joint and %d hinges", path, mj->nv,
+                 m->nq, HINGES);
     mjData *d = mj_makeData(mj);
     double x[2 * NQ] = {0}, dxdt[2 * NQ], *work = calloc(m->nwork + 1, sizeof *work);
     double full[NV * NV], M[NQ * NQ], want_M[NQ * NQ], bias[NQ], want_bias[NQ], Ja[NV];
@@ -197,7 +198,7 @@ static void floating_base_matches_mujoco_at_rest(void **unused)
         for (int i = 0; i < 3; ++i) J[i * NQ + i] = 1.0;
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 4; ++c) J[(3 + r) * NQ + 3 + c] = 2.0 * G[r][c];
-        J[6 * NQ + 7] = 1.0;
+        for (int h = 0; h < HINGES; ++h) J[(6 + h) * NQ + 7 + h] = 1.0;
         for (int i = 0; i < NQ; ++i) {
             want_bias[i] = 0.0;
             for (int a = 0; a < NV; ++a) want_bias[i] += J[a * NQ + i] * d->qfrc_bias[a];
