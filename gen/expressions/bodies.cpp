@@ -113,6 +113,7 @@ class BodyReader {
     const FrameTree &frames = scope_.frames;
     while (axes != FrameTree::N) {
       int a = frames.node(axes).axis, b = (a + 1) % 3, c = (a + 2) % 3;
+      if (a < 0) break;  // a quaternion turns about no fixed axis
       bool symmetric = I(a, b).is_zero() && I(a, c).is_zero() && I(b, c).is_zero() && (I(b, b) - I(c, c)).expand().is_zero();
       if (!symmetric) break;
       axes = frames.node(axes).parent;

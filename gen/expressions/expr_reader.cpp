@@ -131,8 +131,13 @@ class ExprReader {
       if (axis == "X" || axis == "Y" || axis == "Z")
         fail(at, "rotation axes are lower case: x(angle), y(angle), z(angle), each about an axis of the frame "
                  "just made (intrinsic)");
+      if (axis == "quaternion") {
+        node = quaternion(node);
+        continue;
+      }
       if (axis != "x" && axis != "y" && axis != "z")
-        fail(at, "expected a rotation x(angle), y(angle) or z(angle), found " + (axis.empty() ? found() : "'" + axis + "'"));
+        fail(at, "expected a rotation x(angle), y(angle), z(angle) or quaternion(w, x, y, z), found " +
+                     (axis.empty() ? found() : "'" + axis + "'"));
       skip_space();
       size_t open = pos_;
       if (!accept('(')) fail(pos_, "expected '(' and the angle of the rotation " + axis + ", found " + found());
@@ -144,6 +149,22 @@ class ExprReader {
   }
 
  private:
+  // quaternion(w, x, y, z) after `parent`: four scalars.
+  int quaternion(int parent) {
+    skip_space();
+    size_t open = pos_;
+    if (!accept('(')) fail(pos_, "expected '(' and the quaternion's w, x, y, z, found " + found());
+    std::array<GiNaC::ex, 4> q;
+    for (size_t k = 0; k < 4; ++k) {
+      if (k > 0 && !accept(','))
+        fail(pos_, "a quaternion has four components, w, x, y, z: expected ',' and the next, found " + found());
+      size_t at = pos_;
+      q[k] = scalar(expr(), at, "a quaternion's component");
+    }
+    if (!accept(')')) unclosed(open);
+    return scope_.frames.rotate_by_quaternion(parent, q);
+  }
+
   const SourceText &src_;
   const std::string &s_;
   Scope &scope_;

@@ -6,6 +6,7 @@
 #include <ginac/ginac.h>
 
 #include <array>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -66,19 +67,32 @@ struct Vector {
 // components in its parent, v_parent = R_a(angle) v_node, with
 // R_z(t) = [cos t, -sin t, 0; sin t, cos t, 0; 0, 0, 1] and its cyclic
 // permutations for x and y: right-handed, intrinsic (each rotation about
-// the axis of the frame just made).
+// the axis of the frame just made). A node may instead turn by a unit
+// quaternion (w, x, y, z) of the coordinates, a free rotation with no
+// singular configuration: v_parent = R(q) v_node with R(q) the rotation of a
+// unit quaternion, and the node's angular velocity from its parent's, in its
+// own components, 2 (w v' - w' v - v x v') for v = (x, y, z).
 class FrameTree {
  public:
   static constexpr int N = 0;
   struct Node {
     int parent;      // -1 for N
-    int axis;        // 0, 1, 2: x, y, z
-    GiNaC::ex angle;
+    int axis;        // 0, 1, 2: x, y, z; -1: a quaternion
+    GiNaC::ex angle;  // a quaternion's: lst{w, x, y, z}, so that has() sees what it turns by
     int depth;
+    bool is_quaternion() const { return axis < 0; }
   };
   FrameTree();
   // The node turned from `parent` by `angle` about the axis `axis` they share.
   int rotate(int parent, int axis, const GiNaC::ex &angle);
+  // The node turned from `parent` by the quaternion (w, x, y, z).
+  int rotate_by_quaternion(int parent, const std::array<GiNaC::ex, 4> &q);
+  // A quaternion node's 2 (w d(v) - d(w) v - v x d(v)), d applied to each
+  // component: with d the rate, its angular velocity from its parent's;
+  // with d = d/dq_i, that velocity's Jacobian column (it is linear in the
+  // rates); with d the second derivative, the velocity's rate (w' v' - w' v'
+  // and v' x v' cancel).
+  static Components quaternion_rate(const Node &n, const std::function<GiNaC::ex(const GiNaC::ex &)> &d);
   const Node &node(int id) const { return nodes_.at(id); }
   int size() const { return int(nodes_.size()); }  // nodes; a parent's id is below its children's
   int common_ancestor(int a, int b) const;

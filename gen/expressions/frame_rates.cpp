@@ -41,8 +41,17 @@ const FrameRate &FrameRates::of(int node) {
     const FrameTree::Node &turn = frames_.node(node);
     const FrameRate &p = of(turn.parent);
     auto down = [&](const Components &c) { return frames_.express(c, turn.parent, node); };
-    ex theta_dot = rate(turn.angle);
     Components omega_p = down(p.omega);
+    if (turn.is_quaternion()) {  // omega_r and its rate from the quaternion: alpha_r = (R^T omega_p) x omega_r + omega_r'
+      Components omega_r = FrameTree::quaternion_rate(turn, [&](const ex &e) { return rate(e); });
+      r.omega = plus(omega_p, omega_r);
+      for (size_t i = 0; i < n; ++i)
+        r.J[i] = plus(down(p.J[i]), FrameTree::quaternion_rate(turn, [&](const ex &e) { return shared_diff(e, s_.q[i]); }));
+      r.alpha = plus(plus(down(p.alpha), cross(omega_p, omega_r)),
+                     FrameTree::quaternion_rate(turn, [&](const ex &e) { return second_derivative(e); }));
+      return rates_.emplace(node, std::move(r)).first->second;
+    }
+    ex theta_dot = rate(turn.angle);
     r.omega = plus(omega_p, along(turn.axis, theta_dot));
     for (size_t i = 0; i < n; ++i)
       r.J[i] = plus(down(p.J[i]), along(turn.axis, turn.angle.has(s_.q[i]) ? turn.angle.diff(s_.q[i]) : ex(0)));
@@ -67,6 +76,17 @@ FrameRate FrameRates::in_axes(int frame, int axes) {
   for (int n = frame; n != top; n = frames_.node(n).parent) {
     const FrameTree::Node &turn = frames_.node(n);
     if (!s_.has_kind(turn.angle, SymbolKind::coordinate) && !turn.angle.has(s_.t)) continue;  // a constant turn
+    if (turn.is_quaternion()) {  // its rates are terms in its own frame
+      Components omega_r = FrameTree::quaternion_rate(turn, [&](const ex &e) { return rate(e); });
+      Components omega_p = frames_.express(of(turn.parent).omega, turn.parent, n);
+      w = w + Vector{{{n, omega_r}}};
+      alpha = alpha + Vector{{{n, plus(cross(omega_p, omega_r), FrameTree::quaternion_rate(turn, [&](const ex &e) {
+                                          return second_derivative(e);
+                                        }))}}};
+      for (size_t i = 0; i < J.size(); ++i)
+        J[i] = J[i] + Vector{{{n, FrameTree::quaternion_rate(turn, [&](const ex &e) { return shared_diff(e, s_.q[i]); })}}};
+      continue;
+    }
     ex theta_dot = rate(turn.angle);
     Vector axis = Vector::unit(turn.parent, turn.axis);
     Components turning = cross(of(turn.parent).omega, axis.terms.at(turn.parent));

@@ -31,7 +31,7 @@ void add_term(Vector &v, int frame, const Components &c) {
 int run_base(const FrameTree &frames, int x) {
   if (x == FrameTree::N || frames.node(x).parent == FrameTree::N) return x;
   int axis = frames.node(x).axis, parent = frames.node(x).parent;
-  if (frames.node(parent).axis != axis) return x;
+  if (axis < 0 || frames.node(parent).axis != axis) return x;
   while (x != FrameTree::N && frames.node(x).axis == axis) x = frames.node(x).parent;
   return x;
 }

@@ -68,7 +68,7 @@ class Deriver {
 
   void read_expressions() {
     scope_.read_all();
-    m_.T = read_expression(spec_.kinetic, scope_, {"the kinetic energy", true, false});
+    m_.T = read_expression(spec_.kinetic, scope_, {"the kinetic energy", true, false}) + quaternion_gauge();
     m_.V = spec_.potential ? read_expression(*spec_.potential, scope_, {"the potential", false, false}) : ex(0);
     add_bodies();
     for (size_t i = 0; i < m_.nq; ++i) {
@@ -85,6 +85,7 @@ class Deriver {
       nonholonomic.push_back(written("nonholonomic", j, spec_.nonholonomic[j]));
       m_.g.push_back(read_expression(spec_.nonholonomic[j], scope_, {nonholonomic.back().name.c_str(), true, false}).expand());
     }
+    add_quaternion_norms(holonomic);
     add_wheels(holonomic, nonholonomic);
     add_friction_slips(nonholonomic);
     // One-sided rows last among the holonomic ones: the runtime switches them on and off.
@@ -102,6 +103,46 @@ class Deriver {
       for (size_t &row : f.slip_rows) row += m_.nh;
     m_.origins = holonomic;
     m_.origins.insert(m_.origins.end(), nonholonomic.begin(), nonholonomic.end());
+  }
+
+  // The quaternion nodes of the frames, each with the first frame (in the
+  // spec's order) that turns by it: where its messages point.
+  std::vector<std::pair<int, const NamedText *>> quaternions() {
+    std::vector<std::pair<int, const NamedText *>> out;
+    std::set<int> seen;
+    for (const NamedText &f : spec_.frames)
+      for (int n = scope_.frame(NameRef{f.name, f.loc}); n != FrameTree::N; n = scope_.frames.node(n).parent)
+        if (scope_.frames.node(n).is_quaternion() && seen.insert(n).second) out.emplace_back(n, &f);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // A quaternion's angular velocity does not see its length, so M would be
+  // singular along q' = q: T gets (q . q')^2/2, which is 0 wherever its
+  // unit norm holds (q . q' = 0 there) and leaves the motion on it as it is.
+  ex quaternion_gauge() {
+    ex gauge = 0;
+    for (auto &[node, frame] : quaternions()) {
+      const ex q = scope_.frames.node(node).angle;
+      ex q_dot_rate = 0;
+      for (size_t k = 0; k < 4; ++k) q_dot_rate += q.op(k) * sym().convective_derivative(q.op(k));
+      gauge += q_dot_rate * q_dot_rate / 2;
+    }
+    return gauge;
+  }
+
+  // Each quaternion's unit norm, a holonomic row (phi[quaternion1] in the CSV).
+  void add_quaternion_norms(std::vector<ConstraintOrigin> &holonomic) {
+    size_t k = 0;
+    for (auto &[node, frame] : quaternions()) {
+      const ex q = scope_.frames.node(node).angle;
+      ex norm = -1;
+      for (size_t c = 0; c < 4; ++c) norm += q.op(c) * q.op(c);
+      std::string label = "quaternion" + std::to_string(++k);
+      holonomic.push_back({"the unit norm of the quaternion of frame '" + frame->name + "'", expression_text(norm),
+                           label, frame->loc, -1, ""});
+      m_.phi.push_back(norm);
+    }
   }
 
   // Row j of a kind as written: "holonomic constraint 2: x^2 + y^2 - l^2",

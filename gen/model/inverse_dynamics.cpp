@@ -80,8 +80,14 @@ class InverseDynamics {
     for (int id = frames_.size() - 1; id > FrameTree::N; --id) {
       const FrameTree::Node &turn = frames_.node(id);
       if (all_zero(U[size_t(id)])) continue;
-      for (size_t i = 0; i < R_.size(); ++i)
-        if (turn.angle.has(s_.q[i])) R_[i].push_back(turn.angle.diff(s_.q[i]) * U[size_t(id)][turn.axis]);
+      for (size_t i = 0; i < R_.size(); ++i) {
+        if (!turn.angle.has(s_.q[i])) continue;
+        if (turn.is_quaternion())  // U_G along the angular velocity's column of q_i'
+          R_[i].push_back(dot(FrameTree::quaternion_rate(turn, [&](const ex &e) { return shared_diff(e, s_.q[i]); }),
+                              U[size_t(id)]));
+        else
+          R_[i].push_back(turn.angle.diff(s_.q[i]) * U[size_t(id)][turn.axis]);
+      }
       U[size_t(turn.parent)] = plus(U[size_t(turn.parent)], frames_.express(U[size_t(id)], id, turn.parent));
     }
     std::vector<ex> out;

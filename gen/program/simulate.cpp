@@ -64,13 +64,13 @@ std::string file_hash(const std::string &path) {
   return hash;
 }
 
-// Everything the program depends on: the spec's bytes, the variant, the
+// Everything the program depends on: the spec's bytes (and its URDF's), the variant, the
 // generator, the runtime library's bytes, and every word of the compiler's
 // command. Words are NUL-terminated so that no two lists hash alike.
 std::string cache_key(const Spec &spec, const std::string &variant, const Toolchain &t) {
   Sha256 key;
   auto word = [&key](const std::string &w) { key.update(w.c_str(), w.size() + 1); };
-  for (const std::string &w : {spec.source, variant, std::string(LGC_VERSION), generator_build_id(),
+  for (const std::string &w : {spec.source, spec.urdf_source, variant, std::string(LGC_VERSION), generator_build_id(),
                                file_hash(t.runtime_library), t.runtime_include})
     word(w);
   for (const auto *words : {&t.compiler, &t.link_args}) {

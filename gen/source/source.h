@@ -130,6 +130,9 @@ struct FrictionSpec {
 struct Spec {
   std::string path;
   std::string source;  // the file's bytes, for reports and error carets
+  // The URDF it includes (urdf = "FILE", or the spec is a URDF): its path
+  // and bytes, for reports and the program cache's key; "" without one.
+  std::string urdf_path, urdf_source;
   std::string name, title;
   std::vector<NamedValue> coordinates;  // value unused
   std::vector<NamedValue> parameters, inputs;
@@ -159,7 +162,37 @@ struct Spec {
   std::vector<EventSpec> events;   // [events.NAME], in the order written
 };
 
-// Reads and checks a spec file; throws SpecError.
+// ---- urdf_reader.cpp ------------------------------------------------------
+
+// A URDF as the declarations a spec would write for it (docs/spec.md, "From
+// a URDF"), each at the position of the element it comes from: a frame and
+// an origin point (LINK_origin) per link, a body per moving link with mass
+// (its inertia's axes the frame LINK_inertia when turned), the joints'
+// coordinates with an effort input (JOINT_effort) as their force, their
+// limits as parameters (JOINT_lower, JOINT_upper), a holonomic row per
+// <mimic>, a floating joint's position and unit quaternion (JOINT_x, _y, _z,
+// JOINT_qw, _qx, _qy, _qz), and gravity 9.81 along -N.z (the root link's
+// frame is N).
+struct UrdfModel {
+  std::string path, source;
+  std::string robot;  // the robot's name as an identifier
+  SourceLoc loc;      // of <robot>
+  std::vector<NamedValue> coordinates, parameters, inputs;
+  std::vector<NamedText> frames, points;
+  std::vector<BodySpec> bodies;
+  std::vector<std::optional<SourceText>> forces;   // one per coordinate
+  std::vector<std::optional<SourceText>> initial;  // one per coordinate: a floating joint's w is 1
+  std::vector<SourceText> holonomic;
+  SourceText gravity;
+};
+// Reads a URDF; `included_at` is where a spec names it, `written` how (for
+// a file that cannot be read). Throws SpecError at the element; prints a
+// warning for each element it does not map.
+UrdfModel read_urdf(const std::string &path, const SourceLoc &included_at, const std::string &written);
+UrdfModel read_urdf_text(const std::string &path, const std::string &text);
+
+// Reads and checks a spec file, or a URDF (a path ending in .urdf) as the
+// spec that includes it and adds nothing; throws SpecError.
 Spec read_spec(const std::string &path);
 // Same, from text already in memory (the fuzzer's entry point).
 Spec read_spec_text(const std::string &path, const std::string &text);

@@ -37,7 +37,7 @@ const std::set<std::string> kTopLevelKeys = {
     "name",          "title",       "coordinates", "parameters", "inputs", "kinetic", "potential",
     "forces",        "constraints", "initial",     "stabilization", "definitions", "frames", "points",
     "gravity",       "bodies",      "particles",   "rolling",       "outputs",     "events",
-    "friction"};
+    "friction",      "urdf"};
 
 const std::set<std::string> kEventKeys = {"when", "direction", "action"};
 const std::set<std::string> kFrictionKeys = {"slip", "wheel", "normal", "static", "kinetic"};
@@ -69,6 +69,24 @@ class Reader {
     index_lines();
   }
 
+  // A URDF's declarations come first; the spec's add to them.
+  void include(UrdfModel urdf) {
+    spec_.urdf_path = urdf.path;
+    spec_.urdf_source = std::move(urdf.source);
+    spec_.coordinates = std::move(urdf.coordinates);
+    spec_.parameters = std::move(urdf.parameters);
+    spec_.inputs = std::move(urdf.inputs);
+    spec_.frames = std::move(urdf.frames);
+    spec_.points = std::move(urdf.points);
+    spec_.bodies = std::move(urdf.bodies);
+    spec_.forces = std::move(urdf.forces);
+    spec_.initial_q = std::move(urdf.initial);
+    spec_.holonomic = std::move(urdf.holonomic);
+    spec_.gravity = std::move(urdf.gravity);
+    urdf_robot_ = urdf.robot;
+    urdf_loc_ = urdf.loc;
+  }
+
   Spec read() {
     toml::table root;
     try {
@@ -77,6 +95,7 @@ class Reader {
       error_at(loc(e.source().begin), "invalid TOML: " + std::string(e.description()));
     }
     check_keys(root, "", kTopLevelKeys);
+    if (const toml::node *u = root.get("urdf")) include_urdf(*u);
     spec_.name = read_name(root);
     spec_.title = optional_string(root, "title").value_or(spec_.name);
     read_coordinates(root);
@@ -85,6 +104,7 @@ class Reader {
     read_named_texts(root, "definitions", spec_.definitions);
     read_named_texts(root, "points", spec_.points);
     read_named_texts(root, "frames", spec_.frames);
+    if (!root.get("name") && urdf_loc_) spec_.name = unclaimed_prefix(spec_.name);
     check_names();
     if (auto *v = root.get("gravity")) spec_.gravity = expression(*v, "gravity");
     read_bodies(root);
@@ -106,6 +126,35 @@ class Reader {
   Spec spec_;
   std::vector<size_t> line_start_;  // byte offset of each line
   std::set<std::string> taken_;     // every name declared so far
+  std::string urdf_robot_;          // the included URDF's robot, its name an identifier
+  std::optional<SourceLoc> urdf_loc_;
+
+  // urdf = "FILE": a path relative to the spec's folder.
+  void include_urdf(const toml::node &n) {
+    if (!n.is_string()) wrong_type(n, "urdf", "a path (a string)");
+    std::filesystem::path file(n.as_string()->get());
+    if (file.is_relative()) file = std::filesystem::path(spec_.path).parent_path() / file;
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec) && !std::filesystem::is_regular_file(file, ec))
+      error_at(loc(n), "'urdf' names '" + n.as_string()->get() + "', which is not a regular file");
+    include(read_urdf(file.lexically_normal().string(), loc(n), n.as_string()->get()));
+  }
+
+  // The robot's name as the model's, lengthened by "_model" while it
+  // prefixes a declared name (URDFs name joints "panda_joint1" in robot "panda").
+  std::string unclaimed_prefix(std::string name) const {
+    auto claimed = [&](const std::string &prefix) {
+      for (auto *list : {&spec_.coordinates, &spec_.parameters, &spec_.inputs})
+        for (auto &v : *list)
+          if (v.name.rfind(prefix + "_", 0) == 0) return true;
+      for (auto *list : {&spec_.definitions, &spec_.points, &spec_.frames})
+        for (auto &d : *list)
+          if (d.name.rfind(prefix + "_", 0) == 0) return true;
+      return false;
+    };
+    while (claimed(name)) name += "_model";
+    return name;
+  }
 
   void index_lines() {
     line_start_.push_back(0);
@@ -197,6 +246,7 @@ class Reader {
 
   std::string read_name(const toml::table &root) {
     const toml::node *n = root.get("name");
+    if (!n && urdf_loc_) return urdf_robot_;
     if (!n) error_at(top(), "missing 'name' (a C identifier that prefixes every generated symbol)");
     if (!n->is_string()) wrong_type(*n, "name", "a string");
     std::string name = n->as_string()->get();
@@ -225,8 +275,9 @@ class Reader {
       declared.insert(declared.end(), list->begin(), list->end());
     for (auto *list : {&spec_.definitions, &spec_.points, &spec_.frames})
       for (auto &d : *list) declared.push_back({d.name, 0, d.loc});
-    std::sort(declared.begin(), declared.end(), [](auto &a, auto &b) {
-      return std::tie(a.loc.line, a.loc.col) < std::tie(b.loc.line, b.loc.col);
+    std::sort(declared.begin(), declared.end(), [this](auto &a, auto &b) {  // an included URDF's first
+      return std::make_tuple(a.loc.file == spec_.path, a.loc.line, a.loc.col) <
+             std::make_tuple(b.loc.file == spec_.path, b.loc.line, b.loc.col);
     });
     for (auto &d : declared) declare(d);
     // A velocity is held in NAME_dot; no other name may be that.
@@ -239,10 +290,14 @@ class Reader {
 
   void read_coordinates(const toml::table &root) {
     const toml::node *n = root.get("coordinates");
+    if (!n && urdf_loc_) {
+      if (spec_.coordinates.empty()) error_at(*urdf_loc_, "the URDF has no moving joint: a system needs a coordinate");
+      return;
+    }
     if (!n) error_at(top(), "missing 'coordinates' (a list of names, such as [\"x\", \"y\"])");
     const toml::array *a = n->as_array();
     if (!a) wrong_type(*n, "coordinates", "a list of names");
-    if (a->empty()) error_at(loc(*n), "'coordinates' is empty: a system needs at least one");
+    if (a->empty() && spec_.coordinates.empty()) error_at(loc(*n), "'coordinates' is empty: a system needs at least one");
     for (const toml::node &e : *a) {
       if (!e.is_string()) error_at(loc(e), std::string("a coordinate must be a name (a string), not ") + type_name(e));
       spec_.coordinates.push_back({e.as_string()->get(), 0, loc(e)});
@@ -254,15 +309,17 @@ class Reader {
     if (!n) return;
     const toml::table *t = n->as_table();
     if (!t) wrong_type(*n, key, "a table of name = value");
+    size_t included = out.size();
     for (auto &&[k, v] : *t)
       out.push_back({std::string(k.str()), number(v, std::string(k.str())), loc(k.source().begin)});
-    in_written_order(out);
+    in_written_order(out, included);
   }
 
   // toml++ keeps keys sorted; the spec's order is the order they were written.
+  // Items past `first` (those of an included URDF stay first).
   template <class T>
-  static void in_written_order(std::vector<T> &items) {
-    std::sort(items.begin(), items.end(), [](auto &a, auto &b) {
+  static void in_written_order(std::vector<T> &items, size_t first = 0) {
+    std::sort(items.begin() + first, items.end(), [](auto &a, auto &b) {
       return std::tie(a.loc.line, a.loc.col) < std::tie(b.loc.line, b.loc.col);
     });
   }
@@ -379,12 +436,13 @@ class Reader {
     if (!n) return;
     const toml::table *t = n->as_table();
     if (!t) wrong_type(*n, key, (std::string("a table of name = ") + shape).c_str());
+    size_t included = out.size();
     for (auto &&[k, v] : *t) {
       std::string name(k.str());
       if (!v.is_string() && !(v.is_number() && key == "definitions")) wrong_type(v, name, shape);
       out.push_back({name, loc(k.source().begin), expression(v, name)});
     }
-    in_written_order(out);
+    in_written_order(out, included);
   }
 
   // The subtables of [bodies], [particles] or [rolling], each NAME = {...},
@@ -557,7 +615,23 @@ class Reader {
     if (!n) return;
     const toml::table *t = n->as_table();
     if (!t) wrong_type(*n, "forces", "a table of coordinate = generalised force");
-    for (auto &&[k, v] : *t) spec_.forces[coordinate_index(k, "forces")] = expression(v, "forces");
+    for (auto &&[k, v] : *t) {
+      std::optional<SourceText> &force = spec_.forces[coordinate_index(k, "forces")];
+      force = force ? sum(*force, expression(v, "forces")) : expression(v, "forces");
+    }
+  }
+
+  // "(a) + (b)", each byte still at its place: a URDF joint's effort and
+  // the spec's force on it.
+  static SourceText sum(const SourceText &a, const SourceText &b) {
+    SourceText s{"(" + a.text + ") + (" + b.text + ")", {}};
+    s.locs.push_back(a.loc_of(0));
+    s.locs.insert(s.locs.end(), a.locs.begin(), a.locs.end() - 1);
+    s.locs.insert(s.locs.end(), 5, b.loc_of(0));
+    s.locs.insert(s.locs.end(), b.locs.begin(), b.locs.end() - 1);
+    s.locs.push_back(b.locs.back());
+    s.locs.push_back(b.locs.back());
+    return s;
   }
 
   void read_constraint_list(const toml::table &t, const char *key, std::vector<SourceText> &out) {
@@ -769,8 +843,16 @@ class Reader {
 
 }  // namespace
 
+static bool is_urdf_path(const std::string &path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".urdf") == 0;
+}
+
+// A URDF is read as the spec `urdf = "FILE"` with nothing added.
 Spec read_spec_text(const std::string &path, const std::string &text) {
-  return Reader(path, text).read();
+  if (!is_urdf_path(path)) return Reader(path, text).read();
+  Reader urdf_only(path, "");
+  urdf_only.include(read_urdf_text(path, text));
+  return urdf_only.read();
 }
 
 Spec read_spec(const std::string &path) {

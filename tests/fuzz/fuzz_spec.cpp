@@ -1,7 +1,8 @@
 // fuzz_spec.cpp — libFuzzer target: any bytes through the whole pipeline
 // (spec reader, expression reader, derivation in both formulations, the
 // plan, every printer; in double, or in float for inputs of odd length), and
-// generate --strict (redundant rows refused).
+// generate --strict (redundant rows refused). Bytes that start with '<'
+// are read as a URDF.
 // A SpecError is a clean rejection; anything else escaping is a finding.
 #include "generate.h"
 
@@ -10,7 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   try {
-    lgc::Spec spec = lgc::read_spec_text("fuzz.toml", std::string(reinterpret_cast<const char *>(data), size));
+    const char *path = size > 0 && data[0] == '<' ? "fuzz.urdf" : "fuzz.toml";
+    lgc::Spec spec = lgc::read_spec_text(path, std::string(reinterpret_cast<const char *>(data), size));
     lgc::generate(spec, lgc::Formulation::dalembert, true,
                   size % 2 ? lgc::Precision::single_precision : lgc::Precision::double_precision);
     if (!spec.nonholonomic.empty()) lgc::generate(spec, lgc::Formulation::vakonomic);

@@ -290,18 +290,24 @@ void stack_bound_warns(void **) {
 
 // tests/gen/bad_specs/*.toml: line 1 is "# expect: MESSAGE", the exact first line
 // of stderr with the spec's path written as {file}; a line 2 "# options: A B"
-// adds options to generate (--strict).
+// adds options to generate (--strict). In *.urdf, line 1 is
+// "<!-- expect: MESSAGE -->".
 void bad_specs_get_their_message_and_write_nothing(void **) {
   int count = 0;
-  for (auto &f : files_in(BAD_SPECS_DIR, ".toml")) {
+  std::vector<fs::path> bad = files_in(BAD_SPECS_DIR, ".toml"), urdfs = files_in(BAD_SPECS_DIR, ".urdf");
+  bad.insert(bad.end(), urdfs.begin(), urdfs.end());
+  for (auto &f : bad) {
     ++count;
     std::string first, second;
     std::ifstream in(f);
     std::getline(in, first);
     std::getline(in, second);
-    const std::string tag = "# expect: ";
-    if (first.rfind(tag, 0) != 0) fail_msg("%s has no '# expect: ' line", f.c_str());
-    std::string expected = first.substr(tag.size());
+    const bool urdf = f.extension() == ".urdf";
+    const std::string tag = urdf ? "<!-- expect: " : "# expect: ", end = urdf ? " -->" : "";
+    if (first.rfind(tag, 0) != 0 || first.size() < tag.size() + end.size() ||
+        first.compare(first.size() - end.size(), end.size(), end) != 0)
+      fail_msg("%s has no '%s' line", f.c_str(), tag.c_str());
+    std::string expected = first.substr(tag.size(), first.size() - tag.size() - end.size());
     expected.replace(expected.find("{file}"), 6, f.string());
     fs::path out = scratch("bad");
     std::vector<std::string> command = {lagrangec, "generate", f.string(), "-o", out.string()};
@@ -319,6 +325,30 @@ void bad_specs_get_their_message_and_write_nothing(void **) {
     fs::remove_all(out);
   }
   assert_int_not_equal(count, 0);
+}
+
+// A URDF's elements that lagrangec does not map are each a warning at its
+// position (geometry one per kind, at the first), and the model is made.
+void unmapped_urdf_elements_are_warned(void **) {
+  fs::path out = scratch("urdf");
+  const std::string urdf = std::string(URDF_DIR) + "/unmapped.urdf";
+  Result r = run({lagrangec, "generate", urdf, "-o", out});
+  std::vector<std::string> want = {
+      urdf + ":9:5: warning: <calibration> in <joint> is not mapped: lagrangec reads links' inertials and joints",
+      urdf + ":10:5: warning: the friction of joint 'j1' is not mapped (its damping is)",
+      urdf + ":21:3: warning: <transmission> in <robot> is not mapped: lagrangec reads links' inertials and joints",
+      urdf + ":26:3: warning: <gazebo> in <robot> is not mapped: lagrangec reads links' inertials and joints",
+      urdf + ":6:5: warning: 2 <collision> elements are not mapped (geometry and appearance are not dynamics); the "
+             "first is here",
+      urdf + ":3:3: warning: 1 <material> element is not mapped (geometry and appearance are not dynamics); the "
+             "first is here",
+      urdf + ":5:5: warning: 1 <visual> element is not mapped (geometry and appearance are not dynamics); the first "
+             "is here"};
+  if (r.status != 0) fail_msg("%s: exit %d, stderr:\n%s", urdf.c_str(), r.status, r.err.c_str());
+  for (auto &line : want)
+    if (r.err.find(line + "\n") == std::string::npos)
+      fail_msg("%s: no warning\n  %s\nin stderr:\n%s", urdf.c_str(), line.c_str(), r.err.c_str());
+  fs::remove_all(out);
 }
 
 // A megabyte of nested parentheses, and of nested TOML arrays: a message at
@@ -412,6 +442,7 @@ int main() {
       cmocka_unit_test(exit_codes),
       cmocka_unit_test(stack_bound_warns),
       cmocka_unit_test(bad_specs_get_their_message_and_write_nothing),
+      cmocka_unit_test(unmapped_urdf_elements_are_warned),
       cmocka_unit_test(the_report_prints_numbers_and_sections_as_written),
       cmocka_unit_test(megabyte_of_nesting_is_refused),
       cmocka_unit_test(thirty_link_chain),
