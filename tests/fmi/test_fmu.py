@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""test_fmu.py — `lagrangec fmu` as an importer sees it.
+
+  test_fmu.py LAGRANGEC IMPORTER SPECS_DIR all-specs
+      every spec in SPECS_DIR exports (or is refused with a reason); each
+      FMU is a zip whose modelDescription.xml keeps the standard's rules
+      (validate_description) and whose library and sources are where it says;
+      one FMU's sources/ rebuild into a library with $CC.
+  test_fmu.py LAGRANGEC IMPORTER SPECS_DIR checks
+      the importer's state-machine checks (fmu_import.c) on two FMUs.
+  test_fmu.py LAGRANGEC IMPORTER SPECS_DIR trajectories
+      Co-Simulation and Model Exchange (the importer's RK4 with events)
+      against `lagrangec simulate` over 5 s; prints the table.
+  test_fmu.py LAGRANGEC IMPORTER SPECS_DIR usage
+      the command's mistakes: exit 2 and a message.
+"""
+import csv
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+import zipfile
+
+LAGRANGEC, IMPORTER, SPECS, WHAT = sys.argv[1:5]
+SCRATCH = tempfile.mkdtemp(prefix="fmu-test-")
+ENV = dict(os.environ, LAGRANGEC_CACHE=os.path.join(SCRATCH, "cache"))
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print("FAIL:", message)
+
+
+def export(spec, *options):
+    name = os.path.splitext(os.path.basename(spec))[0]
+    path = os.path.join(SCRATCH, name + "".join(options).replace("-", "") + ".fmu")
+    r = subprocess.run([LAGRANGEC, "fmu", spec, "-o", path, *options], capture_output=True, text=True, env=ENV)
+    return r, path
+
+
+def unzip(path):
+    """The FMU unzipped into a directory of its own: (directory, root of its modelDescription.xml)."""
+    with zipfile.ZipFile(path) as z:
+        bad = z.testzip()
+        if bad:
+            fail(f"{path}: {bad} fails its CRC")
+        target = tempfile.mkdtemp(dir=SCRATCH)
+        z.extractall(target)
+    return target, ET.parse(os.path.join(target, "modelDescription.xml")).getroot()
+
+
+# The legal (causality, variability) pairs and the initial each allows
+# (FMI 2.0, section 2.2.7's table; None: no initial attribute).
+LEGAL = {
+    ("parameter", "fixed"): {"exact"}, ("parameter", "tunable"): {"exact"},
+    ("calculatedParameter", "fixed"): {"calculated", "approx"},
+    ("calculatedParameter", "tunable"): {"calculated", "approx"},
+    ("input", "discrete"): {None}, ("input", "continuous"): {None},
+    ("output", "constant"): {"exact"}, ("output", "discrete"): {"calculated", "exact", "approx"},
+    ("output", "continuous"): {"calculated", "exact", "approx"},
+    ("local", "constant"): {"exact"}, ("local", "fixed"): {"calculated", "approx"},
+    ("local", "tunable"): {"calculated", "approx"}, ("local", "discrete"): {"calculated", "exact", "approx"},
+    ("local", "continuous"): {"calculated", "exact", "approx"},
+    ("independent", "continuous"): {None},
+}
+
+
+def default_initial(causality, variability):
+    """initial where the attribute is left out (the same table)."""
+    if causality in ("input", "independent"):
+        return None
+    if causality == "parameter" or variability == "constant":
+        return "exact"
+    return "calculated"
+
+
+def validate_description(where, directory, root):
+    """The rules of the standard's schema this test can express, each a failure where broken."""
+    def bad(message):
+        fail(f"{where}: {message}")
+
+    if root.tag != "fmiModelDescription" or root.get("fmiVersion") != "2.0":
+        bad("not an FMI 2.0 fmiModelDescription")
+    for attr in ("modelName", "guid"):
+        if not root.get(attr):
+            bad(f"no {attr}")
+    kinds = [root.find(k) for k in ("ModelExchange", "CoSimulation")]
+    if not any(k is not None for k in kinds):
+        bad("neither ModelExchange nor CoSimulation")
+    for kind in kinds:
+        if kind is None:
+            continue
+        ident = kind.get("modelIdentifier")
+        if not ident or not (ident[0].isalpha() or ident[0] == "_") or not all(c.isalnum() or c == "_" for c in ident):
+            bad(f"modelIdentifier {ident!r} is no C identifier")
+        if not os.path.isfile(os.path.join(directory, "binaries", "linux64", f"{ident}.so")):
+            bad(f"no binaries/linux64/{ident}.so")
+        for f in kind.iter("File"):
+            if not os.path.isfile(os.path.join(directory, "sources", f.get("name"))):
+                bad(f"SourceFiles names {f.get('name')}, not in sources/")
+    variables = root.find("ModelVariables").findall("ScalarVariable")
+    n = len(variables)
+    names, refs = set(), set()
+    for i, v in enumerate(variables, 1):
+        name, vr = v.get("name"), v.get("valueReference")
+        if name in names:
+            bad(f"two variables named {name}")
+        names.add(name)
+        if vr is None or not vr.isdigit():
+            bad(f"{name}: valueReference {vr!r}")
+        elif vr in refs:
+            bad(f"{name}: valueReference {vr} taken twice (both Real)")
+        refs.add(vr)
+        causality, variability = v.get("causality", "local"), v.get("variability", "continuous")
+        initial = v.get("initial")
+        pair = (causality, variability)
+        if pair not in LEGAL:
+            bad(f"{name}: causality {causality} with variability {variability}")
+            continue
+        allowed = LEGAL[pair]
+        if initial is not None and initial not in allowed:
+            bad(f"{name}: initial {initial} with {pair}")
+        real = v.find("Real")
+        if real is None:
+            bad(f"{name}: not a Real")
+            continue
+        effective = initial if initial is not None else default_initial(causality, variability)
+        has_start = real.get("start") is not None
+        needs_start = causality in ("parameter", "input") or effective in ("exact", "approx")
+        if needs_start != has_start:
+            bad(f"{name}: start {'missing' if needs_start else 'given'} with initial {effective}")
+        if has_start:
+            float(real.get("start"))
+        der = real.get("derivative")
+        if der is not None:
+            k = int(der)
+            if not 1 <= k <= n or variables[k - 1].get("variability", "continuous") != "continuous":
+                bad(f"{name}: derivative={der} is no continuous variable")
+    structure = root.find("ModelStructure")
+    listed = {}
+    for part in ("Outputs", "Derivatives", "InitialUnknowns"):
+        element = structure.find(part)
+        indices = [int(u.get("index")) for u in element.findall("Unknown")] if element is not None else []
+        listed[part] = indices
+        if indices != sorted(set(indices)):
+            bad(f"{part}' indices are not ascending and unique")
+        for k in indices:
+            if not 1 <= k <= n:
+                bad(f"{part}: index {k} is no variable (1..{n})")
+    outputs = [i for i, v in enumerate(variables, 1) if v.get("causality") == "output"]
+    if listed["Outputs"] != outputs:
+        bad(f"Outputs {listed['Outputs']} are not the outputs {outputs}")
+    derivatives = [i for i, v in enumerate(variables, 1) if v.find("Real").get("derivative") is not None]
+    if listed["Derivatives"] != derivatives:
+        bad(f"Derivatives {listed['Derivatives']} are not the variables with a derivative {derivatives}")
+    states = {int(variables[k - 1].find("Real").get("derivative")) for k in derivatives}
+    initial_unknowns = sorted(
+        set(i for i in outputs if variables[i - 1].get("initial", "calculated") in ("calculated", "approx"))
+        | set(derivatives)
+        | set(i for i in states if variables[i - 1].get("initial") in ("calculated", "approx"))
+        | set(i for i, v in enumerate(variables, 1) if v.get("causality") == "calculatedParameter"))
+    if listed["InitialUnknowns"] != initial_unknowns:
+        bad(f"InitialUnknowns {listed['InitialUnknowns']} are not {initial_unknowns}")
+    int(root.get("numberOfEventIndicators", "0"))
+
+
+def all_specs():
+    specs = sorted(f for f in os.listdir(SPECS) if f.endswith(".toml"))
+    for spec in specs:
+        r, path = export(os.path.join(SPECS, spec))
+        if r.returncode != 0:
+            # Refused: with a reason, never a crash.
+            if r.returncode != 1 or "lagrangec:" not in r.stderr and "error:" not in r.stderr:
+                fail(f"{spec}: exit {r.returncode} without a reason: {r.stderr}")
+            print(f"{spec}: refused: {r.stderr.strip()}")
+            continue
+        directory, root = unzip(path)
+        validate_description(spec, directory, root)
+        print(f"{spec}: {os.path.getsize(path)} bytes, {len(root.find('ModelVariables'))} variables")
+    # sources/ is complete: one FMU rebuilt from it alone, as docs/commands.md says.
+    r, path = export(os.path.join(SPECS, "bouncing_ball.toml"))
+    directory, root = unzip(path)
+    files = [os.path.join("sources", f.get("name")) for f in root.find("CoSimulation").iter("File")]
+    cc = shlex.split(os.environ.get("CC", "cc"))
+    built = subprocess.run(cc + ["-std=c11", "-shared", "-fPIC", "-Isources", *files, "-o", "rebuilt.so",
+                                 "-Wl,-z,defs", "-llapacke", "-lopenblas", "-lm"],
+                           cwd=directory, capture_output=True, text=True)
+    if built.returncode != 0:
+        fail("sources/ does not rebuild: " + built.stderr[-2000:])
+
+
+def variables_of(root):
+    return {v.get("name"): (int(v.get("valueReference")), v) for v in root.find("ModelVariables")}
+
+
+def importer_args(directory, root):
+    nx = len(root.find("ModelStructure").find("Derivatives"))
+    return [directory, root.get("modelName"), root.get("guid")], nx, int(root.get("numberOfEventIndicators"))
+
+
+def checks():
+    for spec in ("pendulum.toml", "bouncing_ball.toml"):
+        r, path = export(os.path.join(SPECS, spec))
+        if r.returncode != 0:
+            fail(f"{spec}: {r.stderr}")
+            continue
+        directory, root = unzip(path)
+        args, nx, nind = importer_args(directory, root)
+        variables = variables_of(root)
+        parameter = next(vr for vr, v in variables.values() if v.get("causality") == "parameter")
+        output = next(vr for vr, v in variables.values() if v.get("causality") == "output")
+        r = subprocess.run([IMPORTER, "checks", *args, str(nx), str(nind), str(parameter), str(output),
+                            str(len(variables))], capture_output=True, text=True)
+        print(r.stdout, r.stderr)
+        if r.returncode != 0:
+            fail(f"{spec}: the importer's checks failed")
+    # A kind left out is refused at fmi2Instantiate, and modelDescription.xml leaves it out.
+    r, path = export(os.path.join(SPECS, "pendulum.toml"), "--kind", "cs")
+    directory, root = unzip(path)
+    if root.find("ModelExchange") is not None or root.find("CoSimulation") is None:
+        fail("--kind cs: modelDescription.xml declares " + ", ".join(c.tag for c in root))
+    args, nx, nind = importer_args(directory, root)
+    r = subprocess.run([IMPORTER, "run", *args, "me", "0.1", "0.01", "0.001", str(nx), str(nind), "0"],
+                       capture_output=True, text=True)
+    if r.returncode == 0 or "exported without that FMI kind" not in r.stderr:
+        fail(f"--kind cs: a Model Exchange instance was not refused: {r.returncode} {r.stderr}")
+
+
+def read_csv(text):
+    rows = list(csv.reader(line for line in text.splitlines() if line and not line.startswith("#")))
+    return rows[0], [[float(x) for x in row] for row in rows[1:]]
+
+
+# The comparisons: spec, and the largest error allowed for Co-Simulation and Model Exchange.
+COMPARED = [("pendulum", 1e-6, 1e-4), ("knife_edge", 1e-6, 1e-4), ("bicycle", 1e-6, 1e-4),
+            ("bouncing_ball", 1e-6, 1e-4)]
+T_END, SAMPLE, ME_STEP = 5.0, 0.01, 1e-3
+
+
+def trajectories():
+    print("| model | CS error | ME error | FMU size |")
+    print("|---|---:|---:|---:|")
+    for name, cs_bound, me_bound in COMPARED:
+        spec = os.path.join(SPECS, name + ".toml")
+        out = os.path.join(SCRATCH, name + ".csv")
+        r = subprocess.run([LAGRANGEC, "simulate", spec, "--t-end", str(T_END), "--sample", str(SAMPLE),
+                            "--out", out, "--quiet"], capture_output=True, text=True, env=ENV)
+        if r.returncode != 0:
+            fail(f"{name}: simulate: {r.stderr}")
+            continue
+        with open(out) as f:
+            header, reference = read_csv(f.read())
+        r, path = export(spec)
+        if r.returncode != 0:
+            fail(f"{name}: fmu: {r.stderr}")
+            continue
+        directory, root = unzip(path)
+        args, nx, nind = importer_args(directory, root)
+        variables = variables_of(root)
+        # The columns simulate's CSV and the FMU share: q, q', the multipliers, forces and outputs.
+        shared = [c for c in header[1:] if c in variables]
+        errors = {}
+        for kind in ("cs", "me"):
+            r = subprocess.run([IMPORTER, "run", *args, kind, str(T_END), str(SAMPLE), str(ME_STEP), str(nx),
+                                str(nind)] + [str(variables[c][0]) for c in shared], capture_output=True, text=True)
+            if r.returncode != 0:
+                fail(f"{name} {kind}: the importer failed: {r.stderr[-2000:]}")
+                continue
+            rows = [[float(x) for x in line.split(",")] for line in r.stdout.splitlines()]
+            if len(rows) != len(reference):
+                fail(f"{name} {kind}: {len(rows)} samples, simulate wrote {len(reference)}")
+                continue
+            worst, where = 0.0, ""
+            for row, ref in zip(rows, reference):
+                if abs(row[0] - ref[0]) > 1e-9:
+                    fail(f"{name} {kind}: sample at t = {row[0]}, simulate's at {ref[0]}")
+                    break
+                for j, column in enumerate(shared):
+                    expected = ref[header.index(column)]
+                    e = abs(row[1 + j] - expected) / max(1.0, abs(expected))
+                    if e > worst:
+                        worst, where = e, f"{column} at t = {row[0]:g}"
+            errors[kind] = (worst, where)
+        if len(errors) < 2:
+            continue
+        (cs, cs_where), (me, me_where) = errors["cs"], errors["me"]
+        print(f"| {name} | {cs:.2g} | {me:.2g} | {os.path.getsize(path)} |")
+        if not cs <= cs_bound:
+            fail(f"{name}: Co-Simulation off simulate by {cs:.3g} ({cs_where}), past {cs_bound:g}")
+        if not me <= me_bound:
+            fail(f"{name}: Model Exchange off simulate by {me:.3g} ({me_where}), past {me_bound:g}")
+    print(f"(errors: max over the samples every {SAMPLE} s to {T_END} s and the shared columns of "
+          f"|FMU - simulate| / max(1, |simulate|); ME by RK4 at h = {ME_STEP})")
+
+
+def usage():
+    spec = os.path.join(SPECS, "pendulum.toml")
+    out = os.path.join(SCRATCH, "u.fmu")
+    cases = [
+        ([spec], "no FMU file given"),
+        (["-o", out], "no spec given"),
+        ([spec, "-o", out, "--kind", "fmi3"], "--kind takes cs, me or both, not 'fmi3'"),
+        ([spec, "-o", out, "--kind"], "--kind takes cs, me or both, and nothing followed"),
+        ([spec, "-o", out, "--real", "float"], "integrates double models only"),
+        ([spec, "-o", out, "--frobnicate"], "unknown option '--frobnicate'"),
+        ([spec, "-o", spec], "writing it would destroy the spec"),
+        ([spec, spec, "-o", out], "fmu takes one spec"),
+        ([spec, "-o", out, "--time-limit", "0"], "--time-limit takes seconds"),
+    ]
+    for args, message in cases:
+        r = subprocess.run([LAGRANGEC, "fmu", *args], capture_output=True, text=True, env=ENV)
+        if r.returncode != 2 or message not in r.stderr:
+            fail(f"fmu {' '.join(args)}: exit {r.returncode}, {r.stderr!r}; wanted 2 and {message!r}")
+    if os.path.exists(out):
+        fail("a refused command wrote the FMU")
+    r = subprocess.run([LAGRANGEC, "fmu", "--help"], capture_output=True, text=True)
+    if r.returncode != 0 or "usage: lagrangec fmu" not in r.stdout:
+        fail("fmu --help")
+    r = subprocess.run([LAGRANGEC, "fmu", os.path.join(SCRATCH, "missing.toml"), "-o", out], capture_output=True,
+                       text=True, env=ENV)
+    if r.returncode != 1 or os.path.exists(out):
+        fail(f"a missing spec: exit {r.returncode}, {r.stderr!r}")
+
+
+{"all-specs": all_specs, "checks": checks, "trajectories": trajectories, "usage": usage}[WHAT]()
+shutil.rmtree(SCRATCH, ignore_errors=True)
+if failures:
+    print(f"{len(failures)} failures")
+    sys.exit(1)
