@@ -9,12 +9,13 @@
 **     each event indicator's sign change is bisected to 1e-13 in, then
 **     handled in event mode as the standard's state machine says (and a
 **     step event, where fmi2CompletedIntegratorStep asks for one).
-**   fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT
+**   fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL
 **     the state machine's error paths (calls out of order, unknown value
 **     references, a wrong GUID, a kind's function on the other kind): each
 **     fmi2Error and a message to the logger, never a crash; two instances
 **     in one process independent; no heap allocation inside fmi2DoStep (in
-**     a build without sanitizers).
+**     a build without sanitizers); directional derivatives against central
+**     differences where DIRECTIONAL is 1, refused where 0.
 */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -70,6 +71,7 @@ typedef struct fmu {
     fmi2GetDerivativesTYPE *GetDerivatives;
     fmi2GetEventIndicatorsTYPE *GetEventIndicators;
     fmi2GetFMUstateTYPE *GetFMUstate;
+    fmi2GetDirectionalDerivativeTYPE *GetDirectionalDerivative;
 } fmu;
 
 static const char *dir, *model_name, *guid;
@@ -99,7 +101,7 @@ static void load(void)
     LOAD(GetVersion); LOAD(GetTypesPlatform); LOAD(DoStep); LOAD(GetBooleanStatus); LOAD(EnterEventMode);
     LOAD(NewDiscreteStates); LOAD(EnterContinuousTimeMode); LOAD(CompletedIntegratorStep); LOAD(SetTime);
     LOAD(SetContinuousStates); LOAD(GetContinuousStates); LOAD(GetDerivatives); LOAD(GetEventIndicators);
-    LOAD(GetFMUstate);
+    LOAD(GetFMUstate); LOAD(GetDirectionalDerivative);
 #undef LOAD
 }
 
@@ -318,6 +320,7 @@ static int run_me(double t_end, double dt, double h, const fmi2ValueReference vr
 /* ---- checks: the state machine's error paths, two instances ---------------- */
 
 static size_t check_nx, check_nind;
+static int check_directional;   /* modelDescription.xml's providesDirectionalDerivative (ModelExchange) */
 static fmi2ValueReference vr_parameter, vr_output, vr_unknown;
 
 /* A call that must fail with fmi2Error and say why to the logger. */
@@ -482,6 +485,58 @@ static void test_no_allocation_in_do_step(void **state)
     f.FreeInstance(c);
 }
 
+/*
+** fmi2GetDirectionalDerivative against central differences of
+** fmi2GetDerivatives, column by column of df/dx; refused where the
+** description says it is not provided.
+*/
+static void test_directional_derivative(void **state)
+{
+    (void)state;
+    fmi2Component c = instantiate("jacobian", fmi2ModelExchange);
+    assert_non_null(c);
+    const size_t nx = check_nx;
+    double x[64], xp[64], fp[64], fm[64], seed = 1.0, column[64];
+    fmi2ValueReference known, unknown[64];
+    assert_true(nx <= 64);
+    for (size_t i = 0; i < nx; i++)
+        unknown[i] = (fmi2ValueReference)(nx + i);     /* der(x_i): the block after the states */
+    assert_int_equal(f.SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0), fmi2OK);
+    assert_int_equal(f.EnterInitializationMode(c), fmi2OK);
+    assert_int_equal(f.ExitInitializationMode(c), fmi2OK);
+    fmi2EventInfo info;
+    assert_int_equal(f.NewDiscreteStates(c, &info), fmi2OK);
+    assert_int_equal(f.EnterContinuousTimeMode(c), fmi2OK);
+    assert_int_equal(f.GetContinuousStates(c, x, nx), fmi2OK);
+    known = 0;
+    if (!check_directional) {
+        REFUSED(f.GetDirectionalDerivative(c, unknown, nx, &known, 1, &seed, column));
+        f.FreeInstance(c);
+        return;
+    }
+    REFUSED(f.GetDirectionalDerivative(c, &known, 1, &known, 1, &seed, column));   /* a state is no unknown */
+    double worst = 0.0;
+    for (size_t j = 0; j < nx; j++) {
+        known = (fmi2ValueReference)j;
+        assert_int_equal(f.SetContinuousStates(c, x, nx), fmi2OK);
+        assert_int_equal(f.GetDirectionalDerivative(c, unknown, nx, &known, 1, &seed, column), fmi2OK);
+        const double h = 1e-6 * fmax(1.0, fabs(x[j]));
+        memcpy(xp, x, nx * sizeof *x);
+        xp[j] = x[j] + h;
+        assert_int_equal(f.SetContinuousStates(c, xp, nx), fmi2OK);
+        assert_int_equal(f.GetDerivatives(c, fp, nx), fmi2OK);
+        xp[j] = x[j] - h;
+        assert_int_equal(f.SetContinuousStates(c, xp, nx), fmi2OK);
+        assert_int_equal(f.GetDerivatives(c, fm, nx), fmi2OK);
+        for (size_t i = 0; i < nx; i++) {
+            const double fd = (fp[i] - fm[i]) / (2.0 * h);
+            worst = fmax(worst, fabs(column[i] - fd) / fmax(1.0, fabs(fd)));
+        }
+    }
+    check(worst < 1e-5, "df/dx off its central differences by %g", worst);
+    f.FreeInstance(c);
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 static fmi2ValueReference *references(int n, char **text)
@@ -508,12 +563,13 @@ int main(int argc, char **argv)
         free(values);
         return rc;
     }
-    if (argc == 10 && strcmp(argv[1], "checks") == 0) {
+    if (argc == 11 && strcmp(argv[1], "checks") == 0) {
         dir = argv[2], model_name = argv[3], guid = argv[4];
         check_nx = strtoul(argv[5], NULL, 10), check_nind = strtoul(argv[6], NULL, 10);
         vr_parameter = (fmi2ValueReference)strtoul(argv[7], NULL, 10);
         vr_output = (fmi2ValueReference)strtoul(argv[8], NULL, 10);
         vr_unknown = (fmi2ValueReference)strtoul(argv[9], NULL, 10);
+        check_directional = atoi(argv[10]);
         quiet_log = 1;
         load();
         const struct CMUnitTest tests[] = {
@@ -523,10 +579,11 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_me_out_of_order),
             cmocka_unit_test(test_two_instances),
             cmocka_unit_test(test_no_allocation_in_do_step),
+            cmocka_unit_test(test_directional_derivative),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
     fputs("usage: fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND VR...\n"
-          "       fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN\n", stderr);
+          "       fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL\n", stderr);
     return 2;
 }
