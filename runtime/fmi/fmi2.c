@@ -74,13 +74,20 @@ static void say(lgc_fmu_instance *c, fmi2Status status, const char *category, co
 {
     if (!c->callbacks.logger || (status == fmi2OK && !c->logging))
         return;
-    char message[512];
+    char message[512], literal[1024];
     va_list args;
     va_start(args, format);
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
-    /* The logger expands '#<type><vr>#' and '%': hand it a literal text. */
-    c->callbacks.logger(c->callbacks.componentEnvironment, c->name, status, category, "%s", message);
+    /* The logger takes the message as a printf format: each '%' doubled, it is the text itself. */
+    size_t n = 0;
+    for (const char *s = message; *s && n + 2 < sizeof literal; s++) {
+        if (*s == '%')
+            literal[n++] = '%';
+        literal[n++] = *s;
+    }
+    literal[n] = '\0';
+    c->callbacks.logger(c->callbacks.componentEnvironment, c->name, status, category, literal);
 }
 
 static fmi2Status error(lgc_fmu_instance *c, const char *function, const char *format, ...)
