@@ -252,9 +252,11 @@ void compile_fmu_library(const Toolchain &t, const std::string &name, size_t sou
 
 void describe_fmu(const Toolchain &t, const std::string &name, const std::vector<std::string> &describe_args,
                   const OpenDir &dir) {
-  run_compiler(t, {"-std=c11", "-I" + t.runtime_include, "-I" + t.runtime_sources + "/fmi",
-                   t.runtime_sources + "/fmi/describe_main.c", "./" + name + ".so", "-o", "describe"},
-               name, 0, dir);
+  // The library's own link arguments: a sanitized runtime's library needs a sanitized program.
+  std::vector<std::string> args = {"-std=c11", "-I" + t.runtime_include, "-I" + t.runtime_sources + "/fmi",
+                                   t.runtime_sources + "/fmi/describe_main.c", "./" + name + ".so", "-o", "describe"};
+  args.insert(args.end(), t.link_args.begin(), t.link_args.end());
+  run_compiler(t, args, name, 0, dir);
   std::vector<std::string> argv = {"./describe"};
   argv.insert(argv.end(), describe_args.begin(), describe_args.end());
   const std::string log = "describe-errors";

@@ -2,8 +2,10 @@
 ** fmu_import.c — a minimal FMI 2.0 importer: dlopens an unzipped FMU's
 ** binaries/linux64/NAME.so and drives the standard's calling sequences.
 **
-**   fmu_import run DIR NAME GUID cs|me T_END DT H VR...
-**     prints t and the variables VR... as CSV every DT up to T_END: by
+**   fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [set:VR=VALUE...] VR...
+**     sets the inputs VR to VALUE once initialised (a running instance's
+**     inputs changed), then prints t and the variables VR... as CSV every
+**     DT up to T_END: by
 **     Co-Simulation (fmi2DoStep of DT), or by Model Exchange with this
 **     importer's own integrator, RK4 of step H (dividing DT), whose steps
 **     each event indicator's sign change is bisected to 1e-13 in, then
@@ -76,6 +78,10 @@ typedef struct fmu {
 
 static const char *dir, *model_name, *guid;
 static fmu f;
+/* run: inputs set after fmi2ExitInitializationMode ("set:VR=VALUE" among the arguments). */
+static fmi2ValueReference set_vr[8];
+static double set_value[8];
+static size_t nset;
 
 static void *symbol(const char *name)
 {
@@ -159,6 +165,8 @@ static void start(fmi2Component c, double t_end)
     must(f.SetupExperiment(c, fmi2True, 1e-8, 0.0, fmi2True, t_end), "fmi2SetupExperiment");
     must(f.EnterInitializationMode(c), "fmi2EnterInitializationMode");
     must(f.ExitInitializationMode(c), "fmi2ExitInitializationMode");
+    /* Inputs change at a running instance: in step-complete mode, or in event mode. */
+    must(f.SetReal(c, set_vr, nset, set_value), "fmi2SetReal (the inputs)");
 }
 
 static int run_cs(double t_end, double dt, const fmi2ValueReference vr[], size_t nvr, double values[])
@@ -297,9 +305,7 @@ static int run_me(double t_end, double dt, double h, const fmi2ValueReference vr
     r.x = block, r.tmp = r.x + nx, r.x0 = r.tmp + nx, r.ind_before = r.x0 + nx, r.ind_now = r.ind_before + nind;
     for (int s = 0; s < 4; s++)
         r.k[s] = r.ind_now + nind + (size_t)s * nx;
-    must(f.SetupExperiment(r.c, fmi2True, 1e-8, 0.0, fmi2True, t_end), "fmi2SetupExperiment");
-    must(f.EnterInitializationMode(r.c), "fmi2EnterInitializationMode");
-    must(f.ExitInitializationMode(r.c), "fmi2ExitInitializationMode");
+    start(r.c, t_end);
     double t = 0.0;
     int terminate = settle(&r, r.x);
     indicators_at(&r, t, r.x, r.ind_before);
@@ -554,8 +560,12 @@ int main(int argc, char **argv)
         load();
         const double t_end = atof(argv[6]), dt = atof(argv[7]), h = atof(argv[8]);
         const size_t nx = strtoul(argv[9], NULL, 10), nind = strtoul(argv[10], NULL, 10);
-        const int nvr = argc - 11;
-        fmi2ValueReference *vr = references(nvr, argv + 11);
+        int first = 11;
+        for (; first < argc && strncmp(argv[first], "set:", 4) == 0 && nset < 8; first++, nset++)
+            if (sscanf(argv[first] + 4, "%u=%lf", &set_vr[nset], &set_value[nset]) != 2)
+                return 2;
+        const int nvr = argc - first;
+        fmi2ValueReference *vr = references(nvr, argv + first);
         double *values = calloc((size_t)nvr + 1, sizeof *values);
         int rc = strcmp(argv[5], "cs") == 0 ? run_cs(t_end, dt, vr, (size_t)nvr, values)
                                             : run_me(t_end, dt, h, vr, (size_t)nvr, values, nx, nind);
@@ -583,7 +593,7 @@ int main(int argc, char **argv)
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
-    fputs("usage: fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND VR...\n"
+    fputs("usage: fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [set:VR=VALUE...] VR...\n"
           "       fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL\n", stderr);
     return 2;
 }
