@@ -181,6 +181,18 @@ def all_specs():
         directory, root = unzip(path)
         validate_description(spec, directory, root)
         print(f"{spec}: {os.path.getsize(path)} bytes, {len(root.find('ModelVariables'))} variables")
+    # generate's options: without the Jacobian no directional derivatives; vakonomic, mu among the states.
+    for options, check in ((("--no-jacobian",), lambda root: root.find("ModelExchange").get(
+                               "providesDirectionalDerivative") == "false"),
+                           (("--formulation", "vakonomic"), lambda root: "der(mu1)" in variables_of(root))):
+        r, path = export(os.path.join(SPECS, "knife_edge.toml"), *options)
+        if r.returncode != 0:
+            fail(f"knife_edge {' '.join(options)}: {r.stderr}")
+            continue
+        directory, root = unzip(path)
+        validate_description(f"knife_edge {' '.join(options)}", directory, root)
+        if not check(root):
+            fail(f"knife_edge {' '.join(options)}: modelDescription.xml does not show it")
     # sources/ is complete: one FMU rebuilt from it alone, as docs/commands.md says.
     r, path = export(os.path.join(SPECS, "bouncing_ball.toml"))
     directory, root = unzip(path)
