@@ -217,9 +217,12 @@ fmi2Status fmi2SetDebugLogging(fmi2Component component, fmi2Boolean loggingOn, s
     lgc_fmu_instance *c = allowed(component, "fmi2SetDebugLogging", IN(MODE_INSTANTIATED) | AFTER_START);
     if (!c)
         return fmi2Error;
-    (void)categories;
-    if (nCategories > 0)
-        return error(c, "fmi2SetDebugLogging", "this FMU has no log categories to choose");
+    /* The categories modelDescription.xml declares; both are logged when logging is on. */
+    for (size_t i = 0; i < nCategories; i++)
+        if (!categories || !categories[i]
+            || (strcmp(categories[i], "logStatusError") != 0 && strcmp(categories[i], "logEvents") != 0))
+            return error(c, "fmi2SetDebugLogging", "no log category %s (there are logStatusError and logEvents)",
+                         categories && categories[i] ? categories[i] : "(null)");
     c->logging = loggingOn;
     return fmi2OK;
 }
@@ -909,7 +912,9 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component component, fmi2Boolean noSe
 
 fmi2Status fmi2SetTime(fmi2Component component, fmi2Real time)
 {
-    lgc_fmu_instance *c = allowed_for(component, "fmi2SetTime", IN(MODE_EVENT) | IN(MODE_CONTINUOUS),
+    /* Initialization mode too: importers set the start time there, as fmi2SetupExperiment does. */
+    lgc_fmu_instance *c = allowed_for(component, "fmi2SetTime",
+                                      IN(MODE_INITIALIZATION) | IN(MODE_EVENT) | IN(MODE_CONTINUOUS),
                                       fmi2ModelExchange);
     if (!c)
         return fmi2Error;

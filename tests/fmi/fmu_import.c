@@ -74,6 +74,7 @@ typedef struct fmu {
     fmi2GetEventIndicatorsTYPE *GetEventIndicators;
     fmi2GetFMUstateTYPE *GetFMUstate;
     fmi2GetDirectionalDerivativeTYPE *GetDirectionalDerivative;
+    fmi2SetDebugLoggingTYPE *SetDebugLogging;
 } fmu;
 
 static const char *dir, *model_name, *guid;
@@ -108,6 +109,7 @@ static void load(void)
     LOAD(NewDiscreteStates); LOAD(EnterContinuousTimeMode); LOAD(CompletedIntegratorStep); LOAD(SetTime);
     LOAD(SetContinuousStates); LOAD(GetContinuousStates); LOAD(GetDerivatives); LOAD(GetEventIndicators);
     LOAD(GetFMUstate); LOAD(GetDirectionalDerivative);
+    LOAD(SetDebugLogging);
 #undef LOAD
 }
 
@@ -366,6 +368,8 @@ static void test_cs_out_of_order(void **state)
     double v[1];
     REFUSED(f.DoStep(c, 0.0, 0.1, fmi2True));
     REFUSED(f.ExitInitializationMode(c));
+    REFUSED(f.SetDebugLogging(c, fmi2True, 1, (fmi2String[]){"logEverything"}));
+    assert_int_equal(f.SetDebugLogging(c, fmi2False, 2, (fmi2String[]){"logEvents", "logStatusError"}), fmi2OK);
     REFUSED(f.GetReal(c, &vr_output, 1, v));
     REFUSED(f.Terminate(c));
     assert_int_equal(f.SetupExperiment(c, fmi2True, 1e-8, 0.0, fmi2True, 1.0), fmi2OK);
