@@ -78,11 +78,12 @@ const char *kFmuHelp =
     "Writes an FMI 2.0 FMU: a zip of modelDescription.xml, binaries/linux64/NAME.so\n"
     "(the generated C and the runtime, compiled as simulate compiles its program,\n"
     "with $CC) and sources/ (the same C, to build it elsewhere). Co-Simulation's\n"
-    "fmi2DoStep integrates with the runtime's driver (dopri5, the correction onto\n"
-    "the constraints, events, contacts); Model Exchange gives the states q, q'\n"
-    "(and the integrals of g), their derivatives from the stabilised rhs, event\n"
-    "indicators for the spec's events and contacts, and directional derivatives\n"
-    "from the generated Jacobian (not with --no-jacobian, nor with contacts).\n"
+    "fmi2DoStep integrates with the runtime's driver (the parameter solver.method,\n"
+    "dopri5 by default, the correction onto the constraints, events, contacts);\n"
+    "Model Exchange gives the states q, q' (and the integrals of g), their\n"
+    "derivatives from the stabilised rhs, event indicators for the spec's events\n"
+    "and contacts, and directional derivatives from the generated Jacobian (not\n"
+    "with --no-jacobian, nor with contacts).\n"
     "--kind cs, me or both (the default): the kinds modelDescription.xml declares.\n"
     "The other options are generate's. The file is written whole or not at all.\n";
 

@@ -57,6 +57,8 @@ typedef struct lgc_fmu_instance {
     double *x_start;        /* nx: the states the importer set before initialisation */
     unsigned char *x_set;   /* nx: 1 where it set one */
     /* Co-Simulation */
+    int method;             /* solver.method: 1 + its index in lgc_fmu_methods */
+    double step;            /* solver.step: rk4's step, an adaptive method's first (0: estimated) */
     lgc_driver *driver;
     int inputs_changed;     /* since the last step: the driver restarts from (t, x) */
     int terminated;         /* a stop event ended the run at t */
@@ -180,6 +182,8 @@ static void defaults(lgc_fmu_instance *c)
     c->t = c->t_start = 0.0;
     c->t_stop = INFINITY;
     c->tolerance = LGC_DEFAULT_RTOL;
+    c->method = LGC_FMU_DEFAULT_METHOD;
+    c->step = 0.0;
     c->terminated = 0;
     c->inputs_changed = 0;
     start_state(c);
@@ -343,9 +347,13 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component component)
     if (c->type == fmi2CoSimulation) {
         lgc_driver_options options;
         lgc_driver_options_default(&options);
+        options.type = lgc_stepper_type_find(lgc_fmu_methods[c->method - 1]);
+        options.h = c->step;
         options.rtol = c->tolerance;
         options.atol = c->tolerance * (LGC_DEFAULT_ATOL / LGC_DEFAULT_RTOL);
         options.t_stop = c->t_stop;
+        if (!options.type->adaptive && !(c->step > 0.0))
+            return error(c, function, "solver.method %s takes a fixed step: set solver.step", options.type->name);
         lgc_driver_free(c->driver);
         if (!(c->driver = lgc_driver_alloc(&c->sys, &options)))
             return fault(c, function, LGC_ERR_NOMEM);
@@ -390,21 +398,33 @@ fmi2Status fmi2Reset(fmi2Component component)
 
 /* ---- values -------------------------------------------------------------- */
 
-/* Every reference known, else an error naming the first that is not. */
+/*
+** Every reference known and of the function's type (Real, or the
+** Enumeration solver.method for the Integer functions), else an error
+** naming the first that is not.
+*/
 static int references_known(lgc_fmu_instance *c, const char *function, const fmi2ValueReference vr[],
-                            size_t nvr)
+                            size_t nvr, int integer)
 {
     lgc_fmu_variable v;
     if (nvr > 0 && !vr) {
         error(c, function, "no value references");
         return 0;
     }
-    for (size_t i = 0; i < nvr; i++)
+    for (size_t i = 0; i < nvr; i++) {
         if (!lgc_fmu_variable_of(c->m, vr[i], &v)) {
             error(c, function, "no variable has value reference %u (there are %u)", vr[i],
                   lgc_fmu_variable_count(c->m));
             return 0;
         }
+        if ((v.kind == LGC_FMU_METHOD) != integer) {
+            char name[256];
+            lgc_fmu_variable_name(c->m, v, name, sizeof name);
+            error(c, function, "%s (value reference %u) is %s", name, vr[i],
+                  integer ? "a Real" : "an Enumeration (fmi2GetInteger, fmi2SetInteger)");
+            return 0;
+        }
+    }
     return 1;
 }
 
@@ -412,7 +432,7 @@ fmi2Status fmi2GetReal(fmi2Component component, const fmi2ValueReference vr[], s
 {
     static const char *const function = "fmi2GetReal";
     lgc_fmu_instance *c = allowed(component, function, AFTER_START);
-    if (!c || !references_known(c, function, vr, nvr))
+    if (!c || !references_known(c, function, vr, nvr, 0))
         return fmi2Error;
     if (nvr > 0 && !value)
         return error(c, function, "no array for the values");
@@ -430,6 +450,7 @@ fmi2Status fmi2GetReal(fmi2Component component, const fmi2ValueReference vr[], s
         case LGC_FMU_DERIVATIVE: value[i] = c->mon.dxdt[v.index]; break;
         case LGC_FMU_PARAMETER: value[i] = c->sys.p[v.index]; break;
         case LGC_FMU_GAIN: value[i] = v.index == 0 ? c->sys.alpha : c->sys.beta; break;
+        case LGC_FMU_STEP: value[i] = c->step; break;
         case LGC_FMU_INPUT: value[i] = c->sys.u[v.index]; break;
         case LGC_FMU_MULTIPLIER: value[i] = c->mon.s.mult[v.index]; break;
         case LGC_FMU_FORCE: value[i] = c->mon.s.fc[v.index]; break;
@@ -445,7 +466,7 @@ fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], s
 {
     static const char *const function = "fmi2SetReal";
     lgc_fmu_instance *c = allowed(component, function, IN(MODE_INSTANTIATED) | IN(MODE_INITIALIZATION) | RUNNING);
-    if (!c || !references_known(c, function, vr, nvr))
+    if (!c || !references_known(c, function, vr, nvr, 0))
         return fmi2Error;
     if (nvr > 0 && !value)
         return error(c, function, "no array for the values");
@@ -458,12 +479,13 @@ fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], s
         lgc_fmu_variable_name(c->m, v, name, sizeof name);
         const int settable = v.kind == LGC_FMU_INPUT
                              || (before_start && (v.kind == LGC_FMU_STATE || v.kind == LGC_FMU_PARAMETER
-                                                  || v.kind == LGC_FMU_GAIN));
+                                                  || v.kind == LGC_FMU_GAIN || v.kind == LGC_FMU_STEP));
         if (!settable)
             return error(c, function, "%s (value reference %u) cannot be set in %s", name, vr[i],
                          mode_name(c->mode));
-        if (!isfinite(value[i]))
-            return error(c, function, "%s = %g: not a finite number", name, value[i]);
+        if (!isfinite(value[i]) || (v.kind == LGC_FMU_STEP && value[i] < 0.0))
+            return error(c, function, "%s = %g: not a finite number%s", name, value[i],
+                         v.kind == LGC_FMU_STEP ? " of 0 or more" : "");
     }
     for (size_t i = 0; i < nvr; i++) {
         lgc_fmu_variable v;
@@ -475,6 +497,7 @@ fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], s
             break;
         case LGC_FMU_PARAMETER: c->sys.p[v.index] = value[i]; break;
         case LGC_FMU_GAIN: *(v.index == 0 ? &c->sys.alpha : &c->sys.beta) = value[i]; break;
+        case LGC_FMU_STEP: c->step = value[i]; break;
         case LGC_FMU_INPUT:
             c->inputs_changed |= c->sys.u[v.index] != value[i];
             c->sys.u[v.index] = value[i];
@@ -489,7 +512,7 @@ fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], s
     return fmi2OK;
 }
 
-/* This FMU's variables are all Real: no reference is another type's. */
+/* Nor Boolean nor String variables here: no reference is of those types. */
 static fmi2Status no_such_type(fmi2Component component, const char *function, size_t nvr, const char *type)
 {
     lgc_fmu_instance *c = allowed(component, function, IN(MODE_INSTANTIATED) | AFTER_START);
@@ -498,10 +521,18 @@ static fmi2Status no_such_type(fmi2Component component, const char *function, si
     return nvr == 0 ? fmi2OK : error(c, function, "this FMU has no %s variables", type);
 }
 
-fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
+/* The Integer functions serve the one Enumeration, solver.method. */
+fmi2Status fmi2GetInteger(fmi2Component component, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
 {
-    (void)vr, (void)value;
-    return no_such_type(c, "fmi2GetInteger", nvr, "Integer");
+    static const char *const function = "fmi2GetInteger";
+    lgc_fmu_instance *c = allowed(component, function, AFTER_START);
+    if (!c || !references_known(c, function, vr, nvr, 1))
+        return fmi2Error;
+    if (nvr > 0 && !value)
+        return error(c, function, "no array for the values");
+    for (size_t i = 0; i < nvr; i++)
+        value[i] = c->method;
+    return fmi2OK;
 }
 
 fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
@@ -516,11 +547,22 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
     return no_such_type(c, "fmi2GetString", nvr, "String");
 }
 
-fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+fmi2Status fmi2SetInteger(fmi2Component component, const fmi2ValueReference vr[], size_t nvr,
                           const fmi2Integer value[])
 {
-    (void)vr, (void)value;
-    return no_such_type(c, "fmi2SetInteger", nvr, "Integer");
+    static const char *const function = "fmi2SetInteger";
+    lgc_fmu_instance *c = allowed(component, function, IN(MODE_INSTANTIATED) | IN(MODE_INITIALIZATION));
+    if (!c || !references_known(c, function, vr, nvr, 1))
+        return fmi2Error;
+    if (nvr > 0 && !value)
+        return error(c, function, "no array for the values");
+    for (size_t i = 0; i < nvr; i++)
+        if (value[i] < 1 || value[i] > LGC_FMU_METHODS || !lgc_stepper_type_find(lgc_fmu_methods[value[i] - 1]))
+            return error(c, function, "solver.method = %d: not a method of this FMU (modelDescription.xml's "
+                         "lagrangec.Method)", value[i]);
+    for (size_t i = 0; i < nvr; i++)
+        c->method = value[i];
+    return fmi2OK;
 }
 
 fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
@@ -594,7 +636,8 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component component, const fmi2Value
     lgc_fmu_instance *c = allowed_for(component, function,
                                       IN(MODE_INITIALIZATION) | IN(MODE_EVENT) | IN(MODE_CONTINUOUS),
                                       fmi2ModelExchange);
-    if (!c || !references_known(c, function, unknowns, nUnknown) || !references_known(c, function, knowns, nKnown))
+    if (!c || !references_known(c, function, unknowns, nUnknown, 0)
+        || !references_known(c, function, knowns, nKnown, 0))
         return fmi2Error;
     const lgc_model *m = c->m;
     if (!m->jacobian || m->ncontact)

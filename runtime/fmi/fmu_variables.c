@@ -5,6 +5,8 @@
 #include "lagrangec/csv.h"
 #include "fmu.h"
 
+const char *const lgc_fmu_methods[LGC_FMU_METHODS] = {"dopri5", "rk4", "bdf", "adams"};
+
 int lgc_fmu_kind_count(const lgc_model *m, lgc_fmu_kind kind)
 {
     switch (kind) {
@@ -12,6 +14,8 @@ int lgc_fmu_kind_count(const lgc_model *m, lgc_fmu_kind kind)
     case LGC_FMU_DERIVATIVE: return m->nx;
     case LGC_FMU_PARAMETER: return m->np;
     case LGC_FMU_GAIN: return 2;
+    case LGC_FMU_STEP:
+    case LGC_FMU_METHOD: return 1;
     case LGC_FMU_INPUT: return m->nu;
     case LGC_FMU_MULTIPLIER: return m->nh + m->nn;
     case LGC_FMU_FORCE: return m->nh + m->nn > 0 ? m->nq : 0;
@@ -54,6 +58,8 @@ void lgc_fmu_variable_name(const lgc_model *m, lgc_fmu_variable v, char *buf, si
     case LGC_FMU_DERIVATIVE: snprintf(buf, size, "der(%s)", m->state_names[v.index]); break;
     case LGC_FMU_PARAMETER: snprintf(buf, size, "%s", m->parameter_names[v.index]); break;
     case LGC_FMU_GAIN: snprintf(buf, size, "baumgarte.%s", v.index == 0 ? "alpha" : "beta"); break;
+    case LGC_FMU_STEP: snprintf(buf, size, "solver.step"); break;
+    case LGC_FMU_METHOD: snprintf(buf, size, "solver.method"); break;
     case LGC_FMU_INPUT: snprintf(buf, size, "%s", m->input_names[v.index]); break;
     case LGC_FMU_MULTIPLIER:
         lgc_csv_column_name(m, lgc_csv_column_multipliers(m) + v.index, buf, size);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lagrangec/driver.h"
+#include "lagrangec/stepper.h"
 #include "fmu.h"
 
 /* text with & < > " ' escaped, and control characters (no XML 1.0 text) as blanks. */
@@ -38,6 +39,8 @@ static int start_value(const lgc_model *m, lgc_fmu_variable v, double *start)
     case LGC_FMU_STATE: *start = m->initial_state[v.index]; return 1;
     case LGC_FMU_PARAMETER: *start = m->parameter_defaults[v.index]; return 1;
     case LGC_FMU_GAIN: *start = v.index == 0 ? m->alpha : m->beta; return 1;
+    case LGC_FMU_STEP: *start = 0.0; return 1;
+    case LGC_FMU_METHOD: *start = LGC_FMU_DEFAULT_METHOD; return 1;
     case LGC_FMU_INPUT: *start = m->input_defaults[v.index]; return 1;
     default: return 0;
     }
@@ -60,6 +63,8 @@ static const char *description(const lgc_model *m, lgc_fmu_variable v, char *buf
     case LGC_FMU_PARAMETER: return "parameter";
     case LGC_FMU_GAIN: return v.index == 0 ? "Baumgarte gain alpha (phi'' + alpha phi' + beta phi = 0)"
                                            : "Baumgarte gain beta (phi'' + alpha phi' + beta phi = 0)";
+    case LGC_FMU_STEP: return "Co-Simulation: rk4's step; an adaptive method's first (0: estimated)";
+    case LGC_FMU_METHOD: return "Co-Simulation: the method fmi2DoStep integrates with";
     case LGC_FMU_INPUT: return "control input";
     case LGC_FMU_MULTIPLIER: snprintf(buf, size, "multiplier of %s", m->constraint_labels[v.index]); return buf;
     case LGC_FMU_FORCE:
@@ -79,9 +84,11 @@ static void roles(lgc_fmu_kind kind, const char **causality, const char **variab
     case LGC_FMU_STATE: *causality = "local"; *initial = "exact"; break;
     case LGC_FMU_DERIVATIVE: *causality = "local"; *initial = "calculated"; break;
     case LGC_FMU_PARAMETER:
-    case LGC_FMU_GAIN: *causality = "parameter"; *variability = "fixed"; *initial = "exact"; break;
+    case LGC_FMU_GAIN:
+    case LGC_FMU_STEP:
+    case LGC_FMU_METHOD: *causality = "parameter"; *variability = "fixed"; *initial = "exact"; break;
     case LGC_FMU_INPUT: *causality = "input"; break;
-    default: *causality = "output"; *initial = "calculated"; break;
+    default: *causality = "output"; *initial = "calculated"; break;  /* multipliers, forces, outputs */
     }
 }
 
@@ -133,6 +140,12 @@ int lgc_fmu_model_description(FILE *out, const char *generator, int nfiles, char
         source_files(out, nfiles, files);
         fputs("  </CoSimulation>\n", out);
     }
+    /* solver.method's type: the methods this runtime has. */
+    fputs("  <TypeDefinitions>\n    <SimpleType name=\"lagrangec.Method\">\n      <Enumeration>\n", out);
+    for (int k = 0; k < LGC_FMU_METHODS; k++)
+        if (lgc_stepper_type_find(lgc_fmu_methods[k]))
+            fprintf(out, "        <Item name=\"%s\" value=\"%d\"/>\n", lgc_fmu_methods[k], k + 1);
+    fputs("      </Enumeration>\n    </SimpleType>\n  </TypeDefinitions>\n", out);
     fputs("  <LogCategories>\n    <Category name=\"logStatusError\"/>\n    <Category name=\"logEvents\"/>\n"
           "  </LogCategories>\n", out);
     fprintf(out, "  <DefaultExperiment startTime=\"0\" stopTime=\"10\" tolerance=\"%g\"/>\n", LGC_DEFAULT_RTOL);
@@ -153,11 +166,12 @@ int lgc_fmu_model_description(FILE *out, const char *generator, int nfiles, char
         fprintf(out, " causality=\"%s\" variability=\"%s\"", causality, variability);
         if (initial)
             fprintf(out, " initial=\"%s\"", initial);
-        fputs(">\n      <Real", out);
+        fputs(v.kind == LGC_FMU_METHOD ? ">\n      <Enumeration declaredType=\"lagrangec.Method\""
+                                       : ">\n      <Real", out);
         if (v.kind == LGC_FMU_DERIVATIVE)
             fprintf(out, " derivative=\"%u\"", lgc_fmu_first_reference(m, LGC_FMU_STATE) + (unsigned)v.index + 1);
         if (start_value(m, v, &start))
-            fprintf(out, " start=\"%.17g\"", start);
+            fprintf(out, " start=\"%.17g\"", start);   /* an Enumeration's, an integer, prints as one */
         fputs("/>\n    </ScalarVariable>\n", out);
     }
     fputs("  </ModelVariables>\n  <ModelStructure>\n", out);
@@ -168,7 +182,7 @@ int lgc_fmu_model_description(FILE *out, const char *generator, int nfiles, char
     for (unsigned vr = lgc_fmu_first_reference(m, LGC_FMU_DERIVATIVE); vr < n; vr++) {
         lgc_fmu_variable v;
         lgc_fmu_variable_of(m, vr, &v);
-        if (v.kind == LGC_FMU_DERIVATIVE || v.kind >= LGC_FMU_MULTIPLIER)
+        if (v.kind == LGC_FMU_DERIVATIVE || (v.kind >= LGC_FMU_MULTIPLIER && v.kind <= LGC_FMU_OUTPUT))
             fprintf(out, "      <Unknown index=\"%u\"/>\n", vr + 1);
     }
     fputs("    </InitialUnknowns>\n  </ModelStructure>\n</fmiModelDescription>\n", out);

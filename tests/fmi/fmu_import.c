@@ -2,16 +2,16 @@
 ** fmu_import.c — a minimal FMI 2.0 importer: dlopens an unzipped FMU's
 ** binaries/linux64/NAME.so and drives the standard's calling sequences.
 **
-**   fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [set:VR=VALUE...] VR...
-**     sets the inputs VR to VALUE once initialised (a running instance's
-**     inputs changed), then prints t and the variables VR... as CSV every
+**   fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:VR=VALUE...] VR...
+**     sets the parameters (Real, Enumeration) before initialisation and the
+**     inputs once initialised (a running instance's inputs changed), then prints t and the variables VR... as CSV every
 **     DT up to T_END: by
 **     Co-Simulation (fmi2DoStep of DT), or by Model Exchange with this
 **     importer's own integrator, RK4 of step H (dividing DT), whose steps
 **     each event indicator's sign change is bisected to 1e-13 in, then
 **     handled in event mode as the standard's state machine says (and a
 **     step event, where fmi2CompletedIntegratorStep asks for one).
-**   fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL
+**   fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD
 **     the state machine's error paths (calls out of order, unknown value
 **     references, a wrong GUID, a kind's function on the other kind): each
 **     fmi2Error and a message to the logger, never a crash; two instances
@@ -75,14 +75,28 @@ typedef struct fmu {
     fmi2GetFMUstateTYPE *GetFMUstate;
     fmi2GetDirectionalDerivativeTYPE *GetDirectionalDerivative;
     fmi2SetDebugLoggingTYPE *SetDebugLogging;
+    fmi2GetIntegerTYPE *GetInteger;
+    fmi2SetIntegerTYPE *SetInteger;
 } fmu;
 
 static const char *dir, *model_name, *guid;
 static fmu f;
-/* run: inputs set after fmi2ExitInitializationMode ("set:VR=VALUE" among the arguments). */
-static fmi2ValueReference set_vr[8];
-static double set_value[8];
-static size_t nset;
+/*
+** run: what the arguments set: parameters before initialisation
+** ("param:VR=VALUE", Real; "enum:VR=VALUE", an Enumeration), inputs once
+** the instance runs ("set:VR=VALUE").
+*/
+typedef struct settings {
+    fmi2ValueReference vr[8];
+    double value[8];
+    size_t n;
+} settings;
+static settings parameters, enumerations, inputs;
+
+static int take_setting(settings *s, const char *text)
+{
+    return s->n < 8 && sscanf(text, "%u=%lf", &s->vr[s->n], &s->value[s->n]) == 2 ? (int)++s->n : 0;
+}
 
 static void *symbol(const char *name)
 {
@@ -109,7 +123,7 @@ static void load(void)
     LOAD(NewDiscreteStates); LOAD(EnterContinuousTimeMode); LOAD(CompletedIntegratorStep); LOAD(SetTime);
     LOAD(SetContinuousStates); LOAD(GetContinuousStates); LOAD(GetDerivatives); LOAD(GetEventIndicators);
     LOAD(GetFMUstate); LOAD(GetDirectionalDerivative);
-    LOAD(SetDebugLogging);
+    LOAD(SetDebugLogging); LOAD(GetInteger); LOAD(SetInteger);
 #undef LOAD
 }
 
@@ -165,10 +179,14 @@ static void print_row(fmi2Component c, double t, const fmi2ValueReference vr[], 
 static void start(fmi2Component c, double t_end)
 {
     must(f.SetupExperiment(c, fmi2True, 1e-8, 0.0, fmi2True, t_end), "fmi2SetupExperiment");
+    must(f.SetReal(c, parameters.vr, parameters.n, parameters.value), "fmi2SetReal (the parameters)");
+    for (size_t i = 0; i < enumerations.n; i++)
+        must(f.SetInteger(c, &enumerations.vr[i], 1, &(fmi2Integer){(fmi2Integer)enumerations.value[i]}),
+             "fmi2SetInteger");
     must(f.EnterInitializationMode(c), "fmi2EnterInitializationMode");
     must(f.ExitInitializationMode(c), "fmi2ExitInitializationMode");
     /* Inputs change at a running instance: in step-complete mode, or in event mode. */
-    must(f.SetReal(c, set_vr, nset, set_value), "fmi2SetReal (the inputs)");
+    must(f.SetReal(c, inputs.vr, inputs.n, inputs.value), "fmi2SetReal (the inputs)");
 }
 
 static int run_cs(double t_end, double dt, const fmi2ValueReference vr[], size_t nvr, double values[])
@@ -329,7 +347,7 @@ static int run_me(double t_end, double dt, double h, const fmi2ValueReference vr
 
 static size_t check_nx, check_nind;
 static int check_directional;   /* modelDescription.xml's providesDirectionalDerivative (ModelExchange) */
-static fmi2ValueReference vr_parameter, vr_output, vr_unknown;
+static fmi2ValueReference vr_parameter, vr_output, vr_unknown, vr_method;
 
 /* A call that must fail with fmi2Error and say why to the logger. */
 #define REFUSED(call)                                                                     \
@@ -369,6 +387,11 @@ static void test_cs_out_of_order(void **state)
     REFUSED(f.DoStep(c, 0.0, 0.1, fmi2True));
     REFUSED(f.ExitInitializationMode(c));
     REFUSED(f.SetDebugLogging(c, fmi2True, 1, (fmi2String[]){"logEverything"}));
+    /* solver.method is an Enumeration: the Integer functions, its items only. */
+    REFUSED(f.SetReal(c, &vr_method, 1, (double[]){2.0}));
+    REFUSED(f.SetInteger(c, &vr_method, 1, (fmi2Integer[]){99}));
+    REFUSED(f.SetInteger(c, &vr_parameter, 1, (fmi2Integer[]){1}));
+    assert_int_equal(f.SetInteger(c, &vr_method, 1, (fmi2Integer[]){2}), fmi2OK);   /* rk4: needs a step */
     assert_int_equal(f.SetDebugLogging(c, fmi2False, 2, (fmi2String[]){"logEvents", "logStatusError"}), fmi2OK);
     REFUSED(f.GetReal(c, &vr_output, 1, v));
     REFUSED(f.Terminate(c));
@@ -376,7 +399,13 @@ static void test_cs_out_of_order(void **state)
     assert_int_equal(f.EnterInitializationMode(c), fmi2OK);
     REFUSED(f.SetupExperiment(c, fmi2True, 1e-8, 0.0, fmi2True, 1.0));
     REFUSED(f.DoStep(c, 0.0, 0.1, fmi2True));
+    REFUSED(f.ExitInitializationMode(c));                          /* rk4 without solver.step */
+    fmi2Integer method;
+    assert_int_equal(f.GetInteger(c, &vr_method, 1, &method), fmi2OK);
+    assert_int_equal(method, 2);
+    assert_int_equal(f.SetInteger(c, &vr_method, 1, (fmi2Integer[]){1}), fmi2OK);
     assert_int_equal(f.ExitInitializationMode(c), fmi2OK);
+    REFUSED(f.SetInteger(c, &vr_method, 1, (fmi2Integer[]){2}));  /* fixed after initialisation */
     REFUSED(f.SetReal(c, &vr_parameter, 1, (double[]){2.0}));    /* fixed after initialisation */
     REFUSED(f.SetReal(c, &vr_output, 1, (double[]){2.0}));       /* an output */
     REFUSED(f.GetReal(c, &vr_unknown, 1, v));
@@ -565,9 +594,14 @@ int main(int argc, char **argv)
         const double t_end = atof(argv[6]), dt = atof(argv[7]), h = atof(argv[8]);
         const size_t nx = strtoul(argv[9], NULL, 10), nind = strtoul(argv[10], NULL, 10);
         int first = 11;
-        for (; first < argc && strncmp(argv[first], "set:", 4) == 0 && nset < 8; first++, nset++)
-            if (sscanf(argv[first] + 4, "%u=%lf", &set_vr[nset], &set_value[nset]) != 2)
+        for (; first < argc && strchr(argv[first], ':'); first++) {
+            const char *text = strchr(argv[first], ':') + 1;
+            settings *s = strncmp(argv[first], "set:", 4) == 0     ? &inputs
+                          : strncmp(argv[first], "param:", 6) == 0 ? &parameters
+                          : strncmp(argv[first], "enum:", 5) == 0  ? &enumerations : NULL;
+            if (!s || !take_setting(s, text))
                 return 2;
+        }
         const int nvr = argc - first;
         fmi2ValueReference *vr = references(nvr, argv + first);
         double *values = calloc((size_t)nvr + 1, sizeof *values);
@@ -577,13 +611,14 @@ int main(int argc, char **argv)
         free(values);
         return rc;
     }
-    if (argc == 11 && strcmp(argv[1], "checks") == 0) {
+    if (argc == 12 && strcmp(argv[1], "checks") == 0) {
         dir = argv[2], model_name = argv[3], guid = argv[4];
         check_nx = strtoul(argv[5], NULL, 10), check_nind = strtoul(argv[6], NULL, 10);
         vr_parameter = (fmi2ValueReference)strtoul(argv[7], NULL, 10);
         vr_output = (fmi2ValueReference)strtoul(argv[8], NULL, 10);
         vr_unknown = (fmi2ValueReference)strtoul(argv[9], NULL, 10);
         check_directional = atoi(argv[10]);
+        vr_method = (fmi2ValueReference)strtoul(argv[11], NULL, 10);
         quiet_log = 1;
         load();
         const struct CMUnitTest tests[] = {
@@ -597,7 +632,7 @@ int main(int argc, char **argv)
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
-    fputs("usage: fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [set:VR=VALUE...] VR...\n"
-          "       fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL\n", stderr);
+    fputs("usage: fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:VR=VALUE...] VR...\n"
+          "       fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD\n", stderr);
     return 2;
 }

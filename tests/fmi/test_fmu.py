@@ -102,6 +102,11 @@ def validate_description(where, directory, root, report=fail):
         for f in kind.iter("File"):
             if not os.path.isfile(os.path.join(directory, "sources", f.get("name"))):
                 bad(f"SourceFiles names {f.get('name')}, not in sources/")
+    enumerations = {}
+    for simple in root.iter("SimpleType"):
+        items = simple.find("Enumeration")
+        if items is not None:
+            enumerations[simple.get("name")] = {int(item.get("value")) for item in items.findall("Item")}
     variables = root.find("ModelVariables").findall("ScalarVariable")
     n = len(variables)
     names, refs = set(), set()
@@ -110,11 +115,16 @@ def validate_description(where, directory, root, report=fail):
         if name in names:
             bad(f"two variables named {name}")
         names.add(name)
+        kind = v[0].tag if len(v) else None
+        if kind not in ("Real", "Integer", "Boolean", "String", "Enumeration"):
+            bad(f"{name}: no type element ({kind})")
+            continue
+        base = "Integer" if kind == "Enumeration" else kind  # an Enumeration's values are Integers'
         if vr is None or not vr.isdigit():
             bad(f"{name}: valueReference {vr!r}")
-        elif vr in refs:
-            bad(f"{name}: valueReference {vr} taken twice (both Real)")
-        refs.add(vr)
+        elif (base, vr) in refs:
+            bad(f"{name}: valueReference {vr} taken twice (both {base})")
+        refs.add((base, vr))
         causality, variability = v.get("causality", "local"), v.get("variability", "continuous")
         initial = v.get("initial")
         pair = (causality, variability)
@@ -124,10 +134,13 @@ def validate_description(where, directory, root, report=fail):
         allowed = LEGAL[pair]
         if initial is not None and initial not in allowed:
             bad(f"{name}: initial {initial} with {pair}")
-        real = v.find("Real")
-        if real is None:
-            bad(f"{name}: not a Real")
-            continue
+        real = v[0]
+        if kind == "Enumeration":
+            declared = real.get("declaredType")
+            if declared not in enumerations:
+                bad(f"{name}: declaredType {declared!r} is no Enumeration of TypeDefinitions")
+            elif real.get("start") is not None and int(real.get("start")) not in enumerations[declared]:
+                bad(f"{name}: start {real.get('start')} is no item of {declared}")
         effective = initial if initial is not None else default_initial(causality, variability)
         has_start = real.get("start") is not None
         needs_start = causality in ("parameter", "input") or effective in ("exact", "approx")
@@ -136,6 +149,8 @@ def validate_description(where, directory, root, report=fail):
         if has_start:
             float(real.get("start"))
         der = real.get("derivative")
+        if der is not None and kind != "Real":
+            bad(f"{name}: derivative= on a {kind}")
         if der is not None:
             k = int(der)
             if not 1 <= k <= n or variables[k - 1].get("variability", "continuous") != "continuous":
@@ -154,10 +169,10 @@ def validate_description(where, directory, root, report=fail):
     outputs = [i for i, v in enumerate(variables, 1) if v.get("causality") == "output"]
     if listed["Outputs"] != outputs:
         bad(f"Outputs {listed['Outputs']} are not the outputs {outputs}")
-    derivatives = [i for i, v in enumerate(variables, 1) if v.find("Real").get("derivative") is not None]
+    derivatives = [i for i, v in enumerate(variables, 1) if len(v) and v[0].get("derivative") is not None]
     if listed["Derivatives"] != derivatives:
         bad(f"Derivatives {listed['Derivatives']} are not the variables with a derivative {derivatives}")
-    states = {int(variables[k - 1].find("Real").get("derivative")) for k in derivatives}
+    states = {int(variables[k - 1][0].get("derivative")) for k in derivatives}
     initial_unknowns = sorted(
         set(i for i in outputs if variables[i - 1].get("initial", "calculated") in ("calculated", "approx"))
         | set(derivatives)
@@ -235,12 +250,13 @@ def checks():
         args, nx, nind = importer_args(directory, root)
         variables = variables_of(root)
         parameter = next(vr for vr, v in variables.values() if v.get("causality") == "parameter")
+        method = variables["solver.method"][0]
         output = next(vr for vr, v in variables.values() if v.get("causality") == "output")
         directional = root.find("ModelExchange").get("providesDirectionalDerivative") == "true"
         if directional != (spec == "pendulum.toml"):
             fail(f"{spec}: providesDirectionalDerivative is {directional}")
         r = subprocess.run([IMPORTER, "checks", *args, str(nx), str(nind), str(parameter), str(output),
-                            str(len(variables)), str(int(directional))], capture_output=True, text=True)
+                            str(len(variables)), str(int(directional)), str(method)], capture_output=True, text=True)
         print(r.stdout, r.stderr)
         if r.returncode != 0:
             fail(f"{spec}: the importer's checks failed")
@@ -262,9 +278,11 @@ def read_csv(text):
 
 
 # The comparisons: spec, the largest error allowed for Co-Simulation and
-# Model Exchange, and inputs set once the FMU runs (simulate's --input).
-COMPARED = [("pendulum", 1e-6, 1e-4, {}), ("knife_edge", 1e-6, 1e-4, {}), ("bicycle", 1e-6, 1e-4, {}),
-            ("bouncing_ball", 1e-6, 1e-4, {}), ("cart_pendulum", 1e-6, 1e-4, {"F": 1.0})]
+# Model Exchange, inputs set once the FMU runs (simulate's --input), and
+# Co-Simulation's method and step (simulate's --method and --dt).
+COMPARED = [("pendulum", 1e-6, 1e-4, {}, None), ("knife_edge", 1e-6, 1e-4, {}, None),
+            ("bicycle", 1e-6, 1e-4, {}, None), ("bouncing_ball", 1e-6, 1e-4, {}, None),
+            ("cart_pendulum", 1e-6, 1e-4, {"F": 1.0}, None), ("knife_edge", 1e-6, 1e-4, {}, ("rk4", 2, 1e-3))]
 T_END, SAMPLE, ME_STEP = 5.0, 0.01, 1e-3
 
 
@@ -308,10 +326,11 @@ def trajectories():
     driven cart pendulum), and Co-Simulation against that too, unbounded."""
     print("| model | CS against simulate | ME against tight simulate | CS against tight simulate | FMU size |")
     print("|---|---:|---:|---:|---:|")
-    for name, cs_bound, me_bound, inputs in COMPARED:
+    for name, cs_bound, me_bound, inputs, method in COMPARED:
         spec = os.path.join(SPECS, name + ".toml")
         given = [a for k, v in inputs.items() for a in ("--input", f"{k}={v!r}")]
-        default, tight = simulate(name, spec, given), simulate(name, spec, given, *TIGHT)
+        stepping = ["--method", method[0], "--dt", repr(method[2])] if method else []
+        default, tight = simulate(name, spec, given + stepping), simulate(name, spec, given, *TIGHT)
         r, path = export(spec)
         if r.returncode != 0:
             fail(f"{name}: fmu: {r.stderr}")
@@ -326,8 +345,10 @@ def trajectories():
         shared = [c for c in header[1:] if c in variables]
         rows = {}
         for kind in ("cs", "me"):
+            solver = [f"enum:{variables['solver.method'][0]}={method[1]}",
+                      f"param:{variables['solver.step'][0]}={method[2]!r}"] if method and kind == "cs" else []
             r = subprocess.run([IMPORTER, "run", *args, kind, str(T_END), str(SAMPLE), str(ME_STEP), str(nx),
-                                str(nind)] + [f"set:{variables[k][0]}={v!r}" for k, v in inputs.items()]
+                                str(nind)] + solver + [f"set:{variables[k][0]}={v!r}" for k, v in inputs.items()]
                                + [str(variables[c][0]) for c in shared], capture_output=True, text=True)
             if r.returncode != 0:
                 fail(f"{name} {kind}: the importer failed: {r.stderr[-2000:]}")
@@ -339,6 +360,7 @@ def trajectories():
         me, me_where = largest_error(name + " me", rows["me"], header, tight[1], shared)
         cs_tight, _ = largest_error(name + " cs", rows["cs"], header, tight[1], shared)
         label = name + "".join(f", {k} = {v:g}" for k, v in inputs.items())
+        label += f", CS by {method[0]} at {method[2]:g}" if method else ""
         print(f"| {label} | {cs:.2g} | {me:.2g} | {cs_tight:.2g} | {os.path.getsize(path)} |")
         if not cs <= cs_bound:
             fail(f"{name}: Co-Simulation off simulate by {cs:.3g} ({cs_where}), past {cs_bound:g}")
