@@ -176,9 +176,10 @@ std::string megabytes(size_t bytes) {
   return buf;
 }
 
-// Runs the compiler's words and `args` in dir; throws, naming what it compiled, when it fails.
-void run_compiler(const Toolchain &t, const std::vector<std::string> &args, const std::string &name,
-                  size_t source_size, const OpenDir &dir) {
+// Runs the compiler's words and `args` in dir to make `made` ("the model's
+// program"); throws, naming it, when it fails.
+void run_compiler(const Toolchain &t, const std::vector<std::string> &args, const std::string &made,
+                  const std::string &name, size_t source_size, const OpenDir &dir) {
   std::vector<std::string> cmd = t.compiler;
   cmd.insert(cmd.end(), args.begin(), args.end());
   const std::string log = "compiler-errors";
@@ -194,7 +195,7 @@ void run_compiler(const Toolchain &t, const std::vector<std::string> &args, cons
         "generate --no-jacobian), or the O(N) form of a long chain ([bodies] on [frames], by Newton-Euler) (in " +
         dir.path + ")");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("compiling the model's program failed (" + describe(status) + "): " + joined(cmd) +
+    throw std::runtime_error("compiling " + made + " failed (" + describe(status) + "): " + joined(cmd) +
                              " (in " + dir.path + ")");
 }
 
@@ -222,7 +223,7 @@ void compile_program(const Toolchain &t, const std::string &name, size_t source_
   std::vector<std::string> args = {"-std=c11", optimisation(source_size), "-I" + t.runtime_include,
                                    name + ".c", name + "_model.c", "main.c", t.runtime_library, "-o", name};
   args.insert(args.end(), t.link_args.begin(), t.link_args.end());
-  run_compiler(t, args, name, source_size, dir);
+  run_compiler(t, args, "the model's program", name, source_size, dir);
   // A compiler that exits 0 may still have written junk: the program must
   // start and end on its own (usage, exit 2) before the cache records it,
   // never as a rank of the job that started lagrangec.
@@ -247,7 +248,7 @@ void compile_fmu_library(const Toolchain &t, const std::string &name, size_t sou
   // runtime of its own, or two FMUs of this tool, do not collide.
   args.insert(args.end(), {t.runtime_library, "-Wl,--exclude-libs,ALL", "-Wl,-z,defs", "-o", name + ".so"});
   args.insert(args.end(), t.link_args.begin(), t.link_args.end());
-  run_compiler(t, args, name, source_size, dir);
+  run_compiler(t, args, "the FMU's library " + name + ".so", name, source_size, dir);
 }
 
 void describe_fmu(const Toolchain &t, const std::string &name, const std::vector<std::string> &describe_args,
@@ -256,7 +257,7 @@ void describe_fmu(const Toolchain &t, const std::string &name, const std::vector
   std::vector<std::string> args = {"-std=c11", "-I" + t.runtime_include, "-I" + t.runtime_sources + "/fmi",
                                    t.runtime_sources + "/fmi/describe_main.c", "./" + name + ".so", "-o", "describe"};
   args.insert(args.end(), t.link_args.begin(), t.link_args.end());
-  run_compiler(t, args, name, 0, dir);
+  run_compiler(t, args, "the program that describes " + name + ".so", name, 0, dir);
   std::vector<std::string> argv = {"./describe"};
   argv.insert(argv.end(), describe_args.begin(), describe_args.end());
   const std::string log = "describe-errors";

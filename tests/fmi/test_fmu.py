@@ -405,6 +405,14 @@ def usage():
                        text=True, env=ENV)
     if r.returncode != 1 or os.path.exists(out):
         fail(f"a missing spec: exit {r.returncode}, {r.stderr!r}")
+    # A compiler that fails: exit 1 naming what it compiled, no FMU, and its scratch directory gone.
+    tmp = tempfile.mkdtemp(dir=SCRATCH)
+    r = subprocess.run([LAGRANGEC, "fmu", spec, "-o", out], capture_output=True, text=True,
+                       env=dict(ENV, CC="false", TMPDIR=tmp))
+    if r.returncode != 1 or "compiling the FMU's library pendulum.so failed" not in r.stderr or os.path.exists(out):
+        fail(f"a failing compiler: exit {r.returncode}, {r.stderr!r}")
+    if os.listdir(tmp):
+        fail(f"a failing compiler left {os.listdir(tmp)} in TMPDIR")
 
 
 {"all-specs": all_specs, "checks": checks, "trajectories": trajectories, "usage": usage}[WHAT]()
