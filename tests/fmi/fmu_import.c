@@ -10,7 +10,9 @@
 **     importer's own integrator, RK4 of step H (dividing DT), whose steps
 **     each event indicator's sign change is bisected to 1e-13 in, then
 **     handled in event mode as the standard's state machine says (and a
-**     step event, where fmi2CompletedIntegratorStep asks for one).
+**     step event, where fmi2CompletedIntegratorStep asks for one); a stop
+**     event (fmi2Discard, or terminateSimulation) ends it with a row at its
+**     time, as simulate's last.
 **   fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD
 **     the state machine's error paths (calls out of order, unknown value
 **     references, a wrong GUID, a kind's function on the other kind): each
@@ -63,6 +65,7 @@ typedef struct fmu {
     fmi2GetTypesPlatformTYPE *GetTypesPlatform;
     fmi2DoStepTYPE *DoStep;
     fmi2GetBooleanStatusTYPE *GetBooleanStatus;
+    fmi2GetRealStatusTYPE *GetRealStatus;
     fmi2EnterEventModeTYPE *EnterEventMode;
     fmi2NewDiscreteStatesTYPE *NewDiscreteStates;
     fmi2EnterContinuousTimeModeTYPE *EnterContinuousTimeMode;
@@ -119,7 +122,7 @@ static void load(void)
 #define LOAD(name) f.name = symbol("fmi2" #name)
     LOAD(Instantiate); LOAD(FreeInstance); LOAD(SetupExperiment); LOAD(EnterInitializationMode);
     LOAD(ExitInitializationMode); LOAD(Terminate); LOAD(Reset); LOAD(GetReal); LOAD(SetReal);
-    LOAD(GetVersion); LOAD(GetTypesPlatform); LOAD(DoStep); LOAD(GetBooleanStatus); LOAD(EnterEventMode);
+    LOAD(GetVersion); LOAD(GetTypesPlatform); LOAD(DoStep); LOAD(GetBooleanStatus); LOAD(GetRealStatus); LOAD(EnterEventMode);
     LOAD(NewDiscreteStates); LOAD(EnterContinuousTimeMode); LOAD(CompletedIntegratorStep); LOAD(SetTime);
     LOAD(SetContinuousStates); LOAD(GetContinuousStates); LOAD(GetDerivatives); LOAD(GetEventIndicators);
     LOAD(GetFMUstate); LOAD(GetDirectionalDerivative);
@@ -199,8 +202,16 @@ static int run_cs(double t_end, double dt, const fmi2ValueReference vr[], size_t
     print_row(c, 0.0, vr, nvr, values);
     for (long k = 0; k < n; k++) {
         fmi2Status s = f.DoStep(c, (double)k * dt, (double)(k + 1) * dt - (double)k * dt, fmi2True);
-        if (s == fmi2Discard)
-            break;  /* a stop event */
+        if (s == fmi2Discard) {     /* a stop event: the last row is at its time */
+            fmi2Boolean terminated = fmi2False;
+            double t_event;
+            must(f.GetBooleanStatus(c, fmi2Terminated, &terminated), "fmi2GetBooleanStatus");
+            must(f.GetRealStatus(c, fmi2LastSuccessfulTime, &t_event), "fmi2GetRealStatus");
+            if (!terminated)
+                return 1;
+            print_row(c, t_event, vr, nvr, values);
+            break;
+        }
         must(s, "fmi2DoStep");
         print_row(c, (double)(k + 1) * dt, vr, nvr, values);
     }
@@ -332,9 +343,11 @@ static int run_me(double t_end, double dt, double h, const fmi2ValueReference vr
     print_row(r.c, t, vr, nvr, values);
     const long n = lround(t_end / dt);
     for (long k = 1; k <= n && !terminate; k++) {
-        terminate = advance_me(&r, &t, r.x, (double)k * dt, h);
-        must(f.SetTime(r.c, t), "fmi2SetTime");
-        must(f.SetContinuousStates(r.c, r.x, nx), "fmi2SetContinuousStates");
+        /* A stop event leaves the FMU in event mode at its state: the last row is at its time. */
+        if (!(terminate = advance_me(&r, &t, r.x, (double)k * dt, h))) {
+            must(f.SetTime(r.c, t), "fmi2SetTime");
+            must(f.SetContinuousStates(r.c, r.x, nx), "fmi2SetContinuousStates");
+        }
         print_row(r.c, t, vr, nvr, values);
     }
     f.Terminate(r.c);
