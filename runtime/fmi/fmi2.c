@@ -52,7 +52,7 @@ typedef struct lgc_fmu_instance {
     lgc_system sys;
     lgc_monitor mon;        /* multipliers, forces and outputs at (t, x); its dxdt the derivatives */
     int evaluated;          /* mon holds (t, x, u, p) as they are */
-    double t, t_start, t_stop, tolerance;
+    double t, t_stop, tolerance;
     double *x;              /* nx: the state */
     double *x_start;        /* nx: the states the importer set before initialisation */
     unsigned char *x_set;   /* nx: 1 where it set one */
@@ -179,7 +179,7 @@ static void defaults(lgc_fmu_instance *c)
     c->sys.alpha = m->alpha;
     c->sys.beta = m->beta;
     memset(c->x_set, 0, (size_t)m->nx + 1);
-    c->t = c->t_start = 0.0;
+    c->t = 0.0;
     c->t_stop = INFINITY;
     c->tolerance = LGC_DEFAULT_RTOL;
     c->method = LGC_FMU_DEFAULT_METHOD;
@@ -307,7 +307,7 @@ fmi2Status fmi2SetupExperiment(fmi2Component component, fmi2Boolean toleranceDef
         return error(c, "fmi2SetupExperiment", "start %g and stop %g are not a time span", startTime,
                      stopTime);
     c->tolerance = toleranceDefined ? tolerance : LGC_DEFAULT_RTOL;
-    c->t = c->t_start = startTime;
+    c->t = startTime;
     c->t_stop = stopTimeDefined ? stopTime : INFINITY;
     return fmi2OK;
 }
@@ -560,8 +560,8 @@ fmi2Status fmi2SetInteger(fmi2Component component, const fmi2ValueReference vr[]
         if (value[i] < 1 || value[i] > LGC_FMU_METHODS || !lgc_stepper_type_find(lgc_fmu_methods[value[i] - 1]))
             return error(c, function, "solver.method = %d: not a method of this FMU (modelDescription.xml's "
                          "lagrangec.Method)", value[i]);
-    for (size_t i = 0; i < nvr; i++)
-        c->method = value[i];
+    if (nvr > 0)
+        c->method = value[nvr - 1];     /* every reference is solver.method's: the last value stays */
     return fmi2OK;
 }
 
