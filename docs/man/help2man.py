@@ -13,6 +13,7 @@ SUMMARIES = {
     "lagrangec": "constrained mechanical systems, from energies and constraints to specialised C",
     "generate": "write the C (and the equations report) of each spec",
     "equations": "print the equations derived from a spec",
+    "fmu": "export a spec as an FMI 2.0 FMU (Model Exchange and Co-Simulation)",
     "simulate": "generate, compile (cached), run and summarise a spec",
     "linearize": "the linear model about a point on the constraints, and its eigenvalues",
     "eval": "the model at one state: accelerations, multipliers, mass matrix, energies",
@@ -45,7 +46,7 @@ def main():
                 page += [".fi", ".SH OPTIONS", ".nf"]
         page.append(roff(line))
     page += [".fi", ".SH SEE ALSO"]
-    others = ["lagrangec"] + [f"lagrangec-{c}" for c in ("generate", "equations", "simulate", "linearize", "eval", "sweep")]
+    others = ["lagrangec"] + [f"lagrangec-{c}" for c in ("generate", "equations", "fmu", "simulate", "linearize", "eval", "sweep")]
     page.append(", ".join(f"\\fB{o}\\fR(1)" for o in others if o != name))
     page.append("; docs/commands.md and docs/spec.md in lagrangec's source.")
     with open(out, "w", encoding="utf-8") as f:

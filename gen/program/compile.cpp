@@ -88,14 +88,16 @@ std::string joined(const std::vector<std::string> &words) {
 
 // Runs argv (a bare argv[0] looked up in PATH) with `dir` as its working
 // directory and the environment `env`, and returns its wait status; its
-// stderr goes to the file `errors` in dir (when not empty), and `quiet`
-// sends all its output to /dev/null. `what` names it in messages; a process
+// stderr goes to the file `errors` in dir (when not empty), its stdout to
+// the file `output` in dir (when not empty), and `quiet` sends all its
+// output to /dev/null. `what` names it in messages; a process
 // that cannot be made is reported as that, not as a failure of the command.
 int run_in(const OpenDir &dir, const std::vector<std::string> &argv, char *const env[], bool quiet,
-           const std::string &what, const std::string &errors = "") {
+           const std::string &what, const std::string &errors = "", const std::string &output = "") {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addfchdir_np(&actions, dir.fd);
+  if (!output.empty()) posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   if (quiet) {
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
@@ -174,28 +176,12 @@ std::string megabytes(size_t bytes) {
   return buf;
 }
 
-}  // namespace
-
-// The runtime this lagrangec was built with: in the build tree when run from
-// it, else where `meson install` put it.
-Toolchain find_toolchain() {
-  Toolchain t;
-  const char *cc = std::getenv("CC");
-  t.compiler = compiler_words(cc ? cc : "");
-  if (t.compiler.empty()) t.compiler = {"cc"};
-  std::string build = LGC_BUILD_ROOT;
-  bool in_build_tree = self_path().compare(0, build.size() + 1, build + "/") == 0;
-  t.runtime_include = in_build_tree ? LGC_SOURCE_RUNTIME_INCLUDE : LGC_INSTALLED_INCLUDE;
-  t.runtime_library = in_build_tree ? LGC_BUILD_RUNTIME_LIBRARY : LGC_INSTALLED_LIBRARY;
-  t.link_args = compiler_words(LGC_RUNTIME_LINK_ARGS);
-  return t;
-}
-
-void compile_program(const Toolchain &t, const std::string &name, size_t source_size, const OpenDir &dir) {
+// Runs the compiler's words and `args` in dir to make `made` ("the model's
+// program"); throws, naming it, when it fails.
+void run_compiler(const Toolchain &t, const std::vector<std::string> &args, const std::string &made,
+                  const std::string &name, size_t source_size, const OpenDir &dir) {
   std::vector<std::string> cmd = t.compiler;
-  cmd.insert(cmd.end(), {"-std=c11", source_size < kLargeSource ? "-O2" : "-O1", "-I" + t.runtime_include,
-                         name + ".c", name + "_model.c", "main.c", t.runtime_library, "-o", name});
-  cmd.insert(cmd.end(), t.link_args.begin(), t.link_args.end());
+  cmd.insert(cmd.end(), args.begin(), args.end());
   const std::string log = "compiler-errors";
   int status = run_in(dir, cmd, environ, false, "the C compiler (" + t.compiler[0] + ")", log);
   std::string errors = take_errors(dir, log);
@@ -209,8 +195,35 @@ void compile_program(const Toolchain &t, const std::string &name, size_t source_
         "generate --no-jacobian), or the O(N) form of a long chain ([bodies] on [frames], by Newton-Euler) (in " +
         dir.path + ")");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("compiling the model's program failed (" + describe(status) + "): " + joined(cmd) +
+    throw std::runtime_error("compiling " + made + " failed (" + describe(status) + "): " + joined(cmd) +
                              " (in " + dir.path + ")");
+}
+
+const char *optimisation(size_t source_size) { return source_size < kLargeSource ? "-O2" : "-O1"; }
+
+}  // namespace
+
+// The runtime this lagrangec was built with: in the build tree when run from
+// it, else where `meson install` put it.
+Toolchain find_toolchain() {
+  Toolchain t;
+  const char *cc = std::getenv("CC");
+  t.compiler = compiler_words(cc ? cc : "");
+  if (t.compiler.empty()) t.compiler = {"cc"};
+  std::string build = LGC_BUILD_ROOT;
+  bool in_build_tree = self_path().compare(0, build.size() + 1, build + "/") == 0;
+  t.runtime_include = in_build_tree ? LGC_SOURCE_RUNTIME_INCLUDE : LGC_INSTALLED_INCLUDE;
+  t.runtime_library = in_build_tree ? LGC_BUILD_RUNTIME_LIBRARY : LGC_INSTALLED_LIBRARY;
+  t.runtime_sources = in_build_tree ? LGC_SOURCE_RUNTIME_SOURCES : LGC_INSTALLED_RUNTIME_SOURCES;
+  t.link_args = compiler_words(LGC_RUNTIME_LINK_ARGS);
+  return t;
+}
+
+void compile_program(const Toolchain &t, const std::string &name, size_t source_size, const OpenDir &dir) {
+  std::vector<std::string> args = {"-std=c11", optimisation(source_size), "-I" + t.runtime_include,
+                                   name + ".c", name + "_model.c", "main.c", t.runtime_library, "-o", name};
+  args.insert(args.end(), t.link_args.begin(), t.link_args.end());
+  run_compiler(t, args, "the model's program", name, source_size, dir);
   // A compiler that exits 0 may still have written junk: the program must
   // start and end on its own (usage, exit 2) before the cache records it,
   // never as a rank of the job that started lagrangec.
@@ -219,9 +232,40 @@ void compile_program(const Toolchain &t, const std::string &name, size_t source_
   std::vector<char *> envp;
   for (auto &e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  status = run_in(dir, {"./" + name}, envp.data(), true, made);
+  int status = run_in(dir, {"./" + name}, envp.data(), true, made);
   if (WIFSIGNALED(status) || WEXITSTATUS(status) == 126 || WEXITSTATUS(status) == 127)
     throw std::runtime_error(made + " does not run (" + describe(status) + ")");
+}
+
+void compile_fmu_library(const Toolchain &t, const std::string &name, size_t source_size,
+                         const std::vector<std::string> &fmi_sources, const OpenDir &dir) {
+  std::vector<std::string> args = {"-std=c11", optimisation(source_size), "-fPIC", "-shared",
+                                   "-I" + t.runtime_include, "-I" + t.runtime_sources + "/fmi",
+                                   "-I" + t.runtime_sources + "/src", name + ".c", name + "_model.c",
+                                   "fmu_binding.c"};
+  for (auto &s : fmi_sources) args.push_back(t.runtime_sources + "/fmi/" + s);
+  // The runtime's symbols stay inside the library: an importer with a
+  // runtime of its own, or two FMUs of this tool, do not collide.
+  args.insert(args.end(), {t.runtime_library, "-Wl,--exclude-libs,ALL", "-Wl,-z,defs", "-o", name + ".so"});
+  args.insert(args.end(), t.link_args.begin(), t.link_args.end());
+  run_compiler(t, args, "the FMU's library " + name + ".so", name, source_size, dir);
+}
+
+void describe_fmu(const Toolchain &t, const std::string &name, const std::vector<std::string> &describe_args,
+                  const OpenDir &dir) {
+  // The library's own link arguments: a sanitized runtime's library needs a sanitized program.
+  std::vector<std::string> args = {"-std=c11", "-I" + t.runtime_include, "-I" + t.runtime_sources + "/fmi",
+                                   t.runtime_sources + "/fmi/describe_main.c", "./" + name + ".so", "-o", "describe"};
+  args.insert(args.end(), t.link_args.begin(), t.link_args.end());
+  run_compiler(t, args, "the program that describes " + name + ".so", name, 0, dir);
+  std::vector<std::string> argv = {"./describe"};
+  argv.insert(argv.end(), describe_args.begin(), describe_args.end());
+  const std::string log = "describe-errors";
+  int status = run_in(dir, argv, environ, false, "the FMU's describe program", log, "modelDescription.xml");
+  std::string errors = take_errors(dir, log);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("writing modelDescription.xml from " + name + ".so failed (" + describe(status) +
+                             "): " + errors + " (in " + dir.path + ")");
 }
 
 }  // namespace lgc

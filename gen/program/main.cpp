@@ -1,5 +1,6 @@
-// main.cpp — the lagrangec command line: generate, equations, simulate, linearize, eval, sweep.
+// main.cpp — the lagrangec command line: generate, equations, fmu, simulate, linearize, eval, sweep.
 #include "generate.h"
+#include "program/fmu.h"
 #include "program/limits.h"
 #include "program/simulate.h"
 #include "lagrangec_config.h"
@@ -24,6 +25,7 @@ const char *kUsageText =
     "commands:\n"
     "  generate SPEC... -o DIR   write NAME.h, NAME.c, NAME_model.c, NAME.md for each spec\n"
     "  equations SPEC            print the derived equations (Markdown with LaTeX)\n"
+    "  fmu SPEC -o NAME.fmu      an FMI 2.0 FMU (Model Exchange and Co-Simulation)\n"
     "  simulate SPEC [OPTIONS]   generate, compile (cached), run and summarise\n"
     "  linearize SPEC --at NAME=VALUE... [OPTIONS]\n"
     "                            the linear model about a point on the constraints,\n"
@@ -68,6 +70,22 @@ const char *kEquationsHelp =
     "\n"
     "Prints the equations report: the spec, T and V, M, k, Q, the constraints\n"
     "and their Jacobians, and the stabilised system, in Markdown with LaTeX.\n";
+
+const char *kFmuHelp =
+    "usage: lagrangec fmu SPEC -o NAME.fmu [--kind cs|me|both] [--formulation dalembert|vakonomic]\n"
+    "                     [--no-jacobian] [--strict] [--time-limit SECONDS]\n"
+    "\n"
+    "Writes an FMI 2.0 FMU: a zip of modelDescription.xml, binaries/linux64/NAME.so\n"
+    "(the generated C and the runtime, compiled as simulate compiles its program,\n"
+    "with $CC) and sources/ (the same C, to build it elsewhere). Co-Simulation's\n"
+    "fmi2DoStep integrates with the runtime's driver (the parameter solver.method,\n"
+    "dopri5 by default, the correction onto the constraints, events, contacts);\n"
+    "Model Exchange gives the states q, q' (and the integrals of g), their\n"
+    "derivatives from the stabilised rhs, event indicators for the spec's events\n"
+    "and contacts, and directional derivatives from the generated Jacobian (not\n"
+    "with --no-jacobian, nor with contacts).\n"
+    "--kind cs, me or both (the default): the kinds modelDescription.xml declares.\n"
+    "The other options are generate's. The file is written whole or not at all.\n";
 
 int usage_error(const std::string &msg, const char *help) {
   std::cerr << "lagrangec: " << msg << "\n\n" << help;
@@ -158,6 +176,63 @@ int generate_command(std::vector<std::string> args) {
   return kOk;
 }
 
+// A value after args[i], or a usage error's message saying it is missing.
+std::optional<std::string> value_after(const std::vector<std::string> &args, size_t i) {
+  return i + 1 < args.size() ? std::optional<std::string>(args[i + 1]) : std::nullopt;
+}
+
+int fmu_command(std::vector<std::string> args) {
+  lgc::FmuOptions options;
+  options.time_limit = lgc::kGenerationSeconds;
+  if (!take_formulation(args, options.formulation))
+    return usage_error("--formulation takes dalembert or vakonomic", kFmuHelp);
+  std::vector<std::string> specs;
+  std::string output;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (is_help(args[i])) return std::cout << kFmuHelp, kOk;
+    auto value = value_after(args, i);
+    auto took = [&](const std::string &what) {
+      return what + (value ? ", not '" + *value + "'" : std::string(", and nothing followed"));
+    };
+    if (args[i] == "--no-jacobian") {
+      options.with_jacobian = false;
+    } else if (args[i] == "--strict") {
+      options.strict = true;
+    } else if (args[i] == "--kind") {
+      if (value == "cs") options.kinds = lgc::kCoSimulation;
+      else if (value == "me") options.kinds = lgc::kModelExchange;
+      else if (value == "both") options.kinds = lgc::kBothKinds;
+      else return usage_error(took("--kind takes cs, me or both"), kFmuHelp);
+      ++i;
+    } else if (args[i] == "--time-limit") {
+      char *end = nullptr;
+      options.time_limit = value ? std::strtod(value->c_str(), &end) : 0;
+      if (!value || value->empty() || *end || !(options.time_limit > 0 && options.time_limit <= 1e6))
+        return usage_error(took("--time-limit takes seconds of CPU time, more than 0 and at most 1e6"), kFmuHelp);
+      ++i;
+    } else if (args[i] == "--real") {
+      return usage_error("an FMU's library runs on the runtime, which integrates double models only: fmu takes "
+                         "no --real", kFmuHelp);
+    } else if (args[i] == "-o" || args[i] == "--output") {
+      if (!value || value->empty()) return usage_error("-o needs the FMU's file (NAME.fmu)", kFmuHelp);
+      output = *value;
+      ++i;
+    } else if (args[i].rfind("-", 0) == 0 && args[i] != "-") {
+      return usage_error("unknown option '" + args[i] + "'", kFmuHelp);
+    } else {
+      specs.push_back(args[i]);
+    }
+  }
+  if (specs.size() != 1) return usage_error(specs.empty() ? "no spec given" : "fmu takes one spec", kFmuHelp);
+  if (output.empty()) return usage_error("no FMU file given (-o NAME.fmu)", kFmuHelp);
+  struct stat spec_file, out_file;
+  if (::stat(specs[0].c_str(), &spec_file) == 0 && ::stat(output.c_str(), &out_file) == 0 &&
+      spec_file.st_dev == out_file.st_dev && spec_file.st_ino == out_file.st_ino)
+    return usage_error("-o " + output + " is the spec " + specs[0] + ": writing it would destroy the spec", kFmuHelp);
+  lgc::export_fmu(specs[0], options, output);
+  return kOk;
+}
+
 int equations_command(std::vector<std::string> args) {
   lgc::Formulation formulation = lgc::Formulation::dalembert;
   if (!take_formulation(args, formulation))
@@ -229,6 +304,7 @@ int main(int argc, char **argv) {
     if (cmd == "--version") return std::cout << "lagrangec " << LGC_VERSION << "\n", kOk;
     if (cmd == "generate") return generate_command(args);
     if (cmd == "equations") return equations_command(args);
+    if (cmd == "fmu") return fmu_command(args);
     if (cmd == "simulate" || cmd == "linearize" || cmd == "eval" || cmd == "sweep") return model_command(cmd, args);
     return usage_error("unknown command '" + cmd + "'", kUsageText);
   } catch (const lgc::SpecError &e) {

@@ -1,0 +1,66 @@
+/*
+** fmi2Functions.h — the FMI 2.0 functions this FMU's library exports, by
+** the standard's names (unprefixed: one FMU per library).
+*/
+#ifndef fmi2Functions_h
+#define fmi2Functions_h
+
+#include "fmi2TypesPlatform.h"
+#include "fmi2FunctionTypes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FMI2_Export __attribute__((visibility("default")))
+
+FMI2_Export fmi2GetTypesPlatformTYPE fmi2GetTypesPlatform;
+FMI2_Export fmi2GetVersionTYPE fmi2GetVersion;
+FMI2_Export fmi2SetDebugLoggingTYPE fmi2SetDebugLogging;
+FMI2_Export fmi2InstantiateTYPE fmi2Instantiate;
+FMI2_Export fmi2FreeInstanceTYPE fmi2FreeInstance;
+FMI2_Export fmi2SetupExperimentTYPE fmi2SetupExperiment;
+FMI2_Export fmi2EnterInitializationModeTYPE fmi2EnterInitializationMode;
+FMI2_Export fmi2ExitInitializationModeTYPE fmi2ExitInitializationMode;
+FMI2_Export fmi2TerminateTYPE fmi2Terminate;
+FMI2_Export fmi2ResetTYPE fmi2Reset;
+FMI2_Export fmi2GetRealTYPE fmi2GetReal;
+FMI2_Export fmi2GetIntegerTYPE fmi2GetInteger;
+FMI2_Export fmi2GetBooleanTYPE fmi2GetBoolean;
+FMI2_Export fmi2GetStringTYPE fmi2GetString;
+FMI2_Export fmi2SetRealTYPE fmi2SetReal;
+FMI2_Export fmi2SetIntegerTYPE fmi2SetInteger;
+FMI2_Export fmi2SetBooleanTYPE fmi2SetBoolean;
+FMI2_Export fmi2SetStringTYPE fmi2SetString;
+FMI2_Export fmi2GetFMUstateTYPE fmi2GetFMUstate;
+FMI2_Export fmi2SetFMUstateTYPE fmi2SetFMUstate;
+FMI2_Export fmi2FreeFMUstateTYPE fmi2FreeFMUstate;
+FMI2_Export fmi2SerializedFMUstateSizeTYPE fmi2SerializedFMUstateSize;
+FMI2_Export fmi2SerializeFMUstateTYPE fmi2SerializeFMUstate;
+FMI2_Export fmi2DeSerializeFMUstateTYPE fmi2DeSerializeFMUstate;
+FMI2_Export fmi2GetDirectionalDerivativeTYPE fmi2GetDirectionalDerivative;
+FMI2_Export fmi2EnterEventModeTYPE fmi2EnterEventMode;
+FMI2_Export fmi2NewDiscreteStatesTYPE fmi2NewDiscreteStates;
+FMI2_Export fmi2EnterContinuousTimeModeTYPE fmi2EnterContinuousTimeMode;
+FMI2_Export fmi2CompletedIntegratorStepTYPE fmi2CompletedIntegratorStep;
+FMI2_Export fmi2SetTimeTYPE fmi2SetTime;
+FMI2_Export fmi2SetContinuousStatesTYPE fmi2SetContinuousStates;
+FMI2_Export fmi2GetDerivativesTYPE fmi2GetDerivatives;
+FMI2_Export fmi2GetEventIndicatorsTYPE fmi2GetEventIndicators;
+FMI2_Export fmi2GetContinuousStatesTYPE fmi2GetContinuousStates;
+FMI2_Export fmi2GetNominalsOfContinuousStatesTYPE fmi2GetNominalsOfContinuousStates;
+FMI2_Export fmi2SetRealInputDerivativesTYPE fmi2SetRealInputDerivatives;
+FMI2_Export fmi2GetRealOutputDerivativesTYPE fmi2GetRealOutputDerivatives;
+FMI2_Export fmi2DoStepTYPE fmi2DoStep;
+FMI2_Export fmi2CancelStepTYPE fmi2CancelStep;
+FMI2_Export fmi2GetStatusTYPE fmi2GetStatus;
+FMI2_Export fmi2GetRealStatusTYPE fmi2GetRealStatus;
+FMI2_Export fmi2GetIntegerStatusTYPE fmi2GetIntegerStatus;
+FMI2_Export fmi2GetBooleanStatusTYPE fmi2GetBooleanStatus;
+FMI2_Export fmi2GetStringStatusTYPE fmi2GetStringStatus;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
