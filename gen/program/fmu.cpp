@@ -131,10 +131,25 @@ std::vector<ZipEntry> source_entries(const Spec &spec, const GeneratedFiles &fil
   return entries;
 }
 
+// Model Exchange hands the integration to the importer, whose solver knows
+// nothing of friction's modes (runtime/src/friction.c switches them inside
+// the driver): a model with friction is exported for Co-Simulation only.
+int kinds_for(const Spec &spec, int kinds) {
+  if (spec.friction.empty() || !(kinds & kModelExchange)) return kinds;
+  const std::string why = "friction '" + spec.friction[0].name +
+                          "' switches between sticking and sliding inside the runtime's steps, which Model "
+                          "Exchange leaves to the importer's integrator";
+  if (kinds == kModelExchange) error_at(spec.friction[0].loc, why + ": export it with --kind cs");
+  warn_at(spec.friction[0].loc, why + ": the FMU is Co-Simulation only");
+  return kCoSimulation;
+}
+
 }  // namespace
 
-void export_fmu(const std::string &spec_path, const FmuOptions &options, const std::string &output) {
+void export_fmu(const std::string &spec_path, const FmuOptions &requested, const std::string &output) {
   Spec spec = read_spec(spec_path);
+  FmuOptions options = requested;
+  options.kinds = kinds_for(spec, requested.kinds);
   GeneratedFiles files = generate(spec, options.formulation, options.with_jacobian, Precision::double_precision,
                                   options.strict, options.time_limit);
   Toolchain toolchain = find_toolchain();
