@@ -45,6 +45,7 @@
 #define MAX_NX 16
 
 typedef struct met {
+    int nx;             /* the state's size (MAX_NX at most) */
     int n;
     int event[MAX_MET];
     double t[MAX_MET];
@@ -57,7 +58,7 @@ static int note(void *ctx, int event, double t, const double x[])
     if (e->n < MAX_MET) {
         e->event[e->n] = event;
         e->t[e->n] = t;
-        for (int i = 0; i < MAX_NX; i++)
+        for (int i = 0; i < e->nx; i++)
             e->x[e->n][i] = x[i];
     }
     e->n++;
@@ -87,6 +88,8 @@ static int run(const lgc_model *m, const double p[], const double x0[], int k, d
         sys.p[i] = p[i];
     lgc_driver *d = lgc_driver_alloc(&sys, &opt);
     assert_non_null(d);
+    assert_in_range(m->nx, 1, MAX_NX);
+    e->nx = m->nx;
     lgc_driver_observe_events(d, note, e);
     int rc = lgc_driver_reset(d, 0.0, x0);
     if (rc == LGC_OK)
