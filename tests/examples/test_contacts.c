@@ -24,40 +24,12 @@
 
 #include "bouncing_ball.h"
 #include "check.h"
+#include "events_met.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/status.h"
 #include "newtons_cradle.h"
 #include "sphere.h"
 
-#define MAX_MET 256
-#define MAX_NX 10
-
-typedef struct met {
-    int nx;             /* the state's size (MAX_NX at most) */
-    int n;
-    int event[MAX_MET];
-    double t[MAX_MET];
-    double x[MAX_MET][MAX_NX];
-} met;
-
-static int note(void *ctx, int event, double t, const double x[])
-{
-    met *e = ctx;
-    if (e->n < MAX_MET) {
-        e->event[e->n] = event;
-        e->t[e->n] = t;
-        for (int i = 0; i < e->nx; i++)
-            e->x[e->n][i] = x[i];
-    }
-    e->n++;
-    return LGC_OK;
-}
-
-static const lgc_stepper_type *stepper(int k)
-{
-    const lgc_stepper_type *types[] = {lgc_step_rk4, lgc_step_dopri5, lgc_step_adams, lgc_step_bdf};
-    return types[k];
-}
 
 static lgc_driver *start(lgc_system *sys, const lgc_model *m, const lgc_stepper_type *type, double h,
                          double t_end, met *e)

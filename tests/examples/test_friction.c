@@ -38,38 +38,10 @@
 #include "disk_link.h"
 #include "incline_wheel_friction.h"
 #include "painleve_rod.h"
+#include "events_met.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/status.h"
 
-#define MAX_MET 64
-#define MAX_NX 16
-
-typedef struct met {
-    int nx;             /* the state's size (MAX_NX at most) */
-    int n;
-    int event[MAX_MET];
-    double t[MAX_MET];
-    double x[MAX_MET][MAX_NX];
-} met;
-
-static int note(void *ctx, int event, double t, const double x[])
-{
-    met *e = ctx;
-    if (e->n < MAX_MET) {
-        e->event[e->n] = event;
-        e->t[e->n] = t;
-        for (int i = 0; i < e->nx; i++)
-            e->x[e->n][i] = x[i];
-    }
-    e->n++;
-    return LGC_OK;
-}
-
-static const lgc_stepper_type *stepper(int k)
-{
-    const lgc_stepper_type *types[] = {lgc_step_rk4, lgc_step_dopri5, lgc_step_adams, lgc_step_bdf};
-    return types[k];
-}
 
 /* A run of m from x0 at parameters p under stepper k, to t_end; its events into e, its end into x. */
 static int run(const lgc_model *m, const double p[], const double x0[], int k, double t_end, met *e,
@@ -99,6 +71,16 @@ static int run(const lgc_model *m, const double p[], const double x0[], int k, d
     return rc;
 }
 
+#define MAX_PARAMETERS 16
+
+/* The model's default parameters into p. */
+static void defaults_of(const lgc_model *m, double p[MAX_PARAMETERS])
+{
+    assert_in_range(m->np, 1, MAX_PARAMETERS);
+    for (int i = 0; i < m->np; i++)
+        p[i] = m->parameter_defaults[i];
+}
+
 static double parameter(const lgc_model *m, const double p[], const char *name)
 {
     int i = lgc_name_index(m->parameter_names, m->np, name);
@@ -117,11 +99,8 @@ static void set_parameter(const lgc_model *m, double p[], const char *name, doub
 static void ball_slides_then_rolls(double alpha, double spin)
 {
     const lgc_model *m = &bowling_ball_model;
-    double p[16], x0[8], x[8];
-    assert_in_range(m->np, 1, 16);
-    assert_in_range(m->nx, 1, 8);
-    for (int i = 0; i < m->np; i++)
-        p[i] = m->parameter_defaults[i];
+    double p[MAX_PARAMETERS], x0[MAX_NX], x[MAX_NX];
+    defaults_of(m, p);
     set_parameter(m, p, "alpha", alpha);
     set_parameter(m, p, "spin", spin);
     m->initial_state_at(p, x0);
@@ -160,11 +139,8 @@ static void bowling_ball_slides_for_ever_on_a_steep_slope(void **state)
 {
     (void)state;
     const lgc_model *m = &bowling_ball_model;
-    double p[16], x0[8], x[8];
-    assert_in_range(m->np, 1, 16);
-    assert_in_range(m->nx, 1, 8);
-    for (int i = 0; i < m->np; i++)
-        p[i] = m->parameter_defaults[i];
+    double p[MAX_PARAMETERS], x0[MAX_NX], x[MAX_NX];
+    defaults_of(m, p);
     const double mu = parameter(m, p, "mu"), g = parameter(m, p, "g"), v0 = parameter(m, p, "v0");
     const double alpha = atan(3.5 * mu) + 0.05, t_end = 3.0;
     set_parameter(m, p, "alpha", alpha);
@@ -223,8 +199,7 @@ static void disk_slides_rolls_and_slides_again(void **state)
     const int slide = m->nevent + 2 * m->ncontact, stick = slide + 1;
     for (int k = 0; k < 4; k++) {
         met e = {0};
-        double x[8];    /* q, q' and the slip row's integral */
-        assert_in_range(m->nx, 1, 8);
+        double x[MAX_NX];
         assert_int_equal(run(m, p, m->initial_state, k, 1.5, &e, x), LGC_OK);
         check(e.n == 2 && e.event[0] == stick && e.event[1] == slide,
               "%s: %d events (%d, %d); expected stick[contact] then slide[contact]", stepper(k)->name, e.n,
@@ -256,7 +231,6 @@ static void billiard_ball_curves_then_rolls_straight(void **state)
     for (int k = 0; k < 4; k++) {
         met e = {0};
         double x[MAX_NX];
-        assert_in_range(m->nx, 1, MAX_NX);
         assert_int_equal(run(m, p, m->initial_state, k, t_end, &e, x), LGC_OK);
         check(e.n == 1 && e.event[0] == stick, "%s: %d events; expected one stick[cloth]", stepper(k)->name, e.n);
         const double dt = fabs(e.t[0] - t1), dp = hypot(e.x[0][0] - p1[0], e.x[0][1] - p1[1]),
@@ -295,7 +269,6 @@ static void belt_block_sticks_and_slips(void **state)
     for (int k = 0; k < 4; k++) {
         met e = {0};
         double x[MAX_NX];
-        assert_in_range(m->nx, 1, MAX_NX);
         assert_int_equal(run(m, p, m->initial_state, k, t_break2 + 0.1, &e, x), LGC_OK);
         check(e.n == 3 && e.event[0] == slide && e.event[1] == stick && e.event[2] == slide,
               "%s: %d events; expected slide, stick, slide", stepper(k)->name, e.n);
@@ -315,10 +288,8 @@ static void painleve_rod_pushes_or_jams(void **state)
 {
     (void)state;
     const lgc_model *m = &painleve_rod_model;
-    double p[16];
-    assert_in_range(m->np, 1, 16);
-    for (int i = 0; i < m->np; i++)
-        p[i] = m->parameter_defaults[i];
+    double p[MAX_PARAMETERS];
+    defaults_of(m, p);
     const double mg = parameter(m, p, "m") * parameter(m, p, "g"), th = M_PI / 4;
     for (int k = 0; k < 4; k++)
         for (int sign = -1; sign <= 1; sign += 2)
@@ -362,11 +333,8 @@ static void wheel_rolls_or_slides_down_the_incline(void **state)
 {
     (void)state;
     const lgc_model *m = &incline_wheel_friction_model;
-    double p[16], x[MAX_NX];
-    assert_in_range(m->np, 1, 16);
-    assert_in_range(m->nx, 1, MAX_NX);
-    for (int i = 0; i < m->np; i++)
-        p[i] = m->parameter_defaults[i];
+    double p[MAX_PARAMETERS], x[MAX_NX];
+    defaults_of(m, p);
     const double g = parameter(m, p, "g"), alpha = parameter(m, p, "alpha"), r = parameter(m, p, "r"), t_end = 1.0;
     for (int slides = 0; slides <= 1; slides++) {
         const double mu_s = slides ? 0.05 : 0.2, mu_k = 0.8 * mu_s;   /* 3 mu_s against tan(alpha) = 0.31 */

@@ -402,6 +402,20 @@ static void no_impact_on_several_rows_allocates(void **state)
             }
 }
 
+/* Model m over 3 s under every stepper variant and correction: a switch at least, no heap call. */
+static void every_variant_switches_without_the_heap(const lgc_model *model)
+{
+    for (int k = 0; k < VARIANTS; k++)
+        for (int project = LGC_PROJECT_NONE; project <= LGC_PROJECT_FULL; project++) {
+            const lgc_model m = variant_model(model, k);
+            const lgc_driver_options o = variant_options(k, (lgc_project_mode)project, LGC_METRIC_MASS);
+            counted_run r = count_run(&m, NULL, &o, ULONG_MAX, 3.0, o.type->adaptive ? 0.0137 : 0.37e-3, NULL);
+            assert_int_equal(r.status, LGC_OK);
+            assert_ge(r.stats.contact_switches, 1);
+            assert_int_equal(r.heap_calls, 0);
+        }
+}
+
 /*
 ** Impacts with rows that hold, whose impulses come from the impact
 ** problem's Schur complement (LAPACK's Cholesky on their block): the
@@ -413,15 +427,7 @@ static void no_impact_with_rows_that_hold_allocates(void **state)
     (void)state;
     const lgc_model *models[] = {&pendulum_wall_model, &sled_wall_model};
     for (int i = 0; i < 2; i++)
-        for (int k = 0; k < VARIANTS; k++)
-            for (int project = LGC_PROJECT_NONE; project <= LGC_PROJECT_FULL; project++) {
-                const lgc_model m = variant_model(models[i], k);
-                const lgc_driver_options o = variant_options(k, (lgc_project_mode)project, LGC_METRIC_MASS);
-                counted_run r = count_run(&m, NULL, &o, ULONG_MAX, 3.0, o.type->adaptive ? 0.0137 : 0.37e-3, NULL);
-                assert_int_equal(r.status, LGC_OK);
-                assert_ge(r.stats.contact_switches, 1);
-                assert_int_equal(r.heap_calls, 0);
-            }
+        every_variant_switches_without_the_heap(models[i]);
 }
 
 /*
@@ -436,15 +442,7 @@ static void no_friction_switch_allocates(void **state)
     (void)state;
     const lgc_model *models[] = {&disk_link_model, &billiard_ball_model, &painleve_rod_model};
     for (int i = 0; i < 3; i++)
-        for (int k = 0; k < VARIANTS; k++)
-            for (int project = LGC_PROJECT_NONE; project <= LGC_PROJECT_FULL; project++) {
-                const lgc_model m = variant_model(models[i], k);
-                const lgc_driver_options o = variant_options(k, (lgc_project_mode)project, LGC_METRIC_MASS);
-                counted_run r = count_run(&m, NULL, &o, ULONG_MAX, 3.0, o.type->adaptive ? 0.0137 : 0.37e-3, NULL);
-                assert_int_equal(r.status, LGC_OK);
-                assert_ge(r.stats.contact_switches, 1);
-                assert_int_equal(r.heap_calls, 0);
-            }
+        every_variant_switches_without_the_heap(models[i]);
 }
 
 int main(void)

@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "flat_rod.h"
+#include "events_met.h"
 #include "lagrangec/driver.h"
 #include "lagrangec/status.h"
 #include "lcp.h"
@@ -28,35 +29,6 @@
 #include "sled_wall.h"
 #include "switch_window.h"
 
-#define MAX_MET 512
-#define MAX_NX 8      /* the largest state among the models here (sled_wall: 7) */
-
-typedef struct met {
-    int nx;
-    int n;
-    int event[MAX_MET];
-    double t[MAX_MET];
-    double x[MAX_MET][MAX_NX];
-} met;
-
-static int note(void *ctx, int event, double t, const double x[])
-{
-    met *e = ctx;
-    if (e->n < MAX_MET) {
-        e->event[e->n] = event;
-        e->t[e->n] = t;
-        for (int i = 0; i < e->nx; i++)
-            e->x[e->n][i] = x[i];
-    }
-    e->n++;
-    return LGC_OK;
-}
-
-static const lgc_stepper_type *stepper(int k)
-{
-    const lgc_stepper_type *types[] = {lgc_step_rk4, lgc_step_dopri5, lgc_step_adams, lgc_step_bdf};
-    return types[k];
-}
 
 static const char *correction_name(int p)
 {
