@@ -12,6 +12,7 @@
 
 #include "lagrangec/project.h"
 #include "lagrangec/stepper.h"
+#include "lagrangec/thresholds.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,8 +67,8 @@ typedef struct lgc_driver_options {
 /* The numbers of the defaults below, which simulate's --help prints. */
 #define LGC_DEFAULT_RTOL 1e-8
 #define LGC_DEFAULT_ATOL 1e-10
-#define LGC_DEFAULT_PROJECT_TOL 1e-13
-#define LGC_DEFAULT_PROJECT_MAX_ITER 20
+#define LGC_DEFAULT_PROJECT_TOL LGC_CORRECTION_TOL
+#define LGC_DEFAULT_PROJECT_MAX_ITER LGC_CORRECTION_MAX_ITER
 #define LGC_DEFAULT_SINGULAR_GUARD 1e-2
 
 /*
