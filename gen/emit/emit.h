@@ -30,8 +30,9 @@ std::string emit_step_header_lines(const Plan &plan);
 // ---- paste_kernel.cpp -----------------------------------------------------
 
 // A kernel of gen/kernels/ (kernel_sources.h's kernel_NAME) with this
-// model's names and real type.
-std::string paste_kernel(const char *kernel, const Names &n, const RealType &real);
+// model's names and real type; `lines` the C for its lines `PREFIX_NAME;`.
+std::string paste_kernel(const char *kernel, const Names &n, const RealType &real,
+                         const std::map<std::string, std::string> &lines = {});
 
 // ---- emit_solve.cpp -------------------------------------------------------
 

@@ -5,11 +5,11 @@
 // same kind of statements. Where S = J M^-1 J^T is singular or nearly (a
 // singular configuration, redundant rows), the rhs hands over to a
 // minimum-norm solve by Jacobi rotations over the compile-time sizes. The
-// dense Cholesky and the minimum-norm solve are kernels (gen/kernels/).
+// dense solves, the minimum-norm one and the conditioning are kernels
+// (gen/kernels/), pasted here.
 #include "emit/emit.h"
 
 #include <lagrangec/model.h>
-#include <lagrangec/thresholds.h>
 
 #include "kernel_sources.h"
 
@@ -90,69 +90,11 @@ std::string left_out_rows(const Names &n, const RealType &real, const std::vecto
   return s;
 }
 
-std::string dense_solver(const Names &n, const RealType &real, const std::vector<size_t> &redundant) {
-  const std::string Q = n.size("NQ"), C = n.size("NC"), p = n.p, left_out = left_out_rows(n, real, redundant);
-  const std::string pivot = format_double(LGC_ROWS_PIVOT);  // in double, as the rest before retyped
-  std::ostringstream s;
-  s << R"(/*
-** The KKT system of lagrangec's docs/theory.md §3,
-**     [ M  -J^T ] [ a  ]   [ f ]
-**     [ J   0   ] [ nu ] = [ r ],
-** by the range-space method: a0 = M^-1 f, S = J M^-1 J^T, S nu = r - J a0,
-** a = a0 + M^-1 J^T nu. M and S are symmetric positive definite when the
-** mass matrix is and the constraint rows are independent, so two Cholesky
-** factorisations do it without pivoting; a pivot of S keeping no more than
-** )" << pivot << R"( of its diagonal entry hands the solve to the minimum-norm one.
-**
-** Factoring: M (lower triangle) becomes its factor L, S its factor; Y is
-** scratch (row i of Y is L^-1 J_i^T, so S = Y Y^T).
-*/
-static int )" << p << R"(_factor_kkt(double M[], const double J[], double Y[], double S[])
-{
-    if (!)" << p << R"(_schur_complement(M, J, Y, S)) return )" << n.size("SINGULAR_MASS") << R"(;
-)" << left_out << R"(    if (!)" << p << R"(_cholesky()" << C << R"(, S, )" << pivot << R"()) return )" << n.size("RANK_DEFICIENT") << R"(;
-    return )" << n.size("OK") << R"(;
-}
-
-/* With M and S factored: on entry a holds f and nu holds r; on return the solution. w is scratch. */
-static void )" << p << R"(_solve_kkt(const double M[], const double J[], const double S[],
-                      double a[], double nu[], double w[])
-{
-    int i, k;
-    )" << p << R"(_cholesky_solve()" << Q << R"(, M, a, 1);
-    for (i = 0; i < )" << C << R"(; ++i)
-        for (k = 0; k < )" << Q << R"(; ++k) nu[i] -= J[i*)" << Q << R"( + k]*a[k];
-    )" << p << R"(_cholesky_solve()" << C << R"(, S, nu, 1);
-    for (k = 0; k < )" << Q << R"(; ++k) {
-        double s = 0.0;
-        for (i = 0; i < )" << C << R"(; ++i) s += J[i*)" << Q << R"( + k]*nu[i];
-        w[k] = s;
-    }
-    )" << p << R"(_cholesky_solve()" << Q << R"(, M, w, 1);
-    for (k = 0; k < )" << Q << R"(; ++k) a[k] += w[k];
-}
-
-)";
-  return real.retyped(s.str());
-}
-
-// The conditioning the driver's singular-instant guard watches.
-std::string conditioning_source(const Names &n, const RealType &real, const std::vector<size_t> &redundant) {
-  const std::string C = n.size("NC");
-  std::string skip;
-  for (size_t c : redundant) skip += "        if (i == " + std::to_string(c) + ") continue;  /* left out */\n";
-  return real.retyped("/*\n** The smallest over the largest of S's squared pivots (factored) or of its\n"
-         "** eigenvalues (the minimum-norm solve's), past the rows left out: near 0\n"
-         "** where the constraint Jacobian nearly loses rank.\n*/\n"
-         "static double " + n.fn("conditioning") + "(const double S[], int eigenvalues)\n{\n"
-         "    double lo = HUGE_VAL, hi = 0.0;\n    int i;\n    for (i = 0; i < " + C + "; ++i) {\n" + skip +
-         "        {\n            const double d = eigenvalues ? S[i*" + C + " + i] : S[i*" + C + " + i]*S[i*" + C +
-         " + i];\n            if (d < lo) lo = d;\n            if (d > hi) hi = d;\n        }\n    }\n"
-         "    return hi > 0.0 ? lo/hi : 0.0;\n}\n");
-}
-
-std::string zero_source(const Names &n, const RealType &real) {
-  return real.retyped("static void " + n.fn("zero") + "(double a[], int n)\n{\n    int i;\n    for (i = 0; i < n; ++i) a[i] = 0.0;\n}\n");
+// The rows left out of the conditioning, as statements that skip them.
+std::string skipped_rows(const std::vector<size_t> &rows) {
+  std::string s;
+  for (size_t c : rows) s += "        if (i == " + std::to_string(c) + ") continue;  /* left out */\n";
+  return s;
 }
 }  // namespace
 
@@ -195,11 +137,14 @@ std::string emit_kkt_solver(const Plan &plan) {
   if (constrained || !straight)
     s += "/* Internal to " + n.fn("rhs") + ": S nearly singular, the minimum-norm solve takes over. */\n#define " +
          n.size("RANK_DEFICIENT") + " " + std::to_string(LGC_MODEL_RANK_DEFICIENT) + "\n\n";
+  const std::vector<size_t> &redundant = plan.model.redundant;
   if (!straight || constrained) s += paste_kernel(kernel_cholesky, n, plan.real) + "\n";
-  s += straight ? straight_line_solver(n, plan.real, plan.solver) : dense_solver(n, plan.real, plan.model.redundant);
+  s += straight ? straight_line_solver(n, plan.real, plan.solver)
+                : paste_kernel(kernel_dense_kkt, n, plan.real, {{"ROWS_LEFT_OUT", left_out_rows(n, plan.real, redundant)}}) + "\n";
   if (constrained)
-    s += "\n" + paste_kernel(kernel_min_norm, n, plan.real) + "\n" + conditioning_source(n, plan.real, plan.model.redundant);
-  return s + "\n" + zero_source(n, plan.real);
+    s += "\n" + paste_kernel(kernel_min_norm, n, plan.real) + "\n" +
+         paste_kernel(kernel_conditioning, n, plan.real, {{"ROWS_SKIPPED", skipped_rows(redundant)}});
+  return s + "\n" + paste_kernel(kernel_zero, n, plan.real);
 }
 
 }  // namespace lgc

@@ -313,14 +313,13 @@ struct RealType {
   std::string plural() const { return c_type() + std::string("s"); }  // sizes' unit in comments
   std::string literal(double v) const;                   // "0.5", "0.5f"
   std::string function(const std::string &libm) const;   // "sqrt", "sqrtf"
-  // C written in double (the dense and minimum-norm solves' loops) in this
-  // type: `double` becomes the typedef; in float, literals gain f and
-  // sqrt, fabs and HUGE_VAL become sqrtf, fabsf and HUGE_VALF.
-  std::string retyped(const std::string &c_in_double) const;
-  // ... each identifier and number offered first to `word`: its text, or
-  // nullopt to retype it as above (a kernel's placeholders, paste_kernel.cpp).
+  // C written over `real` with double literals and libm (a kernel of
+  // gen/kernels/) in this type: `real` becomes the typedef; in float,
+  // literals gain f and sqrt, fabs and HUGE_VAL become sqrtf, fabsf and
+  // HUGE_VALF. Each identifier and number is offered first to `word`: its
+  // text, or nullopt to retype it so (a kernel's placeholders).
   using WordMap = std::function<std::optional<std::string>(const std::string &)>;
-  std::string retyped(const std::string &c_in_double, const WordMap &word) const;
+  std::string retyped(const std::string &c_over_real, const WordMap &word) const;
 };
 
 // ---- plan.cpp (continued) -------------------------------------------------

@@ -42,10 +42,6 @@ std::string RealType::literal(double v) const {
 
 std::string RealType::function(const std::string &libm) const { return single() ? libm + "f" : libm; }
 
-std::string RealType::retyped(const std::string &c) const {
-  return retyped(c, [](const std::string &) { return std::nullopt; });
-}
-
 std::string RealType::retyped(const std::string &c, const WordMap &mapped) const {
   auto word_char = [](char ch) { return std::isalnum((unsigned char)ch) || ch == '_'; };
   std::string out;
@@ -59,7 +55,7 @@ std::string RealType::retyped(const std::string &c, const WordMap &mapped) const
       const std::string word = c.substr(i, end - i);
       if (auto text = mapped(word))
         out += *text;
-      else if (word == "double")
+      else if (word == "real")
         out += type;
       else if (single() && (word == "sqrt" || word == "fabs"))
         out += word + "f";
