@@ -303,8 +303,8 @@ KktSolver plan_kkt_solver(const Model &m) {
   Planner planner(m, true);
   KktSolver k;
   // A pivot of S keeping no more than LGC_ROWS_PIVOT of its diagonal entry
-  // hands the solve to the minimum-norm fallback (emit_solve.cpp): the rows
-  // are dependent there, or nearly.
+  // hands the solve to the minimum-norm fallback (gen/kernels/min_norm.c):
+  // the rows are dependent there, or nearly.
   k.factor = planner.factor("J", "RANK_DEFICIENT", LGC_ROWS_PIVOT);
   k.solve = planner.solve();
   k.ops = ops_of(k.factor) + ops_of(k.solve);

@@ -114,7 +114,7 @@ static double conditioning(const lgc_model *m, const unsigned char active[], con
 }
 
 /*
-** The generated rhs's minimum-norm solve (gen/emit/emit_solve.cpp): S = E
+** The generated rhs's minimum-norm solve (gen/kernels/min_norm.c): S = E
 ** diag(eig) E^T, eigenvalues not above LGC_EIGEN_FLOOR of the largest dropped,
 ** nu := S^+ nu; the dropped part of nu over its size (with `f` = U^-T f)
 ** is what the constraints ask for that no motion gives.
