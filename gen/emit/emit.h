@@ -27,6 +27,13 @@ std::string declare_pointers(const Plan &plan, const std::vector<Pointer> &point
 std::string emit_step(const Plan &plan);
 std::string emit_step_header_lines(const Plan &plan);
 
+// ---- paste_kernel.cpp -----------------------------------------------------
+
+// A kernel of gen/kernels/ (kernel_sources.h's kernel_NAME) with this
+// model's names and real type; `lines` the C for its lines `PREFIX_NAME;`.
+std::string paste_kernel(const char *kernel, const Names &n, const RealType &real,
+                         const std::map<std::string, std::string> &lines = {});
+
 // ---- emit_solve.cpp -------------------------------------------------------
 
 // NAME.c's static KKT solver, NAME_factor_kkt and NAME_solve_kkt: the plan's

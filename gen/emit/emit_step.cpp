@@ -6,19 +6,14 @@
 // For firmware: no allocation, nothing but this file's functions and libm.
 #include "emit/emit.h"
 
+#include <lagrangec/thresholds.h>
+
 #include <cfloat>
 #include <sstream>
 
 namespace lgc {
 
 namespace {
-
-// The runtime's defaults for the correction (driver.c's
-// lgc_driver_options_default, FACTOR_REUSE in project.c); test_step checks
-// that the step and the runtime agree.
-constexpr double kStepTolerance = 1e-13;
-constexpr int kStepMaxIterations = 20;
-constexpr double kFactorReuse = 0.25;
 
 // Where phi's round-off lies, 64 eps (1 + |A| |q|), eps of the real type.
 double round_off_scale(const RealType &real) { return 64 * (real.single() ? FLT_EPSILON : DBL_EPSILON); }
@@ -31,9 +26,9 @@ std::string emit_step_header_lines(const Plan &plan) {
   s << "#define " << n.size("NWORK_STEP") << " (" << n.size(Size::nwork) << " + " << plan.step_work.size_after_inner()
     << ")  /* ... for " << n.fn("step") << " */\n";
   if (plan.sizes.nc) {
-    s << "#define " << n.size("STEP_TOLERANCE") << " " << plan.real.literal(kStepTolerance) << "  /* " << n.fn("step")
+    s << "#define " << n.size("STEP_TOLERANCE") << " " << plan.real.literal(LGC_CORRECTION_TOL) << "  /* " << n.fn("step")
       << "'s position correction: |phi| it stops at */\n";
-    s << "#define " << n.size("STEP_MAX_ITERATIONS") << " " << kStepMaxIterations << "  /* ... and its limit */\n";
+    s << "#define " << n.size("STEP_MAX_ITERATIONS") << " " << LGC_CORRECTION_MAX_ITER << "  /* ... and its limit */\n";
   }
   return s.str();
 }
@@ -109,7 +104,7 @@ std::string emit_step(const Plan &plan) {
          "    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,\n"
          "    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older\n"
          "    ** factor (a chord step) stands when it meets that or cuts |phi| by "
-      << kFactorReuse << ";\n"
+      << LGC_FACTOR_REUSE << ";\n"
          "    ** else it is undone and a Newton step taken from where it began.\n"
          "    */\n"
       << "    for (it = 0;; ++it) {\n"
@@ -117,7 +112,7 @@ std::string emit_step(const Plan &plan) {
       << "        err = " << n.fn("max_abs") << "(phi, " << H << ", " << real.literal(0.0) << ");\n"
       << "        refactor = it == 0;\n"
       << "        if (!refactor && err <= " << floor << ") break;\n"
-      << "        if (!refactor && !(err <= " << real.literal(kFactorReuse) << "*last_err)) {\n"
+      << "        if (!refactor && !(err <= " << real.literal(LGC_FACTOR_REUSE) << "*last_err)) {\n"
       << "            if (chord) {\n"
       << "                for (i = 0; i < " << Q << "; ++i) state[i] = q_prev[i];\n"
       << "                " << n.fn("residuals") << "(t1, state, param, phi, phi_dot, g);\n"

@@ -115,6 +115,16 @@ std::string text(const ex &e) {
 
 std::string expression_text(const GiNaC::ex &e) { return text(e); }
 
+std::string short_exponent(const char *g) {
+  std::string s = g;
+  const size_t e = s.find_first_of("eE");
+  if (e == std::string::npos) return s;
+  size_t digits = e + 1;
+  if (digits < s.size() && (s[digits] == '-' || s[digits] == '+')) ++digits;
+  while (digits + 1 < s.size() && s[digits] == '0') s.erase(digits, 1);
+  return s;
+}
+
 std::string format_double(double v) {
   char buf[40];
   if (v == std::trunc(v) && std::fabs(v) < 1e15) {  // whole numbers in full: 10.0, not 1e+01
@@ -125,7 +135,7 @@ std::string format_double(double v) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     if (std::strtod(buf, nullptr) == v) break;
   }
-  std::string s = buf;
+  std::string s = short_exponent(buf);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // a double literal, not an int
   return s;
 }

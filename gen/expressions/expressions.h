@@ -292,8 +292,10 @@ std::vector<WheelRows> wheel_rows(Scope &scope, const std::function<int(const Gi
 // An expression in the spec's own syntax, terms in a fixed order, for
 // messages ("x - y"): the reader's inverse, not the C printer.
 std::string expression_text(const GiNaC::ex &e);
-// Number literal that round-trips, shortest form: "0.5", "2.0", "1e-10".
+// Number literal that round-trips, shortest form: "0.5", "2.0", "1e-10", "1e-8".
 std::string format_double(double v);
+// printf's %g text with its exponent's leading zeros dropped: "1e-08" → "1e-8".
+std::string short_exponent(const char *g);
 
 // ---- expansion_size.cpp ---------------------------------------------------
 

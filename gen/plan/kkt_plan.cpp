@@ -15,6 +15,8 @@
 // A row without a diagonal entry in a factor's pattern is not in the system.
 #include "plan/plan.h"
 
+#include <lagrangec/thresholds.h>
+
 namespace lgc {
 
 namespace {
@@ -100,10 +102,10 @@ class Planner {
   // Factoring: M (lower triangle) becomes L, S its factor; Y = L^-1 J^T,
   // J read from the array `jacobian`; a pivot of S not above `tolerance`
   // times its diagonal entry returns `failure`.
-  std::vector<SolveLine> factor(const char *jacobian, const char *failure, const char *tolerance) const {
+  std::vector<SolveLine> factor(const char *jacobian, const char *failure, double tolerance) const {
     std::vector<SolveLine> s;
     heading(s, "M = L L^T in place");
-    cholesky(s, "M", M_, L_, nq_, "SINGULAR_MASS", "1e-13");
+    cholesky(s, "M", M_, L_, nq_, "SINGULAR_MASS", LGC_MASS_PIVOT);
     if (!nc_) return s;
     heading(s, (std::string("Y = L^-1 ") + jacobian + "^T, a row per constraint").c_str());
     for (size_t c = 0; c < nc_; ++c)
@@ -133,7 +135,7 @@ class Planner {
 
   // The correction's factor in the metric W = I: S = J J^T, J from the
   // array `jacobian`, and its Cholesky factor.
-  std::vector<SolveLine> factor_identity(const char *jacobian, const char *tolerance) const {
+  std::vector<SolveLine> factor_identity(const char *jacobian, double tolerance) const {
     std::vector<SolveLine> s;
     heading(s, (std::string("S = ") + jacobian + " " + jacobian + "^T").c_str());
     for (size_t a = 0; a < nc_; ++a)
@@ -220,7 +222,7 @@ class Planner {
   // A fill-in entry starts from nothing: what the array holds there is
   // never read, so the caller need not zero it.
   static void cholesky(std::vector<SolveLine> &s, const char *a, const Pattern &A, const Pattern &L, size_t n,
-                       const char *failure, const char *tolerance) {
+                       const char *failure, double tolerance) {
     for (size_t j = 0; j < n; ++j) {
       if (!L(j, j)) continue;
       SolveLine pivot = line(SolveLine::pivot, failure, at(a, j, j, n));
@@ -295,20 +297,15 @@ bool pays_straight_line(size_t ops, const Model &m) {
   return ops <= kMaxStraightLineOps || (ops <= kMaxSparseStraightLineOps && 4 * ops <= dense_ops(m.nq, m.nc()));
 }
 
-// The correction's pivots hand over to the runtime's SVD below this
-// fraction of their diagonal entry, as its generic path does (project.c's
-// NORMAL_PIVOT): past it the normal equations lose the digits that matter.
-constexpr const char *kCorrectionPivot = "1e-8";
-
 }  // namespace
 
 KktSolver plan_kkt_solver(const Model &m) {
   Planner planner(m, true);
   KktSolver k;
-  // A pivot of S keeping no more than 1e-8 of its diagonal entry hands the
-  // solve to the minimum-norm fallback (emit_solve.cpp): the rows are
-  // dependent there, or nearly.
-  k.factor = planner.factor("J", "RANK_DEFICIENT", "1e-8");
+  // A pivot of S keeping no more than LGC_ROWS_PIVOT of its diagonal entry
+  // hands the solve to the minimum-norm fallback (gen/kernels/min_norm.c):
+  // the rows are dependent there, or nearly.
+  k.factor = planner.factor("J", "RANK_DEFICIENT", LGC_ROWS_PIVOT);
   k.solve = planner.solve();
   k.ops = ops_of(k.factor) + ops_of(k.solve);
   k.straight_line = pays_straight_line(k.ops, m);
@@ -321,8 +318,11 @@ CorrectionSolver plan_correction_solver(const Model &m) {
   CorrectionSolver k;
   if (!m.nc()) return k;
   Planner planner(m, false);
-  k.factor_mass = planner.factor("C", "SINGULAR_CONSTRAINTS", kCorrectionPivot);
-  k.factor_identity = planner.factor_identity("C", kCorrectionPivot);
+  // Below LGC_ROWS_PIVOT the correction hands over to the runtime's SVD, as
+  // its generic path does (project.c): past it the normal equations lose
+  // the digits that matter.
+  k.factor_mass = planner.factor("C", "SINGULAR_CONSTRAINTS", LGC_ROWS_PIVOT);
+  k.factor_identity = planner.factor_identity("C", LGC_ROWS_PIVOT);
   // Positions correct the holonomic rows alone, velocities all of them.
   std::vector<size_t> rows = {m.nc()};
   if (m.nh && m.nh < m.nc()) rows.insert(rows.begin(), m.nh);

@@ -7,6 +7,8 @@
 // entry here and one printer call; no printer computes a size or an offset.
 #include "plan/plan.h"
 
+#include <lagrangec/thresholds.h>
+
 #include <functional>
 #include <set>
 
@@ -511,7 +513,8 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
         "read, is\nfactored in place) or W = I (0: M is not read and may be NULL). C is\n" +
             names.fn("constraint_jacobian") + "'s. work holds NWORK_CORRECTION " + real.plural() + ". Returns " + P + "_OK,\n" + P +
             "_SINGULAR_MASS, or " + P +
-            "_SINGULAR_CONSTRAINTS when a pivot of S falls\nbelow 1e-8 of its diagonal entry (the rows have lost "
+            "_SINGULAR_CONSTRAINTS when a pivot of S falls\nbelow " + format_double(LGC_ROWS_PIVOT) +
+            " of its diagonal entry (the rows have lost "
             "rank, or nearly:\na least-squares solve is the caller's then).",
         pointers(correction_work, "work", {{"Y", "Y"}, {"S", "S"}}),
         {}};
@@ -533,11 +536,12 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
     if (sizes.nc)
         doc += ", then the one-step correction (6.416-6.418) at t + h,\nas the runtime's --project full: "
                "positions by Gauss-Newton, q += W^-1 A^T K,\n(A W^-1 A^T) K = -phi (a factor reused while |phi| "
-               "falls by 4 a step), to\n|phi| <= 1e-13 or its round-off floor 64 eps (1 + |A| |q|), at most 20 "
-               "iterations;\nthen velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric\n"
+               "falls by " + std::to_string(int(1 / LGC_FACTOR_REUSE)) + " a step), to\n|phi| <= " +
+               format_double(LGC_CORRECTION_TOL) + " or its round-off floor 64 eps (1 + |A| |q|), at most " +
+               std::to_string(LGC_CORRECTION_MAX_ITER) + " iterations;\nthen velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric\n"
                "W = M (mass_metric 1) or W = I (0). Returns " + P + "_OK, " + P + "_SINGULAR_MASS,\n" + P +
-               "_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor\nbelow 1e-8 of its "
-               "diagonal entry), " + P + "_CORRECTION_FAILED (the positions\ndid not converge, or are not "
+               "_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor\nbelow " +
+               format_double(LGC_ROWS_PIVOT) + " of its diagonal entry), " + P + "_CORRECTION_FAILED (the positions\ndid not converge, or are not "
                "finite) or " + P + "_NOT_FINITE (a NaN or Inf in the\nstate reached)";
     else
         doc += ". mass_metric is not read (no constraints to correct).\nReturns " + P + "_OK, an error of the rhs, or " + P +

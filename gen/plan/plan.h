@@ -242,7 +242,7 @@ struct ArrayRef {
 struct SolveLine {
   enum Kind { heading, pivot, assign, add } kind = heading;
   std::string text;  // heading: the comment; pivot: the status macro's suffix on failure
-  const char *tolerance = "";  // pivot: the smallest pivot, as a fraction of the diagonal entry
+  double tolerance = 0;  // pivot: the smallest pivot, as a fraction of the diagonal entry
   ArrayRef target{"", 0};
   std::optional<ArrayRef> base;
   int sign = -1;
@@ -313,11 +313,13 @@ struct RealType {
   std::string plural() const { return c_type() + std::string("s"); }  // sizes' unit in comments
   std::string literal(double v) const;                   // "0.5", "0.5f"
   std::string function(const std::string &libm) const;   // "sqrt", "sqrtf"
-  std::string suffixed(const std::string &literal) const; // a double literal as one of this type: "1e-8f"
-  // C written in double (the dense and minimum-norm solves' loops) in this
-  // type: `double` becomes the typedef; in float, literals gain f and
-  // sqrt, fabs and HUGE_VAL become sqrtf, fabsf and HUGE_VALF.
-  std::string retyped(const std::string &c_in_double) const;
+  // C written over `real` with double literals and libm (a kernel of
+  // gen/kernels/) in this type: `real` becomes the typedef; in float,
+  // literals gain f and sqrt, fabs and HUGE_VAL become sqrtf, fabsf and
+  // HUGE_VALF. Each identifier and number is offered first to `word`: its
+  // text, or nullopt to retype it so (a kernel's placeholders).
+  using WordMap = std::function<std::optional<std::string>(const std::string &)>;
+  std::string retyped(const std::string &c_over_real, const WordMap &word) const;
 };
 
 // ---- plan.cpp (continued) -------------------------------------------------

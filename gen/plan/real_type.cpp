@@ -35,16 +35,14 @@ std::string RealType::literal(double v) const {
     std::snprintf(buf, sizeof buf, "%.*g", digits, double(f));
     if (std::strtof(buf, nullptr) == f) break;
   }
-  std::string s = buf;
+  std::string s = short_exponent(buf);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
   return s + "f";
 }
 
-std::string RealType::suffixed(const std::string &literal) const { return single() ? literal + "f" : literal; }
-
 std::string RealType::function(const std::string &libm) const { return single() ? libm + "f" : libm; }
 
-std::string RealType::retyped(const std::string &c) const {
+std::string RealType::retyped(const std::string &c, const WordMap &mapped) const {
   auto word_char = [](char ch) { return std::isalnum((unsigned char)ch) || ch == '_'; };
   std::string out;
   for (size_t i = 0; i < c.size();) {
@@ -55,7 +53,9 @@ std::string RealType::retyped(const std::string &c) const {
                                                                           (c[end - 1] == 'e' || c[end - 1] == 'E'))))))
         ++end;
       const std::string word = c.substr(i, end - i);
-      if (word == "double")
+      if (auto text = mapped(word))
+        out += *text;
+      else if (word == "real")
         out += type;
       else if (single() && (word == "sqrt" || word == "fabs"))
         out += word + "f";

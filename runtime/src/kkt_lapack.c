@@ -5,6 +5,7 @@
 
 #include "kkt_lapack.h"
 #include "lagrangec/system.h"
+#include "lagrangec/thresholds.h"
 
 /* dsyev's workspace per row of S: its blocked reduction's (nb + 2) n, nb = 64. */
 enum { SYEV_WORK_PER_ROW = 66 };
@@ -113,8 +114,8 @@ static double conditioning(const lgc_model *m, const unsigned char active[], con
 }
 
 /*
-** The generated rhs's minimum-norm solve (gen/emit/emit_solve.cpp): S = E
-** diag(eig) E^T, eigenvalues not above 1e-10 of the largest dropped,
+** The generated rhs's minimum-norm solve (gen/kernels/min_norm.c): S = E
+** diag(eig) E^T, eigenvalues not above LGC_EIGEN_FLOOR of the largest dropped,
 ** nu := S^+ nu; the dropped part of nu over its size (with `f` = U^-T f)
 ** is what the constraints ask for that no motion gives.
 */
@@ -128,7 +129,7 @@ static int solve_min_norm(const lgc_model *m, int nleft_out, kkt_work *w, const 
     double dropped = 0.0;
     for (int i = 0; i < nc; i++) {
         double s = cblas_ddot(nc, w->E + i * nc, 1, w->nu, 1);
-        if (w->eig[i] > 1e-10 * top) {
+        if (w->eig[i] > LGC_EIGEN_FLOOR * top) {
             w->z[i] = s / w->eig[i];
         } else {
             w->z[i] = 0.0;
@@ -260,7 +261,7 @@ int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double
     ** S nu = r - J M^-1 f = r - Y^T b, a = M^-1 (f + J^T nu) = U^-1 (b + Y nu).
     ** Two triangular solves with U instead of the loops' four.
     */
-    if (!factor(nq, w.M, w.diag, 1e-13))
+    if (!factor(nq, w.M, w.diag, LGC_MASS_PIVOT))
         return LGC_MODEL_SINGULAR_MASS;
     cblas_dtrsv(CblasColMajor, CblasUpper, CblasTrans, CblasNonUnit, nq, w.M, nq, a, 1);
     if (nc > 0) {
@@ -278,8 +279,8 @@ int lgc_kkt_lapack_rhs(const lgc_model *m, double work[], double t, const double
             w.conditioning[0] = conditioning(m, active, w.S, nc + 1, 0);
             w.conditioning[1] = w.conditioning[2] = 0.0;
             cblas_dgemv(CblasColMajor, CblasNoTrans, nq, nc, 1.0, w.G, nq, w.nu, 1, 1.0, a, 1);
-        } else if (factor(nc, w.S, w.diag, 1e-8)) {
-            /* (a pivot keeping no more than 1e-8 of its diagonal entry: the minimum-norm solve) */
+        } else if (factor(nc, w.S, w.diag, LGC_ROWS_PIVOT)) {
+            /* (a pivot keeping no more than LGC_ROWS_PIVOT of its diagonal entry: the minimum-norm solve) */
             LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', nc, 1, w.S, nc, w.nu, nc);
             w.conditioning[0] = conditioning(m, active, w.S, nc + 1, 1);
             w.conditioning[1] = w.conditioning[2] = 0.0;

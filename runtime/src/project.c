@@ -10,15 +10,15 @@
 ** formed from them, and its Cholesky factor stays inside X X^T's envelope
 ** (each row from its first nonzero: a chain's tridiagonal X X^T factors in
 ** O(m)). Gauss–Newton on the positions reuses the factor while |phi| falls
-** by FACTOR_REUSE per iteration. Where X X^T is singular or too
-** ill-conditioned for them (a pivot below 1e-8 of the largest diagonal
+** by LGC_FACTOR_REUSE per iteration. Where X X^T is singular or too
+** ill-conditioned for them (a pivot below LGC_ROWS_PIVOT of the largest diagonal
 ** entry: cond(C) past ~1e4), w is the minimum-norm solution of X w = r by
 ** LAPACK's dgelsd (SVD), which copes when C loses rank. W = I: L = I, X = C.
 **
 ** A model generated with its own correction (lgc_model's correction_factor,
 ** straight-line code over the structural nonzeros of M and C) factors and
 ** solves through it instead; where it finds a pivot too small (the same
-** 1e-8, of the pivot's own diagonal entry) the path above takes over.
+** LGC_ROWS_PIVOT, of the pivot's own diagonal entry) the path above takes over.
 */
 #include <float.h>
 #include <lapacke.h>
@@ -28,14 +28,11 @@
 
 #include "lagrangec/project.h"
 #include "lagrangec/status.h"
+#include "lagrangec/thresholds.h"
 #include "max_abs.h"
 
 /* Singular values below RCOND * s_max count as zero (rank deficiency). */
 #define RCOND 1e-12
-/* A Cholesky pivot of X X^T below this fraction of its largest diagonal entry hands over to the SVD. */
-#define NORMAL_PIVOT 1e-8
-/* A Gauss–Newton iteration on an old factor must cut |phi| by this factor, or the next one refactors. */
-#define FACTOR_REUSE 0.25
 
 struct lgc_projector {
     const lgc_model *model;
@@ -287,7 +284,7 @@ static void factor_rows(lgc_projector *pr, int rows)
         if (pr->nnz[i] == 0)
             pr->S[(size_t)i * rows + i] = 1.0;
     }
-    pr->factored = cholesky(pr->S, rows, pr->first, NORMAL_PIVOT) == 0 ? rows : 0;
+    pr->factored = cholesky(pr->S, rows, pr->first, LGC_ROWS_PIVOT) == 0 ? rows : 0;
 }
 
 /*
@@ -398,7 +395,7 @@ static double round_off_floor(const lgc_projector *pr, const double x[], int nh)
 ** takes one iteration at least: the corrected state is then a smooth
 ** function of the state, not one left alone below a threshold. A step on
 ** an older A W^-1 A^T (a chord step) stands when it meets the tolerance or
-** cuts |phi| by FACTOR_REUSE; one that does neither is undone, and a
+** cuts |phi| by LGC_FACTOR_REUSE; one that does neither is undone, and a
 ** Newton step on a fresh factor taken from where it began, so the iteration
 ** never does worse than Newton's. On return the residuals are x's; *c_current says whether C is.
 */
@@ -419,7 +416,7 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
         *iterations = it;
         if (!refactor && err <= fmax(pr->tol, round_off_floor(pr, x, nh)))
             return LGC_OK;  /* a chord step that met the tolerance stands, whatever it cut */
-        if (!refactor && !(err <= FACTOR_REUSE * last_err)) {
+        if (!refactor && !(err <= LGC_FACTOR_REUSE * last_err)) {
             if (chord) {
                 memcpy(x, pr->q_prev, (size_t)n * sizeof *x);
                 m->residuals(t, x, sys->p, phi, phi_dot, g);

@@ -12,6 +12,7 @@
 
 #include "lagrangec/project.h"
 #include "lagrangec/stepper.h"
+#include "lagrangec/thresholds.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,15 +67,16 @@ typedef struct lgc_driver_options {
 /* The numbers of the defaults below, which simulate's --help prints. */
 #define LGC_DEFAULT_RTOL 1e-8
 #define LGC_DEFAULT_ATOL 1e-10
-#define LGC_DEFAULT_PROJECT_TOL 1e-13
-#define LGC_DEFAULT_PROJECT_MAX_ITER 20
+#define LGC_DEFAULT_PROJECT_TOL LGC_CORRECTION_TOL
+#define LGC_DEFAULT_PROJECT_MAX_ITER LGC_CORRECTION_MAX_ITER
 #define LGC_DEFAULT_SINGULAR_GUARD 1e-2
 
 /*
 ** The defaults, and `lagrangec simulate`'s (runtime/programs take theirs
 ** from here): dopri5 from a first step it estimates (h = 0), rtol = 1e-8,
 ** atol = 1e-10; the full correction (positions, then velocities) in the
-** identity metric, to |phi| <= 1e-13 in at most 20 iterations (nothing to
+** identity metric, to |phi| <= LGC_CORRECTION_TOL in at most
+** LGC_CORRECTION_MAX_ITER iterations (thresholds.h; nothing to
 ** correct in an unconstrained model); no t_stop; no maximum step; the
 ** singular-instant guard at 1e-2. For rk4 set type and h (simulate's --dt).
 */
