@@ -62,7 +62,7 @@ static const lgc_option simulate_options[LGC_SIM_NOPTIONS] = {
                         "steps come from the step's interpolant"},
     [LGC_SIM_OUT] = {"--out", "FILE.csv", LGC_OPTION_OUTPUT,
                      "samples as CSV: t, q, q', phi[i], phi[i]', g[i], T+V,\n"
-                     "lambda[i], mu[i], Fc[q]"},
+                     "lambda[i], mu[i], Fc[q], outputs, mode[friction]"},
     [LGC_SIM_PLOT] = {"--plot", "FILE.png", LGC_OPTION_OUTPUT,
                       "a panel per coordinate against t, each on its own\n"
                       "axis; contacts' gaps, constraint residuals (log scale),\n"
