@@ -112,14 +112,32 @@ static int multipliers(lgc_friction *fr, lgc_system *sys, double t, const double
     return rc;
 }
 
-/* Contact k's normal force and friction (lambda_t) at the multipliers fr->mult. */
-static double normal_force(const lgc_friction *fr, const lgc_model *m, int k, const double mult[])
+/* Contact k's normal force N0 + dN . mult, from friction_normal's normal and normal_rate. */
+static double normal_at(const lgc_model *m, const double normal[], const double normal_rate[], int k,
+                        const double mult[])
 {
     const int nc = m->nh + m->nn;
-    double N = fr->normal[k];
+    double N = normal[k];
     for (int c = 0; c < nc; c++)
-        N += fr->normal_rate[(size_t)k * nc + c] * mult[c];
+        N += normal_rate[(size_t)k * nc + c] * mult[c];
     return N;
+}
+
+static double normal_force(const lgc_friction *fr, const lgc_model *m, int k, const double mult[])
+{
+    return normal_at(m, fr->normal, fr->normal_rate, k, mult);
+}
+
+void lgc_friction_direction(const lgc_model *m, const double slide[], int k, const double g[], double d[2])
+{
+    const int *rows = slip_rows(m, k);
+    d[0] = slide[2 * k];
+    d[1] = slide[2 * k + 1];
+    if (rows[1] >= 0) {
+        const double s[2] = {g[rows[0] - m->nh], g[rows[1] - m->nh]};
+        if (s[0] * d[0] + s[1] * d[1] > 0.0)
+            direction(s, d);
+    }
 }
 
 static void friction_force(const lgc_model *m, int k, const double mult[], double f[2])
@@ -316,23 +334,19 @@ void lgc_friction_sliding_forces(const lgc_system *sys, double t, const double x
                                  double mult[], double normal[], double normal_rate[])
 {
     const lgc_model *m = sys->model;
-    const int nf = m->nfriction, nc = m->nh + m->nn;
+    const int nf = m->nfriction;
     if (nf == 0)
         return;
     m->friction_normal(t, x, sys->u, sys->p, normal, normal_rate);
+    for (int k = 0; k < nf; k++)    /* each N from rhs's multipliers, before any slip's is written */
+        normal[k] = normal_at(m, normal, normal_rate, k, mult);
     for (int k = 0; k < nf; k++) {
         if (!lgc_sliding(sys->slide, k))
             continue;
         const int *rows = slip_rows(m, k);
-        double N = normal[k], d[2] = {sys->slide[2 * k], sys->slide[2 * k + 1]};
-        for (int c = 0; c < nc; c++)
-            N += normal_rate[(size_t)k * nc + c] * mult[c];
-        if (rows[1] >= 0) {
-            const double s[2] = {g[rows[0] - m->nh], g[rows[1] - m->nh]};
-            if (s[0] * d[0] + s[1] * d[1] > 0.0)
-                direction(s, d);
-        }
+        double d[2];
+        lgc_friction_direction(m, sys->slide, k, g, d);
         for (int j = 0; j < 2 && rows[j] >= 0; j++)
-            mult[rows[j]] = -sys->slide[3 * nf + k] * N * d[j];
+            mult[rows[j]] = -sys->slide[3 * nf + k] * normal[k] * d[j];
     }
 }

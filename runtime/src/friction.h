@@ -90,6 +90,13 @@ void lgc_friction_indicators(lgc_friction *fr, const lgc_system *sys, double t, 
 void lgc_friction_reference(lgc_friction *fr, lgc_system *sys, double t, const double x[]);
 
 /*
+** Sliding contact k's direction d, its force -mu_k N d, at the
+** nonholonomic residuals g (nn): the one `slide` holds; a spatial
+** contact's slip s/|s| while s . d > 0 (lgc_friction_reference).
+*/
+void lgc_friction_direction(const lgc_model *m, const double slide[], int k, const double g[], double d[2]);
+
+/*
 ** Each sliding contact's friction force, -mu_k N d, into its slip rows'
 ** multipliers (rhs leaves them 0), from those of the other rows: mult
 ** then holds the friction force of every contact, sticking or sliding.

@@ -17,6 +17,17 @@
 #define MAX_ITER 50
 
 
+/*
+** A friction contact's slip is a velocity, a constraint only while it
+** sticks: at a start its residual in res = [phi; phi'; g] is 0.
+*/
+static void leave_slips(const lgc_model *m, double res[])
+{
+    for (int i = 0; i < 2 * m->nfriction; i++)
+        if (m->friction_slip_rows[i] >= 0)
+            res[m->nh + m->friction_slip_rows[i]] = 0.0;   /* g follows phi and phi' */
+}
+
 int lgc_state_check(const lgc_system *sys, double t, const double x[], double tol,
                     int *row, double *residual)
 {
@@ -26,9 +37,7 @@ int lgc_state_check(const lgc_system *sys, double t, const double x[], double to
     if (!r)
         return LGC_ERR_NOMEM;
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
-    for (int i = 0; i < 2 * m->nfriction; i++)     /* a slip is no constraint at a start */
-        if (m->friction_slip_rows[i] >= 0)
-            r[m->nh + m->friction_slip_rows[i]] = 0.0;
+    leave_slips(m, r);
     const double bound = tol * fmax(1.0, lgc_max_abs(x, 2 * m->nq, 0.0));
     *row = -1;
     for (int i = 0; i < rows; i++) {
@@ -146,9 +155,7 @@ static void leave_contacts(const lgc_model *m, double res[])
     for (int i = m->nh - m->ncontact; i < m->nh; i++)
         if (res[i] >= 0.0)
             res[i] = res[m->nh + i] = 0.0;
-    for (int i = 0; i < 2 * m->nfriction; i++)
-        if (m->friction_slip_rows[i] >= 0)
-            res[m->nh + m->friction_slip_rows[i]] = 0.0;   /* g follows phi and phi' */
+    leave_slips(m, res);
 }
 
 /* The largest |res[i]| over the solved rows; NaN once one is (lgc_max_abs's rule). */

@@ -3,8 +3,8 @@
 #include <lapacke.h>
 #include <math.h>
 
+#include "friction.h"
 #include "kkt_lapack.h"
-#include "lagrangec/system.h"
 #include "lagrangec/thresholds.h"
 
 /* dsyev's workspace per row of S: its blocked reduction's (nb + 2) n, nb = 64. */
@@ -147,9 +147,9 @@ static int solve_min_norm(const lgc_model *m, int nleft_out, kkt_work *w, const 
 /*
 ** Sliding friction (lagrangec/system.h's slide): contact k's force is
 ** -mu_k N B_k^T d, B_k its slip rows of J (row-major in Y, before the
-** rows left out are zeroed), d its direction (a spatial contact's along
-** its slip s, s/|s|, while s . d > 0: friction.h), N = N0 + dN . nu. N0's part joins f; the part in
-** the multipliers makes the force on the rows G nu, G = J^T - sum_k mu_k
+** rows left out are zeroed), d its direction (lgc_friction_direction),
+** N = N0 + dN . nu. N0's part joins f; the part in the multipliers
+** makes the force on the rows G nu, G = J^T - sum_k mu_k
 ** b_k dN_k^T with b_k = B_k^T d (into w->G once the rows left out are
 ** zeroed). Returns 1 when G is not J^T, 0 when only f changed.
 */
@@ -162,17 +162,12 @@ static int sliding_forces(const lgc_model *m, kkt_work *w, const double slide[],
     m->friction_normal(t, x, u, p, w->normal, w->normal_rate);
     for (int k = 0; k < nf; k++) {
         const int *rows = m->friction_slip_rows + 2 * k;
-        double d[2] = {slide[2 * k], slide[2 * k + 1]};
-        double *b = w->b + (size_t)k * nq;
+        double d[2], *b = w->b + (size_t)k * nq;
         for (int i = 0; i < nq; i++)
             b[i] = 0.0;
         if (!lgc_sliding(slide, k))
             continue;
-        if (rows[1] >= 0) {     /* along the slip while it points d's way (friction.h) */
-            const double s0 = g[rows[0] - nh], s1 = g[rows[1] - nh], norm = hypot(s0, s1);
-            if (s0 * d[0] + s1 * d[1] > 0.0)
-                d[0] = s0 / norm, d[1] = s1 / norm;
-        }
+        lgc_friction_direction(m, slide, k, g, d);
         for (int j = 0; j < 2 && rows[j] >= 0; j++)
             for (int i = 0; i < nq; i++)
                 b[i] += d[j] * w->Y[(size_t)rows[j] * nq + i];
