@@ -197,10 +197,16 @@ class Deriver {
         nonholonomic.push_back(o);
         m_.g.push_back(read_expression(f.slip[i], scope_, {o.name.c_str(), true, false}).expand());
       }
-      std::string what = "the static friction coefficient of '" + f.name + "'";
-      out.mu_static = read_coefficient(f.mu_static, what);
-      out.mu_kinetic = f.mu_kinetic ? read_coefficient(*f.mu_kinetic, "the kinetic friction coefficient of '" + f.name + "'")
-                                    : out.mu_static;
+      out.mu_static = read_coefficient(f.mu_static, "the static friction coefficient of '" + f.name + "'");
+      out.mu_kinetic = out.mu_static;
+      if (f.mu_kinetic) {
+        out.mu_kinetic = read_coefficient(*f.mu_kinetic, "the kinetic friction coefficient of '" + f.name + "'");
+        // Past mu_s, a contact that breaks away would slide with more friction than held it.
+        if (at_defaults(out.mu_kinetic) > at_defaults(out.mu_static))
+          error_at(f.mu_kinetic->loc_of(0), "the kinetic friction coefficient of '" + f.name +
+                                                "' exceeds the static one at the parameters' defaults: it "
+                                                "must lie in [0, static]");
+      }
     }
   }
 
