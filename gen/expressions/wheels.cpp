@@ -77,13 +77,17 @@ class WheelReader {
         to_contact.terms[axes] = p;
         height = h.subs(down);
         // A quaternion's rotation as written is |q|^2 times a rotation off
-        // the unit sphere: n_B's length is the height's scale there (p, of
-        // degree 0 in n_B, has none), divided out so that the row is the
+        // the unit sphere, and so n_B's length is the product of the |q|^2
+        // of the quaternions on the way from N: the height's scale there (p,
+        // of degree 0 in n_B, has none), divided out so that the row is the
         // height whatever |q| (else it would repeat the unit-norm row).
-        bool by_quaternion = false;
+        ex scale = 1;
         for (int C = axes; C != FrameTree::N; C = frames_.node(C).parent)
-          by_quaternion = by_quaternion || frames_.node(C).is_quaternion();
-        if (by_quaternion) height = height / GiNaC::sqrt(GiNaC::pow(nb[0], 2) + GiNaC::pow(nb[1], 2) + GiNaC::pow(nb[2], 2));
+          if (frames_.node(C).is_quaternion()) {
+            const ex &q = frames_.node(C).angle;
+            scale *= GiNaC::pow(q.op(0), 2) + GiNaC::pow(q.op(1), 2) + GiNaC::pow(q.op(2), 2) + GiNaC::pow(q.op(3), 2);
+          }
+        height = height / scale;
         break;
       }
     }
