@@ -182,7 +182,7 @@ class WheelReader {
       } else if (k < 14) {
         for (int i = 0; i < 3; ++i) u[i] = ((k - 6) >> i & 1 ? -1 : 1) / std::sqrt(3.0);
       } else {
-        double z = 2 * next() - 1, phi = 2 * M_PI * next(), rho = std::sqrt(1 - z * z);
+        double z = 2 * next() - 1, phi = 2 * std::acos(-1.0) * next(), rho = std::sqrt(1 - z * z);
         u = {rho * std::cos(phi), rho * std::sin(phi), z};
       }
       auto at = [&](const ex &e, double scale = 1) {
