@@ -407,6 +407,8 @@ class ExprReader {
   // The names this expression may use, in the spec's order.
   std::vector<std::string> usable_names() const {
     std::vector<std::string> names;
+    if (ctx_.locals)
+      for (auto &[name, symbol] : *ctx_.locals) names.push_back(name);
     for (auto *list : {&symbols_.q, &symbols_.v, &symbols_.p, &symbols_.u})
       for (auto &sym : *list) {
         const SymbolInfo &info = symbols_.by_name.at(sym.get_name());
@@ -457,6 +459,7 @@ class ExprReader {
     }
     skip_space();
     if (pos_ < s_.size() && s_[pos_] == '(' && id.back() != '\'') return call(id, start);
+    if (ctx_.locals && ctx_.locals->count(id)) return of(ctx_.locals->at(id));
     auto it = symbols_.by_name.find(id);
     // NAME_dot is NAME', as --init and runs tables spell it: no other name may be NAME_dot (spec_reader.cpp).
     const size_t stem = id.size() - std::min<size_t>(id.size(), 4);

@@ -235,6 +235,9 @@ struct ExprContext {
   // What it may depend on, for a message about a name it may not use.
   const char *depends_on = "coordinates and t";
   bool multipliers = false;  // lambda1..., mu1... (outputs and events)
+  // Names of this expression alone, before the spec's (a support function's
+  // ux, uy, uz), with their symbols.
+  const std::map<std::string, GiNaC::ex> *locals = nullptr;
 };
 
 // A scalar expression; a vector is an error.
@@ -272,9 +275,11 @@ std::vector<BodyEnergy> body_energies(Scope &scope);
 // ---- wheels.cpp -----------------------------------------------------------
 
 // The rows of one rolling wheel ([rolling.NAME]): with n the plane's unit
-// normal, a the axle's unit vector and r the radius, the contact point is
-// centre - r k, k = (n - (n.a) a)/sqrt(1 - (n.a)^2), straight "down" in the
-// wheel's plane. The holonomic row keeps it on the plane, n . contact = 0;
+// normal, a disk's contact point (a its axle's unit vector, r its radius)
+// is centre - r k, k = (n - (n.a) a)/sqrt(1 - (n.a)^2), straight "down" in
+// the wheel's plane; a sphere's centre - r n; a convex body's, of support
+// function h(u) in its frame's axes, centre + R grad h(-R^T n), R the
+// frame's rotation. The holonomic row keeps it on the plane, n . contact = 0;
 // the two nonholonomic rows stop its material point sliding along the two
 // tangents of the plane: t . (vel(centre) + omega(wheel) x (contact - centre)) = 0.
 struct WheelRows {

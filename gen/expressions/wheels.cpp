@@ -1,10 +1,14 @@
-// wheels.cpp — the constraints of a disk wheel rolling without slipping on
-// a plane ([rolling.NAME]): its contact point on the plane (holonomic) and
-// no sliding of the material point at the contact (two nonholonomic rows).
+// wheels.cpp — the constraints of a body rolling without slipping on a
+// plane ([rolling.NAME]: a disk wheel, a sphere, an ellipsoid, or a convex
+// body given by its support function): its contact point on the plane
+// (holonomic) and no sliding of the material point at the contact (two
+// nonholonomic rows).
 // The rows are constraints with multipliers, never substituted into T: the
 // substitution gives wrong equations for a nonholonomic system (sympy issue
 // 27631).
 #include "expressions/expressions.h"
+
+#include <cmath>
 
 namespace lgc {
 
@@ -20,31 +24,76 @@ class WheelReader {
   WheelRows rows(const WheelSpec &w) {
     const BodySpec &body = body_of(w);
     std::string name = "wheel '" + w.name + "'";
-    std::string of_centre = "the centre of " + name, of_axle = "the axle of " + name,
-                of_normal = "the normal of " + name, of_radius = "the radius of " + name;
+    std::string of_centre = "the centre of " + name, of_normal = "the normal of " + name;
     Vector centre = w.centre ? read_vector(*w.centre, scope_, {of_centre.c_str(), false, false})
                              : read_vector(body.centre, scope_, {of_centre.c_str(), false, false});
-    Vector a = unit(read_vector(w.axle, scope_, {of_axle.c_str(), false, false}), w.axle, of_axle);
+    std::string of_axle = "the axle of " + name;
+    Vector a;
+    if (w.shape == WheelSpec::disk) a = unit(read_vector(w.axle, scope_, {of_axle.c_str(), false, false}), w.axle, of_axle);
     Vector n = unit(read_vector(w.normal, scope_, {of_normal.c_str(), false, false, false, "parameters"}), w.normal,
                     of_normal);
-    ex r = read_expression(w.radius, scope_, {of_radius.c_str(), false, false, false, "parameters"});
+    ex r = w.shape == WheelSpec::disk || w.shape == WheelSpec::sphere ? length(w.radius, "the radius of " + name) : ex(0);
     check_fixed(n, w.normal, of_normal);
-    ex na = dot(frames_, n, a);
-    if ((1 - GiNaC::pow(na, 2)).expand().is_zero())
-      error_at(w.axle.loc_of(0), of_axle + " is parallel to the normal of its plane: the disk would lie flat, "
-                                 "with no contact point; a rolling wheel's axle lies across the normal");
-
-    // contact = centre - r k, k = (n - (n.a) a) / sqrt(1 - (n.a)^2), the
-    // unit vector from the contact to the centre.
-    Vector k;
-    if (auto along_axis = axis_towards(a, n)) {
-      k = *along_axis;
-    } else {
-      k = (1 / GiNaC::sqrt(1 - GiNaC::pow(na, 2))) * (n + (-na) * a);
+    // The body's point at the contact, from its centre, and its height
+    // above the plane (n . (contact - centre) = -height).
+    Vector to_contact;
+    ex height;
+    switch (w.shape) {
+      case WheelSpec::disk: {
+        ex na = dot(frames_, n, a);
+        if ((1 - GiNaC::pow(na, 2)).expand().is_zero())
+          error_at(w.axle.loc_of(0), of_axle + " is parallel to the normal of its plane: the disk would lie flat, "
+                                     "with no contact point; a rolling wheel's axle lies across the normal");
+        // contact = centre - r k, k = (n - (n.a) a) / sqrt(1 - (n.a)^2), the
+        // unit vector from the contact to the centre.
+        Vector k;
+        if (auto along_axis = axis_towards(a, n)) {
+          k = *along_axis;
+        } else {
+          k = (1 / GiNaC::sqrt(1 - GiNaC::pow(na, 2))) * (n + (-na) * a);
+        }
+        to_contact = (-r) * k;
+        height = r * dot(frames_, n, k);
+        break;
+      }
+      case WheelSpec::sphere: {
+        // Straight down the normal, whatever the body's orientation.
+        to_contact = (-r) * n;
+        height = r;
+        break;
+      }
+      case WheelSpec::ellipsoid:
+      case WheelSpec::support: {
+        // A convex body of support function h(u) (its extent along u from
+        // the centre, u in the body frame's axes) touches the plane at the
+        // point furthest along -n: grad h(-n_B), n_B = n in the body's axes,
+        // at the height h(-n_B) (docs/theory.md, §8).
+        int axes = scope_.frame(body.frame);
+        Components nb = components_in(frames_, n, axes);
+        GiNaC::exmap down = {{u_[0], -nb[0]}, {u_[1], -nb[1]}, {u_[2], -nb[2]}};
+        ex h = support_function(w, name);
+        Components p;
+        for (int i = 0; i < 3; ++i) p[i] = h.diff(u_[i]).subs(down);
+        to_contact.terms[axes] = p;
+        height = h.subs(down);
+        // A quaternion's rotation as written is |q|^2 times a rotation off
+        // the unit sphere, and so n_B's length is the product of the |q|^2
+        // of the quaternions on the way from N: the height's scale there (p,
+        // of degree 0 in n_B, has none), divided out so that the row is the
+        // height whatever |q| (else it would repeat the unit-norm row).
+        ex scale = 1;
+        for (int C = axes; C != FrameTree::N; C = frames_.node(C).parent)
+          if (frames_.node(C).is_quaternion()) {
+            const ex &q = frames_.node(C).angle;
+            scale *= GiNaC::pow(q.op(0), 2) + GiNaC::pow(q.op(1), 2) + GiNaC::pow(q.op(2), 2) + GiNaC::pow(q.op(3), 2);
+          }
+        height = height / scale;
+        break;
+      }
     }
     Vector slip = time_derivative(frames_, s_, centre) +
-                  cross(frames_, frames_.angular_velocity(scope_.frame(body.frame), s_), (-r) * k);
-    WheelRows out{&w, dot(frames_, n, centre) - r * dot(frames_, n, k), {}, {}};
+                  cross(frames_, frames_.angular_velocity(scope_.frame(body.frame), s_), to_contact);
+    WheelRows out{&w, dot(frames_, n, centre) - height, {}, {}};
     auto [t1, t2] = tangents(n, out.tangent);
     out.no_slip = {dot(frames_, t1, slip), dot(frames_, t2, slip)};
     return out;
@@ -55,6 +104,131 @@ class WheelReader {
   const FrameTree &frames_;
   const SymbolTable &s_;
   const std::function<int(const ex &)> &sign_;
+  // The direction of a support function, in the body frame's axes.
+  const std::array<GiNaC::realsymbol, 3> u_ = {GiNaC::realsymbol("ux"), GiNaC::realsymbol("uy"),
+                                               GiNaC::realsymbol("uz")};
+
+  // e at the parameters' defaults, when it is a real number there.
+  std::optional<double> at_defaults(const ex &e, const GiNaC::exmap &more = {}) const {
+    GiNaC::exmap values = more;
+    for (size_t i = 0; i < s_.p.size(); ++i) values[s_.p[i]] = scope_.spec.parameters[i].value;
+    try {
+      ex v = e.subs(values).evalf();
+      if (!GiNaC::is_a<GiNaC::numeric>(v) || !GiNaC::ex_to<GiNaC::numeric>(v).is_real()) return std::nullopt;
+      double x = GiNaC::ex_to<GiNaC::numeric>(v).to_double();
+      if (!std::isfinite(x)) return std::nullopt;
+      return x;
+    } catch (const std::exception &) {  // a pole: 1/0
+      return std::nullopt;
+    }
+  }
+
+  // A radius or a semi-axis: an expression of the parameters, positive at
+  // their defaults.
+  ex length(const SourceText &src, const std::string &what) {
+    ex r = read_expression(src, scope_, {what.c_str(), false, false, false, "parameters"});
+    std::optional<double> value = at_defaults(r);
+    if (value && !(*value > 0))
+      error_at(src.loc_of(0), what + " is " + format_double(*value) +
+                                  " at the parameters' defaults; a length must be positive");
+    return r;
+  }
+
+  // h(ux, uy, uz): an ellipsoid's sqrt(a^2 ux^2 + b^2 uy^2 + c^2 uz^2), or
+  // the one written, checked at sampled directions (the parameters at their
+  // defaults) to be a support function: positive (the centre inside the
+  // body), of degree 1 (h(2u) = 2 h(u)) and convex.
+  ex support_function(const WheelSpec &w, const std::string &name) {
+    if (w.shape == WheelSpec::ellipsoid) {
+      const char *axis[] = {"x", "y", "z"};
+      ex square = 0;
+      for (int i = 0; i < 3; ++i) {
+        ex a = length(w.semi_axes[i], std::string("the semi-axis along ") + axis[i] + " of " + name);
+        square += GiNaC::pow(a * u_[i], 2);
+      }
+      return GiNaC::sqrt(square);
+    }
+    std::string what = "the support function of " + name;
+    const SourceText &src = w.support_function;
+    std::map<std::string, ex> locals = {{"ux", u_[0]}, {"uy", u_[1]}, {"uz", u_[2]}};
+    std::vector<std::string> values = scope_.value_names();
+    for (auto &[local, symbol] : locals)
+      if (s_.by_name.count(local) || std::find(values.begin(), values.end(), local) != values.end())
+        error_at(src.loc_of(0), "'" + local + "' is a name of the spec; in " + what +
+                                    " ux, uy, uz are the direction's components: rename the spec's '" + local + "'");
+    ExprContext ctx{what.c_str(), false, false, false, "parameters and the direction ux, uy, uz"};
+    ctx.locals = &locals;
+    ex h = read_expression(src, scope_, ctx);
+    check_support(h, src, what);
+    return h;
+  }
+
+  void check_support(const ex &h, const SourceText &src, const std::string &what) const {
+    ex grad[3], hess[3][3];
+    for (int i = 0; i < 3; ++i) grad[i] = h.diff(u_[i]);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) hess[i][j] = grad[i].diff(u_[j]);
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    auto next = [&] {  // xorshift64*, as model_checks' samples
+      state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
+      return double((state * 0x2545F4914F6CDD1Dull) >> 11) / double(1ull << 53);
+    };
+    for (int k = 0; k < 64; ++k) {
+      // The axes and the diagonals first, then directions spread at random.
+      std::array<double, 3> u;
+      if (k < 6) {
+        u = {0, 0, 0};
+        u[k / 2] = k % 2 ? -1 : 1;
+      } else if (k < 14) {
+        for (int i = 0; i < 3; ++i) u[i] = ((k - 6) >> i & 1 ? -1 : 1) / std::sqrt(3.0);
+      } else {
+        double z = 2 * next() - 1, phi = 2 * std::acos(-1.0) * next(), rho = std::sqrt(1 - z * z);
+        u = {rho * std::cos(phi), rho * std::sin(phi), z};
+      }
+      auto at = [&](const ex &e, double scale = 1) {
+        return at_defaults(e, {{u_[0], scale * u[0]}, {u_[1], scale * u[1]}, {u_[2], scale * u[2]}});
+      };
+      std::string where = " at u = (" + format_double(u[0]) + ", " + format_double(u[1]) + ", " +
+                          format_double(u[2]) + ")";
+      std::optional<double> h1 = at(h), h2 = at(h, 2);
+      if (!h1 || !h2)
+        error_at(src.loc_of(0), what + " has no real value" + where + " (the parameters at their defaults)");
+      if (!(*h1 > 0))
+        error_at(src.loc_of(0), what + " is " + format_double(*h1) + where +
+                                    ": the body's centre must be inside it, where h(u), its extent along u, is positive");
+      if (!(std::fabs(*h2 - 2 * *h1) <= 1e-9 * *h1))
+        error_at(src.loc_of(0), what + " is not of degree 1: h(2u) = " + format_double(*h2) + " but 2 h(u) = " +
+                                    format_double(2 * *h1) + where +
+                                    "; a support function grows with its direction's length (a unit sphere's is "
+                                    "sqrt(ux^2 + uy^2 + uz^2))");
+      // The Hessian in two directions across u: the surface's radii of curvature there.
+      std::array<double, 3> t1 = std::fabs(u[0]) < 0.9 ? std::array<double, 3>{0, u[2], -u[1]}
+                                                       : std::array<double, 3>{-u[2], 0, u[0]};
+      double len = std::sqrt(t1[0] * t1[0] + t1[1] * t1[1] + t1[2] * t1[2]);
+      for (double &x : t1) x /= len;
+      std::array<double, 3> t2 = {u[1] * t1[2] - u[2] * t1[1], u[2] * t1[0] - u[0] * t1[2], u[0] * t1[1] - u[1] * t1[0]};
+      double H[3][3];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          std::optional<double> v = at(hess[i][j]);
+          if (!v) error_at(src.loc_of(0), what + " has no second derivative" + where + ": its surface is not smooth there");
+          H[i][j] = *v;
+        }
+      auto form = [&](const std::array<double, 3> &a, const std::array<double, 3> &b) {
+        double sum = 0;
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) sum += a[i] * H[i][j] * b[j];
+        return sum;
+      };
+      double a = form(t1, t1), b = form(t1, t2), c = form(t2, t2);
+      double least = (a + c) / 2 - std::sqrt((a - c) * (a - c) / 4 + b * b);
+      if (least < -1e-9 * *h1)
+        error_at(src.loc_of(0), what + " is not convex: a radius of curvature of its surface is " +
+                                    format_double(least) + where +
+                                    " (the least eigenvalue of h's Hessian across u); the body must be convex, "
+                                    "so that the plane touches it at one point");
+    }
+  }
 
   // k as a frame's unit vector, when it is one: with the axle an axis j of
   // a frame C (or of a frame C turns from about j) and another axis i of C

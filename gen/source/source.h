@@ -89,15 +89,23 @@ struct ParticleSpec {
   SourceText mass, point;
 };
 
-// [rolling.NAME]: a disk wheel, the body `body`, rolling without slipping
-// on the plane through N's origin with normal `normal`; its centre is the
-// body's unless given.
+// [rolling.NAME]: the body `body` rolling without slipping on the plane
+// through N's origin with normal `normal`; its centre is the body's unless
+// given. Its shape: a disk wheel (`axle`, `radius`; the default), a sphere
+// (`radius`), an ellipsoid (`semi_axes` along the body frame's axes), or a
+// convex body given by its support function (`support`, an expression of
+// the direction ux, uy, uz in the body frame's axes, from the centre).
 struct WheelSpec {
+  enum Shape { disk, sphere, ellipsoid, support };
   std::string name;
   SourceLoc loc;
   NameRef body;
+  Shape shape = disk;
+  SourceLoc shape_loc;  // of `shape`, or of the table's name when it is not written
   std::optional<SourceText> centre;
-  SourceText axle, radius, normal;
+  SourceText axle, radius, normal;  // axle: a disk's; radius: a disk's or a sphere's
+  std::vector<SourceText> semi_axes;  // an ellipsoid's a, b, c
+  SourceText support_function;        // h(ux, uy, uz)
 };
 
 // [events.NAME]: where `when` crosses zero in `direction` (rising: from

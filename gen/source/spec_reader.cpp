@@ -44,7 +44,14 @@ const std::set<std::string> kFrictionKeys = {"slip", "wheel", "normal", "static"
 
 const std::set<std::string> kBodyKeys = {"mass", "frame", "centre", "inertia", "inertia_frame"};
 const std::set<std::string> kParticleKeys = {"mass", "point"};
-const std::set<std::string> kWheelKeys = {"body", "centre", "axle", "radius", "normal"};
+const std::set<std::string> kWheelKeys = {"body", "centre", "axle", "radius", "normal", "shape", "semi_axes", "support"};
+// The keys of each shape of [rolling.NAME], in WheelSpec::Shape's order.
+const char *const kShapeNames[] = {"disk", "sphere", "ellipsoid", "support"};
+const std::set<std::string> kShapeKeys[] = {
+    {"body", "centre", "axle", "radius", "normal", "shape"},
+    {"body", "centre", "radius", "normal", "shape"},
+    {"body", "centre", "semi_axes", "normal", "shape"},
+    {"body", "centre", "support", "normal", "shape"}};
 
 const std::set<std::string> kCKeywords = {
     "auto",     "break",    "case",     "char",       "const",     "continue", "default",
@@ -590,14 +597,76 @@ class Reader {
       WheelSpec w;
       w.name = std::string(key->str());
       w.loc = loc(key->source().begin);
+      w.shape_loc = w.loc;
+      if (const toml::node *shape = t->get("shape")) {
+        std::optional<std::string> name = optional_string(*t, "shape");
+        w.shape_loc = loc(*shape);
+        auto found = std::find(std::begin(kShapeNames), std::end(kShapeNames), *name);
+        if (found == std::end(kShapeNames))
+          error_at(w.shape_loc, "'shape' = \"" + *name + "\" is not one of disk, sphere, ellipsoid, support" +
+                                    did_you_mean_shape(*name));
+        w.shape = WheelSpec::Shape(found - std::begin(kShapeNames));
+      }
+      const std::set<std::string> &keys = kShapeKeys[w.shape];
+      std::string shape = kShapeNames[w.shape];
+      for (auto &&[k, v] : *t)
+        if (!keys.count(std::string(k.str()))) {
+          std::string whose;
+          for (int other = 0; other < 4; ++other)
+            if (kShapeKeys[other].count(std::string(k.str()))) whose += (whose.empty() ? "" : ", ") + std::string(kShapeNames[other]);
+          error_at(loc(k.source().begin), "'" + std::string(k.str()) + "' is a key of " +
+                                              (std::string("aeiou").find(whose[0]) == std::string::npos ? "a " : "an ") +
+                                              whose + " ([rolling] shape = \"" +
+                                              whose.substr(0, whose.find(',')) + "\"); [" + table + "] is a " + shape +
+                                              (t->get("shape") ? "" : " (no 'shape': the default)") + ", whose keys are " +
+                                              join(keys));
+        }
       w.body = name_ref(required(*t, table, *key, "body", "the name of the wheel's body in [bodies]"), "body");
       if (auto *c = t->get("centre")) w.centre = expression(*c, "centre");
-      w.axle = expression(required(*t, table, *key, "axle", "the direction of its axle, a vector"), "axle");
-      w.radius = expression(required(*t, table, *key, "radius", "its radius"), "radius");
+      switch (w.shape) {
+        case WheelSpec::disk:
+          w.axle = expression(required(*t, table, *key, "axle", "the direction of its axle, a vector"), "axle");
+          [[fallthrough]];
+        case WheelSpec::sphere:
+          w.radius = length(required(*t, table, *key, "radius", "its radius, an expression of the parameters"),
+                            "radius");
+          break;
+        case WheelSpec::ellipsoid: {
+          const char *shape_of = "a list of the 3 semi-axes [a, b, c] along the body frame's x, y and z axes";
+          const toml::node &n = required(*t, table, *key, "semi_axes", shape_of);
+          const toml::array *a = n.as_array();
+          if (!a) wrong_type(n, "semi_axes", shape_of);
+          if (a->size() != 3)
+            error_at(loc(n), "'semi_axes' has " + std::to_string(a->size()) + " entries; it must be " + shape_of);
+          for (const toml::node &e : *a) w.semi_axes.push_back(length(e, "semi_axes"));
+          break;
+        }
+        case WheelSpec::support: {
+          const toml::node &n = required(*t, table, *key, "support",
+                                         "the support function h(ux, uy, uz) of the body's surface, an expression");
+          if (!n.is_string()) wrong_type(n, "support", "an expression of ux, uy, uz and the parameters (a string)");
+          w.support_function = expression(n, "support");
+          break;
+        }
+      }
       w.normal = expression(required(*t, table, *key, "normal", "the normal of the plane it rolls on, a vector"),
                             "normal");
       spec_.wheels.push_back(std::move(w));
     }
+  }
+
+  // A radius or a semi-axis: a number or an expression of the parameters.
+  SourceText length(const toml::node &n, const std::string &key) {
+    if (!n.is_string() && !n.is_number()) wrong_type(n, key, "a number or an expression of the parameters");
+    return expression(n, key);
+  }
+
+  static std::string did_you_mean_shape(const std::string &name) {
+    for (const char *good : kShapeNames)
+      if (near_miss(name, good)) return std::string(" (did you mean '") + good + "'?)";
+    if (name == "ball") return " (a ball is shape = \"sphere\")";
+    if (name == "wheel" || name == "cylinder") return " (a wheel is shape = \"disk\")";
+    return "";
   }
 
   int coordinate_index(const toml::key &k, const char *table) const {
