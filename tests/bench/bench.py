@@ -63,6 +63,15 @@ def machine():
             "load_start": os.getloadavg()}
 
 
+def buildtype(build):
+    """The build directory's meson buildtype (release from run.sh; the developers' build/ is debugoptimized)."""
+    try:
+        with open(os.path.join(build, "meson-info", "intro-buildoptions.json")) as f:
+            return next(o["value"] for o in json.load(f) if o["name"] == "buildtype")
+    except (OSError, ValueError, StopIteration):
+        return "?"
+
+
 def selected(only):
     """The sections to run, in SECTIONS' order: those named and those they need."""
     if only is None:
@@ -99,6 +108,7 @@ def main():
     ctx = {"lagrangec": os.path.join(build, "gen", "lagrangec"), "build": build, "work": work, "quick": quick}
     t0 = time.time()
     res = {"machine": machine(), "options": " ".join(a for a in argv if a == "--quick")}
+    res["machine"]["buildtype"] = buildtype(build)
     try:
         for key, module in sections:
             res[key] = module.section(ctx, res)

@@ -55,7 +55,7 @@ def replace_sections(path, res, sections, command):
     cpu = next((line.split(":", 1)[1].strip() for line in m["lscpu"].split("\n") if line.startswith("Model name")),
                "?")
     stamp = (f"_This section comes from one separate run, `{command}` ({res['elapsed_min']:.1f} min; source "
-             f"{m['source']}; {m['nproc']} × {cpu}, {m['cc']}; load average {m['load_start'][0]:.2f} at its start, "
+             f"{m['source']}; a {m.get('buildtype', '?')} build; {m['nproc']} × {cpu}, {m['cc']}; load average {m['load_start'][0]:.2f} at its start, "
              f"{m['load_end'][0]:.2f} at its end); the next full run replaces it._")
     for key, module in sections:
         if key not in res:
