@@ -340,6 +340,7 @@ void lgc_sim_integrate(lgc_sim_run *r)
     const int show = !r->opt.quiet && isatty(STDERR_FILENO);
     double t = 0.0, last = lgc_now(), begin = last;
     lgc_monitor_reset(&r->mon, r->model);
+    r->mon.forces = r->csv != NULL;     /* the multipliers and forces only where a CSV row writes them */
     lgc_event_log_reset(&r->log, r->model);
     r->fault_detail = NULL;
     r->drifted = r->inside = 0;

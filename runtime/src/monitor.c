@@ -12,12 +12,12 @@
 
 /*
 ** x, phi, phi', g, multipliers, fc, outputs, dxdt, tracked residuals, C,
-** row maxima, output extremes, contacts' minima, friction modes and the
-** normal forces' scratch in one block
+** row maxima, output extremes, contacts' minima, friction modes, the
+** normal forces' scratch and the tracked state in one block
 */
 static size_t block_size(const lgc_model *m)
 {
-    return (size_t)(2 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq + 3 * m->nout
+    return (size_t)(3 * m->nx + 7 * m->nh + 4 * m->nn + m->nq + (m->nh + m->nn) * m->nq + 3 * m->nout
                     + m->ncontact + m->nfriction * (2 + m->nh + m->nn)) + 1;
 }
 
@@ -56,6 +56,8 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
     mon->s.mode = mon->min_contact_phi + model->ncontact;
     mon->normal = mon->s.mode + model->nfriction;
     mon->normal_rate = mon->normal + model->nfriction;
+    mon->track_x = mon->normal_rate + model->nfriction;
+    mon->forces = 1;
     return LGC_OK;
 }
 
@@ -114,9 +116,26 @@ static int minimum_norm(const lgc_model *m, double w[], const double C[], double
 }
 
 /*
+** Rows [from, to) of r into their maxima (max_residual's) and into max, the
+** group's, returned; a contact apart has no error.
+*/
+static inline double fold_rows(const lgc_system *sys, const double r[], double row_max[], int from,
+                               int to, double max)
+{
+    for (int i = from; i < to; i++) {
+        const double a = sys->active && lgc_row_off(sys, i) ? 0.0 : fabs(r[i]);
+        if (a > row_max[i])
+            row_max[i] = a;
+        if (a > max)
+            max = a;
+    }
+    return max;
+}
+
+/*
 ** Residuals r = [phi; phi'; g] and energy at one state into the extremes:
 ** one pass over r, at every step (the monitor's observer), so without a
-** call per entry.
+** call per entry where no contact can be apart, nor a libm call.
 */
 static int update_extremes(lgc_monitor *mon, const lgc_system *sys, const double r[],
                            double energy)
@@ -134,19 +153,13 @@ static int update_extremes(lgc_monitor *mon, const lgc_system *sys, const double
         if (first || phi < mon->min_contact_phi[c])
             mon->min_contact_phi[c] = phi;
     }
-    for (int i = 0; i < nr; i++) {
-        const double a = lgc_row_off(sys, i) ? 0.0 : fabs(r[i]);  /* a contact apart: no error */
-        if (a > mon->max_residual[i])
-            mon->max_residual[i] = a;
-    }
-    for (int i = 0; i < nr; i++) {
-        const double a = lgc_row_off(sys, i) ? 0.0 : fabs(r[i]);
-        double *max = i < nh ? &mon->max_phi : i < 2 * nh ? &mon->max_phi_dot : &mon->max_g;
-        *max = a > *max ? a : *max;
-    }
-    double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
-    mon->max_energy_drift = fmax(mon->max_energy_drift,
-                                 fabs(energy - mon->energy0) / scale);
+    mon->max_phi = fold_rows(sys, r, mon->max_residual, 0, nh, mon->max_phi);
+    mon->max_phi_dot = fold_rows(sys, r, mon->max_residual, nh, 2 * nh, mon->max_phi_dot);
+    mon->max_g = fold_rows(sys, r, mon->max_residual, 2 * nh, nr, mon->max_g);
+    const double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
+    const double drift = fabs(energy - mon->energy0) / scale;  /* finite: energy and energy0 are */
+    if (drift > mon->max_energy_drift)
+        mon->max_energy_drift = drift;
     return LGC_OK;
 }
 
@@ -155,25 +168,44 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
 {
     const lgc_model *m = sys->model;
     lgc_sample *s = &mon->s;
-    /* Output evaluations are not integration work: keep nfev honest. */
-    unsigned long nfev = sys->nfev;
-    int rc = lgc_system_rhs(sys, t, x, mon->dxdt, s->mult);
-    sys->nfev = nfev;
-    if (rc != LGC_OK)
-        return rc;
+    const int forces = mon->forces || m->nout > 0;  /* the outputs read the multipliers */
+    int rc;
+    if (!forces && mon->tracked > 0 && t == mon->track_t
+        && memcmp(x, mon->track_x, (size_t)m->nx * sizeof *x) == 0) {
+        /* The state the last step's lgc_monitor_track folded in: its residuals and energy, nothing new. */
+        s->t = t;
+        memcpy(s->x, x, (size_t)m->nx * sizeof *s->x);
+        memcpy(s->phi, mon->res, (size_t)(2 * m->nh + m->nn) * sizeof *s->phi);
+        for (int k = 0; k < m->nfriction; k++)
+            s->mode[k] = lgc_friction_mode(sys, k);
+        s->energy = mon->track_energy;
+        mon->count++;
+        return LGC_OK;
+    }
+    if (forces) {
+        /* Output evaluations are not integration work: keep nfev honest. */
+        unsigned long nfev = sys->nfev;
+        rc = lgc_system_rhs(sys, t, x, mon->dxdt, s->mult);
+        sys->nfev = nfev;
+        if (rc != LGC_OK)
+            return rc;
+    }
     s->t = t;
     memcpy(s->x, x, (size_t)m->nx * sizeof *s->x);
     m->residuals(t, x, sys->p, s->phi, s->phi_dot, s->g);
-    lgc_friction_sliding_forces(sys, t, x, s->g, s->mult, mon->normal, mon->normal_rate);
+    if (forces)
+        lgc_friction_sliding_forces(sys, t, x, s->g, s->mult, mon->normal, mon->normal_rate);
     for (int k = 0; k < m->nfriction; k++)
         s->mode[k] = lgc_friction_mode(sys, k);
     s->energy = m->integral_value(t, x, sys->p);
-    if (!isfinite(lgc_max_abs(s->mult, m->nh + m->nn, 0.0)))
-        return LGC_ERR_NONFINITE;
-    m->constraint_jacobian(t, x, sys->p, mon->jac);
-    if (mon->min_norm && (rc = minimum_norm(m, mon->min_norm, mon->jac, s->mult)) != LGC_OK)
-        return rc;
-    constraint_force(m, mon->jac, s->mult, s->fc);
+    if (forces) {
+        if (!isfinite(lgc_max_abs(s->mult, m->nh + m->nn, 0.0)))
+            return LGC_ERR_NONFINITE;
+        m->constraint_jacobian(t, x, sys->p, mon->jac);
+        if (mon->min_norm && (rc = minimum_norm(m, mon->min_norm, mon->jac, s->mult)) != LGC_OK)
+            return rc;
+        constraint_force(m, mon->jac, s->mult, s->fc);
+    }
     if (m->nout) {
         m->outputs(t, x, sys->u, sys->p, s->mult, s->out);
         if (!isfinite(lgc_max_abs(s->out, m->nout, 0.0)))
@@ -195,8 +227,15 @@ int lgc_monitor_track(lgc_monitor *mon, const lgc_system *sys, double t,
     const lgc_model *m = sys->model;
     double *r = mon->res;
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
-    int rc = update_extremes(mon, sys, r, m->integral_value(t, x, sys->p));
-    if (rc == LGC_OK)
-        mon->tracked++;
-    return rc;
+    const double energy = m->integral_value(t, x, sys->p);
+    int rc = update_extremes(mon, sys, r, energy);
+    if (rc != LGC_OK)
+        return rc;
+    mon->tracked++;
+    if (!mon->forces) {     /* for a sample at this state (lgc_monitor_sample) */
+        mon->track_t = t;
+        mon->track_energy = energy;
+        memcpy(mon->track_x, x, (size_t)m->nx * sizeof *x);
+    }
+    return LGC_OK;
 }

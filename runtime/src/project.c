@@ -56,6 +56,9 @@ struct lgc_projector {
     double *sv;             /* min(m, n) singular values */
     double *res;            /* nh + nh + nn: phi, phi', g */
     double *q_prev;         /* n: the positions a Gauss–Newton step started from */
+    double c_max;           /* max |C_ij| of the holonomic rows as constraint_rows last formed them; < 0: not yet scanned */
+    int *c_nz;              /* the holonomic rows' structural nonzeros in C (row-major offsets), nc_nz of them */
+    int nc_nz;
     double *cwork;          /* the generated correction's work; NULL: the generic path only */
     int generated;          /* the factor is the generated one's (all rows; its leading block the holonomic) */
     double *work;
@@ -77,6 +80,45 @@ static lapack_int gelsd_query(int rows, int n, lapack_int *liwork)
     return info == 0 ? (lapack_int)wq : -1;
 }
 
+/*
+** C's structural nonzeros on the holonomic rows, for the round-off floor's
+** |C| (a scan of them, not of the dense nh x n C, at every Gauss–Newton
+** check that needs it): the entries nonzero, or not finite, at any of four
+** generic points (t, x, p), each coordinate, velocity and parameter a
+** different irrational-looking value of either sign, so that no entry that
+** is not identically zero vanishes at all four. In pr->C (overwritten by
+** the run's first C).
+*/
+static int structural_nonzeros(lgc_projector *pr)
+{
+    const lgc_model *m = pr->model;
+    const int n = pr->n, nh = pr->nh, nx = m->nx, np = m->np;
+    double *v = calloc((size_t)nx + np + 1, sizeof *v);
+    if (!v)
+        return LGC_ERR_NOMEM;
+    double *x = v, *p = v + nx;
+    pr->nc_nz = 0;
+    for (int k = 0; k < nh * n; k++)
+        pr->c_nz[k] = 0;    /* a flag per entry until the offsets are packed */
+    for (int point = 0; point < 4; point++) {
+        const double sign = point % 2 ? -1.0 : 1.0;
+        for (int i = 0; i < nx; i++)
+            x[i] = sign * (0.3 + 0.1 * point + 0.6180339887 * fmod(0.7548776662 * (i + 1) + 0.31 * point, 1.0));
+        for (int i = 0; i < np; i++)
+            p[i] = (m->parameter_defaults ? m->parameter_defaults[i] : 0.0)
+                   + 0.4142135624 + 0.17 * point + 0.2360679775 * fmod(0.5698402910 * (i + 1), 1.0);
+        m->constraint_jacobian(0.5772156649 + 0.25 * point, x, p, pr->C);
+        for (int k = 0; k < nh * n; k++)
+            if (pr->C[k] != 0.0)
+                pr->c_nz[k] = 1;
+    }
+    for (int k = 0; k < nh * n; k++)
+        if (pr->c_nz[k])
+            pr->c_nz[pr->nc_nz++] = k;
+    free(v);
+    return LGC_OK;
+}
+
 lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode,
                                    lgc_metric metric, double tol, int max_iter)
 {
@@ -93,6 +135,7 @@ lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode
     pr->n = n;
     pr->nh = model->nh;
     pr->m = m;
+    pr->c_max = -1.0;
     if (mode == LGC_PROJECT_NONE || m == 0)
         return pr;
 
@@ -110,7 +153,7 @@ lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode
                 + 2 * model->nh + model->nn + n + pr->lwork;
     double *v = calloc(nd, sizeof *v);
     pr->iwork = calloc(liwork > 0 ? (size_t)liwork : 1, sizeof *pr->iwork);
-    pr->nz = calloc((size_t)m * n + 2 * (size_t)m, sizeof *pr->nz);
+    pr->nz = calloc((size_t)m * n + 2 * (size_t)m + (size_t)model->nh * n, sizeof *pr->nz);
     if (!v || !pr->iwork || !pr->nz) {
         free(v);
         free(pr->iwork);
@@ -130,6 +173,7 @@ lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode
     }
     pr->nnz = pr->nz + (size_t)m * n;
     pr->first = pr->nnz + m;
+    pr->c_nz = pr->first + m;
     pr->C = v;
     pr->X = pr->C + (size_t)m * n;
     pr->a = pr->X + (size_t)m * n;
@@ -141,6 +185,10 @@ lgc_projector *lgc_projector_alloc(const lgc_model *model, lgc_project_mode mode
     pr->res = pr->sv + small;
     pr->q_prev = pr->res + 2 * model->nh + model->nn;
     pr->work = pr->q_prev + n;
+    if (structural_nonzeros(pr) != LGC_OK) {
+        lgc_projector_free(pr);
+        return NULL;
+    }
     return pr;
 }
 
@@ -380,17 +428,34 @@ static void constraint_rows(lgc_projector *pr, const lgc_system *sys, double t, 
     for (int i = 0; sys->active && i < m->nh + m->nn; i++)
         if (lgc_row_off(sys, i < m->nh ? i : i + m->nh))
             memset(pr->C + (size_t)i * pr->n, 0, (size_t)pr->n * sizeof *pr->C);
+    pr->c_max = -1.0;
 }
 
-/* phi's round-off at x, ~eps |C| |q|, with C the last one formed. */
-static double round_off_floor(const lgc_projector *pr, const double x[], int nh)
+/*
+** Whether err is within the tolerance, or down to phi's round-off at x,
+** ~eps |C| |q| with C the last one formed. The floor is the check's only
+** cost beyond a comparison: it is looked at only where err is above tol,
+** and |C| scanned once per C formed, on its structural nonzeros.
+*/
+static int converged(lgc_projector *pr, const double x[], double err)
 {
-    return 64 * DBL_EPSILON * (1.0 + lgc_max_abs(pr->C, nh * pr->n, 0.0) * lgc_max_abs(x, pr->n, 0.0));
+    if (err <= pr->tol)
+        return 1;
+    if (pr->c_max < 0.0) {
+        double c = 0.0;
+        for (int k = 0; k < pr->nc_nz; k++) {
+            const double a = fabs(pr->C[pr->c_nz[k]]);
+            if (a > c || a != a)
+                c = a;
+        }
+        pr->c_max = c;
+    }
+    return err <= 64 * DBL_EPSILON * (1.0 + pr->c_max * lgc_max_abs(x, pr->n, 0.0));
 }
 
 /*
 ** Gauss–Newton on the holonomic rows: q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-** until |phi| <= tol, or down to phi's round-off floor, ~eps |A| |q|, where
+** until |phi| <= tol, or down to phi's round-off floor, ~eps |A| |q| (converged), where
 ** a tol tighter than the arithmetic allows would never be met. tol = 0
 ** takes one iteration at least: the corrected state is then a smooth
 ** function of the state, not one left alone below a threshold. A step on
@@ -414,7 +479,7 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
         double err = lgc_max_abs(phi, nh, 0.0);
         int refactor = it == 0 || !factored_for(pr, nh);
         *iterations = it;
-        if (!refactor && err <= fmax(pr->tol, round_off_floor(pr, x, nh)))
+        if (!refactor && converged(pr, x, err))
             return LGC_OK;  /* a chord step that met the tolerance stands, whatever it cut */
         if (!refactor && !(err <= LGC_FACTOR_REUSE * last_err)) {
             if (chord) {
@@ -430,7 +495,7 @@ static int project_positions(lgc_projector *pr, const lgc_system *sys, double t,
             constraint_rows(pr, sys, t, x);
             *c_current = 1;
         }
-        if (err <= fmax(pr->tol, round_off_floor(pr, x, nh)) && (it > 0 || pr->tol > 0.0))
+        if ((it > 0 || pr->tol > 0.0) && converged(pr, x, err))
             return LGC_OK;
         if (it - undone == pr->max_iter || !isfinite(err))  /* steps undone count for nothing */
             return LGC_ERR_PROJECTION;

@@ -1,11 +1,13 @@
 """bench.py — the benchmark: lagrangec against SymPy and MuJoCo, and the runtime's own figures; writes
 BENCHMARKS.md (run it through run.sh).
 
-Usage: /usr/bin/python3 bench.py BUILD_DIR [--quick] [--keep] [--only SECTION[,SECTION...]]
+Usage: /usr/bin/python3 bench.py BUILD_DIR [--quick] [--keep] [--only SECTION[,SECTION...] [--write]]
   --quick  small grids, to try the benchmark itself in a few minutes
   --keep   keep the temporary directory (specs, generated and peer C, executables)
   --only   run only these sections (and those they need) and print their part of the report, with the
            targets they measure, instead of writing BENCHMARKS.md; `sympy` stands for generation,rhs
+  --write  with --only: also write those sections over theirs in BENCHMARKS.md, each saying which run it
+           comes from (the rest of the file, its header's run included, stays as it was)
 
 A section is a module with section(ctx, res) -> its results, report(res) -> its lines of BENCHMARKS.md, and
 COMMANDS (the measurements underneath, for the header); NEEDS names sections whose results it reads. A new
@@ -61,6 +63,15 @@ def machine():
             "load_start": os.getloadavg()}
 
 
+def buildtype(build):
+    """The build directory's meson buildtype (release from run.sh; the developers' build/ is debugoptimized)."""
+    try:
+        with open(os.path.join(build, "meson-info", "intro-buildoptions.json")) as f:
+            return next(o["value"] for o in json.load(f) if o["name"] == "buildtype")
+    except (OSError, ValueError, StopIteration):
+        return "?"
+
+
 def selected(only):
     """The sections to run, in SECTIONS' order: those named and those they need."""
     if only is None:
@@ -90,11 +101,14 @@ def main():
     if len(args) != 1:
         sys.exit(__doc__)
     build, quick, keep = os.path.abspath(args[0]), "--quick" in argv, "--keep" in argv
+    if "--write" in argv and only is None:
+        sys.exit("bench.py: --write goes with --only (a full run writes the whole of BENCHMARKS.md)")
     sections = selected(only)
     work = tempfile.mkdtemp(prefix="lagrangec-bench-")
     ctx = {"lagrangec": os.path.join(build, "gen", "lagrangec"), "build": build, "work": work, "quick": quick}
     t0 = time.time()
     res = {"machine": machine(), "options": " ".join(a for a in argv if a == "--quick")}
+    res["machine"]["buildtype"] = buildtype(build)
     try:
         for key, module in sections:
             res[key] = module.section(ctx, res)
@@ -111,6 +125,11 @@ def main():
         print(f"wrote {ROOT}/BENCHMARKS.md and {build}/{name} ({res['elapsed_min']:.1f} min)", file=sys.stderr)
     else:
         print("\n".join(targets.issue13(res) + targets.issue5(res) + report.sections_text(res, sections)))
+        if "--write" in argv:
+            command = " ".join(["/usr/bin/python3 -B tests/bench/bench.py", os.path.relpath(build, ROOT), "--only", only]
+                               + [a for a in argv if a.startswith("--")])
+            report.replace_sections(os.path.join(ROOT, "BENCHMARKS.md"), res, sections, command)
+            print(f"wrote the sections {only} into {ROOT}/BENCHMARKS.md", file=sys.stderr)
         print(f"({res['elapsed_min']:.1f} min; results in {build}/{name})", file=sys.stderr)
     if keep:
         print(f"kept {work}", file=sys.stderr)

@@ -44,3 +44,32 @@ def write(path, res, sections):
     lines += ["", NOTES_MARK, "", notes]
     with open(path, "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
+
+
+def replace_sections(path, res, sections, command):
+    """The sections that ran written over their part of BENCHMARKS.md (a section not there yet goes before the
+    notes), each under a line saying which run it comes from: the command, the source, the machine, the load."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    m = res["machine"]
+    cpu = next((line.split(":", 1)[1].strip() for line in m["lscpu"].split("\n") if line.startswith("Model name")),
+               "?")
+    stamp = (f"_This section comes from one separate run, `{command}` ({res['elapsed_min']:.1f} min; source "
+             f"{m['source']}; a {m.get('buildtype', '?')} build; {m['nproc']} × {cpu}, {m['cc']}; load average {m['load_start'][0]:.2f} at its start, "
+             f"{m['load_end'][0]:.2f} at its end); the next full run replaces it._")
+    for key, module in sections:
+        if key not in res:
+            continue
+        text = "\n".join(module.report(res)).strip("\n").split("\n")
+        heading = text[0]
+        body = [heading, "", stamp] + text[1:] + [""]
+        if heading in lines:
+            start = lines.index(heading)
+            end = next((i for i in range(start + 1, len(lines))
+                        if lines[i].startswith("## ") or lines[i] == NOTES_MARK), len(lines))
+            lines[start:end] = body
+        else:
+            at = lines.index(NOTES_MARK) if NOTES_MARK in lines else len(lines)
+            lines[at:at] = body
+    with open(path, "w") as f:
+        f.write("\n".join(lines))

@@ -6,11 +6,14 @@ import glob
 import os
 import re
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 
+import correction_bench
+import kkt_bench
 import measure
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,7 +30,12 @@ COMMANDS = [
     "valgrind --tool=callgrind --toggle-collect=lgc_sweep_run|lgc_sim_integrate PROGRAM sweep --samples 200 "
     "... -j 1   # instructions a run, and of its integration",
     "# the -j 1 rows' closing line: 'in X s ...; integrating Y s': a run's overhead is X / Y - 1, in one process",
+    "cc -O2 -DMODEL=double_pendulum_model tests/bench/lgc_steps.c PROGRAM'S double_pendulum.c double_pendulum_model.c "
+    "liblagrangec.a -o steps",
+    "valgrind --tool=callgrind --toggle-collect=lgc_driver_advance steps full 1e-2 10   # the bare driver loop: "
+    "the same run's steps and correction, no monitor, no samples; and steps/s: 'steps full 1e-2 100', median of 5",
 ]
+BARE_RUNS = 5
 
 
 def timed_sweep(cmd, env, out):
@@ -86,10 +94,27 @@ def section(ctx, res):
     for toggle in ("lgc_sweep_run", "lgc_sim_integrate"):
         shutil.rmtree(out, ignore_errors=True)
         ir[toggle] = measure.callgrind_ir(probe + ["--out", out], toggle, env=env) / 200
-    return {"rows": rows, "ir_run": ir["lgc_sweep_run"], "ir_integration": ir["lgc_sim_integrate"],
+    bare = bare_loop(ctx, program, work)
+    return {"rows": rows, "ir_run": ir["lgc_sweep_run"], "ir_integration": ir["lgc_sim_integrate"], "bare": bare,
             "dir_fs": filesystem(work),
             "mpi": subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
             if shutil.which("mpirun") else None}
+
+
+def bare_loop(ctx, program, work):
+    """The same run in the runtime's driver alone (tests/bench/lgc_steps.c on the program's own model sources):
+    RK4 at h = 1e-2 to t = 10 with the full correction (a sweep's default for a constrained model), no observer, no
+    samples. Its instructions inside lgc_driver_advance, and its seconds a run from steps/s over 10,000 steps."""
+    src, build = os.path.dirname(program), ctx["build"]
+    exe = os.path.join(work, "sweep-bare-steps")
+    measure.output(["cc", "-std=c11", "-O2", "-DMODEL=double_pendulum_model", f"-I{src}",
+                    f"-I{build}/runtime/include", f"-I{ROOT}/runtime/include", f"{HERE}/lgc_steps.c",
+                    f"{src}/double_pendulum.c", f"{src}/double_pendulum_model.c", f"{build}/runtime/liblagrangec.a"]
+                   + kkt_bench.blas_flags() + shlex.split(correction_bench.config(build, "LGC_RUNTIME_LINK_ARGS"))
+                   + ["-lm", "-o", exe])
+    ir = measure.callgrind_ir([exe, "full", "1e-2", "10"], "lgc_driver_advance")
+    steps_per_s = measure.median([float(measure.output([exe, "full", "1e-2", "100"])) for _ in range(BARE_RUNS)])
+    return {"ir": ir, "seconds": 1000 / steps_per_s}
 
 
 def filesystem(path):
@@ -131,6 +156,23 @@ def report(res):
                        f"against their integrations) | {1e3 * r['loop'] / r['runs']:.3f} ms | "
                        f"{1e3 * r['integrating'] / r['runs']:.3f} ms | "
                        f"{100 * (r['loop'] / r['integrating'] - 1):.1f} % |")
+    bare = s.get("bare")
+    if bare:
+        x_ir = s["ir_run"] / bare["ir"]
+        walls = [r for r in s["rows"] if r["workers"] == "-j 1" and "loop" in r]
+        x_time = walls[0]["loop"] / walls[0]["runs"] / bare["seconds"] if walls else None
+        out += ["",
+                "A run against the bare driver loop (issue 28; target: at most 1.1x its instructions): the same 1,000 "
+                "RK4 steps with the full correction through `lgc_driver_advance` alone (`tests/bench/lgc_steps.c` "
+                "built on the sweep's own model sources: no monitor, no samples). *time*: the -j 1 row's run (its "
+                "closing line's X over its runs) against 1,000 steps at the bare loop's steps/s (median of "
+                f"{BARE_RUNS} runs of 10,000 steps).\n",
+                "| measure | a sweep run | the bare loop | x bare loop | verdict |", "|---|---:|---:|---:|---|",
+                f"| instructions (callgrind) | {s['ir_run']:.0f} | {bare['ir']} | {x_ir:.3f} | "
+                + ("**met**" if x_ir <= 1.1 else f"**missed**, by {x_ir / 1.1:.2f}×") + " |"]
+        if x_time is not None:
+            out.append(f"| time a run | {1e3 * walls[0]['loop'] / walls[0]['runs']:.3f} ms | "
+                       f"{1e3 * bare['seconds']:.3f} ms | {x_time:.3f} | |")
     out += ["",
             "The instruction count is the run's own work in user space: its values, its start's check, its "
             "index line and trajectory formatted. It leaves out the kernel's share: each run appends one record to "

@@ -40,6 +40,10 @@ typedef struct lgc_monitor {
     double max_energy_drift;    /* max |E - E0| / |E0| (absolute if E0 = 0) */
     double *out_min, *out_max;  /* model->nout: each output's extremes over the samples */
     double *min_norm;       /* with redundant rows: scratch of the minimum-norm multipliers, else NULL */
+    int forces;             /* samples evaluate s.mult and s.fc (lgc_monitor_init: 1); 0 where nothing reads
+                               them: s.mult, s.fc left as they were, unless the model's outputs need them */
+    double *track_x;        /* nx: with forces 0, the state lgc_monitor_track last folded in, */
+    double track_t, track_energy;   /* its time and energy (its residuals in res) */
 } lgc_monitor;
 
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model);
@@ -51,7 +55,10 @@ void lgc_monitor_reset(lgc_monitor *mon, const lgc_model *model);
 /*
 ** Evaluate everything at (t, x) into mon->s and update the extremes.
 ** s.fc = C^T [lambda; mu] with C the model's constraint_jacobian; s.out
-** the model's outputs, from the same multipliers. With redundant rows
+** the model's outputs, from the same multipliers: with mon->forces 0 and no
+** outputs, neither is evaluated (no rhs: a sample costs its residuals and
+** energy, and nothing more where it is the state lgc_monitor_track last
+** folded in, as a fixed step's sample is). With redundant rows
 ** (model->nredundant) the multipliers are the minimum-norm ones giving that
 ** fc: rhs's (0 on those rows) projected onto the range of C. For a
 ** vakonomic model mu is the state mu, and the force of the constraints has
