@@ -2,7 +2,7 @@
 ** fmu_import.c — a minimal FMI 2.0 importer: dlopens an unzipped FMU's
 ** binaries/linux64/NAME.so and drives the standard's calling sequences.
 **
-**   fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:VR=VALUE...] VR...
+**   fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:|tune:VR=VALUE...] [at:T] VR...
 **     sets the parameters (Real, Enumeration) before initialisation and the
 **     inputs once initialised (a running instance's inputs changed), then prints t and the variables VR... as CSV every
 **     DT up to T_END: by
@@ -13,11 +13,12 @@
 **     step event, where fmi2CompletedIntegratorStep asks for one); a stop
 **     event (fmi2Discard, or terminateSimulation) ends it with a row at its
 **     time, as simulate's last.
-**   fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD
+**   fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD VR_STEP
 **     the state machine's error paths (calls out of order, unknown value
 **     references, a wrong GUID, a kind's function on the other kind): each
 **     fmi2Error and a message to the logger, never a crash; two instances
-**     in one process independent; no heap allocation inside fmi2DoStep (in
+**     in one process independent; a parameter tunable in Event Mode and
+**     between steps, solver.step not; no heap allocation inside fmi2DoStep (in
 **     a build without sanitizers); directional derivatives against central
 **     differences where DIRECTIONAL is 1, refused where 0.
 */
@@ -87,14 +88,17 @@ static fmu f;
 /*
 ** run: what the arguments set: parameters before initialisation
 ** ("param:VR=VALUE", Real; "enum:VR=VALUE", an Enumeration), inputs once
-** the instance runs ("set:VR=VALUE").
+** the instance runs ("set:VR=VALUE"), and parameters tuned at the first
+** communication point at or past T ("tune:VR=VALUE", "at:T"): between
+** steps (Co-Simulation), in Event Mode (Model Exchange).
 */
 typedef struct settings {
     fmi2ValueReference vr[8];
     double value[8];
     size_t n;
 } settings;
-static settings parameters, enumerations, inputs;
+static settings parameters, enumerations, inputs, tunes;
+static double tune_time = INFINITY;
 
 static int take_setting(settings *s, const char *text)
 {
@@ -201,6 +205,10 @@ static int run_cs(double t_end, double dt, const fmi2ValueReference vr[], size_t
     const long n = lround(t_end / dt);
     print_row(c, 0.0, vr, nvr, values);
     for (long k = 0; k < n; k++) {
+        if (tunes.n && (double)k * dt >= tune_time - 1e-12) {
+            must(f.SetReal(c, tunes.vr, tunes.n, tunes.value), "fmi2SetReal (tuning the parameters)");
+            tunes.n = 0;
+        }
         fmi2Status s = f.DoStep(c, (double)k * dt, (double)(k + 1) * dt - (double)k * dt, fmi2True);
         if (s == fmi2Discard) {     /* a stop event: the last row is at its time */
             fmi2Boolean terminated = fmi2False;
@@ -343,6 +351,14 @@ static int run_me(double t_end, double dt, double h, const fmi2ValueReference vr
     print_row(r.c, t, vr, nvr, values);
     const long n = lround(t_end / dt);
     for (long k = 1; k <= n && !terminate; k++) {
+        if (tunes.n && t >= tune_time - 1e-12) {
+            must(f.EnterEventMode(r.c), "fmi2EnterEventMode");
+            must(f.SetReal(r.c, tunes.vr, tunes.n, tunes.value), "fmi2SetReal (tuning the parameters)");
+            tunes.n = 0;
+            if ((terminate = settle(&r, r.x)))
+                break;
+            indicators_at(&r, t, r.x, r.ind_before);
+        }
         /* A stop event leaves the FMU in event mode at its state: the last row is at its time. */
         if (!(terminate = advance_me(&r, &t, r.x, (double)k * dt, h))) {
             must(f.SetTime(r.c, t), "fmi2SetTime");
@@ -360,7 +376,7 @@ static int run_me(double t_end, double dt, double h, const fmi2ValueReference vr
 
 static size_t check_nx, check_nind;
 static int check_directional;   /* modelDescription.xml's providesDirectionalDerivative (ModelExchange) */
-static fmi2ValueReference vr_parameter, vr_output, vr_unknown, vr_method;
+static fmi2ValueReference vr_parameter, vr_output, vr_unknown, vr_method, vr_step;
 
 /* A call that must fail with fmi2Error and say why to the logger. */
 #define REFUSED(call)                                                                     \
@@ -419,7 +435,11 @@ static void test_cs_out_of_order(void **state)
     assert_int_equal(f.SetInteger(c, &vr_method, 1, (fmi2Integer[]){1}), fmi2OK);
     assert_int_equal(f.ExitInitializationMode(c), fmi2OK);
     REFUSED(f.SetInteger(c, &vr_method, 1, (fmi2Integer[]){2}));  /* fixed after initialisation */
-    REFUSED(f.SetReal(c, &vr_parameter, 1, (double[]){2.0}));    /* fixed after initialisation */
+    REFUSED(f.SetReal(c, &vr_step, 1, (double[]){0.01}));        /* solver.step: fixed after initialisation */
+    REFUSED(f.SetReal(c, &vr_parameter, 1, (double[]){NAN}));
+    double p;
+    assert_int_equal(f.GetReal(c, &vr_parameter, 1, &p), fmi2OK);
+    assert_int_equal(f.SetReal(c, &vr_parameter, 1, &p), fmi2OK);   /* tunable between steps */
     REFUSED(f.SetReal(c, &vr_output, 1, (double[]){2.0}));       /* an output */
     REFUSED(f.GetReal(c, &vr_unknown, 1, v));
     REFUSED(f.SetReal(c, &vr_unknown, 1, (double[]){1.0}));
@@ -453,8 +473,12 @@ static void test_me_out_of_order(void **state)
     assert_int_equal(f.SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0), fmi2OK);
     assert_int_equal(f.EnterInitializationMode(c), fmi2OK);
     assert_int_equal(f.ExitInitializationMode(c), fmi2OK);
-    /* Event mode */
+    /* Event mode: the parameters are tunable, solver.step is not. */
     REFUSED(f.SetContinuousStates(c, x, check_nx));
+    REFUSED(f.SetReal(c, &vr_step, 1, (double[]){0.01}));
+    double p;
+    assert_int_equal(f.GetReal(c, &vr_parameter, 1, &p), fmi2OK);
+    assert_int_equal(f.SetReal(c, &vr_parameter, 1, &p), fmi2OK);
     REFUSED(f.CompletedIntegratorStep(c, fmi2True, &enter, &terminate));
     assert_int_equal(f.NewDiscreteStates(c, &info), fmi2OK);
     assert_int_equal(f.EnterContinuousTimeMode(c), fmi2OK);
@@ -609,9 +633,14 @@ int main(int argc, char **argv)
         int first = 11;
         for (; first < argc && strchr(argv[first], ':'); first++) {
             const char *text = strchr(argv[first], ':') + 1;
+            if (strncmp(argv[first], "at:", 3) == 0) {
+                tune_time = atof(text);
+                continue;
+            }
             settings *s = strncmp(argv[first], "set:", 4) == 0     ? &inputs
                           : strncmp(argv[first], "param:", 6) == 0 ? &parameters
-                          : strncmp(argv[first], "enum:", 5) == 0  ? &enumerations : NULL;
+                          : strncmp(argv[first], "enum:", 5) == 0  ? &enumerations
+                          : strncmp(argv[first], "tune:", 5) == 0  ? &tunes : NULL;
             if (!s || !take_setting(s, text))
                 return 2;
         }
@@ -624,7 +653,7 @@ int main(int argc, char **argv)
         free(values);
         return rc;
     }
-    if (argc == 12 && strcmp(argv[1], "checks") == 0) {
+    if (argc == 13 && strcmp(argv[1], "checks") == 0) {
         dir = argv[2], model_name = argv[3], guid = argv[4];
         check_nx = strtoul(argv[5], NULL, 10), check_nind = strtoul(argv[6], NULL, 10);
         vr_parameter = (fmi2ValueReference)strtoul(argv[7], NULL, 10);
@@ -632,6 +661,7 @@ int main(int argc, char **argv)
         vr_unknown = (fmi2ValueReference)strtoul(argv[9], NULL, 10);
         check_directional = atoi(argv[10]);
         vr_method = (fmi2ValueReference)strtoul(argv[11], NULL, 10);
+        vr_step = (fmi2ValueReference)strtoul(argv[12], NULL, 10);
         quiet_log = 1;
         load();
         const struct CMUnitTest tests[] = {
@@ -645,7 +675,8 @@ int main(int argc, char **argv)
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
-    fputs("usage: fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:VR=VALUE...] VR...\n"
-          "       fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD\n", stderr);
+    fputs("usage: fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:|tune:VR=VALUE...] [at:T] VR...\n"
+          "       fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD VR_STEP\n",
+          stderr);
     return 2;
 }
