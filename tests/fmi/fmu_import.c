@@ -13,6 +13,9 @@
 **     step event, where fmi2CompletedIntegratorStep asks for one); a stop
 **     event (fmi2Discard, or terminateSimulation) ends it with a row at its
 **     time, as simulate's last.
+**   fmu_import changes DIR NAME GUID NX NIN VR_INPUT... VR_OUTPUT...
+**     which derivatives and outputs each state and input moves
+**     (run_changes): the test compares them with ModelStructure.
 **   fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD VR_STEP
 **     the state machine's error paths (calls out of order, unknown value
 **     references, a wrong GUID, a kind's function on the other kind): each
@@ -372,6 +375,79 @@ static int run_me(double t_end, double dt, double h, const fmi2ValueReference vr
     return 0;
 }
 
+/* ---- changes: which unknowns each state and input moves ------------------- */
+
+/*
+** Model Exchange at the start (states perturbed first by `spread`, so that
+** no velocity is 0 and few terms vanish), in continuous-time mode: for each
+** state and each input (VR_INPUT...), one line "state J" or "input VR" and
+** the unknowns (VR_UNKNOWN...: derivatives by their state's index as
+** "der:K", outputs by value reference) whose value a relative change of
+** 1e-6 moves by more than 1e-12 relative: what a dependency list must hold.
+*/
+static int run_changes(size_t nx, const fmi2ValueReference in[], size_t nin, const fmi2ValueReference out[],
+                       size_t nout)
+{
+    fmi2Component c = instantiate("changes", fmi2ModelExchange);
+    if (!c)
+        return 1;
+    must(f.SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0), "fmi2SetupExperiment");
+    must(f.EnterInitializationMode(c), "fmi2EnterInitializationMode");
+    must(f.ExitInitializationMode(c), "fmi2ExitInitializationMode");
+    fmi2EventInfo info;
+    do
+        must(f.NewDiscreteStates(c, &info), "fmi2NewDiscreteStates");
+    while (info.newDiscreteStatesNeeded && !info.terminateSimulation);
+    must(f.EnterContinuousTimeMode(c), "fmi2EnterContinuousTimeMode");
+    double *block = calloc(4 * nx + 2 * nout + nin + 4, sizeof *block);
+    double *x = block, *dx0 = x + nx, *dx = dx0 + nx, *x1 = dx + nx, *y0 = x1 + nx, *y = y0 + nout, *u = y + nout;
+    must(f.GetContinuousStates(c, x, nx), "fmi2GetContinuousStates");
+    for (size_t j = 0; j < nx; j++)
+        x[j] += 0.1 * (double)(j % 7 + 1) / 7.0;
+    must(f.SetContinuousStates(c, x, nx), "fmi2SetContinuousStates");
+    if (nin)
+        must(f.GetReal(c, in, nin, u), "fmi2GetReal (the inputs)");
+    for (size_t k = 0; k < nin; k++)
+        u[k] += 0.3;
+    if (nin)
+        must(f.SetReal(c, in, nin, u), "fmi2SetReal (the inputs)");
+    must(f.GetDerivatives(c, dx0, nx), "fmi2GetDerivatives");
+    if (nout)
+        must(f.GetReal(c, out, nout, y0), "fmi2GetReal (the outputs)");
+    for (size_t j = 0; j < nx + nin; j++) {
+        const int state = j < nx;
+        const double h = 1e-6 * fmax(1.0, fabs(state ? x[j] : u[j - nx]));
+        if (state) {
+            memcpy(x1, x, nx * sizeof *x);
+            x1[j] += h;
+            must(f.SetContinuousStates(c, x1, nx), "fmi2SetContinuousStates");
+            printf("state %zu", j);
+        } else {
+            double v = u[j - nx] + h;
+            must(f.SetReal(c, &in[j - nx], 1, &v), "fmi2SetReal (an input)");
+            printf("input %u", (unsigned)in[j - nx]);
+        }
+        must(f.GetDerivatives(c, dx, nx), "fmi2GetDerivatives");
+        if (nout)
+            must(f.GetReal(c, out, nout, y), "fmi2GetReal (the outputs)");
+        for (size_t k = 0; k < nx; k++)
+            if (fabs(dx[k] - dx0[k]) > 1e-12 * fmax(1.0, fabs(dx0[k])))
+                printf(" der:%zu", k);
+        for (size_t k = 0; k < nout; k++)
+            if (fabs(y[k] - y0[k]) > 1e-12 * fmax(1.0, fabs(y0[k])))
+                printf(" %u", (unsigned)out[k]);
+        putchar('\n');
+        if (state)
+            must(f.SetContinuousStates(c, x, nx), "fmi2SetContinuousStates");
+        else
+            must(f.SetReal(c, &in[j - nx], 1, &u[j - nx]), "fmi2SetReal (an input)");
+    }
+    f.Terminate(c);
+    f.FreeInstance(c);
+    free(block);
+    return 0;
+}
+
 /* ---- checks: the state machine's error paths, two instances ---------------- */
 
 static size_t check_nx, check_nind;
@@ -653,6 +729,19 @@ int main(int argc, char **argv)
         free(values);
         return rc;
     }
+    if (argc >= 7 && strcmp(argv[1], "changes") == 0) {
+        dir = argv[2], model_name = argv[3], guid = argv[4];
+        load();
+        const size_t nx = strtoul(argv[5], NULL, 10), nin = strtoul(argv[6], NULL, 10);
+        if ((size_t)argc < 7 + nin)
+            return 2;
+        fmi2ValueReference *in = references((int)nin, argv + 7);
+        fmi2ValueReference *out = references(argc - 7 - (int)nin, argv + 7 + nin);
+        int rc = run_changes(nx, in, nin, out, (size_t)(argc - 7) - nin);
+        free(in);
+        free(out);
+        return rc;
+    }
     if (argc == 13 && strcmp(argv[1], "checks") == 0) {
         dir = argv[2], model_name = argv[3], guid = argv[4];
         check_nx = strtoul(argv[5], NULL, 10), check_nind = strtoul(argv[6], NULL, 10);
@@ -676,6 +765,7 @@ int main(int argc, char **argv)
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
     fputs("usage: fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:|tune:VR=VALUE...] [at:T] VR...\n"
+          "       fmu_import changes DIR NAME GUID NX NIN VR_INPUT... VR_OUTPUT...\n"
           "       fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD VR_STEP\n",
           stderr);
     return 2;
