@@ -115,9 +115,10 @@ struct Annotations {
   std::vector<std::string> unit_names;  // UnitDefinitions, in order of first use
   std::vector<int> unit;                // per variable, into unit_names, or -1
   std::vector<std::optional<std::string>> description;
-  std::vector<const Dependencies *> dependencies;  // per variable; nullptr for none
+  std::vector<const Dependencies *> dependencies;  // per variable, into structure; nullptr for none
   Numbering numbering;
   ModelStructure structure;
+  Annotations(const Annotations &) = delete;  // dependencies point into its own structure
 
   Annotations(const Spec &spec, const Model &m) : numbering(m), structure(model_structure(m)) {
     const size_t n = numbering.total(), nq = m.nq;

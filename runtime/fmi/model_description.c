@@ -1,7 +1,8 @@
 /*
 ** model_description.c — the FMU's modelDescription.xml, from the model's
-** descriptor and fmu.h's numbering, so that what the XML declares is what
-** fmi2.c serves. Every name and text is XML-escaped.
+** descriptor, fmu_binding.c's units, descriptions and dependencies, and
+** fmu.h's numbering, so that what the XML declares is what fmi2.c serves.
+** Every name and text is XML-escaped.
 */
 #include <stdio.h>
 #include <string.h>
@@ -102,27 +103,29 @@ static int listed(lgc_fmu_kind kind, int initialization)
            || (initialization && (kind == LGC_FMU_PARAMETER || kind == LGC_FMU_GAIN));
 }
 
+/* vr's dependencies listed there, space-separated: their indices, or (kinds) their dependenciesKind. */
+static void dependency_list(FILE *out, const lgc_model *m, unsigned vr, int initialization, int kinds)
+{
+    const char *separator = "";
+    for (int k = lgc_fmu_dependency_start[vr]; k < lgc_fmu_dependency_start[vr + 1]; k++) {
+        lgc_fmu_variable known;
+        if (!lgc_fmu_variable_of(m, lgc_fmu_dependency_on[k], &known) || !listed(known.kind, initialization))
+            continue;
+        if (kinds)
+            fprintf(out, "%s%s", separator, lgc_fmu_dependency_constant[k] ? "constant" : "dependent");
+        else
+            fprintf(out, "%s%u", separator, lgc_fmu_dependency_on[k] + 1);
+        separator = " ";
+    }
+}
+
 /* <Unknown index=... dependencies=... dependenciesKind=.../> of value reference vr. */
 static void unknown(FILE *out, const lgc_model *m, unsigned vr, int initialization)
 {
     fprintf(out, "      <Unknown index=\"%u\" dependencies=\"", vr + 1);
-    const char *separator = "";
-    for (int k = lgc_fmu_dependency_start[vr]; k < lgc_fmu_dependency_start[vr + 1]; k++) {
-        lgc_fmu_variable known;
-        if (lgc_fmu_variable_of(m, lgc_fmu_dependency_on[k], &known) && listed(known.kind, initialization)) {
-            fprintf(out, "%s%u", separator, lgc_fmu_dependency_on[k] + 1);
-            separator = " ";
-        }
-    }
+    dependency_list(out, m, vr, initialization, 0);
     fputs("\" dependenciesKind=\"", out);
-    separator = "";
-    for (int k = lgc_fmu_dependency_start[vr]; k < lgc_fmu_dependency_start[vr + 1]; k++) {
-        lgc_fmu_variable known;
-        if (lgc_fmu_variable_of(m, lgc_fmu_dependency_on[k], &known) && listed(known.kind, initialization)) {
-            fprintf(out, "%s%s", separator, lgc_fmu_dependency_constant[k] ? "constant" : "dependent");
-            separator = " ";
-        }
-    }
+    dependency_list(out, m, vr, initialization, 1);
     fputs("\"/>\n", out);
 }
 
