@@ -77,9 +77,10 @@ void check_float_literals(const Model &model) {
 
 // spec → model → plan → the four files.
 GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian, Precision precision, bool strict,
-                        double time_limit) {
+                        double time_limit, const std::function<void(const Model &)> &inspect) {
   TimeBudget budget(spec, time_limit);
   Model model = derive(spec, formulation, strict);
+  if (inspect) inspect(model);
   if (precision == Precision::single_precision) check_float_literals(model);
   Plan plan(model, with_jacobian, precision);
   return {emit_header(plan), emit_source(plan), emit_descriptor(plan), emit_report(plan), estimate_stack(plan)};

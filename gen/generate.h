@@ -17,9 +17,11 @@ struct GeneratedFiles {
 // them it stops with a message naming the limit, whatever stage it is in.
 constexpr double kGenerationSeconds = 600;
 
+// `inspect`, where given, sees the model once derived (lagrangec fmu reads its structure).
 GeneratedFiles generate(const Spec &spec, Formulation formulation = Formulation::dalembert,
                         bool with_jacobian = true, Precision precision = Precision::double_precision,
-                        bool strict = false, double time_limit = kGenerationSeconds);
+                        bool strict = false, double time_limit = kGenerationSeconds,
+                        const std::function<void(const Model &)> &inspect = nullptr);
 // Writes the files for `spec` into dir, each whole or not at all.
 void write_generated(const Spec &spec, const GeneratedFiles &files, const std::string &dir);
 // Writes `content` to `path` through a temporary file renamed into place.

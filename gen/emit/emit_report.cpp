@@ -213,6 +213,7 @@ class Report {
          << (s.source.empty() ? ".urdf" : ".toml") << "`. Do not edit: change the spec and regenerate.\n\n";
     if (!s.source.empty()) listing("Spec", "toml", s.source);
     if (!s.urdf_source.empty()) listing("URDF", "xml", s.urdf_source);
+    if (!s.units.empty() || !s.descriptions.empty()) variables();
     if (!s.frames.empty()) frames();
     if (!m_.bodies.empty()) bodies();
     out_ << "## Energies\n\n";
@@ -449,6 +450,41 @@ class Report {
       equation("\\mu_s", f.mu_static);
       equation("\\mu_k", f.mu_kinetic);
     }
+  }
+
+  // The spec's prose in a table's cell: no '|', no markup, one line.
+  static std::string prose_cell(const std::string &text) {
+    std::string out;
+    for (char c : text) {
+      switch (c) {
+        case '|': out += "\\|"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '&': out += "&amp;"; break;
+        case '\\': case '`': case '*': case '_': case '[': case ']': out += std::string("\\") + c; break;
+        case '\n': case '\r': case '\t': out += ' '; break;
+        default: out += c;
+      }
+    }
+    return out;
+  }
+
+  // [units] and [descriptions]: what lagrangec fmu declares of the variables.
+  void variables() {
+    const Spec &s = *m_.spec;
+    out_ << "## Units and descriptions\n\nAs `lagrangec fmu` declares them (a velocity's unit is its coordinate's "
+            "per second):\n\n| name | | unit | description |\n|---|---|---|---|\n";
+    auto row = [&](const std::string &name, const char *kind) {
+      const Annotation *u = s.unit_of(name), *d = s.description_of(name);
+      if (!u && !d) return;
+      out_ << "| `" << name << "` | " << kind << " | " << (u ? cell(u->text) : "") << " | "
+           << (d ? prose_cell(d->text) : "") << " |\n";
+    };
+    for (auto &q : s.coordinates) row(q.name, "coordinate");
+    for (auto &p : s.parameters) row(p.name, "parameter");
+    for (auto &u : s.inputs) row(u.name, "input");
+    for (auto &o : s.outputs) row(o.name, "output");
+    out_ << "\n";
   }
 
   void outputs() {

@@ -5,6 +5,8 @@
 
 #include "expressions/expressions.h"
 
+#include <tuple>
+
 namespace lgc {
 
 // ---- kinetic.cpp ----------------------------------------------------------
@@ -142,6 +144,34 @@ struct Model {
 
 // strict: redundant constraint rows are an error rather than a warning.
 Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert, bool strict = false);
+
+// ---- structure.cpp --------------------------------------------------------
+
+// A value rhs reads: a state (x's index), an input, a parameter, or a
+// Baumgarte gain (0: alpha, 1: beta).
+struct Known {
+  enum Kind { state, input, parameter, gain } kind;
+  size_t index;
+  bool operator<(const Known &o) const { return std::tie(kind, index) < std::tie(o.kind, o.index); }
+  bool operator==(const Known &o) const { return kind == o.kind && index == o.index; }
+};
+// What one of rhs's results depends on, structurally: every known its
+// expressions hold, directly or through the KKT solve. `constant`: those it
+// is a constant multiple of (q' of der(q)).
+struct Dependencies {
+  std::set<Known> on, constant;
+};
+// The dependencies of each derivative of the state (nx), multiplier (nh +
+// nn), constraint force (nq) and output (one per spec output): FMI's
+// ModelStructure. Conservative: a known a result might depend on is listed;
+// q'' and the multipliers depend on what the rows of their block of the KKT
+// matrix [M J^T; J 0] hold (its connected parts under M's and J's nonzero
+// entries), and everything, with friction or the vakonomic formulation, on
+// every known.
+struct ModelStructure {
+  std::vector<Dependencies> derivatives, multipliers, forces, outputs;
+};
+ModelStructure model_structure(const Model &model);
 
 // ---- regressor.cpp --------------------------------------------------------
 

@@ -11,6 +11,9 @@
 #include "lagrangec_config.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
+#include <optional>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -82,16 +85,153 @@ std::string guid(const Spec &spec, const GeneratedFiles &files, const FmuOptions
          h.substr(20, 12) + "}";
 }
 
+// The FMU's variables as runtime/fmi/fmu.h numbers them (value references):
+// each kind a block, in fmu.h's order. fmu_binding.c records the counts,
+// which the library checks against its own numbering before it describes itself.
+struct Numbering {
+  enum Kind { state, derivative, parameter, gain, step, input, multiplier, force, output, method, kinds };
+  std::array<size_t, kinds> count{}, first{};
+  explicit Numbering(const Model &m) {
+    count = {m.state.size(), m.state.size(), m.symbols.p.size(), 2, 1, m.symbols.u.size(), m.nc(),
+             m.nc() ? m.nq : 0, m.outputs.size(), 1};
+    for (size_t k = 1; k < kinds; ++k) first[k] = first[k - 1] + count[k - 1];
+  }
+  size_t total() const { return first[kinds - 1] + count[kinds - 1]; }
+  size_t of(const Known &k) const {
+    switch (k.kind) {
+      case Known::state: return first[state] + k.index;
+      case Known::input: return first[input] + k.index;
+      case Known::parameter: return first[parameter] + k.index;
+      case Known::gain: return first[gain] + k.index;
+    }
+    unreachable("a known of no kind");
+  }
+};
+
+// What fmu_binding.c says of each variable beyond the model descriptor: its
+// unit and description (the spec's [units] and [descriptions], a velocity's
+// and a derivative's unit derived) and a derivative's or output's dependencies.
+struct Annotations {
+  std::vector<std::string> unit_names;  // UnitDefinitions, in order of first use
+  std::vector<int> unit;                // per variable, into unit_names, or -1
+  std::vector<std::optional<std::string>> description;
+  std::vector<const Dependencies *> dependencies;  // per variable, into structure; nullptr for none
+  Numbering numbering;
+  ModelStructure structure;
+  Annotations(const Annotations &) = delete;  // dependencies point into its own structure
+
+  Annotations(const Spec &spec, const Model &m) : numbering(m), structure(model_structure(m)) {
+    const size_t n = numbering.total(), nq = m.nq;
+    unit.assign(n, -1);
+    description.resize(n);
+    dependencies.assign(n, nullptr);
+    auto set_unit = [&](size_t vr, const std::string &text) {
+      auto found = std::find(unit_names.begin(), unit_names.end(), text);
+      unit[vr] = int(found - unit_names.begin());
+      if (found == unit_names.end()) unit_names.push_back(text);
+    };
+    auto annotate = [&](size_t vr, const std::string &name) {
+      if (const Annotation *u = spec.unit_of(name)) set_unit(vr, u->text);
+      if (const Annotation *d = spec.description_of(name)) description[vr] = d->text;
+    };
+    const auto &first = numbering.first;
+    for (size_t i = 0; i < nq; ++i) {
+      const std::string &q = m.state[i].name;
+      annotate(first[Numbering::state] + i, q);
+      if (const Annotation *u = spec.unit_of(q)) {
+        const std::string rate = unit_per_second(u->text);
+        set_unit(first[Numbering::state] + nq + i, rate);
+        set_unit(first[Numbering::derivative] + i, rate);
+        set_unit(first[Numbering::derivative] + nq + i, unit_per_second(rate));
+      }
+      if (const Annotation *d = spec.description_of(q))
+        description[first[Numbering::state] + nq + i] = "velocity of " + q + " (" + d->text + ")";
+    }
+    for (size_t k = 0; k < m.symbols.p.size(); ++k)
+      annotate(first[Numbering::parameter] + k, m.symbols.p[k].get_name());
+    for (size_t j = 0; j < m.symbols.u.size(); ++j) annotate(first[Numbering::input] + j, m.symbols.u[j].get_name());
+    for (size_t o = 0; o < spec.outputs.size(); ++o) annotate(first[Numbering::output] + o, spec.outputs[o].name);
+    for (size_t i = 0; i < structure.derivatives.size(); ++i)
+      dependencies[first[Numbering::derivative] + i] = &structure.derivatives[i];
+    for (size_t c = 0; c < structure.multipliers.size(); ++c)
+      dependencies[first[Numbering::multiplier] + c] = &structure.multipliers[c];
+    for (size_t i = 0; i < numbering.count[Numbering::force]; ++i)
+      dependencies[first[Numbering::force] + i] = &structure.forces[i];
+    for (size_t o = 0; o < structure.outputs.size(); ++o)
+      dependencies[first[Numbering::output] + o] = &structure.outputs[o];
+  }
+};
+
+std::string number_list(const std::vector<std::string> &items, size_t per_line = 16) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i)
+    s += (i == 0 ? "" : i % per_line == 0 ? ",\n    " : ", ") + items[i];
+  return s;
+}
+
 // fmu_binding.c: what runtime/fmi/fmu.h asks of the model's FMU. The spec's
-// name is a C identifier (the generator names every function after it).
-std::string binding_source(const Spec &spec, const std::string &token, int kinds) {
-  return "/* fmu_binding.c — " + spec.name + "'s FMU: its model, instantiation token and FMI kinds\n"
-         "   (runtime/fmi/fmu.h), written by lagrangec fmu. */\n"
-         "#include <lagrangec/model.h>\n\n"
-         "extern const lgc_model " + spec.name + "_model;\n"
-         "const lgc_model *const lgc_fmu_model = &" + spec.name + "_model;\n"
-         "const char lgc_fmu_guid[] = \"" + token + "\";\n"
-         "const int lgc_fmu_kinds = " + std::to_string(kinds) + ";\n";
+// name is a C identifier (the generator names every function after it);
+// every text of the spec in it is a C string literal.
+std::string binding_source(const Spec &spec, const std::string &token, int kinds, const Annotations &a) {
+  std::ostringstream c;
+  c << "/* fmu_binding.c — " << spec.name << "'s FMU: its model, instantiation token and FMI kinds,\n"
+    << "   its variables' units, descriptions and dependencies (runtime/fmi/fmu.h), written by lagrangec fmu. */\n"
+    << "#include <lagrangec/model.h>\n\n"
+    << "extern const lgc_model " << spec.name << "_model;\n"
+    << "const lgc_model *const lgc_fmu_model = &" << spec.name << "_model;\n"
+    << "const char lgc_fmu_guid[] = \"" << token << "\";\n"
+    << "const int lgc_fmu_kinds = " << kinds << ";\n\n";
+  std::vector<std::string> items;
+  for (size_t k : a.numbering.count) items.push_back(std::to_string(k));
+  c << "/* Variables of each kind, in fmu.h's order. */\n"
+    << "const int lgc_fmu_annotated_counts[] = {" << number_list(items) << "};\n\n";
+  c << "/* UnitDefinitions: {has a BaseUnit, factor, kg, m, s, A, K, mol, cd, rad}. */\n"
+    << "const int lgc_fmu_unit_count = " << a.unit_names.size() << ";\n"
+    << "const char *const lgc_fmu_unit_names[] = {";
+  for (const std::string &u : a.unit_names) c << string_literal(u) << ", ";
+  c << "0};\nconst double lgc_fmu_unit_bases[][10] = {\n";
+  for (const std::string &u : a.unit_names) {
+    std::string problem;
+    std::optional<UnitInfo> info = read_unit(u, problem);
+    if (!info) unreachable("a unit of the spec that read_unit refuses");
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%.17g", info->factor);
+    c << "    {" << (info->has_base ? 1 : 0) << ", " << factor;
+    for (int e : info->exponents) c << ", " << e;
+    c << "},  /* " << u << " */\n";
+  }
+  c << "    {0}};\n\n";
+  const size_t n = a.numbering.total();
+  items.clear();
+  for (int u : a.unit) items.push_back(std::to_string(u));
+  items.push_back("-1");
+  c << "/* Per variable, by value reference: its unit (-1: none), its description (0: the default). */\n"
+    << "const int lgc_fmu_units[] = {\n    " << number_list(items) << "};\n"
+    << "const char *const lgc_fmu_descriptions[] = {\n";
+  for (size_t vr = 0; vr < n; ++vr)
+    c << "    " << (a.description[vr] ? string_literal(*a.description[vr]) : std::string("0")) << ",\n";
+  c << "    0};\n\n";
+  std::vector<std::string> starts, on, constant;
+  for (size_t vr = 0; vr < n; ++vr) {
+    starts.push_back(std::to_string(on.size()));
+    if (!a.dependencies[vr]) continue;
+    std::vector<std::pair<size_t, bool>> known;
+    for (const Known &k : a.dependencies[vr]->on)
+      known.emplace_back(a.numbering.of(k), a.dependencies[vr]->constant.count(k) > 0);
+    std::sort(known.begin(), known.end());
+    for (auto &[ref, is_constant] : known) {
+      on.push_back(std::to_string(ref));
+      constant.push_back(is_constant ? "1" : "0");
+    }
+  }
+  starts.push_back(std::to_string(on.size()));
+  on.push_back("0");
+  constant.push_back("0");
+  c << "/* Dependencies of the derivatives and outputs: value references from start[vr] to start[vr + 1]. */\n"
+    << "const int lgc_fmu_dependency_start[] = {\n    " << number_list(starts) << "};\n"
+    << "const unsigned lgc_fmu_dependency_on[] = {\n    " << number_list(on) << "};\n"
+    << "const unsigned char lgc_fmu_dependency_constant[] = {\n    " << number_list(constant) << "};\n";
+  return c.str();
 }
 
 // The files of `dir` whose names end in one of `suffixes`, less kNotShipped, sorted.
@@ -150,10 +290,13 @@ void export_fmu(const std::string &spec_path, const FmuOptions &requested, const
   Spec spec = read_spec(spec_path);
   FmuOptions options = requested;
   options.kinds = kinds_for(spec, requested.kinds);
+  std::optional<Annotations> annotations;
   GeneratedFiles files = generate(spec, options.formulation, options.with_jacobian, Precision::double_precision,
-                                  options.strict, options.time_limit);
+                                  options.strict, options.time_limit,
+                                  [&](const Model &model) { annotations.emplace(spec, model); });
   Toolchain toolchain = find_toolchain();
-  const std::string token = guid(spec, files, options), binding = binding_source(spec, token, options.kinds);
+  const std::string token = guid(spec, files, options),
+                    binding = binding_source(spec, token, options.kinds, *annotations);
   std::vector<std::string> compiled;
   std::vector<ZipEntry> sources = source_entries(spec, files, binding, toolchain, compiled);
 

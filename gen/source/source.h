@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -135,6 +136,14 @@ struct FrictionSpec {
   std::optional<SourceText> mu_kinetic;
 };
 
+// An entry of [units] or [descriptions]: NAME = "TEXT", for a coordinate,
+// parameter, input or output (what `lagrangec fmu` declares, NAME.md shows).
+struct Annotation {
+  std::string name;
+  SourceLoc loc;  // of the name
+  std::string text;
+};
+
 struct Spec {
   std::string path;
   std::string source;  // the file's bytes, for reports and error carets
@@ -168,7 +177,35 @@ struct Spec {
   std::vector<WheelSpec> wheels;
   std::vector<NamedText> outputs;  // [outputs] NAME = "EXPR", in the order written
   std::vector<EventSpec> events;   // [events.NAME], in the order written
+  // [units] and [descriptions], in the order written; each unit a valid one (read_unit).
+  std::vector<Annotation> units, descriptions;
+  // The entry for `name`, or nullptr.
+  const Annotation *unit_of(const std::string &name) const { return find(units, name); }
+  const Annotation *description_of(const std::string &name) const { return find(descriptions, name); }
+  static const Annotation *find(const std::vector<Annotation> &list, const std::string &name) {
+    for (const Annotation &a : list)
+      if (a.name == name) return &a;
+    return nullptr;
+  }
 };
+
+// ---- units.cpp ------------------------------------------------------------
+
+// A unit as FMI 2.0's <Unit>: its text, and where every symbol in it is one
+// with an SI definition (m, kg, s, rad, N, J, W, Pa, Hz, deg, min, ..., with
+// the SI prefixes), its <BaseUnit>: the exponents of kg, m, s, A, K, mol, cd,
+// rad and the factor to them.
+struct UnitInfo {
+  std::string text;
+  bool has_base = false;
+  double factor = 1;
+  std::array<int, 8> exponents{};
+};
+// Reads a unit in the syntax FMI 2.0 recommends (Modelica's: "N.m", "m/s2",
+// "kg.m2", "1/s", "(m/s)/s"); nullopt with `problem` set when it is not one.
+std::optional<UnitInfo> read_unit(const std::string &text, std::string &problem);
+// The unit of the rate of a quantity in `unit`: "m" -> "m/s", "m/s" -> "m/s2".
+std::string unit_per_second(const std::string &unit);
 
 // ---- urdf_reader.cpp ------------------------------------------------------
 

@@ -37,7 +37,7 @@ const std::set<std::string> kTopLevelKeys = {
     "name",          "title",       "coordinates", "parameters", "inputs", "kinetic", "potential",
     "forces",        "constraints", "initial",     "stabilization", "definitions", "frames", "points",
     "gravity",       "bodies",      "particles",   "rolling",       "outputs",     "events",
-    "friction",      "urdf"};
+    "friction",      "urdf",        "units",       "descriptions"};
 
 const std::set<std::string> kEventKeys = {"when", "direction", "action"};
 const std::set<std::string> kFrictionKeys = {"slip", "wheel", "normal", "static", "kinetic"};
@@ -125,6 +125,8 @@ class Reader {
     read_initial(root);
     read_stabilization(root);
     read_outputs(root);
+    read_annotations(root, "units", spec_.units);
+    read_annotations(root, "descriptions", spec_.descriptions);
     read_events(root);
     return std::move(spec_);
   }
@@ -814,6 +816,69 @@ class Reader {
       std::string why = output_name_problem(o.name);
       if (!why.empty()) error_at(o.loc, why);
     }
+  }
+
+  // [units] NAME = "UNIT" and [descriptions] NAME = "TEXT": for the spec's
+  // coordinates, parameters, inputs and outputs (a velocity's unit is its
+  // coordinate's per second). TOML refuses a name written twice.
+  void read_annotations(const toml::table &root, const char *key, std::vector<Annotation> &out) {
+    const bool units = std::string(key) == "units";
+    const char *shape = units ? "a unit (a string such as \"m\", \"rad/s\" or \"N.m\")"
+                              : "a description (a string)";
+    const toml::node *n = root.get(key);
+    if (!n) return;
+    const toml::table *t = n->as_table();
+    if (!t) wrong_type(*n, key, (std::string("a table of name = ") + shape).c_str());
+    for (auto &&[k, v] : *t) {
+      std::string name(k.str());
+      SourceLoc at = loc(k.source().begin);
+      std::string why = annotated_name_problem(name, key);
+      if (!why.empty()) error_at(at, why);
+      if (!v.is_string()) wrong_type(v, name, shape);
+      std::string text = v.as_string()->get();
+      if (units && text.empty()) {
+        error_at(loc(v), "the unit of '" + name + "' is empty; leave the entry out for none (\"1\" is dimensionless)");
+      } else if (units) {
+        std::string problem;
+        if (!read_unit(text, problem))
+          error_at(loc(v), "'" + name + "' = \"" + text + "\" is not a unit in FMI 2.0's syntax (" + problem +
+                               "): symbols of letters joined by '.', each with an integer exponent, one '/' "
+                               "and parentheses, such as \"m\", \"kg.m2\", \"m/s2\", \"N.m\", \"1/s\"");
+      } else if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+        error_at(loc(v), "the description of '" + name + "' is empty; write one or leave the entry out");
+      }
+      out.push_back({name, at, text});
+    }
+    in_written_order(out);
+  }
+
+  // Why `name` cannot have a unit or description, or "".
+  std::string annotated_name_problem(const std::string &name, const char *table) const {
+    for (auto *list : {&spec_.coordinates, &spec_.parameters, &spec_.inputs})
+      for (auto &v : *list)
+        if (v.name == name) return "";
+    for (auto &o : spec_.outputs)
+      if (o.name == name) return "";
+    const std::string in = "'" + name + "' in [" + table + "]";
+    if (!name.empty() && name.back() == '\'') {
+      std::string base = name.substr(0, name.size() - 1);
+      for (auto &c : spec_.coordinates)
+        if (c.name == base)
+          return in + " is a velocity: " + (std::string(table) == "units"
+                                                ? "its unit is its coordinate's per second, give '" + base + "' one"
+                                                : "its description is its coordinate's, give '" + base + "' one");
+    }
+    for (auto *list : {&spec_.definitions, &spec_.points, &spec_.frames})
+      for (auto &d : *list)
+        if (d.name == name)
+          return in + " is a definition, point or frame, not a variable of the model; only coordinates, "
+                      "parameters, inputs and outputs have one";
+    std::set<std::string> known;
+    for (auto *list : {&spec_.coordinates, &spec_.parameters, &spec_.inputs})
+      for (auto &v : *list) known.insert(v.name);
+    for (auto &o : spec_.outputs) known.insert(o.name);
+    return in + " is not a coordinate, parameter, input or output of the spec; they are " +
+           (known.empty() ? std::string("none") : join(known));
   }
 
   // [events.NAME]: when = "EXPR", direction = rising|falling|both (default

@@ -60,7 +60,7 @@ typedef struct lgc_fmu_instance {
     int method;             /* solver.method: 1 + its index in lgc_fmu_methods */
     double step;            /* solver.step: rk4's step, an adaptive method's first (0: estimated) */
     lgc_driver *driver;
-    int inputs_changed;     /* since the last step: the driver restarts from (t, x) */
+    int inputs_changed;     /* an input or a parameter, since the last step: the driver restarts from (t, x) */
     int terminated;         /* a stop event ended the run at t */
     /* Model Exchange */
     lgc_impact impact;
@@ -471,13 +471,19 @@ fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], s
     if (nvr > 0 && !value)
         return error(c, function, "no array for the values");
     const int before_start = c->mode == MODE_INSTANTIATED || c->mode == MODE_INITIALIZATION;
+    int tuned = 0;
     /* All or nothing: check every reference before setting one. */
     for (size_t i = 0; i < nvr; i++) {
         lgc_fmu_variable v;
         char name[256];
         lgc_fmu_variable_of(c->m, vr[i], &v);
         lgc_fmu_variable_name(c->m, v, name, sizeof name);
-        const int settable = v.kind == LGC_FMU_INPUT
+        /* The parameters and gains are tunable: rhs reads them at every call, and
+           a new value takes effect in Event Mode (Model Exchange) or between
+           steps (Co-Simulation) as the standard allows; solver.step is fixed. */
+        const int tunable = (v.kind == LGC_FMU_PARAMETER || v.kind == LGC_FMU_GAIN)
+                            && (c->mode == MODE_EVENT || c->mode == MODE_STEP_COMPLETE);
+        const int settable = v.kind == LGC_FMU_INPUT || tunable
                              || (before_start && (v.kind == LGC_FMU_STATE || v.kind == LGC_FMU_PARAMETER
                                                   || v.kind == LGC_FMU_GAIN || v.kind == LGC_FMU_STEP));
         if (!settable)
@@ -495,8 +501,14 @@ fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], s
             c->x[v.index] = c->x_start[v.index] = value[i];
             c->x_set[v.index] = 1;
             break;
-        case LGC_FMU_PARAMETER: c->sys.p[v.index] = value[i]; break;
-        case LGC_FMU_GAIN: *(v.index == 0 ? &c->sys.alpha : &c->sys.beta) = value[i]; break;
+        case LGC_FMU_PARAMETER:
+            tuned |= c->sys.p[v.index] != value[i];
+            c->sys.p[v.index] = value[i];
+            break;
+        case LGC_FMU_GAIN:
+            tuned |= *(v.index == 0 ? &c->sys.alpha : &c->sys.beta) != value[i];
+            *(v.index == 0 ? &c->sys.alpha : &c->sys.beta) = value[i];
+            break;
         case LGC_FMU_STEP: c->step = value[i]; break;
         case LGC_FMU_INPUT:
             c->inputs_changed |= c->sys.u[v.index] != value[i];
@@ -508,6 +520,19 @@ fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], s
     /* The start follows the parameters (the spec's initial values may be expressions of them). */
     if (before_start)
         start_state(c);
+    /* A parameter tuned while running: Co-Simulation's next step starts anew
+       from the state (the driver's reset: corrected onto the constraints at
+       the new values, the restitution and friction coefficients at them), as
+       simulate would start from it; Model Exchange's contacts take their
+       restitution at the new values. */
+    else if (tuned) {
+        c->inputs_changed = 1;
+        if (c->type == fmi2ModelExchange && c->m->ncontact) {
+            int rc = lgc_impact_coefficients(&c->impact, &c->sys);
+            if (rc != LGC_OK)
+                return fault(c, function, rc);
+        }
+    }
     c->evaluated = 0;
     return fmi2OK;
 }

@@ -22,6 +22,37 @@ extern const int lgc_fmu_kinds;
 enum { LGC_FMU_MODEL_EXCHANGE = 1, LGC_FMU_CO_SIMULATION = 2 };
 
 /*
+** Also written there, from the spec ([units], [descriptions]) and the
+** model's structure, each list per variable in value-reference order (the
+** numbering below; lgc_fmu_annotated_counts, each kind's count as the
+** generator numbered them, which lgc_fmu_model_description checks):
+**   lgc_fmu_unit_names, lgc_fmu_unit_bases: UnitDefinitions' units (of
+**     lgc_fmu_unit_count), each base row {has_base, factor, then the
+**     exponents of kg, m, s, A, K, mol, cd, rad}; a unit without a BaseUnit
+**     has has_base 0;
+**   lgc_fmu_units: each variable's unit, an index into those, or -1;
+**   lgc_fmu_descriptions: each variable's description, or NULL for the
+**     default model_description.c gives;
+**   lgc_fmu_dependency_start (one more than the variables) and
+**   lgc_fmu_dependency_on, lgc_fmu_dependency_constant: a derivative's or
+**     output's dependencies, the value references from start[vr] to
+**     start[vr + 1], ascending, each constant (FMI's dependenciesKind
+**     "constant") or not ("dependent"): states, inputs, parameters and
+**     gains, of which modelDescription.xml's Outputs and Derivatives list
+**     the states and inputs, and InitialUnknowns all (each a known there).
+** Each array has one entry past those, so that none is empty.
+*/
+extern const int lgc_fmu_annotated_counts[];
+extern const int lgc_fmu_unit_count;
+extern const char *const lgc_fmu_unit_names[];
+extern const double lgc_fmu_unit_bases[][10];
+extern const int lgc_fmu_units[];
+extern const char *const lgc_fmu_descriptions[];
+extern const int lgc_fmu_dependency_start[];
+extern const unsigned lgc_fmu_dependency_on[];
+extern const unsigned char lgc_fmu_dependency_constant[];
+
+/*
 ** The variables, in value-reference order, each kind a block:
 **   states x (nx: q, q', then the integrals of g, then vakonomic mu),
 **   their derivatives der(x) (nx), the parameters (np), the Baumgarte gains

@@ -1,7 +1,8 @@
 /*
 ** model_description.c — the FMU's modelDescription.xml, from the model's
-** descriptor and fmu.h's numbering, so that what the XML declares is what
-** fmi2.c serves. Every name and text is XML-escaped.
+** descriptor, fmu_binding.c's units, descriptions and dependencies, and
+** fmu.h's numbering, so that what the XML declares is what fmi2.c serves.
+** Every name and text is XML-escaped.
 */
 #include <stdio.h>
 #include <string.h>
@@ -84,7 +85,7 @@ static void roles(lgc_fmu_kind kind, const char **causality, const char **variab
     case LGC_FMU_STATE: *causality = "local"; *initial = "exact"; break;
     case LGC_FMU_DERIVATIVE: *causality = "local"; *initial = "calculated"; break;
     case LGC_FMU_PARAMETER:
-    case LGC_FMU_GAIN:
+    case LGC_FMU_GAIN: *causality = "parameter"; *variability = "tunable"; *initial = "exact"; break;
     case LGC_FMU_STEP:
     case LGC_FMU_METHOD: *causality = "parameter"; *variability = "fixed"; *initial = "exact"; break;
     case LGC_FMU_INPUT: *causality = "input"; break;
@@ -92,12 +93,74 @@ static void roles(lgc_fmu_kind kind, const char **causality, const char **variab
     }
 }
 
+/* Whether a known of this kind may be listed among an unknown's dependencies:
+   in Continuous-Time and Event Mode (and at communication points) the states
+   and inputs; in Initialization Mode also the parameters and gains, whose
+   initial is exact. */
+static int listed(lgc_fmu_kind kind, int initialization)
+{
+    return kind == LGC_FMU_STATE || kind == LGC_FMU_INPUT
+           || (initialization && (kind == LGC_FMU_PARAMETER || kind == LGC_FMU_GAIN));
+}
+
+/* vr's dependencies listed there, space-separated: their indices, or (kinds) their dependenciesKind. */
+static void dependency_list(FILE *out, const lgc_model *m, unsigned vr, int initialization, int kinds)
+{
+    const char *separator = "";
+    for (int k = lgc_fmu_dependency_start[vr]; k < lgc_fmu_dependency_start[vr + 1]; k++) {
+        lgc_fmu_variable known;
+        if (!lgc_fmu_variable_of(m, lgc_fmu_dependency_on[k], &known) || !listed(known.kind, initialization))
+            continue;
+        if (kinds)
+            fprintf(out, "%s%s", separator, lgc_fmu_dependency_constant[k] ? "constant" : "dependent");
+        else
+            fprintf(out, "%s%u", separator, lgc_fmu_dependency_on[k] + 1);
+        separator = " ";
+    }
+}
+
+/* <Unknown index=... dependencies=... dependenciesKind=.../> of value reference vr. */
+static void unknown(FILE *out, const lgc_model *m, unsigned vr, int initialization)
+{
+    fprintf(out, "      <Unknown index=\"%u\" dependencies=\"", vr + 1);
+    dependency_list(out, m, vr, initialization, 0);
+    fputs("\" dependenciesKind=\"", out);
+    dependency_list(out, m, vr, initialization, 1);
+    fputs("\"/>\n", out);
+}
+
 static void unknowns(FILE *out, const lgc_model *m, const char *element, lgc_fmu_kind first, lgc_fmu_kind last)
 {
     fprintf(out, "    <%s>\n", element);
     for (unsigned vr = lgc_fmu_first_reference(m, first); vr < lgc_fmu_first_reference(m, (lgc_fmu_kind)(last + 1)); vr++)
-        fprintf(out, "      <Unknown index=\"%u\"/>\n", vr + 1);
+        unknown(out, m, vr, 0);
     fprintf(out, "    </%s>\n", element);
+}
+
+/* UnitDefinitions: the spec's units and those derived from them (m/s of m). */
+static void unit_definitions(FILE *out)
+{
+    static const char *const base[] = {"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
+    if (lgc_fmu_unit_count == 0)
+        return;
+    fputs("  <UnitDefinitions>\n", out);
+    for (int u = 0; u < lgc_fmu_unit_count; u++) {
+        const double *b = lgc_fmu_unit_bases[u];
+        fputs("    <Unit", out);
+        attribute(out, "name", lgc_fmu_unit_names[u]);
+        if (!b[0]) {
+            fputs("/>\n", out);
+            continue;
+        }
+        fputs(">\n      <BaseUnit", out);
+        for (int k = 0; k < 8; k++)
+            if (b[2 + k] != 0.0)
+                fprintf(out, " %s=\"%d\"", base[k], (int)b[2 + k]);
+        if (b[1] != 1.0)
+            fprintf(out, " factor=\"%.17g\"", b[1]);
+        fputs("/>\n    </Unit>\n", out);
+    }
+    fputs("  </UnitDefinitions>\n", out);
 }
 
 static void source_files(FILE *out, int nfiles, char *const files[])
@@ -114,6 +177,12 @@ static void source_files(FILE *out, int nfiles, char *const files[])
 int lgc_fmu_model_description(FILE *out, const char *generator, int nfiles, char *const files[])
 {
     const lgc_model *m = lgc_fmu_model;
+    for (int k = 0; k < LGC_FMU_KINDS; k++)
+        if (lgc_fmu_annotated_counts[k] != lgc_fmu_kind_count(m, (lgc_fmu_kind)k)) {
+            fprintf(stderr, "fmu_binding.c numbers %d variables of kind %d, the model has %d\n",
+                    lgc_fmu_annotated_counts[k], k, lgc_fmu_kind_count(m, (lgc_fmu_kind)k));
+            return -1;
+        }
     const int directional = m->jacobian && !m->ncontact;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiModelDescription fmiVersion=\"2.0\"", out);
     attribute(out, "modelName", m->name);
@@ -140,6 +209,7 @@ int lgc_fmu_model_description(FILE *out, const char *generator, int nfiles, char
         source_files(out, nfiles, files);
         fputs("  </CoSimulation>\n", out);
     }
+    unit_definitions(out);
     /* solver.method's type: the methods this runtime has. */
     fputs("  <TypeDefinitions>\n    <SimpleType name=\"lagrangec.Method\">\n      <Enumeration>\n", out);
     for (int k = 0; k < LGC_FMU_METHODS; k++)
@@ -162,7 +232,8 @@ int lgc_fmu_model_description(FILE *out, const char *generator, int nfiles, char
         fputs("    <ScalarVariable", out);
         attribute(out, "name", name);
         fprintf(out, " valueReference=\"%u\"", vr);
-        attribute(out, "description", description(m, v, text, sizeof text));
+        attribute(out, "description", lgc_fmu_descriptions[vr] ? lgc_fmu_descriptions[vr]
+                                                                : description(m, v, text, sizeof text));
         fprintf(out, " causality=\"%s\" variability=\"%s\"", causality, variability);
         if (initial)
             fprintf(out, " initial=\"%s\"", initial);
@@ -170,6 +241,8 @@ int lgc_fmu_model_description(FILE *out, const char *generator, int nfiles, char
                                        : ">\n      <Real", out);
         if (v.kind == LGC_FMU_DERIVATIVE)
             fprintf(out, " derivative=\"%u\"", lgc_fmu_first_reference(m, LGC_FMU_STATE) + (unsigned)v.index + 1);
+        if (lgc_fmu_units[vr] >= 0)
+            attribute(out, "unit", lgc_fmu_unit_names[lgc_fmu_units[vr]]);
         if (start_value(m, v, &start))
             fprintf(out, " start=\"%.17g\"", start);   /* an Enumeration's, an integer, prints as one */
         fputs("/>\n    </ScalarVariable>\n", out);
@@ -183,7 +256,7 @@ int lgc_fmu_model_description(FILE *out, const char *generator, int nfiles, char
         lgc_fmu_variable v;
         lgc_fmu_variable_of(m, vr, &v);
         if (v.kind == LGC_FMU_DERIVATIVE || (v.kind >= LGC_FMU_MULTIPLIER && v.kind <= LGC_FMU_OUTPUT))
-            fprintf(out, "      <Unknown index=\"%u\"/>\n", vr + 1);
+            unknown(out, m, vr, 1);
     }
     fputs("    </InitialUnknowns>\n  </ModelStructure>\n</fmiModelDescription>\n", out);
     return ferror(out) ? -1 : 0;

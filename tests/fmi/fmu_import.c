@@ -2,7 +2,7 @@
 ** fmu_import.c — a minimal FMI 2.0 importer: dlopens an unzipped FMU's
 ** binaries/linux64/NAME.so and drives the standard's calling sequences.
 **
-**   fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:VR=VALUE...] VR...
+**   fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:|tune:VR=VALUE...] [at:T] VR...
 **     sets the parameters (Real, Enumeration) before initialisation and the
 **     inputs once initialised (a running instance's inputs changed), then prints t and the variables VR... as CSV every
 **     DT up to T_END: by
@@ -13,11 +13,15 @@
 **     step event, where fmi2CompletedIntegratorStep asks for one); a stop
 **     event (fmi2Discard, or terminateSimulation) ends it with a row at its
 **     time, as simulate's last.
-**   fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD
+**   fmu_import changes DIR NAME GUID NX NIN VR_INPUT... VR_OUTPUT...
+**     which derivatives and outputs each state and input moves
+**     (run_changes): the test compares them with ModelStructure.
+**   fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD VR_STEP
 **     the state machine's error paths (calls out of order, unknown value
 **     references, a wrong GUID, a kind's function on the other kind): each
 **     fmi2Error and a message to the logger, never a crash; two instances
-**     in one process independent; no heap allocation inside fmi2DoStep (in
+**     in one process independent; a parameter tunable in Event Mode and
+**     between steps, solver.step not; no heap allocation inside fmi2DoStep (in
 **     a build without sanitizers); directional derivatives against central
 **     differences where DIRECTIONAL is 1, refused where 0.
 */
@@ -87,14 +91,17 @@ static fmu f;
 /*
 ** run: what the arguments set: parameters before initialisation
 ** ("param:VR=VALUE", Real; "enum:VR=VALUE", an Enumeration), inputs once
-** the instance runs ("set:VR=VALUE").
+** the instance runs ("set:VR=VALUE"), and parameters tuned at the first
+** communication point at or past T ("tune:VR=VALUE", "at:T"): between
+** steps (Co-Simulation), in Event Mode (Model Exchange).
 */
 typedef struct settings {
     fmi2ValueReference vr[8];
     double value[8];
     size_t n;
 } settings;
-static settings parameters, enumerations, inputs;
+static settings parameters, enumerations, inputs, tunes;
+static double tune_time = INFINITY;
 
 static int take_setting(settings *s, const char *text)
 {
@@ -201,6 +208,10 @@ static int run_cs(double t_end, double dt, const fmi2ValueReference vr[], size_t
     const long n = lround(t_end / dt);
     print_row(c, 0.0, vr, nvr, values);
     for (long k = 0; k < n; k++) {
+        if (tunes.n && (double)k * dt >= tune_time - 1e-12) {
+            must(f.SetReal(c, tunes.vr, tunes.n, tunes.value), "fmi2SetReal (tuning the parameters)");
+            tunes.n = 0;
+        }
         fmi2Status s = f.DoStep(c, (double)k * dt, (double)(k + 1) * dt - (double)k * dt, fmi2True);
         if (s == fmi2Discard) {     /* a stop event: the last row is at its time */
             fmi2Boolean terminated = fmi2False;
@@ -343,6 +354,14 @@ static int run_me(double t_end, double dt, double h, const fmi2ValueReference vr
     print_row(r.c, t, vr, nvr, values);
     const long n = lround(t_end / dt);
     for (long k = 1; k <= n && !terminate; k++) {
+        if (tunes.n && t >= tune_time - 1e-12) {
+            must(f.EnterEventMode(r.c), "fmi2EnterEventMode");
+            must(f.SetReal(r.c, tunes.vr, tunes.n, tunes.value), "fmi2SetReal (tuning the parameters)");
+            tunes.n = 0;
+            if ((terminate = settle(&r, r.x)))
+                break;
+            indicators_at(&r, t, r.x, r.ind_before);
+        }
         /* A stop event leaves the FMU in event mode at its state: the last row is at its time. */
         if (!(terminate = advance_me(&r, &t, r.x, (double)k * dt, h))) {
             must(f.SetTime(r.c, t), "fmi2SetTime");
@@ -356,11 +375,84 @@ static int run_me(double t_end, double dt, double h, const fmi2ValueReference vr
     return 0;
 }
 
+/* ---- changes: which unknowns each state and input moves ------------------- */
+
+/*
+** Model Exchange at the start (states perturbed first by `spread`, so that
+** no velocity is 0 and few terms vanish), in continuous-time mode: for each
+** state and each input (VR_INPUT...), one line "state J" or "input VR" and
+** the unknowns (VR_UNKNOWN...: derivatives by their state's index as
+** "der:K", outputs by value reference) whose value a relative change of
+** 1e-6 moves by more than 1e-12 relative: what a dependency list must hold.
+*/
+static int run_changes(size_t nx, const fmi2ValueReference in[], size_t nin, const fmi2ValueReference out[],
+                       size_t nout)
+{
+    fmi2Component c = instantiate("changes", fmi2ModelExchange);
+    if (!c)
+        return 1;
+    must(f.SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0), "fmi2SetupExperiment");
+    must(f.EnterInitializationMode(c), "fmi2EnterInitializationMode");
+    must(f.ExitInitializationMode(c), "fmi2ExitInitializationMode");
+    fmi2EventInfo info;
+    do
+        must(f.NewDiscreteStates(c, &info), "fmi2NewDiscreteStates");
+    while (info.newDiscreteStatesNeeded && !info.terminateSimulation);
+    must(f.EnterContinuousTimeMode(c), "fmi2EnterContinuousTimeMode");
+    double *block = calloc(4 * nx + 2 * nout + nin + 4, sizeof *block);
+    double *x = block, *dx0 = x + nx, *dx = dx0 + nx, *x1 = dx + nx, *y0 = x1 + nx, *y = y0 + nout, *u = y + nout;
+    must(f.GetContinuousStates(c, x, nx), "fmi2GetContinuousStates");
+    for (size_t j = 0; j < nx; j++)
+        x[j] += 0.1 * (double)(j % 7 + 1) / 7.0;
+    must(f.SetContinuousStates(c, x, nx), "fmi2SetContinuousStates");
+    if (nin)
+        must(f.GetReal(c, in, nin, u), "fmi2GetReal (the inputs)");
+    for (size_t k = 0; k < nin; k++)
+        u[k] += 0.3;
+    if (nin)
+        must(f.SetReal(c, in, nin, u), "fmi2SetReal (the inputs)");
+    must(f.GetDerivatives(c, dx0, nx), "fmi2GetDerivatives");
+    if (nout)
+        must(f.GetReal(c, out, nout, y0), "fmi2GetReal (the outputs)");
+    for (size_t j = 0; j < nx + nin; j++) {
+        const int state = j < nx;
+        const double h = 1e-6 * fmax(1.0, fabs(state ? x[j] : u[j - nx]));
+        if (state) {
+            memcpy(x1, x, nx * sizeof *x);
+            x1[j] += h;
+            must(f.SetContinuousStates(c, x1, nx), "fmi2SetContinuousStates");
+            printf("state %zu", j);
+        } else {
+            double v = u[j - nx] + h;
+            must(f.SetReal(c, &in[j - nx], 1, &v), "fmi2SetReal (an input)");
+            printf("input %u", (unsigned)in[j - nx]);
+        }
+        must(f.GetDerivatives(c, dx, nx), "fmi2GetDerivatives");
+        if (nout)
+            must(f.GetReal(c, out, nout, y), "fmi2GetReal (the outputs)");
+        for (size_t k = 0; k < nx; k++)
+            if (fabs(dx[k] - dx0[k]) > 1e-12 * fmax(1.0, fabs(dx0[k])))
+                printf(" der:%zu", k);
+        for (size_t k = 0; k < nout; k++)
+            if (fabs(y[k] - y0[k]) > 1e-12 * fmax(1.0, fabs(y0[k])))
+                printf(" %u", (unsigned)out[k]);
+        putchar('\n');
+        if (state)
+            must(f.SetContinuousStates(c, x, nx), "fmi2SetContinuousStates");
+        else
+            must(f.SetReal(c, &in[j - nx], 1, &u[j - nx]), "fmi2SetReal (an input)");
+    }
+    f.Terminate(c);
+    f.FreeInstance(c);
+    free(block);
+    return 0;
+}
+
 /* ---- checks: the state machine's error paths, two instances ---------------- */
 
 static size_t check_nx, check_nind;
 static int check_directional;   /* modelDescription.xml's providesDirectionalDerivative (ModelExchange) */
-static fmi2ValueReference vr_parameter, vr_output, vr_unknown, vr_method;
+static fmi2ValueReference vr_parameter, vr_output, vr_unknown, vr_method, vr_step;
 
 /* A call that must fail with fmi2Error and say why to the logger. */
 #define REFUSED(call)                                                                     \
@@ -419,7 +511,11 @@ static void test_cs_out_of_order(void **state)
     assert_int_equal(f.SetInteger(c, &vr_method, 1, (fmi2Integer[]){1}), fmi2OK);
     assert_int_equal(f.ExitInitializationMode(c), fmi2OK);
     REFUSED(f.SetInteger(c, &vr_method, 1, (fmi2Integer[]){2}));  /* fixed after initialisation */
-    REFUSED(f.SetReal(c, &vr_parameter, 1, (double[]){2.0}));    /* fixed after initialisation */
+    REFUSED(f.SetReal(c, &vr_step, 1, (double[]){0.01}));        /* solver.step: fixed after initialisation */
+    REFUSED(f.SetReal(c, &vr_parameter, 1, (double[]){NAN}));
+    double p;
+    assert_int_equal(f.GetReal(c, &vr_parameter, 1, &p), fmi2OK);
+    assert_int_equal(f.SetReal(c, &vr_parameter, 1, &p), fmi2OK);   /* tunable between steps */
     REFUSED(f.SetReal(c, &vr_output, 1, (double[]){2.0}));       /* an output */
     REFUSED(f.GetReal(c, &vr_unknown, 1, v));
     REFUSED(f.SetReal(c, &vr_unknown, 1, (double[]){1.0}));
@@ -453,8 +549,12 @@ static void test_me_out_of_order(void **state)
     assert_int_equal(f.SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0), fmi2OK);
     assert_int_equal(f.EnterInitializationMode(c), fmi2OK);
     assert_int_equal(f.ExitInitializationMode(c), fmi2OK);
-    /* Event mode */
+    /* Event mode: the parameters are tunable, solver.step is not. */
     REFUSED(f.SetContinuousStates(c, x, check_nx));
+    REFUSED(f.SetReal(c, &vr_step, 1, (double[]){0.01}));
+    double p;
+    assert_int_equal(f.GetReal(c, &vr_parameter, 1, &p), fmi2OK);
+    assert_int_equal(f.SetReal(c, &vr_parameter, 1, &p), fmi2OK);
     REFUSED(f.CompletedIntegratorStep(c, fmi2True, &enter, &terminate));
     assert_int_equal(f.NewDiscreteStates(c, &info), fmi2OK);
     assert_int_equal(f.EnterContinuousTimeMode(c), fmi2OK);
@@ -609,9 +709,14 @@ int main(int argc, char **argv)
         int first = 11;
         for (; first < argc && strchr(argv[first], ':'); first++) {
             const char *text = strchr(argv[first], ':') + 1;
+            if (strncmp(argv[first], "at:", 3) == 0) {
+                tune_time = atof(text);
+                continue;
+            }
             settings *s = strncmp(argv[first], "set:", 4) == 0     ? &inputs
                           : strncmp(argv[first], "param:", 6) == 0 ? &parameters
-                          : strncmp(argv[first], "enum:", 5) == 0  ? &enumerations : NULL;
+                          : strncmp(argv[first], "enum:", 5) == 0  ? &enumerations
+                          : strncmp(argv[first], "tune:", 5) == 0  ? &tunes : NULL;
             if (!s || !take_setting(s, text))
                 return 2;
         }
@@ -624,7 +729,20 @@ int main(int argc, char **argv)
         free(values);
         return rc;
     }
-    if (argc == 12 && strcmp(argv[1], "checks") == 0) {
+    if (argc >= 7 && strcmp(argv[1], "changes") == 0) {
+        dir = argv[2], model_name = argv[3], guid = argv[4];
+        load();
+        const size_t nx = strtoul(argv[5], NULL, 10), nin = strtoul(argv[6], NULL, 10);
+        if ((size_t)argc < 7 + nin)
+            return 2;
+        fmi2ValueReference *in = references((int)nin, argv + 7);
+        fmi2ValueReference *out = references(argc - 7 - (int)nin, argv + 7 + nin);
+        int rc = run_changes(nx, in, nin, out, (size_t)(argc - 7) - nin);
+        free(in);
+        free(out);
+        return rc;
+    }
+    if (argc == 13 && strcmp(argv[1], "checks") == 0) {
         dir = argv[2], model_name = argv[3], guid = argv[4];
         check_nx = strtoul(argv[5], NULL, 10), check_nind = strtoul(argv[6], NULL, 10);
         vr_parameter = (fmi2ValueReference)strtoul(argv[7], NULL, 10);
@@ -632,6 +750,7 @@ int main(int argc, char **argv)
         vr_unknown = (fmi2ValueReference)strtoul(argv[9], NULL, 10);
         check_directional = atoi(argv[10]);
         vr_method = (fmi2ValueReference)strtoul(argv[11], NULL, 10);
+        vr_step = (fmi2ValueReference)strtoul(argv[12], NULL, 10);
         quiet_log = 1;
         load();
         const struct CMUnitTest tests[] = {
@@ -645,7 +764,9 @@ int main(int argc, char **argv)
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
-    fputs("usage: fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:VR=VALUE...] VR...\n"
-          "       fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD\n", stderr);
+    fputs("usage: fmu_import run DIR NAME GUID cs|me T_END DT H NX NIND [param:|enum:|set:|tune:VR=VALUE...] [at:T] VR...\n"
+          "       fmu_import changes DIR NAME GUID NX NIN VR_INPUT... VR_OUTPUT...\n"
+          "       fmu_import checks DIR NAME GUID NX NIND VR_PARAMETER VR_OUTPUT VR_UNKNOWN DIRECTIONAL VR_METHOD VR_STEP\n",
+          stderr);
     return 2;
 }

@@ -11,6 +11,11 @@
   test_fmu.py LAGRANGEC IMPORTER SPECS_DIR trajectories
       Co-Simulation and Model Exchange (the importer's RK4 with events)
       against `lagrangec simulate` over 5 s (trajectories()); prints the table.
+  test_fmu.py LAGRANGEC IMPORTER SPECS_DIR structure
+      ModelStructure's dependencies where they are known exactly, units and
+      descriptions from the spec; prints the dependency counts (structure()).
+  test_fmu.py LAGRANGEC IMPORTER SPECS_DIR tunable
+      a parameter tuned mid-run against simulate from that point (tunable()).
   test_fmu.py LAGRANGEC IMPORTER SPECS_DIR usage
       the command's mistakes: exit 2 and a message.
 """
@@ -180,7 +185,71 @@ def validate_description(where, directory, root, report=fail):
         | set(i for i, v in enumerate(variables, 1) if v.get("causality") == "calculatedParameter"))
     if listed["InitialUnknowns"] != initial_unknowns:
         bad(f"InitialUnknowns {listed['InitialUnknowns']} are not {initial_unknowns}")
+    validate_dependencies(bad, root, variables, states)
+    validate_units(bad, root, variables)
     int(root.get("numberOfEventIndicators", "0"))
+
+
+def validate_dependencies(bad, root, variables, states):
+    """ModelStructure's dependencies (FMI 2.0, section 2.2.8): ascending indices of
+    variables, in Outputs and Derivatives of states and inputs, in InitialUnknowns of
+    inputs and variables whose initial is exact; dependenciesKind as long, of the
+    kinds allowed there (InitialUnknowns: dependent and constant only)."""
+    structure = root.find("ModelStructure")
+    n = len(variables)
+    inputs = {i for i, v in enumerate(variables, 1) if v.get("causality") == "input"}
+    exact = {i for i, v in enumerate(variables, 1)
+             if v.get("initial", default_initial(v.get("causality", "local"), v.get("variability", "continuous")))
+             == "exact"}
+    for part, knowns, kinds in (("Outputs", states | inputs, {"dependent", "constant", "fixed", "tunable", "discrete"}),
+                                ("Derivatives", states | inputs, {"dependent", "constant", "fixed", "tunable", "discrete"}),
+                                ("InitialUnknowns", inputs | exact, {"dependent", "constant"})):
+        element = structure.find(part)
+        for u in element.findall("Unknown") if element is not None else []:
+            index, text, kind_text = u.get("index"), u.get("dependencies"), u.get("dependenciesKind")
+            if text is None:
+                if kind_text is not None:
+                    bad(f"{part}: Unknown {index} has dependenciesKind without dependencies")
+                continue
+            if not all(k.isdigit() for k in text.split()):
+                bad(f"{part}: Unknown {index}: dependencies {text!r} are not indices")
+                continue
+            deps = [int(k) for k in text.split()]
+            if deps != sorted(set(deps)):
+                bad(f"{part}: Unknown {index}: dependencies {deps} are not ascending and unique")
+            for k in deps:
+                if not 1 <= k <= n:
+                    bad(f"{part}: Unknown {index}: dependency {k} is no variable (1..{n})")
+                elif k not in knowns:
+                    bad(f"{part}: Unknown {index}: dependency {k} ({variables[k - 1].get('name')}) is no known there")
+            if kind_text is not None:
+                listed_kinds = kind_text.split()
+                if len(listed_kinds) != len(deps):
+                    bad(f"{part}: Unknown {index}: {len(listed_kinds)} dependenciesKind for {len(deps)} dependencies")
+                for kind in listed_kinds:
+                    if kind not in kinds:
+                        bad(f"{part}: Unknown {index}: dependenciesKind {kind} not allowed there")
+
+
+def validate_units(bad, root, variables):
+    """UnitDefinitions: unique names, integer base-unit exponents; each unit= one of them."""
+    units = root.find("UnitDefinitions")
+    names = [u.get("name") for u in units.findall("Unit")] if units is not None else []
+    if units is not None and not names:
+        bad("UnitDefinitions without a Unit")
+    if len(names) != len(set(names)) or not all(names):
+        bad(f"unit names empty or repeated: {names}")
+    for u in units.findall("Unit") if units is not None else []:
+        for base in u.findall("BaseUnit"):
+            for attr, value in base.attrib.items():
+                if attr in ("factor", "offset"):
+                    float(value)
+                elif attr not in ("kg", "m", "s", "A", "K", "mol", "cd", "rad") or not value.lstrip("-").isdigit():
+                    bad(f"unit {u.get('name')}: BaseUnit {attr}={value!r}")
+    for v in variables:
+        unit = v[0].get("unit") if len(v) else None
+        if unit is not None and unit not in names:
+            bad(f"{v.get('name')}: unit {unit!r} is not in UnitDefinitions")
 
 
 def all_specs():
@@ -217,9 +286,16 @@ def all_specs():
     variables[1].set("valueReference", variables[0].get("valueReference"))
     next(v for v in variables if v.get("causality") == "output").set("initial", "exact")
     ET.SubElement(broken.find("ModelStructure").find("Derivatives"), "Unknown", index=str(len(variables) + 1))
+    # ... and its dependencies and units three more ways: a derivative on an output, out of order, an undefined unit.
+    first_output = next(i for i, v in enumerate(variables, 1) if v.get("causality") == "output")
+    derivative = broken.find("ModelStructure").find("Derivatives").find("Unknown")
+    derivative.set("dependencies", f"{first_output} 1")
+    derivative.set("dependenciesKind", "dependent dependent")
+    variables[0][0].set("unit", "furlong")
     found = []
     validate_description("broken", directory, broken, found.append)
-    for rule in ("taken twice", "start missing with initial exact", "is no variable"):
+    for rule in ("taken twice", "start missing with initial exact", "is no variable", "is no known there",
+                 "not ascending", "not in UnitDefinitions"):
         if not any(rule in message for message in found):
             fail(f"the validator missed a broken rule ({rule}): {found}")
     files = [os.path.join("sources", f.get("name")) for f in root.find("CoSimulation").iter("File")]
@@ -256,7 +332,8 @@ def checks():
         if directional != (spec == "pendulum.toml"):
             fail(f"{spec}: providesDirectionalDerivative is {directional}")
         r = subprocess.run([IMPORTER, "checks", *args, str(nx), str(nind), str(parameter), str(output),
-                            str(len(variables)), str(int(directional)), str(method)], capture_output=True, text=True)
+                            str(len(variables)), str(int(directional)), str(method), str(variables["solver.step"][0])],
+                           capture_output=True, text=True)
         print(r.stdout, r.stderr)
         if r.returncode != 0:
             fail(f"{spec}: the importer's checks failed")
@@ -384,6 +461,216 @@ def trajectories():
           f"|FMU - simulate| / max(1, |simulate|); ME by RK4 at h = {ME_STEP})")
 
 
+def dependencies_of(root, part):
+    """{name of the unknown: [(name of the known, kind)...]} of a ModelStructure part."""
+    variables = root.find("ModelVariables").findall("ScalarVariable")
+    out = {}
+    for u in root.find("ModelStructure").find(part).findall("Unknown"):
+        deps = [variables[int(k) - 1].get("name") for k in u.get("dependencies").split()]
+        out[variables[int(u.get("index")) - 1].get("name")] = list(zip(deps, u.get("dependenciesKind").split()))
+    return out
+
+
+TWO_OSCILLATORS = """name = "two_oscillators"
+coordinates = ["x", "y"]
+kinetic = "m*(x'^2 + y'^2)/2"
+potential = "k*(x^2 + y^2)/2"
+[parameters]
+m = 1.0
+k = 4.0
+c = 0.1
+[inputs]
+u = 0.0
+w = 0.0
+[forces]
+x = "u - c*x'"
+y = "w"
+[outputs]
+spring_x = "k*x"
+[units]
+x = "m"
+y = "m"
+m = "kg"
+k = "N/m"
+c = "N.s/m"
+u = "N"
+w = "N"
+spring_x = "N"
+[descriptions]
+x = "the first mass's position <a & b>"
+u = "force on \\"x\\""
+"""
+
+
+def structure():
+    """The dependencies modelDescription.xml declares: exact where the structure shows
+    them (a position's derivative its velocity's; a decoupled model's accelerations
+    none of the other part's states and inputs), never short of what the FMU shows
+    (each state and input perturbed through the importer moves only derivatives and
+    outputs that list it), and printed for the pendulum and the bicycle; the units and descriptions of [units] and [descriptions], escaped; the
+    counts of dependencies against "all" (what was implicit before)."""
+    spec = os.path.join(SCRATCH, "two_oscillators.toml")
+    with open(spec, "w") as f:
+        f.write(TWO_OSCILLATORS)
+    r, path = export(spec)
+    if r.returncode != 0:
+        fail(f"two_oscillators: {r.stderr}")
+        return
+    directory, root = unzip(path)
+    validate_description("two_oscillators", directory, root)
+    derivatives, outputs = dependencies_of(root, "Derivatives"), dependencies_of(root, "Outputs")
+    expected = {
+        "der(x)": [("x'", "constant")], "der(y)": [("y'", "constant")],
+        "der(x')": [("x", "dependent"), ("x'", "dependent"), ("u", "dependent")],
+        "der(y')": [("y", "dependent"), ("w", "dependent")],
+    }
+    for name, deps in expected.items():
+        if derivatives.get(name) != deps:
+            fail(f"two_oscillators: {name} depends on {derivatives.get(name)}, expected {deps}")
+    if outputs.get("spring_x") != [("x", "dependent")]:
+        fail(f"two_oscillators: spring_x depends on {outputs.get('spring_x')}, expected [('x', 'dependent')]")
+    initial = dependencies_of(root, "InitialUnknowns")
+    wanted = [("x", "dependent"), ("x'", "dependent"), ("m", "dependent"), ("k", "dependent"), ("c", "dependent"),
+              ("u", "dependent")]
+    if initial.get("der(x')") != wanted:
+        fail(f"two_oscillators: der(x') initially depends on {initial.get('der(x)')}, expected {wanted}")
+    variables = variables_of(root)
+    units = {u.get("name"): u.find("BaseUnit") for u in root.find("UnitDefinitions").findall("Unit")}
+    for name, unit in (("x", "m"), ("x'", "m/s"), ("der(x)", "m/s"), ("der(x')", "m/s2"), ("k", "N/m"),
+                       ("c", "N.s/m"), ("u", "N"), ("spring_x", "N"), ("lambda", None)):
+        got = variables[name][1][0].get("unit") if name in variables else None
+        if name in variables and got != unit:
+            fail(f"two_oscillators: {name}'s unit is {got!r}, expected {unit!r}")
+    for unit, base in (("m/s2", {"m": "1", "s": "-2"}), ("N/m", {"kg": "1", "s": "-2"}),
+                       ("N.s/m", {"kg": "1", "s": "-1"})):
+        if unit not in units or units[unit] is None or dict(units[unit].attrib) != base:
+            fail(f"two_oscillators: unit {unit}'s BaseUnit is "
+                 f"{None if units.get(unit) is None else dict(units[unit].attrib)}, expected {base}")
+    for name, text in (("x", "the first mass's position <a & b>"), ("u", 'force on "x"'),
+                       ("x'", "velocity of x (the first mass's position <a & b>)"), ("w", "control input")):
+        if variables[name][1].get("description") != text:
+            fail(f"two_oscillators: {name}'s description is {variables[name][1].get('description')!r}, not {text!r}")
+    with open(os.path.join(directory, "sources", "fmu_binding.c")) as f:
+        if '"force on \\"x\\""' not in f.read():
+            fail("fmu_binding.c does not hold u's description as an escaped C string")
+    # No dependency left out: each state and input the importer changes moves only derivatives and outputs
+    # that list it (central to the declared structure being conservative).
+    for name in ("two_oscillators", "pendulum", "knife_edge", "bicycle", "cart_pendulum", "slider_crank",
+                 "bouncing_ball", "rolling_disk"):
+        r, path = export(spec if name == "two_oscillators" else os.path.join(SPECS, name + ".toml"))
+        if r.returncode != 0:
+            fail(f"{name}: {r.stderr}")
+            continue
+        directory, root = unzip(path)
+        args, nx, _ = importer_args(directory, root)
+        variables = root.find("ModelVariables").findall("ScalarVariable")
+        inputs = [int(v.get("valueReference")) for v in variables if v.get("causality") == "input"]
+        outputs = [int(v.get("valueReference")) for v in variables if v.get("causality") == "output"]
+        declared = set()
+        for part in ("Derivatives", "Outputs"):
+            element = root.find("ModelStructure").find(part)
+            for u in element.findall("Unknown") if element is not None else []:
+                declared |= {(int(u.get("index")), int(k)) for k in u.get("dependencies").split()}
+        states = [int(u[0].get("derivative")) for u in variables if len(u) and u[0].get("derivative")]
+        derivative_of_state = [i for i, v in enumerate(variables, 1) if len(v) and v[0].get("derivative")]
+        r = subprocess.run([IMPORTER, "changes", *args, str(nx), str(len(inputs)), *map(str, inputs),
+                            *map(str, outputs)], capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"{name}: the importer's changes failed: {r.stderr[-2000:]}")
+            continue
+        moved = set()
+        for line in r.stdout.splitlines():
+            what, which, *changed = line.split()
+            known = states[int(which)] if what == "state" else int(which) + 1
+            for c in changed:
+                moved.add((derivative_of_state[int(c[4:])] if c.startswith("der:") else int(c) + 1, known))
+        named = lambda pairs: sorted(f"{variables[u - 1].get('name')} on {variables[k - 1].get('name')}"
+                                     for u, k in pairs)
+        if moved - declared:
+            fail(f"{name}: dependencies the FMU shows and modelDescription.xml leaves out: {named(moved - declared)}")
+        if not moved:
+            fail(f"{name}: no state or input moved anything: the check sees nothing")
+        # Where the structure is exact, the declared dependencies are what the FMU shows, no more.
+        if name == "two_oscillators" and moved != declared:
+            fail(f"two_oscillators: declared and shown dependencies differ: declared only "
+                 f"{named(declared - moved)}, shown only {named(moved - declared)}")
+    # The pendulum's and the bicycle's: der(q) exactly q', and the counts against "all".
+    print("| model | Outputs | Derivatives | InitialUnknowns | dependencies listed (all: each unknown on every known) |")
+    print("|---|---:|---:|---:|---|")
+    for name in ("pendulum", "bicycle"):
+        r, path = export(os.path.join(SPECS, name + ".toml"))
+        if r.returncode != 0:
+            fail(f"{name}: {r.stderr}")
+            continue
+        directory, root = unzip(path)
+        variables = root.find("ModelVariables").findall("ScalarVariable")
+        states = [variables[int(v[0].get("derivative")) - 1].get("name") for v in variables
+                  if len(v) and v[0].get("derivative") is not None]
+        knowns = len(states) + sum(v.get("causality") == "input" for v in variables)
+        initial_knowns = knowns + sum(v.get("causality") == "parameter" and v.get("initial") == "exact"
+                                      and v.get("name") not in ("solver.step", "solver.method") for v in variables)
+        derivatives = dependencies_of(root, "Derivatives")
+        coordinates = [s for s in states if not s.endswith("'") and s + "'" in states]
+        for q in coordinates:
+            if derivatives[f"der({q})"] != [(q + "'", "constant")]:
+                fail(f"{name}: der({q}) depends on {derivatives[f'der({q})']}, expected [({q}', constant)]")
+        counts = []
+        for part, per in (("Outputs", knowns), ("Derivatives", knowns), ("InitialUnknowns", initial_knowns)):
+            deps = dependencies_of(root, part) if root.find("ModelStructure").find(part) is not None else {}
+            counts.append(f"{sum(len(d) for d in deps.values())} of {len(deps) * per}")
+        print(f"| {name} | {counts[0]} | {counts[1]} | {counts[2]} | nx = {len(states)} |")
+
+
+def tunable():
+    """A parameter changed while the FMU runs (g of the pendulum at t = 2, between
+    Co-Simulation steps, in Model Exchange's event mode) changes the motion as
+    simulate with that g, started from the FMU's state at t = 2, would."""
+    spec = os.path.join(SPECS, "pendulum.toml")
+    r, path = export(spec)
+    if r.returncode != 0:
+        fail(f"pendulum: {r.stderr}")
+        return
+    directory, root = unzip(path)
+    args, nx, nind = importer_args(directory, root)
+    variables = variables_of(root)
+    if variables["g"][1].get("variability") != "tunable":
+        fail(f"g's variability is {variables['g'][1].get('variability')}, not tunable")
+    columns = ["x", "y", "x'", "y'", "lambda[1]"]
+    t_tune, g_new = 2.0, 5.0
+    print("| run | tuned at t = 2 against simulate from there | untuned against it |")
+    print("|---|---:|---:|")
+    for kind, bound, tolerances in (("cs", CS_BOUND, ()), ("me", ME_BOUND, TIGHT)):
+        rows = {}
+        for label, tune in (("tuned", [f"tune:{variables['g'][0]}={g_new!r}", f"at:{t_tune!r}"]), ("untuned", [])):
+            r = subprocess.run([IMPORTER, "run", *args, kind, str(T_END), str(SAMPLE), str(ME_STEP), str(nx), str(nind),
+                                *tune, *[str(variables[c][0]) for c in columns]], capture_output=True, text=True)
+            if r.returncode != 0:
+                fail(f"pendulum {kind} {label}: the importer failed: {r.stderr[-2000:]}")
+                return
+            rows[label] = [[float(x) for x in line.split(",")] for line in r.stdout.splitlines()]
+        start = next(row for row in rows["tuned"] if abs(row[0] - t_tune) < 1e-9)
+        given = ["--param", f"g={g_new!r}"] + [a for c, v in zip(columns[:4], start[1:5])
+                                                for a in ("--init", f"{c}={v!r}")]
+        out = os.path.join(SCRATCH, f"tuned-{kind}.csv")
+        r = subprocess.run([LAGRANGEC, "simulate", spec, "--t-end", str(T_END - t_tune), "--sample", str(SAMPLE),
+                            "--out", out, "--quiet", *given, *tolerances], capture_output=True, text=True, env=ENV)
+        if r.returncode != 0:
+            fail(f"pendulum: simulate from the tuned state: {r.stderr}")
+            return
+        with open(out) as f:
+            header, reference = read_csv(f.read())
+        errors = {}
+        # The row at t = 2 is the FMU's before the change (its multiplier the old g's): compared from the next.
+        for label in ("tuned", "untuned"):
+            after = [[row[0] - t_tune] + row[1:] for row in rows[label] if row[0] > t_tune + 1e-9]
+            errors[label], where = largest_error(f"pendulum {kind} {label}", after, header, reference[1:], columns)
+            if label == "tuned" and not errors[label] <= bound:
+                fail(f"pendulum {kind}: tuned g, off simulate by {errors[label]:.3g} ({where}), past {bound:g}")
+        if not errors["untuned"] > 100 * bound:
+            fail(f"pendulum {kind}: the untuned run is as close ({errors['untuned']:.3g}): the test sees nothing")
+        print(f"| {kind} | {errors['tuned']:.2g} | {errors['untuned']:.2g} |")
+
+
 def usage():
     spec = os.path.join(SPECS, "pendulum.toml")
     out = os.path.join(SCRATCH, "u.fmu")
@@ -430,7 +717,8 @@ def usage():
         fail(f"a failing compiler left {os.listdir(tmp)} in TMPDIR")
 
 
-{"all-specs": all_specs, "checks": checks, "trajectories": trajectories, "usage": usage}[WHAT]()
+{"all-specs": all_specs, "checks": checks, "trajectories": trajectories, "usage": usage, "structure": structure,
+ "tunable": tunable}[WHAT]()
 shutil.rmtree(SCRATCH, ignore_errors=True)
 if failures:
     print(f"{len(failures)} failures")
