@@ -366,72 +366,72 @@ static void a02_n2_kkt_entries(a02_n2_real t, const a02_n2_real state[], const a
     const a02_n2_real m = param[0];
     const a02_n2_real L = param[1];
     const a02_n2_real g = param[2];
-    const a02_n2_real M_21cd = L*L;
-    const a02_n2_real M_bc9e = m*M_21cd;
-    const a02_n2_real M_af88 = 1.3333333333333333*M_bc9e;
+    const a02_n2_real M_0_1 = L*L;
+    const a02_n2_real M_0_2 = m*M_0_1;
+    const a02_n2_real M_0_3 = 1.3333333333333333*M_0_2;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
-    out_M[0] = M_af88;
-    out_M[6] = M_af88;
-    const a02_n2_real M_2443 = 0.3333333333333333*M_bc9e;
-    out_M[12] = M_2443;
+    out_M[0] = M_0_3;
+    out_M[6] = M_0_3;
+    const a02_n2_real M_12_1 = 0.3333333333333333*M_0_2;
+    out_M[12] = M_12_1;
     const a02_n2_real cos_th0 = cos(th0);
     const a02_n2_real cos_ph1 = cos(ph1);
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real sin_ph1 = sin(ph1);
-    out_M[15] = 0.5*m*M_21cd*(cos_th0*cos_ph1 + sin_th0*sin_ph1);
-    out_M[18] = M_2443;
+    out_M[15] = 0.5*m*M_0_1*(cos_th0*cos_ph1 + sin_th0*sin_ph1);
+    out_M[18] = M_12_1;
     const a02_n2_real cos_th1 = cos(th1);
     const a02_n2_real cos_ph2 = cos(ph2);
     const a02_n2_real sin_th1 = sin(th1);
     const a02_n2_real sin_ph2 = sin(ph2);
-    out_M[21] = 0.5*m*M_21cd*(cos_th1*cos_ph2 + sin_th1*sin_ph2);
-    out_M[24] = M_2443;
-    const a02_n2_real f_19cd = ph1_dot*ph1_dot;
-    const a02_n2_real f_6f02 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    out_M[21] = 0.5*m*M_0_1*(cos_th1*cos_ph2 + sin_th1*sin_ph2);
+    out_M[24] = M_12_1;
+    const a02_n2_real f_0_1 = ph1_dot*ph1_dot;
+    const a02_n2_real f_0_2 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
     /* f = Q - k, row th0 */
-    out_f[0] = m*L*(0.5*L*f_19cd*f_6f02 - 1.5*g*cos_th0);
-    const a02_n2_real f_42d3 = ph2_dot*ph2_dot;
-    const a02_n2_real f_770a = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    out_f[0] = m*L*(0.5*L*f_0_1*f_0_2 - 1.5*g*cos_th0);
+    const a02_n2_real f_1_1 = ph2_dot*ph2_dot;
+    const a02_n2_real f_1_2 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
     /* row th1 */
-    out_f[1] = m*L*(0.5*L*f_42d3*f_770a - 1.5*g*cos_th1);
+    out_f[1] = m*L*(0.5*L*f_1_1*f_1_2 - 1.5*g*cos_th1);
     const a02_n2_real cos_th2 = cos(th2);
     /* row th2 */
     out_f[2] = -0.5*m*L*g*cos_th2;
-    const a02_n2_real f_b4de = th0_dot*th0_dot;
+    const a02_n2_real f_3_1 = th0_dot*th0_dot;
     /* row ph1 */
-    out_f[3] = -0.5*m*L*(L*f_b4de*f_6f02 + g*cos_ph1);
-    const a02_n2_real f_615c = th1_dot*th1_dot;
+    out_f[3] = -0.5*m*L*(L*f_3_1*f_0_2 + g*cos_ph1);
+    const a02_n2_real f_4_1 = th1_dot*th1_dot;
     /* row ph2 */
-    out_f[4] = -0.5*m*L*(L*f_615c*f_770a + g*cos_ph2);
+    out_f[4] = -0.5*m*L*(L*f_4_1*f_1_2 + g*cos_ph2);
     /* constraint Jacobian J = [A; B] */
     out_J[0] = -L*sin_th0;
-    const a02_n2_real J_53ed = L*sin_th1;
-    out_J[1] = J_53ed;
+    const a02_n2_real J_1_1 = L*sin_th1;
+    out_J[1] = J_1_1;
     out_J[3] = -L*sin_ph1;
     out_J[5] = L*cos_th0;
-    const a02_n2_real J_8d0d = L*cos_th1;
-    out_J[6] = -J_8d0d;
+    const a02_n2_real J_6_1 = L*cos_th1;
+    out_J[6] = -J_6_1;
     out_J[8] = L*cos_ph1;
-    out_J[11] = -J_53ed;
+    out_J[11] = -J_1_1;
     const a02_n2_real sin_th2 = sin(th2);
     out_J[12] = L*sin_th2;
     out_J[14] = -L*sin_ph2;
-    out_J[16] = J_8d0d;
+    out_J[16] = J_6_1;
     out_J[17] = -L*cos_th2;
     out_J[19] = L*cos_ph2;
-    const a02_n2_real r_17d5 = th1_dot*sin_th1;
-    const a02_n2_real r_5001 = f_615c*cos_th1;
+    const a02_n2_real r_0_1 = th1_dot*sin_th1;
+    const a02_n2_real r_0_2 = f_4_1*cos_th1;
     /* stabilised right-hand side of holonomic constraint 1: L*cos(th0) + L*cos(ph1) - L - L*cos(th1) */
-    out_r[0] = L*(baumgarte_alpha*(th0_dot*sin_th0 - r_17d5 + ph1_dot*sin_ph1) - baumgarte_beta*(cos_th0 - cos_th1 + cos_ph1 - 1.0) + f_b4de*cos_th0 - r_5001 + f_19cd*cos_ph1);
-    const a02_n2_real r_dd27 = th1_dot*cos_th1;
-    const a02_n2_real r_dcd3 = f_615c*sin_th1;
+    out_r[0] = L*(baumgarte_alpha*(th0_dot*sin_th0 - r_0_1 + ph1_dot*sin_ph1) - baumgarte_beta*(cos_th0 - cos_th1 + cos_ph1 - 1.0) + f_3_1*cos_th0 - r_0_2 + f_0_1*cos_ph1);
+    const a02_n2_real r_1_1 = th1_dot*cos_th1;
+    const a02_n2_real r_1_2 = f_4_1*sin_th1;
     /* stabilised right-hand side of holonomic constraint 2: L*sin(th0) + L*sin(ph1) - L*sin(th1) */
-    out_r[1] = -L*(baumgarte_alpha*(th0_dot*cos_th0 - r_dd27 + ph1_dot*cos_ph1) + baumgarte_beta*(sin_th0 - sin_th1 + sin_ph1) - f_b4de*sin_th0 + r_dcd3 - f_19cd*sin_ph1);
-    const a02_n2_real r_33e7 = th2_dot*th2_dot;
+    out_r[1] = -L*(baumgarte_alpha*(th0_dot*cos_th0 - r_1_1 + ph1_dot*cos_ph1) + baumgarte_beta*(sin_th0 - sin_th1 + sin_ph1) - f_3_1*sin_th0 + r_1_2 - f_0_1*sin_ph1);
+    const a02_n2_real r_2_1 = th2_dot*th2_dot;
     /* stabilised right-hand side of holonomic constraint 3: L*cos(th1) + L*cos(ph2) - L - L*cos(th2) */
-    out_r[2] = L*(baumgarte_alpha*(r_17d5 - th2_dot*sin_th2 + ph2_dot*sin_ph2) - baumgarte_beta*(cos_th1 - cos_th2 + cos_ph2 - 1.0) + r_5001 - r_33e7*cos_th2 + f_42d3*cos_ph2);
+    out_r[2] = L*(baumgarte_alpha*(r_0_1 - th2_dot*sin_th2 + ph2_dot*sin_ph2) - baumgarte_beta*(cos_th1 - cos_th2 + cos_ph2 - 1.0) + r_0_2 - r_2_1*cos_th2 + f_1_1*cos_ph2);
     /* stabilised right-hand side of holonomic constraint 4: L*sin(th1) + L*sin(ph2) - L*sin(th2) */
-    out_r[3] = -L*(baumgarte_alpha*(r_dd27 - th2_dot*cos_th2 + ph2_dot*cos_ph2) + baumgarte_beta*(sin_th1 - sin_th2 + sin_ph2) - r_dcd3 + r_33e7*sin_th2 - f_42d3*sin_ph2);
+    out_r[3] = -L*(baumgarte_alpha*(r_1_1 - th2_dot*cos_th2 + ph2_dot*cos_ph2) + baumgarte_beta*(sin_th1 - sin_th2 + sin_ph2) - r_1_2 + r_2_1*sin_th2 - f_1_1*sin_ph2);
 }
 
 void a02_n2_kkt_terms(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
@@ -512,83 +512,83 @@ static void a02_n2_residual_derivatives(a02_n2_real t, const a02_n2_real state[]
     const a02_n2_real cos_ph1 = cos(ph1);
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real sin_ph1 = sin(ph1);
-    const a02_n2_real dR_dx_4011 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
-    const a02_n2_real dR_dx_6f02 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
-    const a02_n2_real dR_dx_edc6 = ph1_dot*ph1_dot*dR_dx_4011 + in_acceleration[3]*dR_dx_6f02;
+    const a02_n2_real dR_dx_0_1 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
+    const a02_n2_real dR_dx_0_2 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    const a02_n2_real dR_dx_0_3 = ph1_dot*ph1_dot*dR_dx_0_1 + in_acceleration[3]*dR_dx_0_2;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = L*(m*(0.5*L*dR_dx_edc6 - 1.5*g*sin_th0) + in_multipliers[0]*cos_th0 + in_multipliers[1]*sin_th0);
-    const a02_n2_real dR_dx_21cd = L*L;
-    out_dR_dx[3] = -0.5*m*dR_dx_21cd*dR_dx_edc6;
-    out_dR_dx[8] = -m*dR_dx_21cd*ph1_dot*dR_dx_6f02;
+    out_dR_dx[0] = L*(m*(0.5*L*dR_dx_0_3 - 1.5*g*sin_th0) + in_multipliers[0]*cos_th0 + in_multipliers[1]*sin_th0);
+    const a02_n2_real dR_dx_3_1 = L*L;
+    out_dR_dx[3] = -0.5*m*dR_dx_3_1*dR_dx_0_3;
+    out_dR_dx[8] = -m*dR_dx_3_1*ph1_dot*dR_dx_0_2;
     const a02_n2_real cos_th1 = cos(th1);
     const a02_n2_real cos_ph2 = cos(ph2);
     const a02_n2_real sin_th1 = sin(th1);
     const a02_n2_real sin_ph2 = sin(ph2);
-    const a02_n2_real dR_dx_e4c2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
-    const a02_n2_real dR_dx_770a = cos_th1*sin_ph2 - sin_th1*cos_ph2;
-    const a02_n2_real dR_dx_4b5a = ph2_dot*ph2_dot*dR_dx_e4c2 + in_acceleration[4]*dR_dx_770a;
-    out_dR_dx[11] = L*(m*(0.5*L*dR_dx_4b5a - 1.5*g*sin_th1) - cos_th1*(in_multipliers[0] - in_multipliers[2]) - sin_th1*(in_multipliers[1] - in_multipliers[3]));
-    out_dR_dx[14] = -0.5*m*dR_dx_21cd*dR_dx_4b5a;
-    out_dR_dx[19] = -m*dR_dx_21cd*ph2_dot*dR_dx_770a;
+    const a02_n2_real dR_dx_11_1 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
+    const a02_n2_real dR_dx_11_2 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    const a02_n2_real dR_dx_11_3 = ph2_dot*ph2_dot*dR_dx_11_1 + in_acceleration[4]*dR_dx_11_2;
+    out_dR_dx[11] = L*(m*(0.5*L*dR_dx_11_3 - 1.5*g*sin_th1) - cos_th1*(in_multipliers[0] - in_multipliers[2]) - sin_th1*(in_multipliers[1] - in_multipliers[3]));
+    out_dR_dx[14] = -0.5*m*dR_dx_3_1*dR_dx_11_3;
+    out_dR_dx[19] = -m*dR_dx_3_1*ph2_dot*dR_dx_11_2;
     const a02_n2_real cos_th2 = cos(th2);
     const a02_n2_real sin_th2 = sin(th2);
     out_dR_dx[22] = -L*(in_multipliers[2]*cos_th2 + sin_th2*(in_multipliers[3] + 0.5*m*g));
-    const a02_n2_real dR_dx_3a7d = th0_dot*th0_dot*dR_dx_4011 - in_acceleration[0]*dR_dx_6f02;
-    out_dR_dx[30] = -0.5*m*dR_dx_21cd*dR_dx_3a7d;
-    out_dR_dx[33] = L*(0.5*m*(L*dR_dx_3a7d - g*sin_ph1) + in_multipliers[0]*cos_ph1 + in_multipliers[1]*sin_ph1);
-    out_dR_dx[35] = m*dR_dx_21cd*th0_dot*dR_dx_6f02;
-    const a02_n2_real dR_dx_7d39 = th1_dot*th1_dot*dR_dx_e4c2 - in_acceleration[1]*dR_dx_770a;
-    out_dR_dx[41] = -0.5*m*dR_dx_21cd*dR_dx_7d39;
-    out_dR_dx[44] = L*(0.5*m*(L*dR_dx_7d39 - g*sin_ph2) + in_multipliers[2]*cos_ph2 + in_multipliers[3]*sin_ph2);
-    out_dR_dx[46] = m*dR_dx_21cd*th1_dot*dR_dx_770a;
-    const a02_n2_real dR_dx_5bf3 = baumgarte_alpha*cos_th0;
-    const a02_n2_real dR_dx_a51f = th0_dot*sin_th0;
-    out_dR_dx[50] = -L*(baumgarte_beta*sin_th0 + th0_dot*(dR_dx_5bf3 - dR_dx_a51f) + in_acceleration[0]*cos_th0);
-    const a02_n2_real dR_dx_a6a8 = baumgarte_alpha*cos_th1;
-    const a02_n2_real dR_dx_17d5 = th1_dot*sin_th1;
-    const a02_n2_real dR_dx_b6a6 = L*(baumgarte_beta*sin_th1 + th1_dot*(dR_dx_a6a8 - dR_dx_17d5) + in_acceleration[1]*cos_th1);
-    out_dR_dx[51] = dR_dx_b6a6;
-    const a02_n2_real dR_dx_ba36 = baumgarte_alpha*cos_ph1;
-    const a02_n2_real dR_dx_da41 = ph1_dot*sin_ph1;
-    out_dR_dx[53] = -L*(baumgarte_beta*sin_ph1 + ph1_dot*(dR_dx_ba36 - dR_dx_da41) + in_acceleration[3]*cos_ph1);
-    const a02_n2_real dR_dx_8d79 = baumgarte_alpha*sin_th0;
-    const a02_n2_real dR_dx_d79e = th0_dot*cos_th0;
-    out_dR_dx[55] = -L*(dR_dx_8d79 + 2.0*dR_dx_d79e);
-    const a02_n2_real dR_dx_cba7 = baumgarte_alpha*sin_th1;
-    const a02_n2_real dR_dx_dd27 = th1_dot*cos_th1;
-    const a02_n2_real dR_dx_db74 = L*(dR_dx_cba7 + 2.0*dR_dx_dd27);
-    out_dR_dx[56] = dR_dx_db74;
-    const a02_n2_real dR_dx_4f83 = baumgarte_alpha*sin_ph1;
-    const a02_n2_real dR_dx_330d = ph1_dot*cos_ph1;
-    out_dR_dx[58] = -L*(dR_dx_4f83 + 2.0*dR_dx_330d);
-    out_dR_dx[60] = L*(baumgarte_beta*cos_th0 - th0_dot*(dR_dx_8d79 + dR_dx_d79e) - in_acceleration[0]*sin_th0);
-    const a02_n2_real dR_dx_83e4 = L*(baumgarte_beta*cos_th1 - th1_dot*(dR_dx_cba7 + dR_dx_dd27) - in_acceleration[1]*sin_th1);
-    out_dR_dx[61] = -dR_dx_83e4;
-    out_dR_dx[63] = L*(baumgarte_beta*cos_ph1 - ph1_dot*(dR_dx_4f83 + dR_dx_330d) - in_acceleration[3]*sin_ph1);
-    out_dR_dx[65] = L*(dR_dx_5bf3 - 2.0*dR_dx_a51f);
-    const a02_n2_real dR_dx_ffbc = L*(dR_dx_a6a8 - 2.0*dR_dx_17d5);
-    out_dR_dx[66] = -dR_dx_ffbc;
-    out_dR_dx[68] = L*(dR_dx_ba36 - 2.0*dR_dx_da41);
-    out_dR_dx[71] = -dR_dx_b6a6;
-    const a02_n2_real dR_dx_9858 = baumgarte_alpha*cos_th2;
-    const a02_n2_real dR_dx_c3a7 = th2_dot*sin_th2;
-    out_dR_dx[72] = L*(baumgarte_beta*sin_th2 + th2_dot*(dR_dx_9858 - dR_dx_c3a7) + in_acceleration[2]*cos_th2);
-    const a02_n2_real dR_dx_5991 = baumgarte_alpha*cos_ph2;
-    const a02_n2_real dR_dx_573e = ph2_dot*sin_ph2;
-    out_dR_dx[74] = -L*(baumgarte_beta*sin_ph2 + ph2_dot*(dR_dx_5991 - dR_dx_573e) + in_acceleration[4]*cos_ph2);
-    out_dR_dx[76] = -dR_dx_db74;
-    const a02_n2_real dR_dx_d3fa = baumgarte_alpha*sin_th2;
-    const a02_n2_real dR_dx_8c59 = th2_dot*cos_th2;
-    out_dR_dx[77] = L*(dR_dx_d3fa + 2.0*dR_dx_8c59);
-    const a02_n2_real dR_dx_4cd5 = baumgarte_alpha*sin_ph2;
-    const a02_n2_real dR_dx_7058 = ph2_dot*cos_ph2;
-    out_dR_dx[79] = -L*(dR_dx_4cd5 + 2.0*dR_dx_7058);
-    out_dR_dx[81] = dR_dx_83e4;
-    out_dR_dx[82] = -L*(baumgarte_beta*cos_th2 - th2_dot*(dR_dx_d3fa + dR_dx_8c59) - in_acceleration[2]*sin_th2);
-    out_dR_dx[84] = L*(baumgarte_beta*cos_ph2 - ph2_dot*(dR_dx_4cd5 + dR_dx_7058) - in_acceleration[4]*sin_ph2);
-    out_dR_dx[86] = dR_dx_ffbc;
-    out_dR_dx[87] = -L*(dR_dx_9858 - 2.0*dR_dx_c3a7);
-    out_dR_dx[89] = L*(dR_dx_5991 - 2.0*dR_dx_573e);
+    const a02_n2_real dR_dx_30_1 = th0_dot*th0_dot*dR_dx_0_1 - in_acceleration[0]*dR_dx_0_2;
+    out_dR_dx[30] = -0.5*m*dR_dx_3_1*dR_dx_30_1;
+    out_dR_dx[33] = L*(0.5*m*(L*dR_dx_30_1 - g*sin_ph1) + in_multipliers[0]*cos_ph1 + in_multipliers[1]*sin_ph1);
+    out_dR_dx[35] = m*dR_dx_3_1*th0_dot*dR_dx_0_2;
+    const a02_n2_real dR_dx_41_1 = th1_dot*th1_dot*dR_dx_11_1 - in_acceleration[1]*dR_dx_11_2;
+    out_dR_dx[41] = -0.5*m*dR_dx_3_1*dR_dx_41_1;
+    out_dR_dx[44] = L*(0.5*m*(L*dR_dx_41_1 - g*sin_ph2) + in_multipliers[2]*cos_ph2 + in_multipliers[3]*sin_ph2);
+    out_dR_dx[46] = m*dR_dx_3_1*th1_dot*dR_dx_11_2;
+    const a02_n2_real dR_dx_50_1 = baumgarte_alpha*cos_th0;
+    const a02_n2_real dR_dx_50_2 = th0_dot*sin_th0;
+    out_dR_dx[50] = -L*(baumgarte_beta*sin_th0 + th0_dot*(dR_dx_50_1 - dR_dx_50_2) + in_acceleration[0]*cos_th0);
+    const a02_n2_real dR_dx_51_1 = baumgarte_alpha*cos_th1;
+    const a02_n2_real dR_dx_51_2 = th1_dot*sin_th1;
+    const a02_n2_real dR_dx_51_3 = L*(baumgarte_beta*sin_th1 + th1_dot*(dR_dx_51_1 - dR_dx_51_2) + in_acceleration[1]*cos_th1);
+    out_dR_dx[51] = dR_dx_51_3;
+    const a02_n2_real dR_dx_53_1 = baumgarte_alpha*cos_ph1;
+    const a02_n2_real dR_dx_53_2 = ph1_dot*sin_ph1;
+    out_dR_dx[53] = -L*(baumgarte_beta*sin_ph1 + ph1_dot*(dR_dx_53_1 - dR_dx_53_2) + in_acceleration[3]*cos_ph1);
+    const a02_n2_real dR_dx_55_1 = baumgarte_alpha*sin_th0;
+    const a02_n2_real dR_dx_55_2 = th0_dot*cos_th0;
+    out_dR_dx[55] = -L*(dR_dx_55_1 + 2.0*dR_dx_55_2);
+    const a02_n2_real dR_dx_56_1 = baumgarte_alpha*sin_th1;
+    const a02_n2_real dR_dx_56_2 = th1_dot*cos_th1;
+    const a02_n2_real dR_dx_56_3 = L*(dR_dx_56_1 + 2.0*dR_dx_56_2);
+    out_dR_dx[56] = dR_dx_56_3;
+    const a02_n2_real dR_dx_58_1 = baumgarte_alpha*sin_ph1;
+    const a02_n2_real dR_dx_58_2 = ph1_dot*cos_ph1;
+    out_dR_dx[58] = -L*(dR_dx_58_1 + 2.0*dR_dx_58_2);
+    out_dR_dx[60] = L*(baumgarte_beta*cos_th0 - th0_dot*(dR_dx_55_1 + dR_dx_55_2) - in_acceleration[0]*sin_th0);
+    const a02_n2_real dR_dx_61_1 = L*(baumgarte_beta*cos_th1 - th1_dot*(dR_dx_56_1 + dR_dx_56_2) - in_acceleration[1]*sin_th1);
+    out_dR_dx[61] = -dR_dx_61_1;
+    out_dR_dx[63] = L*(baumgarte_beta*cos_ph1 - ph1_dot*(dR_dx_58_1 + dR_dx_58_2) - in_acceleration[3]*sin_ph1);
+    out_dR_dx[65] = L*(dR_dx_50_1 - 2.0*dR_dx_50_2);
+    const a02_n2_real dR_dx_66_1 = L*(dR_dx_51_1 - 2.0*dR_dx_51_2);
+    out_dR_dx[66] = -dR_dx_66_1;
+    out_dR_dx[68] = L*(dR_dx_53_1 - 2.0*dR_dx_53_2);
+    out_dR_dx[71] = -dR_dx_51_3;
+    const a02_n2_real dR_dx_72_1 = baumgarte_alpha*cos_th2;
+    const a02_n2_real dR_dx_72_2 = th2_dot*sin_th2;
+    out_dR_dx[72] = L*(baumgarte_beta*sin_th2 + th2_dot*(dR_dx_72_1 - dR_dx_72_2) + in_acceleration[2]*cos_th2);
+    const a02_n2_real dR_dx_74_1 = baumgarte_alpha*cos_ph2;
+    const a02_n2_real dR_dx_74_2 = ph2_dot*sin_ph2;
+    out_dR_dx[74] = -L*(baumgarte_beta*sin_ph2 + ph2_dot*(dR_dx_74_1 - dR_dx_74_2) + in_acceleration[4]*cos_ph2);
+    out_dR_dx[76] = -dR_dx_56_3;
+    const a02_n2_real dR_dx_77_1 = baumgarte_alpha*sin_th2;
+    const a02_n2_real dR_dx_77_2 = th2_dot*cos_th2;
+    out_dR_dx[77] = L*(dR_dx_77_1 + 2.0*dR_dx_77_2);
+    const a02_n2_real dR_dx_79_1 = baumgarte_alpha*sin_ph2;
+    const a02_n2_real dR_dx_79_2 = ph2_dot*cos_ph2;
+    out_dR_dx[79] = -L*(dR_dx_79_1 + 2.0*dR_dx_79_2);
+    out_dR_dx[81] = dR_dx_61_1;
+    out_dR_dx[82] = -L*(baumgarte_beta*cos_th2 - th2_dot*(dR_dx_77_1 + dR_dx_77_2) - in_acceleration[2]*sin_th2);
+    out_dR_dx[84] = L*(baumgarte_beta*cos_ph2 - ph2_dot*(dR_dx_79_1 + dR_dx_79_2) - in_acceleration[4]*sin_ph2);
+    out_dR_dx[86] = dR_dx_66_1;
+    out_dR_dx[87] = -L*(dR_dx_72_1 - 2.0*dR_dx_72_2);
+    out_dR_dx[89] = L*(dR_dx_74_1 - 2.0*dR_dx_74_2);
 }
 
 int a02_n2_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
@@ -669,61 +669,61 @@ static void a02_n2_residual_parameter_derivatives(a02_n2_real t, const a02_n2_re
     const a02_n2_real m = param[0];
     const a02_n2_real L = param[1];
     const a02_n2_real g = param[2];
-    const a02_n2_real dR_dp_19cd = ph1_dot*ph1_dot;
+    const a02_n2_real dR_dp_0_1 = ph1_dot*ph1_dot;
     const a02_n2_real cos_th0 = cos(th0);
     const a02_n2_real sin_ph1 = sin(ph1);
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real dR_dp_6f02 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
-    const a02_n2_real dR_dp_4011 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
-    const a02_n2_real dR_dp_71f4 = L*(1.3333333333333333*in_acceleration[0] - 0.5*(dR_dp_19cd*dR_dp_6f02 - in_acceleration[3]*dR_dp_4011));
-    const a02_n2_real dR_dp_b795 = g*cos_th0;
+    const a02_n2_real dR_dp_0_2 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    const a02_n2_real dR_dp_0_3 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
+    const a02_n2_real dR_dp_0_4 = L*(1.3333333333333333*in_acceleration[0] - 0.5*(dR_dp_0_1*dR_dp_0_2 - in_acceleration[3]*dR_dp_0_3));
+    const a02_n2_real dR_dp_0_5 = g*cos_th0;
     /* dR/dp */
-    out_dR_dp[0] = L*(dR_dp_71f4 + 1.5*dR_dp_b795);
-    out_dR_dp[1] = m*(2.0*dR_dp_71f4 + 1.5*dR_dp_b795) + in_multipliers[0]*sin_th0 - in_multipliers[1]*cos_th0;
+    out_dR_dp[0] = L*(dR_dp_0_4 + 1.5*dR_dp_0_5);
+    out_dR_dp[1] = m*(2.0*dR_dp_0_4 + 1.5*dR_dp_0_5) + in_multipliers[0]*sin_th0 - in_multipliers[1]*cos_th0;
     out_dR_dp[2] = 1.5*m*L*cos_th0;
-    const a02_n2_real dR_dp_42d3 = ph2_dot*ph2_dot;
+    const a02_n2_real dR_dp_3_1 = ph2_dot*ph2_dot;
     const a02_n2_real cos_th1 = cos(th1);
     const a02_n2_real sin_ph2 = sin(ph2);
     const a02_n2_real sin_th1 = sin(th1);
     const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real dR_dp_770a = cos_th1*sin_ph2 - sin_th1*cos_ph2;
-    const a02_n2_real dR_dp_e4c2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
-    const a02_n2_real dR_dp_2629 = L*(1.3333333333333333*in_acceleration[1] - 0.5*(dR_dp_42d3*dR_dp_770a - in_acceleration[4]*dR_dp_e4c2));
-    const a02_n2_real dR_dp_bfb4 = g*cos_th1;
-    out_dR_dp[3] = L*(dR_dp_2629 + 1.5*dR_dp_bfb4);
-    out_dR_dp[4] = m*(2.0*dR_dp_2629 + 1.5*dR_dp_bfb4) + cos_th1*(in_multipliers[1] - in_multipliers[3]) - sin_th1*(in_multipliers[0] - in_multipliers[2]);
+    const a02_n2_real dR_dp_3_2 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    const a02_n2_real dR_dp_3_3 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
+    const a02_n2_real dR_dp_3_4 = L*(1.3333333333333333*in_acceleration[1] - 0.5*(dR_dp_3_1*dR_dp_3_2 - in_acceleration[4]*dR_dp_3_3));
+    const a02_n2_real dR_dp_3_5 = g*cos_th1;
+    out_dR_dp[3] = L*(dR_dp_3_4 + 1.5*dR_dp_3_5);
+    out_dR_dp[4] = m*(2.0*dR_dp_3_4 + 1.5*dR_dp_3_5) + cos_th1*(in_multipliers[1] - in_multipliers[3]) - sin_th1*(in_multipliers[0] - in_multipliers[2]);
     out_dR_dp[5] = 1.5*m*L*cos_th1;
-    const a02_n2_real dR_dp_5cb9 = L*in_acceleration[2];
+    const a02_n2_real dR_dp_6_1 = L*in_acceleration[2];
     const a02_n2_real cos_th2 = cos(th2);
-    const a02_n2_real dR_dp_16a2 = g*cos_th2;
-    out_dR_dp[6] = L*(0.3333333333333333*dR_dp_5cb9 + 0.5*dR_dp_16a2);
+    const a02_n2_real dR_dp_6_2 = g*cos_th2;
+    out_dR_dp[6] = L*(0.3333333333333333*dR_dp_6_1 + 0.5*dR_dp_6_2);
     const a02_n2_real sin_th2 = sin(th2);
-    out_dR_dp[7] = m*(0.6666666666666666*dR_dp_5cb9 + 0.5*dR_dp_16a2) - in_multipliers[2]*sin_th2 + in_multipliers[3]*cos_th2;
+    out_dR_dp[7] = m*(0.6666666666666666*dR_dp_6_1 + 0.5*dR_dp_6_2) - in_multipliers[2]*sin_th2 + in_multipliers[3]*cos_th2;
     out_dR_dp[8] = 0.5*m*L*cos_th2;
-    const a02_n2_real dR_dp_b4de = th0_dot*th0_dot;
-    const a02_n2_real dR_dp_a0f7 = L*(0.3333333333333333*in_acceleration[3] + 0.5*(dR_dp_b4de*dR_dp_6f02 + in_acceleration[0]*dR_dp_4011));
-    const a02_n2_real dR_dp_29c0 = g*cos_ph1;
-    out_dR_dp[9] = L*(dR_dp_a0f7 + 0.5*dR_dp_29c0);
-    out_dR_dp[10] = m*(2.0*dR_dp_a0f7 + 0.5*dR_dp_29c0) + in_multipliers[0]*sin_ph1 - in_multipliers[1]*cos_ph1;
+    const a02_n2_real dR_dp_9_1 = th0_dot*th0_dot;
+    const a02_n2_real dR_dp_9_2 = L*(0.3333333333333333*in_acceleration[3] + 0.5*(dR_dp_9_1*dR_dp_0_2 + in_acceleration[0]*dR_dp_0_3));
+    const a02_n2_real dR_dp_9_3 = g*cos_ph1;
+    out_dR_dp[9] = L*(dR_dp_9_2 + 0.5*dR_dp_9_3);
+    out_dR_dp[10] = m*(2.0*dR_dp_9_2 + 0.5*dR_dp_9_3) + in_multipliers[0]*sin_ph1 - in_multipliers[1]*cos_ph1;
     out_dR_dp[11] = 0.5*m*L*cos_ph1;
-    const a02_n2_real dR_dp_615c = th1_dot*th1_dot;
-    const a02_n2_real dR_dp_3a88 = L*(0.3333333333333333*in_acceleration[4] + 0.5*(dR_dp_615c*dR_dp_770a + in_acceleration[1]*dR_dp_e4c2));
-    const a02_n2_real dR_dp_30b1 = g*cos_ph2;
-    out_dR_dp[12] = L*(dR_dp_3a88 + 0.5*dR_dp_30b1);
-    out_dR_dp[13] = m*(2.0*dR_dp_3a88 + 0.5*dR_dp_30b1) + in_multipliers[2]*sin_ph2 - in_multipliers[3]*cos_ph2;
+    const a02_n2_real dR_dp_12_1 = th1_dot*th1_dot;
+    const a02_n2_real dR_dp_12_2 = L*(0.3333333333333333*in_acceleration[4] + 0.5*(dR_dp_12_1*dR_dp_3_2 + in_acceleration[1]*dR_dp_3_3));
+    const a02_n2_real dR_dp_12_3 = g*cos_ph2;
+    out_dR_dp[12] = L*(dR_dp_12_2 + 0.5*dR_dp_12_3);
+    out_dR_dp[13] = m*(2.0*dR_dp_12_2 + 0.5*dR_dp_12_3) + in_multipliers[2]*sin_ph2 - in_multipliers[3]*cos_ph2;
     out_dR_dp[14] = 0.5*m*L*cos_ph2;
-    const a02_n2_real dR_dp_17d5 = th1_dot*sin_th1;
-    const a02_n2_real dR_dp_5001 = dR_dp_615c*cos_th1;
-    const a02_n2_real dR_dp_028e = in_acceleration[1]*sin_th1;
-    out_dR_dp[16] = -(baumgarte_alpha*(th0_dot*sin_th0 - dR_dp_17d5 + ph1_dot*sin_ph1) - baumgarte_beta*(cos_th0 - cos_th1 + cos_ph1 - 1.0) + dR_dp_b4de*cos_th0 - dR_dp_5001 + dR_dp_19cd*cos_ph1 + in_acceleration[0]*sin_th0 - dR_dp_028e + in_acceleration[3]*sin_ph1);
-    const a02_n2_real dR_dp_dd27 = th1_dot*cos_th1;
-    const a02_n2_real dR_dp_dcd3 = dR_dp_615c*sin_th1;
-    const a02_n2_real dR_dp_b6d0 = in_acceleration[1]*cos_th1;
-    out_dR_dp[19] = baumgarte_alpha*(th0_dot*cos_th0 - dR_dp_dd27 + ph1_dot*cos_ph1) + baumgarte_beta*(sin_th0 - sin_th1 + sin_ph1) - dR_dp_b4de*sin_th0 + dR_dp_dcd3 - dR_dp_19cd*sin_ph1 + in_acceleration[0]*cos_th0 - dR_dp_b6d0 + in_acceleration[3]*cos_ph1;
-    const a02_n2_real dR_dp_33e7 = th2_dot*th2_dot;
-    out_dR_dp[22] = -(baumgarte_alpha*(dR_dp_17d5 - th2_dot*sin_th2 + ph2_dot*sin_ph2) - baumgarte_beta*(cos_th1 - cos_th2 + cos_ph2 - 1.0) + dR_dp_5001 - dR_dp_33e7*cos_th2 + dR_dp_42d3*cos_ph2 + dR_dp_028e - in_acceleration[2]*sin_th2 + in_acceleration[4]*sin_ph2);
-    out_dR_dp[25] = baumgarte_alpha*(dR_dp_dd27 - th2_dot*cos_th2 + ph2_dot*cos_ph2) + baumgarte_beta*(sin_th1 - sin_th2 + sin_ph2) - dR_dp_dcd3 + dR_dp_33e7*sin_th2 - dR_dp_42d3*sin_ph2 + dR_dp_b6d0 - in_acceleration[2]*cos_th2 + in_acceleration[4]*cos_ph2;
+    const a02_n2_real dR_dp_16_1 = th1_dot*sin_th1;
+    const a02_n2_real dR_dp_16_2 = dR_dp_12_1*cos_th1;
+    const a02_n2_real dR_dp_16_3 = in_acceleration[1]*sin_th1;
+    out_dR_dp[16] = -(baumgarte_alpha*(th0_dot*sin_th0 - dR_dp_16_1 + ph1_dot*sin_ph1) - baumgarte_beta*(cos_th0 - cos_th1 + cos_ph1 - 1.0) + dR_dp_9_1*cos_th0 - dR_dp_16_2 + dR_dp_0_1*cos_ph1 + in_acceleration[0]*sin_th0 - dR_dp_16_3 + in_acceleration[3]*sin_ph1);
+    const a02_n2_real dR_dp_19_1 = th1_dot*cos_th1;
+    const a02_n2_real dR_dp_19_2 = dR_dp_12_1*sin_th1;
+    const a02_n2_real dR_dp_19_3 = in_acceleration[1]*cos_th1;
+    out_dR_dp[19] = baumgarte_alpha*(th0_dot*cos_th0 - dR_dp_19_1 + ph1_dot*cos_ph1) + baumgarte_beta*(sin_th0 - sin_th1 + sin_ph1) - dR_dp_9_1*sin_th0 + dR_dp_19_2 - dR_dp_0_1*sin_ph1 + in_acceleration[0]*cos_th0 - dR_dp_19_3 + in_acceleration[3]*cos_ph1;
+    const a02_n2_real dR_dp_22_1 = th2_dot*th2_dot;
+    out_dR_dp[22] = -(baumgarte_alpha*(dR_dp_16_1 - th2_dot*sin_th2 + ph2_dot*sin_ph2) - baumgarte_beta*(cos_th1 - cos_th2 + cos_ph2 - 1.0) + dR_dp_16_2 - dR_dp_22_1*cos_th2 + dR_dp_3_1*cos_ph2 + dR_dp_16_3 - in_acceleration[2]*sin_th2 + in_acceleration[4]*sin_ph2);
+    out_dR_dp[25] = baumgarte_alpha*(dR_dp_19_1 - th2_dot*cos_th2 + ph2_dot*cos_ph2) + baumgarte_beta*(sin_th1 - sin_th2 + sin_ph2) - dR_dp_19_2 + dR_dp_22_1*sin_th2 - dR_dp_3_1*sin_ph2 + dR_dp_19_3 - in_acceleration[2]*cos_th2 + in_acceleration[4]*cos_ph2;
 }
 
 int a02_n2_parameter_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
@@ -964,23 +964,23 @@ void a02_n2_residuals(a02_n2_real t, const a02_n2_real state[], const a02_n2_rea
     out_phi[0] = L*(cos_th0 - cos_th1 + cos_ph1 - 1.0);
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real sin_th1 = sin(th1);
-    const a02_n2_real phi_dot_17d5 = th1_dot*sin_th1;
+    const a02_n2_real phi_dot_0_1 = th1_dot*sin_th1;
     const a02_n2_real sin_ph1 = sin(ph1);
-    out_phi_dot[0] = -L*(th0_dot*sin_th0 - phi_dot_17d5 + ph1_dot*sin_ph1);
+    out_phi_dot[0] = -L*(th0_dot*sin_th0 - phi_dot_0_1 + ph1_dot*sin_ph1);
     /* holonomic constraint 2: L*sin(th0) + L*sin(ph1) - L*sin(th1) */
     out_phi[1] = L*(sin_th0 - sin_th1 + sin_ph1);
-    const a02_n2_real phi_dot_dd27 = th1_dot*cos_th1;
-    out_phi_dot[1] = L*(th0_dot*cos_th0 - phi_dot_dd27 + ph1_dot*cos_ph1);
+    const a02_n2_real phi_dot_1_1 = th1_dot*cos_th1;
+    out_phi_dot[1] = L*(th0_dot*cos_th0 - phi_dot_1_1 + ph1_dot*cos_ph1);
     const a02_n2_real cos_th2 = cos(th2);
     const a02_n2_real cos_ph2 = cos(ph2);
     /* holonomic constraint 3: L*cos(th1) + L*cos(ph2) - L - L*cos(th2) */
     out_phi[2] = L*(cos_th1 - cos_th2 + cos_ph2 - 1.0);
     const a02_n2_real sin_th2 = sin(th2);
     const a02_n2_real sin_ph2 = sin(ph2);
-    out_phi_dot[2] = -L*(phi_dot_17d5 - th2_dot*sin_th2 + ph2_dot*sin_ph2);
+    out_phi_dot[2] = -L*(phi_dot_0_1 - th2_dot*sin_th2 + ph2_dot*sin_ph2);
     /* holonomic constraint 4: L*sin(th1) + L*sin(ph2) - L*sin(th2) */
     out_phi[3] = L*(sin_th1 - sin_th2 + sin_ph2);
-    out_phi_dot[3] = L*(phi_dot_dd27 - th2_dot*cos_th2 + ph2_dot*cos_ph2);
+    out_phi_dot[3] = L*(phi_dot_1_1 - th2_dot*cos_th2 + ph2_dot*cos_ph2);
 }
 
 a02_n2_real a02_n2_energy(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[])
@@ -1001,19 +1001,19 @@ a02_n2_real a02_n2_energy(a02_n2_real t, const a02_n2_real state[], const a02_n2
     const a02_n2_real g = param[2];
     const a02_n2_real cos_th0 = cos(th0);
     const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real w_77bb = 2.0*th0_dot*cos_th0 + ph1_dot*cos_ph1;
+    const a02_n2_real w_1 = 2.0*th0_dot*cos_th0 + ph1_dot*cos_ph1;
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real sin_ph1 = sin(ph1);
-    const a02_n2_real w_1c30 = 2.0*th0_dot*sin_th0 + ph1_dot*sin_ph1;
+    const a02_n2_real w_2 = 2.0*th0_dot*sin_th0 + ph1_dot*sin_ph1;
     const a02_n2_real cos_th1 = cos(th1);
     const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real w_3edc = 2.0*th1_dot*cos_th1 + ph2_dot*cos_ph2;
+    const a02_n2_real w_3 = 2.0*th1_dot*cos_th1 + ph2_dot*cos_ph2;
     const a02_n2_real sin_th1 = sin(th1);
     const a02_n2_real sin_ph2 = sin(ph2);
-    const a02_n2_real w_3be2 = 2.0*th1_dot*sin_th1 + ph2_dot*sin_ph2;
+    const a02_n2_real w_4 = 2.0*th1_dot*sin_th1 + ph2_dot*sin_ph2;
     const a02_n2_real sin_th2 = sin(th2);
     /* T + V */
-    return m*L*(L*(0.16666666666666666*(th0_dot*th0_dot + th1_dot*th1_dot + th2_dot*th2_dot) + 0.041666666666666664*(ph1_dot*ph1_dot + ph2_dot*ph2_dot) + 0.125*(w_77bb*w_77bb + w_1c30*w_1c30 + w_3edc*w_3edc + w_3be2*w_3be2)) + g*(1.5*(sin_th0 + sin_th1) + 0.5*(sin_th2 + sin_ph1 + sin_ph2)));
+    return m*L*(L*(0.16666666666666666*(th0_dot*th0_dot + th1_dot*th1_dot + th2_dot*th2_dot) + 0.041666666666666664*(ph1_dot*ph1_dot + ph2_dot*ph2_dot) + 0.125*(w_1*w_1 + w_2*w_2 + w_3*w_3 + w_4*w_4)) + g*(1.5*(sin_th0 + sin_th1) + 0.5*(sin_th2 + sin_ph1 + sin_ph2)));
 }
 
 void a02_n2_energies(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_TV[])
@@ -1034,18 +1034,18 @@ void a02_n2_energies(a02_n2_real t, const a02_n2_real state[], const a02_n2_real
     const a02_n2_real g = param[2];
     const a02_n2_real cos_th0 = cos(th0);
     const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real TV_77bb = 2.0*th0_dot*cos_th0 + ph1_dot*cos_ph1;
+    const a02_n2_real TV_0_1 = 2.0*th0_dot*cos_th0 + ph1_dot*cos_ph1;
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real sin_ph1 = sin(ph1);
-    const a02_n2_real TV_1c30 = 2.0*th0_dot*sin_th0 + ph1_dot*sin_ph1;
+    const a02_n2_real TV_0_2 = 2.0*th0_dot*sin_th0 + ph1_dot*sin_ph1;
     const a02_n2_real cos_th1 = cos(th1);
     const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real TV_3edc = 2.0*th1_dot*cos_th1 + ph2_dot*cos_ph2;
+    const a02_n2_real TV_0_3 = 2.0*th1_dot*cos_th1 + ph2_dot*cos_ph2;
     const a02_n2_real sin_th1 = sin(th1);
     const a02_n2_real sin_ph2 = sin(ph2);
-    const a02_n2_real TV_3be2 = 2.0*th1_dot*sin_th1 + ph2_dot*sin_ph2;
+    const a02_n2_real TV_0_4 = 2.0*th1_dot*sin_th1 + ph2_dot*sin_ph2;
     /* T */
-    out_TV[0] = m*L*L*(0.16666666666666666*(th0_dot*th0_dot + th1_dot*th1_dot + th2_dot*th2_dot) + 0.041666666666666664*(ph1_dot*ph1_dot + ph2_dot*ph2_dot) + 0.125*(TV_77bb*TV_77bb + TV_1c30*TV_1c30 + TV_3edc*TV_3edc + TV_3be2*TV_3be2));
+    out_TV[0] = m*L*L*(0.16666666666666666*(th0_dot*th0_dot + th1_dot*th1_dot + th2_dot*th2_dot) + 0.041666666666666664*(ph1_dot*ph1_dot + ph2_dot*ph2_dot) + 0.125*(TV_0_1*TV_0_1 + TV_0_2*TV_0_2 + TV_0_3*TV_0_3 + TV_0_4*TV_0_4));
     const a02_n2_real sin_th2 = sin(th2);
     /* V */
     out_TV[1] = 0.5*m*L*g*(3.0*(sin_th0 + sin_th1) + sin_th2 + sin_ph1 + sin_ph2);
@@ -1072,25 +1072,25 @@ void a02_n2_inverse_dynamics(a02_n2_real t, const a02_n2_real state[], const a02
     const a02_n2_real sin_ph1 = sin(ph1);
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real tau_6f02 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
-    const a02_n2_real tau_4011 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
+    const a02_n2_real tau_0_1 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    const a02_n2_real tau_0_2 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
     /* row th0 */
-    out_tau[0] = m*L*(L*(1.3333333333333333*in_acceleration[0] - 0.5*(ph1_dot*ph1_dot*tau_6f02 - in_acceleration[3]*tau_4011)) + 1.5*g*cos_th0);
+    out_tau[0] = m*L*(L*(1.3333333333333333*in_acceleration[0] - 0.5*(ph1_dot*ph1_dot*tau_0_1 - in_acceleration[3]*tau_0_2)) + 1.5*g*cos_th0);
     const a02_n2_real cos_th1 = cos(th1);
     const a02_n2_real sin_ph2 = sin(ph2);
     const a02_n2_real sin_th1 = sin(th1);
     const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real tau_770a = cos_th1*sin_ph2 - sin_th1*cos_ph2;
-    const a02_n2_real tau_e4c2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
+    const a02_n2_real tau_1_1 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    const a02_n2_real tau_1_2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
     /* row th1 */
-    out_tau[1] = m*L*(L*(1.3333333333333333*in_acceleration[1] - 0.5*(ph2_dot*ph2_dot*tau_770a - in_acceleration[4]*tau_e4c2)) + 1.5*g*cos_th1);
+    out_tau[1] = m*L*(L*(1.3333333333333333*in_acceleration[1] - 0.5*(ph2_dot*ph2_dot*tau_1_1 - in_acceleration[4]*tau_1_2)) + 1.5*g*cos_th1);
     const a02_n2_real cos_th2 = cos(th2);
     /* row th2 */
     out_tau[2] = m*L*(0.3333333333333333*L*in_acceleration[2] + 0.5*g*cos_th2);
     /* row ph1 */
-    out_tau[3] = m*L*(L*(0.3333333333333333*in_acceleration[3] + 0.5*(th0_dot*th0_dot*tau_6f02 + in_acceleration[0]*tau_4011)) + 0.5*g*cos_ph1);
+    out_tau[3] = m*L*(L*(0.3333333333333333*in_acceleration[3] + 0.5*(th0_dot*th0_dot*tau_0_1 + in_acceleration[0]*tau_0_2)) + 0.5*g*cos_ph1);
     /* row ph2 */
-    out_tau[4] = m*L*(L*(0.3333333333333333*in_acceleration[4] + 0.5*(th1_dot*th1_dot*tau_770a + in_acceleration[1]*tau_e4c2)) + 0.5*g*cos_ph2);
+    out_tau[4] = m*L*(L*(0.3333333333333333*in_acceleration[4] + 0.5*(th1_dot*th1_dot*tau_1_1 + in_acceleration[1]*tau_1_2)) + 0.5*g*cos_ph2);
 }
 
 void a02_n2_bias(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_bias[])
@@ -1112,23 +1112,23 @@ void a02_n2_bias(a02_n2_real t, const a02_n2_real state[], const a02_n2_real par
     const a02_n2_real sin_ph1 = sin(ph1);
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real bias_6f02 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    const a02_n2_real bias_0_1 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
     /* row th0 */
-    out_bias[0] = -m*L*(0.5*L*ph1_dot*ph1_dot*bias_6f02 - 1.5*g*cos_th0);
+    out_bias[0] = -m*L*(0.5*L*ph1_dot*ph1_dot*bias_0_1 - 1.5*g*cos_th0);
     const a02_n2_real cos_th1 = cos(th1);
     const a02_n2_real sin_ph2 = sin(ph2);
     const a02_n2_real sin_th1 = sin(th1);
     const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real bias_770a = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    const a02_n2_real bias_1_1 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
     /* row th1 */
-    out_bias[1] = -m*L*(0.5*L*ph2_dot*ph2_dot*bias_770a - 1.5*g*cos_th1);
+    out_bias[1] = -m*L*(0.5*L*ph2_dot*ph2_dot*bias_1_1 - 1.5*g*cos_th1);
     const a02_n2_real cos_th2 = cos(th2);
     /* row th2 */
     out_bias[2] = 0.5*m*L*g*cos_th2;
     /* row ph1 */
-    out_bias[3] = 0.5*m*L*(L*th0_dot*th0_dot*bias_6f02 + g*cos_ph1);
+    out_bias[3] = 0.5*m*L*(L*th0_dot*th0_dot*bias_0_1 + g*cos_ph1);
     /* row ph2 */
-    out_bias[4] = 0.5*m*L*(L*th1_dot*th1_dot*bias_770a + g*cos_ph2);
+    out_bias[4] = 0.5*m*L*(L*th1_dot*th1_dot*bias_1_1 + g*cos_ph2);
 }
 
 void a02_n2_gravity(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], a02_n2_real out_dVdq[])
@@ -1177,26 +1177,26 @@ void a02_n2_mass_matrix(a02_n2_real t, const a02_n2_real state[], const a02_n2_r
     const a02_n2_real m = param[0];
     const a02_n2_real L = param[1];
     a02_n2_zero(out_M, A02_N2_NQ*A02_N2_NQ);
-    const a02_n2_real M_21cd = L*L;
-    const a02_n2_real M_bc9e = m*M_21cd;
-    const a02_n2_real M_af88 = 1.3333333333333333*M_bc9e;
+    const a02_n2_real M_0_1 = L*L;
+    const a02_n2_real M_0_2 = m*M_0_1;
+    const a02_n2_real M_0_3 = 1.3333333333333333*M_0_2;
     /* lower triangle; the upper one mirrors it */
-    out_M[0] = M_af88;
-    out_M[6] = M_af88;
-    const a02_n2_real M_2443 = 0.3333333333333333*M_bc9e;
-    out_M[12] = M_2443;
+    out_M[0] = M_0_3;
+    out_M[6] = M_0_3;
+    const a02_n2_real M_12_1 = 0.3333333333333333*M_0_2;
+    out_M[12] = M_12_1;
     const a02_n2_real cos_th0 = cos(th0);
     const a02_n2_real cos_ph1 = cos(ph1);
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real sin_ph1 = sin(ph1);
-    out_M[15] = 0.5*m*M_21cd*(cos_th0*cos_ph1 + sin_th0*sin_ph1);
-    out_M[18] = M_2443;
+    out_M[15] = 0.5*m*M_0_1*(cos_th0*cos_ph1 + sin_th0*sin_ph1);
+    out_M[18] = M_12_1;
     const a02_n2_real cos_th1 = cos(th1);
     const a02_n2_real cos_ph2 = cos(ph2);
     const a02_n2_real sin_th1 = sin(th1);
     const a02_n2_real sin_ph2 = sin(ph2);
-    out_M[21] = 0.5*m*M_21cd*(cos_th1*cos_ph2 + sin_th1*sin_ph2);
-    out_M[24] = M_2443;
+    out_M[21] = 0.5*m*M_0_1*(cos_th1*cos_ph2 + sin_th1*sin_ph2);
+    out_M[24] = M_12_1;
     a02_n2_mirror_lower(out_M);
 }
 
@@ -1214,26 +1214,26 @@ void a02_n2_constraint_jacobian(a02_n2_real t, const a02_n2_real state[], const 
     /* holonomic constraint 1: L*cos(th0) + L*cos(ph1) - L - L*cos(th1) */
     out_C[0] = -L*sin_th0;
     const a02_n2_real sin_th1 = sin(th1);
-    const a02_n2_real C_53ed = L*sin_th1;
-    out_C[1] = C_53ed;
+    const a02_n2_real C_1_1 = L*sin_th1;
+    out_C[1] = C_1_1;
     const a02_n2_real sin_ph1 = sin(ph1);
     out_C[3] = -L*sin_ph1;
     const a02_n2_real cos_th0 = cos(th0);
     /* holonomic constraint 2: L*sin(th0) + L*sin(ph1) - L*sin(th1) */
     out_C[5] = L*cos_th0;
     const a02_n2_real cos_th1 = cos(th1);
-    const a02_n2_real C_8d0d = L*cos_th1;
-    out_C[6] = -C_8d0d;
+    const a02_n2_real C_6_1 = L*cos_th1;
+    out_C[6] = -C_6_1;
     const a02_n2_real cos_ph1 = cos(ph1);
     out_C[8] = L*cos_ph1;
     /* holonomic constraint 3: L*cos(th1) + L*cos(ph2) - L - L*cos(th2) */
-    out_C[11] = -C_53ed;
+    out_C[11] = -C_1_1;
     const a02_n2_real sin_th2 = sin(th2);
     out_C[12] = L*sin_th2;
     const a02_n2_real sin_ph2 = sin(ph2);
     out_C[14] = -L*sin_ph2;
     /* holonomic constraint 4: L*sin(th1) + L*sin(ph2) - L*sin(th2) */
-    out_C[16] = C_8d0d;
+    out_C[16] = C_6_1;
     const a02_n2_real cos_th2 = cos(th2);
     out_C[17] = -L*cos_th2;
     const a02_n2_real cos_ph2 = cos(ph2);
@@ -1259,26 +1259,26 @@ void a02_n2_constraint_coordinate_jacobian(a02_n2_real t, const a02_n2_real stat
     /* holonomic constraint 1: L*cos(th0) + L*cos(ph1) - L - L*cos(th1) */
     out_D[0] = -L*th0_dot*cos_th0;
     const a02_n2_real cos_th1 = cos(th1);
-    const a02_n2_real D_096f = L*th1_dot*cos_th1;
-    out_D[1] = D_096f;
+    const a02_n2_real D_1_1 = L*th1_dot*cos_th1;
+    out_D[1] = D_1_1;
     const a02_n2_real cos_ph1 = cos(ph1);
     out_D[3] = -L*ph1_dot*cos_ph1;
     const a02_n2_real sin_th0 = sin(th0);
     /* holonomic constraint 2: L*sin(th0) + L*sin(ph1) - L*sin(th1) */
     out_D[5] = -L*th0_dot*sin_th0;
     const a02_n2_real sin_th1 = sin(th1);
-    const a02_n2_real D_a6d9 = L*th1_dot*sin_th1;
-    out_D[6] = D_a6d9;
+    const a02_n2_real D_6_1 = L*th1_dot*sin_th1;
+    out_D[6] = D_6_1;
     const a02_n2_real sin_ph1 = sin(ph1);
     out_D[8] = -L*ph1_dot*sin_ph1;
     /* holonomic constraint 3: L*cos(th1) + L*cos(ph2) - L - L*cos(th2) */
-    out_D[11] = -D_096f;
+    out_D[11] = -D_1_1;
     const a02_n2_real cos_th2 = cos(th2);
     out_D[12] = L*th2_dot*cos_th2;
     const a02_n2_real cos_ph2 = cos(ph2);
     out_D[14] = -L*ph2_dot*cos_ph2;
     /* holonomic constraint 4: L*sin(th1) + L*sin(ph2) - L*sin(th2) */
-    out_D[16] = -D_a6d9;
+    out_D[16] = -D_6_1;
     const a02_n2_real sin_th2 = sin(th2);
     out_D[17] = L*th2_dot*sin_th2;
     const a02_n2_real sin_ph2 = sin(ph2);
@@ -1317,20 +1317,20 @@ void a02_n2_regressor(a02_n2_real t, const a02_n2_real state[], const a02_n2_rea
     const a02_n2_real sin_ph1 = sin(ph1);
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real Y_6f02 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
-    const a02_n2_real Y_4011 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
+    const a02_n2_real Y_0_1 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    const a02_n2_real Y_0_2 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
     /* row th0, column m*L^2 */
-    out_Y[0] = 1.3333333333333333*in_acceleration[0] - 0.5*(ph1_dot*ph1_dot*Y_6f02 - in_acceleration[3]*Y_4011);
+    out_Y[0] = 1.3333333333333333*in_acceleration[0] - 0.5*(ph1_dot*ph1_dot*Y_0_1 - in_acceleration[3]*Y_0_2);
     /* row th0, column m*L*g */
     out_Y[1] = 1.5*cos_th0;
     const a02_n2_real cos_th1 = cos(th1);
     const a02_n2_real sin_ph2 = sin(ph2);
     const a02_n2_real sin_th1 = sin(th1);
     const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real Y_770a = cos_th1*sin_ph2 - sin_th1*cos_ph2;
-    const a02_n2_real Y_e4c2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
+    const a02_n2_real Y_2_1 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    const a02_n2_real Y_2_2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
     /* row th1, column m*L^2 */
-    out_Y[2] = 1.3333333333333333*in_acceleration[1] - 0.5*(ph2_dot*ph2_dot*Y_770a - in_acceleration[4]*Y_e4c2);
+    out_Y[2] = 1.3333333333333333*in_acceleration[1] - 0.5*(ph2_dot*ph2_dot*Y_2_1 - in_acceleration[4]*Y_2_2);
     /* row th1, column m*L*g */
     out_Y[3] = 1.5*cos_th1;
     /* row th2, column m*L^2 */
@@ -1339,11 +1339,11 @@ void a02_n2_regressor(a02_n2_real t, const a02_n2_real state[], const a02_n2_rea
     /* row th2, column m*L*g */
     out_Y[5] = 0.5*cos_th2;
     /* row ph1, column m*L^2 */
-    out_Y[6] = 0.3333333333333333*in_acceleration[3] + 0.5*(th0_dot*th0_dot*Y_6f02 + in_acceleration[0]*Y_4011);
+    out_Y[6] = 0.3333333333333333*in_acceleration[3] + 0.5*(th0_dot*th0_dot*Y_0_1 + in_acceleration[0]*Y_0_2);
     /* row ph1, column m*L*g */
     out_Y[7] = 0.5*cos_ph1;
     /* row ph2, column m*L^2 */
-    out_Y[8] = 0.3333333333333333*in_acceleration[4] + 0.5*(th1_dot*th1_dot*Y_770a + in_acceleration[1]*Y_e4c2);
+    out_Y[8] = 0.3333333333333333*in_acceleration[4] + 0.5*(th1_dot*th1_dot*Y_2_1 + in_acceleration[1]*Y_2_2);
     /* row ph2, column m*L*g */
     out_Y[9] = 0.5*cos_ph2;
 }
@@ -1376,20 +1376,20 @@ void a02_n2_standard_regressor(a02_n2_real t, const a02_n2_real state[], const a
     const a02_n2_real sin_ph1 = sin(ph1);
     const a02_n2_real sin_th0 = sin(th0);
     const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real Y_6f02 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
-    const a02_n2_real Y_4011 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
+    const a02_n2_real Y_0_1 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    const a02_n2_real Y_0_2 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
     /* row th0, column m*L^2 */
-    out_Y[0] = 1.3333333333333333*in_acceleration[0] - 0.5*(ph1_dot*ph1_dot*Y_6f02 - in_acceleration[3]*Y_4011);
+    out_Y[0] = 1.3333333333333333*in_acceleration[0] - 0.5*(ph1_dot*ph1_dot*Y_0_1 - in_acceleration[3]*Y_0_2);
     /* row th0, column m*L*g */
     out_Y[1] = 1.5*cos_th0;
     const a02_n2_real cos_th1 = cos(th1);
     const a02_n2_real sin_ph2 = sin(ph2);
     const a02_n2_real sin_th1 = sin(th1);
     const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real Y_770a = cos_th1*sin_ph2 - sin_th1*cos_ph2;
-    const a02_n2_real Y_e4c2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
+    const a02_n2_real Y_2_1 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    const a02_n2_real Y_2_2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
     /* row th1, column m*L^2 */
-    out_Y[2] = 1.3333333333333333*in_acceleration[1] - 0.5*(ph2_dot*ph2_dot*Y_770a - in_acceleration[4]*Y_e4c2);
+    out_Y[2] = 1.3333333333333333*in_acceleration[1] - 0.5*(ph2_dot*ph2_dot*Y_2_1 - in_acceleration[4]*Y_2_2);
     /* row th1, column m*L*g */
     out_Y[3] = 1.5*cos_th1;
     /* row th2, column m*L^2 */
@@ -1398,11 +1398,11 @@ void a02_n2_standard_regressor(a02_n2_real t, const a02_n2_real state[], const a
     /* row th2, column m*L*g */
     out_Y[5] = 0.5*cos_th2;
     /* row ph1, column m*L^2 */
-    out_Y[6] = 0.3333333333333333*in_acceleration[3] + 0.5*(th0_dot*th0_dot*Y_6f02 + in_acceleration[0]*Y_4011);
+    out_Y[6] = 0.3333333333333333*in_acceleration[3] + 0.5*(th0_dot*th0_dot*Y_0_1 + in_acceleration[0]*Y_0_2);
     /* row ph1, column m*L*g */
     out_Y[7] = 0.5*cos_ph1;
     /* row ph2, column m*L^2 */
-    out_Y[8] = 0.3333333333333333*in_acceleration[4] + 0.5*(th1_dot*th1_dot*Y_770a + in_acceleration[1]*Y_e4c2);
+    out_Y[8] = 0.3333333333333333*in_acceleration[4] + 0.5*(th1_dot*th1_dot*Y_2_1 + in_acceleration[1]*Y_2_2);
     /* row ph2, column m*L*g */
     out_Y[9] = 0.5*cos_ph2;
 }

@@ -323,16 +323,16 @@ static void bead_hoop_kkt_entries(bead_hoop_real t, const bead_hoop_real state[]
     out_J[0] = 2.0*x;
     out_J[1] = 2.0*y;
     out_J[2] = 2.0*z;
-    const bead_hoop_real J_4f7e = w*t;
-    const bead_hoop_real J_32d1 = sin(J_4f7e);
-    out_J[3] = -J_32d1;
-    const bead_hoop_real J_85bd = cos(J_4f7e);
-    out_J[4] = J_85bd;
+    const bead_hoop_real J_3_1 = w*t;
+    const bead_hoop_real J_3_2 = sin(J_3_1);
+    out_J[3] = -J_3_2;
+    const bead_hoop_real J_4_1 = cos(J_3_1);
+    out_J[4] = J_4_1;
     /* stabilised right-hand side of holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_r[0] = -(2.0*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot + baumgarte_alpha*(x*x_dot + y*y_dot + z*z_dot)) - baumgarte_beta*(R*R - x*x - y*y - z*z));
-    const bead_hoop_real r_4861 = x*J_32d1 - y*J_85bd;
+    const bead_hoop_real r_1_1 = x*J_3_2 - y*J_4_1;
     /* stabilised right-hand side of holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
-    out_r[1] = baumgarte_alpha*(w*(x*J_85bd + y*J_32d1) + x_dot*J_32d1 - y_dot*J_85bd) + baumgarte_beta*r_4861 - w*(w*r_4861 - 2.0*(x_dot*J_85bd + y_dot*J_32d1));
+    out_r[1] = baumgarte_alpha*(w*(x*J_4_1 + y*J_3_2) + x_dot*J_3_2 - y_dot*J_4_1) + baumgarte_beta*r_1_1 - w*(w*r_1_1 - 2.0*(x_dot*J_4_1 + y_dot*J_3_2));
 }
 
 void bead_hoop_kkt_terms(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
@@ -402,25 +402,25 @@ static void bead_hoop_residual_derivatives(bead_hoop_real t, const bead_hoop_rea
     const bead_hoop_real y_dot = state[4];  /* y' */
     const bead_hoop_real z_dot = state[5];  /* z' */
     const bead_hoop_real w = param[3];
-    const bead_hoop_real dR_dx_349a = -2.0*in_multipliers[0];
+    const bead_hoop_real dR_dx_0_1 = -2.0*in_multipliers[0];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = dR_dx_349a;
-    out_dR_dx[7] = dR_dx_349a;
-    out_dR_dx[14] = dR_dx_349a;
+    out_dR_dx[0] = dR_dx_0_1;
+    out_dR_dx[7] = dR_dx_0_1;
+    out_dR_dx[14] = dR_dx_0_1;
     out_dR_dx[18] = 2.0*(in_acceleration[0] + baumgarte_alpha*x_dot + baumgarte_beta*x);
     out_dR_dx[19] = 2.0*(in_acceleration[1] + baumgarte_alpha*y_dot + baumgarte_beta*y);
     out_dR_dx[20] = 2.0*(in_acceleration[2] + baumgarte_alpha*z_dot + baumgarte_beta*z);
-    out_dR_dx[21] = 4.0*x_dot + 2.0*baumgarte_alpha*x;
-    out_dR_dx[22] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
-    out_dR_dx[23] = 4.0*z_dot + 2.0*baumgarte_alpha*z;
-    const bead_hoop_real dR_dx_4f7e = w*t;
-    const bead_hoop_real dR_dx_85bd = cos(dR_dx_4f7e);
-    const bead_hoop_real dR_dx_32d1 = sin(dR_dx_4f7e);
-    const bead_hoop_real dR_dx_e845 = baumgarte_beta - w*w;
-    out_dR_dx[24] = -(baumgarte_alpha*w*dR_dx_85bd + dR_dx_32d1*dR_dx_e845);
-    out_dR_dx[25] = -(baumgarte_alpha*w*dR_dx_32d1 - dR_dx_85bd*dR_dx_e845);
-    out_dR_dx[27] = -(baumgarte_alpha*dR_dx_32d1 + 2.0*w*dR_dx_85bd);
-    out_dR_dx[28] = baumgarte_alpha*dR_dx_85bd - 2.0*w*dR_dx_32d1;
+    out_dR_dx[21] = 2.0*(2.0*x_dot + baumgarte_alpha*x);
+    out_dR_dx[22] = 2.0*(2.0*y_dot + baumgarte_alpha*y);
+    out_dR_dx[23] = 2.0*(2.0*z_dot + baumgarte_alpha*z);
+    const bead_hoop_real dR_dx_24_1 = w*t;
+    const bead_hoop_real dR_dx_24_2 = cos(dR_dx_24_1);
+    const bead_hoop_real dR_dx_24_3 = sin(dR_dx_24_1);
+    const bead_hoop_real dR_dx_24_4 = baumgarte_beta - w*w;
+    out_dR_dx[24] = -(baumgarte_alpha*w*dR_dx_24_2 + dR_dx_24_3*dR_dx_24_4);
+    out_dR_dx[25] = -(baumgarte_alpha*w*dR_dx_24_3 - dR_dx_24_2*dR_dx_24_4);
+    out_dR_dx[27] = -(baumgarte_alpha*dR_dx_24_3 + 2.0*w*dR_dx_24_2);
+    out_dR_dx[28] = baumgarte_alpha*dR_dx_24_2 - 2.0*w*dR_dx_24_3;
 }
 
 int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
@@ -497,23 +497,23 @@ static void bead_hoop_residual_parameter_derivatives(bead_hoop_real t, const bea
     const bead_hoop_real w = param[3];
     /* dR/dp */
     out_dR_dp[0] = in_acceleration[0];
-    const bead_hoop_real dR_dp_4f7e = w*t;
-    const bead_hoop_real dR_dp_85bd = cos(dR_dp_4f7e);
-    out_dR_dp[3] = t*in_multipliers[1]*dR_dp_85bd;
+    const bead_hoop_real dR_dp_3_1 = w*t;
+    const bead_hoop_real dR_dp_3_2 = cos(dR_dp_3_1);
+    out_dR_dp[3] = t*in_multipliers[1]*dR_dp_3_2;
     out_dR_dp[4] = in_acceleration[1];
-    const bead_hoop_real dR_dp_32d1 = sin(dR_dp_4f7e);
-    out_dR_dp[7] = t*in_multipliers[1]*dR_dp_32d1;
+    const bead_hoop_real dR_dp_7_1 = sin(dR_dp_3_1);
+    out_dR_dp[7] = t*in_multipliers[1]*dR_dp_7_1;
     out_dR_dp[8] = g + in_acceleration[2];
     out_dR_dp[10] = m;
     out_dR_dp[13] = -2.0*baumgarte_beta*R;
-    const bead_hoop_real dR_dp_8d27 = x*dR_dp_32d1;
-    const bead_hoop_real dR_dp_792d = y*dR_dp_85bd;
-    const bead_hoop_real dR_dp_5833 = x_dot*dR_dp_85bd;
-    const bead_hoop_real dR_dp_37aa = y_dot*dR_dp_32d1;
-    const bead_hoop_real dR_dp_53cf = x*dR_dp_85bd;
-    const bead_hoop_real dR_dp_ba38 = y*dR_dp_32d1;
-    const bead_hoop_real dR_dp_5466 = dR_dp_53cf + dR_dp_ba38;
-    out_dR_dp[19] = baumgarte_alpha*(t*(w*(dR_dp_8d27 - dR_dp_792d) - dR_dp_5833 - dR_dp_37aa) - dR_dp_53cf - dR_dp_ba38) + w*(t*(w*dR_dp_5466 + 2.0*(x_dot*dR_dp_32d1 - y_dot*dR_dp_85bd)) + 2.0*(dR_dp_8d27 - dR_dp_792d)) - t*(baumgarte_beta*dR_dp_5466 + in_acceleration[0]*dR_dp_85bd + in_acceleration[1]*dR_dp_32d1) - 2.0*(dR_dp_5833 + dR_dp_37aa);
+    const bead_hoop_real dR_dp_19_1 = x*dR_dp_7_1;
+    const bead_hoop_real dR_dp_19_2 = y*dR_dp_3_2;
+    const bead_hoop_real dR_dp_19_3 = x_dot*dR_dp_3_2;
+    const bead_hoop_real dR_dp_19_4 = y_dot*dR_dp_7_1;
+    const bead_hoop_real dR_dp_19_5 = x*dR_dp_3_2;
+    const bead_hoop_real dR_dp_19_6 = y*dR_dp_7_1;
+    const bead_hoop_real dR_dp_19_7 = dR_dp_19_5 + dR_dp_19_6;
+    out_dR_dp[19] = baumgarte_alpha*(t*(w*(dR_dp_19_1 - dR_dp_19_2) - dR_dp_19_3 - dR_dp_19_4) - dR_dp_19_5 - dR_dp_19_6) + w*(t*(w*dR_dp_19_7 + 2.0*(x_dot*dR_dp_7_1 - y_dot*dR_dp_3_2)) + 2.0*(dR_dp_19_1 - dR_dp_19_2)) - t*(baumgarte_beta*dR_dp_19_7 + in_acceleration[0]*dR_dp_3_2 + in_acceleration[1]*dR_dp_7_1) - 2.0*(dR_dp_19_3 + dR_dp_19_4);
 }
 
 int bead_hoop_parameter_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
@@ -677,12 +677,12 @@ void bead_hoop_residuals(bead_hoop_real t, const bead_hoop_real state[], const b
     /* holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_phi[0] = -(R*R - x*x - y*y - z*z);
     out_phi_dot[0] = 2.0*(x*x_dot + y*y_dot + z*z_dot);
-    const bead_hoop_real phi_4f7e = w*t;
-    const bead_hoop_real phi_32d1 = sin(phi_4f7e);
-    const bead_hoop_real phi_85bd = cos(phi_4f7e);
+    const bead_hoop_real phi_1_1 = w*t;
+    const bead_hoop_real phi_1_2 = sin(phi_1_1);
+    const bead_hoop_real phi_1_3 = cos(phi_1_1);
     /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
-    out_phi[1] = -(x*phi_32d1 - y*phi_85bd);
-    out_phi_dot[1] = -(w*(x*phi_85bd + y*phi_32d1) + x_dot*phi_32d1 - y_dot*phi_85bd);
+    out_phi[1] = -(x*phi_1_2 - y*phi_1_3);
+    out_phi_dot[1] = -(w*(x*phi_1_3 + y*phi_1_2) + x_dot*phi_1_2 - y_dot*phi_1_3);
 }
 
 bead_hoop_real bead_hoop_energy(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[])
@@ -789,12 +789,12 @@ void bead_hoop_constraint_jacobian(bead_hoop_real t, const bead_hoop_real state[
     out_C[0] = 2.0*x;
     out_C[1] = 2.0*y;
     out_C[2] = 2.0*z;
-    const bead_hoop_real C_4f7e = w*t;
-    const bead_hoop_real C_32d1 = sin(C_4f7e);
+    const bead_hoop_real C_3_1 = w*t;
+    const bead_hoop_real C_3_2 = sin(C_3_1);
     /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
-    out_C[3] = -C_32d1;
-    const bead_hoop_real C_85bd = cos(C_4f7e);
-    out_C[4] = C_85bd;
+    out_C[3] = -C_3_2;
+    const bead_hoop_real C_4_1 = cos(C_3_1);
+    out_C[4] = C_4_1;
 }
 
 void bead_hoop_constraint_coordinate_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], bead_hoop_real out_D[])
@@ -808,25 +808,25 @@ void bead_hoop_constraint_coordinate_jacobian(bead_hoop_real t, const bead_hoop_
     out_D[0] = 2.0*x_dot;
     out_D[1] = 2.0*y_dot;
     out_D[2] = 2.0*z_dot;
-    const bead_hoop_real D_4f7e = w*t;
-    const bead_hoop_real D_85bd = cos(D_4f7e);
+    const bead_hoop_real D_3_1 = w*t;
+    const bead_hoop_real D_3_2 = cos(D_3_1);
     /* holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
-    out_D[3] = -w*D_85bd;
-    const bead_hoop_real D_32d1 = sin(D_4f7e);
-    out_D[4] = -w*D_32d1;
+    out_D[3] = -w*D_3_2;
+    const bead_hoop_real D_4_1 = sin(D_3_1);
+    out_D[4] = -w*D_4_1;
 }
 
 void bead_hoop_initial_state_at(const bead_hoop_real param[], bead_hoop_real out_state[])
 {
     const bead_hoop_real R = param[1];
     const bead_hoop_real w = param[3];
-    const bead_hoop_real state_744e = sin(1.0);
-    out_state[0] = R*state_744e;  /* x */
+    const bead_hoop_real state_0_1 = sin(1.0);
+    out_state[0] = R*state_0_1;  /* x */
     out_state[1] = 0.0;  /* y */
-    const bead_hoop_real state_4314 = cos(1.0);
-    out_state[2] = -R*state_4314;  /* z */
+    const bead_hoop_real state_2_1 = cos(1.0);
+    out_state[2] = -R*state_2_1;  /* z */
     out_state[3] = 0.0;  /* x' */
-    out_state[4] = R*w*state_744e;  /* y' */
+    out_state[4] = R*w*state_0_1;  /* y' */
     out_state[5] = 0.0;  /* z' */
 }
 

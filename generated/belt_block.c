@@ -280,11 +280,11 @@ static void belt_block_kkt_entries(belt_block_real t, const belt_block_real stat
     out_f[0] = -k*x;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 1.0;
-    const belt_block_real r_e541 = V - x_dot;
+    const belt_block_real r_0_1 = V - x_dot;
     /* stabilised right-hand side of friction 'belt': slip 1: x' - V */
-    out_r[0] = baumgarte_alpha*r_e541 - baumgarte_beta*int_g1;
+    out_r[0] = baumgarte_alpha*r_0_1 - baumgarte_beta*int_g1;
     /* g, the derivatives of the integral states */
-    out_g[0] = -r_e541;
+    out_g[0] = -r_0_1;
 }
 
 void belt_block_kkt_terms(belt_block_real t, const belt_block_real state[], const belt_block_real input[], const belt_block_real param[],

@@ -325,10 +325,10 @@ static void billiard_ball_kkt_entries(billiard_ball_real t, const billiard_ball_
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[6] = m;
-    const billiard_ball_real M_5942 = 0.4*m*r*r;
-    out_M[12] = M_5942;
-    out_M[18] = M_5942;
-    out_M[24] = M_5942;
+    const billiard_ball_real M_12_1 = 0.4*m*r*r;
+    out_M[12] = M_12_1;
+    out_M[18] = M_12_1;
+    out_M[24] = M_12_1;
     /* f = Q - k, row x */
     out_f[0] = 0.0;
     /* row y */
@@ -344,15 +344,15 @@ static void billiard_ball_kkt_entries(billiard_ball_real t, const billiard_ball_
     out_J[3] = -r;
     out_J[6] = 1.0;
     out_J[7] = r;
-    const billiard_ball_real r_17c8 = x_dot - r*b_dot;
+    const billiard_ball_real r_0_1 = x_dot - r*b_dot;
     /* stabilised right-hand side of friction 'cloth': slip 1: x' - r*b' */
-    out_r[0] = -(baumgarte_alpha*r_17c8 + baumgarte_beta*int_g1);
-    const billiard_ball_real r_6406 = y_dot + r*a_dot;
+    out_r[0] = -(baumgarte_alpha*r_0_1 + baumgarte_beta*int_g1);
+    const billiard_ball_real r_1_1 = y_dot + r*a_dot;
     /* stabilised right-hand side of friction 'cloth': slip 2: y' + r*a' */
-    out_r[1] = -(baumgarte_alpha*r_6406 + baumgarte_beta*int_g2);
+    out_r[1] = -(baumgarte_alpha*r_1_1 + baumgarte_beta*int_g2);
     /* g, the derivatives of the integral states */
-    out_g[0] = r_17c8;
-    out_g[1] = r_6406;
+    out_g[0] = r_0_1;
+    out_g[1] = r_1_1;
 }
 
 void billiard_ball_kkt_terms(billiard_ball_real t, const billiard_ball_real state[], const billiard_ball_real input[], const billiard_ball_real param[],
@@ -421,11 +421,11 @@ static void billiard_ball_residual_derivatives(billiard_ball_real t, const billi
     const billiard_ball_real r = param[1];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[65] = baumgarte_alpha;
-    const billiard_ball_real dR_dx_df93 = baumgarte_alpha*r;
-    out_dR_dx[68] = -dR_dx_df93;
+    const billiard_ball_real dR_dx_68_1 = baumgarte_alpha*r;
+    out_dR_dx[68] = -dR_dx_68_1;
     out_dR_dx[70] = baumgarte_beta;
     out_dR_dx[78] = baumgarte_alpha;
-    out_dR_dx[79] = dR_dx_df93;
+    out_dR_dx[79] = dR_dx_68_1;
     out_dR_dx[83] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
     out_dg_dx[5] = 1.0;
@@ -507,12 +507,12 @@ static void billiard_ball_residual_parameter_derivatives(billiard_ball_real t, c
     /* dR/dp */
     out_dR_dp[0] = in_acceleration[0];
     out_dR_dp[7] = in_acceleration[1];
-    const billiard_ball_real dR_dp_c700 = r*r;
-    out_dR_dp[14] = 0.4*dR_dp_c700*in_acceleration[2];
+    const billiard_ball_real dR_dp_14_1 = r*r;
+    out_dR_dp[14] = 0.4*dR_dp_14_1*in_acceleration[2];
     out_dR_dp[15] = -(in_multipliers[1] - 0.8*m*r*in_acceleration[2]);
-    out_dR_dp[21] = 0.4*dR_dp_c700*in_acceleration[3];
+    out_dR_dp[21] = 0.4*dR_dp_14_1*in_acceleration[3];
     out_dR_dp[22] = in_multipliers[0] + 0.8*m*r*in_acceleration[3];
-    out_dR_dp[28] = 0.4*dR_dp_c700*in_acceleration[4];
+    out_dR_dp[28] = 0.4*dR_dp_14_1*in_acceleration[4];
     out_dR_dp[29] = 0.8*m*r*in_acceleration[4];
     out_dR_dp[36] = -(in_acceleration[3] + baumgarte_alpha*b_dot);
     out_dR_dp[43] = in_acceleration[2] + baumgarte_alpha*a_dot;
@@ -732,13 +732,13 @@ void billiard_ball_inverse_dynamics(billiard_ball_real t, const billiard_ball_re
     out_tau[0] = m*in_acceleration[0];
     /* row y */
     out_tau[1] = m*in_acceleration[1];
-    const billiard_ball_real tau_c700 = r*r;
+    const billiard_ball_real tau_2_1 = r*r;
     /* row a */
-    out_tau[2] = 0.4*m*tau_c700*in_acceleration[2];
+    out_tau[2] = 0.4*m*tau_2_1*in_acceleration[2];
     /* row b */
-    out_tau[3] = 0.4*m*tau_c700*in_acceleration[3];
+    out_tau[3] = 0.4*m*tau_2_1*in_acceleration[3];
     /* row c */
-    out_tau[4] = 0.4*m*tau_c700*in_acceleration[4];
+    out_tau[4] = 0.4*m*tau_2_1*in_acceleration[4];
 }
 
 void billiard_ball_bias(billiard_ball_real t, const billiard_ball_real state[], const billiard_ball_real param[], billiard_ball_real out_bias[])
@@ -793,10 +793,10 @@ void billiard_ball_mass_matrix(billiard_ball_real t, const billiard_ball_real st
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
     out_M[6] = m;
-    const billiard_ball_real M_5942 = 0.4*m*r*r;
-    out_M[12] = M_5942;
-    out_M[18] = M_5942;
-    out_M[24] = M_5942;
+    const billiard_ball_real M_12_1 = 0.4*m*r*r;
+    out_M[12] = M_12_1;
+    out_M[18] = M_12_1;
+    out_M[24] = M_12_1;
     billiard_ball_mirror_lower(out_M);
 }
 

@@ -296,11 +296,11 @@ static void bowling_ball_kkt_entries(bowling_ball_real t, const bowling_ball_rea
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 1.0;
     out_J[1] = -r;
-    const bowling_ball_real r_784b = x_dot - r*theta_dot;
+    const bowling_ball_real r_0_1 = x_dot - r*theta_dot;
     /* stabilised right-hand side of friction 'lane': slip 1: x' - r*theta' */
-    out_r[0] = -(baumgarte_alpha*r_784b + baumgarte_beta*int_g1);
+    out_r[0] = -(baumgarte_alpha*r_0_1 + baumgarte_beta*int_g1);
     /* g, the derivatives of the integral states */
-    out_g[0] = r_784b;
+    out_g[0] = r_0_1;
 }
 
 void bowling_ball_kkt_terms(bowling_ball_real t, const bowling_ball_real state[], const bowling_ball_real input[], const bowling_ball_real param[],

@@ -310,14 +310,14 @@ static void cart_pendulum_kkt_entries(cart_pendulum_real t, const cart_pendulum_
     out_f[1] = 0.0;
     /* row y */
     out_f[2] = -m*g;
-    const cart_pendulum_real J_66a0 = s - x;
+    const cart_pendulum_real J_0_1 = s - x;
     /* constraint Jacobian J = [A; B] */
-    out_J[0] = 2.0*J_66a0;
-    out_J[1] = -2.0*J_66a0;
+    out_J[0] = 2.0*J_0_1;
+    out_J[1] = -2.0*J_0_1;
     out_J[2] = 2.0*y;
-    const cart_pendulum_real r_bea7 = s_dot - x_dot;
+    const cart_pendulum_real r_0_1 = s_dot - x_dot;
     /* stabilised right-hand side of holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
-    out_r[0] = -(2.0*(y_dot*y_dot + r_bea7*r_bea7 + baumgarte_alpha*(y*y_dot + J_66a0*r_bea7)) - baumgarte_beta*(l*l - y*y - J_66a0*J_66a0));
+    out_r[0] = -(2.0*(y_dot*y_dot + r_0_1*r_0_1 + baumgarte_alpha*(y*y_dot + J_0_1*r_0_1)) - baumgarte_beta*(l*l - y*y - J_0_1*J_0_1));
 }
 
 void cart_pendulum_kkt_terms(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
@@ -387,23 +387,23 @@ static void cart_pendulum_residual_derivatives(cart_pendulum_real t, const cart_
     const cart_pendulum_real s_dot = state[3];  /* s' */
     const cart_pendulum_real x_dot = state[4];  /* x' */
     const cart_pendulum_real y_dot = state[5];  /* y' */
-    const cart_pendulum_real dR_dx_349a = -2.0*in_multipliers[0];
+    const cart_pendulum_real dR_dx_0_1 = -2.0*in_multipliers[0];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = dR_dx_349a;
-    const cart_pendulum_real dR_dx_1f04 = 2.0*in_multipliers[0];
-    out_dR_dx[1] = dR_dx_1f04;
-    out_dR_dx[6] = dR_dx_1f04;
-    out_dR_dx[7] = dR_dx_349a;
-    out_dR_dx[14] = dR_dx_349a;
-    const cart_pendulum_real dR_dx_66a0 = s - x;
-    const cart_pendulum_real dR_dx_0915 = in_acceleration[0] - in_acceleration[1] + baumgarte_alpha*(s_dot - x_dot) + baumgarte_beta*dR_dx_66a0;
-    out_dR_dx[18] = 2.0*dR_dx_0915;
-    out_dR_dx[19] = -2.0*dR_dx_0915;
+    out_dR_dx[0] = dR_dx_0_1;
+    const cart_pendulum_real dR_dx_1_1 = 2.0*in_multipliers[0];
+    out_dR_dx[1] = dR_dx_1_1;
+    out_dR_dx[6] = dR_dx_1_1;
+    out_dR_dx[7] = dR_dx_0_1;
+    out_dR_dx[14] = dR_dx_0_1;
+    const cart_pendulum_real dR_dx_18_1 = s - x;
+    const cart_pendulum_real dR_dx_18_2 = in_acceleration[0] - in_acceleration[1] + baumgarte_alpha*(s_dot - x_dot) + baumgarte_beta*dR_dx_18_1;
+    out_dR_dx[18] = 2.0*dR_dx_18_2;
+    out_dR_dx[19] = -2.0*dR_dx_18_2;
     out_dR_dx[20] = 2.0*(in_acceleration[2] + baumgarte_alpha*y_dot + baumgarte_beta*y);
-    const cart_pendulum_real dR_dx_5f05 = 4.0*(s_dot - x_dot) + 2.0*baumgarte_alpha*dR_dx_66a0;
-    out_dR_dx[21] = dR_dx_5f05;
-    out_dR_dx[22] = -dR_dx_5f05;
-    out_dR_dx[23] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
+    const cart_pendulum_real dR_dx_21_1 = 2.0*(s_dot - x_dot) + baumgarte_alpha*dR_dx_18_1;
+    out_dR_dx[21] = 2.0*dR_dx_21_1;
+    out_dR_dx[22] = -2.0*dR_dx_21_1;
+    out_dR_dx[23] = 2.0*(2.0*y_dot + baumgarte_alpha*y);
     /* dR/du, dg/dx, dg/du */
     out_dR_du[0] = -1.0;
 }
@@ -627,10 +627,10 @@ void cart_pendulum_residuals(cart_pendulum_real t, const cart_pendulum_real stat
     const cart_pendulum_real x_dot = state[4];  /* x' */
     const cart_pendulum_real y_dot = state[5];  /* y' */
     const cart_pendulum_real l = param[2];
-    const cart_pendulum_real phi_66a0 = s - x;
+    const cart_pendulum_real phi_0_1 = s - x;
     /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
-    out_phi[0] = -(l*l - y*y - phi_66a0*phi_66a0);
-    out_phi_dot[0] = 2.0*(y*y_dot + phi_66a0*(s_dot - x_dot));
+    out_phi[0] = -(l*l - y*y - phi_0_1*phi_0_1);
+    out_phi_dot[0] = 2.0*(y*y_dot + phi_0_1*(s_dot - x_dot));
 }
 
 cart_pendulum_real cart_pendulum_energy(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[])
@@ -738,10 +738,10 @@ void cart_pendulum_constraint_jacobian(cart_pendulum_real t, const cart_pendulum
     const cart_pendulum_real x = state[1];
     const cart_pendulum_real y = state[2];
     cart_pendulum_zero(out_C, CART_PENDULUM_NC*CART_PENDULUM_NQ);
-    const cart_pendulum_real C_66a0 = s - x;
+    const cart_pendulum_real C_0_1 = s - x;
     /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
-    out_C[0] = 2.0*C_66a0;
-    out_C[1] = -2.0*C_66a0;
+    out_C[0] = 2.0*C_0_1;
+    out_C[1] = -2.0*C_0_1;
     out_C[2] = 2.0*y;
 }
 
@@ -753,10 +753,10 @@ void cart_pendulum_constraint_coordinate_jacobian(cart_pendulum_real t, const ca
     const cart_pendulum_real x_dot = state[4];  /* x' */
     const cart_pendulum_real y_dot = state[5];  /* y' */
     cart_pendulum_zero(out_D, CART_PENDULUM_NC*CART_PENDULUM_NQ);
-    const cart_pendulum_real D_bea7 = s_dot - x_dot;
+    const cart_pendulum_real D_0_1 = s_dot - x_dot;
     /* holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
-    out_D[0] = 2.0*D_bea7;
-    out_D[1] = -2.0*D_bea7;
+    out_D[0] = 2.0*D_0_1;
+    out_D[1] = -2.0*D_0_1;
     out_D[2] = 2.0*y_dot;
 }
 

@@ -311,11 +311,11 @@ static void disk_link_kkt_entries(disk_link_real t, const disk_link_real state[]
     out_J[0] = 1.0;
     out_J[1] = -r;
     out_J[2] = -1.0;
-    const disk_link_real r_5fe7 = x_dot - s_dot - r*th_dot;
+    const disk_link_real r_0_1 = x_dot - s_dot - r*th_dot;
     /* stabilised right-hand side of friction 'contact': slip 1: x' - r*th' - s' */
-    out_r[0] = -(baumgarte_alpha*r_5fe7 + baumgarte_beta*int_g1);
+    out_r[0] = -(baumgarte_alpha*r_0_1 + baumgarte_beta*int_g1);
     /* g, the derivatives of the integral states */
-    out_g[0] = r_5fe7;
+    out_g[0] = r_0_1;
 }
 
 void disk_link_kkt_terms(disk_link_real t, const disk_link_real state[], const disk_link_real input[], const disk_link_real param[],

@@ -88,14 +88,14 @@ static void disk_link_sliding_kkt_entries(disk_link_sliding_real t, const disk_l
     out_M[0] = m;
     out_M[4] = 0.5*m*r*r;
     out_M[8] = M;
-    const disk_link_sliding_real f_9edb = tanh((x_dot - s_dot - r*th_dot)/eps);
-    const disk_link_sliding_real f_6f32 = m*g*mu_c*f_9edb;
+    const disk_link_sliding_real f_0_1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const disk_link_sliding_real f_0_2 = m*g*mu_c*f_0_1;
     /* f = Q - k, row x */
-    out_f[0] = -f_6f32;
+    out_f[0] = -f_0_2;
     /* row th */
-    out_f[1] = m*r*g*mu_c*f_9edb;
+    out_f[1] = m*r*g*mu_c*f_0_1;
     /* row s */
-    out_f[2] = f_6f32 - k*s;
+    out_f[2] = f_0_2 - k*s;
 }
 
 void disk_link_sliding_kkt_terms(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
@@ -156,23 +156,23 @@ static void disk_link_sliding_residual_derivatives(disk_link_sliding_real t, con
     const disk_link_sliding_real g = param[4];
     const disk_link_sliding_real mu_c = param[5];
     const disk_link_sliding_real eps = param[6];
-    const disk_link_sliding_real dR_dx_9edb = tanh((x_dot - s_dot - r*th_dot)/eps);
-    const disk_link_sliding_real dR_dx_ce4f = dR_dx_9edb*dR_dx_9edb - 1.0;
-    const disk_link_sliding_real dR_dx_eb25 = m*g*mu_c*dR_dx_ce4f/eps;
-    const disk_link_sliding_real dR_dx_a35d = -dR_dx_eb25;
+    const disk_link_sliding_real dR_dx_3_1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const disk_link_sliding_real dR_dx_3_2 = dR_dx_3_1*dR_dx_3_1 - 1.0;
+    const disk_link_sliding_real dR_dx_3_3 = m*g*mu_c*dR_dx_3_2/eps;
+    const disk_link_sliding_real dR_dx_3_4 = -dR_dx_3_3;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[3] = dR_dx_a35d;
-    const disk_link_sliding_real dR_dx_48bc = m*r*g*mu_c*dR_dx_ce4f/eps;
-    out_dR_dx[4] = dR_dx_48bc;
-    out_dR_dx[5] = dR_dx_eb25;
-    out_dR_dx[9] = dR_dx_48bc;
-    out_dR_dx[10] = -m*r*r*g*mu_c*dR_dx_ce4f/eps;
-    const disk_link_sliding_real dR_dx_cbad = -dR_dx_48bc;
-    out_dR_dx[11] = dR_dx_cbad;
+    out_dR_dx[3] = dR_dx_3_4;
+    const disk_link_sliding_real dR_dx_4_1 = m*r*g*mu_c*dR_dx_3_2/eps;
+    out_dR_dx[4] = dR_dx_4_1;
+    out_dR_dx[5] = dR_dx_3_3;
+    out_dR_dx[9] = dR_dx_4_1;
+    out_dR_dx[10] = -m*r*r*g*mu_c*dR_dx_3_2/eps;
+    const disk_link_sliding_real dR_dx_11_1 = -dR_dx_4_1;
+    out_dR_dx[11] = dR_dx_11_1;
     out_dR_dx[14] = k;
-    out_dR_dx[15] = dR_dx_eb25;
-    out_dR_dx[16] = dR_dx_cbad;
-    out_dR_dx[17] = dR_dx_a35d;
+    out_dR_dx[15] = dR_dx_3_3;
+    out_dR_dx[16] = dR_dx_11_1;
+    out_dR_dx[17] = dR_dx_3_4;
 }
 
 int disk_link_sliding_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
@@ -245,33 +245,33 @@ static void disk_link_sliding_residual_parameter_derivatives(disk_link_sliding_r
     const disk_link_sliding_real g = param[4];
     const disk_link_sliding_real mu_c = param[5];
     const disk_link_sliding_real eps = param[6];
-    const disk_link_sliding_real dR_dp_5fe7 = x_dot - s_dot - r*th_dot;
-    const disk_link_sliding_real dR_dp_9edb = tanh(dR_dp_5fe7/eps);
-    const disk_link_sliding_real dR_dp_cf1b = g*mu_c*dR_dp_9edb;
+    const disk_link_sliding_real dR_dp_0_1 = x_dot - s_dot - r*th_dot;
+    const disk_link_sliding_real dR_dp_0_2 = tanh(dR_dp_0_1/eps);
+    const disk_link_sliding_real dR_dp_0_3 = g*mu_c*dR_dp_0_2;
     /* dR/dp */
-    out_dR_dp[0] = in_acceleration[0] + dR_dp_cf1b;
-    const disk_link_sliding_real dR_dp_ce4f = dR_dp_9edb*dR_dp_9edb - 1.0;
-    const disk_link_sliding_real dR_dp_d1b4 = m*g*mu_c*th_dot*dR_dp_ce4f/eps;
-    out_dR_dp[1] = dR_dp_d1b4;
-    const disk_link_sliding_real dR_dp_a8ff = m*mu_c*dR_dp_9edb;
-    out_dR_dp[4] = dR_dp_a8ff;
-    const disk_link_sliding_real dR_dp_578b = m*g*dR_dp_9edb;
-    out_dR_dp[5] = dR_dp_578b;
-    const disk_link_sliding_real dR_dp_f507 = eps*eps;
-    const disk_link_sliding_real dR_dp_3399 = m*g*mu_c*dR_dp_5fe7*dR_dp_ce4f/dR_dp_f507;
-    out_dR_dp[6] = dR_dp_3399;
-    out_dR_dp[7] = r*(0.5*r*in_acceleration[1] - dR_dp_cf1b);
-    out_dR_dp[8] = m*(r*(in_acceleration[1] - g*mu_c*th_dot*dR_dp_ce4f/eps) - dR_dp_cf1b);
-    out_dR_dp[11] = -m*r*mu_c*dR_dp_9edb;
-    out_dR_dp[12] = -m*r*g*dR_dp_9edb;
-    out_dR_dp[13] = -m*r*g*mu_c*dR_dp_5fe7*dR_dp_ce4f/dR_dp_f507;
-    out_dR_dp[14] = -dR_dp_cf1b;
-    out_dR_dp[15] = -dR_dp_d1b4;
+    out_dR_dp[0] = in_acceleration[0] + dR_dp_0_3;
+    const disk_link_sliding_real dR_dp_1_1 = dR_dp_0_2*dR_dp_0_2 - 1.0;
+    const disk_link_sliding_real dR_dp_1_2 = m*g*mu_c*th_dot*dR_dp_1_1/eps;
+    out_dR_dp[1] = dR_dp_1_2;
+    const disk_link_sliding_real dR_dp_4_1 = m*mu_c*dR_dp_0_2;
+    out_dR_dp[4] = dR_dp_4_1;
+    const disk_link_sliding_real dR_dp_5_1 = m*g*dR_dp_0_2;
+    out_dR_dp[5] = dR_dp_5_1;
+    const disk_link_sliding_real dR_dp_6_1 = eps*eps;
+    const disk_link_sliding_real dR_dp_6_2 = m*g*mu_c*dR_dp_0_1*dR_dp_1_1/dR_dp_6_1;
+    out_dR_dp[6] = dR_dp_6_2;
+    out_dR_dp[7] = r*(0.5*r*in_acceleration[1] - dR_dp_0_3);
+    out_dR_dp[8] = m*(r*(in_acceleration[1] - g*mu_c*th_dot*dR_dp_1_1/eps) - dR_dp_0_3);
+    out_dR_dp[11] = -m*r*mu_c*dR_dp_0_2;
+    out_dR_dp[12] = -m*r*g*dR_dp_0_2;
+    out_dR_dp[13] = -m*r*g*mu_c*dR_dp_0_1*dR_dp_1_1/dR_dp_6_1;
+    out_dR_dp[14] = -dR_dp_0_3;
+    out_dR_dp[15] = -dR_dp_1_2;
     out_dR_dp[16] = in_acceleration[2];
     out_dR_dp[17] = s;
-    out_dR_dp[18] = -dR_dp_a8ff;
-    out_dR_dp[19] = -dR_dp_578b;
-    out_dR_dp[20] = -dR_dp_3399;
+    out_dR_dp[18] = -dR_dp_4_1;
+    out_dR_dp[19] = -dR_dp_5_1;
+    out_dR_dp[20] = -dR_dp_6_2;
 }
 
 int disk_link_sliding_parameter_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
@@ -359,14 +359,14 @@ void disk_link_sliding_inverse_dynamics(disk_link_sliding_real t, const disk_lin
     const disk_link_sliding_real g = param[4];
     const disk_link_sliding_real mu_c = param[5];
     const disk_link_sliding_real eps = param[6];
-    const disk_link_sliding_real tau_9edb = tanh((x_dot - s_dot - r*th_dot)/eps);
-    const disk_link_sliding_real tau_cf1b = g*mu_c*tau_9edb;
+    const disk_link_sliding_real tau_0_1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const disk_link_sliding_real tau_0_2 = g*mu_c*tau_0_1;
     /* row x */
-    out_tau[0] = m*(in_acceleration[0] + tau_cf1b);
+    out_tau[0] = m*(in_acceleration[0] + tau_0_2);
     /* row th */
-    out_tau[1] = m*r*(0.5*r*in_acceleration[1] - tau_cf1b);
+    out_tau[1] = m*r*(0.5*r*in_acceleration[1] - tau_0_2);
     /* row s */
-    out_tau[2] = -(m*g*mu_c*tau_9edb - M*in_acceleration[2] - k*s);
+    out_tau[2] = -(m*g*mu_c*tau_0_1 - M*in_acceleration[2] - k*s);
 }
 
 void disk_link_sliding_bias(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_bias[])
@@ -382,14 +382,14 @@ void disk_link_sliding_bias(disk_link_sliding_real t, const disk_link_sliding_re
     const disk_link_sliding_real g = param[4];
     const disk_link_sliding_real mu_c = param[5];
     const disk_link_sliding_real eps = param[6];
-    const disk_link_sliding_real bias_9edb = tanh((x_dot - s_dot - r*th_dot)/eps);
-    const disk_link_sliding_real bias_6f32 = m*g*mu_c*bias_9edb;
+    const disk_link_sliding_real bias_0_1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    const disk_link_sliding_real bias_0_2 = m*g*mu_c*bias_0_1;
     /* row x */
-    out_bias[0] = bias_6f32;
+    out_bias[0] = bias_0_2;
     /* row th */
-    out_bias[1] = -m*r*g*mu_c*bias_9edb;
+    out_bias[1] = -m*r*g*mu_c*bias_0_1;
     /* row s */
-    out_bias[2] = -(bias_6f32 - k*s);
+    out_bias[2] = -(bias_0_2 - k*s);
 }
 
 void disk_link_sliding_gravity(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real param[], disk_link_sliding_real out_dVdq[])

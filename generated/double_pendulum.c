@@ -339,18 +339,18 @@ static void double_pendulum_kkt_entries(double_pendulum_real t, const double_pen
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*x1;
     out_J[1] = 2.0*y1;
-    const double_pendulum_real J_6329 = x1 - x2;
-    out_J[4] = 2.0*J_6329;
-    const double_pendulum_real J_470f = y1 - y2;
-    out_J[5] = 2.0*J_470f;
-    out_J[6] = -2.0*J_6329;
-    out_J[7] = -2.0*J_470f;
+    const double_pendulum_real J_4_1 = x1 - x2;
+    out_J[4] = 2.0*J_4_1;
+    const double_pendulum_real J_5_1 = y1 - y2;
+    out_J[5] = 2.0*J_5_1;
+    out_J[6] = -2.0*J_4_1;
+    out_J[7] = -2.0*J_5_1;
     /* stabilised right-hand side of holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_r[0] = -(2.0*(x1_dot*x1_dot + y1_dot*y1_dot + baumgarte_alpha*(x1*x1_dot + y1*y1_dot)) - baumgarte_beta*(l1*l1 - x1*x1 - y1*y1));
-    const double_pendulum_real r_9a0b = x1_dot - x2_dot;
-    const double_pendulum_real r_9f5f = y1_dot - y2_dot;
+    const double_pendulum_real r_1_1 = x1_dot - x2_dot;
+    const double_pendulum_real r_1_2 = y1_dot - y2_dot;
     /* stabilised right-hand side of holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
-    out_r[1] = -(2.0*(r_9a0b*r_9a0b + r_9f5f*r_9f5f + baumgarte_alpha*(J_6329*r_9a0b + J_470f*r_9f5f)) - baumgarte_beta*(l2*l2 - J_6329*J_6329 - J_470f*J_470f));
+    out_r[1] = -(2.0*(r_1_1*r_1_1 + r_1_2*r_1_2 + baumgarte_alpha*(J_4_1*r_1_1 + J_5_1*r_1_2)) - baumgarte_beta*(l2*l2 - J_4_1*J_4_1 - J_5_1*J_5_1));
 }
 
 void double_pendulum_kkt_terms(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
@@ -423,36 +423,36 @@ static void double_pendulum_residual_derivatives(double_pendulum_real t, const d
     const double_pendulum_real y1_dot = state[5];  /* y1' */
     const double_pendulum_real x2_dot = state[6];  /* x2' */
     const double_pendulum_real y2_dot = state[7];  /* y2' */
-    const double_pendulum_real dR_dx_95d2 = -2.0*(in_multipliers[0] + in_multipliers[1]);
+    const double_pendulum_real dR_dx_0_1 = -2.0*(in_multipliers[0] + in_multipliers[1]);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = dR_dx_95d2;
-    const double_pendulum_real dR_dx_1ae3 = 2.0*in_multipliers[1];
-    out_dR_dx[2] = dR_dx_1ae3;
-    out_dR_dx[9] = dR_dx_95d2;
-    out_dR_dx[11] = dR_dx_1ae3;
-    out_dR_dx[16] = dR_dx_1ae3;
-    const double_pendulum_real dR_dx_d9e2 = -2.0*in_multipliers[1];
-    out_dR_dx[18] = dR_dx_d9e2;
-    out_dR_dx[25] = dR_dx_1ae3;
-    out_dR_dx[27] = dR_dx_d9e2;
+    out_dR_dx[0] = dR_dx_0_1;
+    const double_pendulum_real dR_dx_2_1 = 2.0*in_multipliers[1];
+    out_dR_dx[2] = dR_dx_2_1;
+    out_dR_dx[9] = dR_dx_0_1;
+    out_dR_dx[11] = dR_dx_2_1;
+    out_dR_dx[16] = dR_dx_2_1;
+    const double_pendulum_real dR_dx_18_1 = -2.0*in_multipliers[1];
+    out_dR_dx[18] = dR_dx_18_1;
+    out_dR_dx[25] = dR_dx_2_1;
+    out_dR_dx[27] = dR_dx_18_1;
     out_dR_dx[32] = 2.0*(in_acceleration[0] + baumgarte_alpha*x1_dot + baumgarte_beta*x1);
     out_dR_dx[33] = 2.0*(in_acceleration[1] + baumgarte_alpha*y1_dot + baumgarte_beta*y1);
-    out_dR_dx[36] = 4.0*x1_dot + 2.0*baumgarte_alpha*x1;
-    out_dR_dx[37] = 4.0*y1_dot + 2.0*baumgarte_alpha*y1;
-    const double_pendulum_real dR_dx_6329 = x1 - x2;
-    const double_pendulum_real dR_dx_ce04 = in_acceleration[0] - in_acceleration[2] + baumgarte_alpha*(x1_dot - x2_dot) + baumgarte_beta*dR_dx_6329;
-    out_dR_dx[40] = 2.0*dR_dx_ce04;
-    const double_pendulum_real dR_dx_470f = y1 - y2;
-    const double_pendulum_real dR_dx_a406 = in_acceleration[1] - in_acceleration[3] + baumgarte_alpha*(y1_dot - y2_dot) + baumgarte_beta*dR_dx_470f;
-    out_dR_dx[41] = 2.0*dR_dx_a406;
-    out_dR_dx[42] = -2.0*dR_dx_ce04;
-    out_dR_dx[43] = -2.0*dR_dx_a406;
-    const double_pendulum_real dR_dx_aae3 = 4.0*(x1_dot - x2_dot) + 2.0*baumgarte_alpha*dR_dx_6329;
-    out_dR_dx[44] = dR_dx_aae3;
-    const double_pendulum_real dR_dx_33a9 = 4.0*(y1_dot - y2_dot) + 2.0*baumgarte_alpha*dR_dx_470f;
-    out_dR_dx[45] = dR_dx_33a9;
-    out_dR_dx[46] = -dR_dx_aae3;
-    out_dR_dx[47] = -dR_dx_33a9;
+    out_dR_dx[36] = 2.0*(2.0*x1_dot + baumgarte_alpha*x1);
+    out_dR_dx[37] = 2.0*(2.0*y1_dot + baumgarte_alpha*y1);
+    const double_pendulum_real dR_dx_40_1 = x1 - x2;
+    const double_pendulum_real dR_dx_40_2 = in_acceleration[0] - in_acceleration[2] + baumgarte_alpha*(x1_dot - x2_dot) + baumgarte_beta*dR_dx_40_1;
+    out_dR_dx[40] = 2.0*dR_dx_40_2;
+    const double_pendulum_real dR_dx_41_1 = y1 - y2;
+    const double_pendulum_real dR_dx_41_2 = in_acceleration[1] - in_acceleration[3] + baumgarte_alpha*(y1_dot - y2_dot) + baumgarte_beta*dR_dx_41_1;
+    out_dR_dx[41] = 2.0*dR_dx_41_2;
+    out_dR_dx[42] = -2.0*dR_dx_40_2;
+    out_dR_dx[43] = -2.0*dR_dx_41_2;
+    const double_pendulum_real dR_dx_44_1 = 2.0*(x1_dot - x2_dot) + baumgarte_alpha*dR_dx_40_1;
+    out_dR_dx[44] = 2.0*dR_dx_44_1;
+    const double_pendulum_real dR_dx_45_1 = 2.0*(y1_dot - y2_dot) + baumgarte_alpha*dR_dx_41_1;
+    out_dR_dx[45] = 2.0*dR_dx_45_1;
+    out_dR_dx[46] = -2.0*dR_dx_44_1;
+    out_dR_dx[47] = -2.0*dR_dx_45_1;
 }
 
 int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
@@ -711,11 +711,11 @@ void double_pendulum_residuals(double_pendulum_real t, const double_pendulum_rea
     /* holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_phi[0] = -(l1*l1 - x1*x1 - y1*y1);
     out_phi_dot[0] = 2.0*(x1*x1_dot + y1*y1_dot);
-    const double_pendulum_real phi_6329 = x1 - x2;
-    const double_pendulum_real phi_470f = y1 - y2;
+    const double_pendulum_real phi_1_1 = x1 - x2;
+    const double_pendulum_real phi_1_2 = y1 - y2;
     /* holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
-    out_phi[1] = -(l2*l2 - phi_6329*phi_6329 - phi_470f*phi_470f);
-    out_phi_dot[1] = 2.0*(phi_6329*(x1_dot - x2_dot) + phi_470f*(y1_dot - y2_dot));
+    out_phi[1] = -(l2*l2 - phi_1_1*phi_1_1 - phi_1_2*phi_1_2);
+    out_phi_dot[1] = 2.0*(phi_1_1*(x1_dot - x2_dot) + phi_1_2*(y1_dot - y2_dot));
 }
 
 double_pendulum_real double_pendulum_energy(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[])
@@ -840,13 +840,13 @@ void double_pendulum_constraint_jacobian(double_pendulum_real t, const double_pe
     /* holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_C[0] = 2.0*x1;
     out_C[1] = 2.0*y1;
-    const double_pendulum_real C_6329 = x1 - x2;
+    const double_pendulum_real C_4_1 = x1 - x2;
     /* holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
-    out_C[4] = 2.0*C_6329;
-    const double_pendulum_real C_470f = y1 - y2;
-    out_C[5] = 2.0*C_470f;
-    out_C[6] = -2.0*C_6329;
-    out_C[7] = -2.0*C_470f;
+    out_C[4] = 2.0*C_4_1;
+    const double_pendulum_real C_5_1 = y1 - y2;
+    out_C[5] = 2.0*C_5_1;
+    out_C[6] = -2.0*C_4_1;
+    out_C[7] = -2.0*C_5_1;
 }
 
 void double_pendulum_constraint_coordinate_jacobian(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], double_pendulum_real out_D[])
@@ -861,13 +861,13 @@ void double_pendulum_constraint_coordinate_jacobian(double_pendulum_real t, cons
     /* holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_D[0] = 2.0*x1_dot;
     out_D[1] = 2.0*y1_dot;
-    const double_pendulum_real D_9a0b = x1_dot - x2_dot;
+    const double_pendulum_real D_4_1 = x1_dot - x2_dot;
     /* holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
-    out_D[4] = 2.0*D_9a0b;
-    const double_pendulum_real D_9f5f = y1_dot - y2_dot;
-    out_D[5] = 2.0*D_9f5f;
-    out_D[6] = -2.0*D_9a0b;
-    out_D[7] = -2.0*D_9f5f;
+    out_D[4] = 2.0*D_4_1;
+    const double_pendulum_real D_5_1 = y1_dot - y2_dot;
+    out_D[5] = 2.0*D_5_1;
+    out_D[6] = -2.0*D_4_1;
+    out_D[7] = -2.0*D_5_1;
 }
 
 void double_pendulum_initial_state_at(const double_pendulum_real param[], double_pendulum_real out_state[])

@@ -78,20 +78,20 @@ static void double_pendulum_angle_kkt_entries(double_pendulum_angle_real t, cons
     const double_pendulum_angle_real l1 = param[2];
     const double_pendulum_angle_real l2 = param[3];
     const double_pendulum_angle_real g = param[4];
-    const double_pendulum_angle_real M_9dad = m1 + m2;
+    const double_pendulum_angle_real M_0_1 = m1 + m2;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
-    out_M[0] = l1*l1*M_9dad;
+    out_M[0] = l1*l1*M_0_1;
     const double_pendulum_angle_real cos_th1 = cos(th1);
     const double_pendulum_angle_real cos_th2 = cos(th2);
     const double_pendulum_angle_real sin_th1 = sin(th1);
     const double_pendulum_angle_real sin_th2 = sin(th2);
     out_M[2] = m2*l1*l2*(cos_th1*cos_th2 + sin_th1*sin_th2);
     out_M[3] = m2*l2*l2;
-    const double_pendulum_angle_real f_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real f_0_1 = cos_th1*sin_th2 - sin_th1*cos_th2;
     /* f = Q - k, row th1 */
-    out_f[0] = l1*(m2*l2*th2_dot*th2_dot*f_5e7f - g*sin_th1*M_9dad);
+    out_f[0] = l1*(m2*l2*th2_dot*th2_dot*f_0_1 - g*sin_th1*M_0_1);
     /* row th2 */
-    out_f[1] = -m2*l2*(l1*th1_dot*th1_dot*f_5e7f + g*sin_th2);
+    out_f[1] = -m2*l2*(l1*th1_dot*th1_dot*f_0_1 + g*sin_th2);
 }
 
 void double_pendulum_angle_kkt_terms(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
@@ -155,17 +155,17 @@ static void double_pendulum_angle_residual_derivatives(double_pendulum_angle_rea
     const double_pendulum_angle_real cos_th2 = cos(th2);
     const double_pendulum_angle_real sin_th1 = sin(th1);
     const double_pendulum_angle_real sin_th2 = sin(th2);
-    const double_pendulum_angle_real dR_dx_da2f = cos_th1*cos_th2 + sin_th1*sin_th2;
-    const double_pendulum_angle_real dR_dx_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
-    const double_pendulum_angle_real dR_dx_67ff = th2_dot*th2_dot*dR_dx_da2f + in_acceleration[1]*dR_dx_5e7f;
+    const double_pendulum_angle_real dR_dx_0_1 = cos_th1*cos_th2 + sin_th1*sin_th2;
+    const double_pendulum_angle_real dR_dx_0_2 = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real dR_dx_0_3 = th2_dot*th2_dot*dR_dx_0_1 + in_acceleration[1]*dR_dx_0_2;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = l1*(m2*l2*dR_dx_67ff + g*cos_th1*(m1 + m2));
-    out_dR_dx[1] = -m2*l1*l2*dR_dx_67ff;
-    out_dR_dx[3] = -2.0*m2*l1*l2*th2_dot*dR_dx_5e7f;
-    const double_pendulum_angle_real dR_dx_b36a = th1_dot*th1_dot*dR_dx_da2f - in_acceleration[0]*dR_dx_5e7f;
-    out_dR_dx[4] = -m2*l1*l2*dR_dx_b36a;
-    out_dR_dx[5] = m2*l2*(l1*dR_dx_b36a + g*cos_th2);
-    out_dR_dx[6] = 2.0*m2*l1*l2*th1_dot*dR_dx_5e7f;
+    out_dR_dx[0] = l1*(m2*l2*dR_dx_0_3 + g*cos_th1*(m1 + m2));
+    out_dR_dx[1] = -m2*l1*l2*dR_dx_0_3;
+    out_dR_dx[3] = -2.0*m2*l1*l2*th2_dot*dR_dx_0_2;
+    const double_pendulum_angle_real dR_dx_4_1 = th1_dot*th1_dot*dR_dx_0_1 - in_acceleration[0]*dR_dx_0_2;
+    out_dR_dx[4] = -m2*l1*l2*dR_dx_4_1;
+    out_dR_dx[5] = m2*l2*(l1*dR_dx_4_1 + g*cos_th2);
+    out_dR_dx[6] = 2.0*m2*l1*l2*th1_dot*dR_dx_0_2;
 }
 
 int double_pendulum_angle_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
@@ -238,29 +238,29 @@ static void double_pendulum_angle_residual_parameter_derivatives(double_pendulum
     const double_pendulum_angle_real l1 = param[2];
     const double_pendulum_angle_real l2 = param[3];
     const double_pendulum_angle_real g = param[4];
-    const double_pendulum_angle_real dR_dp_1a84 = l1*in_acceleration[0];
+    const double_pendulum_angle_real dR_dp_0_1 = l1*in_acceleration[0];
     const double_pendulum_angle_real sin_th1 = sin(th1);
-    const double_pendulum_angle_real dR_dp_7ca5 = g*sin_th1;
-    const double_pendulum_angle_real dR_dp_1df5 = dR_dp_1a84 + dR_dp_7ca5;
+    const double_pendulum_angle_real dR_dp_0_2 = g*sin_th1;
+    const double_pendulum_angle_real dR_dp_0_3 = dR_dp_0_1 + dR_dp_0_2;
     /* dR/dp */
-    out_dR_dp[0] = l1*dR_dp_1df5;
+    out_dR_dp[0] = l1*dR_dp_0_3;
     const double_pendulum_angle_real cos_th1 = cos(th1);
     const double_pendulum_angle_real sin_th2 = sin(th2);
     const double_pendulum_angle_real cos_th2 = cos(th2);
-    const double_pendulum_angle_real dR_dp_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
-    const double_pendulum_angle_real dR_dp_da2f = cos_th1*cos_th2 + sin_th1*sin_th2;
-    const double_pendulum_angle_real dR_dp_674d = th2_dot*th2_dot*dR_dp_5e7f - in_acceleration[1]*dR_dp_da2f;
-    out_dR_dp[1] = l1*(dR_dp_1df5 - l2*dR_dp_674d);
-    const double_pendulum_angle_real dR_dp_9dad = m1 + m2;
-    out_dR_dp[2] = -(m2*l2*dR_dp_674d - dR_dp_9dad*(2.0*dR_dp_1a84 + dR_dp_7ca5));
-    out_dR_dp[3] = -m2*l1*dR_dp_674d;
-    out_dR_dp[4] = l1*sin_th1*dR_dp_9dad;
-    const double_pendulum_angle_real dR_dp_1278 = th1_dot*th1_dot*dR_dp_5e7f + in_acceleration[0]*dR_dp_da2f;
-    const double_pendulum_angle_real dR_dp_6baa = l1*dR_dp_1278 + g*sin_th2;
-    const double_pendulum_angle_real dR_dp_a5c6 = l2*in_acceleration[1];
-    out_dR_dp[6] = l2*(dR_dp_6baa + dR_dp_a5c6);
-    out_dR_dp[7] = m2*l2*dR_dp_1278;
-    out_dR_dp[8] = m2*(dR_dp_6baa + 2.0*dR_dp_a5c6);
+    const double_pendulum_angle_real dR_dp_1_1 = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real dR_dp_1_2 = cos_th1*cos_th2 + sin_th1*sin_th2;
+    const double_pendulum_angle_real dR_dp_1_3 = th2_dot*th2_dot*dR_dp_1_1 - in_acceleration[1]*dR_dp_1_2;
+    out_dR_dp[1] = l1*(dR_dp_0_3 - l2*dR_dp_1_3);
+    const double_pendulum_angle_real dR_dp_2_1 = m1 + m2;
+    out_dR_dp[2] = -(m2*l2*dR_dp_1_3 - dR_dp_2_1*(2.0*dR_dp_0_1 + dR_dp_0_2));
+    out_dR_dp[3] = -m2*l1*dR_dp_1_3;
+    out_dR_dp[4] = l1*sin_th1*dR_dp_2_1;
+    const double_pendulum_angle_real dR_dp_6_1 = th1_dot*th1_dot*dR_dp_1_1 + in_acceleration[0]*dR_dp_1_2;
+    const double_pendulum_angle_real dR_dp_6_2 = l1*dR_dp_6_1 + g*sin_th2;
+    const double_pendulum_angle_real dR_dp_6_3 = l2*in_acceleration[1];
+    out_dR_dp[6] = l2*(dR_dp_6_2 + dR_dp_6_3);
+    out_dR_dp[7] = m2*l2*dR_dp_6_1;
+    out_dR_dp[8] = m2*(dR_dp_6_2 + 2.0*dR_dp_6_3);
     out_dR_dp[9] = m2*l2*sin_th2;
 }
 
@@ -337,11 +337,11 @@ void double_pendulum_angle_energies(double_pendulum_angle_real t, const double_p
     const double_pendulum_angle_real cos_th2 = cos(th2);
     const double_pendulum_angle_real sin_th1 = sin(th1);
     const double_pendulum_angle_real sin_th2 = sin(th2);
-    const double_pendulum_angle_real TV_9dad = m1 + m2;
+    const double_pendulum_angle_real TV_0_1 = m1 + m2;
     /* T */
-    out_TV[0] = m2*l2*th2_dot*(l1*th1_dot*(cos_th1*cos_th2 + sin_th1*sin_th2) + 0.5*l2*th2_dot) + 0.5*l1*l1*th1_dot*th1_dot*TV_9dad;
+    out_TV[0] = m2*l2*th2_dot*(l1*th1_dot*(cos_th1*cos_th2 + sin_th1*sin_th2) + 0.5*l2*th2_dot) + 0.5*l1*l1*th1_dot*th1_dot*TV_0_1;
     /* V */
-    out_TV[1] = -g*(m2*l2*cos_th2 + l1*cos_th1*TV_9dad);
+    out_TV[1] = -g*(m2*l2*cos_th2 + l1*cos_th1*TV_0_1);
 }
 
 void double_pendulum_angle_inverse_dynamics(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
@@ -362,12 +362,12 @@ void double_pendulum_angle_inverse_dynamics(double_pendulum_angle_real t, const 
     const double_pendulum_angle_real sin_th2 = sin(th2);
     const double_pendulum_angle_real sin_th1 = sin(th1);
     const double_pendulum_angle_real cos_th2 = cos(th2);
-    const double_pendulum_angle_real tau_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
-    const double_pendulum_angle_real tau_da2f = cos_th1*cos_th2 + sin_th1*sin_th2;
+    const double_pendulum_angle_real tau_0_1 = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real tau_0_2 = cos_th1*cos_th2 + sin_th1*sin_th2;
     /* row th1 */
-    out_tau[0] = -l1*(m2*l2*(th2_dot*th2_dot*tau_5e7f - in_acceleration[1]*tau_da2f) - (m1 + m2)*(l1*in_acceleration[0] + g*sin_th1));
+    out_tau[0] = -l1*(m2*l2*(th2_dot*th2_dot*tau_0_1 - in_acceleration[1]*tau_0_2) - (m1 + m2)*(l1*in_acceleration[0] + g*sin_th1));
     /* row th2 */
-    out_tau[1] = m2*l2*(l1*(th1_dot*th1_dot*tau_5e7f + in_acceleration[0]*tau_da2f) + l2*in_acceleration[1] + g*sin_th2);
+    out_tau[1] = m2*l2*(l1*(th1_dot*th1_dot*tau_0_1 + in_acceleration[0]*tau_0_2) + l2*in_acceleration[1] + g*sin_th2);
 }
 
 void double_pendulum_angle_bias(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_bias[])
@@ -386,11 +386,11 @@ void double_pendulum_angle_bias(double_pendulum_angle_real t, const double_pendu
     const double_pendulum_angle_real sin_th2 = sin(th2);
     const double_pendulum_angle_real sin_th1 = sin(th1);
     const double_pendulum_angle_real cos_th2 = cos(th2);
-    const double_pendulum_angle_real bias_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real bias_0_1 = cos_th1*sin_th2 - sin_th1*cos_th2;
     /* row th1 */
-    out_bias[0] = -l1*(m2*l2*th2_dot*th2_dot*bias_5e7f - g*sin_th1*(m1 + m2));
+    out_bias[0] = -l1*(m2*l2*th2_dot*th2_dot*bias_0_1 - g*sin_th1*(m1 + m2));
     /* row th2 */
-    out_bias[1] = m2*l2*(l1*th1_dot*th1_dot*bias_5e7f + g*sin_th2);
+    out_bias[1] = m2*l2*(l1*th1_dot*th1_dot*bias_0_1 + g*sin_th2);
 }
 
 void double_pendulum_angle_gravity(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real param[], double_pendulum_angle_real out_dVdq[])
@@ -481,12 +481,12 @@ void double_pendulum_angle_regressor(double_pendulum_angle_real t, const double_
     const double_pendulum_angle_real cos_th1 = cos(th1);
     const double_pendulum_angle_real sin_th2 = sin(th2);
     const double_pendulum_angle_real cos_th2 = cos(th2);
-    const double_pendulum_angle_real Y_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
-    const double_pendulum_angle_real Y_da2f = cos_th1*cos_th2 + sin_th1*sin_th2;
+    const double_pendulum_angle_real Y_2_1 = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real Y_2_2 = cos_th1*cos_th2 + sin_th1*sin_th2;
     /* row th1, column m2*l1*l2 */
-    out_Y[2] = -(th2_dot*th2_dot*Y_5e7f - in_acceleration[1]*Y_da2f);
+    out_Y[2] = -(th2_dot*th2_dot*Y_2_1 - in_acceleration[1]*Y_2_2);
     /* row th2, column m2*l1*l2 */
-    out_Y[7] = th1_dot*th1_dot*Y_5e7f + in_acceleration[0]*Y_da2f;
+    out_Y[7] = th1_dot*th1_dot*Y_2_1 + in_acceleration[0]*Y_2_2;
     /* row th2, column m2*l2^2 */
     out_Y[8] = in_acceleration[1];
     /* row th2, column m2*l2*g */
@@ -500,11 +500,11 @@ void double_pendulum_angle_base_parameters(const double_pendulum_angle_real para
     const double_pendulum_angle_real l1 = param[2];
     const double_pendulum_angle_real l2 = param[3];
     const double_pendulum_angle_real g = param[4];
-    const double_pendulum_angle_real theta_9dad = m1 + m2;
+    const double_pendulum_angle_real theta_0_1 = m1 + m2;
     /* m1*l1^2 + m2*l1^2 */
-    out_theta[0] = l1*l1*theta_9dad;
+    out_theta[0] = l1*l1*theta_0_1;
     /* m1*l1*g + m2*l1*g */
-    out_theta[1] = l1*g*theta_9dad;
+    out_theta[1] = l1*g*theta_0_1;
     /* m2*l1*l2 */
     out_theta[2] = m2*l1*l2;
     /* m2*l2^2 */
@@ -531,14 +531,14 @@ void double_pendulum_angle_standard_regressor(double_pendulum_angle_real t, cons
     const double_pendulum_angle_real cos_th1 = cos(th1);
     const double_pendulum_angle_real sin_th2 = sin(th2);
     const double_pendulum_angle_real cos_th2 = cos(th2);
-    const double_pendulum_angle_real Y_5e7f = cos_th1*sin_th2 - sin_th1*cos_th2;
-    const double_pendulum_angle_real Y_da2f = cos_th1*cos_th2 + sin_th1*sin_th2;
+    const double_pendulum_angle_real Y_3_1 = cos_th1*sin_th2 - sin_th1*cos_th2;
+    const double_pendulum_angle_real Y_3_2 = cos_th1*cos_th2 + sin_th1*sin_th2;
     /* row th1, column m2*l1*l2 */
-    out_Y[3] = -(th2_dot*th2_dot*Y_5e7f - in_acceleration[1]*Y_da2f);
+    out_Y[3] = -(th2_dot*th2_dot*Y_3_1 - in_acceleration[1]*Y_3_2);
     /* row th1, column m2*l1*g */
     out_Y[4] = sin_th1;
     /* row th2, column m2*l1*l2 */
-    out_Y[10] = th1_dot*th1_dot*Y_5e7f + in_acceleration[0]*Y_da2f;
+    out_Y[10] = th1_dot*th1_dot*Y_3_1 + in_acceleration[0]*Y_3_2;
     /* row th2, column m2*l2^2 */
     out_Y[12] = in_acceleration[1];
     /* row th2, column m2*l2*g */
@@ -552,13 +552,13 @@ void double_pendulum_angle_standard_parameters(const double_pendulum_angle_real 
     const double_pendulum_angle_real l1 = param[2];
     const double_pendulum_angle_real l2 = param[3];
     const double_pendulum_angle_real g = param[4];
-    const double_pendulum_angle_real theta_db04 = l1*l1;
+    const double_pendulum_angle_real theta_0_1 = l1*l1;
     /* m1*l1^2 */
-    out_theta[0] = m1*theta_db04;
+    out_theta[0] = m1*theta_0_1;
     /* m1*l1*g */
     out_theta[1] = m1*l1*g;
     /* m2*l1^2 */
-    out_theta[2] = m2*theta_db04;
+    out_theta[2] = m2*theta_0_1;
     /* m2*l1*l2 */
     out_theta[3] = m2*l1*l2;
     /* m2*l1*g */

@@ -319,18 +319,18 @@ static void flat_rod_kkt_entries(flat_rod_real t, const flat_rod_real state[], c
     /* constraint Jacobian J = [A; B] */
     out_J[1] = 1.0;
     const flat_rod_real cos_th = cos(th);
-    const flat_rod_real J_d600 = L*cos_th;
-    out_J[2] = -0.5*J_d600;
+    const flat_rod_real J_2_1 = L*cos_th;
+    out_J[2] = -0.5*J_2_1;
     out_J[4] = 1.0;
-    out_J[5] = 0.5*J_d600;
-    const flat_rod_real r_9781 = L*th_dot*cos_th;
+    out_J[5] = 0.5*J_2_1;
+    const flat_rod_real r_0_1 = L*th_dot*cos_th;
     const flat_rod_real sin_th = sin(th);
-    const flat_rod_real r_5641 = L*sin_th;
-    const flat_rod_real r_49f8 = L*th_dot*th_dot*sin_th;
+    const flat_rod_real r_0_2 = L*sin_th;
+    const flat_rod_real r_0_3 = L*th_dot*th_dot*sin_th;
     /* stabilised right-hand side of contact constraint 1: y - L/2*sin(th) */
-    out_r[0] = -0.5*(baumgarte_alpha*(2.0*y_dot - r_9781) + baumgarte_beta*(2.0*y - r_5641) + r_49f8);
+    out_r[0] = -0.5*(baumgarte_alpha*(2.0*y_dot - r_0_1) + baumgarte_beta*(2.0*y - r_0_2) + r_0_3);
     /* stabilised right-hand side of contact constraint 2: y + L/2*sin(th) */
-    out_r[1] = -0.5*(baumgarte_alpha*(2.0*y_dot + r_9781) + baumgarte_beta*(2.0*y + r_5641) - r_49f8);
+    out_r[1] = -0.5*(baumgarte_alpha*(2.0*y_dot + r_0_1) + baumgarte_beta*(2.0*y + r_0_2) - r_0_3);
 }
 
 void flat_rod_kkt_terms(flat_rod_real t, const flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
@@ -402,15 +402,15 @@ static void flat_rod_residual_derivatives(flat_rod_real t, const flat_rod_real s
     out_dR_dx[14] = -0.5*L*sin_th*(in_multipliers[0] - in_multipliers[1]);
     out_dR_dx[19] = baumgarte_beta;
     const flat_rod_real cos_th = cos(th);
-    const flat_rod_real dR_dx_9113 = L*(baumgarte_beta*cos_th - th_dot*(baumgarte_alpha*sin_th + th_dot*cos_th) - in_acceleration[2]*sin_th);
-    out_dR_dx[20] = -0.5*dR_dx_9113;
+    const flat_rod_real dR_dx_20_1 = L*(baumgarte_beta*cos_th - th_dot*(baumgarte_alpha*sin_th + th_dot*cos_th) - in_acceleration[2]*sin_th);
+    out_dR_dx[20] = -0.5*dR_dx_20_1;
     out_dR_dx[22] = baumgarte_alpha;
-    const flat_rod_real dR_dx_aa04 = L*(0.5*baumgarte_alpha*cos_th - th_dot*sin_th);
-    out_dR_dx[23] = -dR_dx_aa04;
+    const flat_rod_real dR_dx_23_1 = L*(0.5*baumgarte_alpha*cos_th - th_dot*sin_th);
+    out_dR_dx[23] = -dR_dx_23_1;
     out_dR_dx[25] = baumgarte_beta;
-    out_dR_dx[26] = 0.5*dR_dx_9113;
+    out_dR_dx[26] = 0.5*dR_dx_20_1;
     out_dR_dx[28] = baumgarte_alpha;
-    out_dR_dx[29] = dR_dx_aa04;
+    out_dR_dx[29] = dR_dx_23_1;
 }
 
 int flat_rod_jacobian(flat_rod_real t, const flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
@@ -491,9 +491,9 @@ static void flat_rod_residual_parameter_derivatives(flat_rod_real t, const flat_
     const flat_rod_real cos_th = cos(th);
     out_dR_dp[15] = 0.16666666666666666*m*L*in_acceleration[2] + 0.5*cos_th*(in_multipliers[0] - in_multipliers[1]);
     const flat_rod_real sin_th = sin(th);
-    const flat_rod_real dR_dp_1d30 = baumgarte_beta*sin_th + th_dot*(baumgarte_alpha*cos_th - th_dot*sin_th) + in_acceleration[2]*cos_th;
-    out_dR_dp[22] = -0.5*dR_dp_1d30;
-    out_dR_dp[29] = 0.5*dR_dp_1d30;
+    const flat_rod_real dR_dp_22_1 = baumgarte_beta*sin_th + th_dot*(baumgarte_alpha*cos_th - th_dot*sin_th) + in_acceleration[2]*cos_th;
+    out_dR_dp[22] = -0.5*dR_dp_22_1;
+    out_dR_dp[29] = 0.5*dR_dp_22_1;
 }
 
 int flat_rod_parameter_jacobian(flat_rod_real t, const flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
@@ -652,15 +652,15 @@ void flat_rod_residuals(flat_rod_real t, const flat_rod_real state[], const flat
     const flat_rod_real th_dot = state[5];  /* th' */
     const flat_rod_real L = param[1];
     const flat_rod_real sin_th = sin(th);
-    const flat_rod_real phi_5641 = L*sin_th;
+    const flat_rod_real phi_0_1 = L*sin_th;
     /* contact constraint 1: y - L/2*sin(th) */
-    out_phi[0] = y - 0.5*phi_5641;
+    out_phi[0] = y - 0.5*phi_0_1;
     const flat_rod_real cos_th = cos(th);
-    const flat_rod_real phi_dot_9781 = L*th_dot*cos_th;
-    out_phi_dot[0] = y_dot - 0.5*phi_dot_9781;
+    const flat_rod_real phi_dot_0_1 = L*th_dot*cos_th;
+    out_phi_dot[0] = y_dot - 0.5*phi_dot_0_1;
     /* contact constraint 2: y + L/2*sin(th) */
-    out_phi[1] = y + 0.5*phi_5641;
-    out_phi_dot[1] = y_dot + 0.5*phi_dot_9781;
+    out_phi[1] = y + 0.5*phi_0_1;
+    out_phi_dot[1] = y_dot + 0.5*phi_dot_0_1;
 }
 
 flat_rod_real flat_rod_energy(flat_rod_real t, const flat_rod_real state[], const flat_rod_real param[])
@@ -769,11 +769,11 @@ void flat_rod_constraint_jacobian(flat_rod_real t, const flat_rod_real state[], 
     /* contact constraint 1: y - L/2*sin(th) */
     out_C[1] = 1.0;
     const flat_rod_real cos_th = cos(th);
-    const flat_rod_real C_d600 = L*cos_th;
-    out_C[2] = -0.5*C_d600;
+    const flat_rod_real C_2_1 = L*cos_th;
+    out_C[2] = -0.5*C_2_1;
     /* contact constraint 2: y + L/2*sin(th) */
     out_C[4] = 1.0;
-    out_C[5] = 0.5*C_d600;
+    out_C[5] = 0.5*C_2_1;
 }
 
 void flat_rod_constraint_coordinate_jacobian(flat_rod_real t, const flat_rod_real state[], const flat_rod_real param[], flat_rod_real out_D[])
@@ -784,11 +784,11 @@ void flat_rod_constraint_coordinate_jacobian(flat_rod_real t, const flat_rod_rea
     const flat_rod_real L = param[1];
     flat_rod_zero(out_D, FLAT_ROD_NC*FLAT_ROD_NQ);
     const flat_rod_real sin_th = sin(th);
-    const flat_rod_real D_8cd3 = L*th_dot*sin_th;
+    const flat_rod_real D_2_1 = L*th_dot*sin_th;
     /* contact constraint 1: y - L/2*sin(th) */
-    out_D[2] = 0.5*D_8cd3;
+    out_D[2] = 0.5*D_2_1;
     /* contact constraint 2: y + L/2*sin(th) */
-    out_D[5] = -0.5*D_8cd3;
+    out_D[5] = -0.5*D_2_1;
 }
 
 void flat_rod_initial_state_at(const flat_rod_real param[], flat_rod_real out_state[])

@@ -324,35 +324,35 @@ static void four_bar_kkt_entries(four_bar_real t, const four_bar_real state[], c
     out_M[3] = 0.5*a*b*mb*(cos_th2*cos_th3 + sin_th2*sin_th3);
     out_M[4] = 0.3333333333333333*b*b*mb;
     out_M[8] = 0.3333333333333333*c*c*mc;
-    const four_bar_real f_659e = th3_dot*th3_dot;
-    const four_bar_real f_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real f_0_1 = th3_dot*th3_dot;
+    const four_bar_real f_0_2 = cos_th2*sin_th3 - sin_th2*cos_th3;
     /* f = Q - k, row th2 */
-    out_f[0] = 0.5*a*b*mb*f_659e*f_8e29;
-    const four_bar_real f_33e7 = th2_dot*th2_dot;
+    out_f[0] = 0.5*a*b*mb*f_0_1*f_0_2;
+    const four_bar_real f_1_1 = th2_dot*th2_dot;
     /* row th3 */
-    out_f[1] = -0.5*a*b*mb*f_33e7*f_8e29;
+    out_f[1] = -0.5*a*b*mb*f_1_1*f_0_2;
     /* row th4 */
     out_f[2] = 0.0;
-    const four_bar_real J_c038 = a*sin_th2;
+    const four_bar_real J_0_1 = a*sin_th2;
     /* constraint Jacobian J = [A; B] */
-    out_J[0] = -J_c038;
-    const four_bar_real J_7fc1 = b*sin_th3;
-    out_J[1] = -J_7fc1;
+    out_J[0] = -J_0_1;
+    const four_bar_real J_1_1 = b*sin_th3;
+    out_J[1] = -J_1_1;
     const four_bar_real sin_th4 = sin(th4);
-    const four_bar_real J_9511 = c*sin_th4;
-    out_J[2] = J_9511;
-    const four_bar_real J_9585 = a*cos_th2;
-    out_J[3] = J_9585;
-    const four_bar_real J_df74 = b*cos_th3;
-    out_J[4] = J_df74;
+    const four_bar_real J_2_1 = c*sin_th4;
+    out_J[2] = J_2_1;
+    const four_bar_real J_3_1 = a*cos_th2;
+    out_J[3] = J_3_1;
+    const four_bar_real J_4_1 = b*cos_th3;
+    out_J[4] = J_4_1;
     const four_bar_real cos_th4 = cos(th4);
-    const four_bar_real J_9a63 = c*cos_th4;
-    out_J[5] = -J_9a63;
-    const four_bar_real r_0761 = th4_dot*th4_dot;
+    const four_bar_real J_5_1 = c*cos_th4;
+    out_J[5] = -J_5_1;
+    const four_bar_real r_0_1 = th4_dot*th4_dot;
     /* stabilised right-hand side of holonomic constraint 1: a*cos(th2) + b*cos(th3) - c*cos(th4) - d */
-    out_r[0] = baumgarte_alpha*(a*th2_dot*sin_th2 + b*th3_dot*sin_th3 - c*th4_dot*sin_th4) + baumgarte_beta*(d - J_9585 - J_df74 + J_9a63) + a*f_33e7*cos_th2 + b*f_659e*cos_th3 - c*r_0761*cos_th4;
+    out_r[0] = baumgarte_alpha*(a*th2_dot*sin_th2 + b*th3_dot*sin_th3 - c*th4_dot*sin_th4) + baumgarte_beta*(d - J_3_1 - J_4_1 + J_5_1) + a*f_1_1*cos_th2 + b*f_0_1*cos_th3 - c*r_0_1*cos_th4;
     /* stabilised right-hand side of holonomic constraint 2: a*sin(th2) + b*sin(th3) - c*sin(th4) */
-    out_r[1] = -(baumgarte_alpha*(a*th2_dot*cos_th2 + b*th3_dot*cos_th3 - c*th4_dot*cos_th4) + baumgarte_beta*(J_c038 + J_7fc1 - J_9511) - a*f_33e7*sin_th2 - b*f_659e*sin_th3 + c*r_0761*sin_th4);
+    out_r[1] = -(baumgarte_alpha*(a*th2_dot*cos_th2 + b*th3_dot*cos_th3 - c*th4_dot*cos_th4) + baumgarte_beta*(J_0_1 + J_1_1 - J_2_1) - a*f_1_1*sin_th2 - b*f_0_1*sin_th3 + c*r_0_1*sin_th4);
 }
 
 void four_bar_kkt_terms(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
@@ -430,44 +430,44 @@ static void four_bar_residual_derivatives(four_bar_real t, const four_bar_real s
     const four_bar_real cos_th3 = cos(th3);
     const four_bar_real sin_th2 = sin(th2);
     const four_bar_real sin_th3 = sin(th3);
-    const four_bar_real dR_dx_df6d = cos_th2*cos_th3 + sin_th2*sin_th3;
-    const four_bar_real dR_dx_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
-    const four_bar_real dR_dx_227f = th3_dot*th3_dot*dR_dx_df6d + in_acceleration[1]*dR_dx_8e29;
+    const four_bar_real dR_dx_0_1 = cos_th2*cos_th3 + sin_th2*sin_th3;
+    const four_bar_real dR_dx_0_2 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real dR_dx_0_3 = th3_dot*th3_dot*dR_dx_0_1 + in_acceleration[1]*dR_dx_0_2;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = a*(0.5*b*mb*dR_dx_227f + in_multipliers[0]*cos_th2 + in_multipliers[1]*sin_th2);
-    out_dR_dx[1] = -0.5*a*b*mb*dR_dx_227f;
-    out_dR_dx[4] = -a*b*mb*th3_dot*dR_dx_8e29;
-    const four_bar_real dR_dx_e528 = th2_dot*th2_dot*dR_dx_df6d - in_acceleration[0]*dR_dx_8e29;
-    out_dR_dx[6] = -0.5*a*b*mb*dR_dx_e528;
-    out_dR_dx[7] = b*(0.5*a*mb*dR_dx_e528 + in_multipliers[0]*cos_th3 + in_multipliers[1]*sin_th3);
-    out_dR_dx[9] = a*b*mb*th2_dot*dR_dx_8e29;
+    out_dR_dx[0] = a*(0.5*b*mb*dR_dx_0_3 + in_multipliers[0]*cos_th2 + in_multipliers[1]*sin_th2);
+    out_dR_dx[1] = -0.5*a*b*mb*dR_dx_0_3;
+    out_dR_dx[4] = -a*b*mb*th3_dot*dR_dx_0_2;
+    const four_bar_real dR_dx_6_1 = th2_dot*th2_dot*dR_dx_0_1 - in_acceleration[0]*dR_dx_0_2;
+    out_dR_dx[6] = -0.5*a*b*mb*dR_dx_6_1;
+    out_dR_dx[7] = b*(0.5*a*mb*dR_dx_6_1 + in_multipliers[0]*cos_th3 + in_multipliers[1]*sin_th3);
+    out_dR_dx[9] = a*b*mb*th2_dot*dR_dx_0_2;
     const four_bar_real cos_th4 = cos(th4);
     const four_bar_real sin_th4 = sin(th4);
     out_dR_dx[14] = -c*(in_multipliers[0]*cos_th4 + in_multipliers[1]*sin_th4);
-    const four_bar_real dR_dx_9858 = baumgarte_alpha*cos_th2;
-    const four_bar_real dR_dx_c3a7 = th2_dot*sin_th2;
-    out_dR_dx[18] = -a*(baumgarte_beta*sin_th2 + th2_dot*(dR_dx_9858 - dR_dx_c3a7) + in_acceleration[0]*cos_th2);
-    const four_bar_real dR_dx_69ca = baumgarte_alpha*cos_th3;
-    const four_bar_real dR_dx_b5e2 = th3_dot*sin_th3;
-    out_dR_dx[19] = -b*(baumgarte_beta*sin_th3 + th3_dot*(dR_dx_69ca - dR_dx_b5e2) + in_acceleration[1]*cos_th3);
-    const four_bar_real dR_dx_8c77 = baumgarte_alpha*cos_th4;
-    const four_bar_real dR_dx_7124 = th4_dot*sin_th4;
-    out_dR_dx[20] = c*(baumgarte_beta*sin_th4 + th4_dot*(dR_dx_8c77 - dR_dx_7124) + in_acceleration[2]*cos_th4);
-    const four_bar_real dR_dx_d3fa = baumgarte_alpha*sin_th2;
-    const four_bar_real dR_dx_8c59 = th2_dot*cos_th2;
-    out_dR_dx[21] = -a*(dR_dx_d3fa + 2.0*dR_dx_8c59);
-    const four_bar_real dR_dx_a792 = baumgarte_alpha*sin_th3;
-    const four_bar_real dR_dx_856a = th3_dot*cos_th3;
-    out_dR_dx[22] = -b*(dR_dx_a792 + 2.0*dR_dx_856a);
-    const four_bar_real dR_dx_de39 = baumgarte_alpha*sin_th4;
-    const four_bar_real dR_dx_969d = th4_dot*cos_th4;
-    out_dR_dx[23] = c*(dR_dx_de39 + 2.0*dR_dx_969d);
-    out_dR_dx[24] = a*(baumgarte_beta*cos_th2 - th2_dot*(dR_dx_d3fa + dR_dx_8c59) - in_acceleration[0]*sin_th2);
-    out_dR_dx[25] = b*(baumgarte_beta*cos_th3 - th3_dot*(dR_dx_a792 + dR_dx_856a) - in_acceleration[1]*sin_th3);
-    out_dR_dx[26] = -c*(baumgarte_beta*cos_th4 - th4_dot*(dR_dx_de39 + dR_dx_969d) - in_acceleration[2]*sin_th4);
-    out_dR_dx[27] = a*(dR_dx_9858 - 2.0*dR_dx_c3a7);
-    out_dR_dx[28] = b*(dR_dx_69ca - 2.0*dR_dx_b5e2);
-    out_dR_dx[29] = -c*(dR_dx_8c77 - 2.0*dR_dx_7124);
+    const four_bar_real dR_dx_18_1 = baumgarte_alpha*cos_th2;
+    const four_bar_real dR_dx_18_2 = th2_dot*sin_th2;
+    out_dR_dx[18] = -a*(baumgarte_beta*sin_th2 + th2_dot*(dR_dx_18_1 - dR_dx_18_2) + in_acceleration[0]*cos_th2);
+    const four_bar_real dR_dx_19_1 = baumgarte_alpha*cos_th3;
+    const four_bar_real dR_dx_19_2 = th3_dot*sin_th3;
+    out_dR_dx[19] = -b*(baumgarte_beta*sin_th3 + th3_dot*(dR_dx_19_1 - dR_dx_19_2) + in_acceleration[1]*cos_th3);
+    const four_bar_real dR_dx_20_1 = baumgarte_alpha*cos_th4;
+    const four_bar_real dR_dx_20_2 = th4_dot*sin_th4;
+    out_dR_dx[20] = c*(baumgarte_beta*sin_th4 + th4_dot*(dR_dx_20_1 - dR_dx_20_2) + in_acceleration[2]*cos_th4);
+    const four_bar_real dR_dx_21_1 = baumgarte_alpha*sin_th2;
+    const four_bar_real dR_dx_21_2 = th2_dot*cos_th2;
+    out_dR_dx[21] = -a*(dR_dx_21_1 + 2.0*dR_dx_21_2);
+    const four_bar_real dR_dx_22_1 = baumgarte_alpha*sin_th3;
+    const four_bar_real dR_dx_22_2 = th3_dot*cos_th3;
+    out_dR_dx[22] = -b*(dR_dx_22_1 + 2.0*dR_dx_22_2);
+    const four_bar_real dR_dx_23_1 = baumgarte_alpha*sin_th4;
+    const four_bar_real dR_dx_23_2 = th4_dot*cos_th4;
+    out_dR_dx[23] = c*(dR_dx_23_1 + 2.0*dR_dx_23_2);
+    out_dR_dx[24] = a*(baumgarte_beta*cos_th2 - th2_dot*(dR_dx_21_1 + dR_dx_21_2) - in_acceleration[0]*sin_th2);
+    out_dR_dx[25] = b*(baumgarte_beta*cos_th3 - th3_dot*(dR_dx_22_1 + dR_dx_22_2) - in_acceleration[1]*sin_th3);
+    out_dR_dx[26] = -c*(baumgarte_beta*cos_th4 - th4_dot*(dR_dx_23_1 + dR_dx_23_2) - in_acceleration[2]*sin_th4);
+    out_dR_dx[27] = a*(dR_dx_18_1 - 2.0*dR_dx_18_2);
+    out_dR_dx[28] = b*(dR_dx_19_1 - 2.0*dR_dx_19_2);
+    out_dR_dx[29] = -c*(dR_dx_20_1 - 2.0*dR_dx_20_2);
 }
 
 int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
@@ -551,20 +551,20 @@ static void four_bar_residual_parameter_derivatives(four_bar_real t, const four_
     const four_bar_real sin_th3 = sin(th3);
     const four_bar_real sin_th2 = sin(th2);
     const four_bar_real cos_th3 = cos(th3);
-    const four_bar_real dR_dp_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
-    const four_bar_real dR_dp_df6d = cos_th2*cos_th3 + sin_th2*sin_th3;
-    const four_bar_real dR_dp_1163 = th3_dot*th3_dot*dR_dp_8e29 - in_acceleration[1]*dR_dp_df6d;
+    const four_bar_real dR_dp_0_1 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real dR_dp_0_2 = cos_th2*cos_th3 + sin_th2*sin_th3;
+    const four_bar_real dR_dp_0_3 = th3_dot*th3_dot*dR_dp_0_1 - in_acceleration[1]*dR_dp_0_2;
     /* dR/dp */
-    out_dR_dp[0] = 0.6666666666666666*a*in_acceleration[0]*(ma + 3.0*mb) - 0.5*b*mb*dR_dp_1163 + in_multipliers[0]*sin_th2 - in_multipliers[1]*cos_th2;
-    out_dR_dp[1] = -0.5*a*mb*dR_dp_1163;
+    out_dR_dp[0] = 0.6666666666666666*a*in_acceleration[0]*(ma + 3.0*mb) - 0.5*b*mb*dR_dp_0_3 + in_multipliers[0]*sin_th2 - in_multipliers[1]*cos_th2;
+    out_dR_dp[1] = -0.5*a*mb*dR_dp_0_3;
     out_dR_dp[4] = 0.3333333333333333*a*a*in_acceleration[0];
-    out_dR_dp[5] = a*(a*in_acceleration[0] - 0.5*b*dR_dp_1163);
-    const four_bar_real dR_dp_cb2c = th2_dot*th2_dot*dR_dp_8e29 + in_acceleration[0]*dR_dp_df6d;
-    out_dR_dp[7] = 0.5*b*mb*dR_dp_cb2c;
-    const four_bar_real dR_dp_2c57 = a*dR_dp_cb2c;
-    const four_bar_real dR_dp_2343 = b*in_acceleration[1];
-    out_dR_dp[8] = mb*(0.5*dR_dp_2c57 + 0.6666666666666666*dR_dp_2343) + in_multipliers[0]*sin_th3 - in_multipliers[1]*cos_th3;
-    out_dR_dp[12] = b*(0.5*dR_dp_2c57 + 0.3333333333333333*dR_dp_2343);
+    out_dR_dp[5] = a*(a*in_acceleration[0] - 0.5*b*dR_dp_0_3);
+    const four_bar_real dR_dp_7_1 = th2_dot*th2_dot*dR_dp_0_1 + in_acceleration[0]*dR_dp_0_2;
+    out_dR_dp[7] = 0.5*b*mb*dR_dp_7_1;
+    const four_bar_real dR_dp_8_1 = a*dR_dp_7_1;
+    const four_bar_real dR_dp_8_2 = b*in_acceleration[1];
+    out_dR_dp[8] = mb*(0.5*dR_dp_8_1 + 0.6666666666666666*dR_dp_8_2) + in_multipliers[0]*sin_th3 - in_multipliers[1]*cos_th3;
+    out_dR_dp[12] = b*(0.5*dR_dp_8_1 + 0.3333333333333333*dR_dp_8_2);
     const four_bar_real sin_th4 = sin(th4);
     const four_bar_real cos_th4 = cos(th4);
     out_dR_dp[16] = 0.6666666666666666*c*mc*in_acceleration[2] - in_multipliers[0]*sin_th4 + in_multipliers[1]*cos_th4;
@@ -771,12 +771,12 @@ four_bar_real four_bar_energy(four_bar_real t, const four_bar_real state[], cons
     const four_bar_real mc = param[6];
     const four_bar_real cos_th2 = cos(th2);
     const four_bar_real cos_th3 = cos(th3);
-    const four_bar_real w_e26c = 2.0*a*th2_dot*cos_th2 + b*th3_dot*cos_th3;
+    const four_bar_real w_1 = 2.0*a*th2_dot*cos_th2 + b*th3_dot*cos_th3;
     const four_bar_real sin_th2 = sin(th2);
     const four_bar_real sin_th3 = sin(th3);
-    const four_bar_real w_7083 = 2.0*a*th2_dot*sin_th2 + b*th3_dot*sin_th3;
+    const four_bar_real w_2 = 2.0*a*th2_dot*sin_th2 + b*th3_dot*sin_th3;
     /* T + V */
-    return 0.16666666666666666*(a*a*ma*th2_dot*th2_dot + c*c*mc*th4_dot*th4_dot) + mb*(0.125*(w_e26c*w_e26c + w_7083*w_7083) + 0.041666666666666664*b*b*th3_dot*th3_dot);
+    return 0.16666666666666666*(a*a*ma*th2_dot*th2_dot + c*c*mc*th4_dot*th4_dot) + mb*(0.125*(w_1*w_1 + w_2*w_2) + 0.041666666666666664*b*b*th3_dot*th3_dot);
 }
 
 void four_bar_energies(four_bar_real t, const four_bar_real state[], const four_bar_real param[], four_bar_real out_TV[])
@@ -795,12 +795,12 @@ void four_bar_energies(four_bar_real t, const four_bar_real state[], const four_
     const four_bar_real mc = param[6];
     const four_bar_real cos_th2 = cos(th2);
     const four_bar_real cos_th3 = cos(th3);
-    const four_bar_real TV_e26c = 2.0*a*th2_dot*cos_th2 + b*th3_dot*cos_th3;
+    const four_bar_real TV_0_1 = 2.0*a*th2_dot*cos_th2 + b*th3_dot*cos_th3;
     const four_bar_real sin_th2 = sin(th2);
     const four_bar_real sin_th3 = sin(th3);
-    const four_bar_real TV_7083 = 2.0*a*th2_dot*sin_th2 + b*th3_dot*sin_th3;
+    const four_bar_real TV_0_2 = 2.0*a*th2_dot*sin_th2 + b*th3_dot*sin_th3;
     /* T */
-    out_TV[0] = 0.16666666666666666*(a*a*ma*th2_dot*th2_dot + c*c*mc*th4_dot*th4_dot) + mb*(0.125*(TV_e26c*TV_e26c + TV_7083*TV_7083) + 0.041666666666666664*b*b*th3_dot*th3_dot);
+    out_TV[0] = 0.16666666666666666*(a*a*ma*th2_dot*th2_dot + c*c*mc*th4_dot*th4_dot) + mb*(0.125*(TV_0_1*TV_0_1 + TV_0_2*TV_0_2) + 0.041666666666666664*b*b*th3_dot*th3_dot);
     /* V */
     out_TV[1] = 0.0;
 }
@@ -824,12 +824,12 @@ void four_bar_inverse_dynamics(four_bar_real t, const four_bar_real state[], con
     const four_bar_real sin_th3 = sin(th3);
     const four_bar_real sin_th2 = sin(th2);
     const four_bar_real cos_th3 = cos(th3);
-    const four_bar_real tau_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
-    const four_bar_real tau_df6d = cos_th2*cos_th3 + sin_th2*sin_th3;
+    const four_bar_real tau_0_1 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real tau_0_2 = cos_th2*cos_th3 + sin_th2*sin_th3;
     /* row th2 */
-    out_tau[0] = a*(0.3333333333333333*a*in_acceleration[0]*(ma + 3.0*mb) - 0.5*b*mb*(th3_dot*th3_dot*tau_8e29 - in_acceleration[1]*tau_df6d));
+    out_tau[0] = a*(0.3333333333333333*a*in_acceleration[0]*(ma + 3.0*mb) - 0.5*b*mb*(th3_dot*th3_dot*tau_0_1 - in_acceleration[1]*tau_0_2));
     /* row th3 */
-    out_tau[1] = b*mb*(0.5*a*(th2_dot*th2_dot*tau_8e29 + in_acceleration[0]*tau_df6d) + 0.3333333333333333*b*in_acceleration[1]);
+    out_tau[1] = b*mb*(0.5*a*(th2_dot*th2_dot*tau_0_1 + in_acceleration[0]*tau_0_2) + 0.3333333333333333*b*in_acceleration[1]);
     /* row th4 */
     out_tau[2] = 0.3333333333333333*c*c*mc*in_acceleration[2];
 }
@@ -848,11 +848,11 @@ void four_bar_bias(four_bar_real t, const four_bar_real state[], const four_bar_
     const four_bar_real sin_th3 = sin(th3);
     const four_bar_real sin_th2 = sin(th2);
     const four_bar_real cos_th3 = cos(th3);
-    const four_bar_real bias_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real bias_0_1 = cos_th2*sin_th3 - sin_th2*cos_th3;
     /* row th2 */
-    out_bias[0] = -0.5*a*b*mb*th3_dot*th3_dot*bias_8e29;
+    out_bias[0] = -0.5*a*b*mb*th3_dot*th3_dot*bias_0_1;
     /* row th3 */
-    out_bias[1] = 0.5*a*b*mb*th2_dot*th2_dot*bias_8e29;
+    out_bias[1] = 0.5*a*b*mb*th2_dot*th2_dot*bias_0_1;
     /* row th4 */
     out_bias[2] = 0.0;
 }
@@ -982,12 +982,12 @@ void four_bar_regressor(four_bar_real t, const four_bar_real state[], const four
     const four_bar_real sin_th3 = sin(th3);
     const four_bar_real sin_th2 = sin(th2);
     const four_bar_real cos_th3 = cos(th3);
-    const four_bar_real Y_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
-    const four_bar_real Y_df6d = cos_th2*cos_th3 + sin_th2*sin_th3;
+    const four_bar_real Y_1_1 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real Y_1_2 = cos_th2*cos_th3 + sin_th2*sin_th3;
     /* row th2, column a*b*mb */
-    out_Y[1] = -0.5*(th3_dot*th3_dot*Y_8e29 - in_acceleration[1]*Y_df6d);
+    out_Y[1] = -0.5*(th3_dot*th3_dot*Y_1_1 - in_acceleration[1]*Y_1_2);
     /* row th3, column a*b*mb */
-    out_Y[5] = 0.5*(th2_dot*th2_dot*Y_8e29 + in_acceleration[0]*Y_df6d);
+    out_Y[5] = 0.5*(th2_dot*th2_dot*Y_1_1 + in_acceleration[0]*Y_1_2);
     /* row th3, column b^2*mb */
     out_Y[6] = 0.3333333333333333*in_acceleration[1];
     /* row th4, column c^2*mc */
@@ -1028,12 +1028,12 @@ void four_bar_standard_regressor(four_bar_real t, const four_bar_real state[], c
     const four_bar_real sin_th3 = sin(th3);
     const four_bar_real sin_th2 = sin(th2);
     const four_bar_real cos_th3 = cos(th3);
-    const four_bar_real Y_8e29 = cos_th2*sin_th3 - sin_th2*cos_th3;
-    const four_bar_real Y_df6d = cos_th2*cos_th3 + sin_th2*sin_th3;
+    const four_bar_real Y_2_1 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    const four_bar_real Y_2_2 = cos_th2*cos_th3 + sin_th2*sin_th3;
     /* row th2, column a*b*mb */
-    out_Y[2] = -0.5*(th3_dot*th3_dot*Y_8e29 - in_acceleration[1]*Y_df6d);
+    out_Y[2] = -0.5*(th3_dot*th3_dot*Y_2_1 - in_acceleration[1]*Y_2_2);
     /* row th3, column a*b*mb */
-    out_Y[7] = 0.5*(th2_dot*th2_dot*Y_8e29 + in_acceleration[0]*Y_df6d);
+    out_Y[7] = 0.5*(th2_dot*th2_dot*Y_2_1 + in_acceleration[0]*Y_2_2);
     /* row th3, column b^2*mb */
     out_Y[8] = 0.3333333333333333*in_acceleration[1];
     /* row th4, column c^2*mc */
@@ -1048,11 +1048,11 @@ void four_bar_standard_parameters(const four_bar_real param[], four_bar_real out
     const four_bar_real ma = param[4];
     const four_bar_real mb = param[5];
     const four_bar_real mc = param[6];
-    const four_bar_real theta_6e58 = a*a;
+    const four_bar_real theta_0_1 = a*a;
     /* a^2*ma */
-    out_theta[0] = theta_6e58*ma;
+    out_theta[0] = theta_0_1*ma;
     /* a^2*mb */
-    out_theta[1] = theta_6e58*mb;
+    out_theta[1] = theta_0_1*mb;
     /* a*b*mb */
     out_theta[2] = a*b*mb;
     /* b^2*mb */

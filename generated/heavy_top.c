@@ -85,18 +85,18 @@ static void heavy_top_kkt_entries(heavy_top_real t, const heavy_top_real state[]
     const heavy_top_real g = param[4];
     const heavy_top_real cos_theta = cos(theta);
     const heavy_top_real sin_theta = sin(theta);
-    const heavy_top_real M_52e0 = A + m*l*l;
+    const heavy_top_real M_0_1 = A + m*l*l;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
-    out_M[0] = C*cos_theta*cos_theta + sin_theta*sin_theta*M_52e0;
-    out_M[4] = M_52e0;
+    out_M[0] = C*cos_theta*cos_theta + sin_theta*sin_theta*M_0_1;
+    out_M[4] = M_0_1;
     out_M[6] = C*cos_theta;
     out_M[8] = C;
-    const heavy_top_real f_a865 = C*phi_dot;
-    const heavy_top_real f_999d = psi_dot*cos_theta*(M_52e0 - C);
+    const heavy_top_real f_0_1 = C*phi_dot;
+    const heavy_top_real f_0_2 = psi_dot*cos_theta*(M_0_1 - C);
     /* f = Q - k, row psi */
-    out_f[0] = theta_dot*sin_theta*(f_a865 - 2.0*f_999d);
+    out_f[0] = theta_dot*sin_theta*(f_0_1 - 2.0*f_0_2);
     /* row theta */
-    out_f[1] = sin_theta*(m*l*g - psi_dot*(f_a865 - f_999d));
+    out_f[1] = sin_theta*(m*l*g - psi_dot*(f_0_1 - f_0_2));
     /* row phi */
     out_f[2] = C*psi_dot*theta_dot*sin_theta;
 }
@@ -160,24 +160,24 @@ static void heavy_top_residual_derivatives(heavy_top_real t, const heavy_top_rea
     const heavy_top_real g = param[4];
     const heavy_top_real cos_theta = cos(theta);
     const heavy_top_real sin_theta = sin(theta);
-    const heavy_top_real dR_dx_a5f1 = A - C + m*l*l;
-    const heavy_top_real dR_dx_5bae = sin_theta*sin_theta;
+    const heavy_top_real dR_dx_1_1 = A - C + m*l*l;
+    const heavy_top_real dR_dx_1_2 = sin_theta*sin_theta;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[1] = -(C*(theta_dot*phi_dot*cos_theta + in_acceleration[2]*sin_theta) - 2.0*dR_dx_a5f1*(psi_dot*theta_dot*(cos_theta*cos_theta - dR_dx_5bae) + in_acceleration[0]*cos_theta*sin_theta));
-    out_dR_dx[3] = 2.0*theta_dot*cos_theta*sin_theta*dR_dx_a5f1;
-    const heavy_top_real dR_dx_a865 = C*phi_dot;
-    const heavy_top_real dR_dx_999d = psi_dot*cos_theta*dR_dx_a5f1;
-    const heavy_top_real dR_dx_89f1 = sin_theta*(dR_dx_a865 - 2.0*dR_dx_999d);
-    out_dR_dx[4] = -dR_dx_89f1;
-    const heavy_top_real dR_dx_7541 = -C*theta_dot*sin_theta;
-    out_dR_dx[5] = dR_dx_7541;
-    out_dR_dx[7] = psi_dot*psi_dot*dR_dx_5bae*dR_dx_a5f1 - cos_theta*(m*l*g - psi_dot*(dR_dx_a865 - dR_dx_999d));
-    out_dR_dx[9] = dR_dx_89f1;
-    const heavy_top_real dR_dx_2e2b = C*psi_dot*sin_theta;
-    out_dR_dx[11] = dR_dx_2e2b;
+    out_dR_dx[1] = -(C*(theta_dot*phi_dot*cos_theta + in_acceleration[2]*sin_theta) - 2.0*dR_dx_1_1*(psi_dot*theta_dot*(cos_theta*cos_theta - dR_dx_1_2) + in_acceleration[0]*cos_theta*sin_theta));
+    out_dR_dx[3] = 2.0*theta_dot*cos_theta*sin_theta*dR_dx_1_1;
+    const heavy_top_real dR_dx_4_1 = C*phi_dot;
+    const heavy_top_real dR_dx_4_2 = psi_dot*cos_theta*dR_dx_1_1;
+    const heavy_top_real dR_dx_4_3 = sin_theta*(dR_dx_4_1 - 2.0*dR_dx_4_2);
+    out_dR_dx[4] = -dR_dx_4_3;
+    const heavy_top_real dR_dx_5_1 = -C*theta_dot*sin_theta;
+    out_dR_dx[5] = dR_dx_5_1;
+    out_dR_dx[7] = psi_dot*psi_dot*dR_dx_1_2*dR_dx_1_1 - cos_theta*(m*l*g - psi_dot*(dR_dx_4_1 - dR_dx_4_2));
+    out_dR_dx[9] = dR_dx_4_3;
+    const heavy_top_real dR_dx_11_1 = C*psi_dot*sin_theta;
+    out_dR_dx[11] = dR_dx_11_1;
     out_dR_dx[13] = -C*(psi_dot*theta_dot*cos_theta + in_acceleration[0]*sin_theta);
-    out_dR_dx[15] = dR_dx_7541;
-    out_dR_dx[16] = -dR_dx_2e2b;
+    out_dR_dx[15] = dR_dx_5_1;
+    out_dR_dx[16] = -dR_dx_11_1;
 }
 
 int heavy_top_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
@@ -250,25 +250,23 @@ static void heavy_top_residual_parameter_derivatives(heavy_top_real t, const hea
     const heavy_top_real g = param[4];
     const heavy_top_real sin_theta = sin(theta);
     const heavy_top_real cos_theta = cos(theta);
-    const heavy_top_real dR_dp_1f63 = psi_dot*theta_dot*cos_theta;
-    const heavy_top_real dR_dp_a4a9 = in_acceleration[0]*sin_theta;
-    const heavy_top_real dR_dp_25df = 2.0*dR_dp_1f63 + dR_dp_a4a9;
+    const heavy_top_real dR_dp_0_1 = 2.0*psi_dot*theta_dot*cos_theta + in_acceleration[0]*sin_theta;
     /* dR/dp */
-    out_dR_dp[0] = l*l*sin_theta*dR_dp_25df;
-    out_dR_dp[1] = m*l*sin_theta*(4.0*dR_dp_1f63 + 2.0*dR_dp_a4a9);
-    out_dR_dp[2] = sin_theta*dR_dp_25df;
-    const heavy_top_real dR_dp_8de9 = in_acceleration[2] + in_acceleration[0]*cos_theta;
-    const heavy_top_real dR_dp_3fe4 = psi_dot*theta_dot*sin_theta;
-    out_dR_dp[3] = -(theta_dot*phi_dot*sin_theta - cos_theta*(dR_dp_8de9 - 2.0*dR_dp_3fe4));
-    const heavy_top_real dR_dp_5317 = l*in_acceleration[1];
-    const heavy_top_real dR_dp_8bd6 = psi_dot*psi_dot;
-    const heavy_top_real dR_dp_219a = l*dR_dp_8bd6*cos_theta;
-    out_dR_dp[5] = l*(dR_dp_5317 - sin_theta*(g + dR_dp_219a));
-    out_dR_dp[6] = m*(2.0*dR_dp_5317 - sin_theta*(g + 2.0*dR_dp_219a));
-    out_dR_dp[7] = in_acceleration[1] - dR_dp_8bd6*cos_theta*sin_theta;
+    out_dR_dp[0] = l*l*sin_theta*dR_dp_0_1;
+    out_dR_dp[1] = 2.0*m*l*sin_theta*dR_dp_0_1;
+    out_dR_dp[2] = sin_theta*dR_dp_0_1;
+    const heavy_top_real dR_dp_3_1 = in_acceleration[2] + in_acceleration[0]*cos_theta;
+    const heavy_top_real dR_dp_3_2 = psi_dot*theta_dot*sin_theta;
+    out_dR_dp[3] = -(theta_dot*phi_dot*sin_theta - cos_theta*(dR_dp_3_1 - 2.0*dR_dp_3_2));
+    const heavy_top_real dR_dp_5_1 = l*in_acceleration[1];
+    const heavy_top_real dR_dp_5_2 = psi_dot*psi_dot;
+    const heavy_top_real dR_dp_5_3 = l*dR_dp_5_2*cos_theta;
+    out_dR_dp[5] = l*(dR_dp_5_1 - sin_theta*(g + dR_dp_5_3));
+    out_dR_dp[6] = m*(2.0*dR_dp_5_1 - sin_theta*(g + 2.0*dR_dp_5_3));
+    out_dR_dp[7] = in_acceleration[1] - dR_dp_5_2*cos_theta*sin_theta;
     out_dR_dp[8] = psi_dot*sin_theta*(phi_dot + psi_dot*cos_theta);
     out_dR_dp[9] = -m*l*sin_theta;
-    out_dR_dp[13] = dR_dp_8de9 - dR_dp_3fe4;
+    out_dR_dp[13] = dR_dp_3_1 - dR_dp_3_2;
 }
 
 int heavy_top_parameter_jacobian(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
@@ -324,12 +322,12 @@ heavy_top_real heavy_top_energy(heavy_top_real t, const heavy_top_real state[], 
     const heavy_top_real sin_theta = sin(theta);
     const heavy_top_real cos_phi = cos(phi);
     const heavy_top_real sin_phi = sin(phi);
-    const heavy_top_real w_8a20 = psi_dot*sin_theta*cos_phi - theta_dot*sin_phi;
-    const heavy_top_real w_2566 = psi_dot*sin_theta*sin_phi + theta_dot*cos_phi;
+    const heavy_top_real w_1 = psi_dot*sin_theta*cos_phi - theta_dot*sin_phi;
+    const heavy_top_real w_2 = psi_dot*sin_theta*sin_phi + theta_dot*cos_phi;
     const heavy_top_real cos_theta = cos(theta);
-    const heavy_top_real w_04cd = phi_dot + psi_dot*cos_theta;
+    const heavy_top_real w_3 = phi_dot + psi_dot*cos_theta;
     /* T + V */
-    return m*l*(0.5*l*(w_8a20*w_8a20 + w_2566*w_2566) + g*cos_theta) + 0.5*(A*(theta_dot*theta_dot + psi_dot*psi_dot*sin_theta*sin_theta) + C*w_04cd*w_04cd);
+    return m*l*(0.5*l*(w_1*w_1 + w_2*w_2) + g*cos_theta) + 0.5*(A*(theta_dot*theta_dot + psi_dot*psi_dot*sin_theta*sin_theta) + C*w_3*w_3);
 }
 
 void heavy_top_energies(heavy_top_real t, const heavy_top_real state[], const heavy_top_real param[], heavy_top_real out_TV[])
@@ -348,12 +346,12 @@ void heavy_top_energies(heavy_top_real t, const heavy_top_real state[], const he
     const heavy_top_real sin_theta = sin(theta);
     const heavy_top_real cos_phi = cos(phi);
     const heavy_top_real sin_phi = sin(phi);
-    const heavy_top_real TV_8a20 = psi_dot*sin_theta*cos_phi - theta_dot*sin_phi;
-    const heavy_top_real TV_2566 = psi_dot*sin_theta*sin_phi + theta_dot*cos_phi;
+    const heavy_top_real TV_0_1 = psi_dot*sin_theta*cos_phi - theta_dot*sin_phi;
+    const heavy_top_real TV_0_2 = psi_dot*sin_theta*sin_phi + theta_dot*cos_phi;
     const heavy_top_real cos_theta = cos(theta);
-    const heavy_top_real TV_04cd = phi_dot + psi_dot*cos_theta;
+    const heavy_top_real TV_0_3 = phi_dot + psi_dot*cos_theta;
     /* T */
-    out_TV[0] = 0.5*(m*l*l*(TV_8a20*TV_8a20 + TV_2566*TV_2566) + A*(theta_dot*theta_dot + psi_dot*psi_dot*sin_theta*sin_theta) + C*TV_04cd*TV_04cd);
+    out_TV[0] = 0.5*(m*l*l*(TV_0_1*TV_0_1 + TV_0_2*TV_0_2) + A*(theta_dot*theta_dot + psi_dot*psi_dot*sin_theta*sin_theta) + C*TV_0_3*TV_0_3);
     /* V */
     out_TV[1] = m*l*g*cos_theta;
 }
@@ -374,12 +372,12 @@ void heavy_top_inverse_dynamics(heavy_top_real t, const heavy_top_real state[], 
     const heavy_top_real g = param[4];
     const heavy_top_real sin_theta = sin(theta);
     const heavy_top_real cos_theta = cos(theta);
-    const heavy_top_real tau_52e0 = A + m*l*l;
-    const heavy_top_real tau_a5f1 = tau_52e0 - C;
+    const heavy_top_real tau_0_1 = A + m*l*l;
+    const heavy_top_real tau_0_2 = tau_0_1 - C;
     /* row psi */
-    out_tau[0] = -(C*(theta_dot*phi_dot*sin_theta - in_acceleration[2]*cos_theta) - 2.0*psi_dot*theta_dot*cos_theta*sin_theta*tau_a5f1 - in_acceleration[0]*(C*cos_theta*cos_theta + sin_theta*sin_theta*tau_52e0));
+    out_tau[0] = -(C*(theta_dot*phi_dot*sin_theta - in_acceleration[2]*cos_theta) - 2.0*psi_dot*theta_dot*cos_theta*sin_theta*tau_0_2 - in_acceleration[0]*(C*cos_theta*cos_theta + sin_theta*sin_theta*tau_0_1));
     /* row theta */
-    out_tau[1] = in_acceleration[1]*tau_52e0 - sin_theta*(m*l*g - psi_dot*(C*phi_dot - psi_dot*cos_theta*tau_a5f1));
+    out_tau[1] = in_acceleration[1]*tau_0_1 - sin_theta*(m*l*g - psi_dot*(C*phi_dot - psi_dot*cos_theta*tau_0_2));
     /* row phi */
     out_tau[2] = C*(in_acceleration[2] - psi_dot*theta_dot*sin_theta + in_acceleration[0]*cos_theta);
 }
@@ -397,13 +395,13 @@ void heavy_top_bias(heavy_top_real t, const heavy_top_real state[], const heavy_
     const heavy_top_real C = param[3];
     const heavy_top_real g = param[4];
     const heavy_top_real sin_theta = sin(theta);
-    const heavy_top_real bias_a865 = C*phi_dot;
+    const heavy_top_real bias_0_1 = C*phi_dot;
     const heavy_top_real cos_theta = cos(theta);
-    const heavy_top_real bias_999d = psi_dot*cos_theta*(A - C + m*l*l);
+    const heavy_top_real bias_0_2 = psi_dot*cos_theta*(A - C + m*l*l);
     /* row psi */
-    out_bias[0] = -theta_dot*sin_theta*(bias_a865 - 2.0*bias_999d);
+    out_bias[0] = -theta_dot*sin_theta*(bias_0_1 - 2.0*bias_0_2);
     /* row theta */
-    out_bias[1] = -sin_theta*(m*l*g - psi_dot*(bias_a865 - bias_999d));
+    out_bias[1] = -sin_theta*(m*l*g - psi_dot*(bias_0_1 - bias_0_2));
     /* row phi */
     out_bias[2] = -C*psi_dot*theta_dot*sin_theta;
 }
@@ -443,10 +441,10 @@ void heavy_top_mass_matrix(heavy_top_real t, const heavy_top_real state[], const
     heavy_top_zero(out_M, HEAVY_TOP_NQ*HEAVY_TOP_NQ);
     const heavy_top_real cos_theta = cos(theta);
     const heavy_top_real sin_theta = sin(theta);
-    const heavy_top_real M_52e0 = A + m*l*l;
+    const heavy_top_real M_0_1 = A + m*l*l;
     /* lower triangle; the upper one mirrors it */
-    out_M[0] = C*cos_theta*cos_theta + sin_theta*sin_theta*M_52e0;
-    out_M[4] = M_52e0;
+    out_M[0] = C*cos_theta*cos_theta + sin_theta*sin_theta*M_0_1;
+    out_M[4] = M_0_1;
     out_M[6] = C*cos_theta;
     out_M[8] = C;
     heavy_top_mirror_lower(out_M);
@@ -491,10 +489,10 @@ void heavy_top_regressor(heavy_top_real t, const heavy_top_real state[], const h
     const heavy_top_real cos_theta = cos(theta);
     /* row psi, column m*l^2 */
     out_Y[0] = sin_theta*(2.0*psi_dot*theta_dot*cos_theta + in_acceleration[0]*sin_theta);
-    const heavy_top_real Y_8de9 = in_acceleration[2] + in_acceleration[0]*cos_theta;
-    const heavy_top_real Y_3fe4 = psi_dot*theta_dot*sin_theta;
+    const heavy_top_real Y_2_1 = in_acceleration[2] + in_acceleration[0]*cos_theta;
+    const heavy_top_real Y_2_2 = psi_dot*theta_dot*sin_theta;
     /* row psi, column C */
-    out_Y[2] = -(theta_dot*phi_dot*sin_theta - cos_theta*(Y_8de9 - 2.0*Y_3fe4));
+    out_Y[2] = -(theta_dot*phi_dot*sin_theta - cos_theta*(Y_2_1 - 2.0*Y_2_2));
     /* row theta, column m*l^2 */
     out_Y[3] = in_acceleration[1] - psi_dot*psi_dot*cos_theta*sin_theta;
     /* row theta, column m*l*g */
@@ -502,7 +500,7 @@ void heavy_top_regressor(heavy_top_real t, const heavy_top_real state[], const h
     /* row theta, column C */
     out_Y[5] = psi_dot*sin_theta*(phi_dot + psi_dot*cos_theta);
     /* row phi, column C */
-    out_Y[8] = Y_8de9 - Y_3fe4;
+    out_Y[8] = Y_2_1 - Y_2_2;
 }
 
 void heavy_top_base_parameters(const heavy_top_real param[], heavy_top_real out_theta[])
@@ -530,26 +528,26 @@ void heavy_top_standard_regressor(heavy_top_real t, const heavy_top_real state[]
     heavy_top_zero(out_Y, 4*HEAVY_TOP_NQ);
     const heavy_top_real sin_theta = sin(theta);
     const heavy_top_real cos_theta = cos(theta);
-    const heavy_top_real Y_09fd = sin_theta*(2.0*psi_dot*theta_dot*cos_theta + in_acceleration[0]*sin_theta);
+    const heavy_top_real Y_0_1 = sin_theta*(2.0*psi_dot*theta_dot*cos_theta + in_acceleration[0]*sin_theta);
     /* row psi, column m*l^2 */
-    out_Y[0] = Y_09fd;
+    out_Y[0] = Y_0_1;
     /* row psi, column A */
-    out_Y[2] = Y_09fd;
-    const heavy_top_real Y_8de9 = in_acceleration[2] + in_acceleration[0]*cos_theta;
-    const heavy_top_real Y_3fe4 = psi_dot*theta_dot*sin_theta;
+    out_Y[2] = Y_0_1;
+    const heavy_top_real Y_3_1 = in_acceleration[2] + in_acceleration[0]*cos_theta;
+    const heavy_top_real Y_3_2 = psi_dot*theta_dot*sin_theta;
     /* row psi, column C */
-    out_Y[3] = -(theta_dot*phi_dot*sin_theta - cos_theta*(Y_8de9 - 2.0*Y_3fe4));
-    const heavy_top_real Y_c44e = in_acceleration[1] - psi_dot*psi_dot*cos_theta*sin_theta;
+    out_Y[3] = -(theta_dot*phi_dot*sin_theta - cos_theta*(Y_3_1 - 2.0*Y_3_2));
+    const heavy_top_real Y_4_1 = in_acceleration[1] - psi_dot*psi_dot*cos_theta*sin_theta;
     /* row theta, column m*l^2 */
-    out_Y[4] = Y_c44e;
+    out_Y[4] = Y_4_1;
     /* row theta, column m*l*g */
     out_Y[5] = -sin_theta;
     /* row theta, column A */
-    out_Y[6] = Y_c44e;
+    out_Y[6] = Y_4_1;
     /* row theta, column C */
     out_Y[7] = psi_dot*sin_theta*(phi_dot + psi_dot*cos_theta);
     /* row phi, column C */
-    out_Y[11] = Y_8de9 - Y_3fe4;
+    out_Y[11] = Y_3_1 - Y_3_2;
 }
 
 void heavy_top_standard_parameters(const heavy_top_real param[], heavy_top_real out_theta[])

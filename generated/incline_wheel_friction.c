@@ -296,11 +296,11 @@ static void incline_wheel_friction_kkt_entries(incline_wheel_friction_real t, co
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 1.0;
     out_J[1] = -r;
-    const incline_wheel_friction_real r_4ab2 = x_dot - r*th_dot;
+    const incline_wheel_friction_real r_0_1 = x_dot - r*th_dot;
     /* stabilised right-hand side of rolling wheel 'disk': no slip along N.x */
-    out_r[0] = -(baumgarte_alpha*r_4ab2 + baumgarte_beta*int_g1);
+    out_r[0] = -(baumgarte_alpha*r_0_1 + baumgarte_beta*int_g1);
     /* g, the derivatives of the integral states */
-    out_g[0] = r_4ab2;
+    out_g[0] = r_0_1;
 }
 
 void incline_wheel_friction_kkt_terms(incline_wheel_friction_real t, const incline_wheel_friction_real state[], const incline_wheel_friction_real input[], const incline_wheel_friction_real param[],

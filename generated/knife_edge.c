@@ -297,30 +297,30 @@ static void knife_edge_kkt_entries(knife_edge_real t, const knife_edge_real stat
     const knife_edge_real int_g1 = state[6];
     const knife_edge_real m = param[0];
     const knife_edge_real l = param[1];
-    const knife_edge_real M_b675 = 2.0*m;
+    const knife_edge_real M_0_1 = 2.0*m;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
-    out_M[0] = M_b675;
-    out_M[4] = M_b675;
+    out_M[0] = M_0_1;
+    out_M[4] = M_0_1;
     const knife_edge_real sin_phi = sin(phi);
     out_M[6] = -m*l*sin_phi;
     const knife_edge_real cos_phi = cos(phi);
     out_M[7] = m*l*cos_phi;
     out_M[8] = m*l*l;
-    const knife_edge_real f_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real f_0_1 = phi_dot*phi_dot;
     /* f = Q - k, row x */
-    out_f[0] = m*l*f_c6c3*cos_phi;
+    out_f[0] = m*l*f_0_1*cos_phi;
     /* row y */
-    out_f[1] = m*l*f_c6c3*sin_phi;
+    out_f[1] = m*l*f_0_1*sin_phi;
     /* row phi */
     out_f[2] = 0.0;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = -sin_phi;
     out_J[1] = cos_phi;
-    const knife_edge_real r_cda5 = x_dot*sin_phi - y_dot*cos_phi;
+    const knife_edge_real r_0_1 = x_dot*sin_phi - y_dot*cos_phi;
     /* stabilised right-hand side of nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
-    out_r[0] = baumgarte_alpha*r_cda5 - baumgarte_beta*int_g1 + phi_dot*(x_dot*cos_phi + y_dot*sin_phi);
+    out_r[0] = baumgarte_alpha*r_0_1 - baumgarte_beta*int_g1 + phi_dot*(x_dot*cos_phi + y_dot*sin_phi);
     /* g, the derivatives of the integral states */
-    out_g[0] = -r_cda5;
+    out_g[0] = -r_0_1;
 }
 
 void knife_edge_kkt_terms(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
@@ -389,25 +389,25 @@ static void knife_edge_residual_derivatives(knife_edge_real t, const knife_edge_
     const knife_edge_real phi_dot = state[5];  /* phi' */
     const knife_edge_real m = param[0];
     const knife_edge_real l = param[1];
-    const knife_edge_real dR_dx_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real dR_dx_2_1 = phi_dot*phi_dot;
     const knife_edge_real sin_phi = sin(phi);
     const knife_edge_real cos_phi = cos(phi);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[2] = m*l*(dR_dx_c6c3*sin_phi - in_acceleration[2]*cos_phi) + in_multipliers[0]*cos_phi;
+    out_dR_dx[2] = m*l*(dR_dx_2_1*sin_phi - in_acceleration[2]*cos_phi) + in_multipliers[0]*cos_phi;
     out_dR_dx[5] = -2.0*m*l*phi_dot*cos_phi;
-    out_dR_dx[9] = -(m*l*(dR_dx_c6c3*cos_phi + in_acceleration[2]*sin_phi) - in_multipliers[0]*sin_phi);
+    out_dR_dx[9] = -(m*l*(dR_dx_2_1*cos_phi + in_acceleration[2]*sin_phi) - in_multipliers[0]*sin_phi);
     out_dR_dx[12] = -2.0*m*l*phi_dot*sin_phi;
-    const knife_edge_real dR_dx_6446 = in_acceleration[0]*cos_phi + in_acceleration[1]*sin_phi;
-    out_dR_dx[16] = -m*l*dR_dx_6446;
-    const knife_edge_real dR_dx_0214 = x_dot*cos_phi + y_dot*sin_phi;
-    out_dR_dx[23] = -(dR_dx_6446 + baumgarte_alpha*dR_dx_0214 - phi_dot*(x_dot*sin_phi - y_dot*cos_phi));
+    const knife_edge_real dR_dx_16_1 = in_acceleration[0]*cos_phi + in_acceleration[1]*sin_phi;
+    out_dR_dx[16] = -m*l*dR_dx_16_1;
+    const knife_edge_real dR_dx_23_1 = x_dot*cos_phi + y_dot*sin_phi;
+    out_dR_dx[23] = -(dR_dx_16_1 + baumgarte_alpha*dR_dx_23_1 - phi_dot*(x_dot*sin_phi - y_dot*cos_phi));
     out_dR_dx[24] = -(baumgarte_alpha*sin_phi + phi_dot*cos_phi);
     out_dR_dx[25] = baumgarte_alpha*cos_phi - phi_dot*sin_phi;
-    const knife_edge_real dR_dx_1b9b = -dR_dx_0214;
-    out_dR_dx[26] = dR_dx_1b9b;
+    const knife_edge_real dR_dx_26_1 = -dR_dx_23_1;
+    out_dR_dx[26] = dR_dx_26_1;
     out_dR_dx[27] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = dR_dx_1b9b;
+    out_dg_dx[2] = dR_dx_26_1;
     out_dg_dx[3] = -sin_phi;
     out_dg_dx[4] = cos_phi;
 }
@@ -484,20 +484,20 @@ static void knife_edge_residual_parameter_derivatives(knife_edge_real t, const k
     const knife_edge_real phi_dot = state[5];  /* phi' */
     const knife_edge_real m = param[0];
     const knife_edge_real l = param[1];
-    const knife_edge_real dR_dp_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real dR_dp_0_1 = phi_dot*phi_dot;
     const knife_edge_real cos_phi = cos(phi);
     const knife_edge_real sin_phi = sin(phi);
-    const knife_edge_real dR_dp_f021 = dR_dp_c6c3*cos_phi + in_acceleration[2]*sin_phi;
+    const knife_edge_real dR_dp_0_2 = dR_dp_0_1*cos_phi + in_acceleration[2]*sin_phi;
     /* dR/dp */
-    out_dR_dp[0] = 2.0*in_acceleration[0] - l*dR_dp_f021;
-    out_dR_dp[1] = -m*dR_dp_f021;
-    const knife_edge_real dR_dp_8941 = dR_dp_c6c3*sin_phi - in_acceleration[2]*cos_phi;
-    out_dR_dp[2] = 2.0*in_acceleration[1] - l*dR_dp_8941;
-    out_dR_dp[3] = -m*dR_dp_8941;
-    const knife_edge_real dR_dp_141c = -(in_acceleration[0]*sin_phi - in_acceleration[1]*cos_phi);
-    const knife_edge_real dR_dp_c5c3 = l*in_acceleration[2];
-    out_dR_dp[4] = l*(dR_dp_141c + dR_dp_c5c3);
-    out_dR_dp[5] = m*(dR_dp_141c + 2.0*dR_dp_c5c3);
+    out_dR_dp[0] = 2.0*in_acceleration[0] - l*dR_dp_0_2;
+    out_dR_dp[1] = -m*dR_dp_0_2;
+    const knife_edge_real dR_dp_2_1 = dR_dp_0_1*sin_phi - in_acceleration[2]*cos_phi;
+    out_dR_dp[2] = 2.0*in_acceleration[1] - l*dR_dp_2_1;
+    out_dR_dp[3] = -m*dR_dp_2_1;
+    const knife_edge_real dR_dp_4_1 = -(in_acceleration[0]*sin_phi - in_acceleration[1]*cos_phi);
+    const knife_edge_real dR_dp_4_2 = l*in_acceleration[2];
+    out_dR_dp[4] = l*(dR_dp_4_1 + dR_dp_4_2);
+    out_dR_dp[5] = m*(dR_dp_4_1 + 2.0*dR_dp_4_2);
 }
 
 int knife_edge_parameter_jacobian(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
@@ -687,13 +687,13 @@ void knife_edge_inverse_dynamics(knife_edge_real t, const knife_edge_real state[
     const knife_edge_real phi_dot = state[5];  /* phi' */
     const knife_edge_real m = param[0];
     const knife_edge_real l = param[1];
-    const knife_edge_real tau_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real tau_0_1 = phi_dot*phi_dot;
     const knife_edge_real cos_phi = cos(phi);
     const knife_edge_real sin_phi = sin(phi);
     /* row x */
-    out_tau[0] = m*(2.0*in_acceleration[0] - l*(tau_c6c3*cos_phi + in_acceleration[2]*sin_phi));
+    out_tau[0] = m*(2.0*in_acceleration[0] - l*(tau_0_1*cos_phi + in_acceleration[2]*sin_phi));
     /* row y */
-    out_tau[1] = m*(2.0*in_acceleration[1] - l*(tau_c6c3*sin_phi - in_acceleration[2]*cos_phi));
+    out_tau[1] = m*(2.0*in_acceleration[1] - l*(tau_0_1*sin_phi - in_acceleration[2]*cos_phi));
     /* row phi */
     out_tau[2] = m*l*(l*in_acceleration[2] - in_acceleration[0]*sin_phi + in_acceleration[1]*cos_phi);
 }
@@ -705,13 +705,13 @@ void knife_edge_bias(knife_edge_real t, const knife_edge_real state[], const kni
     const knife_edge_real phi_dot = state[5];  /* phi' */
     const knife_edge_real m = param[0];
     const knife_edge_real l = param[1];
-    const knife_edge_real bias_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real bias_0_1 = phi_dot*phi_dot;
     const knife_edge_real cos_phi = cos(phi);
     /* row x */
-    out_bias[0] = -m*l*bias_c6c3*cos_phi;
+    out_bias[0] = -m*l*bias_0_1*cos_phi;
     const knife_edge_real sin_phi = sin(phi);
     /* row y */
-    out_bias[1] = -m*l*bias_c6c3*sin_phi;
+    out_bias[1] = -m*l*bias_0_1*sin_phi;
     /* row phi */
     out_bias[2] = 0.0;
 }
@@ -744,10 +744,10 @@ void knife_edge_mass_matrix(knife_edge_real t, const knife_edge_real state[], co
     const knife_edge_real m = param[0];
     const knife_edge_real l = param[1];
     knife_edge_zero(out_M, KNIFE_EDGE_NQ*KNIFE_EDGE_NQ);
-    const knife_edge_real M_b675 = 2.0*m;
+    const knife_edge_real M_0_1 = 2.0*m;
     /* lower triangle; the upper one mirrors it */
-    out_M[0] = M_b675;
-    out_M[4] = M_b675;
+    out_M[0] = M_0_1;
+    out_M[4] = M_0_1;
     const knife_edge_real sin_phi = sin(phi);
     out_M[6] = -m*l*sin_phi;
     const knife_edge_real cos_phi = cos(phi);
@@ -801,15 +801,15 @@ void knife_edge_regressor(knife_edge_real t, const knife_edge_real state[], cons
     const knife_edge_real phi = state[2];
     const knife_edge_real phi_dot = state[5];  /* phi' */
     knife_edge_zero(out_Y, 3*KNIFE_EDGE_NQ);
-    const knife_edge_real Y_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real Y_1_1 = phi_dot*phi_dot;
     const knife_edge_real cos_phi = cos(phi);
     const knife_edge_real sin_phi = sin(phi);
     /* row x, column m*l */
-    out_Y[1] = -(Y_c6c3*cos_phi + in_acceleration[2]*sin_phi);
+    out_Y[1] = -(Y_1_1*cos_phi + in_acceleration[2]*sin_phi);
     /* row x, column m */
     out_Y[2] = 2.0*in_acceleration[0];
     /* row y, column m*l */
-    out_Y[4] = -(Y_c6c3*sin_phi - in_acceleration[2]*cos_phi);
+    out_Y[4] = -(Y_1_1*sin_phi - in_acceleration[2]*cos_phi);
     /* row y, column m */
     out_Y[5] = 2.0*in_acceleration[1];
     /* row phi, column m*l^2 */
@@ -836,15 +836,15 @@ void knife_edge_standard_regressor(knife_edge_real t, const knife_edge_real stat
     const knife_edge_real phi = state[2];
     const knife_edge_real phi_dot = state[5];  /* phi' */
     knife_edge_zero(out_Y, 3*KNIFE_EDGE_NQ);
-    const knife_edge_real Y_c6c3 = phi_dot*phi_dot;
+    const knife_edge_real Y_1_1 = phi_dot*phi_dot;
     const knife_edge_real cos_phi = cos(phi);
     const knife_edge_real sin_phi = sin(phi);
     /* row x, column m*l */
-    out_Y[1] = -(Y_c6c3*cos_phi + in_acceleration[2]*sin_phi);
+    out_Y[1] = -(Y_1_1*cos_phi + in_acceleration[2]*sin_phi);
     /* row x, column m */
     out_Y[2] = 2.0*in_acceleration[0];
     /* row y, column m*l */
-    out_Y[4] = -(Y_c6c3*sin_phi - in_acceleration[2]*cos_phi);
+    out_Y[4] = -(Y_1_1*sin_phi - in_acceleration[2]*cos_phi);
     /* row y, column m */
     out_Y[5] = 2.0*in_acceleration[1];
     /* row phi, column m*l^2 */

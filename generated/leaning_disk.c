@@ -347,41 +347,41 @@ static void leaning_disk_kkt_entries(leaning_disk_real t, const leaning_disk_rea
     out_M[10] = m*R*cos_psi*sin_theta;
     const leaning_disk_real sin_psi = sin(psi);
     out_M[11] = m*R*sin_psi*sin_theta;
-    const leaning_disk_real M_e387 = R*R;
+    const leaning_disk_real M_12_1 = R*R;
     const leaning_disk_real cos_theta = cos(theta);
-    out_M[12] = m*M_e387*(0.25*cos_theta*cos_theta + 1.5*sin_theta*sin_theta);
+    out_M[12] = m*M_12_1*(0.25*cos_theta*cos_theta + 1.5*sin_theta*sin_theta);
     out_M[15] = m*R*sin_psi*cos_theta;
     out_M[16] = -m*R*cos_psi*cos_theta;
-    const leaning_disk_real M_b59b = m*M_e387;
-    out_M[18] = 1.25*M_b59b;
-    out_M[22] = 0.5*m*M_e387*sin_theta;
-    out_M[24] = 0.5*M_b59b;
-    const leaning_disk_real f_f40e = theta_dot*theta_dot;
+    const leaning_disk_real M_18_1 = m*M_12_1;
+    out_M[18] = 1.25*M_18_1;
+    out_M[22] = 0.5*m*M_12_1*sin_theta;
+    out_M[24] = 0.5*M_18_1;
+    const leaning_disk_real f_0_1 = theta_dot*theta_dot;
     /* f = Q - k, row x */
-    out_f[0] = m*R*(psi_dot*(psi_dot*sin_psi*sin_theta - 2.0*theta_dot*cos_psi*cos_theta) + f_f40e*sin_psi*sin_theta);
+    out_f[0] = m*R*(psi_dot*(psi_dot*sin_psi*sin_theta - 2.0*theta_dot*cos_psi*cos_theta) + f_0_1*sin_psi*sin_theta);
     /* row y */
-    out_f[1] = -m*R*(psi_dot*(psi_dot*cos_psi*sin_theta + 2.0*theta_dot*sin_psi*cos_theta) + f_f40e*cos_psi*sin_theta);
-    const leaning_disk_real f_3609 = psi_dot*sin_theta;
+    out_f[1] = -m*R*(psi_dot*(psi_dot*cos_psi*sin_theta + 2.0*theta_dot*sin_psi*cos_theta) + f_0_1*cos_psi*sin_theta);
+    const leaning_disk_real f_2_1 = psi_dot*sin_theta;
     /* row psi */
-    out_f[2] = -m*M_e387*theta_dot*cos_theta*(0.5*phi_dot + 2.5*f_3609);
+    out_f[2] = -m*M_12_1*theta_dot*cos_theta*(0.5*phi_dot + 2.5*f_2_1);
     /* row theta */
-    out_f[3] = m*R*(R*psi_dot*cos_theta*(0.5*phi_dot + 1.25*f_3609) + g*sin_theta);
+    out_f[3] = m*R*(R*psi_dot*cos_theta*(0.5*phi_dot + 1.25*f_2_1) + g*sin_theta);
     /* row phi */
-    out_f[4] = -0.5*m*M_e387*psi_dot*theta_dot*cos_theta;
+    out_f[4] = -0.5*m*M_12_1*psi_dot*theta_dot*cos_theta;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 1.0;
     out_J[4] = -R*cos_psi;
     out_J[6] = 1.0;
     out_J[9] = -R*sin_psi;
-    const leaning_disk_real r_be97 = x_dot - R*phi_dot*cos_psi;
+    const leaning_disk_real r_0_1 = x_dot - R*phi_dot*cos_psi;
     /* stabilised right-hand side of nonholonomic constraint 1: x' - R*phi'*cos(psi) */
-    out_r[0] = -(baumgarte_alpha*r_be97 + baumgarte_beta*int_g1 + R*psi_dot*phi_dot*sin_psi);
-    const leaning_disk_real r_b966 = y_dot - R*phi_dot*sin_psi;
+    out_r[0] = -(baumgarte_alpha*r_0_1 + baumgarte_beta*int_g1 + R*psi_dot*phi_dot*sin_psi);
+    const leaning_disk_real r_1_1 = y_dot - R*phi_dot*sin_psi;
     /* stabilised right-hand side of nonholonomic constraint 2: y' - R*phi'*sin(psi) */
-    out_r[1] = -(baumgarte_alpha*r_b966 + baumgarte_beta*int_g2 - R*psi_dot*phi_dot*cos_psi);
+    out_r[1] = -(baumgarte_alpha*r_1_1 + baumgarte_beta*int_g2 - R*psi_dot*phi_dot*cos_psi);
     /* g, the derivatives of the integral states */
-    out_g[0] = r_be97;
-    out_g[1] = r_b966;
+    out_g[0] = r_0_1;
+    out_g[1] = r_1_1;
 }
 
 void leaning_disk_kkt_terms(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
@@ -455,66 +455,66 @@ static void leaning_disk_residual_derivatives(leaning_disk_real t, const leaning
     const leaning_disk_real cos_psi = cos(psi);
     const leaning_disk_real cos_theta = cos(theta);
     const leaning_disk_real sin_theta = sin(theta);
-    const leaning_disk_real dR_dx_8bd6 = psi_dot*psi_dot;
-    const leaning_disk_real dR_dx_e32c = dR_dx_8bd6 + theta_dot*theta_dot;
-    const leaning_disk_real dR_dx_f768 = in_acceleration[3]*cos_theta - sin_theta*dR_dx_e32c;
+    const leaning_disk_real dR_dx_2_1 = psi_dot*psi_dot;
+    const leaning_disk_real dR_dx_2_2 = dR_dx_2_1 + theta_dot*theta_dot;
+    const leaning_disk_real dR_dx_2_3 = in_acceleration[3]*cos_theta - sin_theta*dR_dx_2_2;
     const leaning_disk_real sin_psi = sin(psi);
-    const leaning_disk_real dR_dx_7391 = in_acceleration[2]*sin_theta;
-    const leaning_disk_real dR_dx_5680 = 2.0*psi_dot*theta_dot*cos_theta + dR_dx_7391;
+    const leaning_disk_real dR_dx_2_4 = in_acceleration[2]*sin_theta;
+    const leaning_disk_real dR_dx_2_5 = 2.0*psi_dot*theta_dot*cos_theta + dR_dx_2_4;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[2] = m*R*(cos_psi*dR_dx_f768 - sin_psi*dR_dx_5680);
-    const leaning_disk_real dR_dx_3fe4 = psi_dot*theta_dot*sin_theta;
-    const leaning_disk_real dR_dx_ea84 = in_acceleration[2]*cos_theta;
-    const leaning_disk_real dR_dx_d871 = 2.0*dR_dx_3fe4 - dR_dx_ea84;
-    const leaning_disk_real dR_dx_7f14 = in_acceleration[3]*sin_theta + cos_theta*dR_dx_e32c;
-    out_dR_dx[3] = -m*R*(cos_psi*dR_dx_d871 + sin_psi*dR_dx_7f14);
+    out_dR_dx[2] = m*R*(cos_psi*dR_dx_2_3 - sin_psi*dR_dx_2_5);
+    const leaning_disk_real dR_dx_3_1 = psi_dot*theta_dot*sin_theta;
+    const leaning_disk_real dR_dx_3_2 = in_acceleration[2]*cos_theta;
+    const leaning_disk_real dR_dx_3_3 = 2.0*dR_dx_3_1 - dR_dx_3_2;
+    const leaning_disk_real dR_dx_3_4 = in_acceleration[3]*sin_theta + cos_theta*dR_dx_2_2;
+    out_dR_dx[3] = -m*R*(cos_psi*dR_dx_3_3 + sin_psi*dR_dx_3_4);
     out_dR_dx[7] = -2.0*m*R*(psi_dot*sin_psi*sin_theta - theta_dot*cos_psi*cos_theta);
     out_dR_dx[8] = 2.0*m*R*(psi_dot*cos_psi*cos_theta - theta_dot*sin_psi*sin_theta);
-    out_dR_dx[14] = m*R*(cos_psi*dR_dx_5680 + sin_psi*dR_dx_f768);
-    out_dR_dx[15] = m*R*(cos_psi*dR_dx_7f14 - sin_psi*dR_dx_d871);
+    out_dR_dx[14] = m*R*(cos_psi*dR_dx_2_5 + sin_psi*dR_dx_2_3);
+    out_dR_dx[15] = m*R*(cos_psi*dR_dx_3_4 - sin_psi*dR_dx_3_3);
     out_dR_dx[19] = 2.0*m*R*(psi_dot*cos_psi*sin_theta + theta_dot*sin_psi*cos_theta);
     out_dR_dx[20] = 2.0*m*R*(psi_dot*sin_psi*cos_theta + theta_dot*cos_psi*sin_theta);
-    const leaning_disk_real dR_dx_b015 = in_acceleration[0]*sin_psi;
-    const leaning_disk_real dR_dx_434b = in_acceleration[1]*cos_psi;
-    out_dR_dx[26] = -m*R*sin_theta*(dR_dx_b015 - dR_dx_434b);
-    const leaning_disk_real dR_dx_3609 = psi_dot*sin_theta;
-    const leaning_disk_real dR_dx_0450 = 0.5*phi_dot + 2.5*dR_dx_3609;
-    const leaning_disk_real dR_dx_0eb1 = in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi;
-    out_dR_dx[27] = m*R*(R*(theta_dot*(2.5*psi_dot*cos_theta*cos_theta - sin_theta*dR_dx_0450) + cos_theta*(0.5*in_acceleration[4] + 2.5*dR_dx_7391)) + cos_theta*dR_dx_0eb1);
-    const leaning_disk_real dR_dx_e387 = R*R;
-    out_dR_dx[31] = 2.5*m*dR_dx_e387*theta_dot*cos_theta*sin_theta;
-    const leaning_disk_real dR_dx_df97 = m*dR_dx_e387*cos_theta*dR_dx_0450;
-    out_dR_dx[32] = dR_dx_df97;
-    const leaning_disk_real dR_dx_057d = 0.5*m*dR_dx_e387*theta_dot*cos_theta;
-    out_dR_dx[33] = dR_dx_057d;
-    out_dR_dx[38] = m*R*cos_theta*dR_dx_0eb1;
-    out_dR_dx[39] = -m*R*(cos_theta*(g + 1.25*R*dR_dx_8bd6*cos_theta) - sin_theta*(R*psi_dot*(0.5*phi_dot + 1.25*dR_dx_3609) - dR_dx_b015 + dR_dx_434b));
-    out_dR_dx[43] = -dR_dx_df97;
-    const leaning_disk_real dR_dx_8bd5 = m*dR_dx_e387*psi_dot*cos_theta;
-    out_dR_dx[45] = -0.5*dR_dx_8bd5;
+    const leaning_disk_real dR_dx_26_1 = in_acceleration[0]*sin_psi;
+    const leaning_disk_real dR_dx_26_2 = in_acceleration[1]*cos_psi;
+    out_dR_dx[26] = -m*R*sin_theta*(dR_dx_26_1 - dR_dx_26_2);
+    const leaning_disk_real dR_dx_27_1 = psi_dot*sin_theta;
+    const leaning_disk_real dR_dx_27_2 = 0.5*phi_dot + 2.5*dR_dx_27_1;
+    const leaning_disk_real dR_dx_27_3 = in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi;
+    out_dR_dx[27] = m*R*(R*(theta_dot*(2.5*psi_dot*cos_theta*cos_theta - sin_theta*dR_dx_27_2) + cos_theta*(0.5*in_acceleration[4] + 2.5*dR_dx_2_4)) + cos_theta*dR_dx_27_3);
+    const leaning_disk_real dR_dx_31_1 = R*R;
+    out_dR_dx[31] = 2.5*m*dR_dx_31_1*theta_dot*cos_theta*sin_theta;
+    const leaning_disk_real dR_dx_32_1 = m*dR_dx_31_1*cos_theta*dR_dx_27_2;
+    out_dR_dx[32] = dR_dx_32_1;
+    const leaning_disk_real dR_dx_33_1 = 0.5*m*dR_dx_31_1*theta_dot*cos_theta;
+    out_dR_dx[33] = dR_dx_33_1;
+    out_dR_dx[38] = m*R*cos_theta*dR_dx_27_3;
+    out_dR_dx[39] = -m*R*(cos_theta*(g + 1.25*R*dR_dx_2_1*cos_theta) - sin_theta*(R*psi_dot*(0.5*phi_dot + 1.25*dR_dx_27_1) - dR_dx_26_1 + dR_dx_26_2));
+    out_dR_dx[43] = -dR_dx_32_1;
+    const leaning_disk_real dR_dx_45_1 = m*dR_dx_31_1*psi_dot*cos_theta;
+    out_dR_dx[45] = -0.5*dR_dx_45_1;
     out_dR_dx[50] = -R*(in_multipliers[0]*sin_psi - in_multipliers[1]*cos_psi);
-    out_dR_dx[51] = -0.5*m*dR_dx_e387*(dR_dx_3fe4 - dR_dx_ea84);
-    out_dR_dx[55] = dR_dx_057d;
-    out_dR_dx[56] = 0.5*dR_dx_8bd5;
-    const leaning_disk_real dR_dx_04c1 = baumgarte_alpha*sin_psi + psi_dot*cos_psi;
-    out_dR_dx[62] = R*(phi_dot*dR_dx_04c1 + in_acceleration[4]*sin_psi);
+    out_dR_dx[51] = -0.5*m*dR_dx_31_1*(dR_dx_3_1 - dR_dx_3_2);
+    out_dR_dx[55] = dR_dx_33_1;
+    out_dR_dx[56] = 0.5*dR_dx_45_1;
+    const leaning_disk_real dR_dx_62_1 = baumgarte_alpha*sin_psi + psi_dot*cos_psi;
+    out_dR_dx[62] = R*(phi_dot*dR_dx_62_1 + in_acceleration[4]*sin_psi);
     out_dR_dx[65] = baumgarte_alpha;
-    const leaning_disk_real dR_dx_96af = R*phi_dot*sin_psi;
-    out_dR_dx[67] = dR_dx_96af;
-    const leaning_disk_real dR_dx_7fdd = baumgarte_alpha*cos_psi - psi_dot*sin_psi;
-    out_dR_dx[69] = -R*dR_dx_7fdd;
+    const leaning_disk_real dR_dx_67_1 = R*phi_dot*sin_psi;
+    out_dR_dx[67] = dR_dx_67_1;
+    const leaning_disk_real dR_dx_69_1 = baumgarte_alpha*cos_psi - psi_dot*sin_psi;
+    out_dR_dx[69] = -R*dR_dx_69_1;
     out_dR_dx[70] = baumgarte_beta;
-    out_dR_dx[74] = -R*(phi_dot*dR_dx_7fdd + in_acceleration[4]*cos_psi);
+    out_dR_dx[74] = -R*(phi_dot*dR_dx_69_1 + in_acceleration[4]*cos_psi);
     out_dR_dx[78] = baumgarte_alpha;
-    const leaning_disk_real dR_dx_4887 = -R*phi_dot*cos_psi;
-    out_dR_dx[79] = dR_dx_4887;
-    out_dR_dx[81] = -R*dR_dx_04c1;
+    const leaning_disk_real dR_dx_79_1 = -R*phi_dot*cos_psi;
+    out_dR_dx[79] = dR_dx_79_1;
+    out_dR_dx[81] = -R*dR_dx_62_1;
     out_dR_dx[83] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = dR_dx_96af;
+    out_dg_dx[2] = dR_dx_67_1;
     out_dg_dx[5] = 1.0;
     out_dg_dx[9] = -R*cos_psi;
-    out_dg_dx[14] = dR_dx_4887;
+    out_dg_dx[14] = dR_dx_79_1;
     out_dg_dx[18] = 1.0;
     out_dg_dx[21] = -R*sin_psi;
 }
@@ -595,32 +595,32 @@ static void leaning_disk_residual_parameter_derivatives(leaning_disk_real t, con
     const leaning_disk_real g = param[2];
     const leaning_disk_real cos_psi = cos(psi);
     const leaning_disk_real cos_theta = cos(theta);
-    const leaning_disk_real dR_dp_1f63 = psi_dot*theta_dot*cos_theta;
+    const leaning_disk_real dR_dp_0_1 = psi_dot*theta_dot*cos_theta;
     const leaning_disk_real sin_theta = sin(theta);
-    const leaning_disk_real dR_dp_7391 = in_acceleration[2]*sin_theta;
-    const leaning_disk_real dR_dp_5680 = 2.0*dR_dp_1f63 + dR_dp_7391;
+    const leaning_disk_real dR_dp_0_2 = in_acceleration[2]*sin_theta;
+    const leaning_disk_real dR_dp_0_3 = 2.0*dR_dp_0_1 + dR_dp_0_2;
     const leaning_disk_real sin_psi = sin(psi);
-    const leaning_disk_real dR_dp_f768 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
-    const leaning_disk_real dR_dp_69b5 = cos_psi*dR_dp_5680 + sin_psi*dR_dp_f768;
+    const leaning_disk_real dR_dp_0_4 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
+    const leaning_disk_real dR_dp_0_5 = cos_psi*dR_dp_0_3 + sin_psi*dR_dp_0_4;
     /* dR/dp */
-    out_dR_dp[0] = in_acceleration[0] + R*dR_dp_69b5;
-    out_dR_dp[1] = m*dR_dp_69b5;
-    const leaning_disk_real dR_dp_df0d = cos_psi*dR_dp_f768 - sin_psi*dR_dp_5680;
-    out_dR_dp[3] = in_acceleration[1] - R*dR_dp_df0d;
-    out_dR_dp[4] = -m*dR_dp_df0d;
-    const leaning_disk_real dR_dp_3609 = psi_dot*sin_theta;
-    const leaning_disk_real dR_dp_b651 = R*(theta_dot*cos_theta*(0.5*phi_dot + 2.5*dR_dp_3609) + 0.25*in_acceleration[2]*(cos_theta*cos_theta + 6.0*sin_theta*sin_theta) + 0.5*in_acceleration[4]*sin_theta);
-    const leaning_disk_real dR_dp_8307 = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
-    out_dR_dp[6] = R*(dR_dp_b651 + dR_dp_8307);
-    out_dR_dp[7] = m*(2.0*dR_dp_b651 + dR_dp_8307);
-    const leaning_disk_real dR_dp_b2da = 0.5*phi_dot + 1.25*dR_dp_3609;
-    const leaning_disk_real dR_dp_9203 = -(g*sin_theta + cos_theta*(R*psi_dot*dR_dp_b2da - in_acceleration[0]*sin_psi + in_acceleration[1]*cos_psi));
-    out_dR_dp[9] = R*(dR_dp_9203 + 1.25*R*in_acceleration[3]);
-    out_dR_dp[10] = m*(dR_dp_9203 + R*(2.5*in_acceleration[3] - psi_dot*cos_theta*dR_dp_b2da));
+    out_dR_dp[0] = in_acceleration[0] + R*dR_dp_0_5;
+    out_dR_dp[1] = m*dR_dp_0_5;
+    const leaning_disk_real dR_dp_3_1 = cos_psi*dR_dp_0_4 - sin_psi*dR_dp_0_3;
+    out_dR_dp[3] = in_acceleration[1] - R*dR_dp_3_1;
+    out_dR_dp[4] = -m*dR_dp_3_1;
+    const leaning_disk_real dR_dp_6_1 = psi_dot*sin_theta;
+    const leaning_disk_real dR_dp_6_2 = R*(theta_dot*cos_theta*(0.5*phi_dot + 2.5*dR_dp_6_1) + 0.25*in_acceleration[2]*(cos_theta*cos_theta + 6.0*sin_theta*sin_theta) + 0.5*in_acceleration[4]*sin_theta);
+    const leaning_disk_real dR_dp_6_3 = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
+    out_dR_dp[6] = R*(dR_dp_6_2 + dR_dp_6_3);
+    out_dR_dp[7] = m*(2.0*dR_dp_6_2 + dR_dp_6_3);
+    const leaning_disk_real dR_dp_9_1 = 0.5*phi_dot + 1.25*dR_dp_6_1;
+    const leaning_disk_real dR_dp_9_2 = -(g*sin_theta + cos_theta*(R*psi_dot*dR_dp_9_1 - in_acceleration[0]*sin_psi + in_acceleration[1]*cos_psi));
+    out_dR_dp[9] = R*(dR_dp_9_2 + 1.25*R*in_acceleration[3]);
+    out_dR_dp[10] = m*(dR_dp_9_2 + R*(2.5*in_acceleration[3] - psi_dot*cos_theta*dR_dp_9_1));
     out_dR_dp[11] = -m*R*sin_theta;
-    const leaning_disk_real dR_dp_8604 = in_acceleration[4] + dR_dp_1f63 + dR_dp_7391;
-    out_dR_dp[12] = 0.5*R*R*dR_dp_8604;
-    out_dR_dp[13] = m*R*dR_dp_8604 + in_multipliers[0]*cos_psi + in_multipliers[1]*sin_psi;
+    const leaning_disk_real dR_dp_12_1 = in_acceleration[4] + dR_dp_0_1 + dR_dp_0_2;
+    out_dR_dp[12] = 0.5*R*R*dR_dp_12_1;
+    out_dR_dp[13] = m*R*dR_dp_12_1 + in_multipliers[0]*cos_psi + in_multipliers[1]*sin_psi;
     out_dR_dp[16] = -(phi_dot*(baumgarte_alpha*cos_psi - psi_dot*sin_psi) + in_acceleration[4]*cos_psi);
     out_dR_dp[19] = -(phi_dot*(baumgarte_alpha*sin_psi + psi_dot*cos_psi) + in_acceleration[4]*sin_psi);
 }
@@ -831,11 +831,11 @@ leaning_disk_real leaning_disk_energy(leaning_disk_real t, const leaning_disk_re
     const leaning_disk_real sin_theta = sin(theta);
     const leaning_disk_real sin_psi = sin(psi);
     const leaning_disk_real cos_theta = cos(theta);
-    const leaning_disk_real w_eb7e = x_dot + R*(psi_dot*cos_psi*sin_theta + theta_dot*sin_psi*cos_theta);
-    const leaning_disk_real w_9154 = y_dot + R*(psi_dot*sin_psi*sin_theta - theta_dot*cos_psi*cos_theta);
-    const leaning_disk_real w_523f = phi_dot + psi_dot*sin_theta;
+    const leaning_disk_real w_1 = x_dot + R*(psi_dot*cos_psi*sin_theta + theta_dot*sin_psi*cos_theta);
+    const leaning_disk_real w_2 = y_dot + R*(psi_dot*sin_psi*sin_theta - theta_dot*cos_psi*cos_theta);
+    const leaning_disk_real w_3 = phi_dot + psi_dot*sin_theta;
     /* T + V */
-    return m*(0.5*(w_eb7e*w_eb7e + w_9154*w_9154) + R*(R*(0.25*w_523f*w_523f + 0.125*psi_dot*psi_dot*cos_theta*cos_theta + theta_dot*theta_dot*(0.5*sin_theta*sin_theta + 0.125)) + g*cos_theta));
+    return m*(0.5*(w_1*w_1 + w_2*w_2) + R*(R*(0.25*w_3*w_3 + 0.125*psi_dot*psi_dot*cos_theta*cos_theta + 0.5*theta_dot*theta_dot*(sin_theta*sin_theta + 0.25)) + g*cos_theta));
 }
 
 void leaning_disk_energies(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_TV[])
@@ -855,11 +855,11 @@ void leaning_disk_energies(leaning_disk_real t, const leaning_disk_real state[],
     const leaning_disk_real sin_theta = sin(theta);
     const leaning_disk_real sin_psi = sin(psi);
     const leaning_disk_real cos_theta = cos(theta);
-    const leaning_disk_real TV_eb7e = x_dot + R*(psi_dot*cos_psi*sin_theta + theta_dot*sin_psi*cos_theta);
-    const leaning_disk_real TV_9154 = y_dot + R*(psi_dot*sin_psi*sin_theta - theta_dot*cos_psi*cos_theta);
-    const leaning_disk_real TV_523f = phi_dot + psi_dot*sin_theta;
+    const leaning_disk_real TV_0_1 = x_dot + R*(psi_dot*cos_psi*sin_theta + theta_dot*sin_psi*cos_theta);
+    const leaning_disk_real TV_0_2 = y_dot + R*(psi_dot*sin_psi*sin_theta - theta_dot*cos_psi*cos_theta);
+    const leaning_disk_real TV_0_3 = phi_dot + psi_dot*sin_theta;
     /* T */
-    out_TV[0] = m*(0.5*(TV_eb7e*TV_eb7e + TV_9154*TV_9154) + R*R*(0.25*TV_523f*TV_523f + 0.125*psi_dot*psi_dot*cos_theta*cos_theta + theta_dot*theta_dot*(0.5*sin_theta*sin_theta + 0.125)));
+    out_TV[0] = m*(0.5*(TV_0_1*TV_0_1 + TV_0_2*TV_0_2) + R*R*(0.25*TV_0_3*TV_0_3 + 0.125*psi_dot*psi_dot*cos_theta*cos_theta + 0.5*theta_dot*theta_dot*(sin_theta*sin_theta + 0.25)));
     /* V */
     out_TV[1] = m*R*g*cos_theta;
 }
@@ -879,23 +879,23 @@ void leaning_disk_inverse_dynamics(leaning_disk_real t, const leaning_disk_real 
     const leaning_disk_real g = param[2];
     const leaning_disk_real cos_psi = cos(psi);
     const leaning_disk_real cos_theta = cos(theta);
-    const leaning_disk_real tau_1f63 = psi_dot*theta_dot*cos_theta;
+    const leaning_disk_real tau_0_1 = psi_dot*theta_dot*cos_theta;
     const leaning_disk_real sin_theta = sin(theta);
-    const leaning_disk_real tau_7391 = in_acceleration[2]*sin_theta;
-    const leaning_disk_real tau_5680 = 2.0*tau_1f63 + tau_7391;
+    const leaning_disk_real tau_0_2 = in_acceleration[2]*sin_theta;
+    const leaning_disk_real tau_0_3 = 2.0*tau_0_1 + tau_0_2;
     const leaning_disk_real sin_psi = sin(psi);
-    const leaning_disk_real tau_f768 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
+    const leaning_disk_real tau_0_4 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
     /* row x */
-    out_tau[0] = m*(in_acceleration[0] + R*(cos_psi*tau_5680 + sin_psi*tau_f768));
+    out_tau[0] = m*(in_acceleration[0] + R*(cos_psi*tau_0_3 + sin_psi*tau_0_4));
     /* row y */
-    out_tau[1] = m*(in_acceleration[1] - R*(cos_psi*tau_f768 - sin_psi*tau_5680));
-    const leaning_disk_real tau_3609 = psi_dot*sin_theta;
+    out_tau[1] = m*(in_acceleration[1] - R*(cos_psi*tau_0_4 - sin_psi*tau_0_3));
+    const leaning_disk_real tau_2_1 = psi_dot*sin_theta;
     /* row psi */
-    out_tau[2] = m*R*(R*(theta_dot*cos_theta*(0.5*phi_dot + 2.5*tau_3609) + 0.25*in_acceleration[2]*(cos_theta*cos_theta + 6.0*sin_theta*sin_theta) + 0.5*in_acceleration[4]*sin_theta) + sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi));
+    out_tau[2] = m*R*(R*(theta_dot*cos_theta*(0.5*phi_dot + 2.5*tau_2_1) + 0.25*in_acceleration[2]*(cos_theta*cos_theta + 6.0*sin_theta*sin_theta) + 0.5*in_acceleration[4]*sin_theta) + sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi));
     /* row theta */
-    out_tau[3] = m*R*(1.25*R*in_acceleration[3] - g*sin_theta - cos_theta*(R*psi_dot*(0.5*phi_dot + 1.25*tau_3609) - in_acceleration[0]*sin_psi + in_acceleration[1]*cos_psi));
+    out_tau[3] = m*R*(1.25*R*in_acceleration[3] - g*sin_theta - cos_theta*(R*psi_dot*(0.5*phi_dot + 1.25*tau_2_1) - in_acceleration[0]*sin_psi + in_acceleration[1]*cos_psi));
     /* row phi */
-    out_tau[4] = 0.5*m*R*R*(in_acceleration[4] + tau_1f63 + tau_7391);
+    out_tau[4] = 0.5*m*R*R*(in_acceleration[4] + tau_0_1 + tau_0_2);
 }
 
 void leaning_disk_bias(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_bias[])
@@ -913,19 +913,19 @@ void leaning_disk_bias(leaning_disk_real t, const leaning_disk_real state[], con
     const leaning_disk_real sin_theta = sin(theta);
     const leaning_disk_real cos_psi = cos(psi);
     const leaning_disk_real cos_theta = cos(theta);
-    const leaning_disk_real bias_f40e = theta_dot*theta_dot;
+    const leaning_disk_real bias_0_1 = theta_dot*theta_dot;
     /* row x */
-    out_bias[0] = -m*R*(psi_dot*(psi_dot*sin_psi*sin_theta - 2.0*theta_dot*cos_psi*cos_theta) + bias_f40e*sin_psi*sin_theta);
+    out_bias[0] = -m*R*(psi_dot*(psi_dot*sin_psi*sin_theta - 2.0*theta_dot*cos_psi*cos_theta) + bias_0_1*sin_psi*sin_theta);
     /* row y */
-    out_bias[1] = m*R*(psi_dot*(psi_dot*cos_psi*sin_theta + 2.0*theta_dot*sin_psi*cos_theta) + bias_f40e*cos_psi*sin_theta);
-    const leaning_disk_real bias_e387 = R*R;
-    const leaning_disk_real bias_3609 = psi_dot*sin_theta;
+    out_bias[1] = m*R*(psi_dot*(psi_dot*cos_psi*sin_theta + 2.0*theta_dot*sin_psi*cos_theta) + bias_0_1*cos_psi*sin_theta);
+    const leaning_disk_real bias_2_1 = R*R;
+    const leaning_disk_real bias_2_2 = psi_dot*sin_theta;
     /* row psi */
-    out_bias[2] = m*bias_e387*theta_dot*cos_theta*(0.5*phi_dot + 2.5*bias_3609);
+    out_bias[2] = m*bias_2_1*theta_dot*cos_theta*(0.5*phi_dot + 2.5*bias_2_2);
     /* row theta */
-    out_bias[3] = -m*R*(R*psi_dot*cos_theta*(0.5*phi_dot + 1.25*bias_3609) + g*sin_theta);
+    out_bias[3] = -m*R*(R*psi_dot*cos_theta*(0.5*phi_dot + 1.25*bias_2_2) + g*sin_theta);
     /* row phi */
-    out_bias[4] = 0.5*m*bias_e387*psi_dot*theta_dot*cos_theta;
+    out_bias[4] = 0.5*m*bias_2_1*psi_dot*theta_dot*cos_theta;
 }
 
 void leaning_disk_gravity(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real param[], leaning_disk_real out_dVdq[])
@@ -972,15 +972,15 @@ void leaning_disk_mass_matrix(leaning_disk_real t, const leaning_disk_real state
     out_M[10] = m*R*cos_psi*sin_theta;
     const leaning_disk_real sin_psi = sin(psi);
     out_M[11] = m*R*sin_psi*sin_theta;
-    const leaning_disk_real M_e387 = R*R;
+    const leaning_disk_real M_12_1 = R*R;
     const leaning_disk_real cos_theta = cos(theta);
-    out_M[12] = m*M_e387*(0.25*cos_theta*cos_theta + 1.5*sin_theta*sin_theta);
+    out_M[12] = m*M_12_1*(0.25*cos_theta*cos_theta + 1.5*sin_theta*sin_theta);
     out_M[15] = m*R*sin_psi*cos_theta;
     out_M[16] = -m*R*cos_psi*cos_theta;
-    const leaning_disk_real M_b59b = m*M_e387;
-    out_M[18] = 1.25*M_b59b;
-    out_M[22] = 0.5*m*M_e387*sin_theta;
-    out_M[24] = 0.5*M_b59b;
+    const leaning_disk_real M_18_1 = m*M_12_1;
+    out_M[18] = 1.25*M_18_1;
+    out_M[22] = 0.5*m*M_12_1*sin_theta;
+    out_M[24] = 0.5*M_18_1;
     leaning_disk_mirror_lower(out_M);
 }
 
@@ -1043,33 +1043,33 @@ void leaning_disk_regressor(leaning_disk_real t, const leaning_disk_real state[]
     leaning_disk_zero(out_Y, 4*LEANING_DISK_NQ);
     const leaning_disk_real cos_psi = cos(psi);
     const leaning_disk_real cos_theta = cos(theta);
-    const leaning_disk_real Y_1f63 = psi_dot*theta_dot*cos_theta;
+    const leaning_disk_real Y_2_1 = psi_dot*theta_dot*cos_theta;
     const leaning_disk_real sin_theta = sin(theta);
-    const leaning_disk_real Y_7391 = in_acceleration[2]*sin_theta;
-    const leaning_disk_real Y_5680 = 2.0*Y_1f63 + Y_7391;
+    const leaning_disk_real Y_2_2 = in_acceleration[2]*sin_theta;
+    const leaning_disk_real Y_2_3 = 2.0*Y_2_1 + Y_2_2;
     const leaning_disk_real sin_psi = sin(psi);
-    const leaning_disk_real Y_f768 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
+    const leaning_disk_real Y_2_4 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
     /* row x, column m*R */
-    out_Y[2] = cos_psi*Y_5680 + sin_psi*Y_f768;
+    out_Y[2] = cos_psi*Y_2_3 + sin_psi*Y_2_4;
     /* row x, column m */
     out_Y[3] = in_acceleration[0];
     /* row y, column m*R */
-    out_Y[6] = -(cos_psi*Y_f768 - sin_psi*Y_5680);
+    out_Y[6] = -(cos_psi*Y_2_4 - sin_psi*Y_2_3);
     /* row y, column m */
     out_Y[7] = in_acceleration[1];
-    const leaning_disk_real Y_3609 = psi_dot*sin_theta;
+    const leaning_disk_real Y_8_1 = psi_dot*sin_theta;
     /* row psi, column m*R^2 */
-    out_Y[8] = cos_theta*(theta_dot*(0.5*phi_dot + 2.5*Y_3609) + 0.25*in_acceleration[2]*cos_theta) + sin_theta*(0.5*in_acceleration[4] + 1.5*Y_7391);
+    out_Y[8] = cos_theta*(theta_dot*(0.5*phi_dot + 2.5*Y_8_1) + 0.25*in_acceleration[2]*cos_theta) + sin_theta*(0.5*in_acceleration[4] + 1.5*Y_2_2);
     /* row psi, column m*R */
     out_Y[10] = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
     /* row theta, column m*R^2 */
-    out_Y[12] = 1.25*in_acceleration[3] - psi_dot*cos_theta*(0.5*phi_dot + 1.25*Y_3609);
+    out_Y[12] = 1.25*in_acceleration[3] - psi_dot*cos_theta*(0.5*phi_dot + 1.25*Y_8_1);
     /* row theta, column m*R*g */
     out_Y[13] = -sin_theta;
     /* row theta, column m*R */
     out_Y[14] = cos_theta*(in_acceleration[0]*sin_psi - in_acceleration[1]*cos_psi);
     /* row phi, column m*R^2 */
-    out_Y[16] = 0.5*(in_acceleration[4] + Y_1f63 + Y_7391);
+    out_Y[16] = 0.5*(in_acceleration[4] + Y_2_1 + Y_2_2);
 }
 
 void leaning_disk_base_parameters(const leaning_disk_real param[], leaning_disk_real out_theta[])
@@ -1098,33 +1098,33 @@ void leaning_disk_standard_regressor(leaning_disk_real t, const leaning_disk_rea
     leaning_disk_zero(out_Y, 4*LEANING_DISK_NQ);
     const leaning_disk_real cos_psi = cos(psi);
     const leaning_disk_real cos_theta = cos(theta);
-    const leaning_disk_real Y_1f63 = psi_dot*theta_dot*cos_theta;
+    const leaning_disk_real Y_2_1 = psi_dot*theta_dot*cos_theta;
     const leaning_disk_real sin_theta = sin(theta);
-    const leaning_disk_real Y_7391 = in_acceleration[2]*sin_theta;
-    const leaning_disk_real Y_5680 = 2.0*Y_1f63 + Y_7391;
+    const leaning_disk_real Y_2_2 = in_acceleration[2]*sin_theta;
+    const leaning_disk_real Y_2_3 = 2.0*Y_2_1 + Y_2_2;
     const leaning_disk_real sin_psi = sin(psi);
-    const leaning_disk_real Y_f768 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
+    const leaning_disk_real Y_2_4 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
     /* row x, column m*R */
-    out_Y[2] = cos_psi*Y_5680 + sin_psi*Y_f768;
+    out_Y[2] = cos_psi*Y_2_3 + sin_psi*Y_2_4;
     /* row x, column m */
     out_Y[3] = in_acceleration[0];
     /* row y, column m*R */
-    out_Y[6] = -(cos_psi*Y_f768 - sin_psi*Y_5680);
+    out_Y[6] = -(cos_psi*Y_2_4 - sin_psi*Y_2_3);
     /* row y, column m */
     out_Y[7] = in_acceleration[1];
-    const leaning_disk_real Y_3609 = psi_dot*sin_theta;
+    const leaning_disk_real Y_8_1 = psi_dot*sin_theta;
     /* row psi, column m*R^2 */
-    out_Y[8] = cos_theta*(theta_dot*(0.5*phi_dot + 2.5*Y_3609) + 0.25*in_acceleration[2]*cos_theta) + sin_theta*(0.5*in_acceleration[4] + 1.5*Y_7391);
+    out_Y[8] = cos_theta*(theta_dot*(0.5*phi_dot + 2.5*Y_8_1) + 0.25*in_acceleration[2]*cos_theta) + sin_theta*(0.5*in_acceleration[4] + 1.5*Y_2_2);
     /* row psi, column m*R */
     out_Y[10] = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
     /* row theta, column m*R^2 */
-    out_Y[12] = 1.25*in_acceleration[3] - psi_dot*cos_theta*(0.5*phi_dot + 1.25*Y_3609);
+    out_Y[12] = 1.25*in_acceleration[3] - psi_dot*cos_theta*(0.5*phi_dot + 1.25*Y_8_1);
     /* row theta, column m*R*g */
     out_Y[13] = -sin_theta;
     /* row theta, column m*R */
     out_Y[14] = cos_theta*(in_acceleration[0]*sin_psi - in_acceleration[1]*cos_psi);
     /* row phi, column m*R^2 */
-    out_Y[16] = 0.5*(in_acceleration[4] + Y_1f63 + Y_7391);
+    out_Y[16] = 0.5*(in_acceleration[4] + Y_2_1 + Y_2_2);
 }
 
 void leaning_disk_standard_parameters(const leaning_disk_real param[], leaning_disk_real out_theta[])

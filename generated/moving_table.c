@@ -280,11 +280,11 @@ static void moving_table_kkt_entries(moving_table_real t, const moving_table_rea
     out_f[0] = -m*g;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 1.0;
-    const moving_table_real r_9b10 = nu*t;
-    const moving_table_real r_11b6 = cos(r_9b10);
-    const moving_table_real r_5935 = sin(r_9b10);
+    const moving_table_real r_0_1 = nu*t;
+    const moving_table_real r_0_2 = cos(r_0_1);
+    const moving_table_real r_0_3 = sin(r_0_1);
     /* stabilised right-hand side of contact constraint 1: y - A*sin(nu*t) */
-    out_r[0] = -(baumgarte_alpha*(y_dot - A*nu*r_11b6) + baumgarte_beta*(y - A*r_5935) + A*nu*nu*r_5935);
+    out_r[0] = -(baumgarte_alpha*(y_dot - A*nu*r_0_2) + baumgarte_beta*(y - A*r_0_3) + A*nu*nu*r_0_3);
 }
 
 void moving_table_kkt_terms(moving_table_real t, const moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
@@ -430,11 +430,11 @@ static void moving_table_residual_parameter_derivatives(moving_table_real t, con
     /* dR/dp */
     out_dR_dp[0] = g + in_acceleration[0];
     out_dR_dp[1] = m;
-    const moving_table_real dR_dp_9b10 = nu*t;
-    const moving_table_real dR_dp_11b6 = cos(dR_dp_9b10);
-    const moving_table_real dR_dp_5935 = sin(dR_dp_9b10);
-    out_dR_dp[9] = -(baumgarte_alpha*nu*dR_dp_11b6 + dR_dp_5935*(baumgarte_beta - nu*nu));
-    out_dR_dp[10] = -A*(baumgarte_alpha*(dR_dp_11b6 - nu*t*dR_dp_5935) + baumgarte_beta*t*dR_dp_11b6 - nu*(2.0*dR_dp_5935 + nu*t*dR_dp_11b6));
+    const moving_table_real dR_dp_9_1 = nu*t;
+    const moving_table_real dR_dp_9_2 = cos(dR_dp_9_1);
+    const moving_table_real dR_dp_9_3 = sin(dR_dp_9_1);
+    out_dR_dp[9] = -(baumgarte_alpha*nu*dR_dp_9_2 + dR_dp_9_3*(baumgarte_beta - nu*nu));
+    out_dR_dp[10] = -A*(baumgarte_alpha*(dR_dp_9_2 - nu*t*dR_dp_9_3) + baumgarte_beta*t*dR_dp_9_2 - nu*(2.0*dR_dp_9_3 + nu*t*dR_dp_9_2));
 }
 
 int moving_table_parameter_jacobian(moving_table_real t, const moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
@@ -557,12 +557,12 @@ void moving_table_residuals(moving_table_real t, const moving_table_real state[]
     const moving_table_real y_dot = state[1];  /* y' */
     const moving_table_real A = param[3];
     const moving_table_real nu = param[4];
-    const moving_table_real phi_9b10 = nu*t;
-    const moving_table_real phi_5935 = sin(phi_9b10);
+    const moving_table_real phi_0_1 = nu*t;
+    const moving_table_real phi_0_2 = sin(phi_0_1);
     /* contact constraint 1: y - A*sin(nu*t) */
-    out_phi[0] = y - A*phi_5935;
-    const moving_table_real phi_dot_11b6 = cos(phi_9b10);
-    out_phi_dot[0] = y_dot - A*nu*phi_dot_11b6;
+    out_phi[0] = y - A*phi_0_2;
+    const moving_table_real phi_dot_0_1 = cos(phi_0_1);
+    out_phi_dot[0] = y_dot - A*nu*phi_dot_0_1;
 }
 
 moving_table_real moving_table_energy(moving_table_real t, const moving_table_real state[], const moving_table_real param[])

@@ -451,24 +451,24 @@ static void newtons_cradle_residual_derivatives(newtons_cradle_real t, const new
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const newtons_cradle_real dR_dx_f107 = -baumgarte_beta;
+    const newtons_cradle_real dR_dx_50_1 = -baumgarte_beta;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[50] = dR_dx_f107;
+    out_dR_dx[50] = dR_dx_50_1;
     out_dR_dx[51] = baumgarte_beta;
-    const newtons_cradle_real dR_dx_11bd = -baumgarte_alpha;
-    out_dR_dx[55] = dR_dx_11bd;
+    const newtons_cradle_real dR_dx_55_1 = -baumgarte_alpha;
+    out_dR_dx[55] = dR_dx_55_1;
     out_dR_dx[56] = baumgarte_alpha;
-    out_dR_dx[61] = dR_dx_f107;
+    out_dR_dx[61] = dR_dx_50_1;
     out_dR_dx[62] = baumgarte_beta;
-    out_dR_dx[66] = dR_dx_11bd;
+    out_dR_dx[66] = dR_dx_55_1;
     out_dR_dx[67] = baumgarte_alpha;
-    out_dR_dx[72] = dR_dx_f107;
+    out_dR_dx[72] = dR_dx_50_1;
     out_dR_dx[73] = baumgarte_beta;
-    out_dR_dx[77] = dR_dx_11bd;
+    out_dR_dx[77] = dR_dx_55_1;
     out_dR_dx[78] = baumgarte_alpha;
-    out_dR_dx[83] = dR_dx_f107;
+    out_dR_dx[83] = dR_dx_50_1;
     out_dR_dx[84] = baumgarte_beta;
-    out_dR_dx[88] = dR_dx_11bd;
+    out_dR_dx[88] = dR_dx_55_1;
     out_dR_dx[89] = baumgarte_alpha;
 }
 
@@ -547,11 +547,11 @@ static void newtons_cradle_residual_parameter_derivatives(newtons_cradle_real t,
     out_dR_dp[10] = in_acceleration[2];
     out_dR_dp[15] = in_acceleration[3];
     out_dR_dp[20] = in_acceleration[4];
-    const newtons_cradle_real dR_dp_f107 = -baumgarte_beta;
-    out_dR_dp[26] = dR_dp_f107;
-    out_dR_dp[31] = dR_dp_f107;
-    out_dR_dp[36] = dR_dp_f107;
-    out_dR_dp[41] = dR_dp_f107;
+    const newtons_cradle_real dR_dp_26_1 = -baumgarte_beta;
+    out_dR_dp[26] = dR_dp_26_1;
+    out_dR_dp[31] = dR_dp_26_1;
+    out_dR_dp[36] = dR_dp_26_1;
+    out_dR_dp[41] = dR_dp_26_1;
 }
 
 int newtons_cradle_parameter_jacobian(newtons_cradle_real t, const newtons_cradle_real state[], const newtons_cradle_real input[], const newtons_cradle_real param[],
@@ -919,10 +919,10 @@ void newtons_cradle_initial_state_at(const newtons_cradle_real param[], newtons_
     const newtons_cradle_real v0 = param[4];
     out_state[0] = -(d + gap0);  /* x1 */
     out_state[1] = 0.0;  /* x2 */
-    const newtons_cradle_real state_57dc = d + gap;
-    out_state[2] = state_57dc;  /* x3 */
-    out_state[3] = 2.0*state_57dc;  /* x4 */
-    out_state[4] = 3.0*state_57dc;  /* x5 */
+    const newtons_cradle_real state_2_1 = d + gap;
+    out_state[2] = state_2_1;  /* x3 */
+    out_state[3] = 2.0*state_2_1;  /* x4 */
+    out_state[4] = 3.0*state_2_1;  /* x5 */
     out_state[5] = v0;  /* x1' */
     out_state[6] = 0.0;  /* x2' */
     out_state[7] = 0.0;  /* x3' */

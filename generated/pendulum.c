@@ -366,14 +366,14 @@ static void pendulum_residual_derivatives(pendulum_real t, const pendulum_real s
     const pendulum_real y = state[1];
     const pendulum_real x_dot = state[2];  /* x' */
     const pendulum_real y_dot = state[3];  /* y' */
-    const pendulum_real dR_dx_349a = -2.0*in_multipliers[0];
+    const pendulum_real dR_dx_0_1 = -2.0*in_multipliers[0];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = dR_dx_349a;
-    out_dR_dx[5] = dR_dx_349a;
+    out_dR_dx[0] = dR_dx_0_1;
+    out_dR_dx[5] = dR_dx_0_1;
     out_dR_dx[8] = 2.0*(in_acceleration[0] + baumgarte_alpha*x_dot + baumgarte_beta*x);
     out_dR_dx[9] = 2.0*(in_acceleration[1] + baumgarte_alpha*y_dot + baumgarte_beta*y);
-    out_dR_dx[10] = 4.0*x_dot + 2.0*baumgarte_alpha*x;
-    out_dR_dx[11] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
+    out_dR_dx[10] = 2.0*(2.0*x_dot + baumgarte_alpha*x);
+    out_dR_dx[11] = 2.0*(2.0*y_dot + baumgarte_alpha*y);
 }
 
 int pendulum_jacobian(pendulum_real t, const pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
@@ -700,10 +700,10 @@ void pendulum_constraint_coordinate_jacobian(pendulum_real t, const pendulum_rea
 void pendulum_initial_state_at(const pendulum_real param[], pendulum_real out_state[])
 {
     const pendulum_real l = param[1];
-    const pendulum_real state_4ef4 = sin(0.5);
-    out_state[0] = l*state_4ef4;  /* x */
-    const pendulum_real state_0f62 = cos(0.5);
-    out_state[1] = -l*state_0f62;  /* y */
+    const pendulum_real state_0_1 = sin(0.5);
+    out_state[0] = l*state_0_1;  /* x */
+    const pendulum_real state_1_1 = cos(0.5);
+    out_state[1] = -l*state_1_1;  /* y */
     out_state[2] = 0.0;  /* x' */
     out_state[3] = 0.0;  /* y' */
 }

@@ -197,12 +197,12 @@ static void pendulum_angle_residual_parameter_derivatives(pendulum_angle_real t,
     const pendulum_angle_real m = param[0];
     const pendulum_angle_real l = param[1];
     const pendulum_angle_real g = param[2];
-    const pendulum_angle_real dR_dp_87c6 = l*in_acceleration[0];
+    const pendulum_angle_real dR_dp_0_1 = l*in_acceleration[0];
     const pendulum_angle_real sin_theta = sin(theta);
-    const pendulum_angle_real dR_dp_f929 = g*sin_theta;
+    const pendulum_angle_real dR_dp_0_2 = g*sin_theta;
     /* dR/dp */
-    out_dR_dp[0] = l*(dR_dp_87c6 + dR_dp_f929);
-    out_dR_dp[1] = m*(2.0*dR_dp_87c6 + dR_dp_f929);
+    out_dR_dp[0] = l*(dR_dp_0_1 + dR_dp_0_2);
+    out_dR_dp[1] = m*(2.0*dR_dp_0_1 + dR_dp_0_2);
     out_dR_dp[2] = m*l*sin_theta;
 }
 

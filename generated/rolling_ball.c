@@ -366,11 +366,11 @@ static void rolling_ball_kkt_entries(rolling_ball_real t, const rolling_ball_rea
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[7] = m;
-    const rolling_ball_real M_d9a1 = 1.6*m*r*r;
-    out_M[14] = M_d9a1;
-    out_M[21] = M_d9a1;
-    out_M[28] = M_d9a1;
-    out_M[35] = M_d9a1;
+    const rolling_ball_real M_14_1 = 1.6*m*r*r;
+    out_M[14] = M_14_1;
+    out_M[21] = M_14_1;
+    out_M[28] = M_14_1;
+    out_M[35] = M_14_1;
     /* f = Q - k, row x */
     out_f[0] = -k*x;
     /* row y */
@@ -389,30 +389,30 @@ static void rolling_ball_kkt_entries(rolling_ball_real t, const rolling_ball_rea
     out_J[4] = 2.0*q2;
     out_J[5] = 2.0*q3;
     out_J[6] = 1.0;
-    const rolling_ball_real J_f600 = 2.0*r*q2;
-    out_J[8] = J_f600;
-    const rolling_ball_real J_2472 = -2.0*r*q3;
-    out_J[9] = J_2472;
-    const rolling_ball_real J_2ceb = r*q0;
-    out_J[10] = -2.0*J_2ceb;
-    const rolling_ball_real J_5c4d = r*q1;
-    out_J[11] = 2.0*J_5c4d;
+    const rolling_ball_real J_8_1 = 2.0*r*q2;
+    out_J[8] = J_8_1;
+    const rolling_ball_real J_9_1 = -2.0*r*q3;
+    out_J[9] = J_9_1;
+    const rolling_ball_real J_10_1 = r*q0;
+    out_J[10] = -2.0*J_10_1;
+    const rolling_ball_real J_11_1 = r*q1;
+    out_J[11] = 2.0*J_11_1;
     out_J[13] = 1.0;
-    out_J[14] = -2.0*J_5c4d;
-    out_J[15] = 2.0*J_2ceb;
-    out_J[16] = J_2472;
-    out_J[17] = J_f600;
+    out_J[14] = -2.0*J_11_1;
+    out_J[15] = 2.0*J_10_1;
+    out_J[16] = J_9_1;
+    out_J[17] = J_8_1;
     /* stabilised right-hand side of holonomic constraint 1: q0^2 + q1^2 + q2^2 + q3^2 - 1 */
     out_r[0] = -(2.0*(q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot + baumgarte_alpha*(q0*q0_dot + q1*q1_dot + q2*q2_dot + q3*q3_dot)) + baumgarte_beta*(q0*q0 + q1*q1 + q2*q2 + q3*q3 - 1.0));
-    const rolling_ball_real r_8b16 = x_dot - 2.0*r*(q0*q2_dot - q1*q3_dot - q2*q0_dot + q3*q1_dot);
+    const rolling_ball_real r_1_1 = x_dot - 2.0*r*(q0*q2_dot - q1*q3_dot - q2*q0_dot + q3*q1_dot);
     /* stabilised right-hand side of nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
-    out_r[1] = -(baumgarte_alpha*r_8b16 + baumgarte_beta*int_g1);
-    const rolling_ball_real r_1587 = y_dot + 2.0*r*(q0*q1_dot - q1*q0_dot + q2*q3_dot - q3*q2_dot);
+    out_r[1] = -(baumgarte_alpha*r_1_1 + baumgarte_beta*int_g1);
+    const rolling_ball_real r_2_1 = y_dot + 2.0*r*(q0*q1_dot - q1*q0_dot + q2*q3_dot - q3*q2_dot);
     /* stabilised right-hand side of nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
-    out_r[2] = -(baumgarte_alpha*r_1587 + baumgarte_beta*int_g2);
+    out_r[2] = -(baumgarte_alpha*r_2_1 + baumgarte_beta*int_g2);
     /* g, the derivatives of the integral states */
-    out_g[0] = r_8b16;
-    out_g[1] = r_1587;
+    out_g[0] = r_1_1;
+    out_g[1] = r_2_1;
 }
 
 void rolling_ball_kkt_terms(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
@@ -488,92 +488,92 @@ static void rolling_ball_residual_derivatives(rolling_ball_real t, const rolling
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[0] = k;
     out_dR_dx[15] = k;
-    const rolling_ball_real dR_dx_349a = -2.0*in_multipliers[0];
-    out_dR_dx[30] = dR_dx_349a;
-    const rolling_ball_real dR_dx_a94c = r*in_multipliers[2];
-    const rolling_ball_real dR_dx_1733 = 2.0*dR_dx_a94c;
-    out_dR_dx[31] = dR_dx_1733;
-    const rolling_ball_real dR_dx_4ff5 = r*in_multipliers[1];
-    const rolling_ball_real dR_dx_3132 = -2.0*dR_dx_4ff5;
-    out_dR_dx[32] = dR_dx_3132;
-    const rolling_ball_real dR_dx_3881 = -2.0*dR_dx_a94c;
-    out_dR_dx[44] = dR_dx_3881;
-    out_dR_dx[45] = dR_dx_349a;
-    const rolling_ball_real dR_dx_0309 = 2.0*dR_dx_4ff5;
-    out_dR_dx[47] = dR_dx_0309;
-    out_dR_dx[58] = dR_dx_0309;
-    out_dR_dx[60] = dR_dx_349a;
-    out_dR_dx[61] = dR_dx_1733;
-    out_dR_dx[73] = dR_dx_3132;
-    out_dR_dx[74] = dR_dx_3881;
-    out_dR_dx[75] = dR_dx_349a;
-    const rolling_ball_real dR_dx_9b0e = in_acceleration[2] + baumgarte_alpha*q0_dot;
-    out_dR_dx[86] = 2.0*(dR_dx_9b0e + baumgarte_beta*q0);
-    const rolling_ball_real dR_dx_017f = in_acceleration[3] + baumgarte_alpha*q1_dot;
-    out_dR_dx[87] = 2.0*(dR_dx_017f + baumgarte_beta*q1);
-    const rolling_ball_real dR_dx_9da7 = in_acceleration[4] + baumgarte_alpha*q2_dot;
-    out_dR_dx[88] = 2.0*(dR_dx_9da7 + baumgarte_beta*q2);
-    const rolling_ball_real dR_dx_7eeb = in_acceleration[5] + baumgarte_alpha*q3_dot;
-    out_dR_dx[89] = 2.0*(dR_dx_7eeb + baumgarte_beta*q3);
-    out_dR_dx[92] = 4.0*q0_dot + 2.0*baumgarte_alpha*q0;
-    out_dR_dx[93] = 4.0*q1_dot + 2.0*baumgarte_alpha*q1;
-    out_dR_dx[94] = 4.0*q2_dot + 2.0*baumgarte_alpha*q2;
-    out_dR_dx[95] = 4.0*q3_dot + 2.0*baumgarte_alpha*q3;
-    const rolling_ball_real dR_dx_630d = -2.0*r*dR_dx_9da7;
-    out_dR_dx[100] = dR_dx_630d;
-    const rolling_ball_real dR_dx_a897 = 2.0*r*dR_dx_7eeb;
-    out_dR_dx[101] = dR_dx_a897;
-    const rolling_ball_real dR_dx_9520 = r*dR_dx_9b0e;
-    out_dR_dx[102] = 2.0*dR_dx_9520;
-    const rolling_ball_real dR_dx_b908 = r*dR_dx_017f;
-    out_dR_dx[103] = -2.0*dR_dx_b908;
+    const rolling_ball_real dR_dx_30_1 = -2.0*in_multipliers[0];
+    out_dR_dx[30] = dR_dx_30_1;
+    const rolling_ball_real dR_dx_31_1 = r*in_multipliers[2];
+    const rolling_ball_real dR_dx_31_2 = 2.0*dR_dx_31_1;
+    out_dR_dx[31] = dR_dx_31_2;
+    const rolling_ball_real dR_dx_32_1 = r*in_multipliers[1];
+    const rolling_ball_real dR_dx_32_2 = -2.0*dR_dx_32_1;
+    out_dR_dx[32] = dR_dx_32_2;
+    const rolling_ball_real dR_dx_44_1 = -2.0*dR_dx_31_1;
+    out_dR_dx[44] = dR_dx_44_1;
+    out_dR_dx[45] = dR_dx_30_1;
+    const rolling_ball_real dR_dx_47_1 = 2.0*dR_dx_32_1;
+    out_dR_dx[47] = dR_dx_47_1;
+    out_dR_dx[58] = dR_dx_47_1;
+    out_dR_dx[60] = dR_dx_30_1;
+    out_dR_dx[61] = dR_dx_31_2;
+    out_dR_dx[73] = dR_dx_32_2;
+    out_dR_dx[74] = dR_dx_44_1;
+    out_dR_dx[75] = dR_dx_30_1;
+    const rolling_ball_real dR_dx_86_1 = in_acceleration[2] + baumgarte_alpha*q0_dot;
+    out_dR_dx[86] = 2.0*(dR_dx_86_1 + baumgarte_beta*q0);
+    const rolling_ball_real dR_dx_87_1 = in_acceleration[3] + baumgarte_alpha*q1_dot;
+    out_dR_dx[87] = 2.0*(dR_dx_87_1 + baumgarte_beta*q1);
+    const rolling_ball_real dR_dx_88_1 = in_acceleration[4] + baumgarte_alpha*q2_dot;
+    out_dR_dx[88] = 2.0*(dR_dx_88_1 + baumgarte_beta*q2);
+    const rolling_ball_real dR_dx_89_1 = in_acceleration[5] + baumgarte_alpha*q3_dot;
+    out_dR_dx[89] = 2.0*(dR_dx_89_1 + baumgarte_beta*q3);
+    out_dR_dx[92] = 2.0*(2.0*q0_dot + baumgarte_alpha*q0);
+    out_dR_dx[93] = 2.0*(2.0*q1_dot + baumgarte_alpha*q1);
+    out_dR_dx[94] = 2.0*(2.0*q2_dot + baumgarte_alpha*q2);
+    out_dR_dx[95] = 2.0*(2.0*q3_dot + baumgarte_alpha*q3);
+    const rolling_ball_real dR_dx_100_1 = -2.0*r*dR_dx_88_1;
+    out_dR_dx[100] = dR_dx_100_1;
+    const rolling_ball_real dR_dx_101_1 = 2.0*r*dR_dx_89_1;
+    out_dR_dx[101] = dR_dx_101_1;
+    const rolling_ball_real dR_dx_102_1 = r*dR_dx_86_1;
+    out_dR_dx[102] = 2.0*dR_dx_102_1;
+    const rolling_ball_real dR_dx_103_1 = r*dR_dx_87_1;
+    out_dR_dx[103] = -2.0*dR_dx_103_1;
     out_dR_dx[104] = baumgarte_alpha;
-    const rolling_ball_real dR_dx_abdb = 2.0*baumgarte_alpha*r*q2;
-    out_dR_dx[106] = dR_dx_abdb;
-    const rolling_ball_real dR_dx_ba99 = -2.0*baumgarte_alpha*r*q3;
-    out_dR_dx[107] = dR_dx_ba99;
-    const rolling_ball_real dR_dx_4116 = baumgarte_alpha*r*q0;
-    out_dR_dx[108] = -2.0*dR_dx_4116;
-    const rolling_ball_real dR_dx_0f4b = baumgarte_alpha*r*q1;
-    out_dR_dx[109] = 2.0*dR_dx_0f4b;
+    const rolling_ball_real dR_dx_106_1 = 2.0*baumgarte_alpha*r*q2;
+    out_dR_dx[106] = dR_dx_106_1;
+    const rolling_ball_real dR_dx_107_1 = -2.0*baumgarte_alpha*r*q3;
+    out_dR_dx[107] = dR_dx_107_1;
+    const rolling_ball_real dR_dx_108_1 = baumgarte_alpha*r*q0;
+    out_dR_dx[108] = -2.0*dR_dx_108_1;
+    const rolling_ball_real dR_dx_109_1 = baumgarte_alpha*r*q1;
+    out_dR_dx[109] = 2.0*dR_dx_109_1;
     out_dR_dx[110] = baumgarte_beta;
-    out_dR_dx[114] = 2.0*dR_dx_b908;
-    out_dR_dx[115] = -2.0*dR_dx_9520;
-    out_dR_dx[116] = dR_dx_a897;
-    out_dR_dx[117] = dR_dx_630d;
+    out_dR_dx[114] = 2.0*dR_dx_103_1;
+    out_dR_dx[115] = -2.0*dR_dx_102_1;
+    out_dR_dx[116] = dR_dx_101_1;
+    out_dR_dx[117] = dR_dx_100_1;
     out_dR_dx[119] = baumgarte_alpha;
-    out_dR_dx[120] = -2.0*dR_dx_0f4b;
-    out_dR_dx[121] = 2.0*dR_dx_4116;
-    out_dR_dx[122] = dR_dx_ba99;
-    out_dR_dx[123] = dR_dx_abdb;
+    out_dR_dx[120] = -2.0*dR_dx_109_1;
+    out_dR_dx[121] = 2.0*dR_dx_108_1;
+    out_dR_dx[122] = dR_dx_107_1;
+    out_dR_dx[123] = dR_dx_106_1;
     out_dR_dx[125] = baumgarte_beta;
-    const rolling_ball_real dg_dx_0aa2 = -2.0*r*q2_dot;
+    const rolling_ball_real dg_dx_2_1 = -2.0*r*q2_dot;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = dg_dx_0aa2;
-    const rolling_ball_real dg_dx_a5ed = 2.0*r*q3_dot;
-    out_dg_dx[3] = dg_dx_a5ed;
-    const rolling_ball_real dg_dx_bb6f = r*q0_dot;
-    out_dg_dx[4] = 2.0*dg_dx_bb6f;
-    const rolling_ball_real dg_dx_baea = r*q1_dot;
-    out_dg_dx[5] = -2.0*dg_dx_baea;
+    out_dg_dx[2] = dg_dx_2_1;
+    const rolling_ball_real dg_dx_3_1 = 2.0*r*q3_dot;
+    out_dg_dx[3] = dg_dx_3_1;
+    const rolling_ball_real dg_dx_4_1 = r*q0_dot;
+    out_dg_dx[4] = 2.0*dg_dx_4_1;
+    const rolling_ball_real dg_dx_5_1 = r*q1_dot;
+    out_dg_dx[5] = -2.0*dg_dx_5_1;
     out_dg_dx[6] = 1.0;
-    const rolling_ball_real dg_dx_f600 = 2.0*r*q2;
-    out_dg_dx[8] = dg_dx_f600;
-    const rolling_ball_real dg_dx_2472 = -2.0*r*q3;
-    out_dg_dx[9] = dg_dx_2472;
-    const rolling_ball_real dg_dx_2ceb = r*q0;
-    out_dg_dx[10] = -2.0*dg_dx_2ceb;
-    const rolling_ball_real dg_dx_5c4d = r*q1;
-    out_dg_dx[11] = 2.0*dg_dx_5c4d;
-    out_dg_dx[16] = 2.0*dg_dx_baea;
-    out_dg_dx[17] = -2.0*dg_dx_bb6f;
-    out_dg_dx[18] = dg_dx_a5ed;
-    out_dg_dx[19] = dg_dx_0aa2;
+    const rolling_ball_real dg_dx_8_1 = 2.0*r*q2;
+    out_dg_dx[8] = dg_dx_8_1;
+    const rolling_ball_real dg_dx_9_1 = -2.0*r*q3;
+    out_dg_dx[9] = dg_dx_9_1;
+    const rolling_ball_real dg_dx_10_1 = r*q0;
+    out_dg_dx[10] = -2.0*dg_dx_10_1;
+    const rolling_ball_real dg_dx_11_1 = r*q1;
+    out_dg_dx[11] = 2.0*dg_dx_11_1;
+    out_dg_dx[16] = 2.0*dg_dx_5_1;
+    out_dg_dx[17] = -2.0*dg_dx_4_1;
+    out_dg_dx[18] = dg_dx_3_1;
+    out_dg_dx[19] = dg_dx_2_1;
     out_dg_dx[21] = 1.0;
-    out_dg_dx[22] = -2.0*dg_dx_5c4d;
-    out_dg_dx[23] = 2.0*dg_dx_2ceb;
-    out_dg_dx[24] = dg_dx_2472;
-    out_dg_dx[25] = dg_dx_f600;
+    out_dg_dx[22] = -2.0*dg_dx_11_1;
+    out_dg_dx[23] = 2.0*dg_dx_10_1;
+    out_dg_dx[24] = dg_dx_9_1;
+    out_dg_dx[25] = dg_dx_8_1;
 }
 
 int rolling_ball_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
@@ -659,14 +659,14 @@ static void rolling_ball_residual_parameter_derivatives(rolling_ball_real t, con
     out_dR_dp[2] = x;
     out_dR_dp[3] = in_acceleration[1];
     out_dR_dp[5] = y;
-    const rolling_ball_real dR_dp_c700 = r*r;
-    out_dR_dp[6] = 1.6*dR_dp_c700*in_acceleration[2];
+    const rolling_ball_real dR_dp_6_1 = r*r;
+    out_dR_dp[6] = 1.6*dR_dp_6_1*in_acceleration[2];
     out_dR_dp[7] = 3.2*m*r*in_acceleration[2] + 2.0*(q1*in_multipliers[2] - q2*in_multipliers[1]);
-    out_dR_dp[9] = 1.6*dR_dp_c700*in_acceleration[3];
+    out_dR_dp[9] = 1.6*dR_dp_6_1*in_acceleration[3];
     out_dR_dp[10] = 3.2*m*r*in_acceleration[3] - 2.0*(q0*in_multipliers[2] - q3*in_multipliers[1]);
-    out_dR_dp[12] = 1.6*dR_dp_c700*in_acceleration[4];
+    out_dR_dp[12] = 1.6*dR_dp_6_1*in_acceleration[4];
     out_dR_dp[13] = 3.2*m*r*in_acceleration[4] + 2.0*(q0*in_multipliers[1] + q3*in_multipliers[2]);
-    out_dR_dp[15] = 1.6*dR_dp_c700*in_acceleration[5];
+    out_dR_dp[15] = 1.6*dR_dp_6_1*in_acceleration[5];
     out_dR_dp[16] = 3.2*m*r*in_acceleration[5] - 2.0*(q1*in_multipliers[1] + q2*in_multipliers[2]);
     out_dR_dp[22] = -2.0*(baumgarte_alpha*(q0*q2_dot - q1*q3_dot - q2*q0_dot + q3*q1_dot) + q0*in_acceleration[4] - q1*in_acceleration[5] - q2*in_acceleration[2] + q3*in_acceleration[3]);
     out_dR_dp[25] = 2.0*(baumgarte_alpha*(q0*q1_dot - q1*q0_dot + q2*q3_dot - q3*q2_dot) + q0*in_acceleration[3] - q1*in_acceleration[2] + q2*in_acceleration[5] - q3*in_acceleration[4]);
@@ -991,15 +991,15 @@ void rolling_ball_inverse_dynamics(rolling_ball_real t, const rolling_ball_real 
     out_tau[0] = m*in_acceleration[0] + k*x;
     /* row y */
     out_tau[1] = m*in_acceleration[1] + k*y;
-    const rolling_ball_real tau_c700 = r*r;
+    const rolling_ball_real tau_2_1 = r*r;
     /* row q0 */
-    out_tau[2] = 1.6*m*tau_c700*in_acceleration[2];
+    out_tau[2] = 1.6*m*tau_2_1*in_acceleration[2];
     /* row q1 */
-    out_tau[3] = 1.6*m*tau_c700*in_acceleration[3];
+    out_tau[3] = 1.6*m*tau_2_1*in_acceleration[3];
     /* row q2 */
-    out_tau[4] = 1.6*m*tau_c700*in_acceleration[4];
+    out_tau[4] = 1.6*m*tau_2_1*in_acceleration[4];
     /* row q3 */
-    out_tau[5] = 1.6*m*tau_c700*in_acceleration[5];
+    out_tau[5] = 1.6*m*tau_2_1*in_acceleration[5];
 }
 
 void rolling_ball_bias(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_bias[])
@@ -1060,11 +1060,11 @@ void rolling_ball_mass_matrix(rolling_ball_real t, const rolling_ball_real state
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
     out_M[7] = m;
-    const rolling_ball_real M_d9a1 = 1.6*m*r*r;
-    out_M[14] = M_d9a1;
-    out_M[21] = M_d9a1;
-    out_M[28] = M_d9a1;
-    out_M[35] = M_d9a1;
+    const rolling_ball_real M_14_1 = 1.6*m*r*r;
+    out_M[14] = M_14_1;
+    out_M[21] = M_14_1;
+    out_M[28] = M_14_1;
+    out_M[35] = M_14_1;
     rolling_ball_mirror_lower(out_M);
 }
 
@@ -1084,20 +1084,20 @@ void rolling_ball_constraint_jacobian(rolling_ball_real t, const rolling_ball_re
     out_C[5] = 2.0*q3;
     /* nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
     out_C[6] = 1.0;
-    const rolling_ball_real C_f600 = 2.0*r*q2;
-    out_C[8] = C_f600;
-    const rolling_ball_real C_2472 = -2.0*r*q3;
-    out_C[9] = C_2472;
-    const rolling_ball_real C_2ceb = r*q0;
-    out_C[10] = -2.0*C_2ceb;
-    const rolling_ball_real C_5c4d = r*q1;
-    out_C[11] = 2.0*C_5c4d;
+    const rolling_ball_real C_8_1 = 2.0*r*q2;
+    out_C[8] = C_8_1;
+    const rolling_ball_real C_9_1 = -2.0*r*q3;
+    out_C[9] = C_9_1;
+    const rolling_ball_real C_10_1 = r*q0;
+    out_C[10] = -2.0*C_10_1;
+    const rolling_ball_real C_11_1 = r*q1;
+    out_C[11] = 2.0*C_11_1;
     /* nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
     out_C[13] = 1.0;
-    out_C[14] = -2.0*C_5c4d;
-    out_C[15] = 2.0*C_2ceb;
-    out_C[16] = C_2472;
-    out_C[17] = C_f600;
+    out_C[14] = -2.0*C_11_1;
+    out_C[15] = 2.0*C_10_1;
+    out_C[16] = C_9_1;
+    out_C[17] = C_8_1;
 }
 
 void rolling_ball_constraint_coordinate_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real param[], rolling_ball_real out_D[])
@@ -1114,20 +1114,20 @@ void rolling_ball_constraint_coordinate_jacobian(rolling_ball_real t, const roll
     out_D[3] = 2.0*q1_dot;
     out_D[4] = 2.0*q2_dot;
     out_D[5] = 2.0*q3_dot;
-    const rolling_ball_real D_0aa2 = -2.0*r*q2_dot;
+    const rolling_ball_real D_8_1 = -2.0*r*q2_dot;
     /* nonholonomic constraint 1: x' - 2*r*(q0*q2' - q0'*q2 + q3*q1' - q1*q3') */
-    out_D[8] = D_0aa2;
-    const rolling_ball_real D_a5ed = 2.0*r*q3_dot;
-    out_D[9] = D_a5ed;
-    const rolling_ball_real D_bb6f = r*q0_dot;
-    out_D[10] = 2.0*D_bb6f;
-    const rolling_ball_real D_baea = r*q1_dot;
-    out_D[11] = -2.0*D_baea;
+    out_D[8] = D_8_1;
+    const rolling_ball_real D_9_1 = 2.0*r*q3_dot;
+    out_D[9] = D_9_1;
+    const rolling_ball_real D_10_1 = r*q0_dot;
+    out_D[10] = 2.0*D_10_1;
+    const rolling_ball_real D_11_1 = r*q1_dot;
+    out_D[11] = -2.0*D_11_1;
     /* nonholonomic constraint 2: y' + 2*r*(q0*q1' - q0'*q1 + q2*q3' - q3*q2') */
-    out_D[14] = 2.0*D_baea;
-    out_D[15] = -2.0*D_bb6f;
-    out_D[16] = D_a5ed;
-    out_D[17] = D_0aa2;
+    out_D[14] = 2.0*D_11_1;
+    out_D[15] = -2.0*D_10_1;
+    out_D[16] = D_9_1;
+    out_D[17] = D_8_1;
 }
 
 void rolling_ball_initial_state_at(const rolling_ball_real param[], rolling_ball_real out_state[])

@@ -319,9 +319,9 @@ static void rolling_disk_kkt_entries(rolling_disk_real t, const rolling_disk_rea
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[5] = m;
-    const rolling_disk_real M_4581 = m*r*r;
-    out_M[10] = 0.25*M_4581;
-    out_M[15] = 0.5*M_4581;
+    const rolling_disk_real M_10_1 = m*r*r;
+    out_M[10] = 0.25*M_10_1;
+    out_M[15] = 0.5*M_10_1;
     /* f = Q - k, row x */
     out_f[0] = 0.0;
     /* row y */
@@ -337,15 +337,15 @@ static void rolling_disk_kkt_entries(rolling_disk_real t, const rolling_disk_rea
     out_J[5] = 1.0;
     const rolling_disk_real sin_th = sin(th);
     out_J[7] = -r*sin_th;
-    const rolling_disk_real r_ce3b = x_dot - r*ph_dot*cos_th;
+    const rolling_disk_real r_0_1 = x_dot - r*ph_dot*cos_th;
     /* stabilised right-hand side of nonholonomic constraint 1: x' - r*cos(th)*ph' */
-    out_r[0] = -(baumgarte_alpha*r_ce3b + baumgarte_beta*int_g1 + r*th_dot*ph_dot*sin_th);
-    const rolling_disk_real r_c77d = y_dot - r*ph_dot*sin_th;
+    out_r[0] = -(baumgarte_alpha*r_0_1 + baumgarte_beta*int_g1 + r*th_dot*ph_dot*sin_th);
+    const rolling_disk_real r_1_1 = y_dot - r*ph_dot*sin_th;
     /* stabilised right-hand side of nonholonomic constraint 2: y' - r*sin(th)*ph' */
-    out_r[1] = -(baumgarte_alpha*r_c77d + baumgarte_beta*int_g2 - r*th_dot*ph_dot*cos_th);
+    out_r[1] = -(baumgarte_alpha*r_1_1 + baumgarte_beta*int_g2 - r*th_dot*ph_dot*cos_th);
     /* g, the derivatives of the integral states */
-    out_g[0] = r_ce3b;
-    out_g[1] = r_c77d;
+    out_g[0] = r_0_1;
+    out_g[1] = r_1_1;
 }
 
 void rolling_disk_kkt_terms(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
@@ -416,25 +416,25 @@ static void rolling_disk_residual_derivatives(rolling_disk_real t, const rolling
     const rolling_disk_real cos_th = cos(th);
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[32] = -r*(in_multipliers[0]*sin_th - in_multipliers[1]*cos_th);
-    const rolling_disk_real dR_dx_705a = baumgarte_alpha*sin_th + th_dot*cos_th;
-    out_dR_dx[42] = r*(ph_dot*dR_dx_705a + in_acceleration[3]*sin_th);
+    const rolling_disk_real dR_dx_42_1 = baumgarte_alpha*sin_th + th_dot*cos_th;
+    out_dR_dx[42] = r*(ph_dot*dR_dx_42_1 + in_acceleration[3]*sin_th);
     out_dR_dx[44] = baumgarte_alpha;
-    const rolling_disk_real dR_dx_7fba = r*ph_dot*sin_th;
-    out_dR_dx[46] = dR_dx_7fba;
-    const rolling_disk_real dR_dx_b516 = baumgarte_alpha*cos_th - th_dot*sin_th;
-    out_dR_dx[47] = -r*dR_dx_b516;
+    const rolling_disk_real dR_dx_46_1 = r*ph_dot*sin_th;
+    out_dR_dx[46] = dR_dx_46_1;
+    const rolling_disk_real dR_dx_47_1 = baumgarte_alpha*cos_th - th_dot*sin_th;
+    out_dR_dx[47] = -r*dR_dx_47_1;
     out_dR_dx[48] = baumgarte_beta;
-    out_dR_dx[52] = -r*(ph_dot*dR_dx_b516 + in_acceleration[3]*cos_th);
+    out_dR_dx[52] = -r*(ph_dot*dR_dx_47_1 + in_acceleration[3]*cos_th);
     out_dR_dx[55] = baumgarte_alpha;
-    const rolling_disk_real dR_dx_95f3 = -r*ph_dot*cos_th;
-    out_dR_dx[56] = dR_dx_95f3;
-    out_dR_dx[57] = -r*dR_dx_705a;
+    const rolling_disk_real dR_dx_56_1 = -r*ph_dot*cos_th;
+    out_dR_dx[56] = dR_dx_56_1;
+    out_dR_dx[57] = -r*dR_dx_42_1;
     out_dR_dx[59] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = dR_dx_7fba;
+    out_dg_dx[2] = dR_dx_46_1;
     out_dg_dx[4] = 1.0;
     out_dg_dx[7] = -r*cos_th;
-    out_dg_dx[12] = dR_dx_95f3;
+    out_dg_dx[12] = dR_dx_56_1;
     out_dg_dx[15] = 1.0;
     out_dg_dx[17] = -r*sin_th;
 }
@@ -513,10 +513,10 @@ static void rolling_disk_residual_parameter_derivatives(rolling_disk_real t, con
     /* dR/dp */
     out_dR_dp[0] = in_acceleration[0];
     out_dR_dp[2] = in_acceleration[1];
-    const rolling_disk_real dR_dp_c700 = r*r;
-    out_dR_dp[4] = 0.25*dR_dp_c700*in_acceleration[2];
+    const rolling_disk_real dR_dp_4_1 = r*r;
+    out_dR_dp[4] = 0.25*dR_dp_4_1*in_acceleration[2];
     out_dR_dp[5] = 0.5*m*r*in_acceleration[2];
-    out_dR_dp[6] = 0.5*dR_dp_c700*in_acceleration[3];
+    out_dR_dp[6] = 0.5*dR_dp_4_1*in_acceleration[3];
     const rolling_disk_real cos_th = cos(th);
     const rolling_disk_real sin_th = sin(th);
     out_dR_dp[7] = m*r*in_acceleration[3] + in_multipliers[0]*cos_th + in_multipliers[1]*sin_th;
@@ -735,11 +735,11 @@ void rolling_disk_inverse_dynamics(rolling_disk_real t, const rolling_disk_real 
     out_tau[0] = m*in_acceleration[0];
     /* row y */
     out_tau[1] = m*in_acceleration[1];
-    const rolling_disk_real tau_c700 = r*r;
+    const rolling_disk_real tau_2_1 = r*r;
     /* row th */
-    out_tau[2] = 0.25*m*tau_c700*in_acceleration[2];
+    out_tau[2] = 0.25*m*tau_2_1*in_acceleration[2];
     /* row ph */
-    out_tau[3] = 0.5*m*tau_c700*in_acceleration[3];
+    out_tau[3] = 0.5*m*tau_2_1*in_acceleration[3];
 }
 
 void rolling_disk_bias(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real param[], rolling_disk_real out_bias[])
@@ -790,9 +790,9 @@ void rolling_disk_mass_matrix(rolling_disk_real t, const rolling_disk_real state
     /* lower triangle; the upper one mirrors it */
     out_M[0] = m;
     out_M[5] = m;
-    const rolling_disk_real M_4581 = m*r*r;
-    out_M[10] = 0.25*M_4581;
-    out_M[15] = 0.5*M_4581;
+    const rolling_disk_real M_10_1 = m*r*r;
+    out_M[10] = 0.25*M_10_1;
+    out_M[15] = 0.5*M_10_1;
     rolling_disk_mirror_lower(out_M);
 }
 

@@ -321,29 +321,29 @@ static void slider_crank_kkt_entries(slider_crank_real t, const slider_crank_rea
     out_M[3] = -0.5*r*L*mr*(cos_theta*cos_psi - sin_theta*sin_psi);
     out_M[4] = 0.3333333333333333*L*L*mr;
     out_M[8] = ms;
-    const slider_crank_real f_8bd6 = psi_dot*psi_dot;
-    const slider_crank_real f_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real f_0_1 = psi_dot*psi_dot;
+    const slider_crank_real f_0_2 = cos_theta*sin_psi + sin_theta*cos_psi;
     /* f = Q - k, row theta */
-    out_f[0] = -0.5*r*L*mr*f_8bd6*f_6de9;
-    const slider_crank_real f_f40e = theta_dot*theta_dot;
+    out_f[0] = -0.5*r*L*mr*f_0_1*f_0_2;
+    const slider_crank_real f_1_1 = theta_dot*theta_dot;
     /* row psi */
-    out_f[1] = -0.5*r*L*mr*f_f40e*f_6de9;
+    out_f[1] = -0.5*r*L*mr*f_1_1*f_0_2;
     /* row s */
     out_f[2] = 0.0;
-    const slider_crank_real J_c9e5 = r*sin_theta;
+    const slider_crank_real J_0_1 = r*sin_theta;
     /* constraint Jacobian J = [A; B] */
-    out_J[0] = -J_c9e5;
-    const slider_crank_real J_fb01 = L*sin_psi;
-    out_J[1] = -J_fb01;
+    out_J[0] = -J_0_1;
+    const slider_crank_real J_1_1 = L*sin_psi;
+    out_J[1] = -J_1_1;
     out_J[2] = -1.0;
-    const slider_crank_real J_bf66 = r*cos_theta;
-    out_J[3] = J_bf66;
-    const slider_crank_real J_6ccb = L*cos_psi;
-    out_J[4] = -J_6ccb;
+    const slider_crank_real J_3_1 = r*cos_theta;
+    out_J[3] = J_3_1;
+    const slider_crank_real J_4_1 = L*cos_psi;
+    out_J[4] = -J_4_1;
     /* stabilised right-hand side of holonomic constraint 1: r*cos(theta) + L*cos(psi) - s */
-    out_r[0] = baumgarte_alpha*(s_dot + r*theta_dot*sin_theta + L*psi_dot*sin_psi) + baumgarte_beta*(s - J_bf66 - J_6ccb) + r*f_f40e*cos_theta + L*f_8bd6*cos_psi;
+    out_r[0] = baumgarte_alpha*(s_dot + r*theta_dot*sin_theta + L*psi_dot*sin_psi) + baumgarte_beta*(s - J_3_1 - J_4_1) + r*f_1_1*cos_theta + L*f_0_1*cos_psi;
     /* stabilised right-hand side of holonomic constraint 2: r*sin(theta) - L*sin(psi) */
-    out_r[1] = -(baumgarte_alpha*(r*theta_dot*cos_theta - L*psi_dot*cos_psi) + baumgarte_beta*(J_c9e5 - J_fb01) - r*f_f40e*sin_theta + L*f_8bd6*sin_psi);
+    out_r[1] = -(baumgarte_alpha*(r*theta_dot*cos_theta - L*psi_dot*cos_psi) + baumgarte_beta*(J_0_1 - J_1_1) - r*f_1_1*sin_theta + L*f_0_1*sin_psi);
 }
 
 void slider_crank_kkt_terms(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
@@ -418,35 +418,35 @@ static void slider_crank_residual_derivatives(slider_crank_real t, const slider_
     const slider_crank_real cos_psi = cos(psi);
     const slider_crank_real sin_theta = sin(theta);
     const slider_crank_real sin_psi = sin(psi);
-    const slider_crank_real dR_dx_464a = cos_theta*cos_psi - sin_theta*sin_psi;
-    const slider_crank_real dR_dx_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
-    const slider_crank_real dR_dx_a4d9 = psi_dot*psi_dot*dR_dx_464a + in_acceleration[1]*dR_dx_6de9;
+    const slider_crank_real dR_dx_0_1 = cos_theta*cos_psi - sin_theta*sin_psi;
+    const slider_crank_real dR_dx_0_2 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real dR_dx_0_3 = psi_dot*psi_dot*dR_dx_0_1 + in_acceleration[1]*dR_dx_0_2;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = r*(0.5*L*mr*dR_dx_a4d9 + in_multipliers[0]*cos_theta + in_multipliers[1]*sin_theta);
-    out_dR_dx[1] = 0.5*r*L*mr*dR_dx_a4d9;
-    out_dR_dx[4] = r*L*mr*psi_dot*dR_dx_6de9;
-    const slider_crank_real dR_dx_7c1e = theta_dot*theta_dot*dR_dx_464a + in_acceleration[0]*dR_dx_6de9;
-    out_dR_dx[6] = 0.5*r*L*mr*dR_dx_7c1e;
-    out_dR_dx[7] = L*(0.5*r*mr*dR_dx_7c1e + in_multipliers[0]*cos_psi - in_multipliers[1]*sin_psi);
-    out_dR_dx[9] = r*L*mr*theta_dot*dR_dx_6de9;
-    const slider_crank_real dR_dx_fa4c = baumgarte_alpha*cos_theta;
-    const slider_crank_real dR_dx_9df3 = theta_dot*sin_theta;
-    out_dR_dx[18] = -r*(baumgarte_beta*sin_theta + theta_dot*(dR_dx_fa4c - dR_dx_9df3) + in_acceleration[0]*cos_theta);
-    const slider_crank_real dR_dx_9626 = baumgarte_alpha*cos_psi;
-    const slider_crank_real dR_dx_692c = psi_dot*sin_psi;
-    out_dR_dx[19] = -L*(baumgarte_beta*sin_psi + psi_dot*(dR_dx_9626 - dR_dx_692c) + in_acceleration[1]*cos_psi);
+    out_dR_dx[0] = r*(0.5*L*mr*dR_dx_0_3 + in_multipliers[0]*cos_theta + in_multipliers[1]*sin_theta);
+    out_dR_dx[1] = 0.5*r*L*mr*dR_dx_0_3;
+    out_dR_dx[4] = r*L*mr*psi_dot*dR_dx_0_2;
+    const slider_crank_real dR_dx_6_1 = theta_dot*theta_dot*dR_dx_0_1 + in_acceleration[0]*dR_dx_0_2;
+    out_dR_dx[6] = 0.5*r*L*mr*dR_dx_6_1;
+    out_dR_dx[7] = L*(0.5*r*mr*dR_dx_6_1 + in_multipliers[0]*cos_psi - in_multipliers[1]*sin_psi);
+    out_dR_dx[9] = r*L*mr*theta_dot*dR_dx_0_2;
+    const slider_crank_real dR_dx_18_1 = baumgarte_alpha*cos_theta;
+    const slider_crank_real dR_dx_18_2 = theta_dot*sin_theta;
+    out_dR_dx[18] = -r*(baumgarte_beta*sin_theta + theta_dot*(dR_dx_18_1 - dR_dx_18_2) + in_acceleration[0]*cos_theta);
+    const slider_crank_real dR_dx_19_1 = baumgarte_alpha*cos_psi;
+    const slider_crank_real dR_dx_19_2 = psi_dot*sin_psi;
+    out_dR_dx[19] = -L*(baumgarte_beta*sin_psi + psi_dot*(dR_dx_19_1 - dR_dx_19_2) + in_acceleration[1]*cos_psi);
     out_dR_dx[20] = -baumgarte_beta;
-    const slider_crank_real dR_dx_dbe7 = baumgarte_alpha*sin_theta;
-    const slider_crank_real dR_dx_c7da = theta_dot*cos_theta;
-    out_dR_dx[21] = -r*(dR_dx_dbe7 + 2.0*dR_dx_c7da);
-    const slider_crank_real dR_dx_521f = baumgarte_alpha*sin_psi;
-    const slider_crank_real dR_dx_1744 = psi_dot*cos_psi;
-    out_dR_dx[22] = -L*(dR_dx_521f + 2.0*dR_dx_1744);
+    const slider_crank_real dR_dx_21_1 = baumgarte_alpha*sin_theta;
+    const slider_crank_real dR_dx_21_2 = theta_dot*cos_theta;
+    out_dR_dx[21] = -r*(dR_dx_21_1 + 2.0*dR_dx_21_2);
+    const slider_crank_real dR_dx_22_1 = baumgarte_alpha*sin_psi;
+    const slider_crank_real dR_dx_22_2 = psi_dot*cos_psi;
+    out_dR_dx[22] = -L*(dR_dx_22_1 + 2.0*dR_dx_22_2);
     out_dR_dx[23] = -baumgarte_alpha;
-    out_dR_dx[24] = r*(baumgarte_beta*cos_theta - theta_dot*(dR_dx_dbe7 + dR_dx_c7da) - in_acceleration[0]*sin_theta);
-    out_dR_dx[25] = -L*(baumgarte_beta*cos_psi - psi_dot*(dR_dx_521f + dR_dx_1744) - in_acceleration[1]*sin_psi);
-    out_dR_dx[27] = r*(dR_dx_fa4c - 2.0*dR_dx_9df3);
-    out_dR_dx[28] = -L*(dR_dx_9626 - 2.0*dR_dx_692c);
+    out_dR_dx[24] = r*(baumgarte_beta*cos_theta - theta_dot*(dR_dx_21_1 + dR_dx_21_2) - in_acceleration[0]*sin_theta);
+    out_dR_dx[25] = -L*(baumgarte_beta*cos_psi - psi_dot*(dR_dx_22_1 + dR_dx_22_2) - in_acceleration[1]*sin_psi);
+    out_dR_dx[27] = r*(dR_dx_18_1 - 2.0*dR_dx_18_2);
+    out_dR_dx[28] = -L*(dR_dx_19_1 - 2.0*dR_dx_19_2);
 }
 
 int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
@@ -521,26 +521,26 @@ static void slider_crank_residual_parameter_derivatives(slider_crank_real t, con
     const slider_crank_real r = param[0];
     const slider_crank_real L = param[1];
     const slider_crank_real mr = param[3];
-    const slider_crank_real dR_dp_1091 = r*in_acceleration[0];
+    const slider_crank_real dR_dp_0_1 = r*in_acceleration[0];
     const slider_crank_real cos_theta = cos(theta);
     const slider_crank_real sin_psi = sin(psi);
     const slider_crank_real sin_theta = sin(theta);
     const slider_crank_real cos_psi = cos(psi);
-    const slider_crank_real dR_dp_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
-    const slider_crank_real dR_dp_464a = cos_theta*cos_psi - sin_theta*sin_psi;
-    const slider_crank_real dR_dp_db9b = psi_dot*psi_dot*dR_dp_6de9 - in_acceleration[1]*dR_dp_464a;
-    const slider_crank_real dR_dp_0323 = L*dR_dp_db9b;
+    const slider_crank_real dR_dp_0_2 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real dR_dp_0_3 = cos_theta*cos_psi - sin_theta*sin_psi;
+    const slider_crank_real dR_dp_0_4 = psi_dot*psi_dot*dR_dp_0_2 - in_acceleration[1]*dR_dp_0_3;
+    const slider_crank_real dR_dp_0_5 = L*dR_dp_0_4;
     /* dR/dp */
-    out_dR_dp[0] = mr*(2.0*dR_dp_1091 + 0.5*dR_dp_0323) + in_multipliers[0]*sin_theta - in_multipliers[1]*cos_theta;
-    out_dR_dp[1] = 0.5*r*mr*dR_dp_db9b;
+    out_dR_dp[0] = mr*(2.0*dR_dp_0_1 + 0.5*dR_dp_0_5) + in_multipliers[0]*sin_theta - in_multipliers[1]*cos_theta;
+    out_dR_dp[1] = 0.5*r*mr*dR_dp_0_4;
     out_dR_dp[2] = in_acceleration[0];
-    out_dR_dp[3] = r*(dR_dp_1091 + 0.5*dR_dp_0323);
-    const slider_crank_real dR_dp_c585 = theta_dot*theta_dot*dR_dp_6de9 - in_acceleration[0]*dR_dp_464a;
-    out_dR_dp[5] = 0.5*L*mr*dR_dp_c585;
-    const slider_crank_real dR_dp_d5e4 = r*dR_dp_c585;
-    const slider_crank_real dR_dp_ffd9 = L*in_acceleration[1];
-    out_dR_dp[6] = mr*(0.5*dR_dp_d5e4 + 0.6666666666666666*dR_dp_ffd9) + in_multipliers[0]*sin_psi + in_multipliers[1]*cos_psi;
-    out_dR_dp[8] = L*(0.5*dR_dp_d5e4 + 0.3333333333333333*dR_dp_ffd9);
+    out_dR_dp[3] = r*(dR_dp_0_1 + 0.5*dR_dp_0_5);
+    const slider_crank_real dR_dp_5_1 = theta_dot*theta_dot*dR_dp_0_2 - in_acceleration[0]*dR_dp_0_3;
+    out_dR_dp[5] = 0.5*L*mr*dR_dp_5_1;
+    const slider_crank_real dR_dp_6_1 = r*dR_dp_5_1;
+    const slider_crank_real dR_dp_6_2 = L*in_acceleration[1];
+    out_dR_dp[6] = mr*(0.5*dR_dp_6_1 + 0.6666666666666666*dR_dp_6_2) + in_multipliers[0]*sin_psi + in_multipliers[1]*cos_psi;
+    out_dR_dp[8] = L*(0.5*dR_dp_6_1 + 0.3333333333333333*dR_dp_6_2);
     out_dR_dp[14] = in_acceleration[2];
     out_dR_dp[15] = baumgarte_beta*cos_theta - theta_dot*(baumgarte_alpha*sin_theta + theta_dot*cos_theta) - in_acceleration[0]*sin_theta;
     out_dR_dp[16] = baumgarte_beta*cos_psi - psi_dot*(baumgarte_alpha*sin_psi + psi_dot*cos_psi) - in_acceleration[1]*sin_psi;
@@ -735,12 +735,12 @@ slider_crank_real slider_crank_energy(slider_crank_real t, const slider_crank_re
     const slider_crank_real ms = param[4];
     const slider_crank_real cos_theta = cos(theta);
     const slider_crank_real cos_psi = cos(psi);
-    const slider_crank_real w_c5c3 = 2.0*r*theta_dot*cos_theta - L*psi_dot*cos_psi;
+    const slider_crank_real w_1 = 2.0*r*theta_dot*cos_theta - L*psi_dot*cos_psi;
     const slider_crank_real sin_theta = sin(theta);
     const slider_crank_real sin_psi = sin(psi);
-    const slider_crank_real w_893b = 2.0*r*theta_dot*sin_theta + L*psi_dot*sin_psi;
+    const slider_crank_real w_2 = 2.0*r*theta_dot*sin_theta + L*psi_dot*sin_psi;
     /* T + V */
-    return 0.5*(Jc*theta_dot*theta_dot + ms*s_dot*s_dot) + mr*(0.125*(w_c5c3*w_c5c3 + w_893b*w_893b) + 0.041666666666666664*L*L*psi_dot*psi_dot);
+    return 0.5*(Jc*theta_dot*theta_dot + ms*s_dot*s_dot) + mr*(0.125*(w_1*w_1 + w_2*w_2) + 0.041666666666666664*L*L*psi_dot*psi_dot);
 }
 
 void slider_crank_energies(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], slider_crank_real out_TV[])
@@ -758,12 +758,12 @@ void slider_crank_energies(slider_crank_real t, const slider_crank_real state[],
     const slider_crank_real ms = param[4];
     const slider_crank_real cos_theta = cos(theta);
     const slider_crank_real cos_psi = cos(psi);
-    const slider_crank_real TV_c5c3 = 2.0*r*theta_dot*cos_theta - L*psi_dot*cos_psi;
+    const slider_crank_real TV_0_1 = 2.0*r*theta_dot*cos_theta - L*psi_dot*cos_psi;
     const slider_crank_real sin_theta = sin(theta);
     const slider_crank_real sin_psi = sin(psi);
-    const slider_crank_real TV_893b = 2.0*r*theta_dot*sin_theta + L*psi_dot*sin_psi;
+    const slider_crank_real TV_0_2 = 2.0*r*theta_dot*sin_theta + L*psi_dot*sin_psi;
     /* T */
-    out_TV[0] = 0.5*(Jc*theta_dot*theta_dot + ms*s_dot*s_dot) + mr*(0.125*(TV_c5c3*TV_c5c3 + TV_893b*TV_893b) + 0.041666666666666664*L*L*psi_dot*psi_dot);
+    out_TV[0] = 0.5*(Jc*theta_dot*theta_dot + ms*s_dot*s_dot) + mr*(0.125*(TV_0_1*TV_0_1 + TV_0_2*TV_0_2) + 0.041666666666666664*L*L*psi_dot*psi_dot);
     /* V */
     out_TV[1] = 0.0;
 }
@@ -786,12 +786,12 @@ void slider_crank_inverse_dynamics(slider_crank_real t, const slider_crank_real 
     const slider_crank_real sin_psi = sin(psi);
     const slider_crank_real sin_theta = sin(theta);
     const slider_crank_real cos_psi = cos(psi);
-    const slider_crank_real tau_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
-    const slider_crank_real tau_464a = cos_theta*cos_psi - sin_theta*sin_psi;
+    const slider_crank_real tau_0_1 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real tau_0_2 = cos_theta*cos_psi - sin_theta*sin_psi;
     /* row theta */
-    out_tau[0] = 0.5*r*L*mr*(psi_dot*psi_dot*tau_6de9 - in_acceleration[1]*tau_464a) + in_acceleration[0]*(Jc + r*r*mr);
+    out_tau[0] = 0.5*r*L*mr*(psi_dot*psi_dot*tau_0_1 - in_acceleration[1]*tau_0_2) + in_acceleration[0]*(Jc + r*r*mr);
     /* row psi */
-    out_tau[1] = L*mr*(0.5*r*(theta_dot*theta_dot*tau_6de9 - in_acceleration[0]*tau_464a) + 0.3333333333333333*L*in_acceleration[1]);
+    out_tau[1] = L*mr*(0.5*r*(theta_dot*theta_dot*tau_0_1 - in_acceleration[0]*tau_0_2) + 0.3333333333333333*L*in_acceleration[1]);
     /* row s */
     out_tau[2] = ms*in_acceleration[2];
 }
@@ -810,11 +810,11 @@ void slider_crank_bias(slider_crank_real t, const slider_crank_real state[], con
     const slider_crank_real sin_psi = sin(psi);
     const slider_crank_real sin_theta = sin(theta);
     const slider_crank_real cos_psi = cos(psi);
-    const slider_crank_real bias_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real bias_0_1 = cos_theta*sin_psi + sin_theta*cos_psi;
     /* row theta */
-    out_bias[0] = 0.5*r*L*mr*psi_dot*psi_dot*bias_6de9;
+    out_bias[0] = 0.5*r*L*mr*psi_dot*psi_dot*bias_0_1;
     /* row psi */
-    out_bias[1] = 0.5*r*L*mr*theta_dot*theta_dot*bias_6de9;
+    out_bias[1] = 0.5*r*L*mr*theta_dot*theta_dot*bias_0_1;
     /* row s */
     out_bias[2] = 0.0;
 }
@@ -931,12 +931,12 @@ void slider_crank_regressor(slider_crank_real t, const slider_crank_real state[]
     const slider_crank_real sin_psi = sin(psi);
     const slider_crank_real sin_theta = sin(theta);
     const slider_crank_real cos_psi = cos(psi);
-    const slider_crank_real Y_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
-    const slider_crank_real Y_464a = cos_theta*cos_psi - sin_theta*sin_psi;
+    const slider_crank_real Y_1_1 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real Y_1_2 = cos_theta*cos_psi - sin_theta*sin_psi;
     /* row theta, column r*L*mr */
-    out_Y[1] = 0.5*(psi_dot*psi_dot*Y_6de9 - in_acceleration[1]*Y_464a);
+    out_Y[1] = 0.5*(psi_dot*psi_dot*Y_1_1 - in_acceleration[1]*Y_1_2);
     /* row psi, column r*L*mr */
-    out_Y[5] = 0.5*(theta_dot*theta_dot*Y_6de9 - in_acceleration[0]*Y_464a);
+    out_Y[5] = 0.5*(theta_dot*theta_dot*Y_1_1 - in_acceleration[0]*Y_1_2);
     /* row psi, column L^2*mr */
     out_Y[6] = 0.3333333333333333*in_acceleration[1];
     /* row s, column ms */
@@ -974,14 +974,14 @@ void slider_crank_standard_regressor(slider_crank_real t, const slider_crank_rea
     const slider_crank_real sin_psi = sin(psi);
     const slider_crank_real sin_theta = sin(theta);
     const slider_crank_real cos_psi = cos(psi);
-    const slider_crank_real Y_6de9 = cos_theta*sin_psi + sin_theta*cos_psi;
-    const slider_crank_real Y_464a = cos_theta*cos_psi - sin_theta*sin_psi;
+    const slider_crank_real Y_1_1 = cos_theta*sin_psi + sin_theta*cos_psi;
+    const slider_crank_real Y_1_2 = cos_theta*cos_psi - sin_theta*sin_psi;
     /* row theta, column r*L*mr */
-    out_Y[1] = 0.5*(psi_dot*psi_dot*Y_6de9 - in_acceleration[1]*Y_464a);
+    out_Y[1] = 0.5*(psi_dot*psi_dot*Y_1_1 - in_acceleration[1]*Y_1_2);
     /* row theta, column Jc */
     out_Y[3] = in_acceleration[0];
     /* row psi, column r*L*mr */
-    out_Y[6] = 0.5*(theta_dot*theta_dot*Y_6de9 - in_acceleration[0]*Y_464a);
+    out_Y[6] = 0.5*(theta_dot*theta_dot*Y_1_1 - in_acceleration[0]*Y_1_2);
     /* row psi, column L^2*mr */
     out_Y[7] = 0.3333333333333333*in_acceleration[1];
     /* row s, column ms */

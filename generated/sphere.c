@@ -384,17 +384,17 @@ static void sphere_residual_derivatives(sphere_real t, const sphere_real state[]
     const sphere_real x_dot = state[3];  /* x' */
     const sphere_real y_dot = state[4];  /* y' */
     const sphere_real z_dot = state[5];  /* z' */
-    const sphere_real dR_dx_349a = -2.0*in_multipliers[0];
+    const sphere_real dR_dx_0_1 = -2.0*in_multipliers[0];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = dR_dx_349a;
-    out_dR_dx[7] = dR_dx_349a;
-    out_dR_dx[14] = dR_dx_349a;
+    out_dR_dx[0] = dR_dx_0_1;
+    out_dR_dx[7] = dR_dx_0_1;
+    out_dR_dx[14] = dR_dx_0_1;
     out_dR_dx[18] = 2.0*(in_acceleration[0] + baumgarte_alpha*x_dot + baumgarte_beta*x);
     out_dR_dx[19] = 2.0*(in_acceleration[1] + baumgarte_alpha*y_dot + baumgarte_beta*y);
     out_dR_dx[20] = 2.0*(in_acceleration[2] + baumgarte_alpha*z_dot + baumgarte_beta*z);
-    out_dR_dx[21] = 4.0*x_dot + 2.0*baumgarte_alpha*x;
-    out_dR_dx[22] = 4.0*y_dot + 2.0*baumgarte_alpha*y;
-    out_dR_dx[23] = 4.0*z_dot + 2.0*baumgarte_alpha*z;
+    out_dR_dx[21] = 2.0*(2.0*x_dot + baumgarte_alpha*x);
+    out_dR_dx[22] = 2.0*(2.0*y_dot + baumgarte_alpha*y);
+    out_dR_dx[23] = 2.0*(2.0*z_dot + baumgarte_alpha*z);
 }
 
 int sphere_jacobian(sphere_real t, const sphere_real state[], const sphere_real input[], const sphere_real param[],
@@ -766,9 +766,9 @@ void sphere_outputs(sphere_real t, const sphere_real state[], const sphere_real 
     const sphere_real z = state[2];
     const sphere_real R = param[1];
     const sphere_real lambda1 = multipliers[0];
-    const sphere_real outputs_2216 = sqrt(x*x + y*y + z*z);
+    const sphere_real outputs_0_1 = sqrt(x*x + y*y + z*z);
     /* cos_theta = z/sqrt(x^2 + y^2 + z^2) */
-    out_outputs[0] = z/outputs_2216;
+    out_outputs[0] = z/outputs_0_1;
     /* normal_force = 2*R*lambda1 */
     out_outputs[1] = 2.0*R*lambda1;
 }

@@ -80,13 +80,13 @@ static void spring_pendulum_kkt_entries(spring_pendulum_real t, const spring_pen
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m;
     out_M[3] = m;
-    const spring_pendulum_real f_77b0 = x*x + y*y;
-    const spring_pendulum_real f_f824 = sqrt(f_77b0);
-    const spring_pendulum_real f_f1af = k*(l/f_f824 - 1.0) - c*(x*x_dot + y*y_dot)/f_77b0;
+    const spring_pendulum_real f_0_1 = x*x + y*y;
+    const spring_pendulum_real f_0_2 = sqrt(f_0_1);
+    const spring_pendulum_real f_0_3 = k*(l/f_0_2 - 1.0) - c*(x*x_dot + y*y_dot)/f_0_1;
     /* f = Q - k, row x */
-    out_f[0] = x*f_f1af;
+    out_f[0] = x*f_0_3;
     /* row y */
-    out_f[1] = -(m*g - y*f_f1af);
+    out_f[1] = -(m*g - y*f_0_3);
 }
 
 void spring_pendulum_kkt_terms(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
@@ -145,25 +145,25 @@ static void spring_pendulum_residual_derivatives(spring_pendulum_real t, const s
     const spring_pendulum_real l = param[2];
     const spring_pendulum_real k = param[3];
     const spring_pendulum_real c = param[4];
-    const spring_pendulum_real dR_dx_46ea = x*x;
-    const spring_pendulum_real dR_dx_c100 = y*y;
-    const spring_pendulum_real dR_dx_77b0 = dR_dx_46ea + dR_dx_c100;
-    const spring_pendulum_real dR_dx_f824 = sqrt(dR_dx_77b0);
-    const spring_pendulum_real dR_dx_4532 = x*x_dot + y*y_dot;
-    const spring_pendulum_real dR_dx_f1af = k*(l/dR_dx_f824 - 1.0) - c*dR_dx_4532/dR_dx_77b0;
-    const spring_pendulum_real dR_dx_dc32 = dR_dx_f824*dR_dx_f824*dR_dx_f824;
-    const spring_pendulum_real dR_dx_f8ad = l*k*x/dR_dx_dc32 + c*(x_dot - 2.0*x*dR_dx_4532/dR_dx_77b0)/dR_dx_77b0;
+    const spring_pendulum_real dR_dx_0_1 = x*x;
+    const spring_pendulum_real dR_dx_0_2 = y*y;
+    const spring_pendulum_real dR_dx_0_3 = dR_dx_0_1 + dR_dx_0_2;
+    const spring_pendulum_real dR_dx_0_4 = sqrt(dR_dx_0_3);
+    const spring_pendulum_real dR_dx_0_5 = x*x_dot + y*y_dot;
+    const spring_pendulum_real dR_dx_0_6 = k*(l/dR_dx_0_4 - 1.0) - c*dR_dx_0_5/dR_dx_0_3;
+    const spring_pendulum_real dR_dx_0_7 = dR_dx_0_4*dR_dx_0_4*dR_dx_0_4;
+    const spring_pendulum_real dR_dx_0_8 = l*k*x/dR_dx_0_7 + c*(x_dot - 2.0*x*dR_dx_0_5/dR_dx_0_3)/dR_dx_0_3;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = -(dR_dx_f1af - x*dR_dx_f8ad);
-    const spring_pendulum_real dR_dx_da6f = l*k*y/dR_dx_dc32 + c*(y_dot - 2.0*y*dR_dx_4532/dR_dx_77b0)/dR_dx_77b0;
-    out_dR_dx[1] = x*dR_dx_da6f;
-    out_dR_dx[2] = c*dR_dx_46ea/dR_dx_77b0;
-    const spring_pendulum_real dR_dx_29fd = c*x*y/dR_dx_77b0;
-    out_dR_dx[3] = dR_dx_29fd;
-    out_dR_dx[4] = y*dR_dx_f8ad;
-    out_dR_dx[5] = -(dR_dx_f1af - y*dR_dx_da6f);
-    out_dR_dx[6] = dR_dx_29fd;
-    out_dR_dx[7] = c*dR_dx_c100/dR_dx_77b0;
+    out_dR_dx[0] = -(dR_dx_0_6 - x*dR_dx_0_8);
+    const spring_pendulum_real dR_dx_1_1 = l*k*y/dR_dx_0_7 + c*(y_dot - 2.0*y*dR_dx_0_5/dR_dx_0_3)/dR_dx_0_3;
+    out_dR_dx[1] = x*dR_dx_1_1;
+    out_dR_dx[2] = c*dR_dx_0_1/dR_dx_0_3;
+    const spring_pendulum_real dR_dx_3_1 = c*x*y/dR_dx_0_3;
+    out_dR_dx[3] = dR_dx_3_1;
+    out_dR_dx[4] = y*dR_dx_0_8;
+    out_dR_dx[5] = -(dR_dx_0_6 - y*dR_dx_1_1);
+    out_dR_dx[6] = dR_dx_3_1;
+    out_dR_dx[7] = c*dR_dx_0_2/dR_dx_0_3;
 }
 
 int spring_pendulum_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
@@ -237,18 +237,18 @@ static void spring_pendulum_residual_parameter_derivatives(spring_pendulum_real 
     const spring_pendulum_real k = param[3];
     /* dR/dp */
     out_dR_dp[0] = in_acceleration[0];
-    const spring_pendulum_real dR_dp_77b0 = x*x + y*y;
-    const spring_pendulum_real dR_dp_f824 = sqrt(dR_dp_77b0);
-    out_dR_dp[2] = -k*x/dR_dp_f824;
-    const spring_pendulum_real dR_dp_97d1 = l/dR_dp_f824 - 1.0;
-    out_dR_dp[3] = -x*dR_dp_97d1;
-    const spring_pendulum_real dR_dp_4532 = x*x_dot + y*y_dot;
-    out_dR_dp[4] = x*dR_dp_4532/dR_dp_77b0;
+    const spring_pendulum_real dR_dp_2_1 = x*x + y*y;
+    const spring_pendulum_real dR_dp_2_2 = sqrt(dR_dp_2_1);
+    out_dR_dp[2] = -k*x/dR_dp_2_2;
+    const spring_pendulum_real dR_dp_3_1 = l/dR_dp_2_2 - 1.0;
+    out_dR_dp[3] = -x*dR_dp_3_1;
+    const spring_pendulum_real dR_dp_4_1 = x*x_dot + y*y_dot;
+    out_dR_dp[4] = x*dR_dp_4_1/dR_dp_2_1;
     out_dR_dp[5] = g + in_acceleration[1];
     out_dR_dp[6] = m;
-    out_dR_dp[7] = -k*y/dR_dp_f824;
-    out_dR_dp[8] = -y*dR_dp_97d1;
-    out_dR_dp[9] = y*dR_dp_4532/dR_dp_77b0;
+    out_dR_dp[7] = -k*y/dR_dp_2_2;
+    out_dR_dp[8] = -y*dR_dp_3_1;
+    out_dR_dp[9] = y*dR_dp_4_1/dR_dp_2_1;
 }
 
 int spring_pendulum_parameter_jacobian(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
@@ -299,10 +299,10 @@ spring_pendulum_real spring_pendulum_energy(spring_pendulum_real t, const spring
     const spring_pendulum_real g = param[1];
     const spring_pendulum_real l = param[2];
     const spring_pendulum_real k = param[3];
-    const spring_pendulum_real w_f824 = sqrt(x*x + y*y);
-    const spring_pendulum_real w_2c4e = l - w_f824;
+    const spring_pendulum_real w_1 = sqrt(x*x + y*y);
+    const spring_pendulum_real w_2 = l - w_1;
     /* T + V */
-    return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y) + 0.5*k*w_2c4e*w_2c4e;
+    return m*(0.5*(x_dot*x_dot + y_dot*y_dot) + g*y) + 0.5*k*w_2*w_2;
 }
 
 void spring_pendulum_energies(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_TV[])
@@ -318,10 +318,10 @@ void spring_pendulum_energies(spring_pendulum_real t, const spring_pendulum_real
     const spring_pendulum_real k = param[3];
     /* T */
     out_TV[0] = 0.5*m*(x_dot*x_dot + y_dot*y_dot);
-    const spring_pendulum_real TV_f824 = sqrt(x*x + y*y);
-    const spring_pendulum_real TV_2c4e = l - TV_f824;
+    const spring_pendulum_real TV_1_1 = sqrt(x*x + y*y);
+    const spring_pendulum_real TV_1_2 = l - TV_1_1;
     /* V */
-    out_TV[1] = m*g*y + 0.5*k*TV_2c4e*TV_2c4e;
+    out_TV[1] = m*g*y + 0.5*k*TV_1_2*TV_1_2;
 }
 
 void spring_pendulum_inverse_dynamics(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
@@ -338,13 +338,13 @@ void spring_pendulum_inverse_dynamics(spring_pendulum_real t, const spring_pendu
     const spring_pendulum_real l = param[2];
     const spring_pendulum_real k = param[3];
     const spring_pendulum_real c = param[4];
-    const spring_pendulum_real tau_77b0 = x*x + y*y;
-    const spring_pendulum_real tau_f824 = sqrt(tau_77b0);
-    const spring_pendulum_real tau_f1af = k*(l/tau_f824 - 1.0) - c*(x*x_dot + y*y_dot)/tau_77b0;
+    const spring_pendulum_real tau_0_1 = x*x + y*y;
+    const spring_pendulum_real tau_0_2 = sqrt(tau_0_1);
+    const spring_pendulum_real tau_0_3 = k*(l/tau_0_2 - 1.0) - c*(x*x_dot + y*y_dot)/tau_0_1;
     /* row x */
-    out_tau[0] = m*in_acceleration[0] - x*tau_f1af;
+    out_tau[0] = m*in_acceleration[0] - x*tau_0_3;
     /* row y */
-    out_tau[1] = m*(g + in_acceleration[1]) - y*tau_f1af;
+    out_tau[1] = m*(g + in_acceleration[1]) - y*tau_0_3;
 }
 
 void spring_pendulum_bias(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_bias[])
@@ -359,13 +359,13 @@ void spring_pendulum_bias(spring_pendulum_real t, const spring_pendulum_real sta
     const spring_pendulum_real l = param[2];
     const spring_pendulum_real k = param[3];
     const spring_pendulum_real c = param[4];
-    const spring_pendulum_real bias_77b0 = x*x + y*y;
-    const spring_pendulum_real bias_f824 = sqrt(bias_77b0);
-    const spring_pendulum_real bias_f1af = k*(l/bias_f824 - 1.0) - c*(x*x_dot + y*y_dot)/bias_77b0;
+    const spring_pendulum_real bias_0_1 = x*x + y*y;
+    const spring_pendulum_real bias_0_2 = sqrt(bias_0_1);
+    const spring_pendulum_real bias_0_3 = k*(l/bias_0_2 - 1.0) - c*(x*x_dot + y*y_dot)/bias_0_1;
     /* row x */
-    out_bias[0] = -x*bias_f1af;
+    out_bias[0] = -x*bias_0_3;
     /* row y */
-    out_bias[1] = m*g - y*bias_f1af;
+    out_bias[1] = m*g - y*bias_0_3;
 }
 
 void spring_pendulum_gravity(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real param[], spring_pendulum_real out_dVdq[])
@@ -377,12 +377,12 @@ void spring_pendulum_gravity(spring_pendulum_real t, const spring_pendulum_real 
     const spring_pendulum_real g = param[1];
     const spring_pendulum_real l = param[2];
     const spring_pendulum_real k = param[3];
-    const spring_pendulum_real dVdq_f824 = sqrt(x*x + y*y);
-    const spring_pendulum_real dVdq_2c4e = l - dVdq_f824;
+    const spring_pendulum_real dVdq_0_1 = sqrt(x*x + y*y);
+    const spring_pendulum_real dVdq_0_2 = l - dVdq_0_1;
     /* dV/dx */
-    out_dVdq[0] = -k*x*dVdq_2c4e/dVdq_f824;
+    out_dVdq[0] = -k*x*dVdq_0_2/dVdq_0_1;
     /* dV/dy */
-    out_dVdq[1] = m*g - k*y*dVdq_2c4e/dVdq_f824;
+    out_dVdq[1] = m*g - k*y*dVdq_0_2/dVdq_0_1;
 }
 
 /* Copies the lower triangle of the symmetric M to the upper one. */
@@ -440,25 +440,25 @@ void spring_pendulum_regressor(spring_pendulum_real t, const spring_pendulum_rea
     spring_pendulum_zero(out_Y, 5*SPRING_PENDULUM_NQ);
     /* row x, column m */
     out_Y[1] = in_acceleration[0];
-    const spring_pendulum_real Y_77b0 = x*x + y*y;
-    const spring_pendulum_real Y_f824 = sqrt(Y_77b0);
+    const spring_pendulum_real Y_2_1 = x*x + y*y;
+    const spring_pendulum_real Y_2_2 = sqrt(Y_2_1);
     /* row x, column l*k */
-    out_Y[2] = -x/Y_f824;
+    out_Y[2] = -x/Y_2_2;
     /* row x, column k */
     out_Y[3] = x;
-    const spring_pendulum_real Y_4532 = x*x_dot + y*y_dot;
+    const spring_pendulum_real Y_4_1 = x*x_dot + y*y_dot;
     /* row x, column c */
-    out_Y[4] = x*Y_4532/Y_77b0;
+    out_Y[4] = x*Y_4_1/Y_2_1;
     /* row y, column m*g */
     out_Y[5] = 1.0;
     /* row y, column m */
     out_Y[6] = in_acceleration[1];
     /* row y, column l*k */
-    out_Y[7] = -y/Y_f824;
+    out_Y[7] = -y/Y_2_2;
     /* row y, column k */
     out_Y[8] = y;
     /* row y, column c */
-    out_Y[9] = y*Y_4532/Y_77b0;
+    out_Y[9] = y*Y_4_1/Y_2_1;
 }
 
 void spring_pendulum_base_parameters(const spring_pendulum_real param[], spring_pendulum_real out_theta[])
@@ -490,25 +490,25 @@ void spring_pendulum_standard_regressor(spring_pendulum_real t, const spring_pen
     spring_pendulum_zero(out_Y, 5*SPRING_PENDULUM_NQ);
     /* row x, column m */
     out_Y[1] = in_acceleration[0];
-    const spring_pendulum_real Y_77b0 = x*x + y*y;
-    const spring_pendulum_real Y_f824 = sqrt(Y_77b0);
+    const spring_pendulum_real Y_2_1 = x*x + y*y;
+    const spring_pendulum_real Y_2_2 = sqrt(Y_2_1);
     /* row x, column l*k */
-    out_Y[2] = -x/Y_f824;
+    out_Y[2] = -x/Y_2_2;
     /* row x, column k */
     out_Y[3] = x;
-    const spring_pendulum_real Y_4532 = x*x_dot + y*y_dot;
+    const spring_pendulum_real Y_4_1 = x*x_dot + y*y_dot;
     /* row x, column c */
-    out_Y[4] = x*Y_4532/Y_77b0;
+    out_Y[4] = x*Y_4_1/Y_2_1;
     /* row y, column m*g */
     out_Y[5] = 1.0;
     /* row y, column m */
     out_Y[6] = in_acceleration[1];
     /* row y, column l*k */
-    out_Y[7] = -y/Y_f824;
+    out_Y[7] = -y/Y_2_2;
     /* row y, column k */
     out_Y[8] = y;
     /* row y, column c */
-    out_Y[9] = y*Y_4532/Y_77b0;
+    out_Y[9] = y*Y_4_1/Y_2_1;
 }
 
 void spring_pendulum_standard_parameters(const spring_pendulum_real param[], spring_pendulum_real out_theta[])
