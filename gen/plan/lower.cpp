@@ -360,15 +360,15 @@ int Graph::signed_sum(Node n) {
   // GiNaC writes a sum as a - b in one run and -(b - a) in the next; the
   // sum is kept with its first canonical term positive, the sign outside.
   sort_operands(n);
-  // A sum with a constant is kept with its first canonical term's
-  // coefficient 1, the scale outside: GiNaC takes a sum's integer content
-  // out of a product (zH + 1/100 as 1/100 (100 zH + 1)), and a spec's
-  // zH + 0.01 is then one node however GiNaC wrote it.
+  // A term plus a constant is kept with the term's coefficient 1, the
+  // scale outside: GiNaC takes a sum's integer content out of a product
+  // (zH + 1/100 as 1/100 (100 zH + 1)), and a spec's zH + 0.01 is then one
+  // node however GiNaC wrote it.
   // One with integer coefficients has their greatest common divisor
   // outside: GiNaC's 100 (zH + 0.01) X - 200 Y, once the 100 is out of
   // the inner sum, is 100 ((zH + 0.01) X - 2 Y), as (zH X - 2 Y) was.
   double scale = n.terms[0].first < 0 ? -1.0 : 1.0;
-  if (n.value != 0 && std::fabs(n.terms[0].first) != 1) {
+  if (n.value != 0 && n.terms.size() == 1 && std::fabs(n.terms[0].first) != 1) {
     double s = n.terms[0].first;
     bool exact = s * (n.value / s) == n.value;
     for (auto &t : n.terms) exact = exact && s * (t.first / s) == t.first;
