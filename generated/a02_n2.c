@@ -767,71 +767,8 @@ int a02_n2_parameter_jacobian(a02_n2_real t, const a02_n2_real state[], const a0
 */
 static int a02_n2_factor_correction_mass(a02_n2_real M[], const a02_n2_real C[], a02_n2_real Y[], a02_n2_real S[])
 {
-    a02_n2_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return A02_N2_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    M[15] = M[15]/M[0];
-    d = M[6];
-    if (!(d > 1e-13*M[6])) return A02_N2_SINGULAR_MASS;
-    M[6] = sqrt(d);
-    M[21] = M[21]/M[6];
-    d = M[12];
-    if (!(d > 1e-13*M[12])) return A02_N2_SINGULAR_MASS;
-    M[12] = sqrt(d);
-    d = M[18] - M[15]*M[15];
-    if (!(d > 1e-13*M[18])) return A02_N2_SINGULAR_MASS;
-    M[18] = sqrt(d);
-    d = M[24] - M[21]*M[21];
-    if (!(d > 1e-13*M[24])) return A02_N2_SINGULAR_MASS;
-    M[24] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[6];
-    Y[3] = (C[3] - M[15]*Y[0])/M[18];
-    Y[4] = -M[21]*Y[1]/M[24];
-    Y[5] = C[5]/M[0];
-    Y[6] = C[6]/M[6];
-    Y[8] = (C[8] - M[15]*Y[5])/M[18];
-    Y[9] = -M[21]*Y[6]/M[24];
-    Y[11] = C[11]/M[6];
-    Y[12] = C[12]/M[12];
-    Y[14] = (C[14] - M[21]*Y[11])/M[24];
-    Y[16] = C[16]/M[6];
-    Y[17] = C[17]/M[12];
-    Y[19] = (C[19] - M[21]*Y[16])/M[24];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[3]*Y[3] + Y[4]*Y[4];
-    S[4] = Y[5]*Y[0] + Y[6]*Y[1] + Y[8]*Y[3] + Y[9]*Y[4];
-    S[5] = Y[5]*Y[5] + Y[6]*Y[6] + Y[8]*Y[8] + Y[9]*Y[9];
-    S[8] = Y[11]*Y[1] + Y[14]*Y[4];
-    S[9] = Y[11]*Y[6] + Y[14]*Y[9];
-    S[10] = Y[11]*Y[11] + Y[12]*Y[12] + Y[14]*Y[14];
-    S[12] = Y[16]*Y[1] + Y[19]*Y[4];
-    S[13] = Y[16]*Y[6] + Y[19]*Y[9];
-    S[14] = Y[16]*Y[11] + Y[17]*Y[12] + Y[19]*Y[14];
-    S[15] = Y[16]*Y[16] + Y[17]*Y[17] + Y[19]*Y[19];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return A02_N2_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    S[4] = S[4]/S[0];
-    S[8] = S[8]/S[0];
-    S[12] = S[12]/S[0];
-    d = S[5] - S[4]*S[4];
-    if (!(d > 1e-8*S[5])) return A02_N2_SINGULAR_CONSTRAINTS;
-    S[5] = sqrt(d);
-    S[9] = (S[9] - S[8]*S[4])/S[5];
-    S[13] = (S[13] - S[12]*S[4])/S[5];
-    d = S[10] - S[8]*S[8] - S[9]*S[9];
-    if (!(d > 1e-8*S[10])) return A02_N2_SINGULAR_CONSTRAINTS;
-    S[10] = sqrt(d);
-    S[14] = (S[14] - S[12]*S[8] - S[13]*S[9])/S[10];
-    d = S[15] - S[12]*S[12] - S[13]*S[13] - S[14]*S[14];
-    if (!(d > 1e-8*S[15])) return A02_N2_SINGULAR_CONSTRAINTS;
-    S[15] = sqrt(d);
-    return A02_N2_OK;
+    const int status = a02_n2_factor_kkt(M, C, Y, S);
+    return status == A02_N2_RANK_DEFICIENT ? A02_N2_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

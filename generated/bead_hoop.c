@@ -557,36 +557,8 @@ int bead_hoop_parameter_jacobian(bead_hoop_real t, const bead_hoop_real state[],
 */
 static int bead_hoop_factor_correction_mass(bead_hoop_real M[], const bead_hoop_real C[], bead_hoop_real Y[], bead_hoop_real S[])
 {
-    bead_hoop_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return BEAD_HOOP_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[4];
-    if (!(d > 1e-13*M[4])) return BEAD_HOOP_SINGULAR_MASS;
-    M[4] = sqrt(d);
-    d = M[8];
-    if (!(d > 1e-13*M[8])) return BEAD_HOOP_SINGULAR_MASS;
-    M[8] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[4];
-    Y[2] = C[2]/M[8];
-    Y[3] = C[3]/M[0];
-    Y[4] = C[4]/M[4];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
-    S[2] = Y[3]*Y[0] + Y[4]*Y[1];
-    S[3] = Y[3]*Y[3] + Y[4]*Y[4];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return BEAD_HOOP_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    S[2] = S[2]/S[0];
-    d = S[3] - S[2]*S[2];
-    if (!(d > 1e-8*S[3])) return BEAD_HOOP_SINGULAR_CONSTRAINTS;
-    S[3] = sqrt(d);
-    return BEAD_HOOP_OK;
+    const int status = bead_hoop_factor_kkt(M, C, Y, S);
+    return status == BEAD_HOOP_RANK_DEFICIENT ? BEAD_HOOP_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

@@ -475,20 +475,8 @@ int belt_block_parameter_jacobian(belt_block_real t, const belt_block_real state
 */
 static int belt_block_factor_correction_mass(belt_block_real M[], const belt_block_real C[], belt_block_real Y[], belt_block_real S[])
 {
-    belt_block_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return BELT_BLOCK_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return BELT_BLOCK_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    return BELT_BLOCK_OK;
+    const int status = belt_block_factor_kkt(M, C, Y, S);
+    return status == BELT_BLOCK_RANK_DEFICIENT ? BELT_BLOCK_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

@@ -559,39 +559,8 @@ int billiard_ball_parameter_jacobian(billiard_ball_real t, const billiard_ball_r
 */
 static int billiard_ball_factor_correction_mass(billiard_ball_real M[], const billiard_ball_real C[], billiard_ball_real Y[], billiard_ball_real S[])
 {
-    billiard_ball_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return BILLIARD_BALL_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[6];
-    if (!(d > 1e-13*M[6])) return BILLIARD_BALL_SINGULAR_MASS;
-    M[6] = sqrt(d);
-    d = M[12];
-    if (!(d > 1e-13*M[12])) return BILLIARD_BALL_SINGULAR_MASS;
-    M[12] = sqrt(d);
-    d = M[18];
-    if (!(d > 1e-13*M[18])) return BILLIARD_BALL_SINGULAR_MASS;
-    M[18] = sqrt(d);
-    d = M[24];
-    if (!(d > 1e-13*M[24])) return BILLIARD_BALL_SINGULAR_MASS;
-    M[24] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[3] = C[3]/M[18];
-    Y[6] = C[6]/M[6];
-    Y[7] = C[7]/M[12];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[3]*Y[3];
-    S[3] = Y[6]*Y[6] + Y[7]*Y[7];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return BILLIARD_BALL_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    d = S[3];
-    if (!(d > 1e-8*S[3])) return BILLIARD_BALL_SINGULAR_CONSTRAINTS;
-    S[3] = sqrt(d);
-    return BILLIARD_BALL_OK;
+    const int status = billiard_ball_factor_kkt(M, C, Y, S);
+    return status == BILLIARD_BALL_RANK_DEFICIENT ? BILLIARD_BALL_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

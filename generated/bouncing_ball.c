@@ -470,20 +470,8 @@ int bouncing_ball_parameter_jacobian(bouncing_ball_real t, const bouncing_ball_r
 */
 static int bouncing_ball_factor_correction_mass(bouncing_ball_real M[], const bouncing_ball_real C[], bouncing_ball_real Y[], bouncing_ball_real S[])
 {
-    bouncing_ball_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return BOUNCING_BALL_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return BOUNCING_BALL_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    return BOUNCING_BALL_OK;
+    const int status = bouncing_ball_factor_kkt(M, C, Y, S);
+    return status == BOUNCING_BALL_RANK_DEFICIENT ? BOUNCING_BALL_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

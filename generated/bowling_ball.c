@@ -499,24 +499,8 @@ int bowling_ball_parameter_jacobian(bowling_ball_real t, const bowling_ball_real
 */
 static int bowling_ball_factor_correction_mass(bowling_ball_real M[], const bowling_ball_real C[], bowling_ball_real Y[], bowling_ball_real S[])
 {
-    bowling_ball_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return BOWLING_BALL_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[3];
-    if (!(d > 1e-13*M[3])) return BOWLING_BALL_SINGULAR_MASS;
-    M[3] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[3];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return BOWLING_BALL_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    return BOWLING_BALL_OK;
+    const int status = bowling_ball_factor_kkt(M, C, Y, S);
+    return status == BOWLING_BALL_RANK_DEFICIENT ? BOWLING_BALL_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

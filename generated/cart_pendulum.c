@@ -528,28 +528,8 @@ int cart_pendulum_parameter_jacobian(cart_pendulum_real t, const cart_pendulum_r
 */
 static int cart_pendulum_factor_correction_mass(cart_pendulum_real M[], const cart_pendulum_real C[], cart_pendulum_real Y[], cart_pendulum_real S[])
 {
-    cart_pendulum_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return CART_PENDULUM_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[4];
-    if (!(d > 1e-13*M[4])) return CART_PENDULUM_SINGULAR_MASS;
-    M[4] = sqrt(d);
-    d = M[8];
-    if (!(d > 1e-13*M[8])) return CART_PENDULUM_SINGULAR_MASS;
-    M[8] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[4];
-    Y[2] = C[2]/M[8];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return CART_PENDULUM_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    return CART_PENDULUM_OK;
+    const int status = cart_pendulum_factor_kkt(M, C, Y, S);
+    return status == CART_PENDULUM_RANK_DEFICIENT ? CART_PENDULUM_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

@@ -515,28 +515,8 @@ int disk_link_rolling_parameter_jacobian(disk_link_rolling_real t, const disk_li
 */
 static int disk_link_rolling_factor_correction_mass(disk_link_rolling_real M[], const disk_link_rolling_real C[], disk_link_rolling_real Y[], disk_link_rolling_real S[])
 {
-    disk_link_rolling_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return DISK_LINK_ROLLING_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[4];
-    if (!(d > 1e-13*M[4])) return DISK_LINK_ROLLING_SINGULAR_MASS;
-    M[4] = sqrt(d);
-    d = M[8];
-    if (!(d > 1e-13*M[8])) return DISK_LINK_ROLLING_SINGULAR_MASS;
-    M[8] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[4];
-    Y[2] = C[2]/M[8];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return DISK_LINK_ROLLING_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    return DISK_LINK_ROLLING_OK;
+    const int status = disk_link_rolling_factor_kkt(M, C, Y, S);
+    return status == DISK_LINK_ROLLING_RANK_DEFICIENT ? DISK_LINK_ROLLING_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

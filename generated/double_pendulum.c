@@ -580,40 +580,8 @@ int double_pendulum_parameter_jacobian(double_pendulum_real t, const double_pend
 */
 static int double_pendulum_factor_correction_mass(double_pendulum_real M[], const double_pendulum_real C[], double_pendulum_real Y[], double_pendulum_real S[])
 {
-    double_pendulum_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return DOUBLE_PENDULUM_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[5];
-    if (!(d > 1e-13*M[5])) return DOUBLE_PENDULUM_SINGULAR_MASS;
-    M[5] = sqrt(d);
-    d = M[10];
-    if (!(d > 1e-13*M[10])) return DOUBLE_PENDULUM_SINGULAR_MASS;
-    M[10] = sqrt(d);
-    d = M[15];
-    if (!(d > 1e-13*M[15])) return DOUBLE_PENDULUM_SINGULAR_MASS;
-    M[15] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[5];
-    Y[4] = C[4]/M[0];
-    Y[5] = C[5]/M[5];
-    Y[6] = C[6]/M[10];
-    Y[7] = C[7]/M[15];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1];
-    S[2] = Y[4]*Y[0] + Y[5]*Y[1];
-    S[3] = Y[4]*Y[4] + Y[5]*Y[5] + Y[6]*Y[6] + Y[7]*Y[7];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return DOUBLE_PENDULUM_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    S[2] = S[2]/S[0];
-    d = S[3] - S[2]*S[2];
-    if (!(d > 1e-8*S[3])) return DOUBLE_PENDULUM_SINGULAR_CONSTRAINTS;
-    S[3] = sqrt(d);
-    return DOUBLE_PENDULUM_OK;
+    const int status = double_pendulum_factor_kkt(M, C, Y, S);
+    return status == DOUBLE_PENDULUM_RANK_DEFICIENT ? DOUBLE_PENDULUM_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

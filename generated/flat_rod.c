@@ -537,35 +537,8 @@ int flat_rod_parameter_jacobian(flat_rod_real t, const flat_rod_real state[], co
 */
 static int flat_rod_factor_correction_mass(flat_rod_real M[], const flat_rod_real C[], flat_rod_real Y[], flat_rod_real S[])
 {
-    flat_rod_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return FLAT_ROD_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[4];
-    if (!(d > 1e-13*M[4])) return FLAT_ROD_SINGULAR_MASS;
-    M[4] = sqrt(d);
-    d = M[8];
-    if (!(d > 1e-13*M[8])) return FLAT_ROD_SINGULAR_MASS;
-    M[8] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[1] = C[1]/M[4];
-    Y[2] = C[2]/M[8];
-    Y[4] = C[4]/M[4];
-    Y[5] = C[5]/M[8];
-    /* S = Y Y^T */
-    S[0] = Y[1]*Y[1] + Y[2]*Y[2];
-    S[2] = Y[4]*Y[1] + Y[5]*Y[2];
-    S[3] = Y[4]*Y[4] + Y[5]*Y[5];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return FLAT_ROD_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    S[2] = S[2]/S[0];
-    d = S[3] - S[2]*S[2];
-    if (!(d > 1e-8*S[3])) return FLAT_ROD_SINGULAR_CONSTRAINTS;
-    S[3] = sqrt(d);
-    return FLAT_ROD_OK;
+    const int status = flat_rod_factor_kkt(M, C, Y, S);
+    return status == FLAT_ROD_RANK_DEFICIENT ? FLAT_ROD_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

@@ -619,38 +619,8 @@ int four_bar_parameter_jacobian(four_bar_real t, const four_bar_real state[], co
 */
 static int four_bar_factor_correction_mass(four_bar_real M[], const four_bar_real C[], four_bar_real Y[], four_bar_real S[])
 {
-    four_bar_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return FOUR_BAR_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    M[3] = M[3]/M[0];
-    d = M[4] - M[3]*M[3];
-    if (!(d > 1e-13*M[4])) return FOUR_BAR_SINGULAR_MASS;
-    M[4] = sqrt(d);
-    d = M[8];
-    if (!(d > 1e-13*M[8])) return FOUR_BAR_SINGULAR_MASS;
-    M[8] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = (C[1] - M[3]*Y[0])/M[4];
-    Y[2] = C[2]/M[8];
-    Y[3] = C[3]/M[0];
-    Y[4] = (C[4] - M[3]*Y[3])/M[4];
-    Y[5] = C[5]/M[8];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
-    S[2] = Y[3]*Y[0] + Y[4]*Y[1] + Y[5]*Y[2];
-    S[3] = Y[3]*Y[3] + Y[4]*Y[4] + Y[5]*Y[5];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return FOUR_BAR_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    S[2] = S[2]/S[0];
-    d = S[3] - S[2]*S[2];
-    if (!(d > 1e-8*S[3])) return FOUR_BAR_SINGULAR_CONSTRAINTS;
-    S[3] = sqrt(d);
-    return FOUR_BAR_OK;
+    const int status = four_bar_factor_kkt(M, C, Y, S);
+    return status == FOUR_BAR_RANK_DEFICIENT ? FOUR_BAR_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

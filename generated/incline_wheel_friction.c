@@ -499,24 +499,8 @@ int incline_wheel_friction_parameter_jacobian(incline_wheel_friction_real t, con
 */
 static int incline_wheel_friction_factor_correction_mass(incline_wheel_friction_real M[], const incline_wheel_friction_real C[], incline_wheel_friction_real Y[], incline_wheel_friction_real S[])
 {
-    incline_wheel_friction_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return INCLINE_WHEEL_FRICTION_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[3];
-    if (!(d > 1e-13*M[3])) return INCLINE_WHEEL_FRICTION_SINGULAR_MASS;
-    M[3] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[3];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return INCLINE_WHEEL_FRICTION_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    return INCLINE_WHEEL_FRICTION_OK;
+    const int status = incline_wheel_friction_factor_kkt(M, C, Y, S);
+    return status == INCLINE_WHEEL_FRICTION_RANK_DEFICIENT ? INCLINE_WHEEL_FRICTION_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

@@ -541,30 +541,8 @@ int knife_edge_parameter_jacobian(knife_edge_real t, const knife_edge_real state
 */
 static int knife_edge_factor_correction_mass(knife_edge_real M[], const knife_edge_real C[], knife_edge_real Y[], knife_edge_real S[])
 {
-    knife_edge_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return KNIFE_EDGE_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    M[6] = M[6]/M[0];
-    d = M[4];
-    if (!(d > 1e-13*M[4])) return KNIFE_EDGE_SINGULAR_MASS;
-    M[4] = sqrt(d);
-    M[7] = M[7]/M[4];
-    d = M[8] - M[6]*M[6] - M[7]*M[7];
-    if (!(d > 1e-13*M[8])) return KNIFE_EDGE_SINGULAR_MASS;
-    M[8] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[4];
-    Y[2] = (-M[6]*Y[0] - M[7]*Y[1])/M[8];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return KNIFE_EDGE_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    return KNIFE_EDGE_OK;
+    const int status = knife_edge_factor_kkt(M, C, Y, S);
+    return status == KNIFE_EDGE_RANK_DEFICIENT ? KNIFE_EDGE_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

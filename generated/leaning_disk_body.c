@@ -666,52 +666,8 @@ int leaning_disk_body_parameter_jacobian(leaning_disk_body_real t, const leaning
 */
 static int leaning_disk_body_factor_correction_mass(leaning_disk_body_real M[], const leaning_disk_body_real C[], leaning_disk_body_real Y[], leaning_disk_body_real S[])
 {
-    leaning_disk_body_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return LEANING_DISK_BODY_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    M[10] = M[10]/M[0];
-    M[15] = M[15]/M[0];
-    d = M[6];
-    if (!(d > 1e-13*M[6])) return LEANING_DISK_BODY_SINGULAR_MASS;
-    M[6] = sqrt(d);
-    M[11] = M[11]/M[6];
-    M[16] = M[16]/M[6];
-    d = M[12] - M[10]*M[10] - M[11]*M[11];
-    if (!(d > 1e-13*M[12])) return LEANING_DISK_BODY_SINGULAR_MASS;
-    M[12] = sqrt(d);
-    M[17] = (-M[15]*M[10] - M[16]*M[11])/M[12];
-    M[22] = M[22]/M[12];
-    d = M[18] - M[15]*M[15] - M[16]*M[16] - M[17]*M[17];
-    if (!(d > 1e-13*M[18])) return LEANING_DISK_BODY_SINGULAR_MASS;
-    M[18] = sqrt(d);
-    M[23] = -M[22]*M[17]/M[18];
-    d = M[24] - M[22]*M[22] - M[23]*M[23];
-    if (!(d > 1e-13*M[24])) return LEANING_DISK_BODY_SINGULAR_MASS;
-    M[24] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[2] = -M[10]*Y[0]/M[12];
-    Y[3] = (-M[15]*Y[0] - M[17]*Y[2])/M[18];
-    Y[4] = (C[4] - M[22]*Y[2] - M[23]*Y[3])/M[24];
-    Y[6] = C[6]/M[6];
-    Y[7] = -M[11]*Y[6]/M[12];
-    Y[8] = (-M[16]*Y[6] - M[17]*Y[7])/M[18];
-    Y[9] = (C[9] - M[22]*Y[7] - M[23]*Y[8])/M[24];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[2]*Y[2] + Y[3]*Y[3] + Y[4]*Y[4];
-    S[2] = Y[7]*Y[2] + Y[8]*Y[3] + Y[9]*Y[4];
-    S[3] = Y[6]*Y[6] + Y[7]*Y[7] + Y[8]*Y[8] + Y[9]*Y[9];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return LEANING_DISK_BODY_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    S[2] = S[2]/S[0];
-    d = S[3] - S[2]*S[2];
-    if (!(d > 1e-8*S[3])) return LEANING_DISK_BODY_SINGULAR_CONSTRAINTS;
-    S[3] = sqrt(d);
-    return LEANING_DISK_BODY_OK;
+    const int status = leaning_disk_body_factor_kkt(M, C, Y, S);
+    return status == LEANING_DISK_BODY_RANK_DEFICIENT ? LEANING_DISK_BODY_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

@@ -478,20 +478,8 @@ int moving_table_parameter_jacobian(moving_table_real t, const moving_table_real
 */
 static int moving_table_factor_correction_mass(moving_table_real M[], const moving_table_real C[], moving_table_real Y[], moving_table_real S[])
 {
-    moving_table_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return MOVING_TABLE_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return MOVING_TABLE_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    return MOVING_TABLE_OK;
+    const int status = moving_table_factor_kkt(M, C, Y, S);
+    return status == MOVING_TABLE_RANK_DEFICIENT ? MOVING_TABLE_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

@@ -595,57 +595,8 @@ int newtons_cradle_parameter_jacobian(newtons_cradle_real t, const newtons_cradl
 */
 static int newtons_cradle_factor_correction_mass(newtons_cradle_real M[], const newtons_cradle_real C[], newtons_cradle_real Y[], newtons_cradle_real S[])
 {
-    newtons_cradle_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return NEWTONS_CRADLE_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[6];
-    if (!(d > 1e-13*M[6])) return NEWTONS_CRADLE_SINGULAR_MASS;
-    M[6] = sqrt(d);
-    d = M[12];
-    if (!(d > 1e-13*M[12])) return NEWTONS_CRADLE_SINGULAR_MASS;
-    M[12] = sqrt(d);
-    d = M[18];
-    if (!(d > 1e-13*M[18])) return NEWTONS_CRADLE_SINGULAR_MASS;
-    M[18] = sqrt(d);
-    d = M[24];
-    if (!(d > 1e-13*M[24])) return NEWTONS_CRADLE_SINGULAR_MASS;
-    M[24] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[6];
-    Y[6] = C[6]/M[6];
-    Y[7] = C[7]/M[12];
-    Y[12] = C[12]/M[12];
-    Y[13] = C[13]/M[18];
-    Y[18] = C[18]/M[18];
-    Y[19] = C[19]/M[24];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1];
-    S[4] = Y[6]*Y[1];
-    S[5] = Y[6]*Y[6] + Y[7]*Y[7];
-    S[9] = Y[12]*Y[7];
-    S[10] = Y[12]*Y[12] + Y[13]*Y[13];
-    S[14] = Y[18]*Y[13];
-    S[15] = Y[18]*Y[18] + Y[19]*Y[19];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return NEWTONS_CRADLE_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    S[4] = S[4]/S[0];
-    d = S[5] - S[4]*S[4];
-    if (!(d > 1e-8*S[5])) return NEWTONS_CRADLE_SINGULAR_CONSTRAINTS;
-    S[5] = sqrt(d);
-    S[9] = S[9]/S[5];
-    d = S[10] - S[9]*S[9];
-    if (!(d > 1e-8*S[10])) return NEWTONS_CRADLE_SINGULAR_CONSTRAINTS;
-    S[10] = sqrt(d);
-    S[14] = S[14]/S[10];
-    d = S[15] - S[14]*S[14];
-    if (!(d > 1e-8*S[15])) return NEWTONS_CRADLE_SINGULAR_CONSTRAINTS;
-    S[15] = sqrt(d);
-    return NEWTONS_CRADLE_OK;
+    const int status = newtons_cradle_factor_kkt(M, C, Y, S);
+    return status == NEWTONS_CRADLE_RANK_DEFICIENT ? NEWTONS_CRADLE_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

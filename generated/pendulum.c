@@ -495,24 +495,8 @@ int pendulum_parameter_jacobian(pendulum_real t, const pendulum_real state[], co
 */
 static int pendulum_factor_correction_mass(pendulum_real M[], const pendulum_real C[], pendulum_real Y[], pendulum_real S[])
 {
-    pendulum_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return PENDULUM_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[3];
-    if (!(d > 1e-13*M[3])) return PENDULUM_SINGULAR_MASS;
-    M[3] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[3];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return PENDULUM_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    return PENDULUM_OK;
+    const int status = pendulum_factor_kkt(M, C, Y, S);
+    return status == PENDULUM_RANK_DEFICIENT ? PENDULUM_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

@@ -713,62 +713,8 @@ int rolling_ball_parameter_jacobian(rolling_ball_real t, const rolling_ball_real
 */
 static int rolling_ball_factor_correction_mass(rolling_ball_real M[], const rolling_ball_real C[], rolling_ball_real Y[], rolling_ball_real S[])
 {
-    rolling_ball_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return ROLLING_BALL_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[7];
-    if (!(d > 1e-13*M[7])) return ROLLING_BALL_SINGULAR_MASS;
-    M[7] = sqrt(d);
-    d = M[14];
-    if (!(d > 1e-13*M[14])) return ROLLING_BALL_SINGULAR_MASS;
-    M[14] = sqrt(d);
-    d = M[21];
-    if (!(d > 1e-13*M[21])) return ROLLING_BALL_SINGULAR_MASS;
-    M[21] = sqrt(d);
-    d = M[28];
-    if (!(d > 1e-13*M[28])) return ROLLING_BALL_SINGULAR_MASS;
-    M[28] = sqrt(d);
-    d = M[35];
-    if (!(d > 1e-13*M[35])) return ROLLING_BALL_SINGULAR_MASS;
-    M[35] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[2] = C[2]/M[14];
-    Y[3] = C[3]/M[21];
-    Y[4] = C[4]/M[28];
-    Y[5] = C[5]/M[35];
-    Y[6] = C[6]/M[0];
-    Y[8] = C[8]/M[14];
-    Y[9] = C[9]/M[21];
-    Y[10] = C[10]/M[28];
-    Y[11] = C[11]/M[35];
-    Y[13] = C[13]/M[7];
-    Y[14] = C[14]/M[14];
-    Y[15] = C[15]/M[21];
-    Y[16] = C[16]/M[28];
-    Y[17] = C[17]/M[35];
-    /* S = Y Y^T */
-    S[0] = Y[2]*Y[2] + Y[3]*Y[3] + Y[4]*Y[4] + Y[5]*Y[5];
-    S[3] = Y[8]*Y[2] + Y[9]*Y[3] + Y[10]*Y[4] + Y[11]*Y[5];
-    S[4] = Y[6]*Y[6] + Y[8]*Y[8] + Y[9]*Y[9] + Y[10]*Y[10] + Y[11]*Y[11];
-    S[6] = Y[14]*Y[2] + Y[15]*Y[3] + Y[16]*Y[4] + Y[17]*Y[5];
-    S[7] = Y[14]*Y[8] + Y[15]*Y[9] + Y[16]*Y[10] + Y[17]*Y[11];
-    S[8] = Y[13]*Y[13] + Y[14]*Y[14] + Y[15]*Y[15] + Y[16]*Y[16] + Y[17]*Y[17];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    S[3] = S[3]/S[0];
-    S[6] = S[6]/S[0];
-    d = S[4] - S[3]*S[3];
-    if (!(d > 1e-8*S[4])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
-    S[4] = sqrt(d);
-    S[7] = (S[7] - S[6]*S[3])/S[4];
-    d = S[8] - S[6]*S[6] - S[7]*S[7];
-    if (!(d > 1e-8*S[8])) return ROLLING_BALL_SINGULAR_CONSTRAINTS;
-    S[8] = sqrt(d);
-    return ROLLING_BALL_OK;
+    const int status = rolling_ball_factor_kkt(M, C, Y, S);
+    return status == ROLLING_BALL_RANK_DEFICIENT ? ROLLING_BALL_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

@@ -565,38 +565,8 @@ int rolling_disk_parameter_jacobian(rolling_disk_real t, const rolling_disk_real
 */
 static int rolling_disk_factor_correction_mass(rolling_disk_real M[], const rolling_disk_real C[], rolling_disk_real Y[], rolling_disk_real S[])
 {
-    rolling_disk_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return ROLLING_DISK_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[5];
-    if (!(d > 1e-13*M[5])) return ROLLING_DISK_SINGULAR_MASS;
-    M[5] = sqrt(d);
-    d = M[10];
-    if (!(d > 1e-13*M[10])) return ROLLING_DISK_SINGULAR_MASS;
-    M[10] = sqrt(d);
-    d = M[15];
-    if (!(d > 1e-13*M[15])) return ROLLING_DISK_SINGULAR_MASS;
-    M[15] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[3] = C[3]/M[15];
-    Y[5] = C[5]/M[5];
-    Y[7] = C[7]/M[15];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[3]*Y[3];
-    S[2] = Y[7]*Y[3];
-    S[3] = Y[5]*Y[5] + Y[7]*Y[7];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    S[2] = S[2]/S[0];
-    d = S[3] - S[2]*S[2];
-    if (!(d > 1e-8*S[3])) return ROLLING_DISK_SINGULAR_CONSTRAINTS;
-    S[3] = sqrt(d);
-    return ROLLING_DISK_OK;
+    const int status = rolling_disk_factor_kkt(M, C, Y, S);
+    return status == ROLLING_DISK_RANK_DEFICIENT ? ROLLING_DISK_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

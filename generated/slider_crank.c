@@ -589,37 +589,8 @@ int slider_crank_parameter_jacobian(slider_crank_real t, const slider_crank_real
 */
 static int slider_crank_factor_correction_mass(slider_crank_real M[], const slider_crank_real C[], slider_crank_real Y[], slider_crank_real S[])
 {
-    slider_crank_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return SLIDER_CRANK_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    M[3] = M[3]/M[0];
-    d = M[4] - M[3]*M[3];
-    if (!(d > 1e-13*M[4])) return SLIDER_CRANK_SINGULAR_MASS;
-    M[4] = sqrt(d);
-    d = M[8];
-    if (!(d > 1e-13*M[8])) return SLIDER_CRANK_SINGULAR_MASS;
-    M[8] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = (C[1] - M[3]*Y[0])/M[4];
-    Y[2] = C[2]/M[8];
-    Y[3] = C[3]/M[0];
-    Y[4] = (C[4] - M[3]*Y[3])/M[4];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
-    S[2] = Y[3]*Y[0] + Y[4]*Y[1];
-    S[3] = Y[3]*Y[3] + Y[4]*Y[4];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return SLIDER_CRANK_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    S[2] = S[2]/S[0];
-    d = S[3] - S[2]*S[2];
-    if (!(d > 1e-8*S[3])) return SLIDER_CRANK_SINGULAR_CONSTRAINTS;
-    S[3] = sqrt(d);
-    return SLIDER_CRANK_OK;
+    const int status = slider_crank_factor_kkt(M, C, Y, S);
+    return status == SLIDER_CRANK_RANK_DEFICIENT ? SLIDER_CRANK_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

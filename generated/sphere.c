@@ -517,28 +517,8 @@ int sphere_parameter_jacobian(sphere_real t, const sphere_real state[], const sp
 */
 static int sphere_factor_correction_mass(sphere_real M[], const sphere_real C[], sphere_real Y[], sphere_real S[])
 {
-    sphere_real d;
-    /* M = L L^T in place */
-    d = M[0];
-    if (!(d > 1e-13*M[0])) return SPHERE_SINGULAR_MASS;
-    M[0] = sqrt(d);
-    d = M[4];
-    if (!(d > 1e-13*M[4])) return SPHERE_SINGULAR_MASS;
-    M[4] = sqrt(d);
-    d = M[8];
-    if (!(d > 1e-13*M[8])) return SPHERE_SINGULAR_MASS;
-    M[8] = sqrt(d);
-    /* Y = L^-1 C^T, a row per constraint */
-    Y[0] = C[0]/M[0];
-    Y[1] = C[1]/M[4];
-    Y[2] = C[2]/M[8];
-    /* S = Y Y^T */
-    S[0] = Y[0]*Y[0] + Y[1]*Y[1] + Y[2]*Y[2];
-    /* S = Ls Ls^T in place */
-    d = S[0];
-    if (!(d > 1e-8*S[0])) return SPHERE_SINGULAR_CONSTRAINTS;
-    S[0] = sqrt(d);
-    return SPHERE_OK;
+    const int status = sphere_factor_kkt(M, C, Y, S);
+    return status == SPHERE_RANK_DEFICIENT ? SPHERE_SINGULAR_CONSTRAINTS : status;
 }
 
 /* W = I: S = C C^T. */

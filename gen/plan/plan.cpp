@@ -289,7 +289,7 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
       jacobian_work(jacobian_work_layout(sizes, rhs_work)),
       parameter_jacobian_work(parameter_jacobian_work_layout(sizes, rhs_work)),
       solver(plan_kkt_solver(m)),
-      correction(plan_correction_solver(m)),
+      correction(plan_correction_solver(m, solver)),
       correction_work(correction_work_layout(sizes)),
       with_step(sizes.nc == 0 || (correction.available && model.redundant.empty())),
       step_work(step_work_layout(sizes, rhs_work)) {

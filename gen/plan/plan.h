@@ -281,8 +281,11 @@ struct CorrectionSolver {
   std::vector<Solve> solves;  // rows NH first when 0 < NH < NC, then NC; mass first
   size_t ops = 0;
   bool available = false;
+  // factor_mass is the KKT solve's straight-line factor with C in J's place
+  // (all but the status of a small pivot of S): printed as a call of it.
+  bool mass_is_kkt_factor = false;
 };
-CorrectionSolver plan_correction_solver(const Model &m);
+CorrectionSolver plan_correction_solver(const Model &m, const KktSolver &kkt);
 
 // ---- plan.cpp -------------------------------------------------------------
 
