@@ -637,9 +637,9 @@ std::string emit_source(const Plan &plan) {
   const Names &n = plan.names;
   std::ostringstream s;
   s << banner(plan, n.p + ".c");
-  s << "/*\n** Temporaries: cos_psi is cos(psi); M_3eee is a value that the outputs of\n"
-       "** section M (out_M) need first, named by a hash of what it computes, so that\n"
-       "** an edit of the spec renames only the values it changes.\n*/\n";
+  s << "/*\n** Temporaries: cos_psi is cos(psi); zH_plus is zH plus a number; M_18_3 is\n"
+       "** the third value that out_M[18] needs first, counted within that entry, so\n"
+       "** that an edit of the spec renames only the values of the entries it changes.\n*/\n";
   s << "#include \"" << n.p << ".h\"\n\n#include <math.h>\n\n";
 
   auto values = [](const std::vector<NamedValue> &v, std::vector<double> &values, std::vector<std::string> &labels) {

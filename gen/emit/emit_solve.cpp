@@ -113,9 +113,13 @@ std::string emit_correction_solver(const Plan &plan) {
        "** factored as the KKT solve factors J M^-1 J^T, over the structural\n"
        "** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.\n*/\n";
   s << "static int " << n.fn("factor_correction_mass") << "(" << R << " M[], const " << R << " C[], " << R << " Y[], " << R
-    << " S[])\n{\n"
-    << "    " << R << " d;\n" << unused_text(k.factor_mass_unused) << lines_text(n, real, k.factor_mass)
-    << "    return " << n.size("OK") << ";\n}\n\n";
+    << " S[])\n{\n";
+  if (k.mass_is_kkt_factor)  // the same lines: one routine, its small pivot of S named for the correction
+    s << "    const int status = " << n.fn("factor_kkt") << "(M, C, Y, S);\n"
+      << "    return status == " << n.size("RANK_DEFICIENT") << " ? " << n.size("SINGULAR_CONSTRAINTS") << " : status;\n}\n\n";
+  else
+    s << "    " << R << " d;\n" << unused_text(k.factor_mass_unused) << lines_text(n, real, k.factor_mass)
+      << "    return " << n.size("OK") << ";\n}\n\n";
   s << "/* W = I: S = C C^T. */\n";
   s << "static int " << n.fn("factor_correction_identity") << "(const " << R << " C[], " << R << " S[])\n{\n"
     << "    " << R << " d;\n" << unused_text(k.factor_identity_unused) << lines_text(n, real, k.factor_identity)

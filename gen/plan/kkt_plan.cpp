@@ -314,7 +314,36 @@ KktSolver plan_kkt_solver(const Model &m) {
   return k;
 }
 
-CorrectionSolver plan_correction_solver(const Model &m) {
+namespace {
+
+// Whether two lists of lines are one, array `a_name` of the first standing
+// for `b_name` of the second, whatever their headings and their pivots'
+// failure texts.
+bool same_but_names(const std::vector<SolveLine> &a, const std::vector<SolveLine> &b, const char *a_name,
+                    const char *b_name) {
+  auto same_ref = [&](const ArrayRef &x, const ArrayRef &y) {
+    std::string xa = x.array, ya = y.array;
+    return (xa == ya || (xa == a_name && ya == b_name)) && x.index == y.index;
+  };
+  auto same_optional = [&](const std::optional<ArrayRef> &x, const std::optional<ArrayRef> &y) {
+    return x.has_value() == y.has_value() && (!x || same_ref(*x, *y));
+  };
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const SolveLine &x = a[i], &y = b[i];
+    if (x.kind != y.kind || x.tolerance != y.tolerance || x.sign != y.sign || !same_ref(x.target, y.target) ||
+        !same_optional(x.base, y.base) || !same_optional(x.divisor, y.divisor) || x.products.size() != y.products.size())
+      return false;
+    for (size_t j = 0; j < x.products.size(); ++j)
+      if (!same_ref(x.products[j].first, y.products[j].first) || !same_ref(x.products[j].second, y.products[j].second))
+        return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+CorrectionSolver plan_correction_solver(const Model &m, const KktSolver &kkt) {
   CorrectionSolver k;
   if (!m.nc()) return k;
   Planner planner(m, false);
@@ -337,6 +366,7 @@ CorrectionSolver plan_correction_solver(const Model &m) {
   for (auto *lines : {&k.factor_mass, &k.factor_identity}) k.ops += ops_of(*lines);
   for (auto &solve : k.solves) k.ops += ops_of(solve.lines);
   k.available = pays_straight_line(k.ops, m);
+  k.mass_is_kkt_factor = kkt.straight_line && same_but_names(kkt.factor, k.factor_mass, "J", "C");
   return k;
 }
 

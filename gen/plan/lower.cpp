@@ -55,9 +55,15 @@ double as_double(const GiNaC::numeric &n) {
 int Graph::compare(int a, int b) const {
   if (a == b) return 0;
   const Node &x = nodes_[size_t(a)], &y = nodes_[size_t(b)];
-  auto symbol_of = [&](const Node &n) {
-    return n.kind == Node::sym ? &n : n.kind == Node::ipow && nodes_[size_t(n.terms[0].second)].kind == Node::sym
-                                          ? &nodes_[size_t(n.terms[0].second)] : nullptr;
+  // A symbol, a power of one, or one plus a number (zH + 0.01, a spec's
+  // offset: it stands where the symbol would).
+  auto symbol_of = [&](const Node &n) -> const Node * {
+    if (n.kind == Node::sym) return &n;
+    if (n.kind == Node::ipow || (n.kind == Node::add && n.value != 0 && n.terms.size() == 1 && n.terms[0].first == 1)) {
+      const Node &base = nodes_[size_t(n.terms[0].second)];
+      if (base.kind == Node::sym) return &base;
+    }
+    return nullptr;
   };
   auto group = [&](const Node &n) {
     switch (n.kind) {
@@ -67,7 +73,7 @@ int Graph::compare(int a, int b) const {
       case Node::call: return 2;
       case Node::pow: return 4;
       case Node::mul: return 5;
-      case Node::add: return 6;
+      case Node::add: return symbol_of(n) ? 1 : 6;
     }
     return 7;
   };
@@ -87,7 +93,9 @@ int Graph::compare(int a, int b) const {
       const Node *sx = symbol_of(x), *sy = symbol_of(y);
       if (int c = three_way(sx->rank, sy->rank)) return c;
       if (int c = sx->name.compare(sy->name)) return c < 0 ? -1 : 1;
-      return three_way(x.kind == Node::ipow ? x.exponent : 1, y.kind == Node::ipow ? y.exponent : 1);
+      if (int c = three_way(x.kind == Node::ipow ? x.exponent : 1, y.kind == Node::ipow ? y.exponent : 1)) return c;
+      if (int c = three_way(x.kind == Node::add, y.kind == Node::add)) return c;
+      return three_way(x.value, y.value);
     }
     case 2:
       if (int c = operands(x, y)) return c;
@@ -352,11 +360,37 @@ int Graph::signed_sum(Node n) {
   // GiNaC writes a sum as a - b in one run and -(b - a) in the next; the
   // sum is kept with its first canonical term positive, the sign outside.
   sort_operands(n);
-  bool flip = n.terms[0].first < 0;
-  if (!flip) return intern(n);
-  n.value = -n.value;
-  for (auto &t : n.terms) t.first = -t.first;
-  return scaled(-1.0, intern(n));
+  // A term plus a constant is kept with the term's coefficient 1, the
+  // scale outside: GiNaC takes a sum's integer content out of a product
+  // (zH + 1/100 as 1/100 (100 zH + 1)), and a spec's zH + 0.01 is then one
+  // node however GiNaC wrote it.
+  // One with integer coefficients has their greatest common divisor
+  // outside: GiNaC's 100 (zH + 0.01) X - 200 Y, once the 100 is out of
+  // the inner sum, is 100 ((zH + 0.01) X - 2 Y), as (zH X - 2 Y) was.
+  double scale = n.terms[0].first < 0 ? -1.0 : 1.0;
+  if (n.value != 0 && n.terms.size() == 1 && std::fabs(n.terms[0].first) != 1) {
+    double s = n.terms[0].first;
+    bool exact = s * (n.value / s) == n.value;
+    for (auto &t : n.terms) exact = exact && s * (t.first / s) == t.first;
+    if (exact) scale = s;
+  } else if (n.value == 0) {
+    double divisor = 0;
+    for (auto &t : n.terms) {
+      double c = std::fabs(t.first);
+      if (c != std::floor(c) || c > 9007199254740992.0) {
+        divisor = 0;
+        break;
+      }
+      double a = divisor, b = c;
+      while (b != 0) a = std::fmod(a, b), std::swap(a, b);
+      divisor = a;
+    }
+    if (divisor > 1) scale *= divisor;
+  }
+  if (scale == 1) return intern(n);
+  n.value /= scale;
+  for (auto &t : n.terms) t.first /= scale;
+  return scaled(scale, intern(n));
 }
 
 int Graph::intern(Node n) {
@@ -766,19 +800,20 @@ Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<s
                   const std::set<std::string> &taken) {
   Schedule s;
   std::set<std::string> names = taken;
+  std::map<std::string, int> counts;  // temporaries named so far, by section
   auto name_for = [&](int id, const std::string &section) {
     const Node &n = g.node(id);
     std::string name;
     if (n.kind == Node::call && n.terms.size() == 1 && g.node(n.terms[0].second).kind == Node::sym)
       name = n.name + "_" + g.node(n.terms[0].second).name;
-    // Else the section and the node's structural hash, as few hex digits of
-    // it as keep the name apart from the others.
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(n.key));
-    for (size_t digits = 4; name.empty() || names.count(name); ++digits) {
-      if (digits > 16) unreachable("two temporaries of one block with the same structural hash");
-      name = (section.empty() ? "w" : section) + "_" + std::string(hex, digits);
-    }
+    // A symbol plus a number (a spec's offset, zH + 0.01) after the symbol.
+    if (n.kind == Node::add && n.value != 0 && n.terms.size() == 1 && n.terms[0].first == 1 &&
+        g.node(n.terms[0].second).kind == Node::sym)
+      name = g.node(n.terms[0].second).name + (n.value > 0 ? "_plus" : "_minus");
+    // Else the section and the count of its temporaries so far; a name
+    // the block already holds (a spec's own) takes an underscore more.
+    if (name.empty() || names.count(name)) name = section + "_" + std::to_string(++counts[section]);
+    while (names.count(name)) name += "_";
     names.insert(name);
     return name;
   };

@@ -206,11 +206,17 @@ class BlockBuilder {
               std::vector<Assignment> outputs) {
     Block b{std::move(signature), std::move(doc), std::move(arrays), std::move(outputs), {}, {}, {}};
     std::vector<int> nodes;
-    std::vector<std::string> sections;  // each output's array, less its "out_"
+    // Each output's section, which names the temporaries it first needs:
+    // its array less "out_" and its index (M_18), or w for the return value.
+    std::vector<std::string> sections;
     for (auto &a : b.outputs) {
       nodes.push_back(a.node);
-      std::string array = a.array < 0 ? "" : b.arrays[size_t(a.array)].param;
-      sections.push_back(array.rfind("out_", 0) == 0 ? array.substr(4) : array);
+      if (a.array < 0) {
+        sections.push_back("w");
+        continue;
+      }
+      std::string array = b.arrays[size_t(a.array)].param;
+      sections.push_back((array.rfind("out_", 0) == 0 ? array.substr(4) : array) + "_" + std::to_string(a.index));
     }
     std::set<std::string> taken;
     for (const Local &l : p_.locals) taken.insert(l.kind == Local::element ? l.array : l.name);
@@ -283,7 +289,7 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
       jacobian_work(jacobian_work_layout(sizes, rhs_work)),
       parameter_jacobian_work(parameter_jacobian_work_layout(sizes, rhs_work)),
       solver(plan_kkt_solver(m)),
-      correction(plan_correction_solver(m)),
+      correction(plan_correction_solver(m, solver)),
       correction_work(correction_work_layout(sizes)),
       with_step(sizes.nc == 0 || (correction.available && model.redundant.empty())),
       step_work(step_work_layout(sizes, rhs_work)) {

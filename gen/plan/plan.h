@@ -136,10 +136,12 @@ struct SumReuse {
 //
 // Temporaries are named so that an edit of the spec renames only what it
 // changes: a call of one symbol after both (cos_psi), any other after the
-// section of the output that first needs it (its array less "out_"; w where
-// the output is the return value) and its structural hash (M_3eee: as few
-// hex digits as keep it apart). `sections` holds each output's section;
-// `taken` the names the block already uses.
+// section of the output that first needs it (its array less "out_" and its
+// index, M_18; w where the output is the return value) and a count within
+// that section (M_18_3). An edit renumbers only the entries whose
+// computation it changes, and a changed subexpression keeps its name, so
+// the expressions above it read as before. `sections` holds each output's
+// section; `taken` the names the block already uses.
 struct Schedule {
   std::vector<Statement> code;
   std::map<int, std::string> temps;  // node -> temporary's name
@@ -279,8 +281,11 @@ struct CorrectionSolver {
   std::vector<Solve> solves;  // rows NH first when 0 < NH < NC, then NC; mass first
   size_t ops = 0;
   bool available = false;
+  // factor_mass is the KKT solve's straight-line factor with C in J's place
+  // (all but the status of a small pivot of S): printed as a call of it.
+  bool mass_is_kkt_factor = false;
 };
-CorrectionSolver plan_correction_solver(const Model &m);
+CorrectionSolver plan_correction_solver(const Model &m, const KktSolver &kkt);
 
 // ---- plan.cpp -------------------------------------------------------------
 
