@@ -150,6 +150,9 @@ struct Spec {
   // The URDF it includes (urdf = "FILE", or the spec is a URDF): its path
   // and bytes, for reports and the program cache's key; "" without one.
   std::string urdf_path, urdf_source;
+  // The URDF's names that are not identifiers, as the spec's names write
+  // them: (identifier, "joint 'hip-1'"), for the generated C's comments.
+  std::vector<std::pair<std::string, std::string>> urdf_renamed;
   std::string name, title;
   std::vector<NamedValue> coordinates;  // value unused
   std::vector<NamedValue> parameters, inputs;
@@ -222,6 +225,8 @@ struct UrdfModel {
   std::string path, source;
   std::string robot;  // the robot's name as an identifier
   SourceLoc loc;      // of <robot>
+  // Each name sanitised into an identifier: (identifier, "link 'base link'").
+  std::vector<std::pair<std::string, std::string>> renamed;
   std::vector<NamedValue> coordinates, parameters, inputs;
   std::vector<NamedText> frames, points;
   std::vector<BodySpec> bodies;

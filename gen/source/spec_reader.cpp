@@ -80,6 +80,7 @@ class Reader {
   void include(UrdfModel urdf) {
     spec_.urdf_path = urdf.path;
     spec_.urdf_source = std::move(urdf.source);
+    spec_.urdf_renamed = std::move(urdf.renamed);
     spec_.coordinates = std::move(urdf.coordinates);
     spec_.parameters = std::move(urdf.parameters);
     spec_.inputs = std::move(urdf.inputs);

@@ -67,6 +67,10 @@ Triple rotated(const Triple &rpy, Triple v) {
   return v;
 }
 
+// More links and joints than any robot description lagrangec can derive in
+// its time limit: refused as the file is read.
+constexpr size_t kMaxElements = 2000;
+
 class UrdfReader {
  public:
   UrdfReader(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {}
@@ -79,10 +83,14 @@ class UrdfReader {
     out.path = path_;
     out.source = text_;
     out.robot = sanitised(robot_->Attribute("name") ? robot_->Attribute("name") : "robot", "robot_");
+    if (robot_->Attribute("name")) renamed(robot_->Attribute("name"), out.robot, "robot", out);
     out.loc = at(robot_);
     out.gravity = text_at("-9.81*N.z", out.loc);
     for (const TiXmlElement *l : link_elements_) map_link(l, out);
     for (const TiXmlElement *j : joint_elements_) map_joint(j, out);
+    for (const TiXmlElement *l : link_elements_) renamed(l->Attribute("name"), frame_name(l->Attribute("name")), "link", out);
+    for (const TiXmlElement *j : joint_elements_)
+      renamed(j->Attribute("name"), sanitised(j->Attribute("name"), "joint_"), "joint", out);
     warn_unmapped();
     return out;
   }
@@ -176,6 +184,11 @@ class UrdfReader {
       if (!seen.emplace(name, e).second)
         error_at(at(e), std::string(link ? "a link" : "a joint") + " named '" + name + "' is declared twice");
       (link ? link_elements_ : joint_elements_).push_back(e);
+      if (link_elements_.size() + joint_elements_.size() > kMaxElements)
+        error_at(at(e), "the URDF has more than " + std::to_string(kMaxElements) +
+                            " links and joints: lagrangec's equations grow like the square of a tree's size or "
+                            "faster (the 29-joint humanoid g1.urdf makes 14 MB of C), so a tree this large is "
+                            "refused here rather than after minutes of derivation");
     }
     if (link_elements_.empty()) error_at(at(robot_), "the URDF has no <link>");
   }
@@ -210,13 +223,21 @@ class UrdfReader {
                             "': a URDF is a tree (close a loop with a constraint in a spec that includes it)");
       check_numbers(j);
     }
-    for (auto &[name, joint] : parent_joint_) {  // up from each link: a loop comes back
-      std::set<std::string> up = {name};
-      for (auto p = parent_joint_.find(joint_link(joint, "parent")); p != parent_joint_.end();
-           p = parent_joint_.find(joint_link(p->second, "parent")))
-        if (!up.insert(p->first).second)
+    // Up from each link until a link known to hang from the root (or to be
+    // the root): a loop comes back to the path. Each link is walked once, so
+    // a chain of a hundred thousand links is checked at once, not in N^2.
+    std::set<std::string> rooted;
+    for (auto &[name, joint] : parent_joint_) {
+      std::vector<std::string> path = {name};
+      std::set<std::string> on_path = {name};
+      for (auto p = parent_joint_.find(joint_link(joint, "parent")); p != parent_joint_.end() && !rooted.count(p->first);
+           p = parent_joint_.find(joint_link(p->second, "parent"))) {
+        if (!on_path.insert(p->first).second)
           error_at(at(p->second), "joint '" + std::string(p->second->Attribute("name")) +
                                       "' closes a loop of links: a URDF is a tree");
+        path.push_back(p->first);
+      }
+      rooted.insert(path.begin(), path.end());
     }
     const TiXmlElement *root = nullptr;
     for (const TiXmlElement *l : link_elements_) {
@@ -274,6 +295,11 @@ class UrdfReader {
   }
 
   static std::string frame_name(const std::string &link) { return sanitised(link, "link_"); }
+
+  // A name the C writes otherwise than the URDF: kept for its comments.
+  static void renamed(const std::string &name, const std::string &identifier, const char *kind, UrdfModel &out) {
+    if (name != identifier) out.renamed.emplace_back(identifier, std::string(kind) + " '" + name + "'");
+  }
   std::string parent_frame(const std::string &link) const {
     return parent_joint_.count(link) ? frame_name(link) : "N";
   }

@@ -9,6 +9,11 @@
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
+/* -DBENCH_INPUTS=NAME_input_defaults for a model with inputs (a URDF's efforts). */
+#ifndef BENCH_INPUTS
+#define BENCH_INPUTS NULL
+#endif
+
 static double work[CAT(UMODEL, _NWORK) + 1];
 static double dxdt[CAT(UMODEL, _NX)];
 double bench_state[CAT(UMODEL, _NX)], bench_param[CAT(UMODEL, _NP) + 1];
@@ -23,7 +28,7 @@ void bench_setup(void)
 int bench_call(void)
 {
     /* The spec's gains, as the runtime would pass them. */
-    return CAT(MODEL, _rhs)(0.0, bench_state, NULL, bench_param,
+    return CAT(MODEL, _rhs)(0.0, bench_state, BENCH_INPUTS, bench_param,
                             10.0, 25.0, dxdt, NULL, work);
 }
 

@@ -1,6 +1,7 @@
 /*
 ** mujoco_adapter.c — bench_call for MuJoCo: one mj_forward of the model in
-** $BENCH_MJCF (rod_chain.py's MJCF) at its keyframe 0, the benchmark state.
+** $BENCH_MJCF (rod_chain.py's MJCF, or a URDF) at its keyframe 0 (qpos0 without
+** one), the benchmark state.
 ** Link with bench_rhs.c and -lmujoco.
 */
 #include <stdio.h>
@@ -26,6 +27,9 @@ void bench_setup(void)
         fprintf(stderr, "mujoco_adapter: %s: %s\n", path, error);
         exit(2);
     }
+    /* BENCH_NO_LIMITS: a URDF's joint limits, which MuJoCo enforces and
+       lagrangec keeps as data, left out of the solve (the same problem). */
+    if (getenv("BENCH_NO_LIMITS")) model->opt.disableflags |= mjDSBL_LIMIT;
     data = mj_makeData(model);
     mj_resetDataKeyframe(model, data, 0);
 }
