@@ -6,6 +6,7 @@
 #include "plan/plan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -801,14 +802,22 @@ Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<s
   Schedule s;
   std::set<std::string> names = taken;
   std::map<std::string, int> counts;  // temporaries named so far, by section
+  // A symbol the block reads by a plain name (not an array's element,
+  // in_acceleration[0]), which a temporary can be named after.
+  auto named_symbol = [&](int id) {
+    const Node &n = g.node(id);
+    return n.kind == Node::sym && std::all_of(n.name.begin(), n.name.end(), [](char c) {
+             return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+           });
+  };
   auto name_for = [&](int id, const std::string &section) {
     const Node &n = g.node(id);
     std::string name;
-    if (n.kind == Node::call && n.terms.size() == 1 && g.node(n.terms[0].second).kind == Node::sym)
+    if (n.kind == Node::call && n.terms.size() == 1 && named_symbol(n.terms[0].second))
       name = n.name + "_" + g.node(n.terms[0].second).name;
     // A symbol plus a number (a spec's offset, zH + 0.01) after the symbol.
     if (n.kind == Node::add && n.value != 0 && n.terms.size() == 1 && n.terms[0].first == 1 &&
-        g.node(n.terms[0].second).kind == Node::sym)
+        named_symbol(n.terms[0].second))
       name = g.node(n.terms[0].second).name + (n.value > 0 ? "_plus" : "_minus");
     // Else the section and the count of its temporaries so far; a name
     // the block already holds (a spec's own) takes an underscore more.
