@@ -25,18 +25,26 @@ std::string int_table(const std::string &type_and_name, const std::vector<int> &
 std::string articulated_rhs_source(const Plan &plan, const std::string &terms_block) {
   const Names &n = plan.names;
   const ArticulatedTree &tree = plan.model.articulated;
-  std::vector<int> parent, axis, coordinate;
-  for (auto &L : tree.links) parent.push_back(L.parent), axis.push_back(L.axis), coordinate.push_back(int(L.coordinate));
+  std::vector<int> parent, axis, coordinate, fixed;
+  for (auto &L : tree.links) {
+    parent.push_back(L.parent), axis.push_back(L.axis), coordinate.push_back(int(L.coordinate));
+    bool identity = true;
+    for (unsigned a = 0; a < 3; ++a)
+      for (unsigned c = 0; c < 3; ++c) identity = identity && (L.E(a, c) - (a == c ? 1 : 0)).is_zero();
+    fixed.push_back(!identity);
+  }
   std::ostringstream s;
   s << "/*\n** rhs by the articulated-body recursion: " << plan.articulated.reason
     << ".\n** The tree: each link's parent (-1: N), the axis it turns about (0, 1, 2: x, y, z)\n"
-       "** and the coordinate it turns by.\n*/\n";
+       "** the coordinate it turns by, and whether its joint frame is turned from the\n"
+       "** parent's axes by a constant rotation.\n*/\n";
   s << "#define " << n.size("NLINK") << " " << tree.links.size() << "\n";
   s << "#define " << n.size("LINK_TABLE") << " " << ArticulatedForm::kTable << "\n";
   s << "#define " << n.size("LINK_WORK") << " " << ArticulatedForm::kWork << "\n";
   s << int_table(n.fn("link_parent") + "[" + n.size("NLINK") + "]", parent);
   s << int_table(n.fn("link_axis") + "[" + n.size("NLINK") + "]", axis);
   s << int_table(n.fn("link_coordinate") + "[" + n.size("NLINK") + "]", coordinate);
+  s << int_table(n.fn("link_fixed") + "[" + n.size("NLINK") + "]", fixed);
   s << "\n" << paste_kernel(kernel_articulated, n, plan.real) << "\n";
   s << terms_block << "\n";
   s << signature_text(plan.real, plan.rhs.signature) << "\n{\n";

@@ -35,6 +35,7 @@ typedef KERNEL_REAL real;
 static const int PREFIX_link_parent[PREFIX_NLINK] = {-1, 0, 0, 2};
 static const int PREFIX_link_axis[PREFIX_NLINK] = {2, 1, 0, 2};
 static const int PREFIX_link_coordinate[PREFIX_NLINK] = {0, 2, 1, 3};
+static const int PREFIX_link_fixed[PREFIX_NLINK] = {0, 1, 1, 1};  /* link 0's E is the identity */
 
 /*
 ** In float, the kernels' libm calls as the generator retypes them
