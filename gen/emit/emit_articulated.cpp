@@ -35,7 +35,7 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
   }
   std::ostringstream s;
   s << "/*\n** rhs by the articulated-body recursion: " << plan.articulated.reason
-    << ".\n** The tree: each link's parent (-1: N), the axis it turns about (0, 1, 2: x, y, z)\n"
+    << ".\n** The tree: each link's parent (-1: N), the axis it turns about (0, 1, 2: x, y, z),\n"
        "** the coordinate it turns by, and whether its joint frame is turned from the\n"
        "** parent's axes by a constant rotation.\n*/\n";
   s << "#define " << n.size("NLINK") << " " << tree.links.size() << "\n";

@@ -113,7 +113,7 @@ def report(res):
            "operations (M and its solve, or the articulated-body recursion); rhs and `mj_forward` in instructions "
            "per call (callgrind, `cc -O2`) and ns per call (median of 5 runs, a shared machine); ABA the issue's "
            f"operation count 599N − 495. `generate --no-jacobian` within {LIMIT} s.\n",
-           "| model | N | generate | form | rhs Ir | rhs ns | mj_forward Ir | mj_forward ns | ABA ops | Ir / ABA "
+           "| model | N | generate | form | rhs Ir | rhs ns | mj_forward Ir | mj_forward ns | ABA ops | rhs Ir per ABA op "
            "| time / mj_forward |",
            "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for row in r["rows"]:
