@@ -464,8 +464,8 @@ int lgc_linearize_main(const lgc_model *model, int argc, char **argv)
     }
     if (!model->jacobian) {
         fprintf(stderr, "lagrangec: linearize needs the generated Jacobian, and model '%s' has none: its rhs "
-                        "is the articulated-body recursion (a tree of bodies past the crossover"
-                        ", whose derivatives are not generated yet\n", model->name);
+                        "is the articulated-body recursion (a tree of bodies past the crossover; see %s.md), "
+                        "whose derivatives are not generated yet\n", model->name, model->name);
         return LGC_EXIT_FAILED;
     }
     lgc_linearization lin;
