@@ -44,6 +44,13 @@ std::string emit_kkt_solver(const Plan &plan);
 std::string emit_correction_solver(const Plan &plan);
 std::string correction_solve_name(const Names &n, const CorrectionSolver::Solve &solve, size_t nc);
 
+// ---- emit_articulated.cpp -------------------------------------------------
+
+// NAME.c's rhs by the articulated-body recursion, when the plan chose it:
+// the tree's tables, the kernel, `terms_block` (NAME_articulated_terms as
+// printed) and rhs.
+std::string articulated_rhs_source(const Plan &plan, const std::string &terms_block);
+
 // ---- emit_descriptor.cpp --------------------------------------------------
 
 // NAME_model.c: the runtime's lgc_model, filled in by field name.

@@ -236,6 +236,7 @@ class Report {
             "\\partial t} - \\frac{\\partial L}{\\partial q}$, and the applied forces $Q$:\n\n";
     for (size_t i = 0; i < m_.nq; ++i) equation("k_{" + coordinate(i) + "}", m_.k[i]);
     for (size_t i = 0; i < m_.nq; ++i) equation("Q_{" + coordinate(i) + "}", m_.Q[i]);
+    if (plan_.articulated.chosen) articulated();
     if (!s.wheels.empty()) wheels();
     if (m_.nh) holonomic();
     if (m_.nn) nonholonomic();
@@ -539,6 +540,22 @@ class Report {
       for (size_t k : r.merged[b]) merged += (merged.empty() ? "$" : ", $") + std::string("\\theta_{") + std::to_string(k + 1) + "}$";
       out_ << "| $\\theta_{B," << b + 1 << "}$ | " << cell(r.base_text[b]) << " | " << merged << " |\n";
     }
+  }
+
+  // rhs's form, when it is the recursion (articulated_plan.cpp).
+  void articulated() {
+    const ArticulatedTree &tree = m_.articulated;
+    out_ << "The generated rhs does not form $M$: it solves for $\\ddot q$ by the articulated-body recursion "
+            "(Featherstone's, O(N) in the links) over a table of the tree's "
+         << tree.links.size() << " links, as it costs fewer operations: " << plan_.articulated.reason
+         << ". Each link turns from its parent about one axis of its joint frame:\n\n"
+         << "| link | parent | axis | by |\n|---|---|---|---|\n";
+    for (size_t i = 0; i < tree.links.size(); ++i) {
+      const auto &L = tree.links[i];
+      out_ << "| " << i + 1 << " | " << (L.parent < 0 ? std::string("N") : std::to_string(L.parent + 1)) << " | "
+           << "xyz"[L.axis] << " | $" << coordinate(L.coordinate) << "$ |\n";
+    }
+    out_ << "\n";
   }
 
   void stabilised() {

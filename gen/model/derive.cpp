@@ -359,6 +359,10 @@ class Deriver {
       for (size_t j = 0; j < n; ++j) row += M(i, j) * a[j];
       m_.inverse_dynamics.push_back(row);
     }
+    std::vector<ex> tau;
+    for (size_t i = 0; i < n; ++i) tau.push_back(m_.Q[i] - written_V_.diff(s.q[i]));
+    m_.articulated = written_T_.is_zero() ? articulated_tree(scope_.frames, s, m_.bodies, tau)
+                                          : ArticulatedTree{"a kinetic energy is written beside the bodies", {}, {}, {}};
     for (size_t i = 0; i < n; ++i)
       if (m_.M(i, i).is_zero())
         error_at(spec_.kinetic.loc_of(0), "the mass matrix is singular: the kinetic energy does not depend on " +

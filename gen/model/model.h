@@ -40,6 +40,31 @@ std::vector<GiNaC::ex> inverse_dynamics(const FrameTree &frames, const SymbolTab
 // and without weight (the unit-acceleration method), k that of q'' = 0.
 KineticTerms newton_euler_dynamics(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies);
 
+// ---- articulated.cpp ------------------------------------------------------
+
+// The bodies as a tree of links for the articulated-body recursion
+// (gen/kernels/articulated.c), or why they are not one (`absent`).
+struct ArticulatedTree {
+  std::string absent;
+  struct Link {
+    int parent = -1;        // its parent link; -1: it turns from N
+    int axis = 2;           // 0, 1, 2: the joint frame's x, y, z
+    size_t coordinate = 0;  // it turns by offset + sign * q[coordinate]
+    GiNaC::ex offset, sign;
+    GiNaC::matrix E{3, 3};  // the joint frame's axes in the parent link's
+    Components r;           // its origin from the parent's, in the parent's axes
+    GiNaC::ex mass;         // of the bodies it carries; their first moment
+    Components first_moment;  // and inertia about its origin, in its axes
+    GiNaC::matrix inertia{3, 3};
+  };
+  std::vector<Link> links;    // parents first
+  Components gravity;         // in N
+  std::vector<GiNaC::ex> tau; // per coordinate: Q - dV/dq of the V written beside the bodies
+  bool available() const { return absent.empty(); }
+};
+ArticulatedTree articulated_tree(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies,
+                                 const std::vector<GiNaC::ex> &tau);
+
 // ---- derive.cpp -----------------------------------------------------------
 
 // How nonholonomic constraints enter the equations (docs/theory.md §1 and §6, seed 003):
@@ -90,6 +115,7 @@ struct Model {
   std::vector<GiNaC::realsymbol> z;  // ∫g dt, one per nonholonomic constraint
   std::vector<ConstraintOrigin> origins;  // nh + nn: the written rows, then the wheels', of each kind
   std::vector<BodyEnergy> bodies;         // what [bodies] and [particles] add to T and V
+  ArticulatedTree articulated;            // the bodies as a tree of links, or why not
   std::vector<std::vector<std::string>> left_out;  // per wheel: its rows that are 0 at every state, dropped
   size_t ncontact = 0;                    // the last holonomic rows are [constraints] contact's, one-sided
   std::vector<GiNaC::ex> restitution;     // per contact: its coefficient, an expression of the parameters

@@ -274,6 +274,34 @@ class BlockBuilder {
   }
 };
 
+// rhs's form (articulated_plan.cpp): where the recursion costs fewer
+// operations than M, f and their solve, the block that fills its table and
+// tau, its work after rhs's own, and no Jacobian (it would differentiate M).
+void plan_articulated(Plan &p, BlockBuilder &b) {
+  std::vector<int> dense;
+  for (auto &a : p.kkt_entries.outputs) dense.push_back(a.node);
+  p.articulated = choose_articulated(p.model, p.graph, dense, p.solver.ops, {});
+  if (!p.articulated.chosen) return;  // not even the recursion alone pays: its terms not lowered
+  std::vector<Assignment> outs = articulated_terms(p.model, p.graph);
+  std::vector<int> terms;
+  for (auto &a : outs) terms.push_back(a.node);
+  p.articulated = choose_articulated(p.model, p.graph, dense, p.solver.ops, terms);
+  if (!p.articulated.chosen) return;
+  const size_t links = p.model.articulated.links.size();
+  const size_t table = links * ArticulatedForm::kTable + 3;
+  p.articulated_terms = b.block({"void", p.names.fn("articulated_terms"), true, {kAt, {out("out_table"), out("out_tau")}}}, "",
+                              {{"out_table", make_extent(p.sizes, {}, table)}, {"out_tau", make_extent(p.sizes, {{Size::nq}})}},
+                              outs);
+  p.rhs_work.add("table", {}, table);
+  p.rhs_work.add("tau", {{Size::nq}});
+  p.rhs_work.add("links", {}, links * ArticulatedForm::kWork);
+  p.sizes.nwork = p.rhs_work.size();
+  p.jacobian_work = jacobian_work_layout(p.sizes, p.rhs_work);
+  p.parameter_jacobian_work = parameter_jacobian_work_layout(p.sizes, p.rhs_work);
+  p.step_work = step_work_layout(p.sizes, p.rhs_work);
+  p.with_jacobian = false;
+}
+
 }  // namespace
 
 Plan::Plan(const Model &m, bool jacobians, Precision precision)
@@ -403,6 +431,8 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                  {{"out_M", extent({{Size::nq}, {Size::nq}}), true, false},
                   {"out_J", extent({{Size::nc}, {Size::nq}}), true, false}}};
   }
+
+  plan_articulated(*this, b);
 
   rhs = {{"int", names.fn("rhs"), false, {kAt, kGains, {out("out_dxdt"), out("out_multipliers"), out("work")}}},
          "The stabilised first-order system x' = f(t, x, u): q' = v,\nM v' + k = Q + A^T lambda + B^T mu with the "

@@ -396,6 +396,34 @@ struct Routine {
   std::vector<OutputArray> arrays;  // the outputs it fills whole
 };
 
+// ---- articulated_plan.cpp -------------------------------------------------
+
+// Operations of the nodes `outputs` reach, each node once, by count_ops.py's
+// rule (every + - * / and every call 1).
+size_t graph_operations(const Graph &g, const std::vector<int> &outputs);
+
+// Which form rhs takes: M and its factor (the KKT solve), or for an
+// unconstrained tree of bodies the articulated-body recursion
+// (gen/kernels/articulated.c) over tables filled from the parameters, when
+// that costs fewer operations. `reason` says why, for NAME.md.
+struct ArticulatedForm {
+  bool chosen = false;
+  std::string reason;
+  size_t dense_ops = 0, recursion_ops = 0;
+  // The recursion's cost per link in the dense form's operations, by time:
+  // on the spatial arm at 20 links (cc -O2, one machine, medians) rhs took
+  // 5.4 us as the recursion (50,500 instructions) and 11.9 us as M and its
+  // solve (46,500 instructions for 25,200 counted operations, streaming
+  // through the instruction cache): 271 ns per link against 0.47 ns per
+  // operation. And its table and work per link (reals).
+  static constexpr size_t kOpsPerLink = 575, kTable = 24, kWork = 77;
+};
+ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::vector<int> &dense_outputs,
+                                   size_t solver_ops, const std::vector<int> &recursion_outputs);
+// The outputs of NAME_articulated_terms: each link's row of the table, the
+// gravity, then tau; with their comments.
+std::vector<Assignment> articulated_terms(const Model &m, Graph &g);
+
 // What the printers print: everything about the generated code that is
 // computed rather than written out, computed once.
 struct Plan {
@@ -422,6 +450,10 @@ struct Plan {
   bool with_step = false;
   Layout step_work;
   Routine step;
+  // rhs's form (articulated_plan.cpp); when the recursion: the block that
+  // fills its table and the joint forces (out_table, out_tau).
+  ArticulatedForm articulated;
+  Block articulated_terms;
   Block kkt_entries, residuals, energy, energies, inverse_dynamics, bias, gravity, mass_matrix, constraint_jacobian,
       constraint_coordinate_jacobian, initial_state_at;
   Routine kkt_terms, rhs;  // kkt_terms: the arrays zeroed, then kkt_entries

@@ -462,6 +462,12 @@ int lgc_linearize_main(const lgc_model *model, int argc, char **argv)
                         "on the constraints here\n");
         return LGC_EXIT_USAGE;
     }
+    if (!model->jacobian) {
+        fprintf(stderr, "lagrangec: linearize needs the generated Jacobian, and model '%s' has none: its rhs "
+                        "is the articulated-body recursion (a tree of bodies past the crossover; see %s.md), "
+                        "whose derivatives are not generated yet\n", model->name, model->name);
+        return LGC_EXIT_FAILED;
+    }
     lgc_linearization lin;
     lgc_point pt;
     lin_options opt;

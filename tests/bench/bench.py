@@ -22,6 +22,7 @@ import tempfile
 import time
 
 import arm3d_bench
+import articulated_bench
 import correction_bench
 import gen_bench
 import inverse_dynamics_bench
@@ -42,7 +43,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SECTIONS = [("generation", gen_bench), ("rhs", rhs_bench), ("simulation", sim_bench), ("sweep", sweep_bench),
             ("kkt", kkt_bench), ("profile", profile_gen), ("mujoco", mujoco_bench), ("cartesian", rhs_split),
             ("correction", correction_bench), ("methods", method_bench), ("arm3d", arm3d_bench),
-            ("inverse", inverse_dynamics_bench), ("siconos", siconos_peer)]
+            ("inverse", inverse_dynamics_bench), ("siconos", siconos_peer), ("articulated", articulated_bench)]
 ALIASES = {"sympy": ["generation", "rhs"]}
 
 

@@ -4,7 +4,9 @@
 ** plain references: Cholesky of random SPD matrices and its solves, its
 ** refusal of singular ones, S = J M^-1 J^T, the dense KKT solve, the
 ** minimum-norm one on a system whose third row is the sum of the other two,
-** the conditioning and the zeroing.
+** the conditioning and the zeroing; the articulated-body recursion on a
+** branched tree of four links against M q'' + k = tau + G from an independent
+** reference.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -26,6 +28,14 @@ typedef KERNEL_REAL real;
 /* No rows left out. */
 #define PREFIX_ROWS_LEFT_OUT
 #define PREFIX_ROWS_SKIPPED
+/* The tree of test_articulated_*: link 0 on the ground, 1 and 2 on 0, 3 on 2. */
+#define PREFIX_NLINK 4
+#define PREFIX_LINK_TABLE 24
+#define PREFIX_LINK_WORK 77
+static const int PREFIX_link_parent[PREFIX_NLINK] = {-1, 0, 0, 2};
+static const int PREFIX_link_axis[PREFIX_NLINK] = {2, 1, 0, 2};
+static const int PREFIX_link_coordinate[PREFIX_NLINK] = {0, 2, 1, 3};
+static const int PREFIX_link_fixed[PREFIX_NLINK] = {0, 1, 1, 1};  /* link 0's E is the identity */
 
 /*
 ** In float, the kernels' libm calls as the generator retypes them
@@ -35,6 +45,8 @@ typedef KERNEL_REAL real;
 #ifdef KERNEL_FLOAT
 #define sqrt sqrtf
 #define fabs fabsf
+#define sin sinf
+#define cos cosf
 #undef HUGE_VAL
 #define HUGE_VAL HUGE_VALF
 #endif
@@ -43,9 +55,12 @@ typedef KERNEL_REAL real;
 #include "min_norm.c"
 #include "conditioning.c"
 #include "zero.c"
+#include "articulated.c"
 #ifdef KERNEL_FLOAT
 #undef sqrt
 #undef fabs
+#undef sin
+#undef cos
 #endif
 
 #define NMAX 8
@@ -309,6 +324,174 @@ static void test_zero(void **state)
     assert_true(a[4] == 5);
 }
 
+/* A link's row of the articulated kernel's table: E = R_x(tilt), origin r, offset and sign, mass m,
+   centre c and inertia Ic about it (xx yy zz xy xz yz), the latter moved to the origin. */
+static void link_row(double t[], double tilt, const double r[3], double offset, double sign, double m,
+                     const double c[3], const double Ic[6])
+{
+    const double E[9] = {1, 0, 0, 0, cos(tilt), -sin(tilt), 0, sin(tilt), cos(tilt)};
+    const double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+    for (int a = 0; a < 9; a++)
+        t[a] = E[a];
+    for (int a = 0; a < 3; a++) {
+        t[9 + a] = r[a];
+        t[15 + a] = m * c[a];
+        t[18 + a] = Ic[a] + m * (cc - c[a] * c[a]);
+    }
+    t[12] = offset;
+    t[13] = sign;
+    t[14] = m;
+    t[21] = Ic[3] - m * c[0] * c[1];
+    t[22] = Ic[4] - m * c[0] * c[2];
+    t[23] = Ic[5] - m * c[1] * c[2];
+}
+
+/* The test tree's table: tilted joint frames, offsets, signs, off-axis centres, full inertias. */
+static void tree_table(double table[])
+{
+    static const double tilt[4] = {0.0, 0.4, -0.3, 0.7}, offset[4] = {0.1, 0.0, 0.25, -0.2}, sign[4] = {1, -1, 1, 1};
+    static const double mass[4] = {1.3, 0.6, 0.9, 0.7};
+    static const double r[4][3] = {{0.1, 0, 0.2}, {0.9, 0.1, 0}, {0.8, -0.2, 0.1}, {0.5, 0, 0.3}};
+    static const double c[4][3] = {{0.4, 0.05, 0}, {0.3, 0, -0.1}, {0.35, 0.1, 0.02}, {0.2, -0.05, 0.1}};
+    static const double Ic[4][6] = {{0.05, 0.08, 0.06, 0.01, -0.005, 0.002}, {0.02, 0.03, 0.04, 0, 0.003, -0.001},
+                                    {0.03, 0.05, 0.02, -0.004, 0, 0.001}, {0.01, 0.02, 0.025, 0.002, 0.001, 0}};
+    for (int i = 0; i < PREFIX_NLINK; i++)
+        link_row(table + i * PREFIX_LINK_TABLE, tilt[i], r[i], offset[i], sign[i], mass[i], c[i], Ic[i]);
+    table[PREFIX_NLINK * PREFIX_LINK_TABLE + 0] = 0.5;
+    table[PREFIX_NLINK * PREFIX_LINK_TABLE + 1] = -1.0;
+    table[PREFIX_NLINK * PREFIX_LINK_TABLE + 2] = -9.81;
+}
+
+/* The reference: M(q) and the gravity forces G(q) = sum m Jv^T g from each link's rotation and origin
+   in N, built independently of the kernel's spatial algebra. */
+static void tree_mass_matrix(const double table[], const double q[], double M[16], double G[4])
+{
+    double Rw[4][9], ow[4][3], axis[4][3];
+    for (int i = 0; i < 16; i++)
+        M[i] = 0;
+    for (int i = 0; i < 4; i++)
+        G[i] = 0;
+    for (int i = 0; i < PREFIX_NLINK; i++) {
+        const double *t = table + i * PREFIX_LINK_TABLE;
+        const int k = PREFIX_link_axis[i], p = PREFIX_link_parent[i], k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+        const double th = t[12] + t[13] * q[PREFIX_link_coordinate[i]];
+        double Rk[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, Rl[9];
+        Rk[4 * k1] = Rk[4 * k2] = cos(th);
+        Rk[3 * k1 + k2] = -sin(th);
+        Rk[3 * k2 + k1] = sin(th);
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                Rl[3 * a + b] = t[3 * a] * Rk[b] + t[3 * a + 1] * Rk[3 + b] + t[3 * a + 2] * Rk[6 + b];
+        for (int a = 0; a < 3; a++) {
+            for (int b = 0; b < 3; b++)
+                Rw[i][3 * a + b] = p < 0 ? Rl[3 * a + b]
+                                         : Rw[p][3 * a] * Rl[b] + Rw[p][3 * a + 1] * Rl[3 + b] + Rw[p][3 * a + 2] * Rl[6 + b];
+            ow[i][a] = p < 0 ? t[9 + a]
+                             : ow[p][a] + Rw[p][3 * a] * t[9] + Rw[p][3 * a + 1] * t[10] + Rw[p][3 * a + 2] * t[11];
+        }
+        for (int a = 0; a < 3; a++)
+            axis[i][a] = t[13] * Rw[i][3 * a + k];
+    }
+    for (int i = 0; i < PREFIX_NLINK; i++) {
+        const double *t = table + i * PREFIX_LINK_TABLE, m = t[14];
+        const double c[3] = {t[15] / m, t[16] / m, t[17] / m}, cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+        double cw[3], Iw[9], Io[9] = {t[18], t[21], t[22], t[21], t[19], t[23], t[22], t[23], t[20]}, Jv[4][3], Jw[4][3];
+        for (int a = 0; a < 3; a++)
+            cw[a] = ow[i][a] + Rw[i][3 * a] * c[0] + Rw[i][3 * a + 1] * c[1] + Rw[i][3 * a + 2] * c[2];
+        for (int a = 0; a < 3; a++)  /* the inertia about the centre, then in N */
+            for (int b = 0; b < 3; b++)
+                Io[3 * a + b] -= m * ((a == b) * cc - c[a] * c[b]);
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) {
+                double s = 0;
+                for (int x = 0; x < 3; x++)
+                    for (int y = 0; y < 3; y++)
+                        s += Rw[i][3 * a + x] * Io[3 * x + y] * Rw[i][3 * b + y];
+                Iw[3 * a + b] = s;
+            }
+        for (int j = 0; j < 4; j++)
+            for (int a = 0; a < 3; a++)
+                Jv[j][a] = Jw[j][a] = 0;
+        for (int n = i; n >= 0; n = PREFIX_link_parent[n]) {
+            const int j = PREFIX_link_coordinate[n];
+            const double d[3] = {cw[0] - ow[n][0], cw[1] - ow[n][1], cw[2] - ow[n][2]};
+            for (int a = 0; a < 3; a++)
+                Jw[j][a] = axis[n][a];
+            Jv[j][0] = axis[n][1] * d[2] - axis[n][2] * d[1];
+            Jv[j][1] = axis[n][2] * d[0] - axis[n][0] * d[2];
+            Jv[j][2] = axis[n][0] * d[1] - axis[n][1] * d[0];
+        }
+        for (int a = 0; a < 4; a++) {
+            for (int b = 0; b < 4; b++) {
+                double s = 0;
+                for (int x = 0; x < 3; x++) {
+                    s += m * Jv[a][x] * Jv[b][x];
+                    for (int y = 0; y < 3; y++)
+                        s += Jw[a][x] * Iw[3 * x + y] * Jw[b][y];
+                }
+                M[4 * a + b] += s;
+            }
+            for (int x = 0; x < 3; x++)
+                G[a] += m * Jv[a][x] * table[PREFIX_NLINK * PREFIX_LINK_TABLE + x];
+        }
+    }
+}
+
+/* A tree of four links (a branch at link 0) against M q'' + k = tau + G: M and G from the reference,
+   k = M' v - d/dq (v^T M v / 2) by central differences of M. */
+static void test_articulated_tree(void **state)
+{
+    (void)state;
+    double table[PREFIX_NLINK * PREFIX_LINK_TABLE + 3];
+    tree_table(table);
+    const double q[4] = {0.3, -0.5, 0.8, 0.2}, v[4] = {0.5, -0.3, 1.1, 0.7}, tau[4] = {0.2, -0.1, 0.3, -0.4};
+    real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], qr[4], vr[4], taur[4], acc[4], work[PREFIX_NLINK * PREFIX_LINK_WORK];
+    to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
+    to_real(4, q, qr);
+    to_real(4, v, vr);
+    to_real(4, tau, taur);
+    assert_int_equal(PREFIX_articulated(tr, qr, vr, taur, acc, work), 1);
+    double M[16], G[4], k[4] = {0, 0, 0, 0};
+    tree_mass_matrix(table, q, M, G);
+    const double h = 1e-5;
+    for (int j = 0; j < 4; j++) {
+        double qp[4], qm[4], Mp[16], Mm[16], unused[4];
+        for (int i = 0; i < 4; i++)
+            qp[i] = qm[i] = q[i];
+        qp[j] += h;
+        qm[j] -= h;
+        tree_mass_matrix(table, qp, Mp, unused);
+        tree_mass_matrix(table, qm, Mm, unused);
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++) {
+                const double dM = (Mp[4 * a + b] - Mm[4 * a + b]) / (2 * h);
+                k[a] += dM * v[j] * v[b];        /* (dM/dq_j v_j) v */
+                k[j] -= 0.5 * v[a] * dM * v[b];  /* -d/dq_j v^T M v / 2 */
+            }
+    }
+    const double tol = sizeof(real) == sizeof(float) ? 1e-4 : 1e-8;  /* the differences' error */
+    for (int a = 0; a < 4; a++) {
+        double lhs = k[a], scale = fabs(tau[a]) + fabs(G[a]) + fabs(k[a]);
+        for (int b = 0; b < 4; b++)
+            lhs += M[4 * a + b] * acc[b], scale += fabs(M[4 * a + b] * acc[b]);
+        if (fabs(lhs - tau[a] - G[a]) > tol * scale)
+            fail_msg("row %d: M q'' + k = %.12g, tau + G = %.12g", a, lhs, tau[a] + G[a]);
+    }
+}
+
+/* A leaf whose articulated inertia about its axis is zero (no mass, no inertia): refused. */
+static void test_articulated_singular(void **state)
+{
+    (void)state;
+    double table[PREFIX_NLINK * PREFIX_LINK_TABLE + 3];
+    tree_table(table);
+    for (int a = 14; a < 24; a++)
+        table[3 * PREFIX_LINK_TABLE + a] = 0;
+    real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], z[4] = {0, 0, 0, 0}, acc[4], work[PREFIX_NLINK * PREFIX_LINK_WORK];
+    to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
+    assert_int_equal(PREFIX_articulated(tr, z, z, z, acc, work), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +503,8 @@ int main(void)
         cmocka_unit_test(test_singular_mass),
         cmocka_unit_test(test_conditioning),
         cmocka_unit_test(test_zero),
+        cmocka_unit_test(test_articulated_tree),
+        cmocka_unit_test(test_articulated_singular),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

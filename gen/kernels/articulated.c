@@ -1,0 +1,276 @@
+// articulated.c — forward dynamics of a tree of rigid links by the
+// articulated-body algorithm (Featherstone, Rigid Body Dynamics Algorithms,
+// ch. 7): O(N) loops over the model's tables, for models too large for the
+// straight-line M and its factor. The generator pastes it into a model
+// (gen/emit/paste_kernel.cpp) after the model's tables; tests/gen/test_kernels.c
+// runs it.
+
+/*
+** The tree: PREFIX_NLINK links, parents before children. Link i turns from
+** its parent link (or the Newtonian frame when PREFIX_link_parent[i] is -1)
+** about axis PREFIX_link_axis[i] (0, 1, 2: x, y, z of the joint frame) by
+** the angle theta = offset + sign*q[PREFIX_link_coordinate[i]];
+** PREFIX_link_fixed[i] is 0 when its joint frame's axes are the parent's
+** (E below the identity), which the turns then skip. Its row of
+** `table` (PREFIX_LINK_TABLE reals, filled from the parameters) holds:
+**   [0..8]   E, row-major: the joint frame's axes in the parent link's
+**   [9..11]  r, the link's origin from the parent's, in the parent's axes
+**   [12, 13] the angle's offset and sign
+**   [14]     the link's mass m, [15..17] m c (c the centre in its axes)
+**   [18..23] its inertia about its origin, in its axes: xx yy zz xy xz yz
+** and past the links, the gravity's components in the Newtonian frame.
+** Spatial vectors are (angular; linear) at a link's origin in its axes.
+** `work` holds PREFIX_LINK_WORK reals per link.
+*/
+#define PREFIX_W_R 0     /* cos and sin of the joint's angle */
+#define PREFIX_W_V 9     /* the link's spatial velocity */
+#define PREFIX_W_C 15    /* the velocity-product acceleration */
+#define PREFIX_W_I 21    /* the articulated inertia, 6 x 6 row-major */
+#define PREFIX_W_P 57    /* the articulated bias force */
+#define PREFIX_W_U 63    /* U = I^A S */
+#define PREFIX_W_D 69    /* 1/D, and u */
+#define PREFIX_W_A 71    /* the spatial acceleration */
+
+/* a x b into out (out distinct from both). */
+static void PREFIX_cross3(const real a[], const real b[], real out[])
+{
+    out[0] = a[1]*b[2] - a[2]*b[1];
+    out[1] = a[2]*b[0] - a[0]*b[2];
+    out[2] = a[0]*b[1] - a[1]*b[0];
+}
+
+/* v := R_k(angle) v, or its transpose when sign is -1: a turn about axis k of cos c and sin s. */
+static void PREFIX_turn3(int k, real c, real s, real v[])
+{
+    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    const real a = v[k1], b = v[k2];
+    v[k1] = c*a - s*b;
+    v[k2] = s*a + c*b;
+}
+
+/* v := E^T v (transposed) or E v. */
+static void PREFIX_fixed3(const real E[], int transposed, real v[])
+{
+    const real a = v[0], b = v[1], c = v[2];
+    int r;
+    for (r = 0; r < 3; ++r)
+        v[r] = transposed ? E[r]*a + E[3 + r]*b + E[6 + r]*c : E[3*r]*a + E[3*r + 1]*b + E[3*r + 2]*c;
+}
+
+/*
+** out = X m: a motion vector (omega; v) of the parent carried to the link,
+** (R^T omega; R^T (v + omega x r)) with R = E R_k(angle); E is skipped when
+** it is the identity (`fixed` 0).
+*/
+static void PREFIX_motion_to_link(int k, real c, real s, int fixed, const real E[], const real r[], const real m[],
+                                  real out[])
+{
+    int a;
+    PREFIX_cross3(m, r, out + 3);
+    for (a = 0; a < 3; ++a) {
+        out[a] = m[a];
+        out[3 + a] += m[3 + a];
+    }
+    if (fixed) {
+        PREFIX_fixed3(E, 1, out);
+        PREFIX_fixed3(E, 1, out + 3);
+    }
+    PREFIX_turn3(k, c, -s, out);
+    PREFIX_turn3(k, c, -s, out + 3);
+}
+
+/* parent += X^T f: the link's force (n; f) carried to the parent, (R n + r x R f; R f). */
+static void PREFIX_force_to_parent(int k, real c, real s, int fixed, const real E[], const real r[], const real f[],
+                                   real parent[])
+{
+    real n[3], lin[3], moment[3];
+    int a;
+    for (a = 0; a < 3; ++a) {
+        n[a] = f[a];
+        lin[a] = f[3 + a];
+    }
+    PREFIX_turn3(k, c, s, n);
+    PREFIX_turn3(k, c, s, lin);
+    if (fixed) {
+        PREFIX_fixed3(E, 0, n);
+        PREFIX_fixed3(E, 0, lin);
+    }
+    PREFIX_cross3(r, lin, moment);
+    for (a = 0; a < 3; ++a) {
+        parent[a] += n[a] + moment[a];
+        parent[3 + a] += lin[a];
+    }
+}
+
+/*
+** parent += X^T I X, I a link's 6 x 6 symmetric inertia in blocks [A B; B^T C]
+** (overwritten): turned by R_k, rows then columns in pairs; by E when it is
+** not the identity, A' = E A E^T, B' = E B E^T, C' = E C E^T; then moved by r,
+** C_P = C', B_P = B' + [r] C', A_P = A' + [r] B'^T - B_P [r].
+*/
+static void PREFIX_inertia_to_parent(int k, real c, real s, int fixed, const real E[], const real r[], real I[],
+                                     real parent[])
+{
+    real T[3][3], A[3][3], B[3][3], C[3][3], BP[3][3];
+    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    int blk, a, b;
+    for (a = 0; a < 6; ++a) {  /* rows: R_k on each block row */
+        real x = I[6*k1 + a], y = I[6*k2 + a];
+        I[6*k1 + a] = c*x - s*y;
+        I[6*k2 + a] = s*x + c*y;
+        x = I[6*(3 + k1) + a], y = I[6*(3 + k2) + a];
+        I[6*(3 + k1) + a] = c*x - s*y;
+        I[6*(3 + k2) + a] = s*x + c*y;
+    }
+    for (a = 0; a < 6; ++a) {  /* columns: R_k^T on each block column */
+        real x = I[6*a + k1], y = I[6*a + k2];
+        I[6*a + k1] = c*x - s*y;
+        I[6*a + k2] = s*x + c*y;
+        x = I[6*a + 3 + k1], y = I[6*a + 3 + k2];
+        I[6*a + 3 + k1] = c*x - s*y;
+        I[6*a + 3 + k2] = s*x + c*y;
+    }
+    for (blk = 0; blk < 3; ++blk) {
+        const int row = blk == 2 ? 3 : 0, col = blk == 0 ? 0 : 3;
+        real (*out)[3] = blk == 0 ? A : blk == 1 ? B : C;
+        if (!fixed) {
+            for (a = 0; a < 3; ++a)
+                for (b = 0; b < 3; ++b) out[a][b] = I[6*(row + a) + col + b];
+            continue;
+        }
+        for (a = 0; a < 3; ++a)  /* T = E X */
+            for (b = 0; b < 3; ++b)
+                T[a][b] = E[3*a]*I[6*row + col + b] + E[3*a + 1]*I[6*(row + 1) + col + b] +
+                          E[3*a + 2]*I[6*(row + 2) + col + b];
+        for (a = 0; a < 3; ++a)  /* out = T E^T */
+            for (b = 0; b < 3; ++b)
+                out[a][b] = T[a][0]*E[3*b] + T[a][1]*E[3*b + 1] + T[a][2]*E[3*b + 2];
+    }
+    for (b = 0; b < 3; ++b) {  /* [r] C' column by column; BP = B' + it */
+        const real col[3] = {C[0][b], C[1][b], C[2][b]};
+        real rc[3];
+        PREFIX_cross3(r, col, rc);
+        for (a = 0; a < 3; ++a) BP[a][b] = B[a][b] + rc[a];
+    }
+    for (b = 0; b < 3; ++b) {  /* column b of [r] B'^T is r x (row b of B') */
+        real rc[3];
+        PREFIX_cross3(r, B[b], rc);
+        for (a = 0; a < 3; ++a) A[a][b] += rc[a];
+    }
+    for (a = 0; a < 3; ++a) {  /* row a of BP [r] is -(r x row a of BP) */
+        real rc[3];
+        PREFIX_cross3(r, BP[a], rc);
+        for (b = 0; b < 3; ++b) A[a][b] += rc[b];
+    }
+    for (a = 0; a < 3; ++a)
+        for (b = 0; b < 3; ++b) {
+            parent[6*a + b] += A[a][b];
+            parent[6*a + 3 + b] += BP[a][b];
+            parent[6*(3 + a) + b] += BP[b][a];
+            parent[6*(3 + a) + 3 + b] += C[a][b];
+        }
+}
+
+/*
+** q'' of the tree at (q, q') under the joint forces tau (one per
+** coordinate), gravity included. Returns 0 when an articulated inertia
+** about a joint's axis is not positive (a singular mass matrix), else 1.
+*/
+static int PREFIX_articulated(const real table[], const real q[], const real v[], const real tau[],
+                              real accel[], real work[])
+{
+    const real *gravity = table + PREFIX_NLINK*PREFIX_LINK_TABLE;
+    int i, a, b;
+    /* Out from the root: each link's turn, velocity, bias acceleration and force, and its own inertia. */
+    for (i = 0; i < PREFIX_NLINK; ++i) {
+        const real *t = table + i*PREFIX_LINK_TABLE;
+        real *w = work + i*PREFIX_LINK_WORK, *V = w + PREFIX_W_V, *I = w + PREFIX_W_I, *P = w + PREFIX_W_P;
+        const int k = PREFIX_link_axis[i], k1 = (k + 1) % 3, k2 = (k + 2) % 3, p = PREFIX_link_parent[i];
+        const real rate = t[13]*v[PREFIX_link_coordinate[i]];
+        const real angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
+        const real *h = t + 15, *J = t + 18, m = t[14];
+        real n[3], f[3], hv[3];
+        w[PREFIX_W_R] = cos(angle);
+        w[PREFIX_W_R + 1] = sin(angle);
+        if (p < 0) {
+            for (a = 0; a < 6; ++a) V[a] = 0.0;
+        } else {
+            PREFIX_motion_to_link(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9,
+                                  work + p*PREFIX_LINK_WORK + PREFIX_W_V, V);
+        }
+        V[k] += rate;
+        /* c = V x (rate e_k; 0) */
+        w[PREFIX_W_C + k] = w[PREFIX_W_C + 3 + k] = 0.0;
+        w[PREFIX_W_C + k1] = V[k2]*rate;
+        w[PREFIX_W_C + k2] = -V[k1]*rate;
+        w[PREFIX_W_C + 3 + k1] = V[3 + k2]*rate;
+        w[PREFIX_W_C + 3 + k2] = -V[3 + k1]*rate;
+        /* I = [J [h]; [h]^T m] */
+        I[0] = J[0]; I[7] = J[1]; I[14] = J[2];
+        I[1] = I[6] = J[3]; I[2] = I[12] = J[4]; I[8] = I[13] = J[5];
+        I[3] = I[10] = I[17] = 0.0;
+        I[4] = -h[2]; I[5] = h[1]; I[9] = h[2]; I[11] = -h[0]; I[15] = -h[1]; I[16] = h[0];
+        for (a = 0; a < 3; ++a)
+            for (b = 0; b < 3; ++b) I[6*(3 + a) + 3 + b] = a == b ? m : 0.0;
+        for (a = 0; a < 3; ++a)
+            for (b = 0; b < 3; ++b) I[6*(3 + a) + b] = I[6*b + 3 + a];
+        /* p = V x* (I V): the momentum n = J w + h x v, f = m v - h x w; then (w x n + v x f; w x f) */
+        PREFIX_cross3(h, V + 3, n);
+        PREFIX_cross3(h, V, f);
+        for (a = 0; a < 3; ++a) {
+            n[a] += J[a]*V[a];
+            f[a] = m*V[3 + a] - f[a];
+        }
+        n[0] += J[3]*V[1] + J[4]*V[2];
+        n[1] += J[3]*V[0] + J[5]*V[2];
+        n[2] += J[4]*V[0] + J[5]*V[1];
+        PREFIX_cross3(V, n, P);
+        PREFIX_cross3(V + 3, f, hv);
+        for (a = 0; a < 3; ++a) P[a] += hv[a];
+        PREFIX_cross3(V, f, P + 3);
+    }
+    /* Back to the root: each link's articulated inertia and bias force onto its parent's. */
+    for (i = PREFIX_NLINK - 1; i >= 0; --i) {
+        const real *t = table + i*PREFIX_LINK_TABLE;
+        real *w = work + i*PREFIX_LINK_WORK, *I = w + PREFIX_W_I, *P = w + PREFIX_W_P, *U = w + PREFIX_W_U;
+        const int k = PREFIX_link_axis[i], p = PREFIX_link_parent[i];
+        real D, u, *pw, *Ic = w + PREFIX_W_A;
+        for (a = 0; a < 6; ++a) U[a] = I[6*a + k];
+        D = U[k];
+        if (!(D > 0.0)) return 0;
+        u = t[13]*tau[PREFIX_link_coordinate[i]] - P[k];
+        w[PREFIX_W_D] = 1.0/D;
+        w[PREFIX_W_D + 1] = u;
+        if (p < 0) continue;
+        for (a = 0; a < 6; ++a) {  /* I^a = I - U U^T / D, symmetric */
+            const real scaled = U[a]*w[PREFIX_W_D];
+            for (b = 0; b <= a; ++b) I[6*a + b] -= scaled*U[b];
+            for (b = 0; b < a; ++b) I[6*b + a] = I[6*a + b];
+        }
+        for (a = 0; a < 6; ++a) {  /* p^a = p + I^a c + U u / D, into the acceleration's place (scratch) */
+            real sum = P[a] + U[a]*u*w[PREFIX_W_D];
+            for (b = 0; b < 6; ++b) sum += I[6*a + b]*w[PREFIX_W_C + b];
+            Ic[a] = sum;
+        }
+        pw = work + p*PREFIX_LINK_WORK;
+        PREFIX_force_to_parent(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, Ic, pw + PREFIX_W_P);
+        PREFIX_inertia_to_parent(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, I,
+                                 pw + PREFIX_W_I);
+    }
+    /* Out again: each link's acceleration and its joint's. */
+    for (i = 0; i < PREFIX_NLINK; ++i) {
+        const real *t = table + i*PREFIX_LINK_TABLE;
+        real *w = work + i*PREFIX_LINK_WORK, *A = w + PREFIX_W_A, *U = w + PREFIX_W_U;
+        const int k = PREFIX_link_axis[i], p = PREFIX_link_parent[i];
+        const real base[6] = {0.0, 0.0, 0.0, -gravity[0], -gravity[1], -gravity[2]};
+        real dd = w[PREFIX_W_D + 1];
+        PREFIX_motion_to_link(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9,
+                              p < 0 ? base : work + p*PREFIX_LINK_WORK + PREFIX_W_A, A);
+        for (a = 0; a < 6; ++a) A[a] += w[PREFIX_W_C + a];
+        for (a = 0; a < 6; ++a) dd -= U[a]*A[a];
+        dd *= w[PREFIX_W_D];
+        A[k] += dd;
+        accel[PREFIX_link_coordinate[i]] = t[13]*dd;
+    }
+    return 1;
+}

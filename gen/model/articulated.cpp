@@ -1,0 +1,209 @@
+// articulated.cpp — the bodies as a tree of links for the articulated-body
+// recursion (gen/kernels/articulated.c): each link a frame that turns from
+// the link before it about one of its axes by a + s q_j (one coordinate,
+// s = ±1, a constant), with the constant turns and offsets between them, and
+// the mass, first moment and inertia of the bodies it carries. Read from the
+// frame tree and the bodies' centres, which are sums of terms each constant
+// in its frame:
+//  - a link's origin O_L is the sum of a body's terms in the frames above L
+//    (strictly), the same for every body at or below L; r, from the parent
+//    link's origin, is constant in the parent's axes because the frames
+//    between them turn by constants;
+//  - a body's centre in its link's axes is the sum of its terms at or below
+//    the link, and its inertia is turned into the link's axes.
+// What does not fit (a coordinate in a centre's components, a quaternion, a
+// coordinate turning two frames, a kinetic energy or constraint written
+// beside the bodies) leaves the tree absent, with the reason.
+#include "model/model.h"
+
+namespace lgc {
+
+namespace {
+
+using GiNaC::ex;
+
+class TreeReader {
+ public:
+  TreeReader(const FrameTree &frames, const SymbolTable &s) : frames_(frames), s_(s), link_of_frame_(frames.size(), -2) {}
+
+  ArticulatedTree read(const std::vector<BodyEnergy> &bodies, const std::vector<ex> &tau) {
+    ArticulatedTree out;
+    out.tau = tau;
+    try {
+      for (int f = 1; f < frames_.size(); ++f) frame_link(f);
+      if (links_.size() != s_.q.size())
+        throw Absent("a coordinate turns no frame (or one frame turns by two): " + std::to_string(links_.size()) +
+                     " joints for " + std::to_string(s_.q.size()) + " coordinates");
+      for (const BodyEnergy &b : bodies) add(b);
+      gravity(bodies, out);
+      for (size_t i = 0; i < links_.size(); ++i) finish(i);
+    } catch (const Absent &why) {
+      out.absent = why.what();
+      return out;
+    }
+    out.links = std::move(links_);
+    return out;
+  }
+
+ private:
+  struct Absent : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  const FrameTree &frames_;
+  const SymbolTable &s_;
+  std::vector<int> link_of_frame_;  // -1: rigid with N; -2: not yet known
+  std::vector<ArticulatedTree::Link> links_;
+  std::vector<int> link_frame_;                          // per link: its frame node
+  std::vector<std::optional<std::map<int, Components>>> origin_;  // per link: O_L as terms
+
+  bool constant(const ex &e) const {
+    return !s_.has_kind(e, SymbolKind::coordinate) && !s_.has_kind(e, SymbolKind::velocity) &&
+           !s_.has_kind(e, SymbolKind::input) && !e.has(s_.t);
+  }
+  bool constant(const Components &c) const { return constant(c[0]) && constant(c[1]) && constant(c[2]); }
+  static bool same(const Components &a, const Components &b) {
+    for (int c = 0; c < 3; ++c)
+      if (!(a[c] - b[c]).expand().is_zero()) return false;
+    return true;
+  }
+  int frame_of_link(int link) const { return link < 0 ? FrameTree::N : link_frame_[size_t(link)]; }
+
+  // The link a frame moves with; a frame turned by a coordinate starts one.
+  int frame_link(int f) {
+    if (f == FrameTree::N) return -1;
+    if (link_of_frame_[size_t(f)] != -2) return link_of_frame_[size_t(f)];
+    const FrameTree::Node &n = frames_.node(f);
+    int parent = frame_link(n.parent);
+    if (n.is_quaternion()) throw Absent("a frame turns by a quaternion");
+    if (constant(n.angle)) return link_of_frame_[size_t(f)] = parent;
+    std::optional<size_t> coordinate;
+    for (size_t j = 0; j < s_.q.size(); ++j)
+      if (n.angle.has(s_.q[j])) {
+        if (coordinate) throw Absent("a frame turns by two coordinates");
+        coordinate = j;
+      }
+    if (!coordinate) throw Absent("a frame turns by an angle of time or the inputs");
+    ex sign = n.angle.diff(s_.q[*coordinate]), offset = (n.angle - sign * s_.q[*coordinate]).expand();
+    if (!(sign == 1 || sign == -1) || !constant(offset))
+      throw Absent("a frame turns by an angle that is not a coordinate plus a constant");
+    for (auto &l : links_)
+      if (l.coordinate == *coordinate) throw Absent("a coordinate turns two frames");
+    ArticulatedTree::Link l;
+    l.parent = parent;
+    l.axis = n.axis;
+    l.coordinate = *coordinate;
+    l.offset = offset;
+    l.sign = sign;
+    l.mass = 0;
+    l.first_moment = {0, 0, 0};
+    l.inertia = GiNaC::matrix(3, 3);
+    links_.push_back(l);
+    link_frame_.push_back(f);
+    origin_.emplace_back();
+    return link_of_frame_[size_t(f)] = int(links_.size()) - 1;
+  }
+
+  bool above(int ancestor, int f) const { return ancestor != f && frames_.common_ancestor(ancestor, f) == ancestor; }
+
+  void add(const BodyEnergy &b) {
+    int deepest = b.frame >= 0 ? b.frame : FrameTree::N;
+    for (auto &[f, c] : b.centre.terms)
+      if (frames_.node(f).depth > frames_.node(deepest).depth) deepest = f;
+    for (auto &[f, c] : b.centre.terms) {
+      if (frames_.common_ancestor(f, deepest) != f)
+        throw Absent("the centre of '" + b.name + "' has terms in frames on two branches");
+      if (!constant(c)) throw Absent("the centre of '" + b.name + "' moves in a frame (a sliding joint)");
+    }
+    if (b.frame >= 0 && frames_.common_ancestor(b.frame, deepest) != b.frame)
+      throw Absent("the centre of '" + b.name + "' is not on its frame's branch");
+    int link = frame_link(deepest);
+    if (b.frame >= 0 && frame_link(b.frame) != link)
+      throw Absent("'" + b.name + "' turns with one joint and moves with another");
+    if (link < 0) return;  // fixed in N
+    // Each link's origin from this body, checked against the others'.
+    for (int l = link; l >= 0; l = links_[size_t(l)].parent) {
+      std::map<int, Components> o;
+      for (auto &[f, c] : b.centre.terms)
+        if (above(f, link_frame_[size_t(l)])) o.emplace(f, c);
+      auto &known = origin_[size_t(l)];
+      if (!known) {
+        known = o;
+        continue;
+      }
+      bool agree = known->size() == o.size();
+      for (auto a = known->begin(), c = o.begin(); agree && a != known->end(); ++a, ++c)
+        agree = a->first == c->first && same(a->second, c->second);
+      if (!agree) throw Absent("the bodies under one joint place it differently");
+    }
+    const int home = link_frame_[size_t(link)];
+    Components centre = {0, 0, 0};
+    for (auto &[f, c] : b.centre.terms)
+      if (!above(f, home)) centre = plus(centre, frames_.express(c, f, home));
+    auto &L = links_[size_t(link)];
+    L.mass += b.mass;
+    L.first_moment = plus(L.first_moment, scaled(b.mass, centre));
+    // The inertia about the centre in the link's axes, moved to its origin.
+    GiNaC::matrix I(3, 3);
+    if (b.frame >= 0) {
+      GiNaC::matrix R = turn(b.axes, home);
+      if (!constant_matrix(R) && frames_.common_ancestor(b.axes, b.frame) == b.axes) R = turn(b.frame, home);
+      if (!constant_matrix(R)) throw Absent("the inertia of '" + b.name + "' is given in axes that turn in its link");
+      I = R.mul(b.inertia).mul(R.transpose());
+    }
+    ex cc = dot(centre, centre);
+    for (int a = 0; a < 3; ++a)
+      for (int c = 0; c < 3; ++c)
+        L.inertia(a, c) += I(a, c) + b.mass * ((a == c ? cc : ex(0)) - centre[a] * centre[c]);
+  }
+
+  // Columns: the axes of `from` in `to`'s.
+  GiNaC::matrix turn(int from, int to) const {
+    GiNaC::matrix R(3, 3);
+    for (int k = 0; k < 3; ++k) {
+      Components unit = {0, 0, 0};
+      unit[k] = 1;
+      Components c = frames_.express(unit, from, to);
+      for (int a = 0; a < 3; ++a) R(a, k) = c[a];
+    }
+    return R;
+  }
+  bool constant_matrix(const GiNaC::matrix &R) const {
+    for (unsigned a = 0; a < 3; ++a)
+      for (unsigned c = 0; c < 3; ++c)
+        if (!constant(R(a, c))) return false;
+    return true;
+  }
+
+  void gravity(const std::vector<BodyEnergy> &bodies, ArticulatedTree &out) {
+    out.gravity = {0, 0, 0};
+    for (const BodyEnergy &b : bodies) {
+      if (b.weight.terms.empty()) continue;
+      Components w = components_in(frames_, b.weight, FrameTree::N);
+      if (!constant(w)) throw Absent("the weight of '" + b.name + "' turns");
+      out.gravity = {(w[0] / b.mass).normal(), (w[1] / b.mass).normal(), (w[2] / b.mass).normal()};
+    }
+  }
+
+  // E and r of a link, from its parent link's axes.
+  void finish(size_t i) {
+    auto &L = links_[i];
+    const int f = link_frame_[i], pf = frames_.node(f).parent, P = frame_of_link(L.parent);
+    L.E = turn(pf, P);
+    if (!constant_matrix(L.E)) throw Absent("a joint's frame turns in its parent link");
+    L.r = {0, 0, 0};
+    if (!origin_[i]) throw Absent("a joint carries no body");
+    for (auto &[g, c] : *origin_[i])
+      if (!above(g, P)) L.r = plus(L.r, frames_.express(c, g, P));
+    if (!constant(L.r)) throw Absent("a joint's position moves in its parent link");
+  }
+};
+
+}  // namespace
+
+ArticulatedTree articulated_tree(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies,
+                                 const std::vector<ex> &tau) {
+  if (bodies.empty()) return {"no bodies", {}, {}, {}};
+  return TreeReader(frames, s).read(bodies, tau);
+}
+
+}  // namespace lgc

@@ -1,0 +1,97 @@
+// articulated_plan.cpp — the choice between rhs's two forms, by counting
+// operations: M (lower triangle) and f as one straight-line graph with the
+// KKT solve after it, O(N^2) and O(N^3) along a chain; or the articulated-body
+// recursion of gen/kernels/articulated.c, O(N), after a block that fills its
+// table from the parameters and the joint forces tau. Small models keep the
+// first: their equations are expanded and read as a textbook's.
+#include "plan/plan.h"
+
+#include <set>
+
+namespace lgc {
+
+size_t graph_operations(const Graph &g, const std::vector<int> &outputs) {
+  std::set<int> seen;
+  std::vector<int> stack(outputs.begin(), outputs.end());
+  size_t ops = 0;
+  while (!stack.empty()) {
+    int id = stack.back();
+    stack.pop_back();
+    if (!seen.insert(id).second) continue;
+    const Node &n = g.node(id);
+    switch (n.kind) {
+      case Node::num:
+      case Node::sym:
+        break;
+      case Node::add:
+        ops += n.terms.size() - 1 + (n.value != 0);
+        for (auto &[coef, term] : n.terms) ops += coef != 1 && coef != -1;
+        break;
+      case Node::mul:
+        ops += n.terms.size() - 1;
+        break;
+      case Node::ipow:
+        ops += size_t(n.exponent - 1);
+        break;
+      case Node::pow:
+      case Node::call:
+        ops += 1;
+        break;
+    }
+    for (auto &t : n.terms) stack.push_back(t.second);
+  }
+  return ops;
+}
+
+ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::vector<int> &dense_outputs,
+                                   size_t solver_ops, const std::vector<int> &recursion_outputs) {
+  ArticulatedForm f;
+  if (m.nc()) {
+    f.reason = "it has constraints, whose KKT solve needs M";
+    return f;
+  }
+  if (!m.articulated.available()) {
+    f.reason = "its bodies are not a tree of turning joints the recursion takes: " + m.articulated.absent;
+    return f;
+  }
+  f.dense_ops = graph_operations(g, dense_outputs) + solver_ops;
+  f.recursion_ops = ArticulatedForm::kOpsPerLink * m.articulated.links.size() + graph_operations(g, recursion_outputs);
+  f.chosen = f.recursion_ops < f.dense_ops;
+  f.reason = std::to_string(f.recursion_ops) + " operations in the articulated-body recursion (its cost per link by "
+             "time) against " + std::to_string(f.dense_ops) + " for M, f and their solve";
+  return f;
+}
+
+std::vector<Assignment> articulated_terms(const Model &m, Graph &g) {
+  std::vector<Assignment> outs;
+  const ArticulatedTree &tree = m.articulated;
+  const size_t stride = ArticulatedForm::kTable;
+  for (size_t i = 0; i < tree.links.size(); ++i) {
+    const auto &L = tree.links[i];
+    const size_t at = i * stride;
+    auto put = [&](size_t k, const GiNaC::ex &e, const std::string &comment) {
+      outs.push_back({0, at + k, g.from_ginac(e), comment, ""});
+    };
+    std::string joint = "link " + std::to_string(i + 1) + ", turning by " + m.spec->coordinates[L.coordinate].name +
+                        (L.parent < 0 ? " from N" : " from link " + std::to_string(L.parent + 1)) +
+                        ": its joint frame's axes in the parent's, origin, angle's offset and sign";
+    for (unsigned a = 0; a < 3; ++a)
+      for (unsigned c = 0; c < 3; ++c) put(3 * a + c, L.E(a, c), a == 0 && c == 0 ? joint : "");
+    for (int a = 0; a < 3; ++a) put(9 + size_t(a), L.r[size_t(a)], "");
+    put(12, L.offset, "");
+    put(13, L.sign, "");
+    put(14, L.mass, "mass, first moment and inertia about the origin (xx yy zz xy xz yz)");
+    for (int a = 0; a < 3; ++a) put(15 + size_t(a), L.first_moment[size_t(a)], "");
+    const int entries[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+    for (int k = 0; k < 6; ++k) put(18 + size_t(k), L.inertia(entries[k][0], entries[k][1]), "");
+  }
+  for (int a = 0; a < 3; ++a)
+    outs.push_back({0, tree.links.size() * stride + size_t(a), g.from_ginac(tree.gravity[size_t(a)]),
+                    a == 0 ? "gravity in N" : "", ""});
+  for (size_t i = 0; i < tree.tau.size(); ++i)
+    outs.push_back({1, i, g.from_ginac(tree.tau[i]), i == 0 ? "tau = Q - dV/dq, row " + m.spec->coordinates[i].name
+                                                            : "row " + m.spec->coordinates[i].name, ""});
+  return outs;
+}
+
+}  // namespace lgc
