@@ -99,11 +99,15 @@ static void set_parameter(const lgc_model *m, double p[], const char *name, doub
     p[i] = value;
 }
 
-/* The ball thrown at (alpha, spin): the time its slip reaches 0, and its speed then and at t_end. */
-static void ball_slides_then_rolls(double alpha, double spin)
+/* A ball thrown at (alpha, spin) slides until its slip s = v - r w reaches 0 at t1, at v1, then
+** rolls at 5/7 g sin(alpha) to t_end = t1 + 1, at v_end. */
+typedef struct {
+    double v0, t1, v1, t_end, v_end;
+} throw_closed_form;
+
+/* m's parameters and start for the throw (alpha, spin) into p and x0, and its closed form. */
+static throw_closed_form thrown(const lgc_model *m, double alpha, double spin, double p[], double x0[])
 {
-    const lgc_model *m = &bowling_ball_model;
-    double p[MAX_PARAMETERS], x0[MAX_NX], x[MAX_NX];
     defaults_of(m, p);
     set_parameter(m, p, "alpha", alpha);
     set_parameter(m, p, "spin", spin);
@@ -111,8 +115,20 @@ static void ball_slides_then_rolls(double alpha, double spin)
     const double g = parameter(m, p, "g"), mu = parameter(m, p, "mu"), r = parameter(m, p, "r"),
                  v0 = parameter(m, p, "v0"), s0 = v0 - r * spin, sign = s0 > 0.0 ? 1.0 : -1.0;
     const double rate = 3.5 * mu * g * cos(alpha) - g * sin(alpha) * sign;
-    const double t1 = fabs(s0) / rate, v1 = v0 + (g * sin(alpha) - mu * g * cos(alpha) * sign) * t1;
-    const double t_end = t1 + 1.0, v_end = v1 + 5.0 / 7.0 * g * sin(alpha) * (t_end - t1);
+    throw_closed_form c = {v0, fabs(s0) / rate, 0.0, 0.0, 0.0};
+    c.v1 = v0 + (g * sin(alpha) - mu * g * cos(alpha) * sign) * c.t1;
+    c.t_end = c.t1 + 1.0;
+    c.v_end = c.v1 + 5.0 / 7.0 * g * sin(alpha) * (c.t_end - c.t1);
+    return c;
+}
+
+/* The ball thrown at (alpha, spin): the time its slip reaches 0, and its speed then and at t_end. */
+static void ball_slides_then_rolls(double alpha, double spin)
+{
+    const lgc_model *m = &bowling_ball_model;
+    double p[MAX_PARAMETERS], x0[MAX_NX], x[MAX_NX];
+    const throw_closed_form c = thrown(m, alpha, spin, p, x0);
+    const double r = parameter(m, p, "r"), v0 = c.v0, t1 = c.t1, v1 = c.v1, t_end = c.t_end, v_end = c.v_end;
     const int stick = m->nevent + 2 * m->ncontact + 1;
     for (int k = 0; k < 4; k++) {
         met e = {0};
@@ -142,15 +158,8 @@ static void sphere_slides_then_rolls(double alpha, double spin)
 {
     const lgc_model *m = &bowling_sphere_model;
     double p[MAX_PARAMETERS], x0[MAX_NX], x[MAX_NX];
-    defaults_of(m, p);
-    set_parameter(m, p, "alpha", alpha);
-    set_parameter(m, p, "spin", spin);
-    m->initial_state_at(p, x0);
-    const double g = parameter(m, p, "g"), mu = parameter(m, p, "mu"), r = parameter(m, p, "r"),
-                 v0 = parameter(m, p, "v0"), s0 = v0 - r * spin, sign = s0 > 0.0 ? 1.0 : -1.0;
-    const double rate = 3.5 * mu * g * cos(alpha) - g * sin(alpha) * sign;
-    const double t1 = fabs(s0) / rate, v1 = v0 + (g * sin(alpha) - mu * g * cos(alpha) * sign) * t1;
-    const double t_end = t1 + 1.0, v_end = v1 + 5.0 / 7.0 * g * sin(alpha) * (t_end - t1);
+    const throw_closed_form c = thrown(m, alpha, spin, p, x0);
+    const double r = parameter(m, p, "r"), v0 = c.v0, t1 = c.t1, v1 = c.v1, t_end = c.t_end, v_end = c.v_end;
     const int stick = m->nevent + 2 * m->ncontact + 1;
     for (int k = 0; k < 4; k++) {
         met e = {0};
