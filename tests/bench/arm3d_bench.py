@@ -55,10 +55,7 @@ def case(ctx, tools, n):
     source = f"{out}/{name}.c"
     row["ops"] = count_ops.count_function(source, f"{name}_kkt_entries")
     rhs = f"{out}/rhs"
-    measure.output([mujoco_bench.CC] + mujoco_bench.CFLAGS + [f"-I{HERE}", f"-I{out}", "-include", f"{name}.h",
-                                                              f"-DMODEL={name}", f"-DUMODEL={name.upper()}",
-                                                              f"{HERE}/lagrangec_adapter.c", source,
-                                                              f"{HERE}/bench_rhs.c", "-lm", "-o", rhs])
+    mujoco_bench.rhs_harness(name, source, out, rhs)
     row["ir"] = measure.callgrind_ir([rhs, "calls", str(CALLS)], "bench_call") / CALLS
     row["value"] = float(measure.output([rhs, "value"]))
     mj_rhs, mj_run = tools

@@ -61,10 +61,7 @@ def case(ctx, tools, kind, n):
     with open(source) as f:
         row["form"] = "recursion" if "rhs by the articulated-body recursion" in f.read() else "dense"
     rhs = f"{out}/rhs"
-    measure.output([mujoco_bench.CC] + mujoco_bench.CFLAGS + [f"-I{HERE}", f"-I{out}", "-include", f"{name}.h",
-                                                              f"-DMODEL={name}", f"-DUMODEL={name.upper()}",
-                                                              f"{HERE}/lagrangec_adapter.c", source,
-                                                              f"{HERE}/bench_rhs.c", "-lm", "-o", rhs])
+    mujoco_bench.rhs_harness(name, source, out, rhs)
     row["ir"] = measure.callgrind_ir([rhs, "calls", str(CALLS)], "bench_call") / CALLS
     row["ns"] = float(measure.output([rhs, "ns"]))
     return row

@@ -46,6 +46,13 @@ def outcome(r):
     return {"status": "ok", "wall": r["wall"], "cpu": r["cpu"], "peak_mib": r["peak_mib"]}
 
 
+def rhs_harness(name, source, header_dir, exe):
+    """bench_rhs.c's timing and counting harness around a generated model's rhs (its .c or .o)."""
+    measure.output([CC] + CFLAGS + [f"-I{HERE}", f"-I{header_dir}", "-include", f"{name}.h", f"-DMODEL={name}",
+                                    f"-DUMODEL={name.upper()}", f"{HERE}/lagrangec_adapter.c", source,
+                                    f"{HERE}/bench_rhs.c", "-lm", "-o", exe])
+
+
 def build_mujoco(work):
     """The two MuJoCo harnesses, one for every N: bench_rhs around mj_forward, and mujoco_run."""
     rhs, run = f"{work}/mujoco_rhs", f"{work}/mujoco_run"
@@ -101,9 +108,7 @@ def writing_case(ctx, writing, n, tried):
         tried.clear()
         return row, None
     rhs, steps = f"{out}/rhs", f"{out}/steps"
-    measure.output([CC] + CFLAGS + [f"-I{HERE}", f"-I{out}", "-include", f"{name}.h", f"-DMODEL={name}",
-                                    f"-DUMODEL={name.upper()}", f"{HERE}/lagrangec_adapter.c", obj,
-                                    f"{HERE}/bench_rhs.c", "-lm", "-o", rhs])
+    rhs_harness(name, obj, out, rhs)
     measure.output([CC] + CFLAGS + [f"-DMODEL={name}_model", f"-I{out}", f"-I{ctx['build']}/runtime/include",
                                     f"-I{ROOT}/runtime/include", f"{HERE}/lgc_steps.c", obj, f"{out}/{name}_model.c",
                                     f"{ctx['build']}/runtime/liblagrangec.a"] + kkt_bench.blas_flags()
