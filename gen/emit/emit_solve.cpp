@@ -137,6 +137,8 @@ std::string emit_correction_solver(const Plan &plan) {
 std::string emit_kkt_solver(const Plan &plan) {
   const Names &n = plan.names;
   const bool straight = plan.solver.straight_line, constrained = plan.sizes.nc > 0;
+  // The recursion's rhs solves no KKT system (its model has no rows and no Jacobian).
+  if (plan.articulated.chosen) return paste_kernel(kernel_zero, n, plan.real);
   std::string s;
   if (constrained || !straight)
     s += "/* Internal to " + n.fn("rhs") + ": S nearly singular, the minimum-norm solve takes over. */\n#define " +

@@ -607,7 +607,7 @@ void vakonomic_refuses_friction(void **) {
 }
 
 // A tree of bodies past the crossover (tests/gen/specs/articulated_tree.toml:
-// two arms of 5 links on a turning base, offset turns between joints, a
+// two arms of 6 links on a turning base, offset turns between joints, a
 // particle, a written potential and forces) takes the articulated-body
 // recursion for rhs and no Jacobian; it must satisfy the same equations.
 void articulated_model_satisfies_the_equations(void **) {

@@ -66,7 +66,7 @@ static lgc_sample long_sample(double x[4], double res[2], double mult[1], double
     for (int i = 0; i < 4; i++)
         x[i] = -1.2345678901234567e-100 * (i + 1);
     res[0] = res[1] = mult[0] = fc[0] = fc[1] = -9.8765432109876543e-200;
-    lgc_sample s = {0.12345678901234567, x, res, res + 1, res + 2, mult, fc, -3.3333333333333333, NULL};
+    lgc_sample s = {0.12345678901234567, x, res, res + 1, res + 2, mult, fc, -3.3333333333333333, NULL, NULL};
     return s;
 }
 
