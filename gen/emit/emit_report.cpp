@@ -236,7 +236,11 @@ class Report {
             "\\partial t} - \\frac{\\partial L}{\\partial q}$, and the applied forces $Q$:\n\n";
     for (size_t i = 0; i < m_.nq; ++i) equation("k_{" + coordinate(i) + "}", m_.k[i]);
     for (size_t i = 0; i < m_.nq; ++i) equation("Q_{" + coordinate(i) + "}", m_.Q[i]);
-    if (plan_.articulated.chosen) articulated();
+    if (plan_.articulated.chosen)
+      articulated();
+    else
+      out_ << "The generated rhs forms $M$ and $k$ and solves with them, not by the articulated-body recursion: "
+           << plan_.articulated.reason << ".\n\n";
     if (!s.wheels.empty()) wheels();
     if (m_.nh) holonomic();
     if (m_.nn) nonholonomic();
