@@ -122,6 +122,15 @@ static throw_closed_form thrown(const lgc_model *m, double alpha, double spin, d
     return c;
 }
 
+/* The throw run under stepper k to t_end: one event, the lane's stick, where it starts to roll. */
+static void run_to_roll(const lgc_model *m, const double p[], const double x0[], int k, double t_end, met *e, double x[])
+{
+    const int stick = m->nevent + 2 * m->ncontact + 1;
+    assert_int_equal(run(m, p, x0, k, t_end, e, x), LGC_OK);
+    check(e->n == 1 && e->event[0] == stick, "%s: %d events, the first %d; expected one stick[lane] (%d)",
+          stepper(k)->name, e->n, e->n ? e->event[0] : -1, stick);
+}
+
 /* The ball thrown at (alpha, spin): the time its slip reaches 0, and its speed then and at t_end. */
 static void ball_slides_then_rolls(double alpha, double spin)
 {
@@ -129,12 +138,9 @@ static void ball_slides_then_rolls(double alpha, double spin)
     double p[MAX_PARAMETERS], x0[MAX_NX], x[MAX_NX];
     const throw_closed_form c = thrown(m, alpha, spin, p, x0);
     const double r = parameter(m, p, "r"), v0 = c.v0, t1 = c.t1, v1 = c.v1, t_end = c.t_end, v_end = c.v_end;
-    const int stick = m->nevent + 2 * m->ncontact + 1;
     for (int k = 0; k < 4; k++) {
         met e = {0};
-        assert_int_equal(run(m, p, x0, k, t_end, &e, x), LGC_OK);
-        check(e.n == 1 && e.event[0] == stick, "%s: %d events, the first %d; expected one stick[lane] (%d)",
-              stepper(k)->name, e.n, e.n ? e.event[0] : -1, stick);
+        run_to_roll(m, p, x0, k, t_end, &e, x);
         const double dt = fabs(e.t[0] - t1), dv = fabs(e.x[0][2] - v1), dv_end = fabs(x[2] - v_end),
                      roll = fabs(x[2] - r * x[3]);
         print_message("  %-6s alpha %.2f spin %6.1f: rolls at t = %.15f (closed form %.15f, %.1e); x' %.1e "
@@ -160,12 +166,9 @@ static void sphere_slides_then_rolls(double alpha, double spin)
     double p[MAX_PARAMETERS], x0[MAX_NX], x[MAX_NX];
     const throw_closed_form c = thrown(m, alpha, spin, p, x0);
     const double r = parameter(m, p, "r"), v0 = c.v0, t1 = c.t1, v1 = c.v1, t_end = c.t_end, v_end = c.v_end;
-    const int stick = m->nevent + 2 * m->ncontact + 1;
     for (int k = 0; k < 4; k++) {
         met e = {0};
-        assert_int_equal(run(m, p, x0, k, t_end, &e, x), LGC_OK);
-        check(e.n == 1 && e.event[0] == stick, "%s: %d events, the first %d; expected one stick[lane] (%d)",
-              stepper(k)->name, e.n, e.n ? e.event[0] : -1, stick);
+        run_to_roll(m, p, x0, k, t_end, &e, x);
         const double dt = fabs(e.t[0] - t1), dv = fabs(e.x[0][6] - v1), dv_end = fabs(x[6] - v_end),
                      roll = fabs(x[6] - r * sphere_w_y(x)), lateral = fmax(fabs(x[1]), fabs(x[7]));
         print_message("  %-6s sphere alpha %.2f spin %6.1f: rolls at t = %.15f (closed form %.15f, %.1e); x' %.1e "
