@@ -6,6 +6,7 @@
 #include <ginac/ginac.h>
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -40,6 +41,26 @@ struct SymbolTable {
 };
 
 SymbolTable make_symbols(const Spec &spec);
+
+// e at the parameters' defaults (and at the values `more` gives other
+// symbols), computed exactly where it can be and to 40 digits where not,
+// then rounded once: the same double every run. NaN where e has no real
+// value there (log(0), 1/0).
+double value_at_defaults(const GiNaC::ex &e, const SymbolTable &s, const Spec &spec, const GiNaC::exmap &more = {});
+
+// Uniform doubles in [0, 1), the same sequence on every machine
+// (xorshift64*): the generator's sampled checks.
+class SampleSequence {
+ public:
+  explicit SampleSequence(uint64_t seed = 0x9E3779B97F4A7C15ull) : state_(seed) {}
+  double next() {
+    state_ ^= state_ >> 12, state_ ^= state_ << 25, state_ ^= state_ >> 27;
+    return double((state_ * 0x2545F4914F6CDD1Dull) >> 11) / double(1ull << 53);
+  }
+
+ private:
+  uint64_t state_;
+};
 
 // ∂e/∂x with each shared subexpression of e differentiated once, the
 // derivative sharing them in turn: GiNaC's diff walks a subexpression once

@@ -3,6 +3,7 @@
 // about which of them an expression contains.
 #include "expressions/expressions.h"
 
+#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -24,6 +25,34 @@ SymbolTable make_symbols(const Spec &spec) {
   s.kind_of.emplace(s.t, SymbolKind::time);
   s.by_name["pi"] = SymbolInfo{GiNaC::Pi, SymbolKind::constant, "pi"};
   return s;
+}
+
+namespace {
+
+// A double as the exact rational it is, so values computed from it round
+// once, at the end.
+GiNaC::numeric exact(double d) {
+  int e;
+  double f = std::frexp(d, &e);
+  return GiNaC::numeric(long(std::ldexp(f, 53))) * GiNaC::numeric(2).power(e - 53);
+}
+
+}  // namespace
+
+double value_at_defaults(const GiNaC::ex &e, const SymbolTable &s, const Spec &spec, const GiNaC::exmap &more) {
+  GiNaC::exmap values = more;
+  for (size_t i = 0; i < s.p.size(); ++i) values[s.p[i]] = exact(spec.parameters[i].value);
+  long digits = GiNaC::Digits;
+  GiNaC::Digits = 40;
+  double value = NAN;
+  try {
+    GiNaC::ex v = GiNaC::evalf(e.subs(values));
+    if (GiNaC::is_a<GiNaC::numeric>(v) && GiNaC::ex_to<GiNaC::numeric>(v).is_real())
+      value = GiNaC::ex_to<GiNaC::numeric>(v).to_double();
+  } catch (const std::exception &) {  // log(0), 1/0 at these values
+  }
+  GiNaC::Digits = digits;
+  return value;
 }
 
 // Each shared subexpression is visited once: a chain's expressions refer

@@ -108,19 +108,10 @@ class WheelReader {
   const std::array<GiNaC::realsymbol, 3> u_ = {GiNaC::realsymbol("ux"), GiNaC::realsymbol("uy"),
                                                GiNaC::realsymbol("uz")};
 
-  // e at the parameters' defaults, when it is a real number there.
+  // e at the parameters' defaults, when it is a finite real number there.
   std::optional<double> at_defaults(const ex &e, const GiNaC::exmap &more = {}) const {
-    GiNaC::exmap values = more;
-    for (size_t i = 0; i < s_.p.size(); ++i) values[s_.p[i]] = scope_.spec.parameters[i].value;
-    try {
-      ex v = e.subs(values).evalf();
-      if (!GiNaC::is_a<GiNaC::numeric>(v) || !GiNaC::ex_to<GiNaC::numeric>(v).is_real()) return std::nullopt;
-      double x = GiNaC::ex_to<GiNaC::numeric>(v).to_double();
-      if (!std::isfinite(x)) return std::nullopt;
-      return x;
-    } catch (const std::exception &) {  // a pole: 1/0
-      return std::nullopt;
-    }
+    double x = value_at_defaults(e, s_, scope_.spec, more);
+    return std::isfinite(x) ? std::optional<double>(x) : std::nullopt;
   }
 
   // A radius or a semi-axis: an expression of the parameters, positive at
@@ -168,11 +159,7 @@ class WheelReader {
     for (int i = 0; i < 3; ++i) grad[i] = h.diff(u_[i]);
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) hess[i][j] = grad[i].diff(u_[j]);
-    uint64_t state = 0x9E3779B97F4A7C15ull;
-    auto next = [&] {  // xorshift64*, as model_checks' samples
-      state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
-      return double((state * 0x2545F4914F6CDD1Dull) >> 11) / double(1ull << 53);
-    };
+    SampleSequence random;
     for (int k = 0; k < 64; ++k) {
       // The axes and the diagonals first, then directions spread at random.
       std::array<double, 3> u;
@@ -182,7 +169,7 @@ class WheelReader {
       } else if (k < 14) {
         for (int i = 0; i < 3; ++i) u[i] = ((k - 6) >> i & 1 ? -1 : 1) / std::sqrt(3.0);
       } else {
-        double z = 2 * next() - 1, phi = 2 * std::acos(-1.0) * next(), rho = std::sqrt(1 - z * z);
+        double z = 2 * random.next() - 1, phi = 2 * std::acos(-1.0) * random.next(), rho = std::sqrt(1 - z * z);
         u = {rho * std::cos(phi), rho * std::sin(phi), z};
       }
       auto at = [&](const ex &e, double scale = 1) {

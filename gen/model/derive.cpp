@@ -15,14 +15,6 @@ namespace {
 
 using GiNaC::ex;
 
-// A double as the exact rational it is, so values computed from it round
-// once, at the end.
-GiNaC::numeric exact(double d) {
-  int e;
-  double f = std::frexp(d, &e);
-  return GiNaC::numeric(long(std::ldexp(f, 53))) * GiNaC::numeric(2).power(e - 53);
-}
-
 // A value or parameter default larger than this is a typo, not physics.
 constexpr double kLargestValue = 1e30;
 
@@ -534,23 +526,7 @@ class Deriver {
     return {sym, name, e, value, true};
   }
 
-  // e at the parameters' defaults, computed exactly where it can be and
-  // to 40 digits where not, then rounded once: the same double every run.
-  double at_defaults(const ex &e) const {
-    GiNaC::exmap defaults;
-    for (size_t i = 0; i < sym().p.size(); ++i) defaults[sym().p[i]] = exact(spec_.parameters[i].value);
-    long digits = GiNaC::Digits;
-    GiNaC::Digits = 40;
-    double value = NAN;
-    try {
-      ex v = GiNaC::evalf(e.subs(defaults));
-      if (GiNaC::is_a<GiNaC::numeric>(v) && GiNaC::ex_to<GiNaC::numeric>(v).is_real())
-        value = GiNaC::ex_to<GiNaC::numeric>(v).to_double();
-    } catch (const std::exception &) {  // log(0), 1/0 at these values
-    }
-    GiNaC::Digits = digits;
-    return value;
-  }
+  double at_defaults(const ex &e) const { return value_at_defaults(e, sym(), spec_); }
 
   // [outputs] and [events] may name the multipliers too: lambda1... of the
   // holonomic rows, mu1... of the nonholonomic ones (the names --init and

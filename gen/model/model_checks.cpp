@@ -16,18 +16,14 @@ using Point = Evaluator::Point;
 std::vector<Point> sample_points(const Model &m, int count) {
   const SymbolTable &s = m.symbols;
   std::vector<Point> points;
-  uint64_t state = 0x9E3779B97F4A7C15ull;
-  auto next = [&] {  // xorshift64*: the same sequence on every machine
-    state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
-    return double((state * 0x2545F4914F6CDD1Dull) >> 11) / double(1ull << 53);
-  };
+  SampleSequence random;
   for (int k = 0; k < count; ++k) {
     Point p;
-    for (auto &q : s.q) p[q] = 0.3 + next();
-    for (auto &v : s.v) p[v] = next() - 0.5;
+    for (auto &q : s.q) p[q] = 0.3 + random.next();
+    for (auto &v : s.v) p[v] = random.next() - 0.5;
     for (size_t i = 0; i < s.p.size(); ++i) p[s.p[i]] = m.spec->parameters[i].value;
     for (size_t i = 0; i < s.u.size(); ++i) p[s.u[i]] = m.spec->inputs[i].value;
-    p[s.t] = 2 * next() - 1;  // times on both sides of 0, for terms that switch with t
+    p[s.t] = 2 * random.next() - 1;  // times on both sides of 0, for terms that switch with t
     points.push_back(p);
   }
   return points;
@@ -119,14 +115,10 @@ namespace {
 std::vector<Point> manifold_points(const Model &m, const Point &start, double scale, int count) {
   size_t n = m.nq, nh = m.nh;
   std::vector<Point> points;
-  uint64_t state = 0xD1B54A32D192ED03ull;
-  auto next = [&] {
-    state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
-    return double((state * 0x2545F4914F6CDD1Dull) >> 11) / double(1ull << 53) - 0.5;
-  };
+  SampleSequence random(0xD1B54A32D192ED03ull);
   for (int k = 0; k < count; ++k) {
     Point p = start;
-    for (auto &q : m.symbols.q) p[q] += 2e-3 * scale * next();
+    for (auto &q : m.symbols.q) p[q] += 2e-3 * scale * (random.next() - 0.5);
     bool converged = false;
     for (int it = 0; it < 30 && !converged; ++it) {
       Evaluator value(p);

@@ -44,14 +44,19 @@ const std::set<std::string> kFrictionKeys = {"slip", "wheel", "normal", "static"
 
 const std::set<std::string> kBodyKeys = {"mass", "frame", "centre", "inertia", "inertia_frame"};
 const std::set<std::string> kParticleKeys = {"mass", "point"};
-const std::set<std::string> kWheelKeys = {"body", "centre", "axle", "radius", "normal", "shape", "semi_axes", "support"};
-// The keys of each shape of [rolling.NAME], in WheelSpec::Shape's order.
+// The keys of each shape of [rolling.NAME], in WheelSpec::Shape's order,
+// and of any shape.
 const char *const kShapeNames[] = {"disk", "sphere", "ellipsoid", "support"};
 const std::set<std::string> kShapeKeys[] = {
     {"body", "centre", "axle", "radius", "normal", "shape"},
     {"body", "centre", "radius", "normal", "shape"},
     {"body", "centre", "semi_axes", "normal", "shape"},
     {"body", "centre", "support", "normal", "shape"}};
+const std::set<std::string> kWheelKeys = [] {
+  std::set<std::string> keys;
+  for (const auto &shape : kShapeKeys) keys.insert(shape.begin(), shape.end());
+  return keys;
+}();
 
 const std::set<std::string> kCKeywords = {
     "auto",     "break",    "case",     "char",       "const",     "continue", "default",
@@ -615,7 +620,7 @@ class Reader {
       for (auto &&[k, v] : *t)
         if (!keys.count(std::string(k.str()))) {
           std::string whose;
-          for (int other = 0; other < 4; ++other)
+          for (size_t other = 0; other < std::size(kShapeNames); ++other)
             if (kShapeKeys[other].count(std::string(k.str()))) whose += (whose.empty() ? "" : ", ") + std::string(kShapeNames[other]);
           error_at(loc(k.source().begin), "'" + std::string(k.str()) + "' is a key of " +
                                               (std::string("aeiou").find(whose[0]) == std::string::npos ? "a " : "an ") +

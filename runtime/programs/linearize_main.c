@@ -463,9 +463,10 @@ int lgc_linearize_main(const lgc_model *model, int argc, char **argv)
         return LGC_EXIT_USAGE;
     }
     if (!model->jacobian) {
-        fprintf(stderr, "lagrangec: linearize needs the generated Jacobian, and model '%s' has none: its rhs "
-                        "is the articulated-body recursion (a tree of bodies past the crossover; see %s.md), "
-                        "whose derivatives are not generated yet\n", model->name, model->name);
+        fprintf(stderr, "lagrangec: linearize needs the generated Jacobian, and model '%s' has none: it "
+                        "was generated with --no-jacobian, or its rhs is the articulated-body recursion, whose "
+                        "derivatives are not generated yet (%s.md says which form it has)\n",
+                model->name, model->name);
         return LGC_EXIT_FAILED;
     }
     lgc_linearization lin;

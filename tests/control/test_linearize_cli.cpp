@@ -3,7 +3,7 @@
 // --independent, the time of a time-dependent model, eigenvalues at
 // round-off, the equilibrium note, --consistent, and the refusals: a point
 // off the constraints or where the equations are NaN, the vakonomic
-// formulation, an unknown name.
+// formulation, an unknown name, a model without a generated Jacobian.
 #include <cmath>
 
 #include "process.hpp"
@@ -147,6 +147,11 @@ void refusals(void **) {
   assert_contains(r.err, "not finite (NaN or Inf) at the point");
   r = linearize({spec("pendulum"), "--at", "t=soon"});
   assert_int_equal(r.status, 2);
+  // A model without a generated Jacobian (a tree past the crossover: its rhs the recursion).
+  r = linearize({std::string(GEN_SPECS_DIR) + "/articulated_tree.toml"});
+  assert_int_equal(r.status, 1);
+  assert_contains(r.err, "linearize needs the generated Jacobian, and model 'articulated_tree' has none");
+  assert_contains(r.err, "articulated_tree.md says which form it has");
 }
 
 }  // namespace

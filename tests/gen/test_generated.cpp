@@ -642,7 +642,9 @@ void articulated_model_satisfies_the_equations(void **) {
 
 }  // namespace
 
-int main() {
+// `test_generated`: specs/ in every variant (generated-equations);
+// `test_generated articulated`: the tree of its own (generated-articulated).
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_variant_satisfies_the_equations),
       cmocka_unit_test(jacobians_match_central_differences),
@@ -650,11 +652,7 @@ int main() {
       cmocka_unit_test(regressors_match_inverse_dynamics),
       cmocka_unit_test(vakonomic_refuses_friction),
   };
-#ifdef ARTICULATED_ONLY  // the test generated-articulated: one model of its own, not specs/
   const struct CMUnitTest articulated[] = {cmocka_unit_test(articulated_model_satisfies_the_equations)};
-  (void)tests;
-  return cmocka_run_group_tests(articulated, nullptr, nullptr);
-#else
+  if (argc > 1 && std::string(argv[1]) == "articulated") return cmocka_run_group_tests(articulated, nullptr, nullptr);
   return cmocka_run_group_tests(tests, generate_and_load, unload);
-#endif
 }
