@@ -368,32 +368,23 @@ class Report {
 
   void wheels() {
     const Spec &s = *m_.spec;
-    bool disks_only = true;
     std::set<WheelSpec::Shape> shapes;
-    for (const WheelSpec &wheel : s.wheels) shapes.insert(wheel.shape), disks_only = disks_only && wheel.shape == WheelSpec::disk;
-    out_ << "## Rolling wheels\n\n";
-    if (disks_only) {
-      out_ << "A disk of radius $r$ and axle $a$ on the plane through $N$'s origin with normal $n$ (both unit) touches it "
-              "at $\\mathrm{centre} - r k$, $k = (n - (n\\cdot a)a)/\\sqrt{1 - (n\\cdot a)^2}$. It rolls without "
-              "slipping: the contact is on the plane ($n \\cdot \\mathrm{contact} = 0$, holonomic, left out when it "
-              "is 0 at every state), and the wheel's material point there does not slide along the plane's tangents "
-              "(nonholonomic; a row that is 0 at every state, across the plane of a planar wheel, left out).\n\n"
-           << "| wheel | body | centre | axle | radius | normal | rows |\n|---|---|---|---|---|---|---|\n";
-    } else {
-      out_ << "A body on the plane through $N$'s origin with unit normal $n$ touches it at $\\mathrm{contact}$";
-      if (shapes.count(WheelSpec::disk))
-        out_ << "; a disk of radius $r$ and axle $a$ at $\\mathrm{centre} - r k$, $k = (n - (n\\cdot a)a)/"
-                "\\sqrt{1 - (n\\cdot a)^2}$";
-      if (shapes.count(WheelSpec::sphere)) out_ << "; a sphere of radius $r$ at $\\mathrm{centre} - r n$";
-      if (shapes.count(WheelSpec::ellipsoid) || shapes.count(WheelSpec::support))
-        out_ << "; a convex body of support function $h(u)$ ($u$ in its frame's axes; an ellipsoid's "
-                "$\\sqrt{a^2u_x^2 + b^2u_y^2 + c^2u_z^2}$) at $\\mathrm{centre} + R\\,\\nabla h(-R^T n)$, "
-                "$R$ its frame's rotation, the centre at the height $h(-R^T n)$ (docs/theory.md, §8)";
-      out_ << ". It rolls without slipping: the contact is on the plane ($n \\cdot \\mathrm{contact} = 0$, "
-              "holonomic, left out when it is 0 at every state), and the body's material point there does not slide "
-              "along the plane's tangents (nonholonomic; a row that is 0 at every state left out).\n\n"
-           << "| wheel | body | shape | centre | size | normal | rows |\n|---|---|---|---|---|---|---|\n";
-    }
+    for (const WheelSpec &wheel : s.wheels) shapes.insert(wheel.shape);
+    out_ << "## Rolling wheels\n\n"
+         << "A body on the plane through $N$'s origin with unit normal $n$ touches it at $\\mathrm{contact}$";
+    if (shapes.count(WheelSpec::disk))
+      out_ << "; a disk of radius $r$ and axle $a$ at $\\mathrm{centre} - r k$, $k = (n - (n\\cdot a)a)/"
+              "\\sqrt{1 - (n\\cdot a)^2}$";
+    if (shapes.count(WheelSpec::sphere)) out_ << "; a sphere of radius $r$ at $\\mathrm{centre} - r n$";
+    if (shapes.count(WheelSpec::ellipsoid) || shapes.count(WheelSpec::support))
+      out_ << "; a convex body of support function $h(u)$ ($u$ in its frame's axes; an ellipsoid's "
+              "$\\sqrt{a^2u_x^2 + b^2u_y^2 + c^2u_z^2}$) at $\\mathrm{centre} + R\\,\\nabla h(-R^T n)$, "
+              "$R$ its frame's rotation, the centre at the height $h(-R^T n)$ (docs/theory.md, §8)";
+    out_ << ". It rolls without slipping: the contact is on the plane ($n \\cdot \\mathrm{contact} = 0$, "
+            "holonomic, left out when it is 0 at every state), and the body's material point there does not slide "
+            "along the plane's tangents (nonholonomic; a row that is 0 at every state, across the plane of a planar "
+            "wheel, left out).\n\n"
+         << "| wheel | body | shape | centre | size | normal | rows |\n|---|---|---|---|---|---|---|\n";
     for (size_t w = 0; w < s.wheels.size(); ++w) {
       const WheelSpec &wheel = s.wheels[w];
       std::string centre = wheel.centre ? cell(wheel.centre->text) : "the body's";
@@ -404,11 +395,6 @@ class Report {
           rows += m_.origins[c].row + ": $" +
                   (c < m_.nh ? "\\varphi_{" + std::to_string(c + 1) : "g_{" + std::to_string(c - m_.nh + 1)) + "}$; ";
       rows.resize(rows.size() - 2);
-      if (disks_only) {
-        out_ << "| " << wheel.name << " | " << wheel.body.name << " | " << centre << " | " << cell(wheel.axle.text)
-             << " | " << cell(wheel.radius.text) << " | " << cell(wheel.normal.text) << " | " << rows << " |\n";
-        continue;
-      }
       std::string shape, size;
       switch (wheel.shape) {
         case WheelSpec::disk: shape = "disk", size = "axle " + cell(wheel.axle.text) + ", radius " + cell(wheel.radius.text); break;
