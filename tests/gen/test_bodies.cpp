@@ -1,5 +1,5 @@
 // test_bodies.cpp — the conventions of frames and bodies: each elementary
-// rotation's direction cosines (README, "Direction cosines"), and products
+// rotation's direction cosines (docs/spec.md, "Direction cosines"), and products
 // of inertia as tensor components (I_xy = -integral of x y dm) on a body
 // turned off its principal axes, written three ways that must give the
 // same T: two particles, the tensor in the body's axes, and principal
@@ -26,14 +26,14 @@ double value(const ex &e, const GiNaC::exmap &at) {
   return GiNaC::ex_to<GiNaC::numeric>(GiNaC::evalf(e.subs(at))).to_double();
 }
 
-// R_x, R_y, R_z of the README: v_parent = R_a(t) v_new, right-handed.
+// R_x, R_y, R_z of docs/spec.md: v_parent = R_a(t) v_new, right-handed.
 double rotation(int axis, double t, int row, int col) {
   int i = (row - axis + 3) % 3, j = (col - axis + 3) % 3;  // cyclic: the axis first
   double R[3][3] = {{1, 0, 0}, {0, std::cos(t), -std::sin(t)}, {0, std::sin(t), std::cos(t)}};
   return R[i][j];
 }
 
-void each_axis_rotates_as_the_readme_says(void **) {
+void each_axis_rotates_as_the_spec_reference_says(void **) {
   const char *axes = "xyz";
   const double angle = 0.3;
   for (int a = 0; a < 3; ++a) {
@@ -61,7 +61,7 @@ void each_axis_rotates_as_the_readme_says(void **) {
 }
 
 // A frame turned twice about one axis, then about others: its direction
-// cosines are the product of the README's matrices, whether the generator
+// cosines are the product of docs/spec.md's matrices, whether the generator
 // merges the two turns or not.
 void merged_rotations_compose(void **) {
   const char *axes = "xyz";
@@ -276,7 +276,7 @@ std::vector<double> newton_euler(const std::vector<SpatialLink> &links, const st
   Vec3 w_parent = {0, 0, 0}, alpha_parent = {0, 0, 0};
   P[0] = aP[0] = {0, 0, 0};
   for (size_t k = 0; k < n; ++k) {
-    Mat3 R = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};  // the README's R_a(q): v_parent = R v_child
+    Mat3 R = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};  // docs/spec.md's R_a(q): v_parent = R v_child
     int a = links[k].axis, i = (a + 1) % 3, j = (a + 2) % 3;
     R[i][i] = R[j][j] = std::cos(q[k]);
     R[i][j] = -std::sin(q[k]);
@@ -519,7 +519,7 @@ inertia_frame = "P"
 
 int main() {
   const CMUnitTest tests[] = {
-      cmocka_unit_test(each_axis_rotates_as_the_readme_says),
+      cmocka_unit_test(each_axis_rotates_as_the_spec_reference_says),
       cmocka_unit_test(products_of_inertia_are_tensor_components),
       cmocka_unit_test(merged_rotations_compose),
       cmocka_unit_test(arm_of_bodies_matches_the_written_chain),
