@@ -31,8 +31,6 @@ namespace {
 const std::string lagrangec = LAGRANGEC;
 
 
-std::vector<std::string> cache_env() { return {"LAGRANGEC_CACHE=" + (group_dir() / "cache").string()}; }
-
 Result simulate(std::vector<std::string> args, std::vector<std::string> env = {}) {
   args.insert(args.begin(), {lagrangec, "simulate"});
   for (auto &e : cache_env()) env.push_back(e);
@@ -70,13 +68,6 @@ fs::path write_spec(const std::string &name, const std::string &text) {
   fs::path p = group_dir() / (name + ".toml");
   std::ofstream(p) << text;
   return p;
-}
-
-std::vector<std::string> lines_of(const std::string &text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 const std::string kFaultRow = "# fault at t = ";

@@ -35,8 +35,6 @@ namespace {
 const std::string lagrangec = LAGRANGEC;
 
 
-std::vector<std::string> cache_env() { return {"LAGRANGEC_CACHE=" + (group_dir() / "cache").string()}; }
-
 Result sweep(std::vector<std::string> args) {
   args.insert(args.begin(), {lagrangec, "sweep"});
   return run(args, cache_env());
@@ -51,13 +49,6 @@ fs::path write_file(const std::string &name, const std::string &text) {
   fs::path p = group_dir() / name;
   std::ofstream(p, std::ios::binary) << text;
   return p;
-}
-
-std::vector<std::string> lines_of(const std::string &text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 std::vector<std::string> fields_of(const std::string &line) {

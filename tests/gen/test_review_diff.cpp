@@ -6,22 +6,16 @@
 // shows what changed.
 #include "generate.h"
 
-#include <fstream>
 #include <map>
 #include <set>
 #include <regex>
 #include <sstream>
 
+#include "process.hpp"
+
 #include "cmocka.hpp"  // last: cmocka defines a macro `fail`
 
 namespace {
-
-std::string read_file(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string generated_source(const std::string &name, const std::string &text) {
   return lgc::generate(lgc::read_spec_text(name + ".toml", text)).source;
@@ -67,7 +61,7 @@ std::string replaced(std::string text, const std::string &from, const std::strin
 // A spring on the rocker: V gains a term, so f = Q - k and the energy
 // change; M, J and the stabilised rows do not.
 void a_new_potential_changes_neither_m_nor_the_constraints(void **) {
-  const std::string text = read_file(SPECS_DIR "/four_bar.toml");
+  const std::string text = slurp(SPECS_DIR "/four_bar.toml");
   std::string with_spring = replaced(text, "\n[parameters]\n", "potential = \"5*th4^2\"\n\n[parameters]\n");
   std::vector<std::string> changed = changed_lines(generated_source("four_bar", text),
                                                    generated_source("four_bar", with_spring));
@@ -94,7 +88,7 @@ std::multiset<std::string> temporaries_of(const std::string &source, const std::
 // reads zH, now zH_plus = zH + 0.01, and the constraint rows, which do not
 // see that centre, rename none of their temporaries.
 void a_moved_centre_of_mass_changes_only_the_lines_that_read_it(void **) {
-  const std::string text = read_file(SPECS_DIR "/bicycle.toml");
+  const std::string text = slurp(SPECS_DIR "/bicycle.toml");
   std::string moved = replaced(text, "+ zH*H.z\"", "+ zH*H.z + 0.01*H.z\"");
   const std::string before = generated_source("bicycle", text), after = generated_source("bicycle", moved);
   std::vector<std::string> changed = changed_lines(before, after);
@@ -120,7 +114,7 @@ void a_moved_centre_of_mass_changes_only_the_lines_that_read_it(void **) {
 
 // The same spec generated twice is the same text, byte for byte.
 void generation_is_deterministic(void **) {
-  const std::string text = read_file(SPECS_DIR "/bicycle.toml");
+  const std::string text = slurp(SPECS_DIR "/bicycle.toml");
   const std::string first = generated_source("bicycle", text), second = generated_source("bicycle", text);
   std::vector<std::string> changed = changed_lines(first, second);
   print_message("bicycle generated twice: %zu lines differ\n", changed.size());

@@ -1,5 +1,7 @@
-// cli.hpp — what the command-line tests share: a spec of specs/ by name, and
-// the assertion that a program's output says something. Include it last,
+// cli.hpp — what the command-line tests share: a spec of specs/ by name,
+// the assertion that a program's output says something, a program cache of
+// the test group's own, a text's lines, and a gnuplot that keeps its
+// script. Include it last,
 // after cmocka.hpp's other users (it includes cmocka.hpp, which defines a
 // macro `fail`).
 #pragma once
@@ -7,10 +9,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
+#include "process.hpp"  // before cmocka.hpp and its macro `fail`
 #include "cmocka.hpp"
 
 #ifdef SPECS_DIR
@@ -25,6 +29,18 @@ inline std::string test_spec(const char *name) { return std::string(RUNTIME_SPEC
 // Fails the test, showing `text`, unless it contains `part`.
 inline void assert_contains(const std::string &text, const std::string &part) {
   if (text.find(part) == std::string::npos) fail_msg("no '%s' in:\n%s", part.c_str(), text.c_str());
+}
+
+// The environment entry that gives lagrangec a program cache of the test
+// group's own, in its scratch directory (group_dir_setup).
+inline std::vector<std::string> cache_env() { return {"LAGRANGEC_CACHE=" + (group_dir() / "cache").string()}; }
+
+// The lines of a text, without their newlines.
+inline std::vector<std::string> lines_of(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
 // A gnuplot that keeps the script it is given, in dir/script.gp, and runs

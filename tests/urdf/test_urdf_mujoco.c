@@ -25,6 +25,7 @@
 #include <mujoco/mujoco.h>
 
 #include "lagrangec/lagrangec.h"
+#include "model_checks.h"
 
 extern const lgc_model arm3_model, cart_model, cart_spring_model, fixed_merge_model, mimic_model, planar_model,
     floating_model;
@@ -34,13 +35,6 @@ extern const lgc_model arm3_model, cart_model, cart_spring_model, fixed_merge_mo
 #define MAX_DOF 8
 
 static const char *urdf_dir;
-
-/* A deterministic state stream: the same states on every machine. */
-static double uniform(unsigned long *seed, double lo, double hi)
-{
-    *seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
-    return lo + (hi - lo) * (double)(*seed >> 11) / 9007199254740992.0;
-}
 
 static double parameter(const lgc_model *m, const char *name)
 {
