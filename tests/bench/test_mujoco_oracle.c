@@ -57,13 +57,6 @@ static mjModel *load_mujoco(const lgc_model *m, int n)
     return mj;
 }
 
-static double parameter(const lgc_model *m, const char *name)
-{
-    int i = lgc_name_index(m->parameter_names, m->np, name);
-    if (i < 0) fail_msg("%s has no parameter %s", m->name, name);
-    return m->parameter_defaults[i];
-}
-
 /*
 ** MuJoCo's hinge angles, rates and accelerations (phi, phi', phi'') in the
 ** model's writing: x = (q, q') and a = q''; the spatial arm's are MuJoCo's own. Absolute angles are cumulative

@@ -1,7 +1,8 @@
 /*
 ** model_checks.h — what the C tests of generated models share: a
-** deterministic stream of states, the same on every machine, and the
-** generated Jacobian df/dx against central differences of the model's rhs.
+** deterministic stream of states, the same on every machine, a parameter's
+** default by name, and the generated Jacobian df/dx against central
+** differences of the model's rhs.
 ** Include after <cmocka.h> and lagrangec/lagrangec.h; C and C++.
 */
 #ifndef MODEL_CHECKS_H
@@ -15,6 +16,14 @@ static inline double uniform(unsigned long *seed, double lo, double hi)
 {
     *seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
     return lo + (hi - lo) * (double)(*seed >> 11) / 9007199254740992.0;
+}
+
+/* The default of m's parameter `name`; fails the test if m has none. */
+static inline double parameter(const lgc_model *m, const char *name)
+{
+    int i = lgc_name_index(m->parameter_names, m->np, name);
+    if (i < 0) fail_msg("%s has no parameter %s", m->name, name);
+    return m->parameter_defaults[i];
 }
 
 /*

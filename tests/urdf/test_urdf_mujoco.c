@@ -36,13 +36,6 @@ extern const lgc_model arm3_model, cart_model, cart_spring_model, fixed_merge_mo
 
 static const char *urdf_dir;
 
-static double parameter(const lgc_model *m, const char *name)
-{
-    int i = lgc_name_index(m->parameter_names, m->np, name);
-    if (i < 0) fail_msg("%s has no parameter %s", m->name, name);
-    return m->parameter_defaults[i];
-}
-
 /* Largest |got - want| over the largest |want| (at least 1); fails past RTOL. */
 static double compare(const lgc_model *m, const char *what, int state, const double got[], const double want[],
                       int count)
