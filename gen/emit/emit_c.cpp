@@ -573,7 +573,7 @@ std::string emit_header(const Plan &plan) {
       << "#define " << n.size("NBASE") << " " << plan.regressor.base.size()
       << "  /* base parameters, their identifiable combinations */\n";
   s << "#define " << n.size("STACK_ESTIMATE") << " " << estimate_stack(plan).bytes
-    << "  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */\n";
+    << "  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */\n";
   for (Size size : {Size::nh, Size::nn, Size::nc, Size::np, Size::nu})
     s << "#define " << n.size(size) << "_ARRAY " << z.array_length(size) << "\n";
   if (!m.outputs.empty())
