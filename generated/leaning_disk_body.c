@@ -1098,11 +1098,45 @@ void leaning_disk_body_standard_parameters(const leaning_disk_body_real param[],
     out_theta[3] = m;
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int leaning_disk_body_step_undone(leaning_disk_body_real state[], const leaning_disk_body_real x0[], int status)
+/*
+** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
+** from t at x0. k, x0 and xt hold LEANING_DISK_BODY_NX reals each, work the rhs's.
+** Returns LEANING_DISK_BODY_OK or the rhs's error, state then part-way (leaning_disk_body_step_end
+** puts x0 back).
+*/
+static int leaning_disk_body_rk4(leaning_disk_body_real t, leaning_disk_body_real state[], const leaning_disk_body_real input[], const leaning_disk_body_real param[],
+    leaning_disk_body_real baumgarte_alpha, leaning_disk_body_real baumgarte_beta, leaning_disk_body_real h,
+    leaning_disk_body_real k[], leaning_disk_body_real x0[], leaning_disk_body_real xt[], leaning_disk_body_real work[])
+{
+    /* The stages' times and weights. */
+    static const leaning_disk_body_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const leaning_disk_body_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < LEANING_DISK_BODY_NX; ++i) x0[i] = state[i];
+    status = leaning_disk_body_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != LEANING_DISK_BODY_OK) return status;
+    for (i = 0; i < LEANING_DISK_BODY_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < LEANING_DISK_BODY_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = leaning_disk_body_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != LEANING_DISK_BODY_OK) return status;
+        for (i = 0; i < LEANING_DISK_BODY_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return LEANING_DISK_BODY_OK;
+}
+
+/*
+** The step's status: LEANING_DISK_BODY_NOT_FINITE where a step that succeeded reached
+** a NaN or Inf. On an error, the state the step began from (x0) is put
+** back: a failed step changes nothing.
+*/
+static int leaning_disk_body_step_end(leaning_disk_body_real state[], const leaning_disk_body_real x0[], int status)
 {
     int i;
-    for (i = 0; i < LEANING_DISK_BODY_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < LEANING_DISK_BODY_NX && status == LEANING_DISK_BODY_OK; ++i)
+        if (!isfinite(state[i])) status = LEANING_DISK_BODY_NOT_FINITE;
+    if (status != LEANING_DISK_BODY_OK)
+        for (i = 0; i < LEANING_DISK_BODY_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -1112,6 +1146,24 @@ static int leaning_disk_body_step_factor(leaning_disk_body_real t, const leaning
 {
     if (mass_metric) leaning_disk_body_mass_matrix(t, state, param, M);
     return leaning_disk_body_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v). On entry C (LEANING_DISK_BODY_NC x LEANING_DISK_BODY_NQ) and rows_dot, phi'
+** and g together (LEANING_DISK_BODY_NC), are at (t, state); W and correction are the
+** factor's, K (LEANING_DISK_BODY_NC) and d (LEANING_DISK_BODY_NQ) scratch.
+*/
+static int leaning_disk_body_correct_velocities(leaning_disk_body_real t, leaning_disk_body_real state[], const leaning_disk_body_real param[], int mass_metric,
+    const leaning_disk_body_real C[], leaning_disk_body_real W[], leaning_disk_body_real correction[], leaning_disk_body_real K[], leaning_disk_body_real d[], const leaning_disk_body_real rows_dot[])
+{
+    int i;
+    const int status = leaning_disk_body_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != LEANING_DISK_BODY_OK) return status;
+    for (i = 0; i < LEANING_DISK_BODY_NC; ++i) K[i] = -rows_dot[i];
+    leaning_disk_body_correction_solve(mass_metric, LEANING_DISK_BODY_NC, W, C, correction, K, d);
+    for (i = 0; i < LEANING_DISK_BODY_NQ; ++i) state[LEANING_DISK_BODY_NQ + i] += d[i];
+    return LEANING_DISK_BODY_OK;
 }
 
 int leaning_disk_body_step(leaning_disk_body_real t, leaning_disk_body_real state[], const leaning_disk_body_real input[], const leaning_disk_body_real param[],
@@ -1131,30 +1183,11 @@ int leaning_disk_body_step(leaning_disk_body_real t, leaning_disk_body_real stat
     leaning_disk_body_real *phi = d + LEANING_DISK_BODY_NQ;
     leaning_disk_body_real *phi_dot = phi + LEANING_DISK_BODY_NH;
     leaning_disk_body_real *g = phi_dot + LEANING_DISK_BODY_NH;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const leaning_disk_body_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const leaning_disk_body_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const leaning_disk_body_real t1 = t + h;
-    int i, j, status;
-    for (i = 0; i < LEANING_DISK_BODY_NX; ++i) x0[i] = state[i];
-    status = leaning_disk_body_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != LEANING_DISK_BODY_OK) return status;
-    for (i = 0; i < LEANING_DISK_BODY_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < LEANING_DISK_BODY_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = leaning_disk_body_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != LEANING_DISK_BODY_OK) return leaning_disk_body_step_undone(state, x0, status);
-        for (i = 0; i < LEANING_DISK_BODY_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    int status = leaning_disk_body_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == LEANING_DISK_BODY_OK) {
+        leaning_disk_body_residuals(t + h, state, param, phi, phi_dot, g);
+        leaning_disk_body_constraint_jacobian(t + h, state, param, C);
+        status = leaning_disk_body_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
     }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    leaning_disk_body_residuals(t1, state, param, phi, phi_dot, g);
-    leaning_disk_body_constraint_jacobian(t1, state, param, C);
-    status = leaning_disk_body_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != LEANING_DISK_BODY_OK) return leaning_disk_body_step_undone(state, x0, status);
-    for (i = 0; i < LEANING_DISK_BODY_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    leaning_disk_body_correction_solve(mass_metric, LEANING_DISK_BODY_NC, W, C, correction, K, d);
-    for (i = 0; i < LEANING_DISK_BODY_NQ; ++i) state[LEANING_DISK_BODY_NQ + i] += d[i];
-    for (i = 0; i < LEANING_DISK_BODY_NX; ++i)
-        if (!isfinite(state[i])) return leaning_disk_body_step_undone(state, x0, LEANING_DISK_BODY_NOT_FINITE);
-    return LEANING_DISK_BODY_OK;
+    return leaning_disk_body_step_end(state, x0, status);
 }

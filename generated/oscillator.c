@@ -364,11 +364,45 @@ void oscillator_standard_parameters(const oscillator_real param[], oscillator_re
     out_theta[1] = 1.0;
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int oscillator_step_undone(oscillator_real state[], const oscillator_real x0[], int status)
+/*
+** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
+** from t at x0. k, x0 and xt hold OSCILLATOR_NX reals each, work the rhs's.
+** Returns OSCILLATOR_OK or the rhs's error, state then part-way (oscillator_step_end
+** puts x0 back).
+*/
+static int oscillator_rk4(oscillator_real t, oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta, oscillator_real h,
+    oscillator_real k[], oscillator_real x0[], oscillator_real xt[], oscillator_real work[])
+{
+    /* The stages' times and weights. */
+    static const oscillator_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const oscillator_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < OSCILLATOR_NX; ++i) x0[i] = state[i];
+    status = oscillator_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != OSCILLATOR_OK) return status;
+    for (i = 0; i < OSCILLATOR_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < OSCILLATOR_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = oscillator_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != OSCILLATOR_OK) return status;
+        for (i = 0; i < OSCILLATOR_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return OSCILLATOR_OK;
+}
+
+/*
+** The step's status: OSCILLATOR_NOT_FINITE where a step that succeeded reached
+** a NaN or Inf. On an error, the state the step began from (x0) is put
+** back: a failed step changes nothing.
+*/
+static int oscillator_step_end(oscillator_real state[], const oscillator_real x0[], int status)
 {
     int i;
-    for (i = 0; i < OSCILLATOR_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < OSCILLATOR_NX && status == OSCILLATOR_OK; ++i)
+        if (!isfinite(state[i])) status = OSCILLATOR_NOT_FINITE;
+    if (status != OSCILLATOR_OK)
+        for (i = 0; i < OSCILLATOR_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -381,22 +415,7 @@ int oscillator_step(oscillator_real t, oscillator_real state[], const oscillator
     oscillator_real *k = work + OSCILLATOR_NWORK;
     oscillator_real *x0 = k + OSCILLATOR_NX;
     oscillator_real *xt = x0 + OSCILLATOR_NX;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const oscillator_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const oscillator_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    int i, j, status;
+    int status = oscillator_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
     (void)mass_metric;
-    for (i = 0; i < OSCILLATOR_NX; ++i) x0[i] = state[i];
-    status = oscillator_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != OSCILLATOR_OK) return status;
-    for (i = 0; i < OSCILLATOR_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < OSCILLATOR_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = oscillator_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != OSCILLATOR_OK) return oscillator_step_undone(state, x0, status);
-        for (i = 0; i < OSCILLATOR_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    for (i = 0; i < OSCILLATOR_NX; ++i)
-        if (!isfinite(state[i])) return oscillator_step_undone(state, x0, OSCILLATOR_NOT_FINITE);
-    return OSCILLATOR_OK;
+    return oscillator_step_end(state, x0, status);
 }

@@ -398,11 +398,45 @@ void pendulum_angle_standard_parameters(const pendulum_angle_real param[], pendu
     out_theta[1] = m*l*g;
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int pendulum_angle_step_undone(pendulum_angle_real state[], const pendulum_angle_real x0[], int status)
+/*
+** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
+** from t at x0. k, x0 and xt hold PENDULUM_ANGLE_NX reals each, work the rhs's.
+** Returns PENDULUM_ANGLE_OK or the rhs's error, state then part-way (pendulum_angle_step_end
+** puts x0 back).
+*/
+static int pendulum_angle_rk4(pendulum_angle_real t, pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta, pendulum_angle_real h,
+    pendulum_angle_real k[], pendulum_angle_real x0[], pendulum_angle_real xt[], pendulum_angle_real work[])
+{
+    /* The stages' times and weights. */
+    static const pendulum_angle_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const pendulum_angle_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) x0[i] = state[i];
+    status = pendulum_angle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != PENDULUM_ANGLE_OK) return status;
+    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = pendulum_angle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != PENDULUM_ANGLE_OK) return status;
+        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return PENDULUM_ANGLE_OK;
+}
+
+/*
+** The step's status: PENDULUM_ANGLE_NOT_FINITE where a step that succeeded reached
+** a NaN or Inf. On an error, the state the step began from (x0) is put
+** back: a failed step changes nothing.
+*/
+static int pendulum_angle_step_end(pendulum_angle_real state[], const pendulum_angle_real x0[], int status)
 {
     int i;
-    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < PENDULUM_ANGLE_NX && status == PENDULUM_ANGLE_OK; ++i)
+        if (!isfinite(state[i])) status = PENDULUM_ANGLE_NOT_FINITE;
+    if (status != PENDULUM_ANGLE_OK)
+        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -415,22 +449,7 @@ int pendulum_angle_step(pendulum_angle_real t, pendulum_angle_real state[], cons
     pendulum_angle_real *k = work + PENDULUM_ANGLE_NWORK;
     pendulum_angle_real *x0 = k + PENDULUM_ANGLE_NX;
     pendulum_angle_real *xt = x0 + PENDULUM_ANGLE_NX;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const pendulum_angle_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const pendulum_angle_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    int i, j, status;
+    int status = pendulum_angle_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
     (void)mass_metric;
-    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) x0[i] = state[i];
-    status = pendulum_angle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != PENDULUM_ANGLE_OK) return status;
-    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = pendulum_angle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != PENDULUM_ANGLE_OK) return pendulum_angle_step_undone(state, x0, status);
-        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    for (i = 0; i < PENDULUM_ANGLE_NX; ++i)
-        if (!isfinite(state[i])) return pendulum_angle_step_undone(state, x0, PENDULUM_ANGLE_NOT_FINITE);
-    return PENDULUM_ANGLE_OK;
+    return pendulum_angle_step_end(state, x0, status);
 }

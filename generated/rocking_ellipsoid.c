@@ -3831,12 +3831,72 @@ void rocking_ellipsoid_standard_parameters(const rocking_ellipsoid_real param[],
     out_theta[5] = 1.0;
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int rocking_ellipsoid_step_undone(rocking_ellipsoid_real state[], const rocking_ellipsoid_real x0[], int status)
+/*
+** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
+** from t at x0. k, x0 and xt hold ROCKING_ELLIPSOID_NX reals each, work the rhs's.
+** Returns ROCKING_ELLIPSOID_OK or the rhs's error, state then part-way (rocking_ellipsoid_step_end
+** puts x0 back).
+*/
+static int rocking_ellipsoid_rk4(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real input[], const rocking_ellipsoid_real param[],
+    rocking_ellipsoid_real baumgarte_alpha, rocking_ellipsoid_real baumgarte_beta, rocking_ellipsoid_real h,
+    rocking_ellipsoid_real k[], rocking_ellipsoid_real x0[], rocking_ellipsoid_real xt[], rocking_ellipsoid_real work[])
+{
+    /* The stages' times and weights. */
+    static const rocking_ellipsoid_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const rocking_ellipsoid_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) x0[i] = state[i];
+    status = rocking_ellipsoid_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != ROCKING_ELLIPSOID_OK) return status;
+    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = rocking_ellipsoid_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != ROCKING_ELLIPSOID_OK) return status;
+        for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return ROCKING_ELLIPSOID_OK;
+}
+
+/*
+** The step's status: ROCKING_ELLIPSOID_NOT_FINITE where a step that succeeded reached
+** a NaN or Inf. On an error, the state the step began from (x0) is put
+** back: a failed step changes nothing.
+*/
+static int rocking_ellipsoid_step_end(rocking_ellipsoid_real state[], const rocking_ellipsoid_real x0[], int status)
 {
     int i;
-    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < ROCKING_ELLIPSOID_NX && status == ROCKING_ELLIPSOID_OK; ++i)
+        if (!isfinite(state[i])) status = ROCKING_ELLIPSOID_NOT_FINITE;
+    if (status != ROCKING_ELLIPSOID_OK)
+        for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int rocking_ellipsoid_step_factor(rocking_ellipsoid_real t, const rocking_ellipsoid_real state[], const rocking_ellipsoid_real param[], int mass_metric,
+    rocking_ellipsoid_real M[], const rocking_ellipsoid_real C[], rocking_ellipsoid_real work[])
+{
+    if (mass_metric) rocking_ellipsoid_mass_matrix(t, state, param, M);
+    return rocking_ellipsoid_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v). On entry C (ROCKING_ELLIPSOID_NC x ROCKING_ELLIPSOID_NQ) and rows_dot, phi'
+** and g together (ROCKING_ELLIPSOID_NC), are at (t, state); W and correction are the
+** factor's, K (ROCKING_ELLIPSOID_NC) and d (ROCKING_ELLIPSOID_NQ) scratch.
+*/
+static int rocking_ellipsoid_correct_velocities(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real param[], int mass_metric,
+    const rocking_ellipsoid_real C[], rocking_ellipsoid_real W[], rocking_ellipsoid_real correction[], rocking_ellipsoid_real K[], rocking_ellipsoid_real d[], const rocking_ellipsoid_real rows_dot[])
+{
+    int i;
+    const int status = rocking_ellipsoid_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != ROCKING_ELLIPSOID_OK) return status;
+    for (i = 0; i < ROCKING_ELLIPSOID_NC; ++i) K[i] = -rows_dot[i];
+    rocking_ellipsoid_correction_solve(mass_metric, ROCKING_ELLIPSOID_NC, W, C, correction, K, d);
+    for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) state[ROCKING_ELLIPSOID_NQ + i] += d[i];
+    return ROCKING_ELLIPSOID_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -3853,16 +3913,59 @@ static rocking_ellipsoid_real rocking_ellipsoid_max_abs(const rocking_ellipsoid_
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static rocking_ellipsoid_real rocking_ellipsoid_phi_tolerance(const rocking_ellipsoid_real C[], const rocking_ellipsoid_real state[])
 {
-    const rocking_ellipsoid_real round_off = 1.4210854715202004e-14*(1.0 + rocking_ellipsoid_max_abs(C, ROCKING_ELLIPSOID_NH*ROCKING_ELLIPSOID_NQ, 0.0)*rocking_ellipsoid_max_abs(state, ROCKING_ELLIPSOID_NQ, 0.0));
+    const rocking_ellipsoid_real round_off = 64*2.220446049250313e-16*(1.0 + rocking_ellipsoid_max_abs(C, ROCKING_ELLIPSOID_NH*ROCKING_ELLIPSOID_NQ, 0.0)*rocking_ellipsoid_max_abs(state, ROCKING_ELLIPSOID_NQ, 0.0));
     return fmax(ROCKING_ELLIPSOID_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int rocking_ellipsoid_step_factor(rocking_ellipsoid_real t, const rocking_ellipsoid_real state[], const rocking_ellipsoid_real param[], int mass_metric,
-    rocking_ellipsoid_real M[], const rocking_ellipsoid_real C[], rocking_ellipsoid_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= ROCKING_ELLIPSOID_STEP_TOLERANCE or phi's round-off floor, in at most
+** ROCKING_ELLIPSOID_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. On ROCKING_ELLIPSOID_OK, phi,
+** phi_dot, g and C are at (t, state), as the velocities need them; else
+** ROCKING_ELLIPSOID_CORRECTION_FAILED or the factor's error, the state part-way.
+*/
+static int rocking_ellipsoid_correct_positions(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real param[], int mass_metric,
+    rocking_ellipsoid_real C[], rocking_ellipsoid_real W[], rocking_ellipsoid_real correction[], rocking_ellipsoid_real K[], rocking_ellipsoid_real d[],
+    rocking_ellipsoid_real phi[], rocking_ellipsoid_real phi_dot[], rocking_ellipsoid_real g[], rocking_ellipsoid_real q_prev[])
 {
-    if (mass_metric) rocking_ellipsoid_mass_matrix(t, state, param, M);
-    return rocking_ellipsoid_correction_factor(mass_metric, M, C, work);
+    rocking_ellipsoid_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        rocking_ellipsoid_residuals(t, state, param, phi, phi_dot, g);
+        err = rocking_ellipsoid_max_abs(phi, ROCKING_ELLIPSOID_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= rocking_ellipsoid_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) state[i] = q_prev[i];
+                rocking_ellipsoid_residuals(t, state, param, phi, phi_dot, g);
+                err = rocking_ellipsoid_max_abs(phi, ROCKING_ELLIPSOID_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            rocking_ellipsoid_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= rocking_ellipsoid_phi_tolerance(C, state)) break;
+        if (it - undone == ROCKING_ELLIPSOID_STEP_MAX_ITERATIONS || !isfinite(err)) return ROCKING_ELLIPSOID_CORRECTION_FAILED;
+        if (refactor && (status = rocking_ellipsoid_step_factor(t, state, param, mass_metric, W, C, correction)) != ROCKING_ELLIPSOID_OK)
+            return status;
+        for (i = 0; i < ROCKING_ELLIPSOID_NH; ++i) K[i] = -phi[i];
+        rocking_ellipsoid_correction_solve(mass_metric, ROCKING_ELLIPSOID_NH, W, C, correction, K, d);
+        for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) rocking_ellipsoid_constraint_jacobian(t, state, param, C);
+    return ROCKING_ELLIPSOID_OK;
 }
 
 int rocking_ellipsoid_step(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real input[], const rocking_ellipsoid_real param[],
@@ -3883,68 +3986,9 @@ int rocking_ellipsoid_step(rocking_ellipsoid_real t, rocking_ellipsoid_real stat
     rocking_ellipsoid_real *phi_dot = phi + ROCKING_ELLIPSOID_NH;
     rocking_ellipsoid_real *g = phi_dot + ROCKING_ELLIPSOID_NH;
     rocking_ellipsoid_real *q_prev = g + ROCKING_ELLIPSOID_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const rocking_ellipsoid_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const rocking_ellipsoid_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const rocking_ellipsoid_real t1 = t + h;
-    rocking_ellipsoid_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) x0[i] = state[i];
-    status = rocking_ellipsoid_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != ROCKING_ELLIPSOID_OK) return status;
-    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = rocking_ellipsoid_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != ROCKING_ELLIPSOID_OK) return rocking_ellipsoid_step_undone(state, x0, status);
-        for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        rocking_ellipsoid_residuals(t1, state, param, phi, phi_dot, g);
-        err = rocking_ellipsoid_max_abs(phi, ROCKING_ELLIPSOID_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= rocking_ellipsoid_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) state[i] = q_prev[i];
-                rocking_ellipsoid_residuals(t1, state, param, phi, phi_dot, g);
-                err = rocking_ellipsoid_max_abs(phi, ROCKING_ELLIPSOID_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            rocking_ellipsoid_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= rocking_ellipsoid_phi_tolerance(C, state)) break;
-        if (it - undone == ROCKING_ELLIPSOID_STEP_MAX_ITERATIONS || !isfinite(err)) return rocking_ellipsoid_step_undone(state, x0, ROCKING_ELLIPSOID_CORRECTION_FAILED);
-        if (refactor && (status = rocking_ellipsoid_step_factor(t1, state, param, mass_metric, W, C, correction)) != ROCKING_ELLIPSOID_OK)
-            return rocking_ellipsoid_step_undone(state, x0, status);
-        for (i = 0; i < ROCKING_ELLIPSOID_NH; ++i) K[i] = -phi[i];
-        rocking_ellipsoid_correction_solve(mass_metric, ROCKING_ELLIPSOID_NH, W, C, correction, K, d);
-        for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) rocking_ellipsoid_constraint_jacobian(t1, state, param, C);
-    status = rocking_ellipsoid_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != ROCKING_ELLIPSOID_OK) return rocking_ellipsoid_step_undone(state, x0, status);
-    for (i = 0; i < ROCKING_ELLIPSOID_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    rocking_ellipsoid_correction_solve(mass_metric, ROCKING_ELLIPSOID_NC, W, C, correction, K, d);
-    for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) state[ROCKING_ELLIPSOID_NQ + i] += d[i];
-    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i)
-        if (!isfinite(state[i])) return rocking_ellipsoid_step_undone(state, x0, ROCKING_ELLIPSOID_NOT_FINITE);
-    return ROCKING_ELLIPSOID_OK;
+    int status = rocking_ellipsoid_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == ROCKING_ELLIPSOID_OK)
+        status = rocking_ellipsoid_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == ROCKING_ELLIPSOID_OK) status = rocking_ellipsoid_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return rocking_ellipsoid_step_end(state, x0, status);
 }

@@ -530,11 +530,45 @@ void spring_pendulum_standard_parameters(const spring_pendulum_real param[], spr
     out_theta[4] = c;
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int spring_pendulum_step_undone(spring_pendulum_real state[], const spring_pendulum_real x0[], int status)
+/*
+** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
+** from t at x0. k, x0 and xt hold SPRING_PENDULUM_NX reals each, work the rhs's.
+** Returns SPRING_PENDULUM_OK or the rhs's error, state then part-way (spring_pendulum_step_end
+** puts x0 back).
+*/
+static int spring_pendulum_rk4(spring_pendulum_real t, spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta, spring_pendulum_real h,
+    spring_pendulum_real k[], spring_pendulum_real x0[], spring_pendulum_real xt[], spring_pendulum_real work[])
+{
+    /* The stages' times and weights. */
+    static const spring_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const spring_pendulum_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < SPRING_PENDULUM_NX; ++i) x0[i] = state[i];
+    status = spring_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != SPRING_PENDULUM_OK) return status;
+    for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < SPRING_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = spring_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != SPRING_PENDULUM_OK) return status;
+        for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return SPRING_PENDULUM_OK;
+}
+
+/*
+** The step's status: SPRING_PENDULUM_NOT_FINITE where a step that succeeded reached
+** a NaN or Inf. On an error, the state the step began from (x0) is put
+** back: a failed step changes nothing.
+*/
+static int spring_pendulum_step_end(spring_pendulum_real state[], const spring_pendulum_real x0[], int status)
 {
     int i;
-    for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < SPRING_PENDULUM_NX && status == SPRING_PENDULUM_OK; ++i)
+        if (!isfinite(state[i])) status = SPRING_PENDULUM_NOT_FINITE;
+    if (status != SPRING_PENDULUM_OK)
+        for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -547,22 +581,7 @@ int spring_pendulum_step(spring_pendulum_real t, spring_pendulum_real state[], c
     spring_pendulum_real *k = work + SPRING_PENDULUM_NWORK;
     spring_pendulum_real *x0 = k + SPRING_PENDULUM_NX;
     spring_pendulum_real *xt = x0 + SPRING_PENDULUM_NX;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const spring_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const spring_pendulum_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    int i, j, status;
+    int status = spring_pendulum_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
     (void)mass_metric;
-    for (i = 0; i < SPRING_PENDULUM_NX; ++i) x0[i] = state[i];
-    status = spring_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != SPRING_PENDULUM_OK) return status;
-    for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < SPRING_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = spring_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != SPRING_PENDULUM_OK) return spring_pendulum_step_undone(state, x0, status);
-        for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    for (i = 0; i < SPRING_PENDULUM_NX; ++i)
-        if (!isfinite(state[i])) return spring_pendulum_step_undone(state, x0, SPRING_PENDULUM_NOT_FINITE);
-    return SPRING_PENDULUM_OK;
+    return spring_pendulum_step_end(state, x0, status);
 }
