@@ -1298,61 +1298,14 @@ void a02_n2_base_parameters(const a02_n2_real param[], a02_n2_real out_theta[])
 
 void a02_n2_standard_regressor(a02_n2_real t, const a02_n2_real state[], const a02_n2_real in_acceleration[], a02_n2_real out_Y[])
 {
-    (void)t;
-    const a02_n2_real th0 = state[0];
-    const a02_n2_real th1 = state[1];
-    const a02_n2_real th2 = state[2];
-    const a02_n2_real ph1 = state[3];
-    const a02_n2_real ph2 = state[4];
-    const a02_n2_real th0_dot = state[5];  /* th0' */
-    const a02_n2_real th1_dot = state[6];  /* th1' */
-    const a02_n2_real ph1_dot = state[8];  /* ph1' */
-    const a02_n2_real ph2_dot = state[9];  /* ph2' */
-    a02_n2_zero(out_Y, 2*A02_N2_NQ);
-    const a02_n2_real cos_th0 = cos(th0);
-    const a02_n2_real sin_ph1 = sin(ph1);
-    const a02_n2_real sin_th0 = sin(th0);
-    const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real Y_0_1 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
-    const a02_n2_real Y_0_2 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
-    /* row th0, column m*L^2 */
-    out_Y[0] = 1.3333333333333333*in_acceleration[0] - 0.5*(ph1_dot*ph1_dot*Y_0_1 - in_acceleration[3]*Y_0_2);
-    /* row th0, column m*L*g */
-    out_Y[1] = 1.5*cos_th0;
-    const a02_n2_real cos_th1 = cos(th1);
-    const a02_n2_real sin_ph2 = sin(ph2);
-    const a02_n2_real sin_th1 = sin(th1);
-    const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real Y_2_1 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
-    const a02_n2_real Y_2_2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
-    /* row th1, column m*L^2 */
-    out_Y[2] = 1.3333333333333333*in_acceleration[1] - 0.5*(ph2_dot*ph2_dot*Y_2_1 - in_acceleration[4]*Y_2_2);
-    /* row th1, column m*L*g */
-    out_Y[3] = 1.5*cos_th1;
-    /* row th2, column m*L^2 */
-    out_Y[4] = 0.3333333333333333*in_acceleration[2];
-    const a02_n2_real cos_th2 = cos(th2);
-    /* row th2, column m*L*g */
-    out_Y[5] = 0.5*cos_th2;
-    /* row ph1, column m*L^2 */
-    out_Y[6] = 0.3333333333333333*in_acceleration[3] + 0.5*(th0_dot*th0_dot*Y_0_1 + in_acceleration[0]*Y_0_2);
-    /* row ph1, column m*L*g */
-    out_Y[7] = 0.5*cos_ph1;
-    /* row ph2, column m*L^2 */
-    out_Y[8] = 0.3333333333333333*in_acceleration[4] + 0.5*(th1_dot*th1_dot*Y_2_1 + in_acceleration[1]*Y_2_2);
-    /* row ph2, column m*L*g */
-    out_Y[9] = 0.5*cos_ph2;
+    /* No parameter combines: the standard parameters are the base ones (a02_n2.md). */
+    a02_n2_regressor(t, state, in_acceleration, out_Y);
 }
 
 void a02_n2_standard_parameters(const a02_n2_real param[], a02_n2_real out_theta[])
 {
-    const a02_n2_real m = param[0];
-    const a02_n2_real L = param[1];
-    const a02_n2_real g = param[2];
-    /* m*L^2 */
-    out_theta[0] = m*L*L;
-    /* m*L*g */
-    out_theta[1] = m*L*g;
+    /* No parameter combines: the standard parameters are the base ones (a02_n2.md). */
+    a02_n2_base_parameters(param, out_theta);
 }
 
 /*

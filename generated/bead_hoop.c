@@ -829,27 +829,14 @@ void bead_hoop_base_parameters(const bead_hoop_real param[], bead_hoop_real out_
 
 void bead_hoop_standard_regressor(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real in_acceleration[], bead_hoop_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    bead_hoop_zero(out_Y, 2*BEAD_HOOP_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row y, column m */
-    out_Y[3] = in_acceleration[1];
-    /* row z, column m*g */
-    out_Y[4] = 1.0;
-    /* row z, column m */
-    out_Y[5] = in_acceleration[2];
+    /* No parameter combines: the standard parameters are the base ones (bead_hoop.md). */
+    bead_hoop_regressor(t, state, in_acceleration, out_Y);
 }
 
 void bead_hoop_standard_parameters(const bead_hoop_real param[], bead_hoop_real out_theta[])
 {
-    const bead_hoop_real m = param[0];
-    const bead_hoop_real g = param[2];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (bead_hoop.md). */
+    bead_hoop_base_parameters(param, out_theta);
 }
 
 /*

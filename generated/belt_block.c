@@ -690,23 +690,14 @@ void belt_block_base_parameters(const belt_block_real param[], belt_block_real o
 
 void belt_block_standard_regressor(belt_block_real t, const belt_block_real state[], const belt_block_real in_acceleration[], belt_block_real out_Y[])
 {
-    (void)t;
-    const belt_block_real x = state[0];
-    belt_block_zero(out_Y, 2*BELT_BLOCK_NQ);
-    /* row x, column m */
-    out_Y[0] = in_acceleration[0];
-    /* row x, column k */
-    out_Y[1] = x;
+    /* No parameter combines: the standard parameters are the base ones (belt_block.md). */
+    belt_block_regressor(t, state, in_acceleration, out_Y);
 }
 
 void belt_block_standard_parameters(const belt_block_real param[], belt_block_real out_theta[])
 {
-    const belt_block_real m = param[0];
-    const belt_block_real k = param[1];
-    /* m */
-    out_theta[0] = m;
-    /* k */
-    out_theta[1] = k;
+    /* No parameter combines: the standard parameters are the base ones (belt_block.md). */
+    belt_block_base_parameters(param, out_theta);
 }
 
 /*

@@ -860,29 +860,14 @@ void billiard_ball_base_parameters(const billiard_ball_real param[], billiard_ba
 
 void billiard_ball_standard_regressor(billiard_ball_real t, const billiard_ball_real state[], const billiard_ball_real in_acceleration[], billiard_ball_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    billiard_ball_zero(out_Y, 2*BILLIARD_BALL_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row y, column m */
-    out_Y[3] = in_acceleration[1];
-    /* row a, column m*r^2 */
-    out_Y[4] = 0.4*in_acceleration[2];
-    /* row b, column m*r^2 */
-    out_Y[6] = 0.4*in_acceleration[3];
-    /* row c, column m*r^2 */
-    out_Y[8] = 0.4*in_acceleration[4];
+    /* No parameter combines: the standard parameters are the base ones (billiard_ball.md). */
+    billiard_ball_regressor(t, state, in_acceleration, out_Y);
 }
 
 void billiard_ball_standard_parameters(const billiard_ball_real param[], billiard_ball_real out_theta[])
 {
-    const billiard_ball_real m = param[0];
-    const billiard_ball_real r = param[1];
-    /* m*r^2 */
-    out_theta[0] = m*r*r;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (billiard_ball.md). */
+    billiard_ball_base_parameters(param, out_theta);
 }
 
 /*

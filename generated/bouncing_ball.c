@@ -684,23 +684,14 @@ void bouncing_ball_base_parameters(const bouncing_ball_real param[], bouncing_ba
 
 void bouncing_ball_standard_regressor(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real in_acceleration[], bouncing_ball_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    bouncing_ball_zero(out_Y, 2*BOUNCING_BALL_NQ);
-    /* row y, column m*g */
-    out_Y[0] = 1.0;
-    /* row y, column m */
-    out_Y[1] = in_acceleration[0];
+    /* No parameter combines: the standard parameters are the base ones (bouncing_ball.md). */
+    bouncing_ball_regressor(t, state, in_acceleration, out_Y);
 }
 
 void bouncing_ball_standard_parameters(const bouncing_ball_real param[], bouncing_ball_real out_theta[])
 {
-    const bouncing_ball_real m = param[0];
-    const bouncing_ball_real g = param[1];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (bouncing_ball.md). */
+    bouncing_ball_base_parameters(param, out_theta);
 }
 
 /*

@@ -781,30 +781,14 @@ void cart_pendulum_base_parameters(const cart_pendulum_real param[], cart_pendul
 
 void cart_pendulum_standard_regressor(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real in_acceleration[], cart_pendulum_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    cart_pendulum_zero(out_Y, 3*CART_PENDULUM_NQ);
-    /* row s, column M */
-    out_Y[0] = in_acceleration[0];
-    /* row x, column m */
-    out_Y[5] = in_acceleration[1];
-    /* row y, column m*g */
-    out_Y[7] = 1.0;
-    /* row y, column m */
-    out_Y[8] = in_acceleration[2];
+    /* No parameter combines: the standard parameters are the base ones (cart_pendulum.md). */
+    cart_pendulum_regressor(t, state, in_acceleration, out_Y);
 }
 
 void cart_pendulum_standard_parameters(const cart_pendulum_real param[], cart_pendulum_real out_theta[])
 {
-    const cart_pendulum_real M = param[0];
-    const cart_pendulum_real m = param[1];
-    const cart_pendulum_real g = param[3];
-    /* M */
-    out_theta[0] = M;
-    /* m*g */
-    out_theta[1] = m*g;
-    /* m */
-    out_theta[2] = m;
+    /* No parameter combines: the standard parameters are the base ones (cart_pendulum.md). */
+    cart_pendulum_base_parameters(param, out_theta);
 }
 
 /*

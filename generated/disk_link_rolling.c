@@ -763,33 +763,14 @@ void disk_link_rolling_base_parameters(const disk_link_rolling_real param[], dis
 
 void disk_link_rolling_standard_regressor(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real in_acceleration[], disk_link_rolling_real out_Y[])
 {
-    (void)t;
-    const disk_link_rolling_real s = state[2];
-    disk_link_rolling_zero(out_Y, 4*DISK_LINK_ROLLING_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row th, column m*r^2 */
-    out_Y[4] = 0.5*in_acceleration[1];
-    /* row s, column M */
-    out_Y[10] = in_acceleration[2];
-    /* row s, column k */
-    out_Y[11] = s;
+    /* No parameter combines: the standard parameters are the base ones (disk_link_rolling.md). */
+    disk_link_rolling_regressor(t, state, in_acceleration, out_Y);
 }
 
 void disk_link_rolling_standard_parameters(const disk_link_rolling_real param[], disk_link_rolling_real out_theta[])
 {
-    const disk_link_rolling_real m = param[0];
-    const disk_link_rolling_real r = param[1];
-    const disk_link_rolling_real M = param[2];
-    const disk_link_rolling_real k = param[3];
-    /* m*r^2 */
-    out_theta[0] = m*r*r;
-    /* m */
-    out_theta[1] = m;
-    /* M */
-    out_theta[2] = M;
-    /* k */
-    out_theta[3] = k;
+    /* No parameter combines: the standard parameters are the base ones (disk_link_rolling.md). */
+    disk_link_rolling_base_parameters(param, out_theta);
 }
 
 /*

@@ -887,36 +887,14 @@ void double_pendulum_base_parameters(const double_pendulum_real param[], double_
 
 void double_pendulum_standard_regressor(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real in_acceleration[], double_pendulum_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    double_pendulum_zero(out_Y, 4*DOUBLE_PENDULUM_NQ);
-    /* row x1, column m1 */
-    out_Y[1] = in_acceleration[0];
-    /* row y1, column m1*g */
-    out_Y[4] = 1.0;
-    /* row y1, column m1 */
-    out_Y[5] = in_acceleration[1];
-    /* row x2, column m2 */
-    out_Y[11] = in_acceleration[2];
-    /* row y2, column m2*g */
-    out_Y[14] = 1.0;
-    /* row y2, column m2 */
-    out_Y[15] = in_acceleration[3];
+    /* No parameter combines: the standard parameters are the base ones (double_pendulum.md). */
+    double_pendulum_regressor(t, state, in_acceleration, out_Y);
 }
 
 void double_pendulum_standard_parameters(const double_pendulum_real param[], double_pendulum_real out_theta[])
 {
-    const double_pendulum_real m1 = param[0];
-    const double_pendulum_real m2 = param[1];
-    const double_pendulum_real g = param[4];
-    /* m1*g */
-    out_theta[0] = m1*g;
-    /* m1 */
-    out_theta[1] = m1;
-    /* m2*g */
-    out_theta[2] = m2*g;
-    /* m2 */
-    out_theta[3] = m2;
+    /* No parameter combines: the standard parameters are the base ones (double_pendulum.md). */
+    double_pendulum_base_parameters(param, out_theta);
 }
 
 /*

@@ -816,30 +816,14 @@ void flat_rod_base_parameters(const flat_rod_real param[], flat_rod_real out_the
 
 void flat_rod_standard_regressor(flat_rod_real t, const flat_rod_real state[], const flat_rod_real in_acceleration[], flat_rod_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    flat_rod_zero(out_Y, 3*FLAT_ROD_NQ);
-    /* row x, column m */
-    out_Y[2] = in_acceleration[0];
-    /* row y, column m*g */
-    out_Y[4] = 1.0;
-    /* row y, column m */
-    out_Y[5] = in_acceleration[1];
-    /* row th, column m*L^2 */
-    out_Y[6] = 0.08333333333333333*in_acceleration[2];
+    /* No parameter combines: the standard parameters are the base ones (flat_rod.md). */
+    flat_rod_regressor(t, state, in_acceleration, out_Y);
 }
 
 void flat_rod_standard_parameters(const flat_rod_real param[], flat_rod_real out_theta[])
 {
-    const flat_rod_real m = param[0];
-    const flat_rod_real L = param[1];
-    const flat_rod_real g = param[2];
-    /* m*L^2 */
-    out_theta[0] = m*L*L;
-    /* m*g */
-    out_theta[1] = m*g;
-    /* m */
-    out_theta[2] = m;
+    /* No parameter combines: the standard parameters are the base ones (flat_rod.md). */
+    flat_rod_base_parameters(param, out_theta);
 }
 
 /*

@@ -810,37 +810,14 @@ void knife_edge_base_parameters(const knife_edge_real param[], knife_edge_real o
 
 void knife_edge_standard_regressor(knife_edge_real t, const knife_edge_real state[], const knife_edge_real in_acceleration[], knife_edge_real out_Y[])
 {
-    (void)t;
-    const knife_edge_real phi = state[2];
-    const knife_edge_real phi_dot = state[5];  /* phi' */
-    knife_edge_zero(out_Y, 3*KNIFE_EDGE_NQ);
-    const knife_edge_real Y_1_1 = phi_dot*phi_dot;
-    const knife_edge_real cos_phi = cos(phi);
-    const knife_edge_real sin_phi = sin(phi);
-    /* row x, column m*l */
-    out_Y[1] = -(Y_1_1*cos_phi + in_acceleration[2]*sin_phi);
-    /* row x, column m */
-    out_Y[2] = 2.0*in_acceleration[0];
-    /* row y, column m*l */
-    out_Y[4] = -(Y_1_1*sin_phi - in_acceleration[2]*cos_phi);
-    /* row y, column m */
-    out_Y[5] = 2.0*in_acceleration[1];
-    /* row phi, column m*l^2 */
-    out_Y[6] = in_acceleration[2];
-    /* row phi, column m*l */
-    out_Y[7] = -(in_acceleration[0]*sin_phi - in_acceleration[1]*cos_phi);
+    /* No parameter combines: the standard parameters are the base ones (knife_edge.md). */
+    knife_edge_regressor(t, state, in_acceleration, out_Y);
 }
 
 void knife_edge_standard_parameters(const knife_edge_real param[], knife_edge_real out_theta[])
 {
-    const knife_edge_real m = param[0];
-    const knife_edge_real l = param[1];
-    /* m*l^2 */
-    out_theta[0] = m*l*l;
-    /* m*l */
-    out_theta[1] = m*l;
-    /* m */
-    out_theta[2] = m;
+    /* No parameter combines: the standard parameters are the base ones (knife_edge.md). */
+    knife_edge_base_parameters(param, out_theta);
 }
 
 /*

@@ -1045,57 +1045,14 @@ void leaning_disk_body_base_parameters(const leaning_disk_body_real param[], lea
 
 void leaning_disk_body_standard_regressor(leaning_disk_body_real t, const leaning_disk_body_real state[], const leaning_disk_body_real in_acceleration[], leaning_disk_body_real out_Y[])
 {
-    (void)t;
-    const leaning_disk_body_real psi = state[2];
-    const leaning_disk_body_real theta = state[3];
-    const leaning_disk_body_real psi_dot = state[7];  /* psi' */
-    const leaning_disk_body_real theta_dot = state[8];  /* theta' */
-    const leaning_disk_body_real phi_dot = state[9];  /* phi' */
-    leaning_disk_body_zero(out_Y, 4*LEANING_DISK_BODY_NQ);
-    const leaning_disk_body_real cos_psi = cos(psi);
-    const leaning_disk_body_real cos_theta = cos(theta);
-    const leaning_disk_body_real Y_2_1 = psi_dot*theta_dot*cos_theta;
-    const leaning_disk_body_real sin_theta = sin(theta);
-    const leaning_disk_body_real Y_2_2 = in_acceleration[2]*sin_theta;
-    const leaning_disk_body_real Y_2_3 = 2.0*Y_2_1 + Y_2_2;
-    const leaning_disk_body_real sin_psi = sin(psi);
-    const leaning_disk_body_real Y_2_4 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
-    /* row x, column m*R */
-    out_Y[2] = cos_psi*Y_2_3 + sin_psi*Y_2_4;
-    /* row x, column m */
-    out_Y[3] = in_acceleration[0];
-    /* row y, column m*R */
-    out_Y[6] = -(cos_psi*Y_2_4 - sin_psi*Y_2_3);
-    /* row y, column m */
-    out_Y[7] = in_acceleration[1];
-    const leaning_disk_body_real Y_8_1 = psi_dot*sin_theta;
-    /* row psi, column m*R^2 */
-    out_Y[8] = cos_theta*(theta_dot*(0.5*phi_dot + 2.5*Y_8_1) + 0.25*in_acceleration[2]*cos_theta) + sin_theta*(0.5*in_acceleration[4] + 1.5*Y_2_2);
-    /* row psi, column m*R */
-    out_Y[10] = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
-    /* row theta, column m*R^2 */
-    out_Y[12] = 1.25*in_acceleration[3] - psi_dot*cos_theta*(0.5*phi_dot + 1.25*Y_8_1);
-    /* row theta, column m*R*g */
-    out_Y[13] = -sin_theta;
-    /* row theta, column m*R */
-    out_Y[14] = cos_theta*(in_acceleration[0]*sin_psi - in_acceleration[1]*cos_psi);
-    /* row phi, column m*R^2 */
-    out_Y[16] = 0.5*(in_acceleration[4] + Y_2_1 + Y_2_2);
+    /* No parameter combines: the standard parameters are the base ones (leaning_disk_body.md). */
+    leaning_disk_body_regressor(t, state, in_acceleration, out_Y);
 }
 
 void leaning_disk_body_standard_parameters(const leaning_disk_body_real param[], leaning_disk_body_real out_theta[])
 {
-    const leaning_disk_body_real m = param[0];
-    const leaning_disk_body_real R = param[1];
-    const leaning_disk_body_real g = param[2];
-    /* m*R^2 */
-    out_theta[0] = m*R*R;
-    /* m*R*g */
-    out_theta[1] = m*R*g;
-    /* m*R */
-    out_theta[2] = m*R;
-    /* m */
-    out_theta[3] = m;
+    /* No parameter combines: the standard parameters are the base ones (leaning_disk_body.md). */
+    leaning_disk_body_base_parameters(param, out_theta);
 }
 
 /*

@@ -683,23 +683,14 @@ void moving_table_base_parameters(const moving_table_real param[], moving_table_
 
 void moving_table_standard_regressor(moving_table_real t, const moving_table_real state[], const moving_table_real in_acceleration[], moving_table_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    moving_table_zero(out_Y, 2*MOVING_TABLE_NQ);
-    /* row y, column m*g */
-    out_Y[0] = 1.0;
-    /* row y, column m */
-    out_Y[1] = in_acceleration[0];
+    /* No parameter combines: the standard parameters are the base ones (moving_table.md). */
+    moving_table_regressor(t, state, in_acceleration, out_Y);
 }
 
 void moving_table_standard_parameters(const moving_table_real param[], moving_table_real out_theta[])
 {
-    const moving_table_real m = param[0];
-    const moving_table_real g = param[1];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (moving_table.md). */
+    moving_table_base_parameters(param, out_theta);
 }
 
 /*

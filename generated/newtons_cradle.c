@@ -920,26 +920,14 @@ void newtons_cradle_base_parameters(const newtons_cradle_real param[], newtons_c
 
 void newtons_cradle_standard_regressor(newtons_cradle_real t, const newtons_cradle_real state[], const newtons_cradle_real in_acceleration[], newtons_cradle_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    newtons_cradle_zero(out_Y, NEWTONS_CRADLE_NQ);
-    /* row x1, column m */
-    out_Y[0] = in_acceleration[0];
-    /* row x2, column m */
-    out_Y[1] = in_acceleration[1];
-    /* row x3, column m */
-    out_Y[2] = in_acceleration[2];
-    /* row x4, column m */
-    out_Y[3] = in_acceleration[3];
-    /* row x5, column m */
-    out_Y[4] = in_acceleration[4];
+    /* No parameter combines: the standard parameters are the base ones (newtons_cradle.md). */
+    newtons_cradle_regressor(t, state, in_acceleration, out_Y);
 }
 
 void newtons_cradle_standard_parameters(const newtons_cradle_real param[], newtons_cradle_real out_theta[])
 {
-    const newtons_cradle_real m = param[0];
-    /* m */
-    out_theta[0] = m;
+    /* No parameter combines: the standard parameters are the base ones (newtons_cradle.md). */
+    newtons_cradle_base_parameters(param, out_theta);
 }
 
 /*

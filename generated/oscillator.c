@@ -346,22 +346,14 @@ void oscillator_base_parameters(const oscillator_real param[], oscillator_real o
 
 void oscillator_standard_regressor(oscillator_real t, const oscillator_real state[], const oscillator_real in_acceleration[], oscillator_real out_Y[])
 {
-    (void)t;
-    const oscillator_real q = state[0];
-    oscillator_zero(out_Y, 2*OSCILLATOR_NQ);
-    /* row q, column w^2 */
-    out_Y[0] = q;
-    /* row q, column 1 */
-    out_Y[1] = in_acceleration[0];
+    /* No parameter combines: the standard parameters are the base ones (oscillator.md). */
+    oscillator_regressor(t, state, in_acceleration, out_Y);
 }
 
 void oscillator_standard_parameters(const oscillator_real param[], oscillator_real out_theta[])
 {
-    const oscillator_real w = param[0];
-    /* w^2 */
-    out_theta[0] = w*w;
-    /* 1 */
-    out_theta[1] = 1.0;
+    /* No parameter combines: the standard parameters are the base ones (oscillator.md). */
+    oscillator_base_parameters(param, out_theta);
 }
 
 /*

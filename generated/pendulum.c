@@ -717,25 +717,14 @@ void pendulum_base_parameters(const pendulum_real param[], pendulum_real out_the
 
 void pendulum_standard_regressor(pendulum_real t, const pendulum_real state[], const pendulum_real in_acceleration[], pendulum_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    pendulum_zero(out_Y, 2*PENDULUM_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row y, column m*g */
-    out_Y[2] = 1.0;
-    /* row y, column m */
-    out_Y[3] = in_acceleration[1];
+    /* No parameter combines: the standard parameters are the base ones (pendulum.md). */
+    pendulum_regressor(t, state, in_acceleration, out_Y);
 }
 
 void pendulum_standard_parameters(const pendulum_real param[], pendulum_real out_theta[])
 {
-    const pendulum_real m = param[0];
-    const pendulum_real g = param[2];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (pendulum.md). */
+    pendulum_base_parameters(param, out_theta);
 }
 
 /*

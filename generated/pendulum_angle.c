@@ -377,25 +377,14 @@ void pendulum_angle_base_parameters(const pendulum_angle_real param[], pendulum_
 
 void pendulum_angle_standard_regressor(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real in_acceleration[], pendulum_angle_real out_Y[])
 {
-    (void)t;
-    const pendulum_angle_real theta = state[0];
-    pendulum_angle_zero(out_Y, 2*PENDULUM_ANGLE_NQ);
-    /* row theta, column m*l^2 */
-    out_Y[0] = in_acceleration[0];
-    const pendulum_angle_real sin_theta = sin(theta);
-    /* row theta, column m*l*g */
-    out_Y[1] = sin_theta;
+    /* No parameter combines: the standard parameters are the base ones (pendulum_angle.md). */
+    pendulum_angle_regressor(t, state, in_acceleration, out_Y);
 }
 
 void pendulum_angle_standard_parameters(const pendulum_angle_real param[], pendulum_angle_real out_theta[])
 {
-    const pendulum_angle_real m = param[0];
-    const pendulum_angle_real l = param[1];
-    const pendulum_angle_real g = param[2];
-    /* m*l^2 */
-    out_theta[0] = m*l*l;
-    /* m*l*g */
-    out_theta[1] = m*l*g;
+    /* No parameter combines: the standard parameters are the base ones (pendulum_angle.md). */
+    pendulum_angle_base_parameters(param, out_theta);
 }
 
 /*

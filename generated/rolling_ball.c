@@ -1134,39 +1134,14 @@ void rolling_ball_base_parameters(const rolling_ball_real param[], rolling_ball_
 
 void rolling_ball_standard_regressor(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real in_acceleration[], rolling_ball_real out_Y[])
 {
-    (void)t;
-    const rolling_ball_real x = state[0];
-    const rolling_ball_real y = state[1];
-    rolling_ball_zero(out_Y, 3*ROLLING_BALL_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row x, column k */
-    out_Y[2] = x;
-    /* row y, column m */
-    out_Y[4] = in_acceleration[1];
-    /* row y, column k */
-    out_Y[5] = y;
-    /* row q0, column m*r^2 */
-    out_Y[6] = 1.6*in_acceleration[2];
-    /* row q1, column m*r^2 */
-    out_Y[9] = 1.6*in_acceleration[3];
-    /* row q2, column m*r^2 */
-    out_Y[12] = 1.6*in_acceleration[4];
-    /* row q3, column m*r^2 */
-    out_Y[15] = 1.6*in_acceleration[5];
+    /* No parameter combines: the standard parameters are the base ones (rolling_ball.md). */
+    rolling_ball_regressor(t, state, in_acceleration, out_Y);
 }
 
 void rolling_ball_standard_parameters(const rolling_ball_real param[], rolling_ball_real out_theta[])
 {
-    const rolling_ball_real m = param[0];
-    const rolling_ball_real r = param[1];
-    const rolling_ball_real k = param[2];
-    /* m*r^2 */
-    out_theta[0] = m*r*r;
-    /* m */
-    out_theta[1] = m;
-    /* k */
-    out_theta[2] = k;
+    /* No parameter combines: the standard parameters are the base ones (rolling_ball.md). */
+    rolling_ball_base_parameters(param, out_theta);
 }
 
 /*

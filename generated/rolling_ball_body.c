@@ -1472,73 +1472,14 @@ void rolling_ball_body_base_parameters(const rolling_ball_body_real param[], rol
 
 void rolling_ball_body_standard_regressor(rolling_ball_body_real t, const rolling_ball_body_real state[], const rolling_ball_body_real in_acceleration[], rolling_ball_body_real out_Y[])
 {
-    (void)t;
-    const rolling_ball_body_real x = state[0];
-    const rolling_ball_body_real y = state[1];
-    const rolling_ball_body_real q0 = state[2];
-    const rolling_ball_body_real q1 = state[3];
-    const rolling_ball_body_real q2 = state[4];
-    const rolling_ball_body_real q3 = state[5];
-    const rolling_ball_body_real q0_dot = state[8];  /* q0' */
-    const rolling_ball_body_real q1_dot = state[9];  /* q1' */
-    const rolling_ball_body_real q2_dot = state[10];  /* q2' */
-    const rolling_ball_body_real q3_dot = state[11];  /* q3' */
-    rolling_ball_body_zero(out_Y, 4*ROLLING_BALL_BODY_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row x, column k */
-    out_Y[2] = x;
-    /* row y, column m */
-    out_Y[5] = in_acceleration[1];
-    /* row y, column k */
-    out_Y[6] = y;
-    const rolling_ball_body_real Y_8_1 = q1*in_acceleration[3];
-    const rolling_ball_body_real Y_8_2 = q2*in_acceleration[4];
-    const rolling_ball_body_real Y_8_3 = Y_8_1 + Y_8_2;
-    const rolling_ball_body_real Y_8_4 = q3*in_acceleration[5];
-    const rolling_ball_body_real Y_8_5 = q1*q1;
-    const rolling_ball_body_real Y_8_6 = q2*q2;
-    const rolling_ball_body_real Y_8_7 = Y_8_5 + Y_8_6;
-    const rolling_ball_body_real Y_8_8 = q3*q3;
-    /* row q0, column m*r^2 */
-    out_Y[8] = -1.6*(q0*(Y_8_3 + Y_8_4) - in_acceleration[2]*(Y_8_7 + Y_8_8));
-    const rolling_ball_body_real Y_11_1 = q0*in_acceleration[2];
-    const rolling_ball_body_real Y_11_2 = Y_11_1 + Y_8_1;
-    const rolling_ball_body_real Y_11_3 = Y_11_2 + Y_8_2;
-    const rolling_ball_body_real Y_11_4 = Y_11_3 + q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot + Y_8_4;
-    /* row q0, column 1 */
-    out_Y[11] = q0*Y_11_4;
-    const rolling_ball_body_real Y_12_1 = Y_11_1 + Y_8_2;
-    const rolling_ball_body_real Y_12_2 = q0*q0;
-    const rolling_ball_body_real Y_12_3 = Y_12_2 + Y_8_6;
-    /* row q1, column m*r^2 */
-    out_Y[12] = -1.6*(q1*(Y_12_1 + Y_8_4) - in_acceleration[3]*(Y_12_3 + Y_8_8));
-    /* row q1, column 1 */
-    out_Y[15] = q1*Y_11_4;
-    const rolling_ball_body_real Y_16_1 = Y_12_2 + Y_8_5;
-    /* row q2, column m*r^2 */
-    out_Y[16] = -1.6*(q2*(Y_11_2 + Y_8_4) - in_acceleration[4]*(Y_16_1 + Y_8_8));
-    /* row q2, column 1 */
-    out_Y[19] = q2*Y_11_4;
-    /* row q3, column m*r^2 */
-    out_Y[20] = -1.6*(q3*Y_11_3 - in_acceleration[5]*(Y_16_1 + Y_8_6));
-    /* row q3, column 1 */
-    out_Y[23] = q3*Y_11_4;
+    /* No parameter combines: the standard parameters are the base ones (rolling_ball_body.md). */
+    rolling_ball_body_regressor(t, state, in_acceleration, out_Y);
 }
 
 void rolling_ball_body_standard_parameters(const rolling_ball_body_real param[], rolling_ball_body_real out_theta[])
 {
-    const rolling_ball_body_real m = param[0];
-    const rolling_ball_body_real r = param[1];
-    const rolling_ball_body_real k = param[2];
-    /* m*r^2 */
-    out_theta[0] = m*r*r;
-    /* m */
-    out_theta[1] = m;
-    /* k */
-    out_theta[2] = k;
-    /* 1 */
-    out_theta[3] = 1.0;
+    /* No parameter combines: the standard parameters are the base ones (rolling_ball_body.md). */
+    rolling_ball_body_base_parameters(param, out_theta);
 }
 
 /*

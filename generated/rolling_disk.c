@@ -839,27 +839,14 @@ void rolling_disk_base_parameters(const rolling_disk_real param[], rolling_disk_
 
 void rolling_disk_standard_regressor(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real in_acceleration[], rolling_disk_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    rolling_disk_zero(out_Y, 2*ROLLING_DISK_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row y, column m */
-    out_Y[3] = in_acceleration[1];
-    /* row th, column m*r^2 */
-    out_Y[4] = 0.25*in_acceleration[2];
-    /* row ph, column m*r^2 */
-    out_Y[6] = 0.5*in_acceleration[3];
+    /* No parameter combines: the standard parameters are the base ones (rolling_disk.md). */
+    rolling_disk_regressor(t, state, in_acceleration, out_Y);
 }
 
 void rolling_disk_standard_parameters(const rolling_disk_real param[], rolling_disk_real out_theta[])
 {
-    const rolling_disk_real m = param[0];
-    const rolling_disk_real r = param[1];
-    /* m*r^2 */
-    out_theta[0] = m*r*r;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (rolling_disk.md). */
+    rolling_disk_base_parameters(param, out_theta);
 }
 
 /*

@@ -799,27 +799,14 @@ void sphere_base_parameters(const sphere_real param[], sphere_real out_theta[])
 
 void sphere_standard_regressor(sphere_real t, const sphere_real state[], const sphere_real in_acceleration[], sphere_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    sphere_zero(out_Y, 2*SPHERE_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row y, column m */
-    out_Y[3] = in_acceleration[1];
-    /* row z, column m*g */
-    out_Y[4] = 1.0;
-    /* row z, column m */
-    out_Y[5] = in_acceleration[2];
+    /* No parameter combines: the standard parameters are the base ones (sphere.md). */
+    sphere_regressor(t, state, in_acceleration, out_Y);
 }
 
 void sphere_standard_parameters(const sphere_real param[], sphere_real out_theta[])
 {
-    const sphere_real m = param[0];
-    const sphere_real g = param[2];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (sphere.md). */
+    sphere_base_parameters(param, out_theta);
 }
 
 /*

@@ -482,52 +482,14 @@ void spring_pendulum_base_parameters(const spring_pendulum_real param[], spring_
 
 void spring_pendulum_standard_regressor(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real in_acceleration[], spring_pendulum_real out_Y[])
 {
-    (void)t;
-    const spring_pendulum_real x = state[0];
-    const spring_pendulum_real y = state[1];
-    const spring_pendulum_real x_dot = state[2];  /* x' */
-    const spring_pendulum_real y_dot = state[3];  /* y' */
-    spring_pendulum_zero(out_Y, 5*SPRING_PENDULUM_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    const spring_pendulum_real Y_2_1 = x*x + y*y;
-    const spring_pendulum_real Y_2_2 = sqrt(Y_2_1);
-    /* row x, column l*k */
-    out_Y[2] = -x/Y_2_2;
-    /* row x, column k */
-    out_Y[3] = x;
-    const spring_pendulum_real Y_4_1 = x*x_dot + y*y_dot;
-    /* row x, column c */
-    out_Y[4] = x*Y_4_1/Y_2_1;
-    /* row y, column m*g */
-    out_Y[5] = 1.0;
-    /* row y, column m */
-    out_Y[6] = in_acceleration[1];
-    /* row y, column l*k */
-    out_Y[7] = -y/Y_2_2;
-    /* row y, column k */
-    out_Y[8] = y;
-    /* row y, column c */
-    out_Y[9] = y*Y_4_1/Y_2_1;
+    /* No parameter combines: the standard parameters are the base ones (spring_pendulum.md). */
+    spring_pendulum_regressor(t, state, in_acceleration, out_Y);
 }
 
 void spring_pendulum_standard_parameters(const spring_pendulum_real param[], spring_pendulum_real out_theta[])
 {
-    const spring_pendulum_real m = param[0];
-    const spring_pendulum_real g = param[1];
-    const spring_pendulum_real l = param[2];
-    const spring_pendulum_real k = param[3];
-    const spring_pendulum_real c = param[4];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
-    /* l*k */
-    out_theta[2] = l*k;
-    /* k */
-    out_theta[3] = k;
-    /* c */
-    out_theta[4] = c;
+    /* No parameter combines: the standard parameters are the base ones (spring_pendulum.md). */
+    spring_pendulum_base_parameters(param, out_theta);
 }
 
 /*
