@@ -7,6 +7,8 @@
 #include <lagrangec/model.h>
 #include <lagrangec/version.h>
 
+#include "kernel_sources.h"
+
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -514,13 +516,7 @@ std::string correction_source(const Plan &plan) {
   return s.str();
 }
 
-std::string mirror_source(const Plan &plan) {
-  const Names &n = plan.names;
-  const std::string Q = n.size(Size::nq);
-  return "/* Copies the lower triangle of the symmetric M to the upper one. */\nstatic void " + n.fn("mirror_lower") +
-         "(" + plan.real.type + " a[])\n{\n    int i, j;\n    for (i = 0; i < " + Q + "; ++i)\n        for (j = 0; j < i; ++j) a[j*" +
-         Q + " + i] = a[i*" + Q + " + j];\n}\n\n";
-}
+std::string mirror_source(const Plan &plan) { return paste_kernel(kernel_mirror_lower, plan.names, plan.real) + "\n"; }
 
 std::string declaration(const RealType &real, const Signature &sig, const std::string &doc) {
   return doc_comment(doc) + signature_text(real, sig) + ";\n\n";
