@@ -1309,10 +1309,8 @@ void a02_n2_standard_parameters(const a02_n2_real param[], a02_n2_real out_theta
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold A02_N2_NX reals each, work the rhs's.
-** Returns A02_N2_OK or the rhs's error, state then part-way (a02_n2_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): A02_N2_OK, or the
+** rhs's error with state part-way. k, x0, xt: A02_N2_NX each; work the rhs's.
 */
 static int a02_n2_rk4(a02_n2_real t, a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
     a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta, a02_n2_real h,
@@ -1335,11 +1333,7 @@ static int a02_n2_rk4(a02_n2_real t, a02_n2_real state[], const a02_n2_real inpu
     return A02_N2_OK;
 }
 
-/*
-** The step's status: A02_N2_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, A02_N2_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int a02_n2_step_end(a02_n2_real state[], const a02_n2_real x0[], int status)
 {
     int i;
@@ -1360,9 +1354,7 @@ static int a02_n2_step_factor(a02_n2_real t, const a02_n2_real state[], const a0
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (A02_N2_NC x A02_N2_NQ) and rows_dot, phi'
-** and g together (A02_N2_NC), are at (t, state); W and correction are the
-** factor's, K (A02_N2_NC) and d (A02_N2_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], A02_N2_NC) at (t, state).
 */
 static int a02_n2_correct_velocities(a02_n2_real t, a02_n2_real state[], const a02_n2_real param[], int mass_metric,
     const a02_n2_real C[], a02_n2_real W[], a02_n2_real correction[], a02_n2_real K[], a02_n2_real d[], const a02_n2_real rows_dot[])
@@ -1399,9 +1391,8 @@ static a02_n2_real a02_n2_phi_tolerance(const a02_n2_real C[], const a02_n2_real
 ** to |phi| <= A02_N2_STEP_TOLERANCE or phi's round-off floor, in at most
 ** A02_N2_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On A02_N2_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** A02_N2_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. A02_N2_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int a02_n2_correct_positions(a02_n2_real t, a02_n2_real state[], const a02_n2_real param[], int mass_metric,
     a02_n2_real C[], a02_n2_real W[], a02_n2_real correction[], a02_n2_real K[], a02_n2_real d[],

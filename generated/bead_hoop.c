@@ -840,10 +840,8 @@ void bead_hoop_standard_parameters(const bead_hoop_real param[], bead_hoop_real 
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold BEAD_HOOP_NX reals each, work the rhs's.
-** Returns BEAD_HOOP_OK or the rhs's error, state then part-way (bead_hoop_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BEAD_HOOP_OK, or the
+** rhs's error with state part-way. k, x0, xt: BEAD_HOOP_NX each; work the rhs's.
 */
 static int bead_hoop_rk4(bead_hoop_real t, bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
     bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta, bead_hoop_real h,
@@ -866,11 +864,7 @@ static int bead_hoop_rk4(bead_hoop_real t, bead_hoop_real state[], const bead_ho
     return BEAD_HOOP_OK;
 }
 
-/*
-** The step's status: BEAD_HOOP_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, BEAD_HOOP_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int bead_hoop_step_end(bead_hoop_real state[], const bead_hoop_real x0[], int status)
 {
     int i;
@@ -891,9 +885,7 @@ static int bead_hoop_step_factor(bead_hoop_real t, const bead_hoop_real state[],
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (BEAD_HOOP_NC x BEAD_HOOP_NQ) and rows_dot, phi'
-** and g together (BEAD_HOOP_NC), are at (t, state); W and correction are the
-** factor's, K (BEAD_HOOP_NC) and d (BEAD_HOOP_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], BEAD_HOOP_NC) at (t, state).
 */
 static int bead_hoop_correct_velocities(bead_hoop_real t, bead_hoop_real state[], const bead_hoop_real param[], int mass_metric,
     const bead_hoop_real C[], bead_hoop_real W[], bead_hoop_real correction[], bead_hoop_real K[], bead_hoop_real d[], const bead_hoop_real rows_dot[])
@@ -930,9 +922,8 @@ static bead_hoop_real bead_hoop_phi_tolerance(const bead_hoop_real C[], const be
 ** to |phi| <= BEAD_HOOP_STEP_TOLERANCE or phi's round-off floor, in at most
 ** BEAD_HOOP_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On BEAD_HOOP_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** BEAD_HOOP_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. BEAD_HOOP_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int bead_hoop_correct_positions(bead_hoop_real t, bead_hoop_real state[], const bead_hoop_real param[], int mass_metric,
     bead_hoop_real C[], bead_hoop_real W[], bead_hoop_real correction[], bead_hoop_real K[], bead_hoop_real d[],

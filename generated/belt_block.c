@@ -701,10 +701,8 @@ void belt_block_standard_parameters(const belt_block_real param[], belt_block_re
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold BELT_BLOCK_NX reals each, work the rhs's.
-** Returns BELT_BLOCK_OK or the rhs's error, state then part-way (belt_block_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BELT_BLOCK_OK, or the
+** rhs's error with state part-way. k, x0, xt: BELT_BLOCK_NX each; work the rhs's.
 */
 static int belt_block_rk4(belt_block_real t, belt_block_real state[], const belt_block_real input[], const belt_block_real param[],
     belt_block_real baumgarte_alpha, belt_block_real baumgarte_beta, belt_block_real h,
@@ -727,11 +725,7 @@ static int belt_block_rk4(belt_block_real t, belt_block_real state[], const belt
     return BELT_BLOCK_OK;
 }
 
-/*
-** The step's status: BELT_BLOCK_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, BELT_BLOCK_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int belt_block_step_end(belt_block_real state[], const belt_block_real x0[], int status)
 {
     int i;
@@ -752,9 +746,7 @@ static int belt_block_step_factor(belt_block_real t, const belt_block_real state
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (BELT_BLOCK_NC x BELT_BLOCK_NQ) and rows_dot, phi'
-** and g together (BELT_BLOCK_NC), are at (t, state); W and correction are the
-** factor's, K (BELT_BLOCK_NC) and d (BELT_BLOCK_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], BELT_BLOCK_NC) at (t, state).
 */
 static int belt_block_correct_velocities(belt_block_real t, belt_block_real state[], const belt_block_real param[], int mass_metric,
     const belt_block_real C[], belt_block_real W[], belt_block_real correction[], belt_block_real K[], belt_block_real d[], const belt_block_real rows_dot[])

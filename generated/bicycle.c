@@ -5155,10 +5155,8 @@ void bicycle_initial_state_at(const bicycle_real param[], bicycle_real out_state
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold BICYCLE_NX reals each, work the rhs's.
-** Returns BICYCLE_OK or the rhs's error, state then part-way (bicycle_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BICYCLE_OK, or the
+** rhs's error with state part-way. k, x0, xt: BICYCLE_NX each; work the rhs's.
 */
 static int bicycle_rk4(bicycle_real t, bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
     bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta, bicycle_real h,
@@ -5181,11 +5179,7 @@ static int bicycle_rk4(bicycle_real t, bicycle_real state[], const bicycle_real 
     return BICYCLE_OK;
 }
 
-/*
-** The step's status: BICYCLE_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, BICYCLE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int bicycle_step_end(bicycle_real state[], const bicycle_real x0[], int status)
 {
     int i;
@@ -5206,9 +5200,7 @@ static int bicycle_step_factor(bicycle_real t, const bicycle_real state[], const
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (BICYCLE_NC x BICYCLE_NQ) and rows_dot, phi'
-** and g together (BICYCLE_NC), are at (t, state); W and correction are the
-** factor's, K (BICYCLE_NC) and d (BICYCLE_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], BICYCLE_NC) at (t, state).
 */
 static int bicycle_correct_velocities(bicycle_real t, bicycle_real state[], const bicycle_real param[], int mass_metric,
     const bicycle_real C[], bicycle_real W[], bicycle_real correction[], bicycle_real K[], bicycle_real d[], const bicycle_real rows_dot[])
@@ -5245,9 +5237,8 @@ static bicycle_real bicycle_phi_tolerance(const bicycle_real C[], const bicycle_
 ** to |phi| <= BICYCLE_STEP_TOLERANCE or phi's round-off floor, in at most
 ** BICYCLE_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On BICYCLE_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** BICYCLE_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. BICYCLE_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int bicycle_correct_positions(bicycle_real t, bicycle_real state[], const bicycle_real param[], int mass_metric,
     bicycle_real C[], bicycle_real W[], bicycle_real correction[], bicycle_real K[], bicycle_real d[],

@@ -871,10 +871,8 @@ void billiard_ball_standard_parameters(const billiard_ball_real param[], billiar
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold BILLIARD_BALL_NX reals each, work the rhs's.
-** Returns BILLIARD_BALL_OK or the rhs's error, state then part-way (billiard_ball_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BILLIARD_BALL_OK, or the
+** rhs's error with state part-way. k, x0, xt: BILLIARD_BALL_NX each; work the rhs's.
 */
 static int billiard_ball_rk4(billiard_ball_real t, billiard_ball_real state[], const billiard_ball_real input[], const billiard_ball_real param[],
     billiard_ball_real baumgarte_alpha, billiard_ball_real baumgarte_beta, billiard_ball_real h,
@@ -897,11 +895,7 @@ static int billiard_ball_rk4(billiard_ball_real t, billiard_ball_real state[], c
     return BILLIARD_BALL_OK;
 }
 
-/*
-** The step's status: BILLIARD_BALL_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, BILLIARD_BALL_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int billiard_ball_step_end(billiard_ball_real state[], const billiard_ball_real x0[], int status)
 {
     int i;
@@ -922,9 +916,7 @@ static int billiard_ball_step_factor(billiard_ball_real t, const billiard_ball_r
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (BILLIARD_BALL_NC x BILLIARD_BALL_NQ) and rows_dot, phi'
-** and g together (BILLIARD_BALL_NC), are at (t, state); W and correction are the
-** factor's, K (BILLIARD_BALL_NC) and d (BILLIARD_BALL_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], BILLIARD_BALL_NC) at (t, state).
 */
 static int billiard_ball_correct_velocities(billiard_ball_real t, billiard_ball_real state[], const billiard_ball_real param[], int mass_metric,
     const billiard_ball_real C[], billiard_ball_real W[], billiard_ball_real correction[], billiard_ball_real K[], billiard_ball_real d[], const billiard_ball_real rows_dot[])

@@ -695,10 +695,8 @@ void bouncing_ball_standard_parameters(const bouncing_ball_real param[], bouncin
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold BOUNCING_BALL_NX reals each, work the rhs's.
-** Returns BOUNCING_BALL_OK or the rhs's error, state then part-way (bouncing_ball_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BOUNCING_BALL_OK, or the
+** rhs's error with state part-way. k, x0, xt: BOUNCING_BALL_NX each; work the rhs's.
 */
 static int bouncing_ball_rk4(bouncing_ball_real t, bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
     bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta, bouncing_ball_real h,
@@ -721,11 +719,7 @@ static int bouncing_ball_rk4(bouncing_ball_real t, bouncing_ball_real state[], c
     return BOUNCING_BALL_OK;
 }
 
-/*
-** The step's status: BOUNCING_BALL_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, BOUNCING_BALL_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int bouncing_ball_step_end(bouncing_ball_real state[], const bouncing_ball_real x0[], int status)
 {
     int i;
@@ -746,9 +740,7 @@ static int bouncing_ball_step_factor(bouncing_ball_real t, const bouncing_ball_r
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (BOUNCING_BALL_NC x BOUNCING_BALL_NQ) and rows_dot, phi'
-** and g together (BOUNCING_BALL_NC), are at (t, state); W and correction are the
-** factor's, K (BOUNCING_BALL_NC) and d (BOUNCING_BALL_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], BOUNCING_BALL_NC) at (t, state).
 */
 static int bouncing_ball_correct_velocities(bouncing_ball_real t, bouncing_ball_real state[], const bouncing_ball_real param[], int mass_metric,
     const bouncing_ball_real C[], bouncing_ball_real W[], bouncing_ball_real correction[], bouncing_ball_real K[], bouncing_ball_real d[], const bouncing_ball_real rows_dot[])
@@ -785,9 +777,8 @@ static bouncing_ball_real bouncing_ball_phi_tolerance(const bouncing_ball_real C
 ** to |phi| <= BOUNCING_BALL_STEP_TOLERANCE or phi's round-off floor, in at most
 ** BOUNCING_BALL_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On BOUNCING_BALL_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** BOUNCING_BALL_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. BOUNCING_BALL_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int bouncing_ball_correct_positions(bouncing_ball_real t, bouncing_ball_real state[], const bouncing_ball_real param[], int mass_metric,
     bouncing_ball_real C[], bouncing_ball_real W[], bouncing_ball_real correction[], bouncing_ball_real K[], bouncing_ball_real d[],

@@ -727,10 +727,8 @@ void bowling_ball_friction_coefficients(const bowling_ball_real param[], bowling
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold BOWLING_BALL_NX reals each, work the rhs's.
-** Returns BOWLING_BALL_OK or the rhs's error, state then part-way (bowling_ball_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BOWLING_BALL_OK, or the
+** rhs's error with state part-way. k, x0, xt: BOWLING_BALL_NX each; work the rhs's.
 */
 static int bowling_ball_rk4(bowling_ball_real t, bowling_ball_real state[], const bowling_ball_real input[], const bowling_ball_real param[],
     bowling_ball_real baumgarte_alpha, bowling_ball_real baumgarte_beta, bowling_ball_real h,
@@ -753,11 +751,7 @@ static int bowling_ball_rk4(bowling_ball_real t, bowling_ball_real state[], cons
     return BOWLING_BALL_OK;
 }
 
-/*
-** The step's status: BOWLING_BALL_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, BOWLING_BALL_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int bowling_ball_step_end(bowling_ball_real state[], const bowling_ball_real x0[], int status)
 {
     int i;
@@ -778,9 +772,7 @@ static int bowling_ball_step_factor(bowling_ball_real t, const bowling_ball_real
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (BOWLING_BALL_NC x BOWLING_BALL_NQ) and rows_dot, phi'
-** and g together (BOWLING_BALL_NC), are at (t, state); W and correction are the
-** factor's, K (BOWLING_BALL_NC) and d (BOWLING_BALL_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], BOWLING_BALL_NC) at (t, state).
 */
 static int bowling_ball_correct_velocities(bowling_ball_real t, bowling_ball_real state[], const bowling_ball_real param[], int mass_metric,
     const bowling_ball_real C[], bowling_ball_real W[], bowling_ball_real correction[], bowling_ball_real K[], bowling_ball_real d[], const bowling_ball_real rows_dot[])

@@ -792,10 +792,8 @@ void cart_pendulum_standard_parameters(const cart_pendulum_real param[], cart_pe
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold CART_PENDULUM_NX reals each, work the rhs's.
-** Returns CART_PENDULUM_OK or the rhs's error, state then part-way (cart_pendulum_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): CART_PENDULUM_OK, or the
+** rhs's error with state part-way. k, x0, xt: CART_PENDULUM_NX each; work the rhs's.
 */
 static int cart_pendulum_rk4(cart_pendulum_real t, cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
     cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta, cart_pendulum_real h,
@@ -818,11 +816,7 @@ static int cart_pendulum_rk4(cart_pendulum_real t, cart_pendulum_real state[], c
     return CART_PENDULUM_OK;
 }
 
-/*
-** The step's status: CART_PENDULUM_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, CART_PENDULUM_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int cart_pendulum_step_end(cart_pendulum_real state[], const cart_pendulum_real x0[], int status)
 {
     int i;
@@ -843,9 +837,7 @@ static int cart_pendulum_step_factor(cart_pendulum_real t, const cart_pendulum_r
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (CART_PENDULUM_NC x CART_PENDULUM_NQ) and rows_dot, phi'
-** and g together (CART_PENDULUM_NC), are at (t, state); W and correction are the
-** factor's, K (CART_PENDULUM_NC) and d (CART_PENDULUM_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], CART_PENDULUM_NC) at (t, state).
 */
 static int cart_pendulum_correct_velocities(cart_pendulum_real t, cart_pendulum_real state[], const cart_pendulum_real param[], int mass_metric,
     const cart_pendulum_real C[], cart_pendulum_real W[], cart_pendulum_real correction[], cart_pendulum_real K[], cart_pendulum_real d[], const cart_pendulum_real rows_dot[])
@@ -882,9 +874,8 @@ static cart_pendulum_real cart_pendulum_phi_tolerance(const cart_pendulum_real C
 ** to |phi| <= CART_PENDULUM_STEP_TOLERANCE or phi's round-off floor, in at most
 ** CART_PENDULUM_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On CART_PENDULUM_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** CART_PENDULUM_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. CART_PENDULUM_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int cart_pendulum_correct_positions(cart_pendulum_real t, cart_pendulum_real state[], const cart_pendulum_real param[], int mass_metric,
     cart_pendulum_real C[], cart_pendulum_real W[], cart_pendulum_real correction[], cart_pendulum_real K[], cart_pendulum_real d[],

@@ -793,10 +793,8 @@ void disk_link_standard_parameters(const disk_link_real param[], disk_link_real 
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold DISK_LINK_NX reals each, work the rhs's.
-** Returns DISK_LINK_OK or the rhs's error, state then part-way (disk_link_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): DISK_LINK_OK, or the
+** rhs's error with state part-way. k, x0, xt: DISK_LINK_NX each; work the rhs's.
 */
 static int disk_link_rk4(disk_link_real t, disk_link_real state[], const disk_link_real input[], const disk_link_real param[],
     disk_link_real baumgarte_alpha, disk_link_real baumgarte_beta, disk_link_real h,
@@ -819,11 +817,7 @@ static int disk_link_rk4(disk_link_real t, disk_link_real state[], const disk_li
     return DISK_LINK_OK;
 }
 
-/*
-** The step's status: DISK_LINK_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, DISK_LINK_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int disk_link_step_end(disk_link_real state[], const disk_link_real x0[], int status)
 {
     int i;
@@ -844,9 +838,7 @@ static int disk_link_step_factor(disk_link_real t, const disk_link_real state[],
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (DISK_LINK_NC x DISK_LINK_NQ) and rows_dot, phi'
-** and g together (DISK_LINK_NC), are at (t, state); W and correction are the
-** factor's, K (DISK_LINK_NC) and d (DISK_LINK_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], DISK_LINK_NC) at (t, state).
 */
 static int disk_link_correct_velocities(disk_link_real t, disk_link_real state[], const disk_link_real param[], int mass_metric,
     const disk_link_real C[], disk_link_real W[], disk_link_real correction[], disk_link_real K[], disk_link_real d[], const disk_link_real rows_dot[])

@@ -774,10 +774,8 @@ void disk_link_rolling_standard_parameters(const disk_link_rolling_real param[],
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold DISK_LINK_ROLLING_NX reals each, work the rhs's.
-** Returns DISK_LINK_ROLLING_OK or the rhs's error, state then part-way (disk_link_rolling_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): DISK_LINK_ROLLING_OK, or the
+** rhs's error with state part-way. k, x0, xt: DISK_LINK_ROLLING_NX each; work the rhs's.
 */
 static int disk_link_rolling_rk4(disk_link_rolling_real t, disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
     disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta, disk_link_rolling_real h,
@@ -800,11 +798,7 @@ static int disk_link_rolling_rk4(disk_link_rolling_real t, disk_link_rolling_rea
     return DISK_LINK_ROLLING_OK;
 }
 
-/*
-** The step's status: DISK_LINK_ROLLING_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, DISK_LINK_ROLLING_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int disk_link_rolling_step_end(disk_link_rolling_real state[], const disk_link_rolling_real x0[], int status)
 {
     int i;
@@ -825,9 +819,7 @@ static int disk_link_rolling_step_factor(disk_link_rolling_real t, const disk_li
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (DISK_LINK_ROLLING_NC x DISK_LINK_ROLLING_NQ) and rows_dot, phi'
-** and g together (DISK_LINK_ROLLING_NC), are at (t, state); W and correction are the
-** factor's, K (DISK_LINK_ROLLING_NC) and d (DISK_LINK_ROLLING_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], DISK_LINK_ROLLING_NC) at (t, state).
 */
 static int disk_link_rolling_correct_velocities(disk_link_rolling_real t, disk_link_rolling_real state[], const disk_link_rolling_real param[], int mass_metric,
     const disk_link_rolling_real C[], disk_link_rolling_real W[], disk_link_rolling_real correction[], disk_link_rolling_real K[], disk_link_rolling_real d[], const disk_link_rolling_real rows_dot[])
@@ -864,9 +856,8 @@ static disk_link_rolling_real disk_link_rolling_phi_tolerance(const disk_link_ro
 ** to |phi| <= DISK_LINK_ROLLING_STEP_TOLERANCE or phi's round-off floor, in at most
 ** DISK_LINK_ROLLING_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On DISK_LINK_ROLLING_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** DISK_LINK_ROLLING_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. DISK_LINK_ROLLING_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int disk_link_rolling_correct_positions(disk_link_rolling_real t, disk_link_rolling_real state[], const disk_link_rolling_real param[], int mass_metric,
     disk_link_rolling_real C[], disk_link_rolling_real W[], disk_link_rolling_real correction[], disk_link_rolling_real K[], disk_link_rolling_real d[],

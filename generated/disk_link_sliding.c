@@ -456,10 +456,8 @@ void disk_link_sliding_initial_state_at(const disk_link_sliding_real param[], di
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold DISK_LINK_SLIDING_NX reals each, work the rhs's.
-** Returns DISK_LINK_SLIDING_OK or the rhs's error, state then part-way (disk_link_sliding_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): DISK_LINK_SLIDING_OK, or the
+** rhs's error with state part-way. k, x0, xt: DISK_LINK_SLIDING_NX each; work the rhs's.
 */
 static int disk_link_sliding_rk4(disk_link_sliding_real t, disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
     disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta, disk_link_sliding_real h,
@@ -482,11 +480,7 @@ static int disk_link_sliding_rk4(disk_link_sliding_real t, disk_link_sliding_rea
     return DISK_LINK_SLIDING_OK;
 }
 
-/*
-** The step's status: DISK_LINK_SLIDING_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, DISK_LINK_SLIDING_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int disk_link_sliding_step_end(disk_link_sliding_real state[], const disk_link_sliding_real x0[], int status)
 {
     int i;

@@ -898,10 +898,8 @@ void double_pendulum_standard_parameters(const double_pendulum_real param[], dou
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold DOUBLE_PENDULUM_NX reals each, work the rhs's.
-** Returns DOUBLE_PENDULUM_OK or the rhs's error, state then part-way (double_pendulum_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): DOUBLE_PENDULUM_OK, or the
+** rhs's error with state part-way. k, x0, xt: DOUBLE_PENDULUM_NX each; work the rhs's.
 */
 static int double_pendulum_rk4(double_pendulum_real t, double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
     double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta, double_pendulum_real h,
@@ -924,11 +922,7 @@ static int double_pendulum_rk4(double_pendulum_real t, double_pendulum_real stat
     return DOUBLE_PENDULUM_OK;
 }
 
-/*
-** The step's status: DOUBLE_PENDULUM_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, DOUBLE_PENDULUM_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int double_pendulum_step_end(double_pendulum_real state[], const double_pendulum_real x0[], int status)
 {
     int i;
@@ -949,9 +943,7 @@ static int double_pendulum_step_factor(double_pendulum_real t, const double_pend
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (DOUBLE_PENDULUM_NC x DOUBLE_PENDULUM_NQ) and rows_dot, phi'
-** and g together (DOUBLE_PENDULUM_NC), are at (t, state); W and correction are the
-** factor's, K (DOUBLE_PENDULUM_NC) and d (DOUBLE_PENDULUM_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], DOUBLE_PENDULUM_NC) at (t, state).
 */
 static int double_pendulum_correct_velocities(double_pendulum_real t, double_pendulum_real state[], const double_pendulum_real param[], int mass_metric,
     const double_pendulum_real C[], double_pendulum_real W[], double_pendulum_real correction[], double_pendulum_real K[], double_pendulum_real d[], const double_pendulum_real rows_dot[])
@@ -988,9 +980,8 @@ static double_pendulum_real double_pendulum_phi_tolerance(const double_pendulum_
 ** to |phi| <= DOUBLE_PENDULUM_STEP_TOLERANCE or phi's round-off floor, in at most
 ** DOUBLE_PENDULUM_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On DOUBLE_PENDULUM_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** DOUBLE_PENDULUM_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. DOUBLE_PENDULUM_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int double_pendulum_correct_positions(double_pendulum_real t, double_pendulum_real state[], const double_pendulum_real param[], int mass_metric,
     double_pendulum_real C[], double_pendulum_real W[], double_pendulum_real correction[], double_pendulum_real K[], double_pendulum_real d[],

@@ -570,10 +570,8 @@ void double_pendulum_angle_standard_parameters(const double_pendulum_angle_real 
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold DOUBLE_PENDULUM_ANGLE_NX reals each, work the rhs's.
-** Returns DOUBLE_PENDULUM_ANGLE_OK or the rhs's error, state then part-way (double_pendulum_angle_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): DOUBLE_PENDULUM_ANGLE_OK, or the
+** rhs's error with state part-way. k, x0, xt: DOUBLE_PENDULUM_ANGLE_NX each; work the rhs's.
 */
 static int double_pendulum_angle_rk4(double_pendulum_angle_real t, double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
     double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta, double_pendulum_angle_real h,
@@ -596,11 +594,7 @@ static int double_pendulum_angle_rk4(double_pendulum_angle_real t, double_pendul
     return DOUBLE_PENDULUM_ANGLE_OK;
 }
 
-/*
-** The step's status: DOUBLE_PENDULUM_ANGLE_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, DOUBLE_PENDULUM_ANGLE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int double_pendulum_angle_step_end(double_pendulum_angle_real state[], const double_pendulum_angle_real x0[], int status)
 {
     int i;

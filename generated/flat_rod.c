@@ -827,10 +827,8 @@ void flat_rod_standard_parameters(const flat_rod_real param[], flat_rod_real out
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold FLAT_ROD_NX reals each, work the rhs's.
-** Returns FLAT_ROD_OK or the rhs's error, state then part-way (flat_rod_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): FLAT_ROD_OK, or the
+** rhs's error with state part-way. k, x0, xt: FLAT_ROD_NX each; work the rhs's.
 */
 static int flat_rod_rk4(flat_rod_real t, flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
     flat_rod_real baumgarte_alpha, flat_rod_real baumgarte_beta, flat_rod_real h,
@@ -853,11 +851,7 @@ static int flat_rod_rk4(flat_rod_real t, flat_rod_real state[], const flat_rod_r
     return FLAT_ROD_OK;
 }
 
-/*
-** The step's status: FLAT_ROD_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, FLAT_ROD_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int flat_rod_step_end(flat_rod_real state[], const flat_rod_real x0[], int status)
 {
     int i;
@@ -878,9 +872,7 @@ static int flat_rod_step_factor(flat_rod_real t, const flat_rod_real state[], co
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (FLAT_ROD_NC x FLAT_ROD_NQ) and rows_dot, phi'
-** and g together (FLAT_ROD_NC), are at (t, state); W and correction are the
-** factor's, K (FLAT_ROD_NC) and d (FLAT_ROD_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], FLAT_ROD_NC) at (t, state).
 */
 static int flat_rod_correct_velocities(flat_rod_real t, flat_rod_real state[], const flat_rod_real param[], int mass_metric,
     const flat_rod_real C[], flat_rod_real W[], flat_rod_real correction[], flat_rod_real K[], flat_rod_real d[], const flat_rod_real rows_dot[])
@@ -917,9 +909,8 @@ static flat_rod_real flat_rod_phi_tolerance(const flat_rod_real C[], const flat_
 ** to |phi| <= FLAT_ROD_STEP_TOLERANCE or phi's round-off floor, in at most
 ** FLAT_ROD_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On FLAT_ROD_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** FLAT_ROD_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. FLAT_ROD_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int flat_rod_correct_positions(flat_rod_real t, flat_rod_real state[], const flat_rod_real param[], int mass_metric,
     flat_rod_real C[], flat_rod_real W[], flat_rod_real correction[], flat_rod_real K[], flat_rod_real d[],

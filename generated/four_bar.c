@@ -1032,10 +1032,8 @@ void four_bar_standard_parameters(const four_bar_real param[], four_bar_real out
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold FOUR_BAR_NX reals each, work the rhs's.
-** Returns FOUR_BAR_OK or the rhs's error, state then part-way (four_bar_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): FOUR_BAR_OK, or the
+** rhs's error with state part-way. k, x0, xt: FOUR_BAR_NX each; work the rhs's.
 */
 static int four_bar_rk4(four_bar_real t, four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
     four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta, four_bar_real h,
@@ -1058,11 +1056,7 @@ static int four_bar_rk4(four_bar_real t, four_bar_real state[], const four_bar_r
     return FOUR_BAR_OK;
 }
 
-/*
-** The step's status: FOUR_BAR_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, FOUR_BAR_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int four_bar_step_end(four_bar_real state[], const four_bar_real x0[], int status)
 {
     int i;
@@ -1083,9 +1077,7 @@ static int four_bar_step_factor(four_bar_real t, const four_bar_real state[], co
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (FOUR_BAR_NC x FOUR_BAR_NQ) and rows_dot, phi'
-** and g together (FOUR_BAR_NC), are at (t, state); W and correction are the
-** factor's, K (FOUR_BAR_NC) and d (FOUR_BAR_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], FOUR_BAR_NC) at (t, state).
 */
 static int four_bar_correct_velocities(four_bar_real t, four_bar_real state[], const four_bar_real param[], int mass_metric,
     const four_bar_real C[], four_bar_real W[], four_bar_real correction[], four_bar_real K[], four_bar_real d[], const four_bar_real rows_dot[])
@@ -1122,9 +1114,8 @@ static four_bar_real four_bar_phi_tolerance(const four_bar_real C[], const four_
 ** to |phi| <= FOUR_BAR_STEP_TOLERANCE or phi's round-off floor, in at most
 ** FOUR_BAR_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On FOUR_BAR_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** FOUR_BAR_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. FOUR_BAR_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int four_bar_correct_positions(four_bar_real t, four_bar_real state[], const four_bar_real param[], int mass_metric,
     four_bar_real C[], four_bar_real W[], four_bar_real correction[], four_bar_real K[], four_bar_real d[],

@@ -568,10 +568,8 @@ void heavy_top_standard_parameters(const heavy_top_real param[], heavy_top_real 
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold HEAVY_TOP_NX reals each, work the rhs's.
-** Returns HEAVY_TOP_OK or the rhs's error, state then part-way (heavy_top_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): HEAVY_TOP_OK, or the
+** rhs's error with state part-way. k, x0, xt: HEAVY_TOP_NX each; work the rhs's.
 */
 static int heavy_top_rk4(heavy_top_real t, heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
     heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta, heavy_top_real h,
@@ -594,11 +592,7 @@ static int heavy_top_rk4(heavy_top_real t, heavy_top_real state[], const heavy_t
     return HEAVY_TOP_OK;
 }
 
-/*
-** The step's status: HEAVY_TOP_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, HEAVY_TOP_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int heavy_top_step_end(heavy_top_real state[], const heavy_top_real x0[], int status)
 {
     int i;

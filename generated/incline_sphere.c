@@ -1408,10 +1408,8 @@ void incline_sphere_initial_state_at(const incline_sphere_real param[], incline_
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold INCLINE_SPHERE_NX reals each, work the rhs's.
-** Returns INCLINE_SPHERE_OK or the rhs's error, state then part-way (incline_sphere_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): INCLINE_SPHERE_OK, or the
+** rhs's error with state part-way. k, x0, xt: INCLINE_SPHERE_NX each; work the rhs's.
 */
 static int incline_sphere_rk4(incline_sphere_real t, incline_sphere_real state[], const incline_sphere_real input[], const incline_sphere_real param[],
     incline_sphere_real baumgarte_alpha, incline_sphere_real baumgarte_beta, incline_sphere_real h,
@@ -1434,11 +1432,7 @@ static int incline_sphere_rk4(incline_sphere_real t, incline_sphere_real state[]
     return INCLINE_SPHERE_OK;
 }
 
-/*
-** The step's status: INCLINE_SPHERE_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, INCLINE_SPHERE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int incline_sphere_step_end(incline_sphere_real state[], const incline_sphere_real x0[], int status)
 {
     int i;
@@ -1459,9 +1453,7 @@ static int incline_sphere_step_factor(incline_sphere_real t, const incline_spher
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (INCLINE_SPHERE_NC x INCLINE_SPHERE_NQ) and rows_dot, phi'
-** and g together (INCLINE_SPHERE_NC), are at (t, state); W and correction are the
-** factor's, K (INCLINE_SPHERE_NC) and d (INCLINE_SPHERE_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], INCLINE_SPHERE_NC) at (t, state).
 */
 static int incline_sphere_correct_velocities(incline_sphere_real t, incline_sphere_real state[], const incline_sphere_real param[], int mass_metric,
     const incline_sphere_real C[], incline_sphere_real W[], incline_sphere_real correction[], incline_sphere_real K[], incline_sphere_real d[], const incline_sphere_real rows_dot[])
@@ -1498,9 +1490,8 @@ static incline_sphere_real incline_sphere_phi_tolerance(const incline_sphere_rea
 ** to |phi| <= INCLINE_SPHERE_STEP_TOLERANCE or phi's round-off floor, in at most
 ** INCLINE_SPHERE_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On INCLINE_SPHERE_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** INCLINE_SPHERE_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. INCLINE_SPHERE_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int incline_sphere_correct_positions(incline_sphere_real t, incline_sphere_real state[], const incline_sphere_real param[], int mass_metric,
     incline_sphere_real C[], incline_sphere_real W[], incline_sphere_real correction[], incline_sphere_real K[], incline_sphere_real d[],

@@ -705,10 +705,8 @@ void incline_wheel_initial_state_at(const incline_wheel_real param[], incline_wh
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold INCLINE_WHEEL_NX reals each, work the rhs's.
-** Returns INCLINE_WHEEL_OK or the rhs's error, state then part-way (incline_wheel_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): INCLINE_WHEEL_OK, or the
+** rhs's error with state part-way. k, x0, xt: INCLINE_WHEEL_NX each; work the rhs's.
 */
 static int incline_wheel_rk4(incline_wheel_real t, incline_wheel_real state[], const incline_wheel_real input[], const incline_wheel_real param[],
     incline_wheel_real baumgarte_alpha, incline_wheel_real baumgarte_beta, incline_wheel_real h,
@@ -731,11 +729,7 @@ static int incline_wheel_rk4(incline_wheel_real t, incline_wheel_real state[], c
     return INCLINE_WHEEL_OK;
 }
 
-/*
-** The step's status: INCLINE_WHEEL_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, INCLINE_WHEEL_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int incline_wheel_step_end(incline_wheel_real state[], const incline_wheel_real x0[], int status)
 {
     int i;
@@ -756,9 +750,7 @@ static int incline_wheel_step_factor(incline_wheel_real t, const incline_wheel_r
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (INCLINE_WHEEL_NC x INCLINE_WHEEL_NQ) and rows_dot, phi'
-** and g together (INCLINE_WHEEL_NC), are at (t, state); W and correction are the
-** factor's, K (INCLINE_WHEEL_NC) and d (INCLINE_WHEEL_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], INCLINE_WHEEL_NC) at (t, state).
 */
 static int incline_wheel_correct_velocities(incline_wheel_real t, incline_wheel_real state[], const incline_wheel_real param[], int mass_metric,
     const incline_wheel_real C[], incline_wheel_real W[], incline_wheel_real correction[], incline_wheel_real K[], incline_wheel_real d[], const incline_wheel_real rows_dot[])

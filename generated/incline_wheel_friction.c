@@ -729,10 +729,8 @@ void incline_wheel_friction_friction_coefficients(const incline_wheel_friction_r
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold INCLINE_WHEEL_FRICTION_NX reals each, work the rhs's.
-** Returns INCLINE_WHEEL_FRICTION_OK or the rhs's error, state then part-way (incline_wheel_friction_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): INCLINE_WHEEL_FRICTION_OK, or the
+** rhs's error with state part-way. k, x0, xt: INCLINE_WHEEL_FRICTION_NX each; work the rhs's.
 */
 static int incline_wheel_friction_rk4(incline_wheel_friction_real t, incline_wheel_friction_real state[], const incline_wheel_friction_real input[], const incline_wheel_friction_real param[],
     incline_wheel_friction_real baumgarte_alpha, incline_wheel_friction_real baumgarte_beta, incline_wheel_friction_real h,
@@ -755,11 +753,7 @@ static int incline_wheel_friction_rk4(incline_wheel_friction_real t, incline_whe
     return INCLINE_WHEEL_FRICTION_OK;
 }
 
-/*
-** The step's status: INCLINE_WHEEL_FRICTION_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, INCLINE_WHEEL_FRICTION_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int incline_wheel_friction_step_end(incline_wheel_friction_real state[], const incline_wheel_friction_real x0[], int status)
 {
     int i;
@@ -780,9 +774,7 @@ static int incline_wheel_friction_step_factor(incline_wheel_friction_real t, con
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (INCLINE_WHEEL_FRICTION_NC x INCLINE_WHEEL_FRICTION_NQ) and rows_dot, phi'
-** and g together (INCLINE_WHEEL_FRICTION_NC), are at (t, state); W and correction are the
-** factor's, K (INCLINE_WHEEL_FRICTION_NC) and d (INCLINE_WHEEL_FRICTION_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], INCLINE_WHEEL_FRICTION_NC) at (t, state).
 */
 static int incline_wheel_friction_correct_velocities(incline_wheel_friction_real t, incline_wheel_friction_real state[], const incline_wheel_friction_real param[], int mass_metric,
     const incline_wheel_friction_real C[], incline_wheel_friction_real W[], incline_wheel_friction_real correction[], incline_wheel_friction_real K[], incline_wheel_friction_real d[], const incline_wheel_friction_real rows_dot[])

@@ -821,10 +821,8 @@ void knife_edge_standard_parameters(const knife_edge_real param[], knife_edge_re
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold KNIFE_EDGE_NX reals each, work the rhs's.
-** Returns KNIFE_EDGE_OK or the rhs's error, state then part-way (knife_edge_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): KNIFE_EDGE_OK, or the
+** rhs's error with state part-way. k, x0, xt: KNIFE_EDGE_NX each; work the rhs's.
 */
 static int knife_edge_rk4(knife_edge_real t, knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
     knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta, knife_edge_real h,
@@ -847,11 +845,7 @@ static int knife_edge_rk4(knife_edge_real t, knife_edge_real state[], const knif
     return KNIFE_EDGE_OK;
 }
 
-/*
-** The step's status: KNIFE_EDGE_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, KNIFE_EDGE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int knife_edge_step_end(knife_edge_real state[], const knife_edge_real x0[], int status)
 {
     int i;
@@ -872,9 +866,7 @@ static int knife_edge_step_factor(knife_edge_real t, const knife_edge_real state
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (KNIFE_EDGE_NC x KNIFE_EDGE_NQ) and rows_dot, phi'
-** and g together (KNIFE_EDGE_NC), are at (t, state); W and correction are the
-** factor's, K (KNIFE_EDGE_NC) and d (KNIFE_EDGE_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], KNIFE_EDGE_NC) at (t, state).
 */
 static int knife_edge_correct_velocities(knife_edge_real t, knife_edge_real state[], const knife_edge_real param[], int mass_metric,
     const knife_edge_real C[], knife_edge_real W[], knife_edge_real correction[], knife_edge_real K[], knife_edge_real d[], const knife_edge_real rows_dot[])

@@ -1056,10 +1056,8 @@ void leaning_disk_standard_parameters(const leaning_disk_real param[], leaning_d
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold LEANING_DISK_NX reals each, work the rhs's.
-** Returns LEANING_DISK_OK or the rhs's error, state then part-way (leaning_disk_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): LEANING_DISK_OK, or the
+** rhs's error with state part-way. k, x0, xt: LEANING_DISK_NX each; work the rhs's.
 */
 static int leaning_disk_rk4(leaning_disk_real t, leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
     leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta, leaning_disk_real h,
@@ -1082,11 +1080,7 @@ static int leaning_disk_rk4(leaning_disk_real t, leaning_disk_real state[], cons
     return LEANING_DISK_OK;
 }
 
-/*
-** The step's status: LEANING_DISK_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, LEANING_DISK_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int leaning_disk_step_end(leaning_disk_real state[], const leaning_disk_real x0[], int status)
 {
     int i;
@@ -1107,9 +1101,7 @@ static int leaning_disk_step_factor(leaning_disk_real t, const leaning_disk_real
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (LEANING_DISK_NC x LEANING_DISK_NQ) and rows_dot, phi'
-** and g together (LEANING_DISK_NC), are at (t, state); W and correction are the
-** factor's, K (LEANING_DISK_NC) and d (LEANING_DISK_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], LEANING_DISK_NC) at (t, state).
 */
 static int leaning_disk_correct_velocities(leaning_disk_real t, leaning_disk_real state[], const leaning_disk_real param[], int mass_metric,
     const leaning_disk_real C[], leaning_disk_real W[], leaning_disk_real correction[], leaning_disk_real K[], leaning_disk_real d[], const leaning_disk_real rows_dot[])

@@ -1056,10 +1056,8 @@ void leaning_disk_body_standard_parameters(const leaning_disk_body_real param[],
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold LEANING_DISK_BODY_NX reals each, work the rhs's.
-** Returns LEANING_DISK_BODY_OK or the rhs's error, state then part-way (leaning_disk_body_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): LEANING_DISK_BODY_OK, or the
+** rhs's error with state part-way. k, x0, xt: LEANING_DISK_BODY_NX each; work the rhs's.
 */
 static int leaning_disk_body_rk4(leaning_disk_body_real t, leaning_disk_body_real state[], const leaning_disk_body_real input[], const leaning_disk_body_real param[],
     leaning_disk_body_real baumgarte_alpha, leaning_disk_body_real baumgarte_beta, leaning_disk_body_real h,
@@ -1082,11 +1080,7 @@ static int leaning_disk_body_rk4(leaning_disk_body_real t, leaning_disk_body_rea
     return LEANING_DISK_BODY_OK;
 }
 
-/*
-** The step's status: LEANING_DISK_BODY_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, LEANING_DISK_BODY_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int leaning_disk_body_step_end(leaning_disk_body_real state[], const leaning_disk_body_real x0[], int status)
 {
     int i;
@@ -1107,9 +1101,7 @@ static int leaning_disk_body_step_factor(leaning_disk_body_real t, const leaning
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (LEANING_DISK_BODY_NC x LEANING_DISK_BODY_NQ) and rows_dot, phi'
-** and g together (LEANING_DISK_BODY_NC), are at (t, state); W and correction are the
-** factor's, K (LEANING_DISK_BODY_NC) and d (LEANING_DISK_BODY_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], LEANING_DISK_BODY_NC) at (t, state).
 */
 static int leaning_disk_body_correct_velocities(leaning_disk_body_real t, leaning_disk_body_real state[], const leaning_disk_body_real param[], int mass_metric,
     const leaning_disk_body_real C[], leaning_disk_body_real W[], leaning_disk_body_real correction[], leaning_disk_body_real K[], leaning_disk_body_real d[], const leaning_disk_body_real rows_dot[])

@@ -694,10 +694,8 @@ void moving_table_standard_parameters(const moving_table_real param[], moving_ta
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold MOVING_TABLE_NX reals each, work the rhs's.
-** Returns MOVING_TABLE_OK or the rhs's error, state then part-way (moving_table_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): MOVING_TABLE_OK, or the
+** rhs's error with state part-way. k, x0, xt: MOVING_TABLE_NX each; work the rhs's.
 */
 static int moving_table_rk4(moving_table_real t, moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
     moving_table_real baumgarte_alpha, moving_table_real baumgarte_beta, moving_table_real h,
@@ -720,11 +718,7 @@ static int moving_table_rk4(moving_table_real t, moving_table_real state[], cons
     return MOVING_TABLE_OK;
 }
 
-/*
-** The step's status: MOVING_TABLE_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, MOVING_TABLE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int moving_table_step_end(moving_table_real state[], const moving_table_real x0[], int status)
 {
     int i;
@@ -745,9 +739,7 @@ static int moving_table_step_factor(moving_table_real t, const moving_table_real
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (MOVING_TABLE_NC x MOVING_TABLE_NQ) and rows_dot, phi'
-** and g together (MOVING_TABLE_NC), are at (t, state); W and correction are the
-** factor's, K (MOVING_TABLE_NC) and d (MOVING_TABLE_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], MOVING_TABLE_NC) at (t, state).
 */
 static int moving_table_correct_velocities(moving_table_real t, moving_table_real state[], const moving_table_real param[], int mass_metric,
     const moving_table_real C[], moving_table_real W[], moving_table_real correction[], moving_table_real K[], moving_table_real d[], const moving_table_real rows_dot[])
@@ -784,9 +776,8 @@ static moving_table_real moving_table_phi_tolerance(const moving_table_real C[],
 ** to |phi| <= MOVING_TABLE_STEP_TOLERANCE or phi's round-off floor, in at most
 ** MOVING_TABLE_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On MOVING_TABLE_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** MOVING_TABLE_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. MOVING_TABLE_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int moving_table_correct_positions(moving_table_real t, moving_table_real state[], const moving_table_real param[], int mass_metric,
     moving_table_real C[], moving_table_real W[], moving_table_real correction[], moving_table_real K[], moving_table_real d[],

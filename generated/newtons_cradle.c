@@ -931,10 +931,8 @@ void newtons_cradle_standard_parameters(const newtons_cradle_real param[], newto
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold NEWTONS_CRADLE_NX reals each, work the rhs's.
-** Returns NEWTONS_CRADLE_OK or the rhs's error, state then part-way (newtons_cradle_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): NEWTONS_CRADLE_OK, or the
+** rhs's error with state part-way. k, x0, xt: NEWTONS_CRADLE_NX each; work the rhs's.
 */
 static int newtons_cradle_rk4(newtons_cradle_real t, newtons_cradle_real state[], const newtons_cradle_real input[], const newtons_cradle_real param[],
     newtons_cradle_real baumgarte_alpha, newtons_cradle_real baumgarte_beta, newtons_cradle_real h,
@@ -957,11 +955,7 @@ static int newtons_cradle_rk4(newtons_cradle_real t, newtons_cradle_real state[]
     return NEWTONS_CRADLE_OK;
 }
 
-/*
-** The step's status: NEWTONS_CRADLE_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, NEWTONS_CRADLE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int newtons_cradle_step_end(newtons_cradle_real state[], const newtons_cradle_real x0[], int status)
 {
     int i;
@@ -982,9 +976,7 @@ static int newtons_cradle_step_factor(newtons_cradle_real t, const newtons_cradl
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (NEWTONS_CRADLE_NC x NEWTONS_CRADLE_NQ) and rows_dot, phi'
-** and g together (NEWTONS_CRADLE_NC), are at (t, state); W and correction are the
-** factor's, K (NEWTONS_CRADLE_NC) and d (NEWTONS_CRADLE_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], NEWTONS_CRADLE_NC) at (t, state).
 */
 static int newtons_cradle_correct_velocities(newtons_cradle_real t, newtons_cradle_real state[], const newtons_cradle_real param[], int mass_metric,
     const newtons_cradle_real C[], newtons_cradle_real W[], newtons_cradle_real correction[], newtons_cradle_real K[], newtons_cradle_real d[], const newtons_cradle_real rows_dot[])
@@ -1021,9 +1013,8 @@ static newtons_cradle_real newtons_cradle_phi_tolerance(const newtons_cradle_rea
 ** to |phi| <= NEWTONS_CRADLE_STEP_TOLERANCE or phi's round-off floor, in at most
 ** NEWTONS_CRADLE_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On NEWTONS_CRADLE_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** NEWTONS_CRADLE_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. NEWTONS_CRADLE_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int newtons_cradle_correct_positions(newtons_cradle_real t, newtons_cradle_real state[], const newtons_cradle_real param[], int mass_metric,
     newtons_cradle_real C[], newtons_cradle_real W[], newtons_cradle_real correction[], newtons_cradle_real K[], newtons_cradle_real d[],

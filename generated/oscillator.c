@@ -357,10 +357,8 @@ void oscillator_standard_parameters(const oscillator_real param[], oscillator_re
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold OSCILLATOR_NX reals each, work the rhs's.
-** Returns OSCILLATOR_OK or the rhs's error, state then part-way (oscillator_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): OSCILLATOR_OK, or the
+** rhs's error with state part-way. k, x0, xt: OSCILLATOR_NX each; work the rhs's.
 */
 static int oscillator_rk4(oscillator_real t, oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
     oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta, oscillator_real h,
@@ -383,11 +381,7 @@ static int oscillator_rk4(oscillator_real t, oscillator_real state[], const osci
     return OSCILLATOR_OK;
 }
 
-/*
-** The step's status: OSCILLATOR_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, OSCILLATOR_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int oscillator_step_end(oscillator_real state[], const oscillator_real x0[], int status)
 {
     int i;

@@ -728,10 +728,8 @@ void pendulum_standard_parameters(const pendulum_real param[], pendulum_real out
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold PENDULUM_NX reals each, work the rhs's.
-** Returns PENDULUM_OK or the rhs's error, state then part-way (pendulum_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): PENDULUM_OK, or the
+** rhs's error with state part-way. k, x0, xt: PENDULUM_NX each; work the rhs's.
 */
 static int pendulum_rk4(pendulum_real t, pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
     pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta, pendulum_real h,
@@ -754,11 +752,7 @@ static int pendulum_rk4(pendulum_real t, pendulum_real state[], const pendulum_r
     return PENDULUM_OK;
 }
 
-/*
-** The step's status: PENDULUM_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, PENDULUM_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int pendulum_step_end(pendulum_real state[], const pendulum_real x0[], int status)
 {
     int i;
@@ -779,9 +773,7 @@ static int pendulum_step_factor(pendulum_real t, const pendulum_real state[], co
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (PENDULUM_NC x PENDULUM_NQ) and rows_dot, phi'
-** and g together (PENDULUM_NC), are at (t, state); W and correction are the
-** factor's, K (PENDULUM_NC) and d (PENDULUM_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], PENDULUM_NC) at (t, state).
 */
 static int pendulum_correct_velocities(pendulum_real t, pendulum_real state[], const pendulum_real param[], int mass_metric,
     const pendulum_real C[], pendulum_real W[], pendulum_real correction[], pendulum_real K[], pendulum_real d[], const pendulum_real rows_dot[])
@@ -818,9 +810,8 @@ static pendulum_real pendulum_phi_tolerance(const pendulum_real C[], const pendu
 ** to |phi| <= PENDULUM_STEP_TOLERANCE or phi's round-off floor, in at most
 ** PENDULUM_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On PENDULUM_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** PENDULUM_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. PENDULUM_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int pendulum_correct_positions(pendulum_real t, pendulum_real state[], const pendulum_real param[], int mass_metric,
     pendulum_real C[], pendulum_real W[], pendulum_real correction[], pendulum_real K[], pendulum_real d[],

@@ -388,10 +388,8 @@ void pendulum_angle_standard_parameters(const pendulum_angle_real param[], pendu
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold PENDULUM_ANGLE_NX reals each, work the rhs's.
-** Returns PENDULUM_ANGLE_OK or the rhs's error, state then part-way (pendulum_angle_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): PENDULUM_ANGLE_OK, or the
+** rhs's error with state part-way. k, x0, xt: PENDULUM_ANGLE_NX each; work the rhs's.
 */
 static int pendulum_angle_rk4(pendulum_angle_real t, pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
     pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta, pendulum_angle_real h,
@@ -414,11 +412,7 @@ static int pendulum_angle_rk4(pendulum_angle_real t, pendulum_angle_real state[]
     return PENDULUM_ANGLE_OK;
 }
 
-/*
-** The step's status: PENDULUM_ANGLE_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, PENDULUM_ANGLE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int pendulum_angle_step_end(pendulum_angle_real state[], const pendulum_angle_real x0[], int status)
 {
     int i;

@@ -3677,10 +3677,8 @@ void rocking_ellipsoid_standard_parameters(const rocking_ellipsoid_real param[],
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold ROCKING_ELLIPSOID_NX reals each, work the rhs's.
-** Returns ROCKING_ELLIPSOID_OK or the rhs's error, state then part-way (rocking_ellipsoid_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): ROCKING_ELLIPSOID_OK, or the
+** rhs's error with state part-way. k, x0, xt: ROCKING_ELLIPSOID_NX each; work the rhs's.
 */
 static int rocking_ellipsoid_rk4(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real input[], const rocking_ellipsoid_real param[],
     rocking_ellipsoid_real baumgarte_alpha, rocking_ellipsoid_real baumgarte_beta, rocking_ellipsoid_real h,
@@ -3703,11 +3701,7 @@ static int rocking_ellipsoid_rk4(rocking_ellipsoid_real t, rocking_ellipsoid_rea
     return ROCKING_ELLIPSOID_OK;
 }
 
-/*
-** The step's status: ROCKING_ELLIPSOID_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, ROCKING_ELLIPSOID_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int rocking_ellipsoid_step_end(rocking_ellipsoid_real state[], const rocking_ellipsoid_real x0[], int status)
 {
     int i;
@@ -3728,9 +3722,7 @@ static int rocking_ellipsoid_step_factor(rocking_ellipsoid_real t, const rocking
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (ROCKING_ELLIPSOID_NC x ROCKING_ELLIPSOID_NQ) and rows_dot, phi'
-** and g together (ROCKING_ELLIPSOID_NC), are at (t, state); W and correction are the
-** factor's, K (ROCKING_ELLIPSOID_NC) and d (ROCKING_ELLIPSOID_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], ROCKING_ELLIPSOID_NC) at (t, state).
 */
 static int rocking_ellipsoid_correct_velocities(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real param[], int mass_metric,
     const rocking_ellipsoid_real C[], rocking_ellipsoid_real W[], rocking_ellipsoid_real correction[], rocking_ellipsoid_real K[], rocking_ellipsoid_real d[], const rocking_ellipsoid_real rows_dot[])
@@ -3767,9 +3759,8 @@ static rocking_ellipsoid_real rocking_ellipsoid_phi_tolerance(const rocking_elli
 ** to |phi| <= ROCKING_ELLIPSOID_STEP_TOLERANCE or phi's round-off floor, in at most
 ** ROCKING_ELLIPSOID_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On ROCKING_ELLIPSOID_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** ROCKING_ELLIPSOID_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. ROCKING_ELLIPSOID_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int rocking_ellipsoid_correct_positions(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real param[], int mass_metric,
     rocking_ellipsoid_real C[], rocking_ellipsoid_real W[], rocking_ellipsoid_real correction[], rocking_ellipsoid_real K[], rocking_ellipsoid_real d[],

@@ -1145,10 +1145,8 @@ void rolling_ball_standard_parameters(const rolling_ball_real param[], rolling_b
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold ROLLING_BALL_NX reals each, work the rhs's.
-** Returns ROLLING_BALL_OK or the rhs's error, state then part-way (rolling_ball_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): ROLLING_BALL_OK, or the
+** rhs's error with state part-way. k, x0, xt: ROLLING_BALL_NX each; work the rhs's.
 */
 static int rolling_ball_rk4(rolling_ball_real t, rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
     rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta, rolling_ball_real h,
@@ -1171,11 +1169,7 @@ static int rolling_ball_rk4(rolling_ball_real t, rolling_ball_real state[], cons
     return ROLLING_BALL_OK;
 }
 
-/*
-** The step's status: ROLLING_BALL_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, ROLLING_BALL_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int rolling_ball_step_end(rolling_ball_real state[], const rolling_ball_real x0[], int status)
 {
     int i;
@@ -1196,9 +1190,7 @@ static int rolling_ball_step_factor(rolling_ball_real t, const rolling_ball_real
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (ROLLING_BALL_NC x ROLLING_BALL_NQ) and rows_dot, phi'
-** and g together (ROLLING_BALL_NC), are at (t, state); W and correction are the
-** factor's, K (ROLLING_BALL_NC) and d (ROLLING_BALL_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], ROLLING_BALL_NC) at (t, state).
 */
 static int rolling_ball_correct_velocities(rolling_ball_real t, rolling_ball_real state[], const rolling_ball_real param[], int mass_metric,
     const rolling_ball_real C[], rolling_ball_real W[], rolling_ball_real correction[], rolling_ball_real K[], rolling_ball_real d[], const rolling_ball_real rows_dot[])
@@ -1235,9 +1227,8 @@ static rolling_ball_real rolling_ball_phi_tolerance(const rolling_ball_real C[],
 ** to |phi| <= ROLLING_BALL_STEP_TOLERANCE or phi's round-off floor, in at most
 ** ROLLING_BALL_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On ROLLING_BALL_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** ROLLING_BALL_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. ROLLING_BALL_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int rolling_ball_correct_positions(rolling_ball_real t, rolling_ball_real state[], const rolling_ball_real param[], int mass_metric,
     rolling_ball_real C[], rolling_ball_real W[], rolling_ball_real correction[], rolling_ball_real K[], rolling_ball_real d[],

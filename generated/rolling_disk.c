@@ -850,10 +850,8 @@ void rolling_disk_standard_parameters(const rolling_disk_real param[], rolling_d
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold ROLLING_DISK_NX reals each, work the rhs's.
-** Returns ROLLING_DISK_OK or the rhs's error, state then part-way (rolling_disk_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): ROLLING_DISK_OK, or the
+** rhs's error with state part-way. k, x0, xt: ROLLING_DISK_NX each; work the rhs's.
 */
 static int rolling_disk_rk4(rolling_disk_real t, rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
     rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta, rolling_disk_real h,
@@ -876,11 +874,7 @@ static int rolling_disk_rk4(rolling_disk_real t, rolling_disk_real state[], cons
     return ROLLING_DISK_OK;
 }
 
-/*
-** The step's status: ROLLING_DISK_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, ROLLING_DISK_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int rolling_disk_step_end(rolling_disk_real state[], const rolling_disk_real x0[], int status)
 {
     int i;
@@ -901,9 +895,7 @@ static int rolling_disk_step_factor(rolling_disk_real t, const rolling_disk_real
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (ROLLING_DISK_NC x ROLLING_DISK_NQ) and rows_dot, phi'
-** and g together (ROLLING_DISK_NC), are at (t, state); W and correction are the
-** factor's, K (ROLLING_DISK_NC) and d (ROLLING_DISK_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], ROLLING_DISK_NC) at (t, state).
 */
 static int rolling_disk_correct_velocities(rolling_disk_real t, rolling_disk_real state[], const rolling_disk_real param[], int mass_metric,
     const rolling_disk_real C[], rolling_disk_real W[], rolling_disk_real correction[], rolling_disk_real K[], rolling_disk_real d[], const rolling_disk_real rows_dot[])

@@ -979,10 +979,8 @@ void slider_crank_standard_parameters(const slider_crank_real param[], slider_cr
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold SLIDER_CRANK_NX reals each, work the rhs's.
-** Returns SLIDER_CRANK_OK or the rhs's error, state then part-way (slider_crank_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): SLIDER_CRANK_OK, or the
+** rhs's error with state part-way. k, x0, xt: SLIDER_CRANK_NX each; work the rhs's.
 */
 static int slider_crank_rk4(slider_crank_real t, slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
     slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta, slider_crank_real h,
@@ -1005,11 +1003,7 @@ static int slider_crank_rk4(slider_crank_real t, slider_crank_real state[], cons
     return SLIDER_CRANK_OK;
 }
 
-/*
-** The step's status: SLIDER_CRANK_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, SLIDER_CRANK_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int slider_crank_step_end(slider_crank_real state[], const slider_crank_real x0[], int status)
 {
     int i;
@@ -1030,9 +1024,7 @@ static int slider_crank_step_factor(slider_crank_real t, const slider_crank_real
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (SLIDER_CRANK_NC x SLIDER_CRANK_NQ) and rows_dot, phi'
-** and g together (SLIDER_CRANK_NC), are at (t, state); W and correction are the
-** factor's, K (SLIDER_CRANK_NC) and d (SLIDER_CRANK_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], SLIDER_CRANK_NC) at (t, state).
 */
 static int slider_crank_correct_velocities(slider_crank_real t, slider_crank_real state[], const slider_crank_real param[], int mass_metric,
     const slider_crank_real C[], slider_crank_real W[], slider_crank_real correction[], slider_crank_real K[], slider_crank_real d[], const slider_crank_real rows_dot[])
@@ -1069,9 +1061,8 @@ static slider_crank_real slider_crank_phi_tolerance(const slider_crank_real C[],
 ** to |phi| <= SLIDER_CRANK_STEP_TOLERANCE or phi's round-off floor, in at most
 ** SLIDER_CRANK_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On SLIDER_CRANK_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** SLIDER_CRANK_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. SLIDER_CRANK_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int slider_crank_correct_positions(slider_crank_real t, slider_crank_real state[], const slider_crank_real param[], int mass_metric,
     slider_crank_real C[], slider_crank_real W[], slider_crank_real correction[], slider_crank_real K[], slider_crank_real d[],

@@ -810,10 +810,8 @@ void sphere_standard_parameters(const sphere_real param[], sphere_real out_theta
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold SPHERE_NX reals each, work the rhs's.
-** Returns SPHERE_OK or the rhs's error, state then part-way (sphere_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): SPHERE_OK, or the
+** rhs's error with state part-way. k, x0, xt: SPHERE_NX each; work the rhs's.
 */
 static int sphere_rk4(sphere_real t, sphere_real state[], const sphere_real input[], const sphere_real param[],
     sphere_real baumgarte_alpha, sphere_real baumgarte_beta, sphere_real h,
@@ -836,11 +834,7 @@ static int sphere_rk4(sphere_real t, sphere_real state[], const sphere_real inpu
     return SPHERE_OK;
 }
 
-/*
-** The step's status: SPHERE_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, SPHERE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int sphere_step_end(sphere_real state[], const sphere_real x0[], int status)
 {
     int i;
@@ -861,9 +855,7 @@ static int sphere_step_factor(sphere_real t, const sphere_real state[], const sp
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (SPHERE_NC x SPHERE_NQ) and rows_dot, phi'
-** and g together (SPHERE_NC), are at (t, state); W and correction are the
-** factor's, K (SPHERE_NC) and d (SPHERE_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], SPHERE_NC) at (t, state).
 */
 static int sphere_correct_velocities(sphere_real t, sphere_real state[], const sphere_real param[], int mass_metric,
     const sphere_real C[], sphere_real W[], sphere_real correction[], sphere_real K[], sphere_real d[], const sphere_real rows_dot[])
@@ -900,9 +892,8 @@ static sphere_real sphere_phi_tolerance(const sphere_real C[], const sphere_real
 ** to |phi| <= SPHERE_STEP_TOLERANCE or phi's round-off floor, in at most
 ** SPHERE_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by 0.25; else it is
-** undone and a Newton step taken from where it began. On SPHERE_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** SPHERE_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. SPHERE_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int sphere_correct_positions(sphere_real t, sphere_real state[], const sphere_real param[], int mass_metric,
     sphere_real C[], sphere_real W[], sphere_real correction[], sphere_real K[], sphere_real d[],

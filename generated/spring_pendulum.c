@@ -493,10 +493,8 @@ void spring_pendulum_standard_parameters(const spring_pendulum_real param[], spr
 }
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold SPRING_PENDULUM_NX reals each, work the rhs's.
-** Returns SPRING_PENDULUM_OK or the rhs's error, state then part-way (spring_pendulum_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): SPRING_PENDULUM_OK, or the
+** rhs's error with state part-way. k, x0, xt: SPRING_PENDULUM_NX each; work the rhs's.
 */
 static int spring_pendulum_rk4(spring_pendulum_real t, spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
     spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta, spring_pendulum_real h,
@@ -519,11 +517,7 @@ static int spring_pendulum_rk4(spring_pendulum_real t, spring_pendulum_real stat
     return SPRING_PENDULUM_OK;
 }
 
-/*
-** The step's status: SPRING_PENDULUM_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, SPRING_PENDULUM_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int spring_pendulum_step_end(spring_pendulum_real state[], const spring_pendulum_real x0[], int status)
 {
     int i;

@@ -15,9 +15,7 @@ static int PREFIX_step_factor(real t, const real state[], const real param[], in
 
 /*
 ** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
-** are linear in v). On entry C (PREFIX_NC x PREFIX_NQ) and rows_dot, phi'
-** and g together (PREFIX_NC), are at (t, state); W and correction are the
-** factor's, K (PREFIX_NC) and d (PREFIX_NQ) scratch.
+** are linear in v); C and rows_dot ([phi'; g], PREFIX_NC) at (t, state).
 */
 static int PREFIX_correct_velocities(real t, real state[], const real param[], int mass_metric,
     const real C[], real W[], real correction[], real K[], real d[], const real rows_dot[])

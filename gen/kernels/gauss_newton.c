@@ -28,9 +28,8 @@ static real PREFIX_phi_tolerance(const real C[], const real state[])
 ** to |phi| <= PREFIX_STEP_TOLERANCE or phi's round-off floor, in at most
 ** PREFIX_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
 ** stands when it meets that or cuts |phi| by LGC_FACTOR_REUSE; else it is
-** undone and a Newton step taken from where it began. On PREFIX_OK, phi,
-** phi_dot, g and C are at (t, state), as the velocities need them; else
-** PREFIX_CORRECTION_FAILED or the factor's error, the state part-way.
+** undone and a Newton step taken from where it began. PREFIX_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
 */
 static int PREFIX_correct_positions(real t, real state[], const real param[], int mass_metric,
     real C[], real W[], real correction[], real K[], real d[],

@@ -6,10 +6,8 @@
 // runs it.
 
 /*
-** x0 := state, then state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4), the stages
-** from t at x0. k, x0 and xt hold PREFIX_NX reals each, work the rhs's.
-** Returns PREFIX_OK or the rhs's error, state then part-way (PREFIX_step_end
-** puts x0 back).
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): PREFIX_OK, or the
+** rhs's error with state part-way. k, x0, xt: PREFIX_NX each; work the rhs's.
 */
 static int PREFIX_rk4(real t, real state[], const real input[], const real param[],
     real baumgarte_alpha, real baumgarte_beta, real h,
@@ -32,11 +30,7 @@ static int PREFIX_rk4(real t, real state[], const real input[], const real param
     return PREFIX_OK;
 }
 
-/*
-** The step's status: PREFIX_NOT_FINITE where a step that succeeded reached
-** a NaN or Inf. On an error, the state the step began from (x0) is put
-** back: a failed step changes nothing.
-*/
+/* The step's status, PREFIX_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
 static int PREFIX_step_end(real state[], const real x0[], int status)
 {
     int i;
