@@ -1298,69 +1298,74 @@ void a02_n2_base_parameters(const a02_n2_real param[], a02_n2_real out_theta[])
 
 void a02_n2_standard_regressor(a02_n2_real t, const a02_n2_real state[], const a02_n2_real in_acceleration[], a02_n2_real out_Y[])
 {
-    (void)t;
-    const a02_n2_real th0 = state[0];
-    const a02_n2_real th1 = state[1];
-    const a02_n2_real th2 = state[2];
-    const a02_n2_real ph1 = state[3];
-    const a02_n2_real ph2 = state[4];
-    const a02_n2_real th0_dot = state[5];  /* th0' */
-    const a02_n2_real th1_dot = state[6];  /* th1' */
-    const a02_n2_real ph1_dot = state[8];  /* ph1' */
-    const a02_n2_real ph2_dot = state[9];  /* ph2' */
-    a02_n2_zero(out_Y, 2*A02_N2_NQ);
-    const a02_n2_real cos_th0 = cos(th0);
-    const a02_n2_real sin_ph1 = sin(ph1);
-    const a02_n2_real sin_th0 = sin(th0);
-    const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real Y_0_1 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
-    const a02_n2_real Y_0_2 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
-    /* row th0, column m*L^2 */
-    out_Y[0] = 1.3333333333333333*in_acceleration[0] - 0.5*(ph1_dot*ph1_dot*Y_0_1 - in_acceleration[3]*Y_0_2);
-    /* row th0, column m*L*g */
-    out_Y[1] = 1.5*cos_th0;
-    const a02_n2_real cos_th1 = cos(th1);
-    const a02_n2_real sin_ph2 = sin(ph2);
-    const a02_n2_real sin_th1 = sin(th1);
-    const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real Y_2_1 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
-    const a02_n2_real Y_2_2 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
-    /* row th1, column m*L^2 */
-    out_Y[2] = 1.3333333333333333*in_acceleration[1] - 0.5*(ph2_dot*ph2_dot*Y_2_1 - in_acceleration[4]*Y_2_2);
-    /* row th1, column m*L*g */
-    out_Y[3] = 1.5*cos_th1;
-    /* row th2, column m*L^2 */
-    out_Y[4] = 0.3333333333333333*in_acceleration[2];
-    const a02_n2_real cos_th2 = cos(th2);
-    /* row th2, column m*L*g */
-    out_Y[5] = 0.5*cos_th2;
-    /* row ph1, column m*L^2 */
-    out_Y[6] = 0.3333333333333333*in_acceleration[3] + 0.5*(th0_dot*th0_dot*Y_0_1 + in_acceleration[0]*Y_0_2);
-    /* row ph1, column m*L*g */
-    out_Y[7] = 0.5*cos_ph1;
-    /* row ph2, column m*L^2 */
-    out_Y[8] = 0.3333333333333333*in_acceleration[4] + 0.5*(th1_dot*th1_dot*Y_2_1 + in_acceleration[1]*Y_2_2);
-    /* row ph2, column m*L*g */
-    out_Y[9] = 0.5*cos_ph2;
+    /* No parameter combines: the standard parameters are the base ones (a02_n2.md). */
+    a02_n2_regressor(t, state, in_acceleration, out_Y);
 }
 
 void a02_n2_standard_parameters(const a02_n2_real param[], a02_n2_real out_theta[])
 {
-    const a02_n2_real m = param[0];
-    const a02_n2_real L = param[1];
-    const a02_n2_real g = param[2];
-    /* m*L^2 */
-    out_theta[0] = m*L*L;
-    /* m*L*g */
-    out_theta[1] = m*L*g;
+    /* No parameter combines: the standard parameters are the base ones (a02_n2.md). */
+    a02_n2_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int a02_n2_step_undone(a02_n2_real state[], const a02_n2_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): A02_N2_OK, or the
+** rhs's error with state part-way. k, x0, xt: A02_N2_NX each; work the rhs's.
+*/
+static int a02_n2_rk4(a02_n2_real t, a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta, a02_n2_real h,
+    a02_n2_real k[], a02_n2_real x0[], a02_n2_real xt[], a02_n2_real work[])
+{
+    /* The stages' times and weights. */
+    static const a02_n2_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const a02_n2_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < A02_N2_NX; ++i) x0[i] = state[i];
+    status = a02_n2_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != A02_N2_OK) return status;
+    for (i = 0; i < A02_N2_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < A02_N2_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = a02_n2_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != A02_N2_OK) return status;
+        for (i = 0; i < A02_N2_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return A02_N2_OK;
+}
+
+/* The step's status, A02_N2_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int a02_n2_step_end(a02_n2_real state[], const a02_n2_real x0[], int status)
 {
     int i;
-    for (i = 0; i < A02_N2_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < A02_N2_NX && status == A02_N2_OK; ++i)
+        if (!isfinite(state[i])) status = A02_N2_NOT_FINITE;
+    if (status != A02_N2_OK)
+        for (i = 0; i < A02_N2_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int a02_n2_step_factor(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], int mass_metric,
+    a02_n2_real M[], const a02_n2_real C[], a02_n2_real work[])
+{
+    if (mass_metric) a02_n2_mass_matrix(t, state, param, M);
+    return a02_n2_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], A02_N2_NC) at (t, state).
+*/
+static int a02_n2_correct_velocities(a02_n2_real t, a02_n2_real state[], const a02_n2_real param[], int mass_metric,
+    const a02_n2_real C[], a02_n2_real W[], a02_n2_real correction[], a02_n2_real K[], a02_n2_real d[], const a02_n2_real rows_dot[])
+{
+    int i;
+    const int status = a02_n2_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != A02_N2_OK) return status;
+    for (i = 0; i < A02_N2_NC; ++i) K[i] = -rows_dot[i];
+    a02_n2_correction_solve(mass_metric, A02_N2_NC, W, C, correction, K, d);
+    for (i = 0; i < A02_N2_NQ; ++i) state[A02_N2_NQ + i] += d[i];
+    return A02_N2_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -1377,16 +1382,58 @@ static a02_n2_real a02_n2_max_abs(const a02_n2_real v[], int n, a02_n2_real star
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static a02_n2_real a02_n2_phi_tolerance(const a02_n2_real C[], const a02_n2_real state[])
 {
-    const a02_n2_real round_off = 1.4210854715202004e-14*(1.0 + a02_n2_max_abs(C, A02_N2_NH*A02_N2_NQ, 0.0)*a02_n2_max_abs(state, A02_N2_NQ, 0.0));
+    const a02_n2_real round_off = 64*2.220446049250313e-16*(1.0 + a02_n2_max_abs(C, A02_N2_NH*A02_N2_NQ, 0.0)*a02_n2_max_abs(state, A02_N2_NQ, 0.0));
     return fmax(A02_N2_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int a02_n2_step_factor(a02_n2_real t, const a02_n2_real state[], const a02_n2_real param[], int mass_metric,
-    a02_n2_real M[], const a02_n2_real C[], a02_n2_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= A02_N2_STEP_TOLERANCE or phi's round-off floor, in at most
+** A02_N2_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. A02_N2_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int a02_n2_correct_positions(a02_n2_real t, a02_n2_real state[], const a02_n2_real param[], int mass_metric,
+    a02_n2_real C[], a02_n2_real W[], a02_n2_real correction[], a02_n2_real K[], a02_n2_real d[],
+    a02_n2_real phi[], a02_n2_real phi_dot[], a02_n2_real g[], a02_n2_real q_prev[])
 {
-    if (mass_metric) a02_n2_mass_matrix(t, state, param, M);
-    return a02_n2_correction_factor(mass_metric, M, C, work);
+    a02_n2_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        a02_n2_residuals(t, state, param, phi, phi_dot, g);
+        err = a02_n2_max_abs(phi, A02_N2_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= a02_n2_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < A02_N2_NQ; ++i) state[i] = q_prev[i];
+                a02_n2_residuals(t, state, param, phi, phi_dot, g);
+                err = a02_n2_max_abs(phi, A02_N2_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            a02_n2_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= a02_n2_phi_tolerance(C, state)) break;
+        if (it - undone == A02_N2_STEP_MAX_ITERATIONS || !isfinite(err)) return A02_N2_CORRECTION_FAILED;
+        if (refactor && (status = a02_n2_step_factor(t, state, param, mass_metric, W, C, correction)) != A02_N2_OK)
+            return status;
+        for (i = 0; i < A02_N2_NH; ++i) K[i] = -phi[i];
+        a02_n2_correction_solve(mass_metric, A02_N2_NH, W, C, correction, K, d);
+        for (i = 0; i < A02_N2_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) a02_n2_constraint_jacobian(t, state, param, C);
+    return A02_N2_OK;
 }
 
 int a02_n2_step(a02_n2_real t, a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
@@ -1407,68 +1454,9 @@ int a02_n2_step(a02_n2_real t, a02_n2_real state[], const a02_n2_real input[], c
     a02_n2_real *phi_dot = phi + A02_N2_NH;
     a02_n2_real *g = phi_dot + A02_N2_NH;
     a02_n2_real *q_prev = g + A02_N2_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const a02_n2_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const a02_n2_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const a02_n2_real t1 = t + h;
-    a02_n2_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < A02_N2_NX; ++i) x0[i] = state[i];
-    status = a02_n2_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != A02_N2_OK) return status;
-    for (i = 0; i < A02_N2_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < A02_N2_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = a02_n2_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != A02_N2_OK) return a02_n2_step_undone(state, x0, status);
-        for (i = 0; i < A02_N2_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        a02_n2_residuals(t1, state, param, phi, phi_dot, g);
-        err = a02_n2_max_abs(phi, A02_N2_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= a02_n2_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < A02_N2_NQ; ++i) state[i] = q_prev[i];
-                a02_n2_residuals(t1, state, param, phi, phi_dot, g);
-                err = a02_n2_max_abs(phi, A02_N2_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            a02_n2_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= a02_n2_phi_tolerance(C, state)) break;
-        if (it - undone == A02_N2_STEP_MAX_ITERATIONS || !isfinite(err)) return a02_n2_step_undone(state, x0, A02_N2_CORRECTION_FAILED);
-        if (refactor && (status = a02_n2_step_factor(t1, state, param, mass_metric, W, C, correction)) != A02_N2_OK)
-            return a02_n2_step_undone(state, x0, status);
-        for (i = 0; i < A02_N2_NH; ++i) K[i] = -phi[i];
-        a02_n2_correction_solve(mass_metric, A02_N2_NH, W, C, correction, K, d);
-        for (i = 0; i < A02_N2_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) a02_n2_constraint_jacobian(t1, state, param, C);
-    status = a02_n2_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != A02_N2_OK) return a02_n2_step_undone(state, x0, status);
-    for (i = 0; i < A02_N2_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    a02_n2_correction_solve(mass_metric, A02_N2_NC, W, C, correction, K, d);
-    for (i = 0; i < A02_N2_NQ; ++i) state[A02_N2_NQ + i] += d[i];
-    for (i = 0; i < A02_N2_NX; ++i)
-        if (!isfinite(state[i])) return a02_n2_step_undone(state, x0, A02_N2_NOT_FINITE);
-    return A02_N2_OK;
+    int status = a02_n2_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == A02_N2_OK)
+        status = a02_n2_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == A02_N2_OK) status = a02_n2_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return a02_n2_step_end(state, x0, status);
 }

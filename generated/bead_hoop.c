@@ -829,35 +829,74 @@ void bead_hoop_base_parameters(const bead_hoop_real param[], bead_hoop_real out_
 
 void bead_hoop_standard_regressor(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real in_acceleration[], bead_hoop_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    bead_hoop_zero(out_Y, 2*BEAD_HOOP_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row y, column m */
-    out_Y[3] = in_acceleration[1];
-    /* row z, column m*g */
-    out_Y[4] = 1.0;
-    /* row z, column m */
-    out_Y[5] = in_acceleration[2];
+    /* No parameter combines: the standard parameters are the base ones (bead_hoop.md). */
+    bead_hoop_regressor(t, state, in_acceleration, out_Y);
 }
 
 void bead_hoop_standard_parameters(const bead_hoop_real param[], bead_hoop_real out_theta[])
 {
-    const bead_hoop_real m = param[0];
-    const bead_hoop_real g = param[2];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (bead_hoop.md). */
+    bead_hoop_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int bead_hoop_step_undone(bead_hoop_real state[], const bead_hoop_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BEAD_HOOP_OK, or the
+** rhs's error with state part-way. k, x0, xt: BEAD_HOOP_NX each; work the rhs's.
+*/
+static int bead_hoop_rk4(bead_hoop_real t, bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta, bead_hoop_real h,
+    bead_hoop_real k[], bead_hoop_real x0[], bead_hoop_real xt[], bead_hoop_real work[])
+{
+    /* The stages' times and weights. */
+    static const bead_hoop_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const bead_hoop_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < BEAD_HOOP_NX; ++i) x0[i] = state[i];
+    status = bead_hoop_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != BEAD_HOOP_OK) return status;
+    for (i = 0; i < BEAD_HOOP_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < BEAD_HOOP_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = bead_hoop_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != BEAD_HOOP_OK) return status;
+        for (i = 0; i < BEAD_HOOP_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return BEAD_HOOP_OK;
+}
+
+/* The step's status, BEAD_HOOP_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int bead_hoop_step_end(bead_hoop_real state[], const bead_hoop_real x0[], int status)
 {
     int i;
-    for (i = 0; i < BEAD_HOOP_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < BEAD_HOOP_NX && status == BEAD_HOOP_OK; ++i)
+        if (!isfinite(state[i])) status = BEAD_HOOP_NOT_FINITE;
+    if (status != BEAD_HOOP_OK)
+        for (i = 0; i < BEAD_HOOP_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int bead_hoop_step_factor(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], int mass_metric,
+    bead_hoop_real M[], const bead_hoop_real C[], bead_hoop_real work[])
+{
+    if (mass_metric) bead_hoop_mass_matrix(t, state, param, M);
+    return bead_hoop_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], BEAD_HOOP_NC) at (t, state).
+*/
+static int bead_hoop_correct_velocities(bead_hoop_real t, bead_hoop_real state[], const bead_hoop_real param[], int mass_metric,
+    const bead_hoop_real C[], bead_hoop_real W[], bead_hoop_real correction[], bead_hoop_real K[], bead_hoop_real d[], const bead_hoop_real rows_dot[])
+{
+    int i;
+    const int status = bead_hoop_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != BEAD_HOOP_OK) return status;
+    for (i = 0; i < BEAD_HOOP_NC; ++i) K[i] = -rows_dot[i];
+    bead_hoop_correction_solve(mass_metric, BEAD_HOOP_NC, W, C, correction, K, d);
+    for (i = 0; i < BEAD_HOOP_NQ; ++i) state[BEAD_HOOP_NQ + i] += d[i];
+    return BEAD_HOOP_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -874,16 +913,58 @@ static bead_hoop_real bead_hoop_max_abs(const bead_hoop_real v[], int n, bead_ho
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static bead_hoop_real bead_hoop_phi_tolerance(const bead_hoop_real C[], const bead_hoop_real state[])
 {
-    const bead_hoop_real round_off = 1.4210854715202004e-14*(1.0 + bead_hoop_max_abs(C, BEAD_HOOP_NH*BEAD_HOOP_NQ, 0.0)*bead_hoop_max_abs(state, BEAD_HOOP_NQ, 0.0));
+    const bead_hoop_real round_off = 64*2.220446049250313e-16*(1.0 + bead_hoop_max_abs(C, BEAD_HOOP_NH*BEAD_HOOP_NQ, 0.0)*bead_hoop_max_abs(state, BEAD_HOOP_NQ, 0.0));
     return fmax(BEAD_HOOP_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int bead_hoop_step_factor(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real param[], int mass_metric,
-    bead_hoop_real M[], const bead_hoop_real C[], bead_hoop_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= BEAD_HOOP_STEP_TOLERANCE or phi's round-off floor, in at most
+** BEAD_HOOP_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. BEAD_HOOP_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int bead_hoop_correct_positions(bead_hoop_real t, bead_hoop_real state[], const bead_hoop_real param[], int mass_metric,
+    bead_hoop_real C[], bead_hoop_real W[], bead_hoop_real correction[], bead_hoop_real K[], bead_hoop_real d[],
+    bead_hoop_real phi[], bead_hoop_real phi_dot[], bead_hoop_real g[], bead_hoop_real q_prev[])
 {
-    if (mass_metric) bead_hoop_mass_matrix(t, state, param, M);
-    return bead_hoop_correction_factor(mass_metric, M, C, work);
+    bead_hoop_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        bead_hoop_residuals(t, state, param, phi, phi_dot, g);
+        err = bead_hoop_max_abs(phi, BEAD_HOOP_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= bead_hoop_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < BEAD_HOOP_NQ; ++i) state[i] = q_prev[i];
+                bead_hoop_residuals(t, state, param, phi, phi_dot, g);
+                err = bead_hoop_max_abs(phi, BEAD_HOOP_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            bead_hoop_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= bead_hoop_phi_tolerance(C, state)) break;
+        if (it - undone == BEAD_HOOP_STEP_MAX_ITERATIONS || !isfinite(err)) return BEAD_HOOP_CORRECTION_FAILED;
+        if (refactor && (status = bead_hoop_step_factor(t, state, param, mass_metric, W, C, correction)) != BEAD_HOOP_OK)
+            return status;
+        for (i = 0; i < BEAD_HOOP_NH; ++i) K[i] = -phi[i];
+        bead_hoop_correction_solve(mass_metric, BEAD_HOOP_NH, W, C, correction, K, d);
+        for (i = 0; i < BEAD_HOOP_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) bead_hoop_constraint_jacobian(t, state, param, C);
+    return BEAD_HOOP_OK;
 }
 
 int bead_hoop_step(bead_hoop_real t, bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
@@ -904,68 +985,9 @@ int bead_hoop_step(bead_hoop_real t, bead_hoop_real state[], const bead_hoop_rea
     bead_hoop_real *phi_dot = phi + BEAD_HOOP_NH;
     bead_hoop_real *g = phi_dot + BEAD_HOOP_NH;
     bead_hoop_real *q_prev = g + BEAD_HOOP_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const bead_hoop_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const bead_hoop_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const bead_hoop_real t1 = t + h;
-    bead_hoop_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < BEAD_HOOP_NX; ++i) x0[i] = state[i];
-    status = bead_hoop_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != BEAD_HOOP_OK) return status;
-    for (i = 0; i < BEAD_HOOP_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < BEAD_HOOP_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = bead_hoop_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != BEAD_HOOP_OK) return bead_hoop_step_undone(state, x0, status);
-        for (i = 0; i < BEAD_HOOP_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        bead_hoop_residuals(t1, state, param, phi, phi_dot, g);
-        err = bead_hoop_max_abs(phi, BEAD_HOOP_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= bead_hoop_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < BEAD_HOOP_NQ; ++i) state[i] = q_prev[i];
-                bead_hoop_residuals(t1, state, param, phi, phi_dot, g);
-                err = bead_hoop_max_abs(phi, BEAD_HOOP_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            bead_hoop_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= bead_hoop_phi_tolerance(C, state)) break;
-        if (it - undone == BEAD_HOOP_STEP_MAX_ITERATIONS || !isfinite(err)) return bead_hoop_step_undone(state, x0, BEAD_HOOP_CORRECTION_FAILED);
-        if (refactor && (status = bead_hoop_step_factor(t1, state, param, mass_metric, W, C, correction)) != BEAD_HOOP_OK)
-            return bead_hoop_step_undone(state, x0, status);
-        for (i = 0; i < BEAD_HOOP_NH; ++i) K[i] = -phi[i];
-        bead_hoop_correction_solve(mass_metric, BEAD_HOOP_NH, W, C, correction, K, d);
-        for (i = 0; i < BEAD_HOOP_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) bead_hoop_constraint_jacobian(t1, state, param, C);
-    status = bead_hoop_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != BEAD_HOOP_OK) return bead_hoop_step_undone(state, x0, status);
-    for (i = 0; i < BEAD_HOOP_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    bead_hoop_correction_solve(mass_metric, BEAD_HOOP_NC, W, C, correction, K, d);
-    for (i = 0; i < BEAD_HOOP_NQ; ++i) state[BEAD_HOOP_NQ + i] += d[i];
-    for (i = 0; i < BEAD_HOOP_NX; ++i)
-        if (!isfinite(state[i])) return bead_hoop_step_undone(state, x0, BEAD_HOOP_NOT_FINITE);
-    return BEAD_HOOP_OK;
+    int status = bead_hoop_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == BEAD_HOOP_OK)
+        status = bead_hoop_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == BEAD_HOOP_OK) status = bead_hoop_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return bead_hoop_step_end(state, x0, status);
 }

@@ -690,30 +690,49 @@ void belt_block_base_parameters(const belt_block_real param[], belt_block_real o
 
 void belt_block_standard_regressor(belt_block_real t, const belt_block_real state[], const belt_block_real in_acceleration[], belt_block_real out_Y[])
 {
-    (void)t;
-    const belt_block_real x = state[0];
-    belt_block_zero(out_Y, 2*BELT_BLOCK_NQ);
-    /* row x, column m */
-    out_Y[0] = in_acceleration[0];
-    /* row x, column k */
-    out_Y[1] = x;
+    /* No parameter combines: the standard parameters are the base ones (belt_block.md). */
+    belt_block_regressor(t, state, in_acceleration, out_Y);
 }
 
 void belt_block_standard_parameters(const belt_block_real param[], belt_block_real out_theta[])
 {
-    const belt_block_real m = param[0];
-    const belt_block_real k = param[1];
-    /* m */
-    out_theta[0] = m;
-    /* k */
-    out_theta[1] = k;
+    /* No parameter combines: the standard parameters are the base ones (belt_block.md). */
+    belt_block_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int belt_block_step_undone(belt_block_real state[], const belt_block_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BELT_BLOCK_OK, or the
+** rhs's error with state part-way. k, x0, xt: BELT_BLOCK_NX each; work the rhs's.
+*/
+static int belt_block_rk4(belt_block_real t, belt_block_real state[], const belt_block_real input[], const belt_block_real param[],
+    belt_block_real baumgarte_alpha, belt_block_real baumgarte_beta, belt_block_real h,
+    belt_block_real k[], belt_block_real x0[], belt_block_real xt[], belt_block_real work[])
+{
+    /* The stages' times and weights. */
+    static const belt_block_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const belt_block_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < BELT_BLOCK_NX; ++i) x0[i] = state[i];
+    status = belt_block_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != BELT_BLOCK_OK) return status;
+    for (i = 0; i < BELT_BLOCK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < BELT_BLOCK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = belt_block_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != BELT_BLOCK_OK) return status;
+        for (i = 0; i < BELT_BLOCK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return BELT_BLOCK_OK;
+}
+
+/* The step's status, BELT_BLOCK_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int belt_block_step_end(belt_block_real state[], const belt_block_real x0[], int status)
 {
     int i;
-    for (i = 0; i < BELT_BLOCK_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < BELT_BLOCK_NX && status == BELT_BLOCK_OK; ++i)
+        if (!isfinite(state[i])) status = BELT_BLOCK_NOT_FINITE;
+    if (status != BELT_BLOCK_OK)
+        for (i = 0; i < BELT_BLOCK_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -723,6 +742,22 @@ static int belt_block_step_factor(belt_block_real t, const belt_block_real state
 {
     if (mass_metric) belt_block_mass_matrix(t, state, param, M);
     return belt_block_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], BELT_BLOCK_NC) at (t, state).
+*/
+static int belt_block_correct_velocities(belt_block_real t, belt_block_real state[], const belt_block_real param[], int mass_metric,
+    const belt_block_real C[], belt_block_real W[], belt_block_real correction[], belt_block_real K[], belt_block_real d[], const belt_block_real rows_dot[])
+{
+    int i;
+    const int status = belt_block_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != BELT_BLOCK_OK) return status;
+    for (i = 0; i < BELT_BLOCK_NC; ++i) K[i] = -rows_dot[i];
+    belt_block_correction_solve(mass_metric, BELT_BLOCK_NC, W, C, correction, K, d);
+    for (i = 0; i < BELT_BLOCK_NQ; ++i) state[BELT_BLOCK_NQ + i] += d[i];
+    return BELT_BLOCK_OK;
 }
 
 int belt_block_step(belt_block_real t, belt_block_real state[], const belt_block_real input[], const belt_block_real param[],
@@ -742,30 +777,11 @@ int belt_block_step(belt_block_real t, belt_block_real state[], const belt_block
     belt_block_real *phi = d + BELT_BLOCK_NQ;
     belt_block_real *phi_dot = phi + BELT_BLOCK_NH;
     belt_block_real *g = phi_dot + BELT_BLOCK_NH;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const belt_block_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const belt_block_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const belt_block_real t1 = t + h;
-    int i, j, status;
-    for (i = 0; i < BELT_BLOCK_NX; ++i) x0[i] = state[i];
-    status = belt_block_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != BELT_BLOCK_OK) return status;
-    for (i = 0; i < BELT_BLOCK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < BELT_BLOCK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = belt_block_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != BELT_BLOCK_OK) return belt_block_step_undone(state, x0, status);
-        for (i = 0; i < BELT_BLOCK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    int status = belt_block_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == BELT_BLOCK_OK) {
+        belt_block_residuals(t + h, state, param, phi, phi_dot, g);
+        belt_block_constraint_jacobian(t + h, state, param, C);
+        status = belt_block_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
     }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    belt_block_residuals(t1, state, param, phi, phi_dot, g);
-    belt_block_constraint_jacobian(t1, state, param, C);
-    status = belt_block_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != BELT_BLOCK_OK) return belt_block_step_undone(state, x0, status);
-    for (i = 0; i < BELT_BLOCK_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    belt_block_correction_solve(mass_metric, BELT_BLOCK_NC, W, C, correction, K, d);
-    for (i = 0; i < BELT_BLOCK_NQ; ++i) state[BELT_BLOCK_NQ + i] += d[i];
-    for (i = 0; i < BELT_BLOCK_NX; ++i)
-        if (!isfinite(state[i])) return belt_block_step_undone(state, x0, BELT_BLOCK_NOT_FINITE);
-    return BELT_BLOCK_OK;
+    return belt_block_step_end(state, x0, status);
 }

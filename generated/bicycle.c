@@ -5154,12 +5154,64 @@ void bicycle_initial_state_at(const bicycle_real param[], bicycle_real out_state
     out_state[19] = 0.0;  /* int_g4 */
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int bicycle_step_undone(bicycle_real state[], const bicycle_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BICYCLE_OK, or the
+** rhs's error with state part-way. k, x0, xt: BICYCLE_NX each; work the rhs's.
+*/
+static int bicycle_rk4(bicycle_real t, bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
+    bicycle_real baumgarte_alpha, bicycle_real baumgarte_beta, bicycle_real h,
+    bicycle_real k[], bicycle_real x0[], bicycle_real xt[], bicycle_real work[])
+{
+    /* The stages' times and weights. */
+    static const bicycle_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const bicycle_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < BICYCLE_NX; ++i) x0[i] = state[i];
+    status = bicycle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != BICYCLE_OK) return status;
+    for (i = 0; i < BICYCLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < BICYCLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = bicycle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != BICYCLE_OK) return status;
+        for (i = 0; i < BICYCLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return BICYCLE_OK;
+}
+
+/* The step's status, BICYCLE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int bicycle_step_end(bicycle_real state[], const bicycle_real x0[], int status)
 {
     int i;
-    for (i = 0; i < BICYCLE_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < BICYCLE_NX && status == BICYCLE_OK; ++i)
+        if (!isfinite(state[i])) status = BICYCLE_NOT_FINITE;
+    if (status != BICYCLE_OK)
+        for (i = 0; i < BICYCLE_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int bicycle_step_factor(bicycle_real t, const bicycle_real state[], const bicycle_real param[], int mass_metric,
+    bicycle_real M[], const bicycle_real C[], bicycle_real work[])
+{
+    if (mass_metric) bicycle_mass_matrix(t, state, param, M);
+    return bicycle_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], BICYCLE_NC) at (t, state).
+*/
+static int bicycle_correct_velocities(bicycle_real t, bicycle_real state[], const bicycle_real param[], int mass_metric,
+    const bicycle_real C[], bicycle_real W[], bicycle_real correction[], bicycle_real K[], bicycle_real d[], const bicycle_real rows_dot[])
+{
+    int i;
+    const int status = bicycle_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != BICYCLE_OK) return status;
+    for (i = 0; i < BICYCLE_NC; ++i) K[i] = -rows_dot[i];
+    bicycle_correction_solve(mass_metric, BICYCLE_NC, W, C, correction, K, d);
+    for (i = 0; i < BICYCLE_NQ; ++i) state[BICYCLE_NQ + i] += d[i];
+    return BICYCLE_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -5176,16 +5228,58 @@ static bicycle_real bicycle_max_abs(const bicycle_real v[], int n, bicycle_real 
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static bicycle_real bicycle_phi_tolerance(const bicycle_real C[], const bicycle_real state[])
 {
-    const bicycle_real round_off = 1.4210854715202004e-14*(1.0 + bicycle_max_abs(C, BICYCLE_NH*BICYCLE_NQ, 0.0)*bicycle_max_abs(state, BICYCLE_NQ, 0.0));
+    const bicycle_real round_off = 64*2.220446049250313e-16*(1.0 + bicycle_max_abs(C, BICYCLE_NH*BICYCLE_NQ, 0.0)*bicycle_max_abs(state, BICYCLE_NQ, 0.0));
     return fmax(BICYCLE_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int bicycle_step_factor(bicycle_real t, const bicycle_real state[], const bicycle_real param[], int mass_metric,
-    bicycle_real M[], const bicycle_real C[], bicycle_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= BICYCLE_STEP_TOLERANCE or phi's round-off floor, in at most
+** BICYCLE_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. BICYCLE_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int bicycle_correct_positions(bicycle_real t, bicycle_real state[], const bicycle_real param[], int mass_metric,
+    bicycle_real C[], bicycle_real W[], bicycle_real correction[], bicycle_real K[], bicycle_real d[],
+    bicycle_real phi[], bicycle_real phi_dot[], bicycle_real g[], bicycle_real q_prev[])
 {
-    if (mass_metric) bicycle_mass_matrix(t, state, param, M);
-    return bicycle_correction_factor(mass_metric, M, C, work);
+    bicycle_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        bicycle_residuals(t, state, param, phi, phi_dot, g);
+        err = bicycle_max_abs(phi, BICYCLE_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= bicycle_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < BICYCLE_NQ; ++i) state[i] = q_prev[i];
+                bicycle_residuals(t, state, param, phi, phi_dot, g);
+                err = bicycle_max_abs(phi, BICYCLE_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            bicycle_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= bicycle_phi_tolerance(C, state)) break;
+        if (it - undone == BICYCLE_STEP_MAX_ITERATIONS || !isfinite(err)) return BICYCLE_CORRECTION_FAILED;
+        if (refactor && (status = bicycle_step_factor(t, state, param, mass_metric, W, C, correction)) != BICYCLE_OK)
+            return status;
+        for (i = 0; i < BICYCLE_NH; ++i) K[i] = -phi[i];
+        bicycle_correction_solve(mass_metric, BICYCLE_NH, W, C, correction, K, d);
+        for (i = 0; i < BICYCLE_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) bicycle_constraint_jacobian(t, state, param, C);
+    return BICYCLE_OK;
 }
 
 int bicycle_step(bicycle_real t, bicycle_real state[], const bicycle_real input[], const bicycle_real param[],
@@ -5206,68 +5300,9 @@ int bicycle_step(bicycle_real t, bicycle_real state[], const bicycle_real input[
     bicycle_real *phi_dot = phi + BICYCLE_NH;
     bicycle_real *g = phi_dot + BICYCLE_NH;
     bicycle_real *q_prev = g + BICYCLE_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const bicycle_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const bicycle_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const bicycle_real t1 = t + h;
-    bicycle_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < BICYCLE_NX; ++i) x0[i] = state[i];
-    status = bicycle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != BICYCLE_OK) return status;
-    for (i = 0; i < BICYCLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < BICYCLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = bicycle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != BICYCLE_OK) return bicycle_step_undone(state, x0, status);
-        for (i = 0; i < BICYCLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        bicycle_residuals(t1, state, param, phi, phi_dot, g);
-        err = bicycle_max_abs(phi, BICYCLE_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= bicycle_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < BICYCLE_NQ; ++i) state[i] = q_prev[i];
-                bicycle_residuals(t1, state, param, phi, phi_dot, g);
-                err = bicycle_max_abs(phi, BICYCLE_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            bicycle_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= bicycle_phi_tolerance(C, state)) break;
-        if (it - undone == BICYCLE_STEP_MAX_ITERATIONS || !isfinite(err)) return bicycle_step_undone(state, x0, BICYCLE_CORRECTION_FAILED);
-        if (refactor && (status = bicycle_step_factor(t1, state, param, mass_metric, W, C, correction)) != BICYCLE_OK)
-            return bicycle_step_undone(state, x0, status);
-        for (i = 0; i < BICYCLE_NH; ++i) K[i] = -phi[i];
-        bicycle_correction_solve(mass_metric, BICYCLE_NH, W, C, correction, K, d);
-        for (i = 0; i < BICYCLE_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) bicycle_constraint_jacobian(t1, state, param, C);
-    status = bicycle_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != BICYCLE_OK) return bicycle_step_undone(state, x0, status);
-    for (i = 0; i < BICYCLE_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    bicycle_correction_solve(mass_metric, BICYCLE_NC, W, C, correction, K, d);
-    for (i = 0; i < BICYCLE_NQ; ++i) state[BICYCLE_NQ + i] += d[i];
-    for (i = 0; i < BICYCLE_NX; ++i)
-        if (!isfinite(state[i])) return bicycle_step_undone(state, x0, BICYCLE_NOT_FINITE);
-    return BICYCLE_OK;
+    int status = bicycle_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == BICYCLE_OK)
+        status = bicycle_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == BICYCLE_OK) status = bicycle_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return bicycle_step_end(state, x0, status);
 }

@@ -860,36 +860,49 @@ void billiard_ball_base_parameters(const billiard_ball_real param[], billiard_ba
 
 void billiard_ball_standard_regressor(billiard_ball_real t, const billiard_ball_real state[], const billiard_ball_real in_acceleration[], billiard_ball_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    billiard_ball_zero(out_Y, 2*BILLIARD_BALL_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row y, column m */
-    out_Y[3] = in_acceleration[1];
-    /* row a, column m*r^2 */
-    out_Y[4] = 0.4*in_acceleration[2];
-    /* row b, column m*r^2 */
-    out_Y[6] = 0.4*in_acceleration[3];
-    /* row c, column m*r^2 */
-    out_Y[8] = 0.4*in_acceleration[4];
+    /* No parameter combines: the standard parameters are the base ones (billiard_ball.md). */
+    billiard_ball_regressor(t, state, in_acceleration, out_Y);
 }
 
 void billiard_ball_standard_parameters(const billiard_ball_real param[], billiard_ball_real out_theta[])
 {
-    const billiard_ball_real m = param[0];
-    const billiard_ball_real r = param[1];
-    /* m*r^2 */
-    out_theta[0] = m*r*r;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (billiard_ball.md). */
+    billiard_ball_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int billiard_ball_step_undone(billiard_ball_real state[], const billiard_ball_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BILLIARD_BALL_OK, or the
+** rhs's error with state part-way. k, x0, xt: BILLIARD_BALL_NX each; work the rhs's.
+*/
+static int billiard_ball_rk4(billiard_ball_real t, billiard_ball_real state[], const billiard_ball_real input[], const billiard_ball_real param[],
+    billiard_ball_real baumgarte_alpha, billiard_ball_real baumgarte_beta, billiard_ball_real h,
+    billiard_ball_real k[], billiard_ball_real x0[], billiard_ball_real xt[], billiard_ball_real work[])
+{
+    /* The stages' times and weights. */
+    static const billiard_ball_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const billiard_ball_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < BILLIARD_BALL_NX; ++i) x0[i] = state[i];
+    status = billiard_ball_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != BILLIARD_BALL_OK) return status;
+    for (i = 0; i < BILLIARD_BALL_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < BILLIARD_BALL_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = billiard_ball_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != BILLIARD_BALL_OK) return status;
+        for (i = 0; i < BILLIARD_BALL_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return BILLIARD_BALL_OK;
+}
+
+/* The step's status, BILLIARD_BALL_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int billiard_ball_step_end(billiard_ball_real state[], const billiard_ball_real x0[], int status)
 {
     int i;
-    for (i = 0; i < BILLIARD_BALL_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < BILLIARD_BALL_NX && status == BILLIARD_BALL_OK; ++i)
+        if (!isfinite(state[i])) status = BILLIARD_BALL_NOT_FINITE;
+    if (status != BILLIARD_BALL_OK)
+        for (i = 0; i < BILLIARD_BALL_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -899,6 +912,22 @@ static int billiard_ball_step_factor(billiard_ball_real t, const billiard_ball_r
 {
     if (mass_metric) billiard_ball_mass_matrix(t, state, param, M);
     return billiard_ball_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], BILLIARD_BALL_NC) at (t, state).
+*/
+static int billiard_ball_correct_velocities(billiard_ball_real t, billiard_ball_real state[], const billiard_ball_real param[], int mass_metric,
+    const billiard_ball_real C[], billiard_ball_real W[], billiard_ball_real correction[], billiard_ball_real K[], billiard_ball_real d[], const billiard_ball_real rows_dot[])
+{
+    int i;
+    const int status = billiard_ball_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != BILLIARD_BALL_OK) return status;
+    for (i = 0; i < BILLIARD_BALL_NC; ++i) K[i] = -rows_dot[i];
+    billiard_ball_correction_solve(mass_metric, BILLIARD_BALL_NC, W, C, correction, K, d);
+    for (i = 0; i < BILLIARD_BALL_NQ; ++i) state[BILLIARD_BALL_NQ + i] += d[i];
+    return BILLIARD_BALL_OK;
 }
 
 int billiard_ball_step(billiard_ball_real t, billiard_ball_real state[], const billiard_ball_real input[], const billiard_ball_real param[],
@@ -918,30 +947,11 @@ int billiard_ball_step(billiard_ball_real t, billiard_ball_real state[], const b
     billiard_ball_real *phi = d + BILLIARD_BALL_NQ;
     billiard_ball_real *phi_dot = phi + BILLIARD_BALL_NH;
     billiard_ball_real *g = phi_dot + BILLIARD_BALL_NH;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const billiard_ball_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const billiard_ball_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const billiard_ball_real t1 = t + h;
-    int i, j, status;
-    for (i = 0; i < BILLIARD_BALL_NX; ++i) x0[i] = state[i];
-    status = billiard_ball_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != BILLIARD_BALL_OK) return status;
-    for (i = 0; i < BILLIARD_BALL_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < BILLIARD_BALL_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = billiard_ball_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != BILLIARD_BALL_OK) return billiard_ball_step_undone(state, x0, status);
-        for (i = 0; i < BILLIARD_BALL_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    int status = billiard_ball_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == BILLIARD_BALL_OK) {
+        billiard_ball_residuals(t + h, state, param, phi, phi_dot, g);
+        billiard_ball_constraint_jacobian(t + h, state, param, C);
+        status = billiard_ball_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
     }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    billiard_ball_residuals(t1, state, param, phi, phi_dot, g);
-    billiard_ball_constraint_jacobian(t1, state, param, C);
-    status = billiard_ball_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != BILLIARD_BALL_OK) return billiard_ball_step_undone(state, x0, status);
-    for (i = 0; i < BILLIARD_BALL_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    billiard_ball_correction_solve(mass_metric, BILLIARD_BALL_NC, W, C, correction, K, d);
-    for (i = 0; i < BILLIARD_BALL_NQ; ++i) state[BILLIARD_BALL_NQ + i] += d[i];
-    for (i = 0; i < BILLIARD_BALL_NX; ++i)
-        if (!isfinite(state[i])) return billiard_ball_step_undone(state, x0, BILLIARD_BALL_NOT_FINITE);
-    return BILLIARD_BALL_OK;
+    return billiard_ball_step_end(state, x0, status);
 }

@@ -684,31 +684,74 @@ void bouncing_ball_base_parameters(const bouncing_ball_real param[], bouncing_ba
 
 void bouncing_ball_standard_regressor(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real in_acceleration[], bouncing_ball_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    bouncing_ball_zero(out_Y, 2*BOUNCING_BALL_NQ);
-    /* row y, column m*g */
-    out_Y[0] = 1.0;
-    /* row y, column m */
-    out_Y[1] = in_acceleration[0];
+    /* No parameter combines: the standard parameters are the base ones (bouncing_ball.md). */
+    bouncing_ball_regressor(t, state, in_acceleration, out_Y);
 }
 
 void bouncing_ball_standard_parameters(const bouncing_ball_real param[], bouncing_ball_real out_theta[])
 {
-    const bouncing_ball_real m = param[0];
-    const bouncing_ball_real g = param[1];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (bouncing_ball.md). */
+    bouncing_ball_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int bouncing_ball_step_undone(bouncing_ball_real state[], const bouncing_ball_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BOUNCING_BALL_OK, or the
+** rhs's error with state part-way. k, x0, xt: BOUNCING_BALL_NX each; work the rhs's.
+*/
+static int bouncing_ball_rk4(bouncing_ball_real t, bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
+    bouncing_ball_real baumgarte_alpha, bouncing_ball_real baumgarte_beta, bouncing_ball_real h,
+    bouncing_ball_real k[], bouncing_ball_real x0[], bouncing_ball_real xt[], bouncing_ball_real work[])
+{
+    /* The stages' times and weights. */
+    static const bouncing_ball_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const bouncing_ball_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < BOUNCING_BALL_NX; ++i) x0[i] = state[i];
+    status = bouncing_ball_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != BOUNCING_BALL_OK) return status;
+    for (i = 0; i < BOUNCING_BALL_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < BOUNCING_BALL_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = bouncing_ball_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != BOUNCING_BALL_OK) return status;
+        for (i = 0; i < BOUNCING_BALL_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return BOUNCING_BALL_OK;
+}
+
+/* The step's status, BOUNCING_BALL_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int bouncing_ball_step_end(bouncing_ball_real state[], const bouncing_ball_real x0[], int status)
 {
     int i;
-    for (i = 0; i < BOUNCING_BALL_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < BOUNCING_BALL_NX && status == BOUNCING_BALL_OK; ++i)
+        if (!isfinite(state[i])) status = BOUNCING_BALL_NOT_FINITE;
+    if (status != BOUNCING_BALL_OK)
+        for (i = 0; i < BOUNCING_BALL_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int bouncing_ball_step_factor(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], int mass_metric,
+    bouncing_ball_real M[], const bouncing_ball_real C[], bouncing_ball_real work[])
+{
+    if (mass_metric) bouncing_ball_mass_matrix(t, state, param, M);
+    return bouncing_ball_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], BOUNCING_BALL_NC) at (t, state).
+*/
+static int bouncing_ball_correct_velocities(bouncing_ball_real t, bouncing_ball_real state[], const bouncing_ball_real param[], int mass_metric,
+    const bouncing_ball_real C[], bouncing_ball_real W[], bouncing_ball_real correction[], bouncing_ball_real K[], bouncing_ball_real d[], const bouncing_ball_real rows_dot[])
+{
+    int i;
+    const int status = bouncing_ball_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != BOUNCING_BALL_OK) return status;
+    for (i = 0; i < BOUNCING_BALL_NC; ++i) K[i] = -rows_dot[i];
+    bouncing_ball_correction_solve(mass_metric, BOUNCING_BALL_NC, W, C, correction, K, d);
+    for (i = 0; i < BOUNCING_BALL_NQ; ++i) state[BOUNCING_BALL_NQ + i] += d[i];
+    return BOUNCING_BALL_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -725,16 +768,58 @@ static bouncing_ball_real bouncing_ball_max_abs(const bouncing_ball_real v[], in
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static bouncing_ball_real bouncing_ball_phi_tolerance(const bouncing_ball_real C[], const bouncing_ball_real state[])
 {
-    const bouncing_ball_real round_off = 1.4210854715202004e-14*(1.0 + bouncing_ball_max_abs(C, BOUNCING_BALL_NH*BOUNCING_BALL_NQ, 0.0)*bouncing_ball_max_abs(state, BOUNCING_BALL_NQ, 0.0));
+    const bouncing_ball_real round_off = 64*2.220446049250313e-16*(1.0 + bouncing_ball_max_abs(C, BOUNCING_BALL_NH*BOUNCING_BALL_NQ, 0.0)*bouncing_ball_max_abs(state, BOUNCING_BALL_NQ, 0.0));
     return fmax(BOUNCING_BALL_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int bouncing_ball_step_factor(bouncing_ball_real t, const bouncing_ball_real state[], const bouncing_ball_real param[], int mass_metric,
-    bouncing_ball_real M[], const bouncing_ball_real C[], bouncing_ball_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= BOUNCING_BALL_STEP_TOLERANCE or phi's round-off floor, in at most
+** BOUNCING_BALL_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. BOUNCING_BALL_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int bouncing_ball_correct_positions(bouncing_ball_real t, bouncing_ball_real state[], const bouncing_ball_real param[], int mass_metric,
+    bouncing_ball_real C[], bouncing_ball_real W[], bouncing_ball_real correction[], bouncing_ball_real K[], bouncing_ball_real d[],
+    bouncing_ball_real phi[], bouncing_ball_real phi_dot[], bouncing_ball_real g[], bouncing_ball_real q_prev[])
 {
-    if (mass_metric) bouncing_ball_mass_matrix(t, state, param, M);
-    return bouncing_ball_correction_factor(mass_metric, M, C, work);
+    bouncing_ball_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        bouncing_ball_residuals(t, state, param, phi, phi_dot, g);
+        err = bouncing_ball_max_abs(phi, BOUNCING_BALL_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= bouncing_ball_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < BOUNCING_BALL_NQ; ++i) state[i] = q_prev[i];
+                bouncing_ball_residuals(t, state, param, phi, phi_dot, g);
+                err = bouncing_ball_max_abs(phi, BOUNCING_BALL_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            bouncing_ball_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= bouncing_ball_phi_tolerance(C, state)) break;
+        if (it - undone == BOUNCING_BALL_STEP_MAX_ITERATIONS || !isfinite(err)) return BOUNCING_BALL_CORRECTION_FAILED;
+        if (refactor && (status = bouncing_ball_step_factor(t, state, param, mass_metric, W, C, correction)) != BOUNCING_BALL_OK)
+            return status;
+        for (i = 0; i < BOUNCING_BALL_NH; ++i) K[i] = -phi[i];
+        bouncing_ball_correction_solve(mass_metric, BOUNCING_BALL_NH, W, C, correction, K, d);
+        for (i = 0; i < BOUNCING_BALL_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) bouncing_ball_constraint_jacobian(t, state, param, C);
+    return BOUNCING_BALL_OK;
 }
 
 int bouncing_ball_step(bouncing_ball_real t, bouncing_ball_real state[], const bouncing_ball_real input[], const bouncing_ball_real param[],
@@ -755,68 +840,9 @@ int bouncing_ball_step(bouncing_ball_real t, bouncing_ball_real state[], const b
     bouncing_ball_real *phi_dot = phi + BOUNCING_BALL_NH;
     bouncing_ball_real *g = phi_dot + BOUNCING_BALL_NH;
     bouncing_ball_real *q_prev = g + BOUNCING_BALL_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const bouncing_ball_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const bouncing_ball_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const bouncing_ball_real t1 = t + h;
-    bouncing_ball_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < BOUNCING_BALL_NX; ++i) x0[i] = state[i];
-    status = bouncing_ball_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != BOUNCING_BALL_OK) return status;
-    for (i = 0; i < BOUNCING_BALL_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < BOUNCING_BALL_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = bouncing_ball_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != BOUNCING_BALL_OK) return bouncing_ball_step_undone(state, x0, status);
-        for (i = 0; i < BOUNCING_BALL_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        bouncing_ball_residuals(t1, state, param, phi, phi_dot, g);
-        err = bouncing_ball_max_abs(phi, BOUNCING_BALL_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= bouncing_ball_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < BOUNCING_BALL_NQ; ++i) state[i] = q_prev[i];
-                bouncing_ball_residuals(t1, state, param, phi, phi_dot, g);
-                err = bouncing_ball_max_abs(phi, BOUNCING_BALL_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            bouncing_ball_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= bouncing_ball_phi_tolerance(C, state)) break;
-        if (it - undone == BOUNCING_BALL_STEP_MAX_ITERATIONS || !isfinite(err)) return bouncing_ball_step_undone(state, x0, BOUNCING_BALL_CORRECTION_FAILED);
-        if (refactor && (status = bouncing_ball_step_factor(t1, state, param, mass_metric, W, C, correction)) != BOUNCING_BALL_OK)
-            return bouncing_ball_step_undone(state, x0, status);
-        for (i = 0; i < BOUNCING_BALL_NH; ++i) K[i] = -phi[i];
-        bouncing_ball_correction_solve(mass_metric, BOUNCING_BALL_NH, W, C, correction, K, d);
-        for (i = 0; i < BOUNCING_BALL_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) bouncing_ball_constraint_jacobian(t1, state, param, C);
-    status = bouncing_ball_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != BOUNCING_BALL_OK) return bouncing_ball_step_undone(state, x0, status);
-    for (i = 0; i < BOUNCING_BALL_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    bouncing_ball_correction_solve(mass_metric, BOUNCING_BALL_NC, W, C, correction, K, d);
-    for (i = 0; i < BOUNCING_BALL_NQ; ++i) state[BOUNCING_BALL_NQ + i] += d[i];
-    for (i = 0; i < BOUNCING_BALL_NX; ++i)
-        if (!isfinite(state[i])) return bouncing_ball_step_undone(state, x0, BOUNCING_BALL_NOT_FINITE);
-    return BOUNCING_BALL_OK;
+    int status = bouncing_ball_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == BOUNCING_BALL_OK)
+        status = bouncing_ball_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == BOUNCING_BALL_OK) status = bouncing_ball_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return bouncing_ball_step_end(state, x0, status);
 }

@@ -726,11 +726,39 @@ void bowling_ball_friction_coefficients(const bowling_ball_real param[], bowling
     out_kinetic[0] = mu;
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int bowling_ball_step_undone(bowling_ball_real state[], const bowling_ball_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): BOWLING_BALL_OK, or the
+** rhs's error with state part-way. k, x0, xt: BOWLING_BALL_NX each; work the rhs's.
+*/
+static int bowling_ball_rk4(bowling_ball_real t, bowling_ball_real state[], const bowling_ball_real input[], const bowling_ball_real param[],
+    bowling_ball_real baumgarte_alpha, bowling_ball_real baumgarte_beta, bowling_ball_real h,
+    bowling_ball_real k[], bowling_ball_real x0[], bowling_ball_real xt[], bowling_ball_real work[])
+{
+    /* The stages' times and weights. */
+    static const bowling_ball_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const bowling_ball_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < BOWLING_BALL_NX; ++i) x0[i] = state[i];
+    status = bowling_ball_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != BOWLING_BALL_OK) return status;
+    for (i = 0; i < BOWLING_BALL_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < BOWLING_BALL_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = bowling_ball_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != BOWLING_BALL_OK) return status;
+        for (i = 0; i < BOWLING_BALL_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return BOWLING_BALL_OK;
+}
+
+/* The step's status, BOWLING_BALL_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int bowling_ball_step_end(bowling_ball_real state[], const bowling_ball_real x0[], int status)
 {
     int i;
-    for (i = 0; i < BOWLING_BALL_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < BOWLING_BALL_NX && status == BOWLING_BALL_OK; ++i)
+        if (!isfinite(state[i])) status = BOWLING_BALL_NOT_FINITE;
+    if (status != BOWLING_BALL_OK)
+        for (i = 0; i < BOWLING_BALL_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -740,6 +768,22 @@ static int bowling_ball_step_factor(bowling_ball_real t, const bowling_ball_real
 {
     if (mass_metric) bowling_ball_mass_matrix(t, state, param, M);
     return bowling_ball_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], BOWLING_BALL_NC) at (t, state).
+*/
+static int bowling_ball_correct_velocities(bowling_ball_real t, bowling_ball_real state[], const bowling_ball_real param[], int mass_metric,
+    const bowling_ball_real C[], bowling_ball_real W[], bowling_ball_real correction[], bowling_ball_real K[], bowling_ball_real d[], const bowling_ball_real rows_dot[])
+{
+    int i;
+    const int status = bowling_ball_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != BOWLING_BALL_OK) return status;
+    for (i = 0; i < BOWLING_BALL_NC; ++i) K[i] = -rows_dot[i];
+    bowling_ball_correction_solve(mass_metric, BOWLING_BALL_NC, W, C, correction, K, d);
+    for (i = 0; i < BOWLING_BALL_NQ; ++i) state[BOWLING_BALL_NQ + i] += d[i];
+    return BOWLING_BALL_OK;
 }
 
 int bowling_ball_step(bowling_ball_real t, bowling_ball_real state[], const bowling_ball_real input[], const bowling_ball_real param[],
@@ -759,30 +803,11 @@ int bowling_ball_step(bowling_ball_real t, bowling_ball_real state[], const bowl
     bowling_ball_real *phi = d + BOWLING_BALL_NQ;
     bowling_ball_real *phi_dot = phi + BOWLING_BALL_NH;
     bowling_ball_real *g = phi_dot + BOWLING_BALL_NH;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const bowling_ball_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const bowling_ball_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const bowling_ball_real t1 = t + h;
-    int i, j, status;
-    for (i = 0; i < BOWLING_BALL_NX; ++i) x0[i] = state[i];
-    status = bowling_ball_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != BOWLING_BALL_OK) return status;
-    for (i = 0; i < BOWLING_BALL_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < BOWLING_BALL_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = bowling_ball_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != BOWLING_BALL_OK) return bowling_ball_step_undone(state, x0, status);
-        for (i = 0; i < BOWLING_BALL_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    int status = bowling_ball_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == BOWLING_BALL_OK) {
+        bowling_ball_residuals(t + h, state, param, phi, phi_dot, g);
+        bowling_ball_constraint_jacobian(t + h, state, param, C);
+        status = bowling_ball_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
     }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    bowling_ball_residuals(t1, state, param, phi, phi_dot, g);
-    bowling_ball_constraint_jacobian(t1, state, param, C);
-    status = bowling_ball_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != BOWLING_BALL_OK) return bowling_ball_step_undone(state, x0, status);
-    for (i = 0; i < BOWLING_BALL_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    bowling_ball_correction_solve(mass_metric, BOWLING_BALL_NC, W, C, correction, K, d);
-    for (i = 0; i < BOWLING_BALL_NQ; ++i) state[BOWLING_BALL_NQ + i] += d[i];
-    for (i = 0; i < BOWLING_BALL_NX; ++i)
-        if (!isfinite(state[i])) return bowling_ball_step_undone(state, x0, BOWLING_BALL_NOT_FINITE);
-    return BOWLING_BALL_OK;
+    return bowling_ball_step_end(state, x0, status);
 }

@@ -4491,49 +4491,12 @@ void bricard_base_parameters(const bricard_real param[], bricard_real out_theta[
 
 void bricard_standard_regressor(bricard_real t, const bricard_real state[], const bricard_real in_acceleration[], bricard_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    bricard_zero(out_Y, 2*BRICARD_NQ);
-    /* row x1, column m */
-    out_Y[1] = 0.6666666666666666*in_acceleration[0] + 0.16666666666666666*in_acceleration[3];
-    /* row y1, column m*g */
-    out_Y[2] = 1.0;
-    /* row y1, column m */
-    out_Y[3] = 0.6666666666666666*in_acceleration[1] + 0.16666666666666666*in_acceleration[4];
-    /* row z1, column m */
-    out_Y[5] = 0.6666666666666666*in_acceleration[2] + 0.16666666666666666*in_acceleration[5];
-    /* row x2, column m */
-    out_Y[7] = 0.16666666666666666*(in_acceleration[0] + in_acceleration[6]) + 0.6666666666666666*in_acceleration[3];
-    /* row y2, column m*g */
-    out_Y[8] = 1.0;
-    /* row y2, column m */
-    out_Y[9] = 0.16666666666666666*(in_acceleration[1] + in_acceleration[7]) + 0.6666666666666666*in_acceleration[4];
-    /* row z2, column m */
-    out_Y[11] = 0.16666666666666666*(in_acceleration[2] + in_acceleration[8]) + 0.6666666666666666*in_acceleration[5];
-    /* row x3, column m */
-    out_Y[13] = 0.16666666666666666*(in_acceleration[3] + in_acceleration[9]) + 0.6666666666666666*in_acceleration[6];
-    /* row y3, column m*g */
-    out_Y[14] = 1.0;
-    /* row y3, column m */
-    out_Y[15] = 0.16666666666666666*(in_acceleration[4] + in_acceleration[10]) + 0.6666666666666666*in_acceleration[7];
-    /* row z3, column m */
-    out_Y[17] = 0.16666666666666666*(in_acceleration[5] + in_acceleration[11]) + 0.6666666666666666*in_acceleration[8];
-    /* row x4, column m */
-    out_Y[19] = 0.16666666666666666*in_acceleration[6] + 0.6666666666666666*in_acceleration[9];
-    /* row y4, column m*g */
-    out_Y[20] = 1.0;
-    /* row y4, column m */
-    out_Y[21] = 0.16666666666666666*in_acceleration[7] + 0.6666666666666666*in_acceleration[10];
-    /* row z4, column m */
-    out_Y[23] = 0.16666666666666666*in_acceleration[8] + 0.6666666666666666*in_acceleration[11];
+    /* No parameter combines: the standard parameters are the base ones (bricard.md). */
+    bricard_regressor(t, state, in_acceleration, out_Y);
 }
 
 void bricard_standard_parameters(const bricard_real param[], bricard_real out_theta[])
 {
-    const bricard_real m = param[0];
-    const bricard_real g = param[2];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (bricard.md). */
+    bricard_base_parameters(param, out_theta);
 }

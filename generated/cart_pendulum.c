@@ -781,38 +781,74 @@ void cart_pendulum_base_parameters(const cart_pendulum_real param[], cart_pendul
 
 void cart_pendulum_standard_regressor(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real in_acceleration[], cart_pendulum_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    cart_pendulum_zero(out_Y, 3*CART_PENDULUM_NQ);
-    /* row s, column M */
-    out_Y[0] = in_acceleration[0];
-    /* row x, column m */
-    out_Y[5] = in_acceleration[1];
-    /* row y, column m*g */
-    out_Y[7] = 1.0;
-    /* row y, column m */
-    out_Y[8] = in_acceleration[2];
+    /* No parameter combines: the standard parameters are the base ones (cart_pendulum.md). */
+    cart_pendulum_regressor(t, state, in_acceleration, out_Y);
 }
 
 void cart_pendulum_standard_parameters(const cart_pendulum_real param[], cart_pendulum_real out_theta[])
 {
-    const cart_pendulum_real M = param[0];
-    const cart_pendulum_real m = param[1];
-    const cart_pendulum_real g = param[3];
-    /* M */
-    out_theta[0] = M;
-    /* m*g */
-    out_theta[1] = m*g;
-    /* m */
-    out_theta[2] = m;
+    /* No parameter combines: the standard parameters are the base ones (cart_pendulum.md). */
+    cart_pendulum_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int cart_pendulum_step_undone(cart_pendulum_real state[], const cart_pendulum_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): CART_PENDULUM_OK, or the
+** rhs's error with state part-way. k, x0, xt: CART_PENDULUM_NX each; work the rhs's.
+*/
+static int cart_pendulum_rk4(cart_pendulum_real t, cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta, cart_pendulum_real h,
+    cart_pendulum_real k[], cart_pendulum_real x0[], cart_pendulum_real xt[], cart_pendulum_real work[])
+{
+    /* The stages' times and weights. */
+    static const cart_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const cart_pendulum_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < CART_PENDULUM_NX; ++i) x0[i] = state[i];
+    status = cart_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != CART_PENDULUM_OK) return status;
+    for (i = 0; i < CART_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < CART_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = cart_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != CART_PENDULUM_OK) return status;
+        for (i = 0; i < CART_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return CART_PENDULUM_OK;
+}
+
+/* The step's status, CART_PENDULUM_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int cart_pendulum_step_end(cart_pendulum_real state[], const cart_pendulum_real x0[], int status)
 {
     int i;
-    for (i = 0; i < CART_PENDULUM_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < CART_PENDULUM_NX && status == CART_PENDULUM_OK; ++i)
+        if (!isfinite(state[i])) status = CART_PENDULUM_NOT_FINITE;
+    if (status != CART_PENDULUM_OK)
+        for (i = 0; i < CART_PENDULUM_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int cart_pendulum_step_factor(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], int mass_metric,
+    cart_pendulum_real M[], const cart_pendulum_real C[], cart_pendulum_real work[])
+{
+    if (mass_metric) cart_pendulum_mass_matrix(t, state, param, M);
+    return cart_pendulum_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], CART_PENDULUM_NC) at (t, state).
+*/
+static int cart_pendulum_correct_velocities(cart_pendulum_real t, cart_pendulum_real state[], const cart_pendulum_real param[], int mass_metric,
+    const cart_pendulum_real C[], cart_pendulum_real W[], cart_pendulum_real correction[], cart_pendulum_real K[], cart_pendulum_real d[], const cart_pendulum_real rows_dot[])
+{
+    int i;
+    const int status = cart_pendulum_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != CART_PENDULUM_OK) return status;
+    for (i = 0; i < CART_PENDULUM_NC; ++i) K[i] = -rows_dot[i];
+    cart_pendulum_correction_solve(mass_metric, CART_PENDULUM_NC, W, C, correction, K, d);
+    for (i = 0; i < CART_PENDULUM_NQ; ++i) state[CART_PENDULUM_NQ + i] += d[i];
+    return CART_PENDULUM_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -829,16 +865,58 @@ static cart_pendulum_real cart_pendulum_max_abs(const cart_pendulum_real v[], in
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static cart_pendulum_real cart_pendulum_phi_tolerance(const cart_pendulum_real C[], const cart_pendulum_real state[])
 {
-    const cart_pendulum_real round_off = 1.4210854715202004e-14*(1.0 + cart_pendulum_max_abs(C, CART_PENDULUM_NH*CART_PENDULUM_NQ, 0.0)*cart_pendulum_max_abs(state, CART_PENDULUM_NQ, 0.0));
+    const cart_pendulum_real round_off = 64*2.220446049250313e-16*(1.0 + cart_pendulum_max_abs(C, CART_PENDULUM_NH*CART_PENDULUM_NQ, 0.0)*cart_pendulum_max_abs(state, CART_PENDULUM_NQ, 0.0));
     return fmax(CART_PENDULUM_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int cart_pendulum_step_factor(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real param[], int mass_metric,
-    cart_pendulum_real M[], const cart_pendulum_real C[], cart_pendulum_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= CART_PENDULUM_STEP_TOLERANCE or phi's round-off floor, in at most
+** CART_PENDULUM_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. CART_PENDULUM_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int cart_pendulum_correct_positions(cart_pendulum_real t, cart_pendulum_real state[], const cart_pendulum_real param[], int mass_metric,
+    cart_pendulum_real C[], cart_pendulum_real W[], cart_pendulum_real correction[], cart_pendulum_real K[], cart_pendulum_real d[],
+    cart_pendulum_real phi[], cart_pendulum_real phi_dot[], cart_pendulum_real g[], cart_pendulum_real q_prev[])
 {
-    if (mass_metric) cart_pendulum_mass_matrix(t, state, param, M);
-    return cart_pendulum_correction_factor(mass_metric, M, C, work);
+    cart_pendulum_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        cart_pendulum_residuals(t, state, param, phi, phi_dot, g);
+        err = cart_pendulum_max_abs(phi, CART_PENDULUM_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= cart_pendulum_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < CART_PENDULUM_NQ; ++i) state[i] = q_prev[i];
+                cart_pendulum_residuals(t, state, param, phi, phi_dot, g);
+                err = cart_pendulum_max_abs(phi, CART_PENDULUM_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            cart_pendulum_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= cart_pendulum_phi_tolerance(C, state)) break;
+        if (it - undone == CART_PENDULUM_STEP_MAX_ITERATIONS || !isfinite(err)) return CART_PENDULUM_CORRECTION_FAILED;
+        if (refactor && (status = cart_pendulum_step_factor(t, state, param, mass_metric, W, C, correction)) != CART_PENDULUM_OK)
+            return status;
+        for (i = 0; i < CART_PENDULUM_NH; ++i) K[i] = -phi[i];
+        cart_pendulum_correction_solve(mass_metric, CART_PENDULUM_NH, W, C, correction, K, d);
+        for (i = 0; i < CART_PENDULUM_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) cart_pendulum_constraint_jacobian(t, state, param, C);
+    return CART_PENDULUM_OK;
 }
 
 int cart_pendulum_step(cart_pendulum_real t, cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
@@ -859,68 +937,9 @@ int cart_pendulum_step(cart_pendulum_real t, cart_pendulum_real state[], const c
     cart_pendulum_real *phi_dot = phi + CART_PENDULUM_NH;
     cart_pendulum_real *g = phi_dot + CART_PENDULUM_NH;
     cart_pendulum_real *q_prev = g + CART_PENDULUM_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const cart_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const cart_pendulum_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const cart_pendulum_real t1 = t + h;
-    cart_pendulum_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < CART_PENDULUM_NX; ++i) x0[i] = state[i];
-    status = cart_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != CART_PENDULUM_OK) return status;
-    for (i = 0; i < CART_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < CART_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = cart_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != CART_PENDULUM_OK) return cart_pendulum_step_undone(state, x0, status);
-        for (i = 0; i < CART_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        cart_pendulum_residuals(t1, state, param, phi, phi_dot, g);
-        err = cart_pendulum_max_abs(phi, CART_PENDULUM_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= cart_pendulum_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < CART_PENDULUM_NQ; ++i) state[i] = q_prev[i];
-                cart_pendulum_residuals(t1, state, param, phi, phi_dot, g);
-                err = cart_pendulum_max_abs(phi, CART_PENDULUM_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            cart_pendulum_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= cart_pendulum_phi_tolerance(C, state)) break;
-        if (it - undone == CART_PENDULUM_STEP_MAX_ITERATIONS || !isfinite(err)) return cart_pendulum_step_undone(state, x0, CART_PENDULUM_CORRECTION_FAILED);
-        if (refactor && (status = cart_pendulum_step_factor(t1, state, param, mass_metric, W, C, correction)) != CART_PENDULUM_OK)
-            return cart_pendulum_step_undone(state, x0, status);
-        for (i = 0; i < CART_PENDULUM_NH; ++i) K[i] = -phi[i];
-        cart_pendulum_correction_solve(mass_metric, CART_PENDULUM_NH, W, C, correction, K, d);
-        for (i = 0; i < CART_PENDULUM_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) cart_pendulum_constraint_jacobian(t1, state, param, C);
-    status = cart_pendulum_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != CART_PENDULUM_OK) return cart_pendulum_step_undone(state, x0, status);
-    for (i = 0; i < CART_PENDULUM_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    cart_pendulum_correction_solve(mass_metric, CART_PENDULUM_NC, W, C, correction, K, d);
-    for (i = 0; i < CART_PENDULUM_NQ; ++i) state[CART_PENDULUM_NQ + i] += d[i];
-    for (i = 0; i < CART_PENDULUM_NX; ++i)
-        if (!isfinite(state[i])) return cart_pendulum_step_undone(state, x0, CART_PENDULUM_NOT_FINITE);
-    return CART_PENDULUM_OK;
+    int status = cart_pendulum_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == CART_PENDULUM_OK)
+        status = cart_pendulum_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == CART_PENDULUM_OK) status = cart_pendulum_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return cart_pendulum_step_end(state, x0, status);
 }

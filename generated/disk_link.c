@@ -782,40 +782,49 @@ void disk_link_base_parameters(const disk_link_real param[], disk_link_real out_
 
 void disk_link_standard_regressor(disk_link_real t, const disk_link_real state[], const disk_link_real in_acceleration[], disk_link_real out_Y[])
 {
-    (void)t;
-    const disk_link_real s = state[2];
-    disk_link_zero(out_Y, 4*DISK_LINK_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row th, column m*r^2 */
-    out_Y[4] = 0.5*in_acceleration[1];
-    /* row s, column M */
-    out_Y[10] = in_acceleration[2];
-    /* row s, column k */
-    out_Y[11] = s;
+    /* No parameter combines: the standard parameters are the base ones (disk_link.md). */
+    disk_link_regressor(t, state, in_acceleration, out_Y);
 }
 
 void disk_link_standard_parameters(const disk_link_real param[], disk_link_real out_theta[])
 {
-    const disk_link_real m = param[0];
-    const disk_link_real r = param[1];
-    const disk_link_real M = param[2];
-    const disk_link_real k = param[3];
-    /* m*r^2 */
-    out_theta[0] = m*r*r;
-    /* m */
-    out_theta[1] = m;
-    /* M */
-    out_theta[2] = M;
-    /* k */
-    out_theta[3] = k;
+    /* No parameter combines: the standard parameters are the base ones (disk_link.md). */
+    disk_link_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int disk_link_step_undone(disk_link_real state[], const disk_link_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): DISK_LINK_OK, or the
+** rhs's error with state part-way. k, x0, xt: DISK_LINK_NX each; work the rhs's.
+*/
+static int disk_link_rk4(disk_link_real t, disk_link_real state[], const disk_link_real input[], const disk_link_real param[],
+    disk_link_real baumgarte_alpha, disk_link_real baumgarte_beta, disk_link_real h,
+    disk_link_real k[], disk_link_real x0[], disk_link_real xt[], disk_link_real work[])
+{
+    /* The stages' times and weights. */
+    static const disk_link_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const disk_link_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < DISK_LINK_NX; ++i) x0[i] = state[i];
+    status = disk_link_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != DISK_LINK_OK) return status;
+    for (i = 0; i < DISK_LINK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < DISK_LINK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = disk_link_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != DISK_LINK_OK) return status;
+        for (i = 0; i < DISK_LINK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return DISK_LINK_OK;
+}
+
+/* The step's status, DISK_LINK_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int disk_link_step_end(disk_link_real state[], const disk_link_real x0[], int status)
 {
     int i;
-    for (i = 0; i < DISK_LINK_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < DISK_LINK_NX && status == DISK_LINK_OK; ++i)
+        if (!isfinite(state[i])) status = DISK_LINK_NOT_FINITE;
+    if (status != DISK_LINK_OK)
+        for (i = 0; i < DISK_LINK_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -825,6 +834,22 @@ static int disk_link_step_factor(disk_link_real t, const disk_link_real state[],
 {
     if (mass_metric) disk_link_mass_matrix(t, state, param, M);
     return disk_link_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], DISK_LINK_NC) at (t, state).
+*/
+static int disk_link_correct_velocities(disk_link_real t, disk_link_real state[], const disk_link_real param[], int mass_metric,
+    const disk_link_real C[], disk_link_real W[], disk_link_real correction[], disk_link_real K[], disk_link_real d[], const disk_link_real rows_dot[])
+{
+    int i;
+    const int status = disk_link_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != DISK_LINK_OK) return status;
+    for (i = 0; i < DISK_LINK_NC; ++i) K[i] = -rows_dot[i];
+    disk_link_correction_solve(mass_metric, DISK_LINK_NC, W, C, correction, K, d);
+    for (i = 0; i < DISK_LINK_NQ; ++i) state[DISK_LINK_NQ + i] += d[i];
+    return DISK_LINK_OK;
 }
 
 int disk_link_step(disk_link_real t, disk_link_real state[], const disk_link_real input[], const disk_link_real param[],
@@ -844,30 +869,11 @@ int disk_link_step(disk_link_real t, disk_link_real state[], const disk_link_rea
     disk_link_real *phi = d + DISK_LINK_NQ;
     disk_link_real *phi_dot = phi + DISK_LINK_NH;
     disk_link_real *g = phi_dot + DISK_LINK_NH;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const disk_link_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const disk_link_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const disk_link_real t1 = t + h;
-    int i, j, status;
-    for (i = 0; i < DISK_LINK_NX; ++i) x0[i] = state[i];
-    status = disk_link_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != DISK_LINK_OK) return status;
-    for (i = 0; i < DISK_LINK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < DISK_LINK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = disk_link_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != DISK_LINK_OK) return disk_link_step_undone(state, x0, status);
-        for (i = 0; i < DISK_LINK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    int status = disk_link_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == DISK_LINK_OK) {
+        disk_link_residuals(t + h, state, param, phi, phi_dot, g);
+        disk_link_constraint_jacobian(t + h, state, param, C);
+        status = disk_link_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
     }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    disk_link_residuals(t1, state, param, phi, phi_dot, g);
-    disk_link_constraint_jacobian(t1, state, param, C);
-    status = disk_link_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != DISK_LINK_OK) return disk_link_step_undone(state, x0, status);
-    for (i = 0; i < DISK_LINK_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    disk_link_correction_solve(mass_metric, DISK_LINK_NC, W, C, correction, K, d);
-    for (i = 0; i < DISK_LINK_NQ; ++i) state[DISK_LINK_NQ + i] += d[i];
-    for (i = 0; i < DISK_LINK_NX; ++i)
-        if (!isfinite(state[i])) return disk_link_step_undone(state, x0, DISK_LINK_NOT_FINITE);
-    return DISK_LINK_OK;
+    return disk_link_step_end(state, x0, status);
 }

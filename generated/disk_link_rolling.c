@@ -763,41 +763,74 @@ void disk_link_rolling_base_parameters(const disk_link_rolling_real param[], dis
 
 void disk_link_rolling_standard_regressor(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real in_acceleration[], disk_link_rolling_real out_Y[])
 {
-    (void)t;
-    const disk_link_rolling_real s = state[2];
-    disk_link_rolling_zero(out_Y, 4*DISK_LINK_ROLLING_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row th, column m*r^2 */
-    out_Y[4] = 0.5*in_acceleration[1];
-    /* row s, column M */
-    out_Y[10] = in_acceleration[2];
-    /* row s, column k */
-    out_Y[11] = s;
+    /* No parameter combines: the standard parameters are the base ones (disk_link_rolling.md). */
+    disk_link_rolling_regressor(t, state, in_acceleration, out_Y);
 }
 
 void disk_link_rolling_standard_parameters(const disk_link_rolling_real param[], disk_link_rolling_real out_theta[])
 {
-    const disk_link_rolling_real m = param[0];
-    const disk_link_rolling_real r = param[1];
-    const disk_link_rolling_real M = param[2];
-    const disk_link_rolling_real k = param[3];
-    /* m*r^2 */
-    out_theta[0] = m*r*r;
-    /* m */
-    out_theta[1] = m;
-    /* M */
-    out_theta[2] = M;
-    /* k */
-    out_theta[3] = k;
+    /* No parameter combines: the standard parameters are the base ones (disk_link_rolling.md). */
+    disk_link_rolling_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int disk_link_rolling_step_undone(disk_link_rolling_real state[], const disk_link_rolling_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): DISK_LINK_ROLLING_OK, or the
+** rhs's error with state part-way. k, x0, xt: DISK_LINK_ROLLING_NX each; work the rhs's.
+*/
+static int disk_link_rolling_rk4(disk_link_rolling_real t, disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
+    disk_link_rolling_real baumgarte_alpha, disk_link_rolling_real baumgarte_beta, disk_link_rolling_real h,
+    disk_link_rolling_real k[], disk_link_rolling_real x0[], disk_link_rolling_real xt[], disk_link_rolling_real work[])
+{
+    /* The stages' times and weights. */
+    static const disk_link_rolling_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const disk_link_rolling_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) x0[i] = state[i];
+    status = disk_link_rolling_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != DISK_LINK_ROLLING_OK) return status;
+    for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = disk_link_rolling_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != DISK_LINK_ROLLING_OK) return status;
+        for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return DISK_LINK_ROLLING_OK;
+}
+
+/* The step's status, DISK_LINK_ROLLING_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int disk_link_rolling_step_end(disk_link_rolling_real state[], const disk_link_rolling_real x0[], int status)
 {
     int i;
-    for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < DISK_LINK_ROLLING_NX && status == DISK_LINK_ROLLING_OK; ++i)
+        if (!isfinite(state[i])) status = DISK_LINK_ROLLING_NOT_FINITE;
+    if (status != DISK_LINK_ROLLING_OK)
+        for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int disk_link_rolling_step_factor(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], int mass_metric,
+    disk_link_rolling_real M[], const disk_link_rolling_real C[], disk_link_rolling_real work[])
+{
+    if (mass_metric) disk_link_rolling_mass_matrix(t, state, param, M);
+    return disk_link_rolling_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], DISK_LINK_ROLLING_NC) at (t, state).
+*/
+static int disk_link_rolling_correct_velocities(disk_link_rolling_real t, disk_link_rolling_real state[], const disk_link_rolling_real param[], int mass_metric,
+    const disk_link_rolling_real C[], disk_link_rolling_real W[], disk_link_rolling_real correction[], disk_link_rolling_real K[], disk_link_rolling_real d[], const disk_link_rolling_real rows_dot[])
+{
+    int i;
+    const int status = disk_link_rolling_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != DISK_LINK_ROLLING_OK) return status;
+    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) K[i] = -rows_dot[i];
+    disk_link_rolling_correction_solve(mass_metric, DISK_LINK_ROLLING_NC, W, C, correction, K, d);
+    for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) state[DISK_LINK_ROLLING_NQ + i] += d[i];
+    return DISK_LINK_ROLLING_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -814,16 +847,58 @@ static disk_link_rolling_real disk_link_rolling_max_abs(const disk_link_rolling_
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static disk_link_rolling_real disk_link_rolling_phi_tolerance(const disk_link_rolling_real C[], const disk_link_rolling_real state[])
 {
-    const disk_link_rolling_real round_off = 1.4210854715202004e-14*(1.0 + disk_link_rolling_max_abs(C, DISK_LINK_ROLLING_NH*DISK_LINK_ROLLING_NQ, 0.0)*disk_link_rolling_max_abs(state, DISK_LINK_ROLLING_NQ, 0.0));
+    const disk_link_rolling_real round_off = 64*2.220446049250313e-16*(1.0 + disk_link_rolling_max_abs(C, DISK_LINK_ROLLING_NH*DISK_LINK_ROLLING_NQ, 0.0)*disk_link_rolling_max_abs(state, DISK_LINK_ROLLING_NQ, 0.0));
     return fmax(DISK_LINK_ROLLING_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int disk_link_rolling_step_factor(disk_link_rolling_real t, const disk_link_rolling_real state[], const disk_link_rolling_real param[], int mass_metric,
-    disk_link_rolling_real M[], const disk_link_rolling_real C[], disk_link_rolling_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= DISK_LINK_ROLLING_STEP_TOLERANCE or phi's round-off floor, in at most
+** DISK_LINK_ROLLING_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. DISK_LINK_ROLLING_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int disk_link_rolling_correct_positions(disk_link_rolling_real t, disk_link_rolling_real state[], const disk_link_rolling_real param[], int mass_metric,
+    disk_link_rolling_real C[], disk_link_rolling_real W[], disk_link_rolling_real correction[], disk_link_rolling_real K[], disk_link_rolling_real d[],
+    disk_link_rolling_real phi[], disk_link_rolling_real phi_dot[], disk_link_rolling_real g[], disk_link_rolling_real q_prev[])
 {
-    if (mass_metric) disk_link_rolling_mass_matrix(t, state, param, M);
-    return disk_link_rolling_correction_factor(mass_metric, M, C, work);
+    disk_link_rolling_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        disk_link_rolling_residuals(t, state, param, phi, phi_dot, g);
+        err = disk_link_rolling_max_abs(phi, DISK_LINK_ROLLING_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= disk_link_rolling_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) state[i] = q_prev[i];
+                disk_link_rolling_residuals(t, state, param, phi, phi_dot, g);
+                err = disk_link_rolling_max_abs(phi, DISK_LINK_ROLLING_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            disk_link_rolling_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= disk_link_rolling_phi_tolerance(C, state)) break;
+        if (it - undone == DISK_LINK_ROLLING_STEP_MAX_ITERATIONS || !isfinite(err)) return DISK_LINK_ROLLING_CORRECTION_FAILED;
+        if (refactor && (status = disk_link_rolling_step_factor(t, state, param, mass_metric, W, C, correction)) != DISK_LINK_ROLLING_OK)
+            return status;
+        for (i = 0; i < DISK_LINK_ROLLING_NH; ++i) K[i] = -phi[i];
+        disk_link_rolling_correction_solve(mass_metric, DISK_LINK_ROLLING_NH, W, C, correction, K, d);
+        for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) disk_link_rolling_constraint_jacobian(t, state, param, C);
+    return DISK_LINK_ROLLING_OK;
 }
 
 int disk_link_rolling_step(disk_link_rolling_real t, disk_link_rolling_real state[], const disk_link_rolling_real input[], const disk_link_rolling_real param[],
@@ -844,68 +919,9 @@ int disk_link_rolling_step(disk_link_rolling_real t, disk_link_rolling_real stat
     disk_link_rolling_real *phi_dot = phi + DISK_LINK_ROLLING_NH;
     disk_link_rolling_real *g = phi_dot + DISK_LINK_ROLLING_NH;
     disk_link_rolling_real *q_prev = g + DISK_LINK_ROLLING_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const disk_link_rolling_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const disk_link_rolling_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const disk_link_rolling_real t1 = t + h;
-    disk_link_rolling_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) x0[i] = state[i];
-    status = disk_link_rolling_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != DISK_LINK_ROLLING_OK) return status;
-    for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = disk_link_rolling_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != DISK_LINK_ROLLING_OK) return disk_link_rolling_step_undone(state, x0, status);
-        for (i = 0; i < DISK_LINK_ROLLING_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        disk_link_rolling_residuals(t1, state, param, phi, phi_dot, g);
-        err = disk_link_rolling_max_abs(phi, DISK_LINK_ROLLING_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= disk_link_rolling_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) state[i] = q_prev[i];
-                disk_link_rolling_residuals(t1, state, param, phi, phi_dot, g);
-                err = disk_link_rolling_max_abs(phi, DISK_LINK_ROLLING_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            disk_link_rolling_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= disk_link_rolling_phi_tolerance(C, state)) break;
-        if (it - undone == DISK_LINK_ROLLING_STEP_MAX_ITERATIONS || !isfinite(err)) return disk_link_rolling_step_undone(state, x0, DISK_LINK_ROLLING_CORRECTION_FAILED);
-        if (refactor && (status = disk_link_rolling_step_factor(t1, state, param, mass_metric, W, C, correction)) != DISK_LINK_ROLLING_OK)
-            return disk_link_rolling_step_undone(state, x0, status);
-        for (i = 0; i < DISK_LINK_ROLLING_NH; ++i) K[i] = -phi[i];
-        disk_link_rolling_correction_solve(mass_metric, DISK_LINK_ROLLING_NH, W, C, correction, K, d);
-        for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) disk_link_rolling_constraint_jacobian(t1, state, param, C);
-    status = disk_link_rolling_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != DISK_LINK_ROLLING_OK) return disk_link_rolling_step_undone(state, x0, status);
-    for (i = 0; i < DISK_LINK_ROLLING_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    disk_link_rolling_correction_solve(mass_metric, DISK_LINK_ROLLING_NC, W, C, correction, K, d);
-    for (i = 0; i < DISK_LINK_ROLLING_NQ; ++i) state[DISK_LINK_ROLLING_NQ + i] += d[i];
-    for (i = 0; i < DISK_LINK_ROLLING_NX; ++i)
-        if (!isfinite(state[i])) return disk_link_rolling_step_undone(state, x0, DISK_LINK_ROLLING_NOT_FINITE);
-    return DISK_LINK_ROLLING_OK;
+    int status = disk_link_rolling_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == DISK_LINK_ROLLING_OK)
+        status = disk_link_rolling_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == DISK_LINK_ROLLING_OK) status = disk_link_rolling_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return disk_link_rolling_step_end(state, x0, status);
 }

@@ -455,11 +455,39 @@ void disk_link_sliding_initial_state_at(const disk_link_sliding_real param[], di
     out_state[5] = 0.0;  /* s' */
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int disk_link_sliding_step_undone(disk_link_sliding_real state[], const disk_link_sliding_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): DISK_LINK_SLIDING_OK, or the
+** rhs's error with state part-way. k, x0, xt: DISK_LINK_SLIDING_NX each; work the rhs's.
+*/
+static int disk_link_sliding_rk4(disk_link_sliding_real t, disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta, disk_link_sliding_real h,
+    disk_link_sliding_real k[], disk_link_sliding_real x0[], disk_link_sliding_real xt[], disk_link_sliding_real work[])
+{
+    /* The stages' times and weights. */
+    static const disk_link_sliding_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const disk_link_sliding_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) x0[i] = state[i];
+    status = disk_link_sliding_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != DISK_LINK_SLIDING_OK) return status;
+    for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = disk_link_sliding_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != DISK_LINK_SLIDING_OK) return status;
+        for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return DISK_LINK_SLIDING_OK;
+}
+
+/* The step's status, DISK_LINK_SLIDING_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int disk_link_sliding_step_end(disk_link_sliding_real state[], const disk_link_sliding_real x0[], int status)
 {
     int i;
-    for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < DISK_LINK_SLIDING_NX && status == DISK_LINK_SLIDING_OK; ++i)
+        if (!isfinite(state[i])) status = DISK_LINK_SLIDING_NOT_FINITE;
+    if (status != DISK_LINK_SLIDING_OK)
+        for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -472,22 +500,7 @@ int disk_link_sliding_step(disk_link_sliding_real t, disk_link_sliding_real stat
     disk_link_sliding_real *k = work + DISK_LINK_SLIDING_NWORK;
     disk_link_sliding_real *x0 = k + DISK_LINK_SLIDING_NX;
     disk_link_sliding_real *xt = x0 + DISK_LINK_SLIDING_NX;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const disk_link_sliding_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const disk_link_sliding_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    int i, j, status;
+    int status = disk_link_sliding_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
     (void)mass_metric;
-    for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) x0[i] = state[i];
-    status = disk_link_sliding_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != DISK_LINK_SLIDING_OK) return status;
-    for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = disk_link_sliding_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != DISK_LINK_SLIDING_OK) return disk_link_sliding_step_undone(state, x0, status);
-        for (i = 0; i < DISK_LINK_SLIDING_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    for (i = 0; i < DISK_LINK_SLIDING_NX; ++i)
-        if (!isfinite(state[i])) return disk_link_sliding_step_undone(state, x0, DISK_LINK_SLIDING_NOT_FINITE);
-    return DISK_LINK_SLIDING_OK;
+    return disk_link_sliding_step_end(state, x0, status);
 }

@@ -887,44 +887,74 @@ void double_pendulum_base_parameters(const double_pendulum_real param[], double_
 
 void double_pendulum_standard_regressor(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real in_acceleration[], double_pendulum_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    double_pendulum_zero(out_Y, 4*DOUBLE_PENDULUM_NQ);
-    /* row x1, column m1 */
-    out_Y[1] = in_acceleration[0];
-    /* row y1, column m1*g */
-    out_Y[4] = 1.0;
-    /* row y1, column m1 */
-    out_Y[5] = in_acceleration[1];
-    /* row x2, column m2 */
-    out_Y[11] = in_acceleration[2];
-    /* row y2, column m2*g */
-    out_Y[14] = 1.0;
-    /* row y2, column m2 */
-    out_Y[15] = in_acceleration[3];
+    /* No parameter combines: the standard parameters are the base ones (double_pendulum.md). */
+    double_pendulum_regressor(t, state, in_acceleration, out_Y);
 }
 
 void double_pendulum_standard_parameters(const double_pendulum_real param[], double_pendulum_real out_theta[])
 {
-    const double_pendulum_real m1 = param[0];
-    const double_pendulum_real m2 = param[1];
-    const double_pendulum_real g = param[4];
-    /* m1*g */
-    out_theta[0] = m1*g;
-    /* m1 */
-    out_theta[1] = m1;
-    /* m2*g */
-    out_theta[2] = m2*g;
-    /* m2 */
-    out_theta[3] = m2;
+    /* No parameter combines: the standard parameters are the base ones (double_pendulum.md). */
+    double_pendulum_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int double_pendulum_step_undone(double_pendulum_real state[], const double_pendulum_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): DOUBLE_PENDULUM_OK, or the
+** rhs's error with state part-way. k, x0, xt: DOUBLE_PENDULUM_NX each; work the rhs's.
+*/
+static int double_pendulum_rk4(double_pendulum_real t, double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta, double_pendulum_real h,
+    double_pendulum_real k[], double_pendulum_real x0[], double_pendulum_real xt[], double_pendulum_real work[])
+{
+    /* The stages' times and weights. */
+    static const double_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const double_pendulum_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) x0[i] = state[i];
+    status = double_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != DOUBLE_PENDULUM_OK) return status;
+    for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = double_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != DOUBLE_PENDULUM_OK) return status;
+        for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return DOUBLE_PENDULUM_OK;
+}
+
+/* The step's status, DOUBLE_PENDULUM_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int double_pendulum_step_end(double_pendulum_real state[], const double_pendulum_real x0[], int status)
 {
     int i;
-    for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < DOUBLE_PENDULUM_NX && status == DOUBLE_PENDULUM_OK; ++i)
+        if (!isfinite(state[i])) status = DOUBLE_PENDULUM_NOT_FINITE;
+    if (status != DOUBLE_PENDULUM_OK)
+        for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int double_pendulum_step_factor(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], int mass_metric,
+    double_pendulum_real M[], const double_pendulum_real C[], double_pendulum_real work[])
+{
+    if (mass_metric) double_pendulum_mass_matrix(t, state, param, M);
+    return double_pendulum_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], DOUBLE_PENDULUM_NC) at (t, state).
+*/
+static int double_pendulum_correct_velocities(double_pendulum_real t, double_pendulum_real state[], const double_pendulum_real param[], int mass_metric,
+    const double_pendulum_real C[], double_pendulum_real W[], double_pendulum_real correction[], double_pendulum_real K[], double_pendulum_real d[], const double_pendulum_real rows_dot[])
+{
+    int i;
+    const int status = double_pendulum_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != DOUBLE_PENDULUM_OK) return status;
+    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) K[i] = -rows_dot[i];
+    double_pendulum_correction_solve(mass_metric, DOUBLE_PENDULUM_NC, W, C, correction, K, d);
+    for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) state[DOUBLE_PENDULUM_NQ + i] += d[i];
+    return DOUBLE_PENDULUM_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -941,16 +971,58 @@ static double_pendulum_real double_pendulum_max_abs(const double_pendulum_real v
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static double_pendulum_real double_pendulum_phi_tolerance(const double_pendulum_real C[], const double_pendulum_real state[])
 {
-    const double_pendulum_real round_off = 1.4210854715202004e-14*(1.0 + double_pendulum_max_abs(C, DOUBLE_PENDULUM_NH*DOUBLE_PENDULUM_NQ, 0.0)*double_pendulum_max_abs(state, DOUBLE_PENDULUM_NQ, 0.0));
+    const double_pendulum_real round_off = 64*2.220446049250313e-16*(1.0 + double_pendulum_max_abs(C, DOUBLE_PENDULUM_NH*DOUBLE_PENDULUM_NQ, 0.0)*double_pendulum_max_abs(state, DOUBLE_PENDULUM_NQ, 0.0));
     return fmax(DOUBLE_PENDULUM_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int double_pendulum_step_factor(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real param[], int mass_metric,
-    double_pendulum_real M[], const double_pendulum_real C[], double_pendulum_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= DOUBLE_PENDULUM_STEP_TOLERANCE or phi's round-off floor, in at most
+** DOUBLE_PENDULUM_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. DOUBLE_PENDULUM_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int double_pendulum_correct_positions(double_pendulum_real t, double_pendulum_real state[], const double_pendulum_real param[], int mass_metric,
+    double_pendulum_real C[], double_pendulum_real W[], double_pendulum_real correction[], double_pendulum_real K[], double_pendulum_real d[],
+    double_pendulum_real phi[], double_pendulum_real phi_dot[], double_pendulum_real g[], double_pendulum_real q_prev[])
 {
-    if (mass_metric) double_pendulum_mass_matrix(t, state, param, M);
-    return double_pendulum_correction_factor(mass_metric, M, C, work);
+    double_pendulum_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        double_pendulum_residuals(t, state, param, phi, phi_dot, g);
+        err = double_pendulum_max_abs(phi, DOUBLE_PENDULUM_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= double_pendulum_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) state[i] = q_prev[i];
+                double_pendulum_residuals(t, state, param, phi, phi_dot, g);
+                err = double_pendulum_max_abs(phi, DOUBLE_PENDULUM_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            double_pendulum_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= double_pendulum_phi_tolerance(C, state)) break;
+        if (it - undone == DOUBLE_PENDULUM_STEP_MAX_ITERATIONS || !isfinite(err)) return DOUBLE_PENDULUM_CORRECTION_FAILED;
+        if (refactor && (status = double_pendulum_step_factor(t, state, param, mass_metric, W, C, correction)) != DOUBLE_PENDULUM_OK)
+            return status;
+        for (i = 0; i < DOUBLE_PENDULUM_NH; ++i) K[i] = -phi[i];
+        double_pendulum_correction_solve(mass_metric, DOUBLE_PENDULUM_NH, W, C, correction, K, d);
+        for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) double_pendulum_constraint_jacobian(t, state, param, C);
+    return DOUBLE_PENDULUM_OK;
 }
 
 int double_pendulum_step(double_pendulum_real t, double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
@@ -971,68 +1043,9 @@ int double_pendulum_step(double_pendulum_real t, double_pendulum_real state[], c
     double_pendulum_real *phi_dot = phi + DOUBLE_PENDULUM_NH;
     double_pendulum_real *g = phi_dot + DOUBLE_PENDULUM_NH;
     double_pendulum_real *q_prev = g + DOUBLE_PENDULUM_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const double_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const double_pendulum_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const double_pendulum_real t1 = t + h;
-    double_pendulum_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) x0[i] = state[i];
-    status = double_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != DOUBLE_PENDULUM_OK) return status;
-    for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = double_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != DOUBLE_PENDULUM_OK) return double_pendulum_step_undone(state, x0, status);
-        for (i = 0; i < DOUBLE_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        double_pendulum_residuals(t1, state, param, phi, phi_dot, g);
-        err = double_pendulum_max_abs(phi, DOUBLE_PENDULUM_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= double_pendulum_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) state[i] = q_prev[i];
-                double_pendulum_residuals(t1, state, param, phi, phi_dot, g);
-                err = double_pendulum_max_abs(phi, DOUBLE_PENDULUM_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            double_pendulum_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= double_pendulum_phi_tolerance(C, state)) break;
-        if (it - undone == DOUBLE_PENDULUM_STEP_MAX_ITERATIONS || !isfinite(err)) return double_pendulum_step_undone(state, x0, DOUBLE_PENDULUM_CORRECTION_FAILED);
-        if (refactor && (status = double_pendulum_step_factor(t1, state, param, mass_metric, W, C, correction)) != DOUBLE_PENDULUM_OK)
-            return double_pendulum_step_undone(state, x0, status);
-        for (i = 0; i < DOUBLE_PENDULUM_NH; ++i) K[i] = -phi[i];
-        double_pendulum_correction_solve(mass_metric, DOUBLE_PENDULUM_NH, W, C, correction, K, d);
-        for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) double_pendulum_constraint_jacobian(t1, state, param, C);
-    status = double_pendulum_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != DOUBLE_PENDULUM_OK) return double_pendulum_step_undone(state, x0, status);
-    for (i = 0; i < DOUBLE_PENDULUM_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    double_pendulum_correction_solve(mass_metric, DOUBLE_PENDULUM_NC, W, C, correction, K, d);
-    for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) state[DOUBLE_PENDULUM_NQ + i] += d[i];
-    for (i = 0; i < DOUBLE_PENDULUM_NX; ++i)
-        if (!isfinite(state[i])) return double_pendulum_step_undone(state, x0, DOUBLE_PENDULUM_NOT_FINITE);
-    return DOUBLE_PENDULUM_OK;
+    int status = double_pendulum_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == DOUBLE_PENDULUM_OK)
+        status = double_pendulum_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == DOUBLE_PENDULUM_OK) status = double_pendulum_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return double_pendulum_step_end(state, x0, status);
 }

@@ -569,11 +569,39 @@ void double_pendulum_angle_standard_parameters(const double_pendulum_angle_real 
     out_theta[6] = m2*l2*g;
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int double_pendulum_angle_step_undone(double_pendulum_angle_real state[], const double_pendulum_angle_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): DOUBLE_PENDULUM_ANGLE_OK, or the
+** rhs's error with state part-way. k, x0, xt: DOUBLE_PENDULUM_ANGLE_NX each; work the rhs's.
+*/
+static int double_pendulum_angle_rk4(double_pendulum_angle_real t, double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta, double_pendulum_angle_real h,
+    double_pendulum_angle_real k[], double_pendulum_angle_real x0[], double_pendulum_angle_real xt[], double_pendulum_angle_real work[])
+{
+    /* The stages' times and weights. */
+    static const double_pendulum_angle_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const double_pendulum_angle_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) x0[i] = state[i];
+    status = double_pendulum_angle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != DOUBLE_PENDULUM_ANGLE_OK) return status;
+    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = double_pendulum_angle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != DOUBLE_PENDULUM_ANGLE_OK) return status;
+        for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return DOUBLE_PENDULUM_ANGLE_OK;
+}
+
+/* The step's status, DOUBLE_PENDULUM_ANGLE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int double_pendulum_angle_step_end(double_pendulum_angle_real state[], const double_pendulum_angle_real x0[], int status)
 {
     int i;
-    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX && status == DOUBLE_PENDULUM_ANGLE_OK; ++i)
+        if (!isfinite(state[i])) status = DOUBLE_PENDULUM_ANGLE_NOT_FINITE;
+    if (status != DOUBLE_PENDULUM_ANGLE_OK)
+        for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -586,22 +614,7 @@ int double_pendulum_angle_step(double_pendulum_angle_real t, double_pendulum_ang
     double_pendulum_angle_real *k = work + DOUBLE_PENDULUM_ANGLE_NWORK;
     double_pendulum_angle_real *x0 = k + DOUBLE_PENDULUM_ANGLE_NX;
     double_pendulum_angle_real *xt = x0 + DOUBLE_PENDULUM_ANGLE_NX;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const double_pendulum_angle_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const double_pendulum_angle_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    int i, j, status;
+    int status = double_pendulum_angle_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
     (void)mass_metric;
-    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) x0[i] = state[i];
-    status = double_pendulum_angle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != DOUBLE_PENDULUM_ANGLE_OK) return status;
-    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = double_pendulum_angle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != DOUBLE_PENDULUM_ANGLE_OK) return double_pendulum_angle_step_undone(state, x0, status);
-        for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NX; ++i)
-        if (!isfinite(state[i])) return double_pendulum_angle_step_undone(state, x0, DOUBLE_PENDULUM_ANGLE_NOT_FINITE);
-    return DOUBLE_PENDULUM_ANGLE_OK;
+    return double_pendulum_angle_step_end(state, x0, status);
 }

@@ -816,38 +816,74 @@ void flat_rod_base_parameters(const flat_rod_real param[], flat_rod_real out_the
 
 void flat_rod_standard_regressor(flat_rod_real t, const flat_rod_real state[], const flat_rod_real in_acceleration[], flat_rod_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    flat_rod_zero(out_Y, 3*FLAT_ROD_NQ);
-    /* row x, column m */
-    out_Y[2] = in_acceleration[0];
-    /* row y, column m*g */
-    out_Y[4] = 1.0;
-    /* row y, column m */
-    out_Y[5] = in_acceleration[1];
-    /* row th, column m*L^2 */
-    out_Y[6] = 0.08333333333333333*in_acceleration[2];
+    /* No parameter combines: the standard parameters are the base ones (flat_rod.md). */
+    flat_rod_regressor(t, state, in_acceleration, out_Y);
 }
 
 void flat_rod_standard_parameters(const flat_rod_real param[], flat_rod_real out_theta[])
 {
-    const flat_rod_real m = param[0];
-    const flat_rod_real L = param[1];
-    const flat_rod_real g = param[2];
-    /* m*L^2 */
-    out_theta[0] = m*L*L;
-    /* m*g */
-    out_theta[1] = m*g;
-    /* m */
-    out_theta[2] = m;
+    /* No parameter combines: the standard parameters are the base ones (flat_rod.md). */
+    flat_rod_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int flat_rod_step_undone(flat_rod_real state[], const flat_rod_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): FLAT_ROD_OK, or the
+** rhs's error with state part-way. k, x0, xt: FLAT_ROD_NX each; work the rhs's.
+*/
+static int flat_rod_rk4(flat_rod_real t, flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
+    flat_rod_real baumgarte_alpha, flat_rod_real baumgarte_beta, flat_rod_real h,
+    flat_rod_real k[], flat_rod_real x0[], flat_rod_real xt[], flat_rod_real work[])
+{
+    /* The stages' times and weights. */
+    static const flat_rod_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const flat_rod_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < FLAT_ROD_NX; ++i) x0[i] = state[i];
+    status = flat_rod_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != FLAT_ROD_OK) return status;
+    for (i = 0; i < FLAT_ROD_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < FLAT_ROD_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = flat_rod_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != FLAT_ROD_OK) return status;
+        for (i = 0; i < FLAT_ROD_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return FLAT_ROD_OK;
+}
+
+/* The step's status, FLAT_ROD_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int flat_rod_step_end(flat_rod_real state[], const flat_rod_real x0[], int status)
 {
     int i;
-    for (i = 0; i < FLAT_ROD_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < FLAT_ROD_NX && status == FLAT_ROD_OK; ++i)
+        if (!isfinite(state[i])) status = FLAT_ROD_NOT_FINITE;
+    if (status != FLAT_ROD_OK)
+        for (i = 0; i < FLAT_ROD_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int flat_rod_step_factor(flat_rod_real t, const flat_rod_real state[], const flat_rod_real param[], int mass_metric,
+    flat_rod_real M[], const flat_rod_real C[], flat_rod_real work[])
+{
+    if (mass_metric) flat_rod_mass_matrix(t, state, param, M);
+    return flat_rod_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], FLAT_ROD_NC) at (t, state).
+*/
+static int flat_rod_correct_velocities(flat_rod_real t, flat_rod_real state[], const flat_rod_real param[], int mass_metric,
+    const flat_rod_real C[], flat_rod_real W[], flat_rod_real correction[], flat_rod_real K[], flat_rod_real d[], const flat_rod_real rows_dot[])
+{
+    int i;
+    const int status = flat_rod_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != FLAT_ROD_OK) return status;
+    for (i = 0; i < FLAT_ROD_NC; ++i) K[i] = -rows_dot[i];
+    flat_rod_correction_solve(mass_metric, FLAT_ROD_NC, W, C, correction, K, d);
+    for (i = 0; i < FLAT_ROD_NQ; ++i) state[FLAT_ROD_NQ + i] += d[i];
+    return FLAT_ROD_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -864,16 +900,58 @@ static flat_rod_real flat_rod_max_abs(const flat_rod_real v[], int n, flat_rod_r
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static flat_rod_real flat_rod_phi_tolerance(const flat_rod_real C[], const flat_rod_real state[])
 {
-    const flat_rod_real round_off = 1.4210854715202004e-14*(1.0 + flat_rod_max_abs(C, FLAT_ROD_NH*FLAT_ROD_NQ, 0.0)*flat_rod_max_abs(state, FLAT_ROD_NQ, 0.0));
+    const flat_rod_real round_off = 64*2.220446049250313e-16*(1.0 + flat_rod_max_abs(C, FLAT_ROD_NH*FLAT_ROD_NQ, 0.0)*flat_rod_max_abs(state, FLAT_ROD_NQ, 0.0));
     return fmax(FLAT_ROD_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int flat_rod_step_factor(flat_rod_real t, const flat_rod_real state[], const flat_rod_real param[], int mass_metric,
-    flat_rod_real M[], const flat_rod_real C[], flat_rod_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= FLAT_ROD_STEP_TOLERANCE or phi's round-off floor, in at most
+** FLAT_ROD_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. FLAT_ROD_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int flat_rod_correct_positions(flat_rod_real t, flat_rod_real state[], const flat_rod_real param[], int mass_metric,
+    flat_rod_real C[], flat_rod_real W[], flat_rod_real correction[], flat_rod_real K[], flat_rod_real d[],
+    flat_rod_real phi[], flat_rod_real phi_dot[], flat_rod_real g[], flat_rod_real q_prev[])
 {
-    if (mass_metric) flat_rod_mass_matrix(t, state, param, M);
-    return flat_rod_correction_factor(mass_metric, M, C, work);
+    flat_rod_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        flat_rod_residuals(t, state, param, phi, phi_dot, g);
+        err = flat_rod_max_abs(phi, FLAT_ROD_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= flat_rod_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < FLAT_ROD_NQ; ++i) state[i] = q_prev[i];
+                flat_rod_residuals(t, state, param, phi, phi_dot, g);
+                err = flat_rod_max_abs(phi, FLAT_ROD_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            flat_rod_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= flat_rod_phi_tolerance(C, state)) break;
+        if (it - undone == FLAT_ROD_STEP_MAX_ITERATIONS || !isfinite(err)) return FLAT_ROD_CORRECTION_FAILED;
+        if (refactor && (status = flat_rod_step_factor(t, state, param, mass_metric, W, C, correction)) != FLAT_ROD_OK)
+            return status;
+        for (i = 0; i < FLAT_ROD_NH; ++i) K[i] = -phi[i];
+        flat_rod_correction_solve(mass_metric, FLAT_ROD_NH, W, C, correction, K, d);
+        for (i = 0; i < FLAT_ROD_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) flat_rod_constraint_jacobian(t, state, param, C);
+    return FLAT_ROD_OK;
 }
 
 int flat_rod_step(flat_rod_real t, flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
@@ -894,68 +972,9 @@ int flat_rod_step(flat_rod_real t, flat_rod_real state[], const flat_rod_real in
     flat_rod_real *phi_dot = phi + FLAT_ROD_NH;
     flat_rod_real *g = phi_dot + FLAT_ROD_NH;
     flat_rod_real *q_prev = g + FLAT_ROD_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const flat_rod_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const flat_rod_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const flat_rod_real t1 = t + h;
-    flat_rod_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < FLAT_ROD_NX; ++i) x0[i] = state[i];
-    status = flat_rod_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != FLAT_ROD_OK) return status;
-    for (i = 0; i < FLAT_ROD_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < FLAT_ROD_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = flat_rod_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != FLAT_ROD_OK) return flat_rod_step_undone(state, x0, status);
-        for (i = 0; i < FLAT_ROD_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        flat_rod_residuals(t1, state, param, phi, phi_dot, g);
-        err = flat_rod_max_abs(phi, FLAT_ROD_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= flat_rod_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < FLAT_ROD_NQ; ++i) state[i] = q_prev[i];
-                flat_rod_residuals(t1, state, param, phi, phi_dot, g);
-                err = flat_rod_max_abs(phi, FLAT_ROD_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            flat_rod_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= flat_rod_phi_tolerance(C, state)) break;
-        if (it - undone == FLAT_ROD_STEP_MAX_ITERATIONS || !isfinite(err)) return flat_rod_step_undone(state, x0, FLAT_ROD_CORRECTION_FAILED);
-        if (refactor && (status = flat_rod_step_factor(t1, state, param, mass_metric, W, C, correction)) != FLAT_ROD_OK)
-            return flat_rod_step_undone(state, x0, status);
-        for (i = 0; i < FLAT_ROD_NH; ++i) K[i] = -phi[i];
-        flat_rod_correction_solve(mass_metric, FLAT_ROD_NH, W, C, correction, K, d);
-        for (i = 0; i < FLAT_ROD_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) flat_rod_constraint_jacobian(t1, state, param, C);
-    status = flat_rod_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != FLAT_ROD_OK) return flat_rod_step_undone(state, x0, status);
-    for (i = 0; i < FLAT_ROD_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    flat_rod_correction_solve(mass_metric, FLAT_ROD_NC, W, C, correction, K, d);
-    for (i = 0; i < FLAT_ROD_NQ; ++i) state[FLAT_ROD_NQ + i] += d[i];
-    for (i = 0; i < FLAT_ROD_NX; ++i)
-        if (!isfinite(state[i])) return flat_rod_step_undone(state, x0, FLAT_ROD_NOT_FINITE);
-    return FLAT_ROD_OK;
+    int status = flat_rod_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == FLAT_ROD_OK)
+        status = flat_rod_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == FLAT_ROD_OK) status = flat_rod_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return flat_rod_step_end(state, x0, status);
 }

@@ -1031,12 +1031,64 @@ void four_bar_standard_parameters(const four_bar_real param[], four_bar_real out
     out_theta[4] = c*c*mc;
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int four_bar_step_undone(four_bar_real state[], const four_bar_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): FOUR_BAR_OK, or the
+** rhs's error with state part-way. k, x0, xt: FOUR_BAR_NX each; work the rhs's.
+*/
+static int four_bar_rk4(four_bar_real t, four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta, four_bar_real h,
+    four_bar_real k[], four_bar_real x0[], four_bar_real xt[], four_bar_real work[])
+{
+    /* The stages' times and weights. */
+    static const four_bar_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const four_bar_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < FOUR_BAR_NX; ++i) x0[i] = state[i];
+    status = four_bar_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != FOUR_BAR_OK) return status;
+    for (i = 0; i < FOUR_BAR_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < FOUR_BAR_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = four_bar_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != FOUR_BAR_OK) return status;
+        for (i = 0; i < FOUR_BAR_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return FOUR_BAR_OK;
+}
+
+/* The step's status, FOUR_BAR_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int four_bar_step_end(four_bar_real state[], const four_bar_real x0[], int status)
 {
     int i;
-    for (i = 0; i < FOUR_BAR_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < FOUR_BAR_NX && status == FOUR_BAR_OK; ++i)
+        if (!isfinite(state[i])) status = FOUR_BAR_NOT_FINITE;
+    if (status != FOUR_BAR_OK)
+        for (i = 0; i < FOUR_BAR_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int four_bar_step_factor(four_bar_real t, const four_bar_real state[], const four_bar_real param[], int mass_metric,
+    four_bar_real M[], const four_bar_real C[], four_bar_real work[])
+{
+    if (mass_metric) four_bar_mass_matrix(t, state, param, M);
+    return four_bar_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], FOUR_BAR_NC) at (t, state).
+*/
+static int four_bar_correct_velocities(four_bar_real t, four_bar_real state[], const four_bar_real param[], int mass_metric,
+    const four_bar_real C[], four_bar_real W[], four_bar_real correction[], four_bar_real K[], four_bar_real d[], const four_bar_real rows_dot[])
+{
+    int i;
+    const int status = four_bar_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != FOUR_BAR_OK) return status;
+    for (i = 0; i < FOUR_BAR_NC; ++i) K[i] = -rows_dot[i];
+    four_bar_correction_solve(mass_metric, FOUR_BAR_NC, W, C, correction, K, d);
+    for (i = 0; i < FOUR_BAR_NQ; ++i) state[FOUR_BAR_NQ + i] += d[i];
+    return FOUR_BAR_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -1053,16 +1105,58 @@ static four_bar_real four_bar_max_abs(const four_bar_real v[], int n, four_bar_r
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static four_bar_real four_bar_phi_tolerance(const four_bar_real C[], const four_bar_real state[])
 {
-    const four_bar_real round_off = 1.4210854715202004e-14*(1.0 + four_bar_max_abs(C, FOUR_BAR_NH*FOUR_BAR_NQ, 0.0)*four_bar_max_abs(state, FOUR_BAR_NQ, 0.0));
+    const four_bar_real round_off = 64*2.220446049250313e-16*(1.0 + four_bar_max_abs(C, FOUR_BAR_NH*FOUR_BAR_NQ, 0.0)*four_bar_max_abs(state, FOUR_BAR_NQ, 0.0));
     return fmax(FOUR_BAR_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int four_bar_step_factor(four_bar_real t, const four_bar_real state[], const four_bar_real param[], int mass_metric,
-    four_bar_real M[], const four_bar_real C[], four_bar_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= FOUR_BAR_STEP_TOLERANCE or phi's round-off floor, in at most
+** FOUR_BAR_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. FOUR_BAR_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int four_bar_correct_positions(four_bar_real t, four_bar_real state[], const four_bar_real param[], int mass_metric,
+    four_bar_real C[], four_bar_real W[], four_bar_real correction[], four_bar_real K[], four_bar_real d[],
+    four_bar_real phi[], four_bar_real phi_dot[], four_bar_real g[], four_bar_real q_prev[])
 {
-    if (mass_metric) four_bar_mass_matrix(t, state, param, M);
-    return four_bar_correction_factor(mass_metric, M, C, work);
+    four_bar_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        four_bar_residuals(t, state, param, phi, phi_dot, g);
+        err = four_bar_max_abs(phi, FOUR_BAR_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= four_bar_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < FOUR_BAR_NQ; ++i) state[i] = q_prev[i];
+                four_bar_residuals(t, state, param, phi, phi_dot, g);
+                err = four_bar_max_abs(phi, FOUR_BAR_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            four_bar_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= four_bar_phi_tolerance(C, state)) break;
+        if (it - undone == FOUR_BAR_STEP_MAX_ITERATIONS || !isfinite(err)) return FOUR_BAR_CORRECTION_FAILED;
+        if (refactor && (status = four_bar_step_factor(t, state, param, mass_metric, W, C, correction)) != FOUR_BAR_OK)
+            return status;
+        for (i = 0; i < FOUR_BAR_NH; ++i) K[i] = -phi[i];
+        four_bar_correction_solve(mass_metric, FOUR_BAR_NH, W, C, correction, K, d);
+        for (i = 0; i < FOUR_BAR_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) four_bar_constraint_jacobian(t, state, param, C);
+    return FOUR_BAR_OK;
 }
 
 int four_bar_step(four_bar_real t, four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
@@ -1083,68 +1177,9 @@ int four_bar_step(four_bar_real t, four_bar_real state[], const four_bar_real in
     four_bar_real *phi_dot = phi + FOUR_BAR_NH;
     four_bar_real *g = phi_dot + FOUR_BAR_NH;
     four_bar_real *q_prev = g + FOUR_BAR_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const four_bar_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const four_bar_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const four_bar_real t1 = t + h;
-    four_bar_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < FOUR_BAR_NX; ++i) x0[i] = state[i];
-    status = four_bar_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != FOUR_BAR_OK) return status;
-    for (i = 0; i < FOUR_BAR_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < FOUR_BAR_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = four_bar_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != FOUR_BAR_OK) return four_bar_step_undone(state, x0, status);
-        for (i = 0; i < FOUR_BAR_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        four_bar_residuals(t1, state, param, phi, phi_dot, g);
-        err = four_bar_max_abs(phi, FOUR_BAR_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= four_bar_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < FOUR_BAR_NQ; ++i) state[i] = q_prev[i];
-                four_bar_residuals(t1, state, param, phi, phi_dot, g);
-                err = four_bar_max_abs(phi, FOUR_BAR_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            four_bar_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= four_bar_phi_tolerance(C, state)) break;
-        if (it - undone == FOUR_BAR_STEP_MAX_ITERATIONS || !isfinite(err)) return four_bar_step_undone(state, x0, FOUR_BAR_CORRECTION_FAILED);
-        if (refactor && (status = four_bar_step_factor(t1, state, param, mass_metric, W, C, correction)) != FOUR_BAR_OK)
-            return four_bar_step_undone(state, x0, status);
-        for (i = 0; i < FOUR_BAR_NH; ++i) K[i] = -phi[i];
-        four_bar_correction_solve(mass_metric, FOUR_BAR_NH, W, C, correction, K, d);
-        for (i = 0; i < FOUR_BAR_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) four_bar_constraint_jacobian(t1, state, param, C);
-    status = four_bar_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != FOUR_BAR_OK) return four_bar_step_undone(state, x0, status);
-    for (i = 0; i < FOUR_BAR_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    four_bar_correction_solve(mass_metric, FOUR_BAR_NC, W, C, correction, K, d);
-    for (i = 0; i < FOUR_BAR_NQ; ++i) state[FOUR_BAR_NQ + i] += d[i];
-    for (i = 0; i < FOUR_BAR_NX; ++i)
-        if (!isfinite(state[i])) return four_bar_step_undone(state, x0, FOUR_BAR_NOT_FINITE);
-    return FOUR_BAR_OK;
+    int status = four_bar_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == FOUR_BAR_OK)
+        status = four_bar_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == FOUR_BAR_OK) status = four_bar_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return four_bar_step_end(state, x0, status);
 }

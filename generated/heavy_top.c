@@ -567,11 +567,39 @@ void heavy_top_standard_parameters(const heavy_top_real param[], heavy_top_real 
     out_theta[3] = C;
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int heavy_top_step_undone(heavy_top_real state[], const heavy_top_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): HEAVY_TOP_OK, or the
+** rhs's error with state part-way. k, x0, xt: HEAVY_TOP_NX each; work the rhs's.
+*/
+static int heavy_top_rk4(heavy_top_real t, heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta, heavy_top_real h,
+    heavy_top_real k[], heavy_top_real x0[], heavy_top_real xt[], heavy_top_real work[])
+{
+    /* The stages' times and weights. */
+    static const heavy_top_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const heavy_top_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < HEAVY_TOP_NX; ++i) x0[i] = state[i];
+    status = heavy_top_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != HEAVY_TOP_OK) return status;
+    for (i = 0; i < HEAVY_TOP_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < HEAVY_TOP_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = heavy_top_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != HEAVY_TOP_OK) return status;
+        for (i = 0; i < HEAVY_TOP_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return HEAVY_TOP_OK;
+}
+
+/* The step's status, HEAVY_TOP_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int heavy_top_step_end(heavy_top_real state[], const heavy_top_real x0[], int status)
 {
     int i;
-    for (i = 0; i < HEAVY_TOP_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < HEAVY_TOP_NX && status == HEAVY_TOP_OK; ++i)
+        if (!isfinite(state[i])) status = HEAVY_TOP_NOT_FINITE;
+    if (status != HEAVY_TOP_OK)
+        for (i = 0; i < HEAVY_TOP_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -584,22 +612,7 @@ int heavy_top_step(heavy_top_real t, heavy_top_real state[], const heavy_top_rea
     heavy_top_real *k = work + HEAVY_TOP_NWORK;
     heavy_top_real *x0 = k + HEAVY_TOP_NX;
     heavy_top_real *xt = x0 + HEAVY_TOP_NX;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const heavy_top_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const heavy_top_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    int i, j, status;
+    int status = heavy_top_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
     (void)mass_metric;
-    for (i = 0; i < HEAVY_TOP_NX; ++i) x0[i] = state[i];
-    status = heavy_top_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != HEAVY_TOP_OK) return status;
-    for (i = 0; i < HEAVY_TOP_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < HEAVY_TOP_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = heavy_top_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != HEAVY_TOP_OK) return heavy_top_step_undone(state, x0, status);
-        for (i = 0; i < HEAVY_TOP_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    for (i = 0; i < HEAVY_TOP_NX; ++i)
-        if (!isfinite(state[i])) return heavy_top_step_undone(state, x0, HEAVY_TOP_NOT_FINITE);
-    return HEAVY_TOP_OK;
+    return heavy_top_step_end(state, x0, status);
 }

@@ -1407,12 +1407,64 @@ void incline_sphere_initial_state_at(const incline_sphere_real param[], incline_
     out_state[13] = 0.0;  /* int_g2 */
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int incline_sphere_step_undone(incline_sphere_real state[], const incline_sphere_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): INCLINE_SPHERE_OK, or the
+** rhs's error with state part-way. k, x0, xt: INCLINE_SPHERE_NX each; work the rhs's.
+*/
+static int incline_sphere_rk4(incline_sphere_real t, incline_sphere_real state[], const incline_sphere_real input[], const incline_sphere_real param[],
+    incline_sphere_real baumgarte_alpha, incline_sphere_real baumgarte_beta, incline_sphere_real h,
+    incline_sphere_real k[], incline_sphere_real x0[], incline_sphere_real xt[], incline_sphere_real work[])
+{
+    /* The stages' times and weights. */
+    static const incline_sphere_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const incline_sphere_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < INCLINE_SPHERE_NX; ++i) x0[i] = state[i];
+    status = incline_sphere_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != INCLINE_SPHERE_OK) return status;
+    for (i = 0; i < INCLINE_SPHERE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < INCLINE_SPHERE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = incline_sphere_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != INCLINE_SPHERE_OK) return status;
+        for (i = 0; i < INCLINE_SPHERE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return INCLINE_SPHERE_OK;
+}
+
+/* The step's status, INCLINE_SPHERE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int incline_sphere_step_end(incline_sphere_real state[], const incline_sphere_real x0[], int status)
 {
     int i;
-    for (i = 0; i < INCLINE_SPHERE_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < INCLINE_SPHERE_NX && status == INCLINE_SPHERE_OK; ++i)
+        if (!isfinite(state[i])) status = INCLINE_SPHERE_NOT_FINITE;
+    if (status != INCLINE_SPHERE_OK)
+        for (i = 0; i < INCLINE_SPHERE_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int incline_sphere_step_factor(incline_sphere_real t, const incline_sphere_real state[], const incline_sphere_real param[], int mass_metric,
+    incline_sphere_real M[], const incline_sphere_real C[], incline_sphere_real work[])
+{
+    if (mass_metric) incline_sphere_mass_matrix(t, state, param, M);
+    return incline_sphere_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], INCLINE_SPHERE_NC) at (t, state).
+*/
+static int incline_sphere_correct_velocities(incline_sphere_real t, incline_sphere_real state[], const incline_sphere_real param[], int mass_metric,
+    const incline_sphere_real C[], incline_sphere_real W[], incline_sphere_real correction[], incline_sphere_real K[], incline_sphere_real d[], const incline_sphere_real rows_dot[])
+{
+    int i;
+    const int status = incline_sphere_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != INCLINE_SPHERE_OK) return status;
+    for (i = 0; i < INCLINE_SPHERE_NC; ++i) K[i] = -rows_dot[i];
+    incline_sphere_correction_solve(mass_metric, INCLINE_SPHERE_NC, W, C, correction, K, d);
+    for (i = 0; i < INCLINE_SPHERE_NQ; ++i) state[INCLINE_SPHERE_NQ + i] += d[i];
+    return INCLINE_SPHERE_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -1429,16 +1481,58 @@ static incline_sphere_real incline_sphere_max_abs(const incline_sphere_real v[],
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static incline_sphere_real incline_sphere_phi_tolerance(const incline_sphere_real C[], const incline_sphere_real state[])
 {
-    const incline_sphere_real round_off = 1.4210854715202004e-14*(1.0 + incline_sphere_max_abs(C, INCLINE_SPHERE_NH*INCLINE_SPHERE_NQ, 0.0)*incline_sphere_max_abs(state, INCLINE_SPHERE_NQ, 0.0));
+    const incline_sphere_real round_off = 64*2.220446049250313e-16*(1.0 + incline_sphere_max_abs(C, INCLINE_SPHERE_NH*INCLINE_SPHERE_NQ, 0.0)*incline_sphere_max_abs(state, INCLINE_SPHERE_NQ, 0.0));
     return fmax(INCLINE_SPHERE_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int incline_sphere_step_factor(incline_sphere_real t, const incline_sphere_real state[], const incline_sphere_real param[], int mass_metric,
-    incline_sphere_real M[], const incline_sphere_real C[], incline_sphere_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= INCLINE_SPHERE_STEP_TOLERANCE or phi's round-off floor, in at most
+** INCLINE_SPHERE_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. INCLINE_SPHERE_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int incline_sphere_correct_positions(incline_sphere_real t, incline_sphere_real state[], const incline_sphere_real param[], int mass_metric,
+    incline_sphere_real C[], incline_sphere_real W[], incline_sphere_real correction[], incline_sphere_real K[], incline_sphere_real d[],
+    incline_sphere_real phi[], incline_sphere_real phi_dot[], incline_sphere_real g[], incline_sphere_real q_prev[])
 {
-    if (mass_metric) incline_sphere_mass_matrix(t, state, param, M);
-    return incline_sphere_correction_factor(mass_metric, M, C, work);
+    incline_sphere_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        incline_sphere_residuals(t, state, param, phi, phi_dot, g);
+        err = incline_sphere_max_abs(phi, INCLINE_SPHERE_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= incline_sphere_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < INCLINE_SPHERE_NQ; ++i) state[i] = q_prev[i];
+                incline_sphere_residuals(t, state, param, phi, phi_dot, g);
+                err = incline_sphere_max_abs(phi, INCLINE_SPHERE_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            incline_sphere_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= incline_sphere_phi_tolerance(C, state)) break;
+        if (it - undone == INCLINE_SPHERE_STEP_MAX_ITERATIONS || !isfinite(err)) return INCLINE_SPHERE_CORRECTION_FAILED;
+        if (refactor && (status = incline_sphere_step_factor(t, state, param, mass_metric, W, C, correction)) != INCLINE_SPHERE_OK)
+            return status;
+        for (i = 0; i < INCLINE_SPHERE_NH; ++i) K[i] = -phi[i];
+        incline_sphere_correction_solve(mass_metric, INCLINE_SPHERE_NH, W, C, correction, K, d);
+        for (i = 0; i < INCLINE_SPHERE_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) incline_sphere_constraint_jacobian(t, state, param, C);
+    return INCLINE_SPHERE_OK;
 }
 
 int incline_sphere_step(incline_sphere_real t, incline_sphere_real state[], const incline_sphere_real input[], const incline_sphere_real param[],
@@ -1459,68 +1553,9 @@ int incline_sphere_step(incline_sphere_real t, incline_sphere_real state[], cons
     incline_sphere_real *phi_dot = phi + INCLINE_SPHERE_NH;
     incline_sphere_real *g = phi_dot + INCLINE_SPHERE_NH;
     incline_sphere_real *q_prev = g + INCLINE_SPHERE_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const incline_sphere_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const incline_sphere_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const incline_sphere_real t1 = t + h;
-    incline_sphere_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < INCLINE_SPHERE_NX; ++i) x0[i] = state[i];
-    status = incline_sphere_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != INCLINE_SPHERE_OK) return status;
-    for (i = 0; i < INCLINE_SPHERE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < INCLINE_SPHERE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = incline_sphere_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != INCLINE_SPHERE_OK) return incline_sphere_step_undone(state, x0, status);
-        for (i = 0; i < INCLINE_SPHERE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        incline_sphere_residuals(t1, state, param, phi, phi_dot, g);
-        err = incline_sphere_max_abs(phi, INCLINE_SPHERE_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= incline_sphere_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < INCLINE_SPHERE_NQ; ++i) state[i] = q_prev[i];
-                incline_sphere_residuals(t1, state, param, phi, phi_dot, g);
-                err = incline_sphere_max_abs(phi, INCLINE_SPHERE_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            incline_sphere_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= incline_sphere_phi_tolerance(C, state)) break;
-        if (it - undone == INCLINE_SPHERE_STEP_MAX_ITERATIONS || !isfinite(err)) return incline_sphere_step_undone(state, x0, INCLINE_SPHERE_CORRECTION_FAILED);
-        if (refactor && (status = incline_sphere_step_factor(t1, state, param, mass_metric, W, C, correction)) != INCLINE_SPHERE_OK)
-            return incline_sphere_step_undone(state, x0, status);
-        for (i = 0; i < INCLINE_SPHERE_NH; ++i) K[i] = -phi[i];
-        incline_sphere_correction_solve(mass_metric, INCLINE_SPHERE_NH, W, C, correction, K, d);
-        for (i = 0; i < INCLINE_SPHERE_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) incline_sphere_constraint_jacobian(t1, state, param, C);
-    status = incline_sphere_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != INCLINE_SPHERE_OK) return incline_sphere_step_undone(state, x0, status);
-    for (i = 0; i < INCLINE_SPHERE_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    incline_sphere_correction_solve(mass_metric, INCLINE_SPHERE_NC, W, C, correction, K, d);
-    for (i = 0; i < INCLINE_SPHERE_NQ; ++i) state[INCLINE_SPHERE_NQ + i] += d[i];
-    for (i = 0; i < INCLINE_SPHERE_NX; ++i)
-        if (!isfinite(state[i])) return incline_sphere_step_undone(state, x0, INCLINE_SPHERE_NOT_FINITE);
-    return INCLINE_SPHERE_OK;
+    int status = incline_sphere_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == INCLINE_SPHERE_OK)
+        status = incline_sphere_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == INCLINE_SPHERE_OK) status = incline_sphere_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return incline_sphere_step_end(state, x0, status);
 }

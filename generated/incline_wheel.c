@@ -704,11 +704,39 @@ void incline_wheel_initial_state_at(const incline_wheel_real param[], incline_wh
     out_state[4] = 0.0;  /* int_g1 */
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int incline_wheel_step_undone(incline_wheel_real state[], const incline_wheel_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): INCLINE_WHEEL_OK, or the
+** rhs's error with state part-way. k, x0, xt: INCLINE_WHEEL_NX each; work the rhs's.
+*/
+static int incline_wheel_rk4(incline_wheel_real t, incline_wheel_real state[], const incline_wheel_real input[], const incline_wheel_real param[],
+    incline_wheel_real baumgarte_alpha, incline_wheel_real baumgarte_beta, incline_wheel_real h,
+    incline_wheel_real k[], incline_wheel_real x0[], incline_wheel_real xt[], incline_wheel_real work[])
+{
+    /* The stages' times and weights. */
+    static const incline_wheel_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const incline_wheel_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < INCLINE_WHEEL_NX; ++i) x0[i] = state[i];
+    status = incline_wheel_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != INCLINE_WHEEL_OK) return status;
+    for (i = 0; i < INCLINE_WHEEL_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < INCLINE_WHEEL_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = incline_wheel_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != INCLINE_WHEEL_OK) return status;
+        for (i = 0; i < INCLINE_WHEEL_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return INCLINE_WHEEL_OK;
+}
+
+/* The step's status, INCLINE_WHEEL_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int incline_wheel_step_end(incline_wheel_real state[], const incline_wheel_real x0[], int status)
 {
     int i;
-    for (i = 0; i < INCLINE_WHEEL_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < INCLINE_WHEEL_NX && status == INCLINE_WHEEL_OK; ++i)
+        if (!isfinite(state[i])) status = INCLINE_WHEEL_NOT_FINITE;
+    if (status != INCLINE_WHEEL_OK)
+        for (i = 0; i < INCLINE_WHEEL_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -718,6 +746,22 @@ static int incline_wheel_step_factor(incline_wheel_real t, const incline_wheel_r
 {
     if (mass_metric) incline_wheel_mass_matrix(t, state, param, M);
     return incline_wheel_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], INCLINE_WHEEL_NC) at (t, state).
+*/
+static int incline_wheel_correct_velocities(incline_wheel_real t, incline_wheel_real state[], const incline_wheel_real param[], int mass_metric,
+    const incline_wheel_real C[], incline_wheel_real W[], incline_wheel_real correction[], incline_wheel_real K[], incline_wheel_real d[], const incline_wheel_real rows_dot[])
+{
+    int i;
+    const int status = incline_wheel_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != INCLINE_WHEEL_OK) return status;
+    for (i = 0; i < INCLINE_WHEEL_NC; ++i) K[i] = -rows_dot[i];
+    incline_wheel_correction_solve(mass_metric, INCLINE_WHEEL_NC, W, C, correction, K, d);
+    for (i = 0; i < INCLINE_WHEEL_NQ; ++i) state[INCLINE_WHEEL_NQ + i] += d[i];
+    return INCLINE_WHEEL_OK;
 }
 
 int incline_wheel_step(incline_wheel_real t, incline_wheel_real state[], const incline_wheel_real input[], const incline_wheel_real param[],
@@ -737,30 +781,11 @@ int incline_wheel_step(incline_wheel_real t, incline_wheel_real state[], const i
     incline_wheel_real *phi = d + INCLINE_WHEEL_NQ;
     incline_wheel_real *phi_dot = phi + INCLINE_WHEEL_NH;
     incline_wheel_real *g = phi_dot + INCLINE_WHEEL_NH;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const incline_wheel_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const incline_wheel_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const incline_wheel_real t1 = t + h;
-    int i, j, status;
-    for (i = 0; i < INCLINE_WHEEL_NX; ++i) x0[i] = state[i];
-    status = incline_wheel_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != INCLINE_WHEEL_OK) return status;
-    for (i = 0; i < INCLINE_WHEEL_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < INCLINE_WHEEL_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = incline_wheel_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != INCLINE_WHEEL_OK) return incline_wheel_step_undone(state, x0, status);
-        for (i = 0; i < INCLINE_WHEEL_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    int status = incline_wheel_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == INCLINE_WHEEL_OK) {
+        incline_wheel_residuals(t + h, state, param, phi, phi_dot, g);
+        incline_wheel_constraint_jacobian(t + h, state, param, C);
+        status = incline_wheel_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
     }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    incline_wheel_residuals(t1, state, param, phi, phi_dot, g);
-    incline_wheel_constraint_jacobian(t1, state, param, C);
-    status = incline_wheel_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != INCLINE_WHEEL_OK) return incline_wheel_step_undone(state, x0, status);
-    for (i = 0; i < INCLINE_WHEEL_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    incline_wheel_correction_solve(mass_metric, INCLINE_WHEEL_NC, W, C, correction, K, d);
-    for (i = 0; i < INCLINE_WHEEL_NQ; ++i) state[INCLINE_WHEEL_NQ + i] += d[i];
-    for (i = 0; i < INCLINE_WHEEL_NX; ++i)
-        if (!isfinite(state[i])) return incline_wheel_step_undone(state, x0, INCLINE_WHEEL_NOT_FINITE);
-    return INCLINE_WHEEL_OK;
+    return incline_wheel_step_end(state, x0, status);
 }

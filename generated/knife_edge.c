@@ -810,44 +810,49 @@ void knife_edge_base_parameters(const knife_edge_real param[], knife_edge_real o
 
 void knife_edge_standard_regressor(knife_edge_real t, const knife_edge_real state[], const knife_edge_real in_acceleration[], knife_edge_real out_Y[])
 {
-    (void)t;
-    const knife_edge_real phi = state[2];
-    const knife_edge_real phi_dot = state[5];  /* phi' */
-    knife_edge_zero(out_Y, 3*KNIFE_EDGE_NQ);
-    const knife_edge_real Y_1_1 = phi_dot*phi_dot;
-    const knife_edge_real cos_phi = cos(phi);
-    const knife_edge_real sin_phi = sin(phi);
-    /* row x, column m*l */
-    out_Y[1] = -(Y_1_1*cos_phi + in_acceleration[2]*sin_phi);
-    /* row x, column m */
-    out_Y[2] = 2.0*in_acceleration[0];
-    /* row y, column m*l */
-    out_Y[4] = -(Y_1_1*sin_phi - in_acceleration[2]*cos_phi);
-    /* row y, column m */
-    out_Y[5] = 2.0*in_acceleration[1];
-    /* row phi, column m*l^2 */
-    out_Y[6] = in_acceleration[2];
-    /* row phi, column m*l */
-    out_Y[7] = -(in_acceleration[0]*sin_phi - in_acceleration[1]*cos_phi);
+    /* No parameter combines: the standard parameters are the base ones (knife_edge.md). */
+    knife_edge_regressor(t, state, in_acceleration, out_Y);
 }
 
 void knife_edge_standard_parameters(const knife_edge_real param[], knife_edge_real out_theta[])
 {
-    const knife_edge_real m = param[0];
-    const knife_edge_real l = param[1];
-    /* m*l^2 */
-    out_theta[0] = m*l*l;
-    /* m*l */
-    out_theta[1] = m*l;
-    /* m */
-    out_theta[2] = m;
+    /* No parameter combines: the standard parameters are the base ones (knife_edge.md). */
+    knife_edge_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int knife_edge_step_undone(knife_edge_real state[], const knife_edge_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): KNIFE_EDGE_OK, or the
+** rhs's error with state part-way. k, x0, xt: KNIFE_EDGE_NX each; work the rhs's.
+*/
+static int knife_edge_rk4(knife_edge_real t, knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta, knife_edge_real h,
+    knife_edge_real k[], knife_edge_real x0[], knife_edge_real xt[], knife_edge_real work[])
+{
+    /* The stages' times and weights. */
+    static const knife_edge_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const knife_edge_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < KNIFE_EDGE_NX; ++i) x0[i] = state[i];
+    status = knife_edge_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != KNIFE_EDGE_OK) return status;
+    for (i = 0; i < KNIFE_EDGE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < KNIFE_EDGE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = knife_edge_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != KNIFE_EDGE_OK) return status;
+        for (i = 0; i < KNIFE_EDGE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return KNIFE_EDGE_OK;
+}
+
+/* The step's status, KNIFE_EDGE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int knife_edge_step_end(knife_edge_real state[], const knife_edge_real x0[], int status)
 {
     int i;
-    for (i = 0; i < KNIFE_EDGE_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < KNIFE_EDGE_NX && status == KNIFE_EDGE_OK; ++i)
+        if (!isfinite(state[i])) status = KNIFE_EDGE_NOT_FINITE;
+    if (status != KNIFE_EDGE_OK)
+        for (i = 0; i < KNIFE_EDGE_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -857,6 +862,22 @@ static int knife_edge_step_factor(knife_edge_real t, const knife_edge_real state
 {
     if (mass_metric) knife_edge_mass_matrix(t, state, param, M);
     return knife_edge_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], KNIFE_EDGE_NC) at (t, state).
+*/
+static int knife_edge_correct_velocities(knife_edge_real t, knife_edge_real state[], const knife_edge_real param[], int mass_metric,
+    const knife_edge_real C[], knife_edge_real W[], knife_edge_real correction[], knife_edge_real K[], knife_edge_real d[], const knife_edge_real rows_dot[])
+{
+    int i;
+    const int status = knife_edge_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != KNIFE_EDGE_OK) return status;
+    for (i = 0; i < KNIFE_EDGE_NC; ++i) K[i] = -rows_dot[i];
+    knife_edge_correction_solve(mass_metric, KNIFE_EDGE_NC, W, C, correction, K, d);
+    for (i = 0; i < KNIFE_EDGE_NQ; ++i) state[KNIFE_EDGE_NQ + i] += d[i];
+    return KNIFE_EDGE_OK;
 }
 
 int knife_edge_step(knife_edge_real t, knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
@@ -876,30 +897,11 @@ int knife_edge_step(knife_edge_real t, knife_edge_real state[], const knife_edge
     knife_edge_real *phi = d + KNIFE_EDGE_NQ;
     knife_edge_real *phi_dot = phi + KNIFE_EDGE_NH;
     knife_edge_real *g = phi_dot + KNIFE_EDGE_NH;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const knife_edge_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const knife_edge_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const knife_edge_real t1 = t + h;
-    int i, j, status;
-    for (i = 0; i < KNIFE_EDGE_NX; ++i) x0[i] = state[i];
-    status = knife_edge_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != KNIFE_EDGE_OK) return status;
-    for (i = 0; i < KNIFE_EDGE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < KNIFE_EDGE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = knife_edge_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != KNIFE_EDGE_OK) return knife_edge_step_undone(state, x0, status);
-        for (i = 0; i < KNIFE_EDGE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    int status = knife_edge_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == KNIFE_EDGE_OK) {
+        knife_edge_residuals(t + h, state, param, phi, phi_dot, g);
+        knife_edge_constraint_jacobian(t + h, state, param, C);
+        status = knife_edge_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
     }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    knife_edge_residuals(t1, state, param, phi, phi_dot, g);
-    knife_edge_constraint_jacobian(t1, state, param, C);
-    status = knife_edge_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != KNIFE_EDGE_OK) return knife_edge_step_undone(state, x0, status);
-    for (i = 0; i < KNIFE_EDGE_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    knife_edge_correction_solve(mass_metric, KNIFE_EDGE_NC, W, C, correction, K, d);
-    for (i = 0; i < KNIFE_EDGE_NQ; ++i) state[KNIFE_EDGE_NQ + i] += d[i];
-    for (i = 0; i < KNIFE_EDGE_NX; ++i)
-        if (!isfinite(state[i])) return knife_edge_step_undone(state, x0, KNIFE_EDGE_NOT_FINITE);
-    return KNIFE_EDGE_OK;
+    return knife_edge_step_end(state, x0, status);
 }

@@ -1045,64 +1045,49 @@ void leaning_disk_base_parameters(const leaning_disk_real param[], leaning_disk_
 
 void leaning_disk_standard_regressor(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real in_acceleration[], leaning_disk_real out_Y[])
 {
-    (void)t;
-    const leaning_disk_real psi = state[2];
-    const leaning_disk_real theta = state[3];
-    const leaning_disk_real psi_dot = state[7];  /* psi' */
-    const leaning_disk_real theta_dot = state[8];  /* theta' */
-    const leaning_disk_real phi_dot = state[9];  /* phi' */
-    leaning_disk_zero(out_Y, 4*LEANING_DISK_NQ);
-    const leaning_disk_real cos_psi = cos(psi);
-    const leaning_disk_real cos_theta = cos(theta);
-    const leaning_disk_real Y_2_1 = psi_dot*theta_dot*cos_theta;
-    const leaning_disk_real sin_theta = sin(theta);
-    const leaning_disk_real Y_2_2 = in_acceleration[2]*sin_theta;
-    const leaning_disk_real Y_2_3 = 2.0*Y_2_1 + Y_2_2;
-    const leaning_disk_real sin_psi = sin(psi);
-    const leaning_disk_real Y_2_4 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
-    /* row x, column m*R */
-    out_Y[2] = cos_psi*Y_2_3 + sin_psi*Y_2_4;
-    /* row x, column m */
-    out_Y[3] = in_acceleration[0];
-    /* row y, column m*R */
-    out_Y[6] = -(cos_psi*Y_2_4 - sin_psi*Y_2_3);
-    /* row y, column m */
-    out_Y[7] = in_acceleration[1];
-    const leaning_disk_real Y_8_1 = psi_dot*sin_theta;
-    /* row psi, column m*R^2 */
-    out_Y[8] = cos_theta*(theta_dot*(0.5*phi_dot + 2.5*Y_8_1) + 0.25*in_acceleration[2]*cos_theta) + sin_theta*(0.5*in_acceleration[4] + 1.5*Y_2_2);
-    /* row psi, column m*R */
-    out_Y[10] = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
-    /* row theta, column m*R^2 */
-    out_Y[12] = 1.25*in_acceleration[3] - psi_dot*cos_theta*(0.5*phi_dot + 1.25*Y_8_1);
-    /* row theta, column m*R*g */
-    out_Y[13] = -sin_theta;
-    /* row theta, column m*R */
-    out_Y[14] = cos_theta*(in_acceleration[0]*sin_psi - in_acceleration[1]*cos_psi);
-    /* row phi, column m*R^2 */
-    out_Y[16] = 0.5*(in_acceleration[4] + Y_2_1 + Y_2_2);
+    /* No parameter combines: the standard parameters are the base ones (leaning_disk.md). */
+    leaning_disk_regressor(t, state, in_acceleration, out_Y);
 }
 
 void leaning_disk_standard_parameters(const leaning_disk_real param[], leaning_disk_real out_theta[])
 {
-    const leaning_disk_real m = param[0];
-    const leaning_disk_real R = param[1];
-    const leaning_disk_real g = param[2];
-    /* m*R^2 */
-    out_theta[0] = m*R*R;
-    /* m*R*g */
-    out_theta[1] = m*R*g;
-    /* m*R */
-    out_theta[2] = m*R;
-    /* m */
-    out_theta[3] = m;
+    /* No parameter combines: the standard parameters are the base ones (leaning_disk.md). */
+    leaning_disk_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int leaning_disk_step_undone(leaning_disk_real state[], const leaning_disk_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): LEANING_DISK_OK, or the
+** rhs's error with state part-way. k, x0, xt: LEANING_DISK_NX each; work the rhs's.
+*/
+static int leaning_disk_rk4(leaning_disk_real t, leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta, leaning_disk_real h,
+    leaning_disk_real k[], leaning_disk_real x0[], leaning_disk_real xt[], leaning_disk_real work[])
+{
+    /* The stages' times and weights. */
+    static const leaning_disk_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const leaning_disk_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < LEANING_DISK_NX; ++i) x0[i] = state[i];
+    status = leaning_disk_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != LEANING_DISK_OK) return status;
+    for (i = 0; i < LEANING_DISK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < LEANING_DISK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = leaning_disk_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != LEANING_DISK_OK) return status;
+        for (i = 0; i < LEANING_DISK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return LEANING_DISK_OK;
+}
+
+/* The step's status, LEANING_DISK_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int leaning_disk_step_end(leaning_disk_real state[], const leaning_disk_real x0[], int status)
 {
     int i;
-    for (i = 0; i < LEANING_DISK_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < LEANING_DISK_NX && status == LEANING_DISK_OK; ++i)
+        if (!isfinite(state[i])) status = LEANING_DISK_NOT_FINITE;
+    if (status != LEANING_DISK_OK)
+        for (i = 0; i < LEANING_DISK_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -1112,6 +1097,22 @@ static int leaning_disk_step_factor(leaning_disk_real t, const leaning_disk_real
 {
     if (mass_metric) leaning_disk_mass_matrix(t, state, param, M);
     return leaning_disk_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], LEANING_DISK_NC) at (t, state).
+*/
+static int leaning_disk_correct_velocities(leaning_disk_real t, leaning_disk_real state[], const leaning_disk_real param[], int mass_metric,
+    const leaning_disk_real C[], leaning_disk_real W[], leaning_disk_real correction[], leaning_disk_real K[], leaning_disk_real d[], const leaning_disk_real rows_dot[])
+{
+    int i;
+    const int status = leaning_disk_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != LEANING_DISK_OK) return status;
+    for (i = 0; i < LEANING_DISK_NC; ++i) K[i] = -rows_dot[i];
+    leaning_disk_correction_solve(mass_metric, LEANING_DISK_NC, W, C, correction, K, d);
+    for (i = 0; i < LEANING_DISK_NQ; ++i) state[LEANING_DISK_NQ + i] += d[i];
+    return LEANING_DISK_OK;
 }
 
 int leaning_disk_step(leaning_disk_real t, leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
@@ -1131,30 +1132,11 @@ int leaning_disk_step(leaning_disk_real t, leaning_disk_real state[], const lean
     leaning_disk_real *phi = d + LEANING_DISK_NQ;
     leaning_disk_real *phi_dot = phi + LEANING_DISK_NH;
     leaning_disk_real *g = phi_dot + LEANING_DISK_NH;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const leaning_disk_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const leaning_disk_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const leaning_disk_real t1 = t + h;
-    int i, j, status;
-    for (i = 0; i < LEANING_DISK_NX; ++i) x0[i] = state[i];
-    status = leaning_disk_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != LEANING_DISK_OK) return status;
-    for (i = 0; i < LEANING_DISK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < LEANING_DISK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = leaning_disk_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != LEANING_DISK_OK) return leaning_disk_step_undone(state, x0, status);
-        for (i = 0; i < LEANING_DISK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    int status = leaning_disk_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == LEANING_DISK_OK) {
+        leaning_disk_residuals(t + h, state, param, phi, phi_dot, g);
+        leaning_disk_constraint_jacobian(t + h, state, param, C);
+        status = leaning_disk_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
     }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    leaning_disk_residuals(t1, state, param, phi, phi_dot, g);
-    leaning_disk_constraint_jacobian(t1, state, param, C);
-    status = leaning_disk_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != LEANING_DISK_OK) return leaning_disk_step_undone(state, x0, status);
-    for (i = 0; i < LEANING_DISK_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    leaning_disk_correction_solve(mass_metric, LEANING_DISK_NC, W, C, correction, K, d);
-    for (i = 0; i < LEANING_DISK_NQ; ++i) state[LEANING_DISK_NQ + i] += d[i];
-    for (i = 0; i < LEANING_DISK_NX; ++i)
-        if (!isfinite(state[i])) return leaning_disk_step_undone(state, x0, LEANING_DISK_NOT_FINITE);
-    return LEANING_DISK_OK;
+    return leaning_disk_step_end(state, x0, status);
 }

@@ -683,31 +683,74 @@ void moving_table_base_parameters(const moving_table_real param[], moving_table_
 
 void moving_table_standard_regressor(moving_table_real t, const moving_table_real state[], const moving_table_real in_acceleration[], moving_table_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    moving_table_zero(out_Y, 2*MOVING_TABLE_NQ);
-    /* row y, column m*g */
-    out_Y[0] = 1.0;
-    /* row y, column m */
-    out_Y[1] = in_acceleration[0];
+    /* No parameter combines: the standard parameters are the base ones (moving_table.md). */
+    moving_table_regressor(t, state, in_acceleration, out_Y);
 }
 
 void moving_table_standard_parameters(const moving_table_real param[], moving_table_real out_theta[])
 {
-    const moving_table_real m = param[0];
-    const moving_table_real g = param[1];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (moving_table.md). */
+    moving_table_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int moving_table_step_undone(moving_table_real state[], const moving_table_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): MOVING_TABLE_OK, or the
+** rhs's error with state part-way. k, x0, xt: MOVING_TABLE_NX each; work the rhs's.
+*/
+static int moving_table_rk4(moving_table_real t, moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
+    moving_table_real baumgarte_alpha, moving_table_real baumgarte_beta, moving_table_real h,
+    moving_table_real k[], moving_table_real x0[], moving_table_real xt[], moving_table_real work[])
+{
+    /* The stages' times and weights. */
+    static const moving_table_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const moving_table_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < MOVING_TABLE_NX; ++i) x0[i] = state[i];
+    status = moving_table_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != MOVING_TABLE_OK) return status;
+    for (i = 0; i < MOVING_TABLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < MOVING_TABLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = moving_table_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != MOVING_TABLE_OK) return status;
+        for (i = 0; i < MOVING_TABLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return MOVING_TABLE_OK;
+}
+
+/* The step's status, MOVING_TABLE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int moving_table_step_end(moving_table_real state[], const moving_table_real x0[], int status)
 {
     int i;
-    for (i = 0; i < MOVING_TABLE_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < MOVING_TABLE_NX && status == MOVING_TABLE_OK; ++i)
+        if (!isfinite(state[i])) status = MOVING_TABLE_NOT_FINITE;
+    if (status != MOVING_TABLE_OK)
+        for (i = 0; i < MOVING_TABLE_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int moving_table_step_factor(moving_table_real t, const moving_table_real state[], const moving_table_real param[], int mass_metric,
+    moving_table_real M[], const moving_table_real C[], moving_table_real work[])
+{
+    if (mass_metric) moving_table_mass_matrix(t, state, param, M);
+    return moving_table_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], MOVING_TABLE_NC) at (t, state).
+*/
+static int moving_table_correct_velocities(moving_table_real t, moving_table_real state[], const moving_table_real param[], int mass_metric,
+    const moving_table_real C[], moving_table_real W[], moving_table_real correction[], moving_table_real K[], moving_table_real d[], const moving_table_real rows_dot[])
+{
+    int i;
+    const int status = moving_table_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != MOVING_TABLE_OK) return status;
+    for (i = 0; i < MOVING_TABLE_NC; ++i) K[i] = -rows_dot[i];
+    moving_table_correction_solve(mass_metric, MOVING_TABLE_NC, W, C, correction, K, d);
+    for (i = 0; i < MOVING_TABLE_NQ; ++i) state[MOVING_TABLE_NQ + i] += d[i];
+    return MOVING_TABLE_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -724,16 +767,58 @@ static moving_table_real moving_table_max_abs(const moving_table_real v[], int n
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static moving_table_real moving_table_phi_tolerance(const moving_table_real C[], const moving_table_real state[])
 {
-    const moving_table_real round_off = 1.4210854715202004e-14*(1.0 + moving_table_max_abs(C, MOVING_TABLE_NH*MOVING_TABLE_NQ, 0.0)*moving_table_max_abs(state, MOVING_TABLE_NQ, 0.0));
+    const moving_table_real round_off = 64*2.220446049250313e-16*(1.0 + moving_table_max_abs(C, MOVING_TABLE_NH*MOVING_TABLE_NQ, 0.0)*moving_table_max_abs(state, MOVING_TABLE_NQ, 0.0));
     return fmax(MOVING_TABLE_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int moving_table_step_factor(moving_table_real t, const moving_table_real state[], const moving_table_real param[], int mass_metric,
-    moving_table_real M[], const moving_table_real C[], moving_table_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= MOVING_TABLE_STEP_TOLERANCE or phi's round-off floor, in at most
+** MOVING_TABLE_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. MOVING_TABLE_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int moving_table_correct_positions(moving_table_real t, moving_table_real state[], const moving_table_real param[], int mass_metric,
+    moving_table_real C[], moving_table_real W[], moving_table_real correction[], moving_table_real K[], moving_table_real d[],
+    moving_table_real phi[], moving_table_real phi_dot[], moving_table_real g[], moving_table_real q_prev[])
 {
-    if (mass_metric) moving_table_mass_matrix(t, state, param, M);
-    return moving_table_correction_factor(mass_metric, M, C, work);
+    moving_table_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        moving_table_residuals(t, state, param, phi, phi_dot, g);
+        err = moving_table_max_abs(phi, MOVING_TABLE_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= moving_table_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < MOVING_TABLE_NQ; ++i) state[i] = q_prev[i];
+                moving_table_residuals(t, state, param, phi, phi_dot, g);
+                err = moving_table_max_abs(phi, MOVING_TABLE_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            moving_table_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= moving_table_phi_tolerance(C, state)) break;
+        if (it - undone == MOVING_TABLE_STEP_MAX_ITERATIONS || !isfinite(err)) return MOVING_TABLE_CORRECTION_FAILED;
+        if (refactor && (status = moving_table_step_factor(t, state, param, mass_metric, W, C, correction)) != MOVING_TABLE_OK)
+            return status;
+        for (i = 0; i < MOVING_TABLE_NH; ++i) K[i] = -phi[i];
+        moving_table_correction_solve(mass_metric, MOVING_TABLE_NH, W, C, correction, K, d);
+        for (i = 0; i < MOVING_TABLE_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) moving_table_constraint_jacobian(t, state, param, C);
+    return MOVING_TABLE_OK;
 }
 
 int moving_table_step(moving_table_real t, moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
@@ -754,68 +839,9 @@ int moving_table_step(moving_table_real t, moving_table_real state[], const movi
     moving_table_real *phi_dot = phi + MOVING_TABLE_NH;
     moving_table_real *g = phi_dot + MOVING_TABLE_NH;
     moving_table_real *q_prev = g + MOVING_TABLE_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const moving_table_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const moving_table_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const moving_table_real t1 = t + h;
-    moving_table_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < MOVING_TABLE_NX; ++i) x0[i] = state[i];
-    status = moving_table_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != MOVING_TABLE_OK) return status;
-    for (i = 0; i < MOVING_TABLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < MOVING_TABLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = moving_table_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != MOVING_TABLE_OK) return moving_table_step_undone(state, x0, status);
-        for (i = 0; i < MOVING_TABLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        moving_table_residuals(t1, state, param, phi, phi_dot, g);
-        err = moving_table_max_abs(phi, MOVING_TABLE_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= moving_table_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < MOVING_TABLE_NQ; ++i) state[i] = q_prev[i];
-                moving_table_residuals(t1, state, param, phi, phi_dot, g);
-                err = moving_table_max_abs(phi, MOVING_TABLE_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            moving_table_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= moving_table_phi_tolerance(C, state)) break;
-        if (it - undone == MOVING_TABLE_STEP_MAX_ITERATIONS || !isfinite(err)) return moving_table_step_undone(state, x0, MOVING_TABLE_CORRECTION_FAILED);
-        if (refactor && (status = moving_table_step_factor(t1, state, param, mass_metric, W, C, correction)) != MOVING_TABLE_OK)
-            return moving_table_step_undone(state, x0, status);
-        for (i = 0; i < MOVING_TABLE_NH; ++i) K[i] = -phi[i];
-        moving_table_correction_solve(mass_metric, MOVING_TABLE_NH, W, C, correction, K, d);
-        for (i = 0; i < MOVING_TABLE_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) moving_table_constraint_jacobian(t1, state, param, C);
-    status = moving_table_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != MOVING_TABLE_OK) return moving_table_step_undone(state, x0, status);
-    for (i = 0; i < MOVING_TABLE_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    moving_table_correction_solve(mass_metric, MOVING_TABLE_NC, W, C, correction, K, d);
-    for (i = 0; i < MOVING_TABLE_NQ; ++i) state[MOVING_TABLE_NQ + i] += d[i];
-    for (i = 0; i < MOVING_TABLE_NX; ++i)
-        if (!isfinite(state[i])) return moving_table_step_undone(state, x0, MOVING_TABLE_NOT_FINITE);
-    return MOVING_TABLE_OK;
+    int status = moving_table_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == MOVING_TABLE_OK)
+        status = moving_table_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == MOVING_TABLE_OK) status = moving_table_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return moving_table_step_end(state, x0, status);
 }

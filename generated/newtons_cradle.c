@@ -920,34 +920,74 @@ void newtons_cradle_base_parameters(const newtons_cradle_real param[], newtons_c
 
 void newtons_cradle_standard_regressor(newtons_cradle_real t, const newtons_cradle_real state[], const newtons_cradle_real in_acceleration[], newtons_cradle_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    newtons_cradle_zero(out_Y, NEWTONS_CRADLE_NQ);
-    /* row x1, column m */
-    out_Y[0] = in_acceleration[0];
-    /* row x2, column m */
-    out_Y[1] = in_acceleration[1];
-    /* row x3, column m */
-    out_Y[2] = in_acceleration[2];
-    /* row x4, column m */
-    out_Y[3] = in_acceleration[3];
-    /* row x5, column m */
-    out_Y[4] = in_acceleration[4];
+    /* No parameter combines: the standard parameters are the base ones (newtons_cradle.md). */
+    newtons_cradle_regressor(t, state, in_acceleration, out_Y);
 }
 
 void newtons_cradle_standard_parameters(const newtons_cradle_real param[], newtons_cradle_real out_theta[])
 {
-    const newtons_cradle_real m = param[0];
-    /* m */
-    out_theta[0] = m;
+    /* No parameter combines: the standard parameters are the base ones (newtons_cradle.md). */
+    newtons_cradle_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int newtons_cradle_step_undone(newtons_cradle_real state[], const newtons_cradle_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): NEWTONS_CRADLE_OK, or the
+** rhs's error with state part-way. k, x0, xt: NEWTONS_CRADLE_NX each; work the rhs's.
+*/
+static int newtons_cradle_rk4(newtons_cradle_real t, newtons_cradle_real state[], const newtons_cradle_real input[], const newtons_cradle_real param[],
+    newtons_cradle_real baumgarte_alpha, newtons_cradle_real baumgarte_beta, newtons_cradle_real h,
+    newtons_cradle_real k[], newtons_cradle_real x0[], newtons_cradle_real xt[], newtons_cradle_real work[])
+{
+    /* The stages' times and weights. */
+    static const newtons_cradle_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const newtons_cradle_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < NEWTONS_CRADLE_NX; ++i) x0[i] = state[i];
+    status = newtons_cradle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != NEWTONS_CRADLE_OK) return status;
+    for (i = 0; i < NEWTONS_CRADLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < NEWTONS_CRADLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = newtons_cradle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != NEWTONS_CRADLE_OK) return status;
+        for (i = 0; i < NEWTONS_CRADLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return NEWTONS_CRADLE_OK;
+}
+
+/* The step's status, NEWTONS_CRADLE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int newtons_cradle_step_end(newtons_cradle_real state[], const newtons_cradle_real x0[], int status)
 {
     int i;
-    for (i = 0; i < NEWTONS_CRADLE_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < NEWTONS_CRADLE_NX && status == NEWTONS_CRADLE_OK; ++i)
+        if (!isfinite(state[i])) status = NEWTONS_CRADLE_NOT_FINITE;
+    if (status != NEWTONS_CRADLE_OK)
+        for (i = 0; i < NEWTONS_CRADLE_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int newtons_cradle_step_factor(newtons_cradle_real t, const newtons_cradle_real state[], const newtons_cradle_real param[], int mass_metric,
+    newtons_cradle_real M[], const newtons_cradle_real C[], newtons_cradle_real work[])
+{
+    if (mass_metric) newtons_cradle_mass_matrix(t, state, param, M);
+    return newtons_cradle_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], NEWTONS_CRADLE_NC) at (t, state).
+*/
+static int newtons_cradle_correct_velocities(newtons_cradle_real t, newtons_cradle_real state[], const newtons_cradle_real param[], int mass_metric,
+    const newtons_cradle_real C[], newtons_cradle_real W[], newtons_cradle_real correction[], newtons_cradle_real K[], newtons_cradle_real d[], const newtons_cradle_real rows_dot[])
+{
+    int i;
+    const int status = newtons_cradle_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != NEWTONS_CRADLE_OK) return status;
+    for (i = 0; i < NEWTONS_CRADLE_NC; ++i) K[i] = -rows_dot[i];
+    newtons_cradle_correction_solve(mass_metric, NEWTONS_CRADLE_NC, W, C, correction, K, d);
+    for (i = 0; i < NEWTONS_CRADLE_NQ; ++i) state[NEWTONS_CRADLE_NQ + i] += d[i];
+    return NEWTONS_CRADLE_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -964,16 +1004,58 @@ static newtons_cradle_real newtons_cradle_max_abs(const newtons_cradle_real v[],
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static newtons_cradle_real newtons_cradle_phi_tolerance(const newtons_cradle_real C[], const newtons_cradle_real state[])
 {
-    const newtons_cradle_real round_off = 1.4210854715202004e-14*(1.0 + newtons_cradle_max_abs(C, NEWTONS_CRADLE_NH*NEWTONS_CRADLE_NQ, 0.0)*newtons_cradle_max_abs(state, NEWTONS_CRADLE_NQ, 0.0));
+    const newtons_cradle_real round_off = 64*2.220446049250313e-16*(1.0 + newtons_cradle_max_abs(C, NEWTONS_CRADLE_NH*NEWTONS_CRADLE_NQ, 0.0)*newtons_cradle_max_abs(state, NEWTONS_CRADLE_NQ, 0.0));
     return fmax(NEWTONS_CRADLE_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int newtons_cradle_step_factor(newtons_cradle_real t, const newtons_cradle_real state[], const newtons_cradle_real param[], int mass_metric,
-    newtons_cradle_real M[], const newtons_cradle_real C[], newtons_cradle_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= NEWTONS_CRADLE_STEP_TOLERANCE or phi's round-off floor, in at most
+** NEWTONS_CRADLE_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. NEWTONS_CRADLE_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int newtons_cradle_correct_positions(newtons_cradle_real t, newtons_cradle_real state[], const newtons_cradle_real param[], int mass_metric,
+    newtons_cradle_real C[], newtons_cradle_real W[], newtons_cradle_real correction[], newtons_cradle_real K[], newtons_cradle_real d[],
+    newtons_cradle_real phi[], newtons_cradle_real phi_dot[], newtons_cradle_real g[], newtons_cradle_real q_prev[])
 {
-    if (mass_metric) newtons_cradle_mass_matrix(t, state, param, M);
-    return newtons_cradle_correction_factor(mass_metric, M, C, work);
+    newtons_cradle_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        newtons_cradle_residuals(t, state, param, phi, phi_dot, g);
+        err = newtons_cradle_max_abs(phi, NEWTONS_CRADLE_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= newtons_cradle_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < NEWTONS_CRADLE_NQ; ++i) state[i] = q_prev[i];
+                newtons_cradle_residuals(t, state, param, phi, phi_dot, g);
+                err = newtons_cradle_max_abs(phi, NEWTONS_CRADLE_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            newtons_cradle_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= newtons_cradle_phi_tolerance(C, state)) break;
+        if (it - undone == NEWTONS_CRADLE_STEP_MAX_ITERATIONS || !isfinite(err)) return NEWTONS_CRADLE_CORRECTION_FAILED;
+        if (refactor && (status = newtons_cradle_step_factor(t, state, param, mass_metric, W, C, correction)) != NEWTONS_CRADLE_OK)
+            return status;
+        for (i = 0; i < NEWTONS_CRADLE_NH; ++i) K[i] = -phi[i];
+        newtons_cradle_correction_solve(mass_metric, NEWTONS_CRADLE_NH, W, C, correction, K, d);
+        for (i = 0; i < NEWTONS_CRADLE_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) newtons_cradle_constraint_jacobian(t, state, param, C);
+    return NEWTONS_CRADLE_OK;
 }
 
 int newtons_cradle_step(newtons_cradle_real t, newtons_cradle_real state[], const newtons_cradle_real input[], const newtons_cradle_real param[],
@@ -994,68 +1076,9 @@ int newtons_cradle_step(newtons_cradle_real t, newtons_cradle_real state[], cons
     newtons_cradle_real *phi_dot = phi + NEWTONS_CRADLE_NH;
     newtons_cradle_real *g = phi_dot + NEWTONS_CRADLE_NH;
     newtons_cradle_real *q_prev = g + NEWTONS_CRADLE_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const newtons_cradle_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const newtons_cradle_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const newtons_cradle_real t1 = t + h;
-    newtons_cradle_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < NEWTONS_CRADLE_NX; ++i) x0[i] = state[i];
-    status = newtons_cradle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != NEWTONS_CRADLE_OK) return status;
-    for (i = 0; i < NEWTONS_CRADLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < NEWTONS_CRADLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = newtons_cradle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != NEWTONS_CRADLE_OK) return newtons_cradle_step_undone(state, x0, status);
-        for (i = 0; i < NEWTONS_CRADLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        newtons_cradle_residuals(t1, state, param, phi, phi_dot, g);
-        err = newtons_cradle_max_abs(phi, NEWTONS_CRADLE_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= newtons_cradle_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < NEWTONS_CRADLE_NQ; ++i) state[i] = q_prev[i];
-                newtons_cradle_residuals(t1, state, param, phi, phi_dot, g);
-                err = newtons_cradle_max_abs(phi, NEWTONS_CRADLE_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            newtons_cradle_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= newtons_cradle_phi_tolerance(C, state)) break;
-        if (it - undone == NEWTONS_CRADLE_STEP_MAX_ITERATIONS || !isfinite(err)) return newtons_cradle_step_undone(state, x0, NEWTONS_CRADLE_CORRECTION_FAILED);
-        if (refactor && (status = newtons_cradle_step_factor(t1, state, param, mass_metric, W, C, correction)) != NEWTONS_CRADLE_OK)
-            return newtons_cradle_step_undone(state, x0, status);
-        for (i = 0; i < NEWTONS_CRADLE_NH; ++i) K[i] = -phi[i];
-        newtons_cradle_correction_solve(mass_metric, NEWTONS_CRADLE_NH, W, C, correction, K, d);
-        for (i = 0; i < NEWTONS_CRADLE_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) newtons_cradle_constraint_jacobian(t1, state, param, C);
-    status = newtons_cradle_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != NEWTONS_CRADLE_OK) return newtons_cradle_step_undone(state, x0, status);
-    for (i = 0; i < NEWTONS_CRADLE_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    newtons_cradle_correction_solve(mass_metric, NEWTONS_CRADLE_NC, W, C, correction, K, d);
-    for (i = 0; i < NEWTONS_CRADLE_NQ; ++i) state[NEWTONS_CRADLE_NQ + i] += d[i];
-    for (i = 0; i < NEWTONS_CRADLE_NX; ++i)
-        if (!isfinite(state[i])) return newtons_cradle_step_undone(state, x0, NEWTONS_CRADLE_NOT_FINITE);
-    return NEWTONS_CRADLE_OK;
+    int status = newtons_cradle_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == NEWTONS_CRADLE_OK)
+        status = newtons_cradle_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == NEWTONS_CRADLE_OK) status = newtons_cradle_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return newtons_cradle_step_end(state, x0, status);
 }

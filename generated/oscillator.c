@@ -346,29 +346,49 @@ void oscillator_base_parameters(const oscillator_real param[], oscillator_real o
 
 void oscillator_standard_regressor(oscillator_real t, const oscillator_real state[], const oscillator_real in_acceleration[], oscillator_real out_Y[])
 {
-    (void)t;
-    const oscillator_real q = state[0];
-    oscillator_zero(out_Y, 2*OSCILLATOR_NQ);
-    /* row q, column w^2 */
-    out_Y[0] = q;
-    /* row q, column 1 */
-    out_Y[1] = in_acceleration[0];
+    /* No parameter combines: the standard parameters are the base ones (oscillator.md). */
+    oscillator_regressor(t, state, in_acceleration, out_Y);
 }
 
 void oscillator_standard_parameters(const oscillator_real param[], oscillator_real out_theta[])
 {
-    const oscillator_real w = param[0];
-    /* w^2 */
-    out_theta[0] = w*w;
-    /* 1 */
-    out_theta[1] = 1.0;
+    /* No parameter combines: the standard parameters are the base ones (oscillator.md). */
+    oscillator_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int oscillator_step_undone(oscillator_real state[], const oscillator_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): OSCILLATOR_OK, or the
+** rhs's error with state part-way. k, x0, xt: OSCILLATOR_NX each; work the rhs's.
+*/
+static int oscillator_rk4(oscillator_real t, oscillator_real state[], const oscillator_real input[], const oscillator_real param[],
+    oscillator_real baumgarte_alpha, oscillator_real baumgarte_beta, oscillator_real h,
+    oscillator_real k[], oscillator_real x0[], oscillator_real xt[], oscillator_real work[])
+{
+    /* The stages' times and weights. */
+    static const oscillator_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const oscillator_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < OSCILLATOR_NX; ++i) x0[i] = state[i];
+    status = oscillator_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != OSCILLATOR_OK) return status;
+    for (i = 0; i < OSCILLATOR_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < OSCILLATOR_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = oscillator_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != OSCILLATOR_OK) return status;
+        for (i = 0; i < OSCILLATOR_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return OSCILLATOR_OK;
+}
+
+/* The step's status, OSCILLATOR_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int oscillator_step_end(oscillator_real state[], const oscillator_real x0[], int status)
 {
     int i;
-    for (i = 0; i < OSCILLATOR_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < OSCILLATOR_NX && status == OSCILLATOR_OK; ++i)
+        if (!isfinite(state[i])) status = OSCILLATOR_NOT_FINITE;
+    if (status != OSCILLATOR_OK)
+        for (i = 0; i < OSCILLATOR_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -381,22 +401,7 @@ int oscillator_step(oscillator_real t, oscillator_real state[], const oscillator
     oscillator_real *k = work + OSCILLATOR_NWORK;
     oscillator_real *x0 = k + OSCILLATOR_NX;
     oscillator_real *xt = x0 + OSCILLATOR_NX;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const oscillator_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const oscillator_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    int i, j, status;
+    int status = oscillator_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
     (void)mass_metric;
-    for (i = 0; i < OSCILLATOR_NX; ++i) x0[i] = state[i];
-    status = oscillator_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != OSCILLATOR_OK) return status;
-    for (i = 0; i < OSCILLATOR_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < OSCILLATOR_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = oscillator_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != OSCILLATOR_OK) return oscillator_step_undone(state, x0, status);
-        for (i = 0; i < OSCILLATOR_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    for (i = 0; i < OSCILLATOR_NX; ++i)
-        if (!isfinite(state[i])) return oscillator_step_undone(state, x0, OSCILLATOR_NOT_FINITE);
-    return OSCILLATOR_OK;
+    return oscillator_step_end(state, x0, status);
 }

@@ -717,33 +717,74 @@ void pendulum_base_parameters(const pendulum_real param[], pendulum_real out_the
 
 void pendulum_standard_regressor(pendulum_real t, const pendulum_real state[], const pendulum_real in_acceleration[], pendulum_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    pendulum_zero(out_Y, 2*PENDULUM_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row y, column m*g */
-    out_Y[2] = 1.0;
-    /* row y, column m */
-    out_Y[3] = in_acceleration[1];
+    /* No parameter combines: the standard parameters are the base ones (pendulum.md). */
+    pendulum_regressor(t, state, in_acceleration, out_Y);
 }
 
 void pendulum_standard_parameters(const pendulum_real param[], pendulum_real out_theta[])
 {
-    const pendulum_real m = param[0];
-    const pendulum_real g = param[2];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (pendulum.md). */
+    pendulum_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int pendulum_step_undone(pendulum_real state[], const pendulum_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): PENDULUM_OK, or the
+** rhs's error with state part-way. k, x0, xt: PENDULUM_NX each; work the rhs's.
+*/
+static int pendulum_rk4(pendulum_real t, pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
+    pendulum_real baumgarte_alpha, pendulum_real baumgarte_beta, pendulum_real h,
+    pendulum_real k[], pendulum_real x0[], pendulum_real xt[], pendulum_real work[])
+{
+    /* The stages' times and weights. */
+    static const pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const pendulum_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < PENDULUM_NX; ++i) x0[i] = state[i];
+    status = pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != PENDULUM_OK) return status;
+    for (i = 0; i < PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != PENDULUM_OK) return status;
+        for (i = 0; i < PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return PENDULUM_OK;
+}
+
+/* The step's status, PENDULUM_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int pendulum_step_end(pendulum_real state[], const pendulum_real x0[], int status)
 {
     int i;
-    for (i = 0; i < PENDULUM_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < PENDULUM_NX && status == PENDULUM_OK; ++i)
+        if (!isfinite(state[i])) status = PENDULUM_NOT_FINITE;
+    if (status != PENDULUM_OK)
+        for (i = 0; i < PENDULUM_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int pendulum_step_factor(pendulum_real t, const pendulum_real state[], const pendulum_real param[], int mass_metric,
+    pendulum_real M[], const pendulum_real C[], pendulum_real work[])
+{
+    if (mass_metric) pendulum_mass_matrix(t, state, param, M);
+    return pendulum_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], PENDULUM_NC) at (t, state).
+*/
+static int pendulum_correct_velocities(pendulum_real t, pendulum_real state[], const pendulum_real param[], int mass_metric,
+    const pendulum_real C[], pendulum_real W[], pendulum_real correction[], pendulum_real K[], pendulum_real d[], const pendulum_real rows_dot[])
+{
+    int i;
+    const int status = pendulum_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != PENDULUM_OK) return status;
+    for (i = 0; i < PENDULUM_NC; ++i) K[i] = -rows_dot[i];
+    pendulum_correction_solve(mass_metric, PENDULUM_NC, W, C, correction, K, d);
+    for (i = 0; i < PENDULUM_NQ; ++i) state[PENDULUM_NQ + i] += d[i];
+    return PENDULUM_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -760,16 +801,58 @@ static pendulum_real pendulum_max_abs(const pendulum_real v[], int n, pendulum_r
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static pendulum_real pendulum_phi_tolerance(const pendulum_real C[], const pendulum_real state[])
 {
-    const pendulum_real round_off = 1.4210854715202004e-14*(1.0 + pendulum_max_abs(C, PENDULUM_NH*PENDULUM_NQ, 0.0)*pendulum_max_abs(state, PENDULUM_NQ, 0.0));
+    const pendulum_real round_off = 64*2.220446049250313e-16*(1.0 + pendulum_max_abs(C, PENDULUM_NH*PENDULUM_NQ, 0.0)*pendulum_max_abs(state, PENDULUM_NQ, 0.0));
     return fmax(PENDULUM_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int pendulum_step_factor(pendulum_real t, const pendulum_real state[], const pendulum_real param[], int mass_metric,
-    pendulum_real M[], const pendulum_real C[], pendulum_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= PENDULUM_STEP_TOLERANCE or phi's round-off floor, in at most
+** PENDULUM_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. PENDULUM_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int pendulum_correct_positions(pendulum_real t, pendulum_real state[], const pendulum_real param[], int mass_metric,
+    pendulum_real C[], pendulum_real W[], pendulum_real correction[], pendulum_real K[], pendulum_real d[],
+    pendulum_real phi[], pendulum_real phi_dot[], pendulum_real g[], pendulum_real q_prev[])
 {
-    if (mass_metric) pendulum_mass_matrix(t, state, param, M);
-    return pendulum_correction_factor(mass_metric, M, C, work);
+    pendulum_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        pendulum_residuals(t, state, param, phi, phi_dot, g);
+        err = pendulum_max_abs(phi, PENDULUM_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= pendulum_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < PENDULUM_NQ; ++i) state[i] = q_prev[i];
+                pendulum_residuals(t, state, param, phi, phi_dot, g);
+                err = pendulum_max_abs(phi, PENDULUM_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            pendulum_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= pendulum_phi_tolerance(C, state)) break;
+        if (it - undone == PENDULUM_STEP_MAX_ITERATIONS || !isfinite(err)) return PENDULUM_CORRECTION_FAILED;
+        if (refactor && (status = pendulum_step_factor(t, state, param, mass_metric, W, C, correction)) != PENDULUM_OK)
+            return status;
+        for (i = 0; i < PENDULUM_NH; ++i) K[i] = -phi[i];
+        pendulum_correction_solve(mass_metric, PENDULUM_NH, W, C, correction, K, d);
+        for (i = 0; i < PENDULUM_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) pendulum_constraint_jacobian(t, state, param, C);
+    return PENDULUM_OK;
 }
 
 int pendulum_step(pendulum_real t, pendulum_real state[], const pendulum_real input[], const pendulum_real param[],
@@ -790,68 +873,9 @@ int pendulum_step(pendulum_real t, pendulum_real state[], const pendulum_real in
     pendulum_real *phi_dot = phi + PENDULUM_NH;
     pendulum_real *g = phi_dot + PENDULUM_NH;
     pendulum_real *q_prev = g + PENDULUM_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const pendulum_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const pendulum_real t1 = t + h;
-    pendulum_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < PENDULUM_NX; ++i) x0[i] = state[i];
-    status = pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != PENDULUM_OK) return status;
-    for (i = 0; i < PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != PENDULUM_OK) return pendulum_step_undone(state, x0, status);
-        for (i = 0; i < PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        pendulum_residuals(t1, state, param, phi, phi_dot, g);
-        err = pendulum_max_abs(phi, PENDULUM_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= pendulum_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < PENDULUM_NQ; ++i) state[i] = q_prev[i];
-                pendulum_residuals(t1, state, param, phi, phi_dot, g);
-                err = pendulum_max_abs(phi, PENDULUM_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            pendulum_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= pendulum_phi_tolerance(C, state)) break;
-        if (it - undone == PENDULUM_STEP_MAX_ITERATIONS || !isfinite(err)) return pendulum_step_undone(state, x0, PENDULUM_CORRECTION_FAILED);
-        if (refactor && (status = pendulum_step_factor(t1, state, param, mass_metric, W, C, correction)) != PENDULUM_OK)
-            return pendulum_step_undone(state, x0, status);
-        for (i = 0; i < PENDULUM_NH; ++i) K[i] = -phi[i];
-        pendulum_correction_solve(mass_metric, PENDULUM_NH, W, C, correction, K, d);
-        for (i = 0; i < PENDULUM_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) pendulum_constraint_jacobian(t1, state, param, C);
-    status = pendulum_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != PENDULUM_OK) return pendulum_step_undone(state, x0, status);
-    for (i = 0; i < PENDULUM_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    pendulum_correction_solve(mass_metric, PENDULUM_NC, W, C, correction, K, d);
-    for (i = 0; i < PENDULUM_NQ; ++i) state[PENDULUM_NQ + i] += d[i];
-    for (i = 0; i < PENDULUM_NX; ++i)
-        if (!isfinite(state[i])) return pendulum_step_undone(state, x0, PENDULUM_NOT_FINITE);
-    return PENDULUM_OK;
+    int status = pendulum_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == PENDULUM_OK)
+        status = pendulum_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == PENDULUM_OK) status = pendulum_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return pendulum_step_end(state, x0, status);
 }

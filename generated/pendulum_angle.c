@@ -377,32 +377,49 @@ void pendulum_angle_base_parameters(const pendulum_angle_real param[], pendulum_
 
 void pendulum_angle_standard_regressor(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real in_acceleration[], pendulum_angle_real out_Y[])
 {
-    (void)t;
-    const pendulum_angle_real theta = state[0];
-    pendulum_angle_zero(out_Y, 2*PENDULUM_ANGLE_NQ);
-    /* row theta, column m*l^2 */
-    out_Y[0] = in_acceleration[0];
-    const pendulum_angle_real sin_theta = sin(theta);
-    /* row theta, column m*l*g */
-    out_Y[1] = sin_theta;
+    /* No parameter combines: the standard parameters are the base ones (pendulum_angle.md). */
+    pendulum_angle_regressor(t, state, in_acceleration, out_Y);
 }
 
 void pendulum_angle_standard_parameters(const pendulum_angle_real param[], pendulum_angle_real out_theta[])
 {
-    const pendulum_angle_real m = param[0];
-    const pendulum_angle_real l = param[1];
-    const pendulum_angle_real g = param[2];
-    /* m*l^2 */
-    out_theta[0] = m*l*l;
-    /* m*l*g */
-    out_theta[1] = m*l*g;
+    /* No parameter combines: the standard parameters are the base ones (pendulum_angle.md). */
+    pendulum_angle_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int pendulum_angle_step_undone(pendulum_angle_real state[], const pendulum_angle_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): PENDULUM_ANGLE_OK, or the
+** rhs's error with state part-way. k, x0, xt: PENDULUM_ANGLE_NX each; work the rhs's.
+*/
+static int pendulum_angle_rk4(pendulum_angle_real t, pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta, pendulum_angle_real h,
+    pendulum_angle_real k[], pendulum_angle_real x0[], pendulum_angle_real xt[], pendulum_angle_real work[])
+{
+    /* The stages' times and weights. */
+    static const pendulum_angle_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const pendulum_angle_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) x0[i] = state[i];
+    status = pendulum_angle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != PENDULUM_ANGLE_OK) return status;
+    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = pendulum_angle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != PENDULUM_ANGLE_OK) return status;
+        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return PENDULUM_ANGLE_OK;
+}
+
+/* The step's status, PENDULUM_ANGLE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int pendulum_angle_step_end(pendulum_angle_real state[], const pendulum_angle_real x0[], int status)
 {
     int i;
-    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < PENDULUM_ANGLE_NX && status == PENDULUM_ANGLE_OK; ++i)
+        if (!isfinite(state[i])) status = PENDULUM_ANGLE_NOT_FINITE;
+    if (status != PENDULUM_ANGLE_OK)
+        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -415,22 +432,7 @@ int pendulum_angle_step(pendulum_angle_real t, pendulum_angle_real state[], cons
     pendulum_angle_real *k = work + PENDULUM_ANGLE_NWORK;
     pendulum_angle_real *x0 = k + PENDULUM_ANGLE_NX;
     pendulum_angle_real *xt = x0 + PENDULUM_ANGLE_NX;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const pendulum_angle_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const pendulum_angle_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    int i, j, status;
+    int status = pendulum_angle_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
     (void)mass_metric;
-    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) x0[i] = state[i];
-    status = pendulum_angle_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != PENDULUM_ANGLE_OK) return status;
-    for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = pendulum_angle_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != PENDULUM_ANGLE_OK) return pendulum_angle_step_undone(state, x0, status);
-        for (i = 0; i < PENDULUM_ANGLE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    for (i = 0; i < PENDULUM_ANGLE_NX; ++i)
-        if (!isfinite(state[i])) return pendulum_angle_step_undone(state, x0, PENDULUM_ANGLE_NOT_FINITE);
-    return PENDULUM_ANGLE_OK;
+    return pendulum_angle_step_end(state, x0, status);
 }

@@ -3666,177 +3666,74 @@ void rocking_ellipsoid_base_parameters(const rocking_ellipsoid_real param[], roc
 
 void rocking_ellipsoid_standard_regressor(rocking_ellipsoid_real t, const rocking_ellipsoid_real state[], const rocking_ellipsoid_real in_acceleration[], rocking_ellipsoid_real out_Y[])
 {
-    (void)t;
-    const rocking_ellipsoid_real q0 = state[3];
-    const rocking_ellipsoid_real q1 = state[4];
-    const rocking_ellipsoid_real q2 = state[5];
-    const rocking_ellipsoid_real q3 = state[6];
-    const rocking_ellipsoid_real q0_dot = state[10];  /* q0' */
-    const rocking_ellipsoid_real q1_dot = state[11];  /* q1' */
-    const rocking_ellipsoid_real q2_dot = state[12];  /* q2' */
-    const rocking_ellipsoid_real q3_dot = state[13];  /* q3' */
-    rocking_ellipsoid_zero(out_Y, 6*ROCKING_ELLIPSOID_NQ);
-    /* row x, column m */
-    out_Y[4] = in_acceleration[0];
-    /* row y, column m */
-    out_Y[10] = in_acceleration[1];
-    /* row z, column m*g */
-    out_Y[15] = 1.0;
-    /* row z, column m */
-    out_Y[16] = in_acceleration[2];
-    const rocking_ellipsoid_real Y_18_1 = q1_dot*q1_dot;
-    const rocking_ellipsoid_real Y_18_2 = 0.8*in_acceleration[5] - 1.6*q2*Y_18_1;
-    const rocking_ellipsoid_real Y_18_3 = q0*q1_dot;
-    const rocking_ellipsoid_real Y_18_4 = q2*q3_dot;
-    const rocking_ellipsoid_real Y_18_5 = q3*q2_dot;
-    const rocking_ellipsoid_real Y_18_6 = q3_dot*q3_dot;
-    const rocking_ellipsoid_real Y_18_7 = q3*Y_18_6;
-    const rocking_ellipsoid_real Y_18_8 = q1*q0_dot;
-    const rocking_ellipsoid_real Y_18_9 = Y_18_3 - Y_18_8;
-    const rocking_ellipsoid_real Y_18_10 = Y_18_9 - Y_18_4;
-    const rocking_ellipsoid_real Y_18_11 = Y_18_10 + Y_18_5;
-    const rocking_ellipsoid_real Y_18_12 = 0.8*in_acceleration[6] - 1.6*(Y_18_7 - q2_dot*Y_18_11);
-    const rocking_ellipsoid_real Y_18_13 = q0*q3_dot;
-    const rocking_ellipsoid_real Y_18_14 = q2*q1_dot;
-    const rocking_ellipsoid_real Y_18_15 = Y_18_13 + Y_18_14;
-    const rocking_ellipsoid_real Y_18_16 = Y_18_4 - Y_18_5;
-    const rocking_ellipsoid_real Y_18_17 = q3*q3;
-    const rocking_ellipsoid_real Y_18_18 = Y_18_17*q1_dot*q3_dot;
-    const rocking_ellipsoid_real Y_18_19 = q0*q2_dot;
-    const rocking_ellipsoid_real Y_18_20 = q1*q3_dot;
-    const rocking_ellipsoid_real Y_18_21 = Y_18_19 + Y_18_20;
-    const rocking_ellipsoid_real Y_18_22 = q3*q1_dot;
-    const rocking_ellipsoid_real Y_18_23 = Y_18_8 - Y_18_5;
-    const rocking_ellipsoid_real Y_18_24 = q1*q0_dot*q3_dot;
-    const rocking_ellipsoid_real Y_18_25 = q3*q1_dot*q2_dot;
-    const rocking_ellipsoid_real Y_18_26 = q3*(0.8*in_acceleration[3] + 1.6*Y_18_25);
-    /* row q0, column m*a^2 */
-    out_Y[18] = -(q2*(q0*(Y_18_2 - q3_dot*(1.6*(Y_18_3 - Y_18_4) + 3.2*Y_18_5)) + q1*(Y_18_12 + 1.6*q0_dot*Y_18_15) - q2*(0.8*in_acceleration[3] - 1.6*q1_dot*Y_18_16) + 1.6*Y_18_18) + q3*(q0*(0.8*in_acceleration[6] + 1.6*(q1_dot*(Y_18_21 - Y_18_22) - q2_dot*Y_18_23)) - q1*(0.8*in_acceleration[5] + 1.6*(Y_18_24 - q3*(q0_dot*q1_dot + q2_dot*q3_dot))) - Y_18_26));
-    const rocking_ellipsoid_real Y_19_1 = q2_dot*q2_dot;
-    const rocking_ellipsoid_real Y_19_2 = 0.8*in_acceleration[4] - 1.6*q1*Y_19_1;
-    const rocking_ellipsoid_real Y_19_3 = q2*q0_dot;
-    const rocking_ellipsoid_real Y_19_4 = Y_18_21 - Y_19_3;
-    const rocking_ellipsoid_real Y_19_5 = Y_19_4 - Y_18_22;
-    const rocking_ellipsoid_real Y_19_6 = 0.8*in_acceleration[6] - 1.6*(Y_18_7 + q1_dot*Y_19_5);
-    const rocking_ellipsoid_real Y_19_7 = q1*q2_dot;
-    const rocking_ellipsoid_real Y_19_8 = Y_18_13 - Y_19_7;
-    const rocking_ellipsoid_real Y_19_9 = Y_18_17*q2_dot*q3_dot;
-    const rocking_ellipsoid_real Y_19_10 = Y_18_19 - Y_19_3;
-    const rocking_ellipsoid_real Y_19_11 = q1_dot*(Y_19_10 - Y_18_22);
-    const rocking_ellipsoid_real Y_19_12 = 0.8*in_acceleration[6] - 1.6*Y_19_11;
-    const rocking_ellipsoid_real Y_19_13 = q2_dot*Y_18_16;
-    const rocking_ellipsoid_real Y_19_14 = q2*q0_dot*q3_dot;
-    const rocking_ellipsoid_real Y_19_15 = q3*(q0_dot*q2_dot - q1_dot*q3_dot);
-    const rocking_ellipsoid_real Y_19_16 = q2*(0.8*in_acceleration[4] - 1.6*(Y_19_14 - Y_19_15));
-    const rocking_ellipsoid_real Y_19_17 = q3*(0.8*in_acceleration[3] - 1.6*Y_18_25);
-    /* row q0, column m*b^2 */
-    out_Y[19] = -(q1*(q0*(Y_19_2 + q3_dot*(1.6*(Y_18_19 + Y_18_20) - 3.2*Y_18_22)) - q1*(0.8*in_acceleration[3] + 1.6*q2_dot*(Y_18_20 - Y_18_22)) - q2*(Y_19_6 + 1.6*q0_dot*Y_19_8) - 1.6*Y_19_9) + q3*(q0*(Y_19_12 + 1.6*Y_19_13) + Y_19_16 - Y_19_17));
-    const rocking_ellipsoid_real Y_20_1 = 0.8*in_acceleration[4] - 1.6*q1*Y_18_6;
-    const rocking_ellipsoid_real Y_20_2 = Y_19_7 - Y_18_14;
-    const rocking_ellipsoid_real Y_20_3 = q2*q2;
-    const rocking_ellipsoid_real Y_20_4 = Y_20_3*q2_dot*q3_dot;
-    const rocking_ellipsoid_real Y_20_5 = q3*q0_dot;
-    const rocking_ellipsoid_real Y_20_6 = Y_19_8 - Y_20_5;
-    const rocking_ellipsoid_real Y_20_7 = Y_20_6 + Y_18_14;
-    const rocking_ellipsoid_real Y_20_8 = 0.8*in_acceleration[5] + 1.6*q1_dot*Y_20_7;
-    const rocking_ellipsoid_real Y_20_9 = q2*Y_19_1;
-    const rocking_ellipsoid_real Y_20_10 = q2*q1_dot*q3_dot;
-    const rocking_ellipsoid_real Y_20_11 = q3*(q0_dot*q3_dot + q1_dot*q2_dot);
-    const rocking_ellipsoid_real Y_20_12 = q3*q0_dot*q2_dot;
-    const rocking_ellipsoid_real Y_20_13 = -(q2*(0.8*in_acceleration[3] + 1.6*(Y_20_10 - Y_20_11)) + q3*(0.8*in_acceleration[4] + 1.6*Y_20_12));
-    const rocking_ellipsoid_real Y_20_14 = Y_18_15 - Y_20_5;
-    const rocking_ellipsoid_real Y_20_15 = q1_dot*Y_20_14;
-    const rocking_ellipsoid_real Y_20_16 = 0.8*in_acceleration[5] + 1.6*Y_20_15;
-    const rocking_ellipsoid_real Y_20_17 = q3_dot*Y_18_16;
-    /* row q0, column m*c^2 */
-    out_Y[20] = -(q1*(q0*(Y_20_1 - q2_dot*(1.6*(Y_18_13 - Y_19_7) + 3.2*Y_18_14)) - q1*(0.8*in_acceleration[3] - 1.6*q3_dot*Y_20_2) + 1.6*Y_20_4 + q3*(Y_20_8 - 1.6*(Y_20_9 - q0_dot*Y_18_21))) + q2*(Y_20_13 + q0*(Y_20_16 - 1.6*Y_20_17)));
-    const rocking_ellipsoid_real Y_23_1 = q0_dot*q0_dot;
-    const rocking_ellipsoid_real Y_23_2 = Y_23_1 + Y_18_1 + Y_19_1 + Y_18_6 + q0*in_acceleration[3] + q1*in_acceleration[4] + q2*in_acceleration[5] + q3*in_acceleration[6];
-    /* row q0, column 1 */
-    out_Y[23] = q0*Y_23_2;
-    const rocking_ellipsoid_real Y_24_1 = Y_18_20 - Y_19_3;
-    const rocking_ellipsoid_real Y_24_2 = Y_18_17*q0_dot*q3_dot;
-    const rocking_ellipsoid_real Y_24_3 = q3*(0.8*in_acceleration[4] - 1.6*Y_20_12);
-    /* row q1, column m*a^2 */
-    out_Y[24] = q2*(q0*(Y_18_12 + 1.6*q1_dot*Y_24_1) - q1*(0.8*in_acceleration[5] - 1.6*q2*Y_23_1 + q3_dot*(1.6*(Y_18_8 + Y_18_4) - 3.2*Y_18_5)) + q2*(0.8*in_acceleration[4] + 1.6*q0_dot*Y_18_16) + 1.6*Y_24_2) - q3*(q0*(0.8*in_acceleration[5] - 1.6*(q1_dot*Y_20_6 - q3_dot*Y_18_23)) + q1*(0.8*in_acceleration[6] - 1.6*(q1*q0_dot*q2_dot + q3*(Y_23_1 - Y_19_1))) - Y_24_3);
-    const rocking_ellipsoid_real Y_25_1 = 0.8*in_acceleration[5] - 1.6*q0_dot*Y_19_5;
-    const rocking_ellipsoid_real Y_25_2 = Y_24_1 - Y_18_22;
-    const rocking_ellipsoid_real Y_25_3 = q0_dot*Y_25_2;
-    const rocking_ellipsoid_real Y_25_4 = 0.8*in_acceleration[5] - 1.6*Y_25_3;
-    /* row q1, column m*b^2 */
-    out_Y[25] = q0*(q0*(Y_19_2 + 1.6*q3_dot*Y_19_4) - q1*(0.8*in_acceleration[3] + q2_dot*(1.6*Y_18_20 - 3.2*Y_19_3)) + 1.6*Y_20_4 + q3*(Y_25_1 - 1.6*(Y_20_9 + q1_dot*Y_19_8))) - q2*(q1*(Y_25_4 - 1.6*Y_20_17) - Y_19_16 + Y_19_17);
-    const rocking_ellipsoid_real Y_26_1 = 0.8*in_acceleration[6] - 1.6*(Y_18_7 + q0_dot*Y_20_7);
-    const rocking_ellipsoid_real Y_26_2 = q0_dot*(Y_20_2 + Y_20_5);
-    const rocking_ellipsoid_real Y_26_3 = 0.8*in_acceleration[6] + 1.6*Y_26_2;
-    /* row q1, column m*c^2 */
-    out_Y[26] = q0*(q0*(Y_20_1 - 1.6*q2_dot*Y_20_6) - q1*(0.8*in_acceleration[3] - q3_dot*(1.6*Y_19_7 + 3.2*Y_20_5)) - q2*(Y_26_1 + 1.6*q1_dot*Y_18_21) - 1.6*Y_19_9) - q3*(Y_20_13 + q1*(Y_26_3 + 1.6*Y_19_13));
-    /* row q1, column 1 */
-    out_Y[29] = q1*Y_23_2;
-    const rocking_ellipsoid_real Y_30_1 = q1*q1;
-    const rocking_ellipsoid_real Y_30_2 = 0.8*in_acceleration[4] - 1.6*q0_dot*Y_18_11;
-    const rocking_ellipsoid_real Y_30_3 = q0*q2_dot*q3_dot;
-    const rocking_ellipsoid_real Y_30_4 = q1*q1_dot;
-    const rocking_ellipsoid_real Y_30_5 = q2*q2_dot;
-    /* row q2, column m*a^2 */
-    out_Y[30] = q0*(q0*(Y_18_2 - 1.6*q3_dot*Y_18_10) - 1.6*Y_30_1*q1_dot*q3_dot - q2*(0.8*in_acceleration[3] - q1_dot*(3.2*Y_18_8 + 1.6*Y_18_4)) - q3*(Y_30_2 + 1.6*(Y_30_3 - q1_dot*(Y_30_4 - Y_30_5)))) + q1*(q1*(0.8*in_acceleration[5] + 1.6*(Y_25_3 + Y_20_17)) - q2*(0.8*in_acceleration[4] + 1.6*(Y_19_14 - Y_19_15)) + Y_18_26);
-    const rocking_ellipsoid_real Y_31_1 = 0.8*in_acceleration[5] - 1.6*q2*Y_18_6;
-    const rocking_ellipsoid_real Y_31_2 = q2_dot*Y_20_14;
-    const rocking_ellipsoid_real Y_31_3 = q3_dot*(Y_19_3 + Y_18_22);
-    const rocking_ellipsoid_real Y_31_4 = q2*q0_dot*q1_dot;
-    const rocking_ellipsoid_real Y_31_5 = q3*(Y_23_1 - Y_18_1);
-    const rocking_ellipsoid_real Y_31_6 = q2*(0.8*in_acceleration[6] + 1.6*(Y_31_4 - Y_31_5));
-    const rocking_ellipsoid_real Y_31_7 = q3*q0_dot*q1_dot;
-    const rocking_ellipsoid_real Y_31_8 = q3*(0.8*in_acceleration[5] + 1.6*Y_31_7);
-    /* row q2, column m*b^2 */
-    out_Y[31] = -(q1*(q0*(Y_19_6 + 1.6*q2_dot*(Y_18_8 + Y_18_4)) - q1*(Y_31_1 - 1.6*Y_25_3) + q2*(0.8*in_acceleration[4] - q3_dot*(1.6*Y_19_3 + 3.2*Y_18_22)) + 1.6*Y_24_2) - q3*(q0*(0.8*in_acceleration[4] + 1.6*(Y_31_2 - Y_31_3)) - Y_31_6 + Y_31_8));
-    const rocking_ellipsoid_real Y_32_1 = q2_dot*Y_25_2;
-    const rocking_ellipsoid_real Y_32_2 = q3_dot*(Y_18_14 - Y_20_5);
-    const rocking_ellipsoid_real Y_32_3 = q2*(0.8*in_acceleration[6] - 1.6*(Y_31_4 - Y_31_5));
-    const rocking_ellipsoid_real Y_32_4 = q3*(0.8*in_acceleration[5] - 1.6*Y_31_7);
-    /* row q2, column m*c^2 */
-    out_Y[32] = q0*(q0*(Y_31_1 + 1.6*Y_20_15) + q1*(Y_26_1 - 1.6*q2_dot*(Y_18_3 - Y_18_4)) - q2*(0.8*in_acceleration[3] + q3_dot*(1.6*Y_18_14 - 3.2*Y_20_5)) + 1.6*Y_18_18) - q3*(q1*(0.8*in_acceleration[3] - 1.6*(Y_32_1 - Y_32_2)) + Y_32_3 - Y_32_4);
-    /* row q2, column 1 */
-    out_Y[35] = q2*Y_23_2;
-    const rocking_ellipsoid_real Y_36_1 = q3*q3_dot;
-    /* row q3, column m*a^2 */
-    out_Y[36] = q0*(q0*(0.8*in_acceleration[6] - 1.6*(q3*Y_18_1 - q2_dot*(Y_18_9 + Y_18_5))) + 1.6*Y_30_1*q1_dot*q2_dot + q2*(Y_30_2 - 1.6*(Y_30_3 + q1_dot*(Y_30_4 - Y_36_1))) - q3*(0.8*in_acceleration[3] - q1_dot*(3.2*Y_18_8 - 1.6*Y_18_5))) + q1*(q1*(0.8*in_acceleration[6] - 1.6*(Y_26_2 + Y_19_13)) - q2*(0.8*in_acceleration[3] - 1.6*(Y_20_10 - Y_20_11)) - Y_24_3);
-    const rocking_ellipsoid_real Y_37_1 = 0.8*in_acceleration[6] - 1.6*q3*Y_19_1;
-    const rocking_ellipsoid_real Y_37_2 = q2_dot*(Y_30_5 - Y_36_1);
-    /* row q3, column m*b^2 */
-    out_Y[37] = q0*(q0*(Y_37_1 - 1.6*Y_19_11) - q1*(Y_25_1 + 1.6*(q0*q1_dot*q3_dot - Y_37_2)) - 1.6*Y_20_3*q1_dot*q2_dot - q3*(0.8*in_acceleration[3] - q2_dot*(3.2*Y_19_3 + 1.6*Y_18_22))) + q2*(q1*(0.8*in_acceleration[3] + 1.6*(Y_32_1 - Y_32_2)) + Y_31_6 - Y_31_8);
-    /* row q3, column m*c^2 */
-    out_Y[38] = q1*(q0*(Y_20_8 - 1.6*(Y_18_24 + Y_37_2)) + q1*(Y_37_1 + 1.6*Y_26_2) + 1.6*Y_20_3*q0_dot*q2_dot - q3*(0.8*in_acceleration[4] - q2_dot*(3.2*Y_18_14 - 1.6*Y_20_5))) - q2*(q0*(0.8*in_acceleration[4] - 1.6*(Y_31_2 - Y_31_3)) - Y_32_3 + Y_32_4);
-    /* row q3, column 1 */
-    out_Y[41] = q3*Y_23_2;
+    /* No parameter combines: the standard parameters are the base ones (rocking_ellipsoid.md). */
+    rocking_ellipsoid_regressor(t, state, in_acceleration, out_Y);
 }
 
 void rocking_ellipsoid_standard_parameters(const rocking_ellipsoid_real param[], rocking_ellipsoid_real out_theta[])
 {
-    const rocking_ellipsoid_real m = param[0];
-    const rocking_ellipsoid_real a = param[1];
-    const rocking_ellipsoid_real b = param[2];
-    const rocking_ellipsoid_real c = param[3];
-    const rocking_ellipsoid_real g = param[4];
-    /* m*a^2 */
-    out_theta[0] = m*a*a;
-    /* m*b^2 */
-    out_theta[1] = m*b*b;
-    /* m*c^2 */
-    out_theta[2] = m*c*c;
-    /* m*g */
-    out_theta[3] = m*g;
-    /* m */
-    out_theta[4] = m;
-    /* 1 */
-    out_theta[5] = 1.0;
+    /* No parameter combines: the standard parameters are the base ones (rocking_ellipsoid.md). */
+    rocking_ellipsoid_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int rocking_ellipsoid_step_undone(rocking_ellipsoid_real state[], const rocking_ellipsoid_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): ROCKING_ELLIPSOID_OK, or the
+** rhs's error with state part-way. k, x0, xt: ROCKING_ELLIPSOID_NX each; work the rhs's.
+*/
+static int rocking_ellipsoid_rk4(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real input[], const rocking_ellipsoid_real param[],
+    rocking_ellipsoid_real baumgarte_alpha, rocking_ellipsoid_real baumgarte_beta, rocking_ellipsoid_real h,
+    rocking_ellipsoid_real k[], rocking_ellipsoid_real x0[], rocking_ellipsoid_real xt[], rocking_ellipsoid_real work[])
+{
+    /* The stages' times and weights. */
+    static const rocking_ellipsoid_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const rocking_ellipsoid_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) x0[i] = state[i];
+    status = rocking_ellipsoid_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != ROCKING_ELLIPSOID_OK) return status;
+    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = rocking_ellipsoid_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != ROCKING_ELLIPSOID_OK) return status;
+        for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return ROCKING_ELLIPSOID_OK;
+}
+
+/* The step's status, ROCKING_ELLIPSOID_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int rocking_ellipsoid_step_end(rocking_ellipsoid_real state[], const rocking_ellipsoid_real x0[], int status)
 {
     int i;
-    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < ROCKING_ELLIPSOID_NX && status == ROCKING_ELLIPSOID_OK; ++i)
+        if (!isfinite(state[i])) status = ROCKING_ELLIPSOID_NOT_FINITE;
+    if (status != ROCKING_ELLIPSOID_OK)
+        for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int rocking_ellipsoid_step_factor(rocking_ellipsoid_real t, const rocking_ellipsoid_real state[], const rocking_ellipsoid_real param[], int mass_metric,
+    rocking_ellipsoid_real M[], const rocking_ellipsoid_real C[], rocking_ellipsoid_real work[])
+{
+    if (mass_metric) rocking_ellipsoid_mass_matrix(t, state, param, M);
+    return rocking_ellipsoid_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], ROCKING_ELLIPSOID_NC) at (t, state).
+*/
+static int rocking_ellipsoid_correct_velocities(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real param[], int mass_metric,
+    const rocking_ellipsoid_real C[], rocking_ellipsoid_real W[], rocking_ellipsoid_real correction[], rocking_ellipsoid_real K[], rocking_ellipsoid_real d[], const rocking_ellipsoid_real rows_dot[])
+{
+    int i;
+    const int status = rocking_ellipsoid_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != ROCKING_ELLIPSOID_OK) return status;
+    for (i = 0; i < ROCKING_ELLIPSOID_NC; ++i) K[i] = -rows_dot[i];
+    rocking_ellipsoid_correction_solve(mass_metric, ROCKING_ELLIPSOID_NC, W, C, correction, K, d);
+    for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) state[ROCKING_ELLIPSOID_NQ + i] += d[i];
+    return ROCKING_ELLIPSOID_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -3853,16 +3750,58 @@ static rocking_ellipsoid_real rocking_ellipsoid_max_abs(const rocking_ellipsoid_
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static rocking_ellipsoid_real rocking_ellipsoid_phi_tolerance(const rocking_ellipsoid_real C[], const rocking_ellipsoid_real state[])
 {
-    const rocking_ellipsoid_real round_off = 1.4210854715202004e-14*(1.0 + rocking_ellipsoid_max_abs(C, ROCKING_ELLIPSOID_NH*ROCKING_ELLIPSOID_NQ, 0.0)*rocking_ellipsoid_max_abs(state, ROCKING_ELLIPSOID_NQ, 0.0));
+    const rocking_ellipsoid_real round_off = 64*2.220446049250313e-16*(1.0 + rocking_ellipsoid_max_abs(C, ROCKING_ELLIPSOID_NH*ROCKING_ELLIPSOID_NQ, 0.0)*rocking_ellipsoid_max_abs(state, ROCKING_ELLIPSOID_NQ, 0.0));
     return fmax(ROCKING_ELLIPSOID_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int rocking_ellipsoid_step_factor(rocking_ellipsoid_real t, const rocking_ellipsoid_real state[], const rocking_ellipsoid_real param[], int mass_metric,
-    rocking_ellipsoid_real M[], const rocking_ellipsoid_real C[], rocking_ellipsoid_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= ROCKING_ELLIPSOID_STEP_TOLERANCE or phi's round-off floor, in at most
+** ROCKING_ELLIPSOID_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. ROCKING_ELLIPSOID_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int rocking_ellipsoid_correct_positions(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real param[], int mass_metric,
+    rocking_ellipsoid_real C[], rocking_ellipsoid_real W[], rocking_ellipsoid_real correction[], rocking_ellipsoid_real K[], rocking_ellipsoid_real d[],
+    rocking_ellipsoid_real phi[], rocking_ellipsoid_real phi_dot[], rocking_ellipsoid_real g[], rocking_ellipsoid_real q_prev[])
 {
-    if (mass_metric) rocking_ellipsoid_mass_matrix(t, state, param, M);
-    return rocking_ellipsoid_correction_factor(mass_metric, M, C, work);
+    rocking_ellipsoid_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        rocking_ellipsoid_residuals(t, state, param, phi, phi_dot, g);
+        err = rocking_ellipsoid_max_abs(phi, ROCKING_ELLIPSOID_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= rocking_ellipsoid_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) state[i] = q_prev[i];
+                rocking_ellipsoid_residuals(t, state, param, phi, phi_dot, g);
+                err = rocking_ellipsoid_max_abs(phi, ROCKING_ELLIPSOID_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            rocking_ellipsoid_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= rocking_ellipsoid_phi_tolerance(C, state)) break;
+        if (it - undone == ROCKING_ELLIPSOID_STEP_MAX_ITERATIONS || !isfinite(err)) return ROCKING_ELLIPSOID_CORRECTION_FAILED;
+        if (refactor && (status = rocking_ellipsoid_step_factor(t, state, param, mass_metric, W, C, correction)) != ROCKING_ELLIPSOID_OK)
+            return status;
+        for (i = 0; i < ROCKING_ELLIPSOID_NH; ++i) K[i] = -phi[i];
+        rocking_ellipsoid_correction_solve(mass_metric, ROCKING_ELLIPSOID_NH, W, C, correction, K, d);
+        for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) rocking_ellipsoid_constraint_jacobian(t, state, param, C);
+    return ROCKING_ELLIPSOID_OK;
 }
 
 int rocking_ellipsoid_step(rocking_ellipsoid_real t, rocking_ellipsoid_real state[], const rocking_ellipsoid_real input[], const rocking_ellipsoid_real param[],
@@ -3883,68 +3822,9 @@ int rocking_ellipsoid_step(rocking_ellipsoid_real t, rocking_ellipsoid_real stat
     rocking_ellipsoid_real *phi_dot = phi + ROCKING_ELLIPSOID_NH;
     rocking_ellipsoid_real *g = phi_dot + ROCKING_ELLIPSOID_NH;
     rocking_ellipsoid_real *q_prev = g + ROCKING_ELLIPSOID_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const rocking_ellipsoid_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const rocking_ellipsoid_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const rocking_ellipsoid_real t1 = t + h;
-    rocking_ellipsoid_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) x0[i] = state[i];
-    status = rocking_ellipsoid_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != ROCKING_ELLIPSOID_OK) return status;
-    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = rocking_ellipsoid_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != ROCKING_ELLIPSOID_OK) return rocking_ellipsoid_step_undone(state, x0, status);
-        for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        rocking_ellipsoid_residuals(t1, state, param, phi, phi_dot, g);
-        err = rocking_ellipsoid_max_abs(phi, ROCKING_ELLIPSOID_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= rocking_ellipsoid_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) state[i] = q_prev[i];
-                rocking_ellipsoid_residuals(t1, state, param, phi, phi_dot, g);
-                err = rocking_ellipsoid_max_abs(phi, ROCKING_ELLIPSOID_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            rocking_ellipsoid_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= rocking_ellipsoid_phi_tolerance(C, state)) break;
-        if (it - undone == ROCKING_ELLIPSOID_STEP_MAX_ITERATIONS || !isfinite(err)) return rocking_ellipsoid_step_undone(state, x0, ROCKING_ELLIPSOID_CORRECTION_FAILED);
-        if (refactor && (status = rocking_ellipsoid_step_factor(t1, state, param, mass_metric, W, C, correction)) != ROCKING_ELLIPSOID_OK)
-            return rocking_ellipsoid_step_undone(state, x0, status);
-        for (i = 0; i < ROCKING_ELLIPSOID_NH; ++i) K[i] = -phi[i];
-        rocking_ellipsoid_correction_solve(mass_metric, ROCKING_ELLIPSOID_NH, W, C, correction, K, d);
-        for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) rocking_ellipsoid_constraint_jacobian(t1, state, param, C);
-    status = rocking_ellipsoid_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != ROCKING_ELLIPSOID_OK) return rocking_ellipsoid_step_undone(state, x0, status);
-    for (i = 0; i < ROCKING_ELLIPSOID_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    rocking_ellipsoid_correction_solve(mass_metric, ROCKING_ELLIPSOID_NC, W, C, correction, K, d);
-    for (i = 0; i < ROCKING_ELLIPSOID_NQ; ++i) state[ROCKING_ELLIPSOID_NQ + i] += d[i];
-    for (i = 0; i < ROCKING_ELLIPSOID_NX; ++i)
-        if (!isfinite(state[i])) return rocking_ellipsoid_step_undone(state, x0, ROCKING_ELLIPSOID_NOT_FINITE);
-    return ROCKING_ELLIPSOID_OK;
+    int status = rocking_ellipsoid_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == ROCKING_ELLIPSOID_OK)
+        status = rocking_ellipsoid_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == ROCKING_ELLIPSOID_OK) status = rocking_ellipsoid_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return rocking_ellipsoid_step_end(state, x0, status);
 }

@@ -1472,81 +1472,74 @@ void rolling_ball_body_base_parameters(const rolling_ball_body_real param[], rol
 
 void rolling_ball_body_standard_regressor(rolling_ball_body_real t, const rolling_ball_body_real state[], const rolling_ball_body_real in_acceleration[], rolling_ball_body_real out_Y[])
 {
-    (void)t;
-    const rolling_ball_body_real x = state[0];
-    const rolling_ball_body_real y = state[1];
-    const rolling_ball_body_real q0 = state[2];
-    const rolling_ball_body_real q1 = state[3];
-    const rolling_ball_body_real q2 = state[4];
-    const rolling_ball_body_real q3 = state[5];
-    const rolling_ball_body_real q0_dot = state[8];  /* q0' */
-    const rolling_ball_body_real q1_dot = state[9];  /* q1' */
-    const rolling_ball_body_real q2_dot = state[10];  /* q2' */
-    const rolling_ball_body_real q3_dot = state[11];  /* q3' */
-    rolling_ball_body_zero(out_Y, 4*ROLLING_BALL_BODY_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row x, column k */
-    out_Y[2] = x;
-    /* row y, column m */
-    out_Y[5] = in_acceleration[1];
-    /* row y, column k */
-    out_Y[6] = y;
-    const rolling_ball_body_real Y_8_1 = q1*in_acceleration[3];
-    const rolling_ball_body_real Y_8_2 = q2*in_acceleration[4];
-    const rolling_ball_body_real Y_8_3 = Y_8_1 + Y_8_2;
-    const rolling_ball_body_real Y_8_4 = q3*in_acceleration[5];
-    const rolling_ball_body_real Y_8_5 = q1*q1;
-    const rolling_ball_body_real Y_8_6 = q2*q2;
-    const rolling_ball_body_real Y_8_7 = Y_8_5 + Y_8_6;
-    const rolling_ball_body_real Y_8_8 = q3*q3;
-    /* row q0, column m*r^2 */
-    out_Y[8] = -1.6*(q0*(Y_8_3 + Y_8_4) - in_acceleration[2]*(Y_8_7 + Y_8_8));
-    const rolling_ball_body_real Y_11_1 = q0*in_acceleration[2];
-    const rolling_ball_body_real Y_11_2 = Y_11_1 + Y_8_1;
-    const rolling_ball_body_real Y_11_3 = Y_11_2 + Y_8_2;
-    const rolling_ball_body_real Y_11_4 = Y_11_3 + q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot + Y_8_4;
-    /* row q0, column 1 */
-    out_Y[11] = q0*Y_11_4;
-    const rolling_ball_body_real Y_12_1 = Y_11_1 + Y_8_2;
-    const rolling_ball_body_real Y_12_2 = q0*q0;
-    const rolling_ball_body_real Y_12_3 = Y_12_2 + Y_8_6;
-    /* row q1, column m*r^2 */
-    out_Y[12] = -1.6*(q1*(Y_12_1 + Y_8_4) - in_acceleration[3]*(Y_12_3 + Y_8_8));
-    /* row q1, column 1 */
-    out_Y[15] = q1*Y_11_4;
-    const rolling_ball_body_real Y_16_1 = Y_12_2 + Y_8_5;
-    /* row q2, column m*r^2 */
-    out_Y[16] = -1.6*(q2*(Y_11_2 + Y_8_4) - in_acceleration[4]*(Y_16_1 + Y_8_8));
-    /* row q2, column 1 */
-    out_Y[19] = q2*Y_11_4;
-    /* row q3, column m*r^2 */
-    out_Y[20] = -1.6*(q3*Y_11_3 - in_acceleration[5]*(Y_16_1 + Y_8_6));
-    /* row q3, column 1 */
-    out_Y[23] = q3*Y_11_4;
+    /* No parameter combines: the standard parameters are the base ones (rolling_ball_body.md). */
+    rolling_ball_body_regressor(t, state, in_acceleration, out_Y);
 }
 
 void rolling_ball_body_standard_parameters(const rolling_ball_body_real param[], rolling_ball_body_real out_theta[])
 {
-    const rolling_ball_body_real m = param[0];
-    const rolling_ball_body_real r = param[1];
-    const rolling_ball_body_real k = param[2];
-    /* m*r^2 */
-    out_theta[0] = m*r*r;
-    /* m */
-    out_theta[1] = m;
-    /* k */
-    out_theta[2] = k;
-    /* 1 */
-    out_theta[3] = 1.0;
+    /* No parameter combines: the standard parameters are the base ones (rolling_ball_body.md). */
+    rolling_ball_body_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int rolling_ball_body_step_undone(rolling_ball_body_real state[], const rolling_ball_body_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): ROLLING_BALL_BODY_OK, or the
+** rhs's error with state part-way. k, x0, xt: ROLLING_BALL_BODY_NX each; work the rhs's.
+*/
+static int rolling_ball_body_rk4(rolling_ball_body_real t, rolling_ball_body_real state[], const rolling_ball_body_real input[], const rolling_ball_body_real param[],
+    rolling_ball_body_real baumgarte_alpha, rolling_ball_body_real baumgarte_beta, rolling_ball_body_real h,
+    rolling_ball_body_real k[], rolling_ball_body_real x0[], rolling_ball_body_real xt[], rolling_ball_body_real work[])
+{
+    /* The stages' times and weights. */
+    static const rolling_ball_body_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const rolling_ball_body_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < ROLLING_BALL_BODY_NX; ++i) x0[i] = state[i];
+    status = rolling_ball_body_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != ROLLING_BALL_BODY_OK) return status;
+    for (i = 0; i < ROLLING_BALL_BODY_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < ROLLING_BALL_BODY_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = rolling_ball_body_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != ROLLING_BALL_BODY_OK) return status;
+        for (i = 0; i < ROLLING_BALL_BODY_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return ROLLING_BALL_BODY_OK;
+}
+
+/* The step's status, ROLLING_BALL_BODY_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int rolling_ball_body_step_end(rolling_ball_body_real state[], const rolling_ball_body_real x0[], int status)
 {
     int i;
-    for (i = 0; i < ROLLING_BALL_BODY_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < ROLLING_BALL_BODY_NX && status == ROLLING_BALL_BODY_OK; ++i)
+        if (!isfinite(state[i])) status = ROLLING_BALL_BODY_NOT_FINITE;
+    if (status != ROLLING_BALL_BODY_OK)
+        for (i = 0; i < ROLLING_BALL_BODY_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int rolling_ball_body_step_factor(rolling_ball_body_real t, const rolling_ball_body_real state[], const rolling_ball_body_real param[], int mass_metric,
+    rolling_ball_body_real M[], const rolling_ball_body_real C[], rolling_ball_body_real work[])
+{
+    if (mass_metric) rolling_ball_body_mass_matrix(t, state, param, M);
+    return rolling_ball_body_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], ROLLING_BALL_BODY_NC) at (t, state).
+*/
+static int rolling_ball_body_correct_velocities(rolling_ball_body_real t, rolling_ball_body_real state[], const rolling_ball_body_real param[], int mass_metric,
+    const rolling_ball_body_real C[], rolling_ball_body_real W[], rolling_ball_body_real correction[], rolling_ball_body_real K[], rolling_ball_body_real d[], const rolling_ball_body_real rows_dot[])
+{
+    int i;
+    const int status = rolling_ball_body_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != ROLLING_BALL_BODY_OK) return status;
+    for (i = 0; i < ROLLING_BALL_BODY_NC; ++i) K[i] = -rows_dot[i];
+    rolling_ball_body_correction_solve(mass_metric, ROLLING_BALL_BODY_NC, W, C, correction, K, d);
+    for (i = 0; i < ROLLING_BALL_BODY_NQ; ++i) state[ROLLING_BALL_BODY_NQ + i] += d[i];
+    return ROLLING_BALL_BODY_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -1563,16 +1556,58 @@ static rolling_ball_body_real rolling_ball_body_max_abs(const rolling_ball_body_
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static rolling_ball_body_real rolling_ball_body_phi_tolerance(const rolling_ball_body_real C[], const rolling_ball_body_real state[])
 {
-    const rolling_ball_body_real round_off = 1.4210854715202004e-14*(1.0 + rolling_ball_body_max_abs(C, ROLLING_BALL_BODY_NH*ROLLING_BALL_BODY_NQ, 0.0)*rolling_ball_body_max_abs(state, ROLLING_BALL_BODY_NQ, 0.0));
+    const rolling_ball_body_real round_off = 64*2.220446049250313e-16*(1.0 + rolling_ball_body_max_abs(C, ROLLING_BALL_BODY_NH*ROLLING_BALL_BODY_NQ, 0.0)*rolling_ball_body_max_abs(state, ROLLING_BALL_BODY_NQ, 0.0));
     return fmax(ROLLING_BALL_BODY_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int rolling_ball_body_step_factor(rolling_ball_body_real t, const rolling_ball_body_real state[], const rolling_ball_body_real param[], int mass_metric,
-    rolling_ball_body_real M[], const rolling_ball_body_real C[], rolling_ball_body_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= ROLLING_BALL_BODY_STEP_TOLERANCE or phi's round-off floor, in at most
+** ROLLING_BALL_BODY_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. ROLLING_BALL_BODY_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int rolling_ball_body_correct_positions(rolling_ball_body_real t, rolling_ball_body_real state[], const rolling_ball_body_real param[], int mass_metric,
+    rolling_ball_body_real C[], rolling_ball_body_real W[], rolling_ball_body_real correction[], rolling_ball_body_real K[], rolling_ball_body_real d[],
+    rolling_ball_body_real phi[], rolling_ball_body_real phi_dot[], rolling_ball_body_real g[], rolling_ball_body_real q_prev[])
 {
-    if (mass_metric) rolling_ball_body_mass_matrix(t, state, param, M);
-    return rolling_ball_body_correction_factor(mass_metric, M, C, work);
+    rolling_ball_body_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        rolling_ball_body_residuals(t, state, param, phi, phi_dot, g);
+        err = rolling_ball_body_max_abs(phi, ROLLING_BALL_BODY_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= rolling_ball_body_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < ROLLING_BALL_BODY_NQ; ++i) state[i] = q_prev[i];
+                rolling_ball_body_residuals(t, state, param, phi, phi_dot, g);
+                err = rolling_ball_body_max_abs(phi, ROLLING_BALL_BODY_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            rolling_ball_body_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= rolling_ball_body_phi_tolerance(C, state)) break;
+        if (it - undone == ROLLING_BALL_BODY_STEP_MAX_ITERATIONS || !isfinite(err)) return ROLLING_BALL_BODY_CORRECTION_FAILED;
+        if (refactor && (status = rolling_ball_body_step_factor(t, state, param, mass_metric, W, C, correction)) != ROLLING_BALL_BODY_OK)
+            return status;
+        for (i = 0; i < ROLLING_BALL_BODY_NH; ++i) K[i] = -phi[i];
+        rolling_ball_body_correction_solve(mass_metric, ROLLING_BALL_BODY_NH, W, C, correction, K, d);
+        for (i = 0; i < ROLLING_BALL_BODY_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) rolling_ball_body_constraint_jacobian(t, state, param, C);
+    return ROLLING_BALL_BODY_OK;
 }
 
 int rolling_ball_body_step(rolling_ball_body_real t, rolling_ball_body_real state[], const rolling_ball_body_real input[], const rolling_ball_body_real param[],
@@ -1593,68 +1628,9 @@ int rolling_ball_body_step(rolling_ball_body_real t, rolling_ball_body_real stat
     rolling_ball_body_real *phi_dot = phi + ROLLING_BALL_BODY_NH;
     rolling_ball_body_real *g = phi_dot + ROLLING_BALL_BODY_NH;
     rolling_ball_body_real *q_prev = g + ROLLING_BALL_BODY_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const rolling_ball_body_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const rolling_ball_body_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const rolling_ball_body_real t1 = t + h;
-    rolling_ball_body_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < ROLLING_BALL_BODY_NX; ++i) x0[i] = state[i];
-    status = rolling_ball_body_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != ROLLING_BALL_BODY_OK) return status;
-    for (i = 0; i < ROLLING_BALL_BODY_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < ROLLING_BALL_BODY_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = rolling_ball_body_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != ROLLING_BALL_BODY_OK) return rolling_ball_body_step_undone(state, x0, status);
-        for (i = 0; i < ROLLING_BALL_BODY_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        rolling_ball_body_residuals(t1, state, param, phi, phi_dot, g);
-        err = rolling_ball_body_max_abs(phi, ROLLING_BALL_BODY_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= rolling_ball_body_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < ROLLING_BALL_BODY_NQ; ++i) state[i] = q_prev[i];
-                rolling_ball_body_residuals(t1, state, param, phi, phi_dot, g);
-                err = rolling_ball_body_max_abs(phi, ROLLING_BALL_BODY_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            rolling_ball_body_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= rolling_ball_body_phi_tolerance(C, state)) break;
-        if (it - undone == ROLLING_BALL_BODY_STEP_MAX_ITERATIONS || !isfinite(err)) return rolling_ball_body_step_undone(state, x0, ROLLING_BALL_BODY_CORRECTION_FAILED);
-        if (refactor && (status = rolling_ball_body_step_factor(t1, state, param, mass_metric, W, C, correction)) != ROLLING_BALL_BODY_OK)
-            return rolling_ball_body_step_undone(state, x0, status);
-        for (i = 0; i < ROLLING_BALL_BODY_NH; ++i) K[i] = -phi[i];
-        rolling_ball_body_correction_solve(mass_metric, ROLLING_BALL_BODY_NH, W, C, correction, K, d);
-        for (i = 0; i < ROLLING_BALL_BODY_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) rolling_ball_body_constraint_jacobian(t1, state, param, C);
-    status = rolling_ball_body_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != ROLLING_BALL_BODY_OK) return rolling_ball_body_step_undone(state, x0, status);
-    for (i = 0; i < ROLLING_BALL_BODY_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    rolling_ball_body_correction_solve(mass_metric, ROLLING_BALL_BODY_NC, W, C, correction, K, d);
-    for (i = 0; i < ROLLING_BALL_BODY_NQ; ++i) state[ROLLING_BALL_BODY_NQ + i] += d[i];
-    for (i = 0; i < ROLLING_BALL_BODY_NX; ++i)
-        if (!isfinite(state[i])) return rolling_ball_body_step_undone(state, x0, ROLLING_BALL_BODY_NOT_FINITE);
-    return ROLLING_BALL_BODY_OK;
+    int status = rolling_ball_body_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == ROLLING_BALL_BODY_OK)
+        status = rolling_ball_body_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == ROLLING_BALL_BODY_OK) status = rolling_ball_body_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return rolling_ball_body_step_end(state, x0, status);
 }

@@ -839,34 +839,49 @@ void rolling_disk_base_parameters(const rolling_disk_real param[], rolling_disk_
 
 void rolling_disk_standard_regressor(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real in_acceleration[], rolling_disk_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    rolling_disk_zero(out_Y, 2*ROLLING_DISK_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row y, column m */
-    out_Y[3] = in_acceleration[1];
-    /* row th, column m*r^2 */
-    out_Y[4] = 0.25*in_acceleration[2];
-    /* row ph, column m*r^2 */
-    out_Y[6] = 0.5*in_acceleration[3];
+    /* No parameter combines: the standard parameters are the base ones (rolling_disk.md). */
+    rolling_disk_regressor(t, state, in_acceleration, out_Y);
 }
 
 void rolling_disk_standard_parameters(const rolling_disk_real param[], rolling_disk_real out_theta[])
 {
-    const rolling_disk_real m = param[0];
-    const rolling_disk_real r = param[1];
-    /* m*r^2 */
-    out_theta[0] = m*r*r;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (rolling_disk.md). */
+    rolling_disk_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int rolling_disk_step_undone(rolling_disk_real state[], const rolling_disk_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): ROLLING_DISK_OK, or the
+** rhs's error with state part-way. k, x0, xt: ROLLING_DISK_NX each; work the rhs's.
+*/
+static int rolling_disk_rk4(rolling_disk_real t, rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta, rolling_disk_real h,
+    rolling_disk_real k[], rolling_disk_real x0[], rolling_disk_real xt[], rolling_disk_real work[])
+{
+    /* The stages' times and weights. */
+    static const rolling_disk_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const rolling_disk_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < ROLLING_DISK_NX; ++i) x0[i] = state[i];
+    status = rolling_disk_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != ROLLING_DISK_OK) return status;
+    for (i = 0; i < ROLLING_DISK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < ROLLING_DISK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = rolling_disk_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != ROLLING_DISK_OK) return status;
+        for (i = 0; i < ROLLING_DISK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return ROLLING_DISK_OK;
+}
+
+/* The step's status, ROLLING_DISK_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int rolling_disk_step_end(rolling_disk_real state[], const rolling_disk_real x0[], int status)
 {
     int i;
-    for (i = 0; i < ROLLING_DISK_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < ROLLING_DISK_NX && status == ROLLING_DISK_OK; ++i)
+        if (!isfinite(state[i])) status = ROLLING_DISK_NOT_FINITE;
+    if (status != ROLLING_DISK_OK)
+        for (i = 0; i < ROLLING_DISK_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -876,6 +891,22 @@ static int rolling_disk_step_factor(rolling_disk_real t, const rolling_disk_real
 {
     if (mass_metric) rolling_disk_mass_matrix(t, state, param, M);
     return rolling_disk_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], ROLLING_DISK_NC) at (t, state).
+*/
+static int rolling_disk_correct_velocities(rolling_disk_real t, rolling_disk_real state[], const rolling_disk_real param[], int mass_metric,
+    const rolling_disk_real C[], rolling_disk_real W[], rolling_disk_real correction[], rolling_disk_real K[], rolling_disk_real d[], const rolling_disk_real rows_dot[])
+{
+    int i;
+    const int status = rolling_disk_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != ROLLING_DISK_OK) return status;
+    for (i = 0; i < ROLLING_DISK_NC; ++i) K[i] = -rows_dot[i];
+    rolling_disk_correction_solve(mass_metric, ROLLING_DISK_NC, W, C, correction, K, d);
+    for (i = 0; i < ROLLING_DISK_NQ; ++i) state[ROLLING_DISK_NQ + i] += d[i];
+    return ROLLING_DISK_OK;
 }
 
 int rolling_disk_step(rolling_disk_real t, rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
@@ -895,30 +926,11 @@ int rolling_disk_step(rolling_disk_real t, rolling_disk_real state[], const roll
     rolling_disk_real *phi = d + ROLLING_DISK_NQ;
     rolling_disk_real *phi_dot = phi + ROLLING_DISK_NH;
     rolling_disk_real *g = phi_dot + ROLLING_DISK_NH;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const rolling_disk_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const rolling_disk_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const rolling_disk_real t1 = t + h;
-    int i, j, status;
-    for (i = 0; i < ROLLING_DISK_NX; ++i) x0[i] = state[i];
-    status = rolling_disk_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != ROLLING_DISK_OK) return status;
-    for (i = 0; i < ROLLING_DISK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < ROLLING_DISK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = rolling_disk_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != ROLLING_DISK_OK) return rolling_disk_step_undone(state, x0, status);
-        for (i = 0; i < ROLLING_DISK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    int status = rolling_disk_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == ROLLING_DISK_OK) {
+        rolling_disk_residuals(t + h, state, param, phi, phi_dot, g);
+        rolling_disk_constraint_jacobian(t + h, state, param, C);
+        status = rolling_disk_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
     }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    rolling_disk_residuals(t1, state, param, phi, phi_dot, g);
-    rolling_disk_constraint_jacobian(t1, state, param, C);
-    status = rolling_disk_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != ROLLING_DISK_OK) return rolling_disk_step_undone(state, x0, status);
-    for (i = 0; i < ROLLING_DISK_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    rolling_disk_correction_solve(mass_metric, ROLLING_DISK_NC, W, C, correction, K, d);
-    for (i = 0; i < ROLLING_DISK_NQ; ++i) state[ROLLING_DISK_NQ + i] += d[i];
-    for (i = 0; i < ROLLING_DISK_NX; ++i)
-        if (!isfinite(state[i])) return rolling_disk_step_undone(state, x0, ROLLING_DISK_NOT_FINITE);
-    return ROLLING_DISK_OK;
+    return rolling_disk_step_end(state, x0, status);
 }

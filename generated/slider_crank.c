@@ -978,12 +978,64 @@ void slider_crank_standard_parameters(const slider_crank_real param[], slider_cr
     out_theta[4] = ms;
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int slider_crank_step_undone(slider_crank_real state[], const slider_crank_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): SLIDER_CRANK_OK, or the
+** rhs's error with state part-way. k, x0, xt: SLIDER_CRANK_NX each; work the rhs's.
+*/
+static int slider_crank_rk4(slider_crank_real t, slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta, slider_crank_real h,
+    slider_crank_real k[], slider_crank_real x0[], slider_crank_real xt[], slider_crank_real work[])
+{
+    /* The stages' times and weights. */
+    static const slider_crank_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const slider_crank_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < SLIDER_CRANK_NX; ++i) x0[i] = state[i];
+    status = slider_crank_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != SLIDER_CRANK_OK) return status;
+    for (i = 0; i < SLIDER_CRANK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < SLIDER_CRANK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = slider_crank_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != SLIDER_CRANK_OK) return status;
+        for (i = 0; i < SLIDER_CRANK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return SLIDER_CRANK_OK;
+}
+
+/* The step's status, SLIDER_CRANK_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int slider_crank_step_end(slider_crank_real state[], const slider_crank_real x0[], int status)
 {
     int i;
-    for (i = 0; i < SLIDER_CRANK_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < SLIDER_CRANK_NX && status == SLIDER_CRANK_OK; ++i)
+        if (!isfinite(state[i])) status = SLIDER_CRANK_NOT_FINITE;
+    if (status != SLIDER_CRANK_OK)
+        for (i = 0; i < SLIDER_CRANK_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int slider_crank_step_factor(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], int mass_metric,
+    slider_crank_real M[], const slider_crank_real C[], slider_crank_real work[])
+{
+    if (mass_metric) slider_crank_mass_matrix(t, state, param, M);
+    return slider_crank_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], SLIDER_CRANK_NC) at (t, state).
+*/
+static int slider_crank_correct_velocities(slider_crank_real t, slider_crank_real state[], const slider_crank_real param[], int mass_metric,
+    const slider_crank_real C[], slider_crank_real W[], slider_crank_real correction[], slider_crank_real K[], slider_crank_real d[], const slider_crank_real rows_dot[])
+{
+    int i;
+    const int status = slider_crank_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != SLIDER_CRANK_OK) return status;
+    for (i = 0; i < SLIDER_CRANK_NC; ++i) K[i] = -rows_dot[i];
+    slider_crank_correction_solve(mass_metric, SLIDER_CRANK_NC, W, C, correction, K, d);
+    for (i = 0; i < SLIDER_CRANK_NQ; ++i) state[SLIDER_CRANK_NQ + i] += d[i];
+    return SLIDER_CRANK_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -1000,16 +1052,58 @@ static slider_crank_real slider_crank_max_abs(const slider_crank_real v[], int n
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static slider_crank_real slider_crank_phi_tolerance(const slider_crank_real C[], const slider_crank_real state[])
 {
-    const slider_crank_real round_off = 1.4210854715202004e-14*(1.0 + slider_crank_max_abs(C, SLIDER_CRANK_NH*SLIDER_CRANK_NQ, 0.0)*slider_crank_max_abs(state, SLIDER_CRANK_NQ, 0.0));
+    const slider_crank_real round_off = 64*2.220446049250313e-16*(1.0 + slider_crank_max_abs(C, SLIDER_CRANK_NH*SLIDER_CRANK_NQ, 0.0)*slider_crank_max_abs(state, SLIDER_CRANK_NQ, 0.0));
     return fmax(SLIDER_CRANK_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int slider_crank_step_factor(slider_crank_real t, const slider_crank_real state[], const slider_crank_real param[], int mass_metric,
-    slider_crank_real M[], const slider_crank_real C[], slider_crank_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= SLIDER_CRANK_STEP_TOLERANCE or phi's round-off floor, in at most
+** SLIDER_CRANK_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. SLIDER_CRANK_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int slider_crank_correct_positions(slider_crank_real t, slider_crank_real state[], const slider_crank_real param[], int mass_metric,
+    slider_crank_real C[], slider_crank_real W[], slider_crank_real correction[], slider_crank_real K[], slider_crank_real d[],
+    slider_crank_real phi[], slider_crank_real phi_dot[], slider_crank_real g[], slider_crank_real q_prev[])
 {
-    if (mass_metric) slider_crank_mass_matrix(t, state, param, M);
-    return slider_crank_correction_factor(mass_metric, M, C, work);
+    slider_crank_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        slider_crank_residuals(t, state, param, phi, phi_dot, g);
+        err = slider_crank_max_abs(phi, SLIDER_CRANK_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= slider_crank_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < SLIDER_CRANK_NQ; ++i) state[i] = q_prev[i];
+                slider_crank_residuals(t, state, param, phi, phi_dot, g);
+                err = slider_crank_max_abs(phi, SLIDER_CRANK_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            slider_crank_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= slider_crank_phi_tolerance(C, state)) break;
+        if (it - undone == SLIDER_CRANK_STEP_MAX_ITERATIONS || !isfinite(err)) return SLIDER_CRANK_CORRECTION_FAILED;
+        if (refactor && (status = slider_crank_step_factor(t, state, param, mass_metric, W, C, correction)) != SLIDER_CRANK_OK)
+            return status;
+        for (i = 0; i < SLIDER_CRANK_NH; ++i) K[i] = -phi[i];
+        slider_crank_correction_solve(mass_metric, SLIDER_CRANK_NH, W, C, correction, K, d);
+        for (i = 0; i < SLIDER_CRANK_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) slider_crank_constraint_jacobian(t, state, param, C);
+    return SLIDER_CRANK_OK;
 }
 
 int slider_crank_step(slider_crank_real t, slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
@@ -1030,68 +1124,9 @@ int slider_crank_step(slider_crank_real t, slider_crank_real state[], const slid
     slider_crank_real *phi_dot = phi + SLIDER_CRANK_NH;
     slider_crank_real *g = phi_dot + SLIDER_CRANK_NH;
     slider_crank_real *q_prev = g + SLIDER_CRANK_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const slider_crank_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const slider_crank_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const slider_crank_real t1 = t + h;
-    slider_crank_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < SLIDER_CRANK_NX; ++i) x0[i] = state[i];
-    status = slider_crank_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != SLIDER_CRANK_OK) return status;
-    for (i = 0; i < SLIDER_CRANK_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < SLIDER_CRANK_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = slider_crank_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != SLIDER_CRANK_OK) return slider_crank_step_undone(state, x0, status);
-        for (i = 0; i < SLIDER_CRANK_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        slider_crank_residuals(t1, state, param, phi, phi_dot, g);
-        err = slider_crank_max_abs(phi, SLIDER_CRANK_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= slider_crank_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < SLIDER_CRANK_NQ; ++i) state[i] = q_prev[i];
-                slider_crank_residuals(t1, state, param, phi, phi_dot, g);
-                err = slider_crank_max_abs(phi, SLIDER_CRANK_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            slider_crank_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= slider_crank_phi_tolerance(C, state)) break;
-        if (it - undone == SLIDER_CRANK_STEP_MAX_ITERATIONS || !isfinite(err)) return slider_crank_step_undone(state, x0, SLIDER_CRANK_CORRECTION_FAILED);
-        if (refactor && (status = slider_crank_step_factor(t1, state, param, mass_metric, W, C, correction)) != SLIDER_CRANK_OK)
-            return slider_crank_step_undone(state, x0, status);
-        for (i = 0; i < SLIDER_CRANK_NH; ++i) K[i] = -phi[i];
-        slider_crank_correction_solve(mass_metric, SLIDER_CRANK_NH, W, C, correction, K, d);
-        for (i = 0; i < SLIDER_CRANK_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) slider_crank_constraint_jacobian(t1, state, param, C);
-    status = slider_crank_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != SLIDER_CRANK_OK) return slider_crank_step_undone(state, x0, status);
-    for (i = 0; i < SLIDER_CRANK_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    slider_crank_correction_solve(mass_metric, SLIDER_CRANK_NC, W, C, correction, K, d);
-    for (i = 0; i < SLIDER_CRANK_NQ; ++i) state[SLIDER_CRANK_NQ + i] += d[i];
-    for (i = 0; i < SLIDER_CRANK_NX; ++i)
-        if (!isfinite(state[i])) return slider_crank_step_undone(state, x0, SLIDER_CRANK_NOT_FINITE);
-    return SLIDER_CRANK_OK;
+    int status = slider_crank_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == SLIDER_CRANK_OK)
+        status = slider_crank_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == SLIDER_CRANK_OK) status = slider_crank_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return slider_crank_step_end(state, x0, status);
 }

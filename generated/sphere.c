@@ -799,35 +799,74 @@ void sphere_base_parameters(const sphere_real param[], sphere_real out_theta[])
 
 void sphere_standard_regressor(sphere_real t, const sphere_real state[], const sphere_real in_acceleration[], sphere_real out_Y[])
 {
-    (void)t;
-    (void)state;
-    sphere_zero(out_Y, 2*SPHERE_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    /* row y, column m */
-    out_Y[3] = in_acceleration[1];
-    /* row z, column m*g */
-    out_Y[4] = 1.0;
-    /* row z, column m */
-    out_Y[5] = in_acceleration[2];
+    /* No parameter combines: the standard parameters are the base ones (sphere.md). */
+    sphere_regressor(t, state, in_acceleration, out_Y);
 }
 
 void sphere_standard_parameters(const sphere_real param[], sphere_real out_theta[])
 {
-    const sphere_real m = param[0];
-    const sphere_real g = param[2];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
+    /* No parameter combines: the standard parameters are the base ones (sphere.md). */
+    sphere_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int sphere_step_undone(sphere_real state[], const sphere_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): SPHERE_OK, or the
+** rhs's error with state part-way. k, x0, xt: SPHERE_NX each; work the rhs's.
+*/
+static int sphere_rk4(sphere_real t, sphere_real state[], const sphere_real input[], const sphere_real param[],
+    sphere_real baumgarte_alpha, sphere_real baumgarte_beta, sphere_real h,
+    sphere_real k[], sphere_real x0[], sphere_real xt[], sphere_real work[])
+{
+    /* The stages' times and weights. */
+    static const sphere_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const sphere_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < SPHERE_NX; ++i) x0[i] = state[i];
+    status = sphere_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != SPHERE_OK) return status;
+    for (i = 0; i < SPHERE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < SPHERE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = sphere_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != SPHERE_OK) return status;
+        for (i = 0; i < SPHERE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return SPHERE_OK;
+}
+
+/* The step's status, SPHERE_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int sphere_step_end(sphere_real state[], const sphere_real x0[], int status)
 {
     int i;
-    for (i = 0; i < SPHERE_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < SPHERE_NX && status == SPHERE_OK; ++i)
+        if (!isfinite(state[i])) status = SPHERE_NOT_FINITE;
+    if (status != SPHERE_OK)
+        for (i = 0; i < SPHERE_NX; ++i) state[i] = x0[i];
     return status;
+}
+
+/* The correction's factor at the state, M evaluated first in the metric W = M. */
+static int sphere_step_factor(sphere_real t, const sphere_real state[], const sphere_real param[], int mass_metric,
+    sphere_real M[], const sphere_real C[], sphere_real work[])
+{
+    if (mass_metric) sphere_mass_matrix(t, state, param, M);
+    return sphere_correction_factor(mass_metric, M, C, work);
+}
+
+/*
+** Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows
+** are linear in v); C and rows_dot ([phi'; g], SPHERE_NC) at (t, state).
+*/
+static int sphere_correct_velocities(sphere_real t, sphere_real state[], const sphere_real param[], int mass_metric,
+    const sphere_real C[], sphere_real W[], sphere_real correction[], sphere_real K[], sphere_real d[], const sphere_real rows_dot[])
+{
+    int i;
+    const int status = sphere_step_factor(t, state, param, mass_metric, W, C, correction);
+    if (status != SPHERE_OK) return status;
+    for (i = 0; i < SPHERE_NC; ++i) K[i] = -rows_dot[i];
+    sphere_correction_solve(mass_metric, SPHERE_NC, W, C, correction, K, d);
+    for (i = 0; i < SPHERE_NQ; ++i) state[SPHERE_NQ + i] += d[i];
+    return SPHERE_OK;
 }
 
 /* The larger of start and every |v[i]|, NaN once v holds one (so isfinite sees it). */
@@ -844,16 +883,58 @@ static sphere_real sphere_max_abs(const sphere_real v[], int n, sphere_real star
 /* Where Gauss-Newton stops: |phi| <= the tolerance, or phi's round-off 64 eps (1 + |A| |q|) if larger. */
 static sphere_real sphere_phi_tolerance(const sphere_real C[], const sphere_real state[])
 {
-    const sphere_real round_off = 1.4210854715202004e-14*(1.0 + sphere_max_abs(C, SPHERE_NH*SPHERE_NQ, 0.0)*sphere_max_abs(state, SPHERE_NQ, 0.0));
+    const sphere_real round_off = 64*2.220446049250313e-16*(1.0 + sphere_max_abs(C, SPHERE_NH*SPHERE_NQ, 0.0)*sphere_max_abs(state, SPHERE_NQ, 0.0));
     return fmax(SPHERE_STEP_TOLERANCE, round_off);
 }
 
-/* The correction's factor at the state, M evaluated first in the metric W = M. */
-static int sphere_step_factor(sphere_real t, const sphere_real state[], const sphere_real param[], int mass_metric,
-    sphere_real M[], const sphere_real C[], sphere_real work[])
+/*
+** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
+** to |phi| <= SPHERE_STEP_TOLERANCE or phi's round-off floor, in at most
+** SPHERE_STEP_MAX_ITERATIONS steps. A step on an older factor (a chord step)
+** stands when it meets that or cuts |phi| by 0.25; else it is
+** undone and a Newton step taken from where it began. SPHERE_OK leaves phi,
+** phi_dot, g and C at (t, state), for the velocities.
+*/
+static int sphere_correct_positions(sphere_real t, sphere_real state[], const sphere_real param[], int mass_metric,
+    sphere_real C[], sphere_real W[], sphere_real correction[], sphere_real K[], sphere_real d[],
+    sphere_real phi[], sphere_real phi_dot[], sphere_real g[], sphere_real q_prev[])
 {
-    if (mass_metric) sphere_mass_matrix(t, state, param, M);
-    return sphere_correction_factor(mass_metric, M, C, work);
+    sphere_real err, last_err = INFINITY;
+    int i, it, status, refactor, chord = 0, undone = 0, C_current = 0;
+    for (it = 0;; ++it) {
+        sphere_residuals(t, state, param, phi, phi_dot, g);
+        err = sphere_max_abs(phi, SPHERE_NH, 0.0);
+        refactor = it == 0;
+        if (!refactor && err <= sphere_phi_tolerance(C, state)) break;
+        if (!refactor && !(err <= 0.25*last_err)) {
+            if (chord) {
+                for (i = 0; i < SPHERE_NQ; ++i) state[i] = q_prev[i];
+                sphere_residuals(t, state, param, phi, phi_dot, g);
+                err = sphere_max_abs(phi, SPHERE_NH, 0.0);
+                ++undone;
+            }
+            refactor = 1;
+        }
+        if (refactor) {
+            sphere_constraint_jacobian(t, state, param, C);
+            C_current = 1;
+        }
+        if (err <= sphere_phi_tolerance(C, state)) break;
+        if (it - undone == SPHERE_STEP_MAX_ITERATIONS || !isfinite(err)) return SPHERE_CORRECTION_FAILED;
+        if (refactor && (status = sphere_step_factor(t, state, param, mass_metric, W, C, correction)) != SPHERE_OK)
+            return status;
+        for (i = 0; i < SPHERE_NH; ++i) K[i] = -phi[i];
+        sphere_correction_solve(mass_metric, SPHERE_NH, W, C, correction, K, d);
+        for (i = 0; i < SPHERE_NQ; ++i) {
+            q_prev[i] = state[i];
+            state[i] += d[i];
+        }
+        C_current = 0;
+        chord = !refactor;
+        last_err = err;
+    }
+    if (!C_current) sphere_constraint_jacobian(t, state, param, C);
+    return SPHERE_OK;
 }
 
 int sphere_step(sphere_real t, sphere_real state[], const sphere_real input[], const sphere_real param[],
@@ -874,68 +955,9 @@ int sphere_step(sphere_real t, sphere_real state[], const sphere_real input[], c
     sphere_real *phi_dot = phi + SPHERE_NH;
     sphere_real *g = phi_dot + SPHERE_NH;
     sphere_real *q_prev = g + SPHERE_NN;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const sphere_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const sphere_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    const sphere_real t1 = t + h;
-    sphere_real err, last_err = INFINITY;
-    int i, j, it, status, refactor, chord = 0, undone = 0, C_current = 0;
-    for (i = 0; i < SPHERE_NX; ++i) x0[i] = state[i];
-    status = sphere_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != SPHERE_OK) return status;
-    for (i = 0; i < SPHERE_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < SPHERE_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = sphere_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != SPHERE_OK) return sphere_step_undone(state, x0, status);
-        for (i = 0; i < SPHERE_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    /*
-    ** Positions: Gauss-Newton on phi = 0, q += W^-1 A^T K, (A W^-1 A^T) K = -phi,
-    ** to |phi| <= the tolerance or phi's round-off floor. A step on an older
-    ** factor (a chord step) stands when it meets that or cuts |phi| by 0.25;
-    ** else it is undone and a Newton step taken from where it began.
-    */
-    for (it = 0;; ++it) {
-        sphere_residuals(t1, state, param, phi, phi_dot, g);
-        err = sphere_max_abs(phi, SPHERE_NH, 0.0);
-        refactor = it == 0;
-        if (!refactor && err <= sphere_phi_tolerance(C, state)) break;
-        if (!refactor && !(err <= 0.25*last_err)) {
-            if (chord) {
-                for (i = 0; i < SPHERE_NQ; ++i) state[i] = q_prev[i];
-                sphere_residuals(t1, state, param, phi, phi_dot, g);
-                err = sphere_max_abs(phi, SPHERE_NH, 0.0);
-                ++undone;
-            }
-            refactor = 1;
-        }
-        if (refactor) {
-            sphere_constraint_jacobian(t1, state, param, C);
-            C_current = 1;
-        }
-        if (err <= sphere_phi_tolerance(C, state)) break;
-        if (it - undone == SPHERE_STEP_MAX_ITERATIONS || !isfinite(err)) return sphere_step_undone(state, x0, SPHERE_CORRECTION_FAILED);
-        if (refactor && (status = sphere_step_factor(t1, state, param, mass_metric, W, C, correction)) != SPHERE_OK)
-            return sphere_step_undone(state, x0, status);
-        for (i = 0; i < SPHERE_NH; ++i) K[i] = -phi[i];
-        sphere_correction_solve(mass_metric, SPHERE_NH, W, C, correction, K, d);
-        for (i = 0; i < SPHERE_NQ; ++i) {
-            q_prev[i] = state[i];
-            state[i] += d[i];
-        }
-        C_current = 0;
-        chord = !refactor;
-        last_err = err;
-    }
-    /* Velocities: v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g], exact (the rows are linear in v). */
-    if (!C_current) sphere_constraint_jacobian(t1, state, param, C);
-    status = sphere_step_factor(t1, state, param, mass_metric, W, C, correction);
-    if (status != SPHERE_OK) return sphere_step_undone(state, x0, status);
-    for (i = 0; i < SPHERE_NC; ++i) K[i] = -phi_dot[i];  /* phi' and g lie together */
-    sphere_correction_solve(mass_metric, SPHERE_NC, W, C, correction, K, d);
-    for (i = 0; i < SPHERE_NQ; ++i) state[SPHERE_NQ + i] += d[i];
-    for (i = 0; i < SPHERE_NX; ++i)
-        if (!isfinite(state[i])) return sphere_step_undone(state, x0, SPHERE_NOT_FINITE);
-    return SPHERE_OK;
+    int status = sphere_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
+    if (status == SPHERE_OK)
+        status = sphere_correct_positions(t + h, state, param, mass_metric, C, W, correction, K, d, phi, phi_dot, g, q_prev);
+    if (status == SPHERE_OK) status = sphere_correct_velocities(t + h, state, param, mass_metric, C, W, correction, K, d, phi_dot);
+    return sphere_step_end(state, x0, status);
 }

@@ -482,59 +482,49 @@ void spring_pendulum_base_parameters(const spring_pendulum_real param[], spring_
 
 void spring_pendulum_standard_regressor(spring_pendulum_real t, const spring_pendulum_real state[], const spring_pendulum_real in_acceleration[], spring_pendulum_real out_Y[])
 {
-    (void)t;
-    const spring_pendulum_real x = state[0];
-    const spring_pendulum_real y = state[1];
-    const spring_pendulum_real x_dot = state[2];  /* x' */
-    const spring_pendulum_real y_dot = state[3];  /* y' */
-    spring_pendulum_zero(out_Y, 5*SPRING_PENDULUM_NQ);
-    /* row x, column m */
-    out_Y[1] = in_acceleration[0];
-    const spring_pendulum_real Y_2_1 = x*x + y*y;
-    const spring_pendulum_real Y_2_2 = sqrt(Y_2_1);
-    /* row x, column l*k */
-    out_Y[2] = -x/Y_2_2;
-    /* row x, column k */
-    out_Y[3] = x;
-    const spring_pendulum_real Y_4_1 = x*x_dot + y*y_dot;
-    /* row x, column c */
-    out_Y[4] = x*Y_4_1/Y_2_1;
-    /* row y, column m*g */
-    out_Y[5] = 1.0;
-    /* row y, column m */
-    out_Y[6] = in_acceleration[1];
-    /* row y, column l*k */
-    out_Y[7] = -y/Y_2_2;
-    /* row y, column k */
-    out_Y[8] = y;
-    /* row y, column c */
-    out_Y[9] = y*Y_4_1/Y_2_1;
+    /* No parameter combines: the standard parameters are the base ones (spring_pendulum.md). */
+    spring_pendulum_regressor(t, state, in_acceleration, out_Y);
 }
 
 void spring_pendulum_standard_parameters(const spring_pendulum_real param[], spring_pendulum_real out_theta[])
 {
-    const spring_pendulum_real m = param[0];
-    const spring_pendulum_real g = param[1];
-    const spring_pendulum_real l = param[2];
-    const spring_pendulum_real k = param[3];
-    const spring_pendulum_real c = param[4];
-    /* m*g */
-    out_theta[0] = m*g;
-    /* m */
-    out_theta[1] = m;
-    /* l*k */
-    out_theta[2] = l*k;
-    /* k */
-    out_theta[3] = k;
-    /* c */
-    out_theta[4] = c;
+    /* No parameter combines: the standard parameters are the base ones (spring_pendulum.md). */
+    spring_pendulum_base_parameters(param, out_theta);
 }
 
-/* The state the step began from, back in state, and the status: a failed step changes nothing. */
-static int spring_pendulum_step_undone(spring_pendulum_real state[], const spring_pendulum_real x0[], int status)
+/*
+** x0 := state, state := x0 + h/6 (k1 + 2 k2 + 2 k3 + k4): SPRING_PENDULUM_OK, or the
+** rhs's error with state part-way. k, x0, xt: SPRING_PENDULUM_NX each; work the rhs's.
+*/
+static int spring_pendulum_rk4(spring_pendulum_real t, spring_pendulum_real state[], const spring_pendulum_real input[], const spring_pendulum_real param[],
+    spring_pendulum_real baumgarte_alpha, spring_pendulum_real baumgarte_beta, spring_pendulum_real h,
+    spring_pendulum_real k[], spring_pendulum_real x0[], spring_pendulum_real xt[], spring_pendulum_real work[])
+{
+    /* The stages' times and weights. */
+    static const spring_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
+    static const spring_pendulum_real weight[4] = {1.0/6, 1.0/3, 1.0/3, 1.0/6};
+    int i, j, status;
+    for (i = 0; i < SPRING_PENDULUM_NX; ++i) x0[i] = state[i];
+    status = spring_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+    if (status != SPRING_PENDULUM_OK) return status;
+    for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < SPRING_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
+        status = spring_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
+        if (status != SPRING_PENDULUM_OK) return status;
+        for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
+    }
+    return SPRING_PENDULUM_OK;
+}
+
+/* The step's status, SPRING_PENDULUM_NOT_FINITE at a NaN or Inf; a failed step puts x0 back in state. */
+static int spring_pendulum_step_end(spring_pendulum_real state[], const spring_pendulum_real x0[], int status)
 {
     int i;
-    for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] = x0[i];
+    for (i = 0; i < SPRING_PENDULUM_NX && status == SPRING_PENDULUM_OK; ++i)
+        if (!isfinite(state[i])) status = SPRING_PENDULUM_NOT_FINITE;
+    if (status != SPRING_PENDULUM_OK)
+        for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] = x0[i];
     return status;
 }
 
@@ -547,22 +537,7 @@ int spring_pendulum_step(spring_pendulum_real t, spring_pendulum_real state[], c
     spring_pendulum_real *k = work + SPRING_PENDULUM_NWORK;
     spring_pendulum_real *x0 = k + SPRING_PENDULUM_NX;
     spring_pendulum_real *xt = x0 + SPRING_PENDULUM_NX;
-    /* RK4's stage times and weights; the sums below are rk4.c's, in its order. */
-    static const spring_pendulum_real stage_c[3] = {0.5, 0.5, 1.0};
-    static const spring_pendulum_real weight[4] = {0.16666666666666666, 0.3333333333333333, 0.3333333333333333, 0.16666666666666666};
-    int i, j, status;
+    int status = spring_pendulum_rk4(t, state, input, param, baumgarte_alpha, baumgarte_beta, h, k, x0, xt, work);
     (void)mass_metric;
-    for (i = 0; i < SPRING_PENDULUM_NX; ++i) x0[i] = state[i];
-    status = spring_pendulum_rhs(t, x0, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-    if (status != SPRING_PENDULUM_OK) return status;
-    for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] = x0[i] + h*weight[0]*k[i];
-    for (j = 0; j < 3; ++j) {
-        for (i = 0; i < SPRING_PENDULUM_NX; ++i) xt[i] = x0[i] + stage_c[j]*h*k[i];
-        status = spring_pendulum_rhs(t + stage_c[j]*h, xt, input, param, baumgarte_alpha, baumgarte_beta, k, 0, work);
-        if (status != SPRING_PENDULUM_OK) return spring_pendulum_step_undone(state, x0, status);
-        for (i = 0; i < SPRING_PENDULUM_NX; ++i) state[i] += h*weight[j + 1]*k[i];
-    }
-    for (i = 0; i < SPRING_PENDULUM_NX; ++i)
-        if (!isfinite(state[i])) return spring_pendulum_step_undone(state, x0, SPRING_PENDULUM_NOT_FINITE);
-    return SPRING_PENDULUM_OK;
+    return spring_pendulum_step_end(state, x0, status);
 }

@@ -7,6 +7,8 @@
 #include <lagrangec/model.h>
 #include <lagrangec/version.h>
 
+#include "kernel_sources.h"
+
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -514,16 +516,19 @@ std::string correction_source(const Plan &plan) {
   return s.str();
 }
 
-std::string mirror_source(const Plan &plan) {
-  const Names &n = plan.names;
-  const std::string Q = n.size(Size::nq);
-  return "/* Copies the lower triangle of the symmetric M to the upper one. */\nstatic void " + n.fn("mirror_lower") +
-         "(" + plan.real.type + " a[])\n{\n    int i, j;\n    for (i = 0; i < " + Q + "; ++i)\n        for (j = 0; j < i; ++j) a[j*" +
-         Q + " + i] = a[i*" + Q + " + j];\n}\n\n";
-}
+std::string mirror_source(const Plan &plan) { return paste_kernel(kernel_mirror_lower, plan.names, plan.real) + "\n"; }
 
 std::string declaration(const RealType &real, const Signature &sig, const std::string &doc) {
   return doc_comment(doc) + signature_text(real, sig) + ";\n\n";
+}
+
+// A function that is another under its own name (same parameters): one call,
+// so the code is printed once.
+std::string call_source(const RealType &real, const Signature &sig, const Signature &callee, const std::string &why) {
+  std::string args;
+  for (auto &line : sig.lines)
+    for (auto &p : line) args += (args.empty() ? "" : ", ") + p.name;
+  return signature_text(real, sig) + "\n{\n    /* " + why + " */\n    " + callee.name + "(" + args + ");\n}\n";
 }
 
 }  // namespace
@@ -694,9 +699,14 @@ std::string emit_source(const Plan &plan) {
   if (m.ncontact) s << "\n" << block_source(plan, plan.restitution);
   if (!m.friction.empty())
     for (const Block *b : {&plan.friction_normal, &plan.friction_coefficients}) s << "\n" << block_source(plan, *b);
-  if (plan.regressor.available())
-    for (const Block *b : {&plan.base_regressor, &plan.base_parameters, &plan.standard_regressor, &plan.standard_parameters})
-      s << "\n" << block_source(plan, *b);
+  if (plan.regressor.available()) {
+    for (const Block *b : {&plan.base_regressor, &plan.base_parameters}) s << "\n" << block_source(plan, *b);
+    const std::string same = "No parameter combines: the standard parameters are the base ones (" + n.p + ".md).";
+    for (auto [b, base] : {std::pair{&plan.standard_regressor, &plan.base_regressor},
+                           std::pair{&plan.standard_parameters, &plan.base_parameters}})
+      s << "\n" << (plan.regressor.base_is_standard() ? call_source(plan.real, b->signature, base->signature, same)
+                                                      : block_source(plan, *b));
+  }
   if (plan.with_step) s << "\n" << emit_step(plan);
   return s.str();
 }

@@ -218,6 +218,8 @@ struct Regressor {
   // As a reader writes them, factors in the spec's parameter order: m1*l1^2, m1*l1^2 + m2*l1^2.
   std::vector<std::string> standard_text, base_text;
   bool available() const { return absent.empty(); }
+  // No column merged into another: the base parameters are the standard ones, Y the same.
+  bool base_is_standard() const { return base_columns.size() == standard.size(); }
 };
 Regressor derive_regressor(const Model &m);
 

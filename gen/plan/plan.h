@@ -320,8 +320,8 @@ struct RealType {
   std::string function(const std::string &libm) const;   // "sqrt", "sqrtf"
   // C written over `real` with double literals and libm (a kernel of
   // gen/kernels/) in this type: `real` becomes the typedef; in float,
-  // literals gain f and sqrt, fabs and HUGE_VAL become sqrtf, fabsf and
-  // HUGE_VALF. Each identifier and number is offered first to `word`: its
+  // literals gain f, sqrt, fabs, sin, cos and fmax an f suffix, and
+  // HUGE_VAL becomes HUGE_VALF. Each identifier and number is offered first to `word`: its
   // text, or nullopt to retype it so (a kernel's placeholders).
   using WordMap = std::function<std::optional<std::string>(const std::string &)>;
   std::string retyped(const std::string &c_over_real, const WordMap &word) const;

@@ -57,7 +57,7 @@ std::string RealType::retyped(const std::string &c, const WordMap &mapped) const
         out += *text;
       else if (word == "real")
         out += type;
-      else if (single() && (word == "sqrt" || word == "fabs" || word == "sin" || word == "cos"))
+      else if (single() && (word == "sqrt" || word == "fabs" || word == "sin" || word == "cos" || word == "fmax"))
         out += word + "f";
       else if (single() && word == "HUGE_VAL")
         out += "HUGE_VALF";

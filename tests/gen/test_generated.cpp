@@ -518,6 +518,11 @@ void check_regressor(const lgc_model *gm, const Variant &variant, const lgc::Mod
     gm->standard_parameters(p.data(), standard.data());
     check_product(gm, variant, "Y theta = tau in the base parameters", Yb, base, tau);
     check_product(gm, variant, "Y theta = tau in the standard parameters", Ys, standard, tau);
+    // No parameter combines (NBASE = NSTANDARD): the two regressors and parameter vectors are one.
+    if (nb == ns && (Yb != Ys || base != standard))
+      fail_msg("%s (%s): %zu base and standard parameters, yet the base and the standard regressor or parameters "
+               "differ (Y[0] %.17g against %.17g, theta[0] %.17g against %.17g)", gm->name, variant.name, ns,
+               Yb[0], Ys[0], base[0], standard[0]);
     stacked.insert(stacked.end(), Ys.begin(), Ys.end());
   }
   double kept, next;

@@ -4,9 +4,9 @@
 ** plain references: Cholesky of random SPD matrices and its solves, its
 ** refusal of singular ones, S = J M^-1 J^T, the dense KKT solve, the
 ** minimum-norm one on a system whose third row is the sum of the other two,
-** the conditioning and the zeroing; the articulated-body recursion on a
-** branched tree of four links against M q'' + k = tau + G from an independent
-** reference.
+** the conditioning, the zeroing and the mirroring of a triangle; the
+** articulated-body recursion on a branched tree of four links against
+** M q'' + k = tau + G from an independent reference.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -55,6 +55,7 @@ static const int PREFIX_link_fixed[PREFIX_NLINK] = {0, 1, 1, 1};  /* link 0's E 
 #include "min_norm.c"
 #include "conditioning.c"
 #include "zero.c"
+#include "mirror_lower.c"
 #include "articulated.c"
 #ifdef KERNEL_FLOAT
 #undef sqrt
@@ -437,6 +438,21 @@ static void tree_mass_matrix(const double table[], const double q[], double M[16
     }
 }
 
+/* The upper triangle from the lower one, the lower (and the diagonal) as they were. */
+static void test_mirror_lower(void **state)
+{
+    (void)state;
+    real a[PREFIX_NQ * PREFIX_NQ], before[PREFIX_NQ * PREFIX_NQ];
+    for (int i = 0; i < PREFIX_NQ * PREFIX_NQ; i++)
+        before[i] = a[i] = (real)(i + 1);
+    PREFIX_mirror_lower(a);
+    for (int i = 0; i < PREFIX_NQ; i++)
+        for (int j = 0; j <= i; j++) {
+            assert_eq(a[i * PREFIX_NQ + j], before[i * PREFIX_NQ + j]);
+            assert_eq(a[j * PREFIX_NQ + i], before[i * PREFIX_NQ + j]);
+        }
+}
+
 /* A tree of four links (a branch at link 0) against M q'' + k = tau + G: M and G from the reference,
    k = M' v - d/dq (v^T M v / 2) by central differences of M. */
 static void test_articulated_tree(void **state)
@@ -503,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_singular_mass),
         cmocka_unit_test(test_conditioning),
         cmocka_unit_test(test_zero),
+        cmocka_unit_test(test_mirror_lower),
         cmocka_unit_test(test_articulated_tree),
         cmocka_unit_test(test_articulated_singular),
     };
