@@ -346,9 +346,39 @@ static void a02_n2_zero(a02_n2_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of a02_n2_kkt_entries that the residual's derivatives need
+** again: a02_n2_jacobian and a02_n2_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    A02_N2_TERM_M_0_1,
+    A02_N2_TERM_cos_th0,
+    A02_N2_TERM_cos_ph1,
+    A02_N2_TERM_sin_th0,
+    A02_N2_TERM_sin_ph1,
+    A02_N2_TERM_cos_th1,
+    A02_N2_TERM_cos_ph2,
+    A02_N2_TERM_sin_th1,
+    A02_N2_TERM_sin_ph2,
+    A02_N2_TERM_f_0_1,
+    A02_N2_TERM_f_0_2,
+    A02_N2_TERM_f_1_1,
+    A02_N2_TERM_f_1_2,
+    A02_N2_TERM_cos_th2,
+    A02_N2_TERM_f_3_1,
+    A02_N2_TERM_f_4_1,
+    A02_N2_TERM_sin_th2,
+    A02_N2_TERM_r_0_1,
+    A02_N2_TERM_r_0_2,
+    A02_N2_TERM_r_1_1,
+    A02_N2_TERM_r_1_2,
+    A02_N2_TERM_r_2_1,
+};
+
 static void a02_n2_kkt_entries(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
     a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
-    a02_n2_real out_M[], a02_n2_real out_f[], a02_n2_real out_J[], a02_n2_real out_r[], a02_n2_real out_g[])
+    a02_n2_real out_M[], a02_n2_real out_f[], a02_n2_real out_J[], a02_n2_real out_r[], a02_n2_real out_g[], a02_n2_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -367,6 +397,7 @@ static void a02_n2_kkt_entries(a02_n2_real t, const a02_n2_real state[], const a
     const a02_n2_real L = param[1];
     const a02_n2_real g = param[2];
     const a02_n2_real M_0_1 = L*L;
+    if (out_terms) out_terms[A02_N2_TERM_M_0_1] = M_0_1;
     const a02_n2_real M_0_2 = m*M_0_1;
     const a02_n2_real M_0_3 = 1.3333333333333333*M_0_2;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
@@ -375,32 +406,47 @@ static void a02_n2_kkt_entries(a02_n2_real t, const a02_n2_real state[], const a
     const a02_n2_real M_12_1 = 0.3333333333333333*M_0_2;
     out_M[12] = M_12_1;
     const a02_n2_real cos_th0 = cos(th0);
+    if (out_terms) out_terms[A02_N2_TERM_cos_th0] = cos_th0;
     const a02_n2_real cos_ph1 = cos(ph1);
+    if (out_terms) out_terms[A02_N2_TERM_cos_ph1] = cos_ph1;
     const a02_n2_real sin_th0 = sin(th0);
+    if (out_terms) out_terms[A02_N2_TERM_sin_th0] = sin_th0;
     const a02_n2_real sin_ph1 = sin(ph1);
+    if (out_terms) out_terms[A02_N2_TERM_sin_ph1] = sin_ph1;
     out_M[15] = 0.5*m*M_0_1*(cos_th0*cos_ph1 + sin_th0*sin_ph1);
     out_M[18] = M_12_1;
     const a02_n2_real cos_th1 = cos(th1);
+    if (out_terms) out_terms[A02_N2_TERM_cos_th1] = cos_th1;
     const a02_n2_real cos_ph2 = cos(ph2);
+    if (out_terms) out_terms[A02_N2_TERM_cos_ph2] = cos_ph2;
     const a02_n2_real sin_th1 = sin(th1);
+    if (out_terms) out_terms[A02_N2_TERM_sin_th1] = sin_th1;
     const a02_n2_real sin_ph2 = sin(ph2);
+    if (out_terms) out_terms[A02_N2_TERM_sin_ph2] = sin_ph2;
     out_M[21] = 0.5*m*M_0_1*(cos_th1*cos_ph2 + sin_th1*sin_ph2);
     out_M[24] = M_12_1;
     const a02_n2_real f_0_1 = ph1_dot*ph1_dot;
+    if (out_terms) out_terms[A02_N2_TERM_f_0_1] = f_0_1;
     const a02_n2_real f_0_2 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
+    if (out_terms) out_terms[A02_N2_TERM_f_0_2] = f_0_2;
     /* f = Q - k, row th0 */
     out_f[0] = m*L*(0.5*L*f_0_1*f_0_2 - 1.5*g*cos_th0);
     const a02_n2_real f_1_1 = ph2_dot*ph2_dot;
+    if (out_terms) out_terms[A02_N2_TERM_f_1_1] = f_1_1;
     const a02_n2_real f_1_2 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
+    if (out_terms) out_terms[A02_N2_TERM_f_1_2] = f_1_2;
     /* row th1 */
     out_f[1] = m*L*(0.5*L*f_1_1*f_1_2 - 1.5*g*cos_th1);
     const a02_n2_real cos_th2 = cos(th2);
+    if (out_terms) out_terms[A02_N2_TERM_cos_th2] = cos_th2;
     /* row th2 */
     out_f[2] = -0.5*m*L*g*cos_th2;
     const a02_n2_real f_3_1 = th0_dot*th0_dot;
+    if (out_terms) out_terms[A02_N2_TERM_f_3_1] = f_3_1;
     /* row ph1 */
     out_f[3] = -0.5*m*L*(L*f_3_1*f_0_2 + g*cos_ph1);
     const a02_n2_real f_4_1 = th1_dot*th1_dot;
+    if (out_terms) out_terms[A02_N2_TERM_f_4_1] = f_4_1;
     /* row ph2 */
     out_f[4] = -0.5*m*L*(L*f_4_1*f_1_2 + g*cos_ph2);
     /* constraint Jacobian J = [A; B] */
@@ -414,20 +460,26 @@ static void a02_n2_kkt_entries(a02_n2_real t, const a02_n2_real state[], const a
     out_J[8] = L*cos_ph1;
     out_J[11] = -J_1_1;
     const a02_n2_real sin_th2 = sin(th2);
+    if (out_terms) out_terms[A02_N2_TERM_sin_th2] = sin_th2;
     out_J[12] = L*sin_th2;
     out_J[14] = -L*sin_ph2;
     out_J[16] = J_6_1;
     out_J[17] = -L*cos_th2;
     out_J[19] = L*cos_ph2;
     const a02_n2_real r_0_1 = th1_dot*sin_th1;
+    if (out_terms) out_terms[A02_N2_TERM_r_0_1] = r_0_1;
     const a02_n2_real r_0_2 = f_4_1*cos_th1;
+    if (out_terms) out_terms[A02_N2_TERM_r_0_2] = r_0_2;
     /* stabilised right-hand side of holonomic constraint 1: L*cos(th0) + L*cos(ph1) - L - L*cos(th1) */
     out_r[0] = L*(baumgarte_alpha*(th0_dot*sin_th0 - r_0_1 + ph1_dot*sin_ph1) - baumgarte_beta*(cos_th0 - cos_th1 + cos_ph1 - 1.0) + f_3_1*cos_th0 - r_0_2 + f_0_1*cos_ph1);
     const a02_n2_real r_1_1 = th1_dot*cos_th1;
+    if (out_terms) out_terms[A02_N2_TERM_r_1_1] = r_1_1;
     const a02_n2_real r_1_2 = f_4_1*sin_th1;
+    if (out_terms) out_terms[A02_N2_TERM_r_1_2] = r_1_2;
     /* stabilised right-hand side of holonomic constraint 2: L*sin(th0) + L*sin(ph1) - L*sin(th1) */
     out_r[1] = -L*(baumgarte_alpha*(th0_dot*cos_th0 - r_1_1 + ph1_dot*cos_ph1) + baumgarte_beta*(sin_th0 - sin_th1 + sin_ph1) - f_3_1*sin_th0 + r_1_2 - f_0_1*sin_ph1);
     const a02_n2_real r_2_1 = th2_dot*th2_dot;
+    if (out_terms) out_terms[A02_N2_TERM_r_2_1] = r_2_1;
     /* stabilised right-hand side of holonomic constraint 3: L*cos(th1) + L*cos(ph2) - L - L*cos(th2) */
     out_r[2] = L*(baumgarte_alpha*(r_0_1 - th2_dot*sin_th2 + ph2_dot*sin_ph2) - baumgarte_beta*(cos_th1 - cos_th2 + cos_ph2 - 1.0) + r_0_2 - r_2_1*cos_th2 + f_1_1*cos_ph2);
     /* stabilised right-hand side of holonomic constraint 4: L*sin(th1) + L*sin(ph2) - L*sin(th2) */
@@ -441,12 +493,14 @@ void a02_n2_kkt_terms(a02_n2_real t, const a02_n2_real state[], const a02_n2_rea
     a02_n2_zero(out_M, A02_N2_NQ*A02_N2_NQ);
     a02_n2_zero(out_J, A02_N2_NC*A02_N2_NQ);
     a02_n2_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int a02_n2_rhs(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+/* a02_n2_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int a02_n2_rhs_terms(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
     a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
-    a02_n2_real out_dxdt[], a02_n2_real out_multipliers[], a02_n2_real work[])
+    a02_n2_real out_dxdt[], a02_n2_real out_multipliers[], a02_n2_real work[],
+    a02_n2_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (A02_N2_NWORK doubles) */
     a02_n2_real *M = work;
@@ -461,7 +515,7 @@ int a02_n2_rhs(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input
     a02_n2_real *acceleration = out_dxdt + A02_N2_NQ;
     int i, status;
     a02_n2_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*A02_N2_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*A02_N2_NQ, out_terms);
     for (i = 0; i < A02_N2_NQ; ++i) out_dxdt[i] = state[A02_N2_NQ + i];
     status = a02_n2_factor_kkt(M, J, Y, S);
     conditioning[1] = status == A02_N2_RANK_DEFICIENT;
@@ -484,10 +538,18 @@ int a02_n2_rhs(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input
     return A02_N2_OK;
 }
 
+int a02_n2_rhs(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
+    a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
+    a02_n2_real out_dxdt[], a02_n2_real out_multipliers[], a02_n2_real work[])
+{
+    return a02_n2_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void a02_n2_residual_derivatives(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
     a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
     const a02_n2_real in_acceleration[], const a02_n2_real in_multipliers[],
+    const a02_n2_real in_terms[],
     a02_n2_real out_dR_dx[], a02_n2_real out_dR_du[], a02_n2_real out_dg_dx[], a02_n2_real out_dg_du[])
 {
     (void)t;
@@ -495,11 +557,6 @@ static void a02_n2_residual_derivatives(a02_n2_real t, const a02_n2_real state[]
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const a02_n2_real th0 = state[0];
-    const a02_n2_real th1 = state[1];
-    const a02_n2_real th2 = state[2];
-    const a02_n2_real ph1 = state[3];
-    const a02_n2_real ph2 = state[4];
     const a02_n2_real th0_dot = state[5];  /* th0' */
     const a02_n2_real th1_dot = state[6];  /* th1' */
     const a02_n2_real th2_dot = state[7];  /* th2' */
@@ -508,46 +565,50 @@ static void a02_n2_residual_derivatives(a02_n2_real t, const a02_n2_real state[]
     const a02_n2_real m = param[0];
     const a02_n2_real L = param[1];
     const a02_n2_real g = param[2];
-    const a02_n2_real cos_th0 = cos(th0);
-    const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real sin_th0 = sin(th0);
-    const a02_n2_real sin_ph1 = sin(ph1);
+    const a02_n2_real f_0_1 = in_terms[A02_N2_TERM_f_0_1];
+    const a02_n2_real cos_th0 = in_terms[A02_N2_TERM_cos_th0];
+    const a02_n2_real cos_ph1 = in_terms[A02_N2_TERM_cos_ph1];
+    const a02_n2_real sin_th0 = in_terms[A02_N2_TERM_sin_th0];
+    const a02_n2_real sin_ph1 = in_terms[A02_N2_TERM_sin_ph1];
     const a02_n2_real dR_dx_0_1 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
-    const a02_n2_real dR_dx_0_2 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
-    const a02_n2_real dR_dx_0_3 = ph1_dot*ph1_dot*dR_dx_0_1 + in_acceleration[3]*dR_dx_0_2;
+    const a02_n2_real f_0_2 = in_terms[A02_N2_TERM_f_0_2];
+    const a02_n2_real dR_dx_0_2 = f_0_1*dR_dx_0_1 + in_acceleration[3]*f_0_2;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = L*(m*(0.5*L*dR_dx_0_3 - 1.5*g*sin_th0) + in_multipliers[0]*cos_th0 + in_multipliers[1]*sin_th0);
-    const a02_n2_real dR_dx_3_1 = L*L;
-    out_dR_dx[3] = -0.5*m*dR_dx_3_1*dR_dx_0_3;
-    out_dR_dx[8] = -m*dR_dx_3_1*ph1_dot*dR_dx_0_2;
-    const a02_n2_real cos_th1 = cos(th1);
-    const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real sin_th1 = sin(th1);
-    const a02_n2_real sin_ph2 = sin(ph2);
+    out_dR_dx[0] = L*(m*(0.5*L*dR_dx_0_2 - 1.5*g*sin_th0) + in_multipliers[0]*cos_th0 + in_multipliers[1]*sin_th0);
+    const a02_n2_real M_0_1 = in_terms[A02_N2_TERM_M_0_1];
+    out_dR_dx[3] = -0.5*m*M_0_1*dR_dx_0_2;
+    out_dR_dx[8] = -m*M_0_1*ph1_dot*f_0_2;
+    const a02_n2_real f_1_1 = in_terms[A02_N2_TERM_f_1_1];
+    const a02_n2_real cos_th1 = in_terms[A02_N2_TERM_cos_th1];
+    const a02_n2_real cos_ph2 = in_terms[A02_N2_TERM_cos_ph2];
+    const a02_n2_real sin_th1 = in_terms[A02_N2_TERM_sin_th1];
+    const a02_n2_real sin_ph2 = in_terms[A02_N2_TERM_sin_ph2];
     const a02_n2_real dR_dx_11_1 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
-    const a02_n2_real dR_dx_11_2 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
-    const a02_n2_real dR_dx_11_3 = ph2_dot*ph2_dot*dR_dx_11_1 + in_acceleration[4]*dR_dx_11_2;
-    out_dR_dx[11] = L*(m*(0.5*L*dR_dx_11_3 - 1.5*g*sin_th1) - cos_th1*(in_multipliers[0] - in_multipliers[2]) - sin_th1*(in_multipliers[1] - in_multipliers[3]));
-    out_dR_dx[14] = -0.5*m*dR_dx_3_1*dR_dx_11_3;
-    out_dR_dx[19] = -m*dR_dx_3_1*ph2_dot*dR_dx_11_2;
-    const a02_n2_real cos_th2 = cos(th2);
-    const a02_n2_real sin_th2 = sin(th2);
+    const a02_n2_real f_1_2 = in_terms[A02_N2_TERM_f_1_2];
+    const a02_n2_real dR_dx_11_2 = f_1_1*dR_dx_11_1 + in_acceleration[4]*f_1_2;
+    out_dR_dx[11] = L*(m*(0.5*L*dR_dx_11_2 - 1.5*g*sin_th1) - cos_th1*(in_multipliers[0] - in_multipliers[2]) - sin_th1*(in_multipliers[1] - in_multipliers[3]));
+    out_dR_dx[14] = -0.5*m*M_0_1*dR_dx_11_2;
+    out_dR_dx[19] = -m*M_0_1*ph2_dot*f_1_2;
+    const a02_n2_real cos_th2 = in_terms[A02_N2_TERM_cos_th2];
+    const a02_n2_real sin_th2 = in_terms[A02_N2_TERM_sin_th2];
     out_dR_dx[22] = -L*(in_multipliers[2]*cos_th2 + sin_th2*(in_multipliers[3] + 0.5*m*g));
-    const a02_n2_real dR_dx_30_1 = th0_dot*th0_dot*dR_dx_0_1 - in_acceleration[0]*dR_dx_0_2;
-    out_dR_dx[30] = -0.5*m*dR_dx_3_1*dR_dx_30_1;
+    const a02_n2_real f_3_1 = in_terms[A02_N2_TERM_f_3_1];
+    const a02_n2_real dR_dx_30_1 = f_3_1*dR_dx_0_1 - in_acceleration[0]*f_0_2;
+    out_dR_dx[30] = -0.5*m*M_0_1*dR_dx_30_1;
     out_dR_dx[33] = L*(0.5*m*(L*dR_dx_30_1 - g*sin_ph1) + in_multipliers[0]*cos_ph1 + in_multipliers[1]*sin_ph1);
-    out_dR_dx[35] = m*dR_dx_3_1*th0_dot*dR_dx_0_2;
-    const a02_n2_real dR_dx_41_1 = th1_dot*th1_dot*dR_dx_11_1 - in_acceleration[1]*dR_dx_11_2;
-    out_dR_dx[41] = -0.5*m*dR_dx_3_1*dR_dx_41_1;
+    out_dR_dx[35] = m*M_0_1*th0_dot*f_0_2;
+    const a02_n2_real f_4_1 = in_terms[A02_N2_TERM_f_4_1];
+    const a02_n2_real dR_dx_41_1 = f_4_1*dR_dx_11_1 - in_acceleration[1]*f_1_2;
+    out_dR_dx[41] = -0.5*m*M_0_1*dR_dx_41_1;
     out_dR_dx[44] = L*(0.5*m*(L*dR_dx_41_1 - g*sin_ph2) + in_multipliers[2]*cos_ph2 + in_multipliers[3]*sin_ph2);
-    out_dR_dx[46] = m*dR_dx_3_1*th1_dot*dR_dx_11_2;
+    out_dR_dx[46] = m*M_0_1*th1_dot*f_1_2;
     const a02_n2_real dR_dx_50_1 = baumgarte_alpha*cos_th0;
     const a02_n2_real dR_dx_50_2 = th0_dot*sin_th0;
     out_dR_dx[50] = -L*(baumgarte_beta*sin_th0 + th0_dot*(dR_dx_50_1 - dR_dx_50_2) + in_acceleration[0]*cos_th0);
     const a02_n2_real dR_dx_51_1 = baumgarte_alpha*cos_th1;
-    const a02_n2_real dR_dx_51_2 = th1_dot*sin_th1;
-    const a02_n2_real dR_dx_51_3 = L*(baumgarte_beta*sin_th1 + th1_dot*(dR_dx_51_1 - dR_dx_51_2) + in_acceleration[1]*cos_th1);
-    out_dR_dx[51] = dR_dx_51_3;
+    const a02_n2_real r_0_1 = in_terms[A02_N2_TERM_r_0_1];
+    const a02_n2_real dR_dx_51_2 = L*(baumgarte_beta*sin_th1 + th1_dot*(dR_dx_51_1 - r_0_1) + in_acceleration[1]*cos_th1);
+    out_dR_dx[51] = dR_dx_51_2;
     const a02_n2_real dR_dx_53_1 = baumgarte_alpha*cos_ph1;
     const a02_n2_real dR_dx_53_2 = ph1_dot*sin_ph1;
     out_dR_dx[53] = -L*(baumgarte_beta*sin_ph1 + ph1_dot*(dR_dx_53_1 - dR_dx_53_2) + in_acceleration[3]*cos_ph1);
@@ -555,28 +616,28 @@ static void a02_n2_residual_derivatives(a02_n2_real t, const a02_n2_real state[]
     const a02_n2_real dR_dx_55_2 = th0_dot*cos_th0;
     out_dR_dx[55] = -L*(dR_dx_55_1 + 2.0*dR_dx_55_2);
     const a02_n2_real dR_dx_56_1 = baumgarte_alpha*sin_th1;
-    const a02_n2_real dR_dx_56_2 = th1_dot*cos_th1;
-    const a02_n2_real dR_dx_56_3 = L*(dR_dx_56_1 + 2.0*dR_dx_56_2);
-    out_dR_dx[56] = dR_dx_56_3;
+    const a02_n2_real r_1_1 = in_terms[A02_N2_TERM_r_1_1];
+    const a02_n2_real dR_dx_56_2 = L*(dR_dx_56_1 + 2.0*r_1_1);
+    out_dR_dx[56] = dR_dx_56_2;
     const a02_n2_real dR_dx_58_1 = baumgarte_alpha*sin_ph1;
     const a02_n2_real dR_dx_58_2 = ph1_dot*cos_ph1;
     out_dR_dx[58] = -L*(dR_dx_58_1 + 2.0*dR_dx_58_2);
     out_dR_dx[60] = L*(baumgarte_beta*cos_th0 - th0_dot*(dR_dx_55_1 + dR_dx_55_2) - in_acceleration[0]*sin_th0);
-    const a02_n2_real dR_dx_61_1 = L*(baumgarte_beta*cos_th1 - th1_dot*(dR_dx_56_1 + dR_dx_56_2) - in_acceleration[1]*sin_th1);
+    const a02_n2_real dR_dx_61_1 = L*(baumgarte_beta*cos_th1 - th1_dot*(dR_dx_56_1 + r_1_1) - in_acceleration[1]*sin_th1);
     out_dR_dx[61] = -dR_dx_61_1;
     out_dR_dx[63] = L*(baumgarte_beta*cos_ph1 - ph1_dot*(dR_dx_58_1 + dR_dx_58_2) - in_acceleration[3]*sin_ph1);
     out_dR_dx[65] = L*(dR_dx_50_1 - 2.0*dR_dx_50_2);
-    const a02_n2_real dR_dx_66_1 = L*(dR_dx_51_1 - 2.0*dR_dx_51_2);
+    const a02_n2_real dR_dx_66_1 = L*(dR_dx_51_1 - 2.0*r_0_1);
     out_dR_dx[66] = -dR_dx_66_1;
     out_dR_dx[68] = L*(dR_dx_53_1 - 2.0*dR_dx_53_2);
-    out_dR_dx[71] = -dR_dx_51_3;
+    out_dR_dx[71] = -dR_dx_51_2;
     const a02_n2_real dR_dx_72_1 = baumgarte_alpha*cos_th2;
     const a02_n2_real dR_dx_72_2 = th2_dot*sin_th2;
     out_dR_dx[72] = L*(baumgarte_beta*sin_th2 + th2_dot*(dR_dx_72_1 - dR_dx_72_2) + in_acceleration[2]*cos_th2);
     const a02_n2_real dR_dx_74_1 = baumgarte_alpha*cos_ph2;
     const a02_n2_real dR_dx_74_2 = ph2_dot*sin_ph2;
     out_dR_dx[74] = -L*(baumgarte_beta*sin_ph2 + ph2_dot*(dR_dx_74_1 - dR_dx_74_2) + in_acceleration[4]*cos_ph2);
-    out_dR_dx[76] = -dR_dx_56_3;
+    out_dR_dx[76] = -dR_dx_56_2;
     const a02_n2_real dR_dx_77_1 = baumgarte_alpha*sin_th2;
     const a02_n2_real dR_dx_77_2 = th2_dot*cos_th2;
     out_dR_dx[77] = L*(dR_dx_77_1 + 2.0*dR_dx_77_2);
@@ -595,7 +656,7 @@ int a02_n2_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real 
     a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
     a02_n2_real out_dfdx[], a02_n2_real out_dfdu[], a02_n2_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (A02_N2_NWORK_JACOBIAN doubles) */
     a02_n2_real *M = work;
     a02_n2_real *J = M + A02_N2_NQ*A02_N2_NQ;
@@ -612,16 +673,18 @@ int a02_n2_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real 
     a02_n2_real *dg_dx = dR_du + (A02_N2_NQ + A02_N2_NC)*A02_N2_NU;
     a02_n2_real *dg_du = dg_dx + A02_N2_NN*A02_N2_NX;
     a02_n2_real *column = dg_du + A02_N2_NN*A02_N2_NU;
+    a02_n2_real *terms = column + (A02_N2_NQ + A02_N2_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = a02_n2_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = a02_n2_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != A02_N2_OK) return status;
     a02_n2_zero(dR_dx, (A02_N2_NQ + A02_N2_NC)*A02_N2_NX);
     a02_n2_zero(dR_du, (A02_N2_NQ + A02_N2_NC)*A02_N2_NU);
     a02_n2_zero(dg_dx, A02_N2_NN*A02_N2_NX);
     a02_n2_zero(dg_du, A02_N2_NN*A02_N2_NU);
     a02_n2_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + A02_N2_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + A02_N2_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     a02_n2_zero(out_dfdx, A02_N2_NX*A02_N2_NX);
     a02_n2_zero(out_dfdu, A02_N2_NX*A02_N2_NU);
@@ -652,78 +715,73 @@ int a02_n2_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real 
 static void a02_n2_residual_parameter_derivatives(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
     a02_n2_real baumgarte_alpha, a02_n2_real baumgarte_beta,
     const a02_n2_real in_acceleration[], const a02_n2_real in_multipliers[],
+    const a02_n2_real in_terms[],
     a02_n2_real out_dR_dp[])
 {
     (void)t;
     (void)input;
-    const a02_n2_real th0 = state[0];
-    const a02_n2_real th1 = state[1];
-    const a02_n2_real th2 = state[2];
-    const a02_n2_real ph1 = state[3];
-    const a02_n2_real ph2 = state[4];
     const a02_n2_real th0_dot = state[5];  /* th0' */
-    const a02_n2_real th1_dot = state[6];  /* th1' */
     const a02_n2_real th2_dot = state[7];  /* th2' */
     const a02_n2_real ph1_dot = state[8];  /* ph1' */
     const a02_n2_real ph2_dot = state[9];  /* ph2' */
     const a02_n2_real m = param[0];
     const a02_n2_real L = param[1];
     const a02_n2_real g = param[2];
-    const a02_n2_real dR_dp_0_1 = ph1_dot*ph1_dot;
-    const a02_n2_real cos_th0 = cos(th0);
-    const a02_n2_real sin_ph1 = sin(ph1);
-    const a02_n2_real sin_th0 = sin(th0);
-    const a02_n2_real cos_ph1 = cos(ph1);
-    const a02_n2_real dR_dp_0_2 = cos_th0*sin_ph1 - sin_th0*cos_ph1;
-    const a02_n2_real dR_dp_0_3 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
-    const a02_n2_real dR_dp_0_4 = L*(1.3333333333333333*in_acceleration[0] - 0.5*(dR_dp_0_1*dR_dp_0_2 - in_acceleration[3]*dR_dp_0_3));
-    const a02_n2_real dR_dp_0_5 = g*cos_th0;
+    const a02_n2_real f_0_1 = in_terms[A02_N2_TERM_f_0_1];
+    const a02_n2_real f_0_2 = in_terms[A02_N2_TERM_f_0_2];
+    const a02_n2_real cos_th0 = in_terms[A02_N2_TERM_cos_th0];
+    const a02_n2_real cos_ph1 = in_terms[A02_N2_TERM_cos_ph1];
+    const a02_n2_real sin_th0 = in_terms[A02_N2_TERM_sin_th0];
+    const a02_n2_real sin_ph1 = in_terms[A02_N2_TERM_sin_ph1];
+    const a02_n2_real dR_dp_0_1 = cos_th0*cos_ph1 + sin_th0*sin_ph1;
+    const a02_n2_real dR_dp_0_2 = L*(1.3333333333333333*in_acceleration[0] - 0.5*(f_0_1*f_0_2 - in_acceleration[3]*dR_dp_0_1));
+    const a02_n2_real dR_dp_0_3 = g*cos_th0;
     /* dR/dp */
-    out_dR_dp[0] = L*(dR_dp_0_4 + 1.5*dR_dp_0_5);
-    out_dR_dp[1] = m*(2.0*dR_dp_0_4 + 1.5*dR_dp_0_5) + in_multipliers[0]*sin_th0 - in_multipliers[1]*cos_th0;
+    out_dR_dp[0] = L*(dR_dp_0_2 + 1.5*dR_dp_0_3);
+    out_dR_dp[1] = m*(2.0*dR_dp_0_2 + 1.5*dR_dp_0_3) + in_multipliers[0]*sin_th0 - in_multipliers[1]*cos_th0;
     out_dR_dp[2] = 1.5*m*L*cos_th0;
-    const a02_n2_real dR_dp_3_1 = ph2_dot*ph2_dot;
-    const a02_n2_real cos_th1 = cos(th1);
-    const a02_n2_real sin_ph2 = sin(ph2);
-    const a02_n2_real sin_th1 = sin(th1);
-    const a02_n2_real cos_ph2 = cos(ph2);
-    const a02_n2_real dR_dp_3_2 = cos_th1*sin_ph2 - sin_th1*cos_ph2;
-    const a02_n2_real dR_dp_3_3 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
-    const a02_n2_real dR_dp_3_4 = L*(1.3333333333333333*in_acceleration[1] - 0.5*(dR_dp_3_1*dR_dp_3_2 - in_acceleration[4]*dR_dp_3_3));
-    const a02_n2_real dR_dp_3_5 = g*cos_th1;
-    out_dR_dp[3] = L*(dR_dp_3_4 + 1.5*dR_dp_3_5);
-    out_dR_dp[4] = m*(2.0*dR_dp_3_4 + 1.5*dR_dp_3_5) + cos_th1*(in_multipliers[1] - in_multipliers[3]) - sin_th1*(in_multipliers[0] - in_multipliers[2]);
+    const a02_n2_real f_1_1 = in_terms[A02_N2_TERM_f_1_1];
+    const a02_n2_real f_1_2 = in_terms[A02_N2_TERM_f_1_2];
+    const a02_n2_real cos_th1 = in_terms[A02_N2_TERM_cos_th1];
+    const a02_n2_real cos_ph2 = in_terms[A02_N2_TERM_cos_ph2];
+    const a02_n2_real sin_th1 = in_terms[A02_N2_TERM_sin_th1];
+    const a02_n2_real sin_ph2 = in_terms[A02_N2_TERM_sin_ph2];
+    const a02_n2_real dR_dp_3_1 = cos_th1*cos_ph2 + sin_th1*sin_ph2;
+    const a02_n2_real dR_dp_3_2 = L*(1.3333333333333333*in_acceleration[1] - 0.5*(f_1_1*f_1_2 - in_acceleration[4]*dR_dp_3_1));
+    const a02_n2_real dR_dp_3_3 = g*cos_th1;
+    out_dR_dp[3] = L*(dR_dp_3_2 + 1.5*dR_dp_3_3);
+    out_dR_dp[4] = m*(2.0*dR_dp_3_2 + 1.5*dR_dp_3_3) + cos_th1*(in_multipliers[1] - in_multipliers[3]) - sin_th1*(in_multipliers[0] - in_multipliers[2]);
     out_dR_dp[5] = 1.5*m*L*cos_th1;
     const a02_n2_real dR_dp_6_1 = L*in_acceleration[2];
-    const a02_n2_real cos_th2 = cos(th2);
+    const a02_n2_real cos_th2 = in_terms[A02_N2_TERM_cos_th2];
     const a02_n2_real dR_dp_6_2 = g*cos_th2;
     out_dR_dp[6] = L*(0.3333333333333333*dR_dp_6_1 + 0.5*dR_dp_6_2);
-    const a02_n2_real sin_th2 = sin(th2);
+    const a02_n2_real sin_th2 = in_terms[A02_N2_TERM_sin_th2];
     out_dR_dp[7] = m*(0.6666666666666666*dR_dp_6_1 + 0.5*dR_dp_6_2) - in_multipliers[2]*sin_th2 + in_multipliers[3]*cos_th2;
     out_dR_dp[8] = 0.5*m*L*cos_th2;
-    const a02_n2_real dR_dp_9_1 = th0_dot*th0_dot;
-    const a02_n2_real dR_dp_9_2 = L*(0.3333333333333333*in_acceleration[3] + 0.5*(dR_dp_9_1*dR_dp_0_2 + in_acceleration[0]*dR_dp_0_3));
-    const a02_n2_real dR_dp_9_3 = g*cos_ph1;
-    out_dR_dp[9] = L*(dR_dp_9_2 + 0.5*dR_dp_9_3);
-    out_dR_dp[10] = m*(2.0*dR_dp_9_2 + 0.5*dR_dp_9_3) + in_multipliers[0]*sin_ph1 - in_multipliers[1]*cos_ph1;
+    const a02_n2_real f_3_1 = in_terms[A02_N2_TERM_f_3_1];
+    const a02_n2_real dR_dp_9_1 = L*(0.3333333333333333*in_acceleration[3] + 0.5*(f_3_1*f_0_2 + in_acceleration[0]*dR_dp_0_1));
+    const a02_n2_real dR_dp_9_2 = g*cos_ph1;
+    out_dR_dp[9] = L*(dR_dp_9_1 + 0.5*dR_dp_9_2);
+    out_dR_dp[10] = m*(2.0*dR_dp_9_1 + 0.5*dR_dp_9_2) + in_multipliers[0]*sin_ph1 - in_multipliers[1]*cos_ph1;
     out_dR_dp[11] = 0.5*m*L*cos_ph1;
-    const a02_n2_real dR_dp_12_1 = th1_dot*th1_dot;
-    const a02_n2_real dR_dp_12_2 = L*(0.3333333333333333*in_acceleration[4] + 0.5*(dR_dp_12_1*dR_dp_3_2 + in_acceleration[1]*dR_dp_3_3));
-    const a02_n2_real dR_dp_12_3 = g*cos_ph2;
-    out_dR_dp[12] = L*(dR_dp_12_2 + 0.5*dR_dp_12_3);
-    out_dR_dp[13] = m*(2.0*dR_dp_12_2 + 0.5*dR_dp_12_3) + in_multipliers[2]*sin_ph2 - in_multipliers[3]*cos_ph2;
+    const a02_n2_real f_4_1 = in_terms[A02_N2_TERM_f_4_1];
+    const a02_n2_real dR_dp_12_1 = L*(0.3333333333333333*in_acceleration[4] + 0.5*(f_4_1*f_1_2 + in_acceleration[1]*dR_dp_3_1));
+    const a02_n2_real dR_dp_12_2 = g*cos_ph2;
+    out_dR_dp[12] = L*(dR_dp_12_1 + 0.5*dR_dp_12_2);
+    out_dR_dp[13] = m*(2.0*dR_dp_12_1 + 0.5*dR_dp_12_2) + in_multipliers[2]*sin_ph2 - in_multipliers[3]*cos_ph2;
     out_dR_dp[14] = 0.5*m*L*cos_ph2;
-    const a02_n2_real dR_dp_16_1 = th1_dot*sin_th1;
-    const a02_n2_real dR_dp_16_2 = dR_dp_12_1*cos_th1;
-    const a02_n2_real dR_dp_16_3 = in_acceleration[1]*sin_th1;
-    out_dR_dp[16] = -(baumgarte_alpha*(th0_dot*sin_th0 - dR_dp_16_1 + ph1_dot*sin_ph1) - baumgarte_beta*(cos_th0 - cos_th1 + cos_ph1 - 1.0) + dR_dp_9_1*cos_th0 - dR_dp_16_2 + dR_dp_0_1*cos_ph1 + in_acceleration[0]*sin_th0 - dR_dp_16_3 + in_acceleration[3]*sin_ph1);
-    const a02_n2_real dR_dp_19_1 = th1_dot*cos_th1;
-    const a02_n2_real dR_dp_19_2 = dR_dp_12_1*sin_th1;
-    const a02_n2_real dR_dp_19_3 = in_acceleration[1]*cos_th1;
-    out_dR_dp[19] = baumgarte_alpha*(th0_dot*cos_th0 - dR_dp_19_1 + ph1_dot*cos_ph1) + baumgarte_beta*(sin_th0 - sin_th1 + sin_ph1) - dR_dp_9_1*sin_th0 + dR_dp_19_2 - dR_dp_0_1*sin_ph1 + in_acceleration[0]*cos_th0 - dR_dp_19_3 + in_acceleration[3]*cos_ph1;
-    const a02_n2_real dR_dp_22_1 = th2_dot*th2_dot;
-    out_dR_dp[22] = -(baumgarte_alpha*(dR_dp_16_1 - th2_dot*sin_th2 + ph2_dot*sin_ph2) - baumgarte_beta*(cos_th1 - cos_th2 + cos_ph2 - 1.0) + dR_dp_16_2 - dR_dp_22_1*cos_th2 + dR_dp_3_1*cos_ph2 + dR_dp_16_3 - in_acceleration[2]*sin_th2 + in_acceleration[4]*sin_ph2);
-    out_dR_dp[25] = baumgarte_alpha*(dR_dp_19_1 - th2_dot*cos_th2 + ph2_dot*cos_ph2) + baumgarte_beta*(sin_th1 - sin_th2 + sin_ph2) - dR_dp_19_2 + dR_dp_22_1*sin_th2 - dR_dp_3_1*sin_ph2 + dR_dp_19_3 - in_acceleration[2]*cos_th2 + in_acceleration[4]*cos_ph2;
+    const a02_n2_real r_0_1 = in_terms[A02_N2_TERM_r_0_1];
+    const a02_n2_real r_0_2 = in_terms[A02_N2_TERM_r_0_2];
+    const a02_n2_real dR_dp_16_1 = in_acceleration[1]*sin_th1;
+    out_dR_dp[16] = -(baumgarte_alpha*(th0_dot*sin_th0 - r_0_1 + ph1_dot*sin_ph1) - baumgarte_beta*(cos_th0 - cos_th1 + cos_ph1 - 1.0) + f_3_1*cos_th0 - r_0_2 + f_0_1*cos_ph1 + in_acceleration[0]*sin_th0 - dR_dp_16_1 + in_acceleration[3]*sin_ph1);
+    const a02_n2_real r_1_1 = in_terms[A02_N2_TERM_r_1_1];
+    const a02_n2_real r_1_2 = in_terms[A02_N2_TERM_r_1_2];
+    const a02_n2_real dR_dp_19_1 = in_acceleration[1]*cos_th1;
+    out_dR_dp[19] = baumgarte_alpha*(th0_dot*cos_th0 - r_1_1 + ph1_dot*cos_ph1) + baumgarte_beta*(sin_th0 - sin_th1 + sin_ph1) - f_3_1*sin_th0 + r_1_2 - f_0_1*sin_ph1 + in_acceleration[0]*cos_th0 - dR_dp_19_1 + in_acceleration[3]*cos_ph1;
+    const a02_n2_real r_2_1 = in_terms[A02_N2_TERM_r_2_1];
+    out_dR_dp[22] = -(baumgarte_alpha*(r_0_1 - th2_dot*sin_th2 + ph2_dot*sin_ph2) - baumgarte_beta*(cos_th1 - cos_th2 + cos_ph2 - 1.0) + r_0_2 - r_2_1*cos_th2 + f_1_1*cos_ph2 + dR_dp_16_1 - in_acceleration[2]*sin_th2 + in_acceleration[4]*sin_ph2);
+    out_dR_dp[25] = baumgarte_alpha*(r_1_1 - th2_dot*cos_th2 + ph2_dot*cos_ph2) + baumgarte_beta*(sin_th1 - sin_th2 + sin_ph2) - r_1_2 + r_2_1*sin_th2 - f_1_1*sin_ph2 + dR_dp_19_1 - in_acceleration[2]*cos_th2 + in_acceleration[4]*cos_ph2;
 }
 
 int a02_n2_parameter_jacobian(a02_n2_real t, const a02_n2_real state[], const a02_n2_real input[], const a02_n2_real param[],
@@ -742,12 +800,13 @@ int a02_n2_parameter_jacobian(a02_n2_real t, const a02_n2_real state[], const a0
     a02_n2_real *dxdt = work + A02_N2_NWORK;
     a02_n2_real *dR_dp = dxdt + A02_N2_NX;
     a02_n2_real *column = dR_dp + (A02_N2_NQ + A02_N2_NC)*A02_N2_NP;
+    a02_n2_real *terms = column + (A02_N2_NQ + A02_N2_NC);
     int i, k, status;
-    status = a02_n2_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = a02_n2_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != A02_N2_OK) return status;
     a02_n2_zero(dR_dp, (A02_N2_NQ + A02_N2_NC)*A02_N2_NP);
     a02_n2_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + A02_N2_NQ, nu, dR_dp);
+        dxdt + A02_N2_NQ, nu, terms, dR_dp);
     for (k = 0; k < A02_N2_NP; ++k) {
         for (i = 0; i < (A02_N2_NQ + A02_N2_NC); ++i) column[i] = -dR_dp[i*A02_N2_NP + k];
         if (conditioning[1] != 0.0)

@@ -22,15 +22,15 @@ typedef double a02_n2_real;
 #define A02_N2_NP 3  /* parameters: m, L, g */
 #define A02_N2_NU 0  /* inputs: none */
 #define A02_N2_NWORK 113  /* doubles of scratch for a02_n2_rhs */
-#define A02_N2_NWORK_JACOBIAN (A02_N2_NWORK + 109)  /* ... for a02_n2_jacobian */
-#define A02_N2_NWORK_PARAMETER_JACOBIAN (A02_N2_NWORK + 46)  /* ... for a02_n2_parameter_jacobian */
+#define A02_N2_NWORK_JACOBIAN (A02_N2_NWORK + 131)  /* ... for a02_n2_jacobian */
+#define A02_N2_NWORK_PARAMETER_JACOBIAN (A02_N2_NWORK + 68)  /* ... for a02_n2_parameter_jacobian */
 #define A02_N2_NWORK_CORRECTION 36  /* ... for a02_n2_correction_factor and _solve */
 #define A02_N2_NWORK_STEP (A02_N2_NWORK + 133)  /* ... for a02_n2_step */
 #define A02_N2_STEP_TOLERANCE 1e-13  /* a02_n2_step's position correction: |phi| it stops at */
 #define A02_N2_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define A02_N2_NSTANDARD 2  /* standard parameters, monomials of the parameters (a02_n2.md) */
 #define A02_N2_NBASE 2  /* base parameters, their identifiable combinations */
-#define A02_N2_STACK_ESTIMATE 1138  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define A02_N2_STACK_ESTIMATE 1088  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define A02_N2_NH_ARRAY 4
 #define A02_N2_NN_ARRAY 1
 #define A02_N2_NC_ARRAY 4

@@ -293,9 +293,20 @@ static void bead_hoop_zero(bead_hoop_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of bead_hoop_kkt_entries that the residual's derivatives need
+** again: bead_hoop_jacobian and bead_hoop_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    BEAD_HOOP_TERM_J_3_2,
+    BEAD_HOOP_TERM_J_4_1,
+    BEAD_HOOP_TERM_r_1_1,
+};
+
 static void bead_hoop_kkt_entries(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
     bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
-    bead_hoop_real out_M[], bead_hoop_real out_f[], bead_hoop_real out_J[], bead_hoop_real out_r[], bead_hoop_real out_g[])
+    bead_hoop_real out_M[], bead_hoop_real out_f[], bead_hoop_real out_J[], bead_hoop_real out_r[], bead_hoop_real out_g[], bead_hoop_real out_terms[])
 {
     (void)input;
     (void)out_g;
@@ -325,12 +336,15 @@ static void bead_hoop_kkt_entries(bead_hoop_real t, const bead_hoop_real state[]
     out_J[2] = 2.0*z;
     const bead_hoop_real J_3_1 = w*t;
     const bead_hoop_real J_3_2 = sin(J_3_1);
+    if (out_terms) out_terms[BEAD_HOOP_TERM_J_3_2] = J_3_2;
     out_J[3] = -J_3_2;
     const bead_hoop_real J_4_1 = cos(J_3_1);
+    if (out_terms) out_terms[BEAD_HOOP_TERM_J_4_1] = J_4_1;
     out_J[4] = J_4_1;
     /* stabilised right-hand side of holonomic constraint 1: x^2 + y^2 + z^2 - R^2 */
     out_r[0] = -(2.0*(x_dot*x_dot + y_dot*y_dot + z_dot*z_dot + baumgarte_alpha*(x*x_dot + y*y_dot + z*z_dot)) - baumgarte_beta*(R*R - x*x - y*y - z*z));
     const bead_hoop_real r_1_1 = x*J_3_2 - y*J_4_1;
+    if (out_terms) out_terms[BEAD_HOOP_TERM_r_1_1] = r_1_1;
     /* stabilised right-hand side of holonomic constraint 2: -x*sin(w*t) + y*cos(w*t) */
     out_r[1] = baumgarte_alpha*(w*(x*J_4_1 + y*J_3_2) + x_dot*J_3_2 - y_dot*J_4_1) + baumgarte_beta*r_1_1 - w*(w*r_1_1 - 2.0*(x_dot*J_4_1 + y_dot*J_3_2));
 }
@@ -342,12 +356,14 @@ void bead_hoop_kkt_terms(bead_hoop_real t, const bead_hoop_real state[], const b
     bead_hoop_zero(out_M, BEAD_HOOP_NQ*BEAD_HOOP_NQ);
     bead_hoop_zero(out_J, BEAD_HOOP_NC*BEAD_HOOP_NQ);
     bead_hoop_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int bead_hoop_rhs(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+/* bead_hoop_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int bead_hoop_rhs_terms(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
     bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
-    bead_hoop_real out_dxdt[], bead_hoop_real out_multipliers[], bead_hoop_real work[])
+    bead_hoop_real out_dxdt[], bead_hoop_real out_multipliers[], bead_hoop_real work[],
+    bead_hoop_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (BEAD_HOOP_NWORK doubles) */
     bead_hoop_real *M = work;
@@ -362,7 +378,7 @@ int bead_hoop_rhs(bead_hoop_real t, const bead_hoop_real state[], const bead_hoo
     bead_hoop_real *acceleration = out_dxdt + BEAD_HOOP_NQ;
     int i, status;
     bead_hoop_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*BEAD_HOOP_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*BEAD_HOOP_NQ, out_terms);
     for (i = 0; i < BEAD_HOOP_NQ; ++i) out_dxdt[i] = state[BEAD_HOOP_NQ + i];
     status = bead_hoop_factor_kkt(M, J, Y, S);
     conditioning[1] = status == BEAD_HOOP_RANK_DEFICIENT;
@@ -385,12 +401,21 @@ int bead_hoop_rhs(bead_hoop_real t, const bead_hoop_real state[], const bead_hoo
     return BEAD_HOOP_OK;
 }
 
+int bead_hoop_rhs(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
+    bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
+    bead_hoop_real out_dxdt[], bead_hoop_real out_multipliers[], bead_hoop_real work[])
+{
+    return bead_hoop_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void bead_hoop_residual_derivatives(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
     bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
     const bead_hoop_real in_acceleration[], const bead_hoop_real in_multipliers[],
+    const bead_hoop_real in_terms[],
     bead_hoop_real out_dR_dx[], bead_hoop_real out_dR_du[], bead_hoop_real out_dg_dx[], bead_hoop_real out_dg_du[])
 {
+    (void)t;
     (void)input;
     (void)out_dR_du;
     (void)out_dg_dx;
@@ -413,21 +438,20 @@ static void bead_hoop_residual_derivatives(bead_hoop_real t, const bead_hoop_rea
     out_dR_dx[21] = 2.0*(2.0*x_dot + baumgarte_alpha*x);
     out_dR_dx[22] = 2.0*(2.0*y_dot + baumgarte_alpha*y);
     out_dR_dx[23] = 2.0*(2.0*z_dot + baumgarte_alpha*z);
-    const bead_hoop_real dR_dx_24_1 = w*t;
-    const bead_hoop_real dR_dx_24_2 = cos(dR_dx_24_1);
-    const bead_hoop_real dR_dx_24_3 = sin(dR_dx_24_1);
-    const bead_hoop_real dR_dx_24_4 = baumgarte_beta - w*w;
-    out_dR_dx[24] = -(baumgarte_alpha*w*dR_dx_24_2 + dR_dx_24_3*dR_dx_24_4);
-    out_dR_dx[25] = -(baumgarte_alpha*w*dR_dx_24_3 - dR_dx_24_2*dR_dx_24_4);
-    out_dR_dx[27] = -(baumgarte_alpha*dR_dx_24_3 + 2.0*w*dR_dx_24_2);
-    out_dR_dx[28] = baumgarte_alpha*dR_dx_24_2 - 2.0*w*dR_dx_24_3;
+    const bead_hoop_real J_4_1 = in_terms[BEAD_HOOP_TERM_J_4_1];
+    const bead_hoop_real J_3_2 = in_terms[BEAD_HOOP_TERM_J_3_2];
+    const bead_hoop_real dR_dx_24_1 = baumgarte_beta - w*w;
+    out_dR_dx[24] = -(baumgarte_alpha*w*J_4_1 + J_3_2*dR_dx_24_1);
+    out_dR_dx[25] = -(baumgarte_alpha*w*J_3_2 - J_4_1*dR_dx_24_1);
+    out_dR_dx[27] = -(baumgarte_alpha*J_3_2 + 2.0*w*J_4_1);
+    out_dR_dx[28] = baumgarte_alpha*J_4_1 - 2.0*w*J_3_2;
 }
 
 int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
     bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
     bead_hoop_real out_dfdx[], bead_hoop_real out_dfdu[], bead_hoop_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (BEAD_HOOP_NWORK_JACOBIAN doubles) */
     bead_hoop_real *M = work;
     bead_hoop_real *J = M + BEAD_HOOP_NQ*BEAD_HOOP_NQ;
@@ -444,16 +468,18 @@ int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bea
     bead_hoop_real *dg_dx = dR_du + (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NU;
     bead_hoop_real *dg_du = dg_dx + BEAD_HOOP_NN*BEAD_HOOP_NX;
     bead_hoop_real *column = dg_du + BEAD_HOOP_NN*BEAD_HOOP_NU;
+    bead_hoop_real *terms = column + (BEAD_HOOP_NQ + BEAD_HOOP_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = bead_hoop_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = bead_hoop_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != BEAD_HOOP_OK) return status;
     bead_hoop_zero(dR_dx, (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NX);
     bead_hoop_zero(dR_du, (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NU);
     bead_hoop_zero(dg_dx, BEAD_HOOP_NN*BEAD_HOOP_NX);
     bead_hoop_zero(dg_du, BEAD_HOOP_NN*BEAD_HOOP_NU);
     bead_hoop_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + BEAD_HOOP_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + BEAD_HOOP_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     bead_hoop_zero(out_dfdx, BEAD_HOOP_NX*BEAD_HOOP_NX);
     bead_hoop_zero(out_dfdu, BEAD_HOOP_NX*BEAD_HOOP_NU);
@@ -484,6 +510,7 @@ int bead_hoop_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bea
 static void bead_hoop_residual_parameter_derivatives(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
     bead_hoop_real baumgarte_alpha, bead_hoop_real baumgarte_beta,
     const bead_hoop_real in_acceleration[], const bead_hoop_real in_multipliers[],
+    const bead_hoop_real in_terms[],
     bead_hoop_real out_dR_dp[])
 {
     (void)input;
@@ -497,23 +524,21 @@ static void bead_hoop_residual_parameter_derivatives(bead_hoop_real t, const bea
     const bead_hoop_real w = param[3];
     /* dR/dp */
     out_dR_dp[0] = in_acceleration[0];
-    const bead_hoop_real dR_dp_3_1 = w*t;
-    const bead_hoop_real dR_dp_3_2 = cos(dR_dp_3_1);
-    out_dR_dp[3] = t*in_multipliers[1]*dR_dp_3_2;
+    const bead_hoop_real J_4_1 = in_terms[BEAD_HOOP_TERM_J_4_1];
+    out_dR_dp[3] = t*in_multipliers[1]*J_4_1;
     out_dR_dp[4] = in_acceleration[1];
-    const bead_hoop_real dR_dp_7_1 = sin(dR_dp_3_1);
-    out_dR_dp[7] = t*in_multipliers[1]*dR_dp_7_1;
+    const bead_hoop_real J_3_2 = in_terms[BEAD_HOOP_TERM_J_3_2];
+    out_dR_dp[7] = t*in_multipliers[1]*J_3_2;
     out_dR_dp[8] = g + in_acceleration[2];
     out_dR_dp[10] = m;
     out_dR_dp[13] = -2.0*baumgarte_beta*R;
-    const bead_hoop_real dR_dp_19_1 = x*dR_dp_7_1;
-    const bead_hoop_real dR_dp_19_2 = y*dR_dp_3_2;
-    const bead_hoop_real dR_dp_19_3 = x_dot*dR_dp_3_2;
-    const bead_hoop_real dR_dp_19_4 = y_dot*dR_dp_7_1;
-    const bead_hoop_real dR_dp_19_5 = x*dR_dp_3_2;
-    const bead_hoop_real dR_dp_19_6 = y*dR_dp_7_1;
-    const bead_hoop_real dR_dp_19_7 = dR_dp_19_5 + dR_dp_19_6;
-    out_dR_dp[19] = baumgarte_alpha*(t*(w*(dR_dp_19_1 - dR_dp_19_2) - dR_dp_19_3 - dR_dp_19_4) - dR_dp_19_5 - dR_dp_19_6) + w*(t*(w*dR_dp_19_7 + 2.0*(x_dot*dR_dp_7_1 - y_dot*dR_dp_3_2)) + 2.0*(dR_dp_19_1 - dR_dp_19_2)) - t*(baumgarte_beta*dR_dp_19_7 + in_acceleration[0]*dR_dp_3_2 + in_acceleration[1]*dR_dp_7_1) - 2.0*(dR_dp_19_3 + dR_dp_19_4);
+    const bead_hoop_real r_1_1 = in_terms[BEAD_HOOP_TERM_r_1_1];
+    const bead_hoop_real dR_dp_19_1 = x_dot*J_4_1;
+    const bead_hoop_real dR_dp_19_2 = y_dot*J_3_2;
+    const bead_hoop_real dR_dp_19_3 = x*J_4_1;
+    const bead_hoop_real dR_dp_19_4 = y*J_3_2;
+    const bead_hoop_real dR_dp_19_5 = dR_dp_19_3 + dR_dp_19_4;
+    out_dR_dp[19] = baumgarte_alpha*(t*(w*r_1_1 - dR_dp_19_1 - dR_dp_19_2) - dR_dp_19_3 - dR_dp_19_4) + w*(t*(w*dR_dp_19_5 + 2.0*(x_dot*J_3_2 - y_dot*J_4_1)) + 2.0*(x*J_3_2 - y*J_4_1)) - t*(baumgarte_beta*dR_dp_19_5 + in_acceleration[0]*J_4_1 + in_acceleration[1]*J_3_2) - 2.0*(dR_dp_19_1 + dR_dp_19_2);
 }
 
 int bead_hoop_parameter_jacobian(bead_hoop_real t, const bead_hoop_real state[], const bead_hoop_real input[], const bead_hoop_real param[],
@@ -532,12 +557,13 @@ int bead_hoop_parameter_jacobian(bead_hoop_real t, const bead_hoop_real state[],
     bead_hoop_real *dxdt = work + BEAD_HOOP_NWORK;
     bead_hoop_real *dR_dp = dxdt + BEAD_HOOP_NX;
     bead_hoop_real *column = dR_dp + (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NP;
+    bead_hoop_real *terms = column + (BEAD_HOOP_NQ + BEAD_HOOP_NC);
     int i, k, status;
-    status = bead_hoop_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = bead_hoop_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != BEAD_HOOP_OK) return status;
     bead_hoop_zero(dR_dp, (BEAD_HOOP_NQ + BEAD_HOOP_NC)*BEAD_HOOP_NP);
     bead_hoop_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + BEAD_HOOP_NQ, nu, dR_dp);
+        dxdt + BEAD_HOOP_NQ, nu, terms, dR_dp);
     for (k = 0; k < BEAD_HOOP_NP; ++k) {
         for (i = 0; i < (BEAD_HOOP_NQ + BEAD_HOOP_NC); ++i) column[i] = -dR_dp[i*BEAD_HOOP_NP + k];
         if (conditioning[1] != 0.0)

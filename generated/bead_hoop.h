@@ -22,15 +22,15 @@ typedef double bead_hoop_real;
 #define BEAD_HOOP_NP 4  /* parameters: m, R, g, w */
 #define BEAD_HOOP_NU 0  /* inputs: none */
 #define BEAD_HOOP_NWORK 39  /* doubles of scratch for bead_hoop_rhs */
-#define BEAD_HOOP_NWORK_JACOBIAN (BEAD_HOOP_NWORK + 41)  /* ... for bead_hoop_jacobian */
-#define BEAD_HOOP_NWORK_PARAMETER_JACOBIAN (BEAD_HOOP_NWORK + 31)  /* ... for bead_hoop_parameter_jacobian */
+#define BEAD_HOOP_NWORK_JACOBIAN (BEAD_HOOP_NWORK + 44)  /* ... for bead_hoop_jacobian */
+#define BEAD_HOOP_NWORK_PARAMETER_JACOBIAN (BEAD_HOOP_NWORK + 34)  /* ... for bead_hoop_parameter_jacobian */
 #define BEAD_HOOP_NWORK_CORRECTION 10  /* ... for bead_hoop_correction_factor and _solve */
 #define BEAD_HOOP_NWORK_STEP (BEAD_HOOP_NWORK + 55)  /* ... for bead_hoop_step */
 #define BEAD_HOOP_STEP_TOLERANCE 1e-13  /* bead_hoop_step's position correction: |phi| it stops at */
 #define BEAD_HOOP_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define BEAD_HOOP_NSTANDARD 2  /* standard parameters, monomials of the parameters (bead_hoop.md) */
 #define BEAD_HOOP_NBASE 2  /* base parameters, their identifiable combinations */
-#define BEAD_HOOP_STACK_ESTIMATE 938  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BEAD_HOOP_STACK_ESTIMATE 928  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BEAD_HOOP_NH_ARRAY 2
 #define BEAD_HOOP_NN_ARRAY 1
 #define BEAD_HOOP_NC_ARRAY 2

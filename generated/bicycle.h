@@ -22,13 +22,13 @@ typedef double bicycle_real;
 #define BICYCLE_NP 26  /* parameters: w, c, lam, g, rR, mR, IRxx, IRyy, xB, zB, mB, IBxx, IByy, IBzz, IBxz, xH, zH, mH, IHxx, IHyy, IHzz, IHxz, rF, mF, IFxx, IFyy */
 #define BICYCLE_NU 0  /* inputs: none */
 #define BICYCLE_NWORK 215  /* doubles of scratch for bicycle_rhs */
-#define BICYCLE_NWORK_JACOBIAN (BICYCLE_NWORK + 373)  /* ... for bicycle_jacobian */
-#define BICYCLE_NWORK_PARAMETER_JACOBIAN (BICYCLE_NWORK + 371)  /* ... for bicycle_parameter_jacobian */
+#define BICYCLE_NWORK_JACOBIAN (BICYCLE_NWORK + 585)  /* ... for bicycle_jacobian */
+#define BICYCLE_NWORK_PARAMETER_JACOBIAN (BICYCLE_NWORK + 583)  /* ... for bicycle_parameter_jacobian */
 #define BICYCLE_NWORK_CORRECTION 65  /* ... for bicycle_correction_factor and _solve */
 #define BICYCLE_NWORK_STEP (BICYCLE_NWORK + 256)  /* ... for bicycle_step */
 #define BICYCLE_STEP_TOLERANCE 1e-13  /* bicycle_step's position correction: |phi| it stops at */
 #define BICYCLE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define BICYCLE_STACK_ESTIMATE 4078  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BICYCLE_STACK_ESTIMATE 3848  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BICYCLE_NH_ARRAY 1
 #define BICYCLE_NN_ARRAY 4
 #define BICYCLE_NC_ARRAY 5

@@ -272,9 +272,18 @@ static void bowling_ball_zero(bowling_ball_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of bowling_ball_kkt_entries that the residual's derivatives need
+** again: bowling_ball_jacobian and bowling_ball_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    BOWLING_BALL_TERM_sin_alpha,
+};
+
 static void bowling_ball_kkt_entries(bowling_ball_real t, const bowling_ball_real state[], const bowling_ball_real input[], const bowling_ball_real param[],
     bowling_ball_real baumgarte_alpha, bowling_ball_real baumgarte_beta,
-    bowling_ball_real out_M[], bowling_ball_real out_f[], bowling_ball_real out_J[], bowling_ball_real out_r[], bowling_ball_real out_g[])
+    bowling_ball_real out_M[], bowling_ball_real out_f[], bowling_ball_real out_J[], bowling_ball_real out_r[], bowling_ball_real out_g[], bowling_ball_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -289,6 +298,7 @@ static void bowling_ball_kkt_entries(bowling_ball_real t, const bowling_ball_rea
     out_M[0] = m;
     out_M[3] = 0.4*m*r*r;
     const bowling_ball_real sin_alpha = sin(alpha);
+    if (out_terms) out_terms[BOWLING_BALL_TERM_sin_alpha] = sin_alpha;
     /* f = Q - k, row x */
     out_f[0] = m*g*sin_alpha;
     /* row theta */
@@ -310,12 +320,14 @@ void bowling_ball_kkt_terms(bowling_ball_real t, const bowling_ball_real state[]
     bowling_ball_zero(out_M, BOWLING_BALL_NQ*BOWLING_BALL_NQ);
     bowling_ball_zero(out_J, BOWLING_BALL_NC*BOWLING_BALL_NQ);
     bowling_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int bowling_ball_rhs(bowling_ball_real t, const bowling_ball_real state[], const bowling_ball_real input[], const bowling_ball_real param[],
+/* bowling_ball_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int bowling_ball_rhs_terms(bowling_ball_real t, const bowling_ball_real state[], const bowling_ball_real input[], const bowling_ball_real param[],
     bowling_ball_real baumgarte_alpha, bowling_ball_real baumgarte_beta,
-    bowling_ball_real out_dxdt[], bowling_ball_real out_multipliers[], bowling_ball_real work[])
+    bowling_ball_real out_dxdt[], bowling_ball_real out_multipliers[], bowling_ball_real work[],
+    bowling_ball_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (BOWLING_BALL_NWORK doubles) */
     bowling_ball_real *M = work;
@@ -330,7 +342,7 @@ int bowling_ball_rhs(bowling_ball_real t, const bowling_ball_real state[], const
     bowling_ball_real *acceleration = out_dxdt + BOWLING_BALL_NQ;
     int i, status;
     bowling_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*BOWLING_BALL_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*BOWLING_BALL_NQ, out_terms);
     for (i = 0; i < BOWLING_BALL_NQ; ++i) out_dxdt[i] = state[BOWLING_BALL_NQ + i];
     status = bowling_ball_factor_kkt(M, J, Y, S);
     conditioning[1] = status == BOWLING_BALL_RANK_DEFICIENT;
@@ -353,10 +365,18 @@ int bowling_ball_rhs(bowling_ball_real t, const bowling_ball_real state[], const
     return BOWLING_BALL_OK;
 }
 
+int bowling_ball_rhs(bowling_ball_real t, const bowling_ball_real state[], const bowling_ball_real input[], const bowling_ball_real param[],
+    bowling_ball_real baumgarte_alpha, bowling_ball_real baumgarte_beta,
+    bowling_ball_real out_dxdt[], bowling_ball_real out_multipliers[], bowling_ball_real work[])
+{
+    return bowling_ball_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void bowling_ball_residual_derivatives(bowling_ball_real t, const bowling_ball_real state[], const bowling_ball_real input[], const bowling_ball_real param[],
     bowling_ball_real baumgarte_alpha, bowling_ball_real baumgarte_beta,
     const bowling_ball_real in_acceleration[], const bowling_ball_real in_multipliers[],
+    const bowling_ball_real in_terms[],
     bowling_ball_real out_dR_dx[], bowling_ball_real out_dR_du[], bowling_ball_real out_dg_dx[], bowling_ball_real out_dg_du[])
 {
     (void)t;
@@ -364,6 +384,7 @@ static void bowling_ball_residual_derivatives(bowling_ball_real t, const bowling
     (void)input;
     (void)in_acceleration;
     (void)in_multipliers;
+    (void)in_terms;
     (void)out_dR_du;
     (void)out_dg_du;
     const bowling_ball_real r = param[1];
@@ -380,7 +401,7 @@ int bowling_ball_jacobian(bowling_ball_real t, const bowling_ball_real state[], 
     bowling_ball_real baumgarte_alpha, bowling_ball_real baumgarte_beta,
     bowling_ball_real out_dfdx[], bowling_ball_real out_dfdu[], bowling_ball_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (BOWLING_BALL_NWORK_JACOBIAN doubles) */
     bowling_ball_real *M = work;
     bowling_ball_real *J = M + BOWLING_BALL_NQ*BOWLING_BALL_NQ;
@@ -397,16 +418,18 @@ int bowling_ball_jacobian(bowling_ball_real t, const bowling_ball_real state[], 
     bowling_ball_real *dg_dx = dR_du + (BOWLING_BALL_NQ + BOWLING_BALL_NC)*BOWLING_BALL_NU;
     bowling_ball_real *dg_du = dg_dx + BOWLING_BALL_NN*BOWLING_BALL_NX;
     bowling_ball_real *column = dg_du + BOWLING_BALL_NN*BOWLING_BALL_NU;
+    bowling_ball_real *terms = column + (BOWLING_BALL_NQ + BOWLING_BALL_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = bowling_ball_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = bowling_ball_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != BOWLING_BALL_OK) return status;
     bowling_ball_zero(dR_dx, (BOWLING_BALL_NQ + BOWLING_BALL_NC)*BOWLING_BALL_NX);
     bowling_ball_zero(dR_du, (BOWLING_BALL_NQ + BOWLING_BALL_NC)*BOWLING_BALL_NU);
     bowling_ball_zero(dg_dx, BOWLING_BALL_NN*BOWLING_BALL_NX);
     bowling_ball_zero(dg_du, BOWLING_BALL_NN*BOWLING_BALL_NU);
     bowling_ball_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + BOWLING_BALL_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + BOWLING_BALL_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     bowling_ball_zero(out_dfdx, BOWLING_BALL_NX*BOWLING_BALL_NX);
     bowling_ball_zero(out_dfdu, BOWLING_BALL_NX*BOWLING_BALL_NU);
@@ -437,6 +460,7 @@ int bowling_ball_jacobian(bowling_ball_real t, const bowling_ball_real state[], 
 static void bowling_ball_residual_parameter_derivatives(bowling_ball_real t, const bowling_ball_real state[], const bowling_ball_real input[], const bowling_ball_real param[],
     bowling_ball_real baumgarte_alpha, bowling_ball_real baumgarte_beta,
     const bowling_ball_real in_acceleration[], const bowling_ball_real in_multipliers[],
+    const bowling_ball_real in_terms[],
     bowling_ball_real out_dR_dp[])
 {
     (void)t;
@@ -447,7 +471,7 @@ static void bowling_ball_residual_parameter_derivatives(bowling_ball_real t, con
     const bowling_ball_real r = param[1];
     const bowling_ball_real g = param[2];
     const bowling_ball_real alpha = param[3];
-    const bowling_ball_real sin_alpha = sin(alpha);
+    const bowling_ball_real sin_alpha = in_terms[BOWLING_BALL_TERM_sin_alpha];
     /* dR/dp */
     out_dR_dp[0] = in_acceleration[0] - g*sin_alpha;
     out_dR_dp[2] = -m*sin_alpha;
@@ -474,12 +498,13 @@ int bowling_ball_parameter_jacobian(bowling_ball_real t, const bowling_ball_real
     bowling_ball_real *dxdt = work + BOWLING_BALL_NWORK;
     bowling_ball_real *dR_dp = dxdt + BOWLING_BALL_NX;
     bowling_ball_real *column = dR_dp + (BOWLING_BALL_NQ + BOWLING_BALL_NC)*BOWLING_BALL_NP;
+    bowling_ball_real *terms = column + (BOWLING_BALL_NQ + BOWLING_BALL_NC);
     int i, k, status;
-    status = bowling_ball_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = bowling_ball_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != BOWLING_BALL_OK) return status;
     bowling_ball_zero(dR_dp, (BOWLING_BALL_NQ + BOWLING_BALL_NC)*BOWLING_BALL_NP);
     bowling_ball_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + BOWLING_BALL_NQ, nu, dR_dp);
+        dxdt + BOWLING_BALL_NQ, nu, terms, dR_dp);
     for (k = 0; k < BOWLING_BALL_NP; ++k) {
         for (i = 0; i < (BOWLING_BALL_NQ + BOWLING_BALL_NC); ++i) column[i] = -dR_dp[i*BOWLING_BALL_NP + k];
         if (conditioning[1] != 0.0)

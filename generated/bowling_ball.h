@@ -22,8 +22,8 @@ typedef double bowling_ball_real;
 #define BOWLING_BALL_NP 7  /* parameters: m, r, g, alpha, mu, v0, spin */
 #define BOWLING_BALL_NU 0  /* inputs: none */
 #define BOWLING_BALL_NWORK 17  /* doubles of scratch for bowling_ball_rhs */
-#define BOWLING_BALL_NWORK_JACOBIAN (BOWLING_BALL_NWORK + 28)  /* ... for bowling_ball_jacobian */
-#define BOWLING_BALL_NWORK_PARAMETER_JACOBIAN (BOWLING_BALL_NWORK + 29)  /* ... for bowling_ball_parameter_jacobian */
+#define BOWLING_BALL_NWORK_JACOBIAN (BOWLING_BALL_NWORK + 29)  /* ... for bowling_ball_jacobian */
+#define BOWLING_BALL_NWORK_PARAMETER_JACOBIAN (BOWLING_BALL_NWORK + 30)  /* ... for bowling_ball_parameter_jacobian */
 #define BOWLING_BALL_NWORK_CORRECTION 3  /* ... for bowling_ball_correction_factor and _solve */
 #define BOWLING_BALL_NWORK_STEP (BOWLING_BALL_NWORK + 28)  /* ... for bowling_ball_step */
 #define BOWLING_BALL_STEP_TOLERANCE 1e-13  /* bowling_ball_step's position correction: |phi| it stops at */

@@ -22,12 +22,12 @@ typedef double bricard_real;
 #define BRICARD_NP 3  /* parameters: m, L, g */
 #define BRICARD_NU 0  /* inputs: none */
 #define BRICARD_NWORK 759  /* doubles of scratch for bricard_rhs */
-#define BRICARD_NWORK_JACOBIAN (BRICARD_NWORK + 624)  /* ... for bricard_jacobian */
-#define BRICARD_NWORK_PARAMETER_JACOBIAN (BRICARD_NWORK + 120)  /* ... for bricard_parameter_jacobian */
+#define BRICARD_NWORK_JACOBIAN (BRICARD_NWORK + 915)  /* ... for bricard_jacobian */
+#define BRICARD_NWORK_PARAMETER_JACOBIAN (BRICARD_NWORK + 411)  /* ... for bricard_parameter_jacobian */
 #define BRICARD_NWORK_CORRECTION 288  /* ... for bricard_correction_factor and _solve */
 #define BRICARD_NSTANDARD 2  /* standard parameters, monomials of the parameters (bricard.md) */
 #define BRICARD_NBASE 2  /* base parameters, their identifiable combinations */
-#define BRICARD_STACK_ESTIMATE 4288  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BRICARD_STACK_ESTIMATE 3938  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define BRICARD_NH_ARRAY 12
 #define BRICARD_NN_ARRAY 1
 #define BRICARD_NC_ARRAY 12

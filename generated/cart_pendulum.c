@@ -283,9 +283,19 @@ static void cart_pendulum_zero(cart_pendulum_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of cart_pendulum_kkt_entries that the residual's derivatives need
+** again: cart_pendulum_jacobian and cart_pendulum_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    CART_PENDULUM_TERM_J_0_1,
+    CART_PENDULUM_TERM_r_0_1,
+};
+
 static void cart_pendulum_kkt_entries(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
     cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
-    cart_pendulum_real out_M[], cart_pendulum_real out_f[], cart_pendulum_real out_J[], cart_pendulum_real out_r[], cart_pendulum_real out_g[])
+    cart_pendulum_real out_M[], cart_pendulum_real out_f[], cart_pendulum_real out_J[], cart_pendulum_real out_r[], cart_pendulum_real out_g[], cart_pendulum_real out_terms[])
 {
     (void)t;
     (void)out_g;
@@ -311,11 +321,13 @@ static void cart_pendulum_kkt_entries(cart_pendulum_real t, const cart_pendulum_
     /* row y */
     out_f[2] = -m*g;
     const cart_pendulum_real J_0_1 = s - x;
+    if (out_terms) out_terms[CART_PENDULUM_TERM_J_0_1] = J_0_1;
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 2.0*J_0_1;
     out_J[1] = -2.0*J_0_1;
     out_J[2] = 2.0*y;
     const cart_pendulum_real r_0_1 = s_dot - x_dot;
+    if (out_terms) out_terms[CART_PENDULUM_TERM_r_0_1] = r_0_1;
     /* stabilised right-hand side of holonomic constraint 1: (x - s)^2 + y^2 - l^2 */
     out_r[0] = -(2.0*(y_dot*y_dot + r_0_1*r_0_1 + baumgarte_alpha*(y*y_dot + J_0_1*r_0_1)) - baumgarte_beta*(l*l - y*y - J_0_1*J_0_1));
 }
@@ -327,12 +339,14 @@ void cart_pendulum_kkt_terms(cart_pendulum_real t, const cart_pendulum_real stat
     cart_pendulum_zero(out_M, CART_PENDULUM_NQ*CART_PENDULUM_NQ);
     cart_pendulum_zero(out_J, CART_PENDULUM_NC*CART_PENDULUM_NQ);
     cart_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int cart_pendulum_rhs(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+/* cart_pendulum_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int cart_pendulum_rhs_terms(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
     cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
-    cart_pendulum_real out_dxdt[], cart_pendulum_real out_multipliers[], cart_pendulum_real work[])
+    cart_pendulum_real out_dxdt[], cart_pendulum_real out_multipliers[], cart_pendulum_real work[],
+    cart_pendulum_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (CART_PENDULUM_NWORK doubles) */
     cart_pendulum_real *M = work;
@@ -347,7 +361,7 @@ int cart_pendulum_rhs(cart_pendulum_real t, const cart_pendulum_real state[], co
     cart_pendulum_real *acceleration = out_dxdt + CART_PENDULUM_NQ;
     int i, status;
     cart_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*CART_PENDULUM_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*CART_PENDULUM_NQ, out_terms);
     for (i = 0; i < CART_PENDULUM_NQ; ++i) out_dxdt[i] = state[CART_PENDULUM_NQ + i];
     status = cart_pendulum_factor_kkt(M, J, Y, S);
     conditioning[1] = status == CART_PENDULUM_RANK_DEFICIENT;
@@ -370,10 +384,18 @@ int cart_pendulum_rhs(cart_pendulum_real t, const cart_pendulum_real state[], co
     return CART_PENDULUM_OK;
 }
 
+int cart_pendulum_rhs(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
+    cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
+    cart_pendulum_real out_dxdt[], cart_pendulum_real out_multipliers[], cart_pendulum_real work[])
+{
+    return cart_pendulum_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void cart_pendulum_residual_derivatives(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
     cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
     const cart_pendulum_real in_acceleration[], const cart_pendulum_real in_multipliers[],
+    const cart_pendulum_real in_terms[],
     cart_pendulum_real out_dR_dx[], cart_pendulum_real out_dR_du[], cart_pendulum_real out_dg_dx[], cart_pendulum_real out_dg_du[])
 {
     (void)t;
@@ -381,8 +403,6 @@ static void cart_pendulum_residual_derivatives(cart_pendulum_real t, const cart_
     (void)param;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const cart_pendulum_real s = state[0];
-    const cart_pendulum_real x = state[1];
     const cart_pendulum_real y = state[2];
     const cart_pendulum_real s_dot = state[3];  /* s' */
     const cart_pendulum_real x_dot = state[4];  /* x' */
@@ -395,12 +415,13 @@ static void cart_pendulum_residual_derivatives(cart_pendulum_real t, const cart_
     out_dR_dx[6] = dR_dx_1_1;
     out_dR_dx[7] = dR_dx_0_1;
     out_dR_dx[14] = dR_dx_0_1;
-    const cart_pendulum_real dR_dx_18_1 = s - x;
-    const cart_pendulum_real dR_dx_18_2 = in_acceleration[0] - in_acceleration[1] + baumgarte_alpha*(s_dot - x_dot) + baumgarte_beta*dR_dx_18_1;
-    out_dR_dx[18] = 2.0*dR_dx_18_2;
-    out_dR_dx[19] = -2.0*dR_dx_18_2;
+    const cart_pendulum_real r_0_1 = in_terms[CART_PENDULUM_TERM_r_0_1];
+    const cart_pendulum_real J_0_1 = in_terms[CART_PENDULUM_TERM_J_0_1];
+    const cart_pendulum_real dR_dx_18_1 = in_acceleration[0] - in_acceleration[1] + baumgarte_alpha*r_0_1 + baumgarte_beta*J_0_1;
+    out_dR_dx[18] = 2.0*dR_dx_18_1;
+    out_dR_dx[19] = -2.0*dR_dx_18_1;
     out_dR_dx[20] = 2.0*(in_acceleration[2] + baumgarte_alpha*y_dot + baumgarte_beta*y);
-    const cart_pendulum_real dR_dx_21_1 = 2.0*(s_dot - x_dot) + baumgarte_alpha*dR_dx_18_1;
+    const cart_pendulum_real dR_dx_21_1 = 2.0*(s_dot - x_dot) + baumgarte_alpha*J_0_1;
     out_dR_dx[21] = 2.0*dR_dx_21_1;
     out_dR_dx[22] = -2.0*dR_dx_21_1;
     out_dR_dx[23] = 2.0*(2.0*y_dot + baumgarte_alpha*y);
@@ -412,7 +433,7 @@ int cart_pendulum_jacobian(cart_pendulum_real t, const cart_pendulum_real state[
     cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
     cart_pendulum_real out_dfdx[], cart_pendulum_real out_dfdu[], cart_pendulum_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (CART_PENDULUM_NWORK_JACOBIAN doubles) */
     cart_pendulum_real *M = work;
     cart_pendulum_real *J = M + CART_PENDULUM_NQ*CART_PENDULUM_NQ;
@@ -429,16 +450,18 @@ int cart_pendulum_jacobian(cart_pendulum_real t, const cart_pendulum_real state[
     cart_pendulum_real *dg_dx = dR_du + (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NU;
     cart_pendulum_real *dg_du = dg_dx + CART_PENDULUM_NN*CART_PENDULUM_NX;
     cart_pendulum_real *column = dg_du + CART_PENDULUM_NN*CART_PENDULUM_NU;
+    cart_pendulum_real *terms = column + (CART_PENDULUM_NQ + CART_PENDULUM_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = cart_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = cart_pendulum_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != CART_PENDULUM_OK) return status;
     cart_pendulum_zero(dR_dx, (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NX);
     cart_pendulum_zero(dR_du, (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NU);
     cart_pendulum_zero(dg_dx, CART_PENDULUM_NN*CART_PENDULUM_NX);
     cart_pendulum_zero(dg_du, CART_PENDULUM_NN*CART_PENDULUM_NU);
     cart_pendulum_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + CART_PENDULUM_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + CART_PENDULUM_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     cart_pendulum_zero(out_dfdx, CART_PENDULUM_NX*CART_PENDULUM_NX);
     cart_pendulum_zero(out_dfdu, CART_PENDULUM_NX*CART_PENDULUM_NU);
@@ -469,6 +492,7 @@ int cart_pendulum_jacobian(cart_pendulum_real t, const cart_pendulum_real state[
 static void cart_pendulum_residual_parameter_derivatives(cart_pendulum_real t, const cart_pendulum_real state[], const cart_pendulum_real input[], const cart_pendulum_real param[],
     cart_pendulum_real baumgarte_alpha, cart_pendulum_real baumgarte_beta,
     const cart_pendulum_real in_acceleration[], const cart_pendulum_real in_multipliers[],
+    const cart_pendulum_real in_terms[],
     cart_pendulum_real out_dR_dp[])
 {
     (void)t;
@@ -476,6 +500,7 @@ static void cart_pendulum_residual_parameter_derivatives(cart_pendulum_real t, c
     (void)input;
     (void)baumgarte_alpha;
     (void)in_multipliers;
+    (void)in_terms;
     const cart_pendulum_real m = param[1];
     const cart_pendulum_real l = param[2];
     const cart_pendulum_real g = param[3];
@@ -503,12 +528,13 @@ int cart_pendulum_parameter_jacobian(cart_pendulum_real t, const cart_pendulum_r
     cart_pendulum_real *dxdt = work + CART_PENDULUM_NWORK;
     cart_pendulum_real *dR_dp = dxdt + CART_PENDULUM_NX;
     cart_pendulum_real *column = dR_dp + (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NP;
+    cart_pendulum_real *terms = column + (CART_PENDULUM_NQ + CART_PENDULUM_NC);
     int i, k, status;
-    status = cart_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = cart_pendulum_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != CART_PENDULUM_OK) return status;
     cart_pendulum_zero(dR_dp, (CART_PENDULUM_NQ + CART_PENDULUM_NC)*CART_PENDULUM_NP);
     cart_pendulum_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + CART_PENDULUM_NQ, nu, dR_dp);
+        dxdt + CART_PENDULUM_NQ, nu, terms, dR_dp);
     for (k = 0; k < CART_PENDULUM_NP; ++k) {
         for (i = 0; i < (CART_PENDULUM_NQ + CART_PENDULUM_NC); ++i) column[i] = -dR_dp[i*CART_PENDULUM_NP + k];
         if (conditioning[1] != 0.0)

@@ -22,8 +22,8 @@ typedef double cart_pendulum_real;
 #define CART_PENDULUM_NP 4  /* parameters: M, m, l, g */
 #define CART_PENDULUM_NU 1  /* inputs: F */
 #define CART_PENDULUM_NWORK 25  /* doubles of scratch for cart_pendulum_rhs */
-#define CART_PENDULUM_NWORK_JACOBIAN (CART_PENDULUM_NWORK + 38)  /* ... for cart_pendulum_jacobian */
-#define CART_PENDULUM_NWORK_PARAMETER_JACOBIAN (CART_PENDULUM_NWORK + 26)  /* ... for cart_pendulum_parameter_jacobian */
+#define CART_PENDULUM_NWORK_JACOBIAN (CART_PENDULUM_NWORK + 40)  /* ... for cart_pendulum_jacobian */
+#define CART_PENDULUM_NWORK_PARAMETER_JACOBIAN (CART_PENDULUM_NWORK + 28)  /* ... for cart_pendulum_parameter_jacobian */
 #define CART_PENDULUM_NWORK_CORRECTION 4  /* ... for cart_pendulum_correction_factor and _solve */
 #define CART_PENDULUM_NWORK_STEP (CART_PENDULUM_NWORK + 43)  /* ... for cart_pendulum_step */
 #define CART_PENDULUM_STEP_TOLERANCE 1e-13  /* cart_pendulum_step's position correction: |phi| it stops at */

@@ -62,9 +62,18 @@ static void disk_link_sliding_zero(disk_link_sliding_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of disk_link_sliding_kkt_entries that the residual's derivatives need
+** again: disk_link_sliding_jacobian and disk_link_sliding_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    DISK_LINK_SLIDING_TERM_f_0_1,
+};
+
 static void disk_link_sliding_kkt_entries(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
     disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
-    disk_link_sliding_real out_M[], disk_link_sliding_real out_f[], disk_link_sliding_real out_J[], disk_link_sliding_real out_r[], disk_link_sliding_real out_g[])
+    disk_link_sliding_real out_M[], disk_link_sliding_real out_f[], disk_link_sliding_real out_J[], disk_link_sliding_real out_r[], disk_link_sliding_real out_g[], disk_link_sliding_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -89,6 +98,7 @@ static void disk_link_sliding_kkt_entries(disk_link_sliding_real t, const disk_l
     out_M[4] = 0.5*m*r*r;
     out_M[8] = M;
     const disk_link_sliding_real f_0_1 = tanh((x_dot - s_dot - r*th_dot)/eps);
+    if (out_terms) out_terms[DISK_LINK_SLIDING_TERM_f_0_1] = f_0_1;
     const disk_link_sliding_real f_0_2 = m*g*mu_c*f_0_1;
     /* f = Q - k, row x */
     out_f[0] = -f_0_2;
@@ -105,12 +115,14 @@ void disk_link_sliding_kkt_terms(disk_link_sliding_real t, const disk_link_slidi
     disk_link_sliding_zero(out_M, DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ);
     disk_link_sliding_zero(out_J, DISK_LINK_SLIDING_NC*DISK_LINK_SLIDING_NQ);
     disk_link_sliding_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int disk_link_sliding_rhs(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+/* disk_link_sliding_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int disk_link_sliding_rhs_terms(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
     disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
-    disk_link_sliding_real out_dxdt[], disk_link_sliding_real out_multipliers[], disk_link_sliding_real work[])
+    disk_link_sliding_real out_dxdt[], disk_link_sliding_real out_multipliers[], disk_link_sliding_real work[],
+    disk_link_sliding_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w (DISK_LINK_SLIDING_NWORK doubles) */
     disk_link_sliding_real *M = work;
@@ -122,7 +134,7 @@ int disk_link_sliding_rhs(disk_link_sliding_real t, const disk_link_sliding_real
     disk_link_sliding_real *acceleration = out_dxdt + DISK_LINK_SLIDING_NQ;
     int i, status;
     disk_link_sliding_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*DISK_LINK_SLIDING_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*DISK_LINK_SLIDING_NQ, out_terms);
     for (i = 0; i < DISK_LINK_SLIDING_NQ; ++i) out_dxdt[i] = state[DISK_LINK_SLIDING_NQ + i];
     status = disk_link_sliding_factor_kkt(M, J, Y, S);
     if (status != DISK_LINK_SLIDING_OK) return status;
@@ -132,13 +144,22 @@ int disk_link_sliding_rhs(disk_link_sliding_real t, const disk_link_sliding_real
     return DISK_LINK_SLIDING_OK;
 }
 
+int disk_link_sliding_rhs(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
+    disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
+    disk_link_sliding_real out_dxdt[], disk_link_sliding_real out_multipliers[], disk_link_sliding_real work[])
+{
+    return disk_link_sliding_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void disk_link_sliding_residual_derivatives(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
     disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
     const disk_link_sliding_real in_acceleration[], const disk_link_sliding_real in_multipliers[],
+    const disk_link_sliding_real in_terms[],
     disk_link_sliding_real out_dR_dx[], disk_link_sliding_real out_dR_du[], disk_link_sliding_real out_dg_dx[], disk_link_sliding_real out_dg_du[])
 {
     (void)t;
+    (void)state;
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
@@ -147,39 +168,36 @@ static void disk_link_sliding_residual_derivatives(disk_link_sliding_real t, con
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const disk_link_sliding_real x_dot = state[3];  /* x' */
-    const disk_link_sliding_real th_dot = state[4];  /* th' */
-    const disk_link_sliding_real s_dot = state[5];  /* s' */
     const disk_link_sliding_real m = param[0];
     const disk_link_sliding_real r = param[1];
     const disk_link_sliding_real k = param[3];
     const disk_link_sliding_real g = param[4];
     const disk_link_sliding_real mu_c = param[5];
     const disk_link_sliding_real eps = param[6];
-    const disk_link_sliding_real dR_dx_3_1 = tanh((x_dot - s_dot - r*th_dot)/eps);
-    const disk_link_sliding_real dR_dx_3_2 = dR_dx_3_1*dR_dx_3_1 - 1.0;
-    const disk_link_sliding_real dR_dx_3_3 = m*g*mu_c*dR_dx_3_2/eps;
-    const disk_link_sliding_real dR_dx_3_4 = -dR_dx_3_3;
+    const disk_link_sliding_real f_0_1 = in_terms[DISK_LINK_SLIDING_TERM_f_0_1];
+    const disk_link_sliding_real dR_dx_3_1 = f_0_1*f_0_1 - 1.0;
+    const disk_link_sliding_real dR_dx_3_2 = m*g*mu_c*dR_dx_3_1/eps;
+    const disk_link_sliding_real dR_dx_3_3 = -dR_dx_3_2;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[3] = dR_dx_3_4;
-    const disk_link_sliding_real dR_dx_4_1 = m*r*g*mu_c*dR_dx_3_2/eps;
+    out_dR_dx[3] = dR_dx_3_3;
+    const disk_link_sliding_real dR_dx_4_1 = m*r*g*mu_c*dR_dx_3_1/eps;
     out_dR_dx[4] = dR_dx_4_1;
-    out_dR_dx[5] = dR_dx_3_3;
+    out_dR_dx[5] = dR_dx_3_2;
     out_dR_dx[9] = dR_dx_4_1;
-    out_dR_dx[10] = -m*r*r*g*mu_c*dR_dx_3_2/eps;
+    out_dR_dx[10] = -m*r*r*g*mu_c*dR_dx_3_1/eps;
     const disk_link_sliding_real dR_dx_11_1 = -dR_dx_4_1;
     out_dR_dx[11] = dR_dx_11_1;
     out_dR_dx[14] = k;
-    out_dR_dx[15] = dR_dx_3_3;
+    out_dR_dx[15] = dR_dx_3_2;
     out_dR_dx[16] = dR_dx_11_1;
-    out_dR_dx[17] = dR_dx_3_4;
+    out_dR_dx[17] = dR_dx_3_3;
 }
 
 int disk_link_sliding_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
     disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
     disk_link_sliding_real out_dfdx[], disk_link_sliding_real out_dfdu[], disk_link_sliding_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (DISK_LINK_SLIDING_NWORK_JACOBIAN doubles) */
     disk_link_sliding_real *M = work;
     disk_link_sliding_real *J = M + DISK_LINK_SLIDING_NQ*DISK_LINK_SLIDING_NQ;
@@ -192,16 +210,18 @@ int disk_link_sliding_jacobian(disk_link_sliding_real t, const disk_link_sliding
     disk_link_sliding_real *dg_dx = dR_du + (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NU;
     disk_link_sliding_real *dg_du = dg_dx + DISK_LINK_SLIDING_NN*DISK_LINK_SLIDING_NX;
     disk_link_sliding_real *column = dg_du + DISK_LINK_SLIDING_NN*DISK_LINK_SLIDING_NU;
+    disk_link_sliding_real *terms = column + (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = disk_link_sliding_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = disk_link_sliding_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != DISK_LINK_SLIDING_OK) return status;
     disk_link_sliding_zero(dR_dx, (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NX);
     disk_link_sliding_zero(dR_du, (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NU);
     disk_link_sliding_zero(dg_dx, DISK_LINK_SLIDING_NN*DISK_LINK_SLIDING_NX);
     disk_link_sliding_zero(dg_du, DISK_LINK_SLIDING_NN*DISK_LINK_SLIDING_NU);
     disk_link_sliding_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + DISK_LINK_SLIDING_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + DISK_LINK_SLIDING_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     disk_link_sliding_zero(out_dfdx, DISK_LINK_SLIDING_NX*DISK_LINK_SLIDING_NX);
     disk_link_sliding_zero(out_dfdu, DISK_LINK_SLIDING_NX*DISK_LINK_SLIDING_NU);
@@ -229,6 +249,7 @@ int disk_link_sliding_jacobian(disk_link_sliding_real t, const disk_link_sliding
 static void disk_link_sliding_residual_parameter_derivatives(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
     disk_link_sliding_real baumgarte_alpha, disk_link_sliding_real baumgarte_beta,
     const disk_link_sliding_real in_acceleration[], const disk_link_sliding_real in_multipliers[],
+    const disk_link_sliding_real in_terms[],
     disk_link_sliding_real out_dR_dp[])
 {
     (void)t;
@@ -245,33 +266,33 @@ static void disk_link_sliding_residual_parameter_derivatives(disk_link_sliding_r
     const disk_link_sliding_real g = param[4];
     const disk_link_sliding_real mu_c = param[5];
     const disk_link_sliding_real eps = param[6];
-    const disk_link_sliding_real dR_dp_0_1 = x_dot - s_dot - r*th_dot;
-    const disk_link_sliding_real dR_dp_0_2 = tanh(dR_dp_0_1/eps);
-    const disk_link_sliding_real dR_dp_0_3 = g*mu_c*dR_dp_0_2;
+    const disk_link_sliding_real f_0_1 = in_terms[DISK_LINK_SLIDING_TERM_f_0_1];
+    const disk_link_sliding_real dR_dp_0_1 = g*mu_c*f_0_1;
     /* dR/dp */
-    out_dR_dp[0] = in_acceleration[0] + dR_dp_0_3;
-    const disk_link_sliding_real dR_dp_1_1 = dR_dp_0_2*dR_dp_0_2 - 1.0;
+    out_dR_dp[0] = in_acceleration[0] + dR_dp_0_1;
+    const disk_link_sliding_real dR_dp_1_1 = f_0_1*f_0_1 - 1.0;
     const disk_link_sliding_real dR_dp_1_2 = m*g*mu_c*th_dot*dR_dp_1_1/eps;
     out_dR_dp[1] = dR_dp_1_2;
-    const disk_link_sliding_real dR_dp_4_1 = m*mu_c*dR_dp_0_2;
+    const disk_link_sliding_real dR_dp_4_1 = m*mu_c*f_0_1;
     out_dR_dp[4] = dR_dp_4_1;
-    const disk_link_sliding_real dR_dp_5_1 = m*g*dR_dp_0_2;
+    const disk_link_sliding_real dR_dp_5_1 = m*g*f_0_1;
     out_dR_dp[5] = dR_dp_5_1;
     const disk_link_sliding_real dR_dp_6_1 = eps*eps;
-    const disk_link_sliding_real dR_dp_6_2 = m*g*mu_c*dR_dp_0_1*dR_dp_1_1/dR_dp_6_1;
-    out_dR_dp[6] = dR_dp_6_2;
-    out_dR_dp[7] = r*(0.5*r*in_acceleration[1] - dR_dp_0_3);
-    out_dR_dp[8] = m*(r*(in_acceleration[1] - g*mu_c*th_dot*dR_dp_1_1/eps) - dR_dp_0_3);
-    out_dR_dp[11] = -m*r*mu_c*dR_dp_0_2;
-    out_dR_dp[12] = -m*r*g*dR_dp_0_2;
-    out_dR_dp[13] = -m*r*g*mu_c*dR_dp_0_1*dR_dp_1_1/dR_dp_6_1;
-    out_dR_dp[14] = -dR_dp_0_3;
+    const disk_link_sliding_real dR_dp_6_2 = x_dot - s_dot - r*th_dot;
+    const disk_link_sliding_real dR_dp_6_3 = m*g*mu_c*dR_dp_6_2*dR_dp_1_1/dR_dp_6_1;
+    out_dR_dp[6] = dR_dp_6_3;
+    out_dR_dp[7] = r*(0.5*r*in_acceleration[1] - dR_dp_0_1);
+    out_dR_dp[8] = m*(r*(in_acceleration[1] - g*mu_c*th_dot*dR_dp_1_1/eps) - dR_dp_0_1);
+    out_dR_dp[11] = -m*r*mu_c*f_0_1;
+    out_dR_dp[12] = -m*r*g*f_0_1;
+    out_dR_dp[13] = -m*r*g*mu_c*dR_dp_6_2*dR_dp_1_1/dR_dp_6_1;
+    out_dR_dp[14] = -dR_dp_0_1;
     out_dR_dp[15] = -dR_dp_1_2;
     out_dR_dp[16] = in_acceleration[2];
     out_dR_dp[17] = s;
     out_dR_dp[18] = -dR_dp_4_1;
     out_dR_dp[19] = -dR_dp_5_1;
-    out_dR_dp[20] = -dR_dp_6_2;
+    out_dR_dp[20] = -dR_dp_6_3;
 }
 
 int disk_link_sliding_parameter_jacobian(disk_link_sliding_real t, const disk_link_sliding_real state[], const disk_link_sliding_real input[], const disk_link_sliding_real param[],
@@ -286,12 +307,13 @@ int disk_link_sliding_parameter_jacobian(disk_link_sliding_real t, const disk_li
     disk_link_sliding_real *dxdt = work + DISK_LINK_SLIDING_NWORK;
     disk_link_sliding_real *dR_dp = dxdt + DISK_LINK_SLIDING_NX;
     disk_link_sliding_real *column = dR_dp + (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NP;
+    disk_link_sliding_real *terms = column + (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC);
     int i, k, status;
-    status = disk_link_sliding_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = disk_link_sliding_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != DISK_LINK_SLIDING_OK) return status;
     disk_link_sliding_zero(dR_dp, (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC)*DISK_LINK_SLIDING_NP);
     disk_link_sliding_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + DISK_LINK_SLIDING_NQ, nu, dR_dp);
+        dxdt + DISK_LINK_SLIDING_NQ, nu, terms, dR_dp);
     for (k = 0; k < DISK_LINK_SLIDING_NP; ++k) {
         for (i = 0; i < (DISK_LINK_SLIDING_NQ + DISK_LINK_SLIDING_NC); ++i) column[i] = -dR_dp[i*DISK_LINK_SLIDING_NP + k];
         disk_link_sliding_solve_kkt(M, J, S, column, column + DISK_LINK_SLIDING_NQ, w);

@@ -22,8 +22,8 @@ typedef double disk_link_sliding_real;
 #define DISK_LINK_SLIDING_NP 7  /* parameters: m, r, M, k, g, mu_c, eps */
 #define DISK_LINK_SLIDING_NU 0  /* inputs: none */
 #define DISK_LINK_SLIDING_NWORK 12  /* doubles of scratch for disk_link_sliding_rhs */
-#define DISK_LINK_SLIDING_NWORK_JACOBIAN (DISK_LINK_SLIDING_NWORK + 27)  /* ... for disk_link_sliding_jacobian */
-#define DISK_LINK_SLIDING_NWORK_PARAMETER_JACOBIAN (DISK_LINK_SLIDING_NWORK + 30)  /* ... for disk_link_sliding_parameter_jacobian */
+#define DISK_LINK_SLIDING_NWORK_JACOBIAN (DISK_LINK_SLIDING_NWORK + 28)  /* ... for disk_link_sliding_jacobian */
+#define DISK_LINK_SLIDING_NWORK_PARAMETER_JACOBIAN (DISK_LINK_SLIDING_NWORK + 31)  /* ... for disk_link_sliding_parameter_jacobian */
 #define DISK_LINK_SLIDING_NWORK_STEP (DISK_LINK_SLIDING_NWORK + 18)  /* ... for disk_link_sliding_step */
 #define DISK_LINK_SLIDING_STACK_ESTIMATE 948  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DISK_LINK_SLIDING_NH_ARRAY 1

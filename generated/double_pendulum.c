@@ -303,9 +303,21 @@ static void double_pendulum_zero(double_pendulum_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of double_pendulum_kkt_entries that the residual's derivatives need
+** again: double_pendulum_jacobian and double_pendulum_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    DOUBLE_PENDULUM_TERM_J_4_1,
+    DOUBLE_PENDULUM_TERM_J_5_1,
+    DOUBLE_PENDULUM_TERM_r_1_1,
+    DOUBLE_PENDULUM_TERM_r_1_2,
+};
+
 static void double_pendulum_kkt_entries(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
     double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
-    double_pendulum_real out_M[], double_pendulum_real out_f[], double_pendulum_real out_J[], double_pendulum_real out_r[], double_pendulum_real out_g[])
+    double_pendulum_real out_M[], double_pendulum_real out_f[], double_pendulum_real out_J[], double_pendulum_real out_r[], double_pendulum_real out_g[], double_pendulum_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -340,15 +352,19 @@ static void double_pendulum_kkt_entries(double_pendulum_real t, const double_pen
     out_J[0] = 2.0*x1;
     out_J[1] = 2.0*y1;
     const double_pendulum_real J_4_1 = x1 - x2;
+    if (out_terms) out_terms[DOUBLE_PENDULUM_TERM_J_4_1] = J_4_1;
     out_J[4] = 2.0*J_4_1;
     const double_pendulum_real J_5_1 = y1 - y2;
+    if (out_terms) out_terms[DOUBLE_PENDULUM_TERM_J_5_1] = J_5_1;
     out_J[5] = 2.0*J_5_1;
     out_J[6] = -2.0*J_4_1;
     out_J[7] = -2.0*J_5_1;
     /* stabilised right-hand side of holonomic constraint 1: x1^2 + y1^2 - l1^2 */
     out_r[0] = -(2.0*(x1_dot*x1_dot + y1_dot*y1_dot + baumgarte_alpha*(x1*x1_dot + y1*y1_dot)) - baumgarte_beta*(l1*l1 - x1*x1 - y1*y1));
     const double_pendulum_real r_1_1 = x1_dot - x2_dot;
+    if (out_terms) out_terms[DOUBLE_PENDULUM_TERM_r_1_1] = r_1_1;
     const double_pendulum_real r_1_2 = y1_dot - y2_dot;
+    if (out_terms) out_terms[DOUBLE_PENDULUM_TERM_r_1_2] = r_1_2;
     /* stabilised right-hand side of holonomic constraint 2: (x2 - x1)^2 + (y2 - y1)^2 - l2^2 */
     out_r[1] = -(2.0*(r_1_1*r_1_1 + r_1_2*r_1_2 + baumgarte_alpha*(J_4_1*r_1_1 + J_5_1*r_1_2)) - baumgarte_beta*(l2*l2 - J_4_1*J_4_1 - J_5_1*J_5_1));
 }
@@ -360,12 +376,14 @@ void double_pendulum_kkt_terms(double_pendulum_real t, const double_pendulum_rea
     double_pendulum_zero(out_M, DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ);
     double_pendulum_zero(out_J, DOUBLE_PENDULUM_NC*DOUBLE_PENDULUM_NQ);
     double_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int double_pendulum_rhs(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+/* double_pendulum_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int double_pendulum_rhs_terms(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
     double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
-    double_pendulum_real out_dxdt[], double_pendulum_real out_multipliers[], double_pendulum_real work[])
+    double_pendulum_real out_dxdt[], double_pendulum_real out_multipliers[], double_pendulum_real work[],
+    double_pendulum_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (DOUBLE_PENDULUM_NWORK doubles) */
     double_pendulum_real *M = work;
@@ -380,7 +398,7 @@ int double_pendulum_rhs(double_pendulum_real t, const double_pendulum_real state
     double_pendulum_real *acceleration = out_dxdt + DOUBLE_PENDULUM_NQ;
     int i, status;
     double_pendulum_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_NQ, out_terms);
     for (i = 0; i < DOUBLE_PENDULUM_NQ; ++i) out_dxdt[i] = state[DOUBLE_PENDULUM_NQ + i];
     status = double_pendulum_factor_kkt(M, J, Y, S);
     conditioning[1] = status == DOUBLE_PENDULUM_RANK_DEFICIENT;
@@ -403,10 +421,18 @@ int double_pendulum_rhs(double_pendulum_real t, const double_pendulum_real state
     return DOUBLE_PENDULUM_OK;
 }
 
+int double_pendulum_rhs(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
+    double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
+    double_pendulum_real out_dxdt[], double_pendulum_real out_multipliers[], double_pendulum_real work[])
+{
+    return double_pendulum_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void double_pendulum_residual_derivatives(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
     double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
     const double_pendulum_real in_acceleration[], const double_pendulum_real in_multipliers[],
+    const double_pendulum_real in_terms[],
     double_pendulum_real out_dR_dx[], double_pendulum_real out_dR_du[], double_pendulum_real out_dg_dx[], double_pendulum_real out_dg_du[])
 {
     (void)t;
@@ -417,8 +443,6 @@ static void double_pendulum_residual_derivatives(double_pendulum_real t, const d
     (void)out_dg_du;
     const double_pendulum_real x1 = state[0];
     const double_pendulum_real y1 = state[1];
-    const double_pendulum_real x2 = state[2];
-    const double_pendulum_real y2 = state[3];
     const double_pendulum_real x1_dot = state[4];  /* x1' */
     const double_pendulum_real y1_dot = state[5];  /* y1' */
     const double_pendulum_real x2_dot = state[6];  /* x2' */
@@ -439,17 +463,19 @@ static void double_pendulum_residual_derivatives(double_pendulum_real t, const d
     out_dR_dx[33] = 2.0*(in_acceleration[1] + baumgarte_alpha*y1_dot + baumgarte_beta*y1);
     out_dR_dx[36] = 2.0*(2.0*x1_dot + baumgarte_alpha*x1);
     out_dR_dx[37] = 2.0*(2.0*y1_dot + baumgarte_alpha*y1);
-    const double_pendulum_real dR_dx_40_1 = x1 - x2;
-    const double_pendulum_real dR_dx_40_2 = in_acceleration[0] - in_acceleration[2] + baumgarte_alpha*(x1_dot - x2_dot) + baumgarte_beta*dR_dx_40_1;
-    out_dR_dx[40] = 2.0*dR_dx_40_2;
-    const double_pendulum_real dR_dx_41_1 = y1 - y2;
-    const double_pendulum_real dR_dx_41_2 = in_acceleration[1] - in_acceleration[3] + baumgarte_alpha*(y1_dot - y2_dot) + baumgarte_beta*dR_dx_41_1;
-    out_dR_dx[41] = 2.0*dR_dx_41_2;
-    out_dR_dx[42] = -2.0*dR_dx_40_2;
-    out_dR_dx[43] = -2.0*dR_dx_41_2;
-    const double_pendulum_real dR_dx_44_1 = 2.0*(x1_dot - x2_dot) + baumgarte_alpha*dR_dx_40_1;
+    const double_pendulum_real r_1_1 = in_terms[DOUBLE_PENDULUM_TERM_r_1_1];
+    const double_pendulum_real J_4_1 = in_terms[DOUBLE_PENDULUM_TERM_J_4_1];
+    const double_pendulum_real dR_dx_40_1 = in_acceleration[0] - in_acceleration[2] + baumgarte_alpha*r_1_1 + baumgarte_beta*J_4_1;
+    out_dR_dx[40] = 2.0*dR_dx_40_1;
+    const double_pendulum_real r_1_2 = in_terms[DOUBLE_PENDULUM_TERM_r_1_2];
+    const double_pendulum_real J_5_1 = in_terms[DOUBLE_PENDULUM_TERM_J_5_1];
+    const double_pendulum_real dR_dx_41_1 = in_acceleration[1] - in_acceleration[3] + baumgarte_alpha*r_1_2 + baumgarte_beta*J_5_1;
+    out_dR_dx[41] = 2.0*dR_dx_41_1;
+    out_dR_dx[42] = -2.0*dR_dx_40_1;
+    out_dR_dx[43] = -2.0*dR_dx_41_1;
+    const double_pendulum_real dR_dx_44_1 = 2.0*(x1_dot - x2_dot) + baumgarte_alpha*J_4_1;
     out_dR_dx[44] = 2.0*dR_dx_44_1;
-    const double_pendulum_real dR_dx_45_1 = 2.0*(y1_dot - y2_dot) + baumgarte_alpha*dR_dx_41_1;
+    const double_pendulum_real dR_dx_45_1 = 2.0*(y1_dot - y2_dot) + baumgarte_alpha*J_5_1;
     out_dR_dx[45] = 2.0*dR_dx_45_1;
     out_dR_dx[46] = -2.0*dR_dx_44_1;
     out_dR_dx[47] = -2.0*dR_dx_45_1;
@@ -459,7 +485,7 @@ int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real 
     double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
     double_pendulum_real out_dfdx[], double_pendulum_real out_dfdu[], double_pendulum_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (DOUBLE_PENDULUM_NWORK_JACOBIAN doubles) */
     double_pendulum_real *M = work;
     double_pendulum_real *J = M + DOUBLE_PENDULUM_NQ*DOUBLE_PENDULUM_NQ;
@@ -476,16 +502,18 @@ int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real 
     double_pendulum_real *dg_dx = dR_du + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NU;
     double_pendulum_real *dg_du = dg_dx + DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NX;
     double_pendulum_real *column = dg_du + DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NU;
+    double_pendulum_real *terms = column + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = double_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = double_pendulum_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != DOUBLE_PENDULUM_OK) return status;
     double_pendulum_zero(dR_dx, (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NX);
     double_pendulum_zero(dR_du, (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NU);
     double_pendulum_zero(dg_dx, DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NX);
     double_pendulum_zero(dg_du, DOUBLE_PENDULUM_NN*DOUBLE_PENDULUM_NU);
     double_pendulum_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + DOUBLE_PENDULUM_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + DOUBLE_PENDULUM_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     double_pendulum_zero(out_dfdx, DOUBLE_PENDULUM_NX*DOUBLE_PENDULUM_NX);
     double_pendulum_zero(out_dfdu, DOUBLE_PENDULUM_NX*DOUBLE_PENDULUM_NU);
@@ -516,6 +544,7 @@ int double_pendulum_jacobian(double_pendulum_real t, const double_pendulum_real 
 static void double_pendulum_residual_parameter_derivatives(double_pendulum_real t, const double_pendulum_real state[], const double_pendulum_real input[], const double_pendulum_real param[],
     double_pendulum_real baumgarte_alpha, double_pendulum_real baumgarte_beta,
     const double_pendulum_real in_acceleration[], const double_pendulum_real in_multipliers[],
+    const double_pendulum_real in_terms[],
     double_pendulum_real out_dR_dp[])
 {
     (void)t;
@@ -523,6 +552,7 @@ static void double_pendulum_residual_parameter_derivatives(double_pendulum_real 
     (void)input;
     (void)baumgarte_alpha;
     (void)in_multipliers;
+    (void)in_terms;
     const double_pendulum_real m1 = param[0];
     const double_pendulum_real m2 = param[1];
     const double_pendulum_real l1 = param[2];
@@ -555,12 +585,13 @@ int double_pendulum_parameter_jacobian(double_pendulum_real t, const double_pend
     double_pendulum_real *dxdt = work + DOUBLE_PENDULUM_NWORK;
     double_pendulum_real *dR_dp = dxdt + DOUBLE_PENDULUM_NX;
     double_pendulum_real *column = dR_dp + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NP;
+    double_pendulum_real *terms = column + (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC);
     int i, k, status;
-    status = double_pendulum_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = double_pendulum_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != DOUBLE_PENDULUM_OK) return status;
     double_pendulum_zero(dR_dp, (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC)*DOUBLE_PENDULUM_NP);
     double_pendulum_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + DOUBLE_PENDULUM_NQ, nu, dR_dp);
+        dxdt + DOUBLE_PENDULUM_NQ, nu, terms, dR_dp);
     for (k = 0; k < DOUBLE_PENDULUM_NP; ++k) {
         for (i = 0; i < (DOUBLE_PENDULUM_NQ + DOUBLE_PENDULUM_NC); ++i) column[i] = -dR_dp[i*DOUBLE_PENDULUM_NP + k];
         if (conditioning[1] != 0.0)

@@ -22,8 +22,8 @@ typedef double double_pendulum_real;
 #define DOUBLE_PENDULUM_NP 5  /* parameters: m1, m2, l1, l2, g */
 #define DOUBLE_PENDULUM_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_NWORK 51  /* doubles of scratch for double_pendulum_rhs */
-#define DOUBLE_PENDULUM_NWORK_JACOBIAN (DOUBLE_PENDULUM_NWORK + 62)  /* ... for double_pendulum_jacobian */
-#define DOUBLE_PENDULUM_NWORK_PARAMETER_JACOBIAN (DOUBLE_PENDULUM_NWORK + 44)  /* ... for double_pendulum_parameter_jacobian */
+#define DOUBLE_PENDULUM_NWORK_JACOBIAN (DOUBLE_PENDULUM_NWORK + 66)  /* ... for double_pendulum_jacobian */
+#define DOUBLE_PENDULUM_NWORK_PARAMETER_JACOBIAN (DOUBLE_PENDULUM_NWORK + 48)  /* ... for double_pendulum_parameter_jacobian */
 #define DOUBLE_PENDULUM_NWORK_CORRECTION 12  /* ... for double_pendulum_correction_factor and _solve */
 #define DOUBLE_PENDULUM_NWORK_STEP (DOUBLE_PENDULUM_NWORK + 74)  /* ... for double_pendulum_step */
 #define DOUBLE_PENDULUM_STEP_TOLERANCE 1e-13  /* double_pendulum_step's position correction: |phi| it stops at */

@@ -58,9 +58,23 @@ static void double_pendulum_angle_zero(double_pendulum_angle_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of double_pendulum_angle_kkt_entries that the residual's derivatives need
+** again: double_pendulum_angle_jacobian and double_pendulum_angle_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    DOUBLE_PENDULUM_ANGLE_TERM_M_0_1,
+    DOUBLE_PENDULUM_ANGLE_TERM_cos_th1,
+    DOUBLE_PENDULUM_ANGLE_TERM_cos_th2,
+    DOUBLE_PENDULUM_ANGLE_TERM_sin_th1,
+    DOUBLE_PENDULUM_ANGLE_TERM_sin_th2,
+    DOUBLE_PENDULUM_ANGLE_TERM_f_0_1,
+};
+
 static void double_pendulum_angle_kkt_entries(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
     double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
-    double_pendulum_angle_real out_M[], double_pendulum_angle_real out_f[], double_pendulum_angle_real out_J[], double_pendulum_angle_real out_r[], double_pendulum_angle_real out_g[])
+    double_pendulum_angle_real out_M[], double_pendulum_angle_real out_f[], double_pendulum_angle_real out_J[], double_pendulum_angle_real out_r[], double_pendulum_angle_real out_g[], double_pendulum_angle_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -79,15 +93,21 @@ static void double_pendulum_angle_kkt_entries(double_pendulum_angle_real t, cons
     const double_pendulum_angle_real l2 = param[3];
     const double_pendulum_angle_real g = param[4];
     const double_pendulum_angle_real M_0_1 = m1 + m2;
+    if (out_terms) out_terms[DOUBLE_PENDULUM_ANGLE_TERM_M_0_1] = M_0_1;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = l1*l1*M_0_1;
     const double_pendulum_angle_real cos_th1 = cos(th1);
+    if (out_terms) out_terms[DOUBLE_PENDULUM_ANGLE_TERM_cos_th1] = cos_th1;
     const double_pendulum_angle_real cos_th2 = cos(th2);
+    if (out_terms) out_terms[DOUBLE_PENDULUM_ANGLE_TERM_cos_th2] = cos_th2;
     const double_pendulum_angle_real sin_th1 = sin(th1);
+    if (out_terms) out_terms[DOUBLE_PENDULUM_ANGLE_TERM_sin_th1] = sin_th1;
     const double_pendulum_angle_real sin_th2 = sin(th2);
+    if (out_terms) out_terms[DOUBLE_PENDULUM_ANGLE_TERM_sin_th2] = sin_th2;
     out_M[2] = m2*l1*l2*(cos_th1*cos_th2 + sin_th1*sin_th2);
     out_M[3] = m2*l2*l2;
     const double_pendulum_angle_real f_0_1 = cos_th1*sin_th2 - sin_th1*cos_th2;
+    if (out_terms) out_terms[DOUBLE_PENDULUM_ANGLE_TERM_f_0_1] = f_0_1;
     /* f = Q - k, row th1 */
     out_f[0] = l1*(m2*l2*th2_dot*th2_dot*f_0_1 - g*sin_th1*M_0_1);
     /* row th2 */
@@ -101,12 +121,14 @@ void double_pendulum_angle_kkt_terms(double_pendulum_angle_real t, const double_
     double_pendulum_angle_zero(out_M, DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ);
     double_pendulum_angle_zero(out_J, DOUBLE_PENDULUM_ANGLE_NC*DOUBLE_PENDULUM_ANGLE_NQ);
     double_pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int double_pendulum_angle_rhs(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+/* double_pendulum_angle_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int double_pendulum_angle_rhs_terms(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
     double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
-    double_pendulum_angle_real out_dxdt[], double_pendulum_angle_real out_multipliers[], double_pendulum_angle_real work[])
+    double_pendulum_angle_real out_dxdt[], double_pendulum_angle_real out_multipliers[], double_pendulum_angle_real work[],
+    double_pendulum_angle_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w (DOUBLE_PENDULUM_ANGLE_NWORK doubles) */
     double_pendulum_angle_real *M = work;
@@ -118,7 +140,7 @@ int double_pendulum_angle_rhs(double_pendulum_angle_real t, const double_pendulu
     double_pendulum_angle_real *acceleration = out_dxdt + DOUBLE_PENDULUM_ANGLE_NQ;
     int i, status;
     double_pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_ANGLE_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*DOUBLE_PENDULUM_ANGLE_NQ, out_terms);
     for (i = 0; i < DOUBLE_PENDULUM_ANGLE_NQ; ++i) out_dxdt[i] = state[DOUBLE_PENDULUM_ANGLE_NQ + i];
     status = double_pendulum_angle_factor_kkt(M, J, Y, S);
     if (status != DOUBLE_PENDULUM_ANGLE_OK) return status;
@@ -128,10 +150,18 @@ int double_pendulum_angle_rhs(double_pendulum_angle_real t, const double_pendulu
     return DOUBLE_PENDULUM_ANGLE_OK;
 }
 
+int double_pendulum_angle_rhs(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
+    double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
+    double_pendulum_angle_real out_dxdt[], double_pendulum_angle_real out_multipliers[], double_pendulum_angle_real work[])
+{
+    return double_pendulum_angle_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void double_pendulum_angle_residual_derivatives(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
     double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
     const double_pendulum_angle_real in_acceleration[], const double_pendulum_angle_real in_multipliers[],
+    const double_pendulum_angle_real in_terms[],
     double_pendulum_angle_real out_dR_dx[], double_pendulum_angle_real out_dR_du[], double_pendulum_angle_real out_dg_dx[], double_pendulum_angle_real out_dg_du[])
 {
     (void)t;
@@ -142,37 +172,35 @@ static void double_pendulum_angle_residual_derivatives(double_pendulum_angle_rea
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const double_pendulum_angle_real th1 = state[0];
-    const double_pendulum_angle_real th2 = state[1];
     const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
     const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
-    const double_pendulum_angle_real m1 = param[0];
     const double_pendulum_angle_real m2 = param[1];
     const double_pendulum_angle_real l1 = param[2];
     const double_pendulum_angle_real l2 = param[3];
     const double_pendulum_angle_real g = param[4];
-    const double_pendulum_angle_real cos_th1 = cos(th1);
-    const double_pendulum_angle_real cos_th2 = cos(th2);
-    const double_pendulum_angle_real sin_th1 = sin(th1);
-    const double_pendulum_angle_real sin_th2 = sin(th2);
+    const double_pendulum_angle_real cos_th1 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_cos_th1];
+    const double_pendulum_angle_real cos_th2 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_cos_th2];
+    const double_pendulum_angle_real sin_th1 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_sin_th1];
+    const double_pendulum_angle_real sin_th2 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_sin_th2];
     const double_pendulum_angle_real dR_dx_0_1 = cos_th1*cos_th2 + sin_th1*sin_th2;
-    const double_pendulum_angle_real dR_dx_0_2 = cos_th1*sin_th2 - sin_th1*cos_th2;
-    const double_pendulum_angle_real dR_dx_0_3 = th2_dot*th2_dot*dR_dx_0_1 + in_acceleration[1]*dR_dx_0_2;
+    const double_pendulum_angle_real f_0_1 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_f_0_1];
+    const double_pendulum_angle_real dR_dx_0_2 = th2_dot*th2_dot*dR_dx_0_1 + in_acceleration[1]*f_0_1;
+    const double_pendulum_angle_real M_0_1 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_M_0_1];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = l1*(m2*l2*dR_dx_0_3 + g*cos_th1*(m1 + m2));
-    out_dR_dx[1] = -m2*l1*l2*dR_dx_0_3;
-    out_dR_dx[3] = -2.0*m2*l1*l2*th2_dot*dR_dx_0_2;
-    const double_pendulum_angle_real dR_dx_4_1 = th1_dot*th1_dot*dR_dx_0_1 - in_acceleration[0]*dR_dx_0_2;
+    out_dR_dx[0] = l1*(m2*l2*dR_dx_0_2 + g*cos_th1*M_0_1);
+    out_dR_dx[1] = -m2*l1*l2*dR_dx_0_2;
+    out_dR_dx[3] = -2.0*m2*l1*l2*th2_dot*f_0_1;
+    const double_pendulum_angle_real dR_dx_4_1 = th1_dot*th1_dot*dR_dx_0_1 - in_acceleration[0]*f_0_1;
     out_dR_dx[4] = -m2*l1*l2*dR_dx_4_1;
     out_dR_dx[5] = m2*l2*(l1*dR_dx_4_1 + g*cos_th2);
-    out_dR_dx[6] = 2.0*m2*l1*l2*th1_dot*dR_dx_0_2;
+    out_dR_dx[6] = 2.0*m2*l1*l2*th1_dot*f_0_1;
 }
 
 int double_pendulum_angle_jacobian(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
     double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
     double_pendulum_angle_real out_dfdx[], double_pendulum_angle_real out_dfdu[], double_pendulum_angle_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN doubles) */
     double_pendulum_angle_real *M = work;
     double_pendulum_angle_real *J = M + DOUBLE_PENDULUM_ANGLE_NQ*DOUBLE_PENDULUM_ANGLE_NQ;
@@ -185,16 +213,18 @@ int double_pendulum_angle_jacobian(double_pendulum_angle_real t, const double_pe
     double_pendulum_angle_real *dg_dx = dR_du + (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NU;
     double_pendulum_angle_real *dg_du = dg_dx + DOUBLE_PENDULUM_ANGLE_NN*DOUBLE_PENDULUM_ANGLE_NX;
     double_pendulum_angle_real *column = dg_du + DOUBLE_PENDULUM_ANGLE_NN*DOUBLE_PENDULUM_ANGLE_NU;
+    double_pendulum_angle_real *terms = column + (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = double_pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = double_pendulum_angle_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != DOUBLE_PENDULUM_ANGLE_OK) return status;
     double_pendulum_angle_zero(dR_dx, (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NX);
     double_pendulum_angle_zero(dR_du, (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NU);
     double_pendulum_angle_zero(dg_dx, DOUBLE_PENDULUM_ANGLE_NN*DOUBLE_PENDULUM_ANGLE_NX);
     double_pendulum_angle_zero(dg_du, DOUBLE_PENDULUM_ANGLE_NN*DOUBLE_PENDULUM_ANGLE_NU);
     double_pendulum_angle_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + DOUBLE_PENDULUM_ANGLE_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + DOUBLE_PENDULUM_ANGLE_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     double_pendulum_angle_zero(out_dfdx, DOUBLE_PENDULUM_ANGLE_NX*DOUBLE_PENDULUM_ANGLE_NX);
     double_pendulum_angle_zero(out_dfdu, DOUBLE_PENDULUM_ANGLE_NX*DOUBLE_PENDULUM_ANGLE_NU);
@@ -222,6 +252,7 @@ int double_pendulum_angle_jacobian(double_pendulum_angle_real t, const double_pe
 static void double_pendulum_angle_residual_parameter_derivatives(double_pendulum_angle_real t, const double_pendulum_angle_real state[], const double_pendulum_angle_real input[], const double_pendulum_angle_real param[],
     double_pendulum_angle_real baumgarte_alpha, double_pendulum_angle_real baumgarte_beta,
     const double_pendulum_angle_real in_acceleration[], const double_pendulum_angle_real in_multipliers[],
+    const double_pendulum_angle_real in_terms[],
     double_pendulum_angle_real out_dR_dp[])
 {
     (void)t;
@@ -229,33 +260,30 @@ static void double_pendulum_angle_residual_parameter_derivatives(double_pendulum
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
     (void)in_multipliers;
-    const double_pendulum_angle_real th1 = state[0];
-    const double_pendulum_angle_real th2 = state[1];
     const double_pendulum_angle_real th1_dot = state[2];  /* th1' */
     const double_pendulum_angle_real th2_dot = state[3];  /* th2' */
-    const double_pendulum_angle_real m1 = param[0];
     const double_pendulum_angle_real m2 = param[1];
     const double_pendulum_angle_real l1 = param[2];
     const double_pendulum_angle_real l2 = param[3];
     const double_pendulum_angle_real g = param[4];
     const double_pendulum_angle_real dR_dp_0_1 = l1*in_acceleration[0];
-    const double_pendulum_angle_real sin_th1 = sin(th1);
+    const double_pendulum_angle_real sin_th1 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_sin_th1];
     const double_pendulum_angle_real dR_dp_0_2 = g*sin_th1;
     const double_pendulum_angle_real dR_dp_0_3 = dR_dp_0_1 + dR_dp_0_2;
     /* dR/dp */
     out_dR_dp[0] = l1*dR_dp_0_3;
-    const double_pendulum_angle_real cos_th1 = cos(th1);
-    const double_pendulum_angle_real sin_th2 = sin(th2);
-    const double_pendulum_angle_real cos_th2 = cos(th2);
-    const double_pendulum_angle_real dR_dp_1_1 = cos_th1*sin_th2 - sin_th1*cos_th2;
-    const double_pendulum_angle_real dR_dp_1_2 = cos_th1*cos_th2 + sin_th1*sin_th2;
-    const double_pendulum_angle_real dR_dp_1_3 = th2_dot*th2_dot*dR_dp_1_1 - in_acceleration[1]*dR_dp_1_2;
-    out_dR_dp[1] = l1*(dR_dp_0_3 - l2*dR_dp_1_3);
-    const double_pendulum_angle_real dR_dp_2_1 = m1 + m2;
-    out_dR_dp[2] = -(m2*l2*dR_dp_1_3 - dR_dp_2_1*(2.0*dR_dp_0_1 + dR_dp_0_2));
-    out_dR_dp[3] = -m2*l1*dR_dp_1_3;
-    out_dR_dp[4] = l1*sin_th1*dR_dp_2_1;
-    const double_pendulum_angle_real dR_dp_6_1 = th1_dot*th1_dot*dR_dp_1_1 + in_acceleration[0]*dR_dp_1_2;
+    const double_pendulum_angle_real f_0_1 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_f_0_1];
+    const double_pendulum_angle_real cos_th1 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_cos_th1];
+    const double_pendulum_angle_real cos_th2 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_cos_th2];
+    const double_pendulum_angle_real sin_th2 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_sin_th2];
+    const double_pendulum_angle_real dR_dp_1_1 = cos_th1*cos_th2 + sin_th1*sin_th2;
+    const double_pendulum_angle_real dR_dp_1_2 = th2_dot*th2_dot*f_0_1 - in_acceleration[1]*dR_dp_1_1;
+    out_dR_dp[1] = l1*(dR_dp_0_3 - l2*dR_dp_1_2);
+    const double_pendulum_angle_real M_0_1 = in_terms[DOUBLE_PENDULUM_ANGLE_TERM_M_0_1];
+    out_dR_dp[2] = -(m2*l2*dR_dp_1_2 - M_0_1*(2.0*dR_dp_0_1 + dR_dp_0_2));
+    out_dR_dp[3] = -m2*l1*dR_dp_1_2;
+    out_dR_dp[4] = l1*sin_th1*M_0_1;
+    const double_pendulum_angle_real dR_dp_6_1 = th1_dot*th1_dot*f_0_1 + in_acceleration[0]*dR_dp_1_1;
     const double_pendulum_angle_real dR_dp_6_2 = l1*dR_dp_6_1 + g*sin_th2;
     const double_pendulum_angle_real dR_dp_6_3 = l2*in_acceleration[1];
     out_dR_dp[6] = l2*(dR_dp_6_2 + dR_dp_6_3);
@@ -276,12 +304,13 @@ int double_pendulum_angle_parameter_jacobian(double_pendulum_angle_real t, const
     double_pendulum_angle_real *dxdt = work + DOUBLE_PENDULUM_ANGLE_NWORK;
     double_pendulum_angle_real *dR_dp = dxdt + DOUBLE_PENDULUM_ANGLE_NX;
     double_pendulum_angle_real *column = dR_dp + (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NP;
+    double_pendulum_angle_real *terms = column + (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC);
     int i, k, status;
-    status = double_pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = double_pendulum_angle_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != DOUBLE_PENDULUM_ANGLE_OK) return status;
     double_pendulum_angle_zero(dR_dp, (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC)*DOUBLE_PENDULUM_ANGLE_NP);
     double_pendulum_angle_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + DOUBLE_PENDULUM_ANGLE_NQ, nu, dR_dp);
+        dxdt + DOUBLE_PENDULUM_ANGLE_NQ, nu, terms, dR_dp);
     for (k = 0; k < DOUBLE_PENDULUM_ANGLE_NP; ++k) {
         for (i = 0; i < (DOUBLE_PENDULUM_ANGLE_NQ + DOUBLE_PENDULUM_ANGLE_NC); ++i) column[i] = -dR_dp[i*DOUBLE_PENDULUM_ANGLE_NP + k];
         double_pendulum_angle_solve_kkt(M, J, S, column, column + DOUBLE_PENDULUM_ANGLE_NQ, w);

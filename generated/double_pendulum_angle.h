@@ -22,12 +22,12 @@ typedef double double_pendulum_angle_real;
 #define DOUBLE_PENDULUM_ANGLE_NP 5  /* parameters: m1, m2, l1, l2, g */
 #define DOUBLE_PENDULUM_ANGLE_NU 0  /* inputs: none */
 #define DOUBLE_PENDULUM_ANGLE_NWORK 6  /* doubles of scratch for double_pendulum_angle_rhs */
-#define DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 14)  /* ... for double_pendulum_angle_jacobian */
-#define DOUBLE_PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 16)  /* ... for double_pendulum_angle_parameter_jacobian */
+#define DOUBLE_PENDULUM_ANGLE_NWORK_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 20)  /* ... for double_pendulum_angle_jacobian */
+#define DOUBLE_PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN (DOUBLE_PENDULUM_ANGLE_NWORK + 22)  /* ... for double_pendulum_angle_parameter_jacobian */
 #define DOUBLE_PENDULUM_ANGLE_NWORK_STEP (DOUBLE_PENDULUM_ANGLE_NWORK + 12)  /* ... for double_pendulum_angle_step */
 #define DOUBLE_PENDULUM_ANGLE_NSTANDARD 7  /* standard parameters, monomials of the parameters (double_pendulum_angle.md) */
 #define DOUBLE_PENDULUM_ANGLE_NBASE 5  /* base parameters, their identifiable combinations */
-#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 948  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define DOUBLE_PENDULUM_ANGLE_NH_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NN_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NC_ARRAY 1

@@ -292,9 +292,19 @@ static void flat_rod_zero(flat_rod_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of flat_rod_kkt_entries that the residual's derivatives need
+** again: flat_rod_jacobian and flat_rod_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    FLAT_ROD_TERM_cos_th,
+    FLAT_ROD_TERM_sin_th,
+};
+
 static void flat_rod_kkt_entries(flat_rod_real t, const flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
     flat_rod_real baumgarte_alpha, flat_rod_real baumgarte_beta,
-    flat_rod_real out_M[], flat_rod_real out_f[], flat_rod_real out_J[], flat_rod_real out_r[], flat_rod_real out_g[])
+    flat_rod_real out_M[], flat_rod_real out_f[], flat_rod_real out_J[], flat_rod_real out_r[], flat_rod_real out_g[], flat_rod_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -319,12 +329,14 @@ static void flat_rod_kkt_entries(flat_rod_real t, const flat_rod_real state[], c
     /* constraint Jacobian J = [A; B] */
     out_J[1] = 1.0;
     const flat_rod_real cos_th = cos(th);
+    if (out_terms) out_terms[FLAT_ROD_TERM_cos_th] = cos_th;
     const flat_rod_real J_2_1 = L*cos_th;
     out_J[2] = -0.5*J_2_1;
     out_J[4] = 1.0;
     out_J[5] = 0.5*J_2_1;
     const flat_rod_real r_0_1 = L*th_dot*cos_th;
     const flat_rod_real sin_th = sin(th);
+    if (out_terms) out_terms[FLAT_ROD_TERM_sin_th] = sin_th;
     const flat_rod_real r_0_2 = L*sin_th;
     const flat_rod_real r_0_3 = L*th_dot*th_dot*sin_th;
     /* stabilised right-hand side of contact constraint 1: y - L/2*sin(th) */
@@ -340,12 +352,14 @@ void flat_rod_kkt_terms(flat_rod_real t, const flat_rod_real state[], const flat
     flat_rod_zero(out_M, FLAT_ROD_NQ*FLAT_ROD_NQ);
     flat_rod_zero(out_J, FLAT_ROD_NC*FLAT_ROD_NQ);
     flat_rod_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int flat_rod_rhs(flat_rod_real t, const flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
+/* flat_rod_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int flat_rod_rhs_terms(flat_rod_real t, const flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
     flat_rod_real baumgarte_alpha, flat_rod_real baumgarte_beta,
-    flat_rod_real out_dxdt[], flat_rod_real out_multipliers[], flat_rod_real work[])
+    flat_rod_real out_dxdt[], flat_rod_real out_multipliers[], flat_rod_real work[],
+    flat_rod_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (FLAT_ROD_NWORK doubles) */
     flat_rod_real *M = work;
@@ -360,7 +374,7 @@ int flat_rod_rhs(flat_rod_real t, const flat_rod_real state[], const flat_rod_re
     flat_rod_real *acceleration = out_dxdt + FLAT_ROD_NQ;
     int i, status;
     flat_rod_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*FLAT_ROD_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*FLAT_ROD_NQ, out_terms);
     for (i = 0; i < FLAT_ROD_NQ; ++i) out_dxdt[i] = state[FLAT_ROD_NQ + i];
     status = flat_rod_factor_kkt(M, J, Y, S);
     conditioning[1] = status == FLAT_ROD_RANK_DEFICIENT;
@@ -383,10 +397,18 @@ int flat_rod_rhs(flat_rod_real t, const flat_rod_real state[], const flat_rod_re
     return FLAT_ROD_OK;
 }
 
+int flat_rod_rhs(flat_rod_real t, const flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
+    flat_rod_real baumgarte_alpha, flat_rod_real baumgarte_beta,
+    flat_rod_real out_dxdt[], flat_rod_real out_multipliers[], flat_rod_real work[])
+{
+    return flat_rod_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void flat_rod_residual_derivatives(flat_rod_real t, const flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
     flat_rod_real baumgarte_alpha, flat_rod_real baumgarte_beta,
     const flat_rod_real in_acceleration[], const flat_rod_real in_multipliers[],
+    const flat_rod_real in_terms[],
     flat_rod_real out_dR_dx[], flat_rod_real out_dR_du[], flat_rod_real out_dg_dx[], flat_rod_real out_dg_du[])
 {
     (void)t;
@@ -394,14 +416,13 @@ static void flat_rod_residual_derivatives(flat_rod_real t, const flat_rod_real s
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const flat_rod_real th = state[2];
     const flat_rod_real th_dot = state[5];  /* th' */
     const flat_rod_real L = param[1];
-    const flat_rod_real sin_th = sin(th);
+    const flat_rod_real sin_th = in_terms[FLAT_ROD_TERM_sin_th];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[14] = -0.5*L*sin_th*(in_multipliers[0] - in_multipliers[1]);
     out_dR_dx[19] = baumgarte_beta;
-    const flat_rod_real cos_th = cos(th);
+    const flat_rod_real cos_th = in_terms[FLAT_ROD_TERM_cos_th];
     const flat_rod_real dR_dx_20_1 = L*(baumgarte_beta*cos_th - th_dot*(baumgarte_alpha*sin_th + th_dot*cos_th) - in_acceleration[2]*sin_th);
     out_dR_dx[20] = -0.5*dR_dx_20_1;
     out_dR_dx[22] = baumgarte_alpha;
@@ -417,7 +438,7 @@ int flat_rod_jacobian(flat_rod_real t, const flat_rod_real state[], const flat_r
     flat_rod_real baumgarte_alpha, flat_rod_real baumgarte_beta,
     flat_rod_real out_dfdx[], flat_rod_real out_dfdu[], flat_rod_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (FLAT_ROD_NWORK_JACOBIAN doubles) */
     flat_rod_real *M = work;
     flat_rod_real *J = M + FLAT_ROD_NQ*FLAT_ROD_NQ;
@@ -434,16 +455,18 @@ int flat_rod_jacobian(flat_rod_real t, const flat_rod_real state[], const flat_r
     flat_rod_real *dg_dx = dR_du + (FLAT_ROD_NQ + FLAT_ROD_NC)*FLAT_ROD_NU;
     flat_rod_real *dg_du = dg_dx + FLAT_ROD_NN*FLAT_ROD_NX;
     flat_rod_real *column = dg_du + FLAT_ROD_NN*FLAT_ROD_NU;
+    flat_rod_real *terms = column + (FLAT_ROD_NQ + FLAT_ROD_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = flat_rod_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = flat_rod_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != FLAT_ROD_OK) return status;
     flat_rod_zero(dR_dx, (FLAT_ROD_NQ + FLAT_ROD_NC)*FLAT_ROD_NX);
     flat_rod_zero(dR_du, (FLAT_ROD_NQ + FLAT_ROD_NC)*FLAT_ROD_NU);
     flat_rod_zero(dg_dx, FLAT_ROD_NN*FLAT_ROD_NX);
     flat_rod_zero(dg_du, FLAT_ROD_NN*FLAT_ROD_NU);
     flat_rod_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + FLAT_ROD_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + FLAT_ROD_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     flat_rod_zero(out_dfdx, FLAT_ROD_NX*FLAT_ROD_NX);
     flat_rod_zero(out_dfdu, FLAT_ROD_NX*FLAT_ROD_NU);
@@ -474,11 +497,11 @@ int flat_rod_jacobian(flat_rod_real t, const flat_rod_real state[], const flat_r
 static void flat_rod_residual_parameter_derivatives(flat_rod_real t, const flat_rod_real state[], const flat_rod_real input[], const flat_rod_real param[],
     flat_rod_real baumgarte_alpha, flat_rod_real baumgarte_beta,
     const flat_rod_real in_acceleration[], const flat_rod_real in_multipliers[],
+    const flat_rod_real in_terms[],
     flat_rod_real out_dR_dp[])
 {
     (void)t;
     (void)input;
-    const flat_rod_real th = state[2];
     const flat_rod_real th_dot = state[5];  /* th' */
     const flat_rod_real m = param[0];
     const flat_rod_real L = param[1];
@@ -488,9 +511,9 @@ static void flat_rod_residual_parameter_derivatives(flat_rod_real t, const flat_
     out_dR_dp[7] = g + in_acceleration[1];
     out_dR_dp[9] = m;
     out_dR_dp[14] = 0.08333333333333333*L*L*in_acceleration[2];
-    const flat_rod_real cos_th = cos(th);
+    const flat_rod_real cos_th = in_terms[FLAT_ROD_TERM_cos_th];
     out_dR_dp[15] = 0.16666666666666666*m*L*in_acceleration[2] + 0.5*cos_th*(in_multipliers[0] - in_multipliers[1]);
-    const flat_rod_real sin_th = sin(th);
+    const flat_rod_real sin_th = in_terms[FLAT_ROD_TERM_sin_th];
     const flat_rod_real dR_dp_22_1 = baumgarte_beta*sin_th + th_dot*(baumgarte_alpha*cos_th - th_dot*sin_th) + in_acceleration[2]*cos_th;
     out_dR_dp[22] = -0.5*dR_dp_22_1;
     out_dR_dp[29] = 0.5*dR_dp_22_1;
@@ -512,12 +535,13 @@ int flat_rod_parameter_jacobian(flat_rod_real t, const flat_rod_real state[], co
     flat_rod_real *dxdt = work + FLAT_ROD_NWORK;
     flat_rod_real *dR_dp = dxdt + FLAT_ROD_NX;
     flat_rod_real *column = dR_dp + (FLAT_ROD_NQ + FLAT_ROD_NC)*FLAT_ROD_NP;
+    flat_rod_real *terms = column + (FLAT_ROD_NQ + FLAT_ROD_NC);
     int i, k, status;
-    status = flat_rod_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = flat_rod_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != FLAT_ROD_OK) return status;
     flat_rod_zero(dR_dp, (FLAT_ROD_NQ + FLAT_ROD_NC)*FLAT_ROD_NP);
     flat_rod_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + FLAT_ROD_NQ, nu, dR_dp);
+        dxdt + FLAT_ROD_NQ, nu, terms, dR_dp);
     for (k = 0; k < FLAT_ROD_NP; ++k) {
         for (i = 0; i < (FLAT_ROD_NQ + FLAT_ROD_NC); ++i) column[i] = -dR_dp[i*FLAT_ROD_NP + k];
         if (conditioning[1] != 0.0)

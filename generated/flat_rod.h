@@ -22,8 +22,8 @@ typedef double flat_rod_real;
 #define FLAT_ROD_NP 7  /* parameters: m, L, g, h, th0, e1, e2 */
 #define FLAT_ROD_NU 0  /* inputs: none */
 #define FLAT_ROD_NWORK 39  /* doubles of scratch for flat_rod_rhs */
-#define FLAT_ROD_NWORK_JACOBIAN (FLAT_ROD_NWORK + 41)  /* ... for flat_rod_jacobian */
-#define FLAT_ROD_NWORK_PARAMETER_JACOBIAN (FLAT_ROD_NWORK + 46)  /* ... for flat_rod_parameter_jacobian */
+#define FLAT_ROD_NWORK_JACOBIAN (FLAT_ROD_NWORK + 43)  /* ... for flat_rod_jacobian */
+#define FLAT_ROD_NWORK_PARAMETER_JACOBIAN (FLAT_ROD_NWORK + 48)  /* ... for flat_rod_parameter_jacobian */
 #define FLAT_ROD_NWORK_CORRECTION 10  /* ... for flat_rod_correction_factor and _solve */
 #define FLAT_ROD_NWORK_STEP (FLAT_ROD_NWORK + 55)  /* ... for flat_rod_step */
 #define FLAT_ROD_STEP_TOLERANCE 1e-13  /* flat_rod_step's position correction: |phi| it stops at */

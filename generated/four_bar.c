@@ -295,9 +295,26 @@ static void four_bar_zero(four_bar_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of four_bar_kkt_entries that the residual's derivatives need
+** again: four_bar_jacobian and four_bar_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    FOUR_BAR_TERM_cos_th2,
+    FOUR_BAR_TERM_cos_th3,
+    FOUR_BAR_TERM_sin_th2,
+    FOUR_BAR_TERM_sin_th3,
+    FOUR_BAR_TERM_f_0_1,
+    FOUR_BAR_TERM_f_0_2,
+    FOUR_BAR_TERM_f_1_1,
+    FOUR_BAR_TERM_sin_th4,
+    FOUR_BAR_TERM_cos_th4,
+};
+
 static void four_bar_kkt_entries(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
     four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
-    four_bar_real out_M[], four_bar_real out_f[], four_bar_real out_J[], four_bar_real out_r[], four_bar_real out_g[])
+    four_bar_real out_M[], four_bar_real out_f[], four_bar_real out_J[], four_bar_real out_r[], four_bar_real out_g[], four_bar_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -318,17 +335,24 @@ static void four_bar_kkt_entries(four_bar_real t, const four_bar_real state[], c
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = a*a*(0.3333333333333333*ma + mb);
     const four_bar_real cos_th2 = cos(th2);
+    if (out_terms) out_terms[FOUR_BAR_TERM_cos_th2] = cos_th2;
     const four_bar_real cos_th3 = cos(th3);
+    if (out_terms) out_terms[FOUR_BAR_TERM_cos_th3] = cos_th3;
     const four_bar_real sin_th2 = sin(th2);
+    if (out_terms) out_terms[FOUR_BAR_TERM_sin_th2] = sin_th2;
     const four_bar_real sin_th3 = sin(th3);
+    if (out_terms) out_terms[FOUR_BAR_TERM_sin_th3] = sin_th3;
     out_M[3] = 0.5*a*b*mb*(cos_th2*cos_th3 + sin_th2*sin_th3);
     out_M[4] = 0.3333333333333333*b*b*mb;
     out_M[8] = 0.3333333333333333*c*c*mc;
     const four_bar_real f_0_1 = th3_dot*th3_dot;
+    if (out_terms) out_terms[FOUR_BAR_TERM_f_0_1] = f_0_1;
     const four_bar_real f_0_2 = cos_th2*sin_th3 - sin_th2*cos_th3;
+    if (out_terms) out_terms[FOUR_BAR_TERM_f_0_2] = f_0_2;
     /* f = Q - k, row th2 */
     out_f[0] = 0.5*a*b*mb*f_0_1*f_0_2;
     const four_bar_real f_1_1 = th2_dot*th2_dot;
+    if (out_terms) out_terms[FOUR_BAR_TERM_f_1_1] = f_1_1;
     /* row th3 */
     out_f[1] = -0.5*a*b*mb*f_1_1*f_0_2;
     /* row th4 */
@@ -339,6 +363,7 @@ static void four_bar_kkt_entries(four_bar_real t, const four_bar_real state[], c
     const four_bar_real J_1_1 = b*sin_th3;
     out_J[1] = -J_1_1;
     const four_bar_real sin_th4 = sin(th4);
+    if (out_terms) out_terms[FOUR_BAR_TERM_sin_th4] = sin_th4;
     const four_bar_real J_2_1 = c*sin_th4;
     out_J[2] = J_2_1;
     const four_bar_real J_3_1 = a*cos_th2;
@@ -346,6 +371,7 @@ static void four_bar_kkt_entries(four_bar_real t, const four_bar_real state[], c
     const four_bar_real J_4_1 = b*cos_th3;
     out_J[4] = J_4_1;
     const four_bar_real cos_th4 = cos(th4);
+    if (out_terms) out_terms[FOUR_BAR_TERM_cos_th4] = cos_th4;
     const four_bar_real J_5_1 = c*cos_th4;
     out_J[5] = -J_5_1;
     const four_bar_real r_0_1 = th4_dot*th4_dot;
@@ -362,12 +388,14 @@ void four_bar_kkt_terms(four_bar_real t, const four_bar_real state[], const four
     four_bar_zero(out_M, FOUR_BAR_NQ*FOUR_BAR_NQ);
     four_bar_zero(out_J, FOUR_BAR_NC*FOUR_BAR_NQ);
     four_bar_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int four_bar_rhs(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+/* four_bar_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int four_bar_rhs_terms(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
     four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
-    four_bar_real out_dxdt[], four_bar_real out_multipliers[], four_bar_real work[])
+    four_bar_real out_dxdt[], four_bar_real out_multipliers[], four_bar_real work[],
+    four_bar_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (FOUR_BAR_NWORK doubles) */
     four_bar_real *M = work;
@@ -382,7 +410,7 @@ int four_bar_rhs(four_bar_real t, const four_bar_real state[], const four_bar_re
     four_bar_real *acceleration = out_dxdt + FOUR_BAR_NQ;
     int i, status;
     four_bar_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*FOUR_BAR_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*FOUR_BAR_NQ, out_terms);
     for (i = 0; i < FOUR_BAR_NQ; ++i) out_dxdt[i] = state[FOUR_BAR_NQ + i];
     status = four_bar_factor_kkt(M, J, Y, S);
     conditioning[1] = status == FOUR_BAR_RANK_DEFICIENT;
@@ -405,10 +433,18 @@ int four_bar_rhs(four_bar_real t, const four_bar_real state[], const four_bar_re
     return FOUR_BAR_OK;
 }
 
+int four_bar_rhs(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
+    four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
+    four_bar_real out_dxdt[], four_bar_real out_multipliers[], four_bar_real work[])
+{
+    return four_bar_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void four_bar_residual_derivatives(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
     four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
     const four_bar_real in_acceleration[], const four_bar_real in_multipliers[],
+    const four_bar_real in_terms[],
     four_bar_real out_dR_dx[], four_bar_real out_dR_du[], four_bar_real out_dg_dx[], four_bar_real out_dg_du[])
 {
     (void)t;
@@ -416,9 +452,6 @@ static void four_bar_residual_derivatives(four_bar_real t, const four_bar_real s
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const four_bar_real th2 = state[0];
-    const four_bar_real th3 = state[1];
-    const four_bar_real th4 = state[2];
     const four_bar_real th2_dot = state[3];  /* th2' */
     const four_bar_real th3_dot = state[4];  /* th3' */
     const four_bar_real th4_dot = state[5];  /* th4' */
@@ -426,23 +459,25 @@ static void four_bar_residual_derivatives(four_bar_real t, const four_bar_real s
     const four_bar_real b = param[1];
     const four_bar_real c = param[2];
     const four_bar_real mb = param[5];
-    const four_bar_real cos_th2 = cos(th2);
-    const four_bar_real cos_th3 = cos(th3);
-    const four_bar_real sin_th2 = sin(th2);
-    const four_bar_real sin_th3 = sin(th3);
+    const four_bar_real f_0_1 = in_terms[FOUR_BAR_TERM_f_0_1];
+    const four_bar_real cos_th2 = in_terms[FOUR_BAR_TERM_cos_th2];
+    const four_bar_real cos_th3 = in_terms[FOUR_BAR_TERM_cos_th3];
+    const four_bar_real sin_th2 = in_terms[FOUR_BAR_TERM_sin_th2];
+    const four_bar_real sin_th3 = in_terms[FOUR_BAR_TERM_sin_th3];
     const four_bar_real dR_dx_0_1 = cos_th2*cos_th3 + sin_th2*sin_th3;
-    const four_bar_real dR_dx_0_2 = cos_th2*sin_th3 - sin_th2*cos_th3;
-    const four_bar_real dR_dx_0_3 = th3_dot*th3_dot*dR_dx_0_1 + in_acceleration[1]*dR_dx_0_2;
+    const four_bar_real f_0_2 = in_terms[FOUR_BAR_TERM_f_0_2];
+    const four_bar_real dR_dx_0_2 = f_0_1*dR_dx_0_1 + in_acceleration[1]*f_0_2;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = a*(0.5*b*mb*dR_dx_0_3 + in_multipliers[0]*cos_th2 + in_multipliers[1]*sin_th2);
-    out_dR_dx[1] = -0.5*a*b*mb*dR_dx_0_3;
-    out_dR_dx[4] = -a*b*mb*th3_dot*dR_dx_0_2;
-    const four_bar_real dR_dx_6_1 = th2_dot*th2_dot*dR_dx_0_1 - in_acceleration[0]*dR_dx_0_2;
+    out_dR_dx[0] = a*(0.5*b*mb*dR_dx_0_2 + in_multipliers[0]*cos_th2 + in_multipliers[1]*sin_th2);
+    out_dR_dx[1] = -0.5*a*b*mb*dR_dx_0_2;
+    out_dR_dx[4] = -a*b*mb*th3_dot*f_0_2;
+    const four_bar_real f_1_1 = in_terms[FOUR_BAR_TERM_f_1_1];
+    const four_bar_real dR_dx_6_1 = f_1_1*dR_dx_0_1 - in_acceleration[0]*f_0_2;
     out_dR_dx[6] = -0.5*a*b*mb*dR_dx_6_1;
     out_dR_dx[7] = b*(0.5*a*mb*dR_dx_6_1 + in_multipliers[0]*cos_th3 + in_multipliers[1]*sin_th3);
-    out_dR_dx[9] = a*b*mb*th2_dot*dR_dx_0_2;
-    const four_bar_real cos_th4 = cos(th4);
-    const four_bar_real sin_th4 = sin(th4);
+    out_dR_dx[9] = a*b*mb*th2_dot*f_0_2;
+    const four_bar_real cos_th4 = in_terms[FOUR_BAR_TERM_cos_th4];
+    const four_bar_real sin_th4 = in_terms[FOUR_BAR_TERM_sin_th4];
     out_dR_dx[14] = -c*(in_multipliers[0]*cos_th4 + in_multipliers[1]*sin_th4);
     const four_bar_real dR_dx_18_1 = baumgarte_alpha*cos_th2;
     const four_bar_real dR_dx_18_2 = th2_dot*sin_th2;
@@ -474,7 +509,7 @@ int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_b
     four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
     four_bar_real out_dfdx[], four_bar_real out_dfdu[], four_bar_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (FOUR_BAR_NWORK_JACOBIAN doubles) */
     four_bar_real *M = work;
     four_bar_real *J = M + FOUR_BAR_NQ*FOUR_BAR_NQ;
@@ -491,16 +526,18 @@ int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_b
     four_bar_real *dg_dx = dR_du + (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NU;
     four_bar_real *dg_du = dg_dx + FOUR_BAR_NN*FOUR_BAR_NX;
     four_bar_real *column = dg_du + FOUR_BAR_NN*FOUR_BAR_NU;
+    four_bar_real *terms = column + (FOUR_BAR_NQ + FOUR_BAR_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = four_bar_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = four_bar_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != FOUR_BAR_OK) return status;
     four_bar_zero(dR_dx, (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NX);
     four_bar_zero(dR_du, (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NU);
     four_bar_zero(dg_dx, FOUR_BAR_NN*FOUR_BAR_NX);
     four_bar_zero(dg_du, FOUR_BAR_NN*FOUR_BAR_NU);
     four_bar_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + FOUR_BAR_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + FOUR_BAR_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     four_bar_zero(out_dfdx, FOUR_BAR_NX*FOUR_BAR_NX);
     four_bar_zero(out_dfdu, FOUR_BAR_NX*FOUR_BAR_NU);
@@ -531,13 +568,11 @@ int four_bar_jacobian(four_bar_real t, const four_bar_real state[], const four_b
 static void four_bar_residual_parameter_derivatives(four_bar_real t, const four_bar_real state[], const four_bar_real input[], const four_bar_real param[],
     four_bar_real baumgarte_alpha, four_bar_real baumgarte_beta,
     const four_bar_real in_acceleration[], const four_bar_real in_multipliers[],
+    const four_bar_real in_terms[],
     four_bar_real out_dR_dp[])
 {
     (void)t;
     (void)input;
-    const four_bar_real th2 = state[0];
-    const four_bar_real th3 = state[1];
-    const four_bar_real th4 = state[2];
     const four_bar_real th2_dot = state[3];  /* th2' */
     const four_bar_real th3_dot = state[4];  /* th3' */
     const four_bar_real th4_dot = state[5];  /* th4' */
@@ -547,26 +582,28 @@ static void four_bar_residual_parameter_derivatives(four_bar_real t, const four_
     const four_bar_real ma = param[4];
     const four_bar_real mb = param[5];
     const four_bar_real mc = param[6];
-    const four_bar_real cos_th2 = cos(th2);
-    const four_bar_real sin_th3 = sin(th3);
-    const four_bar_real sin_th2 = sin(th2);
-    const four_bar_real cos_th3 = cos(th3);
-    const four_bar_real dR_dp_0_1 = cos_th2*sin_th3 - sin_th2*cos_th3;
-    const four_bar_real dR_dp_0_2 = cos_th2*cos_th3 + sin_th2*sin_th3;
-    const four_bar_real dR_dp_0_3 = th3_dot*th3_dot*dR_dp_0_1 - in_acceleration[1]*dR_dp_0_2;
+    const four_bar_real f_0_1 = in_terms[FOUR_BAR_TERM_f_0_1];
+    const four_bar_real f_0_2 = in_terms[FOUR_BAR_TERM_f_0_2];
+    const four_bar_real cos_th2 = in_terms[FOUR_BAR_TERM_cos_th2];
+    const four_bar_real cos_th3 = in_terms[FOUR_BAR_TERM_cos_th3];
+    const four_bar_real sin_th2 = in_terms[FOUR_BAR_TERM_sin_th2];
+    const four_bar_real sin_th3 = in_terms[FOUR_BAR_TERM_sin_th3];
+    const four_bar_real dR_dp_0_1 = cos_th2*cos_th3 + sin_th2*sin_th3;
+    const four_bar_real dR_dp_0_2 = f_0_1*f_0_2 - in_acceleration[1]*dR_dp_0_1;
     /* dR/dp */
-    out_dR_dp[0] = 0.6666666666666666*a*in_acceleration[0]*(ma + 3.0*mb) - 0.5*b*mb*dR_dp_0_3 + in_multipliers[0]*sin_th2 - in_multipliers[1]*cos_th2;
-    out_dR_dp[1] = -0.5*a*mb*dR_dp_0_3;
+    out_dR_dp[0] = 0.6666666666666666*a*in_acceleration[0]*(ma + 3.0*mb) - 0.5*b*mb*dR_dp_0_2 + in_multipliers[0]*sin_th2 - in_multipliers[1]*cos_th2;
+    out_dR_dp[1] = -0.5*a*mb*dR_dp_0_2;
     out_dR_dp[4] = 0.3333333333333333*a*a*in_acceleration[0];
-    out_dR_dp[5] = a*(a*in_acceleration[0] - 0.5*b*dR_dp_0_3);
-    const four_bar_real dR_dp_7_1 = th2_dot*th2_dot*dR_dp_0_1 + in_acceleration[0]*dR_dp_0_2;
+    out_dR_dp[5] = a*(a*in_acceleration[0] - 0.5*b*dR_dp_0_2);
+    const four_bar_real f_1_1 = in_terms[FOUR_BAR_TERM_f_1_1];
+    const four_bar_real dR_dp_7_1 = f_1_1*f_0_2 + in_acceleration[0]*dR_dp_0_1;
     out_dR_dp[7] = 0.5*b*mb*dR_dp_7_1;
     const four_bar_real dR_dp_8_1 = a*dR_dp_7_1;
     const four_bar_real dR_dp_8_2 = b*in_acceleration[1];
     out_dR_dp[8] = mb*(0.5*dR_dp_8_1 + 0.6666666666666666*dR_dp_8_2) + in_multipliers[0]*sin_th3 - in_multipliers[1]*cos_th3;
     out_dR_dp[12] = b*(0.5*dR_dp_8_1 + 0.3333333333333333*dR_dp_8_2);
-    const four_bar_real sin_th4 = sin(th4);
-    const four_bar_real cos_th4 = cos(th4);
+    const four_bar_real sin_th4 = in_terms[FOUR_BAR_TERM_sin_th4];
+    const four_bar_real cos_th4 = in_terms[FOUR_BAR_TERM_cos_th4];
     out_dR_dp[16] = 0.6666666666666666*c*mc*in_acceleration[2] - in_multipliers[0]*sin_th4 + in_multipliers[1]*cos_th4;
     out_dR_dp[20] = 0.3333333333333333*c*c*in_acceleration[2];
     out_dR_dp[21] = baumgarte_beta*cos_th2 - th2_dot*(baumgarte_alpha*sin_th2 + th2_dot*cos_th2) - in_acceleration[0]*sin_th2;
@@ -594,12 +631,13 @@ int four_bar_parameter_jacobian(four_bar_real t, const four_bar_real state[], co
     four_bar_real *dxdt = work + FOUR_BAR_NWORK;
     four_bar_real *dR_dp = dxdt + FOUR_BAR_NX;
     four_bar_real *column = dR_dp + (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NP;
+    four_bar_real *terms = column + (FOUR_BAR_NQ + FOUR_BAR_NC);
     int i, k, status;
-    status = four_bar_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = four_bar_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != FOUR_BAR_OK) return status;
     four_bar_zero(dR_dp, (FOUR_BAR_NQ + FOUR_BAR_NC)*FOUR_BAR_NP);
     four_bar_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + FOUR_BAR_NQ, nu, dR_dp);
+        dxdt + FOUR_BAR_NQ, nu, terms, dR_dp);
     for (k = 0; k < FOUR_BAR_NP; ++k) {
         for (i = 0; i < (FOUR_BAR_NQ + FOUR_BAR_NC); ++i) column[i] = -dR_dp[i*FOUR_BAR_NP + k];
         if (conditioning[1] != 0.0)

@@ -22,8 +22,8 @@ typedef double four_bar_real;
 #define FOUR_BAR_NP 7  /* parameters: a, b, c, d, ma, mb, mc */
 #define FOUR_BAR_NU 0  /* inputs: none */
 #define FOUR_BAR_NWORK 39  /* doubles of scratch for four_bar_rhs */
-#define FOUR_BAR_NWORK_JACOBIAN (FOUR_BAR_NWORK + 41)  /* ... for four_bar_jacobian */
-#define FOUR_BAR_NWORK_PARAMETER_JACOBIAN (FOUR_BAR_NWORK + 46)  /* ... for four_bar_parameter_jacobian */
+#define FOUR_BAR_NWORK_JACOBIAN (FOUR_BAR_NWORK + 50)  /* ... for four_bar_jacobian */
+#define FOUR_BAR_NWORK_PARAMETER_JACOBIAN (FOUR_BAR_NWORK + 55)  /* ... for four_bar_parameter_jacobian */
 #define FOUR_BAR_NWORK_CORRECTION 10  /* ... for four_bar_correction_factor and _solve */
 #define FOUR_BAR_NWORK_STEP (FOUR_BAR_NWORK + 55)  /* ... for four_bar_step */
 #define FOUR_BAR_STEP_TOLERANCE 1e-13  /* four_bar_step's position correction: |phi| it stops at */

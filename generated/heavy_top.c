@@ -63,9 +63,21 @@ static void heavy_top_zero(heavy_top_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of heavy_top_kkt_entries that the residual's derivatives need
+** again: heavy_top_jacobian and heavy_top_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    HEAVY_TOP_TERM_cos_theta,
+    HEAVY_TOP_TERM_sin_theta,
+    HEAVY_TOP_TERM_f_0_1,
+    HEAVY_TOP_TERM_f_0_2,
+};
+
 static void heavy_top_kkt_entries(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
     heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
-    heavy_top_real out_M[], heavy_top_real out_f[], heavy_top_real out_J[], heavy_top_real out_r[], heavy_top_real out_g[])
+    heavy_top_real out_M[], heavy_top_real out_f[], heavy_top_real out_J[], heavy_top_real out_r[], heavy_top_real out_g[], heavy_top_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -84,7 +96,9 @@ static void heavy_top_kkt_entries(heavy_top_real t, const heavy_top_real state[]
     const heavy_top_real C = param[3];
     const heavy_top_real g = param[4];
     const heavy_top_real cos_theta = cos(theta);
+    if (out_terms) out_terms[HEAVY_TOP_TERM_cos_theta] = cos_theta;
     const heavy_top_real sin_theta = sin(theta);
+    if (out_terms) out_terms[HEAVY_TOP_TERM_sin_theta] = sin_theta;
     const heavy_top_real M_0_1 = A + m*l*l;
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = C*cos_theta*cos_theta + sin_theta*sin_theta*M_0_1;
@@ -92,7 +106,9 @@ static void heavy_top_kkt_entries(heavy_top_real t, const heavy_top_real state[]
     out_M[6] = C*cos_theta;
     out_M[8] = C;
     const heavy_top_real f_0_1 = C*phi_dot;
+    if (out_terms) out_terms[HEAVY_TOP_TERM_f_0_1] = f_0_1;
     const heavy_top_real f_0_2 = psi_dot*cos_theta*(M_0_1 - C);
+    if (out_terms) out_terms[HEAVY_TOP_TERM_f_0_2] = f_0_2;
     /* f = Q - k, row psi */
     out_f[0] = theta_dot*sin_theta*(f_0_1 - 2.0*f_0_2);
     /* row theta */
@@ -108,12 +124,14 @@ void heavy_top_kkt_terms(heavy_top_real t, const heavy_top_real state[], const h
     heavy_top_zero(out_M, HEAVY_TOP_NQ*HEAVY_TOP_NQ);
     heavy_top_zero(out_J, HEAVY_TOP_NC*HEAVY_TOP_NQ);
     heavy_top_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int heavy_top_rhs(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+/* heavy_top_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int heavy_top_rhs_terms(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
     heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
-    heavy_top_real out_dxdt[], heavy_top_real out_multipliers[], heavy_top_real work[])
+    heavy_top_real out_dxdt[], heavy_top_real out_multipliers[], heavy_top_real work[],
+    heavy_top_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w (HEAVY_TOP_NWORK doubles) */
     heavy_top_real *M = work;
@@ -125,7 +143,7 @@ int heavy_top_rhs(heavy_top_real t, const heavy_top_real state[], const heavy_to
     heavy_top_real *acceleration = out_dxdt + HEAVY_TOP_NQ;
     int i, status;
     heavy_top_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*HEAVY_TOP_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*HEAVY_TOP_NQ, out_terms);
     for (i = 0; i < HEAVY_TOP_NQ; ++i) out_dxdt[i] = state[HEAVY_TOP_NQ + i];
     status = heavy_top_factor_kkt(M, J, Y, S);
     if (status != HEAVY_TOP_OK) return status;
@@ -135,10 +153,18 @@ int heavy_top_rhs(heavy_top_real t, const heavy_top_real state[], const heavy_to
     return HEAVY_TOP_OK;
 }
 
+int heavy_top_rhs(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
+    heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
+    heavy_top_real out_dxdt[], heavy_top_real out_multipliers[], heavy_top_real work[])
+{
+    return heavy_top_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void heavy_top_residual_derivatives(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
     heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
     const heavy_top_real in_acceleration[], const heavy_top_real in_multipliers[],
+    const heavy_top_real in_terms[],
     heavy_top_real out_dR_dx[], heavy_top_real out_dR_du[], heavy_top_real out_dg_dx[], heavy_top_real out_dg_du[])
 {
     (void)t;
@@ -149,7 +175,6 @@ static void heavy_top_residual_derivatives(heavy_top_real t, const heavy_top_rea
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const heavy_top_real theta = state[1];
     const heavy_top_real psi_dot = state[3];  /* psi' */
     const heavy_top_real theta_dot = state[4];  /* theta' */
     const heavy_top_real phi_dot = state[5];  /* phi' */
@@ -158,21 +183,21 @@ static void heavy_top_residual_derivatives(heavy_top_real t, const heavy_top_rea
     const heavy_top_real A = param[2];
     const heavy_top_real C = param[3];
     const heavy_top_real g = param[4];
-    const heavy_top_real cos_theta = cos(theta);
-    const heavy_top_real sin_theta = sin(theta);
+    const heavy_top_real cos_theta = in_terms[HEAVY_TOP_TERM_cos_theta];
+    const heavy_top_real sin_theta = in_terms[HEAVY_TOP_TERM_sin_theta];
     const heavy_top_real dR_dx_1_1 = A - C + m*l*l;
     const heavy_top_real dR_dx_1_2 = sin_theta*sin_theta;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[1] = -(C*(theta_dot*phi_dot*cos_theta + in_acceleration[2]*sin_theta) - 2.0*dR_dx_1_1*(psi_dot*theta_dot*(cos_theta*cos_theta - dR_dx_1_2) + in_acceleration[0]*cos_theta*sin_theta));
     out_dR_dx[3] = 2.0*theta_dot*cos_theta*sin_theta*dR_dx_1_1;
-    const heavy_top_real dR_dx_4_1 = C*phi_dot;
-    const heavy_top_real dR_dx_4_2 = psi_dot*cos_theta*dR_dx_1_1;
-    const heavy_top_real dR_dx_4_3 = sin_theta*(dR_dx_4_1 - 2.0*dR_dx_4_2);
-    out_dR_dx[4] = -dR_dx_4_3;
+    const heavy_top_real f_0_1 = in_terms[HEAVY_TOP_TERM_f_0_1];
+    const heavy_top_real f_0_2 = in_terms[HEAVY_TOP_TERM_f_0_2];
+    const heavy_top_real dR_dx_4_1 = sin_theta*(f_0_1 - 2.0*f_0_2);
+    out_dR_dx[4] = -dR_dx_4_1;
     const heavy_top_real dR_dx_5_1 = -C*theta_dot*sin_theta;
     out_dR_dx[5] = dR_dx_5_1;
-    out_dR_dx[7] = psi_dot*psi_dot*dR_dx_1_2*dR_dx_1_1 - cos_theta*(m*l*g - psi_dot*(dR_dx_4_1 - dR_dx_4_2));
-    out_dR_dx[9] = dR_dx_4_3;
+    out_dR_dx[7] = psi_dot*psi_dot*dR_dx_1_2*dR_dx_1_1 - cos_theta*(m*l*g - psi_dot*(f_0_1 - f_0_2));
+    out_dR_dx[9] = dR_dx_4_1;
     const heavy_top_real dR_dx_11_1 = C*psi_dot*sin_theta;
     out_dR_dx[11] = dR_dx_11_1;
     out_dR_dx[13] = -C*(psi_dot*theta_dot*cos_theta + in_acceleration[0]*sin_theta);
@@ -184,7 +209,7 @@ int heavy_top_jacobian(heavy_top_real t, const heavy_top_real state[], const hea
     heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
     heavy_top_real out_dfdx[], heavy_top_real out_dfdu[], heavy_top_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (HEAVY_TOP_NWORK_JACOBIAN doubles) */
     heavy_top_real *M = work;
     heavy_top_real *J = M + HEAVY_TOP_NQ*HEAVY_TOP_NQ;
@@ -197,16 +222,18 @@ int heavy_top_jacobian(heavy_top_real t, const heavy_top_real state[], const hea
     heavy_top_real *dg_dx = dR_du + (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NU;
     heavy_top_real *dg_du = dg_dx + HEAVY_TOP_NN*HEAVY_TOP_NX;
     heavy_top_real *column = dg_du + HEAVY_TOP_NN*HEAVY_TOP_NU;
+    heavy_top_real *terms = column + (HEAVY_TOP_NQ + HEAVY_TOP_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = heavy_top_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = heavy_top_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != HEAVY_TOP_OK) return status;
     heavy_top_zero(dR_dx, (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NX);
     heavy_top_zero(dR_du, (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NU);
     heavy_top_zero(dg_dx, HEAVY_TOP_NN*HEAVY_TOP_NX);
     heavy_top_zero(dg_du, HEAVY_TOP_NN*HEAVY_TOP_NU);
     heavy_top_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + HEAVY_TOP_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + HEAVY_TOP_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     heavy_top_zero(out_dfdx, HEAVY_TOP_NX*HEAVY_TOP_NX);
     heavy_top_zero(out_dfdu, HEAVY_TOP_NX*HEAVY_TOP_NU);
@@ -234,6 +261,7 @@ int heavy_top_jacobian(heavy_top_real t, const heavy_top_real state[], const hea
 static void heavy_top_residual_parameter_derivatives(heavy_top_real t, const heavy_top_real state[], const heavy_top_real input[], const heavy_top_real param[],
     heavy_top_real baumgarte_alpha, heavy_top_real baumgarte_beta,
     const heavy_top_real in_acceleration[], const heavy_top_real in_multipliers[],
+    const heavy_top_real in_terms[],
     heavy_top_real out_dR_dp[])
 {
     (void)t;
@@ -241,15 +269,14 @@ static void heavy_top_residual_parameter_derivatives(heavy_top_real t, const hea
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
     (void)in_multipliers;
-    const heavy_top_real theta = state[1];
     const heavy_top_real psi_dot = state[3];  /* psi' */
     const heavy_top_real theta_dot = state[4];  /* theta' */
     const heavy_top_real phi_dot = state[5];  /* phi' */
     const heavy_top_real m = param[0];
     const heavy_top_real l = param[1];
     const heavy_top_real g = param[4];
-    const heavy_top_real sin_theta = sin(theta);
-    const heavy_top_real cos_theta = cos(theta);
+    const heavy_top_real sin_theta = in_terms[HEAVY_TOP_TERM_sin_theta];
+    const heavy_top_real cos_theta = in_terms[HEAVY_TOP_TERM_cos_theta];
     const heavy_top_real dR_dp_0_1 = 2.0*psi_dot*theta_dot*cos_theta + in_acceleration[0]*sin_theta;
     /* dR/dp */
     out_dR_dp[0] = l*l*sin_theta*dR_dp_0_1;
@@ -281,12 +308,13 @@ int heavy_top_parameter_jacobian(heavy_top_real t, const heavy_top_real state[],
     heavy_top_real *dxdt = work + HEAVY_TOP_NWORK;
     heavy_top_real *dR_dp = dxdt + HEAVY_TOP_NX;
     heavy_top_real *column = dR_dp + (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NP;
+    heavy_top_real *terms = column + (HEAVY_TOP_NQ + HEAVY_TOP_NC);
     int i, k, status;
-    status = heavy_top_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = heavy_top_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != HEAVY_TOP_OK) return status;
     heavy_top_zero(dR_dp, (HEAVY_TOP_NQ + HEAVY_TOP_NC)*HEAVY_TOP_NP);
     heavy_top_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + HEAVY_TOP_NQ, nu, dR_dp);
+        dxdt + HEAVY_TOP_NQ, nu, terms, dR_dp);
     for (k = 0; k < HEAVY_TOP_NP; ++k) {
         for (i = 0; i < (HEAVY_TOP_NQ + HEAVY_TOP_NC); ++i) column[i] = -dR_dp[i*HEAVY_TOP_NP + k];
         heavy_top_solve_kkt(M, J, S, column, column + HEAVY_TOP_NQ, w);

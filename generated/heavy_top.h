@@ -22,12 +22,12 @@ typedef double heavy_top_real;
 #define HEAVY_TOP_NP 5  /* parameters: m, l, A, C, g */
 #define HEAVY_TOP_NU 0  /* inputs: none */
 #define HEAVY_TOP_NWORK 12  /* doubles of scratch for heavy_top_rhs */
-#define HEAVY_TOP_NWORK_JACOBIAN (HEAVY_TOP_NWORK + 27)  /* ... for heavy_top_jacobian */
-#define HEAVY_TOP_NWORK_PARAMETER_JACOBIAN (HEAVY_TOP_NWORK + 24)  /* ... for heavy_top_parameter_jacobian */
+#define HEAVY_TOP_NWORK_JACOBIAN (HEAVY_TOP_NWORK + 31)  /* ... for heavy_top_jacobian */
+#define HEAVY_TOP_NWORK_PARAMETER_JACOBIAN (HEAVY_TOP_NWORK + 28)  /* ... for heavy_top_parameter_jacobian */
 #define HEAVY_TOP_NWORK_STEP (HEAVY_TOP_NWORK + 18)  /* ... for heavy_top_step */
 #define HEAVY_TOP_NSTANDARD 4  /* standard parameters, monomials of the parameters (heavy_top.md) */
 #define HEAVY_TOP_NBASE 3  /* base parameters, their identifiable combinations */
-#define HEAVY_TOP_STACK_ESTIMATE 928  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define HEAVY_TOP_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define HEAVY_TOP_NH_ARRAY 1
 #define HEAVY_TOP_NN_ARRAY 1
 #define HEAVY_TOP_NC_ARRAY 1

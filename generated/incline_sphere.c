@@ -346,9 +346,43 @@ static void incline_sphere_zero(incline_sphere_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of incline_sphere_kkt_entries that the residual's derivatives need
+** again: incline_sphere_jacobian and incline_sphere_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    INCLINE_SPHERE_TERM_M_14_1,
+    INCLINE_SPHERE_TERM_M_14_2,
+    INCLINE_SPHERE_TERM_M_14_3,
+    INCLINE_SPHERE_TERM_M_14_4,
+    INCLINE_SPHERE_TERM_M_14_6,
+    INCLINE_SPHERE_TERM_M_20_1,
+    INCLINE_SPHERE_TERM_M_35_1,
+    INCLINE_SPHERE_TERM_sin_alpha,
+    INCLINE_SPHERE_TERM_f_2_1,
+    INCLINE_SPHERE_TERM_f_2_2,
+    INCLINE_SPHERE_TERM_f_2_3,
+    INCLINE_SPHERE_TERM_f_2_4,
+    INCLINE_SPHERE_TERM_J_8_1,
+    INCLINE_SPHERE_TERM_r_1_1,
+    INCLINE_SPHERE_TERM_r_1_2,
+    INCLINE_SPHERE_TERM_r_1_3,
+    INCLINE_SPHERE_TERM_r_1_4,
+    INCLINE_SPHERE_TERM_r_1_7,
+    INCLINE_SPHERE_TERM_r_1_8,
+    INCLINE_SPHERE_TERM_r_1_10,
+    INCLINE_SPHERE_TERM_r_1_11,
+    INCLINE_SPHERE_TERM_r_1_12,
+    INCLINE_SPHERE_TERM_r_1_13,
+    INCLINE_SPHERE_TERM_r_2_1,
+    INCLINE_SPHERE_TERM_r_2_2,
+    INCLINE_SPHERE_TERM_r_2_3,
+};
+
 static void incline_sphere_kkt_entries(incline_sphere_real t, const incline_sphere_real state[], const incline_sphere_real input[], const incline_sphere_real param[],
     incline_sphere_real baumgarte_alpha, incline_sphere_real baumgarte_beta,
-    incline_sphere_real out_M[], incline_sphere_real out_f[], incline_sphere_real out_J[], incline_sphere_real out_r[], incline_sphere_real out_g[])
+    incline_sphere_real out_M[], incline_sphere_real out_f[], incline_sphere_real out_J[], incline_sphere_real out_r[], incline_sphere_real out_g[], incline_sphere_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -372,13 +406,19 @@ static void incline_sphere_kkt_entries(incline_sphere_real t, const incline_sphe
     out_M[0] = m;
     out_M[7] = m;
     const incline_sphere_real M_14_1 = q0*q0;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_M_14_1] = M_14_1;
     const incline_sphere_real M_14_2 = r*r;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_M_14_2] = M_14_2;
     const incline_sphere_real M_14_3 = q1*q1;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_M_14_3] = M_14_3;
     const incline_sphere_real M_14_4 = q2*q2;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_M_14_4] = M_14_4;
     const incline_sphere_real M_14_5 = M_14_3 + M_14_4;
     const incline_sphere_real M_14_6 = q3*q3;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_M_14_6] = M_14_6;
     out_M[14] = M_14_1 + 1.6*m*M_14_2*(M_14_5 + M_14_6);
     const incline_sphere_real M_20_1 = m*M_14_2 - 0.625;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_M_20_1] = M_20_1;
     out_M[20] = -1.6*q0*q1*M_20_1;
     const incline_sphere_real M_21_1 = M_14_1 + M_14_4;
     out_M[21] = M_14_3 + 1.6*m*M_14_2*(M_21_1 + M_14_6);
@@ -390,16 +430,22 @@ static void incline_sphere_kkt_entries(incline_sphere_real t, const incline_sphe
     out_M[33] = -1.6*q1*q3*M_20_1;
     out_M[34] = -1.6*q2*q3*M_20_1;
     const incline_sphere_real M_35_1 = M_28_1 + M_14_4;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_M_35_1] = M_35_1;
     out_M[35] = M_14_6 + 1.6*m*M_14_2*M_35_1;
     const incline_sphere_real sin_alpha = sin(alpha);
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_sin_alpha] = sin_alpha;
     /* f = Q - k, row x */
     out_f[0] = m*g*sin_alpha;
     /* row y */
     out_f[1] = 0.0;
     const incline_sphere_real f_2_1 = q0_dot*q0_dot;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_f_2_1] = f_2_1;
     const incline_sphere_real f_2_2 = q1_dot*q1_dot;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_f_2_2] = f_2_2;
     const incline_sphere_real f_2_3 = q2_dot*q2_dot;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_f_2_3] = f_2_3;
     const incline_sphere_real f_2_4 = q3_dot*q3_dot;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_f_2_4] = f_2_4;
     const incline_sphere_real f_2_5 = f_2_1 + f_2_2 + f_2_3 + f_2_4;
     /* row q0 */
     out_f[2] = -q0*f_2_5;
@@ -416,6 +462,7 @@ static void incline_sphere_kkt_entries(incline_sphere_real t, const incline_sphe
     out_J[5] = 2.0*q3;
     out_J[6] = 1.0;
     const incline_sphere_real J_8_1 = M_35_1 + M_14_6;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_J_8_1] = J_8_1;
     const incline_sphere_real J_8_2 = 2.0*r*q2*J_8_1;
     out_J[8] = J_8_2;
     const incline_sphere_real J_9_1 = -2.0*r*q3*J_8_1;
@@ -432,23 +479,36 @@ static void incline_sphere_kkt_entries(incline_sphere_real t, const incline_sphe
     /* stabilised right-hand side of the unit norm of the quaternion of frame 'B': -1 + q0^2 + q1^2 + q2^2 + q3^2 */
     out_r[0] = -(2.0*(f_2_1 + f_2_2 + f_2_3 + f_2_4 + baumgarte_alpha*(q0*q0_dot + q1*q1_dot + q2*q2_dot + q3*q3_dot)) + baumgarte_beta*(M_35_1 + M_14_6 - 1.0));
     const incline_sphere_real r_1_1 = M_35_1 - 2.0*M_14_3 - M_14_6;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_1_1] = r_1_1;
     const incline_sphere_real r_1_2 = q0*q2_dot + q1*q3_dot - q2*q0_dot - q3*q1_dot;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_1_2] = r_1_2;
     const incline_sphere_real r_1_3 = q0*q1 - q2*q3;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_1_3] = r_1_3;
     const incline_sphere_real r_1_4 = q0*q3_dot - q1*q2_dot + q2*q1_dot - q3*q0_dot;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_1_4] = r_1_4;
     const incline_sphere_real r_1_5 = q0*q3;
     const incline_sphere_real r_1_6 = q1*q2;
     const incline_sphere_real r_1_7 = r_1_5 + r_1_6;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_1_7] = r_1_7;
     const incline_sphere_real r_1_8 = q0*q1_dot - q1*q0_dot - q2*q3_dot + q3*q2_dot;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_1_8] = r_1_8;
     const incline_sphere_real r_1_9 = x_dot - 2.0*r*(r_1_1*r_1_2 - 2.0*(r_1_3*r_1_4 - r_1_7*r_1_8));
     const incline_sphere_real r_1_10 = 2.0*(q0*r_1_2 - q1*r_1_4 + q3*r_1_8);
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_1_10] = r_1_10;
     const incline_sphere_real r_1_11 = 2.0*(q0*r_1_4 + q1*r_1_2 - q2*r_1_8);
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_1_11] = r_1_11;
     const incline_sphere_real r_1_12 = 2.0*(q1*r_1_8 + q2*r_1_2 + q3*r_1_4);
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_1_12] = r_1_12;
     const incline_sphere_real r_1_13 = 2.0*(q0*r_1_8 + q2*r_1_4 - q3*r_1_2);
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_1_13] = r_1_13;
     /* stabilised right-hand side of rolling wheel 'ball': no slip along N.x */
     out_r[1] = -(baumgarte_alpha*r_1_9 + baumgarte_beta*int_g1 - 2.0*r*(q0_dot*(r_1_10 + 2.0*(q1_dot*r_1_7 - q3_dot*r_1_3) + q2_dot*r_1_1) - q1_dot*(r_1_11 + 2.0*(q0_dot*r_1_7 - q2_dot*r_1_3) - q3_dot*r_1_1) + q2_dot*(r_1_12 - q0_dot*r_1_1 - 2.0*(q1_dot*r_1_3 + q3_dot*r_1_7)) + q3_dot*(r_1_13 + 2.0*(q0_dot*r_1_3 + q2_dot*r_1_7) - q1_dot*r_1_1)));
     const incline_sphere_real r_2_1 = M_35_1 - 2.0*M_14_4 - M_14_6;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_2_1] = r_2_1;
     const incline_sphere_real r_2_2 = q0*q2 + q1*q3;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_2_2] = r_2_2;
     const incline_sphere_real r_2_3 = r_1_5 - r_1_6;
+    if (out_terms) out_terms[INCLINE_SPHERE_TERM_r_2_3] = r_2_3;
     const incline_sphere_real r_2_4 = y_dot + 2.0*r*(r_2_1*r_1_8 + 2.0*(r_2_2*r_1_4 - r_2_3*r_1_2));
     /* stabilised right-hand side of rolling wheel 'ball': no slip along N.y */
     out_r[2] = -(baumgarte_alpha*r_2_4 + baumgarte_beta*int_g2 + 2.0*r*(q0_dot*(r_1_13 + q1_dot*r_2_1 - 2.0*(q2_dot*r_2_3 - q3_dot*r_2_2)) + q1_dot*(r_1_12 - q0_dot*r_2_1 - 2.0*(q2_dot*r_2_2 + q3_dot*r_2_3)) + q2_dot*(r_1_11 + 2.0*(q0_dot*r_2_3 + q1_dot*r_2_2) - q3_dot*r_2_1) - q3_dot*(r_1_10 + 2.0*(q0_dot*r_2_2 - q1_dot*r_2_3) - q2_dot*r_2_1)));
@@ -464,12 +524,14 @@ void incline_sphere_kkt_terms(incline_sphere_real t, const incline_sphere_real s
     incline_sphere_zero(out_M, INCLINE_SPHERE_NQ*INCLINE_SPHERE_NQ);
     incline_sphere_zero(out_J, INCLINE_SPHERE_NC*INCLINE_SPHERE_NQ);
     incline_sphere_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int incline_sphere_rhs(incline_sphere_real t, const incline_sphere_real state[], const incline_sphere_real input[], const incline_sphere_real param[],
+/* incline_sphere_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int incline_sphere_rhs_terms(incline_sphere_real t, const incline_sphere_real state[], const incline_sphere_real input[], const incline_sphere_real param[],
     incline_sphere_real baumgarte_alpha, incline_sphere_real baumgarte_beta,
-    incline_sphere_real out_dxdt[], incline_sphere_real out_multipliers[], incline_sphere_real work[])
+    incline_sphere_real out_dxdt[], incline_sphere_real out_multipliers[], incline_sphere_real work[],
+    incline_sphere_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (INCLINE_SPHERE_NWORK doubles) */
     incline_sphere_real *M = work;
@@ -484,7 +546,7 @@ int incline_sphere_rhs(incline_sphere_real t, const incline_sphere_real state[],
     incline_sphere_real *acceleration = out_dxdt + INCLINE_SPHERE_NQ;
     int i, status;
     incline_sphere_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*INCLINE_SPHERE_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*INCLINE_SPHERE_NQ, out_terms);
     for (i = 0; i < INCLINE_SPHERE_NQ; ++i) out_dxdt[i] = state[INCLINE_SPHERE_NQ + i];
     status = incline_sphere_factor_kkt(M, J, Y, S);
     conditioning[1] = status == INCLINE_SPHERE_RANK_DEFICIENT;
@@ -507,10 +569,18 @@ int incline_sphere_rhs(incline_sphere_real t, const incline_sphere_real state[],
     return INCLINE_SPHERE_OK;
 }
 
+int incline_sphere_rhs(incline_sphere_real t, const incline_sphere_real state[], const incline_sphere_real input[], const incline_sphere_real param[],
+    incline_sphere_real baumgarte_alpha, incline_sphere_real baumgarte_beta,
+    incline_sphere_real out_dxdt[], incline_sphere_real out_multipliers[], incline_sphere_real work[])
+{
+    return incline_sphere_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void incline_sphere_residual_derivatives(incline_sphere_real t, const incline_sphere_real state[], const incline_sphere_real input[], const incline_sphere_real param[],
     incline_sphere_real baumgarte_alpha, incline_sphere_real baumgarte_beta,
     const incline_sphere_real in_acceleration[], const incline_sphere_real in_multipliers[],
+    const incline_sphere_real in_terms[],
     incline_sphere_real out_dR_dx[], incline_sphere_real out_dR_du[], incline_sphere_real out_dg_dx[], incline_sphere_real out_dg_du[])
 {
     (void)t;
@@ -527,29 +597,27 @@ static void incline_sphere_residual_derivatives(incline_sphere_real t, const inc
     const incline_sphere_real q3_dot = state[11];  /* q3' */
     const incline_sphere_real m = param[0];
     const incline_sphere_real r = param[1];
-    const incline_sphere_real dR_dx_30_1 = q0_dot*q0_dot + q1_dot*q1_dot + q2_dot*q2_dot + q3_dot*q3_dot - 2.0*in_multipliers[0];
+    const incline_sphere_real f_2_1 = in_terms[INCLINE_SPHERE_TERM_f_2_1];
+    const incline_sphere_real f_2_2 = in_terms[INCLINE_SPHERE_TERM_f_2_2];
+    const incline_sphere_real f_2_3 = in_terms[INCLINE_SPHERE_TERM_f_2_3];
+    const incline_sphere_real f_2_4 = in_terms[INCLINE_SPHERE_TERM_f_2_4];
+    const incline_sphere_real dR_dx_30_1 = f_2_1 + f_2_2 + f_2_3 + f_2_4 - 2.0*in_multipliers[0];
     const incline_sphere_real dR_dx_30_2 = q1*in_multipliers[2];
     const incline_sphere_real dR_dx_30_3 = q2*in_multipliers[1];
-    const incline_sphere_real dR_dx_30_4 = m*r*r - 0.625;
-    const incline_sphere_real dR_dx_30_5 = q1*in_acceleration[3];
-    const incline_sphere_real dR_dx_30_6 = q2*in_acceleration[4];
-    const incline_sphere_real dR_dx_30_7 = dR_dx_30_5 + dR_dx_30_6;
-    const incline_sphere_real dR_dx_30_8 = q3*in_acceleration[5];
+    const incline_sphere_real M_20_1 = in_terms[INCLINE_SPHERE_TERM_M_20_1];
+    const incline_sphere_real dR_dx_30_4 = q1*in_acceleration[3];
+    const incline_sphere_real dR_dx_30_5 = q2*in_acceleration[4];
+    const incline_sphere_real dR_dx_30_6 = dR_dx_30_4 + dR_dx_30_5;
+    const incline_sphere_real dR_dx_30_7 = q3*in_acceleration[5];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[30] = dR_dx_30_1 + 2.0*q0*(in_acceleration[2] + 2.0*r*(dR_dx_30_2 - dR_dx_30_3)) - 1.6*dR_dx_30_4*(dR_dx_30_7 + dR_dx_30_8);
+    out_dR_dx[30] = dR_dx_30_1 + 2.0*q0*(in_acceleration[2] + 2.0*r*(dR_dx_30_2 - dR_dx_30_3)) - 1.6*M_20_1*(dR_dx_30_6 + dR_dx_30_7);
     const incline_sphere_real dR_dx_31_1 = 3.2*m*r*in_acceleration[2] + 4.0*(dR_dx_30_2 - dR_dx_30_3);
-    const incline_sphere_real dR_dx_31_2 = q0*q0;
-    const incline_sphere_real dR_dx_31_3 = q1*q1;
-    const incline_sphere_real dR_dx_31_4 = dR_dx_31_2 + dR_dx_31_3;
-    const incline_sphere_real dR_dx_31_5 = q2*q2;
-    const incline_sphere_real dR_dx_31_6 = dR_dx_31_4 + dR_dx_31_5;
-    const incline_sphere_real dR_dx_31_7 = q3*q3;
-    const incline_sphere_real dR_dx_31_8 = dR_dx_31_6 + dR_dx_31_7;
-    const incline_sphere_real dR_dx_31_9 = in_multipliers[2]*dR_dx_31_8;
-    out_dR_dx[31] = r*(q1*dR_dx_31_1 + 2.0*dR_dx_31_9) - 1.6*q0*in_acceleration[3]*dR_dx_30_4;
-    const incline_sphere_real dR_dx_32_1 = in_multipliers[1]*dR_dx_31_8;
-    out_dR_dx[32] = r*(q2*dR_dx_31_1 - 2.0*dR_dx_32_1) - 1.6*q0*in_acceleration[4]*dR_dx_30_4;
-    out_dR_dx[33] = r*q3*dR_dx_31_1 - 1.6*q0*in_acceleration[5]*dR_dx_30_4;
+    const incline_sphere_real J_8_1 = in_terms[INCLINE_SPHERE_TERM_J_8_1];
+    const incline_sphere_real dR_dx_31_2 = in_multipliers[2]*J_8_1;
+    out_dR_dx[31] = r*(q1*dR_dx_31_1 + 2.0*dR_dx_31_2) - 1.6*q0*in_acceleration[3]*M_20_1;
+    const incline_sphere_real dR_dx_32_1 = in_multipliers[1]*J_8_1;
+    out_dR_dx[32] = r*(q2*dR_dx_31_1 - 2.0*dR_dx_32_1) - 1.6*q0*in_acceleration[4]*M_20_1;
+    out_dR_dx[33] = r*q3*dR_dx_31_1 - 1.6*q0*in_acceleration[5]*M_20_1;
     const incline_sphere_real dR_dx_36_1 = q0*q0_dot;
     out_dR_dx[36] = 2.0*dR_dx_36_1;
     const incline_sphere_real dR_dx_37_1 = q0*q1_dot;
@@ -561,12 +629,12 @@ static void incline_sphere_residual_derivatives(incline_sphere_real t, const inc
     const incline_sphere_real dR_dx_44_1 = q0*in_multipliers[2];
     const incline_sphere_real dR_dx_44_2 = q3*in_multipliers[1];
     const incline_sphere_real dR_dx_44_3 = 3.2*m*r*in_acceleration[3] - 4.0*(dR_dx_44_1 - dR_dx_44_2);
-    out_dR_dx[44] = r*(q0*dR_dx_44_3 - 2.0*dR_dx_31_9) - 1.6*q1*in_acceleration[2]*dR_dx_30_4;
+    out_dR_dx[44] = r*(q0*dR_dx_44_3 - 2.0*dR_dx_31_2) - 1.6*q1*in_acceleration[2]*M_20_1;
     const incline_sphere_real dR_dx_45_1 = q0*in_acceleration[2];
-    const incline_sphere_real dR_dx_45_2 = dR_dx_45_1 + dR_dx_30_6;
-    out_dR_dx[45] = dR_dx_30_1 + 2.0*q1*(in_acceleration[3] - 2.0*r*(dR_dx_44_1 - dR_dx_44_2)) - 1.6*dR_dx_30_4*(dR_dx_45_2 + dR_dx_30_8);
-    out_dR_dx[46] = r*q2*dR_dx_44_3 - 1.6*q1*in_acceleration[4]*dR_dx_30_4;
-    out_dR_dx[47] = r*(q3*dR_dx_44_3 + 2.0*dR_dx_32_1) - 1.6*q1*in_acceleration[5]*dR_dx_30_4;
+    const incline_sphere_real dR_dx_45_2 = dR_dx_45_1 + dR_dx_30_5;
+    out_dR_dx[45] = dR_dx_30_1 + 2.0*q1*(in_acceleration[3] - 2.0*r*(dR_dx_44_1 - dR_dx_44_2)) - 1.6*M_20_1*(dR_dx_45_2 + dR_dx_30_7);
+    out_dR_dx[46] = r*q2*dR_dx_44_3 - 1.6*q1*in_acceleration[4]*M_20_1;
+    out_dR_dx[47] = r*(q3*dR_dx_44_3 + 2.0*dR_dx_32_1) - 1.6*q1*in_acceleration[5]*M_20_1;
     const incline_sphere_real dR_dx_50_1 = q1*q0_dot;
     out_dR_dx[50] = 2.0*dR_dx_50_1;
     const incline_sphere_real dR_dx_51_1 = q1*q1_dot;
@@ -578,11 +646,11 @@ static void incline_sphere_residual_derivatives(incline_sphere_real t, const inc
     const incline_sphere_real dR_dx_58_1 = q0*in_multipliers[1];
     const incline_sphere_real dR_dx_58_2 = q3*in_multipliers[2];
     const incline_sphere_real dR_dx_58_3 = 3.2*m*r*in_acceleration[4] + 4.0*(dR_dx_58_1 + dR_dx_58_2);
-    out_dR_dx[58] = r*(q0*dR_dx_58_3 + 2.0*dR_dx_32_1) - 1.6*q2*in_acceleration[2]*dR_dx_30_4;
-    out_dR_dx[59] = r*q1*dR_dx_58_3 - 1.6*q2*in_acceleration[3]*dR_dx_30_4;
-    const incline_sphere_real dR_dx_60_1 = dR_dx_45_1 + dR_dx_30_5;
-    out_dR_dx[60] = dR_dx_30_1 + 2.0*q2*(in_acceleration[4] + 2.0*r*(dR_dx_58_1 + dR_dx_58_2)) - 1.6*dR_dx_30_4*(dR_dx_60_1 + dR_dx_30_8);
-    out_dR_dx[61] = r*(q3*dR_dx_58_3 + 2.0*dR_dx_31_9) - 1.6*q2*in_acceleration[5]*dR_dx_30_4;
+    out_dR_dx[58] = r*(q0*dR_dx_58_3 + 2.0*dR_dx_32_1) - 1.6*q2*in_acceleration[2]*M_20_1;
+    out_dR_dx[59] = r*q1*dR_dx_58_3 - 1.6*q2*in_acceleration[3]*M_20_1;
+    const incline_sphere_real dR_dx_60_1 = dR_dx_45_1 + dR_dx_30_4;
+    out_dR_dx[60] = dR_dx_30_1 + 2.0*q2*(in_acceleration[4] + 2.0*r*(dR_dx_58_1 + dR_dx_58_2)) - 1.6*M_20_1*(dR_dx_60_1 + dR_dx_30_7);
+    out_dR_dx[61] = r*(q3*dR_dx_58_3 + 2.0*dR_dx_31_2) - 1.6*q2*in_acceleration[5]*M_20_1;
     const incline_sphere_real dR_dx_64_1 = q2*q0_dot;
     out_dR_dx[64] = 2.0*dR_dx_64_1;
     const incline_sphere_real dR_dx_65_1 = q2*q1_dot;
@@ -594,10 +662,10 @@ static void incline_sphere_residual_derivatives(incline_sphere_real t, const inc
     const incline_sphere_real dR_dx_72_1 = q1*in_multipliers[1];
     const incline_sphere_real dR_dx_72_2 = q2*in_multipliers[2];
     const incline_sphere_real dR_dx_72_3 = 3.2*m*r*in_acceleration[5] - 4.0*(dR_dx_72_1 + dR_dx_72_2);
-    out_dR_dx[72] = r*q0*dR_dx_72_3 - 1.6*q3*in_acceleration[2]*dR_dx_30_4;
-    out_dR_dx[73] = r*(q1*dR_dx_72_3 - 2.0*dR_dx_32_1) - 1.6*q3*in_acceleration[3]*dR_dx_30_4;
-    out_dR_dx[74] = r*(q2*dR_dx_72_3 - 2.0*dR_dx_31_9) - 1.6*q3*in_acceleration[4]*dR_dx_30_4;
-    out_dR_dx[75] = dR_dx_30_1 + 2.0*q3*(in_acceleration[5] - 2.0*r*(dR_dx_72_1 + dR_dx_72_2)) - 1.6*dR_dx_30_4*(dR_dx_60_1 + dR_dx_30_6);
+    out_dR_dx[72] = r*q0*dR_dx_72_3 - 1.6*q3*in_acceleration[2]*M_20_1;
+    out_dR_dx[73] = r*(q1*dR_dx_72_3 - 2.0*dR_dx_32_1) - 1.6*q3*in_acceleration[3]*M_20_1;
+    out_dR_dx[74] = r*(q2*dR_dx_72_3 - 2.0*dR_dx_31_2) - 1.6*q3*in_acceleration[4]*M_20_1;
+    out_dR_dx[75] = dR_dx_30_1 + 2.0*q3*(in_acceleration[5] - 2.0*r*(dR_dx_72_1 + dR_dx_72_2)) - 1.6*M_20_1*(dR_dx_60_1 + dR_dx_30_5);
     const incline_sphere_real dR_dx_78_1 = q3*q0_dot;
     out_dR_dx[78] = 2.0*dR_dx_78_1;
     const incline_sphere_real dR_dx_79_1 = q3*q1_dot;
@@ -614,128 +682,123 @@ static void incline_sphere_residual_derivatives(incline_sphere_real t, const inc
     out_dR_dx[93] = 2.0*(2.0*q1_dot + baumgarte_alpha*q1);
     out_dR_dx[94] = 2.0*(2.0*q2_dot + baumgarte_alpha*q2);
     out_dR_dx[95] = 2.0*(2.0*q3_dot + baumgarte_alpha*q3);
-    const incline_sphere_real dR_dx_100_1 = dR_dx_38_1 - dR_dx_64_1;
-    const incline_sphere_real dR_dx_100_2 = dR_dx_100_1 + dR_dx_53_1;
-    const incline_sphere_real dR_dx_100_3 = dR_dx_100_2 - dR_dx_79_1;
-    const incline_sphere_real dR_dx_100_4 = dR_dx_39_1 - dR_dx_52_1;
-    const incline_sphere_real dR_dx_100_5 = dR_dx_100_4 + dR_dx_65_1;
-    const incline_sphere_real dR_dx_100_6 = dR_dx_100_5 - dR_dx_78_1;
-    const incline_sphere_real dR_dx_100_7 = dR_dx_37_1 - dR_dx_50_1 - dR_dx_67_1;
-    const incline_sphere_real dR_dx_100_8 = dR_dx_100_7 + dR_dx_80_1;
-    const incline_sphere_real dR_dx_100_9 = 2.0*(q0*dR_dx_100_3 - q1*dR_dx_100_6 + q3*dR_dx_100_8);
-    const incline_sphere_real dR_dx_100_10 = q0*q3;
-    const incline_sphere_real dR_dx_100_11 = q1*q2;
-    const incline_sphere_real dR_dx_100_12 = dR_dx_100_10 + dR_dx_100_11;
-    const incline_sphere_real dR_dx_100_13 = q1_dot*dR_dx_100_12;
-    const incline_sphere_real dR_dx_100_14 = dR_dx_31_6 - 2.0*dR_dx_31_3 - dR_dx_31_7;
-    const incline_sphere_real dR_dx_100_15 = q0*q1 - q2*q3;
-    const incline_sphere_real dR_dx_100_16 = q3_dot*dR_dx_100_15;
-    const incline_sphere_real dR_dx_100_17 = dR_dx_100_9 + 2.0*(dR_dx_100_13 - dR_dx_100_16) + q2_dot*dR_dx_100_14;
-    const incline_sphere_real dR_dx_100_18 = q0*in_acceleration[4] - q1*in_acceleration[5] - q2*in_acceleration[2] + q3*in_acceleration[3];
-    const incline_sphere_real dR_dx_100_19 = -(dR_dx_64_1 - dR_dx_79_1);
-    const incline_sphere_real dR_dx_100_20 = dR_dx_36_1 - dR_dx_66_1;
-    const incline_sphere_real dR_dx_100_21 = dR_dx_37_1 + dR_dx_80_1;
-    const incline_sphere_real dR_dx_100_22 = in_acceleration[4]*dR_dx_31_8;
-    out_dR_dx[100] = -2.0*r*(baumgarte_alpha*dR_dx_100_17 + 2.0*(q0*dR_dx_100_18 + q0_dot*(dR_dx_100_19 + 3.0*dR_dx_38_1 - dR_dx_53_1) - q1_dot*dR_dx_100_4 - q2_dot*dR_dx_100_20 + q3_dot*dR_dx_100_21) + dR_dx_100_22);
-    const incline_sphere_real dR_dx_101_1 = 2.0*(q0*dR_dx_100_6 + q1*dR_dx_100_3 - q2*dR_dx_100_8);
-    const incline_sphere_real dR_dx_101_2 = q0_dot*dR_dx_100_12;
-    const incline_sphere_real dR_dx_101_3 = q2_dot*dR_dx_100_15;
-    const incline_sphere_real dR_dx_101_4 = dR_dx_101_1 + 2.0*(dR_dx_101_2 - dR_dx_101_3) - q3_dot*dR_dx_100_14;
+    const incline_sphere_real r_1_10 = in_terms[INCLINE_SPHERE_TERM_r_1_10];
+    const incline_sphere_real r_1_7 = in_terms[INCLINE_SPHERE_TERM_r_1_7];
+    const incline_sphere_real dR_dx_100_1 = q1_dot*r_1_7;
+    const incline_sphere_real r_1_1 = in_terms[INCLINE_SPHERE_TERM_r_1_1];
+    const incline_sphere_real r_1_3 = in_terms[INCLINE_SPHERE_TERM_r_1_3];
+    const incline_sphere_real dR_dx_100_2 = q3_dot*r_1_3;
+    const incline_sphere_real dR_dx_100_3 = r_1_10 + 2.0*(dR_dx_100_1 - dR_dx_100_2) + q2_dot*r_1_1;
+    const incline_sphere_real dR_dx_100_4 = q0*in_acceleration[4] - q1*in_acceleration[5] - q2*in_acceleration[2] + q3*in_acceleration[3];
+    const incline_sphere_real dR_dx_100_5 = -(dR_dx_64_1 - dR_dx_79_1);
+    const incline_sphere_real dR_dx_100_6 = dR_dx_39_1 - dR_dx_52_1;
+    const incline_sphere_real dR_dx_100_7 = dR_dx_36_1 - dR_dx_66_1;
+    const incline_sphere_real dR_dx_100_8 = dR_dx_37_1 + dR_dx_80_1;
+    const incline_sphere_real dR_dx_100_9 = in_acceleration[4]*J_8_1;
+    out_dR_dx[100] = -2.0*r*(baumgarte_alpha*dR_dx_100_3 + 2.0*(q0*dR_dx_100_4 + q0_dot*(dR_dx_100_5 + 3.0*dR_dx_38_1 - dR_dx_53_1) - q1_dot*dR_dx_100_6 - q2_dot*dR_dx_100_7 + q3_dot*dR_dx_100_8) + dR_dx_100_9);
+    const incline_sphere_real r_1_11 = in_terms[INCLINE_SPHERE_TERM_r_1_11];
+    const incline_sphere_real dR_dx_101_1 = q0_dot*r_1_7;
+    const incline_sphere_real dR_dx_101_2 = q2_dot*r_1_3;
+    const incline_sphere_real dR_dx_101_3 = r_1_11 + 2.0*(dR_dx_101_1 - dR_dx_101_2) - q3_dot*r_1_1;
+    const incline_sphere_real dR_dx_101_4 = dR_dx_38_1 - dR_dx_64_1;
     const incline_sphere_real dR_dx_101_5 = dR_dx_50_1 + dR_dx_67_1;
     const incline_sphere_real dR_dx_101_6 = dR_dx_51_1 - dR_dx_81_1;
-    const incline_sphere_real dR_dx_101_7 = in_acceleration[5]*dR_dx_31_8;
-    out_dR_dx[101] = 2.0*r*(baumgarte_alpha*dR_dx_101_4 - 2.0*(q1*dR_dx_100_18 - q0_dot*dR_dx_100_4 + q1_dot*(dR_dx_100_2 - 4.0*dR_dx_53_1 + dR_dx_79_1) - q2_dot*dR_dx_101_5 + q3_dot*dR_dx_101_6) + dR_dx_101_7);
-    const incline_sphere_real dR_dx_102_1 = q1*dR_dx_100_8;
-    const incline_sphere_real dR_dx_102_2 = q3*dR_dx_100_6;
-    const incline_sphere_real dR_dx_102_3 = 2.0*(dR_dx_102_1 + dR_dx_102_2 - q1_dot*dR_dx_100_15 - q3_dot*dR_dx_100_12);
-    const incline_sphere_real dR_dx_102_4 = q2*dR_dx_100_3;
-    const incline_sphere_real dR_dx_102_5 = dR_dx_102_3 + 2.0*dR_dx_102_4 - q0_dot*dR_dx_100_14;
+    const incline_sphere_real dR_dx_101_7 = in_acceleration[5]*J_8_1;
+    out_dR_dx[101] = 2.0*r*(baumgarte_alpha*dR_dx_101_3 - 2.0*(q1*dR_dx_100_4 - q0_dot*dR_dx_100_6 + q1_dot*(dR_dx_101_4 - 3.0*dR_dx_53_1 + dR_dx_79_1) - q2_dot*dR_dx_101_5 + q3_dot*dR_dx_101_6) + dR_dx_101_7);
+    const incline_sphere_real r_1_8 = in_terms[INCLINE_SPHERE_TERM_r_1_8];
+    const incline_sphere_real dR_dx_102_1 = q1*r_1_8;
+    const incline_sphere_real r_1_4 = in_terms[INCLINE_SPHERE_TERM_r_1_4];
+    const incline_sphere_real dR_dx_102_2 = q3*r_1_4;
+    const incline_sphere_real dR_dx_102_3 = 2.0*(dR_dx_102_1 + dR_dx_102_2 - q1_dot*r_1_3 - q3_dot*r_1_7);
+    const incline_sphere_real r_1_2 = in_terms[INCLINE_SPHERE_TERM_r_1_2];
+    const incline_sphere_real dR_dx_102_4 = q2*r_1_2;
+    const incline_sphere_real dR_dx_102_5 = dR_dx_102_3 + 2.0*dR_dx_102_4 - q0_dot*r_1_1;
     const incline_sphere_real dR_dx_102_6 = dR_dx_38_1 + dR_dx_79_1;
     const incline_sphere_real dR_dx_102_7 = dR_dx_65_1 - dR_dx_78_1;
-    const incline_sphere_real dR_dx_102_8 = in_acceleration[2]*dR_dx_31_8;
-    out_dR_dx[102] = -2.0*r*(baumgarte_alpha*dR_dx_102_5 + 2.0*(q2*dR_dx_100_18 - q0_dot*dR_dx_100_20 - q1_dot*dR_dx_101_5 + q2_dot*(dR_dx_102_6 - dR_dx_53_1 - 3.0*dR_dx_64_1) + q3_dot*dR_dx_102_7) - dR_dx_102_8);
-    const incline_sphere_real dR_dx_103_1 = q2*dR_dx_100_6;
-    const incline_sphere_real dR_dx_103_2 = q3*dR_dx_100_3;
-    const incline_sphere_real dR_dx_103_3 = 2.0*(q0*dR_dx_100_8 + dR_dx_103_1 - dR_dx_103_2);
-    const incline_sphere_real dR_dx_103_4 = q0_dot*dR_dx_100_15;
-    const incline_sphere_real dR_dx_103_5 = q2_dot*dR_dx_100_12;
-    const incline_sphere_real dR_dx_103_6 = dR_dx_103_3 + 2.0*(dR_dx_103_4 + dR_dx_103_5) - q1_dot*dR_dx_100_14;
-    const incline_sphere_real dR_dx_103_7 = in_acceleration[3]*dR_dx_31_8;
-    out_dR_dx[103] = -2.0*r*(baumgarte_alpha*dR_dx_103_6 + 2.0*(q3*dR_dx_100_18 + q0_dot*dR_dx_100_21 + q1_dot*dR_dx_101_6 + q2_dot*dR_dx_102_7 + q3_dot*(dR_dx_100_2 - 2.0*dR_dx_53_1 + 3.0*dR_dx_79_1)) + dR_dx_103_7);
+    const incline_sphere_real dR_dx_102_8 = in_acceleration[2]*J_8_1;
+    out_dR_dx[102] = -2.0*r*(baumgarte_alpha*dR_dx_102_5 + 2.0*(q2*dR_dx_100_4 - q0_dot*dR_dx_100_7 - q1_dot*dR_dx_101_5 + q2_dot*(dR_dx_102_6 - dR_dx_53_1 - 3.0*dR_dx_64_1) + q3_dot*dR_dx_102_7) - dR_dx_102_8);
+    const incline_sphere_real r_1_13 = in_terms[INCLINE_SPHERE_TERM_r_1_13];
+    const incline_sphere_real dR_dx_103_1 = q0_dot*r_1_3;
+    const incline_sphere_real dR_dx_103_2 = q2_dot*r_1_7;
+    const incline_sphere_real dR_dx_103_3 = r_1_13 + 2.0*(dR_dx_103_1 + dR_dx_103_2) - q1_dot*r_1_1;
+    const incline_sphere_real dR_dx_103_4 = in_acceleration[3]*J_8_1;
+    out_dR_dx[103] = -2.0*r*(baumgarte_alpha*dR_dx_103_3 + 2.0*(q3*dR_dx_100_4 + q0_dot*dR_dx_100_8 + q1_dot*dR_dx_101_6 + q2_dot*dR_dx_102_7 + q3_dot*(dR_dx_101_4 - dR_dx_53_1 + 3.0*dR_dx_79_1)) + dR_dx_103_4);
     out_dR_dx[104] = baumgarte_alpha;
-    const incline_sphere_real dR_dx_106_1 = dR_dx_38_1 - dR_dx_79_1;
-    const incline_sphere_real dR_dx_106_2 = dR_dx_106_1 + dR_dx_53_1;
-    const incline_sphere_real dR_dx_106_3 = dR_dx_100_4 - dR_dx_78_1;
-    const incline_sphere_real dR_dx_106_4 = dR_dx_100_21 - dR_dx_50_1;
-    const incline_sphere_real dR_dx_106_5 = -2.0*(q0*(dR_dx_106_2 - 2.0*dR_dx_64_1) - q1*(dR_dx_106_3 + 2.0*dR_dx_65_1) + q3*(dR_dx_106_4 - 2.0*dR_dx_67_1));
-    const incline_sphere_real dR_dx_106_6 = 2.0*(q1*dR_dx_100_12 - q3*dR_dx_100_15) + q2*dR_dx_100_14;
-    const incline_sphere_real dR_dx_106_7 = dR_dx_31_3 + dR_dx_31_5;
-    const incline_sphere_real dR_dx_106_8 = dR_dx_106_7 + dR_dx_31_7;
-    out_dR_dx[106] = 2.0*r*(dR_dx_106_5 + baumgarte_alpha*dR_dx_106_6 - 2.0*(dR_dx_100_13 - q2_dot*dR_dx_106_8 - dR_dx_100_16));
-    const incline_sphere_real dR_dx_107_1 = -2.0*(q0*(dR_dx_100_5 - 2.0*dR_dx_78_1) + q1*(dR_dx_100_2 - 2.0*dR_dx_79_1) - q2*(dR_dx_100_7 + 2.0*dR_dx_80_1));
-    const incline_sphere_real dR_dx_107_2 = 2.0*(q0*dR_dx_100_12 - q2*dR_dx_100_15) - q3*dR_dx_100_14;
-    const incline_sphere_real dR_dx_107_3 = dR_dx_31_2 + dR_dx_31_5;
-    const incline_sphere_real dR_dx_107_4 = dR_dx_107_3 + dR_dx_31_7;
-    out_dR_dx[107] = -2.0*r*(dR_dx_107_1 + baumgarte_alpha*dR_dx_107_2 - 2.0*(dR_dx_101_2 - dR_dx_101_3 - q3_dot*dR_dx_107_4));
-    const incline_sphere_real dR_dx_108_1 = q0*dR_dx_100_14 + 2.0*(q1*dR_dx_100_15 + q3*dR_dx_100_12);
+    const incline_sphere_real dR_dx_106_1 = dR_dx_38_1 + dR_dx_53_1;
+    const incline_sphere_real dR_dx_106_2 = -2.0*(q0*(dR_dx_106_1 - 2.0*dR_dx_64_1 - dR_dx_79_1) - q1*(dR_dx_100_6 + 2.0*dR_dx_65_1 - dR_dx_78_1) + q3*(dR_dx_100_8 - dR_dx_50_1 - 2.0*dR_dx_67_1));
+    const incline_sphere_real dR_dx_106_3 = 2.0*(q1*r_1_7 - q3*r_1_3) + q2*r_1_1;
+    const incline_sphere_real M_14_3 = in_terms[INCLINE_SPHERE_TERM_M_14_3];
+    const incline_sphere_real M_14_6 = in_terms[INCLINE_SPHERE_TERM_M_14_6];
+    const incline_sphere_real dR_dx_106_4 = M_14_3 + M_14_6;
+    const incline_sphere_real M_14_4 = in_terms[INCLINE_SPHERE_TERM_M_14_4];
+    const incline_sphere_real dR_dx_106_5 = dR_dx_106_4 + M_14_4;
+    out_dR_dx[106] = 2.0*r*(dR_dx_106_2 + baumgarte_alpha*dR_dx_106_3 - 2.0*(dR_dx_100_1 - q2_dot*dR_dx_106_5 - dR_dx_100_2));
+    const incline_sphere_real dR_dx_107_1 = dR_dx_37_1 - dR_dx_67_1;
+    const incline_sphere_real dR_dx_107_2 = -2.0*(q0*(dR_dx_100_6 + dR_dx_65_1 - 2.0*dR_dx_78_1) + q1*(dR_dx_106_1 - dR_dx_64_1 - 2.0*dR_dx_79_1) - q2*(dR_dx_107_1 - dR_dx_50_1 + 2.0*dR_dx_80_1));
+    const incline_sphere_real dR_dx_107_3 = 2.0*(q0*r_1_7 - q2*r_1_3) - q3*r_1_1;
+    const incline_sphere_real M_14_1 = in_terms[INCLINE_SPHERE_TERM_M_14_1];
+    const incline_sphere_real dR_dx_107_4 = M_14_1 + M_14_6;
+    const incline_sphere_real dR_dx_107_5 = dR_dx_107_4 + M_14_4;
+    out_dR_dx[107] = -2.0*r*(dR_dx_107_2 + baumgarte_alpha*dR_dx_107_3 - 2.0*(dR_dx_101_1 - dR_dx_101_2 - q3_dot*dR_dx_107_5));
+    const incline_sphere_real dR_dx_108_1 = q0*r_1_1 + 2.0*(q1*r_1_3 + q3*r_1_7);
     const incline_sphere_real dR_dx_108_2 = dR_dx_53_1 - dR_dx_64_1;
-    const incline_sphere_real dR_dx_108_3 = dR_dx_108_2 - dR_dx_79_1;
-    const incline_sphere_real dR_dx_108_4 = dR_dx_31_4 + dR_dx_31_7;
-    out_dR_dx[108] = -2.0*r*(dR_dx_102_3 + baumgarte_alpha*dR_dx_108_1 + 2.0*(q0*(dR_dx_51_1 + dR_dx_81_1) + q2*(dR_dx_108_3 + 2.0*dR_dx_38_1) + q0_dot*dR_dx_108_4));
-    const incline_sphere_real dR_dx_109_1 = 2.0*(q0*dR_dx_100_15 + q2*dR_dx_100_12) - q1*dR_dx_100_14;
-    const incline_sphere_real dR_dx_109_2 = dR_dx_100_21 - dR_dx_67_1;
-    const incline_sphere_real dR_dx_109_3 = q0*(dR_dx_109_2 - 2.0*dR_dx_50_1);
-    const incline_sphere_real dR_dx_109_4 = dR_dx_39_1 + dR_dx_65_1;
-    const incline_sphere_real dR_dx_109_5 = dR_dx_109_4 - dR_dx_78_1;
-    const incline_sphere_real dR_dx_109_6 = dR_dx_100_1 - dR_dx_79_1;
-    out_dR_dx[109] = 2.0*r*(baumgarte_alpha*dR_dx_109_1 - 2.0*(dR_dx_109_3 + q2*(dR_dx_109_5 - 2.0*dR_dx_52_1) - q3*(dR_dx_109_6 + 2.0*dR_dx_53_1) + dR_dx_103_4 - q1_dot*dR_dx_31_6 + dR_dx_103_5));
+    const incline_sphere_real dR_dx_108_3 = dR_dx_107_4 + M_14_3;
+    out_dR_dx[108] = -2.0*r*(dR_dx_102_3 + baumgarte_alpha*dR_dx_108_1 + 2.0*(q0*(dR_dx_51_1 + dR_dx_81_1) + q2*(dR_dx_108_2 + 2.0*dR_dx_38_1 - dR_dx_79_1) + q0_dot*dR_dx_108_3));
+    const incline_sphere_real dR_dx_109_1 = 2.0*(q0*r_1_3 + q2*r_1_7) - q1*r_1_1;
+    const incline_sphere_real dR_dx_109_2 = q0*(dR_dx_107_1 - 2.0*dR_dx_50_1 + dR_dx_80_1);
+    const incline_sphere_real dR_dx_109_3 = dR_dx_39_1 + dR_dx_65_1;
+    const incline_sphere_real M_35_1 = in_terms[INCLINE_SPHERE_TERM_M_35_1];
+    out_dR_dx[109] = 2.0*r*(baumgarte_alpha*dR_dx_109_1 - 2.0*(dR_dx_109_2 + q2*(dR_dx_109_3 - 2.0*dR_dx_52_1 - dR_dx_78_1) - q3*(dR_dx_101_4 + 2.0*dR_dx_53_1 - dR_dx_79_1) + dR_dx_103_1 - q1_dot*M_35_1 + dR_dx_103_2));
     out_dR_dx[110] = baumgarte_beta;
-    const incline_sphere_real dR_dx_114_1 = dR_dx_31_6 - 2.0*dR_dx_31_5 - dR_dx_31_7;
-    const incline_sphere_real dR_dx_114_2 = dR_dx_100_10 - dR_dx_100_11;
-    const incline_sphere_real dR_dx_114_3 = q2_dot*dR_dx_114_2;
-    const incline_sphere_real dR_dx_114_4 = q0*q2 + q1*q3;
-    const incline_sphere_real dR_dx_114_5 = q3_dot*dR_dx_114_4;
-    const incline_sphere_real dR_dx_114_6 = dR_dx_103_3 + q1_dot*dR_dx_114_1 - 2.0*(dR_dx_114_3 - dR_dx_114_5);
-    const incline_sphere_real dR_dx_114_7 = q0*in_acceleration[3] - q1*in_acceleration[2] + q2*in_acceleration[5] - q3*in_acceleration[4];
-    const incline_sphere_real dR_dx_114_8 = dR_dx_101_5 - dR_dx_80_1;
-    const incline_sphere_real dR_dx_114_9 = dR_dx_36_1 - dR_dx_51_1;
-    out_dR_dx[114] = 2.0*r*(baumgarte_alpha*dR_dx_114_6 + 2.0*(q0*dR_dx_114_7 + q0_dot*(dR_dx_114_8 + 3.0*dR_dx_37_1 - 2.0*dR_dx_50_1) - q1_dot*dR_dx_114_9 + q2_dot*dR_dx_109_4 - q3_dot*dR_dx_106_1) + dR_dx_103_7);
-    const incline_sphere_real dR_dx_115_1 = 2.0*(dR_dx_102_4 + dR_dx_102_2 - q2_dot*dR_dx_114_4 - q3_dot*dR_dx_114_2);
-    const incline_sphere_real dR_dx_115_2 = dR_dx_115_1 + 2.0*dR_dx_102_1 - q0_dot*dR_dx_114_1;
-    const incline_sphere_real dR_dx_115_3 = dR_dx_52_1 + dR_dx_78_1;
-    out_dR_dx[115] = 2.0*r*(baumgarte_alpha*dR_dx_115_2 + 2.0*(q1*dR_dx_114_7 - q0_dot*dR_dx_114_9 + q1_dot*(dR_dx_114_8 + dR_dx_37_1 - 4.0*dR_dx_50_1) + q2_dot*dR_dx_108_2 - q3_dot*dR_dx_115_3) - dR_dx_102_8);
-    const incline_sphere_real dR_dx_116_1 = q0_dot*dR_dx_114_2;
-    const incline_sphere_real dR_dx_116_2 = q1_dot*dR_dx_114_4;
-    const incline_sphere_real dR_dx_116_3 = dR_dx_101_1 + 2.0*(dR_dx_116_1 + dR_dx_116_2) - q3_dot*dR_dx_114_1;
-    const incline_sphere_real dR_dx_116_4 = dR_dx_66_1 - dR_dx_81_1;
-    out_dR_dx[116] = 2.0*r*(baumgarte_alpha*dR_dx_116_3 + 2.0*(q2*dR_dx_114_7 + q0_dot*dR_dx_109_4 + q1_dot*dR_dx_108_2 + q2_dot*(dR_dx_100_7 + 4.0*dR_dx_67_1 - dR_dx_80_1) - q3_dot*dR_dx_116_4) + dR_dx_101_7);
-    const incline_sphere_real dR_dx_117_1 = q0_dot*dR_dx_114_4;
-    const incline_sphere_real dR_dx_117_2 = q1_dot*dR_dx_114_2;
-    const incline_sphere_real dR_dx_117_3 = dR_dx_100_9 + 2.0*(dR_dx_117_1 - dR_dx_117_2) - q2_dot*dR_dx_114_1;
-    out_dR_dx[117] = -2.0*r*(baumgarte_alpha*dR_dx_117_3 - 2.0*(q3*dR_dx_114_7 - q0_dot*dR_dx_106_1 - q1_dot*dR_dx_115_3 - q2_dot*dR_dx_116_4 + q3_dot*(dR_dx_100_7 + 2.0*dR_dx_67_1 - 3.0*dR_dx_80_1)) + dR_dx_100_22);
+    const incline_sphere_real r_2_1 = in_terms[INCLINE_SPHERE_TERM_r_2_1];
+    const incline_sphere_real r_2_3 = in_terms[INCLINE_SPHERE_TERM_r_2_3];
+    const incline_sphere_real dR_dx_114_1 = q2_dot*r_2_3;
+    const incline_sphere_real r_2_2 = in_terms[INCLINE_SPHERE_TERM_r_2_2];
+    const incline_sphere_real dR_dx_114_2 = q3_dot*r_2_2;
+    const incline_sphere_real dR_dx_114_3 = r_1_13 + q1_dot*r_2_1 - 2.0*(dR_dx_114_1 - dR_dx_114_2);
+    const incline_sphere_real dR_dx_114_4 = q0*in_acceleration[3] - q1*in_acceleration[2] + q2*in_acceleration[5] - q3*in_acceleration[4];
+    const incline_sphere_real dR_dx_114_5 = dR_dx_67_1 - dR_dx_80_1;
+    const incline_sphere_real dR_dx_114_6 = dR_dx_36_1 - dR_dx_51_1;
+    const incline_sphere_real dR_dx_114_7 = dR_dx_38_1 - dR_dx_79_1;
+    out_dR_dx[114] = 2.0*r*(baumgarte_alpha*dR_dx_114_3 + 2.0*(q0*dR_dx_114_4 + q0_dot*(dR_dx_114_5 + 3.0*dR_dx_37_1 - dR_dx_50_1) - q1_dot*dR_dx_114_6 + q2_dot*dR_dx_109_3 - q3_dot*dR_dx_114_7) + dR_dx_103_4);
+    const incline_sphere_real dR_dx_115_1 = 2.0*(dR_dx_102_4 + dR_dx_102_2 - q2_dot*r_2_2 - q3_dot*r_2_3);
+    const incline_sphere_real dR_dx_115_2 = dR_dx_115_1 + 2.0*dR_dx_102_1 - q0_dot*r_2_1;
+    const incline_sphere_real dR_dx_115_3 = dR_dx_37_1 + dR_dx_67_1;
+    const incline_sphere_real dR_dx_115_4 = dR_dx_52_1 + dR_dx_78_1;
+    out_dR_dx[115] = 2.0*r*(baumgarte_alpha*dR_dx_115_2 + 2.0*(q1*dR_dx_114_4 - q0_dot*dR_dx_114_6 + q1_dot*(dR_dx_115_3 - 3.0*dR_dx_50_1 - dR_dx_80_1) + q2_dot*dR_dx_108_2 - q3_dot*dR_dx_115_4) - dR_dx_102_8);
+    const incline_sphere_real dR_dx_116_1 = q0_dot*r_2_3;
+    const incline_sphere_real dR_dx_116_2 = q1_dot*r_2_2;
+    const incline_sphere_real dR_dx_116_3 = r_1_11 + 2.0*(dR_dx_116_1 + dR_dx_116_2) - q3_dot*r_2_1;
+    const incline_sphere_real dR_dx_116_4 = dR_dx_37_1 - dR_dx_80_1;
+    const incline_sphere_real dR_dx_116_5 = dR_dx_66_1 - dR_dx_81_1;
+    out_dR_dx[116] = 2.0*r*(baumgarte_alpha*dR_dx_116_3 + 2.0*(q2*dR_dx_114_4 + q0_dot*dR_dx_109_3 + q1_dot*dR_dx_108_2 + q2_dot*(dR_dx_116_4 - dR_dx_50_1 + 3.0*dR_dx_67_1) - q3_dot*dR_dx_116_5) + dR_dx_101_7);
+    const incline_sphere_real dR_dx_117_1 = q0_dot*r_2_2;
+    const incline_sphere_real dR_dx_117_2 = q1_dot*r_2_3;
+    const incline_sphere_real dR_dx_117_3 = r_1_10 + 2.0*(dR_dx_117_1 - dR_dx_117_2) - q2_dot*r_2_1;
+    out_dR_dx[117] = -2.0*r*(baumgarte_alpha*dR_dx_117_3 - 2.0*(q3*dR_dx_114_4 - q0_dot*dR_dx_114_7 - q1_dot*dR_dx_115_4 - q2_dot*dR_dx_116_5 + q3_dot*(dR_dx_115_3 - dR_dx_50_1 - 3.0*dR_dx_80_1)) + dR_dx_100_9);
     out_dR_dx[119] = baumgarte_alpha;
-    const incline_sphere_real dR_dx_120_1 = q1*dR_dx_114_1 - 2.0*(q2*dR_dx_114_2 - q3*dR_dx_114_4);
+    const incline_sphere_real dR_dx_120_1 = q1*r_2_1 - 2.0*(q2*r_2_3 - q3*r_2_2);
     const incline_sphere_real dR_dx_120_2 = dR_dx_66_1 + dR_dx_81_1;
-    out_dR_dx[120] = -2.0*r*(baumgarte_alpha*dR_dx_120_1 - 2.0*(dR_dx_109_3 - q1*dR_dx_120_2 + dR_dx_103_1 - dR_dx_103_2 - q1_dot*dR_dx_106_8 - dR_dx_114_3 + dR_dx_114_5));
-    const incline_sphere_real dR_dx_121_1 = q0*dR_dx_114_1 + 2.0*(q2*dR_dx_114_4 + q3*dR_dx_114_2);
-    const incline_sphere_real dR_dx_121_2 = -dR_dx_114_8;
-    out_dR_dx[121] = 2.0*r*(dR_dx_115_1 + baumgarte_alpha*dR_dx_121_1 + 2.0*(q0*dR_dx_120_2 + q1*(dR_dx_121_2 + 2.0*dR_dx_37_1) + q0_dot*dR_dx_107_4));
-    const incline_sphere_real dR_dx_122_1 = 2.0*(q0*dR_dx_114_2 + q1*dR_dx_114_4) - q3*dR_dx_114_1;
-    out_dR_dx[122] = -2.0*r*(dR_dx_107_1 + baumgarte_alpha*dR_dx_122_1 - 2.0*(dR_dx_116_1 + dR_dx_116_2 - q3_dot*dR_dx_108_4));
-    const incline_sphere_real dR_dx_123_1 = 2.0*(q0*dR_dx_114_4 - q1*dR_dx_114_2) - q2*dR_dx_114_1;
-    out_dR_dx[123] = 2.0*r*(dR_dx_106_5 + baumgarte_alpha*dR_dx_123_1 - 2.0*(dR_dx_117_1 - dR_dx_117_2 - q2_dot*dR_dx_31_6));
+    out_dR_dx[120] = -2.0*r*(baumgarte_alpha*dR_dx_120_1 - 2.0*(dR_dx_109_2 - q1*dR_dx_120_2 + q2*r_1_4 - q3*r_1_2 - q1_dot*dR_dx_106_5 - dR_dx_114_1 + dR_dx_114_2));
+    const incline_sphere_real dR_dx_121_1 = q0*r_2_1 + 2.0*(q2*r_2_2 + q3*r_2_3);
+    const incline_sphere_real dR_dx_121_2 = -dR_dx_114_5;
+    out_dR_dx[121] = 2.0*r*(dR_dx_115_1 + baumgarte_alpha*dR_dx_121_1 + 2.0*(q0*dR_dx_120_2 + q1*(dR_dx_121_2 + 2.0*dR_dx_37_1 - dR_dx_50_1) + q0_dot*dR_dx_107_5));
+    const incline_sphere_real dR_dx_122_1 = 2.0*(q0*r_2_3 + q1*r_2_2) - q3*r_2_1;
+    out_dR_dx[122] = -2.0*r*(dR_dx_107_2 + baumgarte_alpha*dR_dx_122_1 - 2.0*(dR_dx_116_1 + dR_dx_116_2 - q3_dot*dR_dx_108_3));
+    const incline_sphere_real dR_dx_123_1 = 2.0*(q0*r_2_2 - q1*r_2_3) - q2*r_2_1;
+    out_dR_dx[123] = 2.0*r*(dR_dx_106_2 + baumgarte_alpha*dR_dx_123_1 - 2.0*(dR_dx_117_1 - dR_dx_117_2 - q2_dot*M_35_1));
     out_dR_dx[125] = baumgarte_beta;
     /* dR/du, dg/dx, dg/du */
-    out_dg_dx[2] = -2.0*r*dR_dx_100_17;
-    out_dg_dx[3] = 2.0*r*dR_dx_101_4;
+    out_dg_dx[2] = -2.0*r*dR_dx_100_3;
+    out_dg_dx[3] = 2.0*r*dR_dx_101_3;
     out_dg_dx[4] = -2.0*r*dR_dx_102_5;
-    out_dg_dx[5] = -2.0*r*dR_dx_103_6;
+    out_dg_dx[5] = -2.0*r*dR_dx_103_3;
     out_dg_dx[6] = 1.0;
-    out_dg_dx[8] = 2.0*r*dR_dx_106_6;
-    out_dg_dx[9] = -2.0*r*dR_dx_107_2;
+    out_dg_dx[8] = 2.0*r*dR_dx_106_3;
+    out_dg_dx[9] = -2.0*r*dR_dx_107_3;
     out_dg_dx[10] = -2.0*r*dR_dx_108_1;
     out_dg_dx[11] = 2.0*r*dR_dx_109_1;
-    out_dg_dx[16] = 2.0*r*dR_dx_114_6;
+    out_dg_dx[16] = 2.0*r*dR_dx_114_3;
     out_dg_dx[17] = 2.0*r*dR_dx_115_2;
     out_dg_dx[18] = 2.0*r*dR_dx_116_3;
     out_dg_dx[19] = -2.0*r*dR_dx_117_3;
@@ -750,7 +813,7 @@ int incline_sphere_jacobian(incline_sphere_real t, const incline_sphere_real sta
     incline_sphere_real baumgarte_alpha, incline_sphere_real baumgarte_beta,
     incline_sphere_real out_dfdx[], incline_sphere_real out_dfdu[], incline_sphere_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (INCLINE_SPHERE_NWORK_JACOBIAN doubles) */
     incline_sphere_real *M = work;
     incline_sphere_real *J = M + INCLINE_SPHERE_NQ*INCLINE_SPHERE_NQ;
@@ -767,16 +830,18 @@ int incline_sphere_jacobian(incline_sphere_real t, const incline_sphere_real sta
     incline_sphere_real *dg_dx = dR_du + (INCLINE_SPHERE_NQ + INCLINE_SPHERE_NC)*INCLINE_SPHERE_NU;
     incline_sphere_real *dg_du = dg_dx + INCLINE_SPHERE_NN*INCLINE_SPHERE_NX;
     incline_sphere_real *column = dg_du + INCLINE_SPHERE_NN*INCLINE_SPHERE_NU;
+    incline_sphere_real *terms = column + (INCLINE_SPHERE_NQ + INCLINE_SPHERE_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = incline_sphere_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = incline_sphere_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != INCLINE_SPHERE_OK) return status;
     incline_sphere_zero(dR_dx, (INCLINE_SPHERE_NQ + INCLINE_SPHERE_NC)*INCLINE_SPHERE_NX);
     incline_sphere_zero(dR_du, (INCLINE_SPHERE_NQ + INCLINE_SPHERE_NC)*INCLINE_SPHERE_NU);
     incline_sphere_zero(dg_dx, INCLINE_SPHERE_NN*INCLINE_SPHERE_NX);
     incline_sphere_zero(dg_du, INCLINE_SPHERE_NN*INCLINE_SPHERE_NU);
     incline_sphere_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + INCLINE_SPHERE_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + INCLINE_SPHERE_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     incline_sphere_zero(out_dfdx, INCLINE_SPHERE_NX*INCLINE_SPHERE_NX);
     incline_sphere_zero(out_dfdu, INCLINE_SPHERE_NX*INCLINE_SPHERE_NU);
@@ -807,6 +872,7 @@ int incline_sphere_jacobian(incline_sphere_real t, const incline_sphere_real sta
 static void incline_sphere_residual_parameter_derivatives(incline_sphere_real t, const incline_sphere_real state[], const incline_sphere_real input[], const incline_sphere_real param[],
     incline_sphere_real baumgarte_alpha, incline_sphere_real baumgarte_beta,
     const incline_sphere_real in_acceleration[], const incline_sphere_real in_multipliers[],
+    const incline_sphere_real in_terms[],
     incline_sphere_real out_dR_dp[])
 {
     (void)t;
@@ -824,59 +890,56 @@ static void incline_sphere_residual_parameter_derivatives(incline_sphere_real t,
     const incline_sphere_real r = param[1];
     const incline_sphere_real g = param[2];
     const incline_sphere_real alpha = param[3];
-    const incline_sphere_real sin_alpha = sin(alpha);
+    const incline_sphere_real sin_alpha = in_terms[INCLINE_SPHERE_TERM_sin_alpha];
     /* dR/dp */
     out_dR_dp[0] = in_acceleration[0] - g*sin_alpha;
     out_dR_dp[2] = -m*sin_alpha;
     const incline_sphere_real cos_alpha = cos(alpha);
     out_dR_dp[3] = -m*g*cos_alpha;
     out_dR_dp[6] = in_acceleration[1];
-    const incline_sphere_real dR_dp_12_1 = r*r;
-    const incline_sphere_real dR_dp_12_2 = q1*in_acceleration[3];
-    const incline_sphere_real dR_dp_12_3 = q2*in_acceleration[4];
-    const incline_sphere_real dR_dp_12_4 = dR_dp_12_2 + dR_dp_12_3;
-    const incline_sphere_real dR_dp_12_5 = q3*in_acceleration[5];
-    const incline_sphere_real dR_dp_12_6 = q1*q1;
-    const incline_sphere_real dR_dp_12_7 = q2*q2;
-    const incline_sphere_real dR_dp_12_8 = dR_dp_12_6 + dR_dp_12_7;
-    const incline_sphere_real dR_dp_12_9 = q3*q3;
-    const incline_sphere_real dR_dp_12_10 = q0*(dR_dp_12_4 + dR_dp_12_5) - in_acceleration[2]*(dR_dp_12_8 + dR_dp_12_9);
-    out_dR_dp[12] = -1.6*dR_dp_12_1*dR_dp_12_10;
-    const incline_sphere_real dR_dp_13_1 = q0*q0;
-    const incline_sphere_real dR_dp_13_2 = dR_dp_13_1 + dR_dp_12_6;
-    const incline_sphere_real dR_dp_13_3 = dR_dp_13_2 + dR_dp_12_7;
-    const incline_sphere_real dR_dp_13_4 = dR_dp_13_3 + dR_dp_12_9;
-    out_dR_dp[13] = -(3.2*m*r*dR_dp_12_10 - 2.0*dR_dp_13_4*(q1*in_multipliers[2] - q2*in_multipliers[1]));
+    const incline_sphere_real M_14_2 = in_terms[INCLINE_SPHERE_TERM_M_14_2];
+    const incline_sphere_real dR_dp_12_1 = q1*in_acceleration[3];
+    const incline_sphere_real dR_dp_12_2 = q2*in_acceleration[4];
+    const incline_sphere_real dR_dp_12_3 = dR_dp_12_1 + dR_dp_12_2;
+    const incline_sphere_real dR_dp_12_4 = q3*in_acceleration[5];
+    const incline_sphere_real M_14_3 = in_terms[INCLINE_SPHERE_TERM_M_14_3];
+    const incline_sphere_real M_14_6 = in_terms[INCLINE_SPHERE_TERM_M_14_6];
+    const incline_sphere_real dR_dp_12_5 = M_14_3 + M_14_6;
+    const incline_sphere_real M_14_4 = in_terms[INCLINE_SPHERE_TERM_M_14_4];
+    const incline_sphere_real dR_dp_12_6 = q0*(dR_dp_12_3 + dR_dp_12_4) - in_acceleration[2]*(dR_dp_12_5 + M_14_4);
+    out_dR_dp[12] = -1.6*M_14_2*dR_dp_12_6;
+    const incline_sphere_real J_8_1 = in_terms[INCLINE_SPHERE_TERM_J_8_1];
+    out_dR_dp[13] = -(3.2*m*r*dR_dp_12_6 - 2.0*J_8_1*(q1*in_multipliers[2] - q2*in_multipliers[1]));
     const incline_sphere_real dR_dp_18_1 = q0*in_acceleration[2];
-    const incline_sphere_real dR_dp_18_2 = dR_dp_18_1 + dR_dp_12_3;
-    const incline_sphere_real dR_dp_18_3 = dR_dp_13_1 + dR_dp_12_7;
-    const incline_sphere_real dR_dp_18_4 = q1*(dR_dp_18_2 + dR_dp_12_5) - in_acceleration[3]*(dR_dp_18_3 + dR_dp_12_9);
-    out_dR_dp[18] = -1.6*dR_dp_12_1*dR_dp_18_4;
-    out_dR_dp[19] = -(3.2*m*r*dR_dp_18_4 + 2.0*dR_dp_13_4*(q0*in_multipliers[2] - q3*in_multipliers[1]));
-    const incline_sphere_real dR_dp_24_1 = dR_dp_18_1 + dR_dp_12_2;
-    const incline_sphere_real dR_dp_24_2 = q2*(dR_dp_24_1 + dR_dp_12_5) - in_acceleration[4]*(dR_dp_13_2 + dR_dp_12_9);
-    out_dR_dp[24] = -1.6*dR_dp_12_1*dR_dp_24_2;
-    out_dR_dp[25] = -(3.2*m*r*dR_dp_24_2 - 2.0*dR_dp_13_4*(q0*in_multipliers[1] + q3*in_multipliers[2]));
-    const incline_sphere_real dR_dp_30_1 = q3*(dR_dp_24_1 + dR_dp_12_3) - in_acceleration[5]*dR_dp_13_3;
-    out_dR_dp[30] = -1.6*dR_dp_12_1*dR_dp_30_1;
-    out_dR_dp[31] = -(3.2*m*r*dR_dp_30_1 + 2.0*dR_dp_13_4*(q1*in_multipliers[1] + q2*in_multipliers[2]));
-    const incline_sphere_real dR_dp_43_1 = dR_dp_13_3 - 2.0*dR_dp_12_6 - dR_dp_12_9;
-    const incline_sphere_real dR_dp_43_2 = q0*q2_dot + q1*q3_dot - q2*q0_dot - q3*q1_dot;
-    const incline_sphere_real dR_dp_43_3 = q0*q1 - q2*q3;
-    const incline_sphere_real dR_dp_43_4 = q0*q3_dot - q1*q2_dot + q2*q1_dot - q3*q0_dot;
-    const incline_sphere_real dR_dp_43_5 = q0*q3;
-    const incline_sphere_real dR_dp_43_6 = q1*q2;
-    const incline_sphere_real dR_dp_43_7 = dR_dp_43_5 + dR_dp_43_6;
-    const incline_sphere_real dR_dp_43_8 = q0*q1_dot - q1*q0_dot - q2*q3_dot + q3*q2_dot;
-    const incline_sphere_real dR_dp_43_9 = 2.0*(q0*dR_dp_43_2 - q1*dR_dp_43_4 + q3*dR_dp_43_8);
-    const incline_sphere_real dR_dp_43_10 = 2.0*(q0*dR_dp_43_4 + q1*dR_dp_43_2 - q2*dR_dp_43_8);
-    const incline_sphere_real dR_dp_43_11 = 2.0*(q1*dR_dp_43_8 + q2*dR_dp_43_2 + q3*dR_dp_43_4);
-    const incline_sphere_real dR_dp_43_12 = 2.0*(q0*dR_dp_43_8 + q2*dR_dp_43_4 - q3*dR_dp_43_2);
-    out_dR_dp[43] = -2.0*(baumgarte_alpha*(dR_dp_43_1*dR_dp_43_2 - 2.0*(dR_dp_43_3*dR_dp_43_4 - dR_dp_43_7*dR_dp_43_8)) + q0_dot*(dR_dp_43_9 + 2.0*(q1_dot*dR_dp_43_7 - q3_dot*dR_dp_43_3) + q2_dot*dR_dp_43_1) - q1_dot*(dR_dp_43_10 + 2.0*(q0_dot*dR_dp_43_7 - q2_dot*dR_dp_43_3) - q3_dot*dR_dp_43_1) + q2_dot*(dR_dp_43_11 - q0_dot*dR_dp_43_1 - 2.0*(q1_dot*dR_dp_43_3 + q3_dot*dR_dp_43_7)) + q3_dot*(dR_dp_43_12 + 2.0*(q0_dot*dR_dp_43_3 + q2_dot*dR_dp_43_7) - q1_dot*dR_dp_43_1) + dR_dp_13_4*(q0*in_acceleration[4] - q1*in_acceleration[5] - q2*in_acceleration[2] + q3*in_acceleration[3]));
-    const incline_sphere_real dR_dp_49_1 = dR_dp_13_3 - 2.0*dR_dp_12_7 - dR_dp_12_9;
-    const incline_sphere_real dR_dp_49_2 = q0*q2 + q1*q3;
-    const incline_sphere_real dR_dp_49_3 = dR_dp_43_5 - dR_dp_43_6;
-    out_dR_dp[49] = 2.0*(baumgarte_alpha*(dR_dp_49_1*dR_dp_43_8 + 2.0*(dR_dp_49_2*dR_dp_43_4 - dR_dp_49_3*dR_dp_43_2)) + q0_dot*(dR_dp_43_12 + q1_dot*dR_dp_49_1 - 2.0*(q2_dot*dR_dp_49_3 - q3_dot*dR_dp_49_2)) + q1_dot*(dR_dp_43_11 - q0_dot*dR_dp_49_1 - 2.0*(q2_dot*dR_dp_49_2 + q3_dot*dR_dp_49_3)) + q2_dot*(dR_dp_43_10 + 2.0*(q0_dot*dR_dp_49_3 + q1_dot*dR_dp_49_2) - q3_dot*dR_dp_49_1) - q3_dot*(dR_dp_43_9 + 2.0*(q0_dot*dR_dp_49_2 - q1_dot*dR_dp_49_3) - q2_dot*dR_dp_49_1) + dR_dp_13_4*(q0*in_acceleration[3] - q1*in_acceleration[2] + q2*in_acceleration[5] - q3*in_acceleration[4]));
+    const incline_sphere_real dR_dp_18_2 = dR_dp_18_1 + dR_dp_12_2;
+    const incline_sphere_real M_14_1 = in_terms[INCLINE_SPHERE_TERM_M_14_1];
+    const incline_sphere_real dR_dp_18_3 = M_14_1 + M_14_6;
+    const incline_sphere_real dR_dp_18_4 = q1*(dR_dp_18_2 + dR_dp_12_4) - in_acceleration[3]*(dR_dp_18_3 + M_14_4);
+    out_dR_dp[18] = -1.6*M_14_2*dR_dp_18_4;
+    out_dR_dp[19] = -(3.2*m*r*dR_dp_18_4 + 2.0*J_8_1*(q0*in_multipliers[2] - q3*in_multipliers[1]));
+    const incline_sphere_real dR_dp_24_1 = dR_dp_18_1 + dR_dp_12_1;
+    const incline_sphere_real dR_dp_24_2 = q2*(dR_dp_24_1 + dR_dp_12_4) - in_acceleration[4]*(dR_dp_18_3 + M_14_3);
+    out_dR_dp[24] = -1.6*M_14_2*dR_dp_24_2;
+    out_dR_dp[25] = -(3.2*m*r*dR_dp_24_2 - 2.0*J_8_1*(q0*in_multipliers[1] + q3*in_multipliers[2]));
+    const incline_sphere_real M_35_1 = in_terms[INCLINE_SPHERE_TERM_M_35_1];
+    const incline_sphere_real dR_dp_30_1 = q3*(dR_dp_24_1 + dR_dp_12_2) - in_acceleration[5]*M_35_1;
+    out_dR_dp[30] = -1.6*M_14_2*dR_dp_30_1;
+    out_dR_dp[31] = -(3.2*m*r*dR_dp_30_1 + 2.0*J_8_1*(q1*in_multipliers[1] + q2*in_multipliers[2]));
+    const incline_sphere_real r_1_1 = in_terms[INCLINE_SPHERE_TERM_r_1_1];
+    const incline_sphere_real r_1_2 = in_terms[INCLINE_SPHERE_TERM_r_1_2];
+    const incline_sphere_real r_1_3 = in_terms[INCLINE_SPHERE_TERM_r_1_3];
+    const incline_sphere_real r_1_4 = in_terms[INCLINE_SPHERE_TERM_r_1_4];
+    const incline_sphere_real r_1_7 = in_terms[INCLINE_SPHERE_TERM_r_1_7];
+    const incline_sphere_real r_1_8 = in_terms[INCLINE_SPHERE_TERM_r_1_8];
+    const incline_sphere_real r_1_10 = in_terms[INCLINE_SPHERE_TERM_r_1_10];
+    const incline_sphere_real r_1_11 = in_terms[INCLINE_SPHERE_TERM_r_1_11];
+    const incline_sphere_real r_1_12 = in_terms[INCLINE_SPHERE_TERM_r_1_12];
+    const incline_sphere_real r_1_13 = in_terms[INCLINE_SPHERE_TERM_r_1_13];
+    out_dR_dp[43] = -2.0*(baumgarte_alpha*(r_1_1*r_1_2 - 2.0*(r_1_3*r_1_4 - r_1_7*r_1_8)) + q0_dot*(r_1_10 + 2.0*(q1_dot*r_1_7 - q3_dot*r_1_3) + q2_dot*r_1_1) - q1_dot*(r_1_11 + 2.0*(q0_dot*r_1_7 - q2_dot*r_1_3) - q3_dot*r_1_1) + q2_dot*(r_1_12 - q0_dot*r_1_1 - 2.0*(q1_dot*r_1_3 + q3_dot*r_1_7)) + q3_dot*(r_1_13 + 2.0*(q0_dot*r_1_3 + q2_dot*r_1_7) - q1_dot*r_1_1) + J_8_1*(q0*in_acceleration[4] - q1*in_acceleration[5] - q2*in_acceleration[2] + q3*in_acceleration[3]));
+    const incline_sphere_real r_2_1 = in_terms[INCLINE_SPHERE_TERM_r_2_1];
+    const incline_sphere_real r_2_2 = in_terms[INCLINE_SPHERE_TERM_r_2_2];
+    const incline_sphere_real r_2_3 = in_terms[INCLINE_SPHERE_TERM_r_2_3];
+    out_dR_dp[49] = 2.0*(baumgarte_alpha*(r_2_1*r_1_8 + 2.0*(r_2_2*r_1_4 - r_2_3*r_1_2)) + q0_dot*(r_1_13 + q1_dot*r_2_1 - 2.0*(q2_dot*r_2_3 - q3_dot*r_2_2)) + q1_dot*(r_1_12 - q0_dot*r_2_1 - 2.0*(q2_dot*r_2_2 + q3_dot*r_2_3)) + q2_dot*(r_1_11 + 2.0*(q0_dot*r_2_3 + q1_dot*r_2_2) - q3_dot*r_2_1) - q3_dot*(r_1_10 + 2.0*(q0_dot*r_2_2 - q1_dot*r_2_3) - q2_dot*r_2_1) + J_8_1*(q0*in_acceleration[3] - q1*in_acceleration[2] + q2*in_acceleration[5] - q3*in_acceleration[4]));
 }
 
 int incline_sphere_parameter_jacobian(incline_sphere_real t, const incline_sphere_real state[], const incline_sphere_real input[], const incline_sphere_real param[],
@@ -895,12 +958,13 @@ int incline_sphere_parameter_jacobian(incline_sphere_real t, const incline_spher
     incline_sphere_real *dxdt = work + INCLINE_SPHERE_NWORK;
     incline_sphere_real *dR_dp = dxdt + INCLINE_SPHERE_NX;
     incline_sphere_real *column = dR_dp + (INCLINE_SPHERE_NQ + INCLINE_SPHERE_NC)*INCLINE_SPHERE_NP;
+    incline_sphere_real *terms = column + (INCLINE_SPHERE_NQ + INCLINE_SPHERE_NC);
     int i, k, status;
-    status = incline_sphere_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = incline_sphere_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != INCLINE_SPHERE_OK) return status;
     incline_sphere_zero(dR_dp, (INCLINE_SPHERE_NQ + INCLINE_SPHERE_NC)*INCLINE_SPHERE_NP);
     incline_sphere_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + INCLINE_SPHERE_NQ, nu, dR_dp);
+        dxdt + INCLINE_SPHERE_NQ, nu, terms, dR_dp);
     for (k = 0; k < INCLINE_SPHERE_NP; ++k) {
         for (i = 0; i < (INCLINE_SPHERE_NQ + INCLINE_SPHERE_NC); ++i) column[i] = -dR_dp[i*INCLINE_SPHERE_NP + k];
         if (conditioning[1] != 0.0)

@@ -22,13 +22,13 @@ typedef double incline_sphere_real;
 #define INCLINE_SPHERE_NP 6  /* parameters: m, r, g, alpha, v0, spin */
 #define INCLINE_SPHERE_NU 0  /* inputs: none */
 #define INCLINE_SPHERE_NWORK 105  /* doubles of scratch for incline_sphere_rhs */
-#define INCLINE_SPHERE_NWORK_JACOBIAN (INCLINE_SPHERE_NWORK + 177)  /* ... for incline_sphere_jacobian */
-#define INCLINE_SPHERE_NWORK_PARAMETER_JACOBIAN (INCLINE_SPHERE_NWORK + 77)  /* ... for incline_sphere_parameter_jacobian */
+#define INCLINE_SPHERE_NWORK_JACOBIAN (INCLINE_SPHERE_NWORK + 203)  /* ... for incline_sphere_jacobian */
+#define INCLINE_SPHERE_NWORK_PARAMETER_JACOBIAN (INCLINE_SPHERE_NWORK + 103)  /* ... for incline_sphere_parameter_jacobian */
 #define INCLINE_SPHERE_NWORK_CORRECTION 27  /* ... for incline_sphere_correction_factor and _solve */
 #define INCLINE_SPHERE_NWORK_STEP (INCLINE_SPHERE_NWORK + 142)  /* ... for incline_sphere_step */
 #define INCLINE_SPHERE_STEP_TOLERANCE 1e-13  /* incline_sphere_step's position correction: |phi| it stops at */
 #define INCLINE_SPHERE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define INCLINE_SPHERE_STACK_ESTIMATE 1478  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define INCLINE_SPHERE_STACK_ESTIMATE 1388  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define INCLINE_SPHERE_NH_ARRAY 1
 #define INCLINE_SPHERE_NN_ARRAY 2
 #define INCLINE_SPHERE_NC_ARRAY 3

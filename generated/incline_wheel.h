@@ -22,8 +22,8 @@ typedef double incline_wheel_real;
 #define INCLINE_WHEEL_NP 4  /* parameters: m, r, g, alpha */
 #define INCLINE_WHEEL_NU 0  /* inputs: none */
 #define INCLINE_WHEEL_NWORK 17  /* doubles of scratch for incline_wheel_rhs */
-#define INCLINE_WHEEL_NWORK_JACOBIAN (INCLINE_WHEEL_NWORK + 28)  /* ... for incline_wheel_jacobian */
-#define INCLINE_WHEEL_NWORK_PARAMETER_JACOBIAN (INCLINE_WHEEL_NWORK + 20)  /* ... for incline_wheel_parameter_jacobian */
+#define INCLINE_WHEEL_NWORK_JACOBIAN (INCLINE_WHEEL_NWORK + 29)  /* ... for incline_wheel_jacobian */
+#define INCLINE_WHEEL_NWORK_PARAMETER_JACOBIAN (INCLINE_WHEEL_NWORK + 21)  /* ... for incline_wheel_parameter_jacobian */
 #define INCLINE_WHEEL_NWORK_CORRECTION 3  /* ... for incline_wheel_correction_factor and _solve */
 #define INCLINE_WHEEL_NWORK_STEP (INCLINE_WHEEL_NWORK + 28)  /* ... for incline_wheel_step */
 #define INCLINE_WHEEL_STEP_TOLERANCE 1e-13  /* incline_wheel_step's position correction: |phi| it stops at */

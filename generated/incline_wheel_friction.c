@@ -272,9 +272,18 @@ static void incline_wheel_friction_zero(incline_wheel_friction_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of incline_wheel_friction_kkt_entries that the residual's derivatives need
+** again: incline_wheel_friction_jacobian and incline_wheel_friction_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    INCLINE_WHEEL_FRICTION_TERM_sin_alpha,
+};
+
 static void incline_wheel_friction_kkt_entries(incline_wheel_friction_real t, const incline_wheel_friction_real state[], const incline_wheel_friction_real input[], const incline_wheel_friction_real param[],
     incline_wheel_friction_real baumgarte_alpha, incline_wheel_friction_real baumgarte_beta,
-    incline_wheel_friction_real out_M[], incline_wheel_friction_real out_f[], incline_wheel_friction_real out_J[], incline_wheel_friction_real out_r[], incline_wheel_friction_real out_g[])
+    incline_wheel_friction_real out_M[], incline_wheel_friction_real out_f[], incline_wheel_friction_real out_J[], incline_wheel_friction_real out_r[], incline_wheel_friction_real out_g[], incline_wheel_friction_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -289,6 +298,7 @@ static void incline_wheel_friction_kkt_entries(incline_wheel_friction_real t, co
     out_M[0] = m;
     out_M[3] = 0.5*m*r*r;
     const incline_wheel_friction_real sin_alpha = sin(alpha);
+    if (out_terms) out_terms[INCLINE_WHEEL_FRICTION_TERM_sin_alpha] = sin_alpha;
     /* f = Q - k, row x */
     out_f[0] = m*g*sin_alpha;
     /* row th */
@@ -310,12 +320,14 @@ void incline_wheel_friction_kkt_terms(incline_wheel_friction_real t, const incli
     incline_wheel_friction_zero(out_M, INCLINE_WHEEL_FRICTION_NQ*INCLINE_WHEEL_FRICTION_NQ);
     incline_wheel_friction_zero(out_J, INCLINE_WHEEL_FRICTION_NC*INCLINE_WHEEL_FRICTION_NQ);
     incline_wheel_friction_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int incline_wheel_friction_rhs(incline_wheel_friction_real t, const incline_wheel_friction_real state[], const incline_wheel_friction_real input[], const incline_wheel_friction_real param[],
+/* incline_wheel_friction_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int incline_wheel_friction_rhs_terms(incline_wheel_friction_real t, const incline_wheel_friction_real state[], const incline_wheel_friction_real input[], const incline_wheel_friction_real param[],
     incline_wheel_friction_real baumgarte_alpha, incline_wheel_friction_real baumgarte_beta,
-    incline_wheel_friction_real out_dxdt[], incline_wheel_friction_real out_multipliers[], incline_wheel_friction_real work[])
+    incline_wheel_friction_real out_dxdt[], incline_wheel_friction_real out_multipliers[], incline_wheel_friction_real work[],
+    incline_wheel_friction_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (INCLINE_WHEEL_FRICTION_NWORK doubles) */
     incline_wheel_friction_real *M = work;
@@ -330,7 +342,7 @@ int incline_wheel_friction_rhs(incline_wheel_friction_real t, const incline_whee
     incline_wheel_friction_real *acceleration = out_dxdt + INCLINE_WHEEL_FRICTION_NQ;
     int i, status;
     incline_wheel_friction_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*INCLINE_WHEEL_FRICTION_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*INCLINE_WHEEL_FRICTION_NQ, out_terms);
     for (i = 0; i < INCLINE_WHEEL_FRICTION_NQ; ++i) out_dxdt[i] = state[INCLINE_WHEEL_FRICTION_NQ + i];
     status = incline_wheel_friction_factor_kkt(M, J, Y, S);
     conditioning[1] = status == INCLINE_WHEEL_FRICTION_RANK_DEFICIENT;
@@ -353,10 +365,18 @@ int incline_wheel_friction_rhs(incline_wheel_friction_real t, const incline_whee
     return INCLINE_WHEEL_FRICTION_OK;
 }
 
+int incline_wheel_friction_rhs(incline_wheel_friction_real t, const incline_wheel_friction_real state[], const incline_wheel_friction_real input[], const incline_wheel_friction_real param[],
+    incline_wheel_friction_real baumgarte_alpha, incline_wheel_friction_real baumgarte_beta,
+    incline_wheel_friction_real out_dxdt[], incline_wheel_friction_real out_multipliers[], incline_wheel_friction_real work[])
+{
+    return incline_wheel_friction_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void incline_wheel_friction_residual_derivatives(incline_wheel_friction_real t, const incline_wheel_friction_real state[], const incline_wheel_friction_real input[], const incline_wheel_friction_real param[],
     incline_wheel_friction_real baumgarte_alpha, incline_wheel_friction_real baumgarte_beta,
     const incline_wheel_friction_real in_acceleration[], const incline_wheel_friction_real in_multipliers[],
+    const incline_wheel_friction_real in_terms[],
     incline_wheel_friction_real out_dR_dx[], incline_wheel_friction_real out_dR_du[], incline_wheel_friction_real out_dg_dx[], incline_wheel_friction_real out_dg_du[])
 {
     (void)t;
@@ -364,6 +384,7 @@ static void incline_wheel_friction_residual_derivatives(incline_wheel_friction_r
     (void)input;
     (void)in_acceleration;
     (void)in_multipliers;
+    (void)in_terms;
     (void)out_dR_du;
     (void)out_dg_du;
     const incline_wheel_friction_real r = param[1];
@@ -380,7 +401,7 @@ int incline_wheel_friction_jacobian(incline_wheel_friction_real t, const incline
     incline_wheel_friction_real baumgarte_alpha, incline_wheel_friction_real baumgarte_beta,
     incline_wheel_friction_real out_dfdx[], incline_wheel_friction_real out_dfdu[], incline_wheel_friction_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (INCLINE_WHEEL_FRICTION_NWORK_JACOBIAN doubles) */
     incline_wheel_friction_real *M = work;
     incline_wheel_friction_real *J = M + INCLINE_WHEEL_FRICTION_NQ*INCLINE_WHEEL_FRICTION_NQ;
@@ -397,16 +418,18 @@ int incline_wheel_friction_jacobian(incline_wheel_friction_real t, const incline
     incline_wheel_friction_real *dg_dx = dR_du + (INCLINE_WHEEL_FRICTION_NQ + INCLINE_WHEEL_FRICTION_NC)*INCLINE_WHEEL_FRICTION_NU;
     incline_wheel_friction_real *dg_du = dg_dx + INCLINE_WHEEL_FRICTION_NN*INCLINE_WHEEL_FRICTION_NX;
     incline_wheel_friction_real *column = dg_du + INCLINE_WHEEL_FRICTION_NN*INCLINE_WHEEL_FRICTION_NU;
+    incline_wheel_friction_real *terms = column + (INCLINE_WHEEL_FRICTION_NQ + INCLINE_WHEEL_FRICTION_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = incline_wheel_friction_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = incline_wheel_friction_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != INCLINE_WHEEL_FRICTION_OK) return status;
     incline_wheel_friction_zero(dR_dx, (INCLINE_WHEEL_FRICTION_NQ + INCLINE_WHEEL_FRICTION_NC)*INCLINE_WHEEL_FRICTION_NX);
     incline_wheel_friction_zero(dR_du, (INCLINE_WHEEL_FRICTION_NQ + INCLINE_WHEEL_FRICTION_NC)*INCLINE_WHEEL_FRICTION_NU);
     incline_wheel_friction_zero(dg_dx, INCLINE_WHEEL_FRICTION_NN*INCLINE_WHEEL_FRICTION_NX);
     incline_wheel_friction_zero(dg_du, INCLINE_WHEEL_FRICTION_NN*INCLINE_WHEEL_FRICTION_NU);
     incline_wheel_friction_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + INCLINE_WHEEL_FRICTION_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + INCLINE_WHEEL_FRICTION_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     incline_wheel_friction_zero(out_dfdx, INCLINE_WHEEL_FRICTION_NX*INCLINE_WHEEL_FRICTION_NX);
     incline_wheel_friction_zero(out_dfdu, INCLINE_WHEEL_FRICTION_NX*INCLINE_WHEEL_FRICTION_NU);
@@ -437,6 +460,7 @@ int incline_wheel_friction_jacobian(incline_wheel_friction_real t, const incline
 static void incline_wheel_friction_residual_parameter_derivatives(incline_wheel_friction_real t, const incline_wheel_friction_real state[], const incline_wheel_friction_real input[], const incline_wheel_friction_real param[],
     incline_wheel_friction_real baumgarte_alpha, incline_wheel_friction_real baumgarte_beta,
     const incline_wheel_friction_real in_acceleration[], const incline_wheel_friction_real in_multipliers[],
+    const incline_wheel_friction_real in_terms[],
     incline_wheel_friction_real out_dR_dp[])
 {
     (void)t;
@@ -447,7 +471,7 @@ static void incline_wheel_friction_residual_parameter_derivatives(incline_wheel_
     const incline_wheel_friction_real r = param[1];
     const incline_wheel_friction_real g = param[2];
     const incline_wheel_friction_real alpha = param[3];
-    const incline_wheel_friction_real sin_alpha = sin(alpha);
+    const incline_wheel_friction_real sin_alpha = in_terms[INCLINE_WHEEL_FRICTION_TERM_sin_alpha];
     /* dR/dp */
     out_dR_dp[0] = in_acceleration[0] - g*sin_alpha;
     out_dR_dp[2] = -m*sin_alpha;
@@ -474,12 +498,13 @@ int incline_wheel_friction_parameter_jacobian(incline_wheel_friction_real t, con
     incline_wheel_friction_real *dxdt = work + INCLINE_WHEEL_FRICTION_NWORK;
     incline_wheel_friction_real *dR_dp = dxdt + INCLINE_WHEEL_FRICTION_NX;
     incline_wheel_friction_real *column = dR_dp + (INCLINE_WHEEL_FRICTION_NQ + INCLINE_WHEEL_FRICTION_NC)*INCLINE_WHEEL_FRICTION_NP;
+    incline_wheel_friction_real *terms = column + (INCLINE_WHEEL_FRICTION_NQ + INCLINE_WHEEL_FRICTION_NC);
     int i, k, status;
-    status = incline_wheel_friction_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = incline_wheel_friction_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != INCLINE_WHEEL_FRICTION_OK) return status;
     incline_wheel_friction_zero(dR_dp, (INCLINE_WHEEL_FRICTION_NQ + INCLINE_WHEEL_FRICTION_NC)*INCLINE_WHEEL_FRICTION_NP);
     incline_wheel_friction_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + INCLINE_WHEEL_FRICTION_NQ, nu, dR_dp);
+        dxdt + INCLINE_WHEEL_FRICTION_NQ, nu, terms, dR_dp);
     for (k = 0; k < INCLINE_WHEEL_FRICTION_NP; ++k) {
         for (i = 0; i < (INCLINE_WHEEL_FRICTION_NQ + INCLINE_WHEEL_FRICTION_NC); ++i) column[i] = -dR_dp[i*INCLINE_WHEEL_FRICTION_NP + k];
         if (conditioning[1] != 0.0)

@@ -22,8 +22,8 @@ typedef double incline_wheel_friction_real;
 #define INCLINE_WHEEL_FRICTION_NP 6  /* parameters: m, r, g, alpha, mu_s, mu_k */
 #define INCLINE_WHEEL_FRICTION_NU 0  /* inputs: none */
 #define INCLINE_WHEEL_FRICTION_NWORK 17  /* doubles of scratch for incline_wheel_friction_rhs */
-#define INCLINE_WHEEL_FRICTION_NWORK_JACOBIAN (INCLINE_WHEEL_FRICTION_NWORK + 28)  /* ... for incline_wheel_friction_jacobian */
-#define INCLINE_WHEEL_FRICTION_NWORK_PARAMETER_JACOBIAN (INCLINE_WHEEL_FRICTION_NWORK + 26)  /* ... for incline_wheel_friction_parameter_jacobian */
+#define INCLINE_WHEEL_FRICTION_NWORK_JACOBIAN (INCLINE_WHEEL_FRICTION_NWORK + 29)  /* ... for incline_wheel_friction_jacobian */
+#define INCLINE_WHEEL_FRICTION_NWORK_PARAMETER_JACOBIAN (INCLINE_WHEEL_FRICTION_NWORK + 27)  /* ... for incline_wheel_friction_parameter_jacobian */
 #define INCLINE_WHEEL_FRICTION_NWORK_CORRECTION 3  /* ... for incline_wheel_friction_correction_factor and _solve */
 #define INCLINE_WHEEL_FRICTION_NWORK_STEP (INCLINE_WHEEL_FRICTION_NWORK + 28)  /* ... for incline_wheel_friction_step */
 #define INCLINE_WHEEL_FRICTION_STEP_TOLERANCE 1e-13  /* incline_wheel_friction_step's position correction: |phi| it stops at */

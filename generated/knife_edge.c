@@ -284,9 +284,21 @@ static void knife_edge_zero(knife_edge_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of knife_edge_kkt_entries that the residual's derivatives need
+** again: knife_edge_jacobian and knife_edge_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    KNIFE_EDGE_TERM_sin_phi,
+    KNIFE_EDGE_TERM_cos_phi,
+    KNIFE_EDGE_TERM_f_0_1,
+    KNIFE_EDGE_TERM_r_0_1,
+};
+
 static void knife_edge_kkt_entries(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
     knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
-    knife_edge_real out_M[], knife_edge_real out_f[], knife_edge_real out_J[], knife_edge_real out_r[], knife_edge_real out_g[])
+    knife_edge_real out_M[], knife_edge_real out_f[], knife_edge_real out_J[], knife_edge_real out_r[], knife_edge_real out_g[], knife_edge_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -302,11 +314,14 @@ static void knife_edge_kkt_entries(knife_edge_real t, const knife_edge_real stat
     out_M[0] = M_0_1;
     out_M[4] = M_0_1;
     const knife_edge_real sin_phi = sin(phi);
+    if (out_terms) out_terms[KNIFE_EDGE_TERM_sin_phi] = sin_phi;
     out_M[6] = -m*l*sin_phi;
     const knife_edge_real cos_phi = cos(phi);
+    if (out_terms) out_terms[KNIFE_EDGE_TERM_cos_phi] = cos_phi;
     out_M[7] = m*l*cos_phi;
     out_M[8] = m*l*l;
     const knife_edge_real f_0_1 = phi_dot*phi_dot;
+    if (out_terms) out_terms[KNIFE_EDGE_TERM_f_0_1] = f_0_1;
     /* f = Q - k, row x */
     out_f[0] = m*l*f_0_1*cos_phi;
     /* row y */
@@ -317,6 +332,7 @@ static void knife_edge_kkt_entries(knife_edge_real t, const knife_edge_real stat
     out_J[0] = -sin_phi;
     out_J[1] = cos_phi;
     const knife_edge_real r_0_1 = x_dot*sin_phi - y_dot*cos_phi;
+    if (out_terms) out_terms[KNIFE_EDGE_TERM_r_0_1] = r_0_1;
     /* stabilised right-hand side of nonholonomic constraint 1: -x'*sin(phi) + y'*cos(phi) */
     out_r[0] = baumgarte_alpha*r_0_1 - baumgarte_beta*int_g1 + phi_dot*(x_dot*cos_phi + y_dot*sin_phi);
     /* g, the derivatives of the integral states */
@@ -330,12 +346,14 @@ void knife_edge_kkt_terms(knife_edge_real t, const knife_edge_real state[], cons
     knife_edge_zero(out_M, KNIFE_EDGE_NQ*KNIFE_EDGE_NQ);
     knife_edge_zero(out_J, KNIFE_EDGE_NC*KNIFE_EDGE_NQ);
     knife_edge_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int knife_edge_rhs(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+/* knife_edge_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int knife_edge_rhs_terms(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
     knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
-    knife_edge_real out_dxdt[], knife_edge_real out_multipliers[], knife_edge_real work[])
+    knife_edge_real out_dxdt[], knife_edge_real out_multipliers[], knife_edge_real work[],
+    knife_edge_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (KNIFE_EDGE_NWORK doubles) */
     knife_edge_real *M = work;
@@ -350,7 +368,7 @@ int knife_edge_rhs(knife_edge_real t, const knife_edge_real state[], const knife
     knife_edge_real *acceleration = out_dxdt + KNIFE_EDGE_NQ;
     int i, status;
     knife_edge_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*KNIFE_EDGE_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*KNIFE_EDGE_NQ, out_terms);
     for (i = 0; i < KNIFE_EDGE_NQ; ++i) out_dxdt[i] = state[KNIFE_EDGE_NQ + i];
     status = knife_edge_factor_kkt(M, J, Y, S);
     conditioning[1] = status == KNIFE_EDGE_RANK_DEFICIENT;
@@ -373,34 +391,42 @@ int knife_edge_rhs(knife_edge_real t, const knife_edge_real state[], const knife
     return KNIFE_EDGE_OK;
 }
 
+int knife_edge_rhs(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
+    knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
+    knife_edge_real out_dxdt[], knife_edge_real out_multipliers[], knife_edge_real work[])
+{
+    return knife_edge_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void knife_edge_residual_derivatives(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
     knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
     const knife_edge_real in_acceleration[], const knife_edge_real in_multipliers[],
+    const knife_edge_real in_terms[],
     knife_edge_real out_dR_dx[], knife_edge_real out_dR_du[], knife_edge_real out_dg_dx[], knife_edge_real out_dg_du[])
 {
     (void)t;
     (void)input;
     (void)out_dR_du;
     (void)out_dg_du;
-    const knife_edge_real phi = state[2];
     const knife_edge_real x_dot = state[3];  /* x' */
     const knife_edge_real y_dot = state[4];  /* y' */
     const knife_edge_real phi_dot = state[5];  /* phi' */
     const knife_edge_real m = param[0];
     const knife_edge_real l = param[1];
-    const knife_edge_real dR_dx_2_1 = phi_dot*phi_dot;
-    const knife_edge_real sin_phi = sin(phi);
-    const knife_edge_real cos_phi = cos(phi);
+    const knife_edge_real f_0_1 = in_terms[KNIFE_EDGE_TERM_f_0_1];
+    const knife_edge_real sin_phi = in_terms[KNIFE_EDGE_TERM_sin_phi];
+    const knife_edge_real cos_phi = in_terms[KNIFE_EDGE_TERM_cos_phi];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[2] = m*l*(dR_dx_2_1*sin_phi - in_acceleration[2]*cos_phi) + in_multipliers[0]*cos_phi;
+    out_dR_dx[2] = m*l*(f_0_1*sin_phi - in_acceleration[2]*cos_phi) + in_multipliers[0]*cos_phi;
     out_dR_dx[5] = -2.0*m*l*phi_dot*cos_phi;
-    out_dR_dx[9] = -(m*l*(dR_dx_2_1*cos_phi + in_acceleration[2]*sin_phi) - in_multipliers[0]*sin_phi);
+    out_dR_dx[9] = -(m*l*(f_0_1*cos_phi + in_acceleration[2]*sin_phi) - in_multipliers[0]*sin_phi);
     out_dR_dx[12] = -2.0*m*l*phi_dot*sin_phi;
     const knife_edge_real dR_dx_16_1 = in_acceleration[0]*cos_phi + in_acceleration[1]*sin_phi;
     out_dR_dx[16] = -m*l*dR_dx_16_1;
     const knife_edge_real dR_dx_23_1 = x_dot*cos_phi + y_dot*sin_phi;
-    out_dR_dx[23] = -(dR_dx_16_1 + baumgarte_alpha*dR_dx_23_1 - phi_dot*(x_dot*sin_phi - y_dot*cos_phi));
+    const knife_edge_real r_0_1 = in_terms[KNIFE_EDGE_TERM_r_0_1];
+    out_dR_dx[23] = -(dR_dx_16_1 + baumgarte_alpha*dR_dx_23_1 - phi_dot*r_0_1);
     out_dR_dx[24] = -(baumgarte_alpha*sin_phi + phi_dot*cos_phi);
     out_dR_dx[25] = baumgarte_alpha*cos_phi - phi_dot*sin_phi;
     const knife_edge_real dR_dx_26_1 = -dR_dx_23_1;
@@ -416,7 +442,7 @@ int knife_edge_jacobian(knife_edge_real t, const knife_edge_real state[], const 
     knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
     knife_edge_real out_dfdx[], knife_edge_real out_dfdu[], knife_edge_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (KNIFE_EDGE_NWORK_JACOBIAN doubles) */
     knife_edge_real *M = work;
     knife_edge_real *J = M + KNIFE_EDGE_NQ*KNIFE_EDGE_NQ;
@@ -433,16 +459,18 @@ int knife_edge_jacobian(knife_edge_real t, const knife_edge_real state[], const 
     knife_edge_real *dg_dx = dR_du + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NU;
     knife_edge_real *dg_du = dg_dx + KNIFE_EDGE_NN*KNIFE_EDGE_NX;
     knife_edge_real *column = dg_du + KNIFE_EDGE_NN*KNIFE_EDGE_NU;
+    knife_edge_real *terms = column + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = knife_edge_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = knife_edge_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != KNIFE_EDGE_OK) return status;
     knife_edge_zero(dR_dx, (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NX);
     knife_edge_zero(dR_du, (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NU);
     knife_edge_zero(dg_dx, KNIFE_EDGE_NN*KNIFE_EDGE_NX);
     knife_edge_zero(dg_du, KNIFE_EDGE_NN*KNIFE_EDGE_NU);
     knife_edge_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + KNIFE_EDGE_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + KNIFE_EDGE_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     knife_edge_zero(out_dfdx, KNIFE_EDGE_NX*KNIFE_EDGE_NX);
     knife_edge_zero(out_dfdu, KNIFE_EDGE_NX*KNIFE_EDGE_NU);
@@ -473,25 +501,25 @@ int knife_edge_jacobian(knife_edge_real t, const knife_edge_real state[], const 
 static void knife_edge_residual_parameter_derivatives(knife_edge_real t, const knife_edge_real state[], const knife_edge_real input[], const knife_edge_real param[],
     knife_edge_real baumgarte_alpha, knife_edge_real baumgarte_beta,
     const knife_edge_real in_acceleration[], const knife_edge_real in_multipliers[],
+    const knife_edge_real in_terms[],
     knife_edge_real out_dR_dp[])
 {
     (void)t;
+    (void)state;
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
     (void)in_multipliers;
-    const knife_edge_real phi = state[2];
-    const knife_edge_real phi_dot = state[5];  /* phi' */
     const knife_edge_real m = param[0];
     const knife_edge_real l = param[1];
-    const knife_edge_real dR_dp_0_1 = phi_dot*phi_dot;
-    const knife_edge_real cos_phi = cos(phi);
-    const knife_edge_real sin_phi = sin(phi);
-    const knife_edge_real dR_dp_0_2 = dR_dp_0_1*cos_phi + in_acceleration[2]*sin_phi;
+    const knife_edge_real f_0_1 = in_terms[KNIFE_EDGE_TERM_f_0_1];
+    const knife_edge_real cos_phi = in_terms[KNIFE_EDGE_TERM_cos_phi];
+    const knife_edge_real sin_phi = in_terms[KNIFE_EDGE_TERM_sin_phi];
+    const knife_edge_real dR_dp_0_1 = f_0_1*cos_phi + in_acceleration[2]*sin_phi;
     /* dR/dp */
-    out_dR_dp[0] = 2.0*in_acceleration[0] - l*dR_dp_0_2;
-    out_dR_dp[1] = -m*dR_dp_0_2;
-    const knife_edge_real dR_dp_2_1 = dR_dp_0_1*sin_phi - in_acceleration[2]*cos_phi;
+    out_dR_dp[0] = 2.0*in_acceleration[0] - l*dR_dp_0_1;
+    out_dR_dp[1] = -m*dR_dp_0_1;
+    const knife_edge_real dR_dp_2_1 = f_0_1*sin_phi - in_acceleration[2]*cos_phi;
     out_dR_dp[2] = 2.0*in_acceleration[1] - l*dR_dp_2_1;
     out_dR_dp[3] = -m*dR_dp_2_1;
     const knife_edge_real dR_dp_4_1 = -(in_acceleration[0]*sin_phi - in_acceleration[1]*cos_phi);
@@ -516,12 +544,13 @@ int knife_edge_parameter_jacobian(knife_edge_real t, const knife_edge_real state
     knife_edge_real *dxdt = work + KNIFE_EDGE_NWORK;
     knife_edge_real *dR_dp = dxdt + KNIFE_EDGE_NX;
     knife_edge_real *column = dR_dp + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NP;
+    knife_edge_real *terms = column + (KNIFE_EDGE_NQ + KNIFE_EDGE_NC);
     int i, k, status;
-    status = knife_edge_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = knife_edge_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != KNIFE_EDGE_OK) return status;
     knife_edge_zero(dR_dp, (KNIFE_EDGE_NQ + KNIFE_EDGE_NC)*KNIFE_EDGE_NP);
     knife_edge_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + KNIFE_EDGE_NQ, nu, dR_dp);
+        dxdt + KNIFE_EDGE_NQ, nu, terms, dR_dp);
     for (k = 0; k < KNIFE_EDGE_NP; ++k) {
         for (i = 0; i < (KNIFE_EDGE_NQ + KNIFE_EDGE_NC); ++i) column[i] = -dR_dp[i*KNIFE_EDGE_NP + k];
         if (conditioning[1] != 0.0)

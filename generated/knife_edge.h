@@ -22,8 +22,8 @@ typedef double knife_edge_real;
 #define KNIFE_EDGE_NP 2  /* parameters: m, l */
 #define KNIFE_EDGE_NU 0  /* inputs: none */
 #define KNIFE_EDGE_NWORK 25  /* doubles of scratch for knife_edge_rhs */
-#define KNIFE_EDGE_NWORK_JACOBIAN (KNIFE_EDGE_NWORK + 46)  /* ... for knife_edge_jacobian */
-#define KNIFE_EDGE_NWORK_PARAMETER_JACOBIAN (KNIFE_EDGE_NWORK + 19)  /* ... for knife_edge_parameter_jacobian */
+#define KNIFE_EDGE_NWORK_JACOBIAN (KNIFE_EDGE_NWORK + 50)  /* ... for knife_edge_jacobian */
+#define KNIFE_EDGE_NWORK_PARAMETER_JACOBIAN (KNIFE_EDGE_NWORK + 23)  /* ... for knife_edge_parameter_jacobian */
 #define KNIFE_EDGE_NWORK_CORRECTION 4  /* ... for knife_edge_correction_factor and _solve */
 #define KNIFE_EDGE_NWORK_STEP (KNIFE_EDGE_NWORK + 42)  /* ... for knife_edge_step */
 #define KNIFE_EDGE_STEP_TOLERANCE 1e-13  /* knife_edge_step's position correction: |phi| it stops at */

@@ -321,9 +321,24 @@ static void leaning_disk_zero(leaning_disk_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of leaning_disk_kkt_entries that the residual's derivatives need
+** again: leaning_disk_jacobian and leaning_disk_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    LEANING_DISK_TERM_cos_psi,
+    LEANING_DISK_TERM_sin_theta,
+    LEANING_DISK_TERM_sin_psi,
+    LEANING_DISK_TERM_M_12_1,
+    LEANING_DISK_TERM_cos_theta,
+    LEANING_DISK_TERM_f_0_1,
+    LEANING_DISK_TERM_f_2_1,
+};
+
 static void leaning_disk_kkt_entries(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
     leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
-    leaning_disk_real out_M[], leaning_disk_real out_f[], leaning_disk_real out_J[], leaning_disk_real out_r[], leaning_disk_real out_g[])
+    leaning_disk_real out_M[], leaning_disk_real out_f[], leaning_disk_real out_J[], leaning_disk_real out_r[], leaning_disk_real out_g[], leaning_disk_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -343,12 +358,17 @@ static void leaning_disk_kkt_entries(leaning_disk_real t, const leaning_disk_rea
     out_M[0] = m;
     out_M[6] = m;
     const leaning_disk_real cos_psi = cos(psi);
+    if (out_terms) out_terms[LEANING_DISK_TERM_cos_psi] = cos_psi;
     const leaning_disk_real sin_theta = sin(theta);
+    if (out_terms) out_terms[LEANING_DISK_TERM_sin_theta] = sin_theta;
     out_M[10] = m*R*cos_psi*sin_theta;
     const leaning_disk_real sin_psi = sin(psi);
+    if (out_terms) out_terms[LEANING_DISK_TERM_sin_psi] = sin_psi;
     out_M[11] = m*R*sin_psi*sin_theta;
     const leaning_disk_real M_12_1 = R*R;
+    if (out_terms) out_terms[LEANING_DISK_TERM_M_12_1] = M_12_1;
     const leaning_disk_real cos_theta = cos(theta);
+    if (out_terms) out_terms[LEANING_DISK_TERM_cos_theta] = cos_theta;
     out_M[12] = m*M_12_1*(0.25*cos_theta*cos_theta + 1.5*sin_theta*sin_theta);
     out_M[15] = m*R*sin_psi*cos_theta;
     out_M[16] = -m*R*cos_psi*cos_theta;
@@ -357,11 +377,13 @@ static void leaning_disk_kkt_entries(leaning_disk_real t, const leaning_disk_rea
     out_M[22] = 0.5*m*M_12_1*sin_theta;
     out_M[24] = 0.5*M_18_1;
     const leaning_disk_real f_0_1 = theta_dot*theta_dot;
+    if (out_terms) out_terms[LEANING_DISK_TERM_f_0_1] = f_0_1;
     /* f = Q - k, row x */
     out_f[0] = m*R*(psi_dot*(psi_dot*sin_psi*sin_theta - 2.0*theta_dot*cos_psi*cos_theta) + f_0_1*sin_psi*sin_theta);
     /* row y */
     out_f[1] = -m*R*(psi_dot*(psi_dot*cos_psi*sin_theta + 2.0*theta_dot*sin_psi*cos_theta) + f_0_1*cos_psi*sin_theta);
     const leaning_disk_real f_2_1 = psi_dot*sin_theta;
+    if (out_terms) out_terms[LEANING_DISK_TERM_f_2_1] = f_2_1;
     /* row psi */
     out_f[2] = -m*M_12_1*theta_dot*cos_theta*(0.5*phi_dot + 2.5*f_2_1);
     /* row theta */
@@ -391,12 +413,14 @@ void leaning_disk_kkt_terms(leaning_disk_real t, const leaning_disk_real state[]
     leaning_disk_zero(out_M, LEANING_DISK_NQ*LEANING_DISK_NQ);
     leaning_disk_zero(out_J, LEANING_DISK_NC*LEANING_DISK_NQ);
     leaning_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int leaning_disk_rhs(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+/* leaning_disk_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int leaning_disk_rhs_terms(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
     leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
-    leaning_disk_real out_dxdt[], leaning_disk_real out_multipliers[], leaning_disk_real work[])
+    leaning_disk_real out_dxdt[], leaning_disk_real out_multipliers[], leaning_disk_real work[],
+    leaning_disk_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (LEANING_DISK_NWORK doubles) */
     leaning_disk_real *M = work;
@@ -411,7 +435,7 @@ int leaning_disk_rhs(leaning_disk_real t, const leaning_disk_real state[], const
     leaning_disk_real *acceleration = out_dxdt + LEANING_DISK_NQ;
     int i, status;
     leaning_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*LEANING_DISK_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*LEANING_DISK_NQ, out_terms);
     for (i = 0; i < LEANING_DISK_NQ; ++i) out_dxdt[i] = state[LEANING_DISK_NQ + i];
     status = leaning_disk_factor_kkt(M, J, Y, S);
     conditioning[1] = status == LEANING_DISK_RANK_DEFICIENT;
@@ -434,31 +458,38 @@ int leaning_disk_rhs(leaning_disk_real t, const leaning_disk_real state[], const
     return LEANING_DISK_OK;
 }
 
+int leaning_disk_rhs(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
+    leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
+    leaning_disk_real out_dxdt[], leaning_disk_real out_multipliers[], leaning_disk_real work[])
+{
+    return leaning_disk_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void leaning_disk_residual_derivatives(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
     leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
     const leaning_disk_real in_acceleration[], const leaning_disk_real in_multipliers[],
+    const leaning_disk_real in_terms[],
     leaning_disk_real out_dR_dx[], leaning_disk_real out_dR_du[], leaning_disk_real out_dg_dx[], leaning_disk_real out_dg_du[])
 {
     (void)t;
     (void)input;
     (void)out_dR_du;
     (void)out_dg_du;
-    const leaning_disk_real psi = state[2];
-    const leaning_disk_real theta = state[3];
     const leaning_disk_real psi_dot = state[7];  /* psi' */
     const leaning_disk_real theta_dot = state[8];  /* theta' */
     const leaning_disk_real phi_dot = state[9];  /* phi' */
     const leaning_disk_real m = param[0];
     const leaning_disk_real R = param[1];
     const leaning_disk_real g = param[2];
-    const leaning_disk_real cos_psi = cos(psi);
-    const leaning_disk_real cos_theta = cos(theta);
-    const leaning_disk_real sin_theta = sin(theta);
+    const leaning_disk_real cos_psi = in_terms[LEANING_DISK_TERM_cos_psi];
+    const leaning_disk_real cos_theta = in_terms[LEANING_DISK_TERM_cos_theta];
+    const leaning_disk_real sin_theta = in_terms[LEANING_DISK_TERM_sin_theta];
     const leaning_disk_real dR_dx_2_1 = psi_dot*psi_dot;
-    const leaning_disk_real dR_dx_2_2 = dR_dx_2_1 + theta_dot*theta_dot;
+    const leaning_disk_real f_0_1 = in_terms[LEANING_DISK_TERM_f_0_1];
+    const leaning_disk_real dR_dx_2_2 = dR_dx_2_1 + f_0_1;
     const leaning_disk_real dR_dx_2_3 = in_acceleration[3]*cos_theta - sin_theta*dR_dx_2_2;
-    const leaning_disk_real sin_psi = sin(psi);
+    const leaning_disk_real sin_psi = in_terms[LEANING_DISK_TERM_sin_psi];
     const leaning_disk_real dR_dx_2_4 = in_acceleration[2]*sin_theta;
     const leaning_disk_real dR_dx_2_5 = 2.0*psi_dot*theta_dot*cos_theta + dR_dx_2_4;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
@@ -477,23 +508,23 @@ static void leaning_disk_residual_derivatives(leaning_disk_real t, const leaning
     const leaning_disk_real dR_dx_26_1 = in_acceleration[0]*sin_psi;
     const leaning_disk_real dR_dx_26_2 = in_acceleration[1]*cos_psi;
     out_dR_dx[26] = -m*R*sin_theta*(dR_dx_26_1 - dR_dx_26_2);
-    const leaning_disk_real dR_dx_27_1 = psi_dot*sin_theta;
-    const leaning_disk_real dR_dx_27_2 = 0.5*phi_dot + 2.5*dR_dx_27_1;
-    const leaning_disk_real dR_dx_27_3 = in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi;
-    out_dR_dx[27] = m*R*(R*(theta_dot*(2.5*psi_dot*cos_theta*cos_theta - sin_theta*dR_dx_27_2) + cos_theta*(0.5*in_acceleration[4] + 2.5*dR_dx_2_4)) + cos_theta*dR_dx_27_3);
-    const leaning_disk_real dR_dx_31_1 = R*R;
-    out_dR_dx[31] = 2.5*m*dR_dx_31_1*theta_dot*cos_theta*sin_theta;
-    const leaning_disk_real dR_dx_32_1 = m*dR_dx_31_1*cos_theta*dR_dx_27_2;
+    const leaning_disk_real f_2_1 = in_terms[LEANING_DISK_TERM_f_2_1];
+    const leaning_disk_real dR_dx_27_1 = 0.5*phi_dot + 2.5*f_2_1;
+    const leaning_disk_real dR_dx_27_2 = in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi;
+    out_dR_dx[27] = m*R*(R*(theta_dot*(2.5*psi_dot*cos_theta*cos_theta - sin_theta*dR_dx_27_1) + cos_theta*(0.5*in_acceleration[4] + 2.5*dR_dx_2_4)) + cos_theta*dR_dx_27_2);
+    const leaning_disk_real M_12_1 = in_terms[LEANING_DISK_TERM_M_12_1];
+    out_dR_dx[31] = 2.5*m*M_12_1*theta_dot*cos_theta*sin_theta;
+    const leaning_disk_real dR_dx_32_1 = m*M_12_1*cos_theta*dR_dx_27_1;
     out_dR_dx[32] = dR_dx_32_1;
-    const leaning_disk_real dR_dx_33_1 = 0.5*m*dR_dx_31_1*theta_dot*cos_theta;
+    const leaning_disk_real dR_dx_33_1 = 0.5*m*M_12_1*theta_dot*cos_theta;
     out_dR_dx[33] = dR_dx_33_1;
-    out_dR_dx[38] = m*R*cos_theta*dR_dx_27_3;
-    out_dR_dx[39] = -m*R*(cos_theta*(g + 1.25*R*dR_dx_2_1*cos_theta) - sin_theta*(R*psi_dot*(0.5*phi_dot + 1.25*dR_dx_27_1) - dR_dx_26_1 + dR_dx_26_2));
+    out_dR_dx[38] = m*R*cos_theta*dR_dx_27_2;
+    out_dR_dx[39] = -m*R*(cos_theta*(g + 1.25*R*dR_dx_2_1*cos_theta) - sin_theta*(R*psi_dot*(0.5*phi_dot + 1.25*f_2_1) - dR_dx_26_1 + dR_dx_26_2));
     out_dR_dx[43] = -dR_dx_32_1;
-    const leaning_disk_real dR_dx_45_1 = m*dR_dx_31_1*psi_dot*cos_theta;
+    const leaning_disk_real dR_dx_45_1 = m*M_12_1*psi_dot*cos_theta;
     out_dR_dx[45] = -0.5*dR_dx_45_1;
     out_dR_dx[50] = -R*(in_multipliers[0]*sin_psi - in_multipliers[1]*cos_psi);
-    out_dR_dx[51] = -0.5*m*dR_dx_31_1*(dR_dx_3_1 - dR_dx_3_2);
+    out_dR_dx[51] = -0.5*m*M_12_1*(dR_dx_3_1 - dR_dx_3_2);
     out_dR_dx[55] = dR_dx_33_1;
     out_dR_dx[56] = 0.5*dR_dx_45_1;
     const leaning_disk_real dR_dx_62_1 = baumgarte_alpha*sin_psi + psi_dot*cos_psi;
@@ -523,7 +554,7 @@ int leaning_disk_jacobian(leaning_disk_real t, const leaning_disk_real state[], 
     leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
     leaning_disk_real out_dfdx[], leaning_disk_real out_dfdu[], leaning_disk_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (LEANING_DISK_NWORK_JACOBIAN doubles) */
     leaning_disk_real *M = work;
     leaning_disk_real *J = M + LEANING_DISK_NQ*LEANING_DISK_NQ;
@@ -540,16 +571,18 @@ int leaning_disk_jacobian(leaning_disk_real t, const leaning_disk_real state[], 
     leaning_disk_real *dg_dx = dR_du + (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NU;
     leaning_disk_real *dg_du = dg_dx + LEANING_DISK_NN*LEANING_DISK_NX;
     leaning_disk_real *column = dg_du + LEANING_DISK_NN*LEANING_DISK_NU;
+    leaning_disk_real *terms = column + (LEANING_DISK_NQ + LEANING_DISK_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = leaning_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = leaning_disk_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != LEANING_DISK_OK) return status;
     leaning_disk_zero(dR_dx, (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NX);
     leaning_disk_zero(dR_du, (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NU);
     leaning_disk_zero(dg_dx, LEANING_DISK_NN*LEANING_DISK_NX);
     leaning_disk_zero(dg_du, LEANING_DISK_NN*LEANING_DISK_NU);
     leaning_disk_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + LEANING_DISK_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + LEANING_DISK_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     leaning_disk_zero(out_dfdx, LEANING_DISK_NX*LEANING_DISK_NX);
     leaning_disk_zero(out_dfdu, LEANING_DISK_NX*LEANING_DISK_NU);
@@ -580,27 +613,27 @@ int leaning_disk_jacobian(leaning_disk_real t, const leaning_disk_real state[], 
 static void leaning_disk_residual_parameter_derivatives(leaning_disk_real t, const leaning_disk_real state[], const leaning_disk_real input[], const leaning_disk_real param[],
     leaning_disk_real baumgarte_alpha, leaning_disk_real baumgarte_beta,
     const leaning_disk_real in_acceleration[], const leaning_disk_real in_multipliers[],
+    const leaning_disk_real in_terms[],
     leaning_disk_real out_dR_dp[])
 {
     (void)t;
     (void)input;
     (void)baumgarte_beta;
-    const leaning_disk_real psi = state[2];
-    const leaning_disk_real theta = state[3];
     const leaning_disk_real psi_dot = state[7];  /* psi' */
     const leaning_disk_real theta_dot = state[8];  /* theta' */
     const leaning_disk_real phi_dot = state[9];  /* phi' */
     const leaning_disk_real m = param[0];
     const leaning_disk_real R = param[1];
     const leaning_disk_real g = param[2];
-    const leaning_disk_real cos_psi = cos(psi);
-    const leaning_disk_real cos_theta = cos(theta);
+    const leaning_disk_real cos_psi = in_terms[LEANING_DISK_TERM_cos_psi];
+    const leaning_disk_real cos_theta = in_terms[LEANING_DISK_TERM_cos_theta];
     const leaning_disk_real dR_dp_0_1 = psi_dot*theta_dot*cos_theta;
-    const leaning_disk_real sin_theta = sin(theta);
+    const leaning_disk_real sin_theta = in_terms[LEANING_DISK_TERM_sin_theta];
     const leaning_disk_real dR_dp_0_2 = in_acceleration[2]*sin_theta;
     const leaning_disk_real dR_dp_0_3 = 2.0*dR_dp_0_1 + dR_dp_0_2;
-    const leaning_disk_real sin_psi = sin(psi);
-    const leaning_disk_real dR_dp_0_4 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + theta_dot*theta_dot);
+    const leaning_disk_real sin_psi = in_terms[LEANING_DISK_TERM_sin_psi];
+    const leaning_disk_real f_0_1 = in_terms[LEANING_DISK_TERM_f_0_1];
+    const leaning_disk_real dR_dp_0_4 = in_acceleration[3]*cos_theta - sin_theta*(psi_dot*psi_dot + f_0_1);
     const leaning_disk_real dR_dp_0_5 = cos_psi*dR_dp_0_3 + sin_psi*dR_dp_0_4;
     /* dR/dp */
     out_dR_dp[0] = in_acceleration[0] + R*dR_dp_0_5;
@@ -608,18 +641,19 @@ static void leaning_disk_residual_parameter_derivatives(leaning_disk_real t, con
     const leaning_disk_real dR_dp_3_1 = cos_psi*dR_dp_0_4 - sin_psi*dR_dp_0_3;
     out_dR_dp[3] = in_acceleration[1] - R*dR_dp_3_1;
     out_dR_dp[4] = -m*dR_dp_3_1;
-    const leaning_disk_real dR_dp_6_1 = psi_dot*sin_theta;
-    const leaning_disk_real dR_dp_6_2 = R*(theta_dot*cos_theta*(0.5*phi_dot + 2.5*dR_dp_6_1) + 0.25*in_acceleration[2]*(cos_theta*cos_theta + 6.0*sin_theta*sin_theta) + 0.5*in_acceleration[4]*sin_theta);
-    const leaning_disk_real dR_dp_6_3 = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
-    out_dR_dp[6] = R*(dR_dp_6_2 + dR_dp_6_3);
-    out_dR_dp[7] = m*(2.0*dR_dp_6_2 + dR_dp_6_3);
-    const leaning_disk_real dR_dp_9_1 = 0.5*phi_dot + 1.25*dR_dp_6_1;
+    const leaning_disk_real f_2_1 = in_terms[LEANING_DISK_TERM_f_2_1];
+    const leaning_disk_real dR_dp_6_1 = R*(theta_dot*cos_theta*(0.5*phi_dot + 2.5*f_2_1) + 0.25*in_acceleration[2]*(cos_theta*cos_theta + 6.0*sin_theta*sin_theta) + 0.5*in_acceleration[4]*sin_theta);
+    const leaning_disk_real dR_dp_6_2 = sin_theta*(in_acceleration[0]*cos_psi + in_acceleration[1]*sin_psi);
+    out_dR_dp[6] = R*(dR_dp_6_1 + dR_dp_6_2);
+    out_dR_dp[7] = m*(2.0*dR_dp_6_1 + dR_dp_6_2);
+    const leaning_disk_real dR_dp_9_1 = 0.5*phi_dot + 1.25*f_2_1;
     const leaning_disk_real dR_dp_9_2 = -(g*sin_theta + cos_theta*(R*psi_dot*dR_dp_9_1 - in_acceleration[0]*sin_psi + in_acceleration[1]*cos_psi));
     out_dR_dp[9] = R*(dR_dp_9_2 + 1.25*R*in_acceleration[3]);
     out_dR_dp[10] = m*(dR_dp_9_2 + R*(2.5*in_acceleration[3] - psi_dot*cos_theta*dR_dp_9_1));
     out_dR_dp[11] = -m*R*sin_theta;
+    const leaning_disk_real M_12_1 = in_terms[LEANING_DISK_TERM_M_12_1];
     const leaning_disk_real dR_dp_12_1 = in_acceleration[4] + dR_dp_0_1 + dR_dp_0_2;
-    out_dR_dp[12] = 0.5*R*R*dR_dp_12_1;
+    out_dR_dp[12] = 0.5*M_12_1*dR_dp_12_1;
     out_dR_dp[13] = m*R*dR_dp_12_1 + in_multipliers[0]*cos_psi + in_multipliers[1]*sin_psi;
     out_dR_dp[16] = -(phi_dot*(baumgarte_alpha*cos_psi - psi_dot*sin_psi) + in_acceleration[4]*cos_psi);
     out_dR_dp[19] = -(phi_dot*(baumgarte_alpha*sin_psi + psi_dot*cos_psi) + in_acceleration[4]*sin_psi);
@@ -641,12 +675,13 @@ int leaning_disk_parameter_jacobian(leaning_disk_real t, const leaning_disk_real
     leaning_disk_real *dxdt = work + LEANING_DISK_NWORK;
     leaning_disk_real *dR_dp = dxdt + LEANING_DISK_NX;
     leaning_disk_real *column = dR_dp + (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NP;
+    leaning_disk_real *terms = column + (LEANING_DISK_NQ + LEANING_DISK_NC);
     int i, k, status;
-    status = leaning_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = leaning_disk_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != LEANING_DISK_OK) return status;
     leaning_disk_zero(dR_dp, (LEANING_DISK_NQ + LEANING_DISK_NC)*LEANING_DISK_NP);
     leaning_disk_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + LEANING_DISK_NQ, nu, dR_dp);
+        dxdt + LEANING_DISK_NQ, nu, terms, dR_dp);
     for (k = 0; k < LEANING_DISK_NP; ++k) {
         for (i = 0; i < (LEANING_DISK_NQ + LEANING_DISK_NC); ++i) column[i] = -dR_dp[i*LEANING_DISK_NP + k];
         if (conditioning[1] != 0.0)

@@ -22,15 +22,15 @@ typedef double leaning_disk_body_real;
 #define LEANING_DISK_BODY_NP 3  /* parameters: m, R, g */
 #define LEANING_DISK_BODY_NU 0  /* inputs: none */
 #define LEANING_DISK_BODY_NWORK 65  /* doubles of scratch for leaning_disk_body_rhs */
-#define LEANING_DISK_BODY_NWORK_JACOBIAN (LEANING_DISK_BODY_NWORK + 127)  /* ... for leaning_disk_body_jacobian */
-#define LEANING_DISK_BODY_NWORK_PARAMETER_JACOBIAN (LEANING_DISK_BODY_NWORK + 40)  /* ... for leaning_disk_body_parameter_jacobian */
+#define LEANING_DISK_BODY_NWORK_JACOBIAN (LEANING_DISK_BODY_NWORK + 134)  /* ... for leaning_disk_body_jacobian */
+#define LEANING_DISK_BODY_NWORK_PARAMETER_JACOBIAN (LEANING_DISK_BODY_NWORK + 47)  /* ... for leaning_disk_body_parameter_jacobian */
 #define LEANING_DISK_BODY_NWORK_CORRECTION 14  /* ... for leaning_disk_body_correction_factor and _solve */
 #define LEANING_DISK_BODY_NWORK_STEP (LEANING_DISK_BODY_NWORK + 94)  /* ... for leaning_disk_body_step */
 #define LEANING_DISK_BODY_STEP_TOLERANCE 1e-13  /* leaning_disk_body_step's position correction: |phi| it stops at */
 #define LEANING_DISK_BODY_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define LEANING_DISK_BODY_NSTANDARD 4  /* standard parameters, monomials of the parameters (leaning_disk_body.md) */
 #define LEANING_DISK_BODY_NBASE 4  /* base parameters, their identifiable combinations */
-#define LEANING_DISK_BODY_STACK_ESTIMATE 988  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define LEANING_DISK_BODY_STACK_ESTIMATE 968  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define LEANING_DISK_BODY_NH_ARRAY 1
 #define LEANING_DISK_BODY_NN_ARRAY 2
 #define LEANING_DISK_BODY_NC_ARRAY 2

@@ -262,9 +262,19 @@ static void moving_table_zero(moving_table_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of moving_table_kkt_entries that the residual's derivatives need
+** again: moving_table_jacobian and moving_table_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    MOVING_TABLE_TERM_r_0_2,
+    MOVING_TABLE_TERM_r_0_3,
+};
+
 static void moving_table_kkt_entries(moving_table_real t, const moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
     moving_table_real baumgarte_alpha, moving_table_real baumgarte_beta,
-    moving_table_real out_M[], moving_table_real out_f[], moving_table_real out_J[], moving_table_real out_r[], moving_table_real out_g[])
+    moving_table_real out_M[], moving_table_real out_f[], moving_table_real out_J[], moving_table_real out_r[], moving_table_real out_g[], moving_table_real out_terms[])
 {
     (void)input;
     (void)out_g;
@@ -282,7 +292,9 @@ static void moving_table_kkt_entries(moving_table_real t, const moving_table_rea
     out_J[0] = 1.0;
     const moving_table_real r_0_1 = nu*t;
     const moving_table_real r_0_2 = cos(r_0_1);
+    if (out_terms) out_terms[MOVING_TABLE_TERM_r_0_2] = r_0_2;
     const moving_table_real r_0_3 = sin(r_0_1);
+    if (out_terms) out_terms[MOVING_TABLE_TERM_r_0_3] = r_0_3;
     /* stabilised right-hand side of contact constraint 1: y - A*sin(nu*t) */
     out_r[0] = -(baumgarte_alpha*(y_dot - A*nu*r_0_2) + baumgarte_beta*(y - A*r_0_3) + A*nu*nu*r_0_3);
 }
@@ -294,12 +306,14 @@ void moving_table_kkt_terms(moving_table_real t, const moving_table_real state[]
     moving_table_zero(out_M, MOVING_TABLE_NQ*MOVING_TABLE_NQ);
     moving_table_zero(out_J, MOVING_TABLE_NC*MOVING_TABLE_NQ);
     moving_table_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int moving_table_rhs(moving_table_real t, const moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
+/* moving_table_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int moving_table_rhs_terms(moving_table_real t, const moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
     moving_table_real baumgarte_alpha, moving_table_real baumgarte_beta,
-    moving_table_real out_dxdt[], moving_table_real out_multipliers[], moving_table_real work[])
+    moving_table_real out_dxdt[], moving_table_real out_multipliers[], moving_table_real work[],
+    moving_table_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (MOVING_TABLE_NWORK doubles) */
     moving_table_real *M = work;
@@ -314,7 +328,7 @@ int moving_table_rhs(moving_table_real t, const moving_table_real state[], const
     moving_table_real *acceleration = out_dxdt + MOVING_TABLE_NQ;
     int i, status;
     moving_table_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*MOVING_TABLE_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*MOVING_TABLE_NQ, out_terms);
     for (i = 0; i < MOVING_TABLE_NQ; ++i) out_dxdt[i] = state[MOVING_TABLE_NQ + i];
     status = moving_table_factor_kkt(M, J, Y, S);
     conditioning[1] = status == MOVING_TABLE_RANK_DEFICIENT;
@@ -337,10 +351,18 @@ int moving_table_rhs(moving_table_real t, const moving_table_real state[], const
     return MOVING_TABLE_OK;
 }
 
+int moving_table_rhs(moving_table_real t, const moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
+    moving_table_real baumgarte_alpha, moving_table_real baumgarte_beta,
+    moving_table_real out_dxdt[], moving_table_real out_multipliers[], moving_table_real work[])
+{
+    return moving_table_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void moving_table_residual_derivatives(moving_table_real t, const moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
     moving_table_real baumgarte_alpha, moving_table_real baumgarte_beta,
     const moving_table_real in_acceleration[], const moving_table_real in_multipliers[],
+    const moving_table_real in_terms[],
     moving_table_real out_dR_dx[], moving_table_real out_dR_du[], moving_table_real out_dg_dx[], moving_table_real out_dg_du[])
 {
     (void)t;
@@ -349,6 +371,7 @@ static void moving_table_residual_derivatives(moving_table_real t, const moving_
     (void)param;
     (void)in_acceleration;
     (void)in_multipliers;
+    (void)in_terms;
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
@@ -361,7 +384,7 @@ int moving_table_jacobian(moving_table_real t, const moving_table_real state[], 
     moving_table_real baumgarte_alpha, moving_table_real baumgarte_beta,
     moving_table_real out_dfdx[], moving_table_real out_dfdu[], moving_table_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (MOVING_TABLE_NWORK_JACOBIAN doubles) */
     moving_table_real *M = work;
     moving_table_real *J = M + MOVING_TABLE_NQ*MOVING_TABLE_NQ;
@@ -378,16 +401,18 @@ int moving_table_jacobian(moving_table_real t, const moving_table_real state[], 
     moving_table_real *dg_dx = dR_du + (MOVING_TABLE_NQ + MOVING_TABLE_NC)*MOVING_TABLE_NU;
     moving_table_real *dg_du = dg_dx + MOVING_TABLE_NN*MOVING_TABLE_NX;
     moving_table_real *column = dg_du + MOVING_TABLE_NN*MOVING_TABLE_NU;
+    moving_table_real *terms = column + (MOVING_TABLE_NQ + MOVING_TABLE_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = moving_table_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = moving_table_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != MOVING_TABLE_OK) return status;
     moving_table_zero(dR_dx, (MOVING_TABLE_NQ + MOVING_TABLE_NC)*MOVING_TABLE_NX);
     moving_table_zero(dR_du, (MOVING_TABLE_NQ + MOVING_TABLE_NC)*MOVING_TABLE_NU);
     moving_table_zero(dg_dx, MOVING_TABLE_NN*MOVING_TABLE_NX);
     moving_table_zero(dg_du, MOVING_TABLE_NN*MOVING_TABLE_NU);
     moving_table_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + MOVING_TABLE_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + MOVING_TABLE_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     moving_table_zero(out_dfdx, MOVING_TABLE_NX*MOVING_TABLE_NX);
     moving_table_zero(out_dfdu, MOVING_TABLE_NX*MOVING_TABLE_NU);
@@ -418,6 +443,7 @@ int moving_table_jacobian(moving_table_real t, const moving_table_real state[], 
 static void moving_table_residual_parameter_derivatives(moving_table_real t, const moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
     moving_table_real baumgarte_alpha, moving_table_real baumgarte_beta,
     const moving_table_real in_acceleration[], const moving_table_real in_multipliers[],
+    const moving_table_real in_terms[],
     moving_table_real out_dR_dp[])
 {
     (void)state;
@@ -430,11 +456,10 @@ static void moving_table_residual_parameter_derivatives(moving_table_real t, con
     /* dR/dp */
     out_dR_dp[0] = g + in_acceleration[0];
     out_dR_dp[1] = m;
-    const moving_table_real dR_dp_9_1 = nu*t;
-    const moving_table_real dR_dp_9_2 = cos(dR_dp_9_1);
-    const moving_table_real dR_dp_9_3 = sin(dR_dp_9_1);
-    out_dR_dp[9] = -(baumgarte_alpha*nu*dR_dp_9_2 + dR_dp_9_3*(baumgarte_beta - nu*nu));
-    out_dR_dp[10] = -A*(baumgarte_alpha*(dR_dp_9_2 - nu*t*dR_dp_9_3) + baumgarte_beta*t*dR_dp_9_2 - nu*(2.0*dR_dp_9_3 + nu*t*dR_dp_9_2));
+    const moving_table_real r_0_2 = in_terms[MOVING_TABLE_TERM_r_0_2];
+    const moving_table_real r_0_3 = in_terms[MOVING_TABLE_TERM_r_0_3];
+    out_dR_dp[9] = -(baumgarte_alpha*nu*r_0_2 + r_0_3*(baumgarte_beta - nu*nu));
+    out_dR_dp[10] = -A*(baumgarte_alpha*(r_0_2 - nu*t*r_0_3) + baumgarte_beta*t*r_0_2 - nu*(2.0*r_0_3 + nu*t*r_0_2));
 }
 
 int moving_table_parameter_jacobian(moving_table_real t, const moving_table_real state[], const moving_table_real input[], const moving_table_real param[],
@@ -453,12 +478,13 @@ int moving_table_parameter_jacobian(moving_table_real t, const moving_table_real
     moving_table_real *dxdt = work + MOVING_TABLE_NWORK;
     moving_table_real *dR_dp = dxdt + MOVING_TABLE_NX;
     moving_table_real *column = dR_dp + (MOVING_TABLE_NQ + MOVING_TABLE_NC)*MOVING_TABLE_NP;
+    moving_table_real *terms = column + (MOVING_TABLE_NQ + MOVING_TABLE_NC);
     int i, k, status;
-    status = moving_table_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = moving_table_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != MOVING_TABLE_OK) return status;
     moving_table_zero(dR_dp, (MOVING_TABLE_NQ + MOVING_TABLE_NC)*MOVING_TABLE_NP);
     moving_table_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + MOVING_TABLE_NQ, nu, dR_dp);
+        dxdt + MOVING_TABLE_NQ, nu, terms, dR_dp);
     for (k = 0; k < MOVING_TABLE_NP; ++k) {
         for (i = 0; i < (MOVING_TABLE_NQ + MOVING_TABLE_NC); ++i) column[i] = -dR_dp[i*MOVING_TABLE_NP + k];
         if (conditioning[1] != 0.0)

@@ -22,8 +22,8 @@ typedef double moving_table_real;
 #define MOVING_TABLE_NP 6  /* parameters: m, g, h, A, nu, e */
 #define MOVING_TABLE_NU 0  /* inputs: none */
 #define MOVING_TABLE_NWORK 11  /* doubles of scratch for moving_table_rhs */
-#define MOVING_TABLE_NWORK_JACOBIAN (MOVING_TABLE_NWORK + 8)  /* ... for moving_table_jacobian */
-#define MOVING_TABLE_NWORK_PARAMETER_JACOBIAN (MOVING_TABLE_NWORK + 16)  /* ... for moving_table_parameter_jacobian */
+#define MOVING_TABLE_NWORK_JACOBIAN (MOVING_TABLE_NWORK + 10)  /* ... for moving_table_jacobian */
+#define MOVING_TABLE_NWORK_PARAMETER_JACOBIAN (MOVING_TABLE_NWORK + 18)  /* ... for moving_table_parameter_jacobian */
 #define MOVING_TABLE_NWORK_CORRECTION 2  /* ... for moving_table_correction_factor and _solve */
 #define MOVING_TABLE_NWORK_STEP (MOVING_TABLE_NWORK + 15)  /* ... for moving_table_step */
 #define MOVING_TABLE_STEP_TOLERANCE 1e-13  /* moving_table_step's position correction: |phi| it stops at */

@@ -52,9 +52,18 @@ static void pendulum_angle_zero(pendulum_angle_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of pendulum_angle_kkt_entries that the residual's derivatives need
+** again: pendulum_angle_jacobian and pendulum_angle_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    PENDULUM_ANGLE_TERM_sin_theta,
+};
+
 static void pendulum_angle_kkt_entries(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
     pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
-    pendulum_angle_real out_M[], pendulum_angle_real out_f[], pendulum_angle_real out_J[], pendulum_angle_real out_r[], pendulum_angle_real out_g[])
+    pendulum_angle_real out_M[], pendulum_angle_real out_f[], pendulum_angle_real out_J[], pendulum_angle_real out_r[], pendulum_angle_real out_g[], pendulum_angle_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -70,6 +79,7 @@ static void pendulum_angle_kkt_entries(pendulum_angle_real t, const pendulum_ang
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = m*l*l;
     const pendulum_angle_real sin_theta = sin(theta);
+    if (out_terms) out_terms[PENDULUM_ANGLE_TERM_sin_theta] = sin_theta;
     /* f = Q - k, row theta */
     out_f[0] = -m*l*g*sin_theta;
 }
@@ -81,12 +91,14 @@ void pendulum_angle_kkt_terms(pendulum_angle_real t, const pendulum_angle_real s
     pendulum_angle_zero(out_M, PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ);
     pendulum_angle_zero(out_J, PENDULUM_ANGLE_NC*PENDULUM_ANGLE_NQ);
     pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int pendulum_angle_rhs(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+/* pendulum_angle_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int pendulum_angle_rhs_terms(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
     pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
-    pendulum_angle_real out_dxdt[], pendulum_angle_real out_multipliers[], pendulum_angle_real work[])
+    pendulum_angle_real out_dxdt[], pendulum_angle_real out_multipliers[], pendulum_angle_real work[],
+    pendulum_angle_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w (PENDULUM_ANGLE_NWORK doubles) */
     pendulum_angle_real *M = work;
@@ -98,7 +110,7 @@ int pendulum_angle_rhs(pendulum_angle_real t, const pendulum_angle_real state[],
     pendulum_angle_real *acceleration = out_dxdt + PENDULUM_ANGLE_NQ;
     int i, status;
     pendulum_angle_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*PENDULUM_ANGLE_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*PENDULUM_ANGLE_NQ, out_terms);
     for (i = 0; i < PENDULUM_ANGLE_NQ; ++i) out_dxdt[i] = state[PENDULUM_ANGLE_NQ + i];
     status = pendulum_angle_factor_kkt(M, J, Y, S);
     if (status != PENDULUM_ANGLE_OK) return status;
@@ -108,10 +120,18 @@ int pendulum_angle_rhs(pendulum_angle_real t, const pendulum_angle_real state[],
     return PENDULUM_ANGLE_OK;
 }
 
+int pendulum_angle_rhs(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
+    pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
+    pendulum_angle_real out_dxdt[], pendulum_angle_real out_multipliers[], pendulum_angle_real work[])
+{
+    return pendulum_angle_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void pendulum_angle_residual_derivatives(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
     pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
     const pendulum_angle_real in_acceleration[], const pendulum_angle_real in_multipliers[],
+    const pendulum_angle_real in_terms[],
     pendulum_angle_real out_dR_dx[], pendulum_angle_real out_dR_du[], pendulum_angle_real out_dg_dx[], pendulum_angle_real out_dg_du[])
 {
     (void)t;
@@ -120,6 +140,7 @@ static void pendulum_angle_residual_derivatives(pendulum_angle_real t, const pen
     (void)baumgarte_beta;
     (void)in_acceleration;
     (void)in_multipliers;
+    (void)in_terms;
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
@@ -136,7 +157,7 @@ int pendulum_angle_jacobian(pendulum_angle_real t, const pendulum_angle_real sta
     pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
     pendulum_angle_real out_dfdx[], pendulum_angle_real out_dfdu[], pendulum_angle_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (PENDULUM_ANGLE_NWORK_JACOBIAN doubles) */
     pendulum_angle_real *M = work;
     pendulum_angle_real *J = M + PENDULUM_ANGLE_NQ*PENDULUM_ANGLE_NQ;
@@ -149,16 +170,18 @@ int pendulum_angle_jacobian(pendulum_angle_real t, const pendulum_angle_real sta
     pendulum_angle_real *dg_dx = dR_du + (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NU;
     pendulum_angle_real *dg_du = dg_dx + PENDULUM_ANGLE_NN*PENDULUM_ANGLE_NX;
     pendulum_angle_real *column = dg_du + PENDULUM_ANGLE_NN*PENDULUM_ANGLE_NU;
+    pendulum_angle_real *terms = column + (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = pendulum_angle_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != PENDULUM_ANGLE_OK) return status;
     pendulum_angle_zero(dR_dx, (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NX);
     pendulum_angle_zero(dR_du, (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NU);
     pendulum_angle_zero(dg_dx, PENDULUM_ANGLE_NN*PENDULUM_ANGLE_NX);
     pendulum_angle_zero(dg_du, PENDULUM_ANGLE_NN*PENDULUM_ANGLE_NU);
     pendulum_angle_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + PENDULUM_ANGLE_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + PENDULUM_ANGLE_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     pendulum_angle_zero(out_dfdx, PENDULUM_ANGLE_NX*PENDULUM_ANGLE_NX);
     pendulum_angle_zero(out_dfdu, PENDULUM_ANGLE_NX*PENDULUM_ANGLE_NU);
@@ -186,19 +209,20 @@ int pendulum_angle_jacobian(pendulum_angle_real t, const pendulum_angle_real sta
 static void pendulum_angle_residual_parameter_derivatives(pendulum_angle_real t, const pendulum_angle_real state[], const pendulum_angle_real input[], const pendulum_angle_real param[],
     pendulum_angle_real baumgarte_alpha, pendulum_angle_real baumgarte_beta,
     const pendulum_angle_real in_acceleration[], const pendulum_angle_real in_multipliers[],
+    const pendulum_angle_real in_terms[],
     pendulum_angle_real out_dR_dp[])
 {
     (void)t;
+    (void)state;
     (void)input;
     (void)baumgarte_alpha;
     (void)baumgarte_beta;
     (void)in_multipliers;
-    const pendulum_angle_real theta = state[0];
     const pendulum_angle_real m = param[0];
     const pendulum_angle_real l = param[1];
     const pendulum_angle_real g = param[2];
     const pendulum_angle_real dR_dp_0_1 = l*in_acceleration[0];
-    const pendulum_angle_real sin_theta = sin(theta);
+    const pendulum_angle_real sin_theta = in_terms[PENDULUM_ANGLE_TERM_sin_theta];
     const pendulum_angle_real dR_dp_0_2 = g*sin_theta;
     /* dR/dp */
     out_dR_dp[0] = l*(dR_dp_0_1 + dR_dp_0_2);
@@ -218,12 +242,13 @@ int pendulum_angle_parameter_jacobian(pendulum_angle_real t, const pendulum_angl
     pendulum_angle_real *dxdt = work + PENDULUM_ANGLE_NWORK;
     pendulum_angle_real *dR_dp = dxdt + PENDULUM_ANGLE_NX;
     pendulum_angle_real *column = dR_dp + (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NP;
+    pendulum_angle_real *terms = column + (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC);
     int i, k, status;
-    status = pendulum_angle_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = pendulum_angle_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != PENDULUM_ANGLE_OK) return status;
     pendulum_angle_zero(dR_dp, (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC)*PENDULUM_ANGLE_NP);
     pendulum_angle_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + PENDULUM_ANGLE_NQ, nu, dR_dp);
+        dxdt + PENDULUM_ANGLE_NQ, nu, terms, dR_dp);
     for (k = 0; k < PENDULUM_ANGLE_NP; ++k) {
         for (i = 0; i < (PENDULUM_ANGLE_NQ + PENDULUM_ANGLE_NC); ++i) column[i] = -dR_dp[i*PENDULUM_ANGLE_NP + k];
         pendulum_angle_solve_kkt(M, J, S, column, column + PENDULUM_ANGLE_NQ, w);

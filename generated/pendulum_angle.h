@@ -22,12 +22,12 @@ typedef double pendulum_angle_real;
 #define PENDULUM_ANGLE_NP 3  /* parameters: m, l, g */
 #define PENDULUM_ANGLE_NU 0  /* inputs: none */
 #define PENDULUM_ANGLE_NWORK 2  /* doubles of scratch for pendulum_angle_rhs */
-#define PENDULUM_ANGLE_NWORK_JACOBIAN (PENDULUM_ANGLE_NWORK + 5)  /* ... for pendulum_angle_jacobian */
-#define PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_parameter_jacobian */
+#define PENDULUM_ANGLE_NWORK_JACOBIAN (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_jacobian */
+#define PENDULUM_ANGLE_NWORK_PARAMETER_JACOBIAN (PENDULUM_ANGLE_NWORK + 7)  /* ... for pendulum_angle_parameter_jacobian */
 #define PENDULUM_ANGLE_NWORK_STEP (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_step */
 #define PENDULUM_ANGLE_NSTANDARD 2  /* standard parameters, monomials of the parameters (pendulum_angle.md) */
 #define PENDULUM_ANGLE_NBASE 2  /* base parameters, their identifiable combinations */
-#define PENDULUM_ANGLE_STACK_ESTIMATE 838  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define PENDULUM_ANGLE_STACK_ESTIMATE 828  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define PENDULUM_ANGLE_NH_ARRAY 1
 #define PENDULUM_ANGLE_NN_ARRAY 1
 #define PENDULUM_ANGLE_NC_ARRAY 1

@@ -22,15 +22,15 @@ typedef double rocking_ellipsoid_real;
 #define ROCKING_ELLIPSOID_NP 7  /* parameters: m, a, b, c, g, rock, spin */
 #define ROCKING_ELLIPSOID_NU 0  /* inputs: none */
 #define ROCKING_ELLIPSOID_NWORK 155  /* doubles of scratch for rocking_ellipsoid_rhs */
-#define ROCKING_ELLIPSOID_NWORK_JACOBIAN (ROCKING_ELLIPSOID_NWORK + 235)  /* ... for rocking_ellipsoid_jacobian */
-#define ROCKING_ELLIPSOID_NWORK_PARAMETER_JACOBIAN (ROCKING_ELLIPSOID_NWORK + 104)  /* ... for rocking_ellipsoid_parameter_jacobian */
+#define ROCKING_ELLIPSOID_NWORK_JACOBIAN (ROCKING_ELLIPSOID_NWORK + 433)  /* ... for rocking_ellipsoid_jacobian */
+#define ROCKING_ELLIPSOID_NWORK_PARAMETER_JACOBIAN (ROCKING_ELLIPSOID_NWORK + 302)  /* ... for rocking_ellipsoid_parameter_jacobian */
 #define ROCKING_ELLIPSOID_NWORK_CORRECTION 44  /* ... for rocking_ellipsoid_correction_factor and _solve */
 #define ROCKING_ELLIPSOID_NWORK_STEP (ROCKING_ELLIPSOID_NWORK + 193)  /* ... for rocking_ellipsoid_step */
 #define ROCKING_ELLIPSOID_STEP_TOLERANCE 1e-13  /* rocking_ellipsoid_step's position correction: |phi| it stops at */
 #define ROCKING_ELLIPSOID_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define ROCKING_ELLIPSOID_NSTANDARD 6  /* standard parameters, monomials of the parameters (rocking_ellipsoid.md) */
 #define ROCKING_ELLIPSOID_NBASE 6  /* base parameters, their identifiable combinations */
-#define ROCKING_ELLIPSOID_STACK_ESTIMATE 3658  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define ROCKING_ELLIPSOID_STACK_ESTIMATE 3408  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define ROCKING_ELLIPSOID_NH_ARRAY 2
 #define ROCKING_ELLIPSOID_NN_ARRAY 2
 #define ROCKING_ELLIPSOID_NC_ARRAY 4

@@ -340,9 +340,21 @@ static void rolling_ball_zero(rolling_ball_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of rolling_ball_kkt_entries that the residual's derivatives need
+** again: rolling_ball_jacobian and rolling_ball_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    ROLLING_BALL_TERM_J_8_1,
+    ROLLING_BALL_TERM_J_9_1,
+    ROLLING_BALL_TERM_J_10_1,
+    ROLLING_BALL_TERM_J_11_1,
+};
+
 static void rolling_ball_kkt_entries(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
     rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
-    rolling_ball_real out_M[], rolling_ball_real out_f[], rolling_ball_real out_J[], rolling_ball_real out_r[], rolling_ball_real out_g[])
+    rolling_ball_real out_M[], rolling_ball_real out_f[], rolling_ball_real out_J[], rolling_ball_real out_r[], rolling_ball_real out_g[], rolling_ball_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -390,12 +402,16 @@ static void rolling_ball_kkt_entries(rolling_ball_real t, const rolling_ball_rea
     out_J[5] = 2.0*q3;
     out_J[6] = 1.0;
     const rolling_ball_real J_8_1 = 2.0*r*q2;
+    if (out_terms) out_terms[ROLLING_BALL_TERM_J_8_1] = J_8_1;
     out_J[8] = J_8_1;
     const rolling_ball_real J_9_1 = -2.0*r*q3;
+    if (out_terms) out_terms[ROLLING_BALL_TERM_J_9_1] = J_9_1;
     out_J[9] = J_9_1;
     const rolling_ball_real J_10_1 = r*q0;
+    if (out_terms) out_terms[ROLLING_BALL_TERM_J_10_1] = J_10_1;
     out_J[10] = -2.0*J_10_1;
     const rolling_ball_real J_11_1 = r*q1;
+    if (out_terms) out_terms[ROLLING_BALL_TERM_J_11_1] = J_11_1;
     out_J[11] = 2.0*J_11_1;
     out_J[13] = 1.0;
     out_J[14] = -2.0*J_11_1;
@@ -422,12 +438,14 @@ void rolling_ball_kkt_terms(rolling_ball_real t, const rolling_ball_real state[]
     rolling_ball_zero(out_M, ROLLING_BALL_NQ*ROLLING_BALL_NQ);
     rolling_ball_zero(out_J, ROLLING_BALL_NC*ROLLING_BALL_NQ);
     rolling_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int rolling_ball_rhs(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+/* rolling_ball_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int rolling_ball_rhs_terms(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
     rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
-    rolling_ball_real out_dxdt[], rolling_ball_real out_multipliers[], rolling_ball_real work[])
+    rolling_ball_real out_dxdt[], rolling_ball_real out_multipliers[], rolling_ball_real work[],
+    rolling_ball_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (ROLLING_BALL_NWORK doubles) */
     rolling_ball_real *M = work;
@@ -442,7 +460,7 @@ int rolling_ball_rhs(rolling_ball_real t, const rolling_ball_real state[], const
     rolling_ball_real *acceleration = out_dxdt + ROLLING_BALL_NQ;
     int i, status;
     rolling_ball_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*ROLLING_BALL_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*ROLLING_BALL_NQ, out_terms);
     for (i = 0; i < ROLLING_BALL_NQ; ++i) out_dxdt[i] = state[ROLLING_BALL_NQ + i];
     status = rolling_ball_factor_kkt(M, J, Y, S);
     conditioning[1] = status == ROLLING_BALL_RANK_DEFICIENT;
@@ -465,10 +483,18 @@ int rolling_ball_rhs(rolling_ball_real t, const rolling_ball_real state[], const
     return ROLLING_BALL_OK;
 }
 
+int rolling_ball_rhs(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
+    rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
+    rolling_ball_real out_dxdt[], rolling_ball_real out_multipliers[], rolling_ball_real work[])
+{
+    return rolling_ball_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void rolling_ball_residual_derivatives(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
     rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
     const rolling_ball_real in_acceleration[], const rolling_ball_real in_multipliers[],
+    const rolling_ball_real in_terms[],
     rolling_ball_real out_dR_dx[], rolling_ball_real out_dR_du[], rolling_ball_real out_dg_dx[], rolling_ball_real out_dg_du[])
 {
     (void)t;
@@ -557,30 +583,30 @@ static void rolling_ball_residual_derivatives(rolling_ball_real t, const rolling
     const rolling_ball_real dg_dx_5_1 = r*q1_dot;
     out_dg_dx[5] = -2.0*dg_dx_5_1;
     out_dg_dx[6] = 1.0;
-    const rolling_ball_real dg_dx_8_1 = 2.0*r*q2;
-    out_dg_dx[8] = dg_dx_8_1;
-    const rolling_ball_real dg_dx_9_1 = -2.0*r*q3;
-    out_dg_dx[9] = dg_dx_9_1;
-    const rolling_ball_real dg_dx_10_1 = r*q0;
-    out_dg_dx[10] = -2.0*dg_dx_10_1;
-    const rolling_ball_real dg_dx_11_1 = r*q1;
-    out_dg_dx[11] = 2.0*dg_dx_11_1;
+    const rolling_ball_real J_8_1 = in_terms[ROLLING_BALL_TERM_J_8_1];
+    out_dg_dx[8] = J_8_1;
+    const rolling_ball_real J_9_1 = in_terms[ROLLING_BALL_TERM_J_9_1];
+    out_dg_dx[9] = J_9_1;
+    const rolling_ball_real J_10_1 = in_terms[ROLLING_BALL_TERM_J_10_1];
+    out_dg_dx[10] = -2.0*J_10_1;
+    const rolling_ball_real J_11_1 = in_terms[ROLLING_BALL_TERM_J_11_1];
+    out_dg_dx[11] = 2.0*J_11_1;
     out_dg_dx[16] = 2.0*dg_dx_5_1;
     out_dg_dx[17] = -2.0*dg_dx_4_1;
     out_dg_dx[18] = dg_dx_3_1;
     out_dg_dx[19] = dg_dx_2_1;
     out_dg_dx[21] = 1.0;
-    out_dg_dx[22] = -2.0*dg_dx_11_1;
-    out_dg_dx[23] = 2.0*dg_dx_10_1;
-    out_dg_dx[24] = dg_dx_9_1;
-    out_dg_dx[25] = dg_dx_8_1;
+    out_dg_dx[22] = -2.0*J_11_1;
+    out_dg_dx[23] = 2.0*J_10_1;
+    out_dg_dx[24] = J_9_1;
+    out_dg_dx[25] = J_8_1;
 }
 
 int rolling_ball_jacobian(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
     rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
     rolling_ball_real out_dfdx[], rolling_ball_real out_dfdu[], rolling_ball_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (ROLLING_BALL_NWORK_JACOBIAN doubles) */
     rolling_ball_real *M = work;
     rolling_ball_real *J = M + ROLLING_BALL_NQ*ROLLING_BALL_NQ;
@@ -597,16 +623,18 @@ int rolling_ball_jacobian(rolling_ball_real t, const rolling_ball_real state[], 
     rolling_ball_real *dg_dx = dR_du + (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NU;
     rolling_ball_real *dg_du = dg_dx + ROLLING_BALL_NN*ROLLING_BALL_NX;
     rolling_ball_real *column = dg_du + ROLLING_BALL_NN*ROLLING_BALL_NU;
+    rolling_ball_real *terms = column + (ROLLING_BALL_NQ + ROLLING_BALL_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = rolling_ball_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = rolling_ball_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != ROLLING_BALL_OK) return status;
     rolling_ball_zero(dR_dx, (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NX);
     rolling_ball_zero(dR_du, (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NU);
     rolling_ball_zero(dg_dx, ROLLING_BALL_NN*ROLLING_BALL_NX);
     rolling_ball_zero(dg_du, ROLLING_BALL_NN*ROLLING_BALL_NU);
     rolling_ball_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + ROLLING_BALL_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + ROLLING_BALL_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     rolling_ball_zero(out_dfdx, ROLLING_BALL_NX*ROLLING_BALL_NX);
     rolling_ball_zero(out_dfdu, ROLLING_BALL_NX*ROLLING_BALL_NU);
@@ -637,11 +665,13 @@ int rolling_ball_jacobian(rolling_ball_real t, const rolling_ball_real state[], 
 static void rolling_ball_residual_parameter_derivatives(rolling_ball_real t, const rolling_ball_real state[], const rolling_ball_real input[], const rolling_ball_real param[],
     rolling_ball_real baumgarte_alpha, rolling_ball_real baumgarte_beta,
     const rolling_ball_real in_acceleration[], const rolling_ball_real in_multipliers[],
+    const rolling_ball_real in_terms[],
     rolling_ball_real out_dR_dp[])
 {
     (void)t;
     (void)input;
     (void)baumgarte_beta;
+    (void)in_terms;
     const rolling_ball_real x = state[0];
     const rolling_ball_real y = state[1];
     const rolling_ball_real q0 = state[2];
@@ -688,12 +718,13 @@ int rolling_ball_parameter_jacobian(rolling_ball_real t, const rolling_ball_real
     rolling_ball_real *dxdt = work + ROLLING_BALL_NWORK;
     rolling_ball_real *dR_dp = dxdt + ROLLING_BALL_NX;
     rolling_ball_real *column = dR_dp + (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NP;
+    rolling_ball_real *terms = column + (ROLLING_BALL_NQ + ROLLING_BALL_NC);
     int i, k, status;
-    status = rolling_ball_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = rolling_ball_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != ROLLING_BALL_OK) return status;
     rolling_ball_zero(dR_dp, (ROLLING_BALL_NQ + ROLLING_BALL_NC)*ROLLING_BALL_NP);
     rolling_ball_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + ROLLING_BALL_NQ, nu, dR_dp);
+        dxdt + ROLLING_BALL_NQ, nu, terms, dR_dp);
     for (k = 0; k < ROLLING_BALL_NP; ++k) {
         for (i = 0; i < (ROLLING_BALL_NQ + ROLLING_BALL_NC); ++i) column[i] = -dR_dp[i*ROLLING_BALL_NP + k];
         if (conditioning[1] != 0.0)

@@ -22,8 +22,8 @@ typedef double rolling_ball_real;
 #define ROLLING_BALL_NP 3  /* parameters: m, r, k */
 #define ROLLING_BALL_NU 0  /* inputs: none */
 #define ROLLING_BALL_NWORK 105  /* doubles of scratch for rolling_ball_rhs */
-#define ROLLING_BALL_NWORK_JACOBIAN (ROLLING_BALL_NWORK + 177)  /* ... for rolling_ball_jacobian */
-#define ROLLING_BALL_NWORK_PARAMETER_JACOBIAN (ROLLING_BALL_NWORK + 50)  /* ... for rolling_ball_parameter_jacobian */
+#define ROLLING_BALL_NWORK_JACOBIAN (ROLLING_BALL_NWORK + 181)  /* ... for rolling_ball_jacobian */
+#define ROLLING_BALL_NWORK_PARAMETER_JACOBIAN (ROLLING_BALL_NWORK + 54)  /* ... for rolling_ball_parameter_jacobian */
 #define ROLLING_BALL_NWORK_CORRECTION 27  /* ... for rolling_ball_correction_factor and _solve */
 #define ROLLING_BALL_NWORK_STEP (ROLLING_BALL_NWORK + 142)  /* ... for rolling_ball_step */
 #define ROLLING_BALL_STEP_TOLERANCE 1e-13  /* rolling_ball_step's position correction: |phi| it stops at */

@@ -22,15 +22,15 @@ typedef double rolling_ball_body_real;
 #define ROLLING_BALL_BODY_NP 3  /* parameters: m, r, k */
 #define ROLLING_BALL_BODY_NU 0  /* inputs: none */
 #define ROLLING_BALL_BODY_NWORK 105  /* doubles of scratch for rolling_ball_body_rhs */
-#define ROLLING_BALL_BODY_NWORK_JACOBIAN (ROLLING_BALL_BODY_NWORK + 177)  /* ... for rolling_ball_body_jacobian */
-#define ROLLING_BALL_BODY_NWORK_PARAMETER_JACOBIAN (ROLLING_BALL_BODY_NWORK + 50)  /* ... for rolling_ball_body_parameter_jacobian */
+#define ROLLING_BALL_BODY_NWORK_JACOBIAN (ROLLING_BALL_BODY_NWORK + 202)  /* ... for rolling_ball_body_jacobian */
+#define ROLLING_BALL_BODY_NWORK_PARAMETER_JACOBIAN (ROLLING_BALL_BODY_NWORK + 75)  /* ... for rolling_ball_body_parameter_jacobian */
 #define ROLLING_BALL_BODY_NWORK_CORRECTION 27  /* ... for rolling_ball_body_correction_factor and _solve */
 #define ROLLING_BALL_BODY_NWORK_STEP (ROLLING_BALL_BODY_NWORK + 142)  /* ... for rolling_ball_body_step */
 #define ROLLING_BALL_BODY_STEP_TOLERANCE 1e-13  /* rolling_ball_body_step's position correction: |phi| it stops at */
 #define ROLLING_BALL_BODY_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define ROLLING_BALL_BODY_NSTANDARD 4  /* standard parameters, monomials of the parameters (rolling_ball_body.md) */
 #define ROLLING_BALL_BODY_NBASE 4  /* base parameters, their identifiable combinations */
-#define ROLLING_BALL_BODY_STACK_ESTIMATE 1488  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define ROLLING_BALL_BODY_STACK_ESTIMATE 1398  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
 #define ROLLING_BALL_BODY_NH_ARRAY 1
 #define ROLLING_BALL_BODY_NN_ARRAY 2
 #define ROLLING_BALL_BODY_NC_ARRAY 3

@@ -301,9 +301,19 @@ static void rolling_disk_zero(rolling_disk_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of rolling_disk_kkt_entries that the residual's derivatives need
+** again: rolling_disk_jacobian and rolling_disk_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    ROLLING_DISK_TERM_cos_th,
+    ROLLING_DISK_TERM_sin_th,
+};
+
 static void rolling_disk_kkt_entries(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
     rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
-    rolling_disk_real out_M[], rolling_disk_real out_f[], rolling_disk_real out_J[], rolling_disk_real out_r[], rolling_disk_real out_g[])
+    rolling_disk_real out_M[], rolling_disk_real out_f[], rolling_disk_real out_J[], rolling_disk_real out_r[], rolling_disk_real out_g[], rolling_disk_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -333,9 +343,11 @@ static void rolling_disk_kkt_entries(rolling_disk_real t, const rolling_disk_rea
     /* constraint Jacobian J = [A; B] */
     out_J[0] = 1.0;
     const rolling_disk_real cos_th = cos(th);
+    if (out_terms) out_terms[ROLLING_DISK_TERM_cos_th] = cos_th;
     out_J[3] = -r*cos_th;
     out_J[5] = 1.0;
     const rolling_disk_real sin_th = sin(th);
+    if (out_terms) out_terms[ROLLING_DISK_TERM_sin_th] = sin_th;
     out_J[7] = -r*sin_th;
     const rolling_disk_real r_0_1 = x_dot - r*ph_dot*cos_th;
     /* stabilised right-hand side of nonholonomic constraint 1: x' - r*cos(th)*ph' */
@@ -355,12 +367,14 @@ void rolling_disk_kkt_terms(rolling_disk_real t, const rolling_disk_real state[]
     rolling_disk_zero(out_M, ROLLING_DISK_NQ*ROLLING_DISK_NQ);
     rolling_disk_zero(out_J, ROLLING_DISK_NC*ROLLING_DISK_NQ);
     rolling_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int rolling_disk_rhs(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+/* rolling_disk_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int rolling_disk_rhs_terms(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
     rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
-    rolling_disk_real out_dxdt[], rolling_disk_real out_multipliers[], rolling_disk_real work[])
+    rolling_disk_real out_dxdt[], rolling_disk_real out_multipliers[], rolling_disk_real work[],
+    rolling_disk_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (ROLLING_DISK_NWORK doubles) */
     rolling_disk_real *M = work;
@@ -375,7 +389,7 @@ int rolling_disk_rhs(rolling_disk_real t, const rolling_disk_real state[], const
     rolling_disk_real *acceleration = out_dxdt + ROLLING_DISK_NQ;
     int i, status;
     rolling_disk_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*ROLLING_DISK_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*ROLLING_DISK_NQ, out_terms);
     for (i = 0; i < ROLLING_DISK_NQ; ++i) out_dxdt[i] = state[ROLLING_DISK_NQ + i];
     status = rolling_disk_factor_kkt(M, J, Y, S);
     conditioning[1] = status == ROLLING_DISK_RANK_DEFICIENT;
@@ -398,22 +412,29 @@ int rolling_disk_rhs(rolling_disk_real t, const rolling_disk_real state[], const
     return ROLLING_DISK_OK;
 }
 
+int rolling_disk_rhs(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
+    rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
+    rolling_disk_real out_dxdt[], rolling_disk_real out_multipliers[], rolling_disk_real work[])
+{
+    return rolling_disk_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void rolling_disk_residual_derivatives(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
     rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
     const rolling_disk_real in_acceleration[], const rolling_disk_real in_multipliers[],
+    const rolling_disk_real in_terms[],
     rolling_disk_real out_dR_dx[], rolling_disk_real out_dR_du[], rolling_disk_real out_dg_dx[], rolling_disk_real out_dg_du[])
 {
     (void)t;
     (void)input;
     (void)out_dR_du;
     (void)out_dg_du;
-    const rolling_disk_real th = state[2];
     const rolling_disk_real th_dot = state[6];  /* th' */
     const rolling_disk_real ph_dot = state[7];  /* ph' */
     const rolling_disk_real r = param[1];
-    const rolling_disk_real sin_th = sin(th);
-    const rolling_disk_real cos_th = cos(th);
+    const rolling_disk_real sin_th = in_terms[ROLLING_DISK_TERM_sin_th];
+    const rolling_disk_real cos_th = in_terms[ROLLING_DISK_TERM_cos_th];
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
     out_dR_dx[32] = -r*(in_multipliers[0]*sin_th - in_multipliers[1]*cos_th);
     const rolling_disk_real dR_dx_42_1 = baumgarte_alpha*sin_th + th_dot*cos_th;
@@ -443,7 +464,7 @@ int rolling_disk_jacobian(rolling_disk_real t, const rolling_disk_real state[], 
     rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
     rolling_disk_real out_dfdx[], rolling_disk_real out_dfdu[], rolling_disk_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (ROLLING_DISK_NWORK_JACOBIAN doubles) */
     rolling_disk_real *M = work;
     rolling_disk_real *J = M + ROLLING_DISK_NQ*ROLLING_DISK_NQ;
@@ -460,16 +481,18 @@ int rolling_disk_jacobian(rolling_disk_real t, const rolling_disk_real state[], 
     rolling_disk_real *dg_dx = dR_du + (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NU;
     rolling_disk_real *dg_du = dg_dx + ROLLING_DISK_NN*ROLLING_DISK_NX;
     rolling_disk_real *column = dg_du + ROLLING_DISK_NN*ROLLING_DISK_NU;
+    rolling_disk_real *terms = column + (ROLLING_DISK_NQ + ROLLING_DISK_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = rolling_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = rolling_disk_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != ROLLING_DISK_OK) return status;
     rolling_disk_zero(dR_dx, (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NX);
     rolling_disk_zero(dR_du, (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NU);
     rolling_disk_zero(dg_dx, ROLLING_DISK_NN*ROLLING_DISK_NX);
     rolling_disk_zero(dg_du, ROLLING_DISK_NN*ROLLING_DISK_NU);
     rolling_disk_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + ROLLING_DISK_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + ROLLING_DISK_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     rolling_disk_zero(out_dfdx, ROLLING_DISK_NX*ROLLING_DISK_NX);
     rolling_disk_zero(out_dfdu, ROLLING_DISK_NX*ROLLING_DISK_NU);
@@ -500,12 +523,12 @@ int rolling_disk_jacobian(rolling_disk_real t, const rolling_disk_real state[], 
 static void rolling_disk_residual_parameter_derivatives(rolling_disk_real t, const rolling_disk_real state[], const rolling_disk_real input[], const rolling_disk_real param[],
     rolling_disk_real baumgarte_alpha, rolling_disk_real baumgarte_beta,
     const rolling_disk_real in_acceleration[], const rolling_disk_real in_multipliers[],
+    const rolling_disk_real in_terms[],
     rolling_disk_real out_dR_dp[])
 {
     (void)t;
     (void)input;
     (void)baumgarte_beta;
-    const rolling_disk_real th = state[2];
     const rolling_disk_real th_dot = state[6];  /* th' */
     const rolling_disk_real ph_dot = state[7];  /* ph' */
     const rolling_disk_real m = param[0];
@@ -517,8 +540,8 @@ static void rolling_disk_residual_parameter_derivatives(rolling_disk_real t, con
     out_dR_dp[4] = 0.25*dR_dp_4_1*in_acceleration[2];
     out_dR_dp[5] = 0.5*m*r*in_acceleration[2];
     out_dR_dp[6] = 0.5*dR_dp_4_1*in_acceleration[3];
-    const rolling_disk_real cos_th = cos(th);
-    const rolling_disk_real sin_th = sin(th);
+    const rolling_disk_real cos_th = in_terms[ROLLING_DISK_TERM_cos_th];
+    const rolling_disk_real sin_th = in_terms[ROLLING_DISK_TERM_sin_th];
     out_dR_dp[7] = m*r*in_acceleration[3] + in_multipliers[0]*cos_th + in_multipliers[1]*sin_th;
     out_dR_dp[9] = -(ph_dot*(baumgarte_alpha*cos_th - th_dot*sin_th) + in_acceleration[3]*cos_th);
     out_dR_dp[11] = -(ph_dot*(baumgarte_alpha*sin_th + th_dot*cos_th) + in_acceleration[3]*sin_th);
@@ -540,12 +563,13 @@ int rolling_disk_parameter_jacobian(rolling_disk_real t, const rolling_disk_real
     rolling_disk_real *dxdt = work + ROLLING_DISK_NWORK;
     rolling_disk_real *dR_dp = dxdt + ROLLING_DISK_NX;
     rolling_disk_real *column = dR_dp + (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NP;
+    rolling_disk_real *terms = column + (ROLLING_DISK_NQ + ROLLING_DISK_NC);
     int i, k, status;
-    status = rolling_disk_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = rolling_disk_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != ROLLING_DISK_OK) return status;
     rolling_disk_zero(dR_dp, (ROLLING_DISK_NQ + ROLLING_DISK_NC)*ROLLING_DISK_NP);
     rolling_disk_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + ROLLING_DISK_NQ, nu, dR_dp);
+        dxdt + ROLLING_DISK_NQ, nu, terms, dR_dp);
     for (k = 0; k < ROLLING_DISK_NP; ++k) {
         for (i = 0; i < (ROLLING_DISK_NQ + ROLLING_DISK_NC); ++i) column[i] = -dR_dp[i*ROLLING_DISK_NP + k];
         if (conditioning[1] != 0.0)

@@ -22,8 +22,8 @@ typedef double rolling_disk_real;
 #define ROLLING_DISK_NP 2  /* parameters: m, r */
 #define ROLLING_DISK_NU 0  /* inputs: none */
 #define ROLLING_DISK_NWORK 51  /* doubles of scratch for rolling_disk_rhs */
-#define ROLLING_DISK_NWORK_JACOBIAN (ROLLING_DISK_NWORK + 96)  /* ... for rolling_disk_jacobian */
-#define ROLLING_DISK_NWORK_PARAMETER_JACOBIAN (ROLLING_DISK_NWORK + 28)  /* ... for rolling_disk_parameter_jacobian */
+#define ROLLING_DISK_NWORK_JACOBIAN (ROLLING_DISK_NWORK + 98)  /* ... for rolling_disk_jacobian */
+#define ROLLING_DISK_NWORK_PARAMETER_JACOBIAN (ROLLING_DISK_NWORK + 30)  /* ... for rolling_disk_parameter_jacobian */
 #define ROLLING_DISK_NWORK_CORRECTION 12  /* ... for rolling_disk_correction_factor and _solve */
 #define ROLLING_DISK_NWORK_STEP (ROLLING_DISK_NWORK + 74)  /* ... for rolling_disk_step */
 #define ROLLING_DISK_STEP_TOLERANCE 1e-13  /* rolling_disk_step's position correction: |phi| it stops at */

@@ -294,9 +294,24 @@ static void slider_crank_zero(slider_crank_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of slider_crank_kkt_entries that the residual's derivatives need
+** again: slider_crank_jacobian and slider_crank_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    SLIDER_CRANK_TERM_cos_theta,
+    SLIDER_CRANK_TERM_cos_psi,
+    SLIDER_CRANK_TERM_sin_theta,
+    SLIDER_CRANK_TERM_sin_psi,
+    SLIDER_CRANK_TERM_f_0_1,
+    SLIDER_CRANK_TERM_f_0_2,
+    SLIDER_CRANK_TERM_f_1_1,
+};
+
 static void slider_crank_kkt_entries(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
     slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
-    slider_crank_real out_M[], slider_crank_real out_f[], slider_crank_real out_J[], slider_crank_real out_r[], slider_crank_real out_g[])
+    slider_crank_real out_M[], slider_crank_real out_f[], slider_crank_real out_J[], slider_crank_real out_r[], slider_crank_real out_g[], slider_crank_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -315,17 +330,24 @@ static void slider_crank_kkt_entries(slider_crank_real t, const slider_crank_rea
     /* mass matrix M = d2T/dq'dq' (lower triangle) */
     out_M[0] = Jc + r*r*mr;
     const slider_crank_real cos_theta = cos(theta);
+    if (out_terms) out_terms[SLIDER_CRANK_TERM_cos_theta] = cos_theta;
     const slider_crank_real cos_psi = cos(psi);
+    if (out_terms) out_terms[SLIDER_CRANK_TERM_cos_psi] = cos_psi;
     const slider_crank_real sin_theta = sin(theta);
+    if (out_terms) out_terms[SLIDER_CRANK_TERM_sin_theta] = sin_theta;
     const slider_crank_real sin_psi = sin(psi);
+    if (out_terms) out_terms[SLIDER_CRANK_TERM_sin_psi] = sin_psi;
     out_M[3] = -0.5*r*L*mr*(cos_theta*cos_psi - sin_theta*sin_psi);
     out_M[4] = 0.3333333333333333*L*L*mr;
     out_M[8] = ms;
     const slider_crank_real f_0_1 = psi_dot*psi_dot;
+    if (out_terms) out_terms[SLIDER_CRANK_TERM_f_0_1] = f_0_1;
     const slider_crank_real f_0_2 = cos_theta*sin_psi + sin_theta*cos_psi;
+    if (out_terms) out_terms[SLIDER_CRANK_TERM_f_0_2] = f_0_2;
     /* f = Q - k, row theta */
     out_f[0] = -0.5*r*L*mr*f_0_1*f_0_2;
     const slider_crank_real f_1_1 = theta_dot*theta_dot;
+    if (out_terms) out_terms[SLIDER_CRANK_TERM_f_1_1] = f_1_1;
     /* row psi */
     out_f[1] = -0.5*r*L*mr*f_1_1*f_0_2;
     /* row s */
@@ -353,12 +375,14 @@ void slider_crank_kkt_terms(slider_crank_real t, const slider_crank_real state[]
     slider_crank_zero(out_M, SLIDER_CRANK_NQ*SLIDER_CRANK_NQ);
     slider_crank_zero(out_J, SLIDER_CRANK_NC*SLIDER_CRANK_NQ);
     slider_crank_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int slider_crank_rhs(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+/* slider_crank_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int slider_crank_rhs_terms(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
     slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
-    slider_crank_real out_dxdt[], slider_crank_real out_multipliers[], slider_crank_real work[])
+    slider_crank_real out_dxdt[], slider_crank_real out_multipliers[], slider_crank_real work[],
+    slider_crank_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w | E | z | conditioning (SLIDER_CRANK_NWORK doubles) */
     slider_crank_real *M = work;
@@ -373,7 +397,7 @@ int slider_crank_rhs(slider_crank_real t, const slider_crank_real state[], const
     slider_crank_real *acceleration = out_dxdt + SLIDER_CRANK_NQ;
     int i, status;
     slider_crank_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*SLIDER_CRANK_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*SLIDER_CRANK_NQ, out_terms);
     for (i = 0; i < SLIDER_CRANK_NQ; ++i) out_dxdt[i] = state[SLIDER_CRANK_NQ + i];
     status = slider_crank_factor_kkt(M, J, Y, S);
     conditioning[1] = status == SLIDER_CRANK_RANK_DEFICIENT;
@@ -396,10 +420,18 @@ int slider_crank_rhs(slider_crank_real t, const slider_crank_real state[], const
     return SLIDER_CRANK_OK;
 }
 
+int slider_crank_rhs(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
+    slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
+    slider_crank_real out_dxdt[], slider_crank_real out_multipliers[], slider_crank_real work[])
+{
+    return slider_crank_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void slider_crank_residual_derivatives(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
     slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
     const slider_crank_real in_acceleration[], const slider_crank_real in_multipliers[],
+    const slider_crank_real in_terms[],
     slider_crank_real out_dR_dx[], slider_crank_real out_dR_du[], slider_crank_real out_dg_dx[], slider_crank_real out_dg_du[])
 {
     (void)t;
@@ -407,28 +439,28 @@ static void slider_crank_residual_derivatives(slider_crank_real t, const slider_
     (void)out_dR_du;
     (void)out_dg_dx;
     (void)out_dg_du;
-    const slider_crank_real theta = state[0];
-    const slider_crank_real psi = state[1];
     const slider_crank_real theta_dot = state[3];  /* theta' */
     const slider_crank_real psi_dot = state[4];  /* psi' */
     const slider_crank_real r = param[0];
     const slider_crank_real L = param[1];
     const slider_crank_real mr = param[3];
-    const slider_crank_real cos_theta = cos(theta);
-    const slider_crank_real cos_psi = cos(psi);
-    const slider_crank_real sin_theta = sin(theta);
-    const slider_crank_real sin_psi = sin(psi);
+    const slider_crank_real f_0_1 = in_terms[SLIDER_CRANK_TERM_f_0_1];
+    const slider_crank_real cos_theta = in_terms[SLIDER_CRANK_TERM_cos_theta];
+    const slider_crank_real cos_psi = in_terms[SLIDER_CRANK_TERM_cos_psi];
+    const slider_crank_real sin_theta = in_terms[SLIDER_CRANK_TERM_sin_theta];
+    const slider_crank_real sin_psi = in_terms[SLIDER_CRANK_TERM_sin_psi];
     const slider_crank_real dR_dx_0_1 = cos_theta*cos_psi - sin_theta*sin_psi;
-    const slider_crank_real dR_dx_0_2 = cos_theta*sin_psi + sin_theta*cos_psi;
-    const slider_crank_real dR_dx_0_3 = psi_dot*psi_dot*dR_dx_0_1 + in_acceleration[1]*dR_dx_0_2;
+    const slider_crank_real f_0_2 = in_terms[SLIDER_CRANK_TERM_f_0_2];
+    const slider_crank_real dR_dx_0_2 = f_0_1*dR_dx_0_1 + in_acceleration[1]*f_0_2;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = r*(0.5*L*mr*dR_dx_0_3 + in_multipliers[0]*cos_theta + in_multipliers[1]*sin_theta);
-    out_dR_dx[1] = 0.5*r*L*mr*dR_dx_0_3;
-    out_dR_dx[4] = r*L*mr*psi_dot*dR_dx_0_2;
-    const slider_crank_real dR_dx_6_1 = theta_dot*theta_dot*dR_dx_0_1 + in_acceleration[0]*dR_dx_0_2;
+    out_dR_dx[0] = r*(0.5*L*mr*dR_dx_0_2 + in_multipliers[0]*cos_theta + in_multipliers[1]*sin_theta);
+    out_dR_dx[1] = 0.5*r*L*mr*dR_dx_0_2;
+    out_dR_dx[4] = r*L*mr*psi_dot*f_0_2;
+    const slider_crank_real f_1_1 = in_terms[SLIDER_CRANK_TERM_f_1_1];
+    const slider_crank_real dR_dx_6_1 = f_1_1*dR_dx_0_1 + in_acceleration[0]*f_0_2;
     out_dR_dx[6] = 0.5*r*L*mr*dR_dx_6_1;
     out_dR_dx[7] = L*(0.5*r*mr*dR_dx_6_1 + in_multipliers[0]*cos_psi - in_multipliers[1]*sin_psi);
-    out_dR_dx[9] = r*L*mr*theta_dot*dR_dx_0_2;
+    out_dR_dx[9] = r*L*mr*theta_dot*f_0_2;
     const slider_crank_real dR_dx_18_1 = baumgarte_alpha*cos_theta;
     const slider_crank_real dR_dx_18_2 = theta_dot*sin_theta;
     out_dR_dx[18] = -r*(baumgarte_beta*sin_theta + theta_dot*(dR_dx_18_1 - dR_dx_18_2) + in_acceleration[0]*cos_theta);
@@ -453,7 +485,7 @@ int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], 
     slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
     slider_crank_real out_dfdx[], slider_crank_real out_dfdu[], slider_crank_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w | E | z | conditioning), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (SLIDER_CRANK_NWORK_JACOBIAN doubles) */
     slider_crank_real *M = work;
     slider_crank_real *J = M + SLIDER_CRANK_NQ*SLIDER_CRANK_NQ;
@@ -470,16 +502,18 @@ int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], 
     slider_crank_real *dg_dx = dR_du + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NU;
     slider_crank_real *dg_du = dg_dx + SLIDER_CRANK_NN*SLIDER_CRANK_NX;
     slider_crank_real *column = dg_du + SLIDER_CRANK_NN*SLIDER_CRANK_NU;
+    slider_crank_real *terms = column + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = slider_crank_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = slider_crank_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != SLIDER_CRANK_OK) return status;
     slider_crank_zero(dR_dx, (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NX);
     slider_crank_zero(dR_du, (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NU);
     slider_crank_zero(dg_dx, SLIDER_CRANK_NN*SLIDER_CRANK_NX);
     slider_crank_zero(dg_du, SLIDER_CRANK_NN*SLIDER_CRANK_NU);
     slider_crank_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + SLIDER_CRANK_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + SLIDER_CRANK_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     slider_crank_zero(out_dfdx, SLIDER_CRANK_NX*SLIDER_CRANK_NX);
     slider_crank_zero(out_dfdu, SLIDER_CRANK_NX*SLIDER_CRANK_NU);
@@ -510,32 +544,33 @@ int slider_crank_jacobian(slider_crank_real t, const slider_crank_real state[], 
 static void slider_crank_residual_parameter_derivatives(slider_crank_real t, const slider_crank_real state[], const slider_crank_real input[], const slider_crank_real param[],
     slider_crank_real baumgarte_alpha, slider_crank_real baumgarte_beta,
     const slider_crank_real in_acceleration[], const slider_crank_real in_multipliers[],
+    const slider_crank_real in_terms[],
     slider_crank_real out_dR_dp[])
 {
     (void)t;
     (void)input;
-    const slider_crank_real theta = state[0];
-    const slider_crank_real psi = state[1];
     const slider_crank_real theta_dot = state[3];  /* theta' */
     const slider_crank_real psi_dot = state[4];  /* psi' */
     const slider_crank_real r = param[0];
     const slider_crank_real L = param[1];
     const slider_crank_real mr = param[3];
     const slider_crank_real dR_dp_0_1 = r*in_acceleration[0];
-    const slider_crank_real cos_theta = cos(theta);
-    const slider_crank_real sin_psi = sin(psi);
-    const slider_crank_real sin_theta = sin(theta);
-    const slider_crank_real cos_psi = cos(psi);
-    const slider_crank_real dR_dp_0_2 = cos_theta*sin_psi + sin_theta*cos_psi;
-    const slider_crank_real dR_dp_0_3 = cos_theta*cos_psi - sin_theta*sin_psi;
-    const slider_crank_real dR_dp_0_4 = psi_dot*psi_dot*dR_dp_0_2 - in_acceleration[1]*dR_dp_0_3;
-    const slider_crank_real dR_dp_0_5 = L*dR_dp_0_4;
+    const slider_crank_real f_0_1 = in_terms[SLIDER_CRANK_TERM_f_0_1];
+    const slider_crank_real f_0_2 = in_terms[SLIDER_CRANK_TERM_f_0_2];
+    const slider_crank_real cos_theta = in_terms[SLIDER_CRANK_TERM_cos_theta];
+    const slider_crank_real cos_psi = in_terms[SLIDER_CRANK_TERM_cos_psi];
+    const slider_crank_real sin_theta = in_terms[SLIDER_CRANK_TERM_sin_theta];
+    const slider_crank_real sin_psi = in_terms[SLIDER_CRANK_TERM_sin_psi];
+    const slider_crank_real dR_dp_0_2 = cos_theta*cos_psi - sin_theta*sin_psi;
+    const slider_crank_real dR_dp_0_3 = f_0_1*f_0_2 - in_acceleration[1]*dR_dp_0_2;
+    const slider_crank_real dR_dp_0_4 = L*dR_dp_0_3;
     /* dR/dp */
-    out_dR_dp[0] = mr*(2.0*dR_dp_0_1 + 0.5*dR_dp_0_5) + in_multipliers[0]*sin_theta - in_multipliers[1]*cos_theta;
-    out_dR_dp[1] = 0.5*r*mr*dR_dp_0_4;
+    out_dR_dp[0] = mr*(2.0*dR_dp_0_1 + 0.5*dR_dp_0_4) + in_multipliers[0]*sin_theta - in_multipliers[1]*cos_theta;
+    out_dR_dp[1] = 0.5*r*mr*dR_dp_0_3;
     out_dR_dp[2] = in_acceleration[0];
-    out_dR_dp[3] = r*(dR_dp_0_1 + 0.5*dR_dp_0_5);
-    const slider_crank_real dR_dp_5_1 = theta_dot*theta_dot*dR_dp_0_2 - in_acceleration[0]*dR_dp_0_3;
+    out_dR_dp[3] = r*(dR_dp_0_1 + 0.5*dR_dp_0_4);
+    const slider_crank_real f_1_1 = in_terms[SLIDER_CRANK_TERM_f_1_1];
+    const slider_crank_real dR_dp_5_1 = f_1_1*f_0_2 - in_acceleration[0]*dR_dp_0_2;
     out_dR_dp[5] = 0.5*L*mr*dR_dp_5_1;
     const slider_crank_real dR_dp_6_1 = r*dR_dp_5_1;
     const slider_crank_real dR_dp_6_2 = L*in_acceleration[1];
@@ -564,12 +599,13 @@ int slider_crank_parameter_jacobian(slider_crank_real t, const slider_crank_real
     slider_crank_real *dxdt = work + SLIDER_CRANK_NWORK;
     slider_crank_real *dR_dp = dxdt + SLIDER_CRANK_NX;
     slider_crank_real *column = dR_dp + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NP;
+    slider_crank_real *terms = column + (SLIDER_CRANK_NQ + SLIDER_CRANK_NC);
     int i, k, status;
-    status = slider_crank_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = slider_crank_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != SLIDER_CRANK_OK) return status;
     slider_crank_zero(dR_dp, (SLIDER_CRANK_NQ + SLIDER_CRANK_NC)*SLIDER_CRANK_NP);
     slider_crank_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + SLIDER_CRANK_NQ, nu, dR_dp);
+        dxdt + SLIDER_CRANK_NQ, nu, terms, dR_dp);
     for (k = 0; k < SLIDER_CRANK_NP; ++k) {
         for (i = 0; i < (SLIDER_CRANK_NQ + SLIDER_CRANK_NC); ++i) column[i] = -dR_dp[i*SLIDER_CRANK_NP + k];
         if (conditioning[1] != 0.0)

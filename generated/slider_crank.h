@@ -22,8 +22,8 @@ typedef double slider_crank_real;
 #define SLIDER_CRANK_NP 5  /* parameters: r, L, Jc, mr, ms */
 #define SLIDER_CRANK_NU 0  /* inputs: none */
 #define SLIDER_CRANK_NWORK 39  /* doubles of scratch for slider_crank_rhs */
-#define SLIDER_CRANK_NWORK_JACOBIAN (SLIDER_CRANK_NWORK + 41)  /* ... for slider_crank_jacobian */
-#define SLIDER_CRANK_NWORK_PARAMETER_JACOBIAN (SLIDER_CRANK_NWORK + 36)  /* ... for slider_crank_parameter_jacobian */
+#define SLIDER_CRANK_NWORK_JACOBIAN (SLIDER_CRANK_NWORK + 48)  /* ... for slider_crank_jacobian */
+#define SLIDER_CRANK_NWORK_PARAMETER_JACOBIAN (SLIDER_CRANK_NWORK + 43)  /* ... for slider_crank_parameter_jacobian */
 #define SLIDER_CRANK_NWORK_CORRECTION 10  /* ... for slider_crank_correction_factor and _solve */
 #define SLIDER_CRANK_NWORK_STEP (SLIDER_CRANK_NWORK + 55)  /* ... for slider_crank_step */
 #define SLIDER_CRANK_STEP_TOLERANCE 1e-13  /* slider_crank_step's position correction: |phi| it stops at */

@@ -57,9 +57,20 @@ static void spring_pendulum_light_zero(spring_pendulum_light_real a[], int n)
     for (i = 0; i < n; ++i) a[i] = 0.0;
 }
 
+/*
+** Values of spring_pendulum_light_kkt_entries that the residual's derivatives need
+** again: spring_pendulum_light_jacobian and spring_pendulum_light_parameter_jacobian have the rhs keep them in the slice
+** terms of their work and read them there. Their places:
+*/
+enum {
+    SPRING_PENDULUM_LIGHT_TERM_f_0_1,
+    SPRING_PENDULUM_LIGHT_TERM_f_0_2,
+    SPRING_PENDULUM_LIGHT_TERM_f_0_3,
+};
+
 static void spring_pendulum_light_kkt_entries(spring_pendulum_light_real t, const spring_pendulum_light_real state[], const spring_pendulum_light_real input[], const spring_pendulum_light_real param[],
     spring_pendulum_light_real baumgarte_alpha, spring_pendulum_light_real baumgarte_beta,
-    spring_pendulum_light_real out_M[], spring_pendulum_light_real out_f[], spring_pendulum_light_real out_J[], spring_pendulum_light_real out_r[], spring_pendulum_light_real out_g[])
+    spring_pendulum_light_real out_M[], spring_pendulum_light_real out_f[], spring_pendulum_light_real out_J[], spring_pendulum_light_real out_r[], spring_pendulum_light_real out_g[], spring_pendulum_light_real out_terms[])
 {
     (void)t;
     (void)input;
@@ -81,8 +92,11 @@ static void spring_pendulum_light_kkt_entries(spring_pendulum_light_real t, cons
     out_M[0] = m;
     out_M[3] = m;
     const spring_pendulum_light_real f_0_1 = x*x + y*y;
+    if (out_terms) out_terms[SPRING_PENDULUM_LIGHT_TERM_f_0_1] = f_0_1;
     const spring_pendulum_light_real f_0_2 = sqrt(f_0_1);
+    if (out_terms) out_terms[SPRING_PENDULUM_LIGHT_TERM_f_0_2] = f_0_2;
     const spring_pendulum_light_real f_0_3 = k*(l/f_0_2 - 1.0) - c*(x*x_dot + y*y_dot)/f_0_1;
+    if (out_terms) out_terms[SPRING_PENDULUM_LIGHT_TERM_f_0_3] = f_0_3;
     /* f = Q - k, row x */
     out_f[0] = x*f_0_3;
     /* row y */
@@ -96,12 +110,14 @@ void spring_pendulum_light_kkt_terms(spring_pendulum_light_real t, const spring_
     spring_pendulum_light_zero(out_M, SPRING_PENDULUM_LIGHT_NQ*SPRING_PENDULUM_LIGHT_NQ);
     spring_pendulum_light_zero(out_J, SPRING_PENDULUM_LIGHT_NC*SPRING_PENDULUM_LIGHT_NQ);
     spring_pendulum_light_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        out_M, out_f, out_J, out_r, out_g);
+        out_M, out_f, out_J, out_r, out_g, 0);
 }
 
-int spring_pendulum_light_rhs(spring_pendulum_light_real t, const spring_pendulum_light_real state[], const spring_pendulum_light_real input[], const spring_pendulum_light_real param[],
+/* spring_pendulum_light_rhs, and kkt_entries' shared terms into out_terms unless NULL. */
+static int spring_pendulum_light_rhs_terms(spring_pendulum_light_real t, const spring_pendulum_light_real state[], const spring_pendulum_light_real input[], const spring_pendulum_light_real param[],
     spring_pendulum_light_real baumgarte_alpha, spring_pendulum_light_real baumgarte_beta,
-    spring_pendulum_light_real out_dxdt[], spring_pendulum_light_real out_multipliers[], spring_pendulum_light_real work[])
+    spring_pendulum_light_real out_dxdt[], spring_pendulum_light_real out_multipliers[], spring_pendulum_light_real work[],
+    spring_pendulum_light_real out_terms[])
 {
     /* work: M | J | Y | S | nu | w (SPRING_PENDULUM_LIGHT_NWORK doubles) */
     spring_pendulum_light_real *M = work;
@@ -113,7 +129,7 @@ int spring_pendulum_light_rhs(spring_pendulum_light_real t, const spring_pendulu
     spring_pendulum_light_real *acceleration = out_dxdt + SPRING_PENDULUM_LIGHT_NQ;
     int i, status;
     spring_pendulum_light_kkt_entries(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        M, acceleration, J, nu, out_dxdt + 2*SPRING_PENDULUM_LIGHT_NQ);
+        M, acceleration, J, nu, out_dxdt + 2*SPRING_PENDULUM_LIGHT_NQ, out_terms);
     for (i = 0; i < SPRING_PENDULUM_LIGHT_NQ; ++i) out_dxdt[i] = state[SPRING_PENDULUM_LIGHT_NQ + i];
     status = spring_pendulum_light_factor_kkt(M, J, Y, S);
     if (status != SPRING_PENDULUM_LIGHT_OK) return status;
@@ -123,10 +139,18 @@ int spring_pendulum_light_rhs(spring_pendulum_light_real t, const spring_pendulu
     return SPRING_PENDULUM_LIGHT_OK;
 }
 
+int spring_pendulum_light_rhs(spring_pendulum_light_real t, const spring_pendulum_light_real state[], const spring_pendulum_light_real input[], const spring_pendulum_light_real param[],
+    spring_pendulum_light_real baumgarte_alpha, spring_pendulum_light_real baumgarte_beta,
+    spring_pendulum_light_real out_dxdt[], spring_pendulum_light_real out_multipliers[], spring_pendulum_light_real work[])
+{
+    return spring_pendulum_light_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);
+}
+
 /* Derivatives of the KKT residual at the solution in_acceleration, in_multipliers; entries not set are zero. */
 static void spring_pendulum_light_residual_derivatives(spring_pendulum_light_real t, const spring_pendulum_light_real state[], const spring_pendulum_light_real input[], const spring_pendulum_light_real param[],
     spring_pendulum_light_real baumgarte_alpha, spring_pendulum_light_real baumgarte_beta,
     const spring_pendulum_light_real in_acceleration[], const spring_pendulum_light_real in_multipliers[],
+    const spring_pendulum_light_real in_terms[],
     spring_pendulum_light_real out_dR_dx[], spring_pendulum_light_real out_dR_du[], spring_pendulum_light_real out_dg_dx[], spring_pendulum_light_real out_dg_du[])
 {
     (void)t;
@@ -145,32 +169,30 @@ static void spring_pendulum_light_residual_derivatives(spring_pendulum_light_rea
     const spring_pendulum_light_real l = param[2];
     const spring_pendulum_light_real k = param[3];
     const spring_pendulum_light_real c = param[4];
-    const spring_pendulum_light_real dR_dx_0_1 = x*x;
-    const spring_pendulum_light_real dR_dx_0_2 = y*y;
-    const spring_pendulum_light_real dR_dx_0_3 = dR_dx_0_1 + dR_dx_0_2;
-    const spring_pendulum_light_real dR_dx_0_4 = sqrt(dR_dx_0_3);
-    const spring_pendulum_light_real dR_dx_0_5 = x*x_dot + y*y_dot;
-    const spring_pendulum_light_real dR_dx_0_6 = k*(l/dR_dx_0_4 - 1.0) - c*dR_dx_0_5/dR_dx_0_3;
-    const spring_pendulum_light_real dR_dx_0_7 = dR_dx_0_4*dR_dx_0_4*dR_dx_0_4;
-    const spring_pendulum_light_real dR_dx_0_8 = l*k*x/dR_dx_0_7 + c*(x_dot - 2.0*x*dR_dx_0_5/dR_dx_0_3)/dR_dx_0_3;
+    const spring_pendulum_light_real f_0_3 = in_terms[SPRING_PENDULUM_LIGHT_TERM_f_0_3];
+    const spring_pendulum_light_real f_0_2 = in_terms[SPRING_PENDULUM_LIGHT_TERM_f_0_2];
+    const spring_pendulum_light_real dR_dx_0_1 = f_0_2*f_0_2*f_0_2;
+    const spring_pendulum_light_real f_0_1 = in_terms[SPRING_PENDULUM_LIGHT_TERM_f_0_1];
+    const spring_pendulum_light_real dR_dx_0_2 = x*x_dot + y*y_dot;
+    const spring_pendulum_light_real dR_dx_0_3 = l*k*x/dR_dx_0_1 + c*(x_dot - 2.0*x*dR_dx_0_2/f_0_1)/f_0_1;
     /* dR/dx, R = [M a + k - Q - J^T nu; J a - r] */
-    out_dR_dx[0] = -(dR_dx_0_6 - x*dR_dx_0_8);
-    const spring_pendulum_light_real dR_dx_1_1 = l*k*y/dR_dx_0_7 + c*(y_dot - 2.0*y*dR_dx_0_5/dR_dx_0_3)/dR_dx_0_3;
+    out_dR_dx[0] = -(f_0_3 - x*dR_dx_0_3);
+    const spring_pendulum_light_real dR_dx_1_1 = l*k*y/dR_dx_0_1 + c*(y_dot - 2.0*y*dR_dx_0_2/f_0_1)/f_0_1;
     out_dR_dx[1] = x*dR_dx_1_1;
-    out_dR_dx[2] = c*dR_dx_0_1/dR_dx_0_3;
-    const spring_pendulum_light_real dR_dx_3_1 = c*x*y/dR_dx_0_3;
+    out_dR_dx[2] = c*x*x/f_0_1;
+    const spring_pendulum_light_real dR_dx_3_1 = c*x*y/f_0_1;
     out_dR_dx[3] = dR_dx_3_1;
-    out_dR_dx[4] = y*dR_dx_0_8;
-    out_dR_dx[5] = -(dR_dx_0_6 - y*dR_dx_1_1);
+    out_dR_dx[4] = y*dR_dx_0_3;
+    out_dR_dx[5] = -(f_0_3 - y*dR_dx_1_1);
     out_dR_dx[6] = dR_dx_3_1;
-    out_dR_dx[7] = c*dR_dx_0_2/dR_dx_0_3;
+    out_dR_dx[7] = c*y*y/f_0_1;
 }
 
 int spring_pendulum_light_jacobian(spring_pendulum_light_real t, const spring_pendulum_light_real state[], const spring_pendulum_light_real input[], const spring_pendulum_light_real param[],
     spring_pendulum_light_real baumgarte_alpha, spring_pendulum_light_real baumgarte_beta,
     spring_pendulum_light_real out_dfdx[], spring_pendulum_light_real out_dfdu[], spring_pendulum_light_real work[])
 {
-    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column
+    /* work: the rhs's (M | J | Y | S | nu | w), then dxdt | dR_dx | dR_du | dg_dx | dg_du | column | terms
        (SPRING_PENDULUM_LIGHT_NWORK_JACOBIAN doubles) */
     spring_pendulum_light_real *M = work;
     spring_pendulum_light_real *J = M + SPRING_PENDULUM_LIGHT_NQ*SPRING_PENDULUM_LIGHT_NQ;
@@ -183,16 +205,18 @@ int spring_pendulum_light_jacobian(spring_pendulum_light_real t, const spring_pe
     spring_pendulum_light_real *dg_dx = dR_du + (SPRING_PENDULUM_LIGHT_NQ + SPRING_PENDULUM_LIGHT_NC)*SPRING_PENDULUM_LIGHT_NU;
     spring_pendulum_light_real *dg_du = dg_dx + SPRING_PENDULUM_LIGHT_NN*SPRING_PENDULUM_LIGHT_NX;
     spring_pendulum_light_real *column = dg_du + SPRING_PENDULUM_LIGHT_NN*SPRING_PENDULUM_LIGHT_NU;
+    spring_pendulum_light_real *terms = column + (SPRING_PENDULUM_LIGHT_NQ + SPRING_PENDULUM_LIGHT_NC);
     int i, k, status;
-    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */
-    status = spring_pendulum_light_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    /* The rhs leaves M and S factored and the multipliers nu in its part of work
+       and kkt_entries' shared terms in terms. */
+    status = spring_pendulum_light_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != SPRING_PENDULUM_LIGHT_OK) return status;
     spring_pendulum_light_zero(dR_dx, (SPRING_PENDULUM_LIGHT_NQ + SPRING_PENDULUM_LIGHT_NC)*SPRING_PENDULUM_LIGHT_NX);
     spring_pendulum_light_zero(dR_du, (SPRING_PENDULUM_LIGHT_NQ + SPRING_PENDULUM_LIGHT_NC)*SPRING_PENDULUM_LIGHT_NU);
     spring_pendulum_light_zero(dg_dx, SPRING_PENDULUM_LIGHT_NN*SPRING_PENDULUM_LIGHT_NX);
     spring_pendulum_light_zero(dg_du, SPRING_PENDULUM_LIGHT_NN*SPRING_PENDULUM_LIGHT_NU);
     spring_pendulum_light_residual_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + SPRING_PENDULUM_LIGHT_NQ, nu, dR_dx, dR_du, dg_dx, dg_du);
+        dxdt + SPRING_PENDULUM_LIGHT_NQ, nu, terms, dR_dx, dR_du, dg_dx, dg_du);
     /* Rows of q' = v: the identity on the velocities. */
     spring_pendulum_light_zero(out_dfdx, SPRING_PENDULUM_LIGHT_NX*SPRING_PENDULUM_LIGHT_NX);
     spring_pendulum_light_zero(out_dfdu, SPRING_PENDULUM_LIGHT_NX*SPRING_PENDULUM_LIGHT_NU);
@@ -220,6 +244,7 @@ int spring_pendulum_light_jacobian(spring_pendulum_light_real t, const spring_pe
 static void spring_pendulum_light_residual_parameter_derivatives(spring_pendulum_light_real t, const spring_pendulum_light_real state[], const spring_pendulum_light_real input[], const spring_pendulum_light_real param[],
     spring_pendulum_light_real baumgarte_alpha, spring_pendulum_light_real baumgarte_beta,
     const spring_pendulum_light_real in_acceleration[], const spring_pendulum_light_real in_multipliers[],
+    const spring_pendulum_light_real in_terms[],
     spring_pendulum_light_real out_dR_dp[])
 {
     (void)t;
@@ -237,18 +262,18 @@ static void spring_pendulum_light_residual_parameter_derivatives(spring_pendulum
     const spring_pendulum_light_real k = param[3];
     /* dR/dp */
     out_dR_dp[0] = in_acceleration[0];
-    const spring_pendulum_light_real dR_dp_2_1 = x*x + y*y;
-    const spring_pendulum_light_real dR_dp_2_2 = sqrt(dR_dp_2_1);
-    out_dR_dp[2] = -k*x/dR_dp_2_2;
-    const spring_pendulum_light_real dR_dp_3_1 = l/dR_dp_2_2 - 1.0;
+    const spring_pendulum_light_real f_0_2 = in_terms[SPRING_PENDULUM_LIGHT_TERM_f_0_2];
+    out_dR_dp[2] = -k*x/f_0_2;
+    const spring_pendulum_light_real dR_dp_3_1 = l/f_0_2 - 1.0;
     out_dR_dp[3] = -x*dR_dp_3_1;
+    const spring_pendulum_light_real f_0_1 = in_terms[SPRING_PENDULUM_LIGHT_TERM_f_0_1];
     const spring_pendulum_light_real dR_dp_4_1 = x*x_dot + y*y_dot;
-    out_dR_dp[4] = x*dR_dp_4_1/dR_dp_2_1;
+    out_dR_dp[4] = x*dR_dp_4_1/f_0_1;
     out_dR_dp[5] = g + in_acceleration[1];
     out_dR_dp[6] = m;
-    out_dR_dp[7] = -k*y/dR_dp_2_2;
+    out_dR_dp[7] = -k*y/f_0_2;
     out_dR_dp[8] = -y*dR_dp_3_1;
-    out_dR_dp[9] = y*dR_dp_4_1/dR_dp_2_1;
+    out_dR_dp[9] = y*dR_dp_4_1/f_0_1;
 }
 
 int spring_pendulum_light_parameter_jacobian(spring_pendulum_light_real t, const spring_pendulum_light_real state[], const spring_pendulum_light_real input[], const spring_pendulum_light_real param[],
@@ -263,12 +288,13 @@ int spring_pendulum_light_parameter_jacobian(spring_pendulum_light_real t, const
     spring_pendulum_light_real *dxdt = work + SPRING_PENDULUM_LIGHT_NWORK;
     spring_pendulum_light_real *dR_dp = dxdt + SPRING_PENDULUM_LIGHT_NX;
     spring_pendulum_light_real *column = dR_dp + (SPRING_PENDULUM_LIGHT_NQ + SPRING_PENDULUM_LIGHT_NC)*SPRING_PENDULUM_LIGHT_NP;
+    spring_pendulum_light_real *terms = column + (SPRING_PENDULUM_LIGHT_NQ + SPRING_PENDULUM_LIGHT_NC);
     int i, k, status;
-    status = spring_pendulum_light_rhs(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);
+    status = spring_pendulum_light_rhs_terms(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work, terms);
     if (status != SPRING_PENDULUM_LIGHT_OK) return status;
     spring_pendulum_light_zero(dR_dp, (SPRING_PENDULUM_LIGHT_NQ + SPRING_PENDULUM_LIGHT_NC)*SPRING_PENDULUM_LIGHT_NP);
     spring_pendulum_light_residual_parameter_derivatives(t, state, input, param, baumgarte_alpha, baumgarte_beta,
-        dxdt + SPRING_PENDULUM_LIGHT_NQ, nu, dR_dp);
+        dxdt + SPRING_PENDULUM_LIGHT_NQ, nu, terms, dR_dp);
     for (k = 0; k < SPRING_PENDULUM_LIGHT_NP; ++k) {
         for (i = 0; i < (SPRING_PENDULUM_LIGHT_NQ + SPRING_PENDULUM_LIGHT_NC); ++i) column[i] = -dR_dp[i*SPRING_PENDULUM_LIGHT_NP + k];
         spring_pendulum_light_solve_kkt(M, J, S, column, column + SPRING_PENDULUM_LIGHT_NQ, w);

@@ -255,6 +255,20 @@ std::string declare_pointers(const Plan &plan, const std::vector<Pointer> &point
 
 namespace {
 
+// The place of a shared term in the jacobians' work slice `terms`: NAME_TERM_cos_psi.
+std::string term_slot(const Names &n, const std::string &name) { return n.size("TERM_") + name; }
+
+// The places of the shared terms, one enumerator each in kkt_entries' order,
+// so that a new one renumbers no line of the C.
+std::string terms_enum(const Plan &plan) {
+  const Names &n = plan.names;
+  std::string s = "/*\n** Values of " + n.fn("kkt_entries") + " that the residual's derivatives need\n** again: " +
+                  n.fn("jacobian") + " and " + n.fn("parameter_jacobian") +
+                  " have the rhs keep them in the slice\n** terms of their work and read them there. Their places:\n*/\nenum {\n";
+  for (auto &[node, name] : plan.terms.values) s += "    " + term_slot(n, name) + ",\n";
+  return s + "};\n\n";
+}
+
 std::string block_source(const Plan &plan, const Block &b) {
   const Names &n = plan.names;
   CPrinter printer(plan.graph, b.schedule, plan.real);
@@ -269,8 +283,15 @@ std::string block_source(const Plan &plan, const Block &b) {
   for (auto &a : b.arrays)
     if (a.zeroed) s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
   for (const Statement &st : b.schedule.code) {
+    if (st.kind == Statement::read) {
+      s << "    const " << plan.real.type << " " << st.temp_name << " = " << b.terms << "[" << term_slot(n, st.temp_name)
+        << "];\n";
+      continue;
+    }
     if (st.kind == Statement::temp) {
       s << "    const " << plan.real.type << " " << st.temp_name << " = " << printer.define(st.node) << ";\n";
+      if (st.shared)
+        s << "    if (" << b.terms << ") " << b.terms << "[" << term_slot(n, st.temp_name) << "] = " << st.temp_name << ";\n";
       continue;
     }
     const Assignment &a = b.outputs[size_t(st.output_index)];
@@ -313,15 +334,32 @@ std::string rhs_source(const Plan &plan) {
   auto text = [&](const Offset &o) { return offset_text(n, o); };
   auto count = [&](const Layout &l, const char *slice) { return extent_text(n, l.extent(slice)); };
   std::ostringstream s;
-  s << signature_text(plan.real, plan.rhs.signature) << "\n{\n";
+  // With shared terms, the rhs proper is NAME_rhs_terms, which stores them
+  // unless out_terms is NULL; NAME_rhs calls it without.
+  const bool shared = !plan.terms.empty();
+  Signature signature = plan.rhs.signature;
+  if (shared) {
+    signature.name = n.fn("rhs_terms");
+    signature.is_static = true;
+    signature.lines.push_back({{Param::real_array, "out_terms"}});
+    s << "/* " << n.fn("rhs") << ", and kkt_entries' shared terms into out_terms unless NULL. */\n";
+  }
+  s << signature_text(plan.real, signature) << "\n{\n";
   std::string slices;
   for (auto &name : plan.rhs_work.names(0)) slices += (slices.empty() ? "" : " | ") + name;
   s << "    /* work: " << slices << " (" << n.size(Size::nwork) << " " << plan.real.plural() << ") */\n";
   s << declare_pointers(plan, plan.rhs.pointers);
-  auto terms = [&](const std::string &indent) {
+  // kkt_entries stores the shared terms as it computes M; kkt_terms does not.
+  auto terms = [&](const std::string &indent, bool entries) {
     return "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n" + indent + "    M, acceleration, J, nu, out_dxdt + " +
-           text(x.offset("z")) + ");\n";
+           text(x.offset("z")) + (entries && shared ? ", out_terms" : "") + ");\n";
   };
+  // M and J zeroed first where the solve reads them whole (kkt_terms' own lines).
+  std::string zeroed;
+  if (!plan.solver.straight_line && shared)
+    for (auto &a : plan.kkt_terms.arrays)
+      zeroed += "    " + n.fn("zero") + "(" + a.param.substr(4) + ", " + extent_text(n, a.extent) + ");\n";
+  const bool entries = plan.solver.straight_line || shared;
   // The rows left out of the solve (redundant): J's row and r's entry zeroed.
   auto leave_out_at = [&](const std::string &indent) {
     std::string s;
@@ -332,7 +370,7 @@ std::string rhs_source(const Plan &plan) {
     return s;
   };
   s << "    int i, status;\n"
-    << "    " << n.fn(plan.solver.straight_line ? "kkt_entries" : "kkt_terms") << terms("    ")
+    << zeroed << "    " << n.fn(entries ? "kkt_entries" : "kkt_terms") << terms("    ", entries)
     << (plan.solver.straight_line ? "" : leave_out_at("    "))
     << "    for (i = 0; i < " << count(x, "q") << "; ++i) " << element(n, "out_dxdt", x.offset("q"), "i") << " = "
     << element(n, "state", x.offset("v"), "i") << ";\n"
@@ -341,7 +379,7 @@ std::string rhs_source(const Plan &plan) {
     s << "    conditioning[1] = status == " << n.size("RANK_DEFICIENT") << ";\n"
       << "    if (status == " << n.size("RANK_DEFICIENT") << ") {\n"
       << "        /* S is singular, or nearly: the minimum-norm solve, on M and J afresh. */\n"
-      << "        " << n.fn("kkt_terms") << terms("        ") << leave_out_at("        ")
+      << "        " << n.fn("kkt_terms") << terms("        ", false) << leave_out_at("        ")
       << "        status = " << n.fn("factor_kkt_min_norm") << "(M, J, Y, S, E);\n"
       << "        if (status != " << n.size("OK") << ") return status;\n"
       << "        " << n.fn("solve_kkt_min_norm") << "(M, Y, S, E, acceleration, nu, z, conditioning + 2);\n"
@@ -373,7 +411,18 @@ std::string rhs_source(const Plan &plan) {
       << "    }\n";
   }
   s << "    return " << n.size("OK") << ";\n}\n\n";
+  if (shared)
+    s << signature_text(plan.real, plan.rhs.signature) << "\n{\n    return " << n.fn("rhs_terms")
+      << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, out_dxdt, out_multipliers, work, 0);\n}\n\n";
   return s.str();
+}
+
+// The call of the rhs that the jacobians begin with: the shared terms into work's slice terms.
+std::string jacobian_rhs_call(const Plan &plan) {
+  const Names &n = plan.names;
+  return "    status = " + n.fn(plan.terms.empty() ? "rhs" : "rhs_terms") +
+         "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work" + (plan.terms.empty() ? "" : ", terms") +
+         ");\n";
 }
 
 // jacobian: rhs for f and the factored KKT system, the residual's
@@ -401,11 +450,11 @@ std::string parameter_jacobian_source(const Plan &plan) {
     << block_source(plan, plan.residual_parameter_derivatives) << "\n";
   s << signature_text(plan.real, plan.parameter_jacobian.signature) << "\n{\n"
     << declare_pointers(plan, plan.parameter_jacobian.pointers) << "    int i, k, status;\n"
-    << "    status = " << n.fn("rhs") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);\n"
+    << jacobian_rhs_call(plan)
     << "    if (status != " << n.size("OK") << ") return status;\n"
     << "    " << n.fn("zero") << "(dR_dp, " << size("dR_dp") << ");\n"
     << "    " << n.fn("residual_parameter_derivatives") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
-    << "        dxdt + " << offset_text(n, x.offset("v")) << ", nu, dR_dp);\n"
+    << "        dxdt + " << offset_text(n, x.offset("v")) << ", nu, " << (plan.terms.empty() ? "" : "terms, ") << "dR_dp);\n"
     << "    for (k = 0; k < " << P << "; ++k) {\n"
     << "        for (i = 0; i < " << size("column") << "; ++i) column[i] = -dR_dp[i*" << P << " + k];\n"
     << column_solve(plan)
@@ -432,13 +481,15 @@ std::string jacobian_source(const Plan &plan) {
     << "    /* work: the rhs's (" << inner << "), then " << outer << "\n"
     << "       (" << n.size("NWORK_JACOBIAN") << " " << plan.real.plural() << ") */\n"
     << declare_pointers(plan, plan.jacobian.pointers) << "    int i, k, status;\n"
-    << "    /* The rhs leaves M and S factored and the multipliers nu in its part of work. */\n"
-    << "    status = " << n.fn("rhs") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);\n"
+    << "    /* The rhs leaves M and S factored and the multipliers nu in its part of work"
+    << (plan.terms.empty() ? "" : "\n       and kkt_entries' shared terms in terms") << ". */\n"
+    << jacobian_rhs_call(plan)
     << "    if (status != " << n.size("OK") << ") return status;\n";
   for (const char *slice : {"dR_dx", "dR_du", "dg_dx", "dg_du"})
     s << "    " << n.fn("zero") << "(" << slice << ", " << size(slice) << ");\n";
   s << "    " << n.fn("residual_derivatives") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
-    << "        dxdt + " << text(x.offset("v")) << ", nu, dR_dx, dR_du, dg_dx, dg_du);\n"
+    << "        dxdt + " << text(x.offset("v")) << ", nu, " << (plan.terms.empty() ? "" : "terms, ")
+    << "dR_dx, dR_du, dg_dx, dg_du);\n"
     << "    /* Rows of q' = v: the identity on the velocities. */\n";
   for (auto &a : plan.jacobian.arrays)
     s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
@@ -485,7 +536,7 @@ std::string kkt_terms_source(const Plan &plan) {
   for (auto &a : plan.kkt_terms.arrays)
     s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
   s << "    " << n.fn("kkt_entries") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
-    << "        out_M, out_f, out_J, out_r, out_g);\n}\n\n";
+    << "        out_M, out_f, out_J, out_r, out_g" << (plan.terms.empty() ? "" : ", 0") << ");\n}\n\n";
   return s.str();
 }
 
@@ -681,6 +732,7 @@ std::string emit_source(const Plan &plan) {
   s << "const " << plan.real.type << " " << n.fn("initial_state") << "[" << n.size("NX") << "] = " << array_literal(plan.real, xvals, xnames)
     << ";\n\n";
   s << emit_kkt_solver(plan) << "\n";
+  if (!plan.terms.empty()) s << terms_enum(plan);
   s << block_source(plan, plan.kkt_entries) << "\n" << kkt_terms_source(plan);
   s << rhs_source(plan);
   if (plan.with_jacobian) s << jacobian_source(plan) << parameter_jacobian_source(plan);

@@ -686,11 +686,11 @@ using Terms = std::vector<std::pair<double, int>>;
 // (coefficients may differ: 0.5*m2 + m3 + m4 is w + 0.5*m2 for w = m3 + m4)
 // that leaves it the fewest terms; ties to the larger, then to the first in
 // the canonical order, so no choice depends on node numbers.
-std::map<int, SumReuse> reused_sums(Graph &g, const std::vector<int> &outputs) {
+std::map<int, SumReuse> reused_sums(Graph &g, const std::vector<int> &outputs, const std::map<int, std::string> &given) {
   std::vector<int> sums;
   std::set<int> seen;
   std::function<void(int)> collect = [&](int id) {
-    if (!seen.insert(id).second) return;
+    if (given.count(id) || !seen.insert(id).second) return;  // a given value is read, not computed
     const Node &n = g.node(id);
     if (n.kind == Node::add && n.terms.size() >= 2) sums.push_back(id);
     for (auto &t : n.terms) collect(t.second);
@@ -798,9 +798,10 @@ std::map<int, SumReuse> reused_sums(Graph &g, const std::vector<int> &outputs) {
 }  // namespace
 
 Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<std::string> &sections,
-                  const std::set<std::string> &taken) {
+                  const std::set<std::string> &taken, const std::map<int, std::string> &given) {
   Schedule s;
   std::set<std::string> names = taken;
+  for (auto &[id, name] : given) names.insert(name);
   std::map<std::string, int> counts;  // temporaries named so far, by section
   // A symbol the block reads by a plain name (not an array's element,
   // in_acceleration[0]), which a temporary can be named after.
@@ -826,7 +827,7 @@ Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<s
     names.insert(name);
     return name;
   };
-  s.reuse = reused_sums(g, outputs);
+  s.reuse = reused_sums(g, outputs, given);
   std::set<int> bases;
   for (auto &[id, r] : s.reuse) bases.insert(r.base);
   // The operands of a node as this block prints it.
@@ -855,7 +856,7 @@ Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<s
     bool first = uses.find(id) == uses.end();
     uses[id] += times;
     if (int operand = alias_of(id); operand >= 0) return count(operand, times);
-    if (!first) return;
+    if (!first || given.count(id)) return;
     const Node &n = g.node(id);
     int child_times = n.kind == Node::ipow && n.exponent <= 3 ? n.exponent : 1;
     for (auto &t : operands(id)) count(t.second, child_times);
@@ -871,6 +872,11 @@ Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<s
 
   std::function<void(int, const std::string &)> visit = [&](int id, const std::string &section) {
     if (s.temps.count(id)) return;
+    if (auto it = given.find(id); it != given.end()) {
+      s.temps[id] = it->second;
+      s.code.push_back({Statement::read, id, it->second, -1});
+      return;
+    }
     for (auto &t : operands(id)) visit(t.second, section);
     if (needs_temp(id)) {
       std::string name = name_for(id, section);

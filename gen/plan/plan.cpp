@@ -9,6 +9,7 @@
 
 #include <lagrangec/thresholds.h>
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -76,7 +77,8 @@ Layout rhs_work_layout(const Sizes &s) {
 }
 
 // jacobian's work: rhs's (its factors and multipliers stay there to be
-// used), then f, the residual's derivatives and a column of the solve.
+// used), then f, the residual's derivatives and a column of the solve; the
+// plan adds `terms`, kkt_entries' values the derivatives read, when any.
 Layout jacobian_work_layout(const Sizes &s, const Layout &rhs_work) {
   Layout l(s);
   l.add_layout(rhs_work, Size::nwork);
@@ -90,7 +92,7 @@ Layout jacobian_work_layout(const Sizes &s, const Layout &rhs_work) {
 }
 
 // parameter_jacobian's work: rhs's, then f, the residual's derivatives by
-// the parameters and a column of the solve.
+// the parameters and a column of the solve (and `terms`, as jacobian's).
 Layout parameter_jacobian_work_layout(const Sizes &s, const Layout &rhs_work) {
   Layout l(s);
   l.add_layout(rhs_work, Size::nwork);
@@ -201,10 +203,13 @@ class BlockBuilder {
  public:
   explicit BlockBuilder(Plan &plan) : p_(plan) {}
 
-  // The straight-line function computing `outputs` into `arrays`.
+  // The straight-line function computing `outputs` into `arrays`; the
+  // values of `given` it reads from its parameter `terms` where it needs
+  // them (the derivative blocks: kkt_entries' shared terms).
   Block block(Signature signature, std::string doc, std::vector<OutputArray> arrays,
-              std::vector<Assignment> outputs) {
-    Block b{std::move(signature), std::move(doc), std::move(arrays), std::move(outputs), {}, {}, {}};
+              std::vector<Assignment> outputs, const std::map<int, std::string> &given = {},
+              const std::string &terms = "") {
+    Block b{std::move(signature), std::move(doc), std::move(arrays), std::move(outputs), {}, {}, {}, {}};
     std::vector<int> nodes;
     // Each output's section, which names the temporaries it first needs:
     // its array less "out_" and its index (M_18), or w for the return value.
@@ -222,8 +227,10 @@ class BlockBuilder {
     for (const Local &l : p_.locals) taken.insert(l.kind == Local::element ? l.array : l.name);
     for (auto &line : b.signature.lines)
       for (auto &param : line) taken.insert(param.name);
-    b.schedule = schedule(p_.graph, nodes, sections, taken);
-    std::set<std::string> used = symbols_under(nodes), touched;
+    b.schedule = schedule(p_.graph, nodes, sections, taken, given);
+    std::set<std::string> used = symbols_under(nodes, given), touched;
+    for (const Statement &st : b.schedule.code)
+      if (st.kind == Statement::read) b.terms = terms, touched.insert(terms);
     for (const Local &l : p_.locals) {
       if (!used.count(l.name)) continue;
       if (l.kind == Local::loaded) b.loads.push_back(&l);
@@ -259,12 +266,12 @@ class BlockBuilder {
  private:
   Plan &p_;
 
-  // Names of the symbols the nodes read.
-  std::set<std::string> symbols_under(const std::vector<int> &nodes) const {
+  // Names of the symbols the nodes read, less those only under `given`.
+  std::set<std::string> symbols_under(const std::vector<int> &nodes, const std::map<int, std::string> &given) const {
     std::set<std::string> names;
     std::set<int> seen;
     std::function<void(int)> visit = [&](int id) {
-      if (!seen.insert(id).second) return;
+      if (given.count(id) || !seen.insert(id).second) return;
       const Node &n = p_.graph.node(id);
       if (n.kind == Node::sym) names.insert(n.name);
       for (auto &t : n.terms) visit(t.second);
@@ -434,21 +441,6 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
 
   plan_articulated(*this, b);
 
-  rhs = {{"int", names.fn("rhs"), false, {kAt, kGains, {out("out_dxdt"), out("out_multipliers"), out("work")}}},
-         "The stabilised first-order system x' = f(t, x, u): q' = v,\nM v' + k = Q + A^T lambda + B^T mu with the "
-         "constraint rows replaced by\nphi'' + alpha phi' + beta phi = 0 and g' = -alpha g - beta int g, and\n(int g)' "
-         "= g. Writes out_dxdt (NX) and, unless NULL, the multipliers\n[lambda; mu] (NC). work holds NWORK " + real.plural() + ". "
-         "Returns " + P + "_OK or an error.",
-         pointers(rhs_work, "work",
-                  sizes.nc ? std::vector<std::pair<std::string, std::string>>{{"M", "M"}, {"J", "J"}, {"Y", "Y"},
-                                                                          {"S", "S"}, {"nu", "nu"}, {"w", "w"},
-                                                                          {"E", "E"}, {"z", "z"},
-                                                                          {"conditioning", "conditioning"}}
-                           : std::vector<std::pair<std::string, std::string>>{{"M", "M"}, {"J", "J"}, {"Y", "Y"},
-                                                                          {"S", "S"}, {"nu", "nu"}, {"w", "w"}}),
-         {}};
-  for (auto &ptr : pointers(state, "out_dxdt", {{"acceleration", "v"}})) rhs.pointers.push_back(ptr);
-
   if (with_jacobian) {
     // dR/dx and dR/du of R = [M a + k - Q - J^T nu; J a - r], and dg/dx,
     // dg/du: with the factored K, d(a, nu)/dx = -K^-1 dR/dx.
@@ -483,32 +475,6 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
     derivatives(m.g, by_state, 2, "");
     derivatives(m.g, by_input, 3, "");
     if (outs.size() > before) outs[before].comment = "dR/du, dg/dx, dg/du";
-    residual_derivatives = b.block(
-        {"void", names.fn("residual_derivatives"), true,
-         {kAt, kGains, {in("in_acceleration"), in("in_multipliers")},
-          {out("out_dR_dx"), out("out_dR_du"), out("out_dg_dx"), out("out_dg_du")}}},
-        "",
-        {{"out_dR_dx", extent({{Size::nq, Size::nc}, {Size::nx}})},
-         {"out_dR_du", extent({{Size::nq, Size::nc}, {Size::nu}})},
-         {"out_dg_dx", extent({{Size::nn}, {Size::nx}})},
-         {"out_dg_du", extent({{Size::nn}, {Size::nu}})}},
-        outs);
-    jacobian = {{"int", names.fn("jacobian"), false, {kAt, kGains, {out("out_dfdx"), out("out_dfdu"), out("work")}}},
-                "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\nderived "
-                "symbolically: q'' by differentiating the KKT system it solves.\nwork holds NWORK_JACOBIAN " + real.plural() + ".",
-                pointers(jacobian_work, "work",
-                         sizes.nc ? std::vector<std::pair<std::string, std::string>>{
-                                        {"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
-                                        {"E", "E"}, {"z", "z"}, {"conditioning", "conditioning"}, {"dxdt", "dxdt"},
-                                        {"dR_dx", "dR_dx"}, {"dR_du", "dR_du"}, {"dg_dx", "dg_dx"},
-                                        {"dg_du", "dg_du"}, {"column", "column"}}
-                                  : std::vector<std::pair<std::string, std::string>>{
-                                        {"M", "M"}, {"J", "J"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
-                                        {"dxdt", "dxdt"}, {"dR_dx", "dR_dx"}, {"dR_du", "dR_du"},
-                                        {"dg_dx", "dg_dx"}, {"dg_du", "dg_du"}, {"column", "column"}}),
-                {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
-                 {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
-
     // d(a, nu)/dp = -K^-1 dR/dp, as for x and u.
     std::vector<std::string> by_param;
     for (const Local &l : locals)
@@ -521,23 +487,91 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
         if (!graph.is_zero(d)) param_outs.push_back({0, i * by_param.size() + k, d, param_outs.empty() ? "dR/dp" : "", ""});
       }
     }
+    // The derivative blocks read what kkt_entries computes (its temporaries)
+    // where they need it; those they read are the shared terms, single
+    // operations too (67 of the bicycle's 212: its rhs + jacobian took 0.2 %
+    // fewer instructions with them read than computed again). The rhs
+    // stores them only when the jacobians call it (NAME_rhs_terms).
+    const std::map<int, std::string> &computed = kkt_entries.schedule.temps;
+    const bool sharing = !computed.empty();
+    // A derivative block's parameters: the solution, the shared terms, then its outputs.
+    auto derivative_params = [&](std::vector<Param> outputs) {
+      std::vector<std::vector<Param>> lines = {kAt, kGains, {in("in_acceleration"), in("in_multipliers")}};
+      if (sharing) lines.push_back({in("in_terms")});
+      lines.push_back(std::move(outputs));
+      return lines;
+    };
+    residual_derivatives = b.block(
+        {"void", names.fn("residual_derivatives"), true,
+         derivative_params({out("out_dR_dx"), out("out_dR_du"), out("out_dg_dx"), out("out_dg_du")})},
+        "",
+        {{"out_dR_dx", extent({{Size::nq, Size::nc}, {Size::nx}})},
+         {"out_dR_du", extent({{Size::nq, Size::nc}, {Size::nu}})},
+         {"out_dg_dx", extent({{Size::nn}, {Size::nx}})},
+         {"out_dg_du", extent({{Size::nn}, {Size::nu}})}},
+        outs, computed, "in_terms");
     residual_parameter_derivatives = b.block(
         {"void", names.fn("residual_parameter_derivatives"), true,
-         {kAt, kGains, {in("in_acceleration"), in("in_multipliers")}, {out("out_dR_dp")}}},
-        "", {{"out_dR_dp", extent({{Size::nq, Size::nc}, {Size::np}})}}, param_outs);
+         derivative_params({out("out_dR_dp")})},
+        "", {{"out_dR_dp", extent({{Size::nq, Size::nc}, {Size::np}})}}, param_outs, computed, "in_terms");
+    std::set<int> read;
+    for (const Block *d : {&residual_derivatives, &residual_parameter_derivatives})
+      for (const Statement &st : d->schedule.code)
+        if (st.kind == Statement::read) read.insert(st.node);
+    for (Statement &st : kkt_entries.schedule.code)
+      if (st.kind == Statement::temp && read.count(st.node)) {
+        st.shared = true;
+        terms.values.push_back({st.node, st.temp_name});
+      }
+    if (sharing && terms.empty())  // nothing shared after all: no parameter for it
+      for (Block *d : {&residual_derivatives, &residual_parameter_derivatives}) {
+        auto &lines = d->signature.lines;
+        lines.erase(lines.end() - 2);
+        d->unused.erase(std::find(d->unused.begin(), d->unused.end(), "in_terms"));
+      }
+    if (!terms.empty()) {  // kkt_entries stores them when asked, into the jacobians' work after their own slices
+      kkt_entries.signature.lines.back().push_back(out("out_terms"));
+      kkt_entries.terms = "out_terms";
+      jacobian_work.add("terms", {}, terms.values.size());
+      parameter_jacobian_work.add("terms", {}, terms.values.size());
+    }
+  }
+
+  // The slices of the rhs's work each routine names, before its own.
+  std::vector<std::pair<std::string, std::string>> rhs_slices = {{"M", "M"}, {"J", "J"}, {"Y", "Y"},
+                                                                 {"S", "S"}, {"nu", "nu"}, {"w", "w"}};
+  if (sizes.nc)
+    for (const char *slice : {"E", "z", "conditioning"}) rhs_slices.push_back({slice, slice});
+  rhs = {{"int", names.fn("rhs"), false, {kAt, kGains, {out("out_dxdt"), out("out_multipliers"), out("work")}}},
+         "The stabilised first-order system x' = f(t, x, u): q' = v,\nM v' + k = Q + A^T lambda + B^T mu with the "
+         "constraint rows replaced by\nphi'' + alpha phi' + beta phi = 0 and g' = -alpha g - beta int g, and\n(int g)' "
+         "= g. Writes out_dxdt (NX) and, unless NULL, the multipliers\n[lambda; mu] (NC). work holds NWORK " + real.plural() + ". "
+         "Returns " + P + "_OK or an error.",
+         pointers(rhs_work, "work", rhs_slices), {}};
+  for (auto &ptr : pointers(state, "out_dxdt", {{"acceleration", "v"}})) rhs.pointers.push_back(ptr);
+
+  if (with_jacobian) {
+    // The jacobians name Y only with constraints (the minimum-norm solve reads it).
+    std::vector<std::pair<std::string, std::string>> inner = rhs_slices;
+    if (!sizes.nc) inner.erase(inner.begin() + 2);
+    auto slices = [&](std::vector<const char *> own) {
+      auto all = inner;
+      for (const char *slice : own) all.push_back({slice, slice});
+      if (!terms.empty()) all.push_back({"terms", "terms"});
+      return all;
+    };
+    jacobian = {{"int", names.fn("jacobian"), false, {kAt, kGains, {out("out_dfdx"), out("out_dfdu"), out("work")}}},
+                "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\nderived "
+                "symbolically: q'' by differentiating the KKT system it solves.\nwork holds NWORK_JACOBIAN " + real.plural() + ".",
+                pointers(jacobian_work, "work", slices({"dxdt", "dR_dx", "dR_du", "dg_dx", "dg_du", "column"})),
+                {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
+                 {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
     parameter_jacobian = {
         {"int", names.fn("parameter_jacobian"), false, {kAt, kGains, {out("out_dqdd_dp"), out("work")}}},
         "The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),\nrow-major, derived "
         "symbolically as " + names.fn("jacobian") + "'s (d/du is its df/du).\nwork holds NWORK_PARAMETER_JACOBIAN " +
             real.plural() + ". Returns " + P + "_OK or an error of the rhs.",
-        pointers(parameter_jacobian_work, "work",
-                 sizes.nc ? std::vector<std::pair<std::string, std::string>>{
-                                {"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
-                                {"E", "E"}, {"z", "z"}, {"conditioning", "conditioning"}, {"dxdt", "dxdt"},
-                                {"dR_dp", "dR_dp"}, {"column", "column"}}
-                          : std::vector<std::pair<std::string, std::string>>{
-                                {"M", "M"}, {"J", "J"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
-                                {"dxdt", "dxdt"}, {"dR_dp", "dR_dp"}, {"column", "column"}}),
+        pointers(parameter_jacobian_work, "work", slices({"dxdt", "dR_dp", "column"})),
         {{"out_dqdd_dp", extent({{Size::nq}, {Size::np}}), true, false}}};
   }
 

@@ -113,12 +113,16 @@ class Graph {
 };
 
 // One line of a block of straight-line code: a temporary for a node used
-// more than once (or a call), or the block's output number `output`.
+// more than once (or a call), a value another block computed read from the
+// array of shared terms (`read`, named as that block names it), or the
+// block's output number `output`. A temporary that is `shared` is also
+// stored into that array.
 struct Statement {
-  enum Kind { temp, output } kind;
+  enum Kind { temp, read, output } kind;
   int node;
-  std::string temp_name;  // temp: its name (Schedule)
+  std::string temp_name;  // temp, read: its name (Schedule)
   int output_index = -1;  // output: its index in the block's outputs
+  bool shared = false;    // temp: stored for the blocks that read it
 };
 
 // A sum a block computes from another of its sums: m3 + m4 + m5 as w2 + m5
@@ -141,14 +145,16 @@ struct SumReuse {
 // that section (M_18_3). An edit renumbers only the entries whose
 // computation it changes, and a changed subexpression keeps its name, so
 // the expressions above it read as before. `sections` holds each output's
-// section; `taken` the names the block already uses.
+// section; `taken` the names the block already uses. The nodes of `given`
+// (node -> name) another block computes: they are read under that name
+// where first needed, and nothing under them is computed here.
 struct Schedule {
   std::vector<Statement> code;
   std::map<int, std::string> temps;  // node -> temporary's name
   std::map<int, SumReuse> reuse;
 };
 Schedule schedule(Graph &g, const std::vector<int> &outputs, const std::vector<std::string> &sections,
-                  const std::set<std::string> &taken);
+                  const std::set<std::string> &taken, const std::map<int, std::string> &given = {});
 
 
 // ---- layout.cpp -----------------------------------------------------------
@@ -385,6 +391,22 @@ struct Block {
   Schedule schedule;
   std::vector<const Local *> loads;    // in load order: state, parameters, inputs
   std::vector<std::string> unused;     // in parameter order
+  // The parameter its shared temporaries are stored into (out_terms, when
+  // not NULL) or its read statements read from (in_terms); "" for none.
+  std::string terms;
+};
+
+// The temporaries of NAME_kkt_entries that the residual's derivatives need
+// again: NAME_jacobian and NAME_parameter_jacobian call the rhs (as
+// NAME_rhs_terms) with the slice `terms` of their work, into which
+// kkt_entries stores them as it computes them, then hand that slice to the
+// derivative blocks, which read them instead of computing them again
+// (NAME_rhs itself stores none). In kkt_entries' order, each by its
+// temporary's name, which also names its place (NAME_TERM_cos_psi), so that
+// a new shared value is a line of its own and renumbers nothing.
+struct SharedTerms {
+  std::vector<std::pair<int, std::string>> values;  // (node, name) in slot order
+  bool empty() const { return values.empty(); }
 };
 
 // A generated function whose body is a fixed algorithm over the plan's
@@ -454,6 +476,7 @@ struct Plan {
   // fills its table and the joint forces (out_table, out_tau).
   ArticulatedForm articulated;
   Block articulated_terms;
+  SharedTerms terms;  // with Jacobians: kkt_entries' values the derivatives read
   Block kkt_entries, residuals, energy, energies, inverse_dynamics, bias, gravity, mass_matrix, constraint_jacobian,
       constraint_coordinate_jacobian, initial_state_at;
   Routine kkt_terms, rhs;  // kkt_terms: the arrays zeroed, then kkt_entries

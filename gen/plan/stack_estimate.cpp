@@ -24,6 +24,7 @@ namespace {
 size_t peak_temporaries(const Graph &g, const Schedule &s) {
   std::map<int, size_t> last_read;  // temporary node -> statement
   for (size_t k = 0; k < s.code.size(); ++k) {
+    if (s.code[k].kind == Statement::read) continue;  // a load: it reads no temporary
     const int top = s.code[k].node;
     std::function<void(int)> read = [&](int id) {
       if (id != top && s.temps.count(id)) {
@@ -42,7 +43,7 @@ size_t peak_temporaries(const Graph &g, const Schedule &s) {
   }
   std::vector<int> change(s.code.size() + 1, 0);  // live count changes at each statement
   for (size_t k = 0; k < s.code.size(); ++k) {
-    if (s.code[k].kind != Statement::temp) continue;
+    if (s.code[k].kind == Statement::output) continue;  // temporaries and the shared terms read live
     auto last = last_read.find(s.code[k].node);
     ++change[k];
     --change[(last == last_read.end() ? k : last->second) + 1];
