@@ -30,7 +30,7 @@ typedef double a02_n2_real;
 #define A02_N2_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define A02_N2_NSTANDARD 2  /* standard parameters, monomials of the parameters (a02_n2.md) */
 #define A02_N2_NBASE 2  /* base parameters, their identifiable combinations */
-#define A02_N2_STACK_ESTIMATE 1088  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define A02_N2_STACK_ESTIMATE 1088  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define A02_N2_NH_ARRAY 4
 #define A02_N2_NN_ARRAY 1
 #define A02_N2_NC_ARRAY 4

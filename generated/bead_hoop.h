@@ -30,7 +30,7 @@ typedef double bead_hoop_real;
 #define BEAD_HOOP_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define BEAD_HOOP_NSTANDARD 2  /* standard parameters, monomials of the parameters (bead_hoop.md) */
 #define BEAD_HOOP_NBASE 2  /* base parameters, their identifiable combinations */
-#define BEAD_HOOP_STACK_ESTIMATE 928  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BEAD_HOOP_STACK_ESTIMATE 928  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define BEAD_HOOP_NH_ARRAY 2
 #define BEAD_HOOP_NN_ARRAY 1
 #define BEAD_HOOP_NC_ARRAY 2

@@ -30,7 +30,7 @@ typedef double belt_block_real;
 #define BELT_BLOCK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define BELT_BLOCK_NSTANDARD 2  /* standard parameters, monomials of the parameters (belt_block.md) */
 #define BELT_BLOCK_NBASE 2  /* base parameters, their identifiable combinations */
-#define BELT_BLOCK_STACK_ESTIMATE 838  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BELT_BLOCK_STACK_ESTIMATE 838  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define BELT_BLOCK_NH_ARRAY 1
 #define BELT_BLOCK_NN_ARRAY 1
 #define BELT_BLOCK_NC_ARRAY 1

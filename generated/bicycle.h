@@ -28,7 +28,7 @@ typedef double bicycle_real;
 #define BICYCLE_NWORK_STEP (BICYCLE_NWORK + 256)  /* ... for bicycle_step */
 #define BICYCLE_STEP_TOLERANCE 1e-13  /* bicycle_step's position correction: |phi| it stops at */
 #define BICYCLE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define BICYCLE_STACK_ESTIMATE 3848  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BICYCLE_STACK_ESTIMATE 3848  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define BICYCLE_NH_ARRAY 1
 #define BICYCLE_NN_ARRAY 4
 #define BICYCLE_NC_ARRAY 5

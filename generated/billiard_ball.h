@@ -30,7 +30,7 @@ typedef double billiard_ball_real;
 #define BILLIARD_BALL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define BILLIARD_BALL_NSTANDARD 2  /* standard parameters, monomials of the parameters (billiard_ball.md) */
 #define BILLIARD_BALL_NBASE 2  /* base parameters, their identifiable combinations */
-#define BILLIARD_BALL_STACK_ESTIMATE 858  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BILLIARD_BALL_STACK_ESTIMATE 858  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define BILLIARD_BALL_NH_ARRAY 1
 #define BILLIARD_BALL_NN_ARRAY 2
 #define BILLIARD_BALL_NC_ARRAY 2

@@ -30,7 +30,7 @@ typedef double bouncing_ball_real;
 #define BOUNCING_BALL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define BOUNCING_BALL_NSTANDARD 2  /* standard parameters, monomials of the parameters (bouncing_ball.md) */
 #define BOUNCING_BALL_NBASE 2  /* base parameters, their identifiable combinations */
-#define BOUNCING_BALL_STACK_ESTIMATE 808  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BOUNCING_BALL_STACK_ESTIMATE 808  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define BOUNCING_BALL_NH_ARRAY 1
 #define BOUNCING_BALL_NN_ARRAY 1
 #define BOUNCING_BALL_NC_ARRAY 1

@@ -28,7 +28,7 @@ typedef double bowling_ball_real;
 #define BOWLING_BALL_NWORK_STEP (BOWLING_BALL_NWORK + 28)  /* ... for bowling_ball_step */
 #define BOWLING_BALL_STEP_TOLERANCE 1e-13  /* bowling_ball_step's position correction: |phi| it stops at */
 #define BOWLING_BALL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define BOWLING_BALL_STACK_ESTIMATE 848  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BOWLING_BALL_STACK_ESTIMATE 848  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define BOWLING_BALL_NH_ARRAY 1
 #define BOWLING_BALL_NN_ARRAY 1
 #define BOWLING_BALL_NC_ARRAY 1

@@ -27,7 +27,7 @@ typedef double bricard_real;
 #define BRICARD_NWORK_CORRECTION 288  /* ... for bricard_correction_factor and _solve */
 #define BRICARD_NSTANDARD 2  /* standard parameters, monomials of the parameters (bricard.md) */
 #define BRICARD_NBASE 2  /* base parameters, their identifiable combinations */
-#define BRICARD_STACK_ESTIMATE 3938  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define BRICARD_STACK_ESTIMATE 3938  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define BRICARD_NH_ARRAY 12
 #define BRICARD_NN_ARRAY 1
 #define BRICARD_NC_ARRAY 12

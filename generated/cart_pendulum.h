@@ -30,7 +30,7 @@ typedef double cart_pendulum_real;
 #define CART_PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define CART_PENDULUM_NSTANDARD 3  /* standard parameters, monomials of the parameters (cart_pendulum.md) */
 #define CART_PENDULUM_NBASE 3  /* base parameters, their identifiable combinations */
-#define CART_PENDULUM_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define CART_PENDULUM_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define CART_PENDULUM_NH_ARRAY 1
 #define CART_PENDULUM_NN_ARRAY 1
 #define CART_PENDULUM_NC_ARRAY 1

@@ -30,7 +30,7 @@ typedef double disk_link_real;
 #define DISK_LINK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define DISK_LINK_NSTANDARD 4  /* standard parameters, monomials of the parameters (disk_link.md) */
 #define DISK_LINK_NBASE 4  /* base parameters, their identifiable combinations */
-#define DISK_LINK_STACK_ESTIMATE 868  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DISK_LINK_STACK_ESTIMATE 868  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define DISK_LINK_NH_ARRAY 1
 #define DISK_LINK_NN_ARRAY 1
 #define DISK_LINK_NC_ARRAY 1

@@ -30,7 +30,7 @@ typedef double disk_link_rolling_real;
 #define DISK_LINK_ROLLING_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define DISK_LINK_ROLLING_NSTANDARD 4  /* standard parameters, monomials of the parameters (disk_link_rolling.md) */
 #define DISK_LINK_ROLLING_NBASE 4  /* base parameters, their identifiable combinations */
-#define DISK_LINK_ROLLING_STACK_ESTIMATE 878  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DISK_LINK_ROLLING_STACK_ESTIMATE 878  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define DISK_LINK_ROLLING_NH_ARRAY 1
 #define DISK_LINK_ROLLING_NN_ARRAY 1
 #define DISK_LINK_ROLLING_NC_ARRAY 1

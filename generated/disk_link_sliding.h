@@ -25,7 +25,7 @@ typedef double disk_link_sliding_real;
 #define DISK_LINK_SLIDING_NWORK_JACOBIAN (DISK_LINK_SLIDING_NWORK + 28)  /* ... for disk_link_sliding_jacobian */
 #define DISK_LINK_SLIDING_NWORK_PARAMETER_JACOBIAN (DISK_LINK_SLIDING_NWORK + 31)  /* ... for disk_link_sliding_parameter_jacobian */
 #define DISK_LINK_SLIDING_NWORK_STEP (DISK_LINK_SLIDING_NWORK + 18)  /* ... for disk_link_sliding_step */
-#define DISK_LINK_SLIDING_STACK_ESTIMATE 948  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DISK_LINK_SLIDING_STACK_ESTIMATE 948  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define DISK_LINK_SLIDING_NH_ARRAY 1
 #define DISK_LINK_SLIDING_NN_ARRAY 1
 #define DISK_LINK_SLIDING_NC_ARRAY 1

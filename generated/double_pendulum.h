@@ -30,7 +30,7 @@ typedef double double_pendulum_real;
 #define DOUBLE_PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define DOUBLE_PENDULUM_NSTANDARD 4  /* standard parameters, monomials of the parameters (double_pendulum.md) */
 #define DOUBLE_PENDULUM_NBASE 4  /* base parameters, their identifiable combinations */
-#define DOUBLE_PENDULUM_STACK_ESTIMATE 938  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DOUBLE_PENDULUM_STACK_ESTIMATE 938  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define DOUBLE_PENDULUM_NH_ARRAY 2
 #define DOUBLE_PENDULUM_NN_ARRAY 1
 #define DOUBLE_PENDULUM_NC_ARRAY 2

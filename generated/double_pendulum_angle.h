@@ -27,7 +27,7 @@ typedef double double_pendulum_angle_real;
 #define DOUBLE_PENDULUM_ANGLE_NWORK_STEP (DOUBLE_PENDULUM_ANGLE_NWORK + 12)  /* ... for double_pendulum_angle_step */
 #define DOUBLE_PENDULUM_ANGLE_NSTANDARD 7  /* standard parameters, monomials of the parameters (double_pendulum_angle.md) */
 #define DOUBLE_PENDULUM_ANGLE_NBASE 5  /* base parameters, their identifiable combinations */
-#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define DOUBLE_PENDULUM_ANGLE_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define DOUBLE_PENDULUM_ANGLE_NH_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NN_ARRAY 1
 #define DOUBLE_PENDULUM_ANGLE_NC_ARRAY 1

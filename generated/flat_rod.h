@@ -30,7 +30,7 @@ typedef double flat_rod_real;
 #define FLAT_ROD_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define FLAT_ROD_NSTANDARD 3  /* standard parameters, monomials of the parameters (flat_rod.md) */
 #define FLAT_ROD_NBASE 3  /* base parameters, their identifiable combinations */
-#define FLAT_ROD_STACK_ESTIMATE 878  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define FLAT_ROD_STACK_ESTIMATE 878  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define FLAT_ROD_NH_ARRAY 2
 #define FLAT_ROD_NN_ARRAY 1
 #define FLAT_ROD_NC_ARRAY 2

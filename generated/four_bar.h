@@ -30,7 +30,7 @@ typedef double four_bar_real;
 #define FOUR_BAR_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define FOUR_BAR_NSTANDARD 5  /* standard parameters, monomials of the parameters (four_bar.md) */
 #define FOUR_BAR_NBASE 4  /* base parameters, their identifiable combinations */
-#define FOUR_BAR_STACK_ESTIMATE 1048  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define FOUR_BAR_STACK_ESTIMATE 1048  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define FOUR_BAR_NH_ARRAY 2
 #define FOUR_BAR_NN_ARRAY 1
 #define FOUR_BAR_NC_ARRAY 2

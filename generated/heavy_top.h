@@ -27,7 +27,7 @@ typedef double heavy_top_real;
 #define HEAVY_TOP_NWORK_STEP (HEAVY_TOP_NWORK + 18)  /* ... for heavy_top_step */
 #define HEAVY_TOP_NSTANDARD 4  /* standard parameters, monomials of the parameters (heavy_top.md) */
 #define HEAVY_TOP_NBASE 3  /* base parameters, their identifiable combinations */
-#define HEAVY_TOP_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define HEAVY_TOP_STACK_ESTIMATE 918  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define HEAVY_TOP_NH_ARRAY 1
 #define HEAVY_TOP_NN_ARRAY 1
 #define HEAVY_TOP_NC_ARRAY 1

@@ -28,7 +28,7 @@ typedef double incline_sphere_real;
 #define INCLINE_SPHERE_NWORK_STEP (INCLINE_SPHERE_NWORK + 142)  /* ... for incline_sphere_step */
 #define INCLINE_SPHERE_STEP_TOLERANCE 1e-13  /* incline_sphere_step's position correction: |phi| it stops at */
 #define INCLINE_SPHERE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define INCLINE_SPHERE_STACK_ESTIMATE 1388  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define INCLINE_SPHERE_STACK_ESTIMATE 1388  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define INCLINE_SPHERE_NH_ARRAY 1
 #define INCLINE_SPHERE_NN_ARRAY 2
 #define INCLINE_SPHERE_NC_ARRAY 3

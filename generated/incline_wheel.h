@@ -28,7 +28,7 @@ typedef double incline_wheel_real;
 #define INCLINE_WHEEL_NWORK_STEP (INCLINE_WHEEL_NWORK + 28)  /* ... for incline_wheel_step */
 #define INCLINE_WHEEL_STEP_TOLERANCE 1e-13  /* incline_wheel_step's position correction: |phi| it stops at */
 #define INCLINE_WHEEL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
-#define INCLINE_WHEEL_STACK_ESTIMATE 858  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define INCLINE_WHEEL_STACK_ESTIMATE 858  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define INCLINE_WHEEL_NH_ARRAY 1
 #define INCLINE_WHEEL_NN_ARRAY 1
 #define INCLINE_WHEEL_NC_ARRAY 1

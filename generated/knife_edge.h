@@ -30,7 +30,7 @@ typedef double knife_edge_real;
 #define KNIFE_EDGE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define KNIFE_EDGE_NSTANDARD 3  /* standard parameters, monomials of the parameters (knife_edge.md) */
 #define KNIFE_EDGE_NBASE 3  /* base parameters, their identifiable combinations */
-#define KNIFE_EDGE_STACK_ESTIMATE 868  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define KNIFE_EDGE_STACK_ESTIMATE 868  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define KNIFE_EDGE_NH_ARRAY 1
 #define KNIFE_EDGE_NN_ARRAY 1
 #define KNIFE_EDGE_NC_ARRAY 1

@@ -30,7 +30,7 @@ typedef double leaning_disk_body_real;
 #define LEANING_DISK_BODY_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define LEANING_DISK_BODY_NSTANDARD 4  /* standard parameters, monomials of the parameters (leaning_disk_body.md) */
 #define LEANING_DISK_BODY_NBASE 4  /* base parameters, their identifiable combinations */
-#define LEANING_DISK_BODY_STACK_ESTIMATE 968  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define LEANING_DISK_BODY_STACK_ESTIMATE 968  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define LEANING_DISK_BODY_NH_ARRAY 1
 #define LEANING_DISK_BODY_NN_ARRAY 2
 #define LEANING_DISK_BODY_NC_ARRAY 2

@@ -30,7 +30,7 @@ typedef double moving_table_real;
 #define MOVING_TABLE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define MOVING_TABLE_NSTANDARD 2  /* standard parameters, monomials of the parameters (moving_table.md) */
 #define MOVING_TABLE_NBASE 2  /* base parameters, their identifiable combinations */
-#define MOVING_TABLE_STACK_ESTIMATE 858  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define MOVING_TABLE_STACK_ESTIMATE 858  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define MOVING_TABLE_NH_ARRAY 1
 #define MOVING_TABLE_NN_ARRAY 1
 #define MOVING_TABLE_NC_ARRAY 1

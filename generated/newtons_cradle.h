@@ -30,7 +30,7 @@ typedef double newtons_cradle_real;
 #define NEWTONS_CRADLE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define NEWTONS_CRADLE_NSTANDARD 1  /* standard parameters, monomials of the parameters (newtons_cradle.md) */
 #define NEWTONS_CRADLE_NBASE 1  /* base parameters, their identifiable combinations */
-#define NEWTONS_CRADLE_STACK_ESTIMATE 888  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define NEWTONS_CRADLE_STACK_ESTIMATE 888  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define NEWTONS_CRADLE_NH_ARRAY 4
 #define NEWTONS_CRADLE_NN_ARRAY 1
 #define NEWTONS_CRADLE_NC_ARRAY 4

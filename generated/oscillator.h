@@ -27,7 +27,7 @@ typedef double oscillator_real;
 #define OSCILLATOR_NWORK_STEP (OSCILLATOR_NWORK + 6)  /* ... for oscillator_step */
 #define OSCILLATOR_NSTANDARD 2  /* standard parameters, monomials of the parameters (oscillator.md) */
 #define OSCILLATOR_NBASE 2  /* base parameters, their identifiable combinations */
-#define OSCILLATOR_STACK_ESTIMATE 798  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define OSCILLATOR_STACK_ESTIMATE 798  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define OSCILLATOR_NH_ARRAY 1
 #define OSCILLATOR_NN_ARRAY 1
 #define OSCILLATOR_NC_ARRAY 1

@@ -30,7 +30,7 @@ typedef double pendulum_real;
 #define PENDULUM_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define PENDULUM_NSTANDARD 2  /* standard parameters, monomials of the parameters (pendulum.md) */
 #define PENDULUM_NBASE 2  /* base parameters, their identifiable combinations */
-#define PENDULUM_STACK_ESTIMATE 838  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define PENDULUM_STACK_ESTIMATE 838  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define PENDULUM_NH_ARRAY 1
 #define PENDULUM_NN_ARRAY 1
 #define PENDULUM_NC_ARRAY 1

@@ -27,7 +27,7 @@ typedef double pendulum_angle_real;
 #define PENDULUM_ANGLE_NWORK_STEP (PENDULUM_ANGLE_NWORK + 6)  /* ... for pendulum_angle_step */
 #define PENDULUM_ANGLE_NSTANDARD 2  /* standard parameters, monomials of the parameters (pendulum_angle.md) */
 #define PENDULUM_ANGLE_NBASE 2  /* base parameters, their identifiable combinations */
-#define PENDULUM_ANGLE_STACK_ESTIMATE 828  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define PENDULUM_ANGLE_STACK_ESTIMATE 828  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define PENDULUM_ANGLE_NH_ARRAY 1
 #define PENDULUM_ANGLE_NN_ARRAY 1
 #define PENDULUM_ANGLE_NC_ARRAY 1

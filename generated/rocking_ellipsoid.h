@@ -30,7 +30,7 @@ typedef double rocking_ellipsoid_real;
 #define ROCKING_ELLIPSOID_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define ROCKING_ELLIPSOID_NSTANDARD 6  /* standard parameters, monomials of the parameters (rocking_ellipsoid.md) */
 #define ROCKING_ELLIPSOID_NBASE 6  /* base parameters, their identifiable combinations */
-#define ROCKING_ELLIPSOID_STACK_ESTIMATE 3408  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define ROCKING_ELLIPSOID_STACK_ESTIMATE 3408  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define ROCKING_ELLIPSOID_NH_ARRAY 2
 #define ROCKING_ELLIPSOID_NN_ARRAY 2
 #define ROCKING_ELLIPSOID_NC_ARRAY 4

@@ -30,7 +30,7 @@ typedef double rolling_ball_real;
 #define ROLLING_BALL_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define ROLLING_BALL_NSTANDARD 3  /* standard parameters, monomials of the parameters (rolling_ball.md) */
 #define ROLLING_BALL_NBASE 3  /* base parameters, their identifiable combinations */
-#define ROLLING_BALL_STACK_ESTIMATE 958  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define ROLLING_BALL_STACK_ESTIMATE 958  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define ROLLING_BALL_NH_ARRAY 1
 #define ROLLING_BALL_NN_ARRAY 2
 #define ROLLING_BALL_NC_ARRAY 3

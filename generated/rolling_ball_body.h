@@ -30,7 +30,7 @@ typedef double rolling_ball_body_real;
 #define ROLLING_BALL_BODY_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define ROLLING_BALL_BODY_NSTANDARD 4  /* standard parameters, monomials of the parameters (rolling_ball_body.md) */
 #define ROLLING_BALL_BODY_NBASE 4  /* base parameters, their identifiable combinations */
-#define ROLLING_BALL_BODY_STACK_ESTIMATE 1398  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define ROLLING_BALL_BODY_STACK_ESTIMATE 1398  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define ROLLING_BALL_BODY_NH_ARRAY 1
 #define ROLLING_BALL_BODY_NN_ARRAY 2
 #define ROLLING_BALL_BODY_NC_ARRAY 3

@@ -30,7 +30,7 @@ typedef double rolling_disk_real;
 #define ROLLING_DISK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define ROLLING_DISK_NSTANDARD 2  /* standard parameters, monomials of the parameters (rolling_disk.md) */
 #define ROLLING_DISK_NBASE 2  /* base parameters, their identifiable combinations */
-#define ROLLING_DISK_STACK_ESTIMATE 888  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define ROLLING_DISK_STACK_ESTIMATE 888  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define ROLLING_DISK_NH_ARRAY 1
 #define ROLLING_DISK_NN_ARRAY 2
 #define ROLLING_DISK_NC_ARRAY 2

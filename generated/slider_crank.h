@@ -30,7 +30,7 @@ typedef double slider_crank_real;
 #define SLIDER_CRANK_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define SLIDER_CRANK_NSTANDARD 5  /* standard parameters, monomials of the parameters (slider_crank.md) */
 #define SLIDER_CRANK_NBASE 4  /* base parameters, their identifiable combinations */
-#define SLIDER_CRANK_STACK_ESTIMATE 978  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define SLIDER_CRANK_STACK_ESTIMATE 978  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define SLIDER_CRANK_NH_ARRAY 2
 #define SLIDER_CRANK_NN_ARRAY 1
 #define SLIDER_CRANK_NC_ARRAY 2

@@ -30,7 +30,7 @@ typedef double sphere_real;
 #define SPHERE_STEP_MAX_ITERATIONS 20  /* ... and its limit */
 #define SPHERE_NSTANDARD 2  /* standard parameters, monomials of the parameters (sphere.md) */
 #define SPHERE_NBASE 2  /* base parameters, their identifiable combinations */
-#define SPHERE_STACK_ESTIMATE 858  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define SPHERE_STACK_ESTIMATE 858  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define SPHERE_NH_ARRAY 1
 #define SPHERE_NN_ARRAY 1
 #define SPHERE_NC_ARRAY 1

@@ -27,7 +27,7 @@ typedef double spring_pendulum_real;
 #define SPRING_PENDULUM_NWORK_STEP (SPRING_PENDULUM_NWORK + 12)  /* ... for spring_pendulum_step */
 #define SPRING_PENDULUM_NSTANDARD 5  /* standard parameters, monomials of the parameters (spring_pendulum.md) */
 #define SPRING_PENDULUM_NBASE 5  /* base parameters, their identifiable combinations */
-#define SPRING_PENDULUM_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define SPRING_PENDULUM_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define SPRING_PENDULUM_NH_ARRAY 1
 #define SPRING_PENDULUM_NN_ARRAY 1
 #define SPRING_PENDULUM_NC_ARRAY 1

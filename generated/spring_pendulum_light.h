@@ -27,7 +27,7 @@ typedef double spring_pendulum_light_real;
 #define SPRING_PENDULUM_LIGHT_NWORK_STEP (SPRING_PENDULUM_LIGHT_NWORK + 12)  /* ... for spring_pendulum_light_step */
 #define SPRING_PENDULUM_LIGHT_NSTANDARD 5  /* standard parameters, monomials of the parameters (spring_pendulum_light.md) */
 #define SPRING_PENDULUM_LIGHT_NBASE 5  /* base parameters, their identifiable combinations */
-#define SPRING_PENDULUM_LIGHT_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (lagrangec's README) */
+#define SPRING_PENDULUM_LIGHT_STACK_ESTIMATE 898  /* bytes of stack the deepest call may take, estimated (docs/embedding.md) */
 #define SPRING_PENDULUM_LIGHT_NH_ARRAY 1
 #define SPRING_PENDULUM_LIGHT_NN_ARRAY 1
 #define SPRING_PENDULUM_LIGHT_NC_ARRAY 1
