@@ -20,8 +20,8 @@ build() {  # executable, adapter, extra flags
         "$here/$2" "$dir/$name.c" "$here/bench_rhs.c" -lm -o "$work/$1"
 }
 build rhs lagrangec_adapter.c
-build jacobian jacobian_adapter.c -DBENCH_JACOBIAN_ONLY
-build rhs+jacobian jacobian_adapter.c
+build jacobian lagrangec_adapter.c -DBENCH_JACOBIAN_ONLY
+build rhs+jacobian lagrangec_adapter.c -DBENCH_JACOBIAN
 for what in rhs jacobian rhs+jacobian; do
     ir=$(LD_BIND_NOW=1 valgrind --tool=callgrind --toggle-collect=bench_call --callgrind-out-file=/dev/null \
         "$work/$what" calls 20 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
