@@ -46,10 +46,11 @@ def outcome(r):
     return {"status": "ok", "wall": r["wall"], "cpu": r["cpu"], "peak_mib": r["peak_mib"]}
 
 
-def rhs_harness(name, source, header_dir, exe):
-    """bench_rhs.c's timing and counting harness around a generated model's rhs (its .c or .o)."""
-    measure.output([CC] + CFLAGS + [f"-I{HERE}", f"-I{header_dir}", "-include", f"{name}.h", f"-DMODEL={name}",
-                                    f"-DUMODEL={name.upper()}", f"{HERE}/lagrangec_adapter.c", source,
+def rhs_harness(name, source, header_dir, exe, flags=()):
+    """bench_rhs.c's timing and counting harness around a generated model's rhs (its .c or .o); `flags` for
+    lagrangec_adapter.c (-DBENCH_INPUTS=NAME_input_defaults for a model with inputs)."""
+    measure.output([CC] + CFLAGS + list(flags) + [f"-I{HERE}", f"-I{header_dir}", "-include", f"{name}.h",
+                                    f"-DMODEL={name}", f"-DUMODEL={name.upper()}", f"{HERE}/lagrangec_adapter.c", source,
                                     f"{HERE}/bench_rhs.c", "-lm", "-o", exe])
 
 
