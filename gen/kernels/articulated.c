@@ -172,6 +172,31 @@ static void PREFIX_inertia_to_parent(int k, real c, real s, int fixed, const rea
 }
 
 /*
+** The joint of link i, its one place (the recursions of this file and of
+** tree_dynamics.c call only these for what a joint type decides): its turn
+** at q, cos and sin of the angle into w[PREFIX_W_R], w[PREFIX_W_R + 1];
+** its motion S q' for the rates `rate` (one per coordinate) added to the
+** spatial vector out; and the generalised force S^T f it takes from the
+** link's spatial force f, into out[its coordinate].
+*/
+static void PREFIX_joint_turn(int i, const real t[], const real q[], real w[])
+{
+    const real angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
+    w[PREFIX_W_R] = cos(angle);
+    w[PREFIX_W_R + 1] = sin(angle);
+}
+
+static void PREFIX_joint_motion(int i, const real t[], const real rate[], real out[])
+{
+    out[PREFIX_link_axis[i]] += t[13]*rate[PREFIX_link_coordinate[i]];
+}
+
+static void PREFIX_joint_force(int i, const real t[], const real f[], real out[])
+{
+    out[PREFIX_link_coordinate[i]] = t[13]*f[PREFIX_link_axis[i]];
+}
+
+/*
 ** q'' of the tree at (q, q') under the joint forces tau (one per
 ** coordinate), gravity included. Returns 0 when an articulated inertia
 ** about a joint's axis is not positive (a singular mass matrix), else 1.
@@ -187,18 +212,16 @@ static int PREFIX_articulated(const real table[], const real q[], const real v[]
         real *w = work + i*PREFIX_LINK_WORK, *V = w + PREFIX_W_V, *I = w + PREFIX_W_I, *P = w + PREFIX_W_P;
         const int k = PREFIX_link_axis[i], k1 = (k + 1) % 3, k2 = (k + 2) % 3, p = PREFIX_link_parent[i];
         const real rate = t[13]*v[PREFIX_link_coordinate[i]];
-        const real angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
         const real *h = t + 15, *J = t + 18, m = t[14];
         real n[3], f[3], hv[3];
-        w[PREFIX_W_R] = cos(angle);
-        w[PREFIX_W_R + 1] = sin(angle);
+        PREFIX_joint_turn(i, t, q, w);
         if (p < 0) {
             for (a = 0; a < 6; ++a) V[a] = 0.0;
         } else {
             PREFIX_motion_to_link(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9,
                                   work + p*PREFIX_LINK_WORK + PREFIX_W_V, V);
         }
-        V[k] += rate;
+        PREFIX_joint_motion(i, t, v, V);
         /* c = V x (rate e_k; 0) */
         w[PREFIX_W_C + k] = w[PREFIX_W_C + 3 + k] = 0.0;
         w[PREFIX_W_C + k1] = V[k2]*rate;
