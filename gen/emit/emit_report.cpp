@@ -224,17 +224,33 @@ class Report {
     if (!s.frames.empty()) frames();
     if (!m_.bodies.empty()) bodies();
     out_ << "## Energies\n\n";
-    equation("T", m_.T);
+    if (m_.articulated.chosen)
+      out_ << "$T$, the bodies' kinetic energy, is not derived as an expression for this model (its rhs takes the "
+              "articulated-body recursion): `" << plan_.names.p << "_energies` computes it over the tree's tables, "
+              "$\\frac12 \\sum v_L \\cdot I_L v_L$ of each link's spatial velocity and inertia.\n\n";
+    else
+      equation("T", m_.T);
     equation("V", m_.V);
     integral();
     out_ << "## Equations of motion\n\n"
-         << "$$M(q,t)\\,\\ddot q + k(q,\\dot q,t) = Q + A^T\\lambda + B^T\\mu$$\n\n"
-         << "Mass matrix $M = \\partial^2 T/\\partial\\dot q\\,\\partial\\dot q$, rows and columns in the order "
-         << coordinate_list() << ":\n\n";
-    matrix("M", m_.M);
-    out_ << "$k = \\frac{\\partial^2 T}{\\partial \\dot q\\,\\partial q}\\dot q + \\frac{\\partial^2 T}{\\partial \\dot q\\,"
-            "\\partial t} - \\frac{\\partial L}{\\partial q}$, and the applied forces $Q$:\n\n";
-    for (size_t i = 0; i < m_.nq; ++i) equation("k_{" + coordinate(i) + "}", m_.k[i]);
+         << "$$M(q,t)\\,\\ddot q + k(q,\\dot q,t) = Q + A^T\\lambda + B^T\\mu$$\n\n";
+    if (m_.articulated.chosen) {
+      const std::string &p = plan_.names.p;
+      out_ << "$M$ and $k$ are not derived as expressions for this model: they grow as the tree's depth cubed, and "
+              "its generated functions compute them over the tree's tables below instead, as rhs does: `"
+           << p << "_mass_matrix` by the composite-rigid-body algorithm, `" << p << "_inverse_dynamics`, `" << p
+           << "_bias` and `" << p << "_gravity` by the recursive Newton–Euler algorithm, `" << p << "_energies` from "
+              "each link's velocity and height (Featherstone's, O(N) in the links; M's rows by the ancestors of each "
+              "link), with $\\partial V/\\partial q$ of the potential written beside the bodies. The applied forces "
+              "$Q$, in the order " << coordinate_list() << ":\n\n";
+    } else {
+      out_ << "Mass matrix $M = \\partial^2 T/\\partial\\dot q\\,\\partial\\dot q$, rows and columns in the order "
+           << coordinate_list() << ":\n\n";
+      matrix("M", m_.M);
+      out_ << "$k = \\frac{\\partial^2 T}{\\partial \\dot q\\,\\partial q}\\dot q + \\frac{\\partial^2 T}{\\partial \\dot q\\,"
+              "\\partial t} - \\frac{\\partial L}{\\partial q}$, and the applied forces $Q$:\n\n";
+      for (size_t i = 0; i < m_.nq; ++i) equation("k_{" + coordinate(i) + "}", m_.k[i]);
+    }
     for (size_t i = 0; i < m_.nq; ++i) equation("Q_{" + coordinate(i) + "}", m_.Q[i]);
     if (plan_.articulated.chosen)
       articulated();
@@ -355,7 +371,7 @@ class Report {
       out_ << "| " << p.name << " (particle) | " << cell(p.mass.text) << " | | " << cell(p.point.text) << " | |\n";
     out_ << "\n";
     for (auto &b : m_.bodies) {
-      equation("T_{\\mathrm{" + tex_text(b.name) + "}}", b.T);
+      if (!m_.articulated.chosen) equation("T_{\\mathrm{" + tex_text(b.name) + "}}", b.T);
       equation("V_{\\mathrm{" + tex_text(b.name) + "}}", b.V);
     }
   }

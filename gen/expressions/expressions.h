@@ -291,7 +291,10 @@ struct BodyEnergy {
   int frame = -1, axes = -1;  // -1: a particle
   GiNaC::matrix inertia{3, 3};
 };
-std::vector<BodyEnergy> body_energies(Scope &scope);
+// Without `kinetic`, T is left 0 (what a tree on the articulated-body
+// recursion never needs); add_kinetic_energies fills it in later.
+std::vector<BodyEnergy> body_energies(Scope &scope, bool kinetic = true);
+void add_kinetic_energies(Scope &scope, std::vector<BodyEnergy> &bodies);
 
 // ---- wheels.cpp -----------------------------------------------------------
 

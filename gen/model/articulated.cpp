@@ -200,9 +200,55 @@ class TreeReader {
 
 }  // namespace
 
+namespace {
+
+// The operations of e read as a tree (count_ops.py's rule: every + - * /
+// and call 1), constants free: an estimate of what lowering it costs.
+size_t tree_operations(const ex &e) {
+  if (GiNaC::is_a<GiNaC::numeric>(e) || GiNaC::is_a<GiNaC::symbol>(e)) return 0;
+  size_t ops = GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e) ? e.nops() - 1 : 1;
+  for (size_t i = 0; i < e.nops(); ++i) ops += tree_operations(e.op(i));
+  return ops;
+}
+
+}  // namespace
+
+void choose_form(ArticulatedTree &tree, size_t nq) {
+  const size_t n = tree.links.size();
+  size_t terms = 0, entries = 0;
+  bool planar = true;
+  for (const auto &L : tree.links) {
+    for (unsigned a = 0; a < 3; ++a)
+      for (unsigned c = 0; c < 3; ++c) {
+        terms += tree_operations(L.E(a, c));
+        planar = planar && (L.E(a, c) - (a == c ? 1 : 0)).is_zero();
+        if (a <= c) terms += tree_operations(L.inertia(a, c));
+      }
+    for (int a = 0; a < 3; ++a) terms += tree_operations(L.r[size_t(a)]) + tree_operations(L.first_moment[size_t(a)]);
+    terms += tree_operations(L.offset) + tree_operations(L.mass);
+    planar = planar && L.axis == tree.links[0].axis;
+    for (int l = int(&L - &tree.links[0]); l >= 0; l = tree.links[size_t(l)].parent) ++entries;
+  }
+  for (const ex &e : tree.tau) terms += tree_operations(e);
+  for (const ex &e : tree.gravity) terms += tree_operations(e);
+  const size_t per_entry = planar ? ArticulatedTree::kOpsPerEntryPlanar : ArticulatedTree::kOpsPerEntry;
+  tree.recursion_ops = ArticulatedTree::kOpsPerLink * n + terms;
+  tree.dense_ops = per_entry * entries + nq * nq * nq / 6 + 2 * nq * nq;
+  tree.chosen = tree.recursion_ops < tree.dense_ops;
+  tree.reason = "about " + std::to_string(tree.recursion_ops) + " operations in the articulated-body recursion (its "
+                "cost per link by time, and its table's) against about " + std::to_string(tree.dense_ops) +
+                " for M, f and their solve (estimated from the tree: " + std::to_string(per_entry) + " per entry of "
+                "M's lower triangle, " + std::to_string(entries) + " of them" + (planar ? ", its joints' axes all one" : "") +
+                ", and n^3/6 + 2 n^2 for the factor and the solve)";
+}
+
 ArticulatedTree articulated_tree(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies,
                                  const std::vector<ex> &tau) {
-  if (bodies.empty()) return {"no bodies", {}, {}, {}};
+  if (bodies.empty()) {
+    ArticulatedTree none;
+    none.absent = "no bodies";
+    return none;
+  }
   return TreeReader(frames, s).read(bodies, tau);
 }
 

@@ -44,7 +44,7 @@ size_t graph_operations(const Graph &g, const std::vector<int> &outputs) {
 }
 
 ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::vector<int> &dense_outputs,
-                                   size_t solver_ops, const std::vector<int> &recursion_outputs) {
+                                   size_t solver_ops) {
   ArticulatedForm f;
   if (m.nc()) {
     f.reason = "it has constraints, whose KKT solve needs M";
@@ -54,11 +54,20 @@ ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::ve
     f.reason = "its bodies are not a tree of turning joints the recursion takes: " + m.articulated.absent;
     return f;
   }
+  if (m.articulated.chosen) {
+    f.chosen = true;
+    f.reason = m.articulated.reason;
+    f.recursion_ops = m.articulated.recursion_ops;
+    f.dense_ops = m.articulated.dense_ops;
+    return f;
+  }
+  // M was derived: its operations as lowered, against the recursion's per link.
   f.dense_ops = graph_operations(g, dense_outputs) + solver_ops;
-  f.recursion_ops = ArticulatedForm::kOpsPerLink * m.articulated.links.size() + graph_operations(g, recursion_outputs);
-  f.chosen = f.recursion_ops < f.dense_ops;
+  f.recursion_ops = ArticulatedForm::kOpsPerLink * m.articulated.links.size();
   f.reason = std::to_string(f.recursion_ops) + " operations in the articulated-body recursion (its cost per link by "
              "time) against " + std::to_string(f.dense_ops) + " for M, f and their solve";
+  if (f.recursion_ops < f.dense_ops && !m.articulated.reason.empty())  // the estimate from the tree, which decides before M is derived, said otherwise
+    f.reason += " (" + m.articulated.reason + ")";
   return f;
 }
 
