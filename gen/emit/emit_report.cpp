@@ -224,13 +224,17 @@ class Report {
     if (!s.frames.empty()) frames();
     if (!m_.bodies.empty()) bodies();
     out_ << "## Energies\n\n";
-    if (m_.articulated.chosen)
-      out_ << "$T$, the bodies' kinetic energy, is not derived as an expression for this model (its rhs takes the "
-              "articulated-body recursion): `" << plan_.names.p << "_energies` computes it over the tree's tables, "
-              "$\\frac12 \\sum v_L \\cdot I_L v_L$ of each link's spatial velocity and inertia.\n\n";
-    else
+    if (m_.articulated.chosen) {
+      out_ << "The bodies' energies are not derived as expressions for this model (its rhs takes the "
+              "articulated-body recursion): `" << plan_.names.p << "_energies` computes them over the tree's tables, "
+              "$T = \\frac12 \\sum_L v_L \\cdot I_L v_L$ of each link's spatial velocity and inertia and "
+              "$V = -\\sum_L m_L\\, g \\cdot r_L$ of its mass and centre, and adds the potential written beside "
+              "them:\n\n";
+      equation("V_{\\mathrm{written}}", m_.V);
+    } else {
       equation("T", m_.T);
-    equation("V", m_.V);
+      equation("V", m_.V);
+    }
     integral();
     out_ << "## Equations of motion\n\n"
          << "$$M(q,t)\\,\\ddot q + k(q,\\dot q,t) = Q + A^T\\lambda + B^T\\mu$$\n\n";
@@ -371,7 +375,8 @@ class Report {
       out_ << "| " << p.name << " (particle) | " << cell(p.mass.text) << " | | " << cell(p.point.text) << " | |\n";
     out_ << "\n";
     for (auto &b : m_.bodies) {
-      if (!m_.articulated.chosen) equation("T_{\\mathrm{" + tex_text(b.name) + "}}", b.T);
+      if (m_.articulated.chosen) break;  // not derived: the tables below hold them
+      equation("T_{\\mathrm{" + tex_text(b.name) + "}}", b.T);
       equation("V_{\\mathrm{" + tex_text(b.name) + "}}", b.V);
     }
   }

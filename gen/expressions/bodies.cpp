@@ -28,7 +28,7 @@ class BodyReader {
     std::string what = "the mass of particle '" + p.name + "'", where = "the point of particle '" + p.name + "'";
     ex m = read_expression(p.mass, scope_, constant(what));
     Vector r = read_vector(p.point, scope_, {where.c_str(), false, false});
-    return {p.name, 0, potential(m, r), m, r, weight(m)};
+    return {p.name, 0, 0, m, r, weight(m)};
   }
 
   BodyEnergy body(const BodySpec &b) {
@@ -39,7 +39,14 @@ class BodyReader {
     GiNaC::matrix I = inertia(b);
     int axes = b.inertia_frame ? inertia_frame(b, frame) : frame;
     axes = turned_from(axes, I);
-    return {b.name, 0, potential(m, r), m, r, weight(m), frame, axes, I};
+    return {b.name, 0, 0, m, r, weight(m), frame, axes, I};
+  }
+
+  void add_energies(std::vector<BodyEnergy> &bodies) {
+    for (auto &b : bodies) {
+      b.T = kinetic(b);
+      b.V = potential(b.mass, b.centre);
+    }
   }
 
   // m/2 |v|^2 of the centre, and for a body 1/2 sum_ab I_ab w_a w_b in its inertia's axes.
@@ -131,19 +138,15 @@ class BodyReader {
 
 }  // namespace
 
-std::vector<BodyEnergy> body_energies(Scope &scope, bool kinetic) {
+std::vector<BodyEnergy> body_energies(Scope &scope, bool energies) {
   BodyReader reader(scope);
   std::vector<BodyEnergy> out;
   for (auto &b : scope.spec.bodies) out.push_back(reader.body(b));
   for (auto &p : scope.spec.particles) out.push_back(reader.particle(p));
-  if (kinetic)
-    for (auto &b : out) b.T = reader.kinetic(b);
+  if (energies) reader.add_energies(out);
   return out;
 }
 
-void add_kinetic_energies(Scope &scope, std::vector<BodyEnergy> &bodies) {
-  BodyReader reader(scope);
-  for (auto &b : bodies) b.T = reader.kinetic(b);
-}
+void add_energies(Scope &scope, std::vector<BodyEnergy> &bodies) { BodyReader(scope).add_energies(bodies); }
 
 }  // namespace lgc

@@ -242,23 +242,21 @@ class Deriver {
 
   // T and V of [bodies] and [particles], added to those written (kept
   // apart: M and k of the bodies come from their Jacobians, not from T).
-  // Their T waits for rhs's form (add_kinetic): a tree on the recursion
-  // never needs it, and it grows as the tree's depth squared.
+  // They wait for rhs's form (add_body_energies): a tree on the recursion
+  // never needs them, and they grow as the tree's depth squared.
   void add_bodies() {
     written_T_ = m_.T;
     written_V_ = m_.V;
     m_.bodies = body_energies(scope_, false);
-    GiNaC::exvector V = {m_.V};
-    for (auto &b : m_.bodies) V.push_back(b.V);
-    m_.V = GiNaC::add(V);
     m_.V_written = written_V_;
   }
 
-  void add_kinetic() {
-    add_kinetic_energies(scope_, m_.bodies);
-    GiNaC::exvector T = {written_T_};
-    for (auto &b : m_.bodies) T.push_back(b.T);
+  void add_body_energies() {
+    add_energies(scope_, m_.bodies);
+    GiNaC::exvector T = {written_T_}, V = {written_V_};
+    for (auto &b : m_.bodies) T.push_back(b.T), V.push_back(b.V);
     m_.T = GiNaC::add(T);
+    m_.V = GiNaC::add(V);
   }
 
   // Each wheel's contact row and its two no-slip rows, but those that are 0
@@ -328,7 +326,7 @@ class Deriver {
       m_.articulated.tau = tau;
     }
     if (m_.nc() == 0 && m_.articulated.available() && !full_) choose_form(m_.articulated, n);
-    if (!m_.articulated.chosen) add_kinetic();
+    if (!m_.articulated.chosen) add_body_energies();
     if (m_.articulated.chosen) {
       m_.M = GiNaC::matrix(n, n);
       m_.k.assign(n, 0);

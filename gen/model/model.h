@@ -127,7 +127,8 @@ struct Model {
   SymbolTable symbols;
   GiNaC::realsymbol alpha{"alpha"}, beta{"beta"};  // the Baumgarte gains
   size_t nq = 0, nh = 0, nn = 0;
-  GiNaC::ex T, V;                // T is 0 on the recursion (ArticulatedTree::chosen): not derived there
+  // On the recursion (ArticulatedTree::chosen) T is 0 and V the written one: the bodies' are not derived there.
+  GiNaC::ex T, V;
   GiNaC::ex V_written;           // V as the spec writes it, without the bodies'
   std::vector<GiNaC::ex> Q;      // applied generalised forces
   GiNaC::matrix M;               // nq x nq
