@@ -53,6 +53,7 @@ class Deriver {
   // The no-slip rows of the wheels a [friction] names, by wheel, for add_friction_slips.
   std::map<std::string, std::vector<std::pair<ConstraintOrigin, ex>>> wheel_slips_;
   GiNaC::ex written_T_, written_V_;  // T and V as the spec writes them, without the bodies'
+  GiNaC::ex gauge_;                   // the quaternions' part of written_T_ (quaternion_gauge)
 
   const SymbolTable &sym() const { return m_.symbols; }
 
@@ -60,7 +61,8 @@ class Deriver {
 
   void read_expressions() {
     scope_.read_all();
-    m_.T = read_expression(spec_.kinetic, scope_, {"the kinetic energy", true, false}) + quaternion_gauge();
+    gauge_ = quaternion_gauge();
+    m_.T = read_expression(spec_.kinetic, scope_, {"the kinetic energy", true, false}) + gauge_;
     m_.V = spec_.potential ? read_expression(*spec_.potential, scope_, {"the potential", false, false}) : ex(0);
     add_bodies();
     for (size_t i = 0; i < m_.nq; ++i) {
@@ -353,7 +355,7 @@ class Deriver {
     }
     std::vector<ex> tau;
     for (size_t i = 0; i < n; ++i) tau.push_back(m_.Q[i] - written_V_.diff(s.q[i]));
-    m_.articulated = written_T_.is_zero() ? articulated_tree(scope_.frames, s, m_.bodies, tau)
+    m_.articulated = (written_T_ - gauge_).is_zero() ? articulated_tree(scope_.frames, s, m_.bodies, tau)
                                           : ArticulatedTree{"a kinetic energy is written beside the bodies", {}, {}, {}};
     for (size_t i = 0; i < n; ++i)
       if (m_.M(i, i).is_zero())

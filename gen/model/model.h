@@ -48,8 +48,12 @@ struct ArticulatedTree {
   std::string absent;
   struct Link {
     int parent = -1;        // its parent link; -1: it turns from N
-    int axis = 2;           // 0, 1, 2: the joint frame's x, y, z
+    int axis = 2;           // 0, 1, 2: the joint frame's x, y, z; -1: a free joint
     size_t coordinate = 0;  // it turns by offset + sign * q[coordinate]
+    // A free joint (from N only): its origin moves by (free[0..2]) along the
+    // joint frame's axes, its axes turn from the joint frame's by the
+    // quaternion (free[3..6]).
+    std::array<size_t, 7> free{};
     GiNaC::ex offset, sign;
     GiNaC::matrix E{3, 3};  // the joint frame's axes in the parent link's
     Components r;           // its origin from the parent's, in the parent's axes

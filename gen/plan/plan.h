@@ -417,6 +417,9 @@ struct ArticulatedForm {
   // through the instruction cache): 271 ns per link against 0.47 ns per
   // operation. And its table and work per link (reals).
   static constexpr size_t kOpsPerLink = 575, kTable = 24, kWork = 77;
+  // A free joint's cost in links: its 6 x 6 solve (~130 operations), its
+  // quaternion's rotation and rates (~110) beside a turning link's.
+  static constexpr size_t kFreeLinks = 2;
 };
 ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::vector<int> &dense_outputs,
                                    size_t solver_ops, const std::vector<int> &recursion_outputs);

@@ -163,10 +163,54 @@ void check_correction(const lgc_model *gm, const char *vname, const std::vector<
     }
 }
 
+// The coordinates of each quaternion norm row (docs/theory.md, the free
+// joint): the rows whose origin's column is "quaternionK", by row.
+std::map<size_t, std::vector<size_t>> quaternion_rows(const lgc::Model &m) {
+  std::map<size_t, std::vector<size_t>> out;
+  for (size_t c = 0; c < m.nh; ++c)
+    if (m.origins[c].column.rfind("quaternion", 0) == 0)
+      for (size_t i = 0; i < m.nq; ++i)
+        if (m.phi[c].has(m.symbols.q[i])) out[c].push_back(i);
+  return out;
+}
+
+// The norm rows at a point off them: J q'' = r, Baumgarte's stabilised
+// row, which rhs by the recursion solves wherever |Q| and Q.Q' are.
+void check_norm_rows_off_the_norm(const lgc_model *gm, const lgc::Model &m, const std::vector<double> &x, double t,
+                                  double alpha, double beta) {
+  const size_t nq = m.nq;
+  std::vector<double> p(gm->parameter_defaults, gm->parameter_defaults + gm->np);
+  std::vector<double> in(gm->input_defaults ? gm->input_defaults : nullptr,
+                         gm->input_defaults ? gm->input_defaults + gm->nu : nullptr);
+  std::vector<double> dxdt(gm->nx), multipliers(m.nc() + 1), work(gm->nwork + 1);
+  assert_int_equal(gm->rhs(t, x.data(), in.data(), p.data(), alpha, beta, dxdt.data(), multipliers.data(), work.data()),
+                   LGC_MODEL_OK);
+  Evaluator ev;
+  for (size_t i = 0; i < m.state.size(); ++i) ev.at[m.state[i].sym] = x[i];
+  for (size_t i = 0; i < p.size(); ++i) ev.at[m.symbols.p[i]] = p[i];
+  ev.at[m.symbols.t] = t, ev.at[m.alpha] = alpha, ev.at[m.beta] = beta;
+  for (auto &[row, Q] : quaternion_rows(m)) {
+    double Jq = 0, scale = 0;
+    for (size_t i : Q) {
+      Jq += ev(m.J(row, i)) * dxdt[nq + i];
+      scale = std::max(scale, std::fabs(ev(m.J(row, i)) * dxdt[nq + i]));
+    }
+    const double r = ev(m.r[row]);
+    if (!(std::fabs(Jq - r) <= 1e-12 * std::max(scale, std::fabs(r))))
+      fail_msg("%s: off the norm, row %zu: J q'' = %.17g, r = %.17g", gm->name, row, Jq, r);
+  }
+}
+
 // At `trials` random points (GiNaC evaluates the symbolic side in its
-// arbitrary-precision floats, the test's cost on a large tree).
+// arbitrary-precision floats, the test's cost on a large tree). With
+// `on_norms` (rhs by the recursion through a free joint) each quaternion is
+// put on its norm, |Q| = 1 and Q.Q' = 0, where both forms are the same
+// motion; the norm row's multiplier (reported 0) is then the one that the
+// form with M gives, fitted from M q'' + k - Q along the row, which checks
+// every equation across it. The row itself, J q'' = r, holds everywhere:
+// it is checked first at the random point off the norm.
 void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &m, std::mt19937_64 &rng,
-                 int trials = 8) {
+                 int trials = 8, bool on_norms = false) {
   const char *name = gm->name, *vname = variant.name;
   size_t nq = m.nq, nh = m.nh, nn = m.nn, nc = m.nc();
   assert_int_equal(gm->nq, nq);
@@ -188,6 +232,16 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
     for (double &xi : x) xi = u(rng);
     double t = u(rng), alpha = 10 * std::fabs(u(rng)), beta = 25 * std::fabs(u(rng));
     Evaluator ev;
+    if (on_norms) {
+      check_norm_rows_off_the_norm(gm, m, x, t, alpha, beta);
+      for (auto &[row, Q] : quaternion_rows(m)) {
+        double s = 0, r = 0;
+        for (size_t i : Q) s += x[i] * x[i];
+        for (size_t i : Q) x[i] /= std::sqrt(s);
+        for (size_t i : Q) r += x[i] * x[nq + i];
+        for (size_t i : Q) x[nq + i] -= r * x[i];
+      }
+    }
     for (size_t i = 0; i < m.state.size(); ++i) ev.at[m.state[i].sym] = x[i];
     for (size_t i = 0; i < p.size(); ++i) ev.at[m.symbols.p[i]] = p[i];
     for (size_t i = 0; i < in.size(); ++i) ev.at[m.symbols.u[i]] = in[i];
@@ -211,6 +265,18 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
       for (size_t j = 0; j < nq; ++j) M_value[i * nq + j] = ev(m.M(i, j));
     for (size_t c = 0; c < nc; ++c)
       for (size_t i = 0; i < nq; ++i) J_value[c * nq + i] = ev(m.J(c, i));
+    if (on_norms)
+      for (auto &[row, Q] : quaternion_rows(m)) {
+        check_value(name, vname, "the norm row's multiplier", nu[row], 0.0);
+        double along = 0, JJ = 0;  // J_row . (M q'' + k - Q) / |J_row|^2, the other rows' share 0 (none here)
+        for (size_t i = 0; i < nq; ++i) {
+          double e = ev(m.k[i]) - ev(m.Q[i]);
+          for (size_t j = 0; j < nq; ++j) e += M_value[i * nq + j] * qdd[j];
+          along += J_value[row * nq + i] * e, JJ += J_value[row * nq + i] * J_value[row * nq + i];
+        }
+        if (nc != 1) fail_msg("%s: %zu constraint rows beside the norm", name, nc);
+        nu[row] = along / JJ;
+      }
 
     // M q'' + k - Q - J^T nu = 0, row by row.
     std::vector<double> dyn(nq), Mq(nq), k(nq), Q(nq), Jnu(nq, 0.0);
@@ -613,32 +679,39 @@ void vakonomic_refuses_friction(void **) {
 // two arms of 6 links on a turning base, offset turns between joints, a
 // particle, a written potential and forces) takes the articulated-body
 // recursion for rhs and no Jacobian; it must satisfy the same equations.
-void articulated_model_satisfies_the_equations(void **) {
-  const std::string spec = std::string(GEN_SPECS_DIR) + "/articulated_tree.toml";
-  fs::path dir = scratch("articulated"), library = dir / "articulated_tree.so";
+void check_articulated(const std::string &name, bool free_joint) {
+  const std::string spec = std::string(GEN_SPECS_DIR) + "/" + name + ".toml";
+  fs::path dir = scratch(name), library = dir / (name + ".so");
   Result g = run({LAGRANGEC, "generate", spec, "-o", dir.string()});
   if (g.status != 0) fail_msg("generate failed:\n%s", g.err.c_str());
-  std::ifstream c_file(dir / "articulated_tree.c");
+  std::ifstream c_file(dir / (name + ".c"));
   std::string c_text((std::istreambuf_iterator<char>(c_file)), std::istreambuf_iterator<char>());
   if (c_text.find("rhs by the articulated-body recursion") == std::string::npos)
     fail_msg("%s: rhs is not the articulated-body recursion", spec.c_str());
   Result c = run({"cc", "-shared", "-fPIC", "-O0", "-std=c99", "-I", dir.string(), "-I", RUNTIME_INCLUDE,
-                  (dir / "articulated_tree.c").string(), (dir / "articulated_tree_model.c").string(), "-o",
-                  library.string(), "-lm"});
+                  (dir / (name + ".c")).string(), (dir / (name + "_model.c")).string(), "-o", library.string(), "-lm"});
   if (c.status != 0) fail_msg("cc failed:\n%s", c.err.c_str());
   void *so = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!so) fail_msg("%s", dlerror());
-  auto *gm = static_cast<const lgc_model *>(dlsym(so, "articulated_tree_model"));
-  if (!gm) fail_msg("no articulated_tree_model");
+  auto *gm = static_cast<const lgc_model *>(dlsym(so, (name + "_model").c_str()));
+  if (!gm) fail_msg("no %s_model", name.c_str());
   if (gm->jacobian) fail_msg("the recursion's model has a Jacobian");
   lgc::Spec s = lgc::read_spec(spec);
   lgc::Model m = lgc::derive(s);
+  if (free_joint != (m.nc() == 1)) fail_msg("%s: %zu constraint rows", name.c_str(), m.nc());
   std::mt19937_64 rng = rng_for(gm, 7);
   const Variant v = {"articulated", {}, lgc::Formulation::dalembert, false};
-  check_model(gm, v, m, rng, 2);  // 13 links: 8 points ran past 10 minutes under the sanitizers
+  check_model(gm, v, m, rng, 2, free_joint);  // 13 links: 8 points ran past 10 minutes under the sanitizers
   dlclose(so);
   fs::remove_all(dir);
 }
+
+void articulated_model_satisfies_the_equations(void **) { check_articulated("articulated_tree", false); }
+
+// The same tree on a free base (tests/gen/specs/floating_tree.toml: a
+// quaternion from a frame at a constant turn from N, forces and a potential
+// on its coordinates), its rhs the recursion with the free joint.
+void floating_model_satisfies_the_equations(void **) { check_articulated("floating_tree", true); }
 
 }  // namespace
 
@@ -652,7 +725,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(regressors_match_inverse_dynamics),
       cmocka_unit_test(vakonomic_refuses_friction),
   };
-  const struct CMUnitTest articulated[] = {cmocka_unit_test(articulated_model_satisfies_the_equations)};
+  const struct CMUnitTest articulated[] = {cmocka_unit_test(articulated_model_satisfies_the_equations),
+                                           cmocka_unit_test(floating_model_satisfies_the_equations)};
   if (argc > 1 && std::string(argv[1]) == "articulated") return cmocka_run_group_tests(articulated, nullptr, nullptr);
   return cmocka_run_group_tests(tests, generate_and_load, unload);
 }
