@@ -19,6 +19,8 @@ std::string string_literal(const std::string &text);
 // the other printers of NAME.c write them too.
 std::string signature_text(const RealType &real, const Signature &sig);
 std::string declare_pointers(const Plan &plan, const std::vector<Pointer> &pointers);
+// An array's extent as C text: counts and the model's size names.
+std::string extent_text(const Names &n, const Extent &e);
 
 // ---- emit_step.cpp --------------------------------------------------------
 

@@ -77,8 +77,6 @@ std::string string_literal(const std::string &text) {
   return s + "\"";
 }
 
-namespace {
-
 std::string extent_text(const Names &n, const Extent &e) {
   std::string s;
   if (e.count != 1 || e.factors.empty()) s = std::to_string(e.count);
@@ -89,6 +87,8 @@ std::string extent_text(const Names &n, const Extent &e) {
   }
   return s;
 }
+
+namespace {
 
 std::string offset_text(const Names &n, const Offset &o) {
   std::string s;
@@ -678,6 +678,7 @@ std::string emit_source(const Plan &plan) {
   s << emit_kkt_solver(plan) << "\n";
   const bool tree = plan.articulated.chosen;
   if (!tree) s << block_source(plan, plan.kkt_entries) << "\n" << kkt_terms_source(plan);
+  else if (m.nc()) s << block_source(plan, plan.kkt_entries) << "\n";  // a free joint's norm row: its J and r
   s << rhs_source(plan);
   if (tree) s << articulated_functions_source(plan, block_source(plan, plan.written_potential));
   if (plan.with_jacobian) s << jacobian_source(plan) << parameter_jacobian_source(plan);

@@ -563,10 +563,22 @@ class Report {
          << "| link | parent | axis | by |\n|---|---|---|---|\n";
     for (size_t i = 0; i < tree.links.size(); ++i) {
       const auto &L = tree.links[i];
-      out_ << "| " << i + 1 << " | " << (L.parent < 0 ? std::string("N") : std::to_string(L.parent + 1)) << " | "
-           << "xyz"[L.axis] << " | $" << coordinate(L.coordinate) << "$ |\n";
+      out_ << "| " << i + 1 << " | " << (L.parent < 0 ? std::string("N") : std::to_string(L.parent + 1)) << " | ";
+      if (L.axis < 0) {
+        out_ << "free | $";
+        for (size_t k = 0; k < 7; ++k) out_ << (k ? ", " : "") << coordinate(L.free[k]);
+        out_ << "$ |\n";
+        continue;
+      }
+      out_ << "xyz"[L.axis] << " | $" << coordinate(L.coordinate) << "$ |\n";
     }
     out_ << "\n";
+    if (m_.nc())
+      out_ << "The free link's twist is its quaternion's and its origin's rates; $\\ddot q$ of the quaternion is "
+              "the rate of its angular velocity plus the part along the quaternion that its norm's stabilised row "
+              "fixes (docs/theory.md, the free joint). That row's multiplier is reported as 0: the norm does no "
+              "work on the motion, and the value the form with $M$ gives depends on how $T$ is continued off "
+              "$|q| = 1$, not on the motion.\n\n";
   }
 
   void stabilised() {

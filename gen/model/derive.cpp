@@ -57,6 +57,7 @@ class Deriver {
   // The no-slip rows of the wheels a [friction] names, by wheel, for add_friction_slips.
   std::map<std::string, std::vector<std::pair<ConstraintOrigin, ex>>> wheel_slips_;
   GiNaC::ex written_T_, written_V_;  // T and V as the spec writes them, without the bodies'
+  GiNaC::ex gauge_;                   // the quaternions' part of written_T_ (quaternion_gauge)
 
   const SymbolTable &sym() const { return m_.symbols; }
 
@@ -64,7 +65,8 @@ class Deriver {
 
   void read_expressions() {
     scope_.read_all();
-    m_.T = read_expression(spec_.kinetic, scope_, {"the kinetic energy", true, false}) + quaternion_gauge();
+    gauge_ = quaternion_gauge();
+    m_.T = read_expression(spec_.kinetic, scope_, {"the kinetic energy", true, false}) + gauge_;
     m_.V = spec_.potential ? read_expression(*spec_.potential, scope_, {"the potential", false, false}) : ex(0);
     add_bodies();
     for (size_t i = 0; i < m_.nq; ++i) {
@@ -319,13 +321,13 @@ class Deriver {
     // M, k and the inverse dynamics over the tree's tables instead.
     std::vector<ex> tau;
     for (size_t i = 0; i < n; ++i) tau.push_back(m_.Q[i] - written_V_.diff(s.q[i]));
-    if (written_T_.is_zero()) {
+    if ((written_T_ - gauge_).is_zero()) {
       m_.articulated = articulated_tree(scope_.frames, s, m_.bodies, tau);
     } else {
       m_.articulated.absent = "a kinetic energy is written beside the bodies";
       m_.articulated.tau = tau;
     }
-    if (m_.nc() == 0 && m_.articulated.available() && !full_) choose_form(m_.articulated, n);
+    if ((m_.nc() == 0 || only_free_norm_row(m_)) && m_.articulated.available() && !full_) choose_form(m_.articulated, n);
     if (!m_.articulated.chosen) add_body_energies();
     if (m_.articulated.chosen) {
       m_.M = GiNaC::matrix(n, n);

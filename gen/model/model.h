@@ -48,8 +48,12 @@ struct ArticulatedTree {
   std::string absent;
   struct Link {
     int parent = -1;        // its parent link; -1: it turns from N
-    int axis = 2;           // 0, 1, 2: the joint frame's x, y, z
+    int axis = 2;           // 0, 1, 2: the joint frame's x, y, z; -1: a free joint
     size_t coordinate = 0;  // it turns by offset + sign * q[coordinate]
+    // A free joint (from N only): its origin moves by (free[0..2]) along the
+    // joint frame's axes, its axes turn from the joint frame's by the
+    // quaternion (free[3..6]).
+    std::array<size_t, 7> free{};
     GiNaC::ex offset, sign;
     GiNaC::matrix E{3, 3};  // the joint frame's axes in the parent link's
     Components r;           // its origin from the parent's, in the parent's axes
@@ -75,6 +79,20 @@ struct ArticulatedTree {
   // through the instruction cache): 271 ns per link against 0.47 ns per
   // operation.
   static constexpr size_t kOpsPerLink = 575;
+  // A free joint's cost in links: its 6 x 6 solve (~130 operations), its
+  // quaternion's rotation and rates (~110) beside a turning link's.
+  static constexpr size_t kFreeLinks = 2;
+  // Whether M couples coordinates i and j, from the tree alone (for a model
+  // on the recursion, whose M is not symbolic): their links one the other's
+  // ancestor, or the same link.
+  bool couples(size_t i, size_t j) const;
+  // The links, a free joint counted as kFreeLinks.
+  size_t cost_in_links() const {
+    size_t n = links.size();
+    for (const auto &L : links)
+      if (L.axis < 0) n += kFreeLinks - 1;
+    return n;
+  }
   // The dense form's operations per structural nonzero of M's lower
   // triangle (its entries and f, counted on the lowered graph): 110 on the
   // spatial arm of tests/bench/spatial_arm.py at 5 to 20 links, 150 on
@@ -203,6 +221,9 @@ struct Model {
 // otherwise such a model leaves them 0 (ArticulatedTree::chosen).
 Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert, bool strict = false,
              bool full = false);
+// Whether the model's only constraint row is its free joint's quaternion
+// norm (articulated.cpp), the one row the recursion solves itself.
+bool only_free_norm_row(const Model &m);
 
 // ---- structure.cpp --------------------------------------------------------
 

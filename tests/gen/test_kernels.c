@@ -37,6 +37,7 @@ static const int PREFIX_link_parent[PREFIX_NLINK] = {-1, 0, 0, 2};
 static const int PREFIX_link_axis[PREFIX_NLINK] = {2, 1, 0, 2};
 static const int PREFIX_link_coordinate[PREFIX_NLINK] = {0, 2, 1, 3};
 static const int PREFIX_link_fixed[PREFIX_NLINK] = {0, 1, 1, 1};  /* link 0's E is the identity */
+static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* no free joint */
 
 /*
 ** In float, the kernels' libm calls as the generator retypes them
@@ -458,7 +459,7 @@ static void test_articulated_tree(void **state)
     to_real(4, q, qr);
     to_real(4, v, vr);
     to_real(4, tau, taur);
-    assert_int_equal(PREFIX_articulated(tr, qr, vr, taur, acc, work), 1);
+    assert_int_equal(PREFIX_articulated(tr, qr, vr, taur, 0.0, 0.0, acc, work), 1);
     double M[16], G[4], k[4] = {0, 0, 0, 0};
     tree_mass_matrix(table, q, M, G, NULL);
     const double h = 1e-5;
@@ -596,7 +597,7 @@ static void test_articulated_singular(void **state)
         table[3 * PREFIX_LINK_TABLE + a] = 0;
     real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], z[4] = {0, 0, 0, 0}, acc[4], work[PREFIX_NLINK * PREFIX_LINK_WORK];
     to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
-    assert_int_equal(PREFIX_articulated(tr, z, z, z, acc, work), 0);
+    assert_int_equal(PREFIX_articulated(tr, z, z, z, 0.0, 0.0, acc, work), 0);
 }
 
 int main(void)
