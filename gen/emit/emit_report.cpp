@@ -578,7 +578,11 @@ class Report {
               "the rate of its angular velocity plus the part along the quaternion that its norm's stabilised row "
               "fixes (docs/theory.md, the free joint). That row's multiplier is reported as 0: the norm does no "
               "work on the motion, and the value the form with $M$ gives depends on how $T$ is continued off "
-              "$|q| = 1$, not on the motion.\n\n";
+              "$|q| = 1$, not on the motion. Over the tables $M = J^T M_v J$, plus $q\\,q^T$ on the quaternion's "
+              "block, $J$ the map from $\\dot q$ to the links' twists and $q\\,q^T$ the gauge "
+              "$(q \\cdot \\dot q)^2/2$ that $T$ carries (0 on the norm), and the inverse dynamics adds the "
+              "gauge's $(|\\dot q|^2 + q \\cdot \\ddot q)\\,q$: on $|q| = 1$ they are the symbolic $M$ and, "
+              "across the norm row, $k$.\n\n";
   }
 
   void stabilised() {
