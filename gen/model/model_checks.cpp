@@ -113,7 +113,7 @@ void check_tree_inertia(const Model &m) {
     const unsigned k = unsigned(L.axis);
     if (value_at_defaults(L.inertia(k, k), m.symbols, *m.spec) > 0) continue;
     warn_at(m.spec->kinetic.loc_of(0),
-               "the bodies turned by " + m.spec->coordinates[L.coordinate].name + "' have no inertia about its axis "
+               "the bodies turned by '" + m.spec->coordinates[L.coordinate].name + "' have no inertia about its axis "
                "(at the parameters' defaults): the generator cannot show that M is positive definite without "
                "forming it (the articulated-body recursion was chosen); rhs returns a singular mass matrix where "
                "it is not");
