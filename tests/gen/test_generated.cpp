@@ -748,6 +748,21 @@ void articulated_model_satisfies_the_equations(void **) { check_articulated("art
 // on its coordinates), its rhs the recursion with the free joint.
 void floating_model_satisfies_the_equations(void **) { check_articulated("floating_tree", true); }
 
+// A tree on the recursion whose third link carries only a particle on its
+// joint's axis (tests/gen/specs/axle_arm.toml): without M, the generator
+// cannot show it positive definite from the links' own inertias, and says so.
+void tree_without_axis_inertia_warns(void **) {
+  const std::string spec = std::string(GEN_SPECS_DIR) + "/axle_arm.toml";
+  fs::path dir = scratch("axle");
+  Result g = run({LAGRANGEC, "generate", spec, "-o", dir.string(), "--no-jacobian"});
+  const std::string expected = spec + ":109:9: warning: the bodies turned by 'q3' have no inertia about its axis (at "
+                               "the parameters' defaults): the generator cannot show that M is positive definite "
+                               "without forming it (the articulated-body recursion was chosen)";
+  if (g.status != 0 || g.err.find(expected) == std::string::npos)
+    fail_msg("%s: exit %d, stderr:\n%s", spec.c_str(), g.status, g.err.c_str());
+  fs::remove_all(dir);
+}
+
 }  // namespace
 
 // `test_generated`: specs/ in every variant (generated-equations);
@@ -761,7 +776,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(vakonomic_refuses_friction),
   };
   const struct CMUnitTest articulated[] = {cmocka_unit_test(articulated_model_satisfies_the_equations),
-                                           cmocka_unit_test(floating_model_satisfies_the_equations)};
+                                           cmocka_unit_test(floating_model_satisfies_the_equations),
+                                           cmocka_unit_test(tree_without_axis_inertia_warns)};
   if (argc > 1 && std::string(argv[1]) == "articulated") return cmocka_run_group_tests(articulated, nullptr, nullptr);
   return cmocka_run_group_tests(tests, generate_and_load, unload);
 }
