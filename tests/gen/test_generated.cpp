@@ -702,6 +702,62 @@ void vakonomic_refuses_friction(void **) {
 // two arms of 6 links on a turning base, offset turns between joints, a
 // particle, a written potential and forces) takes the articulated-body
 // recursion for rhs and no Jacobian; it must satisfy the same equations.
+// kkt_terms of a model on the recursion (M's lower triangle and f over the
+// tables, a free joint's norm row J and r from its expressions): the KKT
+// system they make, solved here by elimination with partial pivoting,
+// gives rhs's q'', at random states put on the norms (where both forms are
+// the same motion).
+void check_kkt_terms(const lgc_model *gm, const lgc::Model &m, std::mt19937_64 &rng) {
+  const size_t nq = m.nq, nc = m.nc(), n = nq + nc;
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 3; ++trial) {
+    std::vector<double> x(gm->nx), p(gm->parameter_defaults, gm->parameter_defaults + gm->np);
+    std::vector<double> in(gm->input_defaults ? gm->input_defaults : nullptr,
+                           gm->input_defaults ? gm->input_defaults + gm->nu : nullptr);
+    for (double &xi : x) xi = u(rng);
+    for (auto &[row, Q] : quaternion_rows(m)) {
+      double s = 0, r = 0;
+      for (size_t i : Q) s += x[i] * x[i];
+      for (size_t i : Q) x[i] /= std::sqrt(s);
+      for (size_t i : Q) r += x[i] * x[nq + i];
+      for (size_t i : Q) x[nq + i] -= r * x[i];
+    }
+    const double t = u(rng), alpha = 10 * std::fabs(u(rng)), beta = 25 * std::fabs(u(rng));
+    std::vector<double> dxdt(gm->nx), multipliers(nc + 1), work(gm->nwork + 1);
+    assert_int_equal(gm->rhs(t, x.data(), in.data(), p.data(), alpha, beta, dxdt.data(), multipliers.data(), work.data()),
+                     LGC_MODEL_OK);
+    std::vector<double> M(nq * nq), f(nq), J(nc * nq + 1), r(nc + 1), g(m.nn + 1);
+    gm->kkt_terms(t, x.data(), in.data(), p.data(), alpha, beta, M.data(), f.data(), J.data(), r.data(), g.data());
+    std::vector<double> K(n * (n + 1), 0.0);  // [M J^T; J 0 | f; r], row by row
+    for (size_t i = 0; i < nq; ++i) {
+      for (size_t j = 0; j < nq; ++j) K[i * (n + 1) + j] = j <= i ? M[i * nq + j] : M[j * nq + i];
+      for (size_t c = 0; c < nc; ++c) K[i * (n + 1) + nq + c] = K[(nq + c) * (n + 1) + i] = J[c * nq + i];
+      K[i * (n + 1) + n] = f[i];
+    }
+    for (size_t c = 0; c < nc; ++c) K[(nq + c) * (n + 1) + n] = r[c];
+    for (size_t c = 0; c < n; ++c) {
+      size_t best = c;
+      for (size_t i = c + 1; i < n; ++i)
+        if (std::fabs(K[i * (n + 1) + c]) > std::fabs(K[best * (n + 1) + c])) best = i;
+      for (size_t j = 0; j <= n; ++j) std::swap(K[c * (n + 1) + j], K[best * (n + 1) + j]);
+      for (size_t i = c + 1; i < n; ++i) {
+        const double e = K[i * (n + 1) + c] / K[c * (n + 1) + c];
+        for (size_t j = c; j <= n; ++j) K[i * (n + 1) + j] -= e * K[c * (n + 1) + j];
+      }
+    }
+    std::vector<double> a(n);
+    for (size_t c = n; c-- > 0;) {
+      double v = K[c * (n + 1) + n];
+      for (size_t j = c + 1; j < n; ++j) v -= K[c * (n + 1) + j] * a[j];
+      a[c] = v / K[c * (n + 1) + c];
+    }
+    std::vector<double> diff(nq);
+    double scale = 0;
+    for (size_t i = 0; i < nq; ++i) diff[i] = a[i] - dxdt[nq + i], scale = std::max(scale, std::fabs(dxdt[nq + i]));
+    check_relative(gm->name, "articulated", "kkt_terms' KKT solve less rhs's q''", diff, {scale});
+  }
+}
+
 void check_articulated(const std::string &name, bool free_joint) {
   const std::string spec = std::string(GEN_SPECS_DIR) + "/" + name + ".toml";
   fs::path dir = scratch(name), library = dir / (name + ".so");
@@ -737,6 +793,7 @@ void check_articulated(const std::string &name, bool free_joint) {
   std::mt19937_64 rng = rng_for(gm, 7);
   const Variant v = {"articulated", {}, lgc::Formulation::dalembert, false};
   check_model(gm, v, m, rng, 2, free_joint);  // 13 links: 8 points ran past 10 minutes under the sanitizers
+  check_kkt_terms(gm, m, rng);
   dlclose(so);
   fs::remove_all(dir);
 }
