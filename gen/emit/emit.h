@@ -19,6 +19,8 @@ std::string string_literal(const std::string &text);
 // the other printers of NAME.c write them too.
 std::string signature_text(const RealType &real, const Signature &sig);
 std::string declare_pointers(const Plan &plan, const std::vector<Pointer> &pointers);
+// An array's extent as C text: counts and the model's size names.
+std::string extent_text(const Names &n, const Extent &e);
 
 // ---- emit_step.cpp --------------------------------------------------------
 
@@ -50,6 +52,10 @@ std::string correction_solve_name(const Names &n, const CorrectionSolver::Solve 
 // the tree's tables, the kernel, `terms_block` (NAME_articulated_terms as
 // printed) and rhs.
 std::string articulated_rhs_source(const Plan &plan, const std::string &terms_block);
+// On the recursion: kkt_terms, the energies, the inverse dynamics, the bias,
+// the gravity forces and M over the tree's tables (gen/kernels/tree_dynamics.c,
+// pasted by articulated_rhs_source), with the written potential's block.
+std::string articulated_functions_source(const Plan &plan, const std::string &potential_block);
 
 // ---- emit_descriptor.cpp --------------------------------------------------
 

@@ -25,8 +25,10 @@ std::string int_table(const std::string &type_and_name, const std::vector<int> &
 std::string articulated_rhs_source(const Plan &plan, const std::string &terms_block) {
   const Names &n = plan.names;
   const ArticulatedTree &tree = plan.model.articulated;
-  std::vector<int> parent, axis, coordinate, fixed;
+  std::vector<int> parent, axis, coordinate, fixed, free(7, -1);
   for (auto &L : tree.links) {
+    if (L.axis < 0)
+      for (size_t k = 0; k < 7; ++k) free[k] = int(L.free[k]);
     parent.push_back(L.parent), axis.push_back(L.axis), coordinate.push_back(int(L.coordinate));
     bool identity = true;
     for (unsigned a = 0; a < 3; ++a)
@@ -37,7 +39,9 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
   s << "/*\n** rhs by the articulated-body recursion: " << plan.articulated.reason
     << ".\n** The tree: each link's parent (-1: N), the axis it turns about (0, 1, 2: x, y, z),\n"
        "** the coordinate it turns by, and whether its joint frame is turned from the\n"
-       "** parent's axes by a constant rotation.\n*/\n";
+       "** parent's axes by a constant rotation; axis -1 is a free joint, whose\n"
+       "** coordinates are x, y, z along its joint frame's axes and its quaternion's\n"
+       "** w, x, y, z (-1: no free joint).\n*/\n";
   s << "#define " << n.size("NLINK") << " " << tree.links.size() << "\n";
   s << "#define " << n.size("LINK_TABLE") << " " << ArticulatedForm::kTable << "\n";
   s << "#define " << n.size("LINK_WORK") << " " << ArticulatedForm::kWork << "\n";
@@ -45,20 +49,89 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
   s << int_table(n.fn("link_axis") + "[" + n.size("NLINK") + "]", axis);
   s << int_table(n.fn("link_coordinate") + "[" + n.size("NLINK") + "]", coordinate);
   s << int_table(n.fn("link_fixed") + "[" + n.size("NLINK") + "]", fixed);
+  s << int_table(n.fn("free_coordinate") + "[7]", free);
   s << "\n" << paste_kernel(kernel_articulated, n, plan.real) << "\n";
+  s << paste_kernel(kernel_tree_dynamics, n, plan.real) << "\n";
   s << terms_block << "\n";
   s << signature_text(plan.real, plan.rhs.signature) << "\n{\n";
   s << "    /* work: its slices table | tau | links past the dense form's (" << n.size(Size::nwork) << " "
     << plan.real.plural() << ") */\n";
   s << declare_pointers(plan, pointers(plan.rhs_work, "work", {{"table", "table"}, {"tau", "tau"}, {"links", "links"}}));
   s << "    int i;\n"
-    << "    (void)baumgarte_alpha;\n    (void)baumgarte_beta;\n    (void)out_multipliers;  /* no constraints */\n"
+    << (plan.model.nc() ? "    if (out_multipliers) out_multipliers[0] = " + plan.real.literal(0) +
+                              ";  /* the quaternion's norm row: no force (" + n.p + ".md) */\n"
+                        : std::string("    (void)baumgarte_alpha;\n    (void)baumgarte_beta;\n"
+                                      "    (void)out_multipliers;  /* no constraints */\n"))
     << "    " << n.fn("articulated_terms") << "(t, state, input, param, table, tau);\n"
     << "    for (i = 0; i < " << n.size(Size::nq) << "; ++i) out_dxdt[i] = state[" << n.size(Size::nq) << " + i];\n"
-    << "    if (!" << n.fn("articulated") << "(table, state, state + " << n.size(Size::nq) << ", tau, out_dxdt + "
+    << "    if (!" << n.fn("articulated") << "(table, state, state + " << n.size(Size::nq) << ", tau, "
+    << (plan.model.nc() ? "baumgarte_alpha, baumgarte_beta" : plan.real.literal(0) + ", " + plan.real.literal(0))
+    << ", out_dxdt + "
     << n.size(Size::nq) << ", links))\n"
     << "        return " << n.size("SINGULAR_MASS") << ";\n"
     << "    return " << n.size("OK") << ";\n}\n\n";
+  return s.str();
+}
+
+std::string articulated_functions_source(const Plan &plan, const std::string &potential_block) {
+  const Names &n = plan.names;
+  const std::string R = plan.real.type, Q = n.size(Size::nq);
+  // Each function's own table, tau and link work (the public functions take no work).
+  const std::string locals = "    " + R + " table[" + n.size("NLINK") + "*" + n.size("LINK_TABLE") + " + 3], tau[" + Q +
+                             "], links[" + n.size("NLINK") + "*" + n.size("LINK_WORK") + "];\n";
+  const std::string no_input = "    " + R + " no_input[" + n.size(Size::nu) + " + 1] = {0};\n";
+  const std::string none = "    " + R + " none[" + Q + "] = {0};\n";
+  auto terms = [&](const std::string &input) {
+    return "    " + n.fn("articulated_terms") + "(t, state, " + input + ", param, table, tau);\n";
+  };
+  auto call = [&](const std::string &fn, const std::string &args) { return "    " + n.fn(fn.c_str()) + "(" + args + ");\n"; };
+  const std::string v = "state + " + Q;
+  std::ostringstream s;
+  s << potential_block << "\n";
+  // kkt_terms: M's lower triangle, as its doc says, and f = tau - k; a free
+  // joint's norm row, J and r, from kkt_entries (which has no M or f here).
+  s << signature_text(plan.real, plan.kkt_terms.signature) << "\n{\n" << locals << none << "    int i, j;\n";
+  if (plan.model.nc()) {
+    for (auto &a : plan.kkt_terms.arrays)
+      if (a.param != "out_M" && a.param != "out_f")
+        s << "    " << n.fn("zero") << "(" << a.param << ", " << extent_text(n, a.extent) << ");\n";
+    s << "    " << n.fn("kkt_entries") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
+      << "        out_M, out_f, out_J, out_r, out_g);\n";
+  } else {
+    s << "    (void)baumgarte_alpha;\n    (void)baumgarte_beta;\n    (void)out_J;\n    (void)out_r;\n    (void)out_g;"
+         "  /* no constraints */\n";
+  }
+  s << terms("input") << call("tree_mass_matrix", "table, state, out_M, links")
+    << "    for (i = 0; i < " << Q << "; ++i)\n        for (j = i + 1; j < " << Q << "; ++j) out_M[i*" << Q
+    << " + j] = 0.0;\n"
+    << call("tree_inverse_dynamics", "table, state, " + v + ", none, 1, out_f, links")
+    << "    for (i = 0; i < " << Q << "; ++i) out_f[i] = tau[i] - out_f[i];\n}\n\n";
+  // The energies: the links' over the tables, and the written potential.
+  s << signature_text(plan.real, plan.energy.signature) << "\n{\n"
+    << locals << no_input << "    " << R << " TV[2], V[1], dVdq[" << Q << "];\n"
+    << terms("no_input") << call("tree_energies", "table, state, " + v + ", TV, links")
+    << call("written_potential", "t, state, param, V, dVdq") << "    return TV[0] + TV[1] + V[0];\n}\n\n";
+  s << signature_text(plan.real, plan.energies.signature) << "\n{\n"
+    << locals << no_input << "    " << R << " V[1], dVdq[" << Q << "];\n"
+    << terms("no_input") << call("tree_energies", "table, state, " + v + ", out_TV, links")
+    << call("written_potential", "t, state, param, V, dVdq") << "    out_TV[1] += V[0];\n}\n\n";
+  // tau = M q'' + k - Q: Newton-Euler less the table's tau = Q - dV/dq of the written V.
+  s << signature_text(plan.real, plan.inverse_dynamics.signature) << "\n{\n"
+    << locals << "    int i;\n" << terms("input")
+    << call("tree_inverse_dynamics", "table, state, " + v + ", in_acceleration, 1, out_tau, links")
+    << "    for (i = 0; i < " << Q << "; ++i) out_tau[i] -= tau[i];\n}\n\n";
+  s << signature_text(plan.real, plan.bias.signature) << "\n{\n"
+    << locals << none << no_input << "    int i;\n" << terms("no_input")
+    << call("tree_inverse_dynamics", "table, state, " + v + ", none, 1, out_bias, links")
+    << "    for (i = 0; i < " << Q << "; ++i) out_bias[i] -= tau[i];\n}\n\n";
+  // dV/dq: Newton-Euler at rest under the weight, and the written V's gradient.
+  s << signature_text(plan.real, plan.gravity.signature) << "\n{\n"
+    << locals << none << no_input << "    " << R << " V[1], dVdq[" << Q << "];\n    int i;\n" << terms("no_input")
+    << call("tree_inverse_dynamics", "table, state, none, none, 1, out_dVdq, links")
+    << call("written_potential", "t, state, param, V, dVdq")
+    << "    for (i = 0; i < " << Q << "; ++i) out_dVdq[i] += dVdq[i];\n}\n\n";
+  s << signature_text(plan.real, plan.mass_matrix.signature) << "\n{\n"
+    << locals << no_input << terms("no_input") << call("tree_mass_matrix", "table, state, out_M, links") << "}\n\n";
   return s.str();
 }
 

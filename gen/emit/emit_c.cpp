@@ -79,8 +79,6 @@ std::string string_literal(const std::string &text) {
   return s + "\"";
 }
 
-namespace {
-
 std::string extent_text(const Names &n, const Extent &e) {
   std::string s;
   if (e.count != 1 || e.factors.empty()) s = std::to_string(e.count);
@@ -91,6 +89,8 @@ std::string extent_text(const Names &n, const Extent &e) {
   }
   return s;
 }
+
+namespace {
 
 std::string offset_text(const Names &n, const Offset &o) {
   std::string s;
@@ -733,16 +733,21 @@ std::string emit_source(const Plan &plan) {
     << ";\n\n";
   s << emit_kkt_solver(plan) << "\n";
   if (!plan.terms.empty()) s << terms_enum(plan);
-  s << block_source(plan, plan.kkt_entries) << "\n" << kkt_terms_source(plan);
+  const bool tree = plan.articulated.chosen;
+  if (!tree) s << block_source(plan, plan.kkt_entries) << "\n" << kkt_terms_source(plan);
+  else if (m.nc()) s << block_source(plan, plan.kkt_entries) << "\n";  // a free joint's norm row: its J and r
   s << rhs_source(plan);
+  if (tree) s << articulated_functions_source(plan, block_source(plan, plan.written_potential));
   if (plan.with_jacobian) s << jacobian_source(plan) << parameter_jacobian_source(plan);
   if (plan.correction.available) s << emit_correction_solver(plan) << "\n" << correction_source(plan);
   s << block_source(plan, plan.residuals) << "\n";
-  s << block_source(plan, plan.energy) << "\n";
+  if (!tree) s << block_source(plan, plan.energy) << "\n";
   if (m.integral == Model::Integral::jacobi) s << block_source(plan, plan.jacobi_integral) << "\n";
-  s << block_source(plan, plan.energies) << "\n";
-  for (const Block *b : {&plan.inverse_dynamics, &plan.bias, &plan.gravity}) s << block_source(plan, *b) << "\n";
-  s << mirror_source(plan) << block_source(plan, plan.mass_matrix) << "\n";
+  if (!tree) {
+    s << block_source(plan, plan.energies) << "\n";
+    for (const Block *b : {&plan.inverse_dynamics, &plan.bias, &plan.gravity}) s << block_source(plan, *b) << "\n";
+    s << mirror_source(plan) << block_source(plan, plan.mass_matrix) << "\n";
+  }
   s << block_source(plan, plan.constraint_jacobian) << "\n";
   s << block_source(plan, plan.constraint_coordinate_jacobian) << "\n";
   s << block_source(plan, plan.initial_state_at);

@@ -130,7 +130,9 @@ std::string emit_descriptor(const Plan &plan) {
   field("vakonomic", m.mu.empty() ? "0" : "1");
   field("rhs", n.fn("rhs"));
   field("kkt_terms", n.fn("kkt_terms"));
-  field("straight_line_solve", plan.solver.straight_line ? "1" : "0");
+  // The runtime takes LAPACK's KKT solve (kkt_terms) over rhs's dense loops from LGC_LAPACK_MIN_NQ
+  // coordinates: not over the recursion, whose rhs forms no M.
+  field("straight_line_solve", plan.solver.straight_line || plan.articulated.chosen ? "1" : "0");
   if (m.nc()) {
     size_t offset = 0;  // grep tag: WORK-CONDITIONING
     for (auto &e : plan.rhs_work.offset("conditioning")) offset += e.value;

@@ -224,17 +224,37 @@ class Report {
     if (!s.frames.empty()) frames();
     if (!m_.bodies.empty()) bodies();
     out_ << "## Energies\n\n";
-    equation("T", m_.T);
-    equation("V", m_.V);
+    if (m_.articulated.chosen) {
+      out_ << "The bodies' energies are not derived as expressions for this model (its rhs takes the "
+              "articulated-body recursion): `" << plan_.names.p << "_energies` computes them over the tree's tables, "
+              "$T = \\frac12 \\sum_L v_L \\cdot I_L v_L$ of each link's spatial velocity and inertia and "
+              "$V = -\\sum_L m_L\\, g \\cdot r_L$ of its mass and centre, and adds the potential written beside "
+              "them:\n\n";
+      equation("V_{\\mathrm{written}}", m_.V);
+    } else {
+      equation("T", m_.T);
+      equation("V", m_.V);
+    }
     integral();
     out_ << "## Equations of motion\n\n"
-         << "$$M(q,t)\\,\\ddot q + k(q,\\dot q,t) = Q + A^T\\lambda + B^T\\mu$$\n\n"
-         << "Mass matrix $M = \\partial^2 T/\\partial\\dot q\\,\\partial\\dot q$, rows and columns in the order "
-         << coordinate_list() << ":\n\n";
-    matrix("M", m_.M);
-    out_ << "$k = \\frac{\\partial^2 T}{\\partial \\dot q\\,\\partial q}\\dot q + \\frac{\\partial^2 T}{\\partial \\dot q\\,"
-            "\\partial t} - \\frac{\\partial L}{\\partial q}$, and the applied forces $Q$:\n\n";
-    for (size_t i = 0; i < m_.nq; ++i) equation("k_{" + coordinate(i) + "}", m_.k[i]);
+         << "$$M(q,t)\\,\\ddot q + k(q,\\dot q,t) = Q + A^T\\lambda + B^T\\mu$$\n\n";
+    if (m_.articulated.chosen) {
+      const std::string &p = plan_.names.p;
+      out_ << "$M$ and $k$ are not derived as expressions for this model: they grow as the tree's depth cubed, and "
+              "its generated functions compute them over the tree's tables below instead, as rhs does: `"
+           << p << "_mass_matrix` by the composite-rigid-body algorithm, `" << p << "_inverse_dynamics`, `" << p
+           << "_bias` and `" << p << "_gravity` by the recursive Newton–Euler algorithm, `" << p << "_energies` from "
+              "each link's velocity and height (Featherstone's, O(N) in the links; M's rows by the ancestors of each "
+              "link), with $\\partial V/\\partial q$ of the potential written beside the bodies. The applied forces "
+              "$Q$, in the order " << coordinate_list() << ":\n\n";
+    } else {
+      out_ << "Mass matrix $M = \\partial^2 T/\\partial\\dot q\\,\\partial\\dot q$, rows and columns in the order "
+           << coordinate_list() << ":\n\n";
+      matrix("M", m_.M);
+      out_ << "$k = \\frac{\\partial^2 T}{\\partial \\dot q\\,\\partial q}\\dot q + \\frac{\\partial^2 T}{\\partial \\dot q\\,"
+              "\\partial t} - \\frac{\\partial L}{\\partial q}$, and the applied forces $Q$:\n\n";
+      for (size_t i = 0; i < m_.nq; ++i) equation("k_{" + coordinate(i) + "}", m_.k[i]);
+    }
     for (size_t i = 0; i < m_.nq; ++i) equation("Q_{" + coordinate(i) + "}", m_.Q[i]);
     if (plan_.articulated.chosen)
       articulated();
@@ -355,6 +375,7 @@ class Report {
       out_ << "| " << p.name << " (particle) | " << cell(p.mass.text) << " | | " << cell(p.point.text) << " | |\n";
     out_ << "\n";
     for (auto &b : m_.bodies) {
+      if (m_.articulated.chosen) break;  // not derived: the tables below hold them
       equation("T_{\\mathrm{" + tex_text(b.name) + "}}", b.T);
       equation("V_{\\mathrm{" + tex_text(b.name) + "}}", b.V);
     }
@@ -542,10 +563,26 @@ class Report {
          << "| link | parent | axis | by |\n|---|---|---|---|\n";
     for (size_t i = 0; i < tree.links.size(); ++i) {
       const auto &L = tree.links[i];
-      out_ << "| " << i + 1 << " | " << (L.parent < 0 ? std::string("N") : std::to_string(L.parent + 1)) << " | "
-           << "xyz"[L.axis] << " | $" << coordinate(L.coordinate) << "$ |\n";
+      out_ << "| " << i + 1 << " | " << (L.parent < 0 ? std::string("N") : std::to_string(L.parent + 1)) << " | ";
+      if (L.axis < 0) {
+        out_ << "free | $";
+        for (size_t k = 0; k < 7; ++k) out_ << (k ? ", " : "") << coordinate(L.free[k]);
+        out_ << "$ |\n";
+        continue;
+      }
+      out_ << "xyz"[L.axis] << " | $" << coordinate(L.coordinate) << "$ |\n";
     }
     out_ << "\n";
+    if (m_.nc())
+      out_ << "The free link's twist is its quaternion's and its origin's rates; $\\ddot q$ of the quaternion is "
+              "the rate of its angular velocity plus the part along the quaternion that its norm's stabilised row "
+              "fixes (docs/theory.md, the free joint). That row's multiplier is reported as 0: the norm does no "
+              "work on the motion, and the value the form with $M$ gives depends on how $T$ is continued off "
+              "$|q| = 1$, not on the motion. Over the tables $M = J^T M_v J$, plus $q\\,q^T$ on the quaternion's "
+              "block, $J$ the map from $\\dot q$ to the links' twists and $q\\,q^T$ the gauge "
+              "$(q \\cdot \\dot q)^2/2$ that $T$ carries (0 on the norm), and the inverse dynamics adds the "
+              "gauge's $(|\\dot q|^2 + q \\cdot \\ddot q)\\,q$: on $|q| = 1$ they are the symbolic $M$ and, "
+              "across the norm row, $k$.\n\n";
   }
 
   void stabilised() {

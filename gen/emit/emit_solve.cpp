@@ -114,7 +114,9 @@ std::string emit_correction_solver(const Plan &plan) {
        "** nonzeros of M and C (and their fill-in). W = M: M becomes L, Y = L^-1 C^T.\n*/\n";
   s << "static int " << n.fn("factor_correction_mass") << "(" << R << " M[], const " << R << " C[], " << R << " Y[], " << R
     << " S[])\n{\n";
-  if (k.mass_is_kkt_factor)  // the same lines: one routine, its small pivot of S named for the correction
+  // The same lines as the KKT factor: one routine, its small pivot of S named for the correction (unless
+  // rhs is the recursion, which pastes no KKT factor).
+  if (k.mass_is_kkt_factor && !plan.articulated.chosen)
     s << "    const int status = " << n.fn("factor_kkt") << "(M, C, Y, S);\n"
       << "    return status == " << n.size("RANK_DEFICIENT") << " ? " << n.size("SINGULAR_CONSTRAINTS") << " : status;\n}\n\n";
   else

@@ -28,7 +28,7 @@ class BodyReader {
     std::string what = "the mass of particle '" + p.name + "'", where = "the point of particle '" + p.name + "'";
     ex m = read_expression(p.mass, scope_, constant(what));
     Vector r = read_vector(p.point, scope_, {where.c_str(), false, false});
-    return {p.name, translation(m, r), potential(m, r), m, r, weight(m)};
+    return {p.name, 0, 0, m, r, weight(m)};
   }
 
   BodyEnergy body(const BodySpec &b) {
@@ -39,13 +39,27 @@ class BodyReader {
     GiNaC::matrix I = inertia(b);
     int axes = b.inertia_frame ? inertia_frame(b, frame) : frame;
     axes = turned_from(axes, I);
-    Components w = components_in(scope_.frames, scope_.frames.angular_velocity(frame, s_), axes);
-    GiNaC::exvector terms = {translation(m, r)};
-    for (int a = 0; a < 3; ++a)
-      for (int c = a; c < 3; ++c)
+    return {b.name, 0, 0, m, r, weight(m), frame, axes, I};
+  }
+
+  void add_energies(std::vector<BodyEnergy> &bodies) {
+    for (auto &b : bodies) {
+      b.T = kinetic(b);
+      b.V = potential(b.mass, b.centre);
+    }
+  }
+
+  // m/2 |v|^2 of the centre, and for a body 1/2 sum_ab I_ab w_a w_b in its inertia's axes.
+  ex kinetic(const BodyEnergy &b) {
+    GiNaC::exvector terms = {translation(b.mass, b.centre)};
+    if (b.frame < 0) return terms[0];
+    Components w = components_in(scope_.frames, scope_.frames.angular_velocity(b.frame, s_), b.axes);
+    const GiNaC::matrix &I = b.inertia;
+    for (unsigned a = 0; a < 3; ++a)
+      for (unsigned c = a; c < 3; ++c)
         if (!I(a, c).is_zero() && !w[a].is_zero() && !w[c].is_zero())
           terms.push_back(a == c ? I(a, a) / 2 * GiNaC::pow(w[a], 2) : I(a, c) * w[a] * w[c]);
-    return {b.name, GiNaC::add(terms), potential(m, r), m, r, weight(m), frame, axes, I};
+    return GiNaC::add(terms);
   }
 
  private:
@@ -124,12 +138,15 @@ class BodyReader {
 
 }  // namespace
 
-std::vector<BodyEnergy> body_energies(Scope &scope) {
+std::vector<BodyEnergy> body_energies(Scope &scope, bool energies) {
   BodyReader reader(scope);
   std::vector<BodyEnergy> out;
   for (auto &b : scope.spec.bodies) out.push_back(reader.body(b));
   for (auto &p : scope.spec.particles) out.push_back(reader.particle(p));
+  if (energies) reader.add_energies(out);
   return out;
 }
+
+void add_energies(Scope &scope, std::vector<BodyEnergy> &bodies) { BodyReader(scope).add_energies(bodies); }
 
 }  // namespace lgc

@@ -291,7 +291,11 @@ struct BodyEnergy {
   int frame = -1, axes = -1;  // -1: a particle
   GiNaC::matrix inertia{3, 3};
 };
-std::vector<BodyEnergy> body_energies(Scope &scope);
+// Without `energies`, T and V are left 0 (what a tree on the articulated-body
+// recursion never needs: they grow as its depth squared); add_energies
+// fills them in later.
+std::vector<BodyEnergy> body_energies(Scope &scope, bool energies = true);
+void add_energies(Scope &scope, std::vector<BodyEnergy> &bodies);
 
 // ---- wheels.cpp -----------------------------------------------------------
 

@@ -9,7 +9,11 @@
 ** The tree: PREFIX_NLINK links, parents before children. Link i turns from
 ** its parent link (or the Newtonian frame when PREFIX_link_parent[i] is -1)
 ** about axis PREFIX_link_axis[i] (0, 1, 2: x, y, z of the joint frame) by
-** the angle theta = offset + sign*q[PREFIX_link_coordinate[i]];
+** the angle theta = offset + sign*q[PREFIX_link_coordinate[i]]; or, when
+** PREFIX_link_axis[i] is -1 (a free joint, from N only, at most one), its
+** origin moves from r by E (x, y, z) and its axes turn from the joint
+** frame's by the quaternion Q (normalised), x, y, z and Q's w, x, y, z
+** being q[PREFIX_free_coordinate[0..6]];
 ** PREFIX_link_fixed[i] is 0 when its joint frame's axes are the parent's
 ** (E below the identity), which the turns then skip. Its row of
 ** `table` (PREFIX_LINK_TABLE reals, filled from the parameters) holds:
@@ -22,7 +26,7 @@
 ** Spatial vectors are (angular; linear) at a link's origin in its axes.
 ** `work` holds PREFIX_LINK_WORK reals per link.
 */
-#define PREFIX_W_R 0     /* cos and sin of the joint's angle */
+#define PREFIX_W_R 0     /* cos and sin of the joint's angle; a free joint's rotation, 3 x 3 row-major */
 #define PREFIX_W_V 9     /* the link's spatial velocity */
 #define PREFIX_W_C 15    /* the velocity-product acceleration */
 #define PREFIX_W_I 21    /* the articulated inertia, 6 x 6 row-major */
@@ -172,39 +176,268 @@ static void PREFIX_inertia_to_parent(int k, real c, real s, int fixed, const rea
 }
 
 /*
-** q'' of the tree at (q, q') under the joint forces tau (one per
-** coordinate), gravity included. Returns 0 when an articulated inertia
-** about a joint's axis is not positive (a singular mass matrix), else 1.
+** The joint of link i, its one place (the recursions of this file and of
+** tree_dynamics.c call only these for what a joint type decides).
+** PREFIX_joint_turn: its turn at q into w[PREFIX_W_R...]: a turning
+** joint's cos and sin of the angle; the free joint's rotation R = R(Q)/s,
+** s = |Q|^2 (the link's axes in its joint frame's, 3 x 3 row-major).
+** PREFIX_joint_motion: its motion S q' for the rates `rate` (one per
+** coordinate) added to the link's spatial vector out: a turning joint's
+** rate about its axis; the free joint's (omega; R^T (x, y, z)'), omega =
+** 2 Im(conj(Q) Q')/s. PREFIX_joint_force: the generalised forces S^T f the
+** joint takes from the link's spatial force f = (n; f), into out at its
+** coordinates: a turning joint's moment about its axis; the free joint's
+** R f on x, y, z and 2/s (-v.n, w n + v x n) on Q = (w, v).
+** PREFIX_joint_origin: the link's origin from its parent's, in the
+** parent's axes: r, and for the free joint r + E (x, y, z).
+** w is the link's work row, its turn filled first.
 */
-static int PREFIX_articulated(const real table[], const real q[], const real v[], const real tau[],
-                              real accel[], real work[])
+static void PREFIX_joint_turn(int i, const real t[], const real q[], real w[])
+{
+    if (PREFIX_link_axis[i] < 0) {
+        const int *j = PREFIX_free_coordinate;
+        const real qw = q[j[3]], qx = q[j[4]], qy = q[j[5]], qz = q[j[6]];
+        const real s = qw*qw + qx*qx + qy*qy + qz*qz;
+        real *R = w + PREFIX_W_R;
+        R[0] = (qw*qw + qx*qx - qy*qy - qz*qz)/s;
+        R[1] = 2.0*(qx*qy - qw*qz)/s;
+        R[2] = 2.0*(qx*qz + qw*qy)/s;
+        R[3] = 2.0*(qx*qy + qw*qz)/s;
+        R[4] = (qw*qw - qx*qx + qy*qy - qz*qz)/s;
+        R[5] = 2.0*(qy*qz - qw*qx)/s;
+        R[6] = 2.0*(qx*qz - qw*qy)/s;
+        R[7] = 2.0*(qy*qz + qw*qx)/s;
+        R[8] = (qw*qw - qx*qx - qy*qy + qz*qz)/s;
+    } else {
+        const real angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
+        w[PREFIX_W_R] = cos(angle);
+        w[PREFIX_W_R + 1] = sin(angle);
+    }
+}
+
+static void PREFIX_joint_motion(int i, const real t[], const real q[], const real w[], const real rate[], real out[])
+{
+    if (PREFIX_link_axis[i] < 0) {
+        const int *j = PREFIX_free_coordinate;
+        const real qw = q[j[3]], qx = q[j[4]], qy = q[j[5]], qz = q[j[6]];
+        const real dw = rate[j[3]], dx = rate[j[4]], dy = rate[j[5]], dz = rate[j[6]];
+        const real s = qw*qw + qx*qx + qy*qy + qz*qz;
+        const real *R = w + PREFIX_W_R;
+        int a;
+        out[0] += 2.0*(qw*dx - dw*qx - (qy*dz - qz*dy))/s;
+        out[1] += 2.0*(qw*dy - dw*qy - (qz*dx - qx*dz))/s;
+        out[2] += 2.0*(qw*dz - dw*qz - (qx*dy - qy*dx))/s;
+        for (a = 0; a < 3; ++a) out[3 + a] += R[a]*rate[j[0]] + R[3 + a]*rate[j[1]] + R[6 + a]*rate[j[2]];
+    } else {
+        out[PREFIX_link_axis[i]] += t[13]*rate[PREFIX_link_coordinate[i]];
+    }
+}
+
+static void PREFIX_joint_force(int i, const real t[], const real q[], const real w[], const real f[], real out[])
+{
+    if (PREFIX_link_axis[i] < 0) {
+        const int *j = PREFIX_free_coordinate;
+        const real qw = q[j[3]], v[3] = {q[j[4]], q[j[5]], q[j[6]]};
+        const real k = 2.0/(qw*qw + v[0]*v[0] + v[1]*v[1] + v[2]*v[2]);
+        const real *R = w + PREFIX_W_R;
+        real vn[3];
+        int a;
+        for (a = 0; a < 3; ++a) out[j[a]] = R[3*a]*f[3] + R[3*a + 1]*f[4] + R[3*a + 2]*f[5];
+        PREFIX_cross3(v, f, vn);
+        out[j[3]] = -k*(v[0]*f[0] + v[1]*f[1] + v[2]*f[2]);
+        for (a = 0; a < 3; ++a) out[j[4 + a]] = k*(qw*f[a] + vn[a]);
+    } else {
+        out[PREFIX_link_coordinate[i]] = t[13]*f[PREFIX_link_axis[i]];
+    }
+}
+
+static void PREFIX_joint_origin(int i, const real t[], const real q[], real out[])
+{
+    int a;
+    for (a = 0; a < 3; ++a) out[a] = t[9 + a];
+    if (PREFIX_link_axis[i] < 0) {
+        const int *j = PREFIX_free_coordinate;
+        for (a = 0; a < 3; ++a) out[a] += t[3*a]*q[j[0]] + t[3*a + 1]*q[j[1]] + t[3*a + 2]*q[j[2]];
+    }
+}
+
+/*
+** out = X m: a motion vector m of link i's parent (or of N) carried to the
+** link by its joint's transform: motion_to_link for a turning joint; for
+** the free joint (R^T E^T omega; R^T E^T (v + omega x o)), o its origin.
+*/
+static void PREFIX_joint_to_link(int i, const real t[], const real q[], const real w[], const real m[], real out[])
+{
+    if (PREFIX_link_axis[i] < 0) {
+        const real *R = w + PREFIX_W_R;
+        real o[3], x[6];
+        int a;
+        PREFIX_joint_origin(i, t, q, o);
+        PREFIX_cross3(m, o, x + 3);
+        for (a = 0; a < 3; ++a) {
+            x[a] = m[a];
+            x[3 + a] += m[3 + a];
+        }
+        if (PREFIX_link_fixed[i]) {
+            PREFIX_fixed3(t, 1, x);
+            PREFIX_fixed3(t, 1, x + 3);
+        }
+        for (a = 0; a < 3; ++a) {
+            out[a] = R[a]*x[0] + R[3 + a]*x[1] + R[6 + a]*x[2];
+            out[3 + a] = R[a]*x[3] + R[3 + a]*x[4] + R[6 + a]*x[5];
+        }
+    } else {
+        PREFIX_motion_to_link(PREFIX_link_axis[i], w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, m,
+                              out);
+    }
+}
+
+/*
+** A turning joint, out from the root: its turn, the link's velocity V (its
+** parent's carried to it, `parent` NULL for N, plus the joint's motion) and
+** the velocity-product acceleration c = V x (rate e_k; 0).
+*/
+static void PREFIX_turning_velocity(int i, const real t[], const real q[], const real v[], const real parent[],
+                                    real w[])
+{
+    const int k = PREFIX_link_axis[i], k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    const real rate = t[13]*v[PREFIX_link_coordinate[i]];
+    real *V = w + PREFIX_W_V, *c = w + PREFIX_W_C;
+    int a;
+    PREFIX_joint_turn(i, t, q, w);
+    if (!parent) {
+        for (a = 0; a < 6; ++a) V[a] = 0.0;
+    } else {
+        PREFIX_motion_to_link(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, parent, V);
+    }
+    PREFIX_joint_motion(i, t, q, w, v, V);
+    c[k] = c[3 + k] = 0.0;
+    c[k1] = V[k2]*rate;
+    c[k2] = -V[k1]*rate;
+    c[3 + k1] = V[3 + k2]*rate;
+    c[3 + k2] = -V[3 + k1]*rate;
+}
+
+/*
+** The free joint, out from N: its rotation R, and the link's velocity, the
+** joint's own motion V = (omega; R^T (x, y, z)'); c = 0 (V is the joint's
+** own velocity, in the link's axes).
+*/
+static void PREFIX_free_velocity(int i, const real t[], const real q[], const real v[], real w[])
+{
+    int a;
+    PREFIX_joint_turn(i, t, q, w);
+    for (a = 0; a < 6; ++a) w[PREFIX_W_V + a] = w[PREFIX_W_C + a] = 0.0;
+    PREFIX_joint_motion(i, t, q, w, v, w + PREFIX_W_V);
+}
+
+/*
+** The free joint, back at N: the link's spatial acceleration A solves
+** I^A A = f - p^A, f the joint forces' wrench (n; R^T tau_xyz), n =
+** Im(conj(Q) tau_Q)/2 (the power of tau_Q on Q' = Q (0, omega/2)); its
+** acceleration from the joint is A + (0; g in the link's axes). Then
+** (x, y, z)'' = R (a + omega x v), and Q'' = Q (rho, (s' omega + s omega')/2)/s
+** with s' = 2 Q.Q' and rho = Q.Q'' = -|Q'|^2 - alpha Q.Q' - beta (s - 1)/2, the norm
+** row's stabilised equation. Returns 0 when I^A is not positive definite.
+*/
+static int PREFIX_free_acceleration(int fixed, const real t[], const real gravity[], const real q[], const real v[],
+                                    const real tau[], real alpha, real beta, real accel[], real w[])
+{
+    const int *j = PREFIX_free_coordinate;
+    const real Q[4] = {q[j[3]], q[j[4]], q[j[5]], q[j[6]]}, dQ[4] = {v[j[3]], v[j[4]], v[j[5]], v[j[6]]};
+    const real tQ[4] = {tau[j[3]], tau[j[4]], tau[j[5]], tau[j[6]]};
+    const real *R = w + PREFIX_W_R, *V = w + PREFIX_W_V, *P = w + PREFIX_W_P;
+    real *L = w + PREFIX_W_I, *A = w + PREFIX_W_A;
+    real s = 0.0, sdot = 0.0, rate2 = 0.0, rho, g[3], cw[3], b[4], e[4];
+    int a, c, k;
+    A[0] = 0.5*(Q[0]*tQ[1] - tQ[0]*Q[1] - (Q[2]*tQ[3] - Q[3]*tQ[2]));
+    A[1] = 0.5*(Q[0]*tQ[2] - tQ[0]*Q[2] - (Q[3]*tQ[1] - Q[1]*tQ[3]));
+    A[2] = 0.5*(Q[0]*tQ[3] - tQ[0]*Q[3] - (Q[1]*tQ[2] - Q[2]*tQ[1]));
+    for (a = 0; a < 3; ++a) A[3 + a] = R[a]*tau[j[0]] + R[3 + a]*tau[j[1]] + R[6 + a]*tau[j[2]];
+    for (a = 0; a < 6; ++a) A[a] -= P[a];
+    for (c = 0; c < 6; ++c) {  /* I^A = L L^T, in place (lower triangle), and A := I^A^-1 A */
+        real d = L[6*c + c];
+        for (k = 0; k < c; ++k) d -= L[6*c + k]*L[6*c + k];
+        if (!(d > 0.0)) return 0;
+        L[6*c + c] = sqrt(d);
+        for (a = c + 1; a < 6; ++a) {
+            real x = L[6*a + c];
+            for (k = 0; k < c; ++k) x -= L[6*a + k]*L[6*c + k];
+            L[6*a + c] = x/L[6*c + c];
+        }
+        for (k = 0; k < c; ++k) A[c] -= L[6*c + k]*A[k];
+        A[c] /= L[6*c + c];
+    }
+    for (c = 5; c >= 0; --c) {
+        for (k = c + 1; k < 6; ++k) A[c] -= L[6*k + c]*A[k];
+        A[c] /= L[6*c + c];
+    }
+    /* g in the link's axes: R^T E^T g */
+    for (a = 0; a < 3; ++a) g[a] = gravity[a];
+    if (fixed) PREFIX_fixed3(t, 1, g);
+    for (a = 0; a < 3; ++a) cw[a] = R[a]*g[0] + R[3 + a]*g[1] + R[6 + a]*g[2];
+    for (a = 0; a < 3; ++a) g[a] = cw[a];
+    PREFIX_cross3(V, V + 3, cw);
+    for (a = 0; a < 3; ++a) g[a] += A[3 + a] + cw[a];  /* a + omega x v, a = A's linear part + g */
+    for (a = 0; a < 3; ++a) accel[j[a]] = R[3*a]*g[0] + R[3*a + 1]*g[1] + R[3*a + 2]*g[2];
+    for (a = 0; a < 4; ++a) {
+        s += Q[a]*Q[a];
+        sdot += 2.0*Q[a]*dQ[a];
+        rate2 += dQ[a]*dQ[a];
+    }
+    rho = -rate2 - 0.5*alpha*sdot - 0.5*beta*(s - 1.0);
+    b[0] = rho;
+    for (a = 0; a < 3; ++a) b[1 + a] = 0.5*(sdot*V[a] + s*A[a]);
+    /* Q'' = Q b / s */
+    e[0] = Q[0]*b[0] - Q[1]*b[1] - Q[2]*b[2] - Q[3]*b[3];
+    e[1] = Q[0]*b[1] + Q[1]*b[0] + Q[2]*b[3] - Q[3]*b[2];
+    e[2] = Q[0]*b[2] + Q[2]*b[0] + Q[3]*b[1] - Q[1]*b[3];
+    e[3] = Q[0]*b[3] + Q[3]*b[0] + Q[1]*b[2] - Q[2]*b[1];
+    for (a = 0; a < 4; ++a) accel[j[3 + a]] = e[a]/s;
+    return 1;
+}
+
+/*
+** A turning joint, out again: the link's acceleration (its parent's, or
+** -g for N, carried to it, plus c and the joint's) and its joint's.
+*/
+static void PREFIX_turning_acceleration(int i, const real t[], const real parent[], real accel[], real w[])
+{
+    real *A = w + PREFIX_W_A, *U = w + PREFIX_W_U;
+    const int k = PREFIX_link_axis[i];
+    real dd = w[PREFIX_W_D + 1];
+    int a;
+    PREFIX_motion_to_link(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, parent, A);
+    for (a = 0; a < 6; ++a) A[a] += w[PREFIX_W_C + a];
+    for (a = 0; a < 6; ++a) dd -= U[a]*A[a];
+    dd *= w[PREFIX_W_D];
+    A[k] += dd;
+    accel[PREFIX_link_coordinate[i]] = t[13]*dd;
+}
+
+/*
+** q'' of the tree at (q, q') under the joint forces tau (one per
+** coordinate), gravity included; alpha and beta stabilise a free joint's
+** quaternion norm (its row phi = |Q|^2 - 1: phi'' + alpha phi' + beta phi = 0).
+** Returns 0 when an articulated inertia about a joint's axis (or a free
+** joint's) is not positive (a singular mass matrix), else 1.
+*/
+static int PREFIX_articulated(const real table[], const real q[], const real v[], const real tau[], real alpha,
+                              real beta, real accel[], real work[])
 {
     const real *gravity = table + PREFIX_NLINK*PREFIX_LINK_TABLE;
     int i, a, b;
-    /* Out from the root: each link's turn, velocity, bias acceleration and force, and its own inertia. */
+    /* Out from the root: each link's velocity, bias acceleration and force, and its own inertia. */
     for (i = 0; i < PREFIX_NLINK; ++i) {
         const real *t = table + i*PREFIX_LINK_TABLE;
         real *w = work + i*PREFIX_LINK_WORK, *V = w + PREFIX_W_V, *I = w + PREFIX_W_I, *P = w + PREFIX_W_P;
-        const int k = PREFIX_link_axis[i], k1 = (k + 1) % 3, k2 = (k + 2) % 3, p = PREFIX_link_parent[i];
-        const real rate = t[13]*v[PREFIX_link_coordinate[i]];
-        const real angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
+        const int p = PREFIX_link_parent[i];
         const real *h = t + 15, *J = t + 18, m = t[14];
         real n[3], f[3], hv[3];
-        w[PREFIX_W_R] = cos(angle);
-        w[PREFIX_W_R + 1] = sin(angle);
-        if (p < 0) {
-            for (a = 0; a < 6; ++a) V[a] = 0.0;
-        } else {
-            PREFIX_motion_to_link(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9,
-                                  work + p*PREFIX_LINK_WORK + PREFIX_W_V, V);
-        }
-        V[k] += rate;
-        /* c = V x (rate e_k; 0) */
-        w[PREFIX_W_C + k] = w[PREFIX_W_C + 3 + k] = 0.0;
-        w[PREFIX_W_C + k1] = V[k2]*rate;
-        w[PREFIX_W_C + k2] = -V[k1]*rate;
-        w[PREFIX_W_C + 3 + k1] = V[3 + k2]*rate;
-        w[PREFIX_W_C + 3 + k2] = -V[3 + k1]*rate;
+        if (PREFIX_link_axis[i] < 0)
+            PREFIX_free_velocity(i, t, q, v, w);
+        else
+            PREFIX_turning_velocity(i, t, q, v, p < 0 ? 0 : work + p*PREFIX_LINK_WORK + PREFIX_W_V, w);
         /* I = [J [h]; [h]^T m] */
         I[0] = J[0]; I[7] = J[1]; I[14] = J[2];
         I[1] = I[6] = J[3]; I[2] = I[12] = J[4]; I[8] = I[13] = J[5];
@@ -229,12 +462,13 @@ static int PREFIX_articulated(const real table[], const real q[], const real v[]
         for (a = 0; a < 3; ++a) P[a] += hv[a];
         PREFIX_cross3(V, f, P + 3);
     }
-    /* Back to the root: each link's articulated inertia and bias force onto its parent's. */
+    /* Back to the root: each turning link's articulated inertia and bias force onto its parent's. */
     for (i = PREFIX_NLINK - 1; i >= 0; --i) {
         const real *t = table + i*PREFIX_LINK_TABLE;
         real *w = work + i*PREFIX_LINK_WORK, *I = w + PREFIX_W_I, *P = w + PREFIX_W_P, *U = w + PREFIX_W_U;
         const int k = PREFIX_link_axis[i], p = PREFIX_link_parent[i];
         real D, u, *pw, *Ic = w + PREFIX_W_A;
+        if (k < 0) continue;  /* the free joint: from N, solved on the way out */
         for (a = 0; a < 6; ++a) U[a] = I[6*a + k];
         D = U[k];
         if (!(D > 0.0)) return 0;
@@ -260,17 +494,14 @@ static int PREFIX_articulated(const real table[], const real q[], const real v[]
     /* Out again: each link's acceleration and its joint's. */
     for (i = 0; i < PREFIX_NLINK; ++i) {
         const real *t = table + i*PREFIX_LINK_TABLE;
-        real *w = work + i*PREFIX_LINK_WORK, *A = w + PREFIX_W_A, *U = w + PREFIX_W_U;
-        const int k = PREFIX_link_axis[i], p = PREFIX_link_parent[i];
+        real *w = work + i*PREFIX_LINK_WORK;
+        const int p = PREFIX_link_parent[i];
         const real base[6] = {0.0, 0.0, 0.0, -gravity[0], -gravity[1], -gravity[2]};
-        real dd = w[PREFIX_W_D + 1];
-        PREFIX_motion_to_link(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9,
-                              p < 0 ? base : work + p*PREFIX_LINK_WORK + PREFIX_W_A, A);
-        for (a = 0; a < 6; ++a) A[a] += w[PREFIX_W_C + a];
-        for (a = 0; a < 6; ++a) dd -= U[a]*A[a];
-        dd *= w[PREFIX_W_D];
-        A[k] += dd;
-        accel[PREFIX_link_coordinate[i]] = t[13]*dd;
+        if (PREFIX_link_axis[i] < 0) {
+            if (!PREFIX_free_acceleration(PREFIX_link_fixed[i], t, gravity, q, v, tau, alpha, beta, accel, w)) return 0;
+        } else {
+            PREFIX_turning_acceleration(i, t, p < 0 ? base : work + p*PREFIX_LINK_WORK + PREFIX_W_A, accel, w);
+        }
     }
     return 1;
 }

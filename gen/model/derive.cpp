@@ -20,8 +20,8 @@ constexpr double kLargestValue = 1e30;
 
 class Deriver {
  public:
-  Deriver(const Spec &spec, Formulation formulation, bool strict)
-      : spec_(spec), strict_(strict), scope_(spec, m_.symbols) {
+  Deriver(const Spec &spec, Formulation formulation, bool strict, bool full)
+      : spec_(spec), strict_(strict), full_(full), scope_(spec, m_.symbols) {
     m_.spec = &spec;
     m_.formulation = formulation;
     m_.symbols = make_symbols(spec);
@@ -31,7 +31,10 @@ class Deriver {
   Model run() {
     read_expressions();
     derive_dynamics();
-    check_mass_matrix(m_);
+    if (m_.articulated.chosen)
+      check_tree_inertia(m_);
+    else
+      check_mass_matrix(m_);
     derive_holonomic();
     derive_nonholonomic();
     lay_out_state();
@@ -47,12 +50,14 @@ class Deriver {
  private:
   const Spec &spec_;
   bool strict_;
+  bool full_;  // M, k and the inverse dynamics symbolically even where rhs takes the recursion
   Model m_;
   Scope scope_;               // the spec's definitions, points and frames
   std::vector<StateVar> mu_;  // the vakonomic multipliers, with their initial values
   // The no-slip rows of the wheels a [friction] names, by wheel, for add_friction_slips.
   std::map<std::string, std::vector<std::pair<ConstraintOrigin, ex>>> wheel_slips_;
   GiNaC::ex written_T_, written_V_;  // T and V as the spec writes them, without the bodies'
+  GiNaC::ex gauge_;                   // the quaternions' part of written_T_ (quaternion_gauge)
 
   const SymbolTable &sym() const { return m_.symbols; }
 
@@ -60,7 +65,8 @@ class Deriver {
 
   void read_expressions() {
     scope_.read_all();
-    m_.T = read_expression(spec_.kinetic, scope_, {"the kinetic energy", true, false}) + quaternion_gauge();
+    gauge_ = quaternion_gauge();
+    m_.T = read_expression(spec_.kinetic, scope_, {"the kinetic energy", true, false}) + gauge_;
     m_.V = spec_.potential ? read_expression(*spec_.potential, scope_, {"the potential", false, false}) : ex(0);
     add_bodies();
     for (size_t i = 0; i < m_.nq; ++i) {
@@ -238,11 +244,18 @@ class Deriver {
 
   // T and V of [bodies] and [particles], added to those written (kept
   // apart: M and k of the bodies come from their Jacobians, not from T).
+  // They wait for rhs's form (add_body_energies): a tree on the recursion
+  // never needs them, and they grow as the tree's depth squared.
   void add_bodies() {
     written_T_ = m_.T;
     written_V_ = m_.V;
-    m_.bodies = body_energies(scope_);
-    GiNaC::exvector T = {m_.T}, V = {m_.V};
+    m_.bodies = body_energies(scope_, false);
+    m_.V_written = written_V_;
+  }
+
+  void add_body_energies() {
+    add_energies(scope_, m_.bodies);
+    GiNaC::exvector T = {written_T_}, V = {written_V_};
     for (auto &b : m_.bodies) T.push_back(b.T), V.push_back(b.V);
     m_.T = GiNaC::add(T);
     m_.V = GiNaC::add(V);
@@ -301,6 +314,27 @@ class Deriver {
           error_at(spec_.kinetic.loc_of(0),
                    "the kinetic energy is not quadratic in the velocities: d2T/d" + name_of(i) + "'d" +
                        name_of(j) + "' depends on the velocities");
+    for (size_t i = 0; i < n; ++i) m_.accelerations.push_back(GiNaC::realsymbol("a" + std::to_string(i + 1)));
+    // The bodies as a tree, and rhs's form from it: on the recursion,
+    // nothing below is derived (M's entries grow as a chain's length cubed
+    // and Lagrange's equations with them); the generated functions compute
+    // M, k and the inverse dynamics over the tree's tables instead.
+    std::vector<ex> tau;
+    for (size_t i = 0; i < n; ++i) tau.push_back(m_.Q[i] - written_V_.diff(s.q[i]));
+    if ((written_T_ - gauge_).is_zero()) {
+      m_.articulated = articulated_tree(scope_.frames, s, m_.bodies, tau);
+    } else {
+      m_.articulated.absent = "a kinetic energy is written beside the bodies";
+      m_.articulated.tau = tau;
+    }
+    if ((m_.nc() == 0 || only_free_norm_row(m_)) && m_.articulated.available() && !full_) choose_form(m_.articulated, n);
+    if (!m_.articulated.chosen) add_body_energies();
+    if (m_.articulated.chosen) {
+      m_.M = GiNaC::matrix(n, n);
+      m_.k.assign(n, 0);
+      m_.inverse_dynamics.assign(n, 0);
+      return;
+    }
     auto add_bodies = [&](const KineticTerms &bodies) {
       m_.M = GiNaC::matrix(n, n);
       m_.k.clear();
@@ -341,7 +375,6 @@ class Deriver {
     // M a + k for the Jacobian, which differentiates it: the bodies' part by
     // Newton–Euler at a when the structure stays, so that its derivatives
     // grow like a chain's length squared rather than its fourth power.
-    for (size_t i = 0; i < n; ++i) m_.accelerations.push_back(GiNaC::realsymbol("a" + std::to_string(i + 1)));
     std::vector<ex> a(m_.accelerations.begin(), m_.accelerations.end());
     bool newton_euler = !expanded && !m_.bodies.empty();
     std::vector<ex> bodies_at_a = newton_euler ? inverse_dynamics(scope_.frames, s, m_.bodies, a) : std::vector<ex>();
@@ -351,10 +384,6 @@ class Deriver {
       for (size_t j = 0; j < n; ++j) row += M(i, j) * a[j];
       m_.inverse_dynamics.push_back(row);
     }
-    std::vector<ex> tau;
-    for (size_t i = 0; i < n; ++i) tau.push_back(m_.Q[i] - written_V_.diff(s.q[i]));
-    m_.articulated = written_T_.is_zero() ? articulated_tree(scope_.frames, s, m_.bodies, tau)
-                                          : ArticulatedTree{"a kinetic energy is written beside the bodies", {}, {}, {}};
     for (size_t i = 0; i < n; ++i)
       if (m_.M(i, i).is_zero())
         error_at(spec_.kinetic.loc_of(0), "the mass matrix is singular: the kinetic energy does not depend on " +
@@ -566,8 +595,8 @@ std::optional<Formulation> parse_formulation(const std::string &name) {
   return std::nullopt;
 }
 
-Model derive(const Spec &spec, Formulation formulation, bool strict) {
-  return Deriver(spec, formulation, strict).run();
+Model derive(const Spec &spec, Formulation formulation, bool strict, bool full) {
+  return Deriver(spec, formulation, strict, full).run();
 }
 
 std::string Model::constraint_label(size_t c) const {

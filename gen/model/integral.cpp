@@ -37,7 +37,7 @@ class IntegralDeriver {
     if (!m_.integral_absent.empty()) {
       m_.integral = Model::Integral::none;
       m_.integral_needs_zero_inputs = false;
-    } else if (homogeneous_quadratic(m_.T)) {
+    } else if (m_.articulated.chosen || homogeneous_quadratic(m_.T)) {  // a tree's T: its joints' rates squared
       m_.integral = Model::Integral::energy;
     } else {
       ex h = m_.V - m_.T;
@@ -86,7 +86,9 @@ class IntegralDeriver {
       if (depends_on_t(m_.g[j])) return name + " depends on t: it does work";
       if (!vanishes_at_rest(j)) return name + " is not homogeneous in the velocities: it does work";
     }
-    if (depends_on_t(m_.T - m_.V)) return "L = T - V depends on t explicitly";
+    // A tree on the recursion has no t in its bodies' T and V (its joints turn by coordinates and constants):
+    // only the potential written beside them can bring it, and its T is not evaluated where it is large.
+    if (depends_on_t(m_.articulated.chosen ? m_.V_written : m_.T - m_.V)) return "L = T - V depends on t explicitly";
     return "";
   }
 

@@ -48,8 +48,12 @@ struct ArticulatedTree {
   std::string absent;
   struct Link {
     int parent = -1;        // its parent link; -1: it turns from N
-    int axis = 2;           // 0, 1, 2: the joint frame's x, y, z
+    int axis = 2;           // 0, 1, 2: the joint frame's x, y, z; -1: a free joint
     size_t coordinate = 0;  // it turns by offset + sign * q[coordinate]
+    // A free joint (from N only): its origin moves by (free[0..2]) along the
+    // joint frame's axes, its axes turn from the joint frame's by the
+    // quaternion (free[3..6]).
+    std::array<size_t, 7> free{};
     GiNaC::ex offset, sign;
     GiNaC::matrix E{3, 3};  // the joint frame's axes in the parent link's
     Components r;           // its origin from the parent's, in the parent's axes
@@ -61,7 +65,48 @@ struct ArticulatedTree {
   Components gravity;         // in N
   std::vector<GiNaC::ex> tau; // per coordinate: Q - dV/dq of the V written beside the bodies
   bool available() const { return absent.empty(); }
+  // rhs's form, chosen from the tree before M is derived (choose_form): by
+  // the recursion (then M, k and the inverse dynamics are never derived
+  // symbolically: the generated functions compute them over the tables) or
+  // by M and its solve; `reason` says why, with the estimated operations.
+  bool chosen = false;
+  std::string reason;
+  size_t recursion_ops = 0, dense_ops = 0;
+  // The recursion's cost per link in the dense form's operations, by time:
+  // on the spatial arm at 20 links (cc -O2, one machine, medians) rhs took
+  // 5.4 us as the recursion (50,500 instructions) and 11.9 us as M and its
+  // solve (46,500 instructions for 25,200 counted operations, streaming
+  // through the instruction cache): 271 ns per link against 0.47 ns per
+  // operation.
+  static constexpr size_t kOpsPerLink = 575;
+  // A free joint's cost in links: its 6 x 6 solve (~130 operations), its
+  // quaternion's rotation and rates (~110) beside a turning link's.
+  static constexpr size_t kFreeLinks = 2;
+  // Whether M couples coordinates i and j, from the tree alone (for a model
+  // on the recursion, whose M is not symbolic): their links one the other's
+  // ancestor, or the same link.
+  bool couples(size_t i, size_t j) const;
+  // The links, a free joint counted as kFreeLinks.
+  size_t cost_in_links() const {
+    size_t n = links.size();
+    for (const auto &L : links)
+      if (L.axis < 0) n += kFreeLinks - 1;
+    return n;
+  }
+  // The dense form's operations per structural nonzero of M's lower
+  // triangle (its entries and f, counted on the lowered graph): 110 on the
+  // spatial arm of tests/bench/spatial_arm.py at 5 to 20 links, 150 on
+  // tests/gen/specs/articulated_tree.toml (13 links, turns between joints, a
+  // particle); 38 to 45 on a planar chain of rods (rod_chain.py, 10 to 30
+  // links), whose joints all turn about one axis.
+  static constexpr size_t kOpsPerEntry = 140, kOpsPerEntryPlanar = 45;
 };
+// Chooses rhs's form for an unconstrained model whose bodies are a tree
+// (tree.chosen, tree.reason), from the tree alone: the recursion's
+// kOpsPerLink per link and its table's and tau's operations against an
+// estimate of M, f and their solve (kOpsPerEntry per entry of M's lower
+// triangle, n^3/6 + 2 n^2 for the factor and the solve).
+void choose_form(ArticulatedTree &tree, size_t nq);
 ArticulatedTree articulated_tree(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies,
                                  const std::vector<GiNaC::ex> &tau);
 
@@ -100,7 +145,9 @@ struct Model {
   SymbolTable symbols;
   GiNaC::realsymbol alpha{"alpha"}, beta{"beta"};  // the Baumgarte gains
   size_t nq = 0, nh = 0, nn = 0;
+  // On the recursion (ArticulatedTree::chosen) T is 0 and V the written one: the bodies' are not derived there.
   GiNaC::ex T, V;
+  GiNaC::ex V_written;           // V as the spec writes it, without the bodies'
   std::vector<GiNaC::ex> Q;      // applied generalised forces
   GiNaC::matrix M;               // nq x nq
   std::vector<GiNaC::ex> k;      // M q'' + k = Q + J^T nu
@@ -169,7 +216,14 @@ struct Model {
 };
 
 // strict: redundant constraint rows are an error rather than a warning.
-Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert, bool strict = false);
+// full: M, k and the inverse dynamics derived symbolically even for a tree
+// whose rhs takes the articulated-body recursion (the tests' reference);
+// otherwise such a model leaves them 0 (ArticulatedTree::chosen).
+Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert, bool strict = false,
+             bool full = false);
+// Whether the model's only constraint row is its free joint's quaternion
+// norm (articulated.cpp), the one row the recursion solves itself.
+bool only_free_norm_row(const Model &m);
 
 // ---- structure.cpp --------------------------------------------------------
 
@@ -245,6 +299,12 @@ class Evaluator {
 // identity hides a zero); each throws SpecError at the spec's text.
 // M positive definite at one of three sampled states.
 void check_mass_matrix(const Model &m);
+// The same for a model on the recursion, without M: each link's inertia
+// about its joint's axis positive at the parameters' defaults (its
+// articulated inertia there, which the recursion divides by, is at least
+// that, so M is positive definite everywhere); else a warning, and rhs
+// reports a singular M where it meets one.
+void check_tree_inertia(const Model &m);
 // Constraint rows spanned by the rows before them, everywhere or on the
 // constraints around the initial state: into m.redundant with a warning,
 // or an error when `strict`.

@@ -106,6 +106,32 @@ void check_mass_matrix(const Model &m) {
            "(with the parameters' default values): check the kinetic energy");
 }
 
+void check_tree_inertia(const Model &m) {
+  const ArticulatedTree &tree = m.articulated;
+  for (size_t i = 0; i < tree.links.size(); ++i) {
+    const auto &L = tree.links[i];
+    if (L.axis < 0) {  // the free joint: its link's own spatial inertia, the least its articulated one can be
+      bool positive = value_at_defaults(L.mass, m.symbols, *m.spec) > 0;
+      for (unsigned k = 0; k < 3; ++k) positive = positive && value_at_defaults(L.inertia(k, k), m.symbols, *m.spec) > 0;
+      if (positive) continue;
+      warn_at(m.spec->kinetic.loc_of(0),
+              "the bodies moved by the free joint of '" + m.spec->coordinates[L.free[3]].name + "' have no mass or no "
+              "inertia about an axis (at the parameters' defaults): the generator cannot show that M is positive "
+              "definite without forming it (the articulated-body recursion was chosen); rhs returns a singular mass "
+              "matrix where it is not");
+      return;
+    }
+    const unsigned k = unsigned(L.axis);
+    if (value_at_defaults(L.inertia(k, k), m.symbols, *m.spec) > 0) continue;
+    warn_at(m.spec->kinetic.loc_of(0),
+               "the bodies turned by '" + m.spec->coordinates[L.coordinate].name + "' have no inertia about its axis "
+               "(at the parameters' defaults): the generator cannot show that M is positive definite without "
+               "forming it (the articulated-body recursion was chosen); rhs returns a singular mass matrix where "
+               "it is not");
+    return;
+  }
+}
+
 namespace {
 
 // Points of the constraint manifold near `start`: `count` perturbations of

@@ -97,7 +97,8 @@ ModelStructure model_structure(const Model &m) {
   }
   // Friction's forces and the vakonomic multipliers' rates couple what the
   // blocks do not show: every known.
-  const bool all = !m.friction.empty() || m.formulation == Formulation::vakonomic;
+  // So do a tree's on the recursion, whose M and k are not expressions here (conservative: every known).
+  const bool all = !m.friction.empty() || m.formulation == Formulation::vakonomic || m.articulated.chosen;
   for (size_t i = 0; i < nq; ++i) s.derivatives[nq + i].on = all ? knowns.every() : block[find(parent, i)];
   for (size_t k = 2 * nq + m.nn; k < nx; ++k) s.derivatives[k].on = knowns.every();
   for (size_t c = 0; c < nc; ++c) s.multipliers[c].on = all ? knowns.every() : block[find(parent, nq + c)];

@@ -2,7 +2,8 @@
 // operations: M (lower triangle) and f as one straight-line graph with the
 // KKT solve after it, O(N^2) and O(N^3) along a chain; or the articulated-body
 // recursion of gen/kernels/articulated.c, O(N), after a block that fills its
-// table from the parameters and the joint forces tau. Small models keep the
+// table from the parameters and the joint forces tau (with a free joint's
+// quaternion norm its only constraint row, which the recursion solves). Small models keep the
 // first: their equations are expanded and read as a textbook's.
 #include "plan/plan.h"
 
@@ -44,21 +45,31 @@ size_t graph_operations(const Graph &g, const std::vector<int> &outputs) {
 }
 
 ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::vector<int> &dense_outputs,
-                                   size_t solver_ops, const std::vector<int> &recursion_outputs) {
+                                   size_t solver_ops) {
   ArticulatedForm f;
-  if (m.nc()) {
+  const ArticulatedTree &tree = m.articulated;
+  if (m.nc() && !only_free_norm_row(m)) {
     f.reason = "it has constraints, whose KKT solve needs M";
     return f;
   }
-  if (!m.articulated.available()) {
-    f.reason = "its bodies are not a tree of turning joints the recursion takes: " + m.articulated.absent;
+  if (!tree.available()) {
+    f.reason = "its bodies are not a tree of turning joints the recursion takes: " + tree.absent;
     return f;
   }
+  if (m.articulated.chosen) {
+    f.chosen = true;
+    f.reason = m.articulated.reason;
+    f.recursion_ops = m.articulated.recursion_ops;
+    f.dense_ops = m.articulated.dense_ops;
+    return f;
+  }
+  // M was derived: its operations as lowered, against the recursion's per link.
   f.dense_ops = graph_operations(g, dense_outputs) + solver_ops;
-  f.recursion_ops = ArticulatedForm::kOpsPerLink * m.articulated.links.size() + graph_operations(g, recursion_outputs);
-  f.chosen = f.recursion_ops < f.dense_ops;
+  f.recursion_ops = ArticulatedForm::kOpsPerLink * tree.cost_in_links();
   f.reason = std::to_string(f.recursion_ops) + " operations in the articulated-body recursion (its cost per link by "
              "time) against " + std::to_string(f.dense_ops) + " for M, f and their solve";
+  if (f.recursion_ops < f.dense_ops && !m.articulated.reason.empty())  // the estimate from the tree, which decides before M is derived, said otherwise
+    f.reason += " (" + m.articulated.reason + ")";
   return f;
 }
 
@@ -72,9 +83,15 @@ std::vector<Assignment> articulated_terms(const Model &m, Graph &g) {
     auto put = [&](size_t k, const GiNaC::ex &e, const std::string &comment) {
       outs.push_back({0, at + k, g.from_ginac(e), comment, ""});
     };
-    std::string joint = "link " + std::to_string(i + 1) + ", turning by " + m.spec->coordinates[L.coordinate].name +
-                        (L.parent < 0 ? " from N" : " from link " + std::to_string(L.parent + 1)) +
-                        ": its joint frame's axes in the parent's, origin, angle's offset and sign";
+    std::string joint =
+        L.axis < 0 ? "link " + std::to_string(i + 1) + ", free from N by " + m.spec->coordinates[L.free[0]].name + ", " +
+                         m.spec->coordinates[L.free[1]].name + ", " + m.spec->coordinates[L.free[2]].name +
+                         " and the quaternion " + m.spec->coordinates[L.free[3]].name + ", " +
+                         m.spec->coordinates[L.free[4]].name + ", " + m.spec->coordinates[L.free[5]].name + ", " +
+                         m.spec->coordinates[L.free[6]].name + ": its joint frame's axes in N, its origin at x = y = z = 0, and 0, 1 (unused)"
+                   : "link " + std::to_string(i + 1) + ", turning by " + m.spec->coordinates[L.coordinate].name +
+                         (L.parent < 0 ? " from N" : " from link " + std::to_string(L.parent + 1)) +
+                         ": its joint frame's axes in the parent's, origin, angle's offset and sign";
     for (unsigned a = 0; a < 3; ++a)
       for (unsigned c = 0; c < 3; ++c) put(3 * a + c, L.E(a, c), a == 0 && c == 0 ? joint : "");
     for (int a = 0; a < 3; ++a) put(9 + size_t(a), L.r[size_t(a)], "");

@@ -69,7 +69,7 @@ class Planner {
       for (size_t c : m.redundant) kept[c] = false;
     for (size_t i = 0; i < nq_; ++i)
       for (size_t j = 0; j <= i; ++j)
-        if (!m.M(i, j).is_zero()) M_.set(i, j);
+        if (m.articulated.chosen ? m.articulated.couples(i, j) : !m.M(i, j).is_zero()) M_.set(i, j);
     L_ = cholesky_fill(M_);
     for (size_t c = 0; c < nc_; ++c)
       for (size_t i = 0; i < nq_; ++i)

@@ -281,24 +281,32 @@ class BlockBuilder {
   }
 };
 
-// rhs's form (articulated_plan.cpp): where the recursion costs fewer
-// operations than M, f and their solve, the block that fills its table and
-// tau, its work after rhs's own, and no Jacobian (it would differentiate M).
+// rhs's form (articulated_plan.cpp), as the model chose it: on the
+// recursion, the block that fills its table and tau, the written
+// potential's block, their work after rhs's own, and no Jacobian (it would
+// differentiate M).
 void plan_articulated(Plan &p, BlockBuilder &b) {
   std::vector<int> dense;
   for (auto &a : p.kkt_entries.outputs) dense.push_back(a.node);
-  p.articulated = choose_articulated(p.model, p.graph, dense, p.solver.ops, {});
-  if (!p.articulated.chosen) return;  // not even the recursion alone pays: its terms not lowered
-  std::vector<Assignment> outs = articulated_terms(p.model, p.graph);
-  std::vector<int> terms;
-  for (auto &a : outs) terms.push_back(a.node);
-  p.articulated = choose_articulated(p.model, p.graph, dense, p.solver.ops, terms);
+  p.articulated = choose_articulated(p.model, p.graph, dense, p.solver.ops);
   if (!p.articulated.chosen) return;
+  std::vector<Assignment> outs = articulated_terms(p.model, p.graph);
   const size_t links = p.model.articulated.links.size();
   const size_t table = links * ArticulatedForm::kTable + 3;
   p.articulated_terms = b.block({"void", p.names.fn("articulated_terms"), true, {kAt, {out("out_table"), out("out_tau")}}}, "",
                               {{"out_table", make_extent(p.sizes, {}, table)}, {"out_tau", make_extent(p.sizes, {{Size::nq}})}},
                               outs);
+  {
+    const Model &m = p.model;
+    std::vector<Assignment> potential = {{0, 0, p.graph.from_ginac(m.V_written), "V as written, beside the bodies'", ""}};
+    for (size_t i = 0; i < m.nq; ++i)
+      potential.push_back({1, i, p.graph.from_ginac(m.V_written.diff(m.symbols.q[i])),
+                           i == 0 ? "its dV/dq, row " + m.spec->coordinates[i].name : "row " + m.spec->coordinates[i].name, ""});
+    p.written_potential = b.block({"void", p.names.fn("written_potential"), true,
+                                   {{scalar("t"), in("state"), in("param")}, {out("out_V"), out("out_dVdq")}}},
+                                  "", {{"out_V", make_extent(p.sizes, {}, 1)}, {"out_dVdq", make_extent(p.sizes, {{Size::nq}})}},
+                                  potential);
+  }
   p.rhs_work.add("table", {}, table);
   p.rhs_work.add("tau", {{Size::nq}});
   p.rhs_work.add("links", {}, links * ArticulatedForm::kWork);
@@ -406,10 +414,14 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
   auto extent = [&](std::vector<std::vector<Size>> factors) { return make_extent(sizes, std::move(factors)); };
   BlockBuilder b(*this);
 
+  // On the recursion, M, k and the energies are not symbolic: the blocks
+  // below keep their signatures and docs, and emit_articulated.cpp their
+  // bodies over the tree's tables.
+  const bool tree = m.articulated.chosen;
   {  // M (lower triangle), f = Q - k, J, r and g: the KKT system at one state.
     std::vector<Assignment> outs;
     b.matrix(outs, 0, m.M, true, "mass matrix M = d2T/dq'dq' (lower triangle)");
-    for (size_t i = 0; i < m.nq; ++i)
+    for (size_t i = 0; i < m.nq && !tree; ++i)
       outs.push_back({1, i, graph.from_ginac(m.Q[i] - m.k[i]),
                       (i == 0 ? "f = Q - k, row " : "row ") + m.spec->coordinates[i].name, ""});
     b.matrix(outs, 2, J, false, "constraint Jacobian J = [A; B]");
@@ -644,8 +656,9 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                          {"out_g", extent({{Size::nn}})}},
                         outs);
   }
+  auto symbolic = [&](std::vector<Assignment> outs) { return tree ? std::vector<Assignment>() : outs; };
   energy = b.block({"real", names.fn("energy"), false, {{scalar("t"), in("state"), in("param")}}},
-                   "Total energy T + V.", {}, {{-1, 0, graph.from_ginac(m.T + m.V), "T + V", ""}});
+                   "Total energy T + V.", {}, symbolic({{-1, 0, tree ? -1 : graph.from_ginac(m.T + m.V), "T + V", ""}}));
   if (m.integral == Model::Integral::jacobi)
     jacobi_integral = b.block({"real", names.fn("jacobi_integral"), false, {{scalar("t"), in("state"), in("param")}}},
                               "The Jacobi integral h = q'.dL/dq' - L, conserved where T + V is not (the model's "
@@ -655,12 +668,13 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                      "The kinetic energy T (out_TV[0]) and the potential energy V (out_TV[1])\napart; " +
                          names.fn("energy") + " is their sum.",
                      {{"out_TV", make_extent(sizes, {}, 2)}},
-                     {{0, 0, graph.from_ginac(m.T), "T", ""}, {0, 1, graph.from_ginac(m.V), "V", ""}});
+                     symbolic({{0, 0, tree ? -1 : graph.from_ginac(m.T), "T", ""},
+                               {0, 1, tree ? -1 : graph.from_ginac(m.V), "V", ""}}));
   {  // what a controller asks: tau for q'', the bias k - Q without inputs, V's gradient
     std::vector<Assignment> tau, bias_rows, gravity_rows;
     GiNaC::exmap no_input;
     for (auto &u : m.symbols.u) no_input[u] = 0;
-    for (size_t i = 0; i < m.nq; ++i) {
+    for (size_t i = 0; i < m.nq && !tree; ++i) {
       const std::string &q = m.spec->coordinates[i].name;
       tau.push_back({0, i, graph.from_ginac(m.inverse_dynamics[i] - m.Q[i]), "row " + q, ""});
       bias_rows.push_back({0, i, graph.from_ginac(m.k[i] - m.Q[i].subs(no_input)), "row " + q, ""});
@@ -683,7 +697,12 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                       "gravity and springs.",
                       {{"out_dVdq", extent({{Size::nq}})}}, gravity_rows);
   }
-  regressor = derive_regressor(m);
+  if (tree)
+    regressor.absent = "it is not derived for a model whose rhs takes the articulated-body recursion (M, k and "
+                       "the inverse dynamics are computed over the tree's tables, not as expressions of the "
+                       "parameters to factor into Y theta)";
+  else
+    regressor = derive_regressor(m);
   if (regressor.available()) {  // Y theta = tau, in the standard and in the base parameters
     const Regressor &r = regressor;
     auto columns = [&](const char *fn, const std::vector<size_t> &kept, const std::string &doc) {
@@ -732,7 +751,7 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
     b.matrix(outs, 0, m.M, true, "lower triangle; the upper one mirrors it");
     mass_matrix = b.block({"void", names.fn("mass_matrix"), false, {{scalar("t"), in("state"), in("param"), out("out_M")}}},
                           "Mass matrix M, NQ x NQ, row-major.",
-                          {{"out_M", extent({{Size::nq}, {Size::nq}}), true, true}}, outs);
+                          {{"out_M", extent({{Size::nq}, {Size::nq}}), !tree, !tree}}, outs);
   }
   {
     std::vector<Assignment> outs;

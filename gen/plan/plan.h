@@ -432,16 +432,16 @@ struct ArticulatedForm {
   bool chosen = false;
   std::string reason;
   size_t dense_ops = 0, recursion_ops = 0;
-  // The recursion's cost per link in the dense form's operations, by time:
-  // on the spatial arm at 20 links (cc -O2, one machine, medians) rhs took
-  // 5.4 us as the recursion (50,500 instructions) and 11.9 us as M and its
-  // solve (46,500 instructions for 25,200 counted operations, streaming
-  // through the instruction cache): 271 ns per link against 0.47 ns per
-  // operation. And its table and work per link (reals).
-  static constexpr size_t kOpsPerLink = 575, kTable = 24, kWork = 77;
+  // The recursion's cost per link (ArticulatedTree::kOpsPerLink), and its
+  // table and work per link (reals).
+  static constexpr size_t kOpsPerLink = ArticulatedTree::kOpsPerLink, kTable = 24, kWork = 77;
 };
+// The form the model chose (ArticulatedTree::chosen, from the tree alone);
+// for a model that forms M, the reason with the operations counted on the
+// lowered graph: M and f (dense_outputs) and the solve against the
+// recursion's cost per link.
 ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::vector<int> &dense_outputs,
-                                   size_t solver_ops, const std::vector<int> &recursion_outputs);
+                                   size_t solver_ops);
 // The outputs of NAME_articulated_terms: each link's row of the table, the
 // gravity, then tau; with their comments.
 std::vector<Assignment> articulated_terms(const Model &m, Graph &g);
@@ -477,6 +477,9 @@ struct Plan {
   ArticulatedForm articulated;
   Block articulated_terms;
   SharedTerms terms;  // with Jacobians: kkt_entries' values the derivatives read
+  // On the recursion: the potential written beside the bodies, V (out_V)
+  // and dV/dq (out_dVdq), which the functions over the tables add.
+  Block written_potential;
   Block kkt_entries, residuals, energy, energies, inverse_dynamics, bias, gravity, mass_matrix, constraint_jacobian,
       constraint_coordinate_jacobian, initial_state_at;
   Routine kkt_terms, rhs;  // kkt_terms: the arrays zeroed, then kkt_entries

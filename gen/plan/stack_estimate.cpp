@@ -76,6 +76,16 @@ StackEstimate estimate_stack(const Plan &plan) {
       e.block = b->signature.name;
     }
   }
+  if (plan.articulated.chosen) {  // the functions over the tables: their table, tau and link work, then the table's block
+    const size_t links = plan.model.articulated.links.size();
+    const Block &terms = plan.articulated_terms;
+    size_t values = links * (ArticulatedForm::kTable + ArticulatedForm::kWork) + 3 + 3 * plan.sizes.nq +
+                    plan.sizes.nu + 4 + terms.loads.size() + peak_temporaries(plan.graph, terms.schedule);
+    if (values > e.values) {
+      e.values = values;
+      e.block = plan.mass_matrix.signature.name;
+    }
+  }
   e.bytes = e.values * real_size * 5 / 4 + StackEstimate::kRoutines;
   return e;
 }

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -163,10 +164,54 @@ void check_correction(const lgc_model *gm, const char *vname, const std::vector<
     }
 }
 
+// The coordinates of each quaternion norm row (docs/theory.md, the free
+// joint): the rows whose origin's column is "quaternionK", by row.
+std::map<size_t, std::vector<size_t>> quaternion_rows(const lgc::Model &m) {
+  std::map<size_t, std::vector<size_t>> out;
+  for (size_t c = 0; c < m.nh; ++c)
+    if (m.origins[c].column.rfind("quaternion", 0) == 0)
+      for (size_t i = 0; i < m.nq; ++i)
+        if (m.phi[c].has(m.symbols.q[i])) out[c].push_back(i);
+  return out;
+}
+
+// The norm rows at a point off them: J q'' = r, Baumgarte's stabilised
+// row, which rhs by the recursion solves wherever |Q| and Q.Q' are.
+void check_norm_rows_off_the_norm(const lgc_model *gm, const lgc::Model &m, const std::vector<double> &x, double t,
+                                  double alpha, double beta) {
+  const size_t nq = m.nq;
+  std::vector<double> p(gm->parameter_defaults, gm->parameter_defaults + gm->np);
+  std::vector<double> in(gm->input_defaults ? gm->input_defaults : nullptr,
+                         gm->input_defaults ? gm->input_defaults + gm->nu : nullptr);
+  std::vector<double> dxdt(gm->nx), multipliers(m.nc() + 1), work(gm->nwork + 1);
+  assert_int_equal(gm->rhs(t, x.data(), in.data(), p.data(), alpha, beta, dxdt.data(), multipliers.data(), work.data()),
+                   LGC_MODEL_OK);
+  Evaluator ev;
+  for (size_t i = 0; i < m.state.size(); ++i) ev.at[m.state[i].sym] = x[i];
+  for (size_t i = 0; i < p.size(); ++i) ev.at[m.symbols.p[i]] = p[i];
+  ev.at[m.symbols.t] = t, ev.at[m.alpha] = alpha, ev.at[m.beta] = beta;
+  for (auto &[row, Q] : quaternion_rows(m)) {
+    double Jq = 0, scale = 0;
+    for (size_t i : Q) {
+      Jq += ev(m.J(row, i)) * dxdt[nq + i];
+      scale = std::max(scale, std::fabs(ev(m.J(row, i)) * dxdt[nq + i]));
+    }
+    const double r = ev(m.r[row]);
+    if (!(std::fabs(Jq - r) <= 1e-12 * std::max(scale, std::fabs(r))))
+      fail_msg("%s: off the norm, row %zu: J q'' = %.17g, r = %.17g", gm->name, row, Jq, r);
+  }
+}
+
 // At `trials` random points (GiNaC evaluates the symbolic side in its
-// arbitrary-precision floats, the test's cost on a large tree).
+// arbitrary-precision floats, the test's cost on a large tree). With
+// `on_norms` (rhs by the recursion through a free joint) each quaternion is
+// put on its norm, |Q| = 1 and Q.Q' = 0, where both forms are the same
+// motion; the norm row's multiplier (reported 0) is then the one that the
+// form with M gives, fitted from M q'' + k - Q along the row, which checks
+// every equation across it. The row itself, J q'' = r, holds everywhere:
+// it is checked first at the random point off the norm.
 void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &m, std::mt19937_64 &rng,
-                 int trials = 8) {
+                 int trials = 8, bool on_norms = false) {
   const char *name = gm->name, *vname = variant.name;
   size_t nq = m.nq, nh = m.nh, nn = m.nn, nc = m.nc();
   assert_int_equal(gm->nq, nq);
@@ -188,6 +233,16 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
     for (double &xi : x) xi = u(rng);
     double t = u(rng), alpha = 10 * std::fabs(u(rng)), beta = 25 * std::fabs(u(rng));
     Evaluator ev;
+    if (on_norms) {
+      check_norm_rows_off_the_norm(gm, m, x, t, alpha, beta);
+      for (auto &[row, Q] : quaternion_rows(m)) {
+        double s = 0, r = 0;
+        for (size_t i : Q) s += x[i] * x[i];
+        for (size_t i : Q) x[i] /= std::sqrt(s);
+        for (size_t i : Q) r += x[i] * x[nq + i];
+        for (size_t i : Q) x[nq + i] -= r * x[i];
+      }
+    }
     for (size_t i = 0; i < m.state.size(); ++i) ev.at[m.state[i].sym] = x[i];
     for (size_t i = 0; i < p.size(); ++i) ev.at[m.symbols.p[i]] = p[i];
     for (size_t i = 0; i < in.size(); ++i) ev.at[m.symbols.u[i]] = in[i];
@@ -211,6 +266,18 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
       for (size_t j = 0; j < nq; ++j) M_value[i * nq + j] = ev(m.M(i, j));
     for (size_t c = 0; c < nc; ++c)
       for (size_t i = 0; i < nq; ++i) J_value[c * nq + i] = ev(m.J(c, i));
+    if (on_norms)
+      for (auto &[row, Q] : quaternion_rows(m)) {
+        check_value(name, vname, "the norm row's multiplier", nu[row], 0.0);
+        double along = 0, JJ = 0;  // J_row . (M q'' + k - Q) / |J_row|^2, the other rows' share 0 (none here)
+        for (size_t i = 0; i < nq; ++i) {
+          double e = ev(m.k[i]) - ev(m.Q[i]);
+          for (size_t j = 0; j < nq; ++j) e += M_value[i * nq + j] * qdd[j];
+          along += J_value[row * nq + i] * e, JJ += J_value[row * nq + i] * J_value[row * nq + i];
+        }
+        if (nc != 1) fail_msg("%s: %zu constraint rows beside the norm", name, nc);
+        nu[row] = along / JJ;
+      }
 
     // M q'' + k - Q - J^T nu = 0, row by row.
     std::vector<double> dyn(nq), Mq(nq), k(nq), Q(nq), Jnu(nq, 0.0);
@@ -260,25 +327,47 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
     check_value(name, vname, "V", TV[1], ev(m.V), terms);
     // A controller's entry points. Inverse dynamics at rhs's q'' gives the
     // rows' forces J^T nu; at any a it is M a + k - Q, to 1e-12 relative.
+    // With `on_norms`, each of these only across the norm rows (their
+    // component along J_row taken out): along Q the symbolic k and dV/dq
+    // are derivatives across |Q| = 1, of T and V as their terms continue
+    // off it, which the tables' rigid motion does not copy (docs/theory.md
+    // §9, the norm row's multiplier); that component only moves the row's
+    // multiplier.
+    auto across = [&](std::vector<double> v) {
+      if (on_norms)
+        for (auto &[row, Qs] : quaternion_rows(m)) {
+          double along = 0, JJ = 0;
+          for (size_t i = 0; i < nq; ++i)
+            along += J_value[row * nq + i] * v[i], JJ += J_value[row * nq + i] * J_value[row * nq + i];
+          for (size_t i = 0; i < nq; ++i) v[i] -= along / JJ * J_value[row * nq + i];
+        }
+      return v;
+    };
     std::vector<double> tau(nq), a(nq), id(nq), Ma(nq, 0.0), bias(nq), dVdq(nq);
     gm->inverse_dynamics(t, x.data(), in.data(), p.data(), qdd, tau.data());
     for (size_t i = 0; i < nq; ++i) id[i] = tau[i] - Jnu[i];
-    check_relative(name, vname, "inverse dynamics at rhs's q'' = J^T nu", id, {norm(Mq), norm(k), norm(Q), norm(Jnu)});
+    check_relative(name, vname, "inverse dynamics at rhs's q'' = J^T nu", across(id),
+                   {norm(Mq), norm(k), norm(Q), norm(Jnu)});
     for (double &ai : a) ai = 10 * u(rng);
     gm->inverse_dynamics(t, x.data(), in.data(), p.data(), a.data(), tau.data());
     for (size_t i = 0; i < nq; ++i) {
       for (size_t j = 0; j < nq; ++j) Ma[i] += M_value[i * nq + j] * a[j];
       id[i] = tau[i] - (Ma[i] + k[i] - Q[i]);
     }
-    check_relative(name, vname, "inverse dynamics = M a + k - Q", id, {norm(Ma), norm(k), norm(Q)});
+    check_relative(name, vname, "inverse dynamics = M a + k - Q", across(id), {norm(Ma), norm(k), norm(Q)});
     // The bias: k - Q with every input 0; the gravity: dV/dq.
     gm->bias(t, x.data(), p.data(), bias.data());
     gm->gravity(t, x.data(), p.data(), dVdq.data());
     for (size_t i = 0; i < in.size(); ++i) ev.at[m.symbols.u[i]] = 0.0;
+    std::vector<double> bias_want(nq), dVdq_want(nq);
+    for (size_t i = 0; i < nq; ++i) bias_want[i] = k[i] - ev(m.Q[i]), dVdq_want[i] = ev(m.V.diff(m.symbols.q[i]));
+    const std::vector<double> bias_got = across(bias), dVdq_got = across(dVdq);
+    const std::vector<double> bias_across = across(bias_want), dVdq_across = across(dVdq_want);
     for (size_t i = 0; i < nq; ++i) {
-      double Q0 = ev(m.Q[i]);
-      check_value(name, vname, "bias row " + std::to_string(i), bias[i], k[i] - Q0, std::max(std::fabs(k[i]), std::fabs(Q0)));
-      check_value(name, vname, "dV/dq" + std::to_string(i), dVdq[i], ev(m.V.diff(m.symbols.q[i])));
+      const double Q0 = k[i] - bias_want[i];
+      check_value(name, vname, "bias row " + std::to_string(i), bias_got[i], bias_across[i],
+                  std::max(std::fabs(k[i]), std::fabs(Q0)));
+      check_value(name, vname, "dV/dq" + std::to_string(i), dVdq_got[i], dVdq_across[i]);
     }
     for (size_t i = 0; i < in.size(); ++i) ev.at[m.symbols.u[i]] = in[i];
     gm->mass_matrix(t, x.data(), p.data(), M.data());
@@ -618,30 +707,121 @@ void vakonomic_refuses_friction(void **) {
 // two arms of 6 links on a turning base, offset turns between joints, a
 // particle, a written potential and forces) takes the articulated-body
 // recursion for rhs and no Jacobian; it must satisfy the same equations.
-void articulated_model_satisfies_the_equations(void **) {
-  const std::string spec = std::string(GEN_SPECS_DIR) + "/articulated_tree.toml";
-  fs::path dir = scratch("articulated"), library = dir / "articulated_tree.so";
+// kkt_terms of a model on the recursion (M's lower triangle and f over the
+// tables, a free joint's norm row J and r from its expressions): the KKT
+// system they make, solved here by elimination with partial pivoting,
+// gives rhs's q'', at random states put on the norms (where both forms are
+// the same motion).
+void check_kkt_terms(const lgc_model *gm, const lgc::Model &m, std::mt19937_64 &rng) {
+  const size_t nq = m.nq, nc = m.nc(), n = nq + nc;
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 3; ++trial) {
+    std::vector<double> x(gm->nx), p(gm->parameter_defaults, gm->parameter_defaults + gm->np);
+    std::vector<double> in(gm->input_defaults ? gm->input_defaults : nullptr,
+                           gm->input_defaults ? gm->input_defaults + gm->nu : nullptr);
+    for (double &xi : x) xi = u(rng);
+    for (auto &[row, Q] : quaternion_rows(m)) {
+      double s = 0, r = 0;
+      for (size_t i : Q) s += x[i] * x[i];
+      for (size_t i : Q) x[i] /= std::sqrt(s);
+      for (size_t i : Q) r += x[i] * x[nq + i];
+      for (size_t i : Q) x[nq + i] -= r * x[i];
+    }
+    const double t = u(rng), alpha = 10 * std::fabs(u(rng)), beta = 25 * std::fabs(u(rng));
+    std::vector<double> dxdt(gm->nx), multipliers(nc + 1), work(gm->nwork + 1);
+    assert_int_equal(gm->rhs(t, x.data(), in.data(), p.data(), alpha, beta, dxdt.data(), multipliers.data(), work.data()),
+                     LGC_MODEL_OK);
+    std::vector<double> M(nq * nq), f(nq), J(nc * nq + 1), r(nc + 1), g(m.nn + 1);
+    gm->kkt_terms(t, x.data(), in.data(), p.data(), alpha, beta, M.data(), f.data(), J.data(), r.data(), g.data());
+    std::vector<double> K(n * (n + 1), 0.0);  // [M J^T; J 0 | f; r], row by row
+    for (size_t i = 0; i < nq; ++i) {
+      for (size_t j = 0; j < nq; ++j) K[i * (n + 1) + j] = j <= i ? M[i * nq + j] : M[j * nq + i];
+      for (size_t c = 0; c < nc; ++c) K[i * (n + 1) + nq + c] = K[(nq + c) * (n + 1) + i] = J[c * nq + i];
+      K[i * (n + 1) + n] = f[i];
+    }
+    for (size_t c = 0; c < nc; ++c) K[(nq + c) * (n + 1) + n] = r[c];
+    for (size_t c = 0; c < n; ++c) {
+      size_t best = c;
+      for (size_t i = c + 1; i < n; ++i)
+        if (std::fabs(K[i * (n + 1) + c]) > std::fabs(K[best * (n + 1) + c])) best = i;
+      for (size_t j = 0; j <= n; ++j) std::swap(K[c * (n + 1) + j], K[best * (n + 1) + j]);
+      for (size_t i = c + 1; i < n; ++i) {
+        const double e = K[i * (n + 1) + c] / K[c * (n + 1) + c];
+        for (size_t j = c; j <= n; ++j) K[i * (n + 1) + j] -= e * K[c * (n + 1) + j];
+      }
+    }
+    std::vector<double> a(n);
+    for (size_t c = n; c-- > 0;) {
+      double v = K[c * (n + 1) + n];
+      for (size_t j = c + 1; j < n; ++j) v -= K[c * (n + 1) + j] * a[j];
+      a[c] = v / K[c * (n + 1) + c];
+    }
+    std::vector<double> diff(nq);
+    double scale = 0;
+    for (size_t i = 0; i < nq; ++i) diff[i] = a[i] - dxdt[nq + i], scale = std::max(scale, std::fabs(dxdt[nq + i]));
+    check_relative(gm->name, "articulated", "kkt_terms' KKT solve less rhs's q''", diff, {scale});
+  }
+}
+
+void check_articulated(const std::string &name, bool free_joint) {
+  const std::string spec = std::string(GEN_SPECS_DIR) + "/" + name + ".toml";
+  fs::path dir = scratch(name), library = dir / (name + ".so");
   Result g = run({LAGRANGEC, "generate", spec, "-o", dir.string()});
   if (g.status != 0) fail_msg("generate failed:\n%s", g.err.c_str());
-  std::ifstream c_file(dir / "articulated_tree.c");
+  std::ifstream c_file(dir / (name + ".c"));
   std::string c_text((std::istreambuf_iterator<char>(c_file)), std::istreambuf_iterator<char>());
   if (c_text.find("rhs by the articulated-body recursion") == std::string::npos)
     fail_msg("%s: rhs is not the articulated-body recursion", spec.c_str());
+  // M, the inverse dynamics, the bias, the gravity forces and the energies over the tables, not as expressions.
+  std::string upper = name;
+  for (char &c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+  for (const std::string &call : {name + "_tree_mass_matrix(table, state, out_M, links);",
+                                  name + "_tree_inverse_dynamics(table, state, state + " + upper +
+                                      "_NQ, in_acceleration, 1, out_tau, links);",
+                                  name + "_tree_energies(table, state, state + " + upper + "_NQ, out_TV, links);"})
+    if (c_text.find(call) == std::string::npos)
+      fail_msg("%s: the generated C does not call %s", spec.c_str(), call.c_str());
   Result c = run({"cc", "-shared", "-fPIC", "-O0", "-std=c99", "-I", dir.string(), "-I", RUNTIME_INCLUDE,
-                  (dir / "articulated_tree.c").string(), (dir / "articulated_tree_model.c").string(), "-o",
-                  library.string(), "-lm"});
+                  (dir / (name + ".c")).string(), (dir / (name + "_model.c")).string(), "-o", library.string(), "-lm"});
   if (c.status != 0) fail_msg("cc failed:\n%s", c.err.c_str());
   void *so = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!so) fail_msg("%s", dlerror());
-  auto *gm = static_cast<const lgc_model *>(dlsym(so, "articulated_tree_model"));
-  if (!gm) fail_msg("no articulated_tree_model");
+  auto *gm = static_cast<const lgc_model *>(dlsym(so, (name + "_model").c_str()));
+  if (!gm) fail_msg("no %s_model", name.c_str());
   if (gm->jacobian) fail_msg("the recursion's model has a Jacobian");
+  if (gm->regressor) fail_msg("the recursion's model has a regressor");
   lgc::Spec s = lgc::read_spec(spec);
-  lgc::Model m = lgc::derive(s);
+  // The reference: M, k, T and the inverse dynamics derived symbolically, as the generator does not for this tree.
+  lgc::Model m = lgc::derive(s, lgc::Formulation::dalembert, false, true);
+  if (m.articulated.chosen) fail_msg("derive(full) chose the recursion: no symbolic M to compare with");
+  if (free_joint != (m.nc() == 1)) fail_msg("%s: %zu constraint rows", name.c_str(), m.nc());
   std::mt19937_64 rng = rng_for(gm, 7);
   const Variant v = {"articulated", {}, lgc::Formulation::dalembert, false};
-  check_model(gm, v, m, rng, 2);  // 13 links: 8 points ran past 10 minutes under the sanitizers
+  check_model(gm, v, m, rng, 2, free_joint);  // 13 links: 8 points ran past 10 minutes under the sanitizers
+  check_kkt_terms(gm, m, rng);
   dlclose(so);
+  fs::remove_all(dir);
+}
+
+void articulated_model_satisfies_the_equations(void **) { check_articulated("articulated_tree", false); }
+
+// The same tree on a free base (tests/gen/specs/floating_tree.toml: a
+// quaternion from a frame at a constant turn from N, forces and a potential
+// on its coordinates), its rhs the recursion with the free joint.
+void floating_model_satisfies_the_equations(void **) { check_articulated("floating_tree", true); }
+
+// A tree on the recursion whose third link carries only a particle on its
+// joint's axis (tests/gen/specs/axle_arm.toml): without M, the generator
+// cannot show it positive definite from the links' own inertias, and says so.
+void tree_without_axis_inertia_warns(void **) {
+  const std::string spec = std::string(GEN_SPECS_DIR) + "/axle_arm.toml";
+  fs::path dir = scratch("axle");
+  Result g = run({LAGRANGEC, "generate", spec, "-o", dir.string(), "--no-jacobian"});
+  const std::string expected = spec + ":109:9: warning: the bodies turned by 'q3' have no inertia about its axis (at "
+                               "the parameters' defaults): the generator cannot show that M is positive definite "
+                               "without forming it (the articulated-body recursion was chosen)";
+  if (g.status != 0 || g.err.find(expected) == std::string::npos)
+    fail_msg("%s: exit %d, stderr:\n%s", spec.c_str(), g.status, g.err.c_str());
   fs::remove_all(dir);
 }
 
@@ -657,7 +837,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(regressors_match_inverse_dynamics),
       cmocka_unit_test(vakonomic_refuses_friction),
   };
-  const struct CMUnitTest articulated[] = {cmocka_unit_test(articulated_model_satisfies_the_equations)};
+  const struct CMUnitTest articulated[] = {cmocka_unit_test(articulated_model_satisfies_the_equations),
+                                           cmocka_unit_test(floating_model_satisfies_the_equations),
+                                           cmocka_unit_test(tree_without_axis_inertia_warns)};
   if (argc > 1 && std::string(argv[1]) == "articulated") return cmocka_run_group_tests(articulated, nullptr, nullptr);
   return cmocka_run_group_tests(tests, generate_and_load, unload);
 }

@@ -6,7 +6,9 @@
 ** minimum-norm one on a system whose third row is the sum of the other two,
 ** the conditioning, the zeroing and the mirroring of a triangle; the
 ** articulated-body recursion on a branched tree of four links against
-** M q'' + k = tau + G from an independent reference.
+** M q'' + k = tau + G from an independent reference, and on the same tree
+** the composite-rigid-body M, Newton-Euler's inverse dynamics and the
+** energies (tree_dynamics.c) against it.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -36,6 +38,7 @@ static const int PREFIX_link_parent[PREFIX_NLINK] = {-1, 0, 0, 2};
 static const int PREFIX_link_axis[PREFIX_NLINK] = {2, 1, 0, 2};
 static const int PREFIX_link_coordinate[PREFIX_NLINK] = {0, 2, 1, 3};
 static const int PREFIX_link_fixed[PREFIX_NLINK] = {0, 1, 1, 1};  /* link 0's E is the identity */
+static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* no free joint */
 
 /*
 ** In float, the kernels' libm calls as the generator retypes them
@@ -57,6 +60,7 @@ static const int PREFIX_link_fixed[PREFIX_NLINK] = {0, 1, 1, 1};  /* link 0's E 
 #include "zero.c"
 #include "mirror_lower.c"
 #include "articulated.c"
+#include "tree_dynamics.c"
 #ifdef KERNEL_FLOAT
 #undef sqrt
 #undef fabs
@@ -364,14 +368,17 @@ static void tree_table(double table[])
 }
 
 /* The reference: M(q) and the gravity forces G(q) = sum m Jv^T g from each link's rotation and origin
-   in N, built independently of the kernel's spatial algebra. */
-static void tree_mass_matrix(const double table[], const double q[], double M[16], double G[4])
+   in N, built independently of the kernel's spatial algebra; with `potential`, -sum m g . x there too (x each
+   link's centre in N). */
+static void tree_mass_matrix(const double table[], const double q[], double M[16], double G[4], double *potential)
 {
     double Rw[4][9], ow[4][3], axis[4][3];
     for (int i = 0; i < 16; i++)
         M[i] = 0;
     for (int i = 0; i < 4; i++)
         G[i] = 0;
+    if (potential)
+        *potential = 0;
     for (int i = 0; i < PREFIX_NLINK; i++) {
         const double *t = table + i * PREFIX_LINK_TABLE;
         const int k = PREFIX_link_axis[i], p = PREFIX_link_parent[i], k1 = (k + 1) % 3, k2 = (k + 2) % 3;
@@ -399,6 +406,9 @@ static void tree_mass_matrix(const double table[], const double q[], double M[16
         double cw[3], Iw[9], Io[9] = {t[18], t[21], t[22], t[21], t[19], t[23], t[22], t[23], t[20]}, Jv[4][3], Jw[4][3];
         for (int a = 0; a < 3; a++)
             cw[a] = ow[i][a] + Rw[i][3 * a] * c[0] + Rw[i][3 * a + 1] * c[1] + Rw[i][3 * a + 2] * c[2];
+        if (potential)
+            for (int a = 0; a < 3; a++)
+                *potential -= m * table[PREFIX_NLINK * PREFIX_LINK_TABLE + a] * cw[a];
         for (int a = 0; a < 3; a++)  /* the inertia about the centre, then in N */
             for (int b = 0; b < 3; b++)
                 Io[3 * a + b] -= m * ((a == b) * cc - c[a] * c[b]);
@@ -466,9 +476,9 @@ static void test_articulated_tree(void **state)
     to_real(4, q, qr);
     to_real(4, v, vr);
     to_real(4, tau, taur);
-    assert_int_equal(PREFIX_articulated(tr, qr, vr, taur, acc, work), 1);
+    assert_int_equal(PREFIX_articulated(tr, qr, vr, taur, 0.0, 0.0, acc, work), 1);
     double M[16], G[4], k[4] = {0, 0, 0, 0};
-    tree_mass_matrix(table, q, M, G);
+    tree_mass_matrix(table, q, M, G, NULL);
     const double h = 1e-5;
     for (int j = 0; j < 4; j++) {
         double qp[4], qm[4], Mp[16], Mm[16], unused[4];
@@ -476,8 +486,8 @@ static void test_articulated_tree(void **state)
             qp[i] = qm[i] = q[i];
         qp[j] += h;
         qm[j] -= h;
-        tree_mass_matrix(table, qp, Mp, unused);
-        tree_mass_matrix(table, qm, Mm, unused);
+        tree_mass_matrix(table, qp, Mp, unused, NULL);
+        tree_mass_matrix(table, qm, Mm, unused, NULL);
         for (int a = 0; a < 4; a++)
             for (int b = 0; b < 4; b++) {
                 const double dM = (Mp[4 * a + b] - Mm[4 * a + b]) / (2 * h);
@@ -495,6 +505,105 @@ static void test_articulated_tree(void **state)
     }
 }
 
+/* k(q, q') = M' q' - d/dq (q'^T M q' / 2) of the reference, by central differences of M. */
+static void tree_velocity_terms(const double table[], const double q[], const double v[], double k[4])
+{
+    const double h = 1e-5;
+    for (int a = 0; a < 4; a++)
+        k[a] = 0;
+    for (int j = 0; j < 4; j++) {
+        double qp[4], qm[4], Mp[16], Mm[16], unused[4];
+        for (int i = 0; i < 4; i++)
+            qp[i] = qm[i] = q[i];
+        qp[j] += h;
+        qm[j] -= h;
+        tree_mass_matrix(table, qp, Mp, unused, NULL);
+        tree_mass_matrix(table, qm, Mm, unused, NULL);
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++) {
+                const double dM = (Mp[4 * a + b] - Mm[4 * a + b]) / (2 * h);
+                k[a] += dM * v[j] * v[b];
+                k[j] -= 0.5 * v[a] * dM * v[b];
+            }
+    }
+}
+
+/* The tree's M by the composite-rigid-body kernel against the reference's Jacobians, at two states. */
+static void test_tree_mass_matrix(void **state)
+{
+    (void)state;
+    double table[PREFIX_NLINK * PREFIX_LINK_TABLE + 3];
+    tree_table(table);
+    static const double qs[2][4] = {{0.3, -0.5, 0.8, 0.2}, {-1.2, 2.1, -0.4, 2.9}};
+    real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], qr[4], Mr[16], work[PREFIX_NLINK * PREFIX_LINK_WORK];
+    to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
+    const double tol = sizeof(real) == sizeof(float) ? 1e-5 : 1e-13;
+    for (int s = 0; s < 2; s++) {
+        double M[16], G[4];
+        to_real(4, qs[s], qr);
+        PREFIX_tree_mass_matrix(tr, qr, Mr, work);
+        tree_mass_matrix(table, qs[s], M, G, NULL);
+        double scale = 0;
+        for (int a = 0; a < 16; a++)
+            scale = fmax(scale, fabs(M[a]));
+        for (int a = 0; a < 16; a++)
+            if (fabs((double)Mr[a] - M[a]) > tol * scale)
+                fail_msg("state %d: M[%d][%d] = %.12g, the reference's %.12g", s, a / 4, a % 4, (double)Mr[a], M[a]);
+    }
+}
+
+/* Newton-Euler's M q'' + k - G against the reference (k by differences of M), with and without the weight. */
+static void test_tree_inverse_dynamics(void **state)
+{
+    (void)state;
+    double table[PREFIX_NLINK * PREFIX_LINK_TABLE + 3];
+    tree_table(table);
+    const double q[4] = {0.3, -0.5, 0.8, 0.2}, v[4] = {0.5, -0.3, 1.1, 0.7}, acc[4] = {-0.7, 0.4, 1.3, -0.2};
+    real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], qr[4], vr[4], ar[4], out[4], work[PREFIX_NLINK * PREFIX_LINK_WORK];
+    to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
+    to_real(4, q, qr);
+    to_real(4, v, vr);
+    to_real(4, acc, ar);
+    double M[16], G[4], k[4];
+    tree_mass_matrix(table, q, M, G, NULL);
+    tree_velocity_terms(table, q, v, k);
+    const double tol = sizeof(real) == sizeof(float) ? 1e-4 : 1e-8;  /* the differences' error */
+    for (int weight = 0; weight < 2; weight++) {
+        PREFIX_tree_inverse_dynamics(tr, qr, vr, ar, weight, out, work);
+        for (int a = 0; a < 4; a++) {
+            double want = k[a] - weight * G[a], scale = fabs(k[a]) + fabs(G[a]);
+            for (int b = 0; b < 4; b++)
+                want += M[4 * a + b] * acc[b], scale += fabs(M[4 * a + b] * acc[b]);
+            if (fabs((double)out[a] - want) > tol * scale)
+                fail_msg("weight %d, row %d: Newton-Euler %.12g, M q'' + k - G = %.12g", weight, a, (double)out[a], want);
+        }
+    }
+}
+
+/* The energies against q'^T M q' / 2 and -sum m g . x of the reference. */
+static void test_tree_energies(void **state)
+{
+    (void)state;
+    double table[PREFIX_NLINK * PREFIX_LINK_TABLE + 3];
+    tree_table(table);
+    const double q[4] = {0.3, -0.5, 0.8, 0.2}, v[4] = {0.5, -0.3, 1.1, 0.7};
+    real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], qr[4], vr[4], TV[2], work[PREFIX_NLINK * PREFIX_LINK_WORK];
+    to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
+    to_real(4, q, qr);
+    to_real(4, v, vr);
+    PREFIX_tree_energies(tr, qr, vr, TV, work);
+    double M[16], G[4], T = 0, V;
+    tree_mass_matrix(table, q, M, G, &V);
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            T += 0.5 * v[a] * M[4 * a + b] * v[b];
+    const double tol = sizeof(real) == sizeof(float) ? 1e-5 : 1e-13;
+    if (fabs((double)TV[0] - T) > tol * fabs(T))
+        fail_msg("T = %.12g, the reference's %.12g", (double)TV[0], T);
+    if (fabs((double)TV[1] - V) > tol * (fabs(V) + 1))
+        fail_msg("V = %.12g, the reference's %.12g", (double)TV[1], V);
+}
+
 /* A leaf whose articulated inertia about its axis is zero (no mass, no inertia): refused. */
 static void test_articulated_singular(void **state)
 {
@@ -505,7 +614,7 @@ static void test_articulated_singular(void **state)
         table[3 * PREFIX_LINK_TABLE + a] = 0;
     real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], z[4] = {0, 0, 0, 0}, acc[4], work[PREFIX_NLINK * PREFIX_LINK_WORK];
     to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
-    assert_int_equal(PREFIX_articulated(tr, z, z, z, acc, work), 0);
+    assert_int_equal(PREFIX_articulated(tr, z, z, z, 0.0, 0.0, acc, work), 0);
 }
 
 int main(void)
@@ -522,6 +631,9 @@ int main(void)
         cmocka_unit_test(test_mirror_lower),
         cmocka_unit_test(test_articulated_tree),
         cmocka_unit_test(test_articulated_singular),
+        cmocka_unit_test(test_tree_mass_matrix),
+        cmocka_unit_test(test_tree_inverse_dynamics),
+        cmocka_unit_test(test_tree_energies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,7 +97,7 @@ typedef struct lgc_model {
     void (*kkt_terms)(double t, const double x[], const double u[], const double p[],
                       double alpha, double beta, double M[], double f[], double J[],
                       double r[], double g[]);
-    int straight_line_solve;            /* rhs's solve is specialised straight-line code */
+    int straight_line_solve;            /* rhs's solve is specialised straight-line code (or the recursion) */
     /* With constraints: where rhs leaves, in work, the conditioning of
        S = J M^-1 J^T (its smallest over its largest squared pivot, or
        eigenvalue; near 0 where J nearly loses rank); after it 1 when the
