@@ -175,6 +175,18 @@ std::map<size_t, std::vector<size_t>> quaternion_rows(const lgc::Model &m) {
   return out;
 }
 
+// x moved onto its quaternions' norm rows: each Q scaled to |Q| = 1 and Q'
+// made orthogonal to it (Q.Q' = 0).
+void onto_the_norms(const lgc::Model &m, std::vector<double> &x) {
+  for (auto &[row, Q] : quaternion_rows(m)) {
+    double s = 0, r = 0;
+    for (size_t i : Q) s += x[i] * x[i];
+    for (size_t i : Q) x[i] /= std::sqrt(s);
+    for (size_t i : Q) r += x[i] * x[m.nq + i];
+    for (size_t i : Q) x[m.nq + i] -= r * x[i];
+  }
+}
+
 // The norm rows at a point off them: J q'' = r, Baumgarte's stabilised
 // row, which rhs by the recursion solves wherever |Q| and Q.Q' are.
 void check_norm_rows_off_the_norm(const lgc_model *gm, const lgc::Model &m, const std::vector<double> &x, double t,
@@ -235,13 +247,7 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
     Evaluator ev;
     if (on_norms) {
       check_norm_rows_off_the_norm(gm, m, x, t, alpha, beta);
-      for (auto &[row, Q] : quaternion_rows(m)) {
-        double s = 0, r = 0;
-        for (size_t i : Q) s += x[i] * x[i];
-        for (size_t i : Q) x[i] /= std::sqrt(s);
-        for (size_t i : Q) r += x[i] * x[nq + i];
-        for (size_t i : Q) x[nq + i] -= r * x[i];
-      }
+      onto_the_norms(m, x);
     }
     for (size_t i = 0; i < m.state.size(); ++i) ev.at[m.state[i].sym] = x[i];
     for (size_t i = 0; i < p.size(); ++i) ev.at[m.symbols.p[i]] = p[i];
@@ -720,13 +726,7 @@ void check_kkt_terms(const lgc_model *gm, const lgc::Model &m, std::mt19937_64 &
     std::vector<double> in(gm->input_defaults ? gm->input_defaults : nullptr,
                            gm->input_defaults ? gm->input_defaults + gm->nu : nullptr);
     for (double &xi : x) xi = u(rng);
-    for (auto &[row, Q] : quaternion_rows(m)) {
-      double s = 0, r = 0;
-      for (size_t i : Q) s += x[i] * x[i];
-      for (size_t i : Q) x[i] /= std::sqrt(s);
-      for (size_t i : Q) r += x[i] * x[nq + i];
-      for (size_t i : Q) x[nq + i] -= r * x[i];
-    }
+    onto_the_norms(m, x);
     const double t = u(rng), alpha = 10 * std::fabs(u(rng)), beta = 25 * std::fabs(u(rng));
     std::vector<double> dxdt(gm->nx), multipliers(nc + 1), work(gm->nwork + 1);
     assert_int_equal(gm->rhs(t, x.data(), in.data(), p.data(), alpha, beta, dxdt.data(), multipliers.data(), work.data()),

@@ -463,48 +463,6 @@ static void test_mirror_lower(void **state)
         }
 }
 
-/* A tree of four links (a branch at link 0) against M q'' + k = tau + G: M and G from the reference,
-   k = M' v - d/dq (v^T M v / 2) by central differences of M. */
-static void test_articulated_tree(void **state)
-{
-    (void)state;
-    double table[PREFIX_NLINK * PREFIX_LINK_TABLE + 3];
-    tree_table(table);
-    const double q[4] = {0.3, -0.5, 0.8, 0.2}, v[4] = {0.5, -0.3, 1.1, 0.7}, tau[4] = {0.2, -0.1, 0.3, -0.4};
-    real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], qr[4], vr[4], taur[4], acc[4], work[PREFIX_NLINK * PREFIX_LINK_WORK];
-    to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
-    to_real(4, q, qr);
-    to_real(4, v, vr);
-    to_real(4, tau, taur);
-    assert_int_equal(PREFIX_articulated(tr, qr, vr, taur, 0.0, 0.0, acc, work), 1);
-    double M[16], G[4], k[4] = {0, 0, 0, 0};
-    tree_mass_matrix(table, q, M, G, NULL);
-    const double h = 1e-5;
-    for (int j = 0; j < 4; j++) {
-        double qp[4], qm[4], Mp[16], Mm[16], unused[4];
-        for (int i = 0; i < 4; i++)
-            qp[i] = qm[i] = q[i];
-        qp[j] += h;
-        qm[j] -= h;
-        tree_mass_matrix(table, qp, Mp, unused, NULL);
-        tree_mass_matrix(table, qm, Mm, unused, NULL);
-        for (int a = 0; a < 4; a++)
-            for (int b = 0; b < 4; b++) {
-                const double dM = (Mp[4 * a + b] - Mm[4 * a + b]) / (2 * h);
-                k[a] += dM * v[j] * v[b];        /* (dM/dq_j v_j) v */
-                k[j] -= 0.5 * v[a] * dM * v[b];  /* -d/dq_j v^T M v / 2 */
-            }
-    }
-    const double tol = sizeof(real) == sizeof(float) ? 1e-4 : 1e-8;  /* the differences' error */
-    for (int a = 0; a < 4; a++) {
-        double lhs = k[a], scale = fabs(tau[a]) + fabs(G[a]) + fabs(k[a]);
-        for (int b = 0; b < 4; b++)
-            lhs += M[4 * a + b] * acc[b], scale += fabs(M[4 * a + b] * acc[b]);
-        if (fabs(lhs - tau[a] - G[a]) > tol * scale)
-            fail_msg("row %d: M q'' + k = %.12g, tau + G = %.12g", a, lhs, tau[a] + G[a]);
-    }
-}
-
 /* k(q, q') = M' q' - d/dq (q'^T M q' / 2) of the reference, by central differences of M. */
 static void tree_velocity_terms(const double table[], const double q[], const double v[], double k[4])
 {
@@ -527,6 +485,34 @@ static void tree_velocity_terms(const double table[], const double q[], const do
             }
     }
 }
+
+/* A tree of four links (a branch at link 0) against M q'' + k = tau + G: M and G from the reference,
+   k = M' v - d/dq (v^T M v / 2) by central differences of M. */
+static void test_articulated_tree(void **state)
+{
+    (void)state;
+    double table[PREFIX_NLINK * PREFIX_LINK_TABLE + 3];
+    tree_table(table);
+    const double q[4] = {0.3, -0.5, 0.8, 0.2}, v[4] = {0.5, -0.3, 1.1, 0.7}, tau[4] = {0.2, -0.1, 0.3, -0.4};
+    real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], qr[4], vr[4], taur[4], acc[4], work[PREFIX_NLINK * PREFIX_LINK_WORK];
+    to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
+    to_real(4, q, qr);
+    to_real(4, v, vr);
+    to_real(4, tau, taur);
+    assert_int_equal(PREFIX_articulated(tr, qr, vr, taur, 0.0, 0.0, acc, work), 1);
+    double M[16], G[4], k[4];
+    tree_mass_matrix(table, q, M, G, NULL);
+    tree_velocity_terms(table, q, v, k);
+    const double tol = sizeof(real) == sizeof(float) ? 1e-4 : 1e-8;  /* the differences' error */
+    for (int a = 0; a < 4; a++) {
+        double lhs = k[a], scale = fabs(tau[a]) + fabs(G[a]) + fabs(k[a]);
+        for (int b = 0; b < 4; b++)
+            lhs += M[4 * a + b] * acc[b], scale += fabs(M[4 * a + b] * acc[b]);
+        if (fabs(lhs - tau[a] - G[a]) > tol * scale)
+            fail_msg("row %d: M q'' + k = %.12g, tau + G = %.12g", a, lhs, tau[a] + G[a]);
+    }
+}
+
 
 /* The tree's M by the composite-rigid-body kernel against the reference's Jacobians, at two states. */
 static void test_tree_mass_matrix(void **state)
