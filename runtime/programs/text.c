@@ -55,17 +55,31 @@ void lgc_text_add(lgc_text *t, const char *s, size_t n)
     t->s[t->len] = '\0';
 }
 
+/*
+** Formatted into the room after len: one pass where it fits (a number's
+** %.17g is most of an index line's cost), a second only after growing.
+*/
 void lgc_text_printf(lgc_text *t, const char *fmt, ...)
 {
+    if (!reserve(t, 0))
+        return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
     va_end(ap);
-    if (n < 0 || !reserve(t, (size_t)n))
+    if (n < 0) {
+        t->s[t->len] = '\0';
         return;
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
+    }
+    if ((size_t)n >= t->cap - t->len) {
+        if (!reserve(t, (size_t)n)) {
+            t->s[t->len] = '\0';
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
     t->len += (size_t)n;
 }
 
