@@ -359,7 +359,8 @@ void lgc_sim_integrate(lgc_sim_run *r)
             r->fault_detail = strerror(errno);
         if (rc != LGC_OK || stopped || t >= r->opt.t_end)
             break;
-        t = fmin(r->opt.t_end, (double)k * r->opt.sample);
+        const double next = (double)k * r->opt.sample;
+        t = next < r->opt.t_end ? next : r->opt.t_end;  /* fmin's, without its call: neither is NaN */
         if (show)
             progress(r, t, &last);
     }

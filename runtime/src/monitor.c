@@ -39,7 +39,7 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
         free(v);
         return LGC_ERR_NOMEM;
     }
-    mon->s.x = v;
+    mon->block = mon->s.x = v;
     mon->s.phi = mon->s.x + nx;
     mon->s.phi_dot = mon->s.phi + nh;
     mon->s.g = mon->s.phi_dot + nh;
@@ -58,21 +58,25 @@ int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model)
     mon->normal_rate = mon->normal + model->nfriction;
     mon->track_x = mon->normal_rate + model->nfriction;
     mon->forces = 1;
+    mon->quiet_rows = -1;
+    mon->energy_scale = 1.0;
     return LGC_OK;
 }
 
 void lgc_monitor_free(lgc_monitor *mon)
 {
     free(mon->min_norm);
-    free(mon->s.x);
+    free(mon->block);
     memset(mon, 0, sizeof *mon);
 }
 
 void lgc_monitor_reset(lgc_monitor *mon, const lgc_model *model)
 {
-    memset(mon->s.x, 0, block_size(model) * sizeof *mon->s.x);
+    memset(mon->block, 0, block_size(model) * sizeof *mon->block);
     mon->s.t = mon->s.energy = 0.0;
     mon->count = mon->tracked = 0;
+    mon->quiet_rows = -1;
+    mon->energy_scale = 1.0;
     mon->energy0 = mon->max_phi = mon->max_phi_dot = mon->max_g = mon->max_energy_drift = 0.0;
 }
 
@@ -160,55 +164,45 @@ static int update_extremes(lgc_monitor *mon, const lgc_system *sys, const double
     const double drift = fabs(energy - mon->energy0) / scale;  /* finite: energy and energy0 are */
     if (drift > mon->max_energy_drift)
         mon->max_energy_drift = drift;
+    mon->quiet_rows = sys->active || m->ncontact > 0 ? -1 : nr;
+    mon->energy_scale = scale;
     return LGC_OK;
 }
 
 /*
 ** update_extremes where it has little to do, as most states after the first
-** few: no contact (its minimum), no row off (its 0), not the first state
-** (E0), every |r_i| within its row's maximum (so within its group's) and
+** few: every |r_i| within its row's maximum (so within its group's) and
 ** finite (a NaN fails the comparison), the energy finite: at most the drift
-** to update. 1 when done so, 0 for update_extremes to do it all. Inline, on
+** to update. 1 when done so, 0 for update_extremes to do it all. Only after
+** a first state (E0) and without contacts (their minima) or rows that may
+** be off (their 0): mon->quiet_rows, which update_extremes sets. Inline, on
 ** the monitor's per-step path, apart from update_extremes' frame.
 */
-static inline int fold_quiet(lgc_monitor *mon, const lgc_system *sys, const double r[], double energy)
+static inline int fold_quiet(lgc_monitor *mon, const double r[], double energy)
 {
-    const lgc_model *m = sys->model;
-    const int nr = 2 * m->nh + m->nn;
-    if (sys->active || m->ncontact > 0 || mon->count + mon->tracked == 0)
-        return 0;
+    const int nr = mon->quiet_rows;
     const double *row_max = mon->max_residual;
+    int within = nr >= 0;
     for (int i = 0; i < nr; i++)
-        if (!(fabs(r[i]) <= row_max[i]))
-            return 0;
-    const double scale = mon->energy0 != 0.0 ? fabs(mon->energy0) : 1.0;
-    const double drift = fabs(energy - mon->energy0) / scale;
-    if (!isfinite(drift))
+        within &= fabs(r[i]) <= row_max[i];
+    const double drift = fabs(energy - mon->energy0) / mon->energy_scale;
+    if (!within || !isfinite(drift))
         return 0;
     if (drift > mon->max_energy_drift)
         mon->max_energy_drift = drift;
     return 1;
 }
 
-int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
-                       const double x[])
+/* A sample lgc_monitor_sample cannot take from the last tracked state: everything evaluated at (t, x). */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static int sample_at(lgc_monitor *mon, lgc_system *sys, double t, const double x[])
 {
     const lgc_model *m = sys->model;
     lgc_sample *s = &mon->s;
     const int forces = mon->forces || m->nout > 0;  /* the outputs read the multipliers */
     int rc;
-    if (!forces && mon->tracked > 0 && t == mon->track_t
-        && memcmp(x, mon->track_x, (size_t)m->nx * sizeof *x) == 0) {
-        /* The state the last step's lgc_monitor_track folded in: its residuals and energy, nothing new. */
-        s->t = t;
-        memcpy(s->x, x, (size_t)m->nx * sizeof *s->x);
-        memcpy(s->phi, mon->res, (size_t)(2 * m->nh + m->nn) * sizeof *s->phi);
-        for (int k = 0; k < m->nfriction; k++)
-            s->mode[k] = lgc_friction_mode(sys, k);
-        s->energy = mon->track_energy;
-        mon->count++;
-        return LGC_OK;
-    }
     if (forces) {
         /* Output evaluations are not integration work: keep nfev honest. */
         unsigned long nfev = sys->nfev;
@@ -243,8 +237,44 @@ int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
         }
     }
     /* phi, phi', g lie back to back in s */
-    if (!fold_quiet(mon, sys, s->phi, s->energy) && (rc = update_extremes(mon, sys, s->phi, s->energy)) != LGC_OK)
+    if (!fold_quiet(mon, s->phi, s->energy) && (rc = update_extremes(mon, sys, s->phi, s->energy)) != LGC_OK)
         return rc;
+    mon->count++;
+    return LGC_OK;
+}
+
+/* The pointers of two equally long buffers of the monitor's block, exchanged. */
+static inline void swap(double **a, double **b)
+{
+    double *c = *a;
+    *a = *b;
+    *b = c;
+}
+
+int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
+                       const double x[])
+{
+    const lgc_model *m = sys->model;
+    if (mon->forces || m->nout > 0 || mon->tracked == 0 || t != mon->track_t
+        || memcmp(x, mon->track_x, (size_t)m->nx * sizeof *x) != 0)
+        return sample_at(mon, sys, t, x);
+    /*
+    ** The state the last step's lgc_monitor_track folded in: its residuals
+    ** and energy, nothing new. That state and its residuals are already in
+    ** the block: the sample takes their buffers, and the tracker the
+    ** sample's old ones, to write the next step into.
+    */
+    lgc_sample *s = &mon->s;
+    const int nh = m->nh;
+    s->t = t;
+    swap(&s->x, &mon->track_x);
+    swap(&s->phi, &mon->res);
+    s->phi_dot = s->phi + nh;
+    s->g = s->phi + 2 * nh;
+    for (int k = 0; k < m->nfriction; k++)
+        s->mode[k] = lgc_friction_mode(sys, k);
+    s->energy = mon->track_energy;
+    mon->track_t = NAN;     /* its buffers are the sample's now: the next one evaluates */
     mon->count++;
     return LGC_OK;
 }
@@ -257,7 +287,7 @@ int lgc_monitor_track(lgc_monitor *mon, const lgc_system *sys, double t,
     m->residuals(t, x, sys->p, r, r + m->nh, r + 2 * m->nh);
     const double energy = m->integral_value(t, x, sys->p);
     int rc;
-    if (!fold_quiet(mon, sys, r, energy) && (rc = update_extremes(mon, sys, r, energy)) != LGC_OK)
+    if (!fold_quiet(mon, r, energy) && (rc = update_extremes(mon, sys, r, energy)) != LGC_OK)
         return rc;
     mon->tracked++;
     if (!mon->forces) {     /* for a sample at this state (lgc_monitor_sample) */

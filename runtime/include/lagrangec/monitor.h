@@ -43,7 +43,13 @@ typedef struct lgc_monitor {
     int forces;             /* samples evaluate s.mult and s.fc (lgc_monitor_init: 1); 0 where nothing reads
                                them: s.mult, s.fc left as they were, unless the model's outputs need them */
     double *track_x;        /* nx: with forces 0, the state lgc_monitor_track last folded in, */
-    double track_t, track_energy;   /* its time and energy (its residuals in res) */
+    double track_t, track_energy;   /* its time (NAN once a sample took that state) and energy (its
+                                       residuals in res) */
+    int quiet_rows;         /* 2 nh + nn once a first state is folded in, for a step's short fold (no contact,
+                               no row that may be off); -1: not (yet) */
+    double energy_scale;    /* |E0|, or 1 where E0 = 0: the drift's divisor */
+    double *block;          /* the one allocation s.x, res, track_x... lie in (a sample at the tracked
+                               state exchanges s.x with track_x and s.phi with res) */
 } lgc_monitor;
 
 int lgc_monitor_init(lgc_monitor *mon, const lgc_model *model);
@@ -62,7 +68,10 @@ void lgc_monitor_reset(lgc_monitor *mon, const lgc_model *model);
 ** (model->nredundant) the multipliers are the minimum-norm ones giving that
 ** fc: rhs's (0 on those rows) projected onto the range of C. For a
 ** vakonomic model mu is the state mu, and the force of the constraints has
-** further terms (mu' B, mu (B' - dg/dq)) that fc leaves out.
+** further terms (mu' B, mu (B' - dg/dq)) that fc leaves out. s.x and
+** s.phi (s.phi_dot, s.g after it) may lie elsewhere in the monitor's block
+** from one sample to the next: read them through mon->s, keep no copy of
+** the pointers.
 */
 int lgc_monitor_sample(lgc_monitor *mon, lgc_system *sys, double t,
                        const double x[]);
