@@ -335,6 +335,58 @@ static int met_event(void *ctx, int event, double t, const double x[])
     return rc;
 }
 
+/*
+** Whether the samples after the first can be the steps' own: a fixed step
+** of the sample interval from t = 0, where the driver steps on its grid (no
+** event, contact or friction switch moves it), every sample time is a step's
+** end (the last one too: the step that ends on t_end, as the driver ends the
+** one within 1e-9 h of it, is the one whose sample is t_end), and nothing
+** reads a sample but the last (no CSV, no outputs, no multipliers, no
+** progress shown). Each such sample would be the state the monitor tracked
+** at that step, adding nothing to its extremes.
+*/
+static int samples_are_steps(const lgc_sim_run *r, int show)
+{
+    const lgc_model *m = r->model;
+    const lgc_stepper_type *type = lgc_stepper_type_find(r->opt.method);
+    const double h = r->opt.dt, t_end = r->opt.t_end;
+    if (show || r->csv || r->mon.forces || m->nout > 0 || m->nevent > 0 || m->ncontact > 0
+        || m->nfriction > 0 || !type || type->adaptive || type->step || !(h > 0.0)
+        || r->opt.sample != h || !(t_end / h < 1e12))
+        return 0;
+    /* K: the first step to reach t_end - 1e-9 h (lgc_driver's advance_fixed), which ends on t_end. */
+    const double reach = t_end - 1e-9 * h;
+    double K = fmax(1.0, ceil(reach / h));
+    while (K > 1.0 && (K - 1.0) * h >= reach)
+        K -= 1.0;
+    while (K * h < reach)
+        K += 1.0;
+    return K * h >= t_end;  /* else sample K is k h < t_end, inside step K */
+}
+
+/*
+** The rest of a run whose samples are its steps (samples_are_steps): one
+** advance to t_end, the monitor tracking every step; then the last step
+** taken is the last sample, and the steps before it count as the samples
+** they are. A step that fails is taken by no sample, as one advance a sample
+** leaves it; r->x the last sample's state then too.
+*/
+static int advance_to_the_end(lgc_sim_run *r)
+{
+    const unsigned long before = r->mon.tracked;
+    int rc = lgc_driver_advance(r->drv, r->opt.t_end, r->x);
+    const unsigned long taken = r->mon.tracked - before;
+    if (taken > 0) {
+        const int last = lgc_monitor_sample(&r->mon, &r->sys, r->mon.track_t, r->mon.track_x);
+        r->mon.count += taken - 1;
+        if (rc != LGC_OK)
+            memcpy(r->x, r->mon.s.x, (size_t)r->model->nx * sizeof *r->x);
+        else
+            rc = last;
+    }
+    return rc;
+}
+
 void lgc_sim_integrate(lgc_sim_run *r)
 {
     const int show = !r->opt.quiet && isatty(STDERR_FILENO);
@@ -347,6 +399,7 @@ void lgc_sim_integrate(lgc_sim_run *r)
     lgc_driver_observe(r->drv, track_step, r);
     lgc_driver_observe_events(r->drv, met_event, r);
     int rc = lgc_driver_reset(r->drv, 0.0, r->x0);
+    const int steps_only = samples_are_steps(r, show);
     for (long k = 1; rc == LGC_OK; k++) {
         rc = lgc_driver_advance(r->drv, t, r->x);
         const double t_stop = lgc_driver_stop_time(r->drv);
@@ -359,6 +412,10 @@ void lgc_sim_integrate(lgc_sim_run *r)
             r->fault_detail = strerror(errno);
         if (rc != LGC_OK || stopped || t >= r->opt.t_end)
             break;
+        if (steps_only) {
+            rc = advance_to_the_end(r);
+            break;
+        }
         const double next = (double)k * r->opt.sample;
         t = next < r->opt.t_end ? next : r->opt.t_end;  /* fmin's, without its call: neither is NaN */
         if (show)

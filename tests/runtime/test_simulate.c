@@ -19,6 +19,7 @@
 #include "check.h"
 #include "knife_edge.h"
 #include "lagrangec/model.h"
+#include "lagrangec/status.h"
 #include "pendulum.h"
 #include "programs.h"
 #include "dead_point.h"
@@ -237,6 +238,105 @@ static void consistent_completes_the_start(void **state)
 }
 
 /*
+** A run whose samples are its steps (rk4, --sample = --dt, no CSV) advances
+** once to t_end and counts the steps as its samples: what it reports must be
+** what one advance and one monitor sample a sample give, bit for bit. The
+** reference is that loop, written out here as lgc_sim_integrate had it.
+*/
+static int track_every_step(void *ctx, double t, const double x[])
+{
+    lgc_sim_run *r = ctx;
+    return lgc_monitor_track(&r->mon, &r->sys, t, x);
+}
+
+static int sample_by_sample(lgc_sim_run *r)
+{
+    lgc_monitor_reset(&r->mon, r->model);
+    r->mon.forces = 0;
+    lgc_driver_observe(r->drv, track_every_step, r);
+    int rc = lgc_driver_reset(r->drv, 0.0, r->x0);
+    double t = 0.0;
+    for (long k = 1; rc == LGC_OK; k++) {
+        rc = lgc_driver_advance(r->drv, t, r->x);
+        if (rc == LGC_OK)
+            rc = lgc_monitor_sample(&r->mon, &r->sys, t, r->x);
+        if (rc != LGC_OK || t >= r->opt.t_end)
+            break;
+        t = fmin(r->opt.t_end, (double)k * r->opt.sample);
+    }
+    return rc;
+}
+
+typedef struct reported {
+    int status;
+    double t_fault, t_driver, t, energy, drift, max_phi, max_phi_dot, max_g;
+    unsigned long count, tracked, steps;
+    double x[16], last[16], residual[16];
+} reported;
+
+static void take_reported(const lgc_sim_run *r, int status, reported *out)
+{
+    const lgc_model *m = r->model;
+    assert_true(m->nx <= 16 && 2 * m->nh + m->nn <= 16);
+    memset(out, 0, sizeof *out);
+    lgc_stats st;
+    lgc_driver_stats(r->drv, &st);
+    out->status = status;
+    out->t_driver = lgc_driver_time(r->drv);
+    out->t = r->mon.s.t;
+    out->energy = r->mon.s.energy;
+    out->drift = r->mon.max_energy_drift;
+    out->max_phi = r->mon.max_phi;
+    out->max_phi_dot = r->mon.max_phi_dot;
+    out->max_g = r->mon.max_g;
+    out->count = r->mon.count;
+    out->tracked = r->mon.tracked;
+    out->steps = st.steps;
+    memcpy(out->x, r->mon.s.x, (size_t)m->nx * sizeof *out->x);
+    memcpy(out->last, r->x, (size_t)m->nx * sizeof *out->last);
+    memcpy(out->residual, r->mon.max_residual, (size_t)(2 * m->nh + m->nn) * sizeof *out->residual);
+}
+
+static void assert_samples_are_steps(const lgc_model *m, double h, double t_end, int status)
+{
+    lgc_sim_run r;
+    assert_int_equal(lgc_sim_init(&r, m), LGC_EXIT_OK);
+    lgc_sim_options_init(&r.opt);
+    r.opt.method = "rk4";
+    r.opt.dt = r.opt.sample = h;
+    r.opt.t_end = t_end;
+    r.opt.quiet = 1;
+    assert_int_equal(lgc_sim_settle(&r.opt, m), LGC_EXIT_OK);
+    memcpy(r.x0, m->initial_state, (size_t)m->nx * sizeof *r.x0);
+    assert_int_equal(lgc_sim_make_driver(&r), LGC_EXIT_OK);
+    assert_int_equal(lgc_sim_set_gains(&r), LGC_OK);
+    reported once, every;
+    lgc_sim_integrate(&r);
+    take_reported(&r, r.status, &once);
+    take_reported(&r, sample_by_sample(&r), &every);
+    print_message("  %s, h %g to %.17g: status %d, %lu samples, %lu steps, last at %.17g\n", m->name, h,
+                  t_end, once.status, once.count, once.steps, once.t);
+    assert_int_equal(once.status, status);
+    assert_int_equal(every.status, status);
+    check(memcmp(&once, &every, sizeof once) == 0,
+          "one advance and every sample differ: status %d/%d, t %.17g/%.17g, count %lu/%lu, tracked "
+          "%lu/%lu, steps %lu/%lu, drift %.17g/%.17g, max phi %.17g/%.17g, x[0] %.17g/%.17g",
+          once.status, every.status, once.t, every.t, once.count, every.count, once.tracked, every.tracked,
+          once.steps, every.steps, once.drift, every.drift, once.max_phi, every.max_phi, once.x[0], every.x[0]);
+    lgc_sim_free(&r);
+}
+
+static void samples_on_the_steps_report_as_every_sample(void **state)
+{
+    (void)state;
+    assert_samples_are_steps(&pendulum_model, 1e-2, 1.0, LGC_OK);
+    assert_samples_are_steps(&pendulum_model, 1e-2, 1.004, LGC_OK);     /* the last step ends on t_end */
+    assert_samples_are_steps(&pendulum_model, 1e-2, 1.0 + 5e-12, LGC_OK);  /* it is within 1e-9 h: one
+                                                                              sample inside it */
+    assert_samples_are_steps(&dead_point_model, 1e-3, 1.0, LGC_ERR_RANK_LOST);  /* a fault on the way */
+}
+
+/*
 ** One table of defaults: simulate's options, unset, settle on the runtime's
 ** (lgc_driver_options_default), so an embedder who starts from them gets
 ** simulate's run; and --help names the same method.
@@ -277,6 +377,7 @@ int main(void)
         cmocka_unit_test(a_start_off_the_constraints_is_refused),
         cmocka_unit_test(consistent_completes_the_start),
         cmocka_unit_test(simulate_defaults_are_the_runtimes),
+        cmocka_unit_test(samples_on_the_steps_report_as_every_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
