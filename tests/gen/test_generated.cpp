@@ -837,8 +837,9 @@ void tree_without_axis_inertia_warns(void **) {
 // §9), each against its symbolic model (M, k, J and r of the dense form):
 // a planar chain of 8 rods whose tip is pinned (two holonomic rows: a closed
 // loop, on the recursion by form = "recursion"), a chain of 6 with a knife
-// edge at its tip (a nonholonomic row), and floating_tree with a holonomic
-// row beside its quaternion's norm (on the recursion by the count).
+// edge at its tip (a nonholonomic row), and a free base with arms of 3
+// and 1 links with a holonomic row beside its quaternion's norm (all by
+// form = "recursion": the count keeps trees this small dense).
 void closed_chain_satisfies_the_equations(void **) { check_articulated("closed_chain", false, 2); }
 void knife_chain_satisfies_the_equations(void **) { check_articulated("knife_chain", false, 1); }
 void floating_pinned_satisfies_the_equations(void **) { check_articulated("floating_pinned", true, 1); }
