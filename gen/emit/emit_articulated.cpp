@@ -34,7 +34,7 @@ std::string constrained_rhs_body(const Plan &plan, const std::vector<size_t> &ro
   std::string which;
   for (size_t c = 0; c < m.nc(); ++c) {
     if (std::find(rows.begin(), rows.end(), c) != rows.end()) continue;
-    which += "\n** row " + std::to_string(c + 1) +
+    which += "\n    ** row " + std::to_string(c + 1) +
              (c == free_norm_row(m) ? ", the quaternion's norm: the recursion holds it itself" : ": redundant, left out");
   }
   s << "    /* The rows solved on top of the recursion" << (which.empty() ? "" : "; the others get multiplier 0:")

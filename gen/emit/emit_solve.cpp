@@ -147,7 +147,8 @@ std::string emit_kkt_solver(const Plan &plan) {
     s += "/* Internal to " + n.fn("rhs") + ": S nearly singular, the minimum-norm solve takes over. */\n#define " +
          n.size("RANK_DEFICIENT") + " " + std::to_string(LGC_MODEL_RANK_DEFICIENT) + "\n\n";
   const std::vector<size_t> &redundant = plan.model.redundant;
-  if (!straight || constrained) s += paste_kernel(kernel_cholesky, n, plan.real) + "\n";
+  if (!straight || constrained)
+    s += paste_kernel(kernel_cholesky, n, plan.real) + "\n" + paste_kernel(kernel_schur_complement, n, plan.real) + "\n";
   s += straight ? straight_line_solver(n, plan.real, plan.solver)
                 : paste_kernel(kernel_dense_kkt, n, plan.real, {{"ROWS_LEFT_OUT", left_out_rows(n, plan.real, redundant)}}) + "\n";
   if (constrained)

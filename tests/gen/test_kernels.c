@@ -54,6 +54,7 @@ static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* n
 #define HUGE_VAL HUGE_VALF
 #endif
 #include "cholesky.c"
+#include "schur_complement.c"
 #include "dense_kkt.c"
 #include "min_norm.c"
 #include "conditioning.c"
