@@ -4,6 +4,7 @@
 // fills the table from the parameters and tau, and rhs around them.
 #include "emit/emit.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "kernel_sources.h"
@@ -17,6 +18,48 @@ std::string int_table(const std::string &type_and_name, const std::vector<int> &
   s << "static const int " << type_and_name << " = {";
   for (size_t i = 0; i < values.size(); ++i) s << (i ? (i % 20 ? ", " : ",\n    ") : "") << values[i];
   s << "};\n";
+  return s.str();
+}
+
+// rhs's body with constraint rows on top of the recursion (tree_kkt.c):
+// J, r and g from kkt_entries, a0 by the recursion, then the rows' solve.
+std::string constrained_rhs_body(const Plan &plan, const std::vector<size_t> &rows) {
+  const Names &n = plan.names;
+  const Model &m = plan.model;
+  std::ostringstream s;
+  std::string slices;
+  for (auto &name : plan.rhs_work.names(0)) slices += (slices.empty() ? "" : " | ") + name;
+  s << "    /* work: " << slices << " (" << n.size(Size::nwork) << " " << plan.real.plural() << "; M unused) */\n";
+  std::vector<int> solved(rows.begin(), rows.end());
+  std::string which;
+  for (size_t c = 0; c < m.nc(); ++c) {
+    if (std::find(rows.begin(), rows.end(), c) != rows.end()) continue;
+    which += "\n    ** row " + std::to_string(c + 1) +
+             (c == free_norm_row(m) ? ", the quaternion's norm: the recursion holds it itself" : ": redundant, left out");
+  }
+  s << "    /* The rows solved on top of the recursion" << (which.empty() ? "" : "; the others get multiplier 0:")
+    << which << " */\n";
+  s << "    " << int_table(n.fn("rows") + "[" + std::to_string(rows.size()) + "]", solved);
+  s << declare_pointers(plan, pointers(plan.rhs_work, "work",
+                                       {{"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
+                                        {"E", "E"}, {"z", "z"}, {"conditioning", "conditioning"},
+                                        {"table", "table"}, {"tau", "tau"}, {"links", "links"}}));
+  std::string z_offset;
+  for (auto &e : plan.state.offset("z")) z_offset += (z_offset.empty() ? "" : " + ") + extent_text(n, e);
+  s << "    int i;\n"
+    << "    " << n.fn("zero") << "(J, " << extent_text(n, plan.rhs_work.extent("J")) << ");\n"
+    << "    " << n.fn("kkt_entries") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
+    << "        M, w, J, nu, out_dxdt + " << z_offset << ");\n"
+    << "    " << n.fn("articulated_terms") << "(t, state, input, param, table, tau);\n"
+    << "    for (i = 0; i < " << n.size(Size::nq) << "; ++i) out_dxdt[i] = state[" << n.size(Size::nq) << " + i];\n"
+    << "    if (!" << n.fn("articulated") << "(table, state, state + " << n.size(Size::nq)
+    << ", tau, baumgarte_alpha, baumgarte_beta, out_dxdt + " << n.size(Size::nq) << ", links))\n"
+    << "        return " << n.size("SINGULAR_MASS") << ";\n"
+    << "    " << n.fn("tree_kkt") << "(table, state, J, " << n.fn("rows") << ", " << rows.size() << ", out_dxdt + "
+    << n.size(Size::nq) << ", nu, Y, S, E, z, conditioning, links);\n"
+    << "    if (out_multipliers)\n"
+    << "        for (i = 0; i < " << n.size(Size::nc) << "; ++i) out_multipliers[i] = nu[i];\n"
+    << "    return " << n.size("OK") << ";\n}\n\n";
   return s.str();
 }
 
@@ -52,8 +95,11 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
   s << int_table(n.fn("free_coordinate") + "[7]", free);
   s << "\n" << paste_kernel(kernel_articulated, n, plan.real) << "\n";
   s << paste_kernel(kernel_tree_dynamics, n, plan.real) << "\n";
+  const std::vector<size_t> rows = rows_on_top(plan.model);
+  if (!rows.empty()) s << paste_kernel(kernel_tree_kkt, n, plan.real) << "\n";
   s << terms_block << "\n";
   s << signature_text(plan.real, plan.rhs.signature) << "\n{\n";
+  if (!rows.empty()) return s.str() + constrained_rhs_body(plan, rows);
   s << "    /* work: its slices table | tau | links past the dense form's (" << n.size(Size::nwork) << " "
     << plan.real.plural() << ") */\n";
   s << declare_pointers(plan, pointers(plan.rhs_work, "work", {{"table", "table"}, {"tau", "tau"}, {"links", "links"}}));

@@ -558,7 +558,8 @@ class Report {
     const ArticulatedTree &tree = m_.articulated;
     out_ << "The generated rhs does not form $M$: it solves for $\\ddot q$ by the articulated-body recursion "
             "(Featherstone's, O(N) in the links) over a table of the tree's "
-         << tree.links.size() << " links, as it costs fewer operations: " << plan_.articulated.reason
+         << tree.links.size() << " links"
+         << (m_.spec->form == "recursion" ? ": " : ", as it costs fewer operations: ") << plan_.articulated.reason
          << ". Each link turns from its parent about one axis of its joint frame:\n\n"
          << "| link | parent | axis | by |\n|---|---|---|---|\n";
     for (size_t i = 0; i < tree.links.size(); ++i) {
@@ -573,7 +574,18 @@ class Report {
       out_ << "xyz"[L.axis] << " | $" << coordinate(L.coordinate) << "$ |\n";
     }
     out_ << "\n";
-    if (m_.nc())
+    const std::vector<size_t> rows = rows_on_top(m_);
+    if (!rows.empty()) {
+      out_ << "The constraint rows are solved on top of the recursion (docs/theory.md, the free joint, \"Constraint "
+              "rows on top of the recursion\"): with $\ddot q_0$ the recursion's $\ddot q$ and $J$, $r$ the rows' "
+              "Jacobian and stabilised right-hand side below, $\ddot q = \ddot q_0 + Y \nu$ and "
+              "$(J Y)\,\nu = r - J \ddot q_0$, each column of $Y = M^{-1} J^T$ by a solve pass of the recursion "
+              "(its articulated inertias and factors from the same call; $M$ is never formed). The multipliers are "
+              "those of the KKT system with $M$, sign and scale. Rows solved so: ";
+      for (size_t k = 0; k < rows.size(); ++k) out_ << (k ? ", " : "") << rows[k] + 1;
+      out_ << " of " << m_.nc() << (rows.size() < m_.nc() ? " (the others get multiplier 0)" : "") << ".\n\n";
+    }
+    if (free_norm_row(m_))
       out_ << "The free link's twist is its quaternion's and its origin's rates; $\\ddot q$ of the quaternion is "
               "the rate of its angular velocity plus the part along the quaternion that its norm's stabilised row "
               "fixes (docs/theory.md, the free joint). That row's multiplier is reported as 0: the norm does no "

@@ -139,14 +139,16 @@ std::string emit_correction_solver(const Plan &plan) {
 std::string emit_kkt_solver(const Plan &plan) {
   const Names &n = plan.names;
   const bool straight = plan.solver.straight_line, constrained = plan.sizes.nc > 0;
-  // The recursion's rhs solves no KKT system (its model has no rows and no Jacobian).
-  if (plan.articulated.chosen) return paste_kernel(kernel_zero, n, plan.real);
+    if (plan.articulated.chosen)  // the rows on top of it: S's factor (gen/kernels/tree_kkt.c, with the recursion)
+    return (rows_on_top(plan.model).empty() ? "" : paste_kernel(kernel_cholesky, n, plan.real) + "\n") +
+           paste_kernel(kernel_zero, n, plan.real);
   std::string s;
   if (constrained || !straight)
     s += "/* Internal to " + n.fn("rhs") + ": S nearly singular, the minimum-norm solve takes over. */\n#define " +
          n.size("RANK_DEFICIENT") + " " + std::to_string(LGC_MODEL_RANK_DEFICIENT) + "\n\n";
   const std::vector<size_t> &redundant = plan.model.redundant;
-  if (!straight || constrained) s += paste_kernel(kernel_cholesky, n, plan.real) + "\n";
+  if (!straight || constrained)
+    s += paste_kernel(kernel_cholesky, n, plan.real) + "\n" + paste_kernel(kernel_schur_complement, n, plan.real) + "\n";
   s += straight ? straight_line_solver(n, plan.real, plan.solver)
                 : paste_kernel(kernel_dense_kkt, n, plan.real, {{"ROWS_LEFT_OUT", left_out_rows(n, plan.real, redundant)}}) + "\n";
   if (constrained)

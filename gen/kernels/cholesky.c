@@ -1,7 +1,8 @@
-// cholesky.c — the dense Cholesky factorisation, its triangular solves and
-// S = J M^-1 J^T from them: the dense KKT solve's and the minimum-norm
-// solve's. The generator pastes it into a model (gen/emit/paste_kernel.cpp
-// says how its words become the model's); tests/gen/test_kernels.c runs it.
+// cholesky.c — the dense Cholesky factorisation and its triangular solves:
+// the dense KKT solve's and the minimum-norm solve's (with
+// schur_complement.c), and S's of a tree's rows on the recursion. The
+// generator pastes it into a model (gen/emit/paste_kernel.cpp says how its
+// words become the model's); tests/gen/test_kernels.c runs it.
 
 /*
 ** Dense Cholesky factorisation in place: the lower triangle of the n x n
@@ -43,26 +44,4 @@ static void PREFIX_cholesky_solve(int n, const real L[], real b[], int transpose
         for (k = i + 1; k < n; ++k) s -= L[k*n + i]*b[k];
         b[i] = s/L[i*n + i];
     }
-}
-
-/*
-** M (lower triangle) becomes its factor L, row i of Y becomes L^-1 J_i^T,
-** and S's lower triangle Y Y^T = J M^-1 J^T. Returns 0 when M is not
-** positive definite.
-*/
-static int PREFIX_schur_complement(real M[], const real J[], real Y[], real S[])
-{
-    int i, j, k;
-    if (!PREFIX_cholesky(PREFIX_NQ, M, LGC_MASS_PIVOT)) return 0;
-    for (i = 0; i < PREFIX_NC; ++i) {
-        for (k = 0; k < PREFIX_NQ; ++k) Y[i*PREFIX_NQ + k] = J[i*PREFIX_NQ + k];
-        PREFIX_cholesky_solve(PREFIX_NQ, M, Y + i*PREFIX_NQ, 0);
-    }
-    for (i = 0; i < PREFIX_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            real s = 0.0;
-            for (k = 0; k < PREFIX_NQ; ++k) s += Y[i*PREFIX_NQ + k]*Y[j*PREFIX_NQ + k];
-            S[i*PREFIX_NC + j] = s;
-        }
-    return 1;
 }

@@ -1,7 +1,7 @@
 // dense_kkt.c — the KKT solve by dense loops over the compile-time sizes,
-// where the straight-line code would be too long. Needs cholesky.c; the
-// line PREFIX_ROWS_LEFT_OUT; becomes the model's redundant rows, S's
-// diagonal 1 for each. The generator pastes it into a model
+// where the straight-line code would be too long. Needs cholesky.c and
+// schur_complement.c; the line PREFIX_ROWS_LEFT_OUT; becomes the model's
+// redundant rows, S's diagonal 1 for each. The generator pastes it into a model
 // (gen/emit/paste_kernel.cpp); tests/gen/test_kernels.c runs it.
 
 /*

@@ -1,6 +1,6 @@
 // min_norm.c — the KKT solve where S = J M^-1 J^T is singular or nearly:
 // S's eigenvalues by Jacobi rotations and the minimum-norm multipliers.
-// Needs cholesky.c. The generator pastes it into a model
+// Needs cholesky.c and schur_complement.c. The generator pastes it into a model
 // (gen/emit/paste_kernel.cpp); tests/gen/test_kernels.c runs it.
 
 /*

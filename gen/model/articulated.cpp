@@ -312,7 +312,7 @@ size_t tree_operations(const ex &e) {
 
 }  // namespace
 
-void choose_form(ArticulatedTree &tree, size_t nq) {
+void choose_form(ArticulatedTree &tree, size_t nq, size_t rows) {
   size_t terms = 0, entries = 0;
   bool planar = true;
   for (const auto &L : tree.links) {
@@ -338,12 +338,21 @@ void choose_form(ArticulatedTree &tree, size_t nq) {
   const size_t per_entry = planar ? ArticulatedTree::kOpsPerEntryPlanar : ArticulatedTree::kOpsPerEntry;
   tree.recursion_ops = ArticulatedTree::kOpsPerLink * tree.cost_in_links() + terms;
   tree.dense_ops = per_entry * entries + nq * nq * nq / 6 + 2 * nq * nq;
+  // The rows on top: a solve pass each and S = J Y against Y = L^-1 J^T and S = Y^T Y; both then S's factor,
+  // r - J a0 and a0 + Y nu (counted on neither side).
+  tree.recursion_ops += rows * (ArticulatedTree::kSolveOpsPerLink * tree.cost_in_links() + rows * nq);
+  tree.dense_ops += rows * (nq * nq / 2 + rows * nq / 2);
   tree.chosen = tree.recursion_ops < tree.dense_ops;
   tree.reason = "about " + std::to_string(tree.recursion_ops) + " operations in the articulated-body recursion (its "
                 "cost per link by time, and its table's) against about " + std::to_string(tree.dense_ops) +
                 " for M, f and their solve (estimated from the tree: " + std::to_string(per_entry) + " per entry of "
                 "M's lower triangle, " + std::to_string(entries) + " of them" + (planar ? ", its joints' axes all one" : "") +
-                ", and n^3/6 + 2 n^2 for the factor and the solve)";
+                ", and n^3/6 + 2 n^2 for the factor and the solve)" +
+                (rows ? "; with its " + std::to_string(rows) + " constraint row" + (rows > 1 ? "s" : "") +
+                            " solved on top of either: a solve pass of the recursion per row (" +
+                            std::to_string(ArticulatedTree::kSolveOpsPerLink) + " per link) and m^2 n for S, "
+                            "against m n^2/2 + m^2 n/2 for L^-1 J^T and S"
+                      : std::string());
 }
 
 bool ArticulatedTree::couples(size_t i, size_t j) const {
@@ -363,14 +372,35 @@ bool ArticulatedTree::couples(size_t i, size_t j) const {
   return false;
 }
 
-bool only_free_norm_row(const Model &m) {
+std::optional<size_t> free_norm_row(const Model &m) {
   const ArticulatedTree::Link *free = nullptr;
   for (auto &L : m.articulated.links)
     if (L.axis < 0) free = &L;
-  if (!free || m.nh != 1 || m.nn != 0 || !m.mu.empty()) return false;
+  if (!free) return std::nullopt;
   ex norm = -1;
   for (size_t k = 3; k < 7; ++k) norm += GiNaC::pow(m.symbols.q[free->free[k]], 2);
-  return (m.phi[0] - norm).expand().is_zero();
+  for (size_t c = 0; c < m.nh; ++c)
+    if ((m.phi[c] - norm).expand().is_zero()) return c;
+  return std::nullopt;
+}
+
+bool only_free_norm_row(const Model &m) { return m.nh == 1 && m.nn == 0 && m.mu.empty() && free_norm_row(m) == 0; }
+
+std::string rows_refused_on_recursion(const Model &m) {
+  if (m.formulation == Formulation::vakonomic)
+    return "its constraints are vakonomic: the multipliers are states whose terms in Lagrange's equations (mu times "
+           "the derivatives of the rows) the recursion's joint forces do not carry";
+  if (m.ncontact) return "it has one-sided contacts, whose rows the runtime switches on and off in its own KKT solve";
+  if (!m.friction.empty()) return "it has friction, whose sticking rows the runtime switches on and off in its own KKT solve";
+  return "";
+}
+
+std::vector<size_t> rows_on_top(const Model &m) {
+  const std::optional<size_t> norm = free_norm_row(m);
+  std::vector<size_t> rows;
+  for (size_t c = 0; c < m.nc(); ++c)
+    if (c != norm && std::find(m.redundant.begin(), m.redundant.end(), c) == m.redundant.end()) rows.push_back(c);
+  return rows;
 }
 
 ArticulatedTree articulated_tree(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies,

@@ -327,7 +327,22 @@ class Deriver {
       m_.articulated.absent = "a kinetic energy is written beside the bodies";
       m_.articulated.tau = tau;
     }
-    if ((m_.nc() == 0 || only_free_norm_row(m_)) && m_.articulated.available() && !full_) choose_form(m_.articulated, n);
+    // Constraint rows are solved on top of the recursion (docs/theory.md §9), but for those refused.
+    const std::string refused = rows_refused_on_recursion(m_);
+    if (spec_.form == "recursion" && !full_) {
+      if (!m_.articulated.available())
+        error_at(spec_.form_loc, "form = 'recursion', but the bodies are not a tree the recursion takes: " +
+                                     m_.articulated.absent);
+      if (!refused.empty()) error_at(spec_.form_loc, "form = 'recursion', but " + refused);
+    }
+    if (refused.empty() && m_.articulated.available() && !full_) {
+      choose_form(m_.articulated, n, rows_on_top(m_).size());
+      if (!spec_.form.empty()) {
+        m_.articulated.chosen = spec_.form == "recursion";
+        m_.articulated.reason = "the spec asks for it (form = '" + spec_.form + "'; by the count, " +
+                                m_.articulated.reason + ")";
+      }
+    }
     if (!m_.articulated.chosen) add_body_energies();
     if (m_.articulated.chosen) {
       m_.M = GiNaC::matrix(n, n);

@@ -79,6 +79,13 @@ struct ArticulatedTree {
   // through the instruction cache): 271 ns per link against 0.47 ns per
   // operation.
   static constexpr size_t kOpsPerLink = 575;
+  // A solve pass (gen/kernels/articulated.c's articulated_solve: M^-1 f
+  // with the recursion's factors, no velocities or gravity) per link, in
+  // the same units: a constraint row on top of the recursion costs one. By
+  // instructions (callgrind, cc -O2 -fno-inline) on the closed chain of 10
+  // rods (tests/bench/closed_chain.py): 4,226 per pass against 27,568 for
+  // the recursion, 15 % of it.
+  static constexpr size_t kSolveOpsPerLink = 90;
   // A free joint's cost in links: its 6 x 6 solve (~130 operations), its
   // quaternion's rotation and rates (~110) beside a turning link's.
   static constexpr size_t kFreeLinks = 2;
@@ -106,7 +113,7 @@ struct ArticulatedTree {
 // kOpsPerLink per link and its table's and tau's operations against an
 // estimate of M, f and their solve (kOpsPerEntry per entry of M's lower
 // triangle, n^3/6 + 2 n^2 for the factor and the solve).
-void choose_form(ArticulatedTree &tree, size_t nq);
+void choose_form(ArticulatedTree &tree, size_t nq, size_t rows = 0);
 ArticulatedTree articulated_tree(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies,
                                  const std::vector<GiNaC::ex> &tau);
 
@@ -224,6 +231,15 @@ Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert,
 // Whether the model's only constraint row is its free joint's quaternion
 // norm (articulated.cpp), the one row the recursion solves itself.
 bool only_free_norm_row(const Model &m);
+// That row's index, when the tree has a free joint.
+std::optional<size_t> free_norm_row(const Model &m);
+// Why the model's constraint rows cannot be solved on top of the recursion
+// (the vakonomic formulation, contacts, friction: they stay with M and its
+// KKT solve); "" when they can.
+std::string rows_refused_on_recursion(const Model &m);
+// The rows rhs solves on top of the recursion (docs/theory.md §9): all but
+// the free joint's norm row and the redundant ones, in order.
+std::vector<size_t> rows_on_top(const Model &m);
 
 // ---- structure.cpp --------------------------------------------------------
 

@@ -48,8 +48,8 @@ ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::ve
                                    size_t solver_ops) {
   ArticulatedForm f;
   const ArticulatedTree &tree = m.articulated;
-  if (m.nc() && !only_free_norm_row(m)) {
-    f.reason = "it has constraints, whose KKT solve needs M";
+  if (const std::string refused = rows_refused_on_recursion(m); m.nc() && !refused.empty()) {
+    f.reason = refused;
     return f;
   }
   if (!tree.available()) {
@@ -63,11 +63,18 @@ ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::ve
     f.dense_ops = m.articulated.dense_ops;
     return f;
   }
+  if (m.spec->form == "dense") {
+    f.reason = m.articulated.reason;
+    return f;
+  }
   // M was derived: its operations as lowered, against the recursion's per link.
   f.dense_ops = graph_operations(g, dense_outputs) + solver_ops;
-  f.recursion_ops = ArticulatedForm::kOpsPerLink * tree.cost_in_links();
+  const size_t rows = rows_on_top(m).size();
+  f.recursion_ops = ArticulatedForm::kOpsPerLink * tree.cost_in_links() +
+                    rows * (ArticulatedTree::kSolveOpsPerLink * tree.cost_in_links() + rows * m.nq);
   f.reason = std::to_string(f.recursion_ops) + " operations in the articulated-body recursion (its cost per link by "
-             "time) against " + std::to_string(f.dense_ops) + " for M, f and their solve";
+             "time" + (rows ? ", and a solve pass per constraint row" : "") + ") against " +
+             std::to_string(f.dense_ops) + " for M, f and their solve";
   if (f.recursion_ops < f.dense_ops && !m.articulated.reason.empty())  // the estimate from the tree, which decides before M is derived, said otherwise
     f.reason += " (" + m.articulated.reason + ")";
   return f;

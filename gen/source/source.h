@@ -172,6 +172,11 @@ struct Spec {
   std::vector<std::optional<SourceText>> initial_q, initial_v;  // one per coordinate
   std::vector<std::optional<SourceText>> initial_mu;  // one per nonholonomic constraint (vakonomic)
   double alpha = 0, beta = 0;
+  // form = "recursion" or "dense": rhs's form for a tree of bodies, given
+  // rather than chosen by counting operations (docs/theory.md §9); "" when
+  // not written. form_loc: where it is written.
+  std::string form;
+  SourceLoc form_loc;
   // Bodies, frames and wheels, in the order written.
   std::vector<NamedText> definitions, points, frames;
   std::optional<SourceText> gravity;  // a vector

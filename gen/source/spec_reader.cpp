@@ -37,7 +37,7 @@ const std::set<std::string> kTopLevelKeys = {
     "name",          "title",       "coordinates", "parameters", "inputs", "kinetic", "potential",
     "forces",        "constraints", "initial",     "stabilization", "definitions", "frames", "points",
     "gravity",       "bodies",      "particles",   "rolling",       "outputs",     "events",
-    "friction",      "urdf",        "units",       "descriptions"};
+    "friction",      "urdf",        "units",       "descriptions", "form"};
 
 const std::set<std::string> kEventKeys = {"when", "direction", "action"};
 const std::set<std::string> kFrictionKeys = {"slip", "wheel", "normal", "static", "kinetic"};
@@ -130,6 +130,7 @@ class Reader {
     read_friction(root);
     read_initial(root);
     read_stabilization(root);
+    read_form(root);
     read_outputs(root);
     read_annotations(root, "units", spec_.units);
     read_annotations(root, "descriptions", spec_.descriptions);
@@ -963,6 +964,18 @@ class Reader {
       if (const toml::node *k = t->get("kinetic")) f.mu_kinetic = read_coefficient(*k, "kinetic");
       spec_.friction.push_back(std::move(f));
     }
+  }
+
+  // form = "recursion" | "dense": rhs's form, where the generator would otherwise count operations.
+  void read_form(const toml::table &root) {
+    const toml::node *n = root.get("form");
+    if (!n) return;
+    std::optional<std::string> form = optional_string(root, "form");
+    if (*form != "recursion" && *form != "dense")
+      error_at(loc(*n), "'form' must be \"recursion\" (the articulated-body recursion) or \"dense\" (M and its "
+                        "solve), not '" + *form + "'; without it the generator counts operations");
+    spec_.form = *form;
+    spec_.form_loc = loc(*n);
   }
 
   void read_stabilization(const toml::table &root) {

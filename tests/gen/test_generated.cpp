@@ -20,6 +20,7 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <sstream>
 
 #include "process.hpp"
 
@@ -275,13 +276,14 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
     if (on_norms)
       for (auto &[row, Q] : quaternion_rows(m)) {
         check_value(name, vname, "the norm row's multiplier", nu[row], 0.0);
-        double along = 0, JJ = 0;  // J_row . (M q'' + k - Q) / |J_row|^2, the other rows' share 0 (none here)
+        double along = 0, JJ = 0;  // J_row . (M q'' + k - Q - the other rows' J^T nu) / |J_row|^2
         for (size_t i = 0; i < nq; ++i) {
           double e = ev(m.k[i]) - ev(m.Q[i]);
           for (size_t j = 0; j < nq; ++j) e += M_value[i * nq + j] * qdd[j];
+          for (size_t c = 0; c < nc; ++c)
+            if (c != row) e -= J_value[c * nq + i] * nu[c];
           along += J_value[row * nq + i] * e, JJ += J_value[row * nq + i] * J_value[row * nq + i];
         }
-        if (nc != 1) fail_msg("%s: %zu constraint rows beside the norm", name, nc);
         nu[row] = along / JJ;
       }
 
@@ -763,7 +765,9 @@ void check_kkt_terms(const lgc_model *gm, const lgc::Model &m, std::mt19937_64 &
   }
 }
 
-void check_articulated(const std::string &name, bool free_joint) {
+// rows: the constraint rows rhs solves on top of the recursion (tree_kkt),
+// beside a free joint's norm row.
+void check_articulated(const std::string &name, bool free_joint, size_t rows = 0) {
   const std::string spec = std::string(GEN_SPECS_DIR) + "/" + name + ".toml";
   fs::path dir = scratch(name), library = dir / (name + ".so");
   Result g = run({LAGRANGEC, "generate", spec, "-o", dir.string()});
@@ -781,6 +785,10 @@ void check_articulated(const std::string &name, bool free_joint) {
                                   name + "_tree_energies(table, state, state + " + upper + "_NQ, out_TV, links);"})
     if (c_text.find(call) == std::string::npos)
       fail_msg("%s: the generated C does not call %s", spec.c_str(), call.c_str());
+  const std::string on_top = name + "_tree_kkt(table, state, J, " + name + "_rows, " + std::to_string(rows) + ",";
+  if (rows && c_text.find(on_top) == std::string::npos)
+    fail_msg("%s: the generated C does not solve %zu rows on top of the recursion (%s)", spec.c_str(), rows,
+             on_top.c_str());
   Result c = run({"cc", "-shared", "-fPIC", "-O0", "-std=c99", "-I", dir.string(), "-I", RUNTIME_INCLUDE,
                   (dir / (name + ".c")).string(), (dir / (name + "_model.c")).string(), "-o", library.string(), "-lm"});
   if (c.status != 0) fail_msg("cc failed:\n%s", c.err.c_str());
@@ -794,7 +802,7 @@ void check_articulated(const std::string &name, bool free_joint) {
   // The reference: M, k, T and the inverse dynamics derived symbolically, as the generator does not for this tree.
   lgc::Model m = lgc::derive(s, lgc::Formulation::dalembert, false, true);
   if (m.articulated.chosen) fail_msg("derive(full) chose the recursion: no symbolic M to compare with");
-  if (free_joint != (m.nc() == 1)) fail_msg("%s: %zu constraint rows", name.c_str(), m.nc());
+  if (m.nc() != rows + (free_joint ? 1 : 0)) fail_msg("%s: %zu constraint rows", name.c_str(), m.nc());
   std::mt19937_64 rng = rng_for(gm, 7);
   const Variant v = {"articulated", {}, lgc::Formulation::dalembert, false};
   check_model(gm, v, m, rng, 2, free_joint);  // 13 links: 8 points ran past 10 minutes under the sanitizers
@@ -825,10 +833,71 @@ void tree_without_axis_inertia_warns(void **) {
   fs::remove_all(dir);
 }
 
+// Trees with constraint rows solved on top of the recursion (docs/theory.md
+// §9), each against its symbolic model (M, k, J and r of the dense form):
+// a planar chain of 8 rods whose tip is pinned (two holonomic rows: a closed
+// loop, on the recursion by form = "recursion"), a chain of 6 with a knife
+// edge at its tip (a nonholonomic row), and a free base with arms of 3
+// and 1 links with a holonomic row beside its quaternion's norm (all by
+// form = "recursion": the count keeps trees this small dense).
+void closed_chain_satisfies_the_equations(void **) { check_articulated("closed_chain", false, 2); }
+void knife_chain_satisfies_the_equations(void **) { check_articulated("knife_chain", false, 1); }
+void floating_pinned_satisfies_the_equations(void **) { check_articulated("floating_pinned", true, 1); }
+
+// The last line of a CSV, as numbers.
+std::vector<double> last_row(const fs::path &csv) {
+  std::ifstream in(csv);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  std::vector<double> out;
+  std::stringstream s(last);
+  for (std::string cell; std::getline(s, cell, ',');) out.push_back(std::strtod(cell.c_str(), nullptr));
+  return out;
+}
+
+// The closed chain simulated through every method and correction the
+// runtime offers, on the recursion and (form = "dense") on M and its solve:
+// each run keeps the constraints (--strict) and ends where the dense one
+// does, to the methods' tolerance.
+void closed_chain_simulates_as_the_dense_form(void **) {
+  const std::string spec = std::string(GEN_SPECS_DIR) + "/closed_chain.toml";
+  fs::path dir = scratch("closed_chain_runs"), dense = dir / "closed_chain.toml";
+  std::ifstream in(spec);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string recursion = "form = \"recursion\"";
+  const size_t at = text.find(recursion);
+  if (at == std::string::npos) fail_msg("%s: no %s", spec.c_str(), recursion.c_str());
+  std::ofstream(dense) << text.replace(at, recursion.size(), "form = \"dense\"");
+  const std::string cache = "LAGRANGEC_CACHE=" + (dir / "cache").string();
+  for (const char *method : {"rk4", "dopri5", "adams", "bdf"})
+    for (const char *project : {"none", "velocity", "full"})
+      for (const char *metric : {"identity", "mass"}) {
+        std::vector<std::vector<double>> ends;
+        for (const std::string &s : {spec, dense.string()}) {
+          const fs::path csv = dir / "run.csv";
+          Result r = run({"env", cache, LAGRANGEC, "simulate", s, "--method", method, "--dt", "1e-3", "--t-end", "0.2",
+                          "--project", project, "--metric", metric, "--strict", "--quiet", "--out", csv.string()});
+          if (r.status != 0)
+            fail_msg("%s --method %s --project %s --metric %s: exit %d, stderr:\n%s", s.c_str(), method, project,
+                     metric, r.status, r.err.c_str());
+          ends.push_back(last_row(csv));
+        }
+        if (ends[0].size() != ends[1].size() || ends[0].empty()) fail_msg("%s: the CSVs differ in columns", method);
+        for (size_t i = 0; i < 17; ++i)  // t, q, q'
+          if (!(std::fabs(ends[0][i] - ends[1][i]) <= 1e-7 * (1 + std::fabs(ends[1][i]))))
+            fail_msg("--method %s --project %s --metric %s: column %zu ends at %.17g on the recursion, %.17g on M",
+                     method, project, metric, i, ends[0][i], ends[1][i]);
+      }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 
 // `test_generated`: specs/ in every variant (generated-equations);
-// `test_generated articulated`: the tree of its own (generated-articulated).
+// `test_generated articulated`: the tree of its own (generated-articulated);
+// `test_generated articulated-constrained`: trees with rows on top of the
+// recursion (generated-articulated-constrained).
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_variant_satisfies_the_equations),
@@ -840,6 +909,12 @@ int main(int argc, char **argv) {
   const struct CMUnitTest articulated[] = {cmocka_unit_test(articulated_model_satisfies_the_equations),
                                            cmocka_unit_test(floating_model_satisfies_the_equations),
                                            cmocka_unit_test(tree_without_axis_inertia_warns)};
+  const struct CMUnitTest constrained[] = {cmocka_unit_test(closed_chain_satisfies_the_equations),
+                                           cmocka_unit_test(knife_chain_satisfies_the_equations),
+                                           cmocka_unit_test(floating_pinned_satisfies_the_equations),
+                                           cmocka_unit_test(closed_chain_simulates_as_the_dense_form)};
   if (argc > 1 && std::string(argv[1]) == "articulated") return cmocka_run_group_tests(articulated, nullptr, nullptr);
+  if (argc > 1 && std::string(argv[1]) == "articulated-constrained")
+    return cmocka_run_group_tests(constrained, nullptr, nullptr);
   return cmocka_run_group_tests(tests, generate_and_load, unload);
 }

@@ -54,6 +54,7 @@ static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* n
 #define HUGE_VAL HUGE_VALF
 #endif
 #include "cholesky.c"
+#include "schur_complement.c"
 #include "dense_kkt.c"
 #include "min_norm.c"
 #include "conditioning.c"
@@ -61,6 +62,7 @@ static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* n
 #include "mirror_lower.c"
 #include "articulated.c"
 #include "tree_dynamics.c"
+#include "tree_kkt.c"
 #ifdef KERNEL_FLOAT
 #undef sqrt
 #undef fabs
@@ -514,6 +516,84 @@ static void test_articulated_tree(void **state)
 }
 
 
+/* The solve pass after the recursion at the same q: M x = f (M the reference's), for two f in a row
+   (the first leaves the links' work as the second finds it); then the rows on top of it (tree_kkt):
+   M (a - a0) = J^T nu and J a = r on rows 0 and 2, row 1 left out with multiplier 0; and with row 1
+   twice row 0 (dependent, r consistent), the minimum-norm solve still meets both rows. */
+static void test_articulated_solve_and_rows(void **state)
+{
+    (void)state;
+    double table[PREFIX_NLINK * PREFIX_LINK_TABLE + 3];
+    tree_table(table);
+    const double q[4] = {0.3, -0.5, 0.8, 0.2}, v[4] = {0.5, -0.3, 1.1, 0.7}, tau[4] = {0.2, -0.1, 0.3, -0.4};
+    static const double fs[2][4] = {{1.0, -0.5, 0.25, 2.0}, {-0.3, 0.9, 1.7, -1.1}};
+    real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], qr[4], vr[4], taur[4], acc[4], x[4], fr[4];
+    real work[PREFIX_NLINK * PREFIX_LINK_WORK];
+    to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
+    to_real(4, q, qr);
+    to_real(4, v, vr);
+    to_real(4, tau, taur);
+    double M[16], G[4];
+    tree_mass_matrix(table, q, M, G, NULL);
+    const double tol = sizeof(real) == sizeof(float) ? 1e-4 : 1e-12;
+    assert_int_equal(PREFIX_articulated(tr, qr, vr, taur, 0.0, 0.0, acc, work), 1);
+    for (int s = 0; s < 2; s++) {
+        to_real(4, fs[s], fr);
+        PREFIX_articulated_solve(tr, qr, fr, x, work);
+        for (int a = 0; a < 4; a++) {
+            double Mx = 0, scale = fabs(fs[s][a]);
+            for (int b = 0; b < 4; b++)
+                Mx += M[4 * a + b] * x[b], scale += fabs(M[4 * a + b] * x[b]);
+            if (fabs(Mx - fs[s][a]) > tol * scale)
+                fail_msg("f %d, row %d: M x = %.17g, f = %.17g", s, a, Mx, fs[s][a]);
+        }
+    }
+    for (int dependent = 0; dependent < 2; dependent++) {
+        double J[12] = {0.4, -1.0, 0.3, 0.8, 0.0, 0.0, 0.0, 0.0, -0.6, 0.2, 1.1, 0.5};
+        double r[3] = {0.7, 0.0, -0.4};
+        const int rows[2] = {0, dependent ? 1 : 2};
+        if (dependent) {
+            for (int i = 0; i < 4; i++)
+                J[4 + i] = 2 * J[i];
+            r[1] = 2 * r[0];
+        } else {
+            for (int i = 0; i < 4; i++)
+                J[4 + i] = 1.0 + i;  /* not solved: its multiplier must stay 0 */
+            r[1] = 5.0;
+        }
+        real Jr[12], nu[3], a[4], a0[4], Y[8], S[4], E[4], z[2], conditioning[3];
+        to_real(12, J, Jr);
+        to_real(3, r, nu);
+        assert_int_equal(PREFIX_articulated(tr, qr, vr, taur, 0.0, 0.0, a, work), 1);
+        for (int i = 0; i < 4; i++)
+            a0[i] = a[i];
+        PREFIX_tree_kkt(tr, qr, Jr, rows, 2, a, nu, Y, S, E, z, conditioning, work);
+        if ((double)conditioning[1] != dependent)
+            fail_msg("dependent %d: conditioning[1] = %g", dependent, (double)conditioning[1]);
+        if (!dependent && (double)nu[1] != 0.0)
+            fail_msg("the row left out has multiplier %.17g", (double)nu[1]);
+        for (int c = 0; c < 3; c++) {
+            if (!dependent && c == 1)
+                continue;
+            double Ja = 0, scale = fabs(r[c]);
+            for (int i = 0; i < 4; i++)
+                Ja += J[4 * c + i] * a[i], scale += fabs(J[4 * c + i] * a[i]);
+            if (c < 2 || !dependent)
+                if (fabs(Ja - r[c]) > tol * 10 * scale)
+                    fail_msg("dependent %d, row %d: J a = %.17g, r = %.17g", dependent, c, Ja, r[c]);
+        }
+        for (int i = 0; i < 4; i++) {
+            double Mda = 0, Jnu = 0, scale = 0;
+            for (int b = 0; b < 4; b++)
+                Mda += M[4 * i + b] * (a[b] - a0[b]), scale += fabs(M[4 * i + b] * a[b]);
+            for (int c = 0; c < 3; c++)
+                Jnu += J[4 * c + i] * nu[c], scale += fabs(J[4 * c + i] * nu[c]);
+            if (fabs(Mda - Jnu) > tol * 10 * scale)
+                fail_msg("dependent %d, row %d: M (a - a0) = %.17g, J^T nu = %.17g", dependent, i, Mda, Jnu);
+        }
+    }
+}
+
 /* The tree's M by the composite-rigid-body kernel against the reference's Jacobians, at two states. */
 static void test_tree_mass_matrix(void **state)
 {
@@ -617,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_mirror_lower),
         cmocka_unit_test(test_articulated_tree),
         cmocka_unit_test(test_articulated_singular),
+        cmocka_unit_test(test_articulated_solve_and_rows),
         cmocka_unit_test(test_tree_mass_matrix),
         cmocka_unit_test(test_tree_inverse_dynamics),
         cmocka_unit_test(test_tree_energies),
