@@ -573,6 +573,17 @@ class Report {
       out_ << "xyz"[L.axis] << " | $" << coordinate(L.coordinate) << "$ |\n";
     }
     out_ << "\n";
+    if (plan_.tree_jacobian)
+      out_ << "Its Jacobian (`" << plan_.names.fn("jacobian") << "`, which `--method bdf` and `adams` use) is the "
+              "recursion's own derivative, not a symbolic one: $\\ddot q$ solves $ID(q, \\dot q, \\ddot q) = "
+              "\\tau(q, \\dot q)$, so $\\partial\\ddot q/\\partial x = -M^{-1}(\\partial ID/\\partial x - "
+              "\\partial\\tau/\\partial x)$, with $\\partial ID/\\partial x$ by one tangent pass of the "
+              "Newton-Euler recursion over the tables per coordinate and per rate, $M$ by the composite-rigid-body "
+              "algorithm and its Cholesky factor: O(N^2) in the links (docs/theory.md §9). `"
+           << plan_.names.fn("parameter_jacobian") << "` is not generated (it would need the recursion's derivatives "
+              "by its tables' entries).\n\n";
+    else if (!plan_.jacobian_absent.empty())
+      out_ << "No Jacobian is generated: " << plan_.jacobian_absent << ".\n\n";
     if (m_.nc())
       out_ << "The free link's twist is its quaternion's and its origin's rates; $\\ddot q$ of the quaternion is "
               "the rate of its angular velocity plus the part along the quaternion that its norm's stabilised row "
