@@ -13,12 +13,16 @@
 /*
 ** A link's row of the tangent scratch (PREFIX_LINK_TANGENT reals): the
 ** derivatives of its velocity V, acceleration A and force F in one
-** direction, and whether the direction moves them (1) or not (0).
+** direction, and whether the direction moves them (1) or not (0); then,
+** the same for every direction, its momentum I V and A - c (c = V x S q',
+** the velocity-product acceleration).
 */
 #define PREFIX_T_V 0
 #define PREFIX_T_A 6
 #define PREFIX_T_F 12
 #define PREFIX_T_MOVED 18
+#define PREFIX_T_IV 19
+#define PREFIX_T_AC 25
 
 /* out += scale (e_k x m_a; e_k x m_b), m a motion or a force vector, e_k the joint's axis. */
 static void PREFIX_axis_cross_add(int k, real scale, const real m[], real out[])
@@ -53,6 +57,14 @@ static void PREFIX_tree_inverse_dynamics_derivatives(const real table[], const r
                                                      real dq[], real dv[], real work[], real tangent[])
 {
     int s, by_rate, i, a;
+    for (i = 0; i < PREFIX_NLINK; ++i) {
+        const real *t = table + i*PREFIX_LINK_TABLE, *w = work + i*PREFIX_LINK_WORK;
+        real *d = tangent + i*PREFIX_LINK_TANGENT, motion[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, c[6];
+        motion[PREFIX_link_axis[i]] = t[13]*v[PREFIX_link_coordinate[i]];
+        PREFIX_motion_cross(w + PREFIX_W_V, motion, c);
+        for (a = 0; a < 6; ++a) d[PREFIX_T_AC + a] = w[PREFIX_W_A + a] - c[a];
+        PREFIX_link_inertia_times(t, w + PREFIX_W_V, d + PREFIX_T_IV);
+    }
     for (s = 0; s < PREFIX_NLINK; ++s) {
         const int j = PREFIX_link_coordinate[s];
         for (by_rate = 0; by_rate < 2; ++by_rate) {
@@ -61,15 +73,14 @@ static void PREFIX_tree_inverse_dynamics_derivatives(const real table[], const r
             for (i = 0; i < PREFIX_NLINK; ++i) tangent[i*PREFIX_LINK_TANGENT + PREFIX_T_MOVED] = 0.0;
             for (i = s; i < PREFIX_NLINK; ++i) {  /* out from s, over its subtree */
                 const real *t = table + i*PREFIX_LINK_TABLE, *w = work + i*PREFIX_LINK_WORK;
-                const real *V = w + PREFIX_W_V, *A = w + PREFIX_W_A;
+                const real *V = w + PREFIX_W_V;
                 real *d = tangent + i*PREFIX_LINK_TANGENT, *dV = d + PREFIX_T_V, *dA = d + PREFIX_T_A, *dF = d + PREFIX_T_F;
                 const int p = PREFIX_link_parent[i], k = PREFIX_link_axis[i];
                 const real sign = t[13];
-                real motion[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, c[6], dc[6], x[6], momentum[6], y[6];
+                real motion[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, dc[6], x[6], momentum[6], y[6];
                 if (i != s && (p < 0 || tangent[p*PREFIX_LINK_TANGENT + PREFIX_T_MOVED] == 0.0)) continue;
                 d[PREFIX_T_MOVED] = 1.0;
                 motion[k] = sign*v[PREFIX_link_coordinate[i]];
-                PREFIX_motion_cross(V, motion, c);
                 if (i == s) {
                     for (a = 0; a < 12; ++a) d[a] = 0.0;
                 } else {
@@ -80,8 +91,7 @@ static void PREFIX_tree_inverse_dynamics_derivatives(const real table[], const r
                     dV[k] += sign;
                 } else if (i == s) {
                     PREFIX_axis_cross_add(k, -sign, V, dV);
-                    for (a = 0; a < 6; ++a) x[a] = A[a] - c[a];
-                    PREFIX_axis_cross_add(k, -sign, x, dA);
+                    PREFIX_axis_cross_add(k, -sign, d + PREFIX_T_AC, dA);
                 }
                 PREFIX_motion_cross(dV, motion, dc);
                 if (i == s && by_rate) {  /* V x S dq' */
@@ -92,8 +102,7 @@ static void PREFIX_tree_inverse_dynamics_derivatives(const real table[], const r
                 }
                 for (a = 0; a < 6; ++a) dA[a] += dc[a];
                 PREFIX_link_inertia_times(t, dA, dF);
-                PREFIX_link_inertia_times(t, V, momentum);
-                PREFIX_force_cross(dV, momentum, y);
+                PREFIX_force_cross(dV, d + PREFIX_T_IV, y);
                 for (a = 0; a < 6; ++a) dF[a] += y[a];
                 PREFIX_link_inertia_times(t, dV, momentum);
                 PREFIX_force_cross(V, momentum, y);
@@ -117,6 +126,37 @@ static void PREFIX_tree_inverse_dynamics_derivatives(const real table[], const r
                                        pd + PREFIX_T_F);
             }
         }
+    }
+}
+
+/* row -= l other, over `width` reals (by pairs: half the loop's own instructions). */
+static void PREFIX_row_axpy(real l, const real other[], real row[], int width)
+{
+    int k;
+    for (k = 0; k + 1 < width; k += 2) {
+        row[k] -= l*other[k];
+        row[k + 1] -= l*other[k + 1];
+    }
+    if (k < width) row[k] -= l*other[k];
+}
+
+/*
+** B := M^-1 B for B (NQ rows of `width` reals, row-major) with L L^T = M (L
+** the lower triangle of M): by whole rows, L's entries one at a time.
+*/
+static void PREFIX_tree_solve_rows(const real L[], real B[], int width)
+{
+    const int n = PREFIX_NQ;
+    int i, j, k;
+    for (i = 0; i < n; ++i) {
+        real *row = B + i*width, scale = 1.0/L[i*n + i];
+        for (j = 0; j < i; ++j) PREFIX_row_axpy(L[i*n + j], B + j*width, row, width);
+        for (k = 0; k < width; ++k) row[k] *= scale;
+    }
+    for (i = n - 1; i >= 0; --i) {
+        real *row = B + i*width, scale = 1.0/L[i*n + i];
+        for (j = i + 1; j < n; ++j) PREFIX_row_axpy(L[j*n + i], B + j*width, row, width);
+        for (k = 0; k < width; ++k) row[k] *= scale;
     }
 }
 
@@ -154,25 +194,10 @@ static int PREFIX_tree_jacobian(const real table[], const real state[], const re
             M[i*n + j] = x/d;
         }
     }
-    for (k = 0; k < nx + nu; ++k) {  /* each column: the right side, then L^-T L^-1 of it */
-        for (i = 0; i < n; ++i)
-            column[i] = k < nx ? dtau_dx[i*nx + k] - dfdx[(n + i)*nx + k] : dtau_du[i*nu + k - nx];
-        for (i = 0; i < n; ++i) {
-            real x = column[i];
-            for (j = 0; j < i; ++j) x -= M[i*n + j]*column[j];
-            column[i] = x/M[i*n + i];
-        }
-        for (i = n - 1; i >= 0; --i) {
-            real x = column[i];
-            for (j = i + 1; j < n; ++j) x -= M[j*n + i]*column[j];
-            column[i] = x/M[i*n + i];
-        }
-        for (i = 0; i < n; ++i) {
-            if (k < nx)
-                dfdx[(n + i)*nx + k] = column[i];
-            else
-                dfdu[(n + i)*nu + k - nx] = column[i];
-        }
-    }
+    for (i = 0; i < n; ++i)  /* the right sides, row by row: d tau/dx - d ID/dx, and d tau/du */
+        for (k = 0; k < nx; ++k) dfdx[(n + i)*nx + k] = dtau_dx[i*nx + k] - dfdx[(n + i)*nx + k];
+    for (i = 0; i < n*nu; ++i) dfdu[n*nu + i] = dtau_du[i];
+    PREFIX_tree_solve_rows(M, dfdx + n*nx, nx);
+    PREFIX_tree_solve_rows(M, dfdu + n*nu, nu);
     return 1;
 }

@@ -435,7 +435,7 @@ struct ArticulatedForm {
   // The recursion's cost per link (ArticulatedTree::kOpsPerLink), and its
   // table and work per link (reals).
   static constexpr size_t kOpsPerLink = ArticulatedTree::kOpsPerLink, kTable = 24, kWork = 77,
-                          kTangent = 19;  // per link in gen/kernels/tree_jacobian.c
+                          kTangent = 31;  // per link in gen/kernels/tree_jacobian.c
 };
 // The form the model chose (ArticulatedTree::chosen, from the tree alone);
 // for a model that forms M, the reason with the operations counted on the

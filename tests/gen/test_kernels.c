@@ -36,7 +36,7 @@ typedef KERNEL_REAL real;
 #define PREFIX_NLINK 4
 #define PREFIX_LINK_TABLE 24
 #define PREFIX_LINK_WORK 77
-#define PREFIX_LINK_TANGENT 19
+#define PREFIX_LINK_TANGENT 31
 static const int PREFIX_link_parent[PREFIX_NLINK] = {-1, 0, 0, 2};
 static const int PREFIX_link_axis[PREFIX_NLINK] = {2, 1, 0, 2};
 static const int PREFIX_link_coordinate[PREFIX_NLINK] = {0, 2, 1, 3};
