@@ -152,9 +152,10 @@ std::string articulated_jacobian_source(const Plan &plan, const std::string &tau
     << "    " << n.fn("zero") << "(dtau_dx, " << size("dtau_dx") << ");\n"
     << "    " << n.fn("zero") << "(dtau_du, " << size("dtau_du") << ");\n"
     << "    " << n.fn("tau_derivatives") << "(t, state, input, param, dtau_dx, dtau_du);\n"
-    << "    if (!" << n.fn("tree_jacobian") << "(table, state, dxdt + " << n.size(Size::nq) << ", dtau_dx, dtau_du, "
-    << n.size(Size::nu) << ", out_dfdx, out_dfdu,\n"
-    << "            mass, column, links, tangent))\n"
+    << "    if (!" << n.fn("tree_jacobian") << "(table, state, dxdt + " << n.size(Size::nq) << ", tau, "
+    << (plan.model.nc() ? "baumgarte_alpha, baumgarte_beta" : plan.real.literal(0) + ", " + plan.real.literal(0))
+    << ", dtau_dx, dtau_du,\n            " << n.size(Size::nu) << ", out_dfdx, out_dfdu, "
+    << "mass, column, links, tangent))\n"
     << "        return " << n.size("SINGULAR_MASS") << ";\n"
     << "    return " << n.size("OK") << ";\n}\n\n";
   return s.str();

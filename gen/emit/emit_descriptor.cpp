@@ -169,8 +169,6 @@ std::string emit_descriptor(const Plan &plan) {
       field("parameter_jacobian", n.fn("parameter_jacobian"));
       field("nwork_parameter_jacobian", n.size("NWORK_PARAMETER_JACOBIAN"));
     }
-  } else if (!plan.jacobian_absent.empty()) {
-    s << "    /* " << plan.jacobian_absent << ": .jacobian = .parameter_jacobian = NULL */\n";
   } else {
     s << "    /* generated without Jacobians: .jacobian = .parameter_jacobian = NULL */\n";
   }

@@ -578,12 +578,13 @@ class Report {
               "recursion's own derivative, not a symbolic one: $\\ddot q$ solves $ID(q, \\dot q, \\ddot q) = "
               "\\tau(q, \\dot q)$, so $\\partial\\ddot q/\\partial x = -M^{-1}(\\partial ID/\\partial x - "
               "\\partial\\tau/\\partial x)$, with $\\partial ID/\\partial x$ by one tangent pass of the "
-              "Newton-Euler recursion over the tables per coordinate and per rate, $M$ by the composite-rigid-body "
-              "algorithm and its Cholesky factor: O(N^2) in the links (docs/theory.md §9). `"
-           << plan_.names.fn("parameter_jacobian") << "` is not generated (it would need the recursion's derivatives "
-              "by its tables' entries).\n\n";
-    else if (!plan_.jacobian_absent.empty())
-      out_ << "No Jacobian is generated: " << plan_.jacobian_absent << ".\n\n";
+              "Newton-Euler recursion over the tables per coordinate and per rate (O(N) each, O(N^2) in all), $M$ "
+              "by the composite-rigid-body algorithm and its Cholesky factor"
+           << (m_.nc() ? "; on the quaternion the norm row's stabilised equation takes the place of the gauge's row, as "
+                         "in the recursion"
+                       : "")
+           << " (docs/theory.md §9). `" << plan_.names.fn("parameter_jacobian")
+           << "` is not generated (it would need the recursion's derivatives by its tables' entries).\n\n";
     if (m_.nc())
       out_ << "The free link's twist is its quaternion's and its origin's rates; $\\ddot q$ of the quaternion is "
               "the rate of its angular velocity plus the part along the quaternion that its norm's stabilised row "

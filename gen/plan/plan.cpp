@@ -300,8 +300,7 @@ Layout tree_jacobian_work_layout(const Sizes &s, const Layout &rhs_work, size_t 
 // recursion, the block that fills its table and tau, the written
 // potential's block, their work after rhs's own; with the Jacobian, tau's
 // derivatives by the state and the inputs, which tree_jacobian.c's
-// derivatives of the recursion take (no free joint: its Jacobian is
-// CVODE's difference quotients), and no parameter_jacobian.
+// derivatives of the recursion take, and no parameter_jacobian.
 void plan_articulated(Plan &p, BlockBuilder &b) {
   std::vector<int> dense;
   for (auto &a : p.kkt_entries.outputs) dense.push_back(a.node);
@@ -333,12 +332,6 @@ void plan_articulated(Plan &p, BlockBuilder &b) {
   p.jacobian_work = tree_jacobian_work_layout(p.sizes, p.rhs_work, links);
   if (!p.with_jacobian) return;
   const Model &m = p.model;
-  if (m.nc()) {  // the free joint
-    p.with_jacobian = false;
-    p.jacobian_absent = "the tree has a free joint, whose derivatives the recursion's Jacobian does not take: "
-                        "CVODE's difference quotients of rhs stand for it under --method bdf and adams";
-    return;
-  }
   p.tree_jacobian = true;
   std::vector<Assignment> douts;
   auto derivatives = [&](int array, const std::vector<std::string> &by) {

@@ -477,12 +477,11 @@ struct Plan {
   // fills its table and the joint forces (out_table, out_tau).
   ArticulatedForm articulated;
   Block articulated_terms;
-  // On the recursion with the Jacobian (no free joint): NAME_jacobian by
+  // On the recursion with the Jacobian: NAME_jacobian by
   // gen/kernels/tree_jacobian.c, with tau's derivatives (out_dtau_dx,
-  // out_dtau_du), and no parameter_jacobian; or why there is no Jacobian.
+  // out_dtau_du), and no parameter_jacobian.
   bool tree_jacobian = false;
   Block tau_derivatives;
-  std::string jacobian_absent;
   SharedTerms terms;  // with Jacobians: kkt_entries' values the derivatives read
   // On the recursion: the potential written beside the bodies, V (out_V)
   // and dV/dq (out_dVdq), which the functions over the tables add.

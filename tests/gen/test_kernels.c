@@ -632,7 +632,7 @@ static void test_tree_jacobian(void **state)
     to_real(8, x, xr);
     to_real(4, tau, taur);
     PREFIX_tree_inverse_dynamics(tr, xr, xr + 4, jacobian_accel, 1, id, work);
-    PREFIX_tree_inverse_dynamics_derivatives(tr, xr, xr + 4, 8, D, D + 4, work, tangent);
+    PREFIX_tree_inverse_dynamics_derivatives(tr, xr, xr + 4, jacobian_accel, 8, D, D + 4, work, tangent, column);
     for (int k = 0; k < 8; k++) {
         central_difference(inverse_dynamics_at, tr, xr, taur, k, h, diff);
         for (int i = 0; i < 4; i++)
@@ -640,7 +640,8 @@ static void test_tree_jacobian(void **state)
                 fail_msg("d ID%d/dx%d = %.12g, the differences give %.12g", i, k, (double)D[8 * i + k], (double)diff[i]);
     }
     accelerations_at(tr, xr, taur, qdd);
-    assert_int_equal(PREFIX_tree_jacobian(tr, xr, qdd, dtau_dx, dtau_du, 1, dfdx, dfdu, M, column, work, tangent), 1);
+    assert_int_equal(PREFIX_tree_jacobian(tr, xr, qdd, taur, 0.0, 0.0, dtau_dx, dtau_du, 1, dfdx, dfdu, M, column, work,
+                                          tangent), 1);
     for (int k = 0; k < 8; k++) {
         central_difference(accelerations_at, tr, xr, taur, k, h, diff);
         for (int i = 0; i < 8; i++) {
