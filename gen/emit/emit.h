@@ -56,6 +56,9 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
 // the gravity forces and M over the tree's tables (gen/kernels/tree_dynamics.c,
 // pasted by articulated_rhs_source), with the written potential's block.
 std::string articulated_functions_source(const Plan &plan, const std::string &potential_block);
+// NAME_jacobian on the recursion (Plan::tree_jacobian): tau's derivatives'
+// block and the function around gen/kernels/tree_jacobian.c.
+std::string articulated_jacobian_source(const Plan &plan, const std::string &tau_derivatives_block);
 
 // ---- emit_descriptor.cpp --------------------------------------------------
 

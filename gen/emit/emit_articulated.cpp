@@ -88,6 +88,7 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
   s << "#define " << n.size("NLINK") << " " << tree.links.size() << "\n";
   s << "#define " << n.size("LINK_TABLE") << " " << ArticulatedForm::kTable << "\n";
   s << "#define " << n.size("LINK_WORK") << " " << ArticulatedForm::kWork << "\n";
+  if (plan.tree_jacobian) s << "#define " << n.size("LINK_TANGENT") << " " << ArticulatedForm::kTangent << "\n";
   s << int_table(n.fn("link_parent") + "[" + n.size("NLINK") + "]", parent);
   s << int_table(n.fn("link_axis") + "[" + n.size("NLINK") + "]", axis);
   s << int_table(n.fn("link_coordinate") + "[" + n.size("NLINK") + "]", coordinate);
@@ -97,6 +98,7 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
   s << paste_kernel(kernel_tree_dynamics, n, plan.real) << "\n";
   const std::vector<size_t> rows = rows_on_top(plan.model);
   if (!rows.empty()) s << paste_kernel(kernel_tree_kkt, n, plan.real) << "\n";
+  if (plan.tree_jacobian) s << paste_kernel(kernel_tree_jacobian, n, plan.real) << "\n";
   s << terms_block << "\n";
   s << signature_text(plan.real, plan.rhs.signature) << "\n{\n";
   if (!rows.empty()) return s.str() + constrained_rhs_body(plan, rows);
@@ -178,6 +180,30 @@ std::string articulated_functions_source(const Plan &plan, const std::string &po
     << "    for (i = 0; i < " << Q << "; ++i) out_dVdq[i] += dVdq[i];\n}\n\n";
   s << signature_text(plan.real, plan.mass_matrix.signature) << "\n{\n"
     << locals << no_input << terms("no_input") << call("tree_mass_matrix", "table, state, out_M, links") << "}\n\n";
+  return s.str();
+}
+
+std::string articulated_jacobian_source(const Plan &plan, const std::string &tau_derivatives_block) {
+  const Names &n = plan.names;
+  auto size = [&](const char *slice) { return extent_text(n, plan.jacobian_work.extent(slice)); };
+  std::ostringstream s;
+  s << "/* tau's derivatives by the state and the inputs; entries not set are zero. */\n" << tau_derivatives_block << "\n";
+  s << signature_text(plan.real, plan.jacobian.signature) << "\n{\n"
+    << "    /* work: the rhs's (table | tau | links), then dxdt | dtau_dx | dtau_du | mass | column | tangent\n"
+    << "       (" << n.size("NWORK_JACOBIAN") << " " << plan.real.plural() << ") */\n"
+    << declare_pointers(plan, plan.jacobian.pointers)
+    << "    /* The rhs leaves the table and tau in its part of work, and q'' in dxdt. */\n"
+    << "    int status = " << n.fn("rhs") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);\n"
+    << "    if (status != " << n.size("OK") << ") return status;\n"
+    << "    " << n.fn("zero") << "(dtau_dx, " << size("dtau_dx") << ");\n"
+    << "    " << n.fn("zero") << "(dtau_du, " << size("dtau_du") << ");\n"
+    << "    " << n.fn("tau_derivatives") << "(t, state, input, param, dtau_dx, dtau_du);\n"
+    << "    if (!" << n.fn("tree_jacobian") << "(table, state, dxdt + " << n.size(Size::nq) << ", tau, "
+    << (plan.model.nc() ? "baumgarte_alpha, baumgarte_beta" : plan.real.literal(0) + ", " + plan.real.literal(0))
+    << ", dtau_dx, dtau_du,\n            " << n.size(Size::nu) << ", out_dfdx, out_dfdu, "
+    << "mass, column, links, tangent))\n"
+    << "        return " << n.size("SINGULAR_MASS") << ";\n"
+    << "    return " << n.size("OK") << ";\n}\n\n";
   return s.str();
 }
 

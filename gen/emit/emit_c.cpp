@@ -616,8 +616,9 @@ std::string emit_header(const Plan &plan) {
     << " */\n";
   if (plan.with_jacobian)
     s << "#define " << n.size("NWORK_JACOBIAN") << " (" << n.size("NWORK") << " + " << plan.jacobian_work.size_after_inner()
-      << ")  /* ... for " << n.fn("jacobian") << " */\n"
-      << "#define " << n.size("NWORK_PARAMETER_JACOBIAN") << " (" << n.size("NWORK") << " + "
+      << ")  /* ... for " << n.fn("jacobian") << " */\n";
+  if (plan.with_jacobian && !plan.tree_jacobian)
+    s << "#define " << n.size("NWORK_PARAMETER_JACOBIAN") << " (" << n.size("NWORK") << " + "
       << plan.parameter_jacobian_work.size_after_inner() << ")  /* ... for " << n.fn("parameter_jacobian") << " */\n";
   if (plan.correction.available)
     s << "#define " << n.size("NWORK_CORRECTION") << " " << plan.correction_work.size() << "  /* ... for "
@@ -679,8 +680,9 @@ std::string emit_header(const Plan &plan) {
   s << "#define " << n.size("BETA") << " " << plan.real.literal(m.spec->beta) << "\n\n";
 
   s << declaration(plan.real, plan.rhs.signature, plan.rhs.doc);
-  if (plan.with_jacobian)
-    for (const Routine *r : {&plan.jacobian, &plan.parameter_jacobian}) s << declaration(plan.real, r->signature, r->doc);
+  if (plan.with_jacobian) s << declaration(plan.real, plan.jacobian.signature, plan.jacobian.doc);
+  if (plan.with_jacobian && !plan.tree_jacobian)
+    s << declaration(plan.real, plan.parameter_jacobian.signature, plan.parameter_jacobian.doc);
   s << declaration(plan.real, plan.kkt_terms.signature, plan.kkt_terms.doc);
   if (plan.with_step) s << declaration(plan.real, plan.step.signature, plan.step.doc);
   if (plan.correction.available)
@@ -738,7 +740,10 @@ std::string emit_source(const Plan &plan) {
   else if (m.nc()) s << block_source(plan, plan.kkt_entries) << "\n";  // a free joint's norm row: its J and r
   s << rhs_source(plan);
   if (tree) s << articulated_functions_source(plan, block_source(plan, plan.written_potential));
-  if (plan.with_jacobian) s << jacobian_source(plan) << parameter_jacobian_source(plan);
+  if (plan.tree_jacobian)
+    s << articulated_jacobian_source(plan, block_source(plan, plan.tau_derivatives));
+  else if (plan.with_jacobian)
+    s << jacobian_source(plan) << parameter_jacobian_source(plan);
   if (plan.correction.available) s << emit_correction_solver(plan) << "\n" << correction_source(plan);
   s << block_source(plan, plan.residuals) << "\n";
   if (!tree) s << block_source(plan, plan.energy) << "\n";

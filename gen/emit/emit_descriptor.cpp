@@ -163,8 +163,12 @@ std::string emit_descriptor(const Plan &plan) {
   if (plan.with_jacobian) {
     field("jacobian", n.fn("jacobian"));
     field("nwork_jacobian", n.size("NWORK_JACOBIAN"));
-    field("parameter_jacobian", n.fn("parameter_jacobian"));
-    field("nwork_parameter_jacobian", n.size("NWORK_PARAMETER_JACOBIAN"));
+    if (plan.tree_jacobian) {
+      s << "    /* dq''/dp would need the recursion's derivatives by its tables' entries: .parameter_jacobian = NULL */\n";
+    } else {
+      field("parameter_jacobian", n.fn("parameter_jacobian"));
+      field("nwork_parameter_jacobian", n.size("NWORK_PARAMETER_JACOBIAN"));
+    }
   } else {
     s << "    /* generated without Jacobians: .jacobian = .parameter_jacobian = NULL */\n";
   }

@@ -577,14 +577,28 @@ class Report {
     const std::vector<size_t> rows = rows_on_top(m_);
     if (!rows.empty()) {
       out_ << "The constraint rows are solved on top of the recursion (docs/theory.md, the free joint, \"Constraint "
-              "rows on top of the recursion\"): with $\ddot q_0$ the recursion's $\ddot q$ and $J$, $r$ the rows' "
-              "Jacobian and stabilised right-hand side below, $\ddot q = \ddot q_0 + Y \nu$ and "
-              "$(J Y)\,\nu = r - J \ddot q_0$, each column of $Y = M^{-1} J^T$ by a solve pass of the recursion "
+              "rows on top of the recursion\"): with $\\ddot q_0$ the recursion's $\\ddot q$ and $J$, $r$ the rows' "
+              "Jacobian and stabilised right-hand side below, $\\ddot q = \\ddot q_0 + Y \\nu$ and "
+              "$(J Y)\\,\\nu = r - J \\ddot q_0$, each column of $Y = M^{-1} J^T$ by a solve pass of the recursion "
               "(its articulated inertias and factors from the same call; $M$ is never formed). The multipliers are "
               "those of the KKT system with $M$, sign and scale. Rows solved so: ";
       for (size_t k = 0; k < rows.size(); ++k) out_ << (k ? ", " : "") << rows[k] + 1;
-      out_ << " of " << m_.nc() << (rows.size() < m_.nc() ? " (the others get multiplier 0)" : "") << ".\n\n";
+      out_ << " of " << m_.nc() << (rows.size() < m_.nc() ? " (the others get multiplier 0)" : "")
+           << ". It has no Jacobian (the rows' solve is not differentiated): `--method bdf` and `adams` take "
+              "difference quotients of rhs.\n\n";
     }
+    if (plan_.tree_jacobian)
+      out_ << "Its Jacobian (`" << plan_.names.fn("jacobian") << "`, which `--method bdf` and `adams` use) is the "
+              "recursion's own derivative, not a symbolic one: $\\ddot q$ solves $ID(q, \\dot q, \\ddot q) = "
+              "\\tau(q, \\dot q)$, so $\\partial\\ddot q/\\partial x = -M^{-1}(\\partial ID/\\partial x - "
+              "\\partial\\tau/\\partial x)$, with $\\partial ID/\\partial x$ by one tangent pass of the "
+              "Newton-Euler recursion over the tables per coordinate and per rate (O(N) each, O(N^2) in all), $M$ "
+              "by the composite-rigid-body algorithm and its Cholesky factor"
+           << (free_norm_row(m_) ? "; on the quaternion the norm row's stabilised equation takes the place of the gauge's row, as "
+                         "in the recursion"
+                       : "")
+           << " (docs/theory.md §9). `" << plan_.names.fn("parameter_jacobian")
+           << "` is not generated (it would need the recursion's derivatives by its tables' entries).\n\n";
     if (free_norm_row(m_))
       out_ << "The free link's twist is its quaternion's and its origin's rates; $\\ddot q$ of the quaternion is "
               "the rate of its angular velocity plus the part along the quaternion that its norm's stabilised row "

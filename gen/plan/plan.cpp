@@ -281,10 +281,26 @@ class BlockBuilder {
   }
 };
 
+// On the recursion, jacobian's work: rhs's, then f, tau's derivatives by
+// the state and the inputs, M and its factor, a column of the solve, and
+// the links' tangents (gen/kernels/tree_jacobian.c).
+Layout tree_jacobian_work_layout(const Sizes &s, const Layout &rhs_work, size_t links) {
+  Layout l(s);
+  l.add_layout(rhs_work, Size::nwork);
+  l.add("dxdt", {{Size::nx}});
+  l.add("dtau_dx", {{Size::nq}, {Size::nx}});
+  l.add("dtau_du", {{Size::nq}, {Size::nu}});
+  l.add("mass", {{Size::nq}, {Size::nq}});
+  l.add("column", {{Size::nq}});
+  l.add("tangent", {}, links * ArticulatedForm::kTangent);
+  return l;
+}
+
 // rhs's form (articulated_plan.cpp), as the model chose it: on the
 // recursion, the block that fills its table and tau, the written
-// potential's block, their work after rhs's own, and no Jacobian (it would
-// differentiate M).
+// potential's block, their work after rhs's own; with the Jacobian, tau's
+// derivatives by the state and the inputs, which tree_jacobian.c's
+// derivatives of the recursion take, and no parameter_jacobian.
 void plan_articulated(Plan &p, BlockBuilder &b) {
   std::vector<int> dense;
   for (auto &a : p.kkt_entries.outputs) dense.push_back(a.node);
@@ -311,10 +327,36 @@ void plan_articulated(Plan &p, BlockBuilder &b) {
   p.rhs_work.add("tau", {{Size::nq}});
   p.rhs_work.add("links", {}, links * ArticulatedForm::kWork);
   p.sizes.nwork = p.rhs_work.size();
-  p.jacobian_work = jacobian_work_layout(p.sizes, p.rhs_work);
   p.parameter_jacobian_work = parameter_jacobian_work_layout(p.sizes, p.rhs_work);
   p.step_work = step_work_layout(p.sizes, p.rhs_work);
-  p.with_jacobian = false;
+  p.jacobian_work = tree_jacobian_work_layout(p.sizes, p.rhs_work, links);
+  // Rows solved on top of the recursion would need their solve differentiated
+  // too: such a model has no Jacobian (bdf and adams take difference quotients).
+  if (!rows_on_top(p.model).empty()) p.with_jacobian = false;
+  if (!p.with_jacobian) return;
+  const Model &m = p.model;
+  p.tree_jacobian = true;
+  std::vector<Assignment> douts;
+  auto derivatives = [&](int array, const std::vector<std::string> &by) {
+    for (size_t i = 0; i < m.articulated.tau.size(); ++i) {
+      const int row = p.graph.from_ginac(m.articulated.tau[i]);
+      for (size_t k = 0; k < by.size(); ++k) {
+        const int d = p.graph.derivative(row, by[k]);
+        if (!p.graph.is_zero(d))
+          douts.push_back({array, i * by.size() + k, d, douts.empty() ? "d tau/dx, then d tau/du" : "", ""});
+      }
+    }
+  };
+  std::vector<std::string> by_state, by_input;
+  for (size_t i = 0; i < m.state.size(); ++i) by_state.push_back(p.locals[i].name);
+  for (auto &u : m.spec->inputs) by_input.push_back(u.name);
+  derivatives(0, by_state);
+  derivatives(1, by_input);
+  p.tau_derivatives = b.block({"void", p.names.fn("tau_derivatives"), true, {kAt, {out("out_dtau_dx"), out("out_dtau_du")}}},
+                              "",
+                              {{"out_dtau_dx", make_extent(p.sizes, {{Size::nq}, {Size::nx}})},
+                               {"out_dtau_du", make_extent(p.sizes, {{Size::nq}, {Size::nu}})}},
+                              douts);
 }
 
 }  // namespace
@@ -453,7 +495,7 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
 
   plan_articulated(*this, b);
 
-  if (with_jacobian) {
+  if (with_jacobian && !tree) {
     // dR/dx and dR/du of R = [M a + k - Q - J^T nu; J a - r], and dg/dx,
     // dg/du: with the factored K, d(a, nu)/dx = -K^-1 dR/dx.
     std::vector<ex> R;
@@ -572,12 +614,24 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
       if (!terms.empty()) all.push_back({"terms", "terms"});
       return all;
     };
-    jacobian = {{"int", names.fn("jacobian"), false, {kAt, kGains, {out("out_dfdx"), out("out_dfdu"), out("work")}}},
-                "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\nderived "
-                "symbolically: q'' by differentiating the KKT system it solves.\nwork holds NWORK_JACOBIAN " + real.plural() + ".",
-                pointers(jacobian_work, "work", slices({"dxdt", "dR_dx", "dR_du", "dg_dx", "dg_du", "column"})),
-                {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
-                 {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
+    if (tree)
+      jacobian = {{"int", names.fn("jacobian"), false, {kAt, kGains, {out("out_dfdx"), out("out_dfdu"), out("work")}}},
+                  "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major:\nq'' by the analytical "
+                  "derivatives of the recursive Newton-Euler algorithm over\nthe tree's tables, -M^-1 (d ID/dx - d tau/dx) "
+                  "and M^-1 d tau/du, O(N^2).\nwork holds NWORK_JACOBIAN " + real.plural() + ".",
+                  pointers(jacobian_work, "work",
+                           {{"table", "table"}, {"tau", "tau"}, {"links", "links"}, {"dxdt", "dxdt"}, {"dtau_dx", "dtau_dx"},
+                            {"dtau_du", "dtau_du"}, {"mass", "mass"}, {"column", "column"}, {"tangent", "tangent"}}),
+                  {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
+                   {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
+    else
+      jacobian = {{"int", names.fn("jacobian"), false, {kAt, kGains, {out("out_dfdx"), out("out_dfdu"), out("work")}}},
+                  "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\nderived "
+                  "symbolically: q'' by differentiating the KKT system it solves.\nwork holds NWORK_JACOBIAN " +
+                      real.plural() + ".",
+                  pointers(jacobian_work, "work", slices({"dxdt", "dR_dx", "dR_du", "dg_dx", "dg_du", "column"})),
+                  {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
+                   {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
     parameter_jacobian = {
         {"int", names.fn("parameter_jacobian"), false, {kAt, kGains, {out("out_dqdd_dp"), out("work")}}},
         "The sensitivity of the accelerations to the parameters, dq''/dp (NQ x NP),\nrow-major, derived "

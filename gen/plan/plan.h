@@ -434,7 +434,8 @@ struct ArticulatedForm {
   size_t dense_ops = 0, recursion_ops = 0;
   // The recursion's cost per link (ArticulatedTree::kOpsPerLink), and its
   // table and work per link (reals).
-  static constexpr size_t kOpsPerLink = ArticulatedTree::kOpsPerLink, kTable = 24, kWork = 77;
+  static constexpr size_t kOpsPerLink = ArticulatedTree::kOpsPerLink, kTable = 24, kWork = 77,
+                          kTangent = 31;  // per link in gen/kernels/tree_jacobian.c
 };
 // The form the model chose (ArticulatedTree::chosen, from the tree alone);
 // for a model that forms M, the reason with the operations counted on the
@@ -476,6 +477,11 @@ struct Plan {
   // fills its table and the joint forces (out_table, out_tau).
   ArticulatedForm articulated;
   Block articulated_terms;
+  // On the recursion with the Jacobian: NAME_jacobian by
+  // gen/kernels/tree_jacobian.c, with tau's derivatives (out_dtau_dx,
+  // out_dtau_du), and no parameter_jacobian.
+  bool tree_jacobian = false;
+  Block tau_derivatives;
   SharedTerms terms;  // with Jacobians: kkt_entries' values the derivatives read
   // On the recursion: the potential written beside the bodies, V (out_V)
   // and dV/dq (out_dVdq), which the functions over the tables add.

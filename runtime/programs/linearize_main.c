@@ -464,9 +464,8 @@ int lgc_linearize_main(const lgc_model *model, int argc, char **argv)
     }
     if (!model->jacobian) {
         fprintf(stderr, "lagrangec: linearize needs the generated Jacobian, and model '%s' has none: it "
-                        "was generated with --no-jacobian, or its rhs is the articulated-body recursion, whose "
-                        "derivatives are not generated yet (%s.md says which form it has)\n",
-                model->name, model->name);
+                        "was generated with --no-jacobian\n",
+                model->name);
         return LGC_EXIT_FAILED;
     }
     lgc_linearization lin;

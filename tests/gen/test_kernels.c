@@ -8,7 +8,9 @@
 ** articulated-body recursion on a branched tree of four links against
 ** M q'' + k = tau + G from an independent reference, and on the same tree
 ** the composite-rigid-body M, Newton-Euler's inverse dynamics and the
-** energies (tree_dynamics.c) against it.
+** energies (tree_dynamics.c) against it; the derivatives of Newton-Euler's
+** inverse dynamics and the Jacobian of the recursion's q''
+** (tree_jacobian.c) against central differences of the two kernels.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -34,6 +36,7 @@ typedef KERNEL_REAL real;
 #define PREFIX_NLINK 4
 #define PREFIX_LINK_TABLE 24
 #define PREFIX_LINK_WORK 77
+#define PREFIX_LINK_TANGENT 31
 static const int PREFIX_link_parent[PREFIX_NLINK] = {-1, 0, 0, 2};
 static const int PREFIX_link_axis[PREFIX_NLINK] = {2, 1, 0, 2};
 static const int PREFIX_link_coordinate[PREFIX_NLINK] = {0, 2, 1, 3};
@@ -63,6 +66,7 @@ static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* n
 #include "articulated.c"
 #include "tree_dynamics.c"
 #include "tree_kkt.c"
+#include "tree_jacobian.c"
 #ifdef KERNEL_FLOAT
 #undef sqrt
 #undef fabs
@@ -646,6 +650,99 @@ static void test_tree_inverse_dynamics(void **state)
     }
 }
 
+/*
+** Central differences of f (the kernel's, at real precision) in coordinate k of x (n values), Richardson's
+** fourth order from steps 2h and h: out[i] = d f_i/d x_k.
+*/
+typedef void (*tree_function)(const real table[], const real x[], const real tau[], real out[]);
+static void central_difference(tree_function f, const real table[], const real x[], const real tau[], int k, double h,
+                               real out[4])
+{
+    real plus[8], minus[8], fp[4], fm[4];
+    double d[2][4];
+    for (int pass = 0; pass < 2; pass++) {
+        const double step = pass ? h : 2 * h;
+        for (int a = 0; a < 8; a++)
+            plus[a] = minus[a] = x[a];
+        plus[k] += (real)step;
+        minus[k] -= (real)step;
+        f(table, plus, tau, fp);
+        f(table, minus, tau, fm);
+        for (int i = 0; i < 4; i++)
+            d[pass][i] = ((double)fp[i] - (double)fm[i]) / ((double)plus[k] - (double)minus[k]);
+    }
+    for (int i = 0; i < 4; i++)
+        out[i] = (real)((4 * d[1][i] - d[0][i]) / 3);
+}
+
+static const real jacobian_accel[4] = {-0.7f, 0.4f, 1.3f, -0.2f};
+
+/* ID at x = (q, q') and the accelerations jacobian_accel, the weight included. */
+static void inverse_dynamics_at(const real table[], const real x[], const real tau[], real out[])
+{
+    real work[PREFIX_NLINK * PREFIX_LINK_WORK];
+    (void)tau;
+    PREFIX_tree_inverse_dynamics(table, x, x + 4, jacobian_accel, 1, out, work);
+}
+
+/* The recursion's q'' at x = (q, q') under tau. */
+static void accelerations_at(const real table[], const real x[], const real tau[], real out[])
+{
+    real work[PREFIX_NLINK * PREFIX_LINK_WORK];
+    assert_int_equal(PREFIX_articulated(table, x, x + 4, tau, 0.0, 0.0, out, work), 1);
+}
+
+/*
+** d ID/dq, d ID/dq' by the tangent passes, and the recursion's df/dx, df/du
+** (tau constant in x, d tau/du a column) by tree_jacobian, against central
+** differences of inverse dynamics and of the recursion's q''.
+*/
+static void test_tree_jacobian(void **state)
+{
+    (void)state;
+    double table[PREFIX_NLINK * PREFIX_LINK_TABLE + 3];
+    tree_table(table);
+    const double x[8] = {0.3, -0.5, 0.8, 0.2, 0.5, -0.3, 1.1, 0.7}, tau[4] = {0.2, -0.1, 0.3, -0.4};
+    real tr[PREFIX_NLINK * PREFIX_LINK_TABLE + 3], xr[8], taur[4], work[PREFIX_NLINK * PREFIX_LINK_WORK];
+    real tangent[PREFIX_NLINK * PREFIX_LINK_TANGENT], D[4 * 8], id[4], diff[4], qdd[4];
+    real dtau_dx[4 * 8] = {0}, dtau_du[4] = {1.0f, 0.0f, -0.5f, 0.25f}, dfdx[8 * 8], dfdu[8], M[16], column[4];
+    const double h = sizeof(real) == sizeof(float) ? 1e-2 : 1e-4;
+    const double tol = sizeof(real) == sizeof(float) ? 1e-2 : 1e-8;  /* the differences' error */
+    to_real(PREFIX_NLINK * PREFIX_LINK_TABLE + 3, table, tr);
+    to_real(8, x, xr);
+    to_real(4, tau, taur);
+    PREFIX_tree_inverse_dynamics(tr, xr, xr + 4, jacobian_accel, 1, id, work);
+    PREFIX_tree_inverse_dynamics_derivatives(tr, xr, xr + 4, jacobian_accel, 8, D, D + 4, work, tangent, column);
+    for (int k = 0; k < 8; k++) {
+        central_difference(inverse_dynamics_at, tr, xr, taur, k, h, diff);
+        for (int i = 0; i < 4; i++)
+            if (fabs((double)D[8 * i + k] - (double)diff[i]) > tol * (1 + fabs((double)diff[i])))
+                fail_msg("d ID%d/dx%d = %.12g, the differences give %.12g", i, k, (double)D[8 * i + k], (double)diff[i]);
+    }
+    accelerations_at(tr, xr, taur, qdd);
+    assert_int_equal(PREFIX_tree_jacobian(tr, xr, qdd, taur, 0.0, 0.0, dtau_dx, dtau_du, 1, dfdx, dfdu, M, column, work,
+                                          tangent), 1);
+    for (int k = 0; k < 8; k++) {
+        central_difference(accelerations_at, tr, xr, taur, k, h, diff);
+        for (int i = 0; i < 8; i++) {
+            const double want = i < 4 ? (k == 4 + i) : (double)diff[i - 4];
+            if (fabs((double)dfdx[8 * i + k] - want) > tol * (1 + fabs(want)))
+                fail_msg("df%d/dx%d = %.12g, the differences give %.12g", i, k, (double)dfdx[8 * i + k], want);
+        }
+    }
+    for (int i = 0; i < 4; i++) {  /* d q''/du: the differences of q'' along tau's column */
+        real plus[4], minus[4], ap[4], am[4];
+        for (int a = 0; a < 4; a++)
+            plus[a] = taur[a] + (real)h * dtau_du[a], minus[a] = taur[a] - (real)h * dtau_du[a];
+        accelerations_at(tr, xr, plus, ap);
+        accelerations_at(tr, xr, minus, am);
+        const double want = ((double)ap[i] - (double)am[i]) / (2 * h);  /* q'' is linear in tau */
+        if (fabs((double)dfdu[i]) > 0 || fabs((double)dfdu[4 + i] - want) > tol * (1 + fabs(want)))
+            fail_msg("df%d/du = %.12g, df%d/du = %.12g (the differences give %.12g)", i, (double)dfdu[i], 4 + i,
+                     (double)dfdu[4 + i], want);
+    }
+}
+
 /* The energies against q'^T M q' / 2 and -sum m g . x of the reference. */
 static void test_tree_energies(void **state)
 {
@@ -701,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_tree_mass_matrix),
         cmocka_unit_test(test_tree_inverse_dynamics),
         cmocka_unit_test(test_tree_energies),
+        cmocka_unit_test(test_tree_jacobian),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

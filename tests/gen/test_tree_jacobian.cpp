@@ -1,0 +1,257 @@
+// test_tree_jacobian.cpp — the Jacobian of a model on the articulated-body
+// recursion (gen/kernels/tree_jacobian.c): against central differences of
+// its rhs, and against the Jacobian the generator derives symbolically for
+// the same tree in the form with M (tests/gen/specs/small_tree.toml, both
+// forms generated from one model); and a tree simulated by CVODE's bdf and
+// adams, on that Jacobian and on difference quotients, against rk4 at a
+// small step (the runtime's driver, in this process).
+#include "emit/emit.h"
+#include "model/model.h"
+#include "plan/plan.h"
+#include <lagrangec/driver.h>
+#include <lagrangec/model.h>
+#include <lagrangec/status.h>
+#include <lagrangec/system.h>
+
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "process.hpp"
+
+#include "cmocka.hpp"  // last: cmocka defines a macro `fail`
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void write(const fs::path &path, const std::string &text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) fail_msg("cannot write %s", path.c_str());
+}
+
+// NAME.c and NAME_model.c in dir compiled into a shared object, loaded; its descriptor.
+const lgc_model *load(const fs::path &dir, const std::string &name) {
+  const fs::path library = dir / (name + ".so");
+  Result c = run({"cc", "-shared", "-fPIC", "-O1", "-std=c99", "-Wall", "-Werror", "-I", dir.string(), "-I",
+                  RUNTIME_INCLUDE, (dir / (name + ".c")).string(), (dir / (name + "_model.c")).string(), "-o",
+                  library.string(), "-lm"});
+  if (c.status != 0) fail_msg("cc failed:\n%s", c.err.c_str());
+  void *so = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!so) fail_msg("%s", dlerror());
+  auto *gm = static_cast<const lgc_model *>(dlsym(so, (name + "_model").c_str()));
+  if (!gm) fail_msg("no %s_model", name.c_str());
+  return gm;  // the object stays loaded until the test ends
+}
+
+// The model's generated files from the plan, as generate writes them.
+void emit(const lgc::Model &m, const fs::path &dir) {
+  lgc::Plan plan(m, true);
+  const std::string name = m.spec->name;
+  write(dir / (name + ".h"), lgc::emit_header(plan));
+  write(dir / (name + ".c"), lgc::emit_source(plan));
+  write(dir / (name + "_model.c"), lgc::emit_descriptor(plan));
+}
+
+struct Point {
+  std::vector<double> x, p, u;
+  double t;
+};
+
+Point random_point(const lgc_model *gm, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> r(-1, 1);
+  Point at{std::vector<double>(size_t(gm->nx)), std::vector<double>(gm->parameter_defaults, gm->parameter_defaults + gm->np),
+           std::vector<double>(size_t(gm->nu) + 1), r(rng)};
+  for (double &v : at.x) v = 2 * r(rng);
+  for (double &v : at.u) v = r(rng);
+  return at;
+}
+
+// df/dx and df/du at the point; the model's status asserted.
+void jacobian_at(const lgc_model *gm, const Point &at, std::vector<double> &dfdx, std::vector<double> &dfdu) {
+  std::vector<double> work(size_t(gm->nwork_jacobian) + 1);
+  dfdx.assign(size_t(gm->nx * gm->nx), NAN);
+  dfdu.assign(size_t(gm->nx * gm->nu) + 1, NAN);
+  assert_int_equal(gm->jacobian(at.t, at.x.data(), at.u.data(), at.p.data(), 10, 25, dfdx.data(), dfdu.data(), work.data()),
+                   LGC_MODEL_OK);
+}
+
+// The Jacobian against central differences of rhs (step 1e-6, fourth-order
+// Richardson), relative to 1 + |df/dx|: 1e-6 at most, the worst printed.
+void check_against_differences(const lgc_model *gm, int points, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int nx = gm->nx, nu = gm->nu;
+  double worst = 0, worst_exact = 0, worst_difference = 0;
+  for (int trial = 0; trial < points; ++trial) {
+    Point at = random_point(gm, rng);
+    std::vector<double> dfdx, dfdu, work(static_cast<size_t>(gm->nwork)), f1(static_cast<size_t>(nx)), f2(static_cast<size_t>(nx));
+    jacobian_at(gm, at, dfdx, dfdu);
+    for (int k = 0; k < nx + nu; ++k) {
+      auto central = [&](double h) {
+        Point plus = at, minus = at;
+        (k < nx ? plus.x[size_t(k)] : plus.u[size_t(k - nx)]) += h;
+        (k < nx ? minus.x[size_t(k)] : minus.u[size_t(k - nx)]) -= h;
+        assert_int_equal(gm->rhs(at.t, plus.x.data(), plus.u.data(), at.p.data(), 10, 25, f1.data(), nullptr, work.data()),
+                         LGC_MODEL_OK);
+        assert_int_equal(gm->rhs(at.t, minus.x.data(), minus.u.data(), at.p.data(), 10, 25, f2.data(), nullptr, work.data()),
+                         LGC_MODEL_OK);
+        std::vector<double> d(static_cast<size_t>(nx));
+        for (int i = 0; i < nx; ++i) d[size_t(i)] = (f1[size_t(i)] - f2[size_t(i)]) / (2 * h);
+        return d;
+      };
+      const std::vector<double> coarse = central(2e-4), fine = central(1e-4);
+      for (int i = 0; i < nx; ++i) {
+        const double exact = k < nx ? dfdx[size_t(i * nx + k)] : dfdu[size_t(i * nu + k - nx)];
+        const double difference = (4 * fine[size_t(i)] - coarse[size_t(i)]) / 3;
+        const double error = std::fabs(difference - exact) / (1 + std::fabs(exact));
+        if (!(error <= 1e-6))
+          fail_msg("%s: df%d/d%s%d = %.12g, the central differences give %.12g (relative %.2e)", gm->name, i,
+                   k < nx ? "x" : "u", k < nx ? k : k - nx, exact, difference, error);
+        if (error >= worst) worst = error, worst_exact = exact, worst_difference = difference;
+      }
+    }
+  }
+  print_message("  %-18s df/dx, df/du within %.1e of central differences (worst: %.12g against %.12g)\n", gm->name,
+                worst, worst_exact, worst_difference);
+}
+
+// The recursion's Jacobian of small_tree against the symbolic one of the
+// same tree in the form with M, to 1e-10 relative to 1 + |entry|, and
+// against central differences; dq''/dp is not generated on the recursion.
+void small_tree_against_the_form_with_m(void **) {
+  const lgc::Spec spec = lgc::read_spec(std::string(GEN_SPECS_DIR) + "/small_tree.toml");
+  const fs::path dir = scratch("tree-jacobian"), dense_dir = dir / "dense", tree_dir = dir / "tree";
+  fs::create_directories(dense_dir);
+  fs::create_directories(tree_dir);
+  {
+    lgc::Model m = lgc::derive(spec);
+    if (m.articulated.chosen || !m.articulated.available())
+      fail_msg("small_tree: the form with M is not the one chosen (%s)", m.articulated.reason.c_str());
+    emit(m, dense_dir);
+  }
+  {
+    // The same model on the recursion: its table and tau are read from the
+    // tree either way; only the form's choice, made by counting, differs.
+    lgc::Model m = lgc::derive(spec);
+    m.articulated.chosen = true;
+    m.articulated.reason = "the recursion, for this test";
+    emit(m, tree_dir);
+  }
+  const lgc_model *dense = load(dense_dir, "small_tree"), *tree = load(tree_dir, "small_tree");
+  if (!tree->jacobian || tree->parameter_jacobian || tree->nwork_parameter_jacobian)
+    fail_msg("small_tree on the recursion: jacobian %p, parameter_jacobian %p", (void *)tree->jacobian,
+             (void *)tree->parameter_jacobian);
+  std::ifstream c_file(tree_dir / "small_tree.c");
+  std::string c_text((std::istreambuf_iterator<char>(c_file)), std::istreambuf_iterator<char>());
+  if (c_text.find("rhs by the articulated-body recursion") == std::string::npos ||
+      c_text.find("small_tree_tree_jacobian(table, state") == std::string::npos)
+    fail_msg("small_tree: the forced form is not the recursion with its Jacobian");
+  std::mt19937_64 rng(28);
+  double worst = 0, worst_tree = 0, worst_dense = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const Point at = random_point(tree, rng);
+    std::vector<double> tree_dfdx, tree_dfdu, dense_dfdx, dense_dfdu;
+    jacobian_at(tree, at, tree_dfdx, tree_dfdu);
+    jacobian_at(dense, at, dense_dfdx, dense_dfdu);
+    std::vector<double> all_tree = tree_dfdx, all_dense = dense_dfdx;
+    all_tree.insert(all_tree.end(), tree_dfdu.begin(), tree_dfdu.end() - 1);
+    all_dense.insert(all_dense.end(), dense_dfdu.begin(), dense_dfdu.end() - 1);
+    for (size_t e = 0; e < all_tree.size(); ++e) {
+      const double error = std::fabs(all_tree[e] - all_dense[e]) / (1 + std::fabs(all_dense[e]));
+      if (!(error <= 1e-10))
+        fail_msg("small_tree: entry %zu of (df/dx, df/du): the recursion's %.15g, the form with M's %.15g", e,
+                 all_tree[e], all_dense[e]);
+      if (error >= worst) worst = error, worst_tree = all_tree[e], worst_dense = all_dense[e];
+    }
+  }
+  print_message("  small_tree         the recursion's df/dx, df/du within %.1e of the form with M's (worst: %.15g "
+                "against %.15g)\n", worst, worst_tree, worst_dense);
+  check_against_differences(tree, 3, 29);
+  fs::remove_all(dir);
+}
+
+// articulated_tree (13 links, on the recursion by its size) and
+// floating_tree (the same on a free joint, its quaternion off the unit
+// sphere at the random states) against central differences.
+void generated_trees(void **) {
+  const fs::path dir = scratch("tree-jacobian");
+  for (const std::string name : {"articulated_tree", "floating_tree"}) {
+    Result g = run({LAGRANGEC, "generate", std::string(GEN_SPECS_DIR) + "/" + name + ".toml", "-o", dir.string()});
+    if (g.status != 0) fail_msg("generate failed:\n%s", g.err.c_str());
+    const lgc_model *gm = load(dir, name);
+    if (!gm->jacobian || gm->parameter_jacobian) fail_msg("%s: jacobian %p", name.c_str(), (void *)gm->jacobian);
+    check_against_differences(gm, 2, 30);
+  }
+  fs::remove_all(dir);
+}
+
+// x at t_end from the model's initial state by the runtime's driver (the
+// correction off: no constraints), and the run's statistics.
+std::vector<double> run_to(const lgc_model *gm, const lgc_stepper_type *type, double h, double tol, double t_end,
+                           lgc_stats &stats) {
+  lgc_system sys;
+  assert_int_equal(lgc_system_init(&sys, gm), LGC_OK);
+  lgc_driver_options opt;
+  lgc_driver_options_default(&opt);
+  opt.type = type;
+  opt.h = h;
+  opt.rtol = tol;
+  opt.atol = tol / 100;
+  lgc_driver *d = lgc_driver_alloc(&sys, &opt);
+  if (!d) fail_msg("lgc_driver_alloc failed");
+  std::vector<double> x(static_cast<size_t>(gm->nx));
+  assert_int_equal(lgc_driver_reset(d, 0.0, gm->initial_state), LGC_OK);
+  const int rc = lgc_driver_advance(d, t_end, x.data());
+  if (rc != LGC_OK) fail_msg("%s (%s): status %d before t = %g", gm->name, type->name, rc, t_end);
+  lgc_driver_stats(d, &stats);
+  lgc_driver_free(d);
+  lgc_system_free(&sys);
+  return x;
+}
+
+// articulated_tree over 1 s: bdf and adams (rtol 1e-10, atol 1e-12), on
+// the recursion's Jacobian and on CVODE's difference quotients (the same
+// model with jacobian NULL), each within 1e-6 of rk4 at a step of 1e-4 in
+// every q, q'.
+void simulated_tree_against_rk4(void **) {
+  const fs::path dir = scratch("tree-simulate");
+  Result g = run({LAGRANGEC, "generate", std::string(GEN_SPECS_DIR) + "/articulated_tree.toml", "-o", dir.string()});
+  if (g.status != 0) fail_msg("generate failed:\n%s", g.err.c_str());
+  const lgc_model *gm = load(dir, "articulated_tree");
+  if (!gm->jacobian) fail_msg("articulated_tree: no Jacobian");
+  lgc_stats stats;
+  const std::vector<double> reference = run_to(gm, lgc_step_rk4, 1e-4, 1e-8, 1.0, stats);
+  for (const lgc_stepper_type *type : {lgc_step_bdf, lgc_step_adams})
+    for (bool analytic : {true, false}) {
+      lgc_model variant = *gm;
+      if (!analytic) variant.jacobian = NULL;  // CVODE's Newton on difference quotients
+      const std::vector<double> x = run_to(&variant, type, 0.0, 1e-10, 1.0, stats);
+      double worst = 0;
+      for (size_t c = 0; c < x.size(); ++c) {
+        const double error = std::fabs(x[c] - reference[c]);
+        if (!(error <= 1e-6))
+          fail_msg("%s, %s: x[%zu] at t = 1 is %.12g, rk4's %.12g", type->name,
+                   analytic ? "the recursion's Jacobian" : "difference quotients", c, x[c], reference[c]);
+        worst = std::max(worst, error);
+      }
+      print_message("  articulated_tree   %-5s %-22s x at t = 1 within %.1e of rk4's (dt 1e-4): %lu steps, %lu rhs, "
+                    "%lu Jacobians\n", type->name, analytic ? "(the recursion's J)" : "(difference quotients)", worst,
+                    stats.steps, stats.nfev, stats.njev);
+    }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(small_tree_against_the_form_with_m),
+      cmocka_unit_test(generated_trees),
+      cmocka_unit_test(simulated_tree_against_rk4),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
