@@ -79,7 +79,7 @@ struct ArticulatedTree {
   // through the instruction cache): 271 ns per link against 0.47 ns per
   // operation.
   static constexpr size_t kOpsPerLink = 575;
-  // A solve pass (gen/kernels/articulated.c's articulated_solve: M^-1 f
+  // A solve pass (gen/kernels/tree_kkt.c's articulated_solve: M^-1 f
   // with the recursion's factors, no velocities or gravity) per link, in
   // the same units: a constraint row on top of the recursion costs one. By
   // instructions (callgrind, cc -O2 -fno-inline) on the closed chain of 10
