@@ -1,4 +1,4 @@
-"""bench.py — the benchmark: lagrangec against SymPy and MuJoCo, and the runtime's own figures; writes
+"""bench.py — the benchmark: lagrangec against SymPy, MuJoCo and Simbody, and the runtime's own figures; writes
 BENCHMARKS.md (run it through run.sh).
 
 Usage: /usr/bin/python3 bench.py BUILD_DIR [--quick] [--keep] [--only SECTION[,SECTION...] [--write]]
@@ -55,9 +55,10 @@ def machine():
     dirty = sh(f"git -C {ROOT} diff --shortstat HEAD -- gen runtime") or "clean"
     sympy = sh("/usr/bin/python3 -c 'import sympy; print(sympy.__version__)'")
     mujoco = sh("dpkg-query -W -f '${Version}' libmujoco-dev")
+    simbody = sh("dpkg-query -W -f '${Version}' libsimbody-dev") or "not installed"
     return {"nproc": sh("nproc"), "lscpu": sh("lscpu | head -15"), "cc": sh("cc --version | head -1"),
             "mujoco": mujoco,
-            "versions": f"SymPy {sympy}, MuJoCo {mujoco}, "
+            "versions": f"SymPy {sympy}, MuJoCo {mujoco}, Simbody {simbody}, "
                         f"GiNaC {sh('pkg-config --modversion ginac')}, "
                         f"OpenBLAS {sh('pkg-config --modversion openblas')}, {sh('valgrind --version')}",
             "source": f"{sh(f'git -C {ROOT} rev-parse --short HEAD')}; uncommitted in gen/ and runtime/: {dirty}",

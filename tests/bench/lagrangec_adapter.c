@@ -4,8 +4,14 @@
 ** (what an implicit step asks at each Newton iterate), and with
 ** -DBENCH_JACOBIAN_ONLY the Jacobian alone (tests/bench/jacobian_ir.sh).
 ** Compile with -DMODEL=chain_a4 -DUMODEL=CHAIN_A4 and -include chain_a4.h.
+** With -DBENCH_PRINT_DXDT it is a program of its own, without bench_rhs.c:
+** dx/dt at the benchmark state, one entry a line (articulated_bench.py checks
+** Simbody's q'' against it).
 */
 #include <stddef.h>
+#ifdef BENCH_PRINT_DXDT
+#include <stdio.h>
+#endif
 
 #include "bench_call.h"
 
@@ -66,3 +72,14 @@ double bench_result(void)
     return dxdt[NX - 1];
 #endif
 }
+
+#ifdef BENCH_PRINT_DXDT
+int main(void)
+{
+    int i, status;
+    bench_setup();
+    status = bench_call();
+    for (i = 0; i < NX; ++i) printf("%.17g\n", dxdt[i]);
+    return status != 0;
+}
+#endif

@@ -16,11 +16,11 @@ def machine(res, sections):
                 *m["load_start"], *m["load_end"]), "```\n",
             f"Reproduce (a fresh Debian 12 as root, in the repository; this run took {res['elapsed_min']:.0f} min):\n",
             "```",
-            "apt-get install -y python3-sympy valgrind libmujoco-dev python3-siconos   # besides the build dependencies of README.md",
+            "apt-get install -y python3-sympy valgrind libmujoco-dev libsimbody-dev python3-siconos   # besides the build dependencies of README.md",
             f"tests/bench/run.sh{' ' + res['options'] if res['options'] else ''}"
             "            # builds build-bench (release) and writes BENCHMARKS.md", "```\n",
-            "Everything below comes from that one run; SymPy's and MuJoCo's sides run in the same run, with "
-            "Debian's `/usr/bin/python3`, `python3-sympy` and `libmujoco-dev`. `ninja -C BUILD_DIR bench` runs the "
+            "Everything below comes from that one run; SymPy's, MuJoCo's and Simbody's sides run in the same run, "
+            "with Debian's `/usr/bin/python3`, `python3-sympy`, `libmujoco-dev` and `libsimbody-dev`. `ninja -C BUILD_DIR bench` runs the "
             "same on an existing build directory; `tests/bench/run.sh --only mujoco` (or any sections, see "
             "bench.py) measures part of it and prints that part instead of writing this file. The measurements "
             "underneath, per case:\n", "```"] + commands + ["```"]

@@ -1,6 +1,6 @@
 """rod_chain.py — one planar N-link chain of uniform rods, written four ways: lagrangec specs in absolute
 angles, relative joint angles and Cartesian coordinates, as bodies in relative joint angles, and a MuJoCo
-model (MJCF).
+model (MJCF); `simbody` describes the bodies writing for Simbody (simbody_adapter.cpp).
 
 Usage: /usr/bin/python3 rod_chain.py absolute|relative|cartesian|bodies|mjcf N OUT [NAME]
 (the build writes the oracle test's models with it, NAME renaming a spec; mujoco_bench.py imports it).
@@ -234,6 +234,20 @@ def mjcf(n, name, timestep=1e-3):
   </keyframe>
 </mujoco>
 '''
+
+
+def simbody(n):
+    """The bodies writing for simbody_adapter.cpp: rod i's frame is L_i with its origin at P_(i-1), a pin about
+    its z axis at (0, -l_(i-1), 0) in its parent's frame, its centre at (0, -l_i/2, 0), m_i l_i^2/12 about its x
+    and z axes (0 about its own line), gravity along -y."""
+    lines = [f"gravity 0 {-G!r} 0"]
+    for i in range(1, n + 1):
+        m, l = mass(i), length(i)
+        joint = f"0 {-length(i - 1)!r} 0" if i > 1 else "0 0 0"
+        inertia = m * l * l / 12
+        lines.append(f"pin z {joint} {m!r} 0 {-l / 2!r} 0 {inertia!r} 0.0 {inertia!r} 0.0 0.0 0.0 "
+                     f"{joint_angle(i)!r} {joint_rate(i)!r}")
+    return "\n".join(lines) + "\n"
 
 
 def name(writing, n):

@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh — the benchmark in one command: builds BUILD_DIR (default
 # build-bench, release; never the developers' build/), then measures lagrangec
-# against SymPy and MuJoCo and writes BENCHMARKS.md. Options after BUILD_DIR
+# against SymPy, MuJoCo and Simbody and writes BENCHMARKS.md. Options after BUILD_DIR
 # go to bench.py (--quick, --keep, --only SECTION,...).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)

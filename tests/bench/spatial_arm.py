@@ -1,5 +1,6 @@
 """spatial_arm.py — an N-link spatial arm of rigid bodies in relative joint angles whose joint axes
-alternate, as a 3D robot arm's do, written as a lagrangec spec or a MuJoCo model (MJCF).
+alternate, as a 3D robot arm's do, written as a lagrangec spec, a MuJoCo model (MJCF) or
+simbody_adapter.cpp's description for Simbody.
 
 Usage: /usr/bin/python3 spatial_arm.py spec|mjcf N OUT [NAME]
 
@@ -156,6 +157,19 @@ def mjcf(n, name, timestep=1e-3):
   </keyframe>
 </mujoco>
 '''
+
+
+def simbody(n):
+    """The same arm for simbody_adapter.cpp: body i's frame is L_i with its origin at P_(i-1), a pin about its z
+    or y axis at (l_(i-1), 0, 0) in its parent's frame, its centre at (l_i/2, e_i, 0), the full tensor about it."""
+    lines = [f"gravity 0 0 {-G!r}"]
+    for i in range(1, n + 1):
+        joint = f"{length(i - 1)!r} 0 0" if i > 1 else "0 0 0"
+        t = inertia(i)
+        moments = " ".join(repr(x) for x in (t[0][0], t[1][1], t[2][2], t[0][1], t[0][2], t[1][2]))
+        lines.append(f"pin {axis(i)} {joint} {mass(i)!r} {length(i) / 2!r} {offset(i)!r} 0 {moments} "
+                     f"{joint_angle(i)!r} {joint_rate(i)!r}")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@
 #include <functional>
 #include <random>
 #include <sstream>
+#include <unordered_map>
 
 #include "process.hpp"
 
@@ -98,10 +99,83 @@ int unload(void **) {
   return 0;
 }
 
-// GiNaC's own numeric value of a model expression at a point.
+// GiNaC's own numeric value of a model expression at the point `at` gives
+// its symbols: what evalf(e.subs(at)) gives, computed node by node with
+// GiNaC's numbers (at its Digits), each
+// node once however often the expression shares it (subs and evalf walk a
+// shared subexpression once per path to it, and a tree of bodies' M and k
+// share their links' kinematics down the chain). The nodes are held, so a
+// node's address names one node for as long as its value is remembered; a
+// change of `at` forgets the values.
 struct Evaluator {
   GiNaC::exmap at;
-  double operator()(const ex &e) const { return GiNaC::ex_to<GiNaC::numeric>(GiNaC::evalf(e.subs(at))).to_double(); }
+  double operator()(const ex &e) const {
+    if (!same_point()) memo.clear(), point = at;
+    return value(e).to_double();
+  }
+  // A product's (or a power's) value in double arithmetic over its factors'
+  // values: for a scale, not a reference.
+  double rough(const ex &e) const {
+    if (!same_point()) memo.clear(), point = at;
+    return rough_value(e);
+  }
+
+ private:
+  mutable GiNaC::exmap point;
+  mutable std::unordered_map<const GiNaC::basic *, std::pair<ex, GiNaC::numeric>> memo;  // node -> (the node, its value)
+
+  bool same_point() const {
+    if (point.size() != at.size()) return false;
+    for (auto a = at.cbegin(), b = point.cbegin(); a != at.cend(); ++a, ++b)
+      if (!a->first.is_equal(b->first) || !a->second.is_equal(b->second)) return false;
+    return true;
+  }
+  static std::string to_string(const ex &e) {
+    std::ostringstream s;
+    s << e;
+    return s.str().substr(0, 200);
+  }
+  double rough_value(const ex &e) const {
+    if (GiNaC::is_a<GiNaC::mul>(e)) {
+      double v = 1;
+      for (size_t i = 0; i < e.nops(); ++i) v *= rough_value(e.op(i));
+      return v;
+    }
+    if (GiNaC::is_a<GiNaC::power>(e)) return std::pow(rough_value(e.op(0)), rough_value(e.op(1)));
+    return value(e).to_double();
+  }
+  GiNaC::numeric value(const ex &e) const {
+    const GiNaC::basic *node = &GiNaC::ex_to<GiNaC::basic>(e);
+    auto hit = memo.find(node);
+    if (hit != memo.end()) return hit->second.second;
+    ex v;
+    if (GiNaC::is_a<GiNaC::numeric>(e)) {
+      v = GiNaC::evalf(e);
+    } else if (GiNaC::is_a<GiNaC::symbol>(e)) {
+      auto s = at.find(e);
+      v = s == at.end() ? e : GiNaC::evalf(s->second);
+    } else if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
+      // The node over its operands' values (add and mul give an overall
+      // coefficient as their last operand).
+      const bool sum = GiNaC::is_a<GiNaC::add>(e);
+      GiNaC::numeric n = sum ? 0 : 1;
+      for (size_t i = 0; i < e.nops(); ++i) n = sum ? n + value(e.op(i)) : n * value(e.op(i));
+      v = n;
+    } else if (GiNaC::is_a<GiNaC::power>(e)) {
+      v = GiNaC::evalf(GiNaC::pow(value(e.op(0)), value(e.op(1))));
+    } else if (GiNaC::is_a<GiNaC::function>(e)) {
+      GiNaC::exvector args;
+      for (size_t i = 0; i < e.nops(); ++i) args.push_back(value(e.op(i)));
+      v = GiNaC::evalf(GiNaC::function(GiNaC::ex_to<GiNaC::function>(e).get_serial(), args));
+    } else {
+      v = GiNaC::evalf(e.subs(at));
+    }
+    if (!GiNaC::is_a<GiNaC::numeric>(v)) fail_msg("not a number at the point: %s", to_string(e).c_str());
+    // A node only `e` holds (an operand op() put together, an expanded
+    // sum's term) is reached by no other path: not worth remembering.
+    if (node->get_refcount() > 1) memo.emplace(node, std::make_pair(e, GiNaC::ex_to<GiNaC::numeric>(v)));
+    return GiNaC::ex_to<GiNaC::numeric>(v);
+  }
 };
 
 double norm(const std::vector<double> &v) {
@@ -232,7 +306,7 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
   assert_int_equal(gm->vakonomic, !m.mu.empty());
   // What does not change from trial to trial, derived once: the expanded
   // energy and its terms (for the round-off scale), and D = d(rate)/dq.
-  ex energy = GiNaC::expand(m.T + m.V);
+  const ex energy_sum = m.T + m.V, energy = GiNaC::expand(energy_sum);
   std::vector<ex> energy_terms;
   for (size_t i = 0; i < (GiNaC::is_a<GiNaC::add>(energy) ? energy.nops() : 0); ++i) energy_terms.push_back(energy.op(i));
   std::vector<ex> D_expr(nc * nq);
@@ -321,13 +395,11 @@ void check_model(const lgc_model *gm, const Variant &variant, const lgc::Model &
     // The generated energy is T + V as the lowering arranged it: its round-off
     // is at most that of the largest term of the expanded sum (a stiff
     // spring's k r^2/2 and -k l r cancel to far less than either).
-    double terms = 0, energy_value = 0;
-    for (const ex &term : energy_terms) {
-      double v = ev(term);
-      terms = std::max(terms, std::fabs(v));
-      energy_value += v;
-    }
-    if (energy_terms.empty()) energy_value = ev(energy);
+    // The terms' values only scale the round-off: in double arithmetic, over
+    // the values of their factors (tens of thousands of terms for a tree).
+    double terms = 0;
+    for (const ex &term : energy_terms) terms = std::max(terms, std::fabs(ev.rough(term)));
+    const double energy_value = ev(energy_sum);
     check_value(name, vname, "the energy", gm->energy(t, x.data(), p.data()), energy_value, terms);
     double TV[2];  // T and V apart, each to the round-off of the energy's terms
     gm->energies(t, x.data(), p.data(), TV);
