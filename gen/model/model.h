@@ -72,17 +72,20 @@ struct ArticulatedTree {
   bool chosen = false;
   std::string reason;
   size_t recursion_ops = 0, dense_ops = 0;
-  // The recursion's cost per link in the dense form's operations, by time,
-  // measured near the crossover: on the spatial arm of
-  // tests/bench/spatial_arm.py at 10 links (cc -O2, one machine, each form's
-  // rhs timed in alternation) the recursion (13,300 instructions, its steps
-  // specialised to each joint's axis) took 0.60 of the time of M and its
-  // solve (11,600 instructions, 8,066 estimated operations): 0.60 * 8,066
-  // less the table's operations over 10 links, 460; at 15 links 0.35 of
-  // 17,812, 395 per link (the dense form streams through the instruction
-  // cache as it grows). Before the specialisation it was 575 (271 ns per
-  // link at 20 links against 0.47 ns per dense operation).
-  static constexpr size_t kOpsPerLink = 450;
+  // The recursion's cost per link in the dense form's operations, by time:
+  // on the spatial arm at 20 links (cc -O2, one machine, medians) rhs took
+  // 5.4 us as the recursion (50,500 instructions) and 11.9 us as M and its
+  // solve (46,500 instructions for 25,200 counted operations, streaming
+  // through the instruction cache): 271 ns per link against 0.47 ns per
+  // operation. Kept after the recursion's steps were specialised to each
+  // joint's axis (27,300 instructions at 20 links), from the crossover
+  // measured on that arm (each form's rhs timed in alternation on a shared
+  // machine): the recursion took 1.3 to 1.5 times the dense form's time at
+  // 7 and 8 links, 0.60 of it at 10 and 0.35 at 15, so by time the
+  // crossover lies between 8 and 10 links, where this value puts it (8).
+  // A smaller value would move trees of 6 to 8 links, whose dense form
+  // fits the instruction cache, to the slower recursion.
+  static constexpr size_t kOpsPerLink = 575;
   // A free joint's cost in links: its 6 x 6 solve (~130 operations), its
   // quaternion's rotation and rates (~110) beside a turning link's.
   static constexpr size_t kFreeLinks = 2;
