@@ -35,8 +35,23 @@
 #define PREFIX_W_D 69    /* 1/D, and u */
 #define PREFIX_W_A 71    /* the spatial acceleration */
 
+/*
+** The recursion's per-link steps are written once with the joint's axis k
+** as an argument and forced inline where the loops below call them with k
+** a constant (a switch on the link's axis), so that each axis gets its own
+** copy in which the turn about k touches only the components k + 1 and
+** k + 2 and the motion subspace is the one component k: a model's hot code
+** is the copies of the axes it uses. Elsewhere (tree_dynamics.c) the same
+** names take k at run time.
+*/
+#if defined(__GNUC__)
+#define PREFIX_HOT static inline __attribute__((always_inline))
+#else
+#define PREFIX_HOT static inline
+#endif
+
 /* a x b into out (out distinct from both). */
-static void PREFIX_cross3(const real a[], const real b[], real out[])
+static inline void PREFIX_cross3(const real a[], const real b[], real out[])
 {
     out[0] = a[1]*b[2] - a[2]*b[1];
     out[1] = a[2]*b[0] - a[0]*b[2];
@@ -44,7 +59,7 @@ static void PREFIX_cross3(const real a[], const real b[], real out[])
 }
 
 /* v := R_k(angle) v, or its transpose when sign is -1: a turn about axis k of cos c and sin s. */
-static void PREFIX_turn3(int k, real c, real s, real v[])
+PREFIX_HOT void PREFIX_turn3(const int k, real c, real s, real v[])
 {
     const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
     const real a = v[k1], b = v[k2];
@@ -66,15 +81,15 @@ static void PREFIX_fixed3(const real E[], int transposed, real v[])
 ** (R^T omega; R^T (v + omega x r)) with R = E R_k(angle); E is skipped when
 ** it is the identity (`fixed` 0).
 */
-static void PREFIX_motion_to_link(int k, real c, real s, int fixed, const real E[], const real r[], const real m[],
-                                  real out[])
+PREFIX_HOT void PREFIX_motion_to_link_about(const int k, real c, real s, int fixed, const real E[], const real r[],
+                                            const real m[], real out[])
 {
-    int a;
-    PREFIX_cross3(m, r, out + 3);
-    for (a = 0; a < 3; ++a) {
-        out[a] = m[a];
-        out[3 + a] += m[3 + a];
-    }
+    out[0] = m[0];
+    out[1] = m[1];
+    out[2] = m[2];
+    out[3] = m[3] + m[1]*r[2] - m[2]*r[1];
+    out[4] = m[4] + m[2]*r[0] - m[0]*r[2];
+    out[5] = m[5] + m[0]*r[1] - m[1]*r[0];
     if (fixed) {
         PREFIX_fixed3(E, 1, out);
         PREFIX_fixed3(E, 1, out + 3);
@@ -84,95 +99,187 @@ static void PREFIX_motion_to_link(int k, real c, real s, int fixed, const real E
 }
 
 /* parent += X^T f: the link's force (n; f) carried to the parent, (R n + r x R f; R f). */
-static void PREFIX_force_to_parent(int k, real c, real s, int fixed, const real E[], const real r[], const real f[],
-                                   real parent[])
+PREFIX_HOT void PREFIX_force_to_parent_about(const int k, real c, real s, int fixed, const real E[], const real r[],
+                                             const real f[], real parent[])
 {
-    real n[3], lin[3], moment[3];
-    int a;
-    for (a = 0; a < 3; ++a) {
-        n[a] = f[a];
-        lin[a] = f[3 + a];
-    }
+    real n[3], lin[3];
+    n[0] = f[0], n[1] = f[1], n[2] = f[2];
+    lin[0] = f[3], lin[1] = f[4], lin[2] = f[5];
     PREFIX_turn3(k, c, s, n);
     PREFIX_turn3(k, c, s, lin);
     if (fixed) {
         PREFIX_fixed3(E, 0, n);
         PREFIX_fixed3(E, 0, lin);
     }
-    PREFIX_cross3(r, lin, moment);
-    for (a = 0; a < 3; ++a) {
-        parent[a] += n[a] + moment[a];
-        parent[3 + a] += lin[a];
-    }
+    parent[0] += n[0] + r[1]*lin[2] - r[2]*lin[1];
+    parent[1] += n[1] + r[2]*lin[0] - r[0]*lin[2];
+    parent[2] += n[2] + r[0]*lin[1] - r[1]*lin[0];
+    parent[3] += lin[0];
+    parent[4] += lin[1];
+    parent[5] += lin[2];
+}
+
+/* S := R_k S R_k^T, S symmetric 3 x 3 (both triangles kept). */
+PREFIX_HOT void PREFIX_turn_symmetric(const int k, real c, real s, real S[3][3])
+{
+    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    const real a = S[k1][k1], b = S[k1][k2], d = S[k2][k2], x = S[k][k1], y = S[k][k2];
+    const real t11 = c*a - s*b, t12 = c*b - s*d, t21 = s*a + c*b, t22 = s*b + c*d;
+    S[k][k1] = S[k1][k] = c*x - s*y;
+    S[k][k2] = S[k2][k] = s*x + c*y;
+    S[k1][k1] = t11*c - t12*s;
+    S[k1][k2] = S[k2][k1] = t11*s + t12*c;
+    S[k2][k2] = t21*s + t22*c;
+}
+
+/* B := R_k B R_k^T, B any 3 x 3: rows k + 1 and k + 2 turned, then those columns. */
+PREFIX_HOT void PREFIX_turn_general(const int k, real c, real s, real B[3][3])
+{
+    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    real x, y;
+    x = B[k1][0], y = B[k2][0], B[k1][0] = c*x - s*y, B[k2][0] = s*x + c*y;
+    x = B[k1][1], y = B[k2][1], B[k1][1] = c*x - s*y, B[k2][1] = s*x + c*y;
+    x = B[k1][2], y = B[k2][2], B[k1][2] = c*x - s*y, B[k2][2] = s*x + c*y;
+    x = B[0][k1], y = B[0][k2], B[0][k1] = c*x - s*y, B[0][k2] = s*x + c*y;
+    x = B[1][k1], y = B[1][k2], B[1][k1] = c*x - s*y, B[1][k2] = s*x + c*y;
+    x = B[2][k1], y = B[2][k2], B[2][k1] = c*x - s*y, B[2][k2] = s*x + c*y;
+}
+
+/* X := E X E^T, X any 3 x 3. */
+static void PREFIX_fixed_both(const real E[], real X[3][3])
+{
+    real T[3][3];
+    int a, b;
+    for (a = 0; a < 3; ++a)  /* T = E X */
+        for (b = 0; b < 3; ++b) T[a][b] = E[3*a]*X[0][b] + E[3*a + 1]*X[1][b] + E[3*a + 2]*X[2][b];
+    for (a = 0; a < 3; ++a)  /* X = T E^T */
+        for (b = 0; b < 3; ++b) X[a][b] = T[a][0]*E[3*b] + T[a][1]*E[3*b + 1] + T[a][2]*E[3*b + 2];
 }
 
 /*
-** parent += X^T I X, I a link's 6 x 6 symmetric inertia in blocks [A B; B^T C]
-** (overwritten): turned by R_k, rows then columns in pairs; by E when it is
-** not the identity, A' = E A E^T, B' = E B E^T, C' = E C E^T; then moved by r,
-** C_P = C', B_P = B' + [r] C', A_P = A' + [r] B'^T - B_P [r].
+** parent += X^T I X, I a link's 6 x 6 symmetric inertia (row-major, both
+** triangles) in blocks [A B; B^T C], less U U^T/D when U is not NULL (the
+** articulated inertia projected off the joint's axis, inv_D = 1/D; I is
+** left as it was): turned by R_k; by E when it is not the identity,
+** A' = E A E^T, B' = E B E^T, C' = E C E^T; then moved by r, C_P = C',
+** B_P = B' + [r] C', A_P = A' + [r] B'^T - B_P [r], whose row a, column b
+** is A'_ab + (r x row b of B')_a + (r x row a of B_P)_b.
 */
-static void PREFIX_inertia_to_parent(int k, real c, real s, int fixed, const real E[], const real r[], real I[],
+PREFIX_HOT void PREFIX_inertia_to_parent_about(const int k, real c, real s, int fixed, const real E[], const real r[],
+                                               const real I[], const real U[], real inv_D, real parent[])
+{
+    real A[3][3], B[3][3], C[3][3], P[3][3], RB[3][3], RP[3][3];
+    const real r0 = r[0], r1 = r[1], r2 = r[2];
+    if (U) {
+        const real W0 = U[0]*inv_D, W1 = U[1]*inv_D, W2 = U[2]*inv_D, W3 = U[3]*inv_D, W4 = U[4]*inv_D,
+                   W5 = U[5]*inv_D;
+        A[0][0] = I[0] - W0*U[0], A[1][1] = I[7] - W1*U[1], A[2][2] = I[14] - W2*U[2];
+        A[0][1] = A[1][0] = I[1] - W0*U[1];
+        A[0][2] = A[2][0] = I[2] - W0*U[2];
+        A[1][2] = A[2][1] = I[8] - W1*U[2];
+        C[0][0] = I[21] - W3*U[3], C[1][1] = I[28] - W4*U[4], C[2][2] = I[35] - W5*U[5];
+        C[0][1] = C[1][0] = I[22] - W3*U[4];
+        C[0][2] = C[2][0] = I[23] - W3*U[5];
+        C[1][2] = C[2][1] = I[29] - W4*U[5];
+        B[0][0] = I[3] - W0*U[3], B[0][1] = I[4] - W0*U[4], B[0][2] = I[5] - W0*U[5];
+        B[1][0] = I[9] - W1*U[3], B[1][1] = I[10] - W1*U[4], B[1][2] = I[11] - W1*U[5];
+        B[2][0] = I[15] - W2*U[3], B[2][1] = I[16] - W2*U[4], B[2][2] = I[17] - W2*U[5];
+    } else {
+        A[0][0] = I[0], A[1][1] = I[7], A[2][2] = I[14];
+        A[0][1] = A[1][0] = I[1], A[0][2] = A[2][0] = I[2], A[1][2] = A[2][1] = I[8];
+        C[0][0] = I[21], C[1][1] = I[28], C[2][2] = I[35];
+        C[0][1] = C[1][0] = I[22], C[0][2] = C[2][0] = I[23], C[1][2] = C[2][1] = I[29];
+        B[0][0] = I[3], B[0][1] = I[4], B[0][2] = I[5];
+        B[1][0] = I[9], B[1][1] = I[10], B[1][2] = I[11];
+        B[2][0] = I[15], B[2][1] = I[16], B[2][2] = I[17];
+    }
+    PREFIX_turn_symmetric(k, c, s, A);
+    PREFIX_turn_general(k, c, s, B);
+    PREFIX_turn_symmetric(k, c, s, C);
+    if (fixed) {
+        PREFIX_fixed_both(E, A);
+        PREFIX_fixed_both(E, B);
+        PREFIX_fixed_both(E, C);
+    }
+    /* B_P = B' + [r] C' */
+    P[0][0] = B[0][0] + r1*C[2][0] - r2*C[1][0];
+    P[1][0] = B[1][0] + r2*C[0][0] - r0*C[2][0];
+    P[2][0] = B[2][0] + r0*C[1][0] - r1*C[0][0];
+    P[0][1] = B[0][1] + r1*C[2][1] - r2*C[1][1];
+    P[1][1] = B[1][1] + r2*C[0][1] - r0*C[2][1];
+    P[2][1] = B[2][1] + r0*C[1][1] - r1*C[0][1];
+    P[0][2] = B[0][2] + r1*C[2][2] - r2*C[1][2];
+    P[1][2] = B[1][2] + r2*C[0][2] - r0*C[2][2];
+    P[2][2] = B[2][2] + r0*C[1][2] - r1*C[0][2];
+    /* r x (row a of B'), r x (row a of B_P), the entries A_P takes */
+    RB[0][0] = r1*B[0][2] - r2*B[0][1];
+    RB[0][1] = r2*B[0][0] - r0*B[0][2];
+    RB[0][2] = r0*B[0][1] - r1*B[0][0];
+    RB[1][1] = r2*B[1][0] - r0*B[1][2];
+    RB[1][2] = r0*B[1][1] - r1*B[1][0];
+    RB[2][2] = r0*B[2][1] - r1*B[2][0];
+    RP[0][0] = r1*P[0][2] - r2*P[0][1];
+    RP[1][0] = r1*P[1][2] - r2*P[1][1];
+    RP[1][1] = r2*P[1][0] - r0*P[1][2];
+    RP[2][0] = r1*P[2][2] - r2*P[2][1];
+    RP[2][1] = r2*P[2][0] - r0*P[2][2];
+    RP[2][2] = r0*P[2][1] - r1*P[2][0];
+    /* A_P's row a, column b: A'_ab + (r x row b of B')_a + (r x row a of B_P)_b */
+    A[0][0] += RB[0][0] + RP[0][0];
+    A[1][0] += RB[0][1] + RP[1][0];
+    A[1][1] += RB[1][1] + RP[1][1];
+    A[2][0] += RB[0][2] + RP[2][0];
+    A[2][1] += RB[1][2] + RP[2][1];
+    A[2][2] += RB[2][2] + RP[2][2];
+    parent[0] += A[0][0], parent[7] += A[1][1], parent[14] += A[2][2];
+    parent[1] += A[1][0], parent[6] += A[1][0];
+    parent[2] += A[2][0], parent[12] += A[2][0];
+    parent[8] += A[2][1], parent[13] += A[2][1];
+    parent[3] += P[0][0], parent[4] += P[0][1], parent[5] += P[0][2];
+    parent[9] += P[1][0], parent[10] += P[1][1], parent[11] += P[1][2];
+    parent[15] += P[2][0], parent[16] += P[2][1], parent[17] += P[2][2];
+    parent[18] += P[0][0], parent[24] += P[0][1], parent[30] += P[0][2];
+    parent[19] += P[1][0], parent[25] += P[1][1], parent[31] += P[1][2];
+    parent[20] += P[2][0], parent[26] += P[2][1], parent[32] += P[2][2];
+    parent[21] += C[0][0], parent[28] += C[1][1], parent[35] += C[2][2];
+    parent[22] += C[0][1], parent[27] += C[0][1];
+    parent[23] += C[0][2], parent[33] += C[0][2];
+    parent[29] += C[1][2], parent[34] += C[1][2];
+}
+
+/*
+** The same three with the axis k at run time (tree_dynamics.c's callers),
+** each a switch into its copies.
+*/
+static void PREFIX_motion_to_link(int k, real c, real s, int fixed, const real E[], const real r[], const real m[],
+                                  real out[])
+{
+    switch (k) {
+        case 0: PREFIX_motion_to_link_about(0, c, s, fixed, E, r, m, out); break;
+        case 1: PREFIX_motion_to_link_about(1, c, s, fixed, E, r, m, out); break;
+        default: PREFIX_motion_to_link_about(2, c, s, fixed, E, r, m, out); break;
+    }
+}
+
+static void PREFIX_force_to_parent(int k, real c, real s, int fixed, const real E[], const real r[], const real f[],
+                                   real parent[])
+{
+    switch (k) {
+        case 0: PREFIX_force_to_parent_about(0, c, s, fixed, E, r, f, parent); break;
+        case 1: PREFIX_force_to_parent_about(1, c, s, fixed, E, r, f, parent); break;
+        default: PREFIX_force_to_parent_about(2, c, s, fixed, E, r, f, parent); break;
+    }
+}
+
+/* parent += X^T I X (I as it is, not projected). */
+static void PREFIX_inertia_to_parent(int k, real c, real s, int fixed, const real E[], const real r[], const real I[],
                                      real parent[])
 {
-    real T[3][3], A[3][3], B[3][3], C[3][3], BP[3][3];
-    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-    int blk, a, b;
-    for (a = 0; a < 6; ++a) {  /* rows: R_k on each block row */
-        real x = I[6*k1 + a], y = I[6*k2 + a];
-        I[6*k1 + a] = c*x - s*y;
-        I[6*k2 + a] = s*x + c*y;
-        x = I[6*(3 + k1) + a], y = I[6*(3 + k2) + a];
-        I[6*(3 + k1) + a] = c*x - s*y;
-        I[6*(3 + k2) + a] = s*x + c*y;
+    switch (k) {
+        case 0: PREFIX_inertia_to_parent_about(0, c, s, fixed, E, r, I, 0, 0.0, parent); break;
+        case 1: PREFIX_inertia_to_parent_about(1, c, s, fixed, E, r, I, 0, 0.0, parent); break;
+        default: PREFIX_inertia_to_parent_about(2, c, s, fixed, E, r, I, 0, 0.0, parent); break;
     }
-    for (a = 0; a < 6; ++a) {  /* columns: R_k^T on each block column */
-        real x = I[6*a + k1], y = I[6*a + k2];
-        I[6*a + k1] = c*x - s*y;
-        I[6*a + k2] = s*x + c*y;
-        x = I[6*a + 3 + k1], y = I[6*a + 3 + k2];
-        I[6*a + 3 + k1] = c*x - s*y;
-        I[6*a + 3 + k2] = s*x + c*y;
-    }
-    for (blk = 0; blk < 3; ++blk) {
-        const int row = blk == 2 ? 3 : 0, col = blk == 0 ? 0 : 3;
-        real (*out)[3] = blk == 0 ? A : blk == 1 ? B : C;
-        if (!fixed) {
-            for (a = 0; a < 3; ++a)
-                for (b = 0; b < 3; ++b) out[a][b] = I[6*(row + a) + col + b];
-            continue;
-        }
-        for (a = 0; a < 3; ++a)  /* T = E X */
-            for (b = 0; b < 3; ++b)
-                T[a][b] = E[3*a]*I[6*row + col + b] + E[3*a + 1]*I[6*(row + 1) + col + b] +
-                          E[3*a + 2]*I[6*(row + 2) + col + b];
-        for (a = 0; a < 3; ++a)  /* out = T E^T */
-            for (b = 0; b < 3; ++b)
-                out[a][b] = T[a][0]*E[3*b] + T[a][1]*E[3*b + 1] + T[a][2]*E[3*b + 2];
-    }
-    for (b = 0; b < 3; ++b) {  /* [r] C' column by column; BP = B' + it */
-        const real col[3] = {C[0][b], C[1][b], C[2][b]};
-        real rc[3];
-        PREFIX_cross3(r, col, rc);
-        for (a = 0; a < 3; ++a) BP[a][b] = B[a][b] + rc[a];
-    }
-    for (b = 0; b < 3; ++b) {  /* column b of [r] B'^T is r x (row b of B') */
-        real rc[3];
-        PREFIX_cross3(r, B[b], rc);
-        for (a = 0; a < 3; ++a) A[a][b] += rc[a];
-    }
-    for (a = 0; a < 3; ++a) {  /* row a of BP [r] is -(r x row a of BP) */
-        real rc[3];
-        PREFIX_cross3(r, BP[a], rc);
-        for (b = 0; b < 3; ++b) A[a][b] += rc[b];
-    }
-    for (a = 0; a < 3; ++a)
-        for (b = 0; b < 3; ++b) {
-            parent[6*a + b] += A[a][b];
-            parent[6*a + 3 + b] += BP[a][b];
-            parent[6*(3 + a) + b] += BP[b][a];
-            parent[6*(3 + a) + 3 + b] += C[a][b];
-        }
 }
 
 /*
@@ -293,29 +400,80 @@ static void PREFIX_joint_to_link(int i, const real t[], const real q[], const re
 }
 
 /*
-** A turning joint, out from the root: its turn, the link's velocity V (its
-** parent's carried to it, `parent` NULL for N, plus the joint's motion) and
-** the velocity-product acceleration c = V x (rate e_k; 0).
+** A turning joint about its axis k, out from the root: its turn, the
+** link's velocity V (its parent's carried to it, `parent` NULL for N, plus
+** the joint's motion) and the velocity-product acceleration
+** c = V x (rate e_k; 0).
 */
-static void PREFIX_turning_velocity(int i, const real t[], const real q[], const real v[], const real parent[],
-                                    real w[])
+PREFIX_HOT void PREFIX_turning_velocity_about(const int k, int i, const real t[], const real q[], const real v[],
+                                              const real parent[], real w[])
 {
-    const int k = PREFIX_link_axis[i], k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-    const real rate = t[13]*v[PREFIX_link_coordinate[i]];
+    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    const real rate = t[13]*v[PREFIX_link_coordinate[i]], angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
+    const real co = cos(angle), si = sin(angle);
     real *V = w + PREFIX_W_V, *c = w + PREFIX_W_C;
-    int a;
-    PREFIX_joint_turn(i, t, q, w);
+    w[PREFIX_W_R] = co;  /* PREFIX_joint_turn's */
+    w[PREFIX_W_R + 1] = si;
     if (!parent) {
-        for (a = 0; a < 6; ++a) V[a] = 0.0;
+        V[0] = V[1] = V[2] = V[3] = V[4] = V[5] = 0.0;
     } else {
-        PREFIX_motion_to_link(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, parent, V);
+        PREFIX_motion_to_link_about(k, co, si, PREFIX_link_fixed[i], t, t + 9, parent, V);
     }
-    PREFIX_joint_motion(i, t, q, w, v, V);
+    V[k] += rate;  /* PREFIX_joint_motion's */
     c[k] = c[3 + k] = 0.0;
     c[k1] = V[k2]*rate;
     c[k2] = -V[k1]*rate;
     c[3 + k1] = V[3 + k2]*rate;
     c[3 + k2] = -V[3 + k1]*rate;
+}
+
+static void PREFIX_turning_velocity(int i, const real t[], const real q[], const real v[], const real parent[],
+                                    real w[])
+{
+    switch (PREFIX_link_axis[i]) {
+        case 0: PREFIX_turning_velocity_about(0, i, t, q, v, parent, w); break;
+        case 1: PREFIX_turning_velocity_about(1, i, t, q, v, parent, w); break;
+        default: PREFIX_turning_velocity_about(2, i, t, q, v, parent, w); break;
+    }
+}
+
+/*
+** A turning joint about its axis k, back to the root: U = I^A S (column k
+** of the articulated inertia), D = U_k, u = tau - p_k; and when it has a
+** parent, its articulated inertia projected off the axis, I^A - U U^T/D,
+** and bias force p + I^A c + U (u - U^T c)/D (c zero on k and 3 + k),
+** carried onto the parent's. Returns 0 when D is not positive.
+*/
+PREFIX_HOT int PREFIX_turning_back_about(const int k, int i, const real t[], const real tau[], real w[], real pw[])
+{
+    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    const real *I = w + PREFIX_W_I, *P = w + PREFIX_W_P, *c = w + PREFIX_W_C;
+    real *U = w + PREFIX_W_U, *pa = w + PREFIX_W_A;  /* p^a into the acceleration's place (scratch) */
+    real D, inv_D, u, g;
+    U[0] = I[k], U[1] = I[6 + k], U[2] = I[12 + k], U[3] = I[18 + k], U[4] = I[24 + k], U[5] = I[30 + k];
+    D = U[k];
+    if (!(D > 0.0)) return 0;
+    inv_D = 1.0/D;
+    u = t[13]*tau[PREFIX_link_coordinate[i]] - P[k];
+    w[PREFIX_W_D] = inv_D;
+    w[PREFIX_W_D + 1] = u;
+    if (!pw) return 1;
+    g = (u - (U[k1]*c[k1] + U[k2]*c[k2] + U[3 + k1]*c[3 + k1] + U[3 + k2]*c[3 + k2]))*inv_D;
+    {
+        const real c1 = c[k1], c2 = c[k2], c4 = c[3 + k1], c5 = c[3 + k2];
+        /* row a of I c, its components k and 3 + k 0 */
+        pa[0] = P[0] + I[k1]*c1 + I[k2]*c2 + I[3 + k1]*c4 + I[3 + k2]*c5 + U[0]*g;
+        pa[1] = P[1] + I[6 + k1]*c1 + I[6 + k2]*c2 + I[9 + k1]*c4 + I[9 + k2]*c5 + U[1]*g;
+        pa[2] = P[2] + I[12 + k1]*c1 + I[12 + k2]*c2 + I[15 + k1]*c4 + I[15 + k2]*c5 + U[2]*g;
+        pa[3] = P[3] + I[18 + k1]*c1 + I[18 + k2]*c2 + I[21 + k1]*c4 + I[21 + k2]*c5 + U[3]*g;
+        pa[4] = P[4] + I[24 + k1]*c1 + I[24 + k2]*c2 + I[27 + k1]*c4 + I[27 + k2]*c5 + U[4]*g;
+        pa[5] = P[5] + I[30 + k1]*c1 + I[30 + k2]*c2 + I[33 + k1]*c4 + I[33 + k2]*c5 + U[5]*g;
+    }
+    PREFIX_force_to_parent_about(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, pa,
+                                 pw + PREFIX_W_P);
+    PREFIX_inertia_to_parent_about(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, I, U, inv_D,
+                                   pw + PREFIX_W_I);
+    return 1;
 }
 
 /*
@@ -398,21 +556,30 @@ static int PREFIX_free_acceleration(int fixed, const real t[], const real gravit
 }
 
 /*
-** A turning joint, out again: the link's acceleration (its parent's, or
-** -g for N, carried to it, plus c and the joint's) and its joint's.
+** A turning joint about its axis k, out again: the link's acceleration (its
+** parent's, or -g for N, carried to it, plus c and the joint's) and its
+** joint's.
 */
-static void PREFIX_turning_acceleration(int i, const real t[], const real parent[], real accel[], real w[])
+PREFIX_HOT void PREFIX_turning_acceleration_about(const int k, int i, const real t[], const real parent[],
+                                                  real accel[], real w[])
 {
-    real *A = w + PREFIX_W_A, *U = w + PREFIX_W_U;
-    const int k = PREFIX_link_axis[i];
-    real dd = w[PREFIX_W_D + 1];
-    int a;
-    PREFIX_motion_to_link(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, parent, A);
-    for (a = 0; a < 6; ++a) A[a] += w[PREFIX_W_C + a];
-    for (a = 0; a < 6; ++a) dd -= U[a]*A[a];
-    dd *= w[PREFIX_W_D];
+    real *A = w + PREFIX_W_A;
+    const real *U = w + PREFIX_W_U, *c = w + PREFIX_W_C;
+    real dd;
+    PREFIX_motion_to_link_about(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, parent, A);
+    A[0] += c[0], A[1] += c[1], A[2] += c[2], A[3] += c[3], A[4] += c[4], A[5] += c[5];
+    dd = (w[PREFIX_W_D + 1] - (U[0]*A[0] + U[1]*A[1] + U[2]*A[2] + U[3]*A[3] + U[4]*A[4] + U[5]*A[5]))*w[PREFIX_W_D];
     A[k] += dd;
     accel[PREFIX_link_coordinate[i]] = t[13]*dd;
+}
+
+static void PREFIX_turning_acceleration(int i, const real t[], const real parent[], real accel[], real w[])
+{
+    switch (PREFIX_link_axis[i]) {
+        case 0: PREFIX_turning_acceleration_about(0, i, t, parent, accel, w); break;
+        case 1: PREFIX_turning_acceleration_about(1, i, t, parent, accel, w); break;
+        default: PREFIX_turning_acceleration_about(2, i, t, parent, accel, w); break;
+    }
 }
 
 /*
@@ -426,7 +593,7 @@ static int PREFIX_articulated(const real table[], const real q[], const real v[]
                               real beta, real accel[], real work[])
 {
     const real *gravity = table + PREFIX_NLINK*PREFIX_LINK_TABLE;
-    int i, a, b;
+    int i, a;
     /* Out from the root: each link's velocity, bias acceleration and force, and its own inertia. */
     for (i = 0; i < PREFIX_NLINK; ++i) {
         const real *t = table + i*PREFIX_LINK_TABLE;
@@ -441,12 +608,11 @@ static int PREFIX_articulated(const real table[], const real q[], const real v[]
         /* I = [J [h]; [h]^T m] */
         I[0] = J[0]; I[7] = J[1]; I[14] = J[2];
         I[1] = I[6] = J[3]; I[2] = I[12] = J[4]; I[8] = I[13] = J[5];
-        I[3] = I[10] = I[17] = 0.0;
-        I[4] = -h[2]; I[5] = h[1]; I[9] = h[2]; I[11] = -h[0]; I[15] = -h[1]; I[16] = h[0];
-        for (a = 0; a < 3; ++a)
-            for (b = 0; b < 3; ++b) I[6*(3 + a) + 3 + b] = a == b ? m : 0.0;
-        for (a = 0; a < 3; ++a)
-            for (b = 0; b < 3; ++b) I[6*(3 + a) + b] = I[6*b + 3 + a];
+        I[3] = I[10] = I[17] = I[18] = I[25] = I[32] = 0.0;
+        I[4] = I[24] = -h[2]; I[5] = I[30] = h[1]; I[9] = I[19] = h[2];
+        I[11] = I[31] = -h[0]; I[15] = I[20] = -h[1]; I[16] = I[26] = h[0];
+        I[21] = I[28] = I[35] = m;
+        I[22] = I[23] = I[27] = I[29] = I[33] = I[34] = 0.0;
         /* p = V x* (I V): the momentum n = J w + h x v, f = m v - h x w; then (w x n + v x f; w x f) */
         PREFIX_cross3(h, V + 3, n);
         PREFIX_cross3(h, V, f);
@@ -465,31 +631,16 @@ static int PREFIX_articulated(const real table[], const real q[], const real v[]
     /* Back to the root: each turning link's articulated inertia and bias force onto its parent's. */
     for (i = PREFIX_NLINK - 1; i >= 0; --i) {
         const real *t = table + i*PREFIX_LINK_TABLE;
-        real *w = work + i*PREFIX_LINK_WORK, *I = w + PREFIX_W_I, *P = w + PREFIX_W_P, *U = w + PREFIX_W_U;
-        const int k = PREFIX_link_axis[i], p = PREFIX_link_parent[i];
-        real D, u, *pw, *Ic = w + PREFIX_W_A;
-        if (k < 0) continue;  /* the free joint: from N, solved on the way out */
-        for (a = 0; a < 6; ++a) U[a] = I[6*a + k];
-        D = U[k];
-        if (!(D > 0.0)) return 0;
-        u = t[13]*tau[PREFIX_link_coordinate[i]] - P[k];
-        w[PREFIX_W_D] = 1.0/D;
-        w[PREFIX_W_D + 1] = u;
-        if (p < 0) continue;
-        for (a = 0; a < 6; ++a) {  /* I^a = I - U U^T / D, symmetric */
-            const real scaled = U[a]*w[PREFIX_W_D];
-            for (b = 0; b <= a; ++b) I[6*a + b] -= scaled*U[b];
-            for (b = 0; b < a; ++b) I[6*b + a] = I[6*a + b];
+        const int p = PREFIX_link_parent[i];
+        real *w = work + i*PREFIX_LINK_WORK, *pw = p < 0 ? 0 : work + p*PREFIX_LINK_WORK;
+        int ok = 1;
+        switch (PREFIX_link_axis[i]) {  /* the free joint: from N, solved on the way out */
+            case 0: ok = PREFIX_turning_back_about(0, i, t, tau, w, pw); break;
+            case 1: ok = PREFIX_turning_back_about(1, i, t, tau, w, pw); break;
+            case 2: ok = PREFIX_turning_back_about(2, i, t, tau, w, pw); break;
+            default: break;
         }
-        for (a = 0; a < 6; ++a) {  /* p^a = p + I^a c + U u / D, into the acceleration's place (scratch) */
-            real sum = P[a] + U[a]*u*w[PREFIX_W_D];
-            for (b = 0; b < 6; ++b) sum += I[6*a + b]*w[PREFIX_W_C + b];
-            Ic[a] = sum;
-        }
-        pw = work + p*PREFIX_LINK_WORK;
-        PREFIX_force_to_parent(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, Ic, pw + PREFIX_W_P);
-        PREFIX_inertia_to_parent(k, w[PREFIX_W_R], w[PREFIX_W_R + 1], PREFIX_link_fixed[i], t, t + 9, I,
-                                 pw + PREFIX_W_I);
+        if (!ok) return 0;
     }
     /* Out again: each link's acceleration and its joint's. */
     for (i = 0; i < PREFIX_NLINK; ++i) {

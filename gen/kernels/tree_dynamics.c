@@ -45,14 +45,14 @@ static void PREFIX_motion_cross(const real V[], const real m[], real out[])
 /* I, 6 x 6 row-major: a link's spatial inertia [J [h]; [h]^T m] from its table row t. */
 static void PREFIX_link_inertia(const real t[], real I[])
 {
-    real unit[6];
-    int a, b;
-    for (b = 0; b < 6; ++b) {  /* column by column: I e_b */
-        real column[6];
-        for (a = 0; a < 6; ++a) unit[a] = a == b ? 1.0 : 0.0;
-        PREFIX_link_inertia_times(t, unit, column);
-        for (a = 0; a < 6; ++a) I[6*a + b] = column[a];
-    }
+    const real *h = t + 15, *J = t + 18, m = t[14];
+    I[0] = J[0]; I[7] = J[1]; I[14] = J[2];
+    I[1] = I[6] = J[3]; I[2] = I[12] = J[4]; I[8] = I[13] = J[5];
+    I[3] = I[10] = I[17] = I[18] = I[25] = I[32] = 0.0;
+    I[4] = I[24] = -h[2]; I[5] = I[30] = h[1]; I[9] = I[19] = h[2];
+    I[11] = I[31] = -h[0]; I[15] = I[20] = -h[1]; I[16] = I[26] = h[0];
+    I[21] = I[28] = I[35] = m;
+    I[22] = I[23] = I[27] = I[29] = I[33] = I[34] = 0.0;
 }
 
 /*
@@ -208,11 +208,17 @@ static void PREFIX_tree_mass_matrix(const real table[], const real q[], real M[]
             for (j = i; PREFIX_link_parent[j] >= 0; j = PREFIX_link_parent[j]) {
                 const real *tj = table + j*PREFIX_LINK_TABLE, *wj = work + j*PREFIX_LINK_WORK;
                 const int pj = PREFIX_link_parent[j];
-                int theirs[7], m = PREFIX_joint_coordinates(pj, theirs), e;
+                int theirs[7], m, e;
                 for (a = 0; a < 6; ++a) carried[a] = 0.0;
                 PREFIX_force_to_parent(PREFIX_link_axis[j], wj[PREFIX_W_R], wj[PREFIX_W_R + 1], PREFIX_link_fixed[j], tj,
                                        tj + 9, F, carried);
                 for (a = 0; a < 6; ++a) F[a] = carried[a];
+                if (PREFIX_link_axis[pj] >= 0) {  /* a turning joint: its one coordinate, S^T F its axis' moment */
+                    e = PREFIX_link_coordinate[pj];
+                    M[row*PREFIX_NQ + e] = M[e*PREFIX_NQ + row] = table[pj*PREFIX_LINK_TABLE + 13]*F[PREFIX_link_axis[pj]];
+                    continue;
+                }
+                m = PREFIX_joint_coordinates(pj, theirs);
                 PREFIX_joint_force(pj, table + pj*PREFIX_LINK_TABLE, q, work + pj*PREFIX_LINK_WORK, F, M + row*PREFIX_NQ);
                 for (e = 0; e < m; ++e) M[theirs[e]*PREFIX_NQ + row] = M[row*PREFIX_NQ + theirs[e]];
             }

@@ -77,7 +77,14 @@ struct ArticulatedTree {
   // 5.4 us as the recursion (50,500 instructions) and 11.9 us as M and its
   // solve (46,500 instructions for 25,200 counted operations, streaming
   // through the instruction cache): 271 ns per link against 0.47 ns per
-  // operation.
+  // operation. Kept after the recursion's steps were specialised to each
+  // joint's axis (27,300 instructions at 20 links), from the crossover
+  // measured on that arm (each form's rhs timed in alternation on a shared
+  // machine): the recursion took 1.3 to 1.5 times the dense form's time at
+  // 7 and 8 links, 0.60 of it at 10 and 0.35 at 15, so by time the
+  // crossover lies between 8 and 10 links, where this value puts it (8).
+  // A smaller value would move trees of 6 to 8 links, whose dense form
+  // fits the instruction cache, to the slower recursion.
   static constexpr size_t kOpsPerLink = 575;
   // A solve pass (gen/kernels/tree_kkt.c's articulated_solve: M^-1 f
   // with the recursion's factors, no velocities or gravity) per link, in
