@@ -124,9 +124,59 @@ static void bouncing_ball_solve_kkt(const bouncing_ball_real M[], const bouncing
 }
 
 /*
+** S, m x m row-major and whole on entry, becomes diag(lambda) and E its
+** eigenvectors, S = E diag(lambda) E^T, sweeping until the off-diagonal
+** part is round-off of the whole (a few sweeps; at most 50).
+*/
+static void bouncing_ball_symmetric_eigen(int m, bouncing_ball_real S[], bouncing_ball_real E[])
+{
+    int i, j, k, sweep;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) E[i*m + j] = i == j ? 1.0 : 0.0;
+    for (sweep = 0; sweep < 50; ++sweep) {
+        bouncing_ball_real off = 0.0, all = 0.0;
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) {
+                const bouncing_ball_real e = S[i*m + j]*S[i*m + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < m; ++i)
+            for (j = i + 1; j < m; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const bouncing_ball_real sij = S[i*m + j];
+                bouncing_ball_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*m + j] - S[i*m + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < m; ++k) {
+                    const bouncing_ball_real x = S[k*m + i], y = S[k*m + j];
+                    S[k*m + i] = c*x - s*y;
+                    S[k*m + j] = s*x + c*y;
+                }
+                for (k = 0; k < m; ++k) {
+                    const bouncing_ball_real x = S[i*m + k], y = S[j*m + k];
+                    S[i*m + k] = c*x - s*y;
+                    S[j*m + k] = s*x + c*y;
+                }
+                S[i*m + j] = 0.0;
+                S[j*m + i] = 0.0;
+                for (k = 0; k < m; ++k) {
+                    const bouncing_ball_real x = E[k*m + i], y = E[k*m + j];
+                    E[k*m + i] = c*x - s*y;
+                    E[k*m + j] = s*x + c*y;
+                }
+            }
+    }
+}
+
+/*
 ** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
 ** configuration (a linkage lying flat) or with rows the others imply.
-** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** S = E diag(lambda) E^T by cyclic Jacobi rotations (symmetric_eigen.c); eigenvalues not above
 ** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
 ** minimum-norm solution (nu in the range of J, the part of it the rows'
 ** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
@@ -138,53 +188,11 @@ static void bouncing_ball_solve_kkt(const bouncing_ball_real M[], const bouncing
 */
 static int bouncing_ball_factor_kkt_min_norm(bouncing_ball_real M[], const bouncing_ball_real J[], bouncing_ball_real Y[], bouncing_ball_real S[], bouncing_ball_real E[])
 {
-    int i, j, k, sweep;
+    int i, j;
     if (!bouncing_ball_schur_complement(M, J, Y, S)) return BOUNCING_BALL_SINGULAR_MASS;
     for (i = 0; i < BOUNCING_BALL_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            S[j*BOUNCING_BALL_NC + i] = S[i*BOUNCING_BALL_NC + j];
-            E[i*BOUNCING_BALL_NC + j] = i == j ? 1.0 : 0.0;
-            E[j*BOUNCING_BALL_NC + i] = i == j ? 1.0 : 0.0;
-        }
-    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
-    for (sweep = 0; sweep < 50; ++sweep) {
-        bouncing_ball_real off = 0.0, all = 0.0;
-        for (i = 0; i < BOUNCING_BALL_NC; ++i)
-            for (j = 0; j < BOUNCING_BALL_NC; ++j) {
-                const bouncing_ball_real e = S[i*BOUNCING_BALL_NC + j]*S[i*BOUNCING_BALL_NC + j];
-                all += e;
-                if (i != j) off += e;
-            }
-        if (!(off > 1e-30*all)) break;
-        for (i = 0; i < BOUNCING_BALL_NC; ++i)
-            for (j = i + 1; j < BOUNCING_BALL_NC; ++j) {
-                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
-                const bouncing_ball_real sij = S[i*BOUNCING_BALL_NC + j];
-                bouncing_ball_real theta, t, c, s;
-                if (sij == 0.0) continue;
-                theta = (S[j*BOUNCING_BALL_NC + j] - S[i*BOUNCING_BALL_NC + i])/(2.0*sij);
-                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
-                c = 1.0/sqrt(t*t + 1.0);
-                s = t*c;
-                for (k = 0; k < BOUNCING_BALL_NC; ++k) {
-                    const bouncing_ball_real x = S[k*BOUNCING_BALL_NC + i], y = S[k*BOUNCING_BALL_NC + j];
-                    S[k*BOUNCING_BALL_NC + i] = c*x - s*y;
-                    S[k*BOUNCING_BALL_NC + j] = s*x + c*y;
-                }
-                for (k = 0; k < BOUNCING_BALL_NC; ++k) {
-                    const bouncing_ball_real x = S[i*BOUNCING_BALL_NC + k], y = S[j*BOUNCING_BALL_NC + k];
-                    S[i*BOUNCING_BALL_NC + k] = c*x - s*y;
-                    S[j*BOUNCING_BALL_NC + k] = s*x + c*y;
-                }
-                S[i*BOUNCING_BALL_NC + j] = 0.0;
-                S[j*BOUNCING_BALL_NC + i] = 0.0;
-                for (k = 0; k < BOUNCING_BALL_NC; ++k) {
-                    const bouncing_ball_real x = E[k*BOUNCING_BALL_NC + i], y = E[k*BOUNCING_BALL_NC + j];
-                    E[k*BOUNCING_BALL_NC + i] = c*x - s*y;
-                    E[k*BOUNCING_BALL_NC + j] = s*x + c*y;
-                }
-            }
-    }
+        for (j = 0; j < i; ++j) S[j*BOUNCING_BALL_NC + i] = S[i*BOUNCING_BALL_NC + j];
+    bouncing_ball_symmetric_eigen(BOUNCING_BALL_NC, S, E);
     return BOUNCING_BALL_OK;
 }
 

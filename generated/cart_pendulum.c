@@ -145,9 +145,59 @@ static void cart_pendulum_solve_kkt(const cart_pendulum_real M[], const cart_pen
 }
 
 /*
+** S, m x m row-major and whole on entry, becomes diag(lambda) and E its
+** eigenvectors, S = E diag(lambda) E^T, sweeping until the off-diagonal
+** part is round-off of the whole (a few sweeps; at most 50).
+*/
+static void cart_pendulum_symmetric_eigen(int m, cart_pendulum_real S[], cart_pendulum_real E[])
+{
+    int i, j, k, sweep;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) E[i*m + j] = i == j ? 1.0 : 0.0;
+    for (sweep = 0; sweep < 50; ++sweep) {
+        cart_pendulum_real off = 0.0, all = 0.0;
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) {
+                const cart_pendulum_real e = S[i*m + j]*S[i*m + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < m; ++i)
+            for (j = i + 1; j < m; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const cart_pendulum_real sij = S[i*m + j];
+                cart_pendulum_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*m + j] - S[i*m + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < m; ++k) {
+                    const cart_pendulum_real x = S[k*m + i], y = S[k*m + j];
+                    S[k*m + i] = c*x - s*y;
+                    S[k*m + j] = s*x + c*y;
+                }
+                for (k = 0; k < m; ++k) {
+                    const cart_pendulum_real x = S[i*m + k], y = S[j*m + k];
+                    S[i*m + k] = c*x - s*y;
+                    S[j*m + k] = s*x + c*y;
+                }
+                S[i*m + j] = 0.0;
+                S[j*m + i] = 0.0;
+                for (k = 0; k < m; ++k) {
+                    const cart_pendulum_real x = E[k*m + i], y = E[k*m + j];
+                    E[k*m + i] = c*x - s*y;
+                    E[k*m + j] = s*x + c*y;
+                }
+            }
+    }
+}
+
+/*
 ** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
 ** configuration (a linkage lying flat) or with rows the others imply.
-** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** S = E diag(lambda) E^T by cyclic Jacobi rotations (symmetric_eigen.c); eigenvalues not above
 ** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
 ** minimum-norm solution (nu in the range of J, the part of it the rows'
 ** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
@@ -159,53 +209,11 @@ static void cart_pendulum_solve_kkt(const cart_pendulum_real M[], const cart_pen
 */
 static int cart_pendulum_factor_kkt_min_norm(cart_pendulum_real M[], const cart_pendulum_real J[], cart_pendulum_real Y[], cart_pendulum_real S[], cart_pendulum_real E[])
 {
-    int i, j, k, sweep;
+    int i, j;
     if (!cart_pendulum_schur_complement(M, J, Y, S)) return CART_PENDULUM_SINGULAR_MASS;
     for (i = 0; i < CART_PENDULUM_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            S[j*CART_PENDULUM_NC + i] = S[i*CART_PENDULUM_NC + j];
-            E[i*CART_PENDULUM_NC + j] = i == j ? 1.0 : 0.0;
-            E[j*CART_PENDULUM_NC + i] = i == j ? 1.0 : 0.0;
-        }
-    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
-    for (sweep = 0; sweep < 50; ++sweep) {
-        cart_pendulum_real off = 0.0, all = 0.0;
-        for (i = 0; i < CART_PENDULUM_NC; ++i)
-            for (j = 0; j < CART_PENDULUM_NC; ++j) {
-                const cart_pendulum_real e = S[i*CART_PENDULUM_NC + j]*S[i*CART_PENDULUM_NC + j];
-                all += e;
-                if (i != j) off += e;
-            }
-        if (!(off > 1e-30*all)) break;
-        for (i = 0; i < CART_PENDULUM_NC; ++i)
-            for (j = i + 1; j < CART_PENDULUM_NC; ++j) {
-                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
-                const cart_pendulum_real sij = S[i*CART_PENDULUM_NC + j];
-                cart_pendulum_real theta, t, c, s;
-                if (sij == 0.0) continue;
-                theta = (S[j*CART_PENDULUM_NC + j] - S[i*CART_PENDULUM_NC + i])/(2.0*sij);
-                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
-                c = 1.0/sqrt(t*t + 1.0);
-                s = t*c;
-                for (k = 0; k < CART_PENDULUM_NC; ++k) {
-                    const cart_pendulum_real x = S[k*CART_PENDULUM_NC + i], y = S[k*CART_PENDULUM_NC + j];
-                    S[k*CART_PENDULUM_NC + i] = c*x - s*y;
-                    S[k*CART_PENDULUM_NC + j] = s*x + c*y;
-                }
-                for (k = 0; k < CART_PENDULUM_NC; ++k) {
-                    const cart_pendulum_real x = S[i*CART_PENDULUM_NC + k], y = S[j*CART_PENDULUM_NC + k];
-                    S[i*CART_PENDULUM_NC + k] = c*x - s*y;
-                    S[j*CART_PENDULUM_NC + k] = s*x + c*y;
-                }
-                S[i*CART_PENDULUM_NC + j] = 0.0;
-                S[j*CART_PENDULUM_NC + i] = 0.0;
-                for (k = 0; k < CART_PENDULUM_NC; ++k) {
-                    const cart_pendulum_real x = E[k*CART_PENDULUM_NC + i], y = E[k*CART_PENDULUM_NC + j];
-                    E[k*CART_PENDULUM_NC + i] = c*x - s*y;
-                    E[k*CART_PENDULUM_NC + j] = s*x + c*y;
-                }
-            }
-    }
+        for (j = 0; j < i; ++j) S[j*CART_PENDULUM_NC + i] = S[i*CART_PENDULUM_NC + j];
+    cart_pendulum_symmetric_eigen(CART_PENDULUM_NC, S, E);
     return CART_PENDULUM_OK;
 }
 

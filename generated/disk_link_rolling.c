@@ -144,9 +144,59 @@ static void disk_link_rolling_solve_kkt(const disk_link_rolling_real M[], const 
 }
 
 /*
+** S, m x m row-major and whole on entry, becomes diag(lambda) and E its
+** eigenvectors, S = E diag(lambda) E^T, sweeping until the off-diagonal
+** part is round-off of the whole (a few sweeps; at most 50).
+*/
+static void disk_link_rolling_symmetric_eigen(int m, disk_link_rolling_real S[], disk_link_rolling_real E[])
+{
+    int i, j, k, sweep;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) E[i*m + j] = i == j ? 1.0 : 0.0;
+    for (sweep = 0; sweep < 50; ++sweep) {
+        disk_link_rolling_real off = 0.0, all = 0.0;
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) {
+                const disk_link_rolling_real e = S[i*m + j]*S[i*m + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < m; ++i)
+            for (j = i + 1; j < m; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const disk_link_rolling_real sij = S[i*m + j];
+                disk_link_rolling_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*m + j] - S[i*m + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < m; ++k) {
+                    const disk_link_rolling_real x = S[k*m + i], y = S[k*m + j];
+                    S[k*m + i] = c*x - s*y;
+                    S[k*m + j] = s*x + c*y;
+                }
+                for (k = 0; k < m; ++k) {
+                    const disk_link_rolling_real x = S[i*m + k], y = S[j*m + k];
+                    S[i*m + k] = c*x - s*y;
+                    S[j*m + k] = s*x + c*y;
+                }
+                S[i*m + j] = 0.0;
+                S[j*m + i] = 0.0;
+                for (k = 0; k < m; ++k) {
+                    const disk_link_rolling_real x = E[k*m + i], y = E[k*m + j];
+                    E[k*m + i] = c*x - s*y;
+                    E[k*m + j] = s*x + c*y;
+                }
+            }
+    }
+}
+
+/*
 ** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
 ** configuration (a linkage lying flat) or with rows the others imply.
-** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** S = E diag(lambda) E^T by cyclic Jacobi rotations (symmetric_eigen.c); eigenvalues not above
 ** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
 ** minimum-norm solution (nu in the range of J, the part of it the rows'
 ** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
@@ -158,53 +208,11 @@ static void disk_link_rolling_solve_kkt(const disk_link_rolling_real M[], const 
 */
 static int disk_link_rolling_factor_kkt_min_norm(disk_link_rolling_real M[], const disk_link_rolling_real J[], disk_link_rolling_real Y[], disk_link_rolling_real S[], disk_link_rolling_real E[])
 {
-    int i, j, k, sweep;
+    int i, j;
     if (!disk_link_rolling_schur_complement(M, J, Y, S)) return DISK_LINK_ROLLING_SINGULAR_MASS;
     for (i = 0; i < DISK_LINK_ROLLING_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            S[j*DISK_LINK_ROLLING_NC + i] = S[i*DISK_LINK_ROLLING_NC + j];
-            E[i*DISK_LINK_ROLLING_NC + j] = i == j ? 1.0 : 0.0;
-            E[j*DISK_LINK_ROLLING_NC + i] = i == j ? 1.0 : 0.0;
-        }
-    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
-    for (sweep = 0; sweep < 50; ++sweep) {
-        disk_link_rolling_real off = 0.0, all = 0.0;
-        for (i = 0; i < DISK_LINK_ROLLING_NC; ++i)
-            for (j = 0; j < DISK_LINK_ROLLING_NC; ++j) {
-                const disk_link_rolling_real e = S[i*DISK_LINK_ROLLING_NC + j]*S[i*DISK_LINK_ROLLING_NC + j];
-                all += e;
-                if (i != j) off += e;
-            }
-        if (!(off > 1e-30*all)) break;
-        for (i = 0; i < DISK_LINK_ROLLING_NC; ++i)
-            for (j = i + 1; j < DISK_LINK_ROLLING_NC; ++j) {
-                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
-                const disk_link_rolling_real sij = S[i*DISK_LINK_ROLLING_NC + j];
-                disk_link_rolling_real theta, t, c, s;
-                if (sij == 0.0) continue;
-                theta = (S[j*DISK_LINK_ROLLING_NC + j] - S[i*DISK_LINK_ROLLING_NC + i])/(2.0*sij);
-                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
-                c = 1.0/sqrt(t*t + 1.0);
-                s = t*c;
-                for (k = 0; k < DISK_LINK_ROLLING_NC; ++k) {
-                    const disk_link_rolling_real x = S[k*DISK_LINK_ROLLING_NC + i], y = S[k*DISK_LINK_ROLLING_NC + j];
-                    S[k*DISK_LINK_ROLLING_NC + i] = c*x - s*y;
-                    S[k*DISK_LINK_ROLLING_NC + j] = s*x + c*y;
-                }
-                for (k = 0; k < DISK_LINK_ROLLING_NC; ++k) {
-                    const disk_link_rolling_real x = S[i*DISK_LINK_ROLLING_NC + k], y = S[j*DISK_LINK_ROLLING_NC + k];
-                    S[i*DISK_LINK_ROLLING_NC + k] = c*x - s*y;
-                    S[j*DISK_LINK_ROLLING_NC + k] = s*x + c*y;
-                }
-                S[i*DISK_LINK_ROLLING_NC + j] = 0.0;
-                S[j*DISK_LINK_ROLLING_NC + i] = 0.0;
-                for (k = 0; k < DISK_LINK_ROLLING_NC; ++k) {
-                    const disk_link_rolling_real x = E[k*DISK_LINK_ROLLING_NC + i], y = E[k*DISK_LINK_ROLLING_NC + j];
-                    E[k*DISK_LINK_ROLLING_NC + i] = c*x - s*y;
-                    E[k*DISK_LINK_ROLLING_NC + j] = s*x + c*y;
-                }
-            }
-    }
+        for (j = 0; j < i; ++j) S[j*DISK_LINK_ROLLING_NC + i] = S[i*DISK_LINK_ROLLING_NC + j];
+    disk_link_rolling_symmetric_eigen(DISK_LINK_ROLLING_NC, S, E);
     return DISK_LINK_ROLLING_OK;
 }
 

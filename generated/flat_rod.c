@@ -154,9 +154,59 @@ static void flat_rod_solve_kkt(const flat_rod_real M[], const flat_rod_real J[],
 }
 
 /*
+** S, m x m row-major and whole on entry, becomes diag(lambda) and E its
+** eigenvectors, S = E diag(lambda) E^T, sweeping until the off-diagonal
+** part is round-off of the whole (a few sweeps; at most 50).
+*/
+static void flat_rod_symmetric_eigen(int m, flat_rod_real S[], flat_rod_real E[])
+{
+    int i, j, k, sweep;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) E[i*m + j] = i == j ? 1.0 : 0.0;
+    for (sweep = 0; sweep < 50; ++sweep) {
+        flat_rod_real off = 0.0, all = 0.0;
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) {
+                const flat_rod_real e = S[i*m + j]*S[i*m + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < m; ++i)
+            for (j = i + 1; j < m; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const flat_rod_real sij = S[i*m + j];
+                flat_rod_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*m + j] - S[i*m + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < m; ++k) {
+                    const flat_rod_real x = S[k*m + i], y = S[k*m + j];
+                    S[k*m + i] = c*x - s*y;
+                    S[k*m + j] = s*x + c*y;
+                }
+                for (k = 0; k < m; ++k) {
+                    const flat_rod_real x = S[i*m + k], y = S[j*m + k];
+                    S[i*m + k] = c*x - s*y;
+                    S[j*m + k] = s*x + c*y;
+                }
+                S[i*m + j] = 0.0;
+                S[j*m + i] = 0.0;
+                for (k = 0; k < m; ++k) {
+                    const flat_rod_real x = E[k*m + i], y = E[k*m + j];
+                    E[k*m + i] = c*x - s*y;
+                    E[k*m + j] = s*x + c*y;
+                }
+            }
+    }
+}
+
+/*
 ** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
 ** configuration (a linkage lying flat) or with rows the others imply.
-** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** S = E diag(lambda) E^T by cyclic Jacobi rotations (symmetric_eigen.c); eigenvalues not above
 ** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
 ** minimum-norm solution (nu in the range of J, the part of it the rows'
 ** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
@@ -168,53 +218,11 @@ static void flat_rod_solve_kkt(const flat_rod_real M[], const flat_rod_real J[],
 */
 static int flat_rod_factor_kkt_min_norm(flat_rod_real M[], const flat_rod_real J[], flat_rod_real Y[], flat_rod_real S[], flat_rod_real E[])
 {
-    int i, j, k, sweep;
+    int i, j;
     if (!flat_rod_schur_complement(M, J, Y, S)) return FLAT_ROD_SINGULAR_MASS;
     for (i = 0; i < FLAT_ROD_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            S[j*FLAT_ROD_NC + i] = S[i*FLAT_ROD_NC + j];
-            E[i*FLAT_ROD_NC + j] = i == j ? 1.0 : 0.0;
-            E[j*FLAT_ROD_NC + i] = i == j ? 1.0 : 0.0;
-        }
-    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
-    for (sweep = 0; sweep < 50; ++sweep) {
-        flat_rod_real off = 0.0, all = 0.0;
-        for (i = 0; i < FLAT_ROD_NC; ++i)
-            for (j = 0; j < FLAT_ROD_NC; ++j) {
-                const flat_rod_real e = S[i*FLAT_ROD_NC + j]*S[i*FLAT_ROD_NC + j];
-                all += e;
-                if (i != j) off += e;
-            }
-        if (!(off > 1e-30*all)) break;
-        for (i = 0; i < FLAT_ROD_NC; ++i)
-            for (j = i + 1; j < FLAT_ROD_NC; ++j) {
-                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
-                const flat_rod_real sij = S[i*FLAT_ROD_NC + j];
-                flat_rod_real theta, t, c, s;
-                if (sij == 0.0) continue;
-                theta = (S[j*FLAT_ROD_NC + j] - S[i*FLAT_ROD_NC + i])/(2.0*sij);
-                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
-                c = 1.0/sqrt(t*t + 1.0);
-                s = t*c;
-                for (k = 0; k < FLAT_ROD_NC; ++k) {
-                    const flat_rod_real x = S[k*FLAT_ROD_NC + i], y = S[k*FLAT_ROD_NC + j];
-                    S[k*FLAT_ROD_NC + i] = c*x - s*y;
-                    S[k*FLAT_ROD_NC + j] = s*x + c*y;
-                }
-                for (k = 0; k < FLAT_ROD_NC; ++k) {
-                    const flat_rod_real x = S[i*FLAT_ROD_NC + k], y = S[j*FLAT_ROD_NC + k];
-                    S[i*FLAT_ROD_NC + k] = c*x - s*y;
-                    S[j*FLAT_ROD_NC + k] = s*x + c*y;
-                }
-                S[i*FLAT_ROD_NC + j] = 0.0;
-                S[j*FLAT_ROD_NC + i] = 0.0;
-                for (k = 0; k < FLAT_ROD_NC; ++k) {
-                    const flat_rod_real x = E[k*FLAT_ROD_NC + i], y = E[k*FLAT_ROD_NC + j];
-                    E[k*FLAT_ROD_NC + i] = c*x - s*y;
-                    E[k*FLAT_ROD_NC + j] = s*x + c*y;
-                }
-            }
-    }
+        for (j = 0; j < i; ++j) S[j*FLAT_ROD_NC + i] = S[i*FLAT_ROD_NC + j];
+    flat_rod_symmetric_eigen(FLAT_ROD_NC, S, E);
     return FLAT_ROD_OK;
 }
 

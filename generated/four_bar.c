@@ -157,9 +157,59 @@ static void four_bar_solve_kkt(const four_bar_real M[], const four_bar_real J[],
 }
 
 /*
+** S, m x m row-major and whole on entry, becomes diag(lambda) and E its
+** eigenvectors, S = E diag(lambda) E^T, sweeping until the off-diagonal
+** part is round-off of the whole (a few sweeps; at most 50).
+*/
+static void four_bar_symmetric_eigen(int m, four_bar_real S[], four_bar_real E[])
+{
+    int i, j, k, sweep;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) E[i*m + j] = i == j ? 1.0 : 0.0;
+    for (sweep = 0; sweep < 50; ++sweep) {
+        four_bar_real off = 0.0, all = 0.0;
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) {
+                const four_bar_real e = S[i*m + j]*S[i*m + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < m; ++i)
+            for (j = i + 1; j < m; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const four_bar_real sij = S[i*m + j];
+                four_bar_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*m + j] - S[i*m + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < m; ++k) {
+                    const four_bar_real x = S[k*m + i], y = S[k*m + j];
+                    S[k*m + i] = c*x - s*y;
+                    S[k*m + j] = s*x + c*y;
+                }
+                for (k = 0; k < m; ++k) {
+                    const four_bar_real x = S[i*m + k], y = S[j*m + k];
+                    S[i*m + k] = c*x - s*y;
+                    S[j*m + k] = s*x + c*y;
+                }
+                S[i*m + j] = 0.0;
+                S[j*m + i] = 0.0;
+                for (k = 0; k < m; ++k) {
+                    const four_bar_real x = E[k*m + i], y = E[k*m + j];
+                    E[k*m + i] = c*x - s*y;
+                    E[k*m + j] = s*x + c*y;
+                }
+            }
+    }
+}
+
+/*
 ** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
 ** configuration (a linkage lying flat) or with rows the others imply.
-** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** S = E diag(lambda) E^T by cyclic Jacobi rotations (symmetric_eigen.c); eigenvalues not above
 ** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
 ** minimum-norm solution (nu in the range of J, the part of it the rows'
 ** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
@@ -171,53 +221,11 @@ static void four_bar_solve_kkt(const four_bar_real M[], const four_bar_real J[],
 */
 static int four_bar_factor_kkt_min_norm(four_bar_real M[], const four_bar_real J[], four_bar_real Y[], four_bar_real S[], four_bar_real E[])
 {
-    int i, j, k, sweep;
+    int i, j;
     if (!four_bar_schur_complement(M, J, Y, S)) return FOUR_BAR_SINGULAR_MASS;
     for (i = 0; i < FOUR_BAR_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            S[j*FOUR_BAR_NC + i] = S[i*FOUR_BAR_NC + j];
-            E[i*FOUR_BAR_NC + j] = i == j ? 1.0 : 0.0;
-            E[j*FOUR_BAR_NC + i] = i == j ? 1.0 : 0.0;
-        }
-    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
-    for (sweep = 0; sweep < 50; ++sweep) {
-        four_bar_real off = 0.0, all = 0.0;
-        for (i = 0; i < FOUR_BAR_NC; ++i)
-            for (j = 0; j < FOUR_BAR_NC; ++j) {
-                const four_bar_real e = S[i*FOUR_BAR_NC + j]*S[i*FOUR_BAR_NC + j];
-                all += e;
-                if (i != j) off += e;
-            }
-        if (!(off > 1e-30*all)) break;
-        for (i = 0; i < FOUR_BAR_NC; ++i)
-            for (j = i + 1; j < FOUR_BAR_NC; ++j) {
-                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
-                const four_bar_real sij = S[i*FOUR_BAR_NC + j];
-                four_bar_real theta, t, c, s;
-                if (sij == 0.0) continue;
-                theta = (S[j*FOUR_BAR_NC + j] - S[i*FOUR_BAR_NC + i])/(2.0*sij);
-                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
-                c = 1.0/sqrt(t*t + 1.0);
-                s = t*c;
-                for (k = 0; k < FOUR_BAR_NC; ++k) {
-                    const four_bar_real x = S[k*FOUR_BAR_NC + i], y = S[k*FOUR_BAR_NC + j];
-                    S[k*FOUR_BAR_NC + i] = c*x - s*y;
-                    S[k*FOUR_BAR_NC + j] = s*x + c*y;
-                }
-                for (k = 0; k < FOUR_BAR_NC; ++k) {
-                    const four_bar_real x = S[i*FOUR_BAR_NC + k], y = S[j*FOUR_BAR_NC + k];
-                    S[i*FOUR_BAR_NC + k] = c*x - s*y;
-                    S[j*FOUR_BAR_NC + k] = s*x + c*y;
-                }
-                S[i*FOUR_BAR_NC + j] = 0.0;
-                S[j*FOUR_BAR_NC + i] = 0.0;
-                for (k = 0; k < FOUR_BAR_NC; ++k) {
-                    const four_bar_real x = E[k*FOUR_BAR_NC + i], y = E[k*FOUR_BAR_NC + j];
-                    E[k*FOUR_BAR_NC + i] = c*x - s*y;
-                    E[k*FOUR_BAR_NC + j] = s*x + c*y;
-                }
-            }
-    }
+        for (j = 0; j < i; ++j) S[j*FOUR_BAR_NC + i] = S[i*FOUR_BAR_NC + j];
+    four_bar_symmetric_eigen(FOUR_BAR_NC, S, E);
     return FOUR_BAR_OK;
 }
 

@@ -134,9 +134,59 @@ static void incline_wheel_friction_solve_kkt(const incline_wheel_friction_real M
 }
 
 /*
+** S, m x m row-major and whole on entry, becomes diag(lambda) and E its
+** eigenvectors, S = E diag(lambda) E^T, sweeping until the off-diagonal
+** part is round-off of the whole (a few sweeps; at most 50).
+*/
+static void incline_wheel_friction_symmetric_eigen(int m, incline_wheel_friction_real S[], incline_wheel_friction_real E[])
+{
+    int i, j, k, sweep;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) E[i*m + j] = i == j ? 1.0 : 0.0;
+    for (sweep = 0; sweep < 50; ++sweep) {
+        incline_wheel_friction_real off = 0.0, all = 0.0;
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) {
+                const incline_wheel_friction_real e = S[i*m + j]*S[i*m + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < m; ++i)
+            for (j = i + 1; j < m; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const incline_wheel_friction_real sij = S[i*m + j];
+                incline_wheel_friction_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*m + j] - S[i*m + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < m; ++k) {
+                    const incline_wheel_friction_real x = S[k*m + i], y = S[k*m + j];
+                    S[k*m + i] = c*x - s*y;
+                    S[k*m + j] = s*x + c*y;
+                }
+                for (k = 0; k < m; ++k) {
+                    const incline_wheel_friction_real x = S[i*m + k], y = S[j*m + k];
+                    S[i*m + k] = c*x - s*y;
+                    S[j*m + k] = s*x + c*y;
+                }
+                S[i*m + j] = 0.0;
+                S[j*m + i] = 0.0;
+                for (k = 0; k < m; ++k) {
+                    const incline_wheel_friction_real x = E[k*m + i], y = E[k*m + j];
+                    E[k*m + i] = c*x - s*y;
+                    E[k*m + j] = s*x + c*y;
+                }
+            }
+    }
+}
+
+/*
 ** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
 ** configuration (a linkage lying flat) or with rows the others imply.
-** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** S = E diag(lambda) E^T by cyclic Jacobi rotations (symmetric_eigen.c); eigenvalues not above
 ** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
 ** minimum-norm solution (nu in the range of J, the part of it the rows'
 ** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
@@ -148,53 +198,11 @@ static void incline_wheel_friction_solve_kkt(const incline_wheel_friction_real M
 */
 static int incline_wheel_friction_factor_kkt_min_norm(incline_wheel_friction_real M[], const incline_wheel_friction_real J[], incline_wheel_friction_real Y[], incline_wheel_friction_real S[], incline_wheel_friction_real E[])
 {
-    int i, j, k, sweep;
+    int i, j;
     if (!incline_wheel_friction_schur_complement(M, J, Y, S)) return INCLINE_WHEEL_FRICTION_SINGULAR_MASS;
     for (i = 0; i < INCLINE_WHEEL_FRICTION_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            S[j*INCLINE_WHEEL_FRICTION_NC + i] = S[i*INCLINE_WHEEL_FRICTION_NC + j];
-            E[i*INCLINE_WHEEL_FRICTION_NC + j] = i == j ? 1.0 : 0.0;
-            E[j*INCLINE_WHEEL_FRICTION_NC + i] = i == j ? 1.0 : 0.0;
-        }
-    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
-    for (sweep = 0; sweep < 50; ++sweep) {
-        incline_wheel_friction_real off = 0.0, all = 0.0;
-        for (i = 0; i < INCLINE_WHEEL_FRICTION_NC; ++i)
-            for (j = 0; j < INCLINE_WHEEL_FRICTION_NC; ++j) {
-                const incline_wheel_friction_real e = S[i*INCLINE_WHEEL_FRICTION_NC + j]*S[i*INCLINE_WHEEL_FRICTION_NC + j];
-                all += e;
-                if (i != j) off += e;
-            }
-        if (!(off > 1e-30*all)) break;
-        for (i = 0; i < INCLINE_WHEEL_FRICTION_NC; ++i)
-            for (j = i + 1; j < INCLINE_WHEEL_FRICTION_NC; ++j) {
-                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
-                const incline_wheel_friction_real sij = S[i*INCLINE_WHEEL_FRICTION_NC + j];
-                incline_wheel_friction_real theta, t, c, s;
-                if (sij == 0.0) continue;
-                theta = (S[j*INCLINE_WHEEL_FRICTION_NC + j] - S[i*INCLINE_WHEEL_FRICTION_NC + i])/(2.0*sij);
-                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
-                c = 1.0/sqrt(t*t + 1.0);
-                s = t*c;
-                for (k = 0; k < INCLINE_WHEEL_FRICTION_NC; ++k) {
-                    const incline_wheel_friction_real x = S[k*INCLINE_WHEEL_FRICTION_NC + i], y = S[k*INCLINE_WHEEL_FRICTION_NC + j];
-                    S[k*INCLINE_WHEEL_FRICTION_NC + i] = c*x - s*y;
-                    S[k*INCLINE_WHEEL_FRICTION_NC + j] = s*x + c*y;
-                }
-                for (k = 0; k < INCLINE_WHEEL_FRICTION_NC; ++k) {
-                    const incline_wheel_friction_real x = S[i*INCLINE_WHEEL_FRICTION_NC + k], y = S[j*INCLINE_WHEEL_FRICTION_NC + k];
-                    S[i*INCLINE_WHEEL_FRICTION_NC + k] = c*x - s*y;
-                    S[j*INCLINE_WHEEL_FRICTION_NC + k] = s*x + c*y;
-                }
-                S[i*INCLINE_WHEEL_FRICTION_NC + j] = 0.0;
-                S[j*INCLINE_WHEEL_FRICTION_NC + i] = 0.0;
-                for (k = 0; k < INCLINE_WHEEL_FRICTION_NC; ++k) {
-                    const incline_wheel_friction_real x = E[k*INCLINE_WHEEL_FRICTION_NC + i], y = E[k*INCLINE_WHEEL_FRICTION_NC + j];
-                    E[k*INCLINE_WHEEL_FRICTION_NC + i] = c*x - s*y;
-                    E[k*INCLINE_WHEEL_FRICTION_NC + j] = s*x + c*y;
-                }
-            }
-    }
+        for (j = 0; j < i; ++j) S[j*INCLINE_WHEEL_FRICTION_NC + i] = S[i*INCLINE_WHEEL_FRICTION_NC + j];
+    incline_wheel_friction_symmetric_eigen(INCLINE_WHEEL_FRICTION_NC, S, E);
     return INCLINE_WHEEL_FRICTION_OK;
 }
 

@@ -183,9 +183,59 @@ static void leaning_disk_solve_kkt(const leaning_disk_real M[], const leaning_di
 }
 
 /*
+** S, m x m row-major and whole on entry, becomes diag(lambda) and E its
+** eigenvectors, S = E diag(lambda) E^T, sweeping until the off-diagonal
+** part is round-off of the whole (a few sweeps; at most 50).
+*/
+static void leaning_disk_symmetric_eigen(int m, leaning_disk_real S[], leaning_disk_real E[])
+{
+    int i, j, k, sweep;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) E[i*m + j] = i == j ? 1.0 : 0.0;
+    for (sweep = 0; sweep < 50; ++sweep) {
+        leaning_disk_real off = 0.0, all = 0.0;
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) {
+                const leaning_disk_real e = S[i*m + j]*S[i*m + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < m; ++i)
+            for (j = i + 1; j < m; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const leaning_disk_real sij = S[i*m + j];
+                leaning_disk_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*m + j] - S[i*m + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < m; ++k) {
+                    const leaning_disk_real x = S[k*m + i], y = S[k*m + j];
+                    S[k*m + i] = c*x - s*y;
+                    S[k*m + j] = s*x + c*y;
+                }
+                for (k = 0; k < m; ++k) {
+                    const leaning_disk_real x = S[i*m + k], y = S[j*m + k];
+                    S[i*m + k] = c*x - s*y;
+                    S[j*m + k] = s*x + c*y;
+                }
+                S[i*m + j] = 0.0;
+                S[j*m + i] = 0.0;
+                for (k = 0; k < m; ++k) {
+                    const leaning_disk_real x = E[k*m + i], y = E[k*m + j];
+                    E[k*m + i] = c*x - s*y;
+                    E[k*m + j] = s*x + c*y;
+                }
+            }
+    }
+}
+
+/*
 ** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
 ** configuration (a linkage lying flat) or with rows the others imply.
-** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** S = E diag(lambda) E^T by cyclic Jacobi rotations (symmetric_eigen.c); eigenvalues not above
 ** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
 ** minimum-norm solution (nu in the range of J, the part of it the rows'
 ** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
@@ -197,53 +247,11 @@ static void leaning_disk_solve_kkt(const leaning_disk_real M[], const leaning_di
 */
 static int leaning_disk_factor_kkt_min_norm(leaning_disk_real M[], const leaning_disk_real J[], leaning_disk_real Y[], leaning_disk_real S[], leaning_disk_real E[])
 {
-    int i, j, k, sweep;
+    int i, j;
     if (!leaning_disk_schur_complement(M, J, Y, S)) return LEANING_DISK_SINGULAR_MASS;
     for (i = 0; i < LEANING_DISK_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            S[j*LEANING_DISK_NC + i] = S[i*LEANING_DISK_NC + j];
-            E[i*LEANING_DISK_NC + j] = i == j ? 1.0 : 0.0;
-            E[j*LEANING_DISK_NC + i] = i == j ? 1.0 : 0.0;
-        }
-    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
-    for (sweep = 0; sweep < 50; ++sweep) {
-        leaning_disk_real off = 0.0, all = 0.0;
-        for (i = 0; i < LEANING_DISK_NC; ++i)
-            for (j = 0; j < LEANING_DISK_NC; ++j) {
-                const leaning_disk_real e = S[i*LEANING_DISK_NC + j]*S[i*LEANING_DISK_NC + j];
-                all += e;
-                if (i != j) off += e;
-            }
-        if (!(off > 1e-30*all)) break;
-        for (i = 0; i < LEANING_DISK_NC; ++i)
-            for (j = i + 1; j < LEANING_DISK_NC; ++j) {
-                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
-                const leaning_disk_real sij = S[i*LEANING_DISK_NC + j];
-                leaning_disk_real theta, t, c, s;
-                if (sij == 0.0) continue;
-                theta = (S[j*LEANING_DISK_NC + j] - S[i*LEANING_DISK_NC + i])/(2.0*sij);
-                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
-                c = 1.0/sqrt(t*t + 1.0);
-                s = t*c;
-                for (k = 0; k < LEANING_DISK_NC; ++k) {
-                    const leaning_disk_real x = S[k*LEANING_DISK_NC + i], y = S[k*LEANING_DISK_NC + j];
-                    S[k*LEANING_DISK_NC + i] = c*x - s*y;
-                    S[k*LEANING_DISK_NC + j] = s*x + c*y;
-                }
-                for (k = 0; k < LEANING_DISK_NC; ++k) {
-                    const leaning_disk_real x = S[i*LEANING_DISK_NC + k], y = S[j*LEANING_DISK_NC + k];
-                    S[i*LEANING_DISK_NC + k] = c*x - s*y;
-                    S[j*LEANING_DISK_NC + k] = s*x + c*y;
-                }
-                S[i*LEANING_DISK_NC + j] = 0.0;
-                S[j*LEANING_DISK_NC + i] = 0.0;
-                for (k = 0; k < LEANING_DISK_NC; ++k) {
-                    const leaning_disk_real x = E[k*LEANING_DISK_NC + i], y = E[k*LEANING_DISK_NC + j];
-                    E[k*LEANING_DISK_NC + i] = c*x - s*y;
-                    E[k*LEANING_DISK_NC + j] = s*x + c*y;
-                }
-            }
-    }
+        for (j = 0; j < i; ++j) S[j*LEANING_DISK_NC + i] = S[i*LEANING_DISK_NC + j];
+    leaning_disk_symmetric_eigen(LEANING_DISK_NC, S, E);
     return LEANING_DISK_OK;
 }
 

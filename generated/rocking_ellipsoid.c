@@ -235,9 +235,59 @@ static void rocking_ellipsoid_solve_kkt(const rocking_ellipsoid_real M[], const 
 }
 
 /*
+** S, m x m row-major and whole on entry, becomes diag(lambda) and E its
+** eigenvectors, S = E diag(lambda) E^T, sweeping until the off-diagonal
+** part is round-off of the whole (a few sweeps; at most 50).
+*/
+static void rocking_ellipsoid_symmetric_eigen(int m, rocking_ellipsoid_real S[], rocking_ellipsoid_real E[])
+{
+    int i, j, k, sweep;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < m; ++j) E[i*m + j] = i == j ? 1.0 : 0.0;
+    for (sweep = 0; sweep < 50; ++sweep) {
+        rocking_ellipsoid_real off = 0.0, all = 0.0;
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < m; ++j) {
+                const rocking_ellipsoid_real e = S[i*m + j]*S[i*m + j];
+                all += e;
+                if (i != j) off += e;
+            }
+        if (!(off > 1e-30*all)) break;
+        for (i = 0; i < m; ++i)
+            for (j = i + 1; j < m; ++j) {
+                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
+                const rocking_ellipsoid_real sij = S[i*m + j];
+                rocking_ellipsoid_real theta, t, c, s;
+                if (sij == 0.0) continue;
+                theta = (S[j*m + j] - S[i*m + i])/(2.0*sij);
+                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
+                c = 1.0/sqrt(t*t + 1.0);
+                s = t*c;
+                for (k = 0; k < m; ++k) {
+                    const rocking_ellipsoid_real x = S[k*m + i], y = S[k*m + j];
+                    S[k*m + i] = c*x - s*y;
+                    S[k*m + j] = s*x + c*y;
+                }
+                for (k = 0; k < m; ++k) {
+                    const rocking_ellipsoid_real x = S[i*m + k], y = S[j*m + k];
+                    S[i*m + k] = c*x - s*y;
+                    S[j*m + k] = s*x + c*y;
+                }
+                S[i*m + j] = 0.0;
+                S[j*m + i] = 0.0;
+                for (k = 0; k < m; ++k) {
+                    const rocking_ellipsoid_real x = E[k*m + i], y = E[k*m + j];
+                    E[k*m + i] = c*x - s*y;
+                    E[k*m + j] = s*x + c*y;
+                }
+            }
+    }
+}
+
+/*
 ** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
 ** configuration (a linkage lying flat) or with rows the others imply.
-** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** S = E diag(lambda) E^T by cyclic Jacobi rotations (symmetric_eigen.c); eigenvalues not above
 ** 1e-10 of the largest are dropped, so nu = S^+ (r - J a0) is the
 ** minimum-norm solution (nu in the range of J, the part of it the rows'
 ** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
@@ -249,53 +299,11 @@ static void rocking_ellipsoid_solve_kkt(const rocking_ellipsoid_real M[], const 
 */
 static int rocking_ellipsoid_factor_kkt_min_norm(rocking_ellipsoid_real M[], const rocking_ellipsoid_real J[], rocking_ellipsoid_real Y[], rocking_ellipsoid_real S[], rocking_ellipsoid_real E[])
 {
-    int i, j, k, sweep;
+    int i, j;
     if (!rocking_ellipsoid_schur_complement(M, J, Y, S)) return ROCKING_ELLIPSOID_SINGULAR_MASS;
     for (i = 0; i < ROCKING_ELLIPSOID_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            S[j*ROCKING_ELLIPSOID_NC + i] = S[i*ROCKING_ELLIPSOID_NC + j];
-            E[i*ROCKING_ELLIPSOID_NC + j] = i == j ? 1.0 : 0.0;
-            E[j*ROCKING_ELLIPSOID_NC + i] = i == j ? 1.0 : 0.0;
-        }
-    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
-    for (sweep = 0; sweep < 50; ++sweep) {
-        rocking_ellipsoid_real off = 0.0, all = 0.0;
-        for (i = 0; i < ROCKING_ELLIPSOID_NC; ++i)
-            for (j = 0; j < ROCKING_ELLIPSOID_NC; ++j) {
-                const rocking_ellipsoid_real e = S[i*ROCKING_ELLIPSOID_NC + j]*S[i*ROCKING_ELLIPSOID_NC + j];
-                all += e;
-                if (i != j) off += e;
-            }
-        if (!(off > 1e-30*all)) break;
-        for (i = 0; i < ROCKING_ELLIPSOID_NC; ++i)
-            for (j = i + 1; j < ROCKING_ELLIPSOID_NC; ++j) {
-                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
-                const rocking_ellipsoid_real sij = S[i*ROCKING_ELLIPSOID_NC + j];
-                rocking_ellipsoid_real theta, t, c, s;
-                if (sij == 0.0) continue;
-                theta = (S[j*ROCKING_ELLIPSOID_NC + j] - S[i*ROCKING_ELLIPSOID_NC + i])/(2.0*sij);
-                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
-                c = 1.0/sqrt(t*t + 1.0);
-                s = t*c;
-                for (k = 0; k < ROCKING_ELLIPSOID_NC; ++k) {
-                    const rocking_ellipsoid_real x = S[k*ROCKING_ELLIPSOID_NC + i], y = S[k*ROCKING_ELLIPSOID_NC + j];
-                    S[k*ROCKING_ELLIPSOID_NC + i] = c*x - s*y;
-                    S[k*ROCKING_ELLIPSOID_NC + j] = s*x + c*y;
-                }
-                for (k = 0; k < ROCKING_ELLIPSOID_NC; ++k) {
-                    const rocking_ellipsoid_real x = S[i*ROCKING_ELLIPSOID_NC + k], y = S[j*ROCKING_ELLIPSOID_NC + k];
-                    S[i*ROCKING_ELLIPSOID_NC + k] = c*x - s*y;
-                    S[j*ROCKING_ELLIPSOID_NC + k] = s*x + c*y;
-                }
-                S[i*ROCKING_ELLIPSOID_NC + j] = 0.0;
-                S[j*ROCKING_ELLIPSOID_NC + i] = 0.0;
-                for (k = 0; k < ROCKING_ELLIPSOID_NC; ++k) {
-                    const rocking_ellipsoid_real x = E[k*ROCKING_ELLIPSOID_NC + i], y = E[k*ROCKING_ELLIPSOID_NC + j];
-                    E[k*ROCKING_ELLIPSOID_NC + i] = c*x - s*y;
-                    E[k*ROCKING_ELLIPSOID_NC + j] = s*x + c*y;
-                }
-            }
-    }
+        for (j = 0; j < i; ++j) S[j*ROCKING_ELLIPSOID_NC + i] = S[i*ROCKING_ELLIPSOID_NC + j];
+    rocking_ellipsoid_symmetric_eigen(ROCKING_ELLIPSOID_NC, S, E);
     return ROCKING_ELLIPSOID_OK;
 }
 

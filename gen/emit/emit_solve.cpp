@@ -140,7 +140,9 @@ std::string emit_kkt_solver(const Plan &plan) {
   const Names &n = plan.names;
   const bool straight = plan.solver.straight_line, constrained = plan.sizes.nc > 0;
     if (plan.articulated.chosen)  // the rows on top of it: S's factor (gen/kernels/tree_kkt.c, with the recursion)
-    return (rows_on_top(plan.model).empty() ? "" : paste_kernel(kernel_cholesky, n, plan.real) + "\n") +
+    return (rows_on_top(plan.model).empty() ? ""
+                                            : paste_kernel(kernel_cholesky, n, plan.real) + "\n" +
+                                                  paste_kernel(kernel_symmetric_eigen, n, plan.real) + "\n") +
            paste_kernel(kernel_zero, n, plan.real);
   std::string s;
   if (constrained || !straight)
@@ -152,7 +154,8 @@ std::string emit_kkt_solver(const Plan &plan) {
   s += straight ? straight_line_solver(n, plan.real, plan.solver)
                 : paste_kernel(kernel_dense_kkt, n, plan.real, {{"ROWS_LEFT_OUT", left_out_rows(n, plan.real, redundant)}}) + "\n";
   if (constrained)
-    s += "\n" + paste_kernel(kernel_min_norm, n, plan.real) + "\n" +
+    s += "\n" + paste_kernel(kernel_symmetric_eigen, n, plan.real) + "\n" + paste_kernel(kernel_min_norm, n, plan.real) +
+         "\n" +
          paste_kernel(kernel_conditioning, n, plan.real, {{"ROWS_SKIPPED", skipped_rows(redundant)}});
   return s + "\n" + paste_kernel(kernel_zero, n, plan.real);
 }

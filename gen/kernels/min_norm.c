@@ -1,12 +1,13 @@
 // min_norm.c — the KKT solve where S = J M^-1 J^T is singular or nearly:
 // S's eigenvalues by Jacobi rotations and the minimum-norm multipliers.
-// Needs cholesky.c and schur_complement.c. The generator pastes it into a model
-// (gen/emit/paste_kernel.cpp); tests/gen/test_kernels.c runs it.
+// Needs cholesky.c, schur_complement.c and symmetric_eigen.c. The generator
+// pastes it into a model (gen/emit/paste_kernel.cpp); tests/gen/test_kernels.c
+// runs it.
 
 /*
 ** The KKT system where S = J M^-1 J^T is singular or nearly: at a singular
 ** configuration (a linkage lying flat) or with rows the others imply.
-** S = E diag(lambda) E^T by cyclic Jacobi rotations; eigenvalues not above
+** S = E diag(lambda) E^T by cyclic Jacobi rotations (symmetric_eigen.c); eigenvalues not above
 ** LGC_EIGEN_FLOOR of the largest are dropped, so nu = S^+ (r - J a0) is the
 ** minimum-norm solution (nu in the range of J, the part of it the rows'
 ** dependence leaves free at 0) and a = a0 + M^-1 J^T nu is the exact
@@ -18,53 +19,11 @@
 */
 static int PREFIX_factor_kkt_min_norm(real M[], const real J[], real Y[], real S[], real E[])
 {
-    int i, j, k, sweep;
+    int i, j;
     if (!PREFIX_schur_complement(M, J, Y, S)) return PREFIX_SINGULAR_MASS;
     for (i = 0; i < PREFIX_NC; ++i)
-        for (j = 0; j <= i; ++j) {
-            S[j*PREFIX_NC + i] = S[i*PREFIX_NC + j];
-            E[i*PREFIX_NC + j] = i == j ? 1.0 : 0.0;
-            E[j*PREFIX_NC + i] = i == j ? 1.0 : 0.0;
-        }
-    /* Until the off-diagonal part is round-off of the whole (a few sweeps). */
-    for (sweep = 0; sweep < 50; ++sweep) {
-        real off = 0.0, all = 0.0;
-        for (i = 0; i < PREFIX_NC; ++i)
-            for (j = 0; j < PREFIX_NC; ++j) {
-                const real e = S[i*PREFIX_NC + j]*S[i*PREFIX_NC + j];
-                all += e;
-                if (i != j) off += e;
-            }
-        if (!(off > 1e-30*all)) break;
-        for (i = 0; i < PREFIX_NC; ++i)
-            for (j = i + 1; j < PREFIX_NC; ++j) {
-                /* The rotation in the plane (i, j) that zeroes S[i][j]. */
-                const real sij = S[i*PREFIX_NC + j];
-                real theta, t, c, s;
-                if (sij == 0.0) continue;
-                theta = (S[j*PREFIX_NC + j] - S[i*PREFIX_NC + i])/(2.0*sij);
-                t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
-                c = 1.0/sqrt(t*t + 1.0);
-                s = t*c;
-                for (k = 0; k < PREFIX_NC; ++k) {
-                    const real x = S[k*PREFIX_NC + i], y = S[k*PREFIX_NC + j];
-                    S[k*PREFIX_NC + i] = c*x - s*y;
-                    S[k*PREFIX_NC + j] = s*x + c*y;
-                }
-                for (k = 0; k < PREFIX_NC; ++k) {
-                    const real x = S[i*PREFIX_NC + k], y = S[j*PREFIX_NC + k];
-                    S[i*PREFIX_NC + k] = c*x - s*y;
-                    S[j*PREFIX_NC + k] = s*x + c*y;
-                }
-                S[i*PREFIX_NC + j] = 0.0;
-                S[j*PREFIX_NC + i] = 0.0;
-                for (k = 0; k < PREFIX_NC; ++k) {
-                    const real x = E[k*PREFIX_NC + i], y = E[k*PREFIX_NC + j];
-                    E[k*PREFIX_NC + i] = c*x - s*y;
-                    E[k*PREFIX_NC + j] = s*x + c*y;
-                }
-            }
-    }
+        for (j = 0; j < i; ++j) S[j*PREFIX_NC + i] = S[i*PREFIX_NC + j];
+    PREFIX_symmetric_eigen(PREFIX_NC, S, E);
     return PREFIX_OK;
 }
 

@@ -42,19 +42,6 @@ static void PREFIX_motion_cross(const real V[], const real m[], real out[])
     for (a = 0; a < 3; ++a) out[3 + a] += vw[a];
 }
 
-/* I, 6 x 6 row-major: a link's spatial inertia [J [h]; [h]^T m] from its table row t. */
-static void PREFIX_link_inertia(const real t[], real I[])
-{
-    const real *h = t + 15, *J = t + 18, m = t[14];
-    I[0] = J[0]; I[7] = J[1]; I[14] = J[2];
-    I[1] = I[6] = J[3]; I[2] = I[12] = J[4]; I[8] = I[13] = J[5];
-    I[3] = I[10] = I[17] = I[18] = I[25] = I[32] = 0.0;
-    I[4] = I[24] = -h[2]; I[5] = I[30] = h[1]; I[9] = I[19] = h[2];
-    I[11] = I[31] = -h[0]; I[15] = I[20] = -h[1]; I[16] = I[26] = h[0];
-    I[21] = I[28] = I[35] = m;
-    I[22] = I[23] = I[27] = I[29] = I[33] = I[34] = 0.0;
-}
-
 /*
 ** The free joint's rate bias, its S' q' (0 for a turning joint, whose S is
 ** constant in the link's axes), added to c: from V = (omega; v) the

@@ -2,9 +2,9 @@
 // recursion (closed loops, rolling wheels): their KKT solve on top of the
 // recursion's q'' (docs/theory.md §9), M^-1 applied by the recursion's solve
 // pass (PREFIX_articulated_solve below, with the factors PREFIX_articulated
-// left), M never formed. Needs cholesky.c and articulated.c. The generator
-// pastes it into a model (gen/emit/paste_kernel.cpp);
-// tests/gen/test_kernels.c runs it.
+// left), M never formed. Needs cholesky.c, symmetric_eigen.c and
+// articulated.c. The generator pastes it into a model
+// (gen/emit/paste_kernel.cpp); tests/gen/test_kernels.c runs it.
 
 /*
 ** The free joint in PREFIX_articulated_solve: the link's acceleration A
@@ -117,7 +117,7 @@ static void PREFIX_tree_kkt(const real table[], const real q[], const real J[], 
                             real accel[], real nu[], real Y[], real S[], real E[], real z[], real conditioning[],
                             real work[])
 {
-    int c, d, k, sweep;
+    int c, d, k;
     real lo = HUGE_VAL, hi = 0.0;
     for (c = 0; c < m; ++c) PREFIX_articulated_solve(table, q, J + rows[c]*PREFIX_NQ, Y + c*PREFIX_NQ, work);
     for (c = 0; c < m; ++c) {
@@ -153,46 +153,9 @@ static void PREFIX_tree_kkt(const real table[], const real q[], const real J[], 
                 real x = 0.0;
                 for (k = 0; k < PREFIX_NQ; ++k) x += Jc[k]*Y[d*PREFIX_NQ + k];
                 S[c*m + d] = S[d*m + c] = x;
-                E[c*m + d] = E[d*m + c] = c == d ? 1.0 : 0.0;
             }
         }
-        for (sweep = 0; sweep < 50; ++sweep) {
-            real off = 0.0, all = 0.0;
-            for (c = 0; c < m; ++c)
-                for (d = 0; d < m; ++d) {
-                    const real e = S[c*m + d]*S[c*m + d];
-                    all += e;
-                    if (c != d) off += e;
-                }
-            if (!(off > 1e-30*all)) break;
-            for (c = 0; c < m; ++c)
-                for (d = c + 1; d < m; ++d) {
-                    /* The rotation in the plane (c, d) that zeroes S[c][d]. */
-                    const real scd = S[c*m + d];
-                    real theta, t, co, si;
-                    if (scd == 0.0) continue;
-                    theta = (S[d*m + d] - S[c*m + c])/(2.0*scd);
-                    t = (theta >= 0.0 ? 1.0 : -1.0)/(fabs(theta) + sqrt(theta*theta + 1.0));
-                    co = 1.0/sqrt(t*t + 1.0);
-                    si = t*co;
-                    for (k = 0; k < m; ++k) {
-                        const real x = S[k*m + c], y = S[k*m + d];
-                        S[k*m + c] = co*x - si*y;
-                        S[k*m + d] = si*x + co*y;
-                    }
-                    for (k = 0; k < m; ++k) {
-                        const real x = S[c*m + k], y = S[d*m + k];
-                        S[c*m + k] = co*x - si*y;
-                        S[d*m + k] = si*x + co*y;
-                    }
-                    S[c*m + d] = S[d*m + c] = 0.0;
-                    for (k = 0; k < m; ++k) {
-                        const real x = E[k*m + c], y = E[k*m + d];
-                        E[k*m + c] = co*x - si*y;
-                        E[k*m + d] = si*x + co*y;
-                    }
-                }
-        }
+        PREFIX_symmetric_eigen(m, S, E);
         for (c = 0; c < m; ++c)
             if (S[c*m + c] > top) top = S[c*m + c];
         /* nu = E diag(1/sigma) E^T (r - J a0), over the eigenvalues kept; S's diagonal the conditioning's. */

@@ -59,6 +59,7 @@ static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* n
 #include "cholesky.c"
 #include "schur_complement.c"
 #include "dense_kkt.c"
+#include "symmetric_eigen.c"
 #include "min_norm.c"
 #include "conditioning.c"
 #include "zero.c"
