@@ -21,6 +21,16 @@ std::string int_table(const std::string &type_and_name, const std::vector<int> &
   return s.str();
 }
 
+// rhs's lines that fill the table and tau, copy q' and call the recursion
+// for q'' (its quaternion's norm row stabilised by `gains`).
+std::string recursion_lines(const Plan &plan, const std::string &gains) {
+  const Names &n = plan.names;
+  return "    " + n.fn("articulated_terms") + "(t, state, input, param, table, tau);\n" +
+         "    for (i = 0; i < " + n.size(Size::nq) + "; ++i) out_dxdt[i] = state[" + n.size(Size::nq) + " + i];\n" +
+         "    if (!" + n.fn("articulated") + "(table, state, state + " + n.size(Size::nq) + ", tau, " + gains +
+         ", out_dxdt + " + n.size(Size::nq) + ", links))\n" + "        return " + n.size("SINGULAR_MASS") + ";\n";
+}
+
 // rhs's body with constraint rows on top of the recursion (tree_kkt.c):
 // J, r and g from kkt_entries, a0 by the recursion, then the rows' solve.
 std::string constrained_rhs_body(const Plan &plan, const std::vector<size_t> &rows) {
@@ -50,11 +60,7 @@ std::string constrained_rhs_body(const Plan &plan, const std::vector<size_t> &ro
     << "    " << n.fn("zero") << "(J, " << extent_text(n, plan.rhs_work.extent("J")) << ");\n"
     << "    " << n.fn("kkt_entries") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta,\n"
     << "        M, w, J, nu, out_dxdt + " << z_offset << ");\n"
-    << "    " << n.fn("articulated_terms") << "(t, state, input, param, table, tau);\n"
-    << "    for (i = 0; i < " << n.size(Size::nq) << "; ++i) out_dxdt[i] = state[" << n.size(Size::nq) << " + i];\n"
-    << "    if (!" << n.fn("articulated") << "(table, state, state + " << n.size(Size::nq)
-    << ", tau, baumgarte_alpha, baumgarte_beta, out_dxdt + " << n.size(Size::nq) << ", links))\n"
-    << "        return " << n.size("SINGULAR_MASS") << ";\n"
+    << recursion_lines(plan, "baumgarte_alpha, baumgarte_beta")
     << "    " << n.fn("tree_kkt") << "(table, state, J, " << n.fn("rows") << ", " << rows.size() << ", out_dxdt + "
     << n.size(Size::nq) << ", nu, Y, S, E, z, conditioning, links);\n"
     << "    if (out_multipliers)\n"
@@ -110,13 +116,8 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
                               ";  /* the quaternion's norm row: no force (" + n.p + ".md) */\n"
                         : std::string("    (void)baumgarte_alpha;\n    (void)baumgarte_beta;\n"
                                       "    (void)out_multipliers;  /* no constraints */\n"))
-    << "    " << n.fn("articulated_terms") << "(t, state, input, param, table, tau);\n"
-    << "    for (i = 0; i < " << n.size(Size::nq) << "; ++i) out_dxdt[i] = state[" << n.size(Size::nq) << " + i];\n"
-    << "    if (!" << n.fn("articulated") << "(table, state, state + " << n.size(Size::nq) << ", tau, "
-    << (plan.model.nc() ? "baumgarte_alpha, baumgarte_beta" : plan.real.literal(0) + ", " + plan.real.literal(0))
-    << ", out_dxdt + "
-    << n.size(Size::nq) << ", links))\n"
-    << "        return " << n.size("SINGULAR_MASS") << ";\n"
+    << recursion_lines(plan, plan.model.nc() ? "baumgarte_alpha, baumgarte_beta"
+                                             : plan.real.literal(0) + ", " + plan.real.literal(0))
     << "    return " << n.size("OK") << ";\n}\n\n";
   return s.str();
 }

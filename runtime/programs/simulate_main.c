@@ -339,10 +339,10 @@ static int met_event(void *ctx, int event, double t, const double x[])
 ** Whether the samples after the first can be the steps' own: a fixed step
 ** of the sample interval from t = 0, where the driver steps on its grid (no
 ** event, contact or friction switch moves it), every sample time is a step's
-** end (the last one too: the step that ends on t_end, as the driver ends the
-** one within 1e-9 h of it, is the one whose sample is t_end), and nothing
-** reads a sample but the last (no CSV, no outputs, no multipliers, no
-** progress shown). Each such sample would be the state the monitor tracked
+** end (the last one too: the step that ends on t_end, as the driver ends
+** the one within LGC_FIXED_STEP_STRETCH h of it, is the one whose sample is
+** t_end), and nothing reads a sample but the last (no CSV, no outputs, no
+** multipliers, no progress shown). Each such sample would be the state the monitor tracked
 ** at that step, adding nothing to its extremes.
 */
 static int samples_are_steps(const lgc_sim_run *r, int show)
@@ -354,8 +354,8 @@ static int samples_are_steps(const lgc_sim_run *r, int show)
         || m->nfriction > 0 || !type || type->adaptive || type->step || !(h > 0.0)
         || r->opt.sample != h || !(t_end / h < 1e12))
         return 0;
-    /* K: the first step to reach t_end - 1e-9 h (lgc_driver's advance_fixed), which ends on t_end. */
-    const double reach = t_end - 1e-9 * h;
+    /* K: the first step to reach t_end - LGC_FIXED_STEP_STRETCH h (the driver's fixed steps), which ends on t_end. */
+    const double reach = t_end - LGC_FIXED_STEP_STRETCH * h;
     double K = fmax(1.0, ceil(reach / h));
     while (K > 1.0 && (K - 1.0) * h >= reach)
         K -= 1.0;

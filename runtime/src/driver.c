@@ -441,7 +441,7 @@ static int advance_fixed(lgc_driver *d, double t1)
     const double h = d->opt.h, t_stop = d->opt.t_stop;
     while (d->t < t1 && isnan(d->t_event_stop) && isnan(d->t_contact)) {
         double tn = d->t_start + (double)(d->grid_steps + 1) * h;
-        if (tn >= t_stop - 1e-9 * h)
+        if (tn >= t_stop - LGC_FIXED_STEP_STRETCH * h)
             tn = t_stop;
         if (!(tn > d->t))
             return LGC_ERR_STEP_UNDERFLOW;  /* h below the round-off of t: no step at all */

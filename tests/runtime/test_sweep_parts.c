@@ -245,63 +245,6 @@ static void csv_fields_are_quoted_when_they_must(void **state)
     lgc_text_free(&t);
 }
 
-/*
-** lgc_text_number prints most numbers by its own exact %.17g: byte for byte
-** printf's, on random bit patterns from 1e-45 to 1e17 (both sides of its
-** range), on mantissas whose exact value ends in a 5 past the 17th digit (the
-** ties), on powers of ten and their neighbours, and on either side of the
-** range's ends.
-*/
-static uint64_t xorshift(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
-static long number_mismatches(double v)
-{
-    char want[64];
-    lgc_text t = {0};
-    lgc_text_clear(&t);
-    lgc_text_number(&t, v);
-    snprintf(want, sizeof want, "%.17g", v);
-    const long bad = strcmp(t.s, want) != 0;
-    if (bad)
-        print_message("  %a: %s, printf %s\n", v, t.s, want);
-    lgc_text_free(&t);
-    return bad;
-}
-
-static void numbers_are_printfs_17g(void **state)
-{
-    (void)state;
-    uint64_t seed = 88172645463325252u;
-    long bad = 0, n = 0;
-    for (int i = 0; i < 100000; i++, n += 3) {
-        const uint64_t exponent = 1023 - 150 + xorshift(&seed) % 210;
-        const uint64_t bits = (xorshift(&seed) & ((UINT64_C(1) << 52) - 1)) | exponent << 52
-                              | (xorshift(&seed) & 1) << 63;
-        double v;
-        memcpy(&v, &bits, sizeof v);
-        bad += number_mismatches(v);
-        const uint64_t m = (xorshift(&seed) & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
-        bad += number_mismatches(ldexp((double)m, -(int)(1 + xorshift(&seed) % 14)));  /* ties */
-        bad += number_mismatches((double)(xorshift(&seed) % 1000000000000u) / 1000.0);
-    }
-    for (int k = -45; k <= 17; k++, n += 5) {
-        const double p = pow(10.0, k);
-        bad += number_mismatches(p) + number_mismatches(nextafter(p, 0.0))
-               + number_mismatches(nextafter(p, 1e300)) + number_mismatches(-p) + number_mismatches(5 * p);
-    }
-    const double ends[] = {1e-40, 1e15, 0.1, 1.0 / 3, 10.0, 0.5, 1e-5, 1e-4};
-    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++, n += 2)
-        bad += number_mismatches(ends[i]) + number_mismatches(nextafter(ends[i], 0.0));
-    print_message("  %ld numbers, %ld unlike printf's\n", n, bad);
-    assert_int_equal(bad, 0);
-}
-
 /* |got - want| within 4 ulps of want's size, both printed. */
 static void assert_close(const char *what, double got, double want)
 {
@@ -387,7 +330,6 @@ int main(void)
         cmocka_unit_test(subnormal_values_are_numbers),
         cmocka_unit_test(table_mistakes_have_their_line_and_column),
         cmocka_unit_test(csv_fields_are_quoted_when_they_must),
-        cmocka_unit_test(numbers_are_printfs_17g),
         cmocka_unit_test(sweep_statistics_are_the_hand_computed_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

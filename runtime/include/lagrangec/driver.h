@@ -29,6 +29,8 @@ extern "C" {
 */
 #define LGC_ACCUMULATION_SWITCHES 256
 #define LGC_ACCUMULATION_SPAN 1e-6
+/* A fixed step that would end within this fraction of h before t_stop ends on t_stop. */
+#define LGC_FIXED_STEP_STRETCH 1e-9
 
 typedef struct lgc_driver_options {
     const lgc_stepper_type *type;
@@ -40,8 +42,9 @@ typedef struct lgc_driver_options {
     int project_max_iter;
     /*
     ** No step goes past t_stop: the step that would is shortened to end on
-    ** it (a fixed step within 1e-9 h of it is stretched instead), and no
-    ** time after it can be requested. INFINITY: no such bound.
+    ** it (a fixed step within LGC_FIXED_STEP_STRETCH h of it is stretched
+    ** instead), and no time after it can be requested. INFINITY: no such
+    ** bound.
     */
     double t_stop;
     /*
