@@ -1,7 +1,8 @@
 /*
 ** mujoco_adapter.c — bench_call for MuJoCo: one mj_forward of the model in
 ** $BENCH_MJCF (rod_chain.py's MJCF, or a URDF) at its keyframe 0 (qpos0 without
-** one), the benchmark state.
+** one), the benchmark state; or at the state in the file $BENCH_STATE (qpos,
+** then qvel: mjcf_urdf.py's, for a URDF, which has no keyframe).
 ** Link with bench_rhs.c and -lmujoco.
 */
 #include <stdio.h>
@@ -13,6 +14,20 @@
 
 static mjModel *model;
 static mjData *data;
+
+/* qpos and qvel from the file at path, in MuJoCo's order. */
+static void read_state(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int i, ok = f != NULL;
+    for (i = 0; ok && i < model->nq; ++i) ok = fscanf(f, "%lf", &data->qpos[i]) == 1;
+    for (i = 0; ok && i < model->nv; ++i) ok = fscanf(f, "%lf", &data->qvel[i]) == 1;
+    if (f) fclose(f);
+    if (!ok) {
+        fprintf(stderr, "mujoco_adapter: %s: not %d positions and %d rates\n", path, model->nq, model->nv);
+        exit(2);
+    }
+}
 
 void bench_setup(void)
 {
@@ -32,6 +47,7 @@ void bench_setup(void)
     if (getenv("BENCH_NO_LIMITS")) model->opt.disableflags |= mjDSBL_LIMIT;
     data = mj_makeData(model);
     mj_resetDataKeyframe(model, data, 0);
+    if (getenv("BENCH_STATE")) read_state(getenv("BENCH_STATE"));
 }
 
 /* mj_forward recomputes everything from qpos and qvel; it has no status. */
