@@ -30,7 +30,7 @@ std::string line_text(const Names &n, const RealType &real, const SolveLine &l) 
   switch (l.kind) {
     case SolveLine::heading: return "    /* " + l.text + " */\n";
     case SolveLine::pivot:
-      return "    d = " + ref(l.target) + terms + ";\n    if (!(d > " + real.literal(l.tolerance) + "*" +
+      return "    d = " + ref(l.target) + terms + ";\n    if (!(d > " + real.literal(real.threshold(l.tolerance)) + "*" +
              ref(l.target) + ")) return " + n.size(l.text.c_str()) + ";\n    " + ref(l.target) + " = " +
              real.function("sqrt") + "(d);\n";
     case SolveLine::add: return "    " + ref(l.target) + " += " + ref(*l.base) + ";\n";

@@ -2,7 +2,7 @@
 // ordinary C over placeholders that its test defines and this replaces:
 // PREFIX_name and PREFIX_SIZE become the model's function and macro names
 // (NAME_name, NAME_SIZE), `real` its real type, an LGC_ threshold of
-// lagrangec/thresholds.h its literal, DBL_EPSILON the real type's epsilon as
+// lagrangec/thresholds.h its literal (its float counterpart in float), DBL_EPSILON the real type's epsilon as
 // a literal, and a line `PREFIX_NAME;` alone the model's statements for it;
 // literals and libm calls take the real type.
 #include "emit/emit.h"
@@ -21,11 +21,11 @@ std::string paste_kernel(const char *kernel, const Names &n, const RealType &rea
       {"LGC_MASS_PIVOT", LGC_MASS_PIVOT},
       {"LGC_ROWS_PIVOT", LGC_ROWS_PIVOT},
       {"LGC_EIGEN_FLOOR", LGC_EIGEN_FLOOR},
-      {"LGC_FACTOR_REUSE", LGC_FACTOR_REUSE},
   };
   static const std::string prefix = "PREFIX_";
   auto word = [&](const std::string &w) -> std::optional<std::string> {
-    if (auto t = thresholds.find(w); t != thresholds.end()) return real.literal(t->second);
+    if (auto t = thresholds.find(w); t != thresholds.end()) return real.literal(real.threshold(t->second));
+    if (w == "LGC_FACTOR_REUSE") return real.literal(LGC_FACTOR_REUSE);
     if (w == "DBL_EPSILON") return real.literal(real.single() ? FLT_EPSILON : DBL_EPSILON);
     if (w.compare(0, prefix.size(), prefix) != 0 || w.size() == prefix.size()) return std::nullopt;
     const std::string name = w.substr(prefix.size());

@@ -649,7 +649,7 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
         "read, is\nfactored in place) or W = I (0: M is not read and may be NULL). C is\n" +
             names.fn("constraint_jacobian") + "'s. work holds NWORK_CORRECTION " + real.plural() + ". Returns " + P + "_OK,\n" + P +
             "_SINGULAR_MASS, or " + P +
-            "_SINGULAR_CONSTRAINTS when a pivot of S falls\nbelow " + format_double(LGC_ROWS_PIVOT) +
+            "_SINGULAR_CONSTRAINTS when a pivot of S falls\nbelow " + format_double(real.threshold(LGC_ROWS_PIVOT)) +
             " of its diagonal entry (the rows have lost "
             "rank, or nearly:\na least-squares solve is the caller's then).",
         pointers(correction_work, "work", {{"Y", "Y"}, {"S", "S"}}),
@@ -677,7 +677,7 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                std::to_string(LGC_CORRECTION_MAX_ITER) + " iterations;\nthen velocities, v += W^-1 C^T K, (C W^-1 C^T) K = -[phi'; g]. The metric\n"
                "W = M (mass_metric 1) or W = I (0). Returns " + P + "_OK, " + P + "_SINGULAR_MASS,\n" + P +
                "_SINGULAR_CONSTRAINTS (from the rhs, or a pivot of the correction's factor\nbelow " +
-               format_double(LGC_ROWS_PIVOT) + " of its diagonal entry), " + P + "_CORRECTION_FAILED (the positions\ndid not converge, or are not "
+               format_double(real.threshold(LGC_ROWS_PIVOT)) + " of its diagonal entry), " + P + "_CORRECTION_FAILED (the positions\ndid not converge, or are not "
                "finite) or " + P + "_NOT_FINITE (a NaN or Inf in the\nstate reached)";
     else
         doc += ". mass_metric is not read (no constraints to correct).\nReturns " + P + "_OK, an error of the rhs, or " + P +

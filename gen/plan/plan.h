@@ -323,6 +323,9 @@ struct RealType {
   const char *c_type() const;                            // "double", "float"
   std::string plural() const { return c_type() + std::string("s"); }  // sizes' unit in comments
   std::string literal(double v) const;                   // "0.5", "0.5f"
+  // One of lagrangec/thresholds.h's pivots and floors (given by its double
+  // value) for this type: in float, its _FLOAT counterpart.
+  double threshold(double lgc_value) const;
   std::string function(const std::string &libm) const;   // "sqrt", "sqrtf"
   // C written over `real` with double literals and libm (a kernel of
   // gen/kernels/) in this type: `real` becomes the typedef; in float,

@@ -4,9 +4,12 @@
 // generated C is double or float throughout (--real), never a mix.
 #include "plan/plan.h"
 
+#include <lagrangec/thresholds.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 namespace lgc {
 
@@ -38,6 +41,16 @@ std::string RealType::literal(double v) const {
   std::string s = short_exponent(buf);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
   return s + "f";
+}
+
+double RealType::threshold(double lgc_value) const {
+  static const std::map<double, double> in_float = {{LGC_MASS_PIVOT, LGC_MASS_PIVOT_FLOAT},
+                                                    {LGC_ROWS_PIVOT, LGC_ROWS_PIVOT_FLOAT},
+                                                    {LGC_EIGEN_FLOOR, LGC_EIGEN_FLOOR_FLOAT}};
+  if (!single()) return lgc_value;
+  const auto t = in_float.find(lgc_value);
+  if (t == in_float.end()) unreachable("a threshold thresholds.h does not give in float");
+  return t->second;
 }
 
 std::string RealType::function(const std::string &libm) const { return single() ? libm + "f" : libm; }
