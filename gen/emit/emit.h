@@ -57,8 +57,10 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
 // pasted by articulated_rhs_source), with the written potential's block.
 std::string articulated_functions_source(const Plan &plan, const std::string &potential_block);
 // NAME_jacobian on the recursion (Plan::tree_jacobian): tau's derivatives'
-// block and the function around gen/kernels/tree_jacobian.c.
-std::string articulated_jacobian_source(const Plan &plan, const std::string &tau_derivatives_block);
+// block, with rows on top the rows' (Plan::rows_derivatives, else ""), and
+// the function around gen/kernels/tree_jacobian.c and tree_kkt_jacobian.c.
+std::string articulated_jacobian_source(const Plan &plan, const std::string &tau_derivatives_block,
+                                        const std::string &rows_derivatives_block);
 
 // ---- emit_descriptor.cpp --------------------------------------------------
 

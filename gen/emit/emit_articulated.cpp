@@ -31,25 +31,29 @@ std::string recursion_lines(const Plan &plan, const std::string &gains) {
          ", out_dxdt + " + n.size(Size::nq) + ", links))\n" + "        return " + n.size("SINGULAR_MASS") + ";\n";
 }
 
-// rhs's body with constraint rows on top of the recursion (tree_kkt.c):
-// J, r and g from kkt_entries, a0 by the recursion, then the rows' solve.
-std::string constrained_rhs_body(const Plan &plan, const std::vector<size_t> &rows) {
-  const Names &n = plan.names;
+// The constraint rows solved on top of the recursion (tree_kkt.c), a table
+// rhs and jacobian read.
+std::string rows_table(const Plan &plan, const std::vector<size_t> &rows) {
   const Model &m = plan.model;
-  std::ostringstream s;
-  std::string slices;
-  for (auto &name : plan.rhs_work.names(0)) slices += (slices.empty() ? "" : " | ") + name;
-  s << "    /* work: " << slices << " (" << n.size(Size::nwork) << " " << plan.real.plural() << "; M unused) */\n";
   std::vector<int> solved(rows.begin(), rows.end());
   std::string which;
   for (size_t c = 0; c < m.nc(); ++c) {
     if (std::find(rows.begin(), rows.end(), c) != rows.end()) continue;
-    which += "\n    ** row " + std::to_string(c + 1) +
+    which += "\n** row " + std::to_string(c + 1) +
              (c == free_norm_row(m) ? ", the quaternion's norm: the recursion holds it itself" : ": redundant, left out");
   }
-  s << "    /* The rows solved on top of the recursion" << (which.empty() ? "" : "; the others get multiplier 0:")
-    << which << " */\n";
-  s << "    " << int_table(n.fn("rows") + "[" + std::to_string(rows.size()) + "]", solved);
+  return "/* The rows solved on top of the recursion" + std::string(which.empty() ? "" : "; the others get multiplier 0:") +
+         which + " */\n" + int_table(plan.names.fn("rows") + "[" + std::to_string(rows.size()) + "]", solved);
+}
+
+// rhs's body with constraint rows on top of the recursion (tree_kkt.c):
+// J, r and g from kkt_entries, a0 by the recursion, then the rows' solve.
+std::string constrained_rhs_body(const Plan &plan, const std::vector<size_t> &rows) {
+  const Names &n = plan.names;
+  std::ostringstream s;
+  std::string slices;
+  for (auto &name : plan.rhs_work.names(0)) slices += (slices.empty() ? "" : " | ") + name;
+  s << "    /* work: " << slices << " (" << n.size(Size::nwork) << " " << plan.real.plural() << "; M unused) */\n";
   s << declare_pointers(plan, pointers(plan.rhs_work, "work",
                                        {{"M", "M"}, {"J", "J"}, {"Y", "Y"}, {"S", "S"}, {"nu", "nu"}, {"w", "w"},
                                         {"E", "E"}, {"z", "z"}, {"conditioning", "conditioning"},
@@ -105,7 +109,9 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
   const std::vector<size_t> rows = rows_on_top(plan.model);
   if (!rows.empty()) s << paste_kernel(kernel_tree_kkt, n, plan.real) << "\n";
   if (plan.tree_jacobian) s << paste_kernel(kernel_tree_jacobian, n, plan.real) << "\n";
+  if (plan.tree_jacobian && !rows.empty()) s << paste_kernel(kernel_tree_kkt_jacobian, n, plan.real) << "\n";
   s << terms_block << "\n";
+  if (!rows.empty()) s << rows_table(plan, rows) << "\n";
   s << signature_text(plan.real, plan.rhs.signature) << "\n{\n";
   if (!rows.empty()) return s.str() + constrained_rhs_body(plan, rows);
   s << "    /* work: its slices table | tau | links past the dense form's (" << n.size(Size::nwork) << " "
@@ -184,27 +190,56 @@ std::string articulated_functions_source(const Plan &plan, const std::string &po
   return s.str();
 }
 
-std::string articulated_jacobian_source(const Plan &plan, const std::string &tau_derivatives_block) {
+std::string articulated_jacobian_source(const Plan &plan, const std::string &tau_derivatives_block,
+                                        const std::string &rows_derivatives_block) {
   const Names &n = plan.names;
   auto size = [&](const char *slice) { return extent_text(n, plan.jacobian_work.extent(slice)); };
+  const std::vector<size_t> rows = rows_on_top(plan.model);
+  const std::string Q = n.size(Size::nq), X = n.size(Size::nx), U = n.size(Size::nu);
   std::ostringstream s;
   s << "/* tau's derivatives by the state and the inputs; entries not set are zero. */\n" << tau_derivatives_block << "\n";
+  if (!rows.empty()) s << "/* The rows' derivatives (" << n.fn("tree_kkt_jacobian") << "); entries not set are zero. */\n"
+                       << rows_derivatives_block << "\n";
   s << signature_text(plan.real, plan.jacobian.signature) << "\n{\n"
-    << "    /* work: the rhs's (table | tau | links), then dxdt | dtau_dx | dtau_du | mass | column | tangent\n"
+    << "    /* work: the rhs's (" << (rows.empty() ? "table | tau | links" : "its J, Y, S, nu, E, z, conditioning, table, tau, links")
+    << "), then dxdt | dtau_dx | dtau_du | mass | column | tangent"
+    << (rows.empty() ? "" : "\n       | dforce_dx | dforce_du | drows_dx | drows_du | rotated") << "\n"
     << "       (" << n.size("NWORK_JACOBIAN") << " " << plan.real.plural() << ") */\n"
     << declare_pointers(plan, plan.jacobian.pointers)
-    << "    /* The rhs leaves the table and tau in its part of work, and q'' in dxdt. */\n"
+    << "    /* The rhs leaves the table and tau in its part of work, and q'' in dxdt"
+    << (rows.empty() ? "" : "; the rows' J, the\n       multipliers nu, Y = M^-1 J^T and S = J Y factored (or decomposed)") << ". */\n"
     << "    int status = " << n.fn("rhs") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);\n"
     << "    if (status != " << n.size("OK") << ") return status;\n"
     << "    " << n.fn("zero") << "(dtau_dx, " << size("dtau_dx") << ");\n"
     << "    " << n.fn("zero") << "(dtau_du, " << size("dtau_du") << ");\n"
-    << "    " << n.fn("tau_derivatives") << "(t, state, input, param, dtau_dx, dtau_du);\n"
-    << "    if (!" << n.fn("tree_jacobian") << "(table, state, dxdt + " << n.size(Size::nq) << ", tau, "
+    << "    " << n.fn("tau_derivatives") << "(t, state, input, param, dtau_dx, dtau_du);\n";
+  if (!rows.empty()) {
+    const std::string g_dx = "out_dfdx + 2*" + Q + "*" + X, g_du = "out_dfdu + 2*" + Q + "*" + U;
+    s << "    /* q'' = FD(q, q', tau + J^T nu): the recursion's derivatives at the total force, the\n"
+         "       rows' forces differentiated at fixed nu; g's rows of df/dx and df/du in place. */\n";
+    for (const char *slice : {"dforce_dx", "dforce_du", "drows_dx", "drows_du"})
+      s << "    " << n.fn("zero") << "(" << slice << ", " << size(slice) << ");\n";
+    s << "    " << n.fn("zero") << "(" << g_dx << ", " << n.size(Size::nn) << "*" << X << ");\n"
+      << "    " << n.fn("zero") << "(" << g_du << ", " << n.size(Size::nn) << "*" << U << ");\n"
+      << "    " << n.fn("rows_derivatives") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt + " << Q
+      << ", nu,\n        dforce_dx, dforce_du, drows_dx, drows_du, " << g_dx << ", " << g_du << ");\n"
+      << "    " << n.fn("rows_forces") << "(J, nu, dforce_dx, dforce_du, tau, dtau_dx, dtau_du);\n";
+  }
+  s << "    if (!" << n.fn("tree_jacobian") << "(table, state, dxdt + " << n.size(Size::nq) << ", tau, "
     << (plan.model.nc() ? "baumgarte_alpha, baumgarte_beta" : plan.real.literal(0) + ", " + plan.real.literal(0))
     << ", dtau_dx, dtau_du,\n            " << n.size(Size::nu) << ", out_dfdx, out_dfdu, "
     << "mass, column, links, tangent))\n"
-    << "        return " << n.size("SINGULAR_MASS") << ";\n"
-    << "    return " << n.size("OK") << ";\n}\n\n";
+    << "        return " << n.size("SINGULAR_MASS") << ";\n";
+  if (!rows.empty()) {
+    const std::string args = "(J, " + n.fn("rows") + ", " + std::to_string(rows.size()) +
+                             ", Y, S, E, conditioning[1] != 0.0, ";
+    s << "    /* The rows' part, Y dnu/dx: S dnu/dx = d(r - J q'')/dx - J dq''/dx, by rhs's S. */\n"
+      << "    " << n.fn("tree_kkt_jacobian") << args << "drows_dx, " << X << ", out_dfdx + " << Q << "*" << X
+      << ", z, rotated);\n"
+      << "    " << n.fn("tree_kkt_jacobian") << args << "drows_du, " << U << ", out_dfdu + " << Q << "*" << U
+      << ", z, rotated);\n";
+  }
+  s << "    return " << n.size("OK") << ";\n}\n\n";
   return s.str();
 }
 

@@ -741,7 +741,8 @@ std::string emit_source(const Plan &plan) {
   s << rhs_source(plan);
   if (tree) s << articulated_functions_source(plan, block_source(plan, plan.written_potential));
   if (plan.tree_jacobian)
-    s << articulated_jacobian_source(plan, block_source(plan, plan.tau_derivatives));
+    s << articulated_jacobian_source(plan, block_source(plan, plan.tau_derivatives),
+                                     rows_on_top(m).empty() ? "" : block_source(plan, plan.rows_derivatives));
   else if (plan.with_jacobian)
     s << jacobian_source(plan) << parameter_jacobian_source(plan);
   if (plan.correction.available) s << emit_correction_solver(plan) << "\n" << correction_source(plan);

@@ -583,10 +583,11 @@ class Report {
               "(its articulated inertias and factors from the same call; $M$ is never formed). The multipliers are "
               "those of the KKT system with $M$, sign and scale. Rows solved so: ";
       for (size_t k = 0; k < rows.size(); ++k) out_ << (k ? ", " : "") << rows[k] + 1;
-      out_ << " of " << m_.nc() << (rows.size() < m_.nc() ? " (the others get multiplier 0)" : "")
-           << ". It has no Jacobian (the rows' solve is not differentiated): `--method bdf` and `adams` take "
-              "difference quotients of rhs.\n\n";
+      out_ << " of " << m_.nc() << (rows.size() < m_.nc() ? " (the others get multiplier 0)" : "") << ".\n\n";
     }
+    if (!plan_.with_jacobian)
+      out_ << "It is generated without a Jacobian (`--no-jacobian`): `--method bdf` and `adams` take difference "
+              "quotients of rhs.\n\n";
     if (plan_.tree_jacobian)
       out_ << "Its Jacobian (`" << plan_.names.fn("jacobian") << "`, which `--method bdf` and `adams` use) is the "
               "recursion's own derivative, not a symbolic one: $\\ddot q$ solves $ID(q, \\dot q, \\ddot q) = "
@@ -597,6 +598,13 @@ class Report {
            << (free_norm_row(m_) ? "; on the quaternion the norm row's stabilised equation takes the place of the gauge's row, as "
                          "in the recursion"
                        : "")
+           << (rows.empty() ? ""
+                            : ". With the rows on top, $\\ddot q = FD(q, \\dot q, \\tau + J^T \\nu)$: that derivative "
+                              "at the total force, the rows' forces $J^T \\nu$ differentiated at fixed $\\nu$, and the "
+                              "multipliers' own part $Y\\,\\partial\\nu/\\partial x$ from $J \\ddot q = r$, "
+                              "$S\\,\\partial\\nu/\\partial x = \\partial(r - J \\ddot q)/\\partial x - "
+                              "J\\,\\partial\\ddot q/\\partial x|_\\nu$ by rhs's factor of $S$ (its minimum-norm "
+                              "solve where rhs took that one)")
            << " (docs/theory.md §9). `" << plan_.names.fn("parameter_jacobian")
            << "` is not generated (it would need the recursion's derivatives by its tables' entries).\n\n";
     if (free_norm_row(m_))

@@ -291,8 +291,9 @@ static void PREFIX_tree_solve_rows(const real L[], real B[], int width)
 }
 
 /*
-** df/dx (NX x NX, NX = 2 NQ) and df/du (NX x nu) of rhs's system
-** x' = (q', q'') on the recursion, at the state x and the accelerations
+** The rows of q' and q'' of df/dx (NX x NX) and df/du (NX x nu) of rhs's
+** system x' = (q', q'', ...) on the recursion (the rows past them, the
+** integral states', are the caller's), at the state x and the accelerations
 ** qdd rhs gave there, with tau (NQ) and its derivatives dtau_dx (NQ x NX)
 ** and dtau_du (NQ x nu): q' = v gives the identity's rows; q'' solves
 ** R(x, q'') = ID - tau + G = 0 with R's derivative by q'' M, so its rows
@@ -309,10 +310,10 @@ static int PREFIX_tree_jacobian(const real table[], const real state[], const re
                                 real beta, const real dtau_dx[], const real dtau_du[], int nu, real dfdx[], real dfdu[],
                                 real M[], real column[], real work[], real tangent[])
 {
-    const int n = PREFIX_NQ, nx = 2*PREFIX_NQ, *jf = PREFIX_free_coordinate;
+    const int n = PREFIX_NQ, nx = PREFIX_NX, *jf = PREFIX_free_coordinate;
     const real *q = state, *v = state + PREFIX_NQ;
     int i, j, k;
-    for (i = 0; i < n*nx; ++i) dfdx[i] = 0.0;
+    for (i = 0; i < 2*n*nx; ++i) dfdx[i] = 0.0;
     for (i = 0; i < n; ++i) dfdx[i*nx + n + i] = 1.0;
     for (i = 0; i < n*nu; ++i) dfdu[i] = 0.0;
     PREFIX_tree_inverse_dynamics(table, q, v, qdd, 1, column, work);

@@ -283,8 +283,10 @@ class BlockBuilder {
 
 // On the recursion, jacobian's work: rhs's, then f, tau's derivatives by
 // the state and the inputs, M and its factor, a column of the solve, and
-// the links' tangents (gen/kernels/tree_jacobian.c).
-Layout tree_jacobian_work_layout(const Sizes &s, const Layout &rhs_work, size_t links) {
+// the links' tangents (gen/kernels/tree_jacobian.c); with `rows` solved on
+// top, the derivatives of their forces J^T nu and of their r - J q'', and
+// a scratch row (gen/kernels/tree_kkt_jacobian.c).
+Layout tree_jacobian_work_layout(const Sizes &s, const Layout &rhs_work, size_t links, size_t rows) {
   Layout l(s);
   l.add_layout(rhs_work, Size::nwork);
   l.add("dxdt", {{Size::nx}});
@@ -293,6 +295,12 @@ Layout tree_jacobian_work_layout(const Sizes &s, const Layout &rhs_work, size_t 
   l.add("mass", {{Size::nq}, {Size::nq}});
   l.add("column", {{Size::nq}});
   l.add("tangent", {}, links * ArticulatedForm::kTangent);
+  if (!rows) return l;
+  l.add("dforce_dx", {{Size::nq}, {Size::nx}});
+  l.add("dforce_du", {{Size::nq}, {Size::nu}});
+  l.add("drows_dx", {{Size::nx}}, rows);
+  l.add("drows_du", {{Size::nu}}, rows);
+  l.add("rotated", {}, rows);
   return l;
 }
 
@@ -300,8 +308,10 @@ Layout tree_jacobian_work_layout(const Sizes &s, const Layout &rhs_work, size_t 
 // recursion, the block that fills its table and tau, the written
 // potential's block, their work after rhs's own; with the Jacobian, tau's
 // derivatives by the state and the inputs, which tree_jacobian.c's
-// derivatives of the recursion take, and no parameter_jacobian.
-void plan_articulated(Plan &p, BlockBuilder &b) {
+// derivatives of the recursion take, and no parameter_jacobian; with rows
+// on top, the rows' derivatives too (rows_derivatives), nu the multipliers'
+// symbols.
+void plan_articulated(Plan &p, BlockBuilder &b, const std::vector<GiNaC::realsymbol> &nu) {
   std::vector<int> dense;
   for (auto &a : p.kkt_entries.outputs) dense.push_back(a.node);
   p.articulated = choose_articulated(p.model, p.graph, dense, p.solver.ops);
@@ -329,10 +339,8 @@ void plan_articulated(Plan &p, BlockBuilder &b) {
   p.sizes.nwork = p.rhs_work.size();
   p.parameter_jacobian_work = parameter_jacobian_work_layout(p.sizes, p.rhs_work);
   p.step_work = step_work_layout(p.sizes, p.rhs_work);
-  p.jacobian_work = tree_jacobian_work_layout(p.sizes, p.rhs_work, links);
-  // Rows solved on top of the recursion would need their solve differentiated
-  // too: such a model has no Jacobian (bdf and adams take difference quotients).
-  if (!rows_on_top(p.model).empty()) p.with_jacobian = false;
+  const std::vector<size_t> rows = rows_on_top(p.model);
+  p.jacobian_work = tree_jacobian_work_layout(p.sizes, p.rhs_work, links, rows.size());
   if (!p.with_jacobian) return;
   const Model &m = p.model;
   p.tree_jacobian = true;
@@ -357,6 +365,54 @@ void plan_articulated(Plan &p, BlockBuilder &b) {
                               {{"out_dtau_dx", make_extent(p.sizes, {{Size::nq}, {Size::nx}})},
                                {"out_dtau_du", make_extent(p.sizes, {{Size::nq}, {Size::nu}})}},
                               douts);
+  if (rows.empty()) return;
+  // The rows' part (tree_kkt_jacobian.c): d(J^T nu)/dx at fixed nu, the
+  // solved rows' d(r - J a)/dx at fixed a, and g's derivatives (the
+  // integral states' rows of df/dx, df/du).
+  std::vector<Assignment> routs;
+  auto rows_by = [&](const std::vector<ex> &exprs, int array, const std::vector<std::string> &by, std::string heading) {
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      const int row = p.graph.from_ginac(exprs[i]);
+      for (size_t k = 0; k < by.size(); ++k) {
+        const int d = p.graph.derivative(row, by[k]);
+        if (!p.graph.is_zero(d)) {
+          routs.push_back({array, i * by.size() + k, d, heading, ""});
+          heading.clear();
+        }
+      }
+    }
+  };
+  std::vector<ex> force(m.nq, ex(0)), residual;
+  for (size_t c : rows) {
+    ex row = m.r[c];
+    for (size_t i = 0; i < m.nq; ++i) {
+      force[i] += m.J(c, i) * nu[c];
+      row -= m.J(c, i) * m.accelerations[i];
+    }
+    residual.push_back(row);
+  }
+  rows_by(force, 0, by_state, "the rows' forces J^T nu by the state and the inputs, at fixed nu");
+  rows_by(force, 1, by_input, "");
+  rows_by(residual, 2, by_state, "the solved rows' r - J a by the state and the inputs, at fixed a");
+  rows_by(residual, 3, by_input, "");
+  rows_by(m.g, 4, by_state, "g by the state and the inputs");
+  rows_by(m.g, 5, by_input, "");
+  auto extent = [&](std::vector<std::vector<Size>> factors, size_t count = 1) {
+    return make_extent(p.sizes, std::move(factors), count);
+  };
+  p.rows_derivatives = b.block(
+      {"void", p.names.fn("rows_derivatives"), true,
+       {kAt, kGains, {in("in_acceleration"), in("in_multipliers")},
+        {out("out_dforce_dx"), out("out_dforce_du"), out("out_drows_dx"), out("out_drows_du")},
+        {out("out_dg_dx"), out("out_dg_du")}}},
+      "",
+      {{"out_dforce_dx", extent({{Size::nq}, {Size::nx}})},
+       {"out_dforce_du", extent({{Size::nq}, {Size::nu}})},
+       {"out_drows_dx", extent({{Size::nx}}, rows.size())},
+       {"out_drows_du", extent({{Size::nu}}, rows.size())},
+       {"out_dg_dx", extent({{Size::nn}, {Size::nx}})},
+       {"out_dg_du", extent({{Size::nn}, {Size::nu}})}},
+      routs);
 }
 
 }  // namespace
@@ -493,7 +549,7 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
                   {"out_J", extent({{Size::nc}, {Size::nq}}), true, false}}};
   }
 
-  plan_articulated(*this, b);
+  plan_articulated(*this, b, nu);
 
   if (with_jacobian && !tree) {
     // dR/dx and dR/du of R = [M a + k - Q - J^T nu; J a - r], and dg/dx,
@@ -614,17 +670,27 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
       if (!terms.empty()) all.push_back({"terms", "terms"});
       return all;
     };
-    if (tree)
+    if (tree) {
+      const bool on_top = !rows_on_top(m).empty();
+      std::vector<std::pair<std::string, std::string>> tree_slices;  // in the work's order
+      if (on_top)
+        for (const char *slice : {"J", "Y", "S", "nu", "E", "z", "conditioning"}) tree_slices.push_back({slice, slice});
+      for (const char *slice : {"table", "tau", "links", "dxdt", "dtau_dx", "dtau_du", "mass", "column", "tangent"}) tree_slices.push_back({slice, slice});
+      if (on_top)
+        for (const char *slice : {"dforce_dx", "dforce_du", "drows_dx", "drows_du", "rotated"})
+          tree_slices.push_back({slice, slice});
       jacobian = {{"int", names.fn("jacobian"), false, {kAt, kGains, {out("out_dfdx"), out("out_dfdu"), out("work")}}},
                   "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major:\nq'' by the analytical "
                   "derivatives of the recursive Newton-Euler algorithm over\nthe tree's tables, -M^-1 (d ID/dx - d tau/dx) "
-                  "and M^-1 d tau/du, O(N^2).\nwork holds NWORK_JACOBIAN " + real.plural() + ".",
-                  pointers(jacobian_work, "work",
-                           {{"table", "table"}, {"tau", "tau"}, {"links", "links"}, {"dxdt", "dxdt"}, {"dtau_dx", "dtau_dx"},
-                            {"dtau_du", "dtau_du"}, {"mass", "mass"}, {"column", "column"}, {"tangent", "tangent"}}),
+                  "and M^-1 d tau/du, O(N^2)" +
+                      std::string(on_top ? ",\nat the total force tau + J^T nu; the constraint rows' part by the solve of\n"
+                                           "S = J M^-1 J^T rhs factored, S dnu/dx = d(r - J q'')/dx - J dq''/dx"
+                                         : "") +
+                      ".\nwork holds NWORK_JACOBIAN " + real.plural() + ".",
+                  pointers(jacobian_work, "work", tree_slices),
                   {{"out_dfdx", extent({{Size::nx}, {Size::nx}}), true, false},
                    {"out_dfdu", extent({{Size::nx}, {Size::nu}}), true, false}}};
-    else
+    } else
       jacobian = {{"int", names.fn("jacobian"), false, {kAt, kGains, {out("out_dfdx"), out("out_dfdu"), out("work")}}},
                   "Jacobians of the same system, df/dx (NX x NX) and df/du (NX x NU), row-major,\nderived "
                   "symbolically: q'' by differentiating the KKT system it solves.\nwork holds NWORK_JACOBIAN " +

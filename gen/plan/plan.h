@@ -482,9 +482,10 @@ struct Plan {
   Block articulated_terms;
   // On the recursion with the Jacobian: NAME_jacobian by
   // gen/kernels/tree_jacobian.c, with tau's derivatives (out_dtau_dx,
-  // out_dtau_du), and no parameter_jacobian.
+  // out_dtau_du), and no parameter_jacobian; with rows on top, the rows'
+  // derivatives for gen/kernels/tree_kkt_jacobian.c (rows_derivatives).
   bool tree_jacobian = false;
-  Block tau_derivatives;
+  Block tau_derivatives, rows_derivatives;
   SharedTerms terms;  // with Jacobians: kkt_entries' values the derivatives read
   // On the recursion: the potential written beside the bodies, V (out_V)
   // and dV/dq (out_dVdq), which the functions over the tables add.

@@ -64,7 +64,7 @@ StackEstimate estimate_stack(const Plan &plan) {
                                        &plan.constraint_jacobian, &plan.constraint_coordinate_jacobian,
                                        &plan.initial_state_at};
   if (plan.tree_jacobian)
-    blocks.push_back(&plan.tau_derivatives);
+    for (const Block *b : {&plan.tau_derivatives, &plan.rows_derivatives}) blocks.push_back(b);
   else if (plan.with_jacobian)
     for (const Block *b : {&plan.residual_derivatives, &plan.residual_parameter_derivatives}) blocks.push_back(b);
   if (plan.model.integral == Model::Integral::jacobi) blocks.push_back(&plan.jacobi_integral);

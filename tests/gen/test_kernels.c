@@ -25,6 +25,7 @@
 /* The placeholders a model gives the kernels (gen/emit/paste_kernel.cpp). */
 typedef KERNEL_REAL real;
 #define PREFIX_NQ 4
+#define PREFIX_NX (2*PREFIX_NQ)
 #define PREFIX_NC 3
 #define PREFIX_OK 0
 #define PREFIX_SINGULAR_MASS 1

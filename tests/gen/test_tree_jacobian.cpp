@@ -80,43 +80,47 @@ void jacobian_at(const lgc_model *gm, const Point &at, std::vector<double> &dfdx
                    LGC_MODEL_OK);
 }
 
-// The Jacobian against central differences of rhs (step 1e-6, fourth-order
-// Richardson), relative to 1 + |df/dx|: 1e-6 at most, the worst printed.
-void check_against_differences(const lgc_model *gm, int points, uint64_t seed) {
-  std::mt19937_64 rng(seed);
+// The Jacobian at `at` against central differences of rhs (steps 2e-4 and
+// 1e-4, fourth-order Richardson), relative to 1 + |df/dx|: 1e-6 at most,
+// over the columns from `first` (x's, then u's); the worst into *worst.
+void check_point_against_differences(const lgc_model *gm, const Point &at, int first, double worst[3]) {
   const int nx = gm->nx, nu = gm->nu;
-  double worst = 0, worst_exact = 0, worst_difference = 0;
-  for (int trial = 0; trial < points; ++trial) {
-    Point at = random_point(gm, rng);
-    std::vector<double> dfdx, dfdu, work(static_cast<size_t>(gm->nwork)), f1(static_cast<size_t>(nx)), f2(static_cast<size_t>(nx));
-    jacobian_at(gm, at, dfdx, dfdu);
-    for (int k = 0; k < nx + nu; ++k) {
-      auto central = [&](double h) {
-        Point plus = at, minus = at;
-        (k < nx ? plus.x[size_t(k)] : plus.u[size_t(k - nx)]) += h;
-        (k < nx ? minus.x[size_t(k)] : minus.u[size_t(k - nx)]) -= h;
-        assert_int_equal(gm->rhs(at.t, plus.x.data(), plus.u.data(), at.p.data(), 10, 25, f1.data(), nullptr, work.data()),
-                         LGC_MODEL_OK);
-        assert_int_equal(gm->rhs(at.t, minus.x.data(), minus.u.data(), at.p.data(), 10, 25, f2.data(), nullptr, work.data()),
-                         LGC_MODEL_OK);
-        std::vector<double> d(static_cast<size_t>(nx));
-        for (int i = 0; i < nx; ++i) d[size_t(i)] = (f1[size_t(i)] - f2[size_t(i)]) / (2 * h);
-        return d;
-      };
-      const std::vector<double> coarse = central(2e-4), fine = central(1e-4);
-      for (int i = 0; i < nx; ++i) {
-        const double exact = k < nx ? dfdx[size_t(i * nx + k)] : dfdu[size_t(i * nu + k - nx)];
-        const double difference = (4 * fine[size_t(i)] - coarse[size_t(i)]) / 3;
-        const double error = std::fabs(difference - exact) / (1 + std::fabs(exact));
-        if (!(error <= 1e-6))
-          fail_msg("%s: df%d/d%s%d = %.12g, the central differences give %.12g (relative %.2e)", gm->name, i,
-                   k < nx ? "x" : "u", k < nx ? k : k - nx, exact, difference, error);
-        if (error >= worst) worst = error, worst_exact = exact, worst_difference = difference;
-      }
+  std::vector<double> dfdx, dfdu, work(static_cast<size_t>(gm->nwork)), f1(static_cast<size_t>(nx)), f2(static_cast<size_t>(nx));
+  jacobian_at(gm, at, dfdx, dfdu);
+  for (int k = first; k < nx + nu; ++k) {
+    auto central = [&](double h) {
+      Point plus = at, minus = at;
+      (k < nx ? plus.x[size_t(k)] : plus.u[size_t(k - nx)]) += h;
+      (k < nx ? minus.x[size_t(k)] : minus.u[size_t(k - nx)]) -= h;
+      assert_int_equal(gm->rhs(at.t, plus.x.data(), plus.u.data(), at.p.data(), 10, 25, f1.data(), nullptr, work.data()),
+                       LGC_MODEL_OK);
+      assert_int_equal(gm->rhs(at.t, minus.x.data(), minus.u.data(), at.p.data(), 10, 25, f2.data(), nullptr, work.data()),
+                       LGC_MODEL_OK);
+      std::vector<double> d(static_cast<size_t>(nx));
+      for (int i = 0; i < nx; ++i) d[size_t(i)] = (f1[size_t(i)] - f2[size_t(i)]) / (2 * h);
+      return d;
+    };
+    const std::vector<double> coarse = central(2e-4), fine = central(1e-4);
+    for (int i = 0; i < nx; ++i) {
+      const double exact = k < nx ? dfdx[size_t(i * nx + k)] : dfdu[size_t(i * nu + k - nx)];
+      const double difference = (4 * fine[size_t(i)] - coarse[size_t(i)]) / 3;
+      const double error = std::fabs(difference - exact) / (1 + std::fabs(exact));
+      if (!(error <= 1e-6))
+        fail_msg("%s: df%d/d%s%d = %.12g, the central differences give %.12g (relative %.2e)", gm->name, i,
+                 k < nx ? "x" : "u", k < nx ? k : k - nx, exact, difference, error);
+      if (error >= worst[0]) worst[0] = error, worst[1] = exact, worst[2] = difference;
     }
   }
+}
+
+// The Jacobian against central differences of rhs at `points` random states.
+void check_against_differences(const lgc_model *gm, int points, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  double worst[3] = {0, 0, 0};
+  for (int trial = 0; trial < points; ++trial) check_point_against_differences(gm, random_point(gm, rng), 0, worst);
+  const double worst_exact = worst[1], worst_difference = worst[2];
   print_message("  %-18s df/dx, df/du within %.1e of central differences (worst: %.12g against %.12g)\n", gm->name,
-                worst, worst_exact, worst_difference);
+                worst[0], worst_exact, worst_difference);
 }
 
 // The recursion's Jacobian of small_tree against the symbolic one of the
@@ -189,6 +193,97 @@ void generated_trees(void **) {
   fs::remove_all(dir);
 }
 
+// closed_chain (8 links, the tip pinned: two holonomic rows on top of the
+// recursion) against the symbolic Jacobian of the same spec in the form
+// with M (form = "dense"), to 1e-8 relative to 1 + |entry|, and against
+// central differences.
+void closed_chain_against_the_dense_form(void **) {
+  lgc::Spec spec = lgc::read_spec(std::string(GEN_SPECS_DIR) + "/closed_chain.toml");
+  const fs::path dir = scratch("rows-jacobian"), dense_dir = dir / "dense", tree_dir = dir / "tree";
+  fs::create_directories(dense_dir);
+  fs::create_directories(tree_dir);
+  {
+    lgc::Model m = lgc::derive(spec);
+    if (!m.articulated.chosen || lgc::rows_on_top(m).size() != 2)
+      fail_msg("closed_chain: not the recursion with 2 rows on top (%s)", m.articulated.reason.c_str());
+    emit(m, tree_dir);
+  }
+  spec.form = "dense";
+  {
+    lgc::Model m = lgc::derive(spec);
+    if (m.articulated.chosen) fail_msg("closed_chain with form = \"dense\": still the recursion");
+    emit(m, dense_dir);
+  }
+  const lgc_model *dense = load(dense_dir, "closed_chain"), *tree = load(tree_dir, "closed_chain");
+  std::ifstream c_file(tree_dir / "closed_chain.c");
+  const std::string c_text((std::istreambuf_iterator<char>(c_file)), std::istreambuf_iterator<char>());
+  if (!tree->jacobian || c_text.find("closed_chain_tree_kkt_jacobian(J, closed_chain_rows, 2") == std::string::npos)
+    fail_msg("closed_chain on the recursion: no Jacobian with its rows (jacobian %p)", (void *)tree->jacobian);
+  std::mt19937_64 rng(31);
+  double worst = 0, worst_tree = 0, worst_dense = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const Point at = random_point(tree, rng);
+    std::vector<double> tree_dfdx, tree_dfdu, dense_dfdx, dense_dfdu;
+    jacobian_at(tree, at, tree_dfdx, tree_dfdu);
+    jacobian_at(dense, at, dense_dfdx, dense_dfdu);
+    for (size_t e = 0; e < tree_dfdx.size(); ++e) {
+      const double error = std::fabs(tree_dfdx[e] - dense_dfdx[e]) / (1 + std::fabs(dense_dfdx[e]));
+      if (!(error <= 1e-8))
+        fail_msg("closed_chain: df/dx entry %zu: the recursion's %.15g, the form with M's %.15g", e, tree_dfdx[e],
+                 dense_dfdx[e]);
+      if (error >= worst) worst = error, worst_tree = tree_dfdx[e], worst_dense = dense_dfdx[e];
+    }
+  }
+  print_message("  closed_chain       the recursion's df/dx within %.1e of the form with M's (worst: %.15g against "
+                "%.15g)\n", worst, worst_tree, worst_dense);
+  check_against_differences(tree, 3, 32);
+  fs::remove_all(dir);
+}
+
+// Rows on top of other kinds against central differences: knife_chain (a
+// nonholonomic row, its integral state's rows of df/dx too) and
+// floating_pinned (a free joint, its norm row in the recursion, and a
+// holonomic row on top).
+void rows_on_top_against_differences(void **) {
+  const fs::path dir = scratch("rows-jacobian");
+  for (const std::string name : {"knife_chain", "floating_pinned"}) {
+    Result g = run({LAGRANGEC, "generate", std::string(GEN_SPECS_DIR) + "/" + name + ".toml", "-o", dir.string()});
+    if (g.status != 0) fail_msg("generate failed:\n%s", g.err.c_str());
+    const lgc_model *gm = load(dir, name);
+    if (!gm->jacobian) fail_msg("%s: no Jacobian", name.c_str());
+    check_against_differences(gm, 3, 33);
+  }
+  fs::remove_all(dir);
+}
+
+// Dependent rows: closed_chain stretched straight (q = 0), where the tip's
+// vertical row of J is zero, so rhs takes the minimum-norm solve (its
+// conditioning says so); there S keeps its rank as q' and the inputs move,
+// and the Jacobian's columns by them must be the minimum-norm solve's
+// derivative (central differences at random q').
+void dependent_rows_minimum_norm(void **) {
+  const fs::path dir = scratch("rows-jacobian");
+  Result g = run({LAGRANGEC, "generate", std::string(GEN_SPECS_DIR) + "/closed_chain.toml", "-o", dir.string()});
+  if (g.status != 0) fail_msg("generate failed:\n%s", g.err.c_str());
+  const lgc_model *gm = load(dir, "closed_chain");
+  std::mt19937_64 rng(34);
+  double worst[3] = {0, 0, 0};
+  for (int trial = 0; trial < 3; ++trial) {
+    Point at = random_point(gm, rng);
+    for (int i = 0; i < gm->nq; ++i) at.x[size_t(i)] = 0;
+    std::vector<double> work(size_t(gm->nwork)), dxdt(size_t(gm->nx));
+    assert_int_equal(gm->rhs(at.t, at.x.data(), at.u.data(), at.p.data(), 10, 25, dxdt.data(), nullptr, work.data()),
+                     LGC_MODEL_OK);
+    if (work[size_t(gm->work_conditioning) + 1] != 1.0)
+      fail_msg("closed_chain at q = 0: the minimum-norm solve did not make the call (flag %g)",
+               work[size_t(gm->work_conditioning) + 1]);
+    check_point_against_differences(gm, at, gm->nq, worst);
+  }
+  print_message("  closed_chain, q = 0 (minimum norm) df/dq', df/du within %.1e of central differences (worst: %.12g "
+                "against %.12g)\n", worst[0], worst[1], worst[2]);
+  fs::remove_all(dir);
+}
+
 // x at t_end from the model's initial state by the runtime's driver (the
 // correction off: no constraints), and the run's statistics.
 std::vector<double> run_to(const lgc_model *gm, const lgc_stepper_type *type, double h, double tol, double t_end,
@@ -213,16 +308,16 @@ std::vector<double> run_to(const lgc_model *gm, const lgc_stepper_type *type, do
   return x;
 }
 
-// articulated_tree over 1 s: bdf and adams (rtol 1e-10, atol 1e-12), on
+// The spec `name` over 1 s: bdf and adams (rtol 1e-10, atol 1e-12), on
 // the recursion's Jacobian and on CVODE's difference quotients (the same
 // model with jacobian NULL), each within 1e-6 of rk4 at a step of 1e-4 in
 // every q, q'.
-void simulated_tree_against_rk4(void **) {
+void simulated_against_rk4(const std::string &name) {
   const fs::path dir = scratch("tree-simulate");
-  Result g = run({LAGRANGEC, "generate", std::string(GEN_SPECS_DIR) + "/articulated_tree.toml", "-o", dir.string()});
+  Result g = run({LAGRANGEC, "generate", std::string(GEN_SPECS_DIR) + "/" + name + ".toml", "-o", dir.string()});
   if (g.status != 0) fail_msg("generate failed:\n%s", g.err.c_str());
-  const lgc_model *gm = load(dir, "articulated_tree");
-  if (!gm->jacobian) fail_msg("articulated_tree: no Jacobian");
+  const lgc_model *gm = load(dir, name);
+  if (!gm->jacobian) fail_msg("%s: no Jacobian", name.c_str());
   lgc_stats stats;
   const std::vector<double> reference = run_to(gm, lgc_step_rk4, 1e-4, 1e-8, 1.0, stats);
   for (const lgc_stepper_type *type : {lgc_step_bdf, lgc_step_adams})
@@ -234,16 +329,22 @@ void simulated_tree_against_rk4(void **) {
       for (size_t c = 0; c < x.size(); ++c) {
         const double error = std::fabs(x[c] - reference[c]);
         if (!(error <= 1e-6))
-          fail_msg("%s, %s: x[%zu] at t = 1 is %.12g, rk4's %.12g", type->name,
+          fail_msg("%s, %s, %s: x[%zu] at t = 1 is %.12g, rk4's %.12g", name.c_str(), type->name,
                    analytic ? "the recursion's Jacobian" : "difference quotients", c, x[c], reference[c]);
         worst = std::max(worst, error);
       }
-      print_message("  articulated_tree   %-5s %-22s x at t = 1 within %.1e of rk4's (dt 1e-4): %lu steps, %lu rhs, "
-                    "%lu Jacobians\n", type->name, analytic ? "(the recursion's J)" : "(difference quotients)", worst,
-                    stats.steps, stats.nfev, stats.njev);
+      print_message("  %-18s %-5s %-22s x at t = 1 within %.1e of rk4's (dt 1e-4): %lu steps, %lu rhs, "
+                    "%lu Jacobians\n", name.c_str(), type->name,
+                    analytic ? "(the recursion's J)" : "(difference quotients)", worst, stats.steps, stats.nfev,
+                    stats.njev);
     }
   fs::remove_all(dir);
 }
+
+void simulated_tree_against_rk4(void **) { simulated_against_rk4("articulated_tree"); }
+
+// closed_chain: its rows on top, the driver's correction as by default.
+void simulated_closed_chain_against_rk4(void **) { simulated_against_rk4("closed_chain"); }
 
 }  // namespace
 
@@ -252,6 +353,10 @@ int main() {
       cmocka_unit_test(small_tree_against_the_form_with_m),
       cmocka_unit_test(generated_trees),
       cmocka_unit_test(simulated_tree_against_rk4),
+      cmocka_unit_test(closed_chain_against_the_dense_form),
+      cmocka_unit_test(rows_on_top_against_differences),
+      cmocka_unit_test(dependent_rows_minimum_norm),
+      cmocka_unit_test(simulated_closed_chain_against_rk4),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
