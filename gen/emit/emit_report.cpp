@@ -603,9 +603,9 @@ class Report {
                               "at the total force, the rows' forces $J^T \\nu$ differentiated at fixed $\\nu$, and the "
                               "multipliers' own part $Y\\,\\partial\\nu/\\partial x$ from $J \\ddot q = r$, "
                               "$S\\,\\partial\\nu/\\partial x = \\partial(r - J \\ddot q)/\\partial x - "
-                              "J\\,\\partial\\ddot q/\\partial x|_\\nu$ by rhs's factor of $S$ (its minimum-norm "
-                              "solve where rhs took that one)")
-           << " (docs/theory.md §9). `" << plan_.names.fn("parameter_jacobian")
+                              "J\\,\\partial\\ddot q/\\partial x|_\\nu$ by rhs's factor of $S$, or its "
+                              "minimum-norm solve where rhs took that one")
+           << " (docs/theory.md §9" << (rows.empty() ? "" : ", \"The Jacobian with rows on top\"") << "). `" << plan_.names.fn("parameter_jacobian")
            << "` is not generated (it would need the recursion's derivatives by its tables' entries).\n\n";
     if (free_norm_row(m_))
       out_ << "The free link's twist is its quaternion's and its origin's rates; $\\ddot q$ of the quaternion is "
