@@ -232,7 +232,7 @@ std::string articulated_jacobian_source(const Plan &plan, const std::string &tau
     << "        return " << n.size("SINGULAR_MASS") << ";\n";
   if (!rows.empty()) {
     const std::string args = "(J, " + n.fn("rows") + ", " + std::to_string(rows.size()) +
-                             ", Y, S, E, conditioning[1] != 0.0, ";
+                             ", Y, S, E, conditioning[1] != " + plan.real.literal(0) + ", ";
     s << "    /* The rows' part, Y dnu/dx: S dnu/dx = d(r - J q'')/dx - J dq''/dx, by rhs's S. */\n"
       << "    " << n.fn("tree_kkt_jacobian") << args << "drows_dx, " << X << ", out_dfdx + " << Q << "*" << X
       << ", z, rotated);\n"
