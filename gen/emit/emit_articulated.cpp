@@ -223,7 +223,8 @@ std::string articulated_jacobian_source(const Plan &plan, const std::string &tau
       << "    " << n.fn("zero") << "(" << g_du << ", " << n.size(Size::nn) << "*" << U << ");\n"
       << "    " << n.fn("rows_derivatives") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt + " << Q
       << ", nu,\n        dforce_dx, dforce_du, drows_dx, drows_du, " << g_dx << ", " << g_du << ");\n"
-      << "    " << n.fn("rows_forces") << "(J, nu, dforce_dx, dforce_du, tau, dtau_dx, dtau_du);\n";
+      << "    " << n.fn("rows_forces") << "(J, nu, " << (plan.rows_force_symmetric ? 1 : 0)
+      << ", dforce_dx, dforce_du, tau, dtau_dx, dtau_du);\n";
   }
   s << "    if (!" << n.fn("tree_jacobian") << "(table, state, dxdt + " << n.size(Size::nq) << ", tau, "
     << (plan.model.nc() ? "baumgarte_alpha, baumgarte_beta" : plan.real.literal(0) + ", " + plan.real.literal(0))

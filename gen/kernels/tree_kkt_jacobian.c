@@ -12,14 +12,19 @@
 ** The rows' forces at the multipliers nu rhs left (0 on the rows not
 ** solved): tau += J^T nu (J NC x NQ), and their derivatives at fixed nu
 ** into tau's, dtau_dx += dforce_dx (NQ x NX) and dtau_du += dforce_du
-** (NQ x NU): tree_jacobian then differentiates FD at the total force.
+** (NQ x NU): tree_jacobian then differentiates FD at the total force. With
+** `symmetric`, dforce_dx's block by q holds its lower triangle only (a
+** Hessian, of nu.phi), mirrored here first.
 */
-static void PREFIX_rows_forces(const real J[], const real nu[], const real dforce_dx[], const real dforce_du[],
-                               real tau[], real dtau_dx[], real dtau_du[])
+static void PREFIX_rows_forces(const real J[], const real nu[], int symmetric, real dforce_dx[],
+                               const real dforce_du[], real tau[], real dtau_dx[], real dtau_du[])
 {
-    int c, i;
+    int c, i, j;
     for (c = 0; c < PREFIX_NC; ++c)
         for (i = 0; i < PREFIX_NQ; ++i) tau[i] += J[c*PREFIX_NQ + i]*nu[c];
+    if (symmetric)
+        for (i = 0; i < PREFIX_NQ; ++i)
+            for (j = 0; j < i; ++j) dforce_dx[j*PREFIX_NX + i] = dforce_dx[i*PREFIX_NX + j];
     for (i = 0; i < PREFIX_NQ*PREFIX_NX; ++i) dtau_dx[i] += dforce_dx[i];
     for (i = 0; i < PREFIX_NQ*PREFIX_NU; ++i) dtau_du[i] += dforce_du[i];
 }

@@ -370,10 +370,13 @@ void plan_articulated(Plan &p, BlockBuilder &b, const std::vector<GiNaC::realsym
   // solved rows' d(r - J a)/dx at fixed a, and g's derivatives (the
   // integral states' rows of df/dx, df/du).
   std::vector<Assignment> routs;
-  auto rows_by = [&](const std::vector<ex> &exprs, int array, const std::vector<std::string> &by, std::string heading) {
+  // skip(i, k): an entry left to the kernel (the force's upper triangle by q when it mirrors it).
+  auto rows_by = [&](const std::vector<ex> &exprs, int array, const std::vector<std::string> &by, std::string heading,
+                     const std::function<bool(size_t, size_t)> &skip = nullptr) {
     for (size_t i = 0; i < exprs.size(); ++i) {
       const int row = p.graph.from_ginac(exprs[i]);
       for (size_t k = 0; k < by.size(); ++k) {
+        if (skip && skip(i, k)) continue;
         const int d = p.graph.derivative(row, by[k]);
         if (!p.graph.is_zero(d)) {
           routs.push_back({array, i * by.size() + k, d, heading, ""});
@@ -391,7 +394,18 @@ void plan_articulated(Plan &p, BlockBuilder &b, const std::vector<GiNaC::realsym
     }
     residual.push_back(row);
   }
-  rows_by(force, 0, by_state, "the rows' forces J^T nu by the state and the inputs, at fixed nu");
+  // Holonomic rows' forces are a gradient, nu.phi's: their derivative by q is
+  // symmetric (a Hessian), and where it is, node for node, only its lower
+  // triangle is written and the kernel mirrors it (on a chain of rods the
+  // stores are most of the block).
+  p.rows_force_symmetric = true;
+  for (size_t i = 0; i < m.nq && p.rows_force_symmetric; ++i)
+    for (size_t j = 0; j < i && p.rows_force_symmetric; ++j)
+      p.rows_force_symmetric = p.graph.derivative(p.graph.from_ginac(force[i]), by_state[j]) ==
+                               p.graph.derivative(p.graph.from_ginac(force[j]), by_state[i]);
+  rows_by(force, 0, by_state, "the rows' forces J^T nu by the state and the inputs, at fixed nu" +
+                                  std::string(p.rows_force_symmetric ? " (by q: the lower triangle)" : ""),
+          [&](size_t i, size_t k) { return p.rows_force_symmetric && k < m.nq && k > i; });
   rows_by(force, 1, by_input, "");
   rows_by(residual, 2, by_state, "the solved rows' r - J a by the state and the inputs, at fixed a");
   rows_by(residual, 3, by_input, "");

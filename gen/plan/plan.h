@@ -486,6 +486,7 @@ struct Plan {
   // derivatives for gen/kernels/tree_kkt_jacobian.c (rows_derivatives).
   bool tree_jacobian = false;
   Block tau_derivatives, rows_derivatives;
+  bool rows_force_symmetric = false;  // rows_derivatives writes d(J^T nu)/dq's lower triangle only
   SharedTerms terms;  // with Jacobians: kkt_entries' values the derivatives read
   // On the recursion: the potential written beside the bodies, V (out_V)
   // and dV/dq (out_dVdq), which the functions over the tables add.
