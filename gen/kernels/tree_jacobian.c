@@ -313,7 +313,7 @@ static int PREFIX_tree_jacobian(const real table[], const real state[], const re
     const int n = PREFIX_NQ, nx = PREFIX_NX, *jf = PREFIX_free_coordinate;
     const real *q = state, *v = state + PREFIX_NQ;
     int i, j, k;
-    for (i = 0; i < 2*n*nx; ++i) dfdx[i] = 0.0;
+    for (i = 0; i < 2*n*nx; ++i) dfdx[i] = 0.0;  /* the rows of q'' too: no ID term in an integral state's column */
     for (i = 0; i < n; ++i) dfdx[i*nx + n + i] = 1.0;
     for (i = 0; i < n*nu; ++i) dfdu[i] = 0.0;
     PREFIX_tree_inverse_dynamics(table, q, v, qdd, 1, column, work);

@@ -4,7 +4,11 @@
 // the same tree in the form with M (tests/gen/specs/small_tree.toml, both
 // forms generated from one model); and a tree simulated by CVODE's bdf and
 // adams, on that Jacobian and on difference quotients, against rk4 at a
-// small step (the runtime's driver, in this process).
+// small step (the runtime's driver, in this process). With constraint rows
+// on top (gen/kernels/tree_kkt_jacobian.c): a closed chain against the
+// dense form's Jacobian of the same spec and under bdf and adams, a knife
+// edge and a pinned free base against differences, and the minimum-norm
+// solve of dependent rows.
 #include "emit/emit.h"
 #include "model/model.h"
 #include "plan/plan.h"
