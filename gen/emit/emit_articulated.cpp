@@ -216,13 +216,17 @@ std::string articulated_jacobian_source(const Plan &plan, const std::string &tau
   if (!rows.empty()) {
     const std::string g_dx = "out_dfdx + 2*" + Q + "*" + X, g_du = "out_dfdu + 2*" + Q + "*" + U;
     s << "    /* q'' = FD(q, q', tau + J^T nu): the recursion's derivatives at the total force, the\n"
-         "       rows' forces differentiated at fixed nu; g's rows of df/dx and df/du in place. */\n";
+         "       rows' forces differentiated at fixed nu" << (plan.model.nn ? "; g's rows of df/dx and df/du in place" : "")
+      << ". */\n";
     for (const char *slice : {"dforce_dx", "dforce_du", "drows_dx", "drows_du"})
       s << "    " << n.fn("zero") << "(" << slice << ", " << size(slice) << ");\n";
-    s << "    " << n.fn("zero") << "(" << g_dx << ", " << n.size(Size::nn) << "*" << X << ");\n"
-      << "    " << n.fn("zero") << "(" << g_du << ", " << n.size(Size::nn) << "*" << U << ");\n"
-      << "    " << n.fn("rows_derivatives") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt + " << Q
+    if (plan.model.nn)
+      s << "    " << n.fn("zero") << "(" << g_dx << ", " << n.size(Size::nn) << "*" << X << ");\n"
+        << "    " << n.fn("zero") << "(" << g_du << ", " << n.size(Size::nn) << "*" << U << ");\n";
+    s << "    " << n.fn("rows_derivatives") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt + " << Q
       << ", nu,\n        dforce_dx, dforce_du, drows_dx, drows_du, " << g_dx << ", " << g_du << ");\n"
+      << "    /* tau += J^T nu, its derivatives into tau's"
+      << (plan.rows_force_symmetric ? " (1: by q the lower triangle written, a Hessian)" : "") << " */\n"
       << "    " << n.fn("rows_forces") << "(J, nu, " << (plan.rows_force_symmetric ? 1 : 0)
       << ", dforce_dx, dforce_du, tau, dtau_dx, dtau_du);\n";
   }
