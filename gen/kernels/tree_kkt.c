@@ -2,14 +2,15 @@
 // recursion (closed loops, rolling wheels): their KKT solve on top of the
 // recursion's q'' (docs/theory.md §9), M^-1 applied by the recursion's solve
 // pass (PREFIX_articulated_solve below, with the factors PREFIX_articulated
-// left, or planar.c's), M never formed. Needs cholesky.c, symmetric_eigen.c
-// and articulated.c (and planar.c on a planar tree). The generator pastes it
-// into a model (gen/emit/paste_kernel.cpp); tests/gen/test_kernels.c and
+// left, or planar_solve.c's), M never formed. Needs cholesky.c,
+// symmetric_eigen.c and articulated.c (and planar.c, planar_solve.c on a
+// planar tree). The generator pastes it into a model
+// (gen/emit/paste_kernel.cpp); tests/gen/test_kernels.c and
 // test_planar_kernels.c run it.
 
 /*
 ** The solve pass the rows take, PREFIX_solve_pass: the spatial recursion's
-** below, or on a planar tree (PREFIX_PLANAR_AXIS defined) planar.c's
+** below, or on a planar tree (PREFIX_PLANAR_AXIS defined) planar_solve.c's
 ** PREFIX_planar_solve, with the factors of the call that made q''.
 */
 #ifdef PREFIX_PLANAR_AXIS

@@ -1,7 +1,7 @@
 /*
 ** test_planar_kernels.c — the planar articulated-body recursion
 ** (gen/kernels/planar.c) on its own, in the precision KERNEL_REAL, on
-** random planar trees (a branched tree of five links turning about N's x,
+** random planar trees (planar_solve.c its solve pass; a branched tree of five links turning about N's x,
 ** constant turns about x between some joints, random masses, first moments,
 ** inertias, offsets, signs and gravity, the out-of-plane parts included):
 ** its q'' against the spatial inverse dynamics of tree_dynamics.c (M q'' + k
@@ -54,6 +54,7 @@ static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* n
 #include "symmetric_eigen.c"
 #include "articulated.c"
 #include "planar.c"
+#include "planar_solve.c"
 #include "tree_dynamics.c"
 #include "tree_kkt.c"
 #include "tree_jacobian.c"
