@@ -95,7 +95,7 @@ struct ArticulatedTree {
   static constexpr size_t kSolveOpsPerLink = 90;
   // The same two for the planar recursion (gen/kernels/planar.c), which a
   // tree with planar_axis() takes: measured as those were, FIXME.
-  static constexpr size_t kOpsPerLinkPlanar = 180, kSolveOpsPerLinkPlanar = 40;
+  static constexpr size_t kOpsPerLinkPlanar = 170, kSolveOpsPerLinkPlanar = 42;
   // The recursion's and a solve pass's cost per link for this tree: the planar ones when it has the axis.
   size_t ops_per_link() const { return planar_axis() ? kOpsPerLinkPlanar : kOpsPerLink; }
   size_t solve_ops_per_link() const { return planar_axis() ? kSolveOpsPerLinkPlanar : kSolveOpsPerLink; }
