@@ -25,7 +25,7 @@
 ** moment about the origin; the force). Moving it between origins needs no
 ** turn, only the origin's offset d from its parent's.
 */
-#define PREFIX_L_R 0  /* cos and sin of the link's angle in N */
+#define PREFIX_L_R 0  /* the cosine and sine of the link's angle in N */
 #define PREFIX_L_W 2  /* its rate about the axis */
 #define PREFIX_L_D 3  /* d, its origin from the parent's, in N's axes */
 #define PREFIX_L_C 5  /* the velocity-product acceleration of its origin, -w_parent^2 d */
@@ -48,7 +48,7 @@ static void PREFIX_planar_out(int i, const real t[], const real q[], const real 
     const real rx = t[9 + PREFIX_PX], ry = t[9 + PREFIX_PY], hx = t[15 + PREFIX_PX], hy = t[15 + PREFIX_PY];
     real co = cos(angle), si = sin(angle), pc = 1.0, ps = 0.0, pw = 0.0, h0, h1, w2;
     real *I = w + PREFIX_L_I, *P = w + PREFIX_L_P;
-    if (PREFIX_link_fixed[i]) {  /* the joint frame's turn: E's column x is (cos, sin) of its angle */
+    if (PREFIX_link_fixed[i]) {  /* the joint frame's turn: E's column x holds its cosine and sine */
         const real ec = t[3*PREFIX_PX + PREFIX_PX], es = t[3*PREFIX_PY + PREFIX_PX], c0 = co;
         co = ec*c0 - es*si;
         si = es*c0 + ec*si;

@@ -15,7 +15,7 @@ static void PREFIX_planar_solve(const real table[], const real q[], const real f
 {
     static const real rest[3] = {0.0, 0.0, 0.0};
     int i;
-    (void)q;
+    (void)q;  /* the pass's signature, PREFIX_articulated_solve's: a planar tree has no quaternion */
     for (i = 0; i < PREFIX_NLINK; ++i)
         work[i*PREFIX_LINK_WORK + PREFIX_L_P] = work[i*PREFIX_LINK_WORK + PREFIX_L_P + 1] =
             work[i*PREFIX_LINK_WORK + PREFIX_L_P + 2] = 0.0;

@@ -344,7 +344,8 @@ void choose_form(ArticulatedTree &tree, size_t nq, size_t rows) {
   tree.dense_ops += rows * (nq * nq / 2 + rows * nq / 2);
   tree.chosen = tree.recursion_ops < tree.dense_ops;
   tree.reason = "about " + std::to_string(tree.recursion_ops) + " operations in the articulated-body recursion" +
-                (tree.planar_axis() ? " in the plane" : "") + " (its cost per link by time, and its table's) against about " + std::to_string(tree.dense_ops) +
+                (tree.planar_axis() ? " in the plane" : "") + " (its cost per link by time, and its table's) against "
+                "about " + std::to_string(tree.dense_ops) +
                 " for M, f and their solve (estimated from the tree: " + std::to_string(per_entry) + " per entry of "
                 "M's lower triangle, " + std::to_string(entries) + " of them" + (planar ? ", its joints' axes all one" : "") +
                 ", and n^3/6 + 2 n^2 for the factor and the solve)" +

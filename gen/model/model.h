@@ -94,7 +94,12 @@ struct ArticulatedTree {
   // the recursion, 15 % of it.
   static constexpr size_t kSolveOpsPerLink = 90;
   // The same two for the planar recursion (gen/kernels/planar.c), which a
-  // tree with planar_axis() takes: measured as those were, FIXME.
+  // tree with planar_axis() takes, in the same units: at 575 per link the
+  // spatial recursion takes 1,333 instructions per link (callgrind, cc -O2
+  // -fno-inline, the closed chain of 10 rods: 13,327 per call), the planar
+  // one 386 (3,861) and its solve pass 98 (975 per pass). rhs of the rod
+  // chain (cc -O2) at 10, 20, 50 links: 3,953, 7,918, 19,874 instructions
+  // planar against 12,876, 26,476, 67,166 spatial (0.30 of it).
   static constexpr size_t kOpsPerLinkPlanar = 170, kSolveOpsPerLinkPlanar = 42;
   // The recursion's and a solve pass's cost per link for this tree: the planar ones when it has the axis.
   size_t ops_per_link() const { return planar_axis() ? kOpsPerLinkPlanar : kOpsPerLink; }
