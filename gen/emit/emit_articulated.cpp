@@ -22,13 +22,17 @@ std::string int_table(const std::string &type_and_name, const std::vector<int> &
 }
 
 // rhs's lines that fill the table and tau, copy q' and call the recursion
-// for q'' (its quaternion's norm row stabilised by `gains`).
+// for q'' (its quaternion's norm row stabilised by `gains`; the planar
+// recursion, which has no free joint, takes none).
 std::string recursion_lines(const Plan &plan, const std::string &gains) {
   const Names &n = plan.names;
+  const std::string call = plan.model.articulated.planar_axis()
+                               ? n.fn("planar") + "(table, state, state + " + n.size(Size::nq) + ", tau, "
+                               : n.fn("articulated") + "(table, state, state + " + n.size(Size::nq) + ", tau, " + gains + ", ";
   return "    " + n.fn("articulated_terms") + "(t, state, input, param, table, tau);\n" +
          "    for (i = 0; i < " + n.size(Size::nq) + "; ++i) out_dxdt[i] = state[" + n.size(Size::nq) + " + i];\n" +
-         "    if (!" + n.fn("articulated") + "(table, state, state + " + n.size(Size::nq) + ", tau, " + gains +
-         ", out_dxdt + " + n.size(Size::nq) + ", links))\n" + "        return " + n.size("SINGULAR_MASS") + ";\n";
+         "    if (!" + call + "out_dxdt + " + n.size(Size::nq) + ", links))\n" + "        return " +
+         n.size("SINGULAR_MASS") + ";\n";
 }
 
 // The constraint rows solved on top of the recursion (tree_kkt.c), a table
@@ -88,8 +92,11 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
       for (unsigned c = 0; c < 3; ++c) identity = identity && (L.E(a, c) - (a == c ? 1 : 0)).is_zero();
     fixed.push_back(!identity);
   }
+  const std::optional<int> planar = tree.planar_axis();
   std::ostringstream s;
-  s << "/*\n** rhs by the articulated-body recursion: " << plan.articulated.reason
+  s << "/*\n** rhs by the articulated-body recursion"
+    << (planar ? std::string(" in the plane across N's ") + "xyz"[*planar] + " (every joint turns about it)" : "")
+    << ": " << plan.articulated.reason
     << ".\n** The tree: each link's parent (-1: N), the axis it turns about (0, 1, 2: x, y, z),\n"
        "** the coordinate it turns by, and whether its joint frame is turned from the\n"
        "** parent's axes by a constant rotation; axis -1 is a free joint, whose\n"
@@ -104,9 +111,14 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
   s << int_table(n.fn("link_coordinate") + "[" + n.size("NLINK") + "]", coordinate);
   s << int_table(n.fn("link_fixed") + "[" + n.size("NLINK") + "]", fixed);
   s << int_table(n.fn("free_coordinate") + "[7]", free);
+  if (planar)
+    s << "/* The axis every joint turns about (0, 1, 2: N's x, y, z): the planar recursion's, in the spatial one's "
+         "place. */\n#define " << n.size("PLANAR_AXIS") << " " << *planar << "\n";
   s << "\n" << paste_kernel(kernel_articulated, n, plan.real) << "\n";
+  if (planar) s << paste_kernel(kernel_planar, n, plan.real) << "\n";
   s << paste_kernel(kernel_tree_dynamics, n, plan.real) << "\n";
   const std::vector<size_t> rows = rows_on_top(plan.model);
+  if (!rows.empty() && planar) s << paste_kernel(kernel_planar_solve, n, plan.real) << "\n";
   if (!rows.empty()) s << paste_kernel(kernel_tree_kkt, n, plan.real) << "\n";
   if (plan.tree_jacobian) s << paste_kernel(kernel_tree_jacobian, n, plan.real) << "\n";
   if (plan.tree_jacobian && !rows.empty()) s << paste_kernel(kernel_tree_kkt_jacobian, n, plan.real) << "\n";

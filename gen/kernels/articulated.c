@@ -399,6 +399,24 @@ static void PREFIX_joint_to_link(int i, const real t[], const real q[], const re
     }
 }
 
+/* I, 6 x 6 row-major: a link's spatial inertia [J [h]; [h]^T m] from its table row t. */
+PREFIX_HOT void PREFIX_link_inertia(const real t[], real I[])
+{
+    const real *h = t + 15, *J = t + 18, m = t[14];
+    I[0] = J[0]; I[7] = J[1]; I[14] = J[2];
+    I[1] = I[6] = J[3]; I[2] = I[12] = J[4]; I[8] = I[13] = J[5];
+    I[3] = I[10] = I[17] = I[18] = I[25] = I[32] = 0.0;
+    I[4] = I[24] = -h[2]; I[5] = I[30] = h[1]; I[9] = I[19] = h[2];
+    I[11] = I[31] = -h[0]; I[15] = I[20] = -h[1]; I[16] = I[26] = h[0];
+    I[21] = I[28] = I[35] = m;
+    I[22] = I[23] = I[27] = I[29] = I[33] = I[34] = 0.0;
+}
+
+/*
+** The spatial recursion's passes; a planar tree (PREFIX_PLANAR_AXIS defined)
+** takes planar.c's in their place.
+*/
+#ifndef PREFIX_PLANAR_AXIS
 /*
 ** A turning joint about its axis k, out from the root: its turn, the
 ** link's velocity V (its parent's carried to it, `parent` NULL for N, plus
@@ -582,19 +600,6 @@ static void PREFIX_turning_acceleration(int i, const real t[], const real parent
     }
 }
 
-/* I, 6 x 6 row-major: a link's spatial inertia [J [h]; [h]^T m] from its table row t. */
-PREFIX_HOT void PREFIX_link_inertia(const real t[], real I[])
-{
-    const real *h = t + 15, *J = t + 18, m = t[14];
-    I[0] = J[0]; I[7] = J[1]; I[14] = J[2];
-    I[1] = I[6] = J[3]; I[2] = I[12] = J[4]; I[8] = I[13] = J[5];
-    I[3] = I[10] = I[17] = I[18] = I[25] = I[32] = 0.0;
-    I[4] = I[24] = -h[2]; I[5] = I[30] = h[1]; I[9] = I[19] = h[2];
-    I[11] = I[31] = -h[0]; I[15] = I[20] = -h[1]; I[16] = I[26] = h[0];
-    I[21] = I[28] = I[35] = m;
-    I[22] = I[23] = I[27] = I[29] = I[33] = I[34] = 0.0;
-}
-
 /*
 ** q'' of the tree at (q, q') under the joint forces tau (one per
 ** coordinate), gravity included; alpha and beta stabilise a free joint's
@@ -662,3 +667,4 @@ static int PREFIX_articulated(const real table[], const real q[], const real v[]
     }
     return 1;
 }
+#endif

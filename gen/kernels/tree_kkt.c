@@ -2,9 +2,21 @@
 // recursion (closed loops, rolling wheels): their KKT solve on top of the
 // recursion's q'' (docs/theory.md §9), M^-1 applied by the recursion's solve
 // pass (PREFIX_articulated_solve below, with the factors PREFIX_articulated
-// left), M never formed. Needs cholesky.c, symmetric_eigen.c and
-// articulated.c. The generator pastes it into a model
-// (gen/emit/paste_kernel.cpp); tests/gen/test_kernels.c runs it.
+// left, or planar_solve.c's), M never formed. Needs cholesky.c,
+// symmetric_eigen.c and articulated.c (and planar.c, planar_solve.c on a
+// planar tree). The generator pastes it into a model
+// (gen/emit/paste_kernel.cpp); tests/gen/test_kernels.c and
+// test_planar_kernels.c run it.
+
+/*
+** The solve pass the rows take, PREFIX_solve_pass: the spatial recursion's
+** below, or on a planar tree (PREFIX_PLANAR_AXIS defined) planar_solve.c's
+** PREFIX_planar_solve, with the factors of the call that made q''.
+*/
+#ifdef PREFIX_PLANAR_AXIS
+#define PREFIX_solve_pass PREFIX_planar_solve
+#else
+#define PREFIX_solve_pass PREFIX_articulated_solve
 
 /*
 ** The free joint in PREFIX_articulated_solve: the link's acceleration A
@@ -95,6 +107,8 @@ static void PREFIX_articulated_solve(const real table[], const real q[], const r
     }
 }
 
+#endif
+
 /*
 ** The system of docs/theory.md §3, M a = f + J^T nu, J a = r, by the
 ** range-space method with the recursion for M^-1: a0 = M^-1 f (the
@@ -119,7 +133,7 @@ static void PREFIX_tree_kkt(const real table[], const real q[], const real J[], 
 {
     int c, d, k;
     real lo = HUGE_VAL, hi = 0.0;
-    for (c = 0; c < m; ++c) PREFIX_articulated_solve(table, q, J + rows[c]*PREFIX_NQ, Y + c*PREFIX_NQ, work);
+    for (c = 0; c < m; ++c) PREFIX_solve_pass(table, q, J + rows[c]*PREFIX_NQ, Y + c*PREFIX_NQ, work);
     for (c = 0; c < m; ++c) {
         const real *Jc = J + rows[c]*PREFIX_NQ;
         real s = nu[rows[c]];

@@ -336,23 +336,35 @@ void choose_form(ArticulatedTree &tree, size_t nq, size_t rows) {
   for (const ex &e : tree.tau) terms += tree_operations(e);
   for (const ex &e : tree.gravity) terms += tree_operations(e);
   const size_t per_entry = planar ? ArticulatedTree::kOpsPerEntryPlanar : ArticulatedTree::kOpsPerEntry;
-  tree.recursion_ops = ArticulatedTree::kOpsPerLink * tree.cost_in_links() + terms;
+  tree.recursion_ops = tree.ops_per_link() * tree.cost_in_links() + terms;
   tree.dense_ops = per_entry * entries + nq * nq * nq / 6 + 2 * nq * nq;
   // The rows on top: a solve pass each and S = J Y against Y = L^-1 J^T and S = Y^T Y; both then S's factor,
   // r - J a0 and a0 + Y nu (counted on neither side).
-  tree.recursion_ops += rows * (ArticulatedTree::kSolveOpsPerLink * tree.cost_in_links() + rows * nq);
+  tree.recursion_ops += rows * (tree.solve_ops_per_link() * tree.cost_in_links() + rows * nq);
   tree.dense_ops += rows * (nq * nq / 2 + rows * nq / 2);
   tree.chosen = tree.recursion_ops < tree.dense_ops;
-  tree.reason = "about " + std::to_string(tree.recursion_ops) + " operations in the articulated-body recursion (its "
-                "cost per link by time, and its table's) against about " + std::to_string(tree.dense_ops) +
+  tree.reason = "about " + std::to_string(tree.recursion_ops) + " operations in the articulated-body recursion" +
+                (tree.planar_axis() ? " in the plane" : "") + " (its cost per link by time, and its table's) against "
+                "about " + std::to_string(tree.dense_ops) +
                 " for M, f and their solve (estimated from the tree: " + std::to_string(per_entry) + " per entry of "
                 "M's lower triangle, " + std::to_string(entries) + " of them" + (planar ? ", its joints' axes all one" : "") +
                 ", and n^3/6 + 2 n^2 for the factor and the solve)" +
                 (rows ? "; with its " + std::to_string(rows) + " constraint row" + (rows > 1 ? "s" : "") +
                             " solved on top of either: a solve pass of the recursion per row (" +
-                            std::to_string(ArticulatedTree::kSolveOpsPerLink) + " per link) and m^2 n for S, "
+                            std::to_string(tree.solve_ops_per_link()) + " per link) and m^2 n for S, "
                             "against m n^2/2 + m^2 n/2 for L^-1 J^T and S"
                       : std::string());
+}
+
+std::optional<int> ArticulatedTree::planar_axis() const {
+  if (links.empty() || links[0].axis < 0) return std::nullopt;
+  const unsigned axis = unsigned(links[0].axis);
+  for (const auto &L : links) {
+    if (L.axis != int(axis)) return std::nullopt;
+    for (unsigned a = 0; a < 3; ++a)
+      if (!(L.E(a, axis) - (a == axis ? 1 : 0)).expand().is_zero()) return std::nullopt;
+  }
+  return int(axis);
 }
 
 bool ArticulatedTree::couples(size_t i, size_t j) const {

@@ -93,6 +93,23 @@ struct ArticulatedTree {
   // rods (tests/bench/closed_chain.py): 4,226 per pass against 27,568 for
   // the recursion, 15 % of it.
   static constexpr size_t kSolveOpsPerLink = 90;
+  // The same two for the planar recursion (gen/kernels/planar.c), which a
+  // tree with planar_axis() takes, in the same units: at 575 per link the
+  // spatial recursion takes 1,333 instructions per link (callgrind, cc -O2
+  // -fno-inline, the closed chain of 10 rods: 13,327 per call), the planar
+  // one 386 (3,861) and its solve pass 98 (975 per pass). rhs of the rod
+  // chain (cc -O2) at 10, 20, 50 links: 3,953, 7,918, 19,874 instructions
+  // planar against 12,876, 26,476, 67,166 spatial (0.30 of it).
+  static constexpr size_t kOpsPerLinkPlanar = 170, kSolveOpsPerLinkPlanar = 42;
+  // The recursion's and a solve pass's cost per link for this tree: the planar ones when it has the axis.
+  size_t ops_per_link() const { return planar_axis() ? kOpsPerLinkPlanar : kOpsPerLink; }
+  size_t solve_ops_per_link() const { return planar_axis() ? kSolveOpsPerLinkPlanar : kSolveOpsPerLink; }
+  // The axis (0, 1, 2: N's x, y, z) about which every joint turns, when
+  // every link turns about that axis of its joint frame and every joint
+  // frame's constant turn keeps it (E e_axis = e_axis): the axis is then
+  // the same in every link and in N, and the tree moves in the plane
+  // across it. None with a free joint.
+  std::optional<int> planar_axis() const;
   // A free joint's cost in links: its 6 x 6 solve (~130 operations), its
   // quaternion's rotation and rates (~110) beside a turning link's.
   static constexpr size_t kFreeLinks = 2;

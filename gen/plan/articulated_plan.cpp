@@ -70,8 +70,8 @@ ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::ve
   // M was derived: its operations as lowered, against the recursion's per link.
   f.dense_ops = graph_operations(g, dense_outputs) + solver_ops;
   const size_t rows = rows_on_top(m).size();
-  f.recursion_ops = ArticulatedForm::kOpsPerLink * tree.cost_in_links() +
-                    rows * (ArticulatedTree::kSolveOpsPerLink * tree.cost_in_links() + rows * m.nq);
+  f.recursion_ops = tree.ops_per_link() * tree.cost_in_links() +
+                    rows * (tree.solve_ops_per_link() * tree.cost_in_links() + rows * m.nq);
   f.reason = std::to_string(f.recursion_ops) + " operations in the articulated-body recursion (its cost per link by "
              "time" + (rows ? ", and a solve pass per constraint row" : "") + ") against " +
              std::to_string(f.dense_ops) + " for M, f and their solve";

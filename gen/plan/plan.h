@@ -435,9 +435,9 @@ struct ArticulatedForm {
   bool chosen = false;
   std::string reason;
   size_t dense_ops = 0, recursion_ops = 0;
-  // The recursion's cost per link (ArticulatedTree::kOpsPerLink), and its
-  // table and work per link (reals).
-  static constexpr size_t kOpsPerLink = ArticulatedTree::kOpsPerLink, kTable = 24, kWork = 77,
+  // The recursion's table and work per link (reals; planar.c uses the
+  // first 21 of the work).
+  static constexpr size_t kTable = 24, kWork = 77,
                           kTangent = 31;  // per link in gen/kernels/tree_jacobian.c
 };
 // The form the model chose (ArticulatedTree::chosen, from the tree alone);

@@ -515,6 +515,38 @@ inertia_frame = "P"
     fail_msg("the flipped products give T = %.17g, the particles' %.17g: the test cannot tell the signs", other, want);
 }
 
+// ArticulatedTree::planar_axis: the common axis when every link turns
+// about it and every constant turn between joints keeps it (a turn about
+// it does), none when a turn tips it, a joint turns about another axis, or
+// the tree has a free joint.
+void planar_axis_only_when_every_joint_keeps_it(void **) {
+  auto turn = [](int axis, double angle) {
+    GiNaC::matrix E(3, 3);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) E(unsigned(r), unsigned(c)) = rotation(axis, angle, r, c);
+    return E;
+  };
+  lgc::ArticulatedTree tree;
+  tree.links.resize(3);
+  for (int i = 0; i < 3; ++i) {
+    tree.links[size_t(i)].parent = i - 1;
+    tree.links[size_t(i)].axis = 1;
+    tree.links[size_t(i)].E = turn(1, 0);
+  }
+  tree.links[1].E = turn(1, 0.3);
+  const std::optional<int> about_y = tree.planar_axis();
+  if (about_y != 1) fail_msg("every joint about y, a constant turn about y: axis %d", about_y ? *about_y : -1);
+  tree.links[2].E = turn(0, 0.2);
+  if (tree.planar_axis())
+    fail_msg("a constant turn about x tips the axis, but the tree is planar about %d", *tree.planar_axis());
+  tree.links[2].E = turn(1, 0);
+  tree.links[2].axis = 2;
+  if (tree.planar_axis()) fail_msg("a joint about z among joints about y, but the tree is planar");
+  tree.links[2].axis = 1;
+  tree.links[0].axis = -1;
+  if (tree.planar_axis()) fail_msg("a free joint, but the tree is planar");
+}
+
 }  // namespace
 
 int main() {
@@ -525,6 +557,7 @@ int main() {
       cmocka_unit_test(arm_of_bodies_matches_the_written_chain),
       cmocka_unit_test(spatial_arm_matches_newton_euler),
       cmocka_unit_test(newton_euler_matches_jacobian_products),
+      cmocka_unit_test(planar_axis_only_when_every_joint_keeps_it),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

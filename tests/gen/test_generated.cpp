@@ -838,8 +838,9 @@ void check_kkt_terms(const lgc_model *gm, const lgc::Model &m, std::mt19937_64 &
 }
 
 // rows: the constraint rows rhs solves on top of the recursion (tree_kkt),
-// beside a free joint's norm row.
-void check_articulated(const std::string &name, bool free_joint, size_t rows = 0) {
+// beside a free joint's norm row; planar: rhs takes the planar recursion
+// (planar.c), every joint turning about one axis of N.
+void check_articulated(const std::string &name, bool free_joint, size_t rows = 0, bool planar = false) {
   const std::string spec = std::string(GEN_SPECS_DIR) + "/" + name + ".toml";
   fs::path dir = scratch(name), library = dir / (name + ".so");
   Result g = run({LAGRANGEC, "generate", spec, "-o", dir.string()});
@@ -848,9 +849,13 @@ void check_articulated(const std::string &name, bool free_joint, size_t rows = 0
   std::string c_text((std::istreambuf_iterator<char>(c_file)), std::istreambuf_iterator<char>());
   if (c_text.find("rhs by the articulated-body recursion") == std::string::npos)
     fail_msg("%s: rhs is not the articulated-body recursion", spec.c_str());
-  // M, the inverse dynamics, the bias, the gravity forces and the energies over the tables, not as expressions.
   std::string upper = name;
   for (char &c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+  const std::string planar_call = name + "_planar(table, state, state + " + upper + "_NQ, tau, out_dxdt";
+  if ((c_text.find(planar_call) != std::string::npos) != planar)
+    fail_msg("%s: rhs %s the planar recursion (%s)", spec.c_str(), planar ? "does not take" : "takes",
+             planar_call.c_str());
+  // M, the inverse dynamics, the bias, the gravity forces and the energies over the tables, not as expressions.
   for (const std::string &call : {name + "_tree_mass_matrix(table, state, out_M, links);",
                                   name + "_tree_inverse_dynamics(table, state, state + " + upper +
                                       "_NQ, in_acceleration, 1, out_tau, links);",
@@ -893,6 +898,11 @@ void articulated_model_satisfies_the_equations(void **) { check_articulated("art
 // on its coordinates), its rhs the recursion with the free joint.
 void floating_model_satisfies_the_equations(void **) { check_articulated("floating_tree", true); }
 
+// A planar tree (tests/gen/specs/planar_tree.toml: two arms of 3 links on a
+// base, every joint about N.z, constant turns about z between joints, bodies
+// and gravity off the plane), its rhs the planar recursion.
+void planar_model_satisfies_the_equations(void **) { check_articulated("planar_tree", false, 0, true); }
+
 // A tree on the recursion whose third link carries only a particle on its
 // joint's axis (tests/gen/specs/axle_arm.toml): without M, the generator
 // cannot show it positive definite from the links' own inertias, and says so.
@@ -912,11 +922,12 @@ void tree_without_axis_inertia_warns(void **) {
 // §9), each against its symbolic model (M, k, J and r of the dense form):
 // a planar chain of 8 rods whose tip is pinned (two holonomic rows: a closed
 // loop, on the recursion by form = "recursion"), a chain of 6 with a knife
-// edge at its tip (a nonholonomic row), and a free base with arms of 3
+// edge at its tip (a nonholonomic row), both on the planar recursion and
+// its solve pass, and a free base with arms of 3
 // and 1 links with a holonomic row beside its quaternion's norm (all by
 // form = "recursion": the count keeps trees this small dense).
-void closed_chain_satisfies_the_equations(void **) { check_articulated("closed_chain", false, 2); }
-void knife_chain_satisfies_the_equations(void **) { check_articulated("knife_chain", false, 1); }
+void closed_chain_satisfies_the_equations(void **) { check_articulated("closed_chain", false, 2, true); }
+void knife_chain_satisfies_the_equations(void **) { check_articulated("knife_chain", false, 1, true); }
 void floating_pinned_satisfies_the_equations(void **) { check_articulated("floating_pinned", true, 1); }
 
 // The last line of a CSV, as numbers.
@@ -983,6 +994,7 @@ int main(int argc, char **argv) {
   };
   const struct CMUnitTest articulated[] = {cmocka_unit_test(articulated_model_satisfies_the_equations),
                                            cmocka_unit_test(floating_model_satisfies_the_equations),
+                                           cmocka_unit_test(planar_model_satisfies_the_equations),
                                            cmocka_unit_test(tree_without_axis_inertia_warns)};
   const struct CMUnitTest constrained[] = {cmocka_unit_test(closed_chain_satisfies_the_equations),
                                            cmocka_unit_test(knife_chain_satisfies_the_equations),

@@ -182,12 +182,14 @@ void small_tree_against_the_form_with_m(void **) {
   fs::remove_all(dir);
 }
 
-// articulated_tree (13 links, on the recursion by its size) and
+// articulated_tree (13 links, on the recursion by its size),
 // floating_tree (the same on a free joint, its quaternion off the unit
-// sphere at the random states) against central differences.
+// sphere at the random states) and planar_tree (its rhs the planar
+// recursion, its Jacobian the spatial Newton–Euler's derivatives) against
+// central differences.
 void generated_trees(void **) {
   const fs::path dir = scratch("tree-jacobian");
-  for (const std::string name : {"articulated_tree", "floating_tree"}) {
+  for (const std::string name : {"articulated_tree", "floating_tree", "planar_tree"}) {
     Result g = run({LAGRANGEC, "generate", std::string(GEN_SPECS_DIR) + "/" + name + ".toml", "-o", dir.string()});
     if (g.status != 0) fail_msg("generate failed:\n%s", g.err.c_str());
     const lgc_model *gm = load(dir, name);
