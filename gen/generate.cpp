@@ -75,15 +75,23 @@ void check_float_literals(const Model &model) {
 
 }  // namespace
 
-// spec → model → plan → the four files.
+// spec → model → plan → the four files; a model whose M the plan counts
+// far dearer than the recursion's estimate, derived again on the recursion.
 GeneratedFiles generate(const Spec &spec, Formulation formulation, bool with_jacobian, Precision precision, bool strict,
                         double time_limit, const std::function<void(const Model &)> &inspect) {
   TimeBudget budget(spec, time_limit);
+  WarningsOnce once;
   Model model = derive(spec, formulation, strict);
-  if (inspect) inspect(model);
   if (precision == Precision::single_precision) check_float_literals(model);
-  Plan plan(model, with_jacobian, precision);
-  return {emit_header(plan), emit_source(plan), emit_descriptor(plan), emit_report(plan), estimate_stack(plan)};
+  std::optional<Plan> plan;
+  try {
+    plan.emplace(model, with_jacobian, precision);
+  } catch (const RecursionByCount &count) {
+    model = derive(spec, formulation, strict, false, &count);
+    plan.emplace(model, with_jacobian, precision);
+  }
+  if (inspect) inspect(model);
+  return {emit_header(*plan), emit_source(*plan), emit_descriptor(*plan), emit_report(*plan), estimate_stack(*plan)};
 }
 
 namespace {

@@ -310,10 +310,19 @@ size_t tree_operations(const ex &e) {
   return ops;
 }
 
+// Whether E turns by other than exact quarter turns: an entry not 0, 1 or -1
+// (a URDF's rpy of pi/2 in decimals is general too: cos gives 6e-17).
+bool general_turn(const GiNaC::matrix &E) {
+  for (unsigned a = 0; a < 3; ++a)
+    for (unsigned c = 0; c < 3; ++c)
+      if (!(E(a, c).is_zero() || E(a, c).is_equal(1) || E(a, c).is_equal(-1))) return true;
+  return false;
+}
+
 }  // namespace
 
 void choose_form(ArticulatedTree &tree, size_t nq, size_t rows) {
-  size_t terms = 0, entries = 0;
+  size_t terms = 0, entries = 0, turns = 0;  // turns: general fixed turns summed over the entries' paths
   bool planar = true;
   for (const auto &L : tree.links) {
     for (unsigned a = 0; a < 3; ++a)
@@ -325,19 +334,25 @@ void choose_form(ArticulatedTree &tree, size_t nq, size_t rows) {
     for (int a = 0; a < 3; ++a) terms += tree_operations(L.r[size_t(a)]) + tree_operations(L.first_moment[size_t(a)]);
     terms += tree_operations(L.offset) + tree_operations(L.mass);
     planar = planar && L.axis == tree.links[0].axis;
-    // M's lower triangle: a turning link's row has an entry per turning ancestor and seven per free one; the free
-    // joint's own block, 28.
-    if (L.axis < 0)
+    // M's lower triangle: a turning link's row has an entry per turning ancestor and seven per free one, each past
+    // the general turns between the two links; the free joint's own block, 28.
+    if (L.axis < 0) {
       entries += 28;
-    else
-      for (int l = int(&L - &tree.links[0]); l >= 0; l = tree.links[size_t(l)].parent)
-        entries += tree.links[size_t(l)].axis < 0 ? 7 : 1;
+    } else {
+      size_t between = 0;  // from L up to l
+      for (int l = int(&L - &tree.links[0]); l >= 0; l = tree.links[size_t(l)].parent) {
+        const size_t here = tree.links[size_t(l)].axis < 0 ? 7 : 1;
+        entries += here;
+        turns += here * between;
+        between += general_turn(tree.links[size_t(l)].E);
+      }
+    }
   }
   for (const ex &e : tree.tau) terms += tree_operations(e);
   for (const ex &e : tree.gravity) terms += tree_operations(e);
   const size_t per_entry = planar ? ArticulatedTree::kOpsPerEntryPlanar : ArticulatedTree::kOpsPerEntry;
   tree.recursion_ops = tree.ops_per_link() * tree.cost_in_links() + terms;
-  tree.dense_ops = per_entry * entries + nq * nq * nq / 6 + 2 * nq * nq;
+  tree.dense_ops = per_entry * entries + ArticulatedTree::kOpsPerTurn * turns + nq * nq * nq / 6 + 2 * nq * nq;
   // The rows on top: a solve pass each and S = J Y against Y = L^-1 J^T and S = Y^T Y; both then S's factor,
   // r - J a0 and a0 + Y nu (counted on neither side).
   tree.recursion_ops += rows * (tree.solve_ops_per_link() * tree.cost_in_links() + rows * nq);
@@ -348,6 +363,8 @@ void choose_form(ArticulatedTree &tree, size_t nq, size_t rows) {
                 "about " + std::to_string(tree.dense_ops) +
                 " for M, f and their solve (estimated from the tree: " + std::to_string(per_entry) + " per entry of "
                 "M's lower triangle, " + std::to_string(entries) + " of them" + (planar ? ", its joints' axes all one" : "") +
+                (turns ? ", " + std::to_string(ArticulatedTree::kOpsPerTurn) + " per general fixed turn between an "
+                         "entry's two links, " + std::to_string(turns) + " such" : std::string()) +
                 ", and n^3/6 + 2 n^2 for the factor and the solve)" +
                 (rows ? "; with its " + std::to_string(rows) + " constraint row" + (rows > 1 ? "s" : "") +
                             " solved on top of either: a solve pass of the recursion per row (" +
@@ -365,6 +382,14 @@ std::optional<int> ArticulatedTree::planar_axis() const {
       if (!(L.E(a, axis) - (a == axis ? 1 : 0)).expand().is_zero()) return std::nullopt;
   }
   return int(axis);
+}
+
+void choose_recursion_by_count(ArticulatedTree &tree, const RecursionByCount &count) {
+  tree.chosen = true;
+  tree.reason = "counted exactly, M, f and their solve take " + std::to_string(count.dense_ops) + " operations, more "
+                "than " + std::to_string(ArticulatedTree::kRecountFactor) + " times the recursion's estimated " +
+                std::to_string(tree.recursion_ops) + ", though the estimate from the tree chose them (" + tree.reason +
+                ")";
 }
 
 bool ArticulatedTree::couples(size_t i, size_t j) const {

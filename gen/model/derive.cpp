@@ -20,8 +20,8 @@ constexpr double kLargestValue = 1e30;
 
 class Deriver {
  public:
-  Deriver(const Spec &spec, Formulation formulation, bool strict, bool full)
-      : spec_(spec), strict_(strict), full_(full), scope_(spec, m_.symbols) {
+  Deriver(const Spec &spec, Formulation formulation, bool strict, bool full, const RecursionByCount *recount)
+      : spec_(spec), strict_(strict), full_(full), recount_(recount), scope_(spec, m_.symbols) {
     m_.spec = &spec;
     m_.formulation = formulation;
     m_.symbols = make_symbols(spec);
@@ -51,6 +51,7 @@ class Deriver {
   const Spec &spec_;
   bool strict_;
   bool full_;  // M, k and the inverse dynamics symbolically even where rhs takes the recursion
+  const RecursionByCount *recount_;  // the plan's count of M, which overrules the estimate
   Model m_;
   Scope scope_;               // the spec's definitions, points and frames
   std::vector<StateVar> mu_;  // the vakonomic multipliers, with their initial values
@@ -337,6 +338,7 @@ class Deriver {
     }
     if (refused.empty() && m_.articulated.available() && !full_) {
       choose_form(m_.articulated, n, rows_on_top(m_).size());
+      if (recount_) choose_recursion_by_count(m_.articulated, *recount_);
       if (!spec_.form.empty()) {
         m_.articulated.chosen = spec_.form == "recursion";
         m_.articulated.reason = "the spec asks for it (form = '" + spec_.form + "'; by the count, " +
@@ -610,8 +612,8 @@ std::optional<Formulation> parse_formulation(const std::string &name) {
   return std::nullopt;
 }
 
-Model derive(const Spec &spec, Formulation formulation, bool strict, bool full) {
-  return Deriver(spec, formulation, strict, full).run();
+Model derive(const Spec &spec, Formulation formulation, bool strict, bool full, const RecursionByCount *recount) {
+  return Deriver(spec, formulation, strict, full, recount).run();
 }
 
 std::string Model::constraint_label(size_t c) const {

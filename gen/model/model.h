@@ -131,13 +131,46 @@ struct ArticulatedTree {
   // particle); 38 to 45 on a planar chain of rods (rod_chain.py, 10 to 30
   // links), whose joints all turn about one axis.
   static constexpr size_t kOpsPerEntry = 140, kOpsPerEntryPlanar = 45;
+  // What a general fixed turn (a link's E that is not exact quarter turns,
+  // as a URDF's rpy in decimals gives) adds to an entry of M whose two
+  // links it lies between: the entry, derived symbolically, carries the
+  // turn's nine direction cosines through the products of the Jacobians'
+  // columns on either side of it, where a signed permutation only renames
+  // components. On the Franka Panda (tests/urdf/panda.urdf: 7 links, a
+  // general turn at each of the last 6, 56 on the paths of its 28 entries)
+  // M, f and their solve counted 16,913 operations on the lowered graph
+  // against 4,075 estimated from the entries alone: about 230 per turn on a
+  // path. 100, under that, moves it to the recursion (9,675 against 4,096)
+  // and no other spec of specs/ or tests/; a tree whose turns cost more is
+  // caught by the exact count (kRecountFactor).
+  static constexpr size_t kOpsPerTurn = 100;
+  // When the estimate chose M (the spec not), M, f and their solve as
+  // lowered are counted exactly; past this many times the recursion's
+  // estimate the model is derived again on the recursion
+  // (RecursionByCount). Not at once past it: near the crossover both forms
+  // take about as long (kOpsPerLink is a time, not a count), and the second
+  // derivation is paid only where the estimate is plainly wrong.
+  static constexpr size_t kRecountFactor = 2;
+};
+// Thrown by the plan (choose_articulated) when a model's M, f and their
+// solve, counted on the lowered graph, exceed kRecountFactor times the
+// recursion's estimate though the estimate chose them: generate() derives
+// the model again with it, on the recursion.
+struct RecursionByCount : std::runtime_error {
+  explicit RecursionByCount(size_t counted)
+      : std::runtime_error("M's operations counted past the recursion's estimate"), dense_ops(counted) {}
+  size_t dense_ops;  // M, f and their solve as lowered
 };
 // Chooses rhs's form for an unconstrained model whose bodies are a tree
 // (tree.chosen, tree.reason), from the tree alone: the recursion's
 // kOpsPerLink per link and its table's and tau's operations against an
 // estimate of M, f and their solve (kOpsPerEntry per entry of M's lower
-// triangle, n^3/6 + 2 n^2 for the factor and the solve).
+// triangle and kOpsPerTurn per general fixed turn between its two links,
+// n^3/6 + 2 n^2 for the factor and the solve).
 void choose_form(ArticulatedTree &tree, size_t nq, size_t rows = 0);
+// The recursion for a tree whose estimate (choose_form) chose M, by the
+// exact count: tree.reason says both.
+void choose_recursion_by_count(ArticulatedTree &tree, const RecursionByCount &count);
 ArticulatedTree articulated_tree(const FrameTree &frames, const SymbolTable &s, const std::vector<BodyEnergy> &bodies,
                                  const std::vector<GiNaC::ex> &tau);
 
@@ -250,8 +283,10 @@ struct Model {
 // full: M, k and the inverse dynamics derived symbolically even for a tree
 // whose rhs takes the articulated-body recursion (the tests' reference);
 // otherwise such a model leaves them 0 (ArticulatedTree::chosen).
+// recount: the plan's count of the model derived before, which puts it on
+// the recursion.
 Model derive(const Spec &spec, Formulation formulation = Formulation::dalembert, bool strict = false,
-             bool full = false);
+             bool full = false, const RecursionByCount *recount = nullptr);
 // Whether the model's only constraint row is its free joint's quaternion
 // norm (articulated.cpp), the one row the recursion solves itself.
 bool only_free_norm_row(const Model &m);

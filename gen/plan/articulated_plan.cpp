@@ -67,8 +67,11 @@ ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::ve
     f.reason = m.articulated.reason;
     return f;
   }
-  // M was derived: its operations as lowered, against the recursion's per link.
+  // M was derived: its operations as lowered, against the recursion's per link; far past the recursion's
+  // estimate, the model is derived again on the recursion (generate.cpp), before its Jacobian is lowered.
   f.dense_ops = graph_operations(g, dense_outputs) + solver_ops;
+  if (!tree.reason.empty() && f.dense_ops > ArticulatedTree::kRecountFactor * tree.recursion_ops)
+    throw RecursionByCount(f.dense_ops);
   const size_t rows = rows_on_top(m).size();
   f.recursion_ops = tree.ops_per_link() * tree.cost_in_links() +
                     rows * (tree.solve_ops_per_link() * tree.cost_in_links() + rows * m.nq);

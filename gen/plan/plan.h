@@ -443,7 +443,9 @@ struct ArticulatedForm {
 // The form the model chose (ArticulatedTree::chosen, from the tree alone);
 // for a model that forms M, the reason with the operations counted on the
 // lowered graph: M and f (dense_outputs) and the solve against the
-// recursion's cost per link.
+// recursion's cost per link. Throws RecursionByCount where that count
+// exceeds ArticulatedTree::kRecountFactor times the recursion's estimate
+// and neither the spec nor full derivation chose M.
 ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::vector<int> &dense_outputs,
                                    size_t solver_ops);
 // The outputs of NAME_articulated_terms: each link's row of the table, the

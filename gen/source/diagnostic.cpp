@@ -42,8 +42,17 @@ void print_error(const SpecError &e, const std::string &source_text) {
   std::cerr << "  " << src << "\n  " << pad << "^\n";
 }
 
+namespace {
+std::set<std::string> *printed_warnings = nullptr;  // the innermost WarningsOnce's, if any
+}
+
+WarningsOnce::WarningsOnce() : outer_(printed_warnings) { printed_warnings = &printed_; }
+WarningsOnce::~WarningsOnce() { printed_warnings = outer_; }
+
 void warn_at(const SourceLoc &loc, const std::string &msg) {
-  std::cerr << position(loc) << ": warning: " << msg << '\n';
+  const std::string line = position(loc) + ": warning: " + msg;
+  if (printed_warnings && !printed_warnings->insert(line).second) return;
+  std::cerr << line << '\n';
 }
 
 void unreachable(const char *what) {

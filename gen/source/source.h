@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,6 +32,19 @@ struct SpecError : std::runtime_error {
 // line with a caret under the column.
 void print_error(const SpecError &e, const std::string &source_text);
 void warn_at(const SourceLoc &loc, const std::string &msg);
+// For its lifetime, each warning is printed once: a model derived again
+// (RecursionByCount) repeats the first derivation's.
+class WarningsOnce {
+ public:
+  WarningsOnce();
+  ~WarningsOnce();
+  WarningsOnce(const WarningsOnce &) = delete;
+  WarningsOnce &operator=(const WarningsOnce &) = delete;
+
+ private:
+  std::set<std::string> printed_;
+  std::set<std::string> *outer_;
+};
 // A bug in the generator, not in the spec.
 [[noreturn]] void unreachable(const char *what);
 

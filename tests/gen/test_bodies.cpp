@@ -8,10 +8,15 @@
 // bodies in relative angles gives the hand-written chain's M and k; a
 // spatial arm's M and k (from the bodies' Jacobians) are Newton–Euler's, and
 // so is M a + k by the generator's own Newton–Euler, for every spec with bodies.
-#include "model/model.h"
+// rhs's form, chosen per model by counting operations: the general fixed
+// turns of the Franka Panda's URDF make its M dear, a spatial arm of five
+// keeps M, and a model whose M counts far dearer than the estimate said is
+// derived again on the recursion.
+#include "generate.h"
 
 #include <array>
 #include <cmath>
+#include <iostream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -547,6 +552,89 @@ void planar_axis_only_when_every_joint_keeps_it(void **) {
   if (tree.planar_axis()) fail_msg("a free joint, but the tree is planar");
 }
 
+// rhs's form as generate() leaves it, the model's reason beside it.
+std::pair<bool, std::string> generated_form(const lgc::Spec &spec) {
+  std::pair<bool, std::string> form;
+  lgc::generate(spec, lgc::Formulation::dalembert, false, lgc::Precision::double_precision, false,
+                lgc::kGenerationSeconds, [&](const lgc::Model &m) { form = {m.articulated.chosen, m.articulated.reason}; });
+  return form;
+}
+
+// The Panda's joint frames turn by rpy = ±pi/2 in decimals at each of its
+// last six joints (general turns): its M, f and solve counted 16,913
+// operations against the 4,075 that kOpsPerEntry alone estimated, and its
+// first simulate took 110 s of CPU; the turns' cost puts it on the recursion.
+void panda_takes_the_recursion(void **) {
+  lgc::Model m = lgc::derive(lgc::read_spec(std::string(URDF_DIR) + "/panda.urdf"));
+  const lgc::ArticulatedTree &tree = m.articulated;
+  if (!tree.chosen)
+    fail_msg("the Panda keeps M: about %zu operations in the recursion against about %zu for M (%s)",
+             tree.recursion_ops, tree.dense_ops, tree.reason.c_str());
+  // 28 entries and 56 turns summed over their paths (the turn at links 2..7; entry (i, j) crosses i - j of them).
+  const size_t want = 28 * lgc::ArticulatedTree::kOpsPerEntry + 56 * lgc::ArticulatedTree::kOpsPerTurn + 7 * 7 * 7 / 6 +
+                      2 * 7 * 7;
+  if (tree.dense_ops != want) fail_msg("the Panda's M estimated at %zu operations, want %zu", tree.dense_ops, want);
+}
+
+// A spatial arm of five links whose joint frames are turned by exact
+// quarter turns (x(pi/2) between its links: signed permutations, which
+// cost M nothing): the estimate keeps M, and so does the count.
+void spatial_arm_of_five_keeps_the_dense_form(void **) {
+  std::mt19937_64 rng(5);
+  std::string text = spatial_arm_of_bodies(spatial_links(5, rng));
+  for (int k = 2; k <= 5; ++k) {
+    const std::string from = "L" + std::to_string(k) + " = \"L" + std::to_string(k - 1) + " ";
+    const size_t at = text.find(from);
+    assert_true(at != std::string::npos);
+    text.insert(at + from.size(), "x(pi/2) ");
+  }
+  lgc::Spec spec = lgc::read_spec_text("arm5.toml", text);
+  const lgc::ArticulatedTree tree = lgc::derive(spec).articulated;
+  if (tree.chosen || !tree.available())
+    fail_msg("the arm of five %s: about %zu operations in the recursion against about %zu for M (%s)",
+             tree.available() ? "takes the recursion" : "is no tree", tree.recursion_ops, tree.dense_ops,
+             (tree.available() ? tree.reason : tree.absent).c_str());
+  auto [recursion, reason] = generated_form(spec);
+  if (recursion) fail_msg("the arm of five is generated on the recursion: %s", reason.c_str());
+}
+
+// A spatial arm of six carrying four particles per link, their masses
+// parameters, its first joint held by a row written twice: the tree sums
+// each link's bodies, but M, derived body by body, counts their terms
+// (about 12,500 operations against the 3,096 estimated), past twice the
+// recursion's estimate: generated on the recursion, the reason saying so,
+// and the second row's warning (redundant) printed once for both
+// derivations.
+void dense_form_far_past_its_estimate_is_derived_again(void **) {
+  std::mt19937_64 rng(6);
+  std::ostringstream text;
+  const int particles = 4;
+  text << spatial_arm_of_bodies(spatial_links(6, rng)) << "[parameters]\n";
+  for (int k = 1; k <= 6; ++k)
+    for (int p = 0; p < particles; ++p) text << "mp" << k << "_" << p << " = " << 0.1 + 0.01 * p << "\n";
+  for (int k = 1; k <= 6; ++k)
+    for (int p = 0; p < particles; ++p)
+      text << "[particles.p" << k << "_" << p << "]\nmass = \"mp" << k << "_" << p << "\"\npoint = \""
+           << (k == 1 ? std::string("0*N.x") : "P" + std::to_string(k - 1)) << " + " << 0.1 * (p + 1) << "*L" << k
+           << ".x + " << 0.03 * (p % 3 - 1) << "*L" << k << ".y + " << 0.02 * (p % 2 ? 1 : -1) << "*L" << k << ".z\"\n";
+  text << "[constraints]\nholonomic = [\"q1 - 0.1\", \"2*q1 - 0.2\"]\n";
+  lgc::Spec spec = lgc::read_spec_text("heavy.toml", text.str());
+  std::ostringstream warnings;
+  std::streambuf *stderr_buffer = std::cerr.rdbuf(warnings.rdbuf());
+  const lgc::ArticulatedTree estimated = lgc::derive(spec).articulated;
+  warnings.str("");
+  auto [recursion, reason] = generated_form(spec);
+  std::cerr.rdbuf(stderr_buffer);
+  if (estimated.chosen)
+    fail_msg("the estimate already takes the recursion (%s): the test needs one that keeps M", estimated.reason.c_str());
+  if (!recursion || reason.find("counted exactly") == std::string::npos)
+    fail_msg("generated %s: %s", recursion ? "on the recursion" : "with M", reason.c_str());
+  const std::string said = warnings.str(), redundant = "holonomic constraint 2 is implied";
+  const size_t first = said.find(redundant);
+  if (first == std::string::npos || said.find(redundant, first + 1) != std::string::npos)
+    fail_msg("the redundant row's warning is not printed once:\n%s", said.c_str());
+}
+
 }  // namespace
 
 int main() {
@@ -558,6 +646,9 @@ int main() {
       cmocka_unit_test(spatial_arm_matches_newton_euler),
       cmocka_unit_test(newton_euler_matches_jacobian_products),
       cmocka_unit_test(planar_axis_only_when_every_joint_keeps_it),
+      cmocka_unit_test(panda_takes_the_recursion),
+      cmocka_unit_test(spatial_arm_of_five_keeps_the_dense_form),
+      cmocka_unit_test(dense_form_far_past_its_estimate_is_derived_again),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
