@@ -9,10 +9,8 @@
 ** Jacobian's), Jacobians and the error at t = 10 against a BDF run at
 ** rtol 1e-13 (BENCHMARKS.md, "Methods", the notes).
 **
-**   cc -O2 tests/bench/light_spring_sundials.c -o light_spring_sundials \
-**      -lsundials_arkode -lsundials_cvode -lsundials_nvecserial \
-**      -lsundials_sunlinsoldense -lsundials_sunmatrixdense -lm
-**   ./light_spring_sundials [RTOL]      (default 1e-6; atol = RTOL/1000)
+**   ninja -C build tests/bench/light_spring_sundials
+**   build/tests/bench/light_spring_sundials [RTOL]   (default 1e-6; atol = RTOL/1000)
 */
 #include <arkode/arkode_arkstep.h>
 #include <cvode/cvode.h>
