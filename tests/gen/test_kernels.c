@@ -44,26 +44,7 @@ static const int PREFIX_link_coordinate[PREFIX_NLINK] = {0, 2, 1, 3};
 static const int PREFIX_link_fixed[PREFIX_NLINK] = {0, 1, 1, 1};  /* link 0's E is the identity */
 static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* no free joint */
 
-/*
-** In float, the kernels' libm calls as the generator retypes them
-** (gen/plan/real_type.cpp); their literals are float by meson.build's
-** -fsingle-precision-constant, as the generator suffixes them f.
-*/
-#ifdef KERNEL_FLOAT
-#define sqrt sqrtf
-#define fabs fabsf
-#define sin sinf
-#define cos cosf
-#undef HUGE_VAL
-#define HUGE_VAL HUGE_VALF
-/* and the thresholds as the generator prints them in float */
-#undef LGC_MASS_PIVOT
-#define LGC_MASS_PIVOT LGC_MASS_PIVOT_FLOAT
-#undef LGC_ROWS_PIVOT
-#define LGC_ROWS_PIVOT LGC_ROWS_PIVOT_FLOAT
-#undef LGC_EIGEN_FLOOR
-#define LGC_EIGEN_FLOOR LGC_EIGEN_FLOOR_FLOAT
-#endif
+#include "float_kernels_begin.h"
 #include "cholesky.c"
 #include "schur_complement.c"
 #include "dense_kkt.c"
@@ -76,12 +57,7 @@ static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* n
 #include "tree_dynamics.c"
 #include "tree_kkt.c"
 #include "tree_jacobian.c"
-#ifdef KERNEL_FLOAT
-#undef sqrt
-#undef fabs
-#undef sin
-#undef cos
-#endif
+#include "float_kernels_end.h"
 
 #define NMAX 8
 /* Round-off allowed of the kernel's real type, relative. */

@@ -37,20 +37,7 @@ static const int PREFIX_link_coordinate[PREFIX_NLINK] = {2, 0, 4, 1, 3};
 static const int PREFIX_link_fixed[PREFIX_NLINK] = {1, 0, 1, 0, 1};
 static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* no free joint */
 
-#ifdef KERNEL_FLOAT
-#define sqrt sqrtf
-#define fabs fabsf
-#define sin sinf
-#define cos cosf
-#undef HUGE_VAL
-#define HUGE_VAL HUGE_VALF
-#undef LGC_MASS_PIVOT
-#define LGC_MASS_PIVOT LGC_MASS_PIVOT_FLOAT
-#undef LGC_ROWS_PIVOT
-#define LGC_ROWS_PIVOT LGC_ROWS_PIVOT_FLOAT
-#undef LGC_EIGEN_FLOOR
-#define LGC_EIGEN_FLOOR LGC_EIGEN_FLOOR_FLOAT
-#endif
+#include "float_kernels_begin.h"
 #include "cholesky.c"
 #include "symmetric_eigen.c"
 #include "articulated.c"
@@ -59,12 +46,7 @@ static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* n
 #include "tree_dynamics.c"
 #include "tree_kkt.c"
 #include "tree_jacobian.c"
-#ifdef KERNEL_FLOAT
-#undef sqrt
-#undef fabs
-#undef sin
-#undef cos
-#endif
+#include "float_kernels_end.h"
 
 #define NQ PREFIX_NQ
 #define TABLE (PREFIX_NLINK * PREFIX_LINK_TABLE + 3)

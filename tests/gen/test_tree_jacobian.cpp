@@ -84,6 +84,34 @@ void jacobian_at(const lgc_model *gm, const Point &at, std::vector<double> &dfdx
                    LGC_MODEL_OK);
 }
 
+// The recursion's df/dx (with_inputs: and df/du) against the form with M's
+// at five random states, relative to 1 + |entry|: past tol fails; prints
+// the worst.
+void compare_to_the_form_with_m(const char *name, const lgc_model *tree, const lgc_model *dense, uint64_t seed,
+                                bool with_inputs, double tol) {
+  std::mt19937_64 rng(seed);
+  double worst = 0, worst_tree = 0, worst_dense = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const Point at = random_point(tree, rng);
+    std::vector<double> tree_all, tree_dfdu, dense_all, dense_dfdu;
+    jacobian_at(tree, at, tree_all, tree_dfdu);
+    jacobian_at(dense, at, dense_all, dense_dfdu);
+    if (with_inputs) {  // df/du less jacobian_at's guard entry
+      tree_all.insert(tree_all.end(), tree_dfdu.begin(), tree_dfdu.end() - 1);
+      dense_all.insert(dense_all.end(), dense_dfdu.begin(), dense_dfdu.end() - 1);
+    }
+    for (size_t e = 0; e < tree_all.size(); ++e) {
+      const double error = std::fabs(tree_all[e] - dense_all[e]) / (1 + std::fabs(dense_all[e]));
+      if (!(error <= tol))
+        fail_msg("%s: entry %zu of df/dx%s: the recursion's %.15g, the form with M's %.15g", name, e,
+                 with_inputs ? ", df/du" : "", tree_all[e], dense_all[e]);
+      if (error >= worst) worst = error, worst_tree = tree_all[e], worst_dense = dense_all[e];
+    }
+  }
+  print_message("  %-18s the recursion's df/dx%s within %.1e of the form with M's (worst: %.15g against %.15g)\n",
+                name, with_inputs ? ", df/du" : "", worst, worst_tree, worst_dense);
+}
+
 // The Jacobian at `at` against central differences of rhs (steps 2e-4 and
 // 1e-4, fourth-order Richardson), relative to 1 + |df/dx|: 1e-6 at most,
 // over the columns from `first` (x's, then u's); the worst into *worst.
@@ -158,26 +186,7 @@ void small_tree_against_the_form_with_m(void **) {
   if (c_text.find("rhs by the articulated-body recursion") == std::string::npos ||
       c_text.find("small_tree_tree_jacobian(table, state") == std::string::npos)
     fail_msg("small_tree: the forced form is not the recursion with its Jacobian");
-  std::mt19937_64 rng(28);
-  double worst = 0, worst_tree = 0, worst_dense = 0;
-  for (int trial = 0; trial < 5; ++trial) {
-    const Point at = random_point(tree, rng);
-    std::vector<double> tree_dfdx, tree_dfdu, dense_dfdx, dense_dfdu;
-    jacobian_at(tree, at, tree_dfdx, tree_dfdu);
-    jacobian_at(dense, at, dense_dfdx, dense_dfdu);
-    std::vector<double> all_tree = tree_dfdx, all_dense = dense_dfdx;
-    all_tree.insert(all_tree.end(), tree_dfdu.begin(), tree_dfdu.end() - 1);
-    all_dense.insert(all_dense.end(), dense_dfdu.begin(), dense_dfdu.end() - 1);
-    for (size_t e = 0; e < all_tree.size(); ++e) {
-      const double error = std::fabs(all_tree[e] - all_dense[e]) / (1 + std::fabs(all_dense[e]));
-      if (!(error <= 1e-10))
-        fail_msg("small_tree: entry %zu of (df/dx, df/du): the recursion's %.15g, the form with M's %.15g", e,
-                 all_tree[e], all_dense[e]);
-      if (error >= worst) worst = error, worst_tree = all_tree[e], worst_dense = all_dense[e];
-    }
-  }
-  print_message("  small_tree         the recursion's df/dx, df/du within %.1e of the form with M's (worst: %.15g "
-                "against %.15g)\n", worst, worst_tree, worst_dense);
+  compare_to_the_form_with_m("small_tree", tree, dense, 28, true, 1e-10);
   check_against_differences(tree, 3, 29);
   fs::remove_all(dir);
 }
@@ -225,23 +234,7 @@ void closed_chain_against_the_dense_form(void **) {
   const std::string c_text((std::istreambuf_iterator<char>(c_file)), std::istreambuf_iterator<char>());
   if (!tree->jacobian || c_text.find("closed_chain_tree_kkt_jacobian(J, closed_chain_rows, 2") == std::string::npos)
     fail_msg("closed_chain on the recursion: no Jacobian with its rows (jacobian %p)", (void *)tree->jacobian);
-  std::mt19937_64 rng(31);
-  double worst = 0, worst_tree = 0, worst_dense = 0;
-  for (int trial = 0; trial < 5; ++trial) {
-    const Point at = random_point(tree, rng);
-    std::vector<double> tree_dfdx, tree_dfdu, dense_dfdx, dense_dfdu;
-    jacobian_at(tree, at, tree_dfdx, tree_dfdu);
-    jacobian_at(dense, at, dense_dfdx, dense_dfdu);
-    for (size_t e = 0; e < tree_dfdx.size(); ++e) {
-      const double error = std::fabs(tree_dfdx[e] - dense_dfdx[e]) / (1 + std::fabs(dense_dfdx[e]));
-      if (!(error <= 1e-8))
-        fail_msg("closed_chain: df/dx entry %zu: the recursion's %.15g, the form with M's %.15g", e, tree_dfdx[e],
-                 dense_dfdx[e]);
-      if (error >= worst) worst = error, worst_tree = tree_dfdx[e], worst_dense = dense_dfdx[e];
-    }
-  }
-  print_message("  closed_chain       the recursion's df/dx within %.1e of the form with M's (worst: %.15g against "
-                "%.15g)\n", worst, worst_tree, worst_dense);
+  compare_to_the_form_with_m("closed_chain", tree, dense, 31, false, 1e-8);
   check_against_differences(tree, 3, 32);
   fs::remove_all(dir);
 }
