@@ -101,7 +101,7 @@ static void PREFIX_planar_to_parent(const real w[], real pw[])
     const real t1 = dx*f - dy*e, t2 = dx*g - dy*f;
     const real pa[3] = {P[0] + u, P[1] + e*cx + f*cy + ux*u, P[2] + f*cx + g*cy + uy*u};
     real *inertia = pw + PREFIX_L_I;
-    PREFIX_planar_force_to_parent(w, pa, pw);
+    PREFIX_planar_force_to_parent(w, pa, pw); /* first: its loads of d come before a store to pw might alias them */
     inertia[0] += dx*t2 - dy*t1;
     inertia[1] += t1;
     inertia[2] += t2;
