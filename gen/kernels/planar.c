@@ -25,7 +25,7 @@
 ** moment about the origin; the force). Moving it between origins needs no
 ** turn, only the origin's offset d from its parent's.
 */
-#define PREFIX_L_R 0  /* the cosine and sine of the link's angle in N */
+#define PREFIX_L_R 0  /* the cosine and sine of the link's angle in N (before the out pass: of its joint's turn) */
 #define PREFIX_L_W 2  /* its rate about the axis */
 #define PREFIX_L_D 3  /* d, its origin from the parent's, in N's axes */
 #define PREFIX_L_C 5  /* the velocity-product acceleration of its origin, -w_parent^2 d */
@@ -35,18 +35,18 @@
 #define PREFIX_L_A 18 /* the acceleration */
 
 /*
-** Out from the root, link i at (q, q'): its angle in N (the parent's, the
-** joint frame's constant turn about the axis, and offset + sign q), the
+** Out from the root, link i at q' (w's R holding the cosine and sine of
+** its joint's turn, offset + sign q): its angle in N (that turn, the joint
+** frame's constant turn about the axis, and the parent's angle), the
 ** offset d of its origin (r, in the parent's axes, turned into N's), its
 ** rate, c = -w_parent^2 d, and its own inertia at its origin in N's axes
 ** [J, -hy, hx; -hy, m, 0; hx, 0, m] (h its first moment turned into N's)
 ** and bias force (0; -w^2 h) into the articulated ones.
 */
-static void PREFIX_planar_out(int i, const real t[], const real q[], const real v[], const real *parent, real w[])
+static void PREFIX_planar_out(int i, const real t[], const real v[], const real *parent, real w[])
 {
-    const real angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
     const real rx = t[9 + PREFIX_PX], ry = t[9 + PREFIX_PY], hx = t[15 + PREFIX_PX], hy = t[15 + PREFIX_PY];
-    real co = cos(angle), si = sin(angle), pc = 1.0, ps = 0.0, pw = 0.0, h0, h1, w2;
+    real co = w[PREFIX_L_R], si = w[PREFIX_L_R + 1], pc = 1.0, ps = 0.0, pw = 0.0, dx, dy, h0, h1, rate, w2;
     real *I = w + PREFIX_L_I, *P = w + PREFIX_L_P;
     if (PREFIX_link_fixed[i]) {  /* the joint frame's turn: E's column x holds its cosine and sine */
         const real ec = t[3*PREFIX_PX + PREFIX_PX], es = t[3*PREFIX_PY + PREFIX_PX], c0 = co;
@@ -59,37 +59,21 @@ static void PREFIX_planar_out(int i, const real t[], const real q[], const real 
         co = pc*c0 - ps*si;
         si = ps*c0 + pc*si;
     }
-    w[PREFIX_L_R] = co;
-    w[PREFIX_L_R + 1] = si;
-    w[PREFIX_L_W] = pw + t[13]*v[PREFIX_link_coordinate[i]];
-    w[PREFIX_L_D] = pc*rx - ps*ry;
-    w[PREFIX_L_D + 1] = ps*rx + pc*ry;
-    w[PREFIX_L_C] = -pw*pw*w[PREFIX_L_D];
-    w[PREFIX_L_C + 1] = -pw*pw*w[PREFIX_L_D + 1];
+    dx = pc*rx - ps*ry;
+    dy = ps*rx + pc*ry;
     h0 = co*hx - si*hy;
     h1 = si*hx + co*hy;
-    w2 = w[PREFIX_L_W]*w[PREFIX_L_W];
+    rate = pw + t[13]*v[PREFIX_link_coordinate[i]];
+    w2 = rate*rate;
+    w[PREFIX_L_R] = co;
+    w[PREFIX_L_R + 1] = si;
+    w[PREFIX_L_W] = rate;
+    w[PREFIX_L_D] = dx;
+    w[PREFIX_L_D + 1] = dy;
+    w[PREFIX_L_C] = -pw*pw*dx;
+    w[PREFIX_L_C + 1] = -pw*pw*dy;
     I[0] = t[18 + PREFIX_PLANAR_AXIS], I[1] = -h1, I[2] = h0, I[3] = t[14], I[4] = 0.0, I[5] = t[14];
     P[0] = 0.0, P[1] = -w2*h0, P[2] = -w2*h1;
-}
-
-/*
-** Back to the parent pw from link i: its articulated inertia projected off
-** the joint, I^A - U U^T/D (whose angular row and column are 0), carried to
-** the parent's origin, X^T I X.
-*/
-static void PREFIX_planar_inertia_to_parent(const real w[], real pw[])
-{
-    const real *I = w + PREFIX_L_I, dx = w[PREFIX_L_D], dy = w[PREFIX_L_D + 1], inv_D = w[PREFIX_L_U];
-    const real e = I[3] - I[1]*I[1]*inv_D, f = I[4] - I[1]*I[2]*inv_D, g = I[5] - I[2]*I[2]*inv_D;
-    const real t1 = dx*f - dy*e, t2 = dx*g - dy*f;
-    real *parent = pw + PREFIX_L_I;
-    parent[0] += dx*t2 - dy*t1;
-    parent[1] += t1;
-    parent[2] += t2;
-    parent[3] += e;
-    parent[4] += f;
-    parent[5] += g;
 }
 
 /* Back to the parent pw from link i: its force pa at the parent's origin, (n + d x f; f). */
@@ -103,21 +87,43 @@ static void PREFIX_planar_force_to_parent(const real w[], const real pa[], real 
 }
 
 /*
-** Out again, link i from its parent's acceleration `from`: X from + c (c
-** NULL: none), the joint's share dd = (u - U.A)/D added about the axis;
+** Back to the parent pw from link i: its articulated inertia projected off
+** the joint, I^a = I^A - U U^T/D (whose angular row and column are 0),
+** carried to the parent's origin, X^T I^a X; and its force there,
+** pa = p + I^a c + U u/D (c = (0; cx, cy)).
+*/
+static void PREFIX_planar_to_parent(const real w[], real pw[])
+{
+    const real *I = w + PREFIX_L_I, *P = w + PREFIX_L_P, dx = w[PREFIX_L_D], dy = w[PREFIX_L_D + 1];
+    const real cx = w[PREFIX_L_C], cy = w[PREFIX_L_C + 1], u = w[PREFIX_L_U + 1];
+    const real ux = I[1]*w[PREFIX_L_U], uy = I[2]*w[PREFIX_L_U]; /* U/D's x and y */
+    const real e = I[3] - ux*I[1], f = I[4] - ux*I[2], g = I[5] - uy*I[2]; /* I^a's xx, xy, yy */
+    const real t1 = dx*f - dy*e, t2 = dx*g - dy*f;
+    const real pa[3] = {P[0] + u, P[1] + e*cx + f*cy + ux*u, P[2] + f*cx + g*cy + uy*u};
+    real *inertia = pw + PREFIX_L_I;
+    PREFIX_planar_force_to_parent(w, pa, pw); /* first: its loads of d come before a store to pw might alias them */
+    inertia[0] += dx*t2 - dy*t1;
+    inertia[1] += t1;
+    inertia[2] += t2;
+    inertia[3] += e;
+    inertia[4] += f;
+    inertia[5] += g;
+}
+
+/*
+** Out again, link i from its parent's acceleration `from`: a = X from + c
+** (c zero: none), and the joint's share dd = (u - U.a)/D added about the
+** axis, which makes the angular part (u - Ux ax - Uy ay)/D (Uw/D = 1);
 ** returns the coordinate's sign*dd.
 */
 static real PREFIX_planar_accelerate(const real t[], const real from[], const real c[], real w[])
 {
     const real *I = w + PREFIX_L_I, dx = w[PREFIX_L_D], dy = w[PREFIX_L_D + 1];
-    real *A = w + PREFIX_L_A, dd;
-    A[0] = from[0];
-    A[1] = from[1] - from[0]*dy;
-    A[2] = from[2] + from[0]*dx;
-    if (c) A[1] += c[0], A[2] += c[1];
-    dd = (w[PREFIX_L_U + 1] - (I[0]*A[0] + I[1]*A[1] + I[2]*A[2]))*w[PREFIX_L_U];
-    A[0] += dd;
-    return t[13]*dd;
+    const real ax = from[1] - from[0]*dy + c[0], ay = from[2] + from[0]*dx + c[1];
+    const real angular = (w[PREFIX_L_U + 1] - I[1]*ax - I[2]*ay)*w[PREFIX_L_U];
+    real *A = w + PREFIX_L_A;
+    A[0] = angular, A[1] = ax, A[2] = ay;
+    return t[13]*(angular - from[0]);
 }
 
 /*
@@ -132,33 +138,30 @@ static int PREFIX_planar(const real table[], const real q[], const real v[], con
     const real *gravity = table + PREFIX_NLINK*PREFIX_LINK_TABLE;
     const real base[3] = {0.0, -gravity[PREFIX_PX], -gravity[PREFIX_PY]};
     int i;
+    /* The joints' turns in a pass of their own, so that no call in the out pass spills its values. */
+    for (i = 0; i < PREFIX_NLINK; ++i) {
+        const real *t = table + i*PREFIX_LINK_TABLE, angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
+        work[i*PREFIX_LINK_WORK + PREFIX_L_R] = cos(angle);
+        work[i*PREFIX_LINK_WORK + PREFIX_L_R + 1] = sin(angle);
+    }
     for (i = 0; i < PREFIX_NLINK; ++i) {
         const int p = PREFIX_link_parent[i];
-        PREFIX_planar_out(i, table + i*PREFIX_LINK_TABLE, q, v, p < 0 ? 0 : work + p*PREFIX_LINK_WORK,
+        PREFIX_planar_out(i, table + i*PREFIX_LINK_TABLE, v, p < 0 ? 0 : work + p*PREFIX_LINK_WORK,
                           work + i*PREFIX_LINK_WORK);
     }
     for (i = PREFIX_NLINK - 1; i >= 0; --i) {
-        const real *t = table + i*PREFIX_LINK_TABLE;
         const int p = PREFIX_link_parent[i];
-        real *w = work + i*PREFIX_LINK_WORK, *I = w + PREFIX_L_I, *P = w + PREFIX_L_P;
-        real u, g, pa[3];
-        if (!(I[0] > 0.0)) return 0;
-        w[PREFIX_L_U] = 1.0/I[0];
-        w[PREFIX_L_U + 1] = u = t[13]*tau[PREFIX_link_coordinate[i]] - P[0];
-        if (p < 0) continue;
-        /* pa = p + I^a c + U u/D, I^a = I^A - U U^T/D, c = (0; cx, cy): I c + U g, g = (u - U.c)/D */
-        g = (u - I[1]*w[PREFIX_L_C] - I[2]*w[PREFIX_L_C + 1])*w[PREFIX_L_U];
-        pa[0] = P[0] + u;
-        pa[1] = P[1] + I[3]*w[PREFIX_L_C] + I[4]*w[PREFIX_L_C + 1] + I[1]*g;
-        pa[2] = P[2] + I[4]*w[PREFIX_L_C] + I[5]*w[PREFIX_L_C + 1] + I[2]*g;
-        PREFIX_planar_inertia_to_parent(w, work + p*PREFIX_LINK_WORK);
-        PREFIX_planar_force_to_parent(w, pa, work + p*PREFIX_LINK_WORK);
+        real *w = work + i*PREFIX_LINK_WORK;
+        if (!(w[PREFIX_L_I] > 0.0)) return 0;
+        w[PREFIX_L_U] = 1.0/w[PREFIX_L_I];
+        w[PREFIX_L_U + 1] = table[i*PREFIX_LINK_TABLE + 13]*tau[PREFIX_link_coordinate[i]] - w[PREFIX_L_P];
+        if (p >= 0) PREFIX_planar_to_parent(w, work + p*PREFIX_LINK_WORK);
     }
     for (i = 0; i < PREFIX_NLINK; ++i) {
-        const int p = PREFIX_link_parent[i], k = PREFIX_link_coordinate[i];
+        const int p = PREFIX_link_parent[i];
         real *w = work + i*PREFIX_LINK_WORK;
-        accel[k] = PREFIX_planar_accelerate(table + i*PREFIX_LINK_TABLE,
-                                            p < 0 ? base : work + p*PREFIX_LINK_WORK + PREFIX_L_A, w + PREFIX_L_C, w);
+        accel[PREFIX_link_coordinate[i]] = PREFIX_planar_accelerate(
+            table + i*PREFIX_LINK_TABLE, p < 0 ? base : work + p*PREFIX_LINK_WORK + PREFIX_L_A, w + PREFIX_L_C, w);
     }
     return 1;
 }

@@ -13,7 +13,7 @@
 */
 static void PREFIX_planar_solve(const real table[], const real q[], const real force[], real out[], real work[])
 {
-    static const real rest[3] = {0.0, 0.0, 0.0};
+    static const real rest[3] = {0.0, 0.0, 0.0};  /* the root's acceleration, and every link's c */
     int i;
     (void)q;  /* the pass's signature, PREFIX_articulated_solve's: a planar tree has no quaternion */
     for (i = 0; i < PREFIX_NLINK; ++i)
@@ -35,7 +35,7 @@ static void PREFIX_planar_solve(const real table[], const real q[], const real f
     for (i = 0; i < PREFIX_NLINK; ++i) {
         const int p = PREFIX_link_parent[i];
         out[PREFIX_link_coordinate[i]] = PREFIX_planar_accelerate(
-            table + i*PREFIX_LINK_TABLE, p < 0 ? rest : work + p*PREFIX_LINK_WORK + PREFIX_L_A, 0,
+            table + i*PREFIX_LINK_TABLE, p < 0 ? rest : work + p*PREFIX_LINK_WORK + PREFIX_L_A, rest,
             work + i*PREFIX_LINK_WORK);
     }
 }
