@@ -21,8 +21,8 @@ std::string int_table(const std::string &type_and_name, const std::vector<int> &
   return s.str();
 }
 
-// rhs's lines that fill the table and tau, copy q' and call the recursion
-// for q'' (its quaternion's norm row stabilised by `gains`; the planar
+// rhs's lines that fill the table (on a planar tree, only the entries its
+// passes read) and tau, copy q' and call the recursion for q'' (its quaternion's norm row stabilised by `gains`; the planar
 // recursion, which has no free joint, takes none).
 std::string recursion_lines(const Plan &plan, const std::string &gains) {
   const Names &n = plan.names;
@@ -33,6 +33,13 @@ std::string recursion_lines(const Plan &plan, const std::string &gains) {
          "    for (i = 0; i < " + n.size(Size::nq) + "; ++i) out_dxdt[i] = state[" + n.size(Size::nq) + " + i];\n" +
          "    if (!" + call + "out_dxdt + " + n.size(Size::nq) + ", links))\n" + "        return " +
          n.size("SINGULAR_MASS") + ";\n";
+}
+
+// On a planar tree, the call that fills the table's entries rhs leaves out
+// (articulated_terms' `rest`), for the functions that read the whole table.
+std::string rest_line(const Plan &plan, const std::string &input) {
+  if (plan.articulated_rest.outputs.empty()) return "";
+  return "    " + plan.names.fn("articulated_rest") + "(t, state, " + input + ", param, table);\n";
 }
 
 // The constraint rows solved on top of the recursion (tree_kkt.c), a table
@@ -87,10 +94,7 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
     if (L.axis < 0)
       for (size_t k = 0; k < 7; ++k) free[k] = int(L.free[k]);
     parent.push_back(L.parent), axis.push_back(L.axis), coordinate.push_back(int(L.coordinate));
-    bool identity = true;
-    for (unsigned a = 0; a < 3; ++a)
-      for (unsigned c = 0; c < 3; ++c) identity = identity && (L.E(a, c) - (a == c ? 1 : 0)).is_zero();
-    fixed.push_back(!identity);
+    fixed.push_back(joint_frame_turned(L));
   }
   const std::optional<int> planar = tree.planar_axis();
   std::ostringstream s;
@@ -149,7 +153,7 @@ std::string articulated_functions_source(const Plan &plan, const std::string &po
   const std::string no_input = "    " + R + " no_input[" + n.size(Size::nu) + " + 1] = {0};\n";
   const std::string none = "    " + R + " none[" + Q + "] = {0};\n";
   auto terms = [&](const std::string &input) {
-    return "    " + n.fn("articulated_terms") + "(t, state, " + input + ", param, table, tau);\n";
+    return "    " + n.fn("articulated_terms") + "(t, state, " + input + ", param, table, tau);\n" + rest_line(plan, input);
   };
   auto call = [&](const std::string &fn, const std::string &args) { return "    " + n.fn(fn.c_str()) + "(" + args + ");\n"; };
   const std::string v = "state + " + Q;
@@ -222,6 +226,8 @@ std::string articulated_jacobian_source(const Plan &plan, const std::string &tau
     << (rows.empty() ? "" : "; the rows' J, the\n       multipliers nu, Y = M^-1 J^T and S = J Y factored (or decomposed)") << ". */\n"
     << "    int status = " << n.fn("rhs") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);\n"
     << "    if (status != " << n.size("OK") << ") return status;\n"
+    << (plan.articulated_rest.outputs.empty() ? "" : "    /* The table's entries rhs's planar passes do not read; the derivatives do. */\n")
+    << rest_line(plan, "input")
     << "    " << n.fn("zero") << "(dtau_dx, " << size("dtau_dx") << ");\n"
     << "    " << n.fn("zero") << "(dtau_du, " << size("dtau_du") << ");\n"
     << "    " << n.fn("tau_derivatives") << "(t, state, input, param, dtau_dx, dtau_du);\n";

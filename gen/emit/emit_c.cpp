@@ -328,7 +328,11 @@ std::string array_literal(const RealType &real, const std::vector<double> &value
 // rhs: f from kkt_terms, q' = v, the KKT solve, then the multipliers (and,
 // vakonomic, mu' = -nu on the nonholonomic rows).
 std::string rhs_source(const Plan &plan) {
-  if (plan.articulated.chosen) return articulated_rhs_source(plan, block_source(plan, plan.articulated_terms));
+  if (plan.articulated.chosen) {
+    std::string table_blocks = block_source(plan, plan.articulated_terms);
+    if (!plan.articulated_rest.outputs.empty()) table_blocks += "\n" + block_source(plan, plan.articulated_rest);
+    return articulated_rhs_source(plan, table_blocks);
+  }
   const Names &n = plan.names;
   const Layout &x = plan.state, &rows = plan.rows;
   auto text = [&](const Offset &o) { return offset_text(n, o); };

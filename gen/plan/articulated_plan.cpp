@@ -83,16 +83,38 @@ ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::ve
   return f;
 }
 
-std::vector<Assignment> articulated_terms(const Model &m, Graph &g) {
-  std::vector<Assignment> outs;
+bool joint_frame_turned(const ArticulatedTree::Link &L) {
+  for (unsigned a = 0; a < 3; ++a)
+    for (unsigned c = 0; c < 3; ++c)
+      if (!(L.E(a, c) - (a == c ? 1 : 0)).is_zero()) return true;
+  return false;
+}
+
+namespace {
+
+// Whether planar.c's passes (planar_out, planar, planar_accelerate) read
+// entry k of link L's row, on a tree turning about N's `axis`: E's column x
+// of the plane (the joint frame's turn, read only where it is turned), r
+// and the first moment in the plane, the angle's offset and sign, the mass,
+// and the inertia about the axis.
+bool planar_reads(const ArticulatedTree::Link &L, int axis, size_t k) {
+  const size_t px = size_t(axis + 1) % 3, py = size_t(axis + 2) % 3;
+  if (k == 3 * px + px || k == 3 * py + px) return joint_frame_turned(L);
+  return k == 9 + px || k == 9 + py || k == 12 || k == 13 || k == 14 || k == 15 + px || k == 15 + py ||
+         k == 18 + size_t(axis);
+}
+
+}  // namespace
+
+ArticulatedTerms articulated_terms(const Model &m, Graph &g) {
+  ArticulatedTerms split;
+  std::vector<Assignment> &outs = split.terms;
   const ArticulatedTree &tree = m.articulated;
+  const std::optional<int> planar = tree.planar_axis();
   const size_t stride = ArticulatedForm::kTable;
   for (size_t i = 0; i < tree.links.size(); ++i) {
     const auto &L = tree.links[i];
     const size_t at = i * stride;
-    auto put = [&](size_t k, const GiNaC::ex &e, const std::string &comment) {
-      outs.push_back({0, at + k, g.from_ginac(e), comment, ""});
-    };
     std::string joint =
         L.axis < 0 ? "link " + std::to_string(i + 1) + ", free from N by " + m.spec->coordinates[L.free[0]].name + ", " +
                          m.spec->coordinates[L.free[1]].name + ", " + m.spec->coordinates[L.free[2]].name +
@@ -102,8 +124,16 @@ std::vector<Assignment> articulated_terms(const Model &m, Graph &g) {
                    : "link " + std::to_string(i + 1) + ", turning by " + m.spec->coordinates[L.coordinate].name +
                          (L.parent < 0 ? " from N" : " from link " + std::to_string(L.parent + 1)) +
                          ": its joint frame's axes in the parent's, origin, angle's offset and sign";
+    // The link's comments go on its first entry in each block.
+    bool commented[2] = {false, false};
+    auto put = [&](size_t k, const GiNaC::ex &e, const std::string &comment) {
+      const bool rest = planar && !planar_reads(L, *planar, k);
+      const std::string text = commented[rest] ? comment : joint + (comment.empty() ? "" : "; " + comment);
+      commented[rest] = true;
+      (rest ? split.rest : outs).push_back({0, at + k, g.from_ginac(e), text, ""});
+    };
     for (unsigned a = 0; a < 3; ++a)
-      for (unsigned c = 0; c < 3; ++c) put(3 * a + c, L.E(a, c), a == 0 && c == 0 ? joint : "");
+      for (unsigned c = 0; c < 3; ++c) put(3 * a + c, L.E(a, c), "");
     for (int a = 0; a < 3; ++a) put(9 + size_t(a), L.r[size_t(a)], "");
     put(12, L.offset, "");
     put(13, L.sign, "");
@@ -118,7 +148,7 @@ std::vector<Assignment> articulated_terms(const Model &m, Graph &g) {
   for (size_t i = 0; i < tree.tau.size(); ++i)
     outs.push_back({1, i, g.from_ginac(tree.tau[i]), i == 0 ? "tau = Q - dV/dq, row " + m.spec->coordinates[i].name
                                                             : "row " + m.spec->coordinates[i].name, ""});
-  return outs;
+  return split;
 }
 
 }  // namespace lgc

@@ -316,12 +316,15 @@ void plan_articulated(Plan &p, BlockBuilder &b, const std::vector<GiNaC::realsym
   for (auto &a : p.kkt_entries.outputs) dense.push_back(a.node);
   p.articulated = choose_articulated(p.model, p.graph, dense, p.solver.ops);
   if (!p.articulated.chosen) return;
-  std::vector<Assignment> outs = articulated_terms(p.model, p.graph);
+  const ArticulatedTerms outs = articulated_terms(p.model, p.graph);
   const size_t links = p.model.articulated.links.size();
   const size_t table = links * ArticulatedForm::kTable + 3;
   p.articulated_terms = b.block({"void", p.names.fn("articulated_terms"), true, {kAt, {out("out_table"), out("out_tau")}}}, "",
                               {{"out_table", make_extent(p.sizes, {}, table)}, {"out_tau", make_extent(p.sizes, {{Size::nq}})}},
-                              outs);
+                              outs.terms);
+  if (!outs.rest.empty())
+    p.articulated_rest = b.block({"void", p.names.fn("articulated_rest"), true, {kAt, {out("out_table")}}}, "",
+                                 {{"out_table", make_extent(p.sizes, {}, table)}}, outs.rest);
   {
     const Model &m = p.model;
     std::vector<Assignment> potential = {{0, 0, p.graph.from_ginac(m.V_written), "V as written, beside the bodies'", ""}};

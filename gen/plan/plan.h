@@ -448,9 +448,17 @@ struct ArticulatedForm {
 // and neither the spec nor full derivation chose M.
 ArticulatedForm choose_articulated(const Model &m, const Graph &g, const std::vector<int> &dense_outputs,
                                    size_t solver_ops);
+// Whether link L's joint frame is turned from its parent's axes (E not the
+// identity): the tables' link_fixed, which the recursions' turns skip.
+bool joint_frame_turned(const ArticulatedTree::Link &L);
 // The outputs of NAME_articulated_terms: each link's row of the table, the
-// gravity, then tau; with their comments.
-std::vector<Assignment> articulated_terms(const Model &m, Graph &g);
+// gravity, then tau; with their comments. On a planar tree rhs's passes
+// (planar.c) read only some of each row: `terms` fills those, and `rest`
+// (NAME_articulated_rest) the others, for the table's other readers.
+struct ArticulatedTerms {
+  std::vector<Assignment> terms, rest;
+};
+ArticulatedTerms articulated_terms(const Model &m, Graph &g);
 
 // What the printers print: everything about the generated code that is
 // computed rather than written out, computed once.
@@ -479,9 +487,11 @@ struct Plan {
   Layout step_work;
   Routine step;
   // rhs's form (articulated_plan.cpp); when the recursion: the block that
-  // fills its table and the joint forces (out_table, out_tau).
+  // fills its table and the joint forces (out_table, out_tau); on a planar
+  // tree, the block that fills the table's entries rhs does not read (no
+  // outputs elsewhere), which every other function over the table calls too.
   ArticulatedForm articulated;
-  Block articulated_terms;
+  Block articulated_terms, articulated_rest;
   // On the recursion with the Jacobian: NAME_jacobian by
   // gen/kernels/tree_jacobian.c, with tau's derivatives (out_dtau_dx,
   // out_dtau_du), and no parameter_jacobian; with rows on top, the rows'

@@ -13,6 +13,7 @@
 // and fails where it is below.
 #include "plan/plan.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace lgc {
@@ -80,9 +81,11 @@ StackEstimate estimate_stack(const Plan &plan) {
   }
   if (plan.articulated.chosen) {  // the functions over the tables: their table, tau and link work, then the table's block
     const size_t links = plan.model.articulated.links.size();
-    const Block &terms = plan.articulated_terms;
+    size_t fill = 0;  // the larger of the blocks that fill it, called one after the other
+    for (const Block *terms : {&plan.articulated_terms, &plan.articulated_rest})
+      fill = std::max(fill, terms->loads.size() + peak_temporaries(plan.graph, terms->schedule));
     size_t values = links * (ArticulatedForm::kTable + ArticulatedForm::kWork) + 3 + 3 * plan.sizes.nq +
-                    plan.sizes.nu + 4 + terms.loads.size() + peak_temporaries(plan.graph, terms.schedule);
+                    plan.sizes.nu + 4 + fill;
     if (values > e.values) {
       e.values = values;
       e.block = plan.mass_matrix.signature.name;
