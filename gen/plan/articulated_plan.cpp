@@ -124,11 +124,13 @@ ArticulatedTerms articulated_terms(const Model &m, Graph &g) {
                    : "link " + std::to_string(i + 1) + ", turning by " + m.spec->coordinates[L.coordinate].name +
                          (L.parent < 0 ? " from N" : " from link " + std::to_string(L.parent + 1)) +
                          ": its joint frame's axes in the parent's, origin, angle's offset and sign";
-    // The link's comments go on its first entry in each block.
+    // The link's comments go on its first entry in each block; split, each block says which part it holds.
     bool commented[2] = {false, false};
+    const std::string part[2] = {planar ? " (those the planar passes read)" : "", planar ? " (those rhs does not read)" : ""};
     auto put = [&](size_t k, const GiNaC::ex &e, const std::string &comment) {
       const bool rest = planar && !planar_reads(L, *planar, k);
-      const std::string text = commented[rest] ? comment : joint + (comment.empty() ? "" : "; " + comment);
+      const std::string text =
+          commented[rest] ? comment : joint + part[rest] + (comment.empty() ? "" : "; " + comment);
       commented[rest] = true;
       (rest ? split.rest : outs).push_back({0, at + k, g.from_ginac(e), text, ""});
     };
