@@ -103,7 +103,8 @@ static void PREFIX_tree_inverse_dynamics(const real table[], const real q[], con
                                          int weight, real out[], real work[])
 {
     const real *gravity = table + PREFIX_NLINK*PREFIX_LINK_TABLE;
-    const real base[6] = {0.0, 0.0, 0.0, -weight*gravity[0], -weight*gravity[1], -weight*gravity[2]};
+    const real scale = weight ? 1.0 : 0.0;  /* a real: float builds convert no int */
+    const real base[6] = {0.0, 0.0, 0.0, -scale*gravity[0], -scale*gravity[1], -scale*gravity[2]};
     int i, a;
     for (i = 0; i < PREFIX_NLINK; ++i) {
         const real *t = table + i*PREFIX_LINK_TABLE;

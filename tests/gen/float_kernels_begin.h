@@ -5,8 +5,13 @@
 ** their literals are float by meson.build's -fsingle-precision-constant,
 ** as the generator suffixes them f. float_kernels_end.h takes the libm
 ** names back after the sources. No include guard: a pair per inclusion.
+** Between the two, the kernels compile under the flags a model's C meets in
+** the embedded builds (tests/embed/): a conversion is an error.
 */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wconversion"
 #ifdef KERNEL_FLOAT
+#pragma GCC diagnostic error "-Wdouble-promotion"
 #define sqrt sqrtf
 #define fabs fabsf
 #define sin sinf

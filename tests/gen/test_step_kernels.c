@@ -152,9 +152,13 @@ static void PREFIX_correction_solve(int mass_metric, int rows, const real M[], c
 /*
 ** In float, the kernels' libm calls and epsilon as the generator retypes
 ** them (gen/plan/real_type.cpp, gen/emit/paste_kernel.cpp); their literals
-** are float by meson.build's -fsingle-precision-constant.
+** are float by meson.build's -fsingle-precision-constant. A conversion in
+** them is an error, as in the embedded builds (tests/embed/).
 */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wconversion"
 #ifdef KERNEL_FLOAT
+#pragma GCC diagnostic error "-Wdouble-promotion"
 #define fabs fabsf
 #define fmax fmaxf
 #undef DBL_EPSILON
@@ -170,6 +174,7 @@ int PREFIX_step(real t, real state[], const real input[], const real param[], re
 #undef fabs
 #undef fmax
 #endif
+#pragma GCC diagnostic pop
 
 /* ---- the tests ------------------------------------------------------------ */
 
