@@ -122,8 +122,9 @@ std::string articulated_rhs_source(const Plan &plan, const std::string &terms_bl
   if (planar) s << paste_kernel(kernel_planar, n, plan.real) << "\n";
   s << paste_kernel(kernel_tree_dynamics, n, plan.real) << "\n";
   const std::vector<size_t> rows = rows_on_top(plan.model);
-  if (!rows.empty() && planar) s << paste_kernel(kernel_planar_solve, n, plan.real) << "\n";
+  if (planar && (!rows.empty() || plan.tree_jacobian)) s << paste_kernel(kernel_planar_solve, n, plan.real) << "\n";
   if (!rows.empty()) s << paste_kernel(kernel_tree_kkt, n, plan.real) << "\n";
+  if (plan.tree_jacobian && planar) s << paste_kernel(kernel_planar_jacobian, n, plan.real) << "\n";
   if (plan.tree_jacobian) s << paste_kernel(kernel_tree_jacobian, n, plan.real) << "\n";
   if (plan.tree_jacobian && !rows.empty()) s << paste_kernel(kernel_tree_kkt_jacobian, n, plan.real) << "\n";
   s << terms_block << "\n";
@@ -226,8 +227,6 @@ std::string articulated_jacobian_source(const Plan &plan, const std::string &tau
     << (rows.empty() ? "" : "; the rows' J, the\n       multipliers nu, Y = M^-1 J^T and S = J Y factored (or decomposed)") << ". */\n"
     << "    int status = " << n.fn("rhs") << "(t, state, input, param, baumgarte_alpha, baumgarte_beta, dxdt, 0, work);\n"
     << "    if (status != " << n.size("OK") << ") return status;\n"
-    << (plan.articulated_rest.outputs.empty() ? "" : "    /* The table's entries rhs's planar passes do not read; the derivatives do. */\n")
-    << rest_line(plan, "input")
     << "    " << n.fn("zero") << "(dtau_dx, " << size("dtau_dx") << ");\n"
     << "    " << n.fn("zero") << "(dtau_du, " << size("dtau_du") << ");\n"
     << "    " << n.fn("tau_derivatives") << "(t, state, input, param, dtau_dx, dtau_du);\n";

@@ -593,8 +593,10 @@ class Report {
               "recursion's own derivative, not a symbolic one: $\\ddot q$ solves $ID(q, \\dot q, \\ddot q) = "
               "\\tau(q, \\dot q)$, so $\\partial\\ddot q/\\partial x = -M^{-1}(\\partial ID/\\partial x - "
               "\\partial\\tau/\\partial x)$, with $\\partial ID/\\partial x$ by one tangent pass of the "
-              "Newton-Euler recursion over the tables per coordinate and per rate (O(N) each, O(N^2) in all), $M$ "
-              "by the composite-rigid-body algorithm and its Cholesky factor"
+              "Newton-Euler recursion over the tables per coordinate and per rate (O(N) each, O(N^2) in all)"
+           << (m_.articulated.planar_axis()
+                   ? ", in the plane as the recursion runs, and $M^{-1}$ by the recursion's solve pass, column by column"
+                   : ", $M$ by the composite-rigid-body algorithm and its Cholesky factor")
            << (free_norm_row(m_) ? "; on the quaternion the norm row's stabilised equation takes the place of the gauge's row, as "
                          "in the recursion"
                        : "")

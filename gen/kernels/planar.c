@@ -41,9 +41,11 @@
 ** offset d of its origin (r, in the parent's axes, turned into N's), its
 ** rate, c = -w_parent^2 d, and its own inertia at its origin in N's axes
 ** [J, -hy, hx; -hy, m, 0; hx, 0, m] (h its first moment turned into N's)
-** and bias force (0; -w^2 h) into the articulated ones.
+** and bias force (0; -w^2 h) into the articulated ones. Forced inline:
+** planar_jacobian.c calls it too, and a second caller would otherwise cost
+** rhs its inlining (3 % of its instructions).
 */
-static void PREFIX_planar_out(int i, const real t[], const real v[], const real *parent, real w[])
+PREFIX_HOT void PREFIX_planar_out(int i, const real t[], const real v[], const real *parent, real w[])
 {
     const real rx = t[9 + PREFIX_PX], ry = t[9 + PREFIX_PY], hx = t[15 + PREFIX_PX], hy = t[15 + PREFIX_PY];
     real co = w[PREFIX_L_R], si = w[PREFIX_L_R + 1], pc = 1.0, ps = 0.0, pw = 0.0, dx, dy, h0, h1, rate, w2;

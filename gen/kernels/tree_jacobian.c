@@ -9,7 +9,11 @@
 // seven coordinates too, and its quaternion's norm row as the recursion
 // solves it. Over the tables and with the joint and transform functions of
 // articulated.c and tree_dynamics.c, which the generator pastes before it;
-// tests/gen/test_kernels.c runs it.
+// a planar tree (PREFIX_PLANAR_AXIS) takes ID's derivatives and M from
+// planar_jacobian.c instead, pasted before it too. tests/gen/test_kernels.c
+// and test_planar_kernels.c run it.
+
+#ifndef PREFIX_PLANAR_AXIS
 
 /*
 ** A link's row of the tangent scratch (PREFIX_LINK_TANGENT reals): the
@@ -289,6 +293,7 @@ static void PREFIX_tree_solve_rows(const real L[], real B[], int width)
         for (k = 0; k < width; ++k) row[k] *= scale;
     }
 }
+#endif /* PREFIX_PLANAR_AXIS */
 
 /*
 ** The rows of q' and q'' of df/dx (NX x NX) and df/du (NX x nu) of rhs's
@@ -304,7 +309,9 @@ static void PREFIX_tree_solve_rows(const real L[], real B[], int width)
 ** gauge's row Q.(ID - tau) = 0 (along Q, Q.R = s (Q.Q'' - that)). M
 ** (NQ x NQ), column (NQ), work (the links') and tangent are scratch.
 ** Returns 0 when M is not positive definite (LGC_MASS_PIVOT of a diagonal
-** entry), else 1.
+** entry; on a planar tree, where the recursion's own pass solves with M
+** and M is not formed, an articulated inertia about a joint not
+** positive), else 1.
 */
 static int PREFIX_tree_jacobian(const real table[], const real state[], const real qdd[], const real tau[], real alpha,
                                 real beta, const real dtau_dx[], const real dtau_du[], int nu, real dfdx[], real dfdu[],
@@ -312,25 +319,35 @@ static int PREFIX_tree_jacobian(const real table[], const real state[], const re
 {
     const int n = PREFIX_NQ, nx = PREFIX_NX, *jf = PREFIX_free_coordinate;
     const real *q = state, *v = state + PREFIX_NQ;
-    int i, j, k;
+    int i, k;
     for (i = 0; i < 2*n*nx; ++i) dfdx[i] = 0.0;  /* the rows of q'' too: no ID term in an integral state's column */
     for (i = 0; i < n; ++i) dfdx[i*nx + n + i] = 1.0;
     for (i = 0; i < n*nu; ++i) dfdu[i] = 0.0;
+#ifdef PREFIX_PLANAR_AXIS
+    (void)M;  /* the spatial form's: the planar solves below take the recursion's factors */
+    PREFIX_planar_inverse_dynamics(table, q, v, qdd, work);
+    PREFIX_planar_inverse_dynamics_derivatives(table, nx, dfdx + n*nx, dfdx + n*nx + n, work, tangent);
+    if (!PREFIX_planar(table, q, v, tau, column, work)) return 0;
+#else
     PREFIX_tree_inverse_dynamics(table, q, v, qdd, 1, column, work);
     PREFIX_tree_inverse_dynamics_derivatives(table, q, v, qdd, nx, dfdx + n*nx, dfdx + n*nx + n, work, tangent, column);
     PREFIX_tree_mass_matrix(table, q, M, work);
-    for (j = 0; j < n; ++j) {  /* M = L L^T in place (the lower triangle) */
-        const real scale = M[j*n + j];
-        real d = scale;
-        for (k = 0; k < j; ++k) d -= M[j*n + k]*M[j*n + k];
-        if (!(d > LGC_MASS_PIVOT*scale)) return 0;
-        M[j*n + j] = d = sqrt(d);
-        for (i = j + 1; i < n; ++i) {
-            real x = M[i*n + j];
-            for (k = 0; k < j; ++k) x -= M[i*n + k]*M[j*n + k];
-            M[i*n + j] = x/d;
+    {
+        int j;
+        for (j = 0; j < n; ++j) {  /* M = L L^T in place (the lower triangle) */
+            const real scale = M[j*n + j];
+            real d = scale;
+            for (k = 0; k < j; ++k) d -= M[j*n + k]*M[j*n + k];
+            if (!(d > LGC_MASS_PIVOT*scale)) return 0;
+            M[j*n + j] = d = sqrt(d);
+            for (i = j + 1; i < n; ++i) {
+                real x = M[i*n + j];
+                for (k = 0; k < j; ++k) x -= M[i*n + k]*M[j*n + k];
+                M[i*n + j] = x/d;
+            }
         }
     }
+#endif
     for (i = 0; i < n; ++i)  /* the right sides, row by row: d tau/dx - d ID/dx (- dG/dx), and d tau/du */
         for (k = 0; k < nx; ++k) dfdx[(n + i)*nx + k] = dtau_dx[i*nx + k] - dfdx[(n + i)*nx + k];
     for (i = 0; i < n*nu; ++i) dfdu[n*nu + i] = dtau_du[i];
@@ -366,7 +383,12 @@ static int PREFIX_tree_jacobian(const real table[], const real state[], const re
             }
         }
     }
+#ifdef PREFIX_PLANAR_AXIS
+    PREFIX_planar_solve_columns(table, q, dfdx + n*nx, nx, work, column);
+    PREFIX_planar_solve_columns(table, q, dfdu + n*nu, nu, work, column);
+#else
     PREFIX_tree_solve_rows(M, dfdx + n*nx, nx);
     PREFIX_tree_solve_rows(M, dfdu + n*nu, nu);
+#endif
     return 1;
 }

@@ -436,9 +436,9 @@ struct ArticulatedForm {
   std::string reason;
   size_t dense_ops = 0, recursion_ops = 0;
   // The recursion's table and work per link (reals; planar.c uses the
-  // first 21 of the work).
+  // first 21 of the work, planar_jacobian.c 24 from offset 28).
   static constexpr size_t kTable = 24, kWork = 77,
-                          kTangent = 31;  // per link in gen/kernels/tree_jacobian.c
+                          kTangent = 31;  // per link in gen/kernels/tree_jacobian.c (planar_jacobian.c: 9)
 };
 // The form the model chose (ArticulatedTree::chosen, from the tree alone);
 // for a model that forms M, the reason with the operations counted on the

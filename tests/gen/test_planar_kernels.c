@@ -7,8 +7,9 @@
 ** its q'' against the spatial inverse dynamics of tree_dynamics.c (M q'' + k
 ** = tau + the weight's forces), its solve pass against M, the rows of a
 ** closed chain on top of it (tree_kkt.c) against M and J, the recursion's
-** Jacobian (tree_jacobian.c) against central differences of its q'', and
-** its refusal of a singular tree.
+** Jacobian (tree_jacobian.c on planar_jacobian.c's derivatives and solves)
+** against central differences of its q'', and its refusal of a singular
+** tree.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -45,6 +46,7 @@ static const int PREFIX_free_coordinate[7] = {-1, -1, -1, -1, -1, -1, -1};  /* n
 #include "planar_solve.c"
 #include "tree_dynamics.c"
 #include "tree_kkt.c"
+#include "planar_jacobian.c"
 #include "tree_jacobian.c"
 #include "float_kernels_end.h"
 

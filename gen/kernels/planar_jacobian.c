@@ -1,0 +1,180 @@
+// planar_jacobian.c — what tree_jacobian.c needs of a planar tree (every
+// joint turning about PREFIX_PLANAR_AXIS, planar.c's trees), in the plane:
+// the derivatives of the inverse dynamics ID(q, q', q'') = M q'' + k under
+// the weight by each coordinate and each rate, Newton–Euler at each link's
+// origin in N's axes with three quantities per vector as in planar.c, and
+// M^-1 applied to them column by column by planar_solve.c's pass (docs/
+// theory.md §9, "The Jacobian of the planar recursion"). Reads articulated.c's
+// table rows as planar.c does and uses planar_out; the generator pastes it
+// after planar.c and planar_solve.c for a planar tree with a Jacobian, and
+// tree_jacobian.c calls it in place of its spatial passes.
+
+/*
+** Newton–Euler's own row in each link's work row, past the planar passes'
+** (which keep their factors for the solves): planar.c's layout (planar_out's
+** R, W, D and I; the acceleration in L_A) from PREFIX_L_ID, then the
+** subtree's force at the link's origin (the moment about the axis; the
+** force) at PREFIX_L_ID + PREFIX_L_F.
+*/
+#define PREFIX_L_ID 28
+#define PREFIX_L_F 21
+
+/*
+** A link's row of the tangent scratch: the derivatives of its acceleration
+** (angular; x, y) and its subtree's force in one direction, of its offset
+** d, and whether the direction moves it (1) or not (0).
+*/
+#define PREFIX_PT_A 0
+#define PREFIX_PT_F 3
+#define PREFIX_PT_D 6
+#define PREFIX_PT_MOVED 8
+
+/*
+** At (q, q', q''), weight 1: out from the root, each link's angle, offset
+** d, rate w and first moment h in N's axes (planar_out), its acceleration
+** (alpha; a) from its parent's, alpha = alpha_p + sign q''_j and a = a_p +
+** alpha_p k x d - w_p^2 d, the base's (0; -g); its own force at its origin,
+** f = m a + alpha k x h - w^2 h and n = J alpha + h x a; back to the root,
+** each subtree's force (n + d x f carried to the parent). In the rows at
+** PREFIX_L_ID.
+*/
+static void PREFIX_planar_inverse_dynamics(const real table[], const real q[], const real v[], const real qdd[],
+                                           real work[])
+{
+    const real *gravity = table + PREFIX_NLINK*PREFIX_LINK_TABLE;
+    int i;
+    for (i = 0; i < PREFIX_NLINK; ++i) {
+        const real *t = table + i*PREFIX_LINK_TABLE, angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
+        real *w = work + i*PREFIX_LINK_WORK + PREFIX_L_ID, *A = w + PREFIX_L_A, *F = w + PREFIX_L_F;
+        const int p = PREFIX_link_parent[i];
+        const real *parent = p < 0 ? 0 : work + p*PREFIX_LINK_WORK + PREFIX_L_ID;
+        real from[3], pw = 0.0;
+        w[PREFIX_L_R] = cos(angle);
+        w[PREFIX_L_R + 1] = sin(angle);
+        PREFIX_planar_out(i, t, v, parent, w);
+        if (parent) {
+            const real dx = w[PREFIX_L_D], dy = w[PREFIX_L_D + 1], *pa = parent + PREFIX_L_A;
+            pw = parent[PREFIX_L_W];
+            from[0] = pa[0];
+            from[1] = pa[1] - pa[0]*dy - pw*pw*dx;
+            from[2] = pa[2] + pa[0]*dx - pw*pw*dy;
+        } else {
+            from[0] = 0.0, from[1] = -gravity[PREFIX_PX], from[2] = -gravity[PREFIX_PY];
+        }
+        {
+            const real m = w[PREFIX_L_I + 3], J = w[PREFIX_L_I], hx = w[PREFIX_L_I + 2], hy = -w[PREFIX_L_I + 1];
+            const real rate = w[PREFIX_L_W], alpha = from[0] + t[13]*qdd[PREFIX_link_coordinate[i]];
+            A[0] = alpha, A[1] = from[1], A[2] = from[2];
+            F[0] = J*alpha + hx*A[2] - hy*A[1];
+            F[1] = m*A[1] - alpha*hy - rate*rate*hx;
+            F[2] = m*A[2] + alpha*hx - rate*rate*hy;
+        }
+    }
+    for (i = PREFIX_NLINK - 1; i >= 0; --i) {
+        const int p = PREFIX_link_parent[i];
+        const real *w = work + i*PREFIX_LINK_WORK + PREFIX_L_ID, *F = w + PREFIX_L_F;
+        real *pF;
+        if (p < 0) continue;
+        pF = work + p*PREFIX_LINK_WORK + PREFIX_L_ID + PREFIX_L_F;
+        pF[0] += F[0] + w[PREFIX_L_D]*F[2] - w[PREFIX_L_D + 1]*F[1];
+        pF[1] += F[1];
+        pF[2] += F[2];
+    }
+}
+
+/*
+** The derivatives of ID by each coordinate and each rate, as tree_jacobian.c's
+** tree_inverse_dynamics_derivatives writes them: d ID_i/dq_j into dq[i*stride
+** + j], d ID_i/dq'_j into dv[i*stride + j]; work as planar_inverse_dynamics
+** left it at the same (q, q', q''), tangent PREFIX_NLINK*PREFIX_LINK_TANGENT
+** reals of scratch.
+**
+** A direction turns link s's subtree (by sign_s) or its rate (by sign_s):
+** out from s over the subtree, with dtheta the parent's turn (0 at s),
+**   dd = dtheta k x d,  dh = (dtheta + sign_s, s moved by q) k x h,
+**   da = da_p + alpha_p k x dd - w_p^2 dd      (by a coordinate)
+**   da = da_p - 2 w_p dw_p d                   (by a rate, dw = sign_s in the subtree)
+**   df = m da + alpha k x dh - w^2 dh - 2 w dw h,  dn = dh x a + h x da;
+** back to the root, each moved link's joint taking sign dn and carrying
+** dn + dd x F + d x dF and dF to its parent.
+*/
+static void PREFIX_planar_inverse_dynamics_derivatives(const real table[], int stride, real dq[], real dv[],
+                                                       const real work[], real tangent[])
+{
+    int s, by_rate, i;
+    for (s = 0; s < PREFIX_NLINK; ++s) {
+        const int j = PREFIX_link_coordinate[s];
+        const real sign = table[s*PREFIX_LINK_TABLE + 13];
+        for (by_rate = 0; by_rate < 2; ++by_rate) {
+            real *out = by_rate ? dv : dq;
+            for (i = 0; i < PREFIX_NQ; ++i) out[i*stride + j] = 0.0;
+            for (i = 0; i < PREFIX_NLINK; ++i) tangent[i*PREFIX_LINK_TANGENT + PREFIX_PT_MOVED] = 0.0;
+            for (i = s; i < PREFIX_NLINK; ++i) {  /* out from s, over its subtree */
+                const int p = PREFIX_link_parent[i];
+                const real *w = work + i*PREFIX_LINK_WORK + PREFIX_L_ID, *A = w + PREFIX_L_A;
+                const real dx = w[PREFIX_L_D], dy = w[PREFIX_L_D + 1], hx = w[PREFIX_L_I + 2], hy = -w[PREFIX_L_I + 1];
+                const real m = w[PREFIX_L_I + 3], rate = w[PREFIX_L_W];
+                real *d = tangent + i*PREFIX_LINK_TANGENT, *da = d + PREFIX_PT_A, *dF = d + PREFIX_PT_F;
+                real *dd = d + PREFIX_PT_D, dhx = 0.0, dhy = 0.0, dw = 0.0;
+                if (i != s && (p < 0 || tangent[p*PREFIX_LINK_TANGENT + PREFIX_PT_MOVED] == 0.0)) continue;
+                d[PREFIX_PT_MOVED] = 1.0;
+                da[0] = da[1] = da[2] = dd[0] = dd[1] = 0.0;
+                if (i != s) {
+                    const real *pda = tangent + p*PREFIX_LINK_TANGENT + PREFIX_PT_A, *pw = work + p*PREFIX_LINK_WORK + PREFIX_L_ID;
+                    const real alpha_p = pw[PREFIX_L_A], w_p = pw[PREFIX_L_W];
+                    da[1] = pda[1], da[2] = pda[2];
+                    if (by_rate) {
+                        da[1] -= 2.0*w_p*sign*dx;
+                        da[2] -= 2.0*w_p*sign*dy;
+                    } else {
+                        dd[0] = -sign*dy, dd[1] = sign*dx;
+                        da[1] += -alpha_p*dd[1] - w_p*w_p*dd[0];
+                        da[2] += alpha_p*dd[0] - w_p*w_p*dd[1];
+                    }
+                }
+                if (by_rate)
+                    dw = sign;
+                else
+                    dhx = -sign*hy, dhy = sign*hx;
+                dF[0] = dhx*A[2] - dhy*A[1] + hx*da[2] - hy*da[1];
+                dF[1] = m*da[1] - A[0]*dhy - rate*rate*dhx - 2.0*rate*dw*hx;
+                dF[2] = m*da[2] + A[0]*dhx - rate*rate*dhy - 2.0*rate*dw*hy;
+            }
+            for (i = PREFIX_NLINK - 1; i >= 0; --i) {  /* back to the root: the subtree and s's ancestors */
+                const int p = PREFIX_link_parent[i];
+                const real *w = work + i*PREFIX_LINK_WORK + PREFIX_L_ID, *F = w + PREFIX_L_F;
+                const real dx = w[PREFIX_L_D], dy = w[PREFIX_L_D + 1];
+                const real *d = tangent + i*PREFIX_LINK_TANGENT, *dF = d + PREFIX_PT_F, *dd = d + PREFIX_PT_D;
+                real *pd;
+                if (d[PREFIX_PT_MOVED] == 0.0) continue;
+                out[PREFIX_link_coordinate[i]*stride + j] = table[i*PREFIX_LINK_TABLE + 13]*dF[0];
+                if (p < 0) continue;
+                pd = tangent + p*PREFIX_LINK_TANGENT;
+                if (pd[PREFIX_PT_MOVED] == 0.0) {  /* an ancestor of s: nothing of its own moves */
+                    pd[PREFIX_PT_F] = pd[PREFIX_PT_F + 1] = pd[PREFIX_PT_F + 2] = 0.0;
+                    pd[PREFIX_PT_D] = pd[PREFIX_PT_D + 1] = 0.0;
+                    pd[PREFIX_PT_MOVED] = 1.0;
+                }
+                pd[PREFIX_PT_F] += dF[0] + dd[0]*F[2] - dd[1]*F[1] + dx*dF[2] - dy*dF[1];
+                pd[PREFIX_PT_F + 1] += dF[1];
+                pd[PREFIX_PT_F + 2] += dF[2];
+            }
+        }
+    }
+}
+
+/*
+** B := M^-1 B for B (NQ rows of `width` reals, row-major), column by column
+** by planar_solve's pass with the factors of the PREFIX_planar call before
+** it on the same work; column (NQ) is scratch.
+*/
+static void PREFIX_planar_solve_columns(const real table[], const real q[], real B[], int width, real work[],
+                                        real column[])
+{
+    int i, k;
+    for (k = 0; k < width; ++k) {
+        for (i = 0; i < PREFIX_NQ; ++i) column[i] = B[i*width + k];
+        PREFIX_planar_solve(table, q, column, column, work);
+        for (i = 0; i < PREFIX_NQ; ++i) B[i*width + k] = column[i];
+    }
+}
