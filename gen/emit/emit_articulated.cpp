@@ -22,13 +22,14 @@ std::string int_table(const std::string &type_and_name, const std::vector<int> &
 }
 
 // rhs's lines that fill the table (on a planar tree, only the entries its
-// passes read) and tau, copy q' and call the recursion for q'' (its quaternion's norm row stabilised by `gains`; the planar
-// recursion, which has no free joint, takes none).
+// passes read) and tau, copy q' and call the recursion for q'' (its
+// quaternion's norm row stabilised by `gains`; the planar recursion, which
+// has no free joint, takes none).
 std::string recursion_lines(const Plan &plan, const std::string &gains) {
   const Names &n = plan.names;
-  const std::string call = plan.model.articulated.planar_axis()
-                               ? n.fn("planar") + "(table, state, state + " + n.size(Size::nq) + ", tau, "
-                               : n.fn("articulated") + "(table, state, state + " + n.size(Size::nq) + ", tau, " + gains + ", ";
+  const std::string args = "(table, state, state + " + n.size(Size::nq) + ", tau, ";
+  const std::string call =
+      plan.model.articulated.planar_axis() ? n.fn("planar") + args : n.fn("articulated") + args + gains + ", ";
   return "    " + n.fn("articulated_terms") + "(t, state, input, param, table, tau);\n" +
          "    for (i = 0; i < " + n.size(Size::nq) + "; ++i) out_dxdt[i] = state[" + n.size(Size::nq) + " + i];\n" +
          "    if (!" + call + "out_dxdt + " + n.size(Size::nq) + ", links))\n" + "        return " +

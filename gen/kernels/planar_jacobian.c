@@ -20,20 +20,25 @@
 #define PREFIX_L_F 21
 
 /*
-** A link's row of the tangent scratch: the derivatives of its acceleration
-** (angular; x, y) and its subtree's force in one direction, of its offset
-** d, and whether the direction moves it (1) or not (0).
+** A link's row of the tangent scratch: the derivatives of its origin's
+** acceleration (x, y; no direction moves alpha), of its subtree's force and
+** of its offset d in one direction, and whether the direction moves it (1)
+** or not (0).
 */
 #define PREFIX_PT_A 0
-#define PREFIX_PT_F 3
-#define PREFIX_PT_D 6
-#define PREFIX_PT_MOVED 8
+#define PREFIX_PT_F 2
+#define PREFIX_PT_D 5
+#define PREFIX_PT_MOVED 7
+
+/* Both rows fit the ones the plan gives each link (a negative size fails the build). */
+typedef char PREFIX_planar_rows_fit[PREFIX_L_ID + PREFIX_L_F + 3 <= PREFIX_LINK_WORK &&
+                                    PREFIX_PT_MOVED < PREFIX_LINK_TANGENT ? 1 : -1];
 
 /*
 ** At (q, q', q''), weight 1: out from the root, each link's angle, offset
-** d, rate w and first moment h in N's axes (planar_out), its acceleration
-** (alpha; a) from its parent's, alpha = alpha_p + sign q''_j and a = a_p +
-** alpha_p k x d - w_p^2 d, the base's (0; -g); its own force at its origin,
+** d, rate w, first moment h in N's axes and c = -w_p^2 d (planar_out), its
+** acceleration (alpha; a) from its parent's, alpha = alpha_p + sign q''_j
+** and a = a_p + alpha_p k x d + c, the base's (0; -g); its own force at its origin,
 ** f = m a + alpha k x h - w^2 h and n = J alpha + h x a; back to the root,
 ** each subtree's force (n + d x f carried to the parent). In the rows at
 ** PREFIX_L_ID.
@@ -42,33 +47,25 @@ static void PREFIX_planar_inverse_dynamics(const real table[], const real q[], c
                                            real work[])
 {
     const real *gravity = table + PREFIX_NLINK*PREFIX_LINK_TABLE;
+    const real base[3] = {0.0, -gravity[PREFIX_PX], -gravity[PREFIX_PY]};
     int i;
     for (i = 0; i < PREFIX_NLINK; ++i) {
         const real *t = table + i*PREFIX_LINK_TABLE, angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
         real *w = work + i*PREFIX_LINK_WORK + PREFIX_L_ID, *A = w + PREFIX_L_A, *F = w + PREFIX_L_F;
         const int p = PREFIX_link_parent[i];
         const real *parent = p < 0 ? 0 : work + p*PREFIX_LINK_WORK + PREFIX_L_ID;
-        real from[3], pw = 0.0;
+        const real *pa = parent ? parent + PREFIX_L_A : base;
+        real m, J, hx, hy, rate;
         w[PREFIX_L_R] = cos(angle);
         w[PREFIX_L_R + 1] = sin(angle);
         PREFIX_planar_out(i, t, v, parent, w);
-        if (parent) {
-            const real dx = w[PREFIX_L_D], dy = w[PREFIX_L_D + 1], *pa = parent + PREFIX_L_A;
-            pw = parent[PREFIX_L_W];
-            from[0] = pa[0];
-            from[1] = pa[1] - pa[0]*dy - pw*pw*dx;
-            from[2] = pa[2] + pa[0]*dx - pw*pw*dy;
-        } else {
-            from[0] = 0.0, from[1] = -gravity[PREFIX_PX], from[2] = -gravity[PREFIX_PY];
-        }
-        {
-            const real m = w[PREFIX_L_I + 3], J = w[PREFIX_L_I], hx = w[PREFIX_L_I + 2], hy = -w[PREFIX_L_I + 1];
-            const real rate = w[PREFIX_L_W], alpha = from[0] + t[13]*qdd[PREFIX_link_coordinate[i]];
-            A[0] = alpha, A[1] = from[1], A[2] = from[2];
-            F[0] = J*alpha + hx*A[2] - hy*A[1];
-            F[1] = m*A[1] - alpha*hy - rate*rate*hx;
-            F[2] = m*A[2] + alpha*hx - rate*rate*hy;
-        }
+        m = w[PREFIX_L_I + 3], J = w[PREFIX_L_I], hx = w[PREFIX_L_I + 2], hy = -w[PREFIX_L_I + 1], rate = w[PREFIX_L_W];
+        A[0] = pa[0] + t[13]*qdd[PREFIX_link_coordinate[i]];
+        A[1] = pa[1] - pa[0]*w[PREFIX_L_D + 1] + w[PREFIX_L_C];
+        A[2] = pa[2] + pa[0]*w[PREFIX_L_D] + w[PREFIX_L_C + 1];
+        F[0] = J*A[0] + hx*A[2] - hy*A[1];
+        F[1] = m*A[1] - A[0]*hy - rate*rate*hx;
+        F[2] = m*A[2] + A[0]*hx - rate*rate*hy;
     }
     for (i = PREFIX_NLINK - 1; i >= 0; --i) {
         const int p = PREFIX_link_parent[i];
@@ -89,14 +86,15 @@ static void PREFIX_planar_inverse_dynamics(const real table[], const real q[], c
 ** left it at the same (q, q', q''), tangent PREFIX_NLINK*PREFIX_LINK_TANGENT
 ** reals of scratch.
 **
-** A direction turns link s's subtree (by sign_s) or its rate (by sign_s):
-** out from s over the subtree, with dtheta the parent's turn (0 at s),
-**   dd = dtheta k x d,  dh = (dtheta + sign_s, s moved by q) k x h,
-**   da = da_p + alpha_p k x dd - w_p^2 dd      (by a coordinate)
-**   da = da_p - 2 w_p dw_p d                   (by a rate, dw = sign_s in the subtree)
-**   df = m da + alpha k x dh - w^2 dh - 2 w dw h,  dn = dh x a + h x da;
-** back to the root, each moved link's joint taking sign dn and carrying
-** dn + dd x F + d x dF and dF to its parent.
+** A coordinate of link s turns s's subtree by sign_s, a rate moves its
+** rate w by sign_s. Out from s over the subtree (da = 0 and dd = 0 at s,
+** whose parent does not move):
+**   by a coordinate: dh = sign_s k x h,  dd = sign_s k x d,  da = da_p + alpha_p k x dd - w_p^2 dd;
+**   by a rate:       dw = sign_s,        da = da_p - 2 w_p dw d;
+**   df = m da + alpha k x dh - w^2 dh - 2 w dw h,  dn = dh x a + h x da.
+** Back to the root, over the subtree and s's ancestors, each link's joint
+** takes sign dn of its subtree's and carries dn + dd x F + d x dF and dF to
+** its parent.
 */
 static void PREFIX_planar_inverse_dynamics_derivatives(const real table[], int stride, real dq[], real dv[],
                                                        const real work[], real tangent[])
@@ -118,27 +116,28 @@ static void PREFIX_planar_inverse_dynamics_derivatives(const real table[], int s
                 real *dd = d + PREFIX_PT_D, dhx = 0.0, dhy = 0.0, dw = 0.0;
                 if (i != s && (p < 0 || tangent[p*PREFIX_LINK_TANGENT + PREFIX_PT_MOVED] == 0.0)) continue;
                 d[PREFIX_PT_MOVED] = 1.0;
-                da[0] = da[1] = da[2] = dd[0] = dd[1] = 0.0;
+                da[0] = da[1] = dd[0] = dd[1] = 0.0;
                 if (i != s) {
-                    const real *pda = tangent + p*PREFIX_LINK_TANGENT + PREFIX_PT_A, *pw = work + p*PREFIX_LINK_WORK + PREFIX_L_ID;
+                    const real *pda = tangent + p*PREFIX_LINK_TANGENT + PREFIX_PT_A;
+                    const real *pw = work + p*PREFIX_LINK_WORK + PREFIX_L_ID;
                     const real alpha_p = pw[PREFIX_L_A], w_p = pw[PREFIX_L_W];
-                    da[1] = pda[1], da[2] = pda[2];
+                    da[0] = pda[0], da[1] = pda[1];
                     if (by_rate) {
-                        da[1] -= 2.0*w_p*sign*dx;
-                        da[2] -= 2.0*w_p*sign*dy;
+                        da[0] -= 2.0*w_p*sign*dx;
+                        da[1] -= 2.0*w_p*sign*dy;
                     } else {
                         dd[0] = -sign*dy, dd[1] = sign*dx;
-                        da[1] += -alpha_p*dd[1] - w_p*w_p*dd[0];
-                        da[2] += alpha_p*dd[0] - w_p*w_p*dd[1];
+                        da[0] += -alpha_p*dd[1] - w_p*w_p*dd[0];
+                        da[1] += alpha_p*dd[0] - w_p*w_p*dd[1];
                     }
                 }
                 if (by_rate)
                     dw = sign;
                 else
                     dhx = -sign*hy, dhy = sign*hx;
-                dF[0] = dhx*A[2] - dhy*A[1] + hx*da[2] - hy*da[1];
-                dF[1] = m*da[1] - A[0]*dhy - rate*rate*dhx - 2.0*rate*dw*hx;
-                dF[2] = m*da[2] + A[0]*dhx - rate*rate*dhy - 2.0*rate*dw*hy;
+                dF[0] = dhx*A[2] - dhy*A[1] + hx*da[1] - hy*da[0];
+                dF[1] = m*da[0] - A[0]*dhy - rate*rate*dhx - 2.0*rate*dw*hx;
+                dF[2] = m*da[1] + A[0]*dhx - rate*rate*dhy - 2.0*rate*dw*hy;
             }
             for (i = PREFIX_NLINK - 1; i >= 0; --i) {  /* back to the root: the subtree and s's ancestors */
                 const int p = PREFIX_link_parent[i];
@@ -166,7 +165,8 @@ static void PREFIX_planar_inverse_dynamics_derivatives(const real table[], int s
 /*
 ** B := M^-1 B for B (NQ rows of `width` reals, row-major), column by column
 ** by planar_solve's pass with the factors of the PREFIX_planar call before
-** it on the same work; column (NQ) is scratch.
+** it on the same work (tree_jacobian makes that call itself rather than
+** rely on its caller's rhs: about 1 % of its count); column (NQ) is scratch.
 */
 static void PREFIX_planar_solve_columns(const real table[], const real q[], real B[], int width, real work[],
                                         real column[])

@@ -1,8 +1,9 @@
 // planar_solve.c — the solve pass of the planar recursion (planar.c):
 // M^-1 f with the factors of the PREFIX_planar call before it, for the
 // constraint rows solved on top of it (tree_kkt.c's PREFIX_solve_pass on a
-// planar tree). The generator pastes it after planar.c when a planar tree
-// has such rows; tests/gen/test_planar_kernels.c runs it.
+// planar tree), and for its Jacobian's M^-1 (planar_jacobian.c). The
+// generator pastes it after planar.c when a planar tree has such rows or a
+// Jacobian; tests/gen/test_planar_kernels.c runs it.
 
 /*
 ** out = M^-1 force at the q of the PREFIX_planar call just before on the

@@ -9,7 +9,7 @@
 // seven coordinates too, and its quaternion's norm row as the recursion
 // solves it. Over the tables and with the joint and transform functions of
 // articulated.c and tree_dynamics.c, which the generator pastes before it;
-// a planar tree (PREFIX_PLANAR_AXIS) takes ID's derivatives and M from
+// a planar tree (PREFIX_PLANAR_AXIS) takes ID's derivatives and M^-1 from
 // planar_jacobian.c instead, pasted before it too. tests/gen/test_kernels.c
 // and test_planar_kernels.c run it.
 

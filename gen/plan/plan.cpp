@@ -692,7 +692,8 @@ Plan::Plan(const Model &m, bool jacobians, Precision precision)
       std::vector<std::pair<std::string, std::string>> tree_slices;  // in the work's order
       if (on_top)
         for (const char *slice : {"J", "Y", "S", "nu", "E", "z", "conditioning"}) tree_slices.push_back({slice, slice});
-      for (const char *slice : {"table", "tau", "links", "dxdt", "dtau_dx", "dtau_du", "mass", "column", "tangent"}) tree_slices.push_back({slice, slice});
+      for (const char *slice : {"table", "tau", "links", "dxdt", "dtau_dx", "dtau_du", "mass", "column", "tangent"})
+        tree_slices.push_back({slice, slice});
       if (on_top)
         for (const char *slice : {"dforce_dx", "dforce_du", "drows_dx", "drows_du", "rotated"})
           tree_slices.push_back({slice, slice});

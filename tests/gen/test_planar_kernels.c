@@ -105,6 +105,15 @@ static void inverse_dynamics(const real table[], const real q[], const real v[],
     PREFIX_tree_inverse_dynamics(table, q, v, qdd, weight, out, work);
 }
 
+/* A random tree and a state and joint forces on it. */
+static void random_state(real table[], real q[], real v[], real tau[])
+{
+    random_table(table);
+    random_vector(NQ, q, 3);
+    random_vector(NQ, v, 2);
+    random_vector(NQ, tau, 5);
+}
+
 /* |got - want| within TOL of scale, per coordinate, with the values. */
 static void check_close(const char *what, int trial, const real got[], const real want[], const double scale[])
 {
@@ -121,10 +130,7 @@ static void test_planar_against_inverse_dynamics(void **state)
     for (int trial = 0; trial < TRIALS; trial++) {
         real table[TABLE], q[NQ], v[NQ], tau[NQ], qdd[NQ], id[NQ], work[PREFIX_NLINK * PREFIX_LINK_WORK];
         double scale[NQ];
-        random_table(table);
-        random_vector(NQ, q, 3);
-        random_vector(NQ, v, 2);
-        random_vector(NQ, tau, 5);
+        random_state(table, q, v, tau);
         assert_int_equal(PREFIX_planar(table, q, v, tau, qdd, work), 1);
         inverse_dynamics(table, q, v, qdd, 1, id);
         for (int i = 0; i < NQ; i++)
@@ -140,10 +146,7 @@ static void test_planar_solve(void **state)
     srand(12);
     for (int trial = 0; trial < TRIALS; trial++) {
         real table[TABLE], q[NQ], v[NQ], tau[NQ], qdd[NQ], rest[NQ] = {0}, work[PREFIX_NLINK * PREFIX_LINK_WORK];
-        random_table(table);
-        random_vector(NQ, q, 3);
-        random_vector(NQ, v, 2);
-        random_vector(NQ, tau, 5);
+        random_state(table, q, v, tau);
         assert_int_equal(PREFIX_planar(table, q, v, tau, qdd, work), 1);
         for (int pass = 0; pass < 2; pass++) {
             real f[NQ], x[NQ], Mx[NQ];
@@ -171,10 +174,7 @@ static void test_planar_rows_on_top(void **state)
         real table[TABLE], q[NQ], v[NQ], tau[NQ], a[NQ], a0[NQ], J[PREFIX_NC * NQ], nu[PREFIX_NC], r[PREFIX_NC];
         real Y[2 * NQ], S[4], E[4], z[2], conditioning[3], M[NQ * NQ], work[PREFIX_NLINK * PREFIX_LINK_WORK];
         static const int rows[2] = {0, 2};
-        random_table(table);
-        random_vector(NQ, q, 3);
-        random_vector(NQ, v, 2);
-        random_vector(NQ, tau, 5);
+        random_state(table, q, v, tau);
         random_vector(PREFIX_NC * NQ, J, 1);
         random_vector(PREFIX_NC, r, 2);
         for (int c = 0; c < PREFIX_NC; c++)

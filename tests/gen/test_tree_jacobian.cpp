@@ -193,9 +193,8 @@ void small_tree_against_the_form_with_m(void **) {
 
 // articulated_tree (13 links, on the recursion by its size),
 // floating_tree (the same on a free joint, its quaternion off the unit
-// sphere at the random states) and planar_tree (its rhs the planar
-// recursion, its Jacobian the spatial Newton–Euler's derivatives) against
-// central differences.
+// sphere at the random states) and planar_tree (its rhs and its Jacobian
+// in the plane: planar.c, planar_jacobian.c) against central differences.
 void generated_trees(void **) {
   const fs::path dir = scratch("tree-jacobian");
   for (const std::string name : {"articulated_tree", "floating_tree", "planar_tree"}) {
@@ -209,7 +208,7 @@ void generated_trees(void **) {
 }
 
 // closed_chain (8 links, the tip pinned: two holonomic rows on top of the
-// recursion) against the symbolic Jacobian of the same spec in the form
+// planar recursion) against the symbolic Jacobian of the same spec in the form
 // with M (form = "dense"), to 1e-8 relative to 1 + |entry|, and against
 // central differences.
 void closed_chain_against_the_dense_form(void **) {
@@ -283,8 +282,9 @@ void dependent_rows_minimum_norm(void **) {
   fs::remove_all(dir);
 }
 
-// x at t_end from the model's initial state by the runtime's driver (the
-// correction off: no constraints), and the run's statistics.
+// x at t_end from the model's initial state by the runtime's driver (its
+// default correction, which a model without constraints skips), and the
+// run's statistics.
 std::vector<double> run_to(const lgc_model *gm, const lgc_stepper_type *type, double h, double tol, double t_end,
                            lgc_stats &stats) {
   lgc_system sys;
