@@ -129,6 +129,21 @@ static real PREFIX_planar_accelerate(const real t[], const real from[], const re
 }
 
 /*
+** Each link's joint turn, offset + sign q, as its cosine and sine into R of
+** its row in `rows` (the work's rows, or planar_jacobian.c's within them):
+** in a pass of their own, so that no call in the out pass spills its values.
+*/
+PREFIX_HOT void PREFIX_planar_turns(const real table[], const real q[], real rows[])
+{
+    int i;
+    for (i = 0; i < PREFIX_NLINK; ++i) {
+        const real *t = table + i*PREFIX_LINK_TABLE, angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
+        rows[i*PREFIX_LINK_WORK + PREFIX_L_R] = cos(angle);
+        rows[i*PREFIX_LINK_WORK + PREFIX_L_R + 1] = sin(angle);
+    }
+}
+
+/*
 ** q'' of the planar tree at (q, q') under the joint forces tau, gravity's
 ** components in the plane included: the three passes of PREFIX_articulated.
 ** Returns 0 when an articulated inertia about a joint's axis is not
@@ -140,12 +155,7 @@ static int PREFIX_planar(const real table[], const real q[], const real v[], con
     const real *gravity = table + PREFIX_NLINK*PREFIX_LINK_TABLE;
     const real base[3] = {0.0, -gravity[PREFIX_PX], -gravity[PREFIX_PY]};
     int i;
-    /* The joints' turns in a pass of their own, so that no call in the out pass spills its values. */
-    for (i = 0; i < PREFIX_NLINK; ++i) {
-        const real *t = table + i*PREFIX_LINK_TABLE, angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
-        work[i*PREFIX_LINK_WORK + PREFIX_L_R] = cos(angle);
-        work[i*PREFIX_LINK_WORK + PREFIX_L_R + 1] = sin(angle);
-    }
+    PREFIX_planar_turns(table, q, work);
     for (i = 0; i < PREFIX_NLINK; ++i) {
         const int p = PREFIX_link_parent[i];
         PREFIX_planar_out(i, table + i*PREFIX_LINK_TABLE, v, p < 0 ? 0 : work + p*PREFIX_LINK_WORK,

@@ -49,15 +49,14 @@ static void PREFIX_planar_inverse_dynamics(const real table[], const real q[], c
     const real *gravity = table + PREFIX_NLINK*PREFIX_LINK_TABLE;
     const real base[3] = {0.0, -gravity[PREFIX_PX], -gravity[PREFIX_PY]};
     int i;
+    PREFIX_planar_turns(table, q, work + PREFIX_L_ID);
     for (i = 0; i < PREFIX_NLINK; ++i) {
-        const real *t = table + i*PREFIX_LINK_TABLE, angle = t[12] + t[13]*q[PREFIX_link_coordinate[i]];
+        const real *t = table + i*PREFIX_LINK_TABLE;
         real *w = work + i*PREFIX_LINK_WORK + PREFIX_L_ID, *A = w + PREFIX_L_A, *F = w + PREFIX_L_F;
         const int p = PREFIX_link_parent[i];
         const real *parent = p < 0 ? 0 : work + p*PREFIX_LINK_WORK + PREFIX_L_ID;
         const real *pa = parent ? parent + PREFIX_L_A : base;
         real m, J, hx, hy, rate;
-        w[PREFIX_L_R] = cos(angle);
-        w[PREFIX_L_R + 1] = sin(angle);
         PREFIX_planar_out(i, t, v, parent, w);
         m = w[PREFIX_L_I + 3], J = w[PREFIX_L_I], hx = w[PREFIX_L_I + 2], hy = -w[PREFIX_L_I + 1], rate = w[PREFIX_L_W];
         A[0] = pa[0] + t[13]*qdd[PREFIX_link_coordinate[i]];
